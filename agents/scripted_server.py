@@ -1,0 +1,208 @@
+"""A scripted OpenAI-compatible server on 127.0.0.1, for offline tests and benchmarks.
+
+It answers ``POST /v1/chat/completions`` (and ``GET /v1/models``) with replies chosen by the role the
+request's system message reveals (Scorer, Critic, Tie-breaker, Commander, or a G-Eval evaluator with no
+system message), after a fixed latency. Faults can be injected: HTTP errors (with Retry-After), hangs
+longer than a client's timeout, and permanent errors for requests that contain a given text. It counts
+every request, so tests can check that a rerun made no model call.
+
+It is a test aid shipped with the package (like inspect_ai's mock model): ``debate-eval`` never starts it
+by itself.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+Request = Mapping[str, Any]
+
+
+@dataclass
+class Fault:
+    """What to do instead of answering one request."""
+
+    status: int | None = None  # answer with this HTTP status
+    retry_after: float | None = None  # Retry-After header (seconds) for a 429
+    hang_s: float | None = None  # wait this long before answering normally (past a client's timeout)
+    message: str = "injected fault"
+
+
+def role_of_request(request: Request) -> str:
+    """``scorer``, ``critic``, ``tiebreaker``, ``commander`` or ``evaluator``, from the system message."""
+    messages = request.get("messages") or []
+    system = next((str(m.get("content", "")) for m in messages if m.get("role") == "system"), "")
+    if not system:
+        return "evaluator"
+    if "Tiebreaker" in system:
+        return "tiebreaker"
+    if "Devil" in system or "NO_ISSUES" in system or "score is really accurate" in system:
+        return "critic"
+    if "Help me calculate the score" in system:
+        return "commander"
+    return "scorer"
+
+
+DEFAULT_REPLIES: dict[str, str] = {
+    "scorer": "Step by step: the text is mostly clear but has some gaps.\nScore: 3",
+    "critic": "The score ignores several problems; it should be lower. I disagree with the rationale.",
+    "tiebreaker": "Having read the debate, the final score is 2.",
+    "commander": "Please think step by step.",
+    "evaluator": "3",
+}
+
+
+def default_reply(request: Request) -> str:
+    """The fixed reply for the request's role."""
+    return DEFAULT_REPLIES[role_of_request(request)]
+
+
+@dataclass
+class ScriptedOpenAIServer:
+    """Use as a context manager; ``base_url`` is ``http://127.0.0.1:PORT/v1``."""
+
+    latency_s: float = 0.0
+    reply: Callable[[Request], str] = default_reply
+    faults: list[Fault] = field(default_factory=list)  # applied to the next requests, in order
+    fail_if_contains: dict[str, int] = field(default_factory=dict)  # text in a message -> permanent status
+    top_logprobs: dict[str, float] | None = None  # logprobs offered for a numeric answer token
+    requests: list[dict[str, Any]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self._lock = threading.Lock()
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+        self.base_url = ""
+
+    @property
+    def count(self) -> int:
+        """Requests received so far (faulty ones included)."""
+        with self._lock:
+            return len(self.requests)
+
+    def start(self) -> ScriptedOpenAIServer:
+        """Start serving in a background thread."""
+        handler = _make_handler(self)
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server.daemon_threads = True
+        port = self._server.server_address[1]
+        self.base_url = f"http://127.0.0.1:{port}/v1"
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving."""
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self) -> ScriptedOpenAIServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def _next_fault(self, request: Request) -> Fault | None:
+        text = json.dumps(request.get("messages", []), ensure_ascii=False)
+        for needle, status in self.fail_if_contains.items():
+            if needle in text:
+                return Fault(status=status, message=f"permanent error for requests containing {needle!r}")
+        with self._lock:
+            return self.faults.pop(0) if self.faults else None
+
+    def completion(self, request: Request) -> dict[str, Any]:
+        """The JSON body of a successful answer."""
+        content = self.reply(request)
+        prompt_words = sum(len(str(m.get("content", "")).split()) for m in request.get("messages", []))
+        choice: dict[str, Any] = {
+            "index": 0,
+            "finish_reason": "stop",
+            "message": {"role": "assistant", "content": content},
+        }
+        if request.get("logprobs"):
+            choice["logprobs"] = {"content": self._logprobs(content)}
+        return {
+            "id": f"chatcmpl-scripted-{self.count}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": request.get("model", "scripted"),
+            "choices": [choice],
+            "usage": {
+                "prompt_tokens": prompt_words,
+                "completion_tokens": len(content.split()),
+                "total_tokens": prompt_words + len(content.split()),
+            },
+        }
+
+    def _logprobs(self, content: str) -> list[dict[str, Any]]:
+        entries = []
+        for token in content.split():
+            tops = [{"token": token, "logprob": -0.01, "bytes": list(token.encode())}]
+            if token.isdigit() and self.top_logprobs:
+                tops = [
+                    {"token": t, "logprob": lp, "bytes": list(t.encode())}
+                    for t, lp in self.top_logprobs.items()
+                ]
+            entries.append(
+                {
+                    "token": token,
+                    "logprob": tops[0]["logprob"],
+                    "bytes": list(token.encode()),
+                    "top_logprobs": tops,
+                }
+            )
+        return entries
+
+
+def _make_handler(server: ScriptedOpenAIServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:  # quiet
+            return
+
+        def _send(self, status: int, body: dict[str, Any], headers: Mapping[str, str] | None = None) -> None:
+            data = json.dumps(body).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            for key, value in (headers or {}).items():
+                self.send_header(key, value)
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_GET(self) -> None:
+            if self.path.rstrip("/").endswith("/models"):
+                self._send(200, {"object": "list", "data": [{"id": "scripted", "object": "model"}]})
+            else:
+                self._send(404, {"error": {"message": "not found"}})
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            try:
+                request = json.loads(self.rfile.read(length) or b"{}")
+            except json.JSONDecodeError:
+                self._send(400, {"error": {"message": "invalid JSON"}})
+                return
+            with server._lock:
+                server.requests.append(request)
+            fault = server._next_fault(request)
+            if fault is not None and fault.hang_s:
+                time.sleep(fault.hang_s)
+            elif server.latency_s:
+                time.sleep(server.latency_s)
+            if fault is not None and fault.status:
+                headers = {"Retry-After": f"{fault.retry_after:g}"} if fault.retry_after is not None else {}
+                body = {"error": {"message": fault.message, "type": "injected", "code": fault.status}}
+                self._send(fault.status, body, headers)
+                return
+            self._send(200, server.completion(request))
+
+    return Handler

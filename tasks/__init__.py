@@ -1,0 +1,1 @@
+"""debate_eval.tasks."""
