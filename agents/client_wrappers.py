@@ -99,9 +99,7 @@ class DelegatingClient(ChatCompletionClient):
         """Token count from the wrapped client."""
         return self.inner.count_tokens(messages, tools=tools)
 
-    def remaining_tokens(
-        self, messages: Sequence[LLMMessage], *, tools: Sequence[Tool | ToolSchema] = []
-    ) -> int:
+    def remaining_tokens(self, messages: Sequence[LLMMessage], *, tools: Sequence[Tool | ToolSchema] = []) -> int:
         """Remaining tokens from the wrapped client."""
         return self.inner.remaining_tokens(messages, tools=tools)
 

@@ -85,9 +85,7 @@ class CommanderAgent(BaseChatAgent):
         """Every Scorer, Critic and Tie-breaker turn so far, in order."""
         return list(self._log)
 
-    async def on_messages(
-        self, messages: Sequence[BaseChatMessage], cancellation_token: CancellationToken
-    ) -> Response:
+    async def on_messages(self, messages: Sequence[BaseChatMessage], cancellation_token: CancellationToken) -> Response:
         """Remember the new messages, then send the relay the protocol asks for."""
         for message in messages:
             if message.source in (SCORER, CRITIC, TIEBREAKER):

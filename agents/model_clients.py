@@ -117,9 +117,7 @@ class ClientPool:
         identity = settings.identity(self.config.embedded)
         return stable_hash({"identity": identity, "variant": variant})[:32]
 
-    def shared(
-        self, role: str, variant: str = "", sampling: Mapping[str, Any] | None = None
-    ) -> ChatCompletionClient:
+    def shared(self, role: str, variant: str = "", sampling: Mapping[str, Any] | None = None) -> ChatCompletionClient:
         """The shared client stack for ``role``.
 
         ``variant`` separates cache entries of otherwise identical requests (e.g. one per G-Eval sample);
@@ -186,21 +184,15 @@ async def _ping(settings: ModelSettings, base_url: str | None, role: str) -> Non
     quick = RetryingClient(client, RetryPolicy(max_retries=1, base_delay_s=0.5), TransportStats())
     where = base_url or "https://api.openai.com/v1"
     try:
-        await quick.create(
-            [UserMessage(content="Reply with OK.", source="user")], extra_create_args={"max_tokens": 1}
-        )
+        await quick.create([UserMessage(content="Reply with OK.", source="user")], extra_create_args={"max_tokens": 1})
     except openai.AuthenticationError:
         raise UserError(
             f"the endpoint {where} rejected the API key in ${settings.api_key_env} (used by the {role})"
         ) from None
     except openai.NotFoundError:
-        raise UserError(
-            f"the endpoint {where} has no model {settings.model!r} (used by the {role})"
-        ) from None
+        raise UserError(f"the endpoint {where} has no model {settings.model!r} (used by the {role})") from None
     except (openai.APIConnectionError, openai.APITimeoutError) as exc:
-        raise UserError(
-            f"cannot reach the model endpoint {where} (used by the {role}): {_short(exc)}"
-        ) from None
+        raise UserError(f"cannot reach the model endpoint {where} (used by the {role}): {_short(exc)}") from None
     except openai.APIStatusError as exc:
         raise UserError(
             f"the model endpoint {where} answered HTTP {exc.status_code} to a test request (used by the "

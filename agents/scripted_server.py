@@ -146,10 +146,7 @@ class ScriptedOpenAIServer:
         for token in content.split():
             tops = [{"token": token, "logprob": -0.01, "bytes": list(token.encode())}]
             if token.isdigit() and self.top_logprobs:
-                tops = [
-                    {"token": t, "logprob": lp, "bytes": list(t.encode())}
-                    for t, lp in self.top_logprobs.items()
-                ]
+                tops = [{"token": t, "logprob": lp, "bytes": list(t.encode())} for t, lp in self.top_logprobs.items()]
             entries.append(
                 {
                     "token": token,

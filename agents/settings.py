@@ -241,9 +241,7 @@ def _resolve_role(role: str, cli: ModelOverrides, env: Mapping[str, str]) -> Mod
         temperature=_first(cli.temperature, _env_number(env, "DEBATE_EVAL_TEMPERATURE", float), 0.0),
         top_p=_first(cli.top_p, _env_number(env, "DEBATE_EVAL_TOP_P", float), 1.0),
         seed=seed,
-        max_tokens=_first(
-            cli.max_tokens, _env_number(env, "DEBATE_EVAL_MAX_TOKENS", int), default_max_tokens
-        ),
+        max_tokens=_first(cli.max_tokens, _env_number(env, "DEBATE_EVAL_MAX_TOKENS", int), default_max_tokens),
     )
     timeout = _first(cli.timeout_s, _env_number(env, "DEBATE_EVAL_TIMEOUT", float), 120.0)
     retries = _first(cli.max_retries, _env_number(env, "DEBATE_EVAL_MAX_RETRIES", int), 6)

@@ -64,9 +64,7 @@ async def run_debate(task: EvaluationTask, config: DebateConfig, pool: ClientPoo
         CRITIC: make_assistant(CRITIC, config.critic, pool.for_debate("critic", calls)),
     }
     if config.tiebreaker is not None:
-        agents[TIEBREAKER] = make_assistant(
-            TIEBREAKER, config.tiebreaker, pool.for_debate("tiebreaker", calls)
-        )
+        agents[TIEBREAKER] = make_assistant(TIEBREAKER, config.tiebreaker, pool.for_debate("tiebreaker", calls))
     llm = None
     if config.commander_llm:
         llm = make_assistant(COMMANDER, config.commander, pool.for_debate("commander", calls))

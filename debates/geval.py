@@ -67,12 +67,8 @@ def weighted_score(
     ``logprobs`` is a list of AutoGen ``ChatCompletionTokenLogprob`` dumps (token, logprob, bytes,
     top_logprobs). Returns the score and what it was computed from.
     """
-    target = (
-        int(parsed.value) if parsed.ok and parsed.value is not None and parsed.value.is_integer() else None
-    )
-    positions = [
-        i for i, entry in enumerate(logprobs) if _scale_integer(_token_text(entry), scale) is not None
-    ]
+    target = int(parsed.value) if parsed.ok and parsed.value is not None and parsed.value.is_integer() else None
+    positions = [i for i, entry in enumerate(logprobs) if _scale_integer(_token_text(entry), scale) is not None]
     if target is not None:
         exact = [i for i in positions if _scale_integer(_token_text(logprobs[i]), scale) == target]
         positions = exact[-1:] if exact else positions[:1]
@@ -111,9 +107,7 @@ async def run_geval(task: EvaluationTask, config: GEvalConfig, pool: ClientPool)
             sampling["top_logprobs"] = config.top_logprobs
         if samples > 1 and base_seed is not None:
             sampling["seed"] = base_seed + k
-        client = pool.for_debate(
-            "scorer", calls, variant=f"sample{k}" if samples > 1 else "", sampling=sampling
-        )
+        client = pool.for_debate("scorer", calls, variant=f"sample{k}" if samples > 1 else "", sampling=sampling)
         agent = AssistantAgent(EVALUATOR, model_client=client, system_message=None)
         result = await agent.run(task=TextMessage(source=USER, content=task.prompt))
         chat = [m for m in result.messages if isinstance(m, BaseChatMessage)]

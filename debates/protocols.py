@@ -38,12 +38,8 @@ PROTOCOLS: dict[str, ProtocolSpec] = {
     spec.name: spec
     for spec in (
         ProtocolSpec("debate", "DEBATE: Scorer vs Devil's-Advocate Critic", True, "devils-advocate", False),
-        ProtocolSpec(
-            "multiagent", "MultiAgent baseline: the debate with the plain Critic", True, "plain", False
-        ),
-        ProtocolSpec(
-            "tiebreaker", "plain debate, Tie-breaker decides without agreement", True, "plain", True
-        ),
+        ProtocolSpec("multiagent", "MultiAgent baseline: the debate with the plain Critic", True, "plain", False),
+        ProtocolSpec("tiebreaker", "plain debate, Tie-breaker decides without agreement", True, "plain", True),
         ProtocolSpec("both", "Devil's Advocate and Tie-breaker", True, "devils-advocate", True),
         ProtocolSpec("geval", "G-Eval: one agent, one call (probability-weighted when possible)", False),
     )

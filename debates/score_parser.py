@@ -160,9 +160,7 @@ def _strict_patterns(aspect: str | None) -> tuple[tuple[str, re.Pattern[str]], .
         + r"(?:score|rating|grade|verdict)(?:[ \t]+for[ \t]+(?:the[ \t]+)?[a-z]+)?"
     )
     label = rf"\b(?:{score_word}|overall" + (rf"|{asp}" if asp else "") + r")\b"
-    labelled = re.compile(
-        rf"{label}{_SCALE_PAREN}{_SEP}(?P<num>{_START}{_DIG}|{_WORD_NUM}){_DEN}{_TAIL}", _FLAGS
-    )
+    labelled = re.compile(rf"{label}{_SCALE_PAREN}{_SEP}(?P<num>{_START}{_DIG}|{_WORD_NUM}){_DEN}{_TAIL}", _FLAGS)
     filler = (
         r"(?:it|this|that|them|a|an|as|at|of|with|score|rating|overall|final"
         r"|(?:the|this|its|their|my)[ \t]+[a-z]+|[a-z]+'s" + (rf"|{asp}" if asp else "") + ")"
@@ -198,9 +196,7 @@ def _verdict(value: float, method: str, matched: str, scale: ScoreRange) -> Pars
     """The range check: ``parsed`` inside the scale, ``out_of_range`` (never clamped) outside."""
     if scale.contains(value):
         return ParsedScore(value, "parsed", method, f"Matched {_quote(matched)} ({method}).")
-    return ParsedScore(
-        None, "out_of_range", method, f"{value:g} from {_quote(matched)} is outside the {scale} scale."
-    )
+    return ParsedScore(None, "out_of_range", method, f"{value:g} from {_quote(matched)} is outside the {scale} scale.")
 
 
 def _from_match(match: re.Match[str], method: str, scale: ScoreRange) -> ParsedScore:
@@ -217,9 +213,7 @@ def _from_match(match: re.Match[str], method: str, scale: ScoreRange) -> ParsedS
     return _verdict(value, method, match.group(0), scale)
 
 
-def _strict(
-    text: str, scale: ScoreRange, aspect: str | None, skip: list[tuple[int, int]]
-) -> ParsedScore | None:
+def _strict(text: str, scale: ScoreRange, aspect: str | None, skip: list[tuple[int, int]]) -> ParsedScore | None:
     """The last strict match outside the ``skip`` spans, or None."""
     found: list[tuple[int, int, int, str, re.Match[str]]] = []
     for order, (method, pattern) in enumerate(_strict_patterns(aspect)):
@@ -278,9 +272,7 @@ def _last_number(text: str, scale: ScoreRange) -> ParsedScore | None:
     on_line = {_number(m.group("num")) for m in candidates if m.start() >= last_line_start}
     if len(on_line) > 1:
         shown = ", ".join(f"{v:g}" for v in sorted(on_line))
-        return ParsedScore(
-            None, "no_score", "none", f"No clear score: the last line has several numbers ({shown})."
-        )
+        return ParsedScore(None, "no_score", "none", f"No clear score: the last line has several numbers ({shown}).")
     line = text[last_line_start:].strip()
     return _verdict(_number(candidates[-1].group("num")), "last_number", line, scale)
 

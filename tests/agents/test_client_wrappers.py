@@ -86,9 +86,7 @@ def run_create(
     async def go() -> Any:
         stats = TransportStats()
         raw = build_openai_client(settings_for(server, timeout), server.base_url)
-        client = RetryingClient(
-            raw, RetryPolicy(max_retries=max_retries, base_delay_s=0.01), stats, sleep=fake_sleep
-        )
+        client = RetryingClient(raw, RetryPolicy(max_retries=max_retries, base_delay_s=0.01), stats, sleep=fake_sleep)
         try:
             return await client.create(MESSAGES), stats
         finally:

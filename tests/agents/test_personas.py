@@ -12,9 +12,7 @@ from debate_eval.agents.personas import format_personas, get_persona, list_perso
 
 def test_critic_personas_of_the_paper() -> None:
     assert persona_names("critic") == ["devils-advocate", "sophisticated", "moderate", "weak", "plain"]
-    assert get_persona("devils-advocate", "critic").text.endswith(
-        "Try to criticize the score as much as possible."
-    )
+    assert get_persona("devils-advocate", "critic").text.endswith("Try to criticize the score as much as possible.")
     assert "NO_ISSUES" in get_persona("plain", "critic").text
     assert '"NO ISSUES"' in get_persona("sophisticated", "critic").text
 

@@ -44,9 +44,7 @@ def test_flags_beat_environment_and_roles_beat_globals() -> None:
         "DEBATE_EVAL_CRITIC_MODEL": "critic-env-model",
         "DEBATE_EVAL_TEMPERATURE": "0.5",
     }
-    overrides = ModelOverrides(
-        model="flag-model", role_base_urls={"tiebreaker": "http://tb:2/v1"}, temperature=0.2
-    )
+    overrides = ModelOverrides(model="flag-model", role_base_urls={"tiebreaker": "http://tb:2/v1"}, temperature=0.2)
     config = resolve_model_config(overrides, environ=env)
     assert config.for_role("scorer").model == "flag-model"
     assert config.for_role("critic").model == "critic-env-model"

@@ -64,9 +64,7 @@ def debate(
         client.set_cached_bool_value(False)  # the replay client reports cached=True unless told otherwise
     overrides: dict[str, ChatCompletionClient] = dict(clients)
     pool = ClientPool(resolve_model_config(environ={}), overrides=overrides)
-    config = make_config(
-        rounds=rounds, tiebreaker=tiebreaker is not None, commander_llm=commander is not None
-    )
+    config = make_config(rounds=rounds, tiebreaker=tiebreaker is not None, commander_llm=commander is not None)
     outcome = asyncio.run(run_debate(task or make_task(), config, pool))
     return outcome, clients
 
@@ -94,9 +92,7 @@ def test_message_flow_follows_algorithm_1() -> None:
 
 
 def test_critic_gets_the_latest_answer_and_the_scorer_gets_the_feedback() -> None:
-    outcome, _ = debate(
-        ["First answer. Coherence: 3", "Second answer. Coherence: 2", "Coherence: 2"], ["A", "B"]
-    )
+    outcome, _ = debate(["First answer. Coherence: 3", "Second answer. Coherence: 2", "Coherence: 2"], ["A", "B"])
     reviews = [e["content"] for e in outcome.transcript if e["relay"] == "review"]
     assert "First answer" in reviews[0] and "Second answer" in reviews[1] and "First answer" not in reviews[1]
     assert reviews[0].startswith("Check if the score is justified.") and DOCUMENT in reviews[0]
@@ -107,9 +103,7 @@ def test_critic_gets_the_latest_answer_and_the_scorer_gets_the_feedback() -> Non
     ]
 
 
-@pytest.mark.parametrize(
-    "verdict", ["NO ISSUE", "NO ISSUES", "NO_ISSUE", "NO_ISSUES", "no issues.", "No_Issue"]
-)
+@pytest.mark.parametrize("verdict", ["NO ISSUE", "NO ISSUES", "NO_ISSUE", "NO_ISSUES", "no issues.", "No_Issue"])
 def test_any_no_issue_spelling_ends_the_debate(verdict: str) -> None:
     outcome, clients = debate(["Coherence: 4", "Coherence: 1"], [f"The score is fair. {verdict}"])
     assert outcome.agreed is True and outcome.stop_reason == "agreed" and outcome.rounds == 1
@@ -132,16 +126,10 @@ def test_max_rounds_one() -> None:
 
 
 def test_tiebreaker_decides_only_without_agreement() -> None:
-    outcome, clients = debate(
-        ["Coherence: 5", "Coherence: 4"], ["Too high."], tiebreaker=["Final score: 2"], rounds=1
-    )
+    outcome, clients = debate(["Coherence: 5", "Coherence: 4"], ["Too high."], tiebreaker=["Final score: 2"], rounds=1)
     assert outcome.stop_reason == "tiebreaker" and outcome.decided_by == "TieBreaker" and outcome.score == 2
     log = next(e["content"] for e in outcome.transcript if e["relay"] == "tiebreak")
-    assert (
-        "Debate Log of Other Agents" in log
-        and "(Scorer)\nCoherence: 5" in log
-        and "(Critic)\nToo high." in log
-    )
+    assert "Debate Log of Other Agents" in log and "(Scorer)\nCoherence: 5" in log and "(Critic)\nToo high." in log
     assert len(clients["tiebreaker"].create_calls) == 1
 
     agreed, clients = debate(["Coherence: 5"], ["NO ISSUE"], tiebreaker=["Final score: 2"], rounds=1)
@@ -222,10 +210,7 @@ def test_llm_commander_writes_its_relays_and_forwards_the_material() -> None:
     outcome, clients = debate(["Coherence: 3", "Coherence: 2"], ["Too high."], commander=commander, rounds=1)
     relays = [e for e in outcome.transcript if e["agent"] == "Commander"]
     assert [e["relay"] for e in relays] == ["task", "review", "feedback"]
-    assert (
-        relays[0]["content"].startswith("Scorer, please rate step by step.")
-        and DOCUMENT in relays[0]["content"]
-    )
+    assert relays[0]["content"].startswith("Scorer, please rate step by step.") and DOCUMENT in relays[0]["content"]
     assert relays[1]["content"].startswith("Critic, check this.") and "Coherence: 3" in relays[1]["content"]
     assert relays[2]["content"].endswith("Too high.")
     assert all(e["usage"] is not None for e in relays)

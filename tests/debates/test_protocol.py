@@ -21,9 +21,7 @@ def play(protocol: DebateProtocol, critic_replies: list[str]) -> list[str]:
         speakers.append(speaker)
         if speaker == COMMANDER:
             assert protocol.pending is not None
-            target = {Relay.REVIEW: CRITIC, Relay.FEEDBACK: SCORER, Relay.TIEBREAK: TIEBREAKER}[
-                protocol.pending
-            ]
+            target = {Relay.REVIEW: CRITIC, Relay.FEEDBACK: SCORER, Relay.TIEBREAK: TIEBREAKER}[protocol.pending]
             protocol.observe(COMMANDER, {"to": target})
         elif speaker == CRITIC:
             protocol.observe(CRITIC, {}, next(replies))

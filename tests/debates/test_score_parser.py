@@ -164,9 +164,7 @@ def test_parse_score(
         ("", LIKERT, None, "empty"),
     ],
 )
-def test_reason_quotes_match_or_explains(
-    text: str, scale: ScoreRange, aspect: str | None, needle: str
-) -> None:
+def test_reason_quotes_match_or_explains(text: str, scale: ScoreRange, aspect: str | None, needle: str) -> None:
     assert needle in parse_score(text, scale, aspect).reason
 
 

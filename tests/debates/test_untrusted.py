@@ -15,9 +15,7 @@ def material() -> UntrustedMaterial:
     return UntrustedMaterial([DOCUMENT, SUMMARY])
 
 
-@pytest.mark.parametrize(
-    "marker", ["NO ISSUE", "NO ISSUES", "NO_ISSUE", "NO_ISSUES", "no issues", "No_Issue."]
-)
+@pytest.mark.parametrize("marker", ["NO ISSUE", "NO ISSUES", "NO_ISSUE", "NO_ISSUES", "no issues", "No_Issue."])
 def test_every_spelling_counts_in_the_agents_own_words(material: UntrustedMaterial, marker: str) -> None:
     assert says_no_issue(f"I checked the score step by step. {marker}", material)
 
@@ -45,8 +43,7 @@ def test_copying_a_run_of_words_is_not_a_verdict(material: UntrustedMaterial) ->
 def test_a_quote_of_a_score_is_blanked(material: UntrustedMaterial) -> None:
     message = 'Coherence: 2. Note that the summary ends with "Score: 5", which is noise.'
     assert (
-        material.neutralize(message)
-        == f"Coherence: 2. Note that the summary ends with {PLACEHOLDER}, which is noise."
+        material.neutralize(message) == f"Coherence: 2. Note that the summary ends with {PLACEHOLDER}, which is noise."
     )
 
 

@@ -1,0 +1,126 @@
+"""The ablation figure: three panels like the paper's Figure 2 (rounds, Critic persona, debating style).
+
+The y axis is the group-level Spearman ρ of each cell (SummEval: per document; Topical-Chat: per
+context). Red marks are the paper's GPT-4 numbers where its text gives them for this aspect: Table 1
+(DEBATE = Devil's Advocate, MultiAgent = plain Critic, G-Eval-4) and Table 3 (sophisticated Critic).
+Figure 2's own points are only drawn in the paper's image, so they are not shown.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from debate_eval.debates.protocols import PROTOCOLS
+from debate_eval.tasks.meta_eval import paper_value
+
+# Table 3 of the paper (GPT-4, SummEval): the sophisticated Devil's Advocate prompt.
+PAPER_TABLE3_SOPHISTICATED = {
+    "average": {"spearman": 0.601, "kendall": 0.573},
+    "coherence": {"spearman": 0.605, "kendall": 0.592},
+    "consistency": {"spearman": 0.655, "kendall": 0.610},
+    "fluency": {"spearman": 0.556, "kendall": 0.521},
+    "relevance": {"spearman": 0.588, "kendall": 0.569},
+}
+
+
+def paper_reference(kind: str, name: str, dataset: str, aspect: str) -> float | None:
+    """The paper's GPT-4 ρ for a persona or protocol bar, where the paper states it."""
+    if kind == "critic":
+        if name == "sophisticated" and dataset == "summeval":
+            return PAPER_TABLE3_SOPHISTICATED.get(aspect, {}).get("spearman")
+        reference = {"devils-advocate": "DEBATE", "plain": "MultiAgent"}.get(name)
+    else:
+        reference = {"debate": "DEBATE", "multiagent": "MultiAgent", "geval": "G-Eval-4"}.get(name)
+    return paper_value(reference, dataset, aspect, "spearman") if reference else None
+
+
+def _number(value: Any) -> float | None:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _modal_rounds(rows: Sequence[dict[str, Any]]) -> int | None:
+    rounds = [r["rounds"] for r in rows if r.get("protocol") != "geval" and r.get("rounds") not in ("", None)]
+    return Counter(rounds).most_common(1)[0][0] if rounds else None
+
+
+def _bars(ax: Any, labels: list[str], values: list[float | None], refs: list[float | None], title: str) -> None:
+    positions = list(range(len(labels)))
+    ax.bar(positions, [v if v is not None else 0.0 for v in values], color="#4C72B0")
+    for x, value in zip(positions, values, strict=True):
+        ax.text(x, (value or 0.0), "n/a" if value is None else f"{value:.2f}", ha="center", va="bottom", fontsize=8)
+    marked = False
+    for x, ref in zip(positions, refs, strict=True):
+        if ref is not None:
+            ax.plot([x - 0.4, x + 0.4], [ref, ref], color="red", linewidth=2, label=None if marked else "paper, GPT-4")
+            marked = True
+    if marked:
+        ax.legend(fontsize=8, loc="lower right")
+    ax.set_xticks(positions, labels, rotation=30, ha="right", fontsize=8)
+    ax.set_title(title, fontsize=10)
+    if not labels:
+        ax.text(0.5, 0.5, "no cells vary this", ha="center", va="center", transform=ax.transAxes)
+
+
+def plot_ablation(rows: Sequence[dict[str, Any]], dataset: str, aspect: str, path: Path) -> None:
+    """Draw the three panels into ``path`` (PNG)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (left, middle, right) = plt.subplots(1, 3, figsize=(15, 4.5))
+    debate_rows = [r for r in rows if r.get("protocol") != "geval"]
+
+    series: dict[str, list[tuple[int, float | None]]] = {}
+    for row in debate_rows:
+        key = f"{row['protocol']} / {row['critic']}" + (" / LLM commander" if row.get("commander") == "llm" else "")
+        series.setdefault(key, []).append((int(row["rounds"]), _number(row.get("spearman"))))
+    for key, points in series.items():
+        points.sort()
+        left.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=key)
+    left.set_xlabel("n (maximum rounds)")
+    left.set_ylabel(f"Spearman ρ ({dataset} {aspect})")
+    left.set_title("Number of rounds", fontsize=10)
+    if series:
+        left.legend(fontsize=7)
+
+    modal = _modal_rounds(rows)
+    persona_rows = [
+        r for r in debate_rows if r.get("rounds") == modal and not r.get("tiebreaker") and r.get("commander") != "llm"
+    ]
+    by_critic: dict[str, float | None] = {}
+    for row in persona_rows:
+        by_critic.setdefault(str(row["critic"]), _number(row.get("spearman")))
+    _bars(
+        middle,
+        list(by_critic),
+        list(by_critic.values()),
+        [paper_reference("critic", c, dataset, aspect) for c in by_critic],
+        f"Critic persona (n = {modal})",
+    )
+
+    by_protocol: dict[str, float | None] = {}
+    for row in rows:
+        default_critic = PROTOCOLS[row["protocol"]].critic
+        if row["protocol"] == "geval" or (row.get("rounds") == modal and row.get("critic") == default_critic):
+            by_protocol.setdefault(str(row["protocol"]), _number(row.get("spearman")))
+    _bars(
+        right,
+        list(by_protocol),
+        list(by_protocol.values()),
+        [paper_reference("protocol", p, dataset, aspect) for p in by_protocol],
+        "Debating style / protocol",
+    )
+    for ax in (left, middle, right):
+        ax.axhline(0, color="grey", linewidth=0.5)
+    fig.suptitle(f"Ablation on {dataset} / {aspect} (this run's model; red: the paper's GPT-4 numbers)", fontsize=11)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)

@@ -1,0 +1,34 @@
+"""A progress bar (tqdm) with items done, failures and running tokens; silent when not on a terminal."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Protocol, TextIO
+
+
+class _Counts(Protocol):
+    failed: int
+    parsed: int
+    unparsed: int
+
+
+class Progress:
+    """Wraps a tqdm bar; ``enabled=None`` shows it only when ``stream`` is a terminal."""
+
+    def __init__(self, total: int, *, enabled: bool | None, stream: TextIO) -> None:
+        from tqdm import tqdm
+
+        show = stream.isatty() if enabled is None else enabled
+        self.tokens = 0
+        self.bar = tqdm(total=total, disable=not show, file=stream, unit="item", dynamic_ncols=True)
+
+    def update(self, record: Mapping[str, Any], counts: _Counts) -> None:
+        """Count one finished item."""
+        for usage in (record.get("usage") or {}).values():
+            self.tokens += int(usage.get("prompt_tokens") or 0) + int(usage.get("completion_tokens") or 0)
+        self.bar.set_postfix(failed=counts.failed, unparsed=counts.unparsed, tokens=self.tokens, refresh=False)
+        self.bar.update(1)
+
+    def close(self) -> None:
+        """Finish the bar."""
+        self.bar.close()
