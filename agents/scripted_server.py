@@ -1,10 +1,10 @@
 """A scripted OpenAI-compatible server on 127.0.0.1, for offline tests and benchmarks.
 
 It answers ``POST /v1/chat/completions`` (and ``GET /v1/models``) with replies chosen by the role the
-request's system message reveals (Scorer, Critic, Tie-breaker, Commander, or a G-Eval evaluator with no
-system message), after a fixed latency. Faults can be injected: HTTP errors (with Retry-After), hangs
-longer than a client's timeout, and permanent errors for requests that contain a given text. It counts
-every request, so tests can check that a rerun made no model call.
+request's system message reveals (Scorer, Critic, Tie-breaker, Commander, ChatEval referee or summarizer,
+or a G-Eval evaluator with no system message), after a fixed latency. Faults can be injected: HTTP errors
+(with Retry-After), hangs longer than a client's timeout, and permanent errors for requests that contain a
+given text. It counts every request, so tests can check that a rerun made no model call.
 
 It is a test aid shipped with the package (like inspect_ai's mock model): ``debate-eval`` never starts it
 by itself.
@@ -34,11 +34,16 @@ class Fault:
 
 
 def role_of_request(request: Request) -> str:
-    """``scorer``, ``critic``, ``tiebreaker``, ``commander`` or ``evaluator``, from the system message."""
+    """``scorer``, ``critic``, ``tiebreaker``, ``commander``, ``evaluator``, or ChatEval's ``referee`` and
+    ``summarizer``, from the system message."""
     messages = request.get("messages") or []
     system = next((str(m.get("content", "")) for m in messages if m.get("role") == "system"), "")
     if not system:
         return "evaluator"
+    if "On this panel your name is" in system:  # debates.chateval.NAME_LINE, after every referee persona
+        return "referee"
+    if "You keep the record of a panel of referees" in system:  # debates.chateval.SUMMARIZER_SYSTEM_MESSAGE
+        return "summarizer"
     if "Tiebreaker" in system:
         return "tiebreaker"
     if "Devil" in system or "NO_ISSUES" in system or "score is really accurate" in system:
@@ -54,6 +59,8 @@ DEFAULT_REPLIES: dict[str, str] = {
     "tiebreaker": "Having read the debate, the final score is 2.",
     "commander": "Please think step by step.",
     "evaluator": "3",
+    "referee": "The text holds together well, with one weak transition.\nScore: 4",
+    "summarizer": "The referees found the text mostly coherent; their scores were close.",
 }
 
 

@@ -22,7 +22,8 @@ from autogen_agentchat.messages import BaseAgentEvent, BaseChatMessage, MessageF
 from autogen_agentchat.teams import BaseGroupChat
 from autogen_agentchat.teams._group_chat._base_group_chat_manager import BaseGroupChatManager
 from autogen_agentchat.teams._group_chat._chat_agent_container import ChatAgentContainer
-from autogen_agentchat.teams._group_chat._events import GroupChatTermination
+from autogen_agentchat.teams._group_chat._events import GroupChatError, GroupChatTermination
+from autogen_core import MessageContext, event
 
 from debate_eval.agents.roles import COMMANDER
 from debate_eval.debates.protocol import DebateProtocol
@@ -40,6 +41,10 @@ class AddressedAgentContainer(ChatAgentContainer):
     def _buffer_message(self, message: BaseChatMessage) -> None:
         if self._sees_everything or message.metadata.get("to") == self._agent.name:
             super()._buffer_message(message)
+
+    @event
+    async def handle_group_chat_error(self, message: GroupChatError, ctx: MessageContext) -> None:
+        """Another participant failed: the manager ends the chat; nothing for this participant to do."""
 
 
 class MultiAgentsDebateManager(BaseGroupChatManager):

@@ -62,6 +62,7 @@ def _bars(ax: Any, labels: list[str], values: list[float | None], refs: list[flo
     if marked:
         ax.legend(fontsize=8, loc="lower right")
     ax.set_xticks(positions, labels, rotation=30, ha="right", fontsize=8)
+    ax.set_xlim(-0.6, max(len(labels), 1) - 0.4)
     ax.set_title(title, fontsize=10)
     if not labels:
         ax.text(0.5, 0.5, "no cells vary this", ha="center", va="center", transform=ax.transAxes)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import logging
+import os
 import sys
 import warnings
 from typing import Any
@@ -65,10 +67,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the command line; returns the exit status."""
+def quiet_libraries() -> None:
+    """Keep AutoGen's internal logging off the terminal: a failed item is reported in its record and the
+    run summary (set DEBATE_EVAL_DEBUG=1 to see AutoGen's logs)."""
     # AutoGen warns when an endpoint reports a dated model name (gpt-4o -> gpt-4o-2024-08-06) or a local alias.
     warnings.filterwarnings("ignore", message="Resolved model mismatch", category=UserWarning)
+    if not os.environ.get("DEBATE_EVAL_DEBUG"):
+        for name in ("autogen_core", "autogen_agentchat", "autogen_ext"):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    quiet_libraries()
     args = build_parser().parse_args(argv)
     try:
         return int(args.handler(args))

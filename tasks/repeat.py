@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.settings import load_env_file
-from debate_eval.debates.protocols import make_evaluator
 from debate_eval.tasks.datasets import Item, load_items, resolve_data_dir
 from debate_eval.tasks.results import write_json_atomic
 from debate_eval.tasks.run_command import (
@@ -64,7 +63,7 @@ async def repeat_items(
     """Evaluate every item ``times`` times with no cache; returns every record."""
     out_dir.mkdir(parents=True, exist_ok=True)
     tasks = build_tasks(config, items)
-    evaluator = make_evaluator(config.debate, config.geval)
+    evaluator = config.evaluator()
     limit = asyncio.Semaphore(concurrency or default_concurrency(config))
     records: list[dict[str, Any]] = []
     async with model_pool(config, out_dir, use_cache=False) as pool:

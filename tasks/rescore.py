@@ -8,7 +8,8 @@ blanked out first, so the dataset is loaded to know those texts. ``score``, ``pa
 file is kept as ``results.jsonl.bak-<time>``.
 
 G-Eval probability-weighted scores (``details.method == "logprob_weighted"``) keep their value: the
-log-probabilities are not stored; only their parse fields are refreshed. Sample means are recomputed.
+log-probabilities are not stored; only their parse fields are refreshed. G-Eval sample means and ChatEval's
+mean of the referees' final scores are recomputed.
 """
 
 from __future__ import annotations
@@ -18,12 +19,14 @@ import json
 import shutil
 import time
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.roles import EVALUATOR, Relay
+from debate_eval.debates.chateval import DECIDED_BY as CHATEVAL_DECIDER
+from debate_eval.debates.chateval import average_final_scores
 from debate_eval.debates.score_parser import ParsedScore, ScoreRange, parse_score
 from debate_eval.debates.untrusted import UntrustedMaterial
 from debate_eval.tasks.datasets import load_items, resolve_data_dir
@@ -81,6 +84,8 @@ def rescore_record(record: dict[str, Any], scale: ScoreRange, material: Untruste
     for index, entry in enumerate(transcript):
         if "score" in entry:
             entry["score"] = parse(index).to_dict()
+    if new.get("decided_by") == CHATEVAL_DECIDER:
+        return _rescore_panel(new, parse)
     answers, reask_answer = _decider_answers(new)
     if not answers:
         return new
@@ -100,6 +105,24 @@ def rescore_record(record: dict[str, Any], scale: ScoreRange, material: Untruste
         return new
     new["score"] = chosen.value if chosen.ok else None
     return new
+
+
+def _rescore_panel(record: dict[str, Any], parse: Callable[[int], ParsedScore]) -> dict[str, Any]:
+    """ChatEval: the mean of each referee's last answer, parsed again."""
+    last: dict[str, int] = {}
+    for index, entry in enumerate(record.get("transcript") or []):
+        if entry.get("role") == "referee":
+            last[str(entry["agent"])] = index
+    finals = {name: parse(index) for name, index in last.items()}
+    score, parsed, excluded = average_final_scores(finals)
+    details = record.setdefault("details", {})
+    details.update(
+        final_scores={name: p.value for name, p in finals.items()},
+        final_parse_status={name: p.status for name, p in finals.items()},
+        excluded=excluded,
+    )
+    record.update(score=score, parse_status=parsed.status, parse_method=parsed.method, parse_reason=parsed.reason)
+    return record
 
 
 def handle_rescore(args: argparse.Namespace) -> int:

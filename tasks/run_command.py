@@ -10,10 +10,11 @@ from typing import Any
 
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.settings import ROLES, ModelOverrides, load_env_file, resolve_model_config
+from debate_eval.debates.chateval import DEFAULT_ROLES, DEFAULT_TURNS, ONE_BY_ONE, STRATEGIES
 from debate_eval.debates.geval import DEFAULT_TOP_LOGPROBS, GEvalConfig
 from debate_eval.debates.protocols import PROTOCOLS
 from debate_eval.tasks.datasets import DATASETS, check_aspect, resolve_data_dir
-from debate_eval.tasks.run_config import RunConfig, RunOptions, build_debate_config
+from debate_eval.tasks.run_config import RunConfig, RunOptions, build_chateval_config, build_debate_config
 from debate_eval.tasks.runner import RunSummary, run
 from debate_eval.tasks.templates import parse_scale, resolve_template
 
@@ -92,6 +93,22 @@ def add_protocol_arguments(parser: argparse.ArgumentParser) -> None:
         help="geval: average this many sampled answers instead of using log-probabilities",
     )
     group.add_argument("--geval-no-logprobs", action="store_true", help="geval: do not request log-probabilities")
+    group.add_argument(
+        "--chateval-roles",
+        metavar="A,B,C",
+        help="chateval: comma-separated referee personas (names of role 'referee' in `debate-eval personas`, "
+        f"or text files; default: {','.join(DEFAULT_ROLES)})",
+    )
+    group.add_argument(
+        "--chateval-turns",
+        type=positive_int,
+        help=f"chateval: T, the discussion turns (default {DEFAULT_TURNS})",
+    )
+    group.add_argument(
+        "--chateval-strategy",
+        choices=list(STRATEGIES),
+        help=f"chateval: communication strategy (default {ONE_BY_ONE})",
+    )
 
 
 def add_model_arguments(parser: argparse.ArgumentParser) -> None:
@@ -196,8 +213,14 @@ def build_run_config(args: argparse.Namespace) -> RunConfig:
         reask=not args.no_reask,
         marker_case_sensitive=args.marker_case_sensitive,
     )
+    chateval = build_chateval_config(
+        args.protocol,
+        roles=getattr(args, "chateval_roles", None),
+        turns=getattr(args, "chateval_turns", None),
+        strategy=getattr(args, "chateval_strategy", None),
+    )
     geval = None
-    if debate is None:
+    if debate is None and chateval is None:
         geval = GEvalConfig(
             use_logprobs=not args.geval_no_logprobs,
             top_logprobs=DEFAULT_TOP_LOGPROBS,
@@ -211,6 +234,7 @@ def build_run_config(args: argparse.Namespace) -> RunConfig:
         models=resolve_model_config(model_overrides(args)),
         debate=debate,
         geval=geval,
+        chateval=chateval,
     )
 
 

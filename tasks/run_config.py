@@ -13,11 +13,13 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from debate_eval.agents.errors import UserError
 from debate_eval.agents.personas import get_persona
 from debate_eval.agents.settings import ModelConfig, stable_hash
+from debate_eval.debates.chateval import DEFAULT_ROLES, DEFAULT_TURNS, ONE_BY_ONE, STRATEGIES, ChatEvalConfig
 from debate_eval.debates.debate import DebateConfig
 from debate_eval.debates.geval import GEvalConfig
-from debate_eval.debates.protocols import get_protocol
+from debate_eval.debates.protocols import Evaluator, get_protocol, make_evaluator
 from debate_eval.tasks.datasets import get_dataset
 from debate_eval.tasks.templates import Template
 
@@ -35,10 +37,14 @@ class RunConfig:
     models: ModelConfig
     debate: DebateConfig | None = None
     geval: GEvalConfig | None = None
+    chateval: ChatEvalConfig | None = None
 
     def result_config(self) -> dict[str, Any]:
-        """The result-affecting settings, JSON-ready and secret-free."""
-        return {
+        """The result-affecting settings, JSON-ready and secret-free.
+
+        ``chateval`` appears only when set, so the hashes of the other protocols' runs are unchanged.
+        """
+        config = {
             "dataset": self.dataset,
             "aspect": self.aspect,
             "protocol": self.protocol,
@@ -52,13 +58,22 @@ class RunConfig:
             "geval": self.geval.to_dict() if self.geval else None,
             "models": self.models.identity(),
         }
+        if self.chateval is not None:
+            config["chateval"] = self.chateval.to_dict()
+        return config
 
     def config_hash(self) -> str:
         """Identifies the results of this configuration."""
         return stable_hash(self.result_config())[:16]
 
+    def evaluator(self) -> Evaluator:
+        """The coroutine function that evaluates one item under this configuration's protocol."""
+        return make_evaluator(self.debate, self.geval, self.chateval)
+
     def roles(self) -> list[str]:
         """The model roles this run calls."""
+        if self.chateval is not None:  # with the Scorer's settings unless a client is given for the role
+            return ["referee", "summarizer"] if self.chateval.uses_summarizer else ["referee"]
         if self.debate is None:
             return ["scorer"]
         roles = ["scorer", "critic"]
@@ -114,6 +129,37 @@ def build_debate_config(
         commander_llm=commander_llm,
         reask=reask,
         marker_case_sensitive=marker_case_sensitive,
+    )
+
+
+def build_chateval_config(
+    protocol: str,
+    *,
+    roles: str | list[str] | tuple[str, ...] | None = None,
+    turns: int | None = None,
+    strategy: str | None = None,
+) -> ChatEvalConfig | None:
+    """The ChatEval panel for ``--protocol chateval`` (None for other protocols).
+
+    ``roles`` are referee persona names (or text files), as a list or comma-separated; defaults:
+    general-public, critic, news-author; 2 turns; one-by-one. Other protocols ignore the ChatEval options
+    (as G-Eval ignores ``--critic``), so an ablation grid can mix protocols.
+    """
+    if protocol != "chateval":
+        return None
+    if isinstance(roles, str):
+        roles = [part.strip() for part in roles.split(",")]
+    names = list(roles) if roles else list(DEFAULT_ROLES)
+    if not all(names):
+        raise UserError("--chateval-roles: empty role name (expected e.g. general-public,critic,news-author)")
+    if strategy is not None and strategy not in STRATEGIES:
+        raise UserError(f"--chateval-strategy: unknown strategy {strategy!r}; strategies are: {', '.join(STRATEGIES)}")
+    if turns is not None and turns < 1:
+        raise UserError("--chateval-turns: at least one discussion turn is needed")
+    return ChatEvalConfig(
+        referees=tuple(get_persona(name, "referee") for name in names),
+        turns=DEFAULT_TURNS if turns is None else turns,
+        strategy=strategy or ONE_BY_ONE,
     )
 
 

@@ -18,7 +18,7 @@ from debate_eval.agents.embedded_server import EmbeddedServer
 from debate_eval.agents.model_clients import ClientPool, default_cache_dir, open_disk_cache
 from debate_eval.agents.redaction import redact
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
-from debate_eval.debates.protocols import Evaluator, make_evaluator
+from debate_eval.debates.protocols import Evaluator
 from debate_eval.tasks.accounting import Accounting, item_usage, load_prices
 from debate_eval.tasks.datasets import Item, get_dataset, load_items, select_items
 from debate_eval.tasks.progress import Progress
@@ -209,7 +209,7 @@ async def run(
     pending = [(item, task) for item, task in zip(items, tasks, strict=True) if item.item_id not in done]
     summary.selected, summary.already_done = len(items), len(items) - len(pending)
     store.prepare_retries(item.item_id for item, _ in pending)
-    evaluator = make_evaluator(config.debate, config.geval)
+    evaluator = config.evaluator()
     try:
         if pending:
             async with model_pool(

@@ -1,0 +1,14 @@
+"""Run DEBATE on one SummEval aspect: ``python scripts/run_summeval.py --aspect coherence [run flags]``.
+
+A thin wrapper over ``debate-eval run --dataset summeval`` (see ``debate-eval run --help``), for users who run
+per-dataset scripts as the paper's repository did.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from debate_eval.tasks.run_command import main_for_dataset
+
+if __name__ == "__main__":
+    sys.exit(main_for_dataset("summeval"))
