@@ -18,6 +18,7 @@ from autogen_core import CacheStore
 from autogen_core.models import ChatCompletionClient, ModelFamily, ModelInfo, UserMessage
 from autogen_ext.models.cache import ChatCompletionCache
 from autogen_ext.models.openai import OpenAIChatCompletionClient
+from autogen_ext.models.openai._model_info import get_info
 
 from debate_eval.agents.client_wrappers import (
     CallRecord,
@@ -73,9 +74,10 @@ def build_openai_client(settings: ModelSettings, base_url: str | None) -> OpenAI
     if base_url:
         kwargs["base_url"] = base_url
     try:
-        return OpenAIChatCompletionClient(**kwargs)
+        get_info(settings.model)
     except ValueError:  # not a model name AutoGen knows: describe it as a plain text model
-        return OpenAIChatCompletionClient(model_info=GENERIC_MODEL_INFO, **kwargs)
+        kwargs["model_info"] = GENERIC_MODEL_INFO
+    return OpenAIChatCompletionClient(**kwargs)
 
 
 @dataclass

@@ -95,7 +95,7 @@ class ScriptedOpenAIServer:
     def start(self) -> ScriptedOpenAIServer:
         """Start serving in a background thread."""
         handler = _make_handler(self)
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server = _Server(("127.0.0.1", 0), handler)
         self._server.daemon_threads = True
         port = self._server.server_address[1]
         self.base_url = f"http://127.0.0.1:{port}/v1"
@@ -165,9 +165,15 @@ class ScriptedOpenAIServer:
         return entries
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 128  # many clients may connect at once (the default backlog is 5)
+    daemon_threads = True
+
+
 def _make_handler(server: ScriptedOpenAIServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True  # headers and body go out at once (no delayed-ACK stall)
 
         def log_message(self, format: str, *args: Any) -> None:  # quiet
             return

@@ -36,19 +36,15 @@ Model settings: referees and summarizer use the Scorer's settings. A client over
 
 from __future__ import annotations
 
-import asyncio
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from autogen_agentchat.agents import AssistantAgent
-from autogen_agentchat.base import ChatAgent, TaskResult, TerminationCondition
-from autogen_agentchat.messages import BaseAgentEvent, BaseChatMessage, MessageFactory, TextMessage
+from autogen_agentchat.base import ChatAgent, TaskResult
+from autogen_agentchat.messages import BaseAgentEvent, BaseChatMessage, TextMessage
 from autogen_agentchat.teams import BaseGroupChat, RoundRobinGroupChat
-from autogen_agentchat.teams._group_chat._base_group_chat_manager import BaseGroupChatManager
-from autogen_agentchat.teams._group_chat._chat_agent_container import ChatAgentContainer
-from autogen_agentchat.teams._group_chat._events import GroupChatTermination
 from autogen_core.model_context import UnboundedChatCompletionContext
 from autogen_core.models import ChatCompletionClient, LLMMessage, UserMessage
 
@@ -57,6 +53,7 @@ from debate_eval.agents.model_clients import ClientPool
 from debate_eval.agents.personas import Persona, get_persona
 from debate_eval.agents.roles import USER, role_of
 from debate_eval.debates.evaluation import EvaluationTask, Outcome, score_text
+from debate_eval.debates.group_chat import Accepts, RoutedGroupChat, SingleTaskManager
 from debate_eval.debates.score_parser import ParsedScore
 from debate_eval.debates.transcript import build_transcript
 
@@ -88,8 +85,6 @@ SUMMARIZER_SYSTEM_MESSAGE = (
     "Summarise it briefly and neutrally: for each referee, by name, the main arguments and the score given. "
     "Do not judge the text yourself and do not give a score of your own."
 )
-
-_Queue = asyncio.Queue[BaseAgentEvent | BaseChatMessage | GroupChatTermination]
 
 
 @dataclass(frozen=True)
@@ -172,51 +167,18 @@ class AttributedContext(UnboundedChatCompletionContext):
 # ------------------------------------------------------------------------------------- simultaneous talk
 
 
-class PanelContainer(ChatAgentContainer):
-    """A participant container that buffers only the messages its agent may see (``accepts``), in a fixed
-    order of their authors (``order``), whatever order the concurrent answers arrived in.
-
-    Between two requests the buffer holds at most one message per author (one turn), so sorting it by
-    author gives every agent the same history on every run (and the response cache the same requests).
-    """
-
-    def __init__(
-        self, *args: Any, accepts: Callable[[BaseChatMessage], bool], order: Sequence[str], **kwargs: Any
-    ) -> None:
-        super().__init__(*args, **kwargs)
-        self._accepts = accepts
-        self._rank = {name: rank for rank, name in enumerate(order)}
-
-    def _buffer_message(self, message: BaseChatMessage) -> None:
-        if self._accepts(message):
-            super()._buffer_message(message)
-            self._message_buffer.sort(key=lambda m: self._rank.get(m.source, len(self._rank)))
-
-
-class ChatEvalPanelManager(BaseGroupChatManager):
+class ChatEvalPanelManager(SingleTaskManager):
     """Selects the speakers of each turn from a fixed schedule; several speakers of a turn run concurrently."""
 
     def __init__(self, *args: Any, schedule: list[list[str]], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._schedule = schedule
 
-    async def validate_group_state(self, messages: list[BaseChatMessage] | None) -> None:
-        """A panel starts from exactly one message: the task."""
-        if not messages or len(messages) != 1:
-            raise ValueError("a ChatEval panel starts from exactly one task message")
-
     async def select_speaker(self, thread: Sequence[BaseAgentEvent | BaseChatMessage]) -> list[str] | str:
         """The speakers of the current turn (all referees, or the summarizer)."""
         if self._current_turn >= len(self._schedule):
             raise RuntimeError("no next speaker: the panel should have ended")
         return list(self._schedule[self._current_turn])
-
-    async def reset(self) -> None:
-        """Start over."""
-        self._current_turn = 0
-        self._message_thread.clear()
-        if self._termination_condition is not None:
-            await self._termination_condition.reset()
 
 
 def panel_schedule(referees: Sequence[str], turns: int, summarizer: str | None) -> list[list[str]]:
@@ -229,7 +191,7 @@ def panel_schedule(referees: Sequence[str], turns: int, summarizer: str | None) 
     return schedule
 
 
-class ChatEvalPanel(BaseGroupChat):
+class ChatEvalPanel(RoutedGroupChat):
     """Simultaneous talk (optionally with a summarizer) as an AutoGen group chat.
 
     Every turn the manager selects all referees at once (AutoGen runs them concurrently); a referee's
@@ -258,7 +220,7 @@ class ChatEvalPanel(BaseGroupChat):
         """The speaker groups of the whole discussion, in order."""
         return [list(group) for group in self._schedule]
 
-    def accepts(self, agent_name: str) -> Callable[[BaseChatMessage], bool]:
+    def accepts(self, agent_name: str) -> Accepts:
         """What ``agent_name`` may see."""
         if self._summarizer_name is None:
             return lambda message: True
@@ -268,55 +230,15 @@ class ChatEvalPanel(BaseGroupChat):
         allowed = {USER, self._summarizer_name}
         return lambda message: message.source in allowed
 
-    def _create_group_chat_manager_factory(
-        self,
-        name: str,
-        group_topic_type: str,
-        output_topic_type: str,
-        participant_topic_types: list[str],
-        participant_names: list[str],
-        participant_descriptions: list[str],
-        output_message_queue: _Queue,
-        termination_condition: TerminationCondition | None,
-        max_turns: int | None,
-        message_factory: MessageFactory,
-    ) -> Callable[[], ChatEvalPanelManager]:
-        def factory() -> ChatEvalPanelManager:
-            return ChatEvalPanelManager(
-                name,
-                group_topic_type,
-                output_topic_type,
-                participant_topic_types,
-                participant_names,
-                participant_descriptions,
-                output_message_queue,
-                termination_condition,
-                max_turns,
-                message_factory,
-                self._emit_team_events,
-                schedule=self.schedule,
-            )
+    def buffer_order(self) -> Sequence[str]:
+        """Between two requests a buffer holds at most one message per author (one turn): sorted by author,
+        every agent gets the same history on every run (and the response cache the same requests),
+        whatever order the concurrent answers arrived in."""
+        return [USER, *self._referee_names, *([self._summarizer_name] if self._summarizer_name else [])]
 
-        return factory
-
-    def _create_participant_factory(
-        self,
-        parent_topic_type: str,
-        output_topic_type: str,
-        agent: Any,
-        message_factory: MessageFactory,
-    ) -> Callable[[], ChatAgentContainer]:
-        def factory() -> ChatAgentContainer:
-            return PanelContainer(
-                parent_topic_type,
-                output_topic_type,
-                agent,
-                message_factory,
-                accepts=self.accepts(agent.name),
-                order=[USER, *self._referee_names, *([self._summarizer_name] if self._summarizer_name else [])],
-            )
-
-        return factory
+    def manager_kwargs(self) -> Mapping[str, Any]:
+        """The manager follows the schedule."""
+        return {"schedule": self.schedule}
 
 
 # --------------------------------------------------------------------------------------------- the run

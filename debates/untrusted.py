@@ -13,6 +13,7 @@ Matching ignores case, punctuation and spacing. A bare verdict such as "NO ISSUE
 from __future__ import annotations
 
 import re
+import string
 from collections.abc import Sequence
 
 MIN_COPIED_WORDS = 5
@@ -21,11 +22,11 @@ NO_ISSUE_ANY_CASE = re.compile(r"\bno[\s_-]?issues?\b", re.IGNORECASE)
 NO_ISSUE_UPPER = re.compile(r"\bNO[\s_-]?ISSUES?\b")
 _QUOTED = re.compile(r"\"([^\"\n]{1,2000})\"|“([^”\n]{1,2000})”|«([^»\n]{1,2000})»|`([^`\n]{1,2000})`")
 _WORD = re.compile(r"\S+")
-_EDGE_PUNCT = re.compile(r"^\W+|\W+$")
+_EDGE_PUNCT = string.punctuation + "“”‘’«»„…–—·•¡¿"
 
 
 def _norm_word(token: str) -> str:
-    return _EDGE_PUNCT.sub("", token.lower())
+    return token.lower().strip(_EDGE_PUNCT)
 
 
 def _norm_words(text: str) -> list[str]:
@@ -37,12 +38,11 @@ class UntrustedMaterial:
 
     def __init__(self, texts: Sequence[str], min_words: int = MIN_COPIED_WORDS) -> None:
         self.min_words = min_words
-        self._joined = [" " + " ".join(_norm_words(t)) + " " for t in texts if t]
+        normalized = [_norm_words(t) for t in texts if t]
+        self._joined = [" " + " ".join(words) + " " for words in normalized]
         self._grams: set[tuple[str, ...]] = set()
-        for text in texts:
-            words = _norm_words(text)
-            for start in range(len(words) - min_words + 1):
-                self._grams.add(tuple(words[start : start + min_words]))
+        for words in normalized:
+            self._grams.update(zip(*(words[i:] for i in range(min_words)), strict=False))
 
     def contains_phrase(self, phrase: str) -> bool:
         """True when ``phrase`` (two words or more) appears word for word in the material."""

@@ -9,7 +9,7 @@ with the paper's GPT-4 numbers where the paper gives them).
 
 Grid keys: ``rounds`` (n), ``critic`` (a persona name or file), ``protocol`` (debate, multiagent,
 tiebreaker, both, geval) and ``commander`` (fixed, llm). Cells that describe the same configuration (for
-example every ``rounds`` value of the single-agent ``geval``) are run once.
+example every ``rounds`` value of ``geval`` or ``chateval``, which have no Critic) are run once.
 """
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ class Cell:
     def name(self) -> str:
         """A readable, file-safe name."""
         parts = [self.protocol]
-        if self.protocol != "geval":
+        if PROTOCOLS[self.protocol].multi_agent:
             parts += [f"critic-{Path(self.critic).stem if self.critic else 'default'}", f"n{self.rounds}"]
             if self.commander == "llm":
                 parts.append("llm-commander")
@@ -121,7 +121,8 @@ def expand_grid(grid: dict[str, list[str]], defaults: argparse.Namespace) -> lis
         raise UserError("--grid commander: values are fixed and llm")
     cells: list[Cell] = []
     for protocol, critic, n, commander in itertools.product(protocols, critics, rounds, commanders):
-        cell = Cell("geval", None, 0, "fixed") if protocol == "geval" else Cell(protocol, critic, n, commander)
+        debate = PROTOCOLS[protocol].multi_agent  # other protocols have no Critic, rounds or Commander
+        cell = Cell(protocol, critic, n, commander) if debate else Cell(protocol, None, 0, "fixed")
         if cell not in cells:
             cells.append(cell)
     return cells

@@ -2,7 +2,7 @@
 
 The y axis is the group-level Spearman ρ of each cell (SummEval: per document; Topical-Chat: per
 context). Red marks are the paper's GPT-4 numbers where its text gives them for this aspect: Table 1
-(DEBATE = Devil's Advocate, MultiAgent = plain Critic, G-Eval-4) and Table 3 (sophisticated Critic).
+(DEBATE = Devil's Advocate, MultiAgent = plain Critic, G-Eval-4, ChatEval) and Table 3 (sophisticated Critic).
 Figure 2's own points are only drawn in the paper's image, so they are not shown.
 """
 
@@ -26,6 +26,9 @@ PAPER_TABLE3_SOPHISTICATED = {
 }
 
 
+PROTOCOL_REFERENCE = {"debate": "DEBATE", "multiagent": "MultiAgent", "geval": "G-Eval-4", "chateval": "ChatEval"}
+
+
 def paper_reference(kind: str, name: str, dataset: str, aspect: str) -> float | None:
     """The paper's GPT-4 ρ for a persona or protocol bar, where the paper states it."""
     if kind == "critic":
@@ -33,7 +36,9 @@ def paper_reference(kind: str, name: str, dataset: str, aspect: str) -> float | 
             return PAPER_TABLE3_SOPHISTICATED.get(aspect, {}).get("spearman")
         reference = {"devils-advocate": "DEBATE", "plain": "MultiAgent"}.get(name)
     else:
-        reference = {"debate": "DEBATE", "multiagent": "MultiAgent", "geval": "G-Eval-4"}.get(name)
+        reference = {"debate": "DEBATE", "multiagent": "MultiAgent", "geval": "G-Eval-4", "chateval": "ChatEval"}.get(
+            name
+        )
     return paper_value(reference, dataset, aspect, "spearman") if reference else None
 
 
@@ -45,7 +50,7 @@ def _number(value: Any) -> float | None:
 
 
 def _modal_rounds(rows: Sequence[dict[str, Any]]) -> int | None:
-    rounds = [r["rounds"] for r in rows if r.get("protocol") != "geval" and r.get("rounds") not in ("", None)]
+    rounds = [r["rounds"] for r in rows if PROTOCOLS[r["protocol"]].multi_agent and r.get("rounds") not in ("", None)]
     return Counter(rounds).most_common(1)[0][0] if rounds else None
 
 
@@ -74,9 +79,10 @@ def plot_ablation(rows: Sequence[dict[str, Any]], dataset: str, aspect: str, pat
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     fig, (left, middle, right) = plt.subplots(1, 3, figsize=(15, 4.5))
-    debate_rows = [r for r in rows if r.get("protocol") != "geval"]
+    debate_rows = [r for r in rows if PROTOCOLS[r["protocol"]].multi_agent]
 
     series: dict[str, list[tuple[int, float | None]]] = {}
     for row in debate_rows:
@@ -88,6 +94,7 @@ def plot_ablation(rows: Sequence[dict[str, Any]], dataset: str, aspect: str, pat
     left.set_xlabel("n (maximum rounds)")
     left.set_ylabel(f"Spearman ρ ({dataset} {aspect})")
     left.set_title("Number of rounds", fontsize=10)
+    left.xaxis.set_major_locator(MaxNLocator(integer=True))
     if series:
         left.legend(fontsize=7)
 
@@ -108,8 +115,8 @@ def plot_ablation(rows: Sequence[dict[str, Any]], dataset: str, aspect: str, pat
 
     by_protocol: dict[str, float | None] = {}
     for row in rows:
-        default_critic = PROTOCOLS[row["protocol"]].critic
-        if row["protocol"] == "geval" or (row.get("rounds") == modal and row.get("critic") == default_critic):
+        spec = PROTOCOLS[row["protocol"]]
+        if not spec.multi_agent or (row.get("rounds") == modal and row.get("critic") == spec.critic):
             by_protocol.setdefault(str(row["protocol"]), _number(row.get("spearman")))
     _bars(
         right,

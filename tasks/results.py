@@ -1,7 +1,8 @@
 """The run directory: ``config.json`` and ``results.jsonl``, appended item by item, safe to resume.
 
-- Each finished item is one JSON line, written with a single ``write`` and flushed to disk before the next
-  item is recorded, so finished work survives an interrupted run.
+- Each finished item is one JSON line, written with a single ``write`` and flushed to the operating system
+  at once, so finished work survives an interrupted or killed run; the file is fsynced when the run ends
+  (not per line: an fsync on the event loop would stall every debate in flight).
 - A rerun with the same ``--out`` skips the items already done under the same configuration (matched by
   item id and config hash) and retries items that failed. A different configuration is refused.
 - A final line cut short by a crash (``kill -9`` mid-write) is dropped when the run resumes, with a notice.
@@ -114,17 +115,17 @@ class ResultsStore:
         os.replace(tmp, self.results_path)
 
     def append(self, record: dict[str, Any]) -> None:
-        """Append one item's record and flush it to disk."""
+        """Append one item's record and flush it to the operating system."""
         if self._handle is None:
             self._handle = self.results_path.open("a", encoding="utf-8")
         self._handle.write(json.dumps(record, ensure_ascii=False) + "\n")
         self._handle.flush()
-        os.fsync(self._handle.fileno())
         self.records[str(record["item_id"])] = record
 
     def close(self) -> None:
         """Close the results file."""
         if self._handle is not None:
+            os.fsync(self._handle.fileno())
             self._handle.close()
             self._handle = None
 
