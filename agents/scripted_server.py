@@ -13,6 +13,7 @@ by itself.
 from __future__ import annotations
 
 import json
+import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -168,6 +169,11 @@ class ScriptedOpenAIServer:
 class _Server(ThreadingHTTPServer):
     request_queue_size = 128  # many clients may connect at once (the default backlog is 5)
     daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that went away mid-request (a killed run, a timeout) is not an error of the server."""
+        if not isinstance(sys.exc_info()[1], ConnectionError | TimeoutError):
+            super().handle_error(request, client_address)
 
 
 def _make_handler(server: ScriptedOpenAIServer) -> type[BaseHTTPRequestHandler]:

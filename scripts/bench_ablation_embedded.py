@@ -3,8 +3,11 @@
 Runs ``debate-eval ablate`` on SummEval coherence, the first ``--docs`` documents (all 16 summaries each),
 with the embedded llama.cpp server (SmolLM2-135M-Instruct), for every protocol, then writes a Markdown
 report with the command, the machine, each cell's correlations (ρ, τ), tokens, calls, parse failures and wall
-time, the distribution of its scores, and the figure. The cells share the response cache: a cell reuses
-the calls another cell already made (``cached`` column), so its wall time counts only its new calls.
+time, the distribution of its scores, and the figure.
+
+The cells share a response cache of their own (``WORK/cache``, so no earlier run's answers are reused): a
+cell reuses the calls another cell already made (``cached`` column), so its wall time counts only its new
+calls. Rerunning the command resumes from ``WORK`` (delete it for a fresh measurement).
 
 Usage (from the repository root)::
 
@@ -110,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     code = debate_eval(
         ["ablate", "--dataset", "summeval", "--aspect", args.aspect, "--docs", str(args.docs), "--out", str(work)]
-        + ["--grid", f"protocol={args.protocols}", "--no-progress"]
+        + ["--grid", f"protocol={args.protocols}", "--cache-dir", str(work / "cache"), "--no-progress"]
     )
     if code != 0:
         return code

@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -31,6 +30,7 @@ from typing import Any
 from scipy import stats
 
 from debate_eval.agents.errors import UserError
+from debate_eval.tasks.results import numbered_records
 
 DEFAULT_PROTOCOL = "debate"
 REQUIRED_KEYS = ("item_id", "dataset", "aspect", "group_id")
@@ -144,34 +144,10 @@ def protocol_of(record: dict[str, Any]) -> str:
 def _read_file(path: Path) -> list[dict[str, Any]]:
     if not path.is_file():
         raise UserError(f"{path}: no such results file (give the results.jsonl written by `debate-eval run`)")
-    data = path.read_bytes()
-    lines = data.split(b"\n")
-    records = []
-    for number, raw in enumerate(lines, start=1):
-        if not raw.strip():
-            continue
-        truncated = number == len(lines)  # the last piece after the final newline: no trailing newline
-        record = _parse_line(path, number, raw, truncated)
-        if record is not None:
-            records.append(record)
-    return records
-
-
-def _parse_line(path: Path, number: int, raw: bytes, truncated: bool) -> dict[str, Any] | None:
-    try:
-        record = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        if truncated:
-            print(
-                f"warning: {path}: line {number} is incomplete (an interrupted write); skipped",
-                file=sys.stderr,
-            )
-            return None
-        raise UserError(f"{path}: line {number} is not valid JSON; fix or remove that line") from None
-    if not isinstance(record, dict):
-        raise UserError(f"{path}: line {number} is not a JSON object")
-    _check_record(path, number, record)
-    return record
+    records, _ = numbered_records(path)
+    for number, record in records:
+        _check_record(path, number, record)
+    return [record for _, record in records]
 
 
 def _check_record(path: Path, number: int, record: dict[str, Any]) -> None:

@@ -25,37 +25,44 @@ CONFIG_FILE = "config.json"
 RESULTS_FILE = "results.jsonl"
 
 
+def numbered_records(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], int]:
+    """The JSON objects of a JSON-lines file with their line numbers, and the byte length of the good part.
+
+    A last line with no trailing newline that does not parse is an interrupted write: it is left out, with a
+    notice on stderr. Any other line that is not a JSON object is a ``UserError`` naming file and line.
+    """
+    data = path.read_bytes()
+    lines = data.split(b"\n")
+    records: list[tuple[int, dict[str, Any]]] = []
+    good_end = 0
+    for number, raw in enumerate(lines, start=1):
+        unterminated = number == len(lines)
+        if raw.strip():
+            try:
+                record = json.loads(raw)
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                if unterminated:
+                    print(
+                        f"warning: {path}: line {number} is incomplete (an interrupted write); skipped", file=sys.stderr
+                    )
+                    break
+                raise UserError(f"{path}: line {number} is not valid JSON; fix or remove that line") from None
+            if not isinstance(record, dict):
+                raise UserError(f"{path}: line {number} is not a JSON object")
+            records.append((number, record))
+        good_end += len(raw) + (0 if unterminated else 1)
+    return records, good_end
+
+
 def read_jsonl(path: Path, *, repair: bool = False) -> list[dict[str, Any]]:
-    """Read a results file. A truncated last line is dropped (and cut from the file if ``repair``)."""
+    """Read a results file (none: empty); with ``repair``, an interrupted last line is cut from the file."""
     if not path.exists():
         return []
-    data = path.read_bytes()
-    records: list[dict[str, Any]] = []
-    good_end = 0
-    lines = data.split(b"\n")
-    for number, raw in enumerate(lines, start=1):
-        is_last = number == len(lines)
-        if not raw.strip():
-            good_end += len(raw) + (0 if is_last else 1)
-            continue
-        try:
-            record = json.loads(raw)
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            if is_last or (number == len(lines) - 1 and lines[-1] == b""):
-                print(
-                    f"notice: {path}: dropping an incomplete last line (an interrupted write)",
-                    file=sys.stderr,
-                )
-                break
-            raise UserError(f"{path}: line {number} is not valid JSON; fix or remove that line") from None
-        if not isinstance(record, dict):
-            raise UserError(f"{path}: line {number} is not a JSON object")
-        records.append(record)
-        good_end += len(raw) + (0 if is_last else 1)
-    if repair and good_end < len(data):
+    records, good_end = numbered_records(path)
+    if repair and good_end < path.stat().st_size:
         with path.open("r+b") as handle:
             handle.truncate(good_end)
-    return records
+    return [record for _, record in records]
 
 
 class ResultsStore:

@@ -48,7 +48,7 @@ def test_resume_after_sigkill(isolated_env: Path, capsys: pytest.CaptureFixture[
         calls_before = server.count
         assert main(args) == 0
         assert server.count - calls_before <= (ITEMS - done_before) * 5 + 2 * 5  # only unfinished work
-    assert "dropping an incomplete last line" in capsys.readouterr().err
+    assert "is incomplete (an interrupted write); skipped" in capsys.readouterr().err
     lines = results.read_text(encoding="utf-8").splitlines()
     records = [json.loads(line) for line in lines]  # every line is complete JSON
     ids = [r["item_id"] for r in records]
