@@ -43,6 +43,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--docs", type=int, default=5, help="first K SummEval documents (default 5)")
     parser.add_argument("--aspect", default="coherence")
     parser.add_argument("--protocols", default=",".join(PROTOCOLS))
+    parser.add_argument("--max-tokens", type=int, default=256, help="longest answer (embedded default: 256)")
     parser.add_argument("--work", default="runs/bench_ablation_embedded", help="run directories")
     parser.add_argument("--out", default="benchmarks/ablation_embedded.md")
     return parser.parse_args(argv)
@@ -73,7 +74,8 @@ def report(args: argparse.Namespace, command: str, work: Path, wall_s: float) ->
         f"- Date: {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC; total wall time {wall_s / 60:.1f} min",
         f"- Machine: {platform.platform()}, {os.cpu_count()} CPUs; Python {platform.python_version()}; {versions}",
         f"- Data: SummEval {args.aspect}, the first {args.docs} documents x 16 summaries; embedded server with "
-        "2 slots, at most 256 tokens per answer, temperature 0, seed 453; debates with n = 2 rounds.",
+        f"2 slots, at most {args.max_tokens} tokens per answer, temperature 0, seed 453; debates with n = 2 "
+        "rounds; ChatEval with 3 referees, 2 turns, one-by-one.",
         "- The cells share the response cache: `tiebreaker` reuses `multiagent`'s debate and `both` reuses "
         "`debate`'s, so their wall time and `calls` count only their new calls (`cached` shows the rest).",
         "",
@@ -114,6 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     code = debate_eval(
         ["ablate", "--dataset", "summeval", "--aspect", args.aspect, "--docs", str(args.docs), "--out", str(work)]
         + ["--grid", f"protocol={args.protocols}", "--cache-dir", str(work / "cache"), "--no-progress"]
+        + ["--max-tokens", str(args.max_tokens)]
     )
     if code != 0:
         return code

@@ -49,6 +49,7 @@ def add_subparser(subparsers: Any) -> None:
     add_model_arguments(parser)
     parser.add_argument("--out", default="runs/repeat", help="where repeat.jsonl and repeat.json go")
     parser.add_argument("--concurrency", type=positive_int)
+    parser.add_argument("--no-preflight", action="store_true", help="skip the one-request endpoint check")
     parser.set_defaults(handler=handle_repeat)
 
 
@@ -58,7 +59,12 @@ def choose_items(items: Sequence[Item], count: int, seed: int) -> list[Item]:
 
 
 async def repeat_items(
-    config: RunConfig, items: Sequence[Item], times: int, out_dir: Path, concurrency: int | None = None
+    config: RunConfig,
+    items: Sequence[Item],
+    times: int,
+    out_dir: Path,
+    concurrency: int | None = None,
+    preflight: bool = True,
 ) -> list[dict[str, Any]]:
     """Evaluate every item ``times`` times with no cache; returns every record."""
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -66,7 +72,7 @@ async def repeat_items(
     evaluator = config.evaluator()
     limit = asyncio.Semaphore(concurrency or default_concurrency(config))
     records: list[dict[str, Any]] = []
-    async with model_pool(config, out_dir, use_cache=False) as pool:
+    async with model_pool(config, out_dir, use_cache=False, preflight=preflight) as pool:
 
         async def one(repetition: int, item: Item, task: Any) -> None:
             async with limit:
@@ -102,7 +108,7 @@ def handle_repeat(args: argparse.Namespace) -> int:
     config = build_run_config(args)
     items = choose_items(load_items(config.dataset, resolve_data_dir(args.data_dir)), args.items, args.sample_seed)
     out_dir = Path(args.out)
-    records = asyncio.run(repeat_items(config, items, args.times, out_dir, args.concurrency))
+    records = asyncio.run(repeat_items(config, items, args.times, out_dir, args.concurrency, not args.no_preflight))
     with (out_dir / "repeat.jsonl").open("w", encoding="utf-8") as handle:
         for record in sorted(records, key=lambda r: (r["item_id"], r["repetition"])):
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
