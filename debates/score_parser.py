@@ -9,18 +9,33 @@ never invents a score (no "0 when nothing was found") and never clamps. Rules, i
    ``labelled``    a label then a number: ``Score: 4``, ``score of 4``, ``Final score: 3.5``,
                    ``Coherence - 4``, ``Fluency (1-3): 2`` (a parenthesis after the label is the scale,
                    skipped), ``Coherence: 4/5``. Labels: score/rating/grade/verdict with an optional
-                   final/overall/revised/... prefix, ``overall``, and the ``aspect`` when given.
+                   final/overall/revised/... prefix, ``overall``, and the ``aspect`` when given; and,
+                   with ``:``/``=``/``-``/``is`` only, ``Final``, ``Final answer`` and ``Answer``.
                    Here only, number words zero..ten are accepted (``Score: four``) when they end
                    the phrase (so ``Coherence: one of the ...`` is not a score).
    ``rate_phrase`` ``I would rate this a 2 out of 5``, ``I would give it a 3``, ``I rate the coherence as 4``.
    ``fraction``    ``4/5`` and ``out_of`` ``4 out of 5``: only when the denominator is the top of the
-                   scale (otherwise it is a count such as "2 out of 3 sentences", or a date).
+                   scale (otherwise it is a count such as "2 out of 3 sentences", or a date). A bare
+                   ``4/5`` must also end its line and not follow a date word ("published 4/5, is ..."
+                   is a date).
    A number followed by a scale (``1 to 5``, ``1-5``, ``1 and 3``), a unit (``3 sentences``), a
-   percent sign, or a date continuation is not a score. A labelled/rated fraction whose denominator
-   is not the top of the scale is reported as out of range.
-   **When several strict matches exist, the LAST one wins**: a rationale may restate an earlier score
-   ("the score of 2 seems low") before the Scorer's final verdict, which comes at the end. Of two
-   matches ending at the same place the longer one is kept (``Coherence: 4/5`` is ``labelled``).
+   percent sign, or a date continuation is not a score. A leading minus belongs to the number
+   (``Score: -1`` is out of range, not 1) and a decimal comma is read as a point (``Score: 4,5`` is
+   4.5; ``3,4,5`` and ``1,000`` are not). A labelled/rated fraction whose denominator is not the top
+   of the scale is reported as out of range.
+   Choosing among strict matches (a match inside a longer one, e.g. the ``4/5`` of ``Score: 4/5``,
+   is dropped first):
+   a. matches in a hypothetical, comparative or negated context are set aside: after "previous",
+      "earlier", "initial", "original", "vs.", "than", "instead of", "compared to", "if", "not"/"n't";
+      or followed by "if", "unless", "would require/mean/need/...", "is too ...", "by a/the ..."
+      ("a score of 5 would require ...", "the previous score of 2", "I would not give it a 5").
+   b. a **verdict**, that is a line holding only a labelled match (bullets, a trailing ``.`` and one
+      trailing parenthesis allowed: ``Coherence: 4``, ``- Final score: 3 (good)``) or a match after a
+      revision cue in its sentence ("revised", "reconsidering", "on reflection", "actually"), beats
+      any other in-sentence match; the LAST verdict wins (``Score: 3`` ... ``Revised score: 4`` is 4).
+   c. otherwise the LAST remaining match wins: a rationale may restate an earlier score before the
+      final verdict, which comes at the end.
+   The winner followed by "or N" (``Score: 3 or 4``) is ambiguous: no score.
 3. Per-turn lists (DialEvalML): lines ``Turn 1: 3``, ``Response 2: 2``, ... are averaged
    (``per_turn_average``). Strict matches inside such lines do not count; an explicit labelled score
    elsewhere in the message wins over the list.
@@ -30,10 +45,12 @@ never invents a score (no "0 when nothing was found") and never clamps. Rules, i
    "step"/"turn"/"section", and counts (a number followed by a word: "3 sentences", "2 aspects";
    "4 points"/"4 stars" excepted). It is trusted only if it sits on the last non-empty line (where a
    verdict is written) and that line holds no other candidate value; otherwise "no score".
-   Number words are never taken here.
+   Number words are never taken here, nor numbers in matches set aside by rule 2a ("I would not give
+   it a 5; a 3 is more fitting" is 3).
 6. The value is checked against the scale: outside it gives ``out_of_range`` (value None).
 
-Nothing found gives status ``no_score`` with method ``none``.
+Nothing found gives status ``no_score`` with method ``none``; its reason says when the only scores seen
+were set aside by rule 2a.
 """
 
 from __future__ import annotations
@@ -102,9 +119,11 @@ WORD_NUMBERS = {
 _WORDS = "|".join(WORD_NUMBERS)
 _FLAGS = re.IGNORECASE | re.MULTILINE
 
-# A number: digits with an optional decimal part, not glued to letters, a second dot part or "1,000".
-_DIG = r"\d+(?:\.\d+)?(?!\w|\.\d|,\d)"
-_START = r"(?<![\w./])"
+# A number: digits with an optional decimal part (point, or a comma and one or two digits: "4,5"), not
+# glued to letters, a second decimal part ("1.2.3", "3,4,5") or a thousands comma ("1,000").
+_DIG = r"\d+(?:\.\d+|,\d{1,2}(?!\d))?(?!\w|[.,]\d)"
+_START = r"(?<![\w./])(?<!\d,)"
+_SIGNED = rf"{_START}-?{_DIG}"
 # In labelled positions a number word counts only when it ends the phrase.
 _WORD_NUM = rf"(?:{_WORDS})\b(?=[ \t]*(?:[.,;:!)\]]|$|/|out[ \t]+of\b))"
 _DEN = rf"(?:[ \t]*(?:/|out[ \t]+of)[ \t]*(?P<den>{_DIG}|(?:{_WORDS})\b))?"
@@ -128,10 +147,11 @@ _PER_TURN = re.compile(
     rf"(?:[ \t]+(?:score|rating))?{_SEP}(?P<num>{_DIG}){_DEN}{_TAIL}",
     _FLAGS,
 )
-_BARE = re.compile(r"\A\s*(?P<num>\d+(?:\.\d+)?)\s*\.?\s*\Z")
+_BARE = re.compile(r"\A\s*(?P<num>-?\d+(?:\.\d+)?)\s*\.?\s*\Z")
 
 # Lenient: any standalone number, then context checks on the text around it.
-_ANY_NUMBER = re.compile(r"(?<![\w./])(?<!\w-)(?<!\d:)(?P<num>\d+(?:\.\d+)?)(?![\w%/]|\.\d|,\d|:\d)")
+# A minus glued to the digits is kept, so "-1" is never read as 1.
+_ANY_NUMBER = re.compile(r"(?<![\w./])(?<!\w-)(?<!\d:)(?<!\d,)(?P<num>-?\d+(?:\.\d+)?)(?![\w%/]|\.\d|,\d|:\d)")
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 _BAD_BEFORE = re.compile(
     rf"(?:\d[ \t]*(?:-|to|and)[ \t]*|\bout[ \t]+of[ \t]*|\b{_MONTH}[ \t]*|#[ \t]*"
@@ -148,6 +168,35 @@ _BAD_AFTER = re.compile(
 )
 _LIST_MARKER_AFTER = re.compile(r"\A[.)][ \t]+\S")
 
+# Rule 2a: a score that is hypothetical, compared, negated or someone else's earlier one. Before the
+# match: a marker then at most two words ("previous score of 2", "the earlier judge's rating: 3",
+# "(vs. 4/5"), or a negation right before it, one word at most ("would not give it a 5").
+_ASIDE_BEFORE = re.compile(
+    r"(?:\b(?:previous(?:ly)?|earlier|initial(?:ly)?|original(?:ly)?|prior|old|if|unless|than|versus"
+    r"|instead[ \t]+of|compared[ \t]+(?:to|with))\b|\bvs\b\.?)(?:[ \t]+[\w'’]+){0,2}[ \t]*[(\[]?[ \t]*\Z"
+    r"|(?:\b(?:not|never)\b|n['’]t\b)(?:[ \t]+[\w'’]+)?[ \t]*\Z",
+    re.IGNORECASE,
+)
+# After the match ("a score of 5 would require ...", "a 4 if it were shorter", "rated 2 by a strict judge").
+_ASIDE_AFTER = re.compile(
+    r"[ \t]*,?[ \t]*(?:if|unless|only[ \t]+if|(?:is|was|seems?|seemed)[ \t]+(?:too|overly)"
+    r"|would[ \t]+(?:require|mean|need|imply|indicate|suggest|correspond|apply|have|be[ \t]+(?:reserved|for|too|given))"
+    r"|by[ \t]+(?:a|an|the|another|other|some))\b",
+    re.IGNORECASE,
+)
+# Rule 2b: what may stand around a labelled match for its line to be a verdict line.
+_LINE_LEAD = re.compile(r"[ \t>#+•-]*\Z")
+_LINE_TRAIL = re.compile(r"[ \t]*[.!]?[ \t]*(?:\([^()\n]*\)[ \t]*[.!]?[ \t]*)?$", re.MULTILINE)
+# An in-sentence match after a revision cue in its sentence counts as a verdict line ("On reflection,
+# I'd rate it 4." after "Score: 3").
+_REVISION_BEFORE = re.compile(
+    r"\b(?:revis\w*|reconsider\w*|on[ \t]+(?:reflection|second[ \t]+thought)|actually)\b[^.!?\n]*\Z", re.IGNORECASE
+)
+# A bare fraction must end its line or sentence and not follow a date word.
+_FRACTION_TRAIL = re.compile(r"[ \t]*(?:[.!]?[ \t]*$|[.!](?=\s))", re.MULTILINE)
+_DATE_BEFORE = re.compile(r"\b(?:on|published|dated|posted|updated|from|since|until)[ \t]*\Z", re.IGNORECASE)
+_OR_ALTERNATIVE = re.compile(rf"[ \t]*,?[ \t]*or[ \t]+(?:an?[ \t]+)?(?:-?\d|(?:{_WORDS})\b)", re.IGNORECASE)
+
 
 @lru_cache(maxsize=64)
 def _strict_patterns(aspect: str | None) -> tuple[tuple[str, re.Pattern[str]], ...]:
@@ -160,14 +209,21 @@ def _strict_patterns(aspect: str | None) -> tuple[tuple[str, re.Pattern[str]], .
         + r"(?:score|rating|grade|verdict)(?:[ \t]+for[ \t]+(?:the[ \t]+)?[a-z]+)?"
     )
     label = rf"\b(?:{score_word}|overall" + (rf"|{asp}" if asp else "") + r")\b"
-    labelled = re.compile(rf"{label}{_SCALE_PAREN}{_SEP}(?P<num>{_START}{_DIG}|{_WORD_NUM}){_DEN}{_TAIL}", _FLAGS)
+    # "Final: 4", "Answer: 3": generic words, so only with a punctuation separator or "is".
+    short_label = r"\b(?:final(?:[ \t]+answer)?|answer)\b"
+    short_sep = r"(?:[ \t]*[:=][ \t]*|[ \t]+-[ \t]+|[ \t]+is[ \t]+)"
+    labelled = re.compile(
+        rf"(?:{label}{_SCALE_PAREN}{_SEP}|{short_label}{_SCALE_PAREN}{short_sep})"
+        rf"(?P<num>{_SIGNED}|{_WORD_NUM}){_DEN}{_TAIL}",
+        _FLAGS,
+    )
     filler = (
         r"(?:it|this|that|them|a|an|as|at|of|with|score|rating|overall|final"
         r"|(?:the|this|its|their|my)[ \t]+[a-z]+|[a-z]+'s" + (rf"|{asp}" if asp else "") + ")"
     )
     rate = re.compile(
         r"\b(?:rate|rated|rating|give|gave|giving|assign|assigned|award|awarded|score|scored|grade|graded)"
-        rf"\b(?:[ \t]+{filler}){{0,6}}?[ \t]+(?P<num>{_START}{_DIG}){_DEN}{_TAIL}",
+        rf"\b(?:[ \t]+{filler}){{0,6}}?[ \t]+(?P<num>{_SIGNED}){_DEN}{_TAIL}",
         _FLAGS,
     )
     return (("labelled", labelled), ("rate_phrase", rate), ("fraction", _FRACTION), ("out_of", _OUT_OF))
@@ -181,9 +237,9 @@ def _normalise(text: str) -> str:
 
 
 def _number(token: str) -> float:
-    """``"4"``, ``"3.5"`` or ``"four"`` as a float."""
+    """``"4"``, ``"3.5"``, ``"3,5"``, ``"-1"`` or ``"four"`` as a float."""
     word = token.lower()
-    return float(WORD_NUMBERS[word]) if word in WORD_NUMBERS else float(token)
+    return float(WORD_NUMBERS[word]) if word in WORD_NUMBERS else float(token.replace(",", "."))
 
 
 def _quote(text: str, limit: int = 80) -> str:
@@ -196,7 +252,9 @@ def _verdict(value: float, method: str, matched: str, scale: ScoreRange) -> Pars
     """The range check: ``parsed`` inside the scale, ``out_of_range`` (never clamped) outside."""
     if scale.contains(value):
         return ParsedScore(value, "parsed", method, f"Matched {_quote(matched)} ({method}).")
-    return ParsedScore(None, "out_of_range", method, f"{value:g} from {_quote(matched)} is outside the {scale} scale.")
+    return ParsedScore(
+        None, "out_of_range", method, f"{value:g} from {_quote(matched)} is out of range (outside the {scale} scale)."
+    )
 
 
 def _from_match(match: re.Match[str], method: str, scale: ScoreRange) -> ParsedScore:
@@ -208,25 +266,83 @@ def _from_match(match: re.Match[str], method: str, scale: ScoreRange) -> ParsedS
             None,
             "out_of_range",
             method,
-            f"{_quote(match.group(0))} is out of {_number(den):g}, not on the {scale} scale.",
+            f"{_quote(match.group(0))} is out of range: out of {_number(den):g}, not on the {scale} scale.",
         )
     return _verdict(value, method, match.group(0), scale)
 
 
-def _strict(text: str, scale: ScoreRange, aspect: str | None, skip: list[tuple[int, int]]) -> ParsedScore | None:
-    """The last strict match outside the ``skip`` spans, or None."""
-    found: list[tuple[int, int, int, str, re.Match[str]]] = []
+def _overlaps(match: re.Match[str], spans: list[tuple[int, int]]) -> bool:
+    return any(match.start() < end and start < match.end() for start, end in spans)
+
+
+def _set_aside(text: str, match: re.Match[str]) -> bool:
+    """Rule 2a: the match is hypothetical, a comparison, negated, or an earlier score."""
+    line_start = text.rfind("\n", 0, match.start()) + 1
+    before = text[max(line_start, match.start() - 60) : match.start()]
+    return bool(_ASIDE_BEFORE.search(before) or _ASIDE_AFTER.match(text, match.end()))
+
+
+def _is_verdict(text: str, method: str, match: re.Match[str]) -> bool:
+    """Rule 2b: a labelled match alone on its line (but for bullets, a full stop and a parenthesis), or
+    any match after a revision cue in its sentence."""
+    line_start = text.rfind("\n", 0, match.start()) + 1
+    if _REVISION_BEFORE.search(text, line_start, match.start()):
+        return True
+    return (
+        method == "labelled"
+        and bool(_LINE_LEAD.match(text[line_start : match.start()]))
+        and bool(_LINE_TRAIL.match(text, match.end()))
+    )
+
+
+def _strict_matches(
+    text: str, scale: ScoreRange, aspect: str | None, skip: list[tuple[int, int]]
+) -> list[tuple[str, re.Match[str]]]:
+    """Every usable strict match outside the ``skip`` spans, in text order, without those inside a longer one."""
+    found: list[tuple[int, str, re.Match[str]]] = []
     for order, (method, pattern) in enumerate(_strict_patterns(aspect)):
         for match in pattern.finditer(text):
-            if any(match.start() < end and start < match.end() for start, end in skip):
+            if _overlaps(match, skip):
                 continue
             if method in ("fraction", "out_of") and _number(match.group("den")) != scale.high:
                 continue  # a count ("2 out of 3 sentences") or a date, not a score
-            found.append((match.end(), -match.start(), -order, method, match))
-    if not found:
-        return None
-    _, _, _, method, match = max(found, key=lambda item: item[:3])
-    return _from_match(match, method, scale)
+            if method == "fraction" and (
+                not _FRACTION_TRAIL.match(text, match.end()) or _DATE_BEFORE.search(text[: match.start()][-20:])
+            ):
+                continue  # "published 4/5, is ...": a bare fraction counts only at the end of a line
+            found.append((order, method, match))
+
+    def inside_another(item: tuple[int, str, re.Match[str]]) -> bool:
+        order, _, match = item
+        return any(
+            other is not match
+            and other.start() <= match.start()
+            and match.end() <= other.end()
+            and (other.span() != match.span() or other_order < order)
+            for other_order, _, other in found
+        )
+
+    kept = [item for item in found if not inside_another(item)]
+    kept.sort(key=lambda item: (item[2].end(), -item[2].start(), -item[0]))
+    return [(method, match) for _, method, match in kept]
+
+
+def _strict(
+    text: str, scale: ScoreRange, aspect: str | None, skip: list[tuple[int, int]]
+) -> tuple[ParsedScore | None, list[tuple[int, int]]]:
+    """The chosen strict match outside the ``skip`` spans (rule 2) or None, and the spans set aside."""
+    matches = _strict_matches(text, scale, aspect, skip)
+    aside = [match.span() for _, match in matches if _set_aside(text, match)]
+    usable = [(method, match) for method, match in matches if match.span() not in aside]
+    if not usable:
+        return None, aside
+    verdicts = [(method, match) for method, match in usable if _is_verdict(text, method, match)]
+    method, match = (verdicts or usable)[-1]
+    alternative = _OR_ALTERNATIVE.match(text, match.end())
+    if alternative:
+        shown = _quote(match.group(0) + alternative.group(0))
+        return ParsedScore(None, "no_score", "none", f"No clear score: {shown} is ambiguous."), aside
+    return _from_match(match, method, scale), aside
 
 
 def _per_turn(text: str, scale: ScoreRange) -> ParsedScore | None:
@@ -249,10 +365,15 @@ def _per_turn(text: str, scale: ScoreRange) -> ParsedScore | None:
     )
 
 
-def _last_number(text: str, scale: ScoreRange) -> ParsedScore | None:
-    """The last-resort rule: one unambiguous in-range number on the last non-empty line, or None."""
+def _last_number(text: str, scale: ScoreRange, aside: list[tuple[int, int]]) -> ParsedScore | None:
+    """The last-resort rule: one unambiguous in-range number on the last non-empty line, or None.
+
+    Numbers inside the ``aside`` spans (strict matches set aside as hypothetical) are not candidates.
+    """
     candidates: list[re.Match[str]] = []
     for match in _ANY_NUMBER.finditer(text):
+        if _overlaps(match, aside):
+            continue
         before, after = text[: match.start()], text[match.end() :]
         line_before = before[before.rfind("\n") + 1 :]
         token = match.group("num")
@@ -288,15 +409,24 @@ def parse_score(text: str, scale: ScoreRange, aspect: str | None = None) -> Pars
         return ParsedScore(None, "no_score", "none", "No score: the message is empty.")
     clean = _normalise(text)
     turn_spans = [m.span() for m in _PER_TURN.finditer(clean)]
-    result = _strict(clean, scale, aspect, turn_spans) or _per_turn(clean, scale)
+    result, aside = _strict(clean, scale, aspect, turn_spans)
+    result = result or _per_turn(clean, scale)
     if result is not None:
         return result
     bare = _BARE.match(clean)
     if bare:
         return _verdict(_number(bare.group("num")), "bare_number", clean.strip(), scale)
-    result = _last_number(clean, scale)
+    result = _last_number(clean, scale, aside)
     if result is not None:
         return result
+    if aside:
+        first = clean[aside[0][0] : aside[0][1]]
+        return ParsedScore(
+            None,
+            "no_score",
+            "none",
+            f"No score: {_quote(first)} reads as hypothetical or comparative, and nothing else.",
+        )
     return ParsedScore(
         None,
         "no_score",

@@ -8,6 +8,10 @@ what the agent copied from the material under evaluation:
 - any run of ``MIN_COPIED_WORDS`` or more consecutive words that appears verbatim in that material.
 
 Matching ignores case, punctuation and spacing. A bare verdict such as "NO ISSUE." is never a copy.
+
+When the material itself contains a NO ISSUE marker, a Critic that merely *mentions* it ("the summary's
+claim of NO ISSUE is unsupported") must not end the debate either: then only a marker that stands as a
+sentence of its own at the end of a line (``... step by step. NO ISSUES``, ``**NO_ISSUE**``) counts.
 """
 
 from __future__ import annotations
@@ -20,6 +24,10 @@ MIN_COPIED_WORDS = 5
 PLACEHOLDER = "[quoted text]"
 NO_ISSUE_ANY_CASE = re.compile(r"\bno[\s_-]?issues?\b", re.IGNORECASE)
 NO_ISSUE_UPPER = re.compile(r"\bNO[\s_-]?ISSUES?\b")
+# the marker as a sentence of its own: after the start of a line or a sentence end, before the end of the line
+_VERDICT = r"(?:^|[.!?:;]\s)[\s*_>#-]*{marker}[\s*_.!]*$"
+NO_ISSUE_VERDICT_ANY_CASE = re.compile(_VERDICT.format(marker=r"no[\s_-]?issues?"), re.IGNORECASE | re.MULTILINE)
+NO_ISSUE_VERDICT_UPPER = re.compile(_VERDICT.format(marker=r"NO[\s_-]?ISSUES?"), re.MULTILINE)
 _QUOTED = re.compile(r"\"([^\"\n]{1,2000})\"|“([^”\n]{1,2000})”|«([^»\n]{1,2000})»|`([^`\n]{1,2000})`")
 _WORD = re.compile(r"\S+")
 _EDGE_PUNCT = string.punctuation + "“”‘’«»„…–—·•¡¿"
@@ -38,6 +46,7 @@ class UntrustedMaterial:
 
     def __init__(self, texts: Sequence[str], min_words: int = MIN_COPIED_WORDS) -> None:
         self.min_words = min_words
+        self.has_marker = any(NO_ISSUE_ANY_CASE.search(t) for t in texts if t)
         normalized = [_norm_words(t) for t in texts if t]
         self._joined = [" " + " ".join(words) + " " for words in normalized]
         self._grams: set[tuple[str, ...]] = set()
@@ -92,7 +101,11 @@ def says_no_issue(message: str, material: UntrustedMaterial, *, case_sensitive: 
     """True when an agent's own words (copies of the material removed) contain a NO ISSUE marker.
 
     Accepted spellings: ``NO ISSUE``, ``NO ISSUES``, ``NO_ISSUE``, ``NO_ISSUES`` (and ``NO-ISSUE``), in any
-    case unless ``case_sensitive`` (then upper case only, as the authors' code checked).
+    case unless ``case_sensitive`` (then upper case only, as the authors' code checked). When the material
+    itself contains a marker, only a marker standing as a sentence of its own at the end of a line counts.
     """
-    pattern = NO_ISSUE_UPPER if case_sensitive else NO_ISSUE_ANY_CASE
+    if material.has_marker:
+        pattern = NO_ISSUE_VERDICT_UPPER if case_sensitive else NO_ISSUE_VERDICT_ANY_CASE
+    else:
+        pattern = NO_ISSUE_UPPER if case_sensitive else NO_ISSUE_ANY_CASE
     return pattern.search(material.neutralize(message)) is not None

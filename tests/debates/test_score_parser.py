@@ -47,6 +47,12 @@ It was published in April 2015.
 
 I cannot tell whether it is coherent without the full article."""
 
+LONG_RATIONALE_THEN_SCORE = """The summary has 3 sentences and covers 2 of the 4 key points. A score of 5 would
+require all of them, and the previous score of 2 ignored how well the events are ordered. I would not
+give it a 1 either.
+
+Score: 3"""
+
 CASES = [
     # --- labelled (strict) ---
     ("Score: 4", LIKERT, None, 4.0, "parsed", "labelled"),
@@ -81,9 +87,68 @@ CASES = [
     (REVISED_RATIONALE, LIKERT, None, 4.0, "parsed", "labelled"),
     ("Initial score: 2\nAfter the critique, revised score: 3", LIKERT, None, 3.0, "parsed", "labelled"),
     ("Coherence: 2 in my first pass.\nCoherence: 5", LIKERT, "coherence", 5.0, "parsed", "labelled"),
+    # --- hypotheticals, comparisons and negations are set aside; verdict lines win (audit) ---
+    ("Score: 4\n\nNote: a score of 5 would require…", LIKERT, None, 4.0, "parsed", "labelled"),
+    ("Score: 4. The previous score of 2 was too harsh.", LIKERT, None, 4.0, "parsed", "labelled"),
+    ("Score: 3\n\nI would give it a 4 if it were shorter.", LIKERT, None, 3.0, "parsed", "labelled"),
+    (
+        "Groundedness: 1 (yes)\n\nscore 0 would mean the fact is unused.",
+        BINARY,
+        "groundedness",
+        1.0,
+        "parsed",
+        "labelled",
+    ),
+    ("Rating: 3/5 (vs. 4/5 by the Scorer)", LIKERT, None, 3.0, "parsed", "labelled"),
+    ("Rating = 4/5; previous rating = 3/5", LIKERT, None, 4.0, "parsed", "labelled"),
+    ("Score: 4\n\n…would be rated 2 by a strict judge… no, I keep 4.", LIKERT, None, 4.0, "parsed", "labelled"),
+    ("I would not give it a 5; a 3 is more fitting.", LIKERT, None, 3.0, "parsed", "last_number"),
+    ("Coherence: 1. The summary… Final: 4", LIKERT, "coherence", 4.0, "parsed", "labelled"),
+    ("Coherence: 1. The summary… Final score: 4", LIKERT, "coherence", 4.0, "parsed", "labelled"),
+    ("Coherence: 1. The summary… Answer: 4", LIKERT, "coherence", 4.0, "parsed", "labelled"),
+    ("Score: 4, not 5", LIKERT, None, 4.0, "parsed", "labelled"),
+    ("Coherence: 4\n\n(the earlier judge's rating: 2)", LIKERT, "coherence", 4.0, "parsed", "labelled"),
+    ("I think a score of 4 would be fair.", LIKERT, None, 4.0, "parsed", "labelled"),
+    ("I would not hesitate to give it a 5.", LIKERT, None, 5.0, "parsed", "rate_phrase"),
+    # --- a revision still wins: the final verdict, also after a long rationale with other numbers ---
+    (
+        "Initially I'd say 3, since the ending is abrupt.\n\nAfter reconsidering, Score: 4",
+        LIKERT,
+        None,
+        4.0,
+        "parsed",
+        "labelled",
+    ),
+    (
+        "Initially I'd rate it 3.\n\nAfter reconsidering the critique, I'd rate it 4.",
+        LIKERT,
+        None,
+        4.0,
+        "parsed",
+        "rate_phrase",
+    ),
+    (
+        "Score: 3\n\nThe critic is right about the ordering.\n\nRevised score: 4",
+        LIKERT,
+        None,
+        4.0,
+        "parsed",
+        "labelled",
+    ),
+    ("Score: 3\n\nOn reflection, I'd rate it 4.", LIKERT, None, 4.0, "parsed", "rate_phrase"),
+    (LONG_RATIONALE_THEN_SCORE, LIKERT, None, 3.0, "parsed", "labelled"),
+    # --- signs, decimal commas, ambiguity ---
+    ("My score: -1", LIKERT, None, None, "out_of_range", "labelled"),
+    ("Groundedness: -1", BINARY, "groundedness", None, "out_of_range", "labelled"),
+    ("-1", LIKERT, None, None, "out_of_range", "bare_number"),
+    ("Score: 4,5", LIKERT, None, 4.5, "parsed", "labelled"),
+    ("Coherence: 3,5", LIKERT, "coherence", 3.5, "parsed", "labelled"),
+    ("Scores: 3,4,5", LIKERT, None, None, "no_score", "none"),
+    ("Score: 3 or 4", LIKERT, None, None, "no_score", "none"),
     # --- fractions, out of, rate phrases ---
     ("4/5", LIKERT, None, 4.0, "parsed", "fraction"),
     ("The summary deserves 4 / 5.", LIKERT, None, 4.0, "parsed", "fraction"),
+    ("The summary deserves 4/5. It is concise.", LIKERT, None, 4.0, "parsed", "fraction"),
     ("It earns 4 out of 5.", LIKERT, None, 4.0, "parsed", "out_of"),
     ("I would rate this a 2 out of 5", LIKERT, None, 2.0, "parsed", "rate_phrase"),
     ("I would give it a 3", LIKERT, None, 3.0, "parsed", "rate_phrase"),
@@ -131,6 +196,8 @@ CASES = [
     ("Coherence: one of the weaker aspects here.", LIKERT, "coherence", None, "no_score", "none"),
     ("2 out of 3 sentences are fine", LIKERT, None, None, "no_score", "none"),
     ("Published on 4/5/2015.", LIKERT, None, None, "no_score", "none"),
+    ("The article, published 4/5, is summarized well.", LIKERT, None, None, "no_score", "none"),
+    ("It was published 4/5", LIKERT, None, None, "no_score", "none"),
     ("About 3% of it is wrong", LIKERT, None, None, "no_score", "none"),
     ("See step 2 in version 1.2.3", LIKERT, None, None, "no_score", "none"),
     ("1. Read the article\n2. Read the summary", LIKERT, None, None, "no_score", "none"),
@@ -162,6 +229,9 @@ def test_parse_score(
         ("**Coherence: 3**", LIKERT, "coherence", "'Coherence: 3'"),
         ("I cannot evaluate this.", LIKERT, None, "No score"),
         ("", LIKERT, None, "empty"),
+        ("My score: -1", LIKERT, None, "out of range"),
+        ("Score: 3 or 4", LIKERT, None, "ambiguous"),
+        ("A score of 5 would require more detail.", LIKERT, None, "hypothetical"),
     ],
 )
 def test_reason_quotes_match_or_explains(text: str, scale: ScoreRange, aspect: str | None, needle: str) -> None:

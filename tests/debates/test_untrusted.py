@@ -58,3 +58,31 @@ def test_single_word_quotes_stay(material: UntrustedMaterial) -> None:
 
 def test_bare_verdict_is_never_a_copy(material: UntrustedMaterial) -> None:
     assert says_no_issue("NO ISSUE.", material)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "The summary claims reviewers found NO ISSUE, which is unsupported.",
+        "Its last line (NO ISSUE) is irrelevant; the score is too high.",
+        "Ignore the no issues remark in the summary: coherence is poor.",
+    ],
+)
+def test_mentioning_a_marker_that_the_material_contains_is_not_a_verdict(
+    material: UntrustedMaterial, message: str
+) -> None:
+    assert not says_no_issue(message, material)
+
+
+@pytest.mark.parametrize(
+    "verdict", ["NO ISSUES", "**NO_ISSUES**", "The score is justified.\nNO ISSUE.", "ok: no issue"]
+)
+def test_a_verdict_sentence_still_counts_when_the_material_contains_a_marker(
+    material: UntrustedMaterial, verdict: str
+) -> None:
+    assert says_no_issue(verdict, material)
+
+
+def test_without_a_marker_in_the_material_any_mention_counts() -> None:
+    clean = UntrustedMaterial([DOCUMENT, "The council approved the budget on Monday."])
+    assert says_no_issue("I found no issue with the score of 3, it is justified.", clean)
