@@ -3,23 +3,28 @@
 The stack each role talks through, innermost first:
 
 1. ``OpenAIChatCompletionClient`` (AutoGen) with the OpenAI SDK's own retries off;
-2. ``RetryingClient``: retries 429 (honouring Retry-After), 5xx, timeouts and connection errors with capped
-   exponential backoff and jitter; any other error is final. Counts attempts and retries;
-3. ``ChatCompletionCache`` (AutoGen) over a ``NamespacedStore`` of a disk ``DiskCacheStore``: the namespace
+2. ``LimitedClient`` (the embedded model only): at most as many requests in flight as the server has slots,
+   so requests waiting for a slot do not count against the timeout;
+3. ``RetryingClient``: retries 429 and 503 (honouring Retry-After), other 5xx, timeouts and connection errors
+   with capped exponential backoff and jitter; any other error is final. Counts attempts and retries;
+4. ``ChatCompletionCache`` (AutoGen) over a ``NamespacedStore`` of a disk ``DiskCacheStore``: the namespace
    carries model, endpoint and sampling settings, which AutoGen's cache key (messages only) leaves out.
    Errors are never cached (the cache stores only returned results);
-4. ``ObservedClient``, one per debate and role: records every result (cached or not, usage, logprobs) so a
-   transcript can say what each call cost and whether it reached the model.
+5. ``ObservedClient``, one per debate and role: records every result (cached or not, usage, logprobs) so a
+   transcript can say what each call cost and whether it reached the model. Inside ``recording_calls(log)``
+   every record is also added to ``log``: the runner's per-item log, kept even when the item fails.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import email.utils
 import random
 import time
 from collections import Counter
-from collections.abc import AsyncGenerator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Iterator, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -125,10 +130,19 @@ class RetryPolicy:
     base_delay_s: float = 1.0
     max_delay_s: float = 60.0
     max_retry_after_s: float = 300.0
+    retry_after_jitter: float = 0.1  # a Retry-After of s waits uniform(s, s * 1.1), so debates do not retry at once
 
     def backoff(self, attempt: int, rng: random.Random) -> float:
         """Delay before retry number ``attempt`` (0-based) when the server gave no Retry-After."""
         return min(self.max_delay_s, self.base_delay_s * (2**attempt)) * rng.uniform(0.5, 1.0)
+
+    def delay(self, attempt: int, rng: random.Random, retry_after: float | None = None) -> float:
+        """Delay before retry number ``attempt``: the backoff, or the server's Retry-After (jittered upwards)
+        when that is longer; never more than ``max_retry_after_s``."""
+        delay = self.backoff(attempt, rng)
+        if retry_after is not None:
+            delay = max(delay, retry_after * rng.uniform(1.0, 1.0 + self.retry_after_jitter))
+        return min(delay, self.max_retry_after_s)
 
 
 @dataclass
@@ -181,10 +195,17 @@ def retry_after_seconds(error: BaseException) -> float | None:
     try:
         return max(0.0, float(value))
     except ValueError:
-        parsed = email.utils.parsedate_to_datetime(value) if value else None
-        if parsed is None:
-            return None
-        return max(0.0, parsed.timestamp() - time.time())
+        pass
+    try:
+        parsed = email.utils.parsedate_to_datetime(value)
+    except (ValueError, TypeError):  # neither seconds nor an HTTP date (e.g. "soon"): use the backoff
+        return None
+    if parsed is None:
+        return None
+    return max(0.0, parsed.timestamp() - time.time())
+
+
+RETRY_AFTER_STATUSES = (429, 503)  # the statuses whose Retry-After is honoured (RFC 9110 names 503 and 429)
 
 
 class RetryingClient(DelegatingClient):
@@ -218,11 +239,45 @@ class RetryingClient(DelegatingClient):
                     self.stats.failures[type(error).__name__] += 1
                     raise
                 self.stats.retries[reason] += 1
-                delay = retry_after_seconds(error) if reason == "429" else None
-                if delay is None:
-                    delay = self.policy.backoff(attempt, self._rng)
-                await self._sleep(min(delay, self.policy.max_retry_after_s))
+                status = getattr(error, "status_code", None)
+                retry_after = retry_after_seconds(error) if status in RETRY_AFTER_STATUSES else None
+                await self._sleep(self.policy.delay(attempt, self._rng, retry_after))
                 attempt += 1
+
+
+# ----------------------------------------------------------------------------------------- concurrency
+
+
+class ConcurrencyLimit:
+    """At most ``limit`` requests at once over every client that shares it.
+
+    The semaphore is made on first use, on the running event loop (and again if a later run uses another).
+    """
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._semaphore: asyncio.Semaphore | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def semaphore(self) -> asyncio.Semaphore:
+        """The semaphore of the running event loop."""
+        loop = asyncio.get_running_loop()
+        if self._semaphore is None or self._loop is not loop:
+            self._semaphore, self._loop = asyncio.Semaphore(self.limit), loop
+        return self._semaphore
+
+
+class LimitedClient(DelegatingClient):
+    """Waits for a free slot of ``limit`` before each request (the request's timeout starts after the wait)."""
+
+    def __init__(self, inner: ChatCompletionClient, limit: ConcurrencyLimit) -> None:
+        super().__init__(inner)
+        self.limit = limit
+
+    async def create(self, messages: Sequence[LLMMessage], **kwargs: Any) -> CreateResult:  # type: ignore[override]
+        """Forward the request once a slot is free."""
+        async with self.limit.semaphore():
+            return await super().create(messages, **kwargs)
 
 
 # ------------------------------------------------------------------------------------------------ cache
@@ -271,8 +326,26 @@ class CallRecord:
         }
 
 
+_ITEM_CALLS: ContextVar[list[CallRecord] | None] = ContextVar("debate_eval_item_calls", default=None)
+
+
+@contextlib.contextmanager
+def recording_calls(log: list[CallRecord]) -> Iterator[list[CallRecord]]:
+    """Add every ``CallRecord`` made in this context to ``log`` too (the runner's per-item log).
+
+    Tasks started inside the context (AutoGen's agent runtime) inherit it, so the calls of an item that fails
+    half-way are still known.
+    """
+    token = _ITEM_CALLS.set(log)
+    try:
+        yield log
+    finally:
+        _ITEM_CALLS.reset(token)
+
+
 class ObservedClient(DelegatingClient):
-    """Appends a ``CallRecord`` to ``log`` for every completion (one wrapper per debate and role)."""
+    """Appends a ``CallRecord`` to ``log`` for every completion (one wrapper per debate and role), and to the
+    log of ``recording_calls`` when one is active."""
 
     def __init__(self, inner: ChatCompletionClient, role: str, log: list[CallRecord]) -> None:
         super().__init__(inner)
@@ -286,15 +359,17 @@ class ObservedClient(DelegatingClient):
         logprobs = None
         if result.logprobs:
             logprobs = [entry.model_dump() for entry in result.logprobs]
-        self.log.append(
-            CallRecord(
-                role=self.role,
-                cached=bool(result.cached),
-                prompt_tokens=result.usage.prompt_tokens,
-                completion_tokens=result.usage.completion_tokens,
-                finish_reason=str(result.finish_reason),
-                latency_s=time.perf_counter() - started,
-                logprobs=logprobs,
-            )
+        record = CallRecord(
+            role=self.role,
+            cached=bool(result.cached),
+            prompt_tokens=result.usage.prompt_tokens,
+            completion_tokens=result.usage.completion_tokens,
+            finish_reason=str(result.finish_reason),
+            latency_s=time.perf_counter() - started,
+            logprobs=logprobs,
         )
+        self.log.append(record)
+        item_log = _ITEM_CALLS.get()
+        if item_log is not None and item_log is not self.log:
+            item_log.append(record)  # the same object: a protocol's later relabelling shows in both
         return result

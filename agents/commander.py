@@ -64,10 +64,12 @@ class CommanderAgent(BaseChatAgent):
         task: str,
         next_relay: Callable[[], Relay | None],
         *,
+        system_message: str = "",
         answer_hint: str = "",
         llm: AssistantAgent | None = None,
     ) -> None:
         super().__init__(COMMANDER, "Leads the debate and relays between the Scorer and the Critic.")
+        self.system_message = system_message  # the paper's Commander text; the LLM Commander's system message
         self.task = task
         self.answer_hint = answer_hint
         self._next_relay = next_relay

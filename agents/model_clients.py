@@ -1,8 +1,10 @@
 """The one place that turns model settings into AutoGen model clients.
 
 ``ClientPool`` builds one client stack per distinct endpoint and settings (see ``client_wrappers`` for the
-layers), shares it between debates, and hands each debate an ``ObservedClient`` per role. Tests (and
-users who bring their own client) can pass ready clients per role with ``overrides``.
+layers), shares it between debates, and hands each debate an ``ObservedClient`` per role. Every stack that
+talks to the embedded server shares one ``ConcurrencyLimit`` of its parallel slots, so ``--concurrency``
+sets the debates in flight while the server never gets more requests than it has slots. Tests (and users
+who bring their own client) can pass ready clients per role with ``overrides``.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from autogen_ext.models.openai._model_info import get_info
 
 from debate_eval.agents.client_wrappers import (
     CallRecord,
+    ConcurrencyLimit,
+    LimitedClient,
     NamespacedStore,
     ObservedClient,
     RetryingClient,
@@ -29,7 +33,14 @@ from debate_eval.agents.client_wrappers import (
     TransportStats,
 )
 from debate_eval.agents.errors import UserError
-from debate_eval.agents.settings import EMBEDDED, ModelConfig, ModelSettings, stable_hash, with_sampling
+from debate_eval.agents.settings import (
+    EMBEDDED,
+    ModelConfig,
+    ModelSettings,
+    public_url,
+    stable_hash,
+    with_sampling,
+)
 
 CACHE_DIR_ENV = "DEBATE_EVAL_CACHE_DIR"
 GENERIC_MODEL_INFO = ModelInfo(
@@ -107,6 +118,7 @@ class ClientPool:
         self.stats = stats or TransportStats()
         self.retry = retry
         self.overrides = dict(overrides or {})
+        self.embedded_slots = ConcurrencyLimit(config.embedded.parallel)  # shared by every embedded stack
         self._stacks: dict[str, _Stack] = {}
 
     def settings_for(self, role: str, sampling: Mapping[str, Any] | None = None) -> ModelSettings:
@@ -115,9 +127,16 @@ class ClientPool:
         return with_sampling(settings, **sampling) if sampling else settings
 
     def namespace_for(self, settings: ModelSettings, variant: str = "") -> str:
-        """Cache namespace: a hash of everything besides the messages that changes the answer."""
+        """Cache namespace: a hash of everything besides the messages that changes the answer.
+
+        The identity shows a base URL without its credentials; a URL that had some adds a hash of itself, so
+        endpoints that differ only in them keep apart (the secret enters nothing but hashes).
+        """
         identity = settings.identity(self.config.embedded)
-        return stable_hash({"identity": identity, "variant": variant})[:32]
+        data: dict[str, Any] = {"identity": identity, "variant": variant}
+        if settings.base_url and public_url(settings.base_url) != settings.base_url:
+            data["endpoint_sha256"] = stable_hash(settings.base_url)
+        return stable_hash(data)[:32]
 
     def shared(self, role: str, variant: str = "", sampling: Mapping[str, Any] | None = None) -> ChatCompletionClient:
         """The shared client stack for ``role``.
@@ -156,7 +175,10 @@ class ClientPool:
         base_url = self._base_url(settings)
         raw = build_openai_client(settings, base_url)
         policy = self.retry or RetryPolicy(max_retries=settings.max_retries)
-        shared: ChatCompletionClient = RetryingClient(raw, policy, self.stats)
+        transport: ChatCompletionClient = raw
+        if settings.provider == EMBEDDED:  # a queued request waits here, not against its timeout
+            transport = LimitedClient(raw, self.embedded_slots)
+        shared: ChatCompletionClient = RetryingClient(transport, policy, self.stats)
         if self.cache is not None:
             shared = ChatCompletionCache(shared, NamespacedStore(self.cache, namespace))
         return _Stack(raw=raw, shared=shared, settings=settings, base_url=base_url)
@@ -184,7 +206,7 @@ class ClientPool:
 async def _ping(settings: ModelSettings, base_url: str | None, role: str) -> None:
     client = build_openai_client(settings, base_url)
     quick = RetryingClient(client, RetryPolicy(max_retries=1, base_delay_s=0.5), TransportStats())
-    where = base_url or "https://api.openai.com/v1"
+    where = public_url(base_url) if base_url else "https://api.openai.com/v1"
     try:
         await quick.create([UserMessage(content="Reply with OK.", source="user")], extra_create_args={"max_tokens": 1})
     except openai.AuthenticationError:

@@ -12,6 +12,7 @@ by itself.
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 import threading
@@ -22,6 +23,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 Request = Mapping[str, Any]
+STATS_PATH = "/scripted/stats"  # GET: {"requests": count}, for a server running in another process
 
 
 @dataclass
@@ -197,6 +199,8 @@ def _make_handler(server: ScriptedOpenAIServer) -> type[BaseHTTPRequestHandler]:
         def do_GET(self) -> None:
             if self.path.rstrip("/").endswith("/models"):
                 self._send(200, {"object": "list", "data": [{"id": "scripted", "object": "model"}]})
+            elif self.path.rstrip("/").endswith(STATS_PATH):
+                self._send(200, {"requests": server.count})
             else:
                 self._send(404, {"error": {"message": "not found"}})
 
@@ -222,3 +226,22 @@ def _make_handler(server: ScriptedOpenAIServer) -> type[BaseHTTPRequestHandler]:
             self._send(200, server.completion(request))
 
     return Handler
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Serve in this process until standard input closes: prints the base URL as the first line.
+
+    A benchmark runs the server this way, in a process of its own as a real endpoint would be, so that the
+    server's work does not compete with the client's event loop for the interpreter lock.
+    """
+    parser = argparse.ArgumentParser(description="Scripted OpenAI-compatible server on 127.0.0.1.")
+    parser.add_argument("--latency-ms", type=float, default=0.0, help="delay before every answer")
+    args = parser.parse_args(argv)
+    with ScriptedOpenAIServer(latency_s=args.latency_ms / 1000) as server:
+        print(server.base_url, flush=True)
+        sys.stdin.read()  # until the parent closes the pipe (or exits)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -10,6 +10,9 @@ with neither an API key nor a base URL uses the embedded local model.
 
 API keys are read from the environment only and are never stored here: a setting holds the *name* of the
 variable that holds the key (``api_key_env``), so nothing printed or written from these objects can leak it.
+A base URL may carry credentials of its own (``https://user:pw@host/v1``, ``?api-key=...``): its public
+form (``public_url``) drops the user info and masks query values; it is what config.json, the config hash
+and error messages show (the cache namespace holds only a hash of the full URL).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import urllib.parse
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -93,7 +97,7 @@ class ModelSettings:
 
         The embedded server listens on a fresh port each run, so it is identified by its GGUF's checksum.
         """
-        endpoint: Any = self.base_url
+        endpoint: Any = public_url(self.base_url) if self.base_url else None
         if self.provider == EMBEDDED:
             endpoint = {"embedded": (embedded or EmbeddedSettings()).identity()}
         return {
@@ -113,6 +117,7 @@ class ModelSettings:
     def to_public_dict(self) -> dict[str, Any]:
         """JSON-ready settings with no secret (the key's variable name only)."""
         data = asdict(self)
+        data["base_url"] = public_url(self.base_url) if self.base_url else None
         data["api_key"] = f"${self.api_key_env}" if self.api_key_env else None
         del data["api_key_env"]
         return data
@@ -267,6 +272,21 @@ def _resolve_role(role: str, cli: ModelOverrides, env: Mapping[str, str]) -> Mod
         timeout_s=timeout,
         max_retries=retries,
     )
+
+
+def public_url(url: str) -> str:
+    """``url`` with no credentials: the user info (``user:pw@``) dropped and every query value masked
+    (``?api-key=***``); a URL with neither is returned unchanged."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+    except ValueError:
+        return "<unparsable URL>"
+    if "@" not in parts.netloc and not parts.query and not parts.fragment:
+        return url
+    query = "&".join(
+        f"{piece.partition('=')[0]}=***" if "=" in piece else "***" for piece in parts.query.split("&") if piece
+    )
+    return urllib.parse.urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, query, ""))
 
 
 def with_sampling(settings: ModelSettings, **changes: Any) -> ModelSettings:

@@ -68,7 +68,13 @@ async def run_debate(task: EvaluationTask, config: DebateConfig, pool: ClientPoo
     llm = None
     if config.commander_llm:
         llm = make_assistant(COMMANDER, config.commander, pool.for_debate("commander", calls))
-    commander = CommanderAgent(task.prompt, lambda: protocol.pending, answer_hint=task.answer_hint(), llm=llm)
+    commander = CommanderAgent(
+        task.prompt,
+        lambda: protocol.pending,
+        system_message=config.commander.text,
+        answer_hint=task.answer_hint(),
+        llm=llm,
+    )
     participants: list[ChatAgent] = [commander, *agents.values()]
     team = MultiAgentsDebate(participants, protocol)
     if config.commander_llm:

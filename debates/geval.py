@@ -4,17 +4,24 @@ Scoring method, in order of preference (the outcome records which one was used):
 
 1. ``logprob_weighted`` (G-Eval, Liu et al. 2023): when the endpoint returns token log-probabilities, the
    score is the expected value over the score tokens' probabilities at the position of the score in the
-   answer: sum(v * p(v)) / sum(p(v)) over the integers v of the scale found among the top log-probabilities.
-   The position is the last token equal to the parsed score (the parser takes the last labelled score);
-   if the answer has no parsable score, the first token that is an integer of the scale.
+   answer: sum(v * p(v)) / sum(p(v)) over the integers v of the scale found among the top log-probabilities
+   (a candidate token is an ASCII integer with optional whitespace and one trailing "." or ")"; others,
+   " four" or a newline, are left out and the rest renormalised). The position is that of the number the parser
+   chose (``ParsedScore.span``), mapped to a token by counting the tokens' bytes; the token there must be
+   that integer. Otherwise (no parsed score, a number word, a decimal, a per-turn average, a number split
+   over tokens) nothing is weighted: the parsed score stands and ``details["logprobs"]`` says why.
 2. ``sample_mean``: with ``samples`` > 1, the mean parsed score of that many answers (each its own request,
-   seeds ``seed + k``; use a temperature above 0 for the samples to differ), as G-Eval's n=20 sampling.
+   seeds ``seed + k``), as G-Eval's n=20 sampling. At temperature 0 the answers are identical (greedy
+   decoding): the details then carry a ``note`` (and ``samples_warning`` gives the run-start warning).
 3. ``parsed``: the parsed score of the single answer.
 """
 
 from __future__ import annotations
 
+import bisect
 import math
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,53 +51,154 @@ class GEvalConfig:
         return {"use_logprobs": self.use_logprobs, "top_logprobs": self.top_logprobs, "samples": self.samples}
 
 
-def _token_text(entry: dict[str, Any]) -> str:
+# A score token: the integer alone, with surrounding whitespace and at most one trailing "." or ")"
+# (" 3", "3", " 3.", "3)"); ASCII digits only ("³".isdigit() is true, but it is no score).
+_SCORE_TOKEN = re.compile(r"\s*([0-9]+)[.)]?\s*")
+
+
+def _token_bytes(entry: Mapping[str, Any]) -> bytes:
     raw = entry.get("bytes")
     if raw:
-        return bytes(raw).decode("utf-8", errors="replace")
-    return str(entry.get("token", ""))
+        return bytes(raw)
+    return str(entry.get("token", "")).encode("utf-8")
+
+
+def _token_text(entry: Mapping[str, Any]) -> str:
+    return _token_bytes(entry).decode("utf-8", errors="replace")
 
 
 def _scale_integer(text: str, scale: ScoreRange) -> int | None:
-    text = text.strip()
-    if not text.isdigit():
+    """The integer of the scale that the token ``text`` stands for, or None."""
+    match = _SCORE_TOKEN.fullmatch(text)
+    if match is None:
         return None
-    value = int(text)
+    value = int(match.group(1))
     return value if scale.contains(value) else None
 
 
+def _unique_context(text: str, start: int, end: int, joined: str) -> int | None:
+    """Where ``text[start:end]`` is in ``joined``, found by the widest context around it that occurs once."""
+    for width in (40, 20, 10, 5, 2):
+        first, last = max(0, start - width), min(len(text), end + width)
+        context = text[first:last]
+        found = joined.find(context)
+        if found >= 0 and joined.find(context, found + 1) < 0:
+            return found + start - first
+    return None
+
+
+def _locate(text: str, span: tuple[int, int], joined: str) -> int | None:
+    """Where ``text[start:end]`` lies in ``joined`` (the tokens' text), or None.
+
+    ``text`` is what the parser read: the answer itself, or the answer with copies of the material
+    blanked out, and tokens may differ from it in whitespace. Tried in order: the same text, the same
+    text up to the number or from it on, a context around the number that occurs once in the tokens'
+    text, then the same with all whitespace left out of both.
+    """
+    start, end = span
+    if joined == text or joined.startswith(text[:end]):
+        return start
+    tail = text[start:]
+    if joined.endswith(tail):
+        return len(joined) - len(tail)
+    found = _unique_context(text, start, end, joined)
+    if found is not None or any(char.isspace() for char in text[start:end]):
+        return found
+    text_kept = [i for i, char in enumerate(text) if not char.isspace()]
+    joined_kept = [i for i, char in enumerate(joined) if not char.isspace()]
+    squeezed_text = "".join(text[i] for i in text_kept)
+    squeezed_joined = "".join(joined[i] for i in joined_kept)
+    squeezed_start = bisect.bisect_left(text_kept, start)
+    if squeezed_text == squeezed_joined:
+        return joined_kept[squeezed_start]
+    found = _unique_context(squeezed_text, squeezed_start, squeezed_start + end - start, squeezed_joined)
+    return None if found is None else joined_kept[found]
+
+
+def _score_token(logprobs: list[dict[str, Any]], text: str | None, span: tuple[int, int]) -> int | str:
+    """The index of the token that holds the number at ``span`` of ``text``, or why there is none.
+
+    Positions are counted in bytes over the tokens (a character may be split across tokens).
+    """
+    sizes = [len(_token_bytes(entry)) for entry in logprobs]
+    joined = b"".join(_token_bytes(entry) for entry in logprobs).decode("utf-8", errors="surrogateescape")
+    position = span[0] if text is None else _locate(text, span, joined)
+    number = (joined if text is None else text)[span[0] : span[1]]
+    if position is None or joined[position : position + len(number)] != number:
+        return "the parsed number could not be found in the tokens"
+    first = len(joined[:position].encode("utf-8", errors="surrogateescape"))
+    last = first + len(number.encode("utf-8", errors="surrogateescape"))
+    offset = 0
+    for index, size in enumerate(sizes):
+        if offset <= first < offset + size:
+            if last > offset + size:
+                return f"the parsed number {number!r} is split over several tokens"
+            return index
+        offset += size
+    return "the parsed number could not be found in the tokens"
+
+
 def weighted_score(
-    logprobs: list[dict[str, Any]], scale: ScoreRange, parsed: ParsedScore
-) -> tuple[float, dict[str, Any]] | None:
-    """G-Eval's probability-weighted score from one completion's token log-probabilities, or None.
+    logprobs: list[dict[str, Any]], scale: ScoreRange, parsed: ParsedScore, text: str | None = None
+) -> tuple[float | None, dict[str, Any]]:
+    """G-Eval's probability-weighted score from one completion's token log-probabilities.
 
     ``logprobs`` is a list of AutoGen ``ChatCompletionTokenLogprob`` dumps (token, logprob, bytes,
-    top_logprobs). Returns the score and what it was computed from.
+    top_logprobs); ``parsed`` the parse of ``text`` (None: the tokens' own text). Only the token of the
+    number the parser chose (``parsed.span``) is weighted, over its candidates that are integers of the
+    scale (probabilities renormalised over those). Returns the score and details whose ``method`` is
+    ``logprob_weighted``, or ``parsed`` with the parsed score (None when there is none) and, under
+    ``logprobs``, why nothing was weighted: no score is ever made up from another number.
     """
-    target = int(parsed.value) if parsed.ok and parsed.value is not None and parsed.value.is_integer() else None
-    positions = [i for i, entry in enumerate(logprobs) if _scale_integer(_token_text(entry), scale) is not None]
-    if target is not None:
-        exact = [i for i in positions if _scale_integer(_token_text(logprobs[i]), scale) == target]
-        positions = exact[-1:] if exact else positions[:1]
-    if not positions:
-        return None
-    entry = logprobs[positions[0]]
-    candidates = entry.get("top_logprobs") or [entry]
+    value = parsed.value if parsed.ok else None
+
+    def unweighted(reason: str) -> tuple[float | None, dict[str, Any]]:
+        return value, {"method": "parsed", "logprobs": f"not weighted: {reason}"}
+
+    if value is None:
+        return unweighted(f"the answer has no parsed score ({parsed.status})")
+    if parsed.span is None:
+        return unweighted(f"the score is not one number of the answer ({parsed.method})")
+    if not value.is_integer():
+        return unweighted(f"the score {value:g} is not an integer")
+    found = _score_token(logprobs, text, parsed.span)
+    if isinstance(found, str):
+        return unweighted(found)
+    entry = logprobs[found]
+    token = _token_text(entry)
+    if _scale_integer(token, scale) != int(value):
+        return unweighted(f"the score's token {token!r} is not a score token for {value:g}")
+    candidates = list(entry.get("top_logprobs") or [])
+    if not any(_token_bytes(candidate) == _token_bytes(entry) for candidate in candidates):
+        candidates.append(entry)  # a sampled token outside the top log-probabilities still counts
     mass: dict[int, float] = {}
     for candidate in candidates:
-        value = _scale_integer(_token_text(candidate), scale)
-        if value is not None:
-            mass[value] = mass.get(value, 0.0) + math.exp(float(candidate["logprob"]))
+        integer = _scale_integer(_token_text(candidate), scale)
+        if integer is not None:
+            mass[integer] = mass.get(integer, 0.0) + math.exp(float(candidate["logprob"]))
     total = sum(mass.values())
     if total <= 0:
-        return None
+        return unweighted("no probability on the scale's integers at the score's token")
     score = sum(v * p for v, p in mass.items()) / total
     details = {
-        "token_index": positions[0],
+        "method": "logprob_weighted",
+        "token_index": found,
+        "token": token,
+        "span": list(parsed.span),
         "probabilities": {str(v): round(p / total, 6) for v, p in sorted(mass.items())},
         "covered_mass": round(total, 6),
     }
     return score, details
+
+
+def samples_warning(config: GEvalConfig, temperature: float) -> str | None:
+    """A one-line warning when ``samples`` > 1 would give identical answers (temperature 0), else None."""
+    if config.samples > 1 and temperature == 0:
+        return (
+            f"warning: --geval-samples {config.samples} at temperature 0 gives {config.samples} identical "
+            "answers (greedy decoding; only the seed differs): set --temperature above 0 for G-Eval's sampling"
+        )
+    return None
 
 
 async def run_geval(task: EvaluationTask, config: GEvalConfig, pool: ClientPool) -> Outcome:
@@ -99,6 +207,7 @@ async def run_geval(task: EvaluationTask, config: GEvalConfig, pool: ClientPool)
     material = task.material()
     messages: list[BaseChatMessage] = []
     parses: list[ParsedScore] = []
+    parsed_texts: list[str] = []
     samples = max(1, config.samples)
     base_seed = pool.settings_for("scorer").sampling.seed
     for k in range(samples):
@@ -112,7 +221,9 @@ async def run_geval(task: EvaluationTask, config: GEvalConfig, pool: ClientPool)
         result = await agent.run(task=TextMessage(source=USER, content=task.prompt))
         chat = [m for m in result.messages if isinstance(m, BaseChatMessage)]
         messages += chat
-        parses.append(score_text(chat[-1].to_text(), task, material))
+        answer = chat[-1].to_text()
+        parses.append(score_text(answer, task, material))
+        parsed_texts.append(material.neutralize(answer))  # what the parser read: the span's coordinates
 
     for call in calls:  # the evaluator's calls are made through the Scorer's settings
         call.role = "evaluator"
@@ -127,14 +238,17 @@ async def run_geval(task: EvaluationTask, config: GEvalConfig, pool: ClientPool)
     if samples > 1:
         values = [p.value for p in parses if p.ok and p.value is not None]
         score = sum(values) / len(values) if values else None
-        details = {"method": "sample_mean", "samples": samples, "parsed_samples": len(values)}
+        temperature = pool.settings_for("scorer").sampling.temperature
+        details = {
+            "method": "sample_mean",
+            "samples": samples,
+            "parsed_samples": len(values),
+            "temperature": temperature,
+        }
+        if temperature == 0:
+            details["note"] = "temperature 0: the samples are identical answers (greedy decoding)"
     elif config.use_logprobs and calls and calls[-1].logprobs:
-        weighted = weighted_score(calls[-1].logprobs, task.scale, parsed)
-        if weighted is not None:
-            score, info = weighted
-            details = {"method": "logprob_weighted", **info}
-        else:
-            details = {"method": "parsed", "logprobs": "no score token among the returned log-probabilities"}
+        score, details = weighted_score(calls[-1].logprobs, task.scale, parsed, parsed_texts[0])
     elif config.use_logprobs:
         details = {"method": "parsed", "logprobs": "the endpoint returned no log-probabilities"}
     for entry, call in zip((e for e in transcript if e["role"] == "evaluator"), calls, strict=False):

@@ -51,12 +51,16 @@ never invents a score (no "0 when nothing was found") and never clamps. Rules, i
 
 Nothing found gives status ``no_score`` with method ``none``; its reason says when the only scores seen
 were set aside by rule 2a.
+
+A result that chose one number also carries its ``span``: ``text[start:end]`` is that number (digits, sign
+included, or number word) in the text as given, before normalisation. G-Eval's weighting uses it to find
+the score's token.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 
@@ -86,6 +90,9 @@ class ParsedScore:
     status: str  # "parsed" | "no_score" | "out_of_range"
     method: str  # the rule that produced it, or "none"
     reason: str  # one short sentence: the matched text, or why nothing was found
+    # Where the chosen number (digits or number word) lies in the parsed text: ``text[start:end]``. None
+    # when no single number was chosen (no score, a per-turn average). Not part of equality or ``to_dict``.
+    span: tuple[int, int] | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
@@ -229,11 +236,22 @@ def _strict_patterns(aspect: str | None) -> tuple[tuple[str, re.Pattern[str]], .
     return (("labelled", labelled), ("rate_phrase", rate), ("fraction", _FRACTION), ("out_of", _OUT_OF))
 
 
+_UNDERSCORES = re.compile(r"(?<!\w)_+|_+(?!\w)")  # markdown emphasis, not snake_case
+
+
 def _normalise(text: str) -> str:
     """Drop markdown emphasis and unify dashes, so patterns see plain text."""
     text = re.sub(r"[*`]+", "", text)
-    text = re.sub(r"(?<!\w)_+|_+(?!\w)", "", text)
+    text = _UNDERSCORES.sub("", text)
     return re.sub("[\u2012\u2013\u2014\u2212]", "-", text)
+
+
+def _normalise_map(text: str) -> list[int]:
+    """For each character of ``_normalise(text)``, its index in ``text`` (the same deletions, in order)."""
+    kept = [i for i, char in enumerate(text) if char not in "*`"]
+    step = "".join(text[i] for i in kept)
+    dropped = {i for match in _UNDERSCORES.finditer(step) for i in range(*match.span())}
+    return [index for j, index in enumerate(kept) if j not in dropped]
 
 
 def _number(token: str) -> float:
@@ -248,12 +266,18 @@ def _quote(text: str, limit: int = 80) -> str:
     return repr(flat if len(flat) <= limit else flat[: limit - 3] + "...")
 
 
-def _verdict(value: float, method: str, matched: str, scale: ScoreRange) -> ParsedScore:
+def _verdict(
+    value: float, method: str, matched: str, scale: ScoreRange, span: tuple[int, int] | None = None
+) -> ParsedScore:
     """The range check: ``parsed`` inside the scale, ``out_of_range`` (never clamped) outside."""
     if scale.contains(value):
-        return ParsedScore(value, "parsed", method, f"Matched {_quote(matched)} ({method}).")
+        return ParsedScore(value, "parsed", method, f"Matched {_quote(matched)} ({method}).", span)
     return ParsedScore(
-        None, "out_of_range", method, f"{value:g} from {_quote(matched)} is out of range (outside the {scale} scale)."
+        None,
+        "out_of_range",
+        method,
+        f"{value:g} from {_quote(matched)} is out of range (outside the {scale} scale).",
+        span,
     )
 
 
@@ -267,8 +291,9 @@ def _from_match(match: re.Match[str], method: str, scale: ScoreRange) -> ParsedS
             "out_of_range",
             method,
             f"{_quote(match.group(0))} is out of range: out of {_number(den):g}, not on the {scale} scale.",
+            match.span("num"),
         )
-    return _verdict(value, method, match.group(0), scale)
+    return _verdict(value, method, match.group(0), scale, match.span("num"))
 
 
 def _overlaps(match: re.Match[str], spans: list[tuple[int, int]]) -> bool:
@@ -395,7 +420,16 @@ def _last_number(text: str, scale: ScoreRange, aside: list[tuple[int, int]]) -> 
         shown = ", ".join(f"{v:g}" for v in sorted(on_line))
         return ParsedScore(None, "no_score", "none", f"No clear score: the last line has several numbers ({shown}).")
     line = text[last_line_start:].strip()
-    return _verdict(_number(candidates[-1].group("num")), "last_number", line, scale)
+    return _verdict(_number(candidates[-1].group("num")), "last_number", line, scale, candidates[-1].span("num"))
+
+
+def _in_text(result: ParsedScore, text: str, clean: str) -> ParsedScore:
+    """``result`` with its span moved from the normalised ``clean`` back to the original ``text``."""
+    if result.span is None or clean == text:
+        return result
+    index = _normalise_map(text)
+    start, end = result.span
+    return replace(result, span=(index[start], index[end - 1] + 1))
 
 
 def parse_score(text: str, scale: ScoreRange, aspect: str | None = None) -> ParsedScore:
@@ -412,13 +446,15 @@ def parse_score(text: str, scale: ScoreRange, aspect: str | None = None) -> Pars
     result, aside = _strict(clean, scale, aspect, turn_spans)
     result = result or _per_turn(clean, scale)
     if result is not None:
-        return result
+        return _in_text(result, text, clean)
     bare = _BARE.match(clean)
     if bare:
-        return _verdict(_number(bare.group("num")), "bare_number", clean.strip(), scale)
+        return _in_text(
+            _verdict(_number(bare.group("num")), "bare_number", clean.strip(), scale, bare.span("num")), text, clean
+        )
     result = _last_number(clean, scale, aside)
     if result is not None:
-        return result
+        return _in_text(result, text, clean)
     if aside:
         first = clean[aside[0][0] : aside[0][1]]
         return ParsedScore(

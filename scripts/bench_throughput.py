@@ -1,7 +1,7 @@
 """Throughput benchmark: DEBATE debates/s against a scripted OpenAI-compatible server with a fixed latency.
 
-Starts ``ScriptedOpenAIServer`` on 127.0.0.1, which answers every chat completion after ``--latency-ms``
-with a scripted Scorer or Critic reply (its Critic never says NO ISSUE, so a debate with ``--rounds n``
+Starts ``ScriptedOpenAIServer`` on 127.0.0.1 in a child process, which answers every chat completion after
+``--latency-ms`` with a scripted Scorer or Critic reply (its Critic never says NO ISSUE, so a debate with ``--rounds n``
 makes exactly ``2n + 1`` sequential calls). For each concurrency level it measures:
 
 - the framework: ``debate_eval.tasks.runner.run`` on the first ``--debates`` SummEval coherence items,
@@ -27,14 +27,17 @@ import argparse
 import asyncio
 import cProfile
 import datetime as dt
+import json
 import os
 import platform
 import pstats
 import shlex
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from importlib import metadata
@@ -44,7 +47,7 @@ import openai
 
 from debate_eval.agents.commander import TO_CRITIC, TO_SCORER
 from debate_eval.agents.personas import get_persona
-from debate_eval.agents.scripted_server import DEFAULT_REPLIES, ScriptedOpenAIServer
+from debate_eval.agents.scripted_server import DEFAULT_REPLIES, STATS_PATH
 from debate_eval.agents.settings import ModelOverrides, resolve_model_config
 from debate_eval.tasks.datasets import load_items, resolve_data_dir, select_items
 from debate_eval.tasks.results import read_jsonl
@@ -71,6 +74,42 @@ class Row:
         return statistics.median(getattr(self, kind))
 
 
+class ServerProcess:
+    """``ScriptedOpenAIServer`` in a child process, as a real endpoint would be: its request handling does
+    not compete with the measured client for this interpreter's lock. Stops when the block ends."""
+
+    def __init__(self, latency_s: float) -> None:
+        self.latency_s = latency_s
+        self.base_url = ""
+        self._process: subprocess.Popen[str] | None = None
+
+    def __enter__(self) -> ServerProcess:
+        command = [
+            sys.executable,
+            "-m",
+            "debate_eval.agents.scripted_server",
+            "--latency-ms",
+            str(self.latency_s * 1000),
+        ]
+        self._process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        assert self._process.stdout is not None
+        self.base_url = self._process.stdout.readline().strip()
+        if not self.base_url.startswith("http://127.0.0.1:"):
+            raise SystemExit(f"the scripted server did not start (it printed {self.base_url!r})")
+        return self
+
+    @property
+    def count(self) -> int:
+        """Requests the server has received."""
+        with urllib.request.urlopen(self.base_url + STATS_PATH, timeout=10) as response:
+            return int(json.load(response)["requests"])
+
+    def __exit__(self, *exc: object) -> None:
+        assert self._process is not None and self._process.stdin is not None
+        self._process.stdin.close()
+        self._process.wait(timeout=30)
+
+
 def make_config(base_url: str, rounds: int) -> RunConfig:
     """SummEval coherence, DEBATE, every role on the scripted server."""
     models = resolve_model_config(ModelOverrides(base_url=base_url, model="scripted"), environ={})
@@ -88,7 +127,7 @@ async def measure_framework(
     latency_s: float, debates: int, concurrency: int, rounds: int, data_dir: Path
 ) -> tuple[float, float]:
     """Wall time and event-loop CPU time of ``run()``; checks every record and the request count."""
-    with ScriptedOpenAIServer(latency_s=latency_s) as server, tempfile.TemporaryDirectory() as tmp:
+    with ServerProcess(latency_s) as server, tempfile.TemporaryDirectory() as tmp:
         config = make_config(server.base_url, rounds)
         options = RunOptions(
             out_dir=Path(tmp) / "run",
@@ -138,7 +177,7 @@ def raw_payloads(data_dir: Path, debates: int, rounds: int) -> list[list[list[di
 
 async def measure_raw(latency_s: float, payloads: list[list[list[dict[str, str]]]], concurrency: int) -> float:
     """Wall time of the same sequential calls through ``openai.AsyncOpenAI``."""
-    with ScriptedOpenAIServer(latency_s=latency_s) as server:
+    with ServerProcess(latency_s) as server:
         client = openai.AsyncOpenAI(base_url=server.base_url, api_key="not-needed", max_retries=0)
         limit = asyncio.Semaphore(concurrency)
         sampling = make_config(server.base_url, 1).models.for_role("scorer").sampling.create_args()
@@ -214,7 +253,8 @@ def report(args: argparse.Namespace, command: str, rows: Sequence[Row], calls: i
         f"- Date: {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC",
         f"- Machine: {platform.platform()}, {os.cpu_count()} CPUs; Python {platform.python_version()}; {versions()}",
         f"- {args.debates} debates (SummEval coherence, protocol `debate`, n = {args.rounds}: {calls} sequential calls "
-        f"each) against `ScriptedOpenAIServer` on 127.0.0.1 answering after {args.latency_ms} ms. Framework: "
+        f"each) against `ScriptedOpenAIServer` on 127.0.0.1, in a process of its own (as a real endpoint "
+        f"would be), answering after {args.latency_ms} ms. Framework: "
         "`debate_eval.tasks.runner.run` with the response cache, preflight and progress bar off. Raw: the same "
         "calls with the same message lists (each agent's growing history) through `openai.AsyncOpenAI` and an "
         "`asyncio.Semaphore`.",

@@ -4,11 +4,13 @@ The y axis is the group-level Spearman ρ of each cell (SummEval: per document; 
 context). Red marks are the paper's GPT-4 numbers where its text gives them for this aspect: Table 1
 (DEBATE = Devil's Advocate, MultiAgent = plain Critic, G-Eval-4, ChatEval) and Table 3 (sophisticated Critic).
 Figure 2's own points are only drawn in the paper's image, so they are not shown.
+
+The persona and protocol panels compare debates at one n: the largest n of the grid's rounds (or the run's
+``--max-rounds``), named in their titles.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -49,9 +51,37 @@ def _number(value: Any) -> float | None:
         return None
 
 
-def _modal_rounds(rows: Sequence[dict[str, Any]]) -> int | None:
-    rounds = [r["rounds"] for r in rows if PROTOCOLS[r["protocol"]].multi_agent and r.get("rounds") not in ("", None)]
-    return Counter(rounds).most_common(1)[0][0] if rounds else None
+def _rounds_of(row: dict[str, Any]) -> int | None:
+    value = _number(row.get("rounds"))
+    return int(value) if value is not None else None
+
+
+def persona_bars(rows: Sequence[dict[str, Any]], rounds: int | None) -> dict[str, float | None]:
+    """The middle panel: ρ per Critic persona, debates at n = ``rounds`` without Tie-breaker or LLM Commander."""
+    by_critic: dict[str, float | None] = {}
+    for row in rows:
+        if (
+            PROTOCOLS[row["protocol"]].multi_agent
+            and _rounds_of(row) == rounds
+            and not _truthy(row.get("tiebreaker"))
+            and row.get("commander") != "llm"
+        ):
+            by_critic.setdefault(str(row["critic"]), _number(row.get("spearman")))
+    return by_critic
+
+
+def protocol_bars(rows: Sequence[dict[str, Any]], rounds: int | None) -> dict[str, float | None]:
+    """The right panel: ρ per protocol, each debate protocol with its own Critic at n = ``rounds``."""
+    by_protocol: dict[str, float | None] = {}
+    for row in rows:
+        spec = PROTOCOLS[row["protocol"]]
+        if not spec.multi_agent or (_rounds_of(row) == rounds and row.get("critic") == spec.critic):
+            by_protocol.setdefault(str(row["protocol"]), _number(row.get("spearman")))
+    return by_protocol
+
+
+def _truthy(value: Any) -> bool:
+    return value is True or str(value).lower() == "true"
 
 
 def _bars(ax: Any, labels: list[str], values: list[float | None], refs: list[float | None], title: str) -> None:
@@ -73,8 +103,12 @@ def _bars(ax: Any, labels: list[str], values: list[float | None], refs: list[flo
         ax.text(0.5, 0.5, "no cells vary this", ha="center", va="center", transform=ax.transAxes)
 
 
-def plot_ablation(rows: Sequence[dict[str, Any]], dataset: str, aspect: str, path: Path) -> None:
-    """Draw the three panels into ``path`` (PNG)."""
+def plot_ablation(
+    rows: Sequence[dict[str, Any]], dataset: str, aspect: str, path: Path, *, rounds: int | None = None
+) -> dict[str, Any]:
+    """Draw the three panels into ``path`` (PNG); the persona and protocol panels at n = ``rounds`` (default:
+    the largest n among the rows). Returns what the bar panels show: ``rounds``, ``personas``, ``protocols``
+    and the panel ``titles``."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -98,32 +132,27 @@ def plot_ablation(rows: Sequence[dict[str, Any]], dataset: str, aspect: str, pat
     if series:
         left.legend(fontsize=7)
 
-    modal = _modal_rounds(rows)
-    persona_rows = [
-        r for r in debate_rows if r.get("rounds") == modal and not r.get("tiebreaker") and r.get("commander") != "llm"
-    ]
-    by_critic: dict[str, float | None] = {}
-    for row in persona_rows:
-        by_critic.setdefault(str(row["critic"]), _number(row.get("spearman")))
+    if rounds is None:
+        rounds = max((n for n in map(_rounds_of, debate_rows) if n is not None), default=None)
+    by_critic = persona_bars(rows, rounds)
+    at_n = f"n = {rounds}" if rounds is not None else "no debate cells"
+    persona_title = f"Critic persona ({at_n})"
     _bars(
         middle,
         list(by_critic),
         list(by_critic.values()),
         [paper_reference("critic", c, dataset, aspect) for c in by_critic],
-        f"Critic persona (n = {modal})",
+        persona_title,
     )
 
-    by_protocol: dict[str, float | None] = {}
-    for row in rows:
-        spec = PROTOCOLS[row["protocol"]]
-        if not spec.multi_agent or (row.get("rounds") == modal and row.get("critic") == spec.critic):
-            by_protocol.setdefault(str(row["protocol"]), _number(row.get("spearman")))
+    by_protocol = protocol_bars(rows, rounds)
+    protocol_title = "Debating style / protocol" + (f" (debates at n = {rounds})" if rounds is not None else "")
     _bars(
         right,
         list(by_protocol),
         list(by_protocol.values()),
         [paper_reference("protocol", p, dataset, aspect) for p in by_protocol],
-        "Debating style / protocol",
+        protocol_title,
     )
     for ax in (left, middle, right):
         ax.axhline(0, color="grey", linewidth=0.5)
@@ -132,3 +161,9 @@ def plot_ablation(rows: Sequence[dict[str, Any]], dataset: str, aspect: str, pat
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
     plt.close(fig)
+    return {
+        "rounds": rounds,
+        "personas": by_critic,
+        "protocols": by_protocol,
+        "titles": ["Number of rounds", persona_title, protocol_title],
+    }

@@ -103,6 +103,17 @@ class Accounting:
         return {role: vars(usage).copy() for role, usage in sorted(self.roles.items())}
 
 
+def _call_usage(prompt: int, completion: int, cached: bool) -> dict[str, int]:
+    return {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "calls": 1,
+        "cached_calls": int(cached),
+        "billed_prompt_tokens": 0 if cached else prompt,
+        "billed_completion_tokens": 0 if cached else completion,
+    }
+
+
 def item_usage(transcript: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, int]]:
     """Per-role usage of one item, from its transcript entries."""
     totals: dict[str, RoleUsage] = {}
@@ -110,18 +121,24 @@ def item_usage(transcript: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, i
         usage = entry.get("usage")
         if not usage:
             continue
-        role = totals.setdefault(str(entry["role"]), RoleUsage())
         prompt = int(usage.get("prompt_tokens") or 0)
         completion = int(usage.get("completion_tokens") or 0)
         cached = bool(entry.get("cached"))
-        role.add(
-            {
-                "prompt_tokens": prompt,
-                "completion_tokens": completion,
-                "calls": 1,
-                "cached_calls": int(cached),
-                "billed_prompt_tokens": 0 if cached else prompt,
-                "billed_completion_tokens": 0 if cached else completion,
-            }
-        )
+        totals.setdefault(str(entry["role"]), RoleUsage()).add(_call_usage(prompt, completion, cached))
     return {name: vars(usage).copy() for name, usage in totals.items()}
+
+
+def calls_usage(calls: Iterable[Any]) -> dict[str, dict[str, int]]:
+    """Per-role usage of one item, from its ``CallRecord``s (for an item that failed before its transcript)."""
+    totals: dict[str, RoleUsage] = {}
+    for call in calls:
+        usage = _call_usage(int(call.prompt_tokens or 0), int(call.completion_tokens or 0), bool(call.cached))
+        totals.setdefault(str(call.role), RoleUsage()).add(usage)
+    return {name: vars(usage).copy() for name, usage in totals.items()}
+
+
+def usage_calls(usage: Mapping[str, Mapping[str, Any]]) -> tuple[int, int]:
+    """Calls that reached a model, and calls answered from the cache, in one item's ``usage``."""
+    calls = sum(int(u.get("calls") or 0) for u in usage.values())
+    cached = sum(int(u.get("cached_calls") or 0) for u in usage.values())
+    return calls - cached, cached

@@ -17,6 +17,7 @@ from typing import Any
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.personas import ROLES, format_personas, list_personas
 from debate_eval.agents.redaction import redact
+from debate_eval.agents.settings import load_env_file
 
 # Modules that each register one subcommand with ``add_subparser(subparsers)``.
 COMMAND_MODULES = (
@@ -79,9 +80,10 @@ def quiet_libraries() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
-    quiet_libraries()
     args = build_parser().parse_args(argv)
     try:
+        load_env_file(getattr(args, "env_file", None))  # before anything reads a setting (DEBATE_EVAL_DEBUG too)
+        quiet_libraries()
         return int(args.handler(args))
     except UserError as error:
         print(f"debate-eval: error: {redact(str(error))}", file=sys.stderr)

@@ -17,7 +17,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from debate_eval.agents.settings import load_env_file
 from debate_eval.tasks.datasets import Item, load_items, resolve_data_dir
 from debate_eval.tasks.results import write_json_atomic
 from debate_eval.tasks.run_command import (
@@ -103,7 +102,6 @@ def summarize(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
 def handle_repeat(args: argparse.Namespace) -> int:
     """Run the check and print its report."""
-    load_env_file(args.env_file)
     args.limit = args.docs = None
     config = build_run_config(args)
     items = choose_items(load_items(config.dataset, resolve_data_dir(args.data_dir)), args.items, args.sample_seed)

@@ -5,7 +5,8 @@
   (not per line: an fsync on the event loop would stall every debate in flight).
 - A rerun with the same ``--out`` skips the items already done under the same configuration (matched by
   item id and config hash) and retries items that failed. A different configuration is refused.
-- A final line cut short by a crash (``kill -9`` mid-write) is dropped when the run resumes, with a notice.
+- A final line cut short by a crash (``kill -9`` mid-write) is dropped when the run resumes, with a notice;
+  a complete final line without its newline gets one.
 - When an item is retried, its earlier failed line is dropped (the file is rewritten atomically), so the
   file never holds two lines for one item.
 """
@@ -55,13 +56,22 @@ def numbered_records(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], int]
 
 
 def read_jsonl(path: Path, *, repair: bool = False) -> list[dict[str, Any]]:
-    """Read a results file (none: empty); with ``repair``, an interrupted last line is cut from the file."""
+    """Read a results file (none: empty).
+
+    With ``repair``, an interrupted last line is cut from the file, and a complete last line that lacks its
+    newline gets one, so the next append starts a line of its own.
+    """
     if not path.exists():
         return []
     records, good_end = numbered_records(path)
-    if repair and good_end < path.stat().st_size:
+    if repair and path.stat().st_size:
         with path.open("r+b") as handle:
-            handle.truncate(good_end)
+            if good_end < path.stat().st_size:
+                handle.truncate(good_end)
+            if good_end:
+                handle.seek(good_end - 1)
+                if handle.read(1) != b"\n":
+                    handle.write(b"\n")
     return [record for _, record in records]
 
 

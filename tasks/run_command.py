@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
-from debate_eval.agents.settings import ROLES, ModelOverrides, load_env_file, resolve_model_config
+from debate_eval.agents.settings import ROLES, ModelOverrides, resolve_model_config
 from debate_eval.debates.chateval import DEFAULT_ROLES, DEFAULT_TURNS, ONE_BY_ONE, STRATEGIES
-from debate_eval.debates.geval import DEFAULT_TOP_LOGPROBS, GEvalConfig
+from debate_eval.debates.geval import DEFAULT_TOP_LOGPROBS, GEvalConfig, samples_warning
 from debate_eval.debates.protocols import PROTOCOLS
 from debate_eval.tasks.datasets import DATASETS, check_aspect, resolve_data_dir
 from debate_eval.tasks.run_config import RunConfig, RunOptions, build_chateval_config, build_debate_config
@@ -256,10 +256,13 @@ def build_run_options(args: argparse.Namespace, config: RunConfig) -> RunOptions
 
 def handle_run(args: argparse.Namespace) -> int:
     """Run the evaluation and print its summary."""
-    load_env_file(args.env_file)
     if args.max_rounds == 0 and (args.tie_breaker or args.protocol in ("tiebreaker", "both")):
         raise UserError("the Tie-breaker needs at least one round: use --max-rounds 1 or more")
     config = build_run_config(args)
+    if config.geval is not None:
+        warning = samples_warning(config.geval, config.models.for_role("scorer").sampling.temperature)
+        if warning:
+            print(f"debate-eval: {warning}", file=sys.stderr)
     options = build_run_options(args, config)
     summary = asyncio.run(run(config, options))
     print(format_summary(summary, config))
@@ -267,39 +270,44 @@ def handle_run(args: argparse.Namespace) -> int:
 
 
 def format_summary(summary: RunSummary, config: RunConfig) -> str:
-    """The short report printed at the end of a run."""
-    acc = summary.accounting
+    """The short report printed at the end of a run: this invocation, then the run's totals."""
+    now, total = summary.now, summary.total
+    transport = summary.transport.to_dict()
     lines = [
         f"{config.dataset}/{config.aspect} [{config.protocol}]: {summary.selected} items selected, "
-        f"{summary.already_done} already done, {summary.finished} finished now, {summary.failed} failed "
-        f"({summary.elapsed_s:.1f} s)",
+        f"{summary.already_done} already done",
+        f"this invocation: {now.finished} finished, {now.failed} failed in {summary.elapsed_s:.1f} s; "
+        f"{now.accounting.llm_calls} model calls, {now.accounting.cached_calls} from the cache, "
+        f"{transport['retries']} retries; estimated cost {_dollars(summary.cost_usd)}",
+        f"run totals ({total.items} items in results.jsonl): {total.finished} finished, {total.failed} failed",
     ]
-    if summary.finished:
-        line = f"scores: {summary.parsed} parsed, {summary.unparsed} without a score"
+    if total.finished:
+        line = f"scores: {total.parsed} parsed, {total.unparsed} without a score"
         if config.debate is not None:
-            mean_rounds = summary.rounds_total / summary.finished
-            line += f"; Critic said NO ISSUE in {summary.agreed}/{summary.finished}; mean rounds {mean_rounds:.2f}"
+            mean_rounds = total.rounds_total / total.finished
+            line += f"; Critic said NO ISSUE in {total.agreed}/{total.finished}; mean rounds {mean_rounds:.2f}"
         lines.append(line)
+    acc = total.accounting
     tokens = (
         sum(u.prompt_tokens for u in acc.roles.values()),
         sum(u.completion_tokens for u in acc.roles.values()),
     )
-    transport = summary.transport.to_dict()
     lines.append(
         f"model calls: {acc.llm_calls} to the model, {acc.cached_calls} from the cache; tokens: {tokens[0]:,} "
-        f"prompt + {tokens[1]:,} completion; retries: {transport['retries']}"
+        f"prompt + {tokens[1]:,} completion"
     )
     for role, usage in sorted(acc.roles.items()):
         lines.append(
             f"  {role:<10} {usage.calls:>5} calls  {usage.prompt_tokens:>10,} prompt  "
             f"{usage.completion_tokens:>9,} completion tokens"
         )
-    if summary.cost_usd is not None:
-        lines.append(f"estimated cost: ${summary.cost_usd:.4f} (prices in prices.csv; cached calls are free)")
+    if summary.total_cost_usd is not None:
+        cost = _dollars(summary.total_cost_usd)
+        lines.append(f"estimated cost: {cost} for the run (prices in prices.csv; cached calls are free)")
     else:
         lines.append("estimated cost: unknown (a model has no price in prices.csv; tokens above)")
-    if summary.errors:
-        kinds = ", ".join(f"{kind} x{count}" for kind, count in sorted(summary.errors.items()))
+    if total.errors:
+        kinds = ", ".join(f"{kind} x{count}" for kind, count in sorted(total.errors.items()))
         lines.append(f"failed items: {kinds} (see the 'error' field; a rerun retries them)")
     out = summary.out_dir
     lines.append(
@@ -307,6 +315,10 @@ def format_summary(summary: RunSummary, config: RunConfig) -> str:
         f"{out / 'results.jsonl'}"
     )
     return "\n".join(lines)
+
+
+def _dollars(cost: float | None) -> str:
+    return "unknown" if cost is None else f"${cost:.4f}"
 
 
 def main_for_dataset(dataset: str, argv: list[str] | None = None) -> int:

@@ -13,13 +13,13 @@ from typing import Any, TextIO
 
 from autogen_core.models import ChatCompletionClient
 
-from debate_eval.agents.client_wrappers import TransportStats
+from debate_eval.agents.client_wrappers import CallRecord, TransportStats, recording_calls
 from debate_eval.agents.embedded_server import EmbeddedServer
 from debate_eval.agents.model_clients import ClientPool, default_cache_dir, open_disk_cache
 from debate_eval.agents.redaction import redact
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
 from debate_eval.debates.protocols import Evaluator
-from debate_eval.tasks.accounting import Accounting, item_usage, load_prices
+from debate_eval.tasks.accounting import Accounting, calls_usage, item_usage, load_prices, usage_calls
 from debate_eval.tasks.datasets import Item, get_dataset, load_items, select_items
 from debate_eval.tasks.progress import Progress
 from debate_eval.tasks.results import ResultsStore, write_json_atomic
@@ -30,43 +30,128 @@ SERVER_LOG = "embedded-server.log"
 
 
 @dataclass
-class RunSummary:
-    """What a run did."""
+class Tally:
+    """Items, scores, calls and tokens over a set of records (a failed item's calls count too)."""
 
-    out_dir: Path
-    selected: int = 0
-    already_done: int = 0
-    attempted: int = 0
+    items: int = 0
     finished: int = 0
     failed: int = 0
     parsed: int = 0
     unparsed: int = 0
     agreed: int = 0
     rounds_total: int = 0
-    elapsed_s: float = 0.0
     accounting: Accounting = field(default_factory=Accounting)
-    transport: TransportStats = field(default_factory=TransportStats)
-    cost_usd: float | None = None
     errors: dict[str, int] = field(default_factory=dict)
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready summary (``summary.json``)."""
+    def add(self, record: Mapping[str, Any]) -> None:
+        """Count one item's record."""
+        self.items += 1
+        self.accounting.add_item(record.get("usage") or {})
+        if record.get("error"):
+            self.failed += 1
+            kind = str(record["error"]).split(":")[0]
+            self.errors[kind] = self.errors.get(kind, 0) + 1
+            return
+        self.finished += 1
+        if record.get("score") is None:
+            self.unparsed += 1
+        else:
+            self.parsed += 1
+        if record.get("agreed"):
+            self.agreed += 1
+        self.rounds_total += int(record.get("rounds") or 0)
+
+    def to_dict(self, cost_usd: float | None) -> dict[str, Any]:
+        """JSON-ready counts and usage."""
         return {
-            "selected": self.selected,
-            "already_done": self.already_done,
-            "attempted": self.attempted,
+            "items": self.items,
             "finished": self.finished,
             "failed": self.failed,
             "parsed": self.parsed,
             "unparsed": self.unparsed,
             "agreed": self.agreed,
-            "elapsed_s": round(self.elapsed_s, 3),
             "llm_calls": self.accounting.llm_calls,
             "cached_calls": self.accounting.cached_calls,
             "usage": self.accounting.to_dict(),
-            "transport": self.transport.to_dict(),
-            "estimated_cost_usd": self.cost_usd,
+            "estimated_cost_usd": cost_usd,
             "errors": self.errors,
+        }
+
+
+@dataclass
+class RunSummary:
+    """What a run did: ``total`` over every record of its configuration in results.jsonl (earlier invocations
+    included), ``now`` over the items this invocation ran (the counters of the same names are ``now``'s)."""
+
+    out_dir: Path
+    selected: int = 0
+    already_done: int = 0
+    elapsed_s: float = 0.0  # this invocation's wall time
+    now: Tally = field(default_factory=Tally)
+    total: Tally = field(default_factory=Tally)
+    transport: TransportStats = field(default_factory=TransportStats)  # this invocation's requests and retries
+    cost_usd: float | None = None  # this invocation
+    total_cost_usd: float | None = None
+
+    @property
+    def attempted(self) -> int:
+        """Items run by this invocation."""
+        return self.now.items
+
+    @property
+    def finished(self) -> int:
+        """Items finished by this invocation."""
+        return self.now.finished
+
+    @property
+    def failed(self) -> int:
+        """Items that failed in this invocation."""
+        return self.now.failed
+
+    @property
+    def parsed(self) -> int:
+        """Items of this invocation with a score."""
+        return self.now.parsed
+
+    @property
+    def unparsed(self) -> int:
+        """Items of this invocation that finished without a score."""
+        return self.now.unparsed
+
+    @property
+    def agreed(self) -> int:
+        """Debates of this invocation where the Critic agreed."""
+        return self.now.agreed
+
+    @property
+    def rounds_total(self) -> int:
+        """Critic rounds over this invocation's finished items."""
+        return self.now.rounds_total
+
+    @property
+    def accounting(self) -> Accounting:
+        """This invocation's calls and tokens."""
+        return self.now.accounting
+
+    @property
+    def errors(self) -> dict[str, int]:
+        """This invocation's failures by kind."""
+        return self.now.errors
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready summary (``summary.json``): the run's totals, and this invocation apart."""
+        now = self.now.to_dict(self.cost_usd)
+        now["attempted"] = now.pop("items")
+        return {
+            **self.total.to_dict(self.total_cost_usd),
+            "this_invocation": {
+                "selected": self.selected,
+                "already_done": self.already_done,
+                **now,
+                "retries": sum(self.transport.retries.values()),
+                "transport": self.transport.to_dict(),
+                "elapsed_s": round(self.elapsed_s, 3),
+            },
         }
 
 
@@ -87,9 +172,14 @@ def build_tasks(config: RunConfig, items: Sequence[Item]) -> list[EvaluationTask
 
 
 def make_record(
-    item: Item, config: RunConfig, outcome: Outcome | None, error: str | None, elapsed_s: float
+    item: Item,
+    config: RunConfig,
+    outcome: Outcome | None,
+    error: str | None,
+    elapsed_s: float,
+    calls: Sequence[CallRecord] = (),
 ) -> dict[str, Any]:
-    """The results.jsonl line of one item."""
+    """The results.jsonl line of one item (``calls``: what a failed item spent before it failed)."""
     record: dict[str, Any] = {
         "item_id": item.item_id,
         "dataset": config.dataset,
@@ -105,8 +195,11 @@ def make_record(
         "error": error,
     }
     if outcome is None:
-        return {**record, "usage": {}, "llm_calls": 0, "cached_calls": 0, "transcript": []}
+        usage = calls_usage(calls)
+        llm_calls, cached_calls = usage_calls(usage)
+        return {**record, "usage": usage, "llm_calls": llm_calls, "cached_calls": cached_calls, "transcript": []}
     usage = item_usage(outcome.transcript)
+    llm_calls, cached_calls = usage_calls(usage)
     record.update(
         {
             "score": outcome.score,
@@ -120,8 +213,8 @@ def make_record(
             "decided_by": outcome.decided_by,
             "details": outcome.details,
             "usage": usage,
-            "llm_calls": sum(u["calls"] - u["cached_calls"] for u in usage.values()),
-            "cached_calls": sum(u["cached_calls"] for u in usage.values()),
+            "llm_calls": llm_calls,
+            "cached_calls": cached_calls,
             "transcript": outcome.transcript,
         }
     )
@@ -140,14 +233,16 @@ def describe_error(error: BaseException) -> str:
 async def evaluate_one(
     evaluator: Evaluator, item: Item, task: EvaluationTask, config: RunConfig, pool: ClientPool
 ) -> dict[str, Any]:
-    """Evaluate one item; any error becomes a failed record (the run goes on)."""
+    """Evaluate one item; any error becomes a failed record (the run goes on) with the calls made before it."""
+    calls: list[CallRecord] = []
     started = time.perf_counter()
     try:
-        outcome = await evaluator(task, pool)
+        with recording_calls(calls):
+            outcome = await evaluator(task, pool)
     except (asyncio.CancelledError, KeyboardInterrupt):
         raise
     except Exception as error:
-        return make_record(item, config, None, describe_error(error), time.perf_counter() - started)
+        return make_record(item, config, None, describe_error(error), time.perf_counter() - started, calls)
     return make_record(item, config, outcome, None, time.perf_counter() - started)
 
 
@@ -225,9 +320,15 @@ async def run(
     finally:
         store.close()
         summary.elapsed_s = time.perf_counter() - started
-        models = {role: config.models.for_role(role).model for role in config.roles()}
-        models["evaluator"] = config.models.for_role("scorer").model
-        summary.cost_usd = summary.accounting.cost(models, load_prices())
+        for record in store.records.values():  # the whole run, earlier invocations included
+            if record.get("config_hash") == store.config_hash:
+                summary.total.add(record)
+        # a role outside ROLES (G-Eval's evaluator, a ChatEval referee) uses the Scorer's model
+        roles = {*config.roles(), "evaluator", *summary.now.accounting.roles, *summary.total.accounting.roles}
+        models = {role: config.models.for_role(role).model for role in roles}
+        prices = load_prices()
+        summary.cost_usd = summary.now.accounting.cost(models, prices)
+        summary.total_cost_usd = summary.total.accounting.cost(models, prices)
         write_json_atomic(options.out_dir / SUMMARY_FILE, summary.to_dict())
     return summary
 
@@ -249,28 +350,10 @@ async def _run_pending(
         async with limit:
             record = await evaluate_one(evaluator, item, task, config, pool)
         store.append(record)
-        _count(summary, record)
+        summary.now.add(record)
         progress.update(record, summary)
 
     try:
         await asyncio.gather(*(one(item, task) for item, task in pending))
     finally:
         progress.close()
-
-
-def _count(summary: RunSummary, record: Mapping[str, Any]) -> None:
-    summary.attempted += 1
-    if record.get("error"):
-        summary.failed += 1
-        kind = str(record["error"]).split(":")[0]
-        summary.errors[kind] = summary.errors.get(kind, 0) + 1
-        return
-    summary.finished += 1
-    summary.accounting.add_item(record.get("usage") or {})
-    if record.get("score") is None:
-        summary.unparsed += 1
-    else:
-        summary.parsed += 1
-    if record.get("agreed"):
-        summary.agreed += 1
-    summary.rounds_total += int(record.get("rounds") or 0)

@@ -7,6 +7,7 @@ import json
 import pytest
 
 from debate_eval.agents.errors import UserError
+from debate_eval.agents.model_clients import ClientPool
 from debate_eval.agents.settings import (
     EMBEDDED,
     EMBEDDED_MAX_TOKENS,
@@ -66,6 +67,25 @@ def test_public_views_and_identity_carry_no_secret() -> None:
     dumped = json.dumps([config.to_public_dict(), config.identity()])
     assert SECRET not in dumped and "$OPENAI_API_KEY" in dumped
     assert config.for_role("scorer").api_key(env) == SECRET
+    assert config.for_role("scorer").identity()["endpoint"] == "http://x/v1"  # a plain URL is kept as it is
+
+
+def test_credentials_in_the_base_url_are_left_out_but_keep_the_cache_apart() -> None:
+    url = f"https://alice:{SECRET}@llm.example:8443/v1?api-key=QUERY-SECRET&api-version=2024"
+    config = resolve_model_config(environ={"DEBATE_EVAL_MODEL": "gpt-4o", "OPENAI_BASE_URL": url})
+    dumped = json.dumps([config.to_public_dict(), config.identity()])
+    assert SECRET not in dumped and "QUERY-SECRET" not in dumped and "alice" not in dumped
+    public = "https://llm.example:8443/v1?api-key=***&api-version=***"
+    assert config.to_public_dict()["roles"]["scorer"]["base_url"] == public
+    assert config.for_role("scorer").identity()["endpoint"] == public
+    assert config.for_role("scorer").base_url == url  # the client still gets the real URL
+
+    other = resolve_model_config(
+        environ={"DEBATE_EVAL_MODEL": "gpt-4o", "OPENAI_BASE_URL": url.replace("alice", "bob")}
+    )
+    namespace = ClientPool(config).namespace_for(config.for_role("scorer"))
+    assert namespace != ClientPool(other).namespace_for(other.for_role("scorer"))  # distinct cache entries
+    assert SECRET not in namespace
 
 
 def test_bad_numbers_and_roles_are_user_errors() -> None:

@@ -54,3 +54,21 @@ def test_resume_after_sigkill(isolated_env: Path, capsys: pytest.CaptureFixture[
     ids = [r["item_id"] for r in records]
     assert len(ids) == ITEMS and len(set(ids)) == ITEMS and "dm-test-torn" not in ids
     assert all(r["error"] is None and r["score"] == 3 for r in records)
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))  # both halves of the run
+    assert summary["items"] == summary["finished"] == ITEMS
+    assert summary["llm_calls"] + summary["cached_calls"] == ITEMS * 5
+    assert summary["this_invocation"]["attempted"] == ITEMS - done_before
+
+
+def test_a_last_line_without_its_newline_is_completed_before_appending(isolated_env: Path) -> None:
+    out = isolated_env / "run"
+    results = out / "results.jsonl"
+    with ScriptedOpenAIServer() as server:
+        args = ["run", "--dataset", "summeval", "--aspect", "coherence", "--base-url", server.base_url]
+        args += ["--model", "scripted", "--out", str(out), "--no-progress", "--no-preflight"]
+        assert main([*args, "--limit", "1"]) == 0
+        results.write_bytes(results.read_bytes().rstrip(b"\n"))  # complete JSON, newline lost
+        assert main([*args, "--limit", "2"]) == 0
+        assert main([*args, "--limit", "3"]) == 0  # and the file still reads
+    records = [json.loads(line) for line in results.read_text(encoding="utf-8").splitlines()]
+    assert len(records) == 3 and len({r["item_id"] for r in records}) == 3 and results.read_bytes().endswith(b"\n")

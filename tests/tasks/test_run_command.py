@@ -72,21 +72,42 @@ def test_run_writes_results_config_and_transcripts(isolated_env: Path, monkeypat
     assert summary["finished"] == 3 and summary["llm_calls"] == 15 and summary["cached_calls"] == 0
 
 
-def test_rerun_resumes_and_makes_no_model_call(isolated_env: Path) -> None:
+def read_summary(out: Path) -> dict[str, Any]:
+    return json.loads((out / "summary.json").read_text(encoding="utf-8"))
+
+
+def test_rerun_resumes_and_makes_no_model_call(
+    isolated_env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("DEBATE_EVAL_PRICES", str(isolated_env / "prices.csv"))
+    (isolated_env / "prices.csv").write_text("model,input_per_million,output_per_million\nscripted,1000000,0\n")
     out = isolated_env / "run"
     with ScriptedOpenAIServer() as server:
         assert run_cli(server, out, limit=2) == 0
         before = server.count
+        first = read_summary(out)
         assert run_cli(server, out, limit=2) == 0  # a finished run: nothing to do
         assert server.count == before
+        noop = read_summary(out)  # the run's totals stay; this invocation made no call
+        assert (noop["items"], noop["llm_calls"], noop["usage"]) == (2, 10, first["usage"])
+        assert noop["estimated_cost_usd"] == first["estimated_cost_usd"] > 0
+        assert noop["this_invocation"]["llm_calls"] == 0 and noop["this_invocation"]["already_done"] == 2
+        assert noop["this_invocation"]["estimated_cost_usd"] == 0
         assert run_cli(server, out, limit=3) == 0  # extended by one item only
         assert server.count == before + 1 + 5
+        extended = read_summary(out)
+        printed = capsys.readouterr().out.strip().split("summeval/coherence")[-1]
         fresh = isolated_env / "fresh"  # another directory, same settings: everything from the cache
         assert run_cli(server, fresh, "--no-preflight", limit=3) == 0
         assert server.count == before + 6
     assert len(read_records(out)) == 3 and len({r["item_id"] for r in read_records(out)}) == 3
     cached = read_records(fresh)
     assert all(r["llm_calls"] == 0 and r["cached_calls"] == 5 for r in cached)
+    assert (extended["items"], extended["finished"], extended["llm_calls"]) == (3, 3, 15)
+    assert extended["estimated_cost_usd"] > first["estimated_cost_usd"]
+    assert extended["this_invocation"]["llm_calls"] == 5 and extended["this_invocation"]["attempted"] == 1
+    assert "this invocation: 1 finished, 0 failed" in printed and "5 model calls" in printed
+    assert "run totals (3 items in results.jsonl): 3 finished" in printed and "15 to the model" in printed
     assert [e["cached"] for e in cached[0]["transcript"] if e["role"] == "scorer"] == [True, True, True]
 
 
@@ -120,7 +141,7 @@ def test_transient_faults_retry_and_a_permanent_error_fails_only_its_item(
     assert failed["score"] is None and failed["parse_status"] == "error" and "BadRequestError" in failed["error"]
     assert records[items[0].item_id]["score"] == 3 and records[items[2].item_id]["score"] == 3
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["transport"]["retries_by_reason"] == {"429": 1, "5xx": 1}
+    assert summary["this_invocation"]["transport"]["retries_by_reason"] == {"429": 1, "5xx": 1}
     assert summary["failed"] == 1 and summary["finished"] == 2
 
     server.fail_if_contains.clear()  # the endpoint recovers: the rerun retries the failed item only
@@ -132,12 +153,40 @@ def test_transient_faults_retry_and_a_permanent_error_fails_only_its_item(
     assert len(records_after) == 3 and not any(r["error"] for r in records_after)
 
 
+def test_a_failed_item_keeps_the_calls_it_made_before_failing(isolated_env: Path) -> None:
+    out = isolated_env / "run"
+    # the Scorer answers, then every Critic request is refused: the debate fails after one model call
+    with ScriptedOpenAIServer(fail_if_contains={"play a Devil": 400}) as server:
+        assert run_cli(server, out, "--no-preflight", limit=1) == 1
+        assert server.count == 2
+    (record,) = read_records(out)
+    assert record["error"] and "BadRequestError" in record["error"]
+    assert record["llm_calls"] == 1 and record["cached_calls"] == 0
+    assert record["usage"]["scorer"]["calls"] == 1 and record["usage"]["scorer"]["billed_prompt_tokens"] > 0
+    summary = read_summary(out)
+    assert summary["failed"] == 1 and summary["llm_calls"] == 1 and summary["usage"]["scorer"]["calls"] == 1
+    assert summary["this_invocation"]["llm_calls"] == 1
+
+
+def test_credentials_in_the_base_url_are_written_nowhere(isolated_env: Path) -> None:
+    out = isolated_env / "run"
+    with ScriptedOpenAIServer() as server:
+        url = server.base_url.replace("http://", f"http://alice:{SECRET}@")
+        assert main(["run", "--dataset", "summeval", "--aspect", "coherence", "--limit", "1", "--no-progress"]
+                    + ["--base-url", url, "--model", "scripted", "--out", str(out)]) == 0  # fmt: skip
+    config = json.loads((out / "config.json").read_text())
+    assert config["models"]["roles"]["scorer"]["base_url"] == server.base_url
+    for name in ("config.json", "results.jsonl", "summary.json"):
+        assert SECRET not in (out / name).read_text(), name
+
+
 def test_a_hang_past_the_timeout_is_retried(isolated_env: Path) -> None:
     out = isolated_env / "run"
     with ScriptedOpenAIServer(faults=[Fault(hang_s=1.5)]) as server:
         assert run_cli(server, out, "--timeout", "0.5", "--no-preflight", limit=1) == 0
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["transport"]["retries_by_reason"] == {"timeout": 1}
+    assert summary["this_invocation"]["transport"]["retries_by_reason"] == {"timeout": 1}
+    assert summary["this_invocation"]["retries"] == 1
 
 
 def system_messages_by_role(server: ScriptedOpenAIServer) -> dict[str, set[str]]:
