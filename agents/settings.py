@@ -33,6 +33,7 @@ EMBEDDED = "embedded"
 OPENAI = "openai"
 PAPER_SEED = 453
 EMBEDDED_MAX_TOKENS = 256
+EMBEDDED_MODEL_NAME = "SmolLM2-135M-Instruct"  # the default GGUF's name, as its server reports it
 
 
 @dataclass(frozen=True)
@@ -220,6 +221,14 @@ def resolve_model_config(
     if embedded.parallel < 1:
         raise UserError("the embedded server needs at least 1 parallel slot (--embedded-parallel)")
     roles = {role: _resolve_role(role, cli, env) for role in ROLES}
+    for role, settings in roles.items():
+        if settings.provider == EMBEDDED and not embedded.gguf_path and settings.model != EMBEDDED_MODEL_NAME:
+            # a remote model's name with no key or endpoint: never serve SmolLM2 under (and priced as) that name
+            raise UserError(
+                f"the {role} is set to the model {settings.model!r} but has no API key or base URL, so it would "
+                f"run on the embedded {EMBEDDED_MODEL_NAME}: set OPENAI_API_KEY (or "
+                f"DEBATE_EVAL_{role.upper()}_API_KEY) or --base-url, or drop the model name to use the embedded model"
+            )
     return ModelConfig(roles=roles, embedded=embedded)
 
 
@@ -253,7 +262,7 @@ def _resolve_role(role: str, cli: ModelOverrides, env: Mapping[str, str]) -> Mod
     if not remote:
         return ModelSettings(
             provider=EMBEDDED,
-            model=model or "SmolLM2-135M-Instruct",
+            model=model or EMBEDDED_MODEL_NAME,
             sampling=sampling,
             timeout_s=timeout,
             max_retries=retries,

@@ -99,13 +99,16 @@ class ResultsStore:
                 existing = json.loads(self.config_path.read_text(encoding="utf-8"))
             except (json.JSONDecodeError, UnicodeDecodeError):
                 raise UserError(f"{self.config_path}: not valid JSON; use a new --out directory") from None
-            if existing.get("config_hash") != self.config_hash:
+            has_results = self.results_path.exists() and self.results_path.stat().st_size > 0
+            if existing.get("config_hash") != self.config_hash and has_results:
                 differing = ", ".join(_differences(existing.get("result_config", {}), config.get("result_config", {})))
                 raise UserError(
                     f"{self.out_dir} holds results of a different configuration (differs in: "
                     f"{differing or 'unknown fields'}); use a new --out directory, or rerun with the same settings"
                 )
-            return
+            if has_results:
+                return
+            # no result was written under the old configuration (e.g. its endpoint check failed): replace it
         write_json_atomic(self.config_path, dict(config))
 
     def done_ids(self) -> set[str]:

@@ -103,3 +103,13 @@ def test_no_seed_sends_none() -> None:
 def test_missing_env_file_is_a_user_error(tmp_path) -> None:
     with pytest.raises(UserError, match=r"no such \.env file"):
         load_env_file(tmp_path / "missing.env")
+
+
+def test_a_remote_model_name_without_key_or_url_is_refused_not_served_by_the_embedded_model() -> None:
+    with pytest.raises(UserError, match="'gpt-4o' but has no API key or base URL"):
+        resolve_model_config(environ={"DEBATE_EVAL_MODEL": "gpt-4o"})
+    with pytest.raises(UserError, match="the scorer"):
+        resolve_model_config(ModelOverrides(role_models={"scorer": "gpt-4o"}), environ={})
+    # a custom GGUF may be named freely (the name is what its server reports)
+    config = resolve_model_config(ModelOverrides(model="my-local-gguf"), environ={"DEBATE_EVAL_GGUF": "x.gguf"})
+    assert config.for_role("scorer").provider == EMBEDDED and config.for_role("scorer").model == "my-local-gguf"

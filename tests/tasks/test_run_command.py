@@ -127,6 +127,19 @@ def test_a_different_configuration_is_refused(isolated_env: Path, capsys: pytest
     assert len(err) == 1 and "different configuration" in err[0] and "max_rounds" in err[0]
 
 
+def test_a_failed_endpoint_check_does_not_lock_the_output_folder(
+    isolated_env: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = isolated_env / "run"
+    args = ["run", "--dataset", "summeval", "--aspect", "coherence", "--limit", "1", "--out", str(out)]
+    dead = "http://127.0.0.1:9/v1"  # the discard port: nothing listens there
+    assert main([*args, "--base-url", dead, "--model", "scripted", "--no-progress", "--max-retries", "0"]) == 2
+    assert "127.0.0.1:9" in capsys.readouterr().err
+    with ScriptedOpenAIServer() as server:  # the corrected endpoint, same --out: no results yet, so no refusal
+        assert run_cli(server, out, limit=1) == 0
+    assert len(read_records(out)) == 1
+
+
 def test_transient_faults_retry_and_a_permanent_error_fails_only_its_item(
     isolated_env: Path, shared_data_dir: Path
 ) -> None:
