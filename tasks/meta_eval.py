@@ -483,8 +483,9 @@ def add_subparser(subparsers: Any) -> None:
         "paper's Table 1 (GPT-4) numbers. Later files and later lines win for a repeated item.",
     )
     parser.add_argument("results", nargs="+", metavar="RESULTS.jsonl", help="results files (or run directories)")
-    parser.add_argument("--json", action="store_true", help="print the report as JSON instead of the table")
-    parser.add_argument(
+    output = parser.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="print the report as JSON instead of the table")
+    output.add_argument(
         "--distribution", action="store_true", help="also print the score distribution (Appendix B, Table 2)"
     )
     parser.add_argument(

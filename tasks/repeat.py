@@ -92,10 +92,13 @@ def summarize(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
         score = "error" if record.get("error") else str(record.get("score"))
         per_item.setdefault(record["item_id"], Counter())[score] += 1
     varied = [item for item, counts in per_item.items() if len(counts) > 1]
+    # every final score that is not its item's most common one
+    off_mode = sum(sum(counts.values()) - max(counts.values()) for counts in per_item.values())
     return {
         "items": len(per_item),
         "repetitions": max((r.get("repetition", 0) for r in records), default=-1) + 1,
         "items_with_differing_scores": len(varied),
+        "scores_differing_from_the_mode": off_mode,
         "scores": {item: dict(counts) for item, counts in per_item.items()},
     }
 
@@ -115,5 +118,9 @@ def handle_repeat(args: argparse.Namespace) -> int:
     print(f"{report['items']} items x {report['repetitions']} repetitions, response cache off")
     for item, counts in report["scores"].items():
         print(f"  {item}: " + ", ".join(f"{score} x{n}" for score, n in sorted(counts.items())))
-    print(f"items whose final score differed between repetitions: {report['items_with_differing_scores']}")
+    print(
+        f"items whose final score differed between repetitions: {report['items_with_differing_scores']}; "
+        f"final scores that differ from their item's most common one: {report['scores_differing_from_the_mode']} "
+        f"of {len(records)}"
+    )
     return 0

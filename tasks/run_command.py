@@ -266,7 +266,7 @@ def handle_run(args: argparse.Namespace) -> int:
     options = build_run_options(args, config)
     summary = asyncio.run(run(config, options))
     print(format_summary(summary, config))
-    return 1 if summary.failed else 0
+    return 1 if summary.now.failed else 0
 
 
 def format_summary(summary: RunSummary, config: RunConfig) -> str:

@@ -81,7 +81,7 @@ class Tally:
 @dataclass
 class RunSummary:
     """What a run did: ``total`` over every record of its configuration in results.jsonl (earlier invocations
-    included), ``now`` over the items this invocation ran (the counters of the same names are ``now``'s)."""
+    included), ``now`` over the items this invocation ran."""
 
     out_dir: Path
     selected: int = 0
@@ -92,51 +92,6 @@ class RunSummary:
     transport: TransportStats = field(default_factory=TransportStats)  # this invocation's requests and retries
     cost_usd: float | None = None  # this invocation
     total_cost_usd: float | None = None
-
-    @property
-    def attempted(self) -> int:
-        """Items run by this invocation."""
-        return self.now.items
-
-    @property
-    def finished(self) -> int:
-        """Items finished by this invocation."""
-        return self.now.finished
-
-    @property
-    def failed(self) -> int:
-        """Items that failed in this invocation."""
-        return self.now.failed
-
-    @property
-    def parsed(self) -> int:
-        """Items of this invocation with a score."""
-        return self.now.parsed
-
-    @property
-    def unparsed(self) -> int:
-        """Items of this invocation that finished without a score."""
-        return self.now.unparsed
-
-    @property
-    def agreed(self) -> int:
-        """Debates of this invocation where the Critic agreed."""
-        return self.now.agreed
-
-    @property
-    def rounds_total(self) -> int:
-        """Critic rounds over this invocation's finished items."""
-        return self.now.rounds_total
-
-    @property
-    def accounting(self) -> Accounting:
-        """This invocation's calls and tokens."""
-        return self.now.accounting
-
-    @property
-    def errors(self) -> dict[str, int]:
-        """This invocation's failures by kind."""
-        return self.now.errors
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready summary (``summary.json``): the run's totals, and this invocation apart."""

@@ -97,19 +97,27 @@ def test_dialogue_debate_with_the_tiebreaker(embedded_env: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("dataset", "aspect", "items"), [("summeval", "coherence", 32), ("topical_chat", "engagingness", 12)]
+    ("dataset", "aspect", "protocol", "items"),
+    [("summeval", "coherence", "debate", 32), ("topical_chat", "engagingness", "geval", 12)],
 )
-def test_geval_docs_2_through_meta_eval(
-    embedded_env: Path, capsys: pytest.CaptureFixture[str], dataset: str, aspect: str, items: int
+def test_docs_2_through_meta_eval(
+    embedded_env: Path, capsys: pytest.CaptureFixture[str], dataset: str, aspect: str, protocol: str, items: int
 ) -> None:
-    out = embedded_env / f"geval-{dataset}"
-    args = ["run", "--dataset", dataset, "--aspect", aspect, "--docs", "2", "--protocol", "geval"]
-    assert main([*args, "--max-tokens", "16", "--out", str(out), "--no-progress"]) == 0
+    out = embedded_env / f"docs2-{dataset}-{protocol}"
+    args = ["run", "--dataset", dataset, "--aspect", aspect, "--docs", "2", "--protocol", protocol]
+    if protocol == "debate":
+        args += ["--max-rounds", "1", "--max-tokens", "32"]
+    else:
+        args += ["--max-tokens", "16"]
+    assert main([*args, "--out", str(out), "--no-progress"]) == 0
     results = records(out)
     assert len(results) == items and len({r["group_id"] for r in results}) == 2
-    # llama.cpp returns top log-probabilities: G-Eval weighting is used wherever a score token was found
-    methods = {r["details"]["method"] for r in results}
-    assert "logprob_weighted" in methods
+    assert all(r["error"] is None and r["protocol"] == protocol for r in results)
+    if protocol == "geval":
+        # llama.cpp returns top log-probabilities: G-Eval weighting is used wherever a score token was found
+        assert "logprob_weighted" in {r["details"]["method"] for r in results}
+    else:
+        assert all(r["transcript"][0]["agent"] == "Commander" and r["rounds"] == 1 for r in results)
     capsys.readouterr()
     assert main(["meta-eval", str(out / "results.jsonl"), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)[dataset][aspect]
