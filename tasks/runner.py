@@ -306,7 +306,7 @@ async def _run_pending(
             record = await evaluate_one(evaluator, item, task, config, pool)
         store.append(record)
         summary.now.add(record)
-        progress.update(record, summary)
+        progress.update(record, summary.now)
 
     try:
         await asyncio.gather(*(one(item, task) for item, task in pending))

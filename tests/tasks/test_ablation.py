@@ -144,6 +144,9 @@ def test_failed_cells_make_the_command_fail_and_keep_the_other_rows(
     # the geval cell's directory holds another configuration: its run raises before any call
     (out / "cells" / "geval").mkdir(parents=True)
     (out / "cells" / "geval" / "config.json").write_text(json.dumps({"config_hash": "another"}))
+    (out / "cells" / "geval" / "results.jsonl").write_text(
+        json.dumps({"item_id": "x", "config_hash": "another"}) + "\n"
+    )
     # every request of the Devil's Advocate Critic fails permanently: the debate cell's items fail
     failing = {"criticize the score as much as possible": 400}
     with ScriptedOpenAIServer(reply=varying_reply, fail_if_contains=failing) as server:
