@@ -88,6 +88,9 @@ def main(argv: list[str] | None = None) -> int:
     except UserError as error:
         print(f"debate-eval: error: {redact(str(error))}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the output was piped into a command that stopped reading (| head)
+        sys.stderr.close()
+        return 141
     except KeyboardInterrupt:
         out = getattr(args, "out", None) or "the run directory"
         print(

@@ -113,10 +113,7 @@ def test_docs_2_through_meta_eval(
     results = records(out)
     assert len(results) == items and len({r["group_id"] for r in results}) == 2
     assert all(r["error"] is None and r["protocol"] == protocol for r in results)
-    if protocol == "geval":
-        # llama.cpp returns top log-probabilities: G-Eval weighting is used wherever a score token was found
-        assert "logprob_weighted" in {r["details"]["method"] for r in results}
-    else:
+    if protocol == "debate":
         assert all(r["transcript"][0]["agent"] == "Commander" and r["rounds"] == 1 for r in results)
     capsys.readouterr()
     assert main(["meta-eval", str(out / "results.jsonl"), "--json"]) == 0
@@ -125,3 +122,18 @@ def test_docs_2_through_meta_eval(
     assert report["n_missing"] == sum(1 for r in results if r["score"] is None)
     for key in ("spearman", "kendall", "pearson"):
         assert report[key] is None or -1 <= report[key] <= 1
+
+
+def test_geval_weights_by_llama_log_probabilities(embedded_env: Path) -> None:
+    out = embedded_env / "geval-logprobs"
+    args = ["run", "--dataset", "summeval", "--aspect", "coherence", "--docs", "1", "--protocol", "geval"]
+    assert main([*args, "--max-tokens", "16", "--out", str(out), "--no-progress"]) == 0
+    results = records(out)
+    # llama.cpp returns top log-probabilities: wherever the parser found a score token, it is weighted
+    weighted = [r for r in results if r["details"]["method"] == "logprob_weighted"]
+    assert weighted, {r["details"].get("logprobs") for r in results}
+    for record in weighted:
+        assert record["parse_status"] == "parsed" and 1 <= record["score"] <= 5
+    for record in results:
+        if record["details"]["method"] != "logprob_weighted":
+            assert record["details"]["method"] == "parsed" and record["details"]["logprobs"]  # says why not
