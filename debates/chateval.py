@@ -48,13 +48,13 @@ from autogen_agentchat.teams import BaseGroupChat, RoundRobinGroupChat
 from autogen_core.model_context import UnboundedChatCompletionContext
 from autogen_core.models import ChatCompletionClient, LLMMessage, UserMessage
 
-from debate_eval.agents.client_wrappers import CallRecord, ObservedClient
-from debate_eval.agents.model_clients import ClientPool
+from debate_eval.agents.models.pool import ClientPool
+from debate_eval.agents.models.wrappers import CallRecord, ObservedClient
 from debate_eval.agents.personas import Persona, get_persona
 from debate_eval.agents.roles import USER, role_of
 from debate_eval.debates.evaluation import EvaluationTask, Outcome, score_text
 from debate_eval.debates.group_chat import Accepts, RoutedGroupChat, SingleTaskManager
-from debate_eval.debates.score_parser import ParsedScore
+from debate_eval.debates.scoring.scores import ParsedScore
 from debate_eval.debates.transcript import build_transcript
 
 ONE_BY_ONE = "one-by-one"

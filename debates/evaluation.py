@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from debate_eval.agents.client_wrappers import CallRecord
-from debate_eval.debates.score_parser import ParsedScore, ScoreRange, parse_score
-from debate_eval.debates.untrusted import UntrustedMaterial
+from debate_eval.agents.models.wrappers import CallRecord
+from debate_eval.debates.scoring.scores import ParsedScore, ScoreRange, parse_score
+from debate_eval.debates.scoring.untrusted import UntrustedMaterial
 
 
 @dataclass(frozen=True)

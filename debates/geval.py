@@ -28,11 +28,11 @@ from typing import Any
 from autogen_agentchat.agents import AssistantAgent
 from autogen_agentchat.messages import BaseChatMessage, TextMessage
 
-from debate_eval.agents.client_wrappers import CallRecord
-from debate_eval.agents.model_clients import ClientPool
+from debate_eval.agents.models.pool import ClientPool
+from debate_eval.agents.models.wrappers import CallRecord
 from debate_eval.agents.roles import EVALUATOR, USER
 from debate_eval.debates.evaluation import EvaluationTask, Outcome, score_text
-from debate_eval.debates.score_parser import ParsedScore, ScoreRange
+from debate_eval.debates.scoring.scores import ParsedScore, ScoreRange
 from debate_eval.debates.transcript import build_transcript
 
 DEFAULT_TOP_LOGPROBS = 10

@@ -19,9 +19,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from debate_eval.agents.errors import UserError
-from debate_eval.agents.model_clients import ClientPool
+from debate_eval.agents.models.pool import ClientPool
 from debate_eval.debates.chateval import ChatEvalConfig, run_chateval
-from debate_eval.debates.debate import DebateConfig, run_debate
+from debate_eval.debates.debate.run import DebateConfig, run_debate
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
 from debate_eval.debates.geval import GEvalConfig, run_geval
 

@@ -14,9 +14,9 @@ from typing import Any
 
 from autogen_agentchat.messages import BaseAgentEvent, BaseChatMessage
 
-from debate_eval.agents.client_wrappers import CallRecord
+from debate_eval.agents.models.wrappers import CallRecord
 from debate_eval.agents.roles import role_of
-from debate_eval.debates.score_parser import ParsedScore
+from debate_eval.debates.scoring.scores import ParsedScore
 
 
 def build_transcript(

@@ -34,11 +34,11 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from debate_eval.tasks.ablation import selected_records
-from debate_eval.tasks.ablation_plot import PROTOCOL_REFERENCE
-from debate_eval.tasks.cli import main as debate_eval
-from debate_eval.tasks.datasets import load_items, resolve_data_dir, select_items
-from debate_eval.tasks.meta_eval import paper_value, score_bin
+from debate_eval.tasks.analysis.ablation_plot import PROTOCOL_REFERENCE
+from debate_eval.tasks.analysis.meta_eval import paper_value, score_bin
+from debate_eval.tasks.cli.ablate import selected_records
+from debate_eval.tasks.cli.main import main as debate_eval
+from debate_eval.tasks.data.datasets import load_items, resolve_data_dir, select_items
 
 PROTOCOLS = ("debate", "multiagent", "tiebreaker", "both", "geval", "chateval")
 DATASET = "summeval"

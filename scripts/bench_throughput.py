@@ -4,7 +4,7 @@ Starts ``ScriptedOpenAIServer`` on 127.0.0.1 in a child process, which answers e
 ``--latency-ms`` with a scripted Scorer or Critic reply (its Critic never says NO ISSUE, so a debate with ``--rounds n``
 makes exactly ``2n + 1`` sequential calls). For each concurrency level it measures:
 
-- the framework: ``debate_eval.tasks.runner.run`` on the first ``--debates`` SummEval coherence items,
+- the framework: ``debate_eval.tasks.engine.runner.run`` on the first ``--debates`` SummEval coherence items,
   protocol ``debate``, response cache, preflight and progress bar off, a fresh run directory; the server's
   request count and every record are checked;
 - a raw baseline: the same sequence of calls per debate with the same message lists (each agent's growing
@@ -46,14 +46,14 @@ from pathlib import Path
 import openai
 
 from debate_eval.agents.commander import TO_CRITIC, TO_SCORER
+from debate_eval.agents.models.scripted_server import DEFAULT_REPLIES, STATS_PATH
+from debate_eval.agents.models.settings import ModelOverrides, resolve_model_config
 from debate_eval.agents.personas import get_persona
-from debate_eval.agents.scripted_server import DEFAULT_REPLIES, STATS_PATH
-from debate_eval.agents.settings import ModelOverrides, resolve_model_config
-from debate_eval.tasks.datasets import load_items, resolve_data_dir, select_items
-from debate_eval.tasks.results import read_jsonl
-from debate_eval.tasks.run_config import RunConfig, RunOptions, build_debate_config
-from debate_eval.tasks.runner import build_tasks, run
-from debate_eval.tasks.templates import resolve_template
+from debate_eval.tasks.data.datasets import load_items, resolve_data_dir, select_items
+from debate_eval.tasks.data.templates import resolve_template
+from debate_eval.tasks.engine.results import read_jsonl
+from debate_eval.tasks.engine.run_config import RunConfig, RunOptions, build_debate_config
+from debate_eval.tasks.engine.runner import build_tasks, run
 
 TARGET_IDEAL = 0.8
 TARGET_RAW = 1.05
@@ -87,7 +87,7 @@ class ServerProcess:
         command = [
             sys.executable,
             "-m",
-            "debate_eval.agents.scripted_server",
+            "debate_eval.agents.models.scripted_server",
             "--latency-ms",
             str(self.latency_s * 1000),
         ]
@@ -255,7 +255,7 @@ def report(args: argparse.Namespace, command: str, rows: Sequence[Row], calls: i
         f"- {args.debates} debates (SummEval coherence, protocol `debate`, n = {args.rounds}: {calls} sequential calls "
         f"each) against `ScriptedOpenAIServer` on 127.0.0.1, in a process of its own (as a real endpoint "
         f"would be), answering after {args.latency_ms} ms. Framework: "
-        "`debate_eval.tasks.runner.run` with the response cache, preflight and progress bar off. Raw: the same "
+        "`debate_eval.tasks.engine.runner.run` with the response cache, preflight and progress bar off. Raw: the same "
         "calls with the same message lists (each agent's growing history) through `openai.AsyncOpenAI` and an "
         "`asyncio.Semaphore`.",
         f"- Ideal = debates x calls x latency / concurrency. Medians of {args.repeats} repeats. Loop CPU: the "

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from debate_eval.tasks.run_command import main_for_dataset
+from debate_eval.tasks.cli.run import main_for_dataset
 
 if __name__ == "__main__":
     sys.exit(main_for_dataset("topical_chat"))

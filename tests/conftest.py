@@ -18,7 +18,7 @@ def shared_data_dir() -> Path:
 
     Skips the test when no folder is found, or fails it when ``DEBATE_EVAL_REQUIRE_DATA=1``.
     """
-    from debate_eval.tasks.datasets import default_data_dir
+    from debate_eval.tasks.data.datasets import default_data_dir
 
     candidates = [Path(os.environ["DEBATE_EVAL_DATA_DIR"])] if os.environ.get("DEBATE_EVAL_DATA_DIR") else []
     candidates += [_DEFAULT_SHARED_DATA, default_data_dir()]

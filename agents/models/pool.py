@@ -1,0 +1,234 @@
+"""The one place that turns model settings into AutoGen model clients.
+
+``ClientPool`` builds one client stack per distinct endpoint and settings (see ``client_wrappers`` for the
+layers), shares it between debates, and hands each debate an ``ObservedClient`` per role. Every stack that
+talks to the embedded server shares one ``ConcurrencyLimit`` of its parallel slots, so ``--concurrency``
+sets the debates in flight while the server never gets more requests than it has slots. Tests (and users
+who bring their own client) can pass ready clients per role with ``overrides``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import openai
+from autogen_core import CacheStore
+from autogen_core.models import ChatCompletionClient, ModelFamily, ModelInfo, UserMessage
+from autogen_ext.models.cache import ChatCompletionCache
+from autogen_ext.models.openai import OpenAIChatCompletionClient
+from autogen_ext.models.openai._model_info import get_info
+
+from debate_eval.agents.errors import UserError
+from debate_eval.agents.models.settings import (
+    EMBEDDED,
+    ModelConfig,
+    ModelSettings,
+    public_url,
+    stable_hash,
+    with_sampling,
+)
+from debate_eval.agents.models.wrappers import (
+    CallRecord,
+    ConcurrencyLimit,
+    LimitedClient,
+    NamespacedStore,
+    ObservedClient,
+    RetryingClient,
+    RetryPolicy,
+    TransportStats,
+)
+
+CACHE_DIR_ENV = "DEBATE_EVAL_CACHE_DIR"
+GENERIC_MODEL_INFO = ModelInfo(
+    vision=False,
+    function_calling=False,
+    json_output=False,
+    family=ModelFamily.UNKNOWN,
+    structured_output=False,
+)
+
+
+def default_cache_dir() -> Path:
+    """``$DEBATE_EVAL_CACHE_DIR``, else ``~/.cache/debate-eval/llm-cache`` (XDG_CACHE_HOME respected)."""
+    if os.environ.get(CACHE_DIR_ENV):
+        return Path(os.environ[CACHE_DIR_ENV]).expanduser()
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "debate-eval" / "llm-cache"
+
+
+def open_disk_cache(directory: Path) -> CacheStore[Any]:
+    """AutoGen's ``DiskCacheStore`` over a ``diskcache.Cache`` in ``directory`` (created if needed)."""
+    import diskcache
+    from autogen_ext.cache_store.diskcache import DiskCacheStore
+
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        return DiskCacheStore(diskcache.Cache(str(directory)))
+    except OSError as exc:
+        raise UserError(f"{directory}: cannot open the response cache: {exc.strerror}") from None
+
+
+def build_openai_client(settings: ModelSettings, base_url: str | None) -> OpenAIChatCompletionClient:
+    """AutoGen's OpenAI-compatible client for ``settings`` (SDK retries off: ``RetryingClient`` retries)."""
+    kwargs: dict[str, Any] = {
+        "model": settings.model,
+        "api_key": settings.api_key(),
+        "timeout": settings.timeout_s,
+        "max_retries": 0,
+        "include_name_in_message": False,
+        **settings.sampling.create_args(),
+    }
+    if base_url:
+        kwargs["base_url"] = base_url
+    try:
+        get_info(settings.model)
+    except ValueError:  # not a model name AutoGen knows: describe it as a plain text model
+        kwargs["model_info"] = GENERIC_MODEL_INFO
+    return OpenAIChatCompletionClient(**kwargs)
+
+
+@dataclass
+class _Stack:
+    raw: ChatCompletionClient
+    shared: ChatCompletionClient
+    settings: ModelSettings
+    base_url: str | None
+
+
+class ClientPool:
+    """Builds, shares and closes the model clients of a run."""
+
+    def __init__(
+        self,
+        config: ModelConfig,
+        *,
+        embedded_base_url: str | None = None,
+        cache: CacheStore[Any] | None = None,
+        stats: TransportStats | None = None,
+        retry: RetryPolicy | None = None,
+        overrides: Mapping[str, ChatCompletionClient] | None = None,
+    ) -> None:
+        self.config = config
+        self.embedded_base_url = embedded_base_url
+        self.cache = cache
+        self.stats = stats or TransportStats()
+        self.retry = retry
+        self.overrides = dict(overrides or {})
+        self.embedded_slots = ConcurrencyLimit(config.embedded.parallel)  # shared by every embedded stack
+        self._stacks: dict[str, _Stack] = {}
+
+    def settings_for(self, role: str, sampling: Mapping[str, Any] | None = None) -> ModelSettings:
+        """The settings a role's requests use (``sampling`` changes some decoding fields)."""
+        settings = self.config.for_role(role)
+        return with_sampling(settings, **sampling) if sampling else settings
+
+    def namespace_for(self, settings: ModelSettings, variant: str = "") -> str:
+        """Cache namespace: a hash of everything besides the messages that changes the answer.
+
+        The identity shows a base URL without its credentials; a URL that had some adds a hash of itself, so
+        endpoints that differ only in them keep apart (the secret enters nothing but hashes).
+        """
+        identity = settings.identity(self.config.embedded)
+        data: dict[str, Any] = {"identity": identity, "variant": variant}
+        if settings.base_url and public_url(settings.base_url) != settings.base_url:
+            data["endpoint_sha256"] = stable_hash(settings.base_url)
+        return stable_hash(data)[:32]
+
+    def shared(self, role: str, variant: str = "", sampling: Mapping[str, Any] | None = None) -> ChatCompletionClient:
+        """The shared client stack for ``role``.
+
+        ``variant`` separates cache entries of otherwise identical requests (e.g. one per G-Eval sample);
+        ``sampling`` changes decoding fields (e.g. ``top_logprobs``) for this stack only.
+        """
+        if role in self.overrides:
+            return self.overrides[role]
+        settings = self.settings_for(role, sampling)
+        key = self.namespace_for(settings, variant)
+        stack = self._stacks.get(key)
+        if stack is None:
+            stack = self._build(settings, key)
+            self._stacks[key] = stack
+        return stack.shared
+
+    def for_debate(
+        self,
+        role: str,
+        log: list[CallRecord],
+        variant: str = "",
+        sampling: Mapping[str, Any] | None = None,
+    ) -> ObservedClient:
+        """A per-debate client for ``role`` that records every call into ``log``."""
+        return ObservedClient(self.shared(role, variant, sampling), role, log)
+
+    def _base_url(self, settings: ModelSettings) -> str | None:
+        if settings.provider != EMBEDDED:
+            return settings.base_url
+        if self.embedded_base_url is None:
+            raise RuntimeError("the embedded server must be started before its clients are built")
+        return self.embedded_base_url
+
+    def _build(self, settings: ModelSettings, namespace: str) -> _Stack:
+        base_url = self._base_url(settings)
+        raw = build_openai_client(settings, base_url)
+        policy = self.retry or RetryPolicy(max_retries=settings.max_retries)
+        transport: ChatCompletionClient = raw
+        if settings.provider == EMBEDDED:  # a queued request waits here, not against its timeout
+            transport = LimitedClient(raw, self.embedded_slots)
+        shared: ChatCompletionClient = RetryingClient(transport, policy, self.stats)
+        if self.cache is not None:
+            shared = ChatCompletionCache(shared, NamespacedStore(self.cache, namespace))
+        return _Stack(raw=raw, shared=shared, settings=settings, base_url=base_url)
+
+    async def preflight(self, roles: list[str]) -> None:
+        """One tiny request per distinct endpoint, so a bad URL, key or model fails the run at once."""
+        seen: set[tuple[str | None, str]] = set()
+        for role in roles:
+            if role in self.overrides:
+                continue
+            settings = self.settings_for(role)
+            base_url = self._base_url(settings)
+            if (base_url, settings.model) in seen:
+                continue
+            seen.add((base_url, settings.model))
+            await _ping(settings, base_url, role)
+
+    async def close(self) -> None:
+        """Close every client built by the pool."""
+        for stack in self._stacks.values():
+            await stack.raw.close()
+        self._stacks.clear()
+
+
+async def _ping(settings: ModelSettings, base_url: str | None, role: str) -> None:
+    client = build_openai_client(settings, base_url)
+    quick = RetryingClient(client, RetryPolicy(max_retries=1, base_delay_s=0.5), TransportStats())
+    where = public_url(base_url) if base_url else "https://api.openai.com/v1"
+    try:
+        await quick.create([UserMessage(content="Reply with OK.", source="user")], extra_create_args={"max_tokens": 1})
+    except openai.AuthenticationError:
+        raise UserError(
+            f"the endpoint {where} rejected the API key in ${settings.api_key_env} (used by the {role})"
+        ) from None
+    except openai.NotFoundError:
+        raise UserError(f"the endpoint {where} has no model {settings.model!r} (used by the {role})") from None
+    except (openai.APIConnectionError, openai.APITimeoutError) as exc:
+        raise UserError(f"cannot reach the model endpoint {where} (used by the {role}): {_short(exc)}") from None
+    except openai.APIStatusError as exc:
+        raise UserError(
+            f"the model endpoint {where} answered HTTP {exc.status_code} to a test request (used by the "
+            f"{role}): {_short(exc)}"
+        ) from None
+    finally:
+        await client.close()
+
+
+def _short(error: BaseException) -> str:
+    cause = error.__cause__ or error.__context__
+    text = str(error)
+    if cause is not None and str(cause):
+        text = f"{text} ({type(cause).__name__}: {cause})"
+    return text.splitlines()[0][:300] if text else type(error).__name__

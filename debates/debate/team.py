@@ -1,0 +1,87 @@
+"""``MultiAgentsDebate``: DEBATE as an AutoGen group chat.
+
+The group chat manager encodes the Commander's relaying and the NO ISSUE rule through ``DebateProtocol``:
+it picks the next speaker from the protocol (no model call is spent on choosing speakers) and ends the
+chat when the protocol says the debate is over.
+
+Messages are *addressed*. In a plain AutoGen group chat every participant sees every message; in DEBATE
+each agent sees only what the Commander sends it (the Commander is the collective memory). Each
+participant's container therefore buffers only the messages whose ``metadata["to"]`` names it; the
+Commander's container buffers everything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from autogen_agentchat.base import ChatAgent, TerminationCondition
+from autogen_agentchat.conditions import FunctionalTermination
+from autogen_agentchat.messages import BaseAgentEvent, BaseChatMessage
+
+from debate_eval.agents.roles import COMMANDER
+from debate_eval.debates.debate.algorithm import DebateProtocol
+from debate_eval.debates.group_chat import Accepts, RoutedGroupChat, SingleTaskManager
+
+
+class MultiAgentsDebateManager(SingleTaskManager):
+    """Selects speakers and ends the chat as ``DebateProtocol`` says."""
+
+    def __init__(self, *args: Any, protocol: DebateProtocol, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._protocol = protocol
+
+    async def update_message_thread(self, messages: Sequence[BaseAgentEvent | BaseChatMessage]) -> None:
+        """Record the messages and advance the protocol with each chat message."""
+        await super().update_message_thread(messages)
+        for message in messages:
+            if isinstance(message, BaseChatMessage):
+                self._protocol.observe(message.source, dict(message.metadata), message.to_text())
+
+    async def select_speaker(self, thread: Sequence[BaseAgentEvent | BaseChatMessage]) -> list[str] | str:
+        """The protocol's next speaker."""
+        speaker = self._protocol.next_speaker()
+        if speaker is None:
+            raise RuntimeError("no next speaker: the debate should have ended")
+        return speaker
+
+    async def reset(self) -> None:
+        """Start over."""
+        await super().reset()
+        self._protocol.reset()
+
+
+class MultiAgentsDebate(RoutedGroupChat):
+    """The DEBATE team: Commander, Scorer, Critic and, optionally, the Tie-breaker.
+
+    Run it with ``team.run(task=message)`` where ``message`` is the task prompt addressed to the Scorer in
+    the Commander's name (fixed relays), or to the Commander from the user (LLM Commander).
+    """
+
+    def __init__(self, participants: list[ChatAgent], protocol: DebateProtocol) -> None:
+        self._protocol = protocol
+        termination: TerminationCondition = FunctionalTermination(lambda _messages: protocol.finished)
+        super().__init__(
+            name="MultiAgentsDebate",
+            description="DEBATE: a Scorer and a Devil's-Advocate Critic debate a score, led by a Commander.",
+            participants=list(participants),
+            group_chat_manager_name="MultiAgentsDebateManager",
+            group_chat_manager_class=MultiAgentsDebateManager,
+            termination_condition=termination,
+            max_turns=protocol.max_turns(),
+        )
+
+    @property
+    def protocol(self) -> DebateProtocol:
+        """The debate's state."""
+        return self._protocol
+
+    def accepts(self, agent_name: str) -> Accepts:
+        """The Commander sees everything; every other agent only what is addressed to it."""
+        if agent_name == COMMANDER:
+            return lambda message: True
+        return lambda message: message.metadata.get("to") == agent_name
+
+    def manager_kwargs(self) -> Mapping[str, Any]:
+        """The manager drives the protocol."""
+        return {"protocol": self._protocol}

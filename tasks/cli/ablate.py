@@ -1,0 +1,329 @@
+"""``debate-eval ablate``: Figure 2 of the paper as a command.
+
+Every cell of a grid (``--grid rounds=1,2,3 --grid critic=devils-advocate,plain --grid protocol=debate,geval``)
+is run on the same items, each into its own run directory under ``OUT/cells/`` and all sharing the response
+cache (a cell whose calls another cell already made costs nothing). Then every cell is meta-evaluated and
+the command writes ``OUT/ablation.csv`` (one row per cell: correlations, tokens, calls, parse failures,
+wall time) and ``OUT/ablation.png`` (three panels like Figure 2: rounds, Critic persona, debating style,
+with the paper's GPT-4 numbers where the paper gives them).
+
+Grid keys: ``rounds`` (n), ``critic`` (a persona name or file), ``protocol`` (debate, multiagent,
+tiebreaker, both, geval) and ``commander`` (fixed, llm). Cells that describe the same configuration are run
+once: every ``rounds`` value of ``geval`` or ``chateval`` (which have no Critic) is one cell, and cells whose
+resolved configurations are equal (``--critic`` overrides a protocol's own Critic, so ``multiagent`` with
+``devils-advocate`` is ``debate``, and ``tiebreaker`` with ``devils-advocate`` is ``both``) share one run:
+such a cell still has its row, with ``same_as`` naming the cell whose run it repeats.
+
+Only the selected items count: a cell directory that holds results of other items (an earlier ablation
+with more ``--docs``) is meta-evaluated on this selection only, so every row describes the same items. A
+cell that fails (an exception, or items that failed) is named in the ``error`` column, left out of the
+figure, and makes the command exit with status 1; the other cells are still written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import csv
+import itertools
+import json
+import re
+import sys
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from debate_eval.agents.errors import UserError
+from debate_eval.debates.protocols import PROTOCOLS
+from debate_eval.tasks.analysis.meta_eval import meta_evaluate
+from debate_eval.tasks.cli.run import (
+    add_execution_arguments,
+    add_model_arguments,
+    add_protocol_arguments,
+    add_selection_arguments,
+    build_run_config,
+    build_run_options,
+)
+from debate_eval.tasks.data.datasets import load_items, resolve_data_dir, select_items
+from debate_eval.tasks.engine.results import read_jsonl
+from debate_eval.tasks.engine.run_config import RunConfig, RunOptions
+from debate_eval.tasks.engine.runner import RunSummary, run
+
+GRID_KEYS = ("protocol", "critic", "rounds", "commander")
+CSV_COLUMNS = (
+    "cell",
+    "protocol",
+    "critic",
+    "rounds",
+    "tiebreaker",
+    "commander",
+    "spearman",
+    "kendall",
+    "pearson",
+    "global_spearman",
+    "n_items",
+    "n_missing",
+    "n_groups",
+    "n_skipped",
+    "prompt_tokens",
+    "completion_tokens",
+    "llm_calls",
+    "cached_calls",
+    "parse_failures",
+    "failed_items",
+    "agreed",
+    "mean_rounds",
+    "wall_s",
+    "config_hash",
+    "same_as",
+    "error",
+)
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One point of the grid."""
+
+    protocol: str
+    critic: str | None
+    rounds: int
+    commander: str  # "fixed" or "llm"
+
+    @property
+    def name(self) -> str:
+        """A readable, file-safe name."""
+        parts = [self.protocol]
+        if PROTOCOLS[self.protocol].multi_agent:
+            parts += [f"critic-{Path(self.critic).stem if self.critic else 'default'}", f"n{self.rounds}"]
+            if self.commander == "llm":
+                parts.append("llm-commander")
+        return re.sub(r"[^A-Za-z0-9_.-]+", "-", "_".join(parts))
+
+
+def parse_grid(specs: Sequence[str]) -> dict[str, list[str]]:
+    """``["rounds=1,2", "critic=plain"]`` -> ``{"rounds": ["1", "2"], "critic": ["plain"]}``."""
+    grid: dict[str, list[str]] = {}
+    for spec in specs:
+        key, sep, values = spec.partition("=")
+        key = key.strip()
+        if not sep or key not in GRID_KEYS or not values.strip():
+            raise UserError(f"--grid {spec!r}: expected KEY=V1,V2,... with KEY one of {', '.join(GRID_KEYS)}")
+        if key in grid:
+            raise UserError(f"--grid {key} is given twice; list all its values in one --grid")
+        grid[key] = [v.strip() for v in values.split(",") if v.strip()]
+    return grid
+
+
+def expand_grid(grid: dict[str, list[str]], defaults: argparse.Namespace) -> list[Cell]:
+    """Every combination of the grid's values (defaults from the other flags), without duplicates."""
+    protocols = grid.get("protocol", [defaults.protocol])
+    for protocol in protocols:
+        if protocol not in PROTOCOLS:
+            raise UserError(f"--grid protocol: unknown protocol {protocol!r}; protocols are: {', '.join(PROTOCOLS)}")
+    critics: list[str | None] = list(grid.get("critic", [defaults.critic]))
+    try:
+        rounds = [int(v) for v in grid.get("rounds", [str(defaults.max_rounds)])]
+    except ValueError:
+        raise UserError("--grid rounds: values must be integers, e.g. rounds=1,2,3") from None
+    if any(r < 0 for r in rounds):
+        raise UserError("--grid rounds: values must be >= 0")
+    commanders = grid.get("commander", ["llm" if defaults.commander_llm else "fixed"])
+    if set(commanders) - {"fixed", "llm"}:
+        raise UserError("--grid commander: values are fixed and llm")
+    cells: list[Cell] = []
+    for protocol, critic, n, commander in itertools.product(protocols, critics, rounds, commanders):
+        debate = PROTOCOLS[protocol].multi_agent  # other protocols have no Critic, rounds or Commander
+        cell = Cell(protocol, critic, n, commander) if debate else Cell(protocol, None, 0, "fixed")
+        if cell not in cells:
+            cells.append(cell)
+    return cells
+
+
+def cell_config(cell: Cell, args: argparse.Namespace) -> RunConfig:
+    """The run configuration of one cell: the command's flags with the cell's values."""
+    cell_args = argparse.Namespace(**vars(args))
+    cell_args.protocol = cell.protocol
+    cell_args.critic = cell.critic
+    cell_args.max_rounds = cell.rounds
+    cell_args.commander_llm = cell.commander == "llm"
+    if cell.protocol in ("tiebreaker", "both") and cell.rounds == 0:
+        raise UserError(f"cell {cell.name}: the Tie-breaker needs at least one round")
+    return build_run_config(cell_args)
+
+
+def resolved_key(config: RunConfig) -> str:
+    """What a cell's run actually is: its result configuration without the protocol's name.
+
+    Two cells with equal keys make the same calls and give the same results (``multiagent`` with
+    ``--critic devils-advocate`` is ``debate``), so they share one run.
+    """
+    resolved = {key: value for key, value in config.result_config().items() if key != "protocol"}
+    return json.dumps(resolved, sort_keys=True, default=str)
+
+
+def shared_runs(cells: Sequence[Cell], configs: dict[Cell, RunConfig]) -> dict[Cell, Cell | None]:
+    """For every cell, the earlier cell whose run it shares (None: the cell is run itself)."""
+    first: dict[str, Cell] = {}
+    same_as: dict[Cell, Cell | None] = {}
+    for cell in cells:
+        key = resolved_key(configs[cell])
+        same_as[cell] = first.get(key)
+        first.setdefault(key, cell)
+    return same_as
+
+
+def selected_item_ids(args: argparse.Namespace) -> list[str]:
+    """The ids of the items every cell evaluates (``--docs`` / ``--limit`` of the data)."""
+    items = load_items(args.dataset, resolve_data_dir(args.data_dir))
+    return [item.item_id for item in select_items(items, limit=args.limit, docs=args.docs)]
+
+
+def plot_rounds(grid: dict[str, list[str]], args: argparse.Namespace) -> int:
+    """The n of the persona and protocol panels: the largest n of a rounds grid, else ``--max-rounds``."""
+    return max(int(v) for v in grid["rounds"]) if grid.get("rounds") else int(args.max_rounds)
+
+
+def selected_records(results: Path, item_ids: Collection[str]) -> list[dict[str, Any]]:
+    """The latest record of every selected item in a results file (items of other selections are ignored)."""
+    wanted = set(item_ids)
+    latest: dict[str, dict[str, Any]] = {}
+    for record in read_jsonl(results):
+        item_id = str(record.get("item_id"))
+        if item_id in wanted:
+            latest[item_id] = record
+    return list(latest.values())
+
+
+def cell_row(
+    cell: Cell, config: RunConfig, summary: RunSummary | None, results: Path, item_ids: Collection[str]
+) -> dict[str, Any]:
+    """The CSV row of one cell: the selected items' records in its results file, and its run summary.
+
+    ``summary`` is None when the run raised; ``wall_s`` is then empty. ``failed_items`` counts the selected
+    items without a finished record (failed, or never reached).
+    """
+    records = selected_records(results, item_ids)
+    report = meta_evaluate(records).get(config.dataset, {}).get(config.aspect) if records else None
+    finished = [r for r in records if not r.get("error")]
+    usage = [u for r in records for u in (r.get("usage") or {}).values()]  # a failed item's calls count too
+    row: dict[str, Any] = {
+        "cell": cell.name,
+        "protocol": cell.protocol,
+        "critic": config.debate.critic.name if config.debate else "",
+        "rounds": config.debate.max_rounds if config.debate else "",
+        "tiebreaker": bool(config.debate and config.debate.tiebreaker),
+        "commander": cell.commander if config.debate else "",
+        "prompt_tokens": sum(int(u.get("prompt_tokens") or 0) for u in usage),
+        "completion_tokens": sum(int(u.get("completion_tokens") or 0) for u in usage),
+        "llm_calls": sum(int(r.get("llm_calls") or 0) for r in records),
+        "cached_calls": sum(int(r.get("cached_calls") or 0) for r in records),
+        "parse_failures": sum(1 for r in finished if r.get("score") is None),
+        "failed_items": len(set(item_ids)) - len(finished),
+        "agreed": sum(1 for r in finished if r.get("agreed")) if config.debate else "",
+        "mean_rounds": round(sum(int(r.get("rounds") or 0) for r in finished) / len(finished), 3)
+        if config.debate and finished
+        else "",
+        "wall_s": round(summary.elapsed_s, 2) if summary is not None else None,
+        "config_hash": config.config_hash(),
+        "same_as": "",
+        "error": "",
+    }
+    for key in ("spearman", "kendall", "pearson", "global_spearman", "n_items", "n_missing", "n_groups", "n_skipped"):
+        value = getattr(report, key) if report is not None else None
+        row[key] = round(value, 4) if isinstance(value, float) else value
+    if row["failed_items"]:
+        row["error"] = f"{row['failed_items']} of {len(set(item_ids))} items failed (a rerun retries them)"
+    return row
+
+
+def write_csv(path: Path, rows: Sequence[dict[str, Any]]) -> None:
+    """Write the ablation table."""
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=CSV_COLUMNS)
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({key: "" if row.get(key) is None else row.get(key) for key in CSV_COLUMNS})
+
+
+async def run_cells(
+    cells: Sequence[Cell],
+    configs: dict[Cell, RunConfig],
+    args: argparse.Namespace,
+    out_dir: Path,
+    item_ids: Collection[str],
+) -> list[dict[str, Any]]:
+    """Run every distinct configuration once (one after the other, each with its own concurrency); one row
+    per cell, in the order of ``cells``. A cell that raises is recorded in its row's ``error``; the others
+    still run."""
+    same_as = shared_runs(cells, configs)
+    runs = [cell for cell in cells if same_as[cell] is None]
+    own: dict[Cell, dict[str, Any]] = {}
+    for number, cell in enumerate(runs, start=1):
+        config = configs[cell]
+        base = build_run_options(args, config)
+        options = RunOptions(**{**vars(base), "out_dir": out_dir / "cells" / cell.name})
+        sharing = [other.name for other in cells if same_as[other] == cell]
+        print(f"[{number}/{len(runs)}] {cell.name}" + (f" (also {', '.join(sharing)})" if sharing else ""), flush=True)
+        summary: RunSummary | None = None
+        error = ""
+        try:
+            summary = await run(config, options)
+        except Exception as exc:  # one failed cell must not lose the other cells
+            error = f"{type(exc).__name__}: {exc}"
+        row = cell_row(cell, config, summary, options.out_dir / "results.jsonl", item_ids)
+        if error:
+            row["error"] = error
+        own[cell] = row
+    rows = []
+    for cell in cells:
+        target = same_as[cell]
+        if target is None:
+            rows.append(own[cell])
+        else:
+            rows.append({**own[target], "cell": cell.name, "protocol": cell.protocol, "same_as": target.name})
+    return rows
+
+
+def add_subparser(subparsers: Any) -> None:
+    """Register ``ablate``."""
+    parser = subparsers.add_parser(
+        "ablate",
+        help="run a grid of protocols / personas / rounds on the same items; write ablation.csv and .png",
+        description=__doc__.split("\n\n")[1] if __doc__ else None,
+    )
+    add_selection_arguments(parser)
+    add_protocol_arguments(parser)
+    add_model_arguments(parser)
+    add_execution_arguments(parser)
+    parser.add_argument(
+        "--grid", action="append", default=[], metavar="KEY=V1,V2", help=f"KEY one of {', '.join(GRID_KEYS)}"
+    )
+    parser.set_defaults(handler=handle_ablate)
+
+
+def handle_ablate(args: argparse.Namespace) -> int:
+    """Run the grid and write the table and the figure; 1 when a cell failed (the table still has every cell)."""
+    from debate_eval.tasks.analysis.ablation_plot import plot_ablation
+
+    grid = parse_grid(args.grid)
+    cells = expand_grid(grid, args)
+    out_dir = Path(args.out or f"runs/ablation_{args.dataset}_{args.aspect}")
+    args.out = None  # each cell gets its own directory
+    configs = {cell: cell_config(cell, args) for cell in cells}  # fail on a bad cell before running any
+    item_ids = selected_item_ids(args)
+    rows = asyncio.run(run_cells(cells, configs, args, out_dir, item_ids))
+    out_dir.mkdir(parents=True, exist_ok=True)
+    write_csv(out_dir / "ablation.csv", rows)
+    good = [row for row in rows if not row["error"]]
+    plot_ablation(good, args.dataset, args.aspect, out_dir / "ablation.png", rounds=plot_rounds(grid, args))
+    print(f"wrote {out_dir / 'ablation.csv'} and {out_dir / 'ablation.png'}")
+    failed = [row for row in rows if row["error"]]
+    if failed:
+        print(
+            f"{len(failed)} of {len(rows)} cells failed (in the table, not in the figure): "
+            + "; ".join(f"{row['cell']}: {row['error']}" for row in failed),
+            file=sys.stderr,
+        )
+        return 1
+    return 0

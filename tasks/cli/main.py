@@ -1,0 +1,104 @@
+"""The ``debate-eval`` command: one entry point, one subcommand per job.
+
+Errors caused by input or environment (``UserError``) are printed on one line, with secrets masked, and
+give exit status 2; an interrupted run says how to resume.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import os
+import sys
+import warnings
+from typing import Any
+
+from debate_eval.agents.errors import UserError
+from debate_eval.agents.models.settings import load_env_file
+from debate_eval.agents.personas import ROLES, format_personas, list_personas
+from debate_eval.agents.redaction import redact
+
+# Modules that each register one subcommand with ``add_subparser(subparsers)``.
+COMMAND_MODULES = (
+    "debate_eval.tasks.cli.run",
+    "debate_eval.tasks.cli.show",
+    "debate_eval.tasks.analysis.meta_eval",
+    "debate_eval.tasks.cli.rescore",
+    "debate_eval.tasks.data.download",
+    "debate_eval.tasks.cli.ablate",
+    "debate_eval.tasks.cli.repeat",
+)
+
+
+def _personas(args: argparse.Namespace) -> int:
+    print(format_personas(list_personas(args.role)))
+    return 0
+
+
+def _aspects(args: argparse.Namespace) -> int:
+    from debate_eval.tasks.data.datasets import DATASETS
+
+    for name, spec in DATASETS.items():
+        aspects = ", ".join(f"{aspect} ({low:g}-{high:g})" for aspect, (low, high) in spec.aspects.items())
+        print(f"{name}: {aspects}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full argument parser."""
+    parser = argparse.ArgumentParser(
+        prog="debate-eval",
+        description="DEBATE: multi-agent NLG evaluation (Scorer vs Devil's-Advocate Critic) on AutoGen.",
+    )
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        try:
+            module: Any = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise
+            continue
+        module.add_subparser(subparsers)
+    personas = subparsers.add_parser("personas", help="list the built-in personas with their text")
+    personas.add_argument("--role", choices=ROLES, help="only this role")
+    personas.set_defaults(handler=_personas)
+    aspects = subparsers.add_parser("aspects", help="list the datasets and their aspects")
+    aspects.set_defaults(handler=_aspects)
+    return parser
+
+
+def quiet_libraries() -> None:
+    """Keep AutoGen's internal logging off the terminal: a failed item is reported in its record and the
+    run summary (set DEBATE_EVAL_DEBUG=1 to see AutoGen's logs)."""
+    # AutoGen warns when an endpoint reports a dated model name (gpt-4o -> gpt-4o-2024-08-06) or a local alias.
+    warnings.filterwarnings("ignore", message="Resolved model mismatch", category=UserWarning)
+    if not os.environ.get("DEBATE_EVAL_DEBUG"):
+        for name in ("autogen_core", "autogen_agentchat", "autogen_ext"):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    args = build_parser().parse_args(argv)
+    try:
+        load_env_file(getattr(args, "env_file", None))  # before anything reads a setting (DEBATE_EVAL_DEBUG too)
+        quiet_libraries()
+        return int(args.handler(args))
+    except UserError as error:
+        print(f"debate-eval: error: {redact(str(error))}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # the output was piped into a command that stopped reading (| head)
+        sys.stderr.close()
+        return 141
+    except KeyboardInterrupt:
+        out = getattr(args, "out", None) or "the run directory"
+        print(
+            f"\ndebate-eval: interrupted; finished items are saved in {out}; rerun the same command to resume",
+            file=sys.stderr,
+        )
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

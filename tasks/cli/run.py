@@ -1,0 +1,328 @@
+"""``debate-eval run``: evaluate one dataset/aspect with one protocol, writing results and transcripts."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any
+
+from debate_eval.agents.errors import UserError
+from debate_eval.agents.models.settings import ROLES, ModelOverrides, resolve_model_config
+from debate_eval.debates.chateval import DEFAULT_ROLES, DEFAULT_TURNS, ONE_BY_ONE, STRATEGIES
+from debate_eval.debates.geval import DEFAULT_TOP_LOGPROBS, GEvalConfig, samples_warning
+from debate_eval.debates.protocols import PROTOCOLS
+from debate_eval.tasks.data.datasets import DATASETS, check_aspect, resolve_data_dir
+from debate_eval.tasks.data.templates import parse_scale, resolve_template
+from debate_eval.tasks.engine.run_config import RunConfig, RunOptions, build_chateval_config, build_debate_config
+from debate_eval.tasks.engine.runner import RunSummary, run
+
+
+def positive_int(text: str) -> int:
+    """argparse type: an integer >= 1."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text}")
+    return value
+
+
+def non_negative_int(text: str) -> int:
+    """argparse type: an integer >= 0."""
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text}")
+    return value
+
+
+def role_value(text: str) -> tuple[str, str]:
+    """argparse type: ``ROLE=VALUE``."""
+    role, sep, value = text.partition("=")
+    if not sep or role not in ROLES or not value:
+        raise argparse.ArgumentTypeError(f"expected ROLE=VALUE with ROLE one of {', '.join(ROLES)}; got {text!r}")
+    return role, value
+
+
+def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
+    """Which data: dataset, aspect, items."""
+    group = parser.add_argument_group("what to evaluate")
+    group.add_argument("--dataset", required=True, help=f"one of: {', '.join(DATASETS)}")
+    group.add_argument("--aspect", required=True, help="e.g. coherence (see `debate-eval aspects`)")
+    group.add_argument("--data-dir", help="folder with summeval/ and topical_chat/ (default: $DEBATE_EVAL_DATA_DIR)")
+    group.add_argument("--limit", type=positive_int, help="only the first N items")
+    group.add_argument("--docs", type=positive_int, help="only the first K documents / contexts (all their items)")
+    group.add_argument(
+        "--template",
+        help="a G-Eval-style prompt file with {{Document}}/{{Summary}} or "
+        "{{Dialogue}}/{{Fact}}/{{Response}} placeholders (default: the built-in template)",
+    )
+    group.add_argument("--scale", help="score range of a custom template, e.g. 1-3 (default: from the template)")
+
+
+def add_protocol_arguments(parser: argparse.ArgumentParser) -> None:
+    """How to evaluate: protocol, personas, rounds."""
+    group = parser.add_argument_group("protocol")
+    group.add_argument("--protocol", default="debate", choices=list(PROTOCOLS), help="default: debate")
+    group.add_argument("--critic", help="Critic persona name (see `debate-eval personas`) or a text file")
+    group.add_argument(
+        "--max-rounds",
+        type=non_negative_int,
+        default=2,
+        help="n, the most Critic rounds (default 2, as the authors' code; the paper's best is 4)",
+    )
+    group.add_argument("--tie-breaker", action="store_true", help="a Tie-breaker decides when the Critic never agrees")
+    group.add_argument(
+        "--commander-llm",
+        action="store_true",
+        help="the Commander writes its relays with the model (default: the authors' fixed texts)",
+    )
+    group.add_argument(
+        "--no-reask",
+        action="store_true",
+        help="do not ask the deciding agent again when its answer has no parsable score",
+    )
+    group.add_argument(
+        "--marker-case-sensitive",
+        action="store_true",
+        help="accept NO ISSUE only in upper case (as the authors' code); default: any case",
+    )
+    group.add_argument(
+        "--geval-samples",
+        type=positive_int,
+        default=1,
+        help="geval: average this many sampled answers instead of using log-probabilities",
+    )
+    group.add_argument("--geval-no-logprobs", action="store_true", help="geval: do not request log-probabilities")
+    group.add_argument(
+        "--chateval-roles",
+        metavar="A,B,C",
+        help="chateval: comma-separated referee personas (names of role 'referee' in `debate-eval personas`, "
+        f"or text files; default: {','.join(DEFAULT_ROLES)})",
+    )
+    group.add_argument(
+        "--chateval-turns",
+        type=positive_int,
+        help=f"chateval: T, the discussion turns (default {DEFAULT_TURNS})",
+    )
+    group.add_argument(
+        "--chateval-strategy",
+        choices=list(STRATEGIES),
+        help=f"chateval: communication strategy (default {ONE_BY_ONE})",
+    )
+
+
+def add_model_arguments(parser: argparse.ArgumentParser) -> None:
+    """Which models (API keys only from the environment / .env)."""
+    group = parser.add_argument_group("models (API keys are read from the environment or .env only)")
+    group.add_argument("--model", help="model name for every role (default: $DEBATE_EVAL_MODEL)")
+    group.add_argument("--base-url", help="OpenAI-compatible endpoint for every role (default: $OPENAI_BASE_URL)")
+    group.add_argument(
+        "--role-model",
+        action="append",
+        type=role_value,
+        default=[],
+        metavar="ROLE=MODEL",
+        help="model of one role, e.g. critic=gpt-4o (repeatable)",
+    )
+    group.add_argument(
+        "--role-base-url",
+        action="append",
+        type=role_value,
+        default=[],
+        metavar="ROLE=URL",
+        help="endpoint of one role (repeatable)",
+    )
+    group.add_argument("--temperature", type=float, help="default 0 (the paper)")
+    group.add_argument("--top-p", type=float, help="default 1 (the paper)")
+    group.add_argument("--seed", type=int, help="default 453 (the authors' code)")
+    group.add_argument("--no-seed", action="store_true", help="send no seed")
+    group.add_argument("--max-tokens", type=positive_int, help="default: none for APIs, 256 for the embedded model")
+    group.add_argument("--timeout", type=float, help="seconds per request (default 120)")
+    group.add_argument("--max-retries", type=non_negative_int, help="retries of transient errors (default 6)")
+    group.add_argument("--gguf", help="serve this GGUF with the embedded server instead of SmolLM2-135M")
+    group.add_argument("--gguf-sha256", help="the SHA-256 the --gguf file must have")
+    group.add_argument("--embedded-parallel", type=positive_int, help="embedded server slots (default 2)")
+    group.add_argument("--env-file", help="read settings from this .env file (default: ./.env if present)")
+
+
+def add_execution_arguments(parser: argparse.ArgumentParser) -> None:
+    """How to execute (does not change results)."""
+    group = parser.add_argument_group("execution")
+    group.add_argument("--out", help="run directory (default: runs/DATASET_ASPECT_PROTOCOL); a rerun resumes")
+    group.add_argument(
+        "--concurrency",
+        type=positive_int,
+        help="debates in flight (default 8 for APIs, the embedded server's slots otherwise)",
+    )
+    group.add_argument("--no-cache", action="store_true", help="do not use the on-disk response cache")
+    group.add_argument(
+        "--cache-dir",
+        help="response cache folder (default: $DEBATE_EVAL_CACHE_DIR or ~/.cache/debate-eval/llm-cache)",
+    )
+    group.add_argument("--no-progress", action="store_true", help="no progress bar")
+    group.add_argument("--no-preflight", action="store_true", help="skip the one-request endpoint check")
+
+
+def add_subparser(subparsers: Any) -> None:
+    """Register ``run``."""
+    parser = subparsers.add_parser(
+        "run",
+        help="evaluate one dataset/aspect",
+        description="Evaluate one dataset/aspect with DEBATE (or a baseline) and write results.jsonl, "
+        "config.json and summary.json into the run directory.",
+    )
+    add_selection_arguments(parser)
+    add_protocol_arguments(parser)
+    add_model_arguments(parser)
+    add_execution_arguments(parser)
+    parser.set_defaults(handler=handle_run)
+
+
+def model_overrides(args: argparse.Namespace) -> ModelOverrides:
+    """The model flags as ``ModelOverrides``."""
+    return ModelOverrides(
+        model=args.model,
+        base_url=args.base_url,
+        role_models=dict(args.role_model),
+        role_base_urls=dict(args.role_base_url),
+        temperature=args.temperature,
+        top_p=args.top_p,
+        seed=args.seed,
+        no_seed=args.no_seed,
+        max_tokens=args.max_tokens,
+        timeout_s=args.timeout,
+        max_retries=args.max_retries,
+        gguf_path=args.gguf,
+        gguf_sha256=args.gguf_sha256,
+        embedded_parallel=args.embedded_parallel,
+    )
+
+
+def build_run_config(args: argparse.Namespace) -> RunConfig:
+    """Resolve the flags (and environment) into a ``RunConfig``."""
+    check_aspect(args.dataset, args.aspect)
+    scale = parse_scale(args.scale) if args.scale else None
+    template = resolve_template(args.dataset, args.aspect, Path(args.template) if args.template else None, scale)
+    debate = build_debate_config(
+        args.protocol,
+        args.dataset,
+        critic=args.critic,
+        tie_breaker=args.tie_breaker or None,
+        max_rounds=args.max_rounds,
+        commander_llm=args.commander_llm,
+        reask=not args.no_reask,
+        marker_case_sensitive=args.marker_case_sensitive,
+    )
+    chateval = build_chateval_config(
+        args.protocol,
+        roles=getattr(args, "chateval_roles", None),
+        turns=getattr(args, "chateval_turns", None),
+        strategy=getattr(args, "chateval_strategy", None),
+    )
+    geval = None
+    if debate is None and chateval is None:
+        geval = GEvalConfig(
+            use_logprobs=not args.geval_no_logprobs,
+            top_logprobs=DEFAULT_TOP_LOGPROBS,
+            samples=args.geval_samples,
+        )
+    return RunConfig(
+        dataset=args.dataset,
+        aspect=args.aspect,
+        protocol=args.protocol,
+        template=template,
+        models=resolve_model_config(model_overrides(args)),
+        debate=debate,
+        geval=geval,
+        chateval=chateval,
+    )
+
+
+def build_run_options(args: argparse.Namespace, config: RunConfig) -> RunOptions:
+    """The execution flags as ``RunOptions``."""
+    out = Path(args.out) if args.out else Path("runs") / f"{config.dataset}_{config.aspect}_{config.protocol}"
+    return RunOptions(
+        out_dir=out,
+        data_dir=resolve_data_dir(args.data_dir),
+        limit=args.limit,
+        docs=args.docs,
+        concurrency=args.concurrency,
+        use_cache=not args.no_cache,
+        cache_dir=Path(args.cache_dir) if args.cache_dir else None,
+        progress=False if args.no_progress else None,
+        preflight=not args.no_preflight,
+    )
+
+
+def handle_run(args: argparse.Namespace) -> int:
+    """Run the evaluation and print its summary."""
+    if args.max_rounds == 0 and (args.tie_breaker or args.protocol in ("tiebreaker", "both")):
+        raise UserError("the Tie-breaker needs at least one round: use --max-rounds 1 or more")
+    config = build_run_config(args)
+    if config.geval is not None:
+        warning = samples_warning(config.geval, config.models.for_role("scorer").sampling.temperature)
+        if warning:
+            print(f"debate-eval: {warning}", file=sys.stderr)
+    options = build_run_options(args, config)
+    summary = asyncio.run(run(config, options))
+    print(format_summary(summary, config))
+    return 1 if summary.now.failed else 0
+
+
+def format_summary(summary: RunSummary, config: RunConfig) -> str:
+    """The short report printed at the end of a run: this invocation, then the run's totals."""
+    now, total = summary.now, summary.total
+    transport = summary.transport.to_dict()
+    lines = [
+        f"{config.dataset}/{config.aspect} [{config.protocol}]: {summary.selected} items selected, "
+        f"{summary.already_done} already done",
+        f"this invocation: {now.finished} finished, {now.failed} failed in {summary.elapsed_s:.1f} s; "
+        f"{now.accounting.llm_calls} model calls, {now.accounting.cached_calls} from the cache, "
+        f"{transport['retries']} retries; estimated cost {_dollars(summary.cost_usd)}",
+        f"run totals ({total.items} items in results.jsonl): {total.finished} finished, {total.failed} failed",
+    ]
+    if total.finished:
+        line = f"scores: {total.parsed} parsed, {total.unparsed} without a score"
+        if config.debate is not None:
+            mean_rounds = total.rounds_total / total.finished
+            line += f"; Critic said NO ISSUE in {total.agreed}/{total.finished}; mean rounds {mean_rounds:.2f}"
+        lines.append(line)
+    acc = total.accounting
+    tokens = (
+        sum(u.prompt_tokens for u in acc.roles.values()),
+        sum(u.completion_tokens for u in acc.roles.values()),
+    )
+    lines.append(
+        f"model calls: {acc.llm_calls} to the model, {acc.cached_calls} from the cache; tokens: {tokens[0]:,} "
+        f"prompt + {tokens[1]:,} completion"
+    )
+    for role, usage in sorted(acc.roles.items()):
+        lines.append(
+            f"  {role:<10} {usage.calls:>5} calls  {usage.prompt_tokens:>10,} prompt  "
+            f"{usage.completion_tokens:>9,} completion tokens"
+        )
+    if summary.total_cost_usd is not None:
+        cost = _dollars(summary.total_cost_usd)
+        lines.append(f"estimated cost: {cost} for the run (prices in prices.csv; cached calls are free)")
+    else:
+        lines.append("estimated cost: unknown (a model has no price in prices.csv; tokens above)")
+    if total.errors:
+        kinds = ", ".join(f"{kind} x{count}" for kind, count in sorted(total.errors.items()))
+        lines.append(f"failed items: {kinds} (see the 'error' field; a rerun retries them)")
+    out = summary.out_dir
+    lines.append(
+        f"results: {out / 'results.jsonl'}   next: debate-eval show {out} | debate-eval meta-eval "
+        f"{out / 'results.jsonl'}"
+    )
+    return "\n".join(lines)
+
+
+def _dollars(cost: float | None) -> str:
+    return "unknown" if cost is None else f"${cost:.4f}"
+
+
+def main_for_dataset(dataset: str, argv: list[str] | None = None) -> int:
+    """Entry point of ``scripts/run_<dataset>.py``: ``run --dataset DATASET`` plus the script's arguments."""
+    from debate_eval.tasks.cli.main import main
+
+    return main(["run", "--dataset", dataset, *(sys.argv[1:] if argv is None else argv)])

@@ -1,0 +1,116 @@
+"""``debate-eval show``: read a run's transcripts in the terminal."""
+
+from __future__ import annotations
+
+import argparse
+import textwrap
+from pathlib import Path
+from typing import Any
+
+from debate_eval.agents.errors import UserError
+from debate_eval.tasks.engine.results import RESULTS_FILE, read_jsonl
+
+WIDTH = 100
+
+
+def add_subparser(subparsers: Any) -> None:
+    """Register ``show``."""
+    parser = subparsers.add_parser("show", help="print a run's items, or one item's transcript")
+    parser.add_argument("run_dir", help="a run directory (or its results.jsonl)")
+    parser.add_argument("--item", help="item id (or a unique prefix / its position in the list, 1-based)")
+    parser.add_argument("--full", action="store_true", help="do not shorten long messages")
+    parser.set_defaults(handler=handle_show)
+
+
+def _results_path(run_dir: str) -> Path:
+    path = Path(run_dir)
+    if path.is_dir():
+        path = path / RESULTS_FILE
+    if not path.is_file():
+        raise UserError(f"{path}: no results file (run `debate-eval run ... --out DIR` first)")
+    return path
+
+
+def handle_show(args: argparse.Namespace) -> int:
+    """Print the item table or one transcript."""
+    records = read_jsonl(_results_path(args.run_dir))
+    if args.item is None:
+        print(format_table(records))
+    else:
+        print(format_transcript(find_record(records, args.item), full=args.full))
+    return 0
+
+
+def find_record(records: list[dict[str, Any]], key: str) -> dict[str, Any]:
+    """The record whose item id is ``key``, starts with it uniquely, or sits at position ``key``."""
+    exact = [r for r in records if r.get("item_id") == key]
+    if exact:
+        return exact[-1]
+    if key.isdigit() and 1 <= int(key) <= len(records):
+        return records[int(key) - 1]
+    prefixed = {r["item_id"]: r for r in records if str(r.get("item_id", "")).startswith(key)}
+    if len(prefixed) == 1:
+        return next(iter(prefixed.values()))
+    hint = f"{len(prefixed)} items start with it" if prefixed else "no item has that id"
+    raise UserError(f"--item {key!r}: {hint}; run `debate-eval show DIR` to list the items")
+
+
+def _fmt(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.3g}"
+    return str(value)
+
+
+def format_table(records: list[dict[str, Any]]) -> str:
+    """One line per item: position, id, human score, machine score, agreement, rounds, status."""
+    lines = [f"{'#':>4}  {'item':<58} {'human':>6} {'score':>6} {'agreed':>6} {'rounds':>6}  status"]
+    for number, record in enumerate(records, start=1):
+        status = "error: " + str(record["error"])[:60] if record.get("error") else record.get("parse_status", "")
+        lines.append(
+            f"{number:>4}  {str(record.get('item_id'))[:58]:<58} {_fmt(record.get('human_score')):>6} "
+            f"{_fmt(record.get('score')):>6} {_fmt(record.get('agreed')):>6} {_fmt(record.get('rounds')):>6}  {status}"
+        )
+    lines.append(f"{len(records)} items; `debate-eval show DIR --item N` prints one transcript")
+    return "\n".join(lines)
+
+
+def _shorten(text: str, full: bool) -> str:
+    if full or len(text) <= 1500:
+        return text
+    return f"{text[:700]}\n[... {len(text) - 1400} characters not shown; --full shows all ...]\n{text[-700:]}"
+
+
+def format_transcript(record: dict[str, Any], *, full: bool = False) -> str:
+    """Every message of one item, with speaker, addressee, usage and parsed scores."""
+    head = (
+        f"item {record.get('item_id')}  [{record.get('dataset')}/{record.get('aspect')}, {record.get('protocol')}]\n"
+        f"human {_fmt(record.get('human_score'))}   score {_fmt(record.get('score'))} "
+        f"({record.get('parse_status')}, {record.get('parse_method', '-')})   agreed {_fmt(record.get('agreed'))}   "
+        f"rounds {_fmt(record.get('rounds'))}   stop {record.get('stop_reason', '-')}"
+    )
+    blocks = [head]
+    if record.get("error"):
+        blocks.append(f"ERROR: {record['error']}")
+    for entry in record.get("transcript") or []:
+        arrow = f" -> {entry['to']}" if entry.get("to") else ""
+        relay = f" ({entry['relay']})" if entry.get("relay") else ""
+        usage = entry.get("usage") or {}
+        meta = []
+        if usage:
+            meta.append(f"{usage.get('prompt_tokens', 0)}+{usage.get('completion_tokens', 0)} tokens")
+        if entry.get("cached"):
+            meta.append("cached")
+        score = entry.get("score")
+        if score:
+            meta.append(f"score {_fmt(score.get('value'))} [{score.get('status')}/{score.get('method')}]")
+        title = f"--- [{entry.get('index')}] {entry.get('agent')}{arrow}{relay}"
+        if meta:
+            title += "  (" + ", ".join(meta) + ")"
+        body = "\n".join(
+            textwrap.fill(line, WIDTH, replace_whitespace=False) if line else ""
+            for line in _shorten(str(entry.get("content", "")), full).splitlines()
+        )
+        blocks.append(f"{title}\n{body}")
+    return "\n\n".join(blocks)

@@ -1,0 +1,372 @@
+"""G-Eval-style prompt templates: the built-in ones for every aspect, and user-supplied files.
+
+A template is the prompt the Commander turns into the Scorer's task (SPEC section 3): a task description,
+"Evaluation Criteria" (the aspect's definition and scale), "Evaluation Steps" (zero-shot chain of thought),
+the inputs, and an "Evaluation Form (scores ONLY)" that ends with ``- <Aspect>:``. Inputs are written as
+placeholders ``{{Name}}``; the names are those the datasets provide:
+
+=================  ======================================
+dataset            placeholders
+=================  ======================================
+``summeval``       ``{{Document}}``, ``{{Summary}}``
+``topical_chat``   ``{{Dialogue}}``, ``{{Fact}}``, ``{{Response}}``
+=================  ======================================
+
+**Built-in templates** live in ``templates/<dataset>/<aspect>.txt`` (package data of
+``debate_eval.tasks``). They follow G-Eval's structure in this project's own words and use the human
+rating scales: SummEval 1-5 for all four aspects (G-Eval's own fluency prompt asks 1-3); Topical-Chat
+naturalness, coherence and engagingness 1-3 and groundedness 0-1, defined as in USR (Mehri & Eskenazi
+2020). The Topical-Chat naturalness and coherence templates do not show the fact (those aspects do not
+depend on it); engagingness and groundedness do.
+
+**File format.** A file may start with a front matter block::
+
+    ---
+    dataset: summeval
+    aspect: coherence
+    scale: 1-5
+    inputs: Document, Summary
+    note: one line of free text
+    # comment lines are allowed here
+    ---
+    <template text>
+
+Every key is optional. When front matter is present, the template text is what follows the closing
+``---`` line, with trailing whitespace removed (so the prompt ends right after ``- Coherence:``). A file
+without front matter is used byte for byte (CRLF line endings included): the original G-Eval prompt
+files load and render unchanged.
+
+**Scale of a user file**, first that applies: the explicit ``scale`` argument (``--scale``), the front
+matter's ``scale``, the scale written in the text after the aspect name (``Coherence (1-5)``, see
+:func:`infer_scale`), the built-in template's scale for the dataset and aspect; otherwise a
+:class:`UserError` asks for ``--scale``. Note that the DEBATE authors' Topical-Chat prompts declare
+``Coherence (1-5)`` and ``Naturalness (1-5)`` although humans rated those aspects 1-3; the inferred scale
+is what the text says (1-5). That is harmless for the meta-evaluation, whose correlations are rank-based.
+
+**Rendering** (:meth:`Template.render`) replaces every placeholder in one pass, so text inserted from the
+inputs is never scanned again: a summary that contains ``{{Document}}`` stays literal.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from debate_eval.agents.errors import UserError
+from debate_eval.debates.scoring.scores import ScoreRange
+
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
+
+__all__ = [
+    "DATASET_INPUTS",
+    "KNOWN_PLACEHOLDERS",
+    "Template",
+    "builtin_aspects",
+    "builtin_template",
+    "infer_scale",
+    "load_template_file",
+    "parse_scale",
+    "resolve_template",
+]
+
+#: The inputs each dataset provides, in the order they are shown to the judge; the last one is the
+#: output being evaluated, which every template of that dataset must show.
+DATASET_INPUTS: Mapping[str, tuple[str, ...]] = {
+    "summeval": ("Document", "Summary"),
+    "topical_chat": ("Dialogue", "Fact", "Response"),
+}
+
+#: Every placeholder name a template may use.
+KNOWN_PLACEHOLDERS: tuple[str, ...] = ("Document", "Summary", "Dialogue", "Fact", "Response")
+
+# ``{{Name}}``; blanks inside the braces are tolerated (``{{ Summary }}``), names are case-sensitive.
+_PLACEHOLDER_RE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+_NUMBER = r"\d+(?:\.\d+)?"
+_SCALE_RE = re.compile(rf"^\s*({_NUMBER})\s*[-\u2013\u2014]\s*({_NUMBER})\s*$")
+_FRONT_MATTER_KEYS = ("dataset", "aspect", "scale", "inputs", "note")
+_DELIMITER = "---"
+
+
+@dataclass(frozen=True)
+class Template:
+    """One prompt template: its text with ``{{Name}}`` placeholders, and the scale it asks for."""
+
+    dataset: str | None
+    aspect: str
+    text: str  # the template body (no front matter)
+    scale: ScoreRange
+    placeholders: tuple[str, ...]  # names found in the text, in order of first appearance
+    source: str  # "builtin:summeval/coherence" or the file path
+
+    def render(self, inputs: Mapping[str, str]) -> str:
+        """Return the prompt with every ``{{Name}}`` replaced by ``inputs[Name]``, in a single pass.
+
+        Inserted values are never scanned for placeholders again. Inputs the template does not use are
+        ignored. Raises :class:`UserError` naming the placeholder(s) and this template's source when a
+        placeholder has no value in ``inputs``.
+        """
+        missing = [name for name in self.placeholders if name not in inputs]
+        if missing:
+            given = ", ".join(sorted(inputs)) or "none"
+            raise UserError(
+                f"template {self.source} uses {', '.join('{{' + name + '}}' for name in missing)} "
+                f"but no value was given for it (inputs given: {given})"
+            )
+        for name in self.placeholders:
+            if not isinstance(inputs[name], str):
+                raise TypeError(f"input {name!r} must be a str, not {type(inputs[name]).__name__}")
+        return _PLACEHOLDER_RE.sub(lambda match: inputs[match.group(1)], self.text)
+
+    def sha256(self) -> str:
+        """Hex SHA-256 of the template text and scale (what a run's configuration hash depends on)."""
+        payload = json.dumps({"text": self.text, "scale": str(self.scale)}, ensure_ascii=False, sort_keys=True)
+        return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+    def aspect_label(self) -> str:
+        """The aspect as it is written in a prompt: ``coherence`` -> ``Coherence``."""
+        return _aspect_label(self.aspect)
+
+
+def _aspect_label(aspect: str) -> str:
+    words = [word for word in re.split(r"[_\s-]+", aspect.strip()) if word]
+    return " ".join(word[:1].upper() + word[1:] for word in words)
+
+
+def parse_scale(text: str) -> ScoreRange:
+    """Parse a score range such as ``"1-5"``, ``"0-1"`` or ``"1 - 3"`` (an en dash works too).
+
+    Raises :class:`UserError` unless the text is two non-negative numbers, the first below the second.
+    """
+    match = _SCALE_RE.match(text) if isinstance(text, str) else None
+    if match is None:
+        raise UserError(f"invalid scale {text!r}: write it as LOW-HIGH, for example 1-5 or 0-1")
+    low, high = float(match.group(1)), float(match.group(2))
+    if not low < high:
+        raise UserError(f"invalid scale {text!r}: the low end must be below the high end")
+    return ScoreRange(low, high)
+
+
+def infer_scale(text: str, aspect: str) -> ScoreRange | None:
+    """The scale a template's text declares for ``aspect``, or ``None`` when it declares none.
+
+    Looks for the aspect's name followed by a range in parentheses, as G-Eval writes it:
+    ``Coherence (1-5) - ...``, ``Fluency (1-3):``, ``Groundedness (0-1)`` (case-insensitive; ``_`` in the
+    aspect may be written as a blank). The first such mention wins. The value is what the text says,
+    even where it differs from the human scale (the DEBATE authors' Topical-Chat prompts say
+    ``Coherence (1-5)`` for ratings made on 1-3).
+    """
+    words = [re.escape(word) for word in re.split(r"[_\s-]+", aspect.strip()) if word]
+    if not words:
+        return None
+    name = r"[\s_-]+".join(words)
+    pattern = re.compile(rf"(?<![A-Za-z]){name}\s*\(\s*({_NUMBER})\s*[-\u2013\u2014]\s*({_NUMBER})\s*\)", re.IGNORECASE)
+    for match in pattern.finditer(text):
+        low, high = float(match.group(1)), float(match.group(2))
+        if low < high:
+            return ScoreRange(low, high)
+    return None
+
+
+def _placeholders(text: str) -> tuple[str, ...]:
+    seen: dict[str, None] = {}
+    for match in _PLACEHOLDER_RE.finditer(text):
+        seen.setdefault(match.group(1), None)
+    return tuple(seen)
+
+
+def _check_placeholders(placeholders: tuple[str, ...], dataset: str | None, source: str) -> None:
+    unknown = [name for name in placeholders if name not in KNOWN_PLACEHOLDERS]
+    if unknown:
+        raise UserError(
+            f"template {source}: unknown placeholder(s) {', '.join('{{' + n + '}}' for n in unknown)}; "
+            f"valid placeholders: {', '.join('{{' + n + '}}' for n in KNOWN_PLACEHOLDERS)}"
+        )
+    if dataset in DATASET_INPUTS:
+        allowed = DATASET_INPUTS[dataset]
+        foreign = [name for name in placeholders if name not in allowed]
+        if foreign:
+            raise UserError(
+                f"template {source}: {', '.join('{{' + n + '}}' for n in foreign)} is not an input of "
+                f"dataset {dataset}; its inputs are {', '.join('{{' + n + '}}' for n in allowed)}"
+            )
+        output = allowed[-1]
+        if output not in placeholders:
+            raise UserError(f"template {source} never shows the text to evaluate: add the {{{{{output}}}}} placeholder")
+    elif not placeholders:
+        raise UserError(
+            f"template {source} has no placeholders; use {', '.join('{{' + n + '}}' for n in KNOWN_PLACEHOLDERS)}"
+        )
+
+
+def _split_front_matter(raw: str, source: str) -> tuple[dict[str, str] | None, str]:
+    """Split ``raw`` into (front matter or None, body). Without front matter the body is ``raw`` as is."""
+    lines = raw.splitlines(keepends=True)
+    if not lines or lines[0].rstrip("\r\n").strip() != _DELIMITER:
+        return None, raw
+    meta: dict[str, str] = {}
+    for index, line in enumerate(lines[1:], start=1):
+        content = line.rstrip("\r\n").strip()
+        if content == _DELIMITER:
+            body = "".join(lines[index + 1 :]).rstrip()
+            return meta, body
+        if not content or content.startswith("#"):
+            continue
+        key, sep, value = content.partition(":")
+        key = key.strip().lower()
+        if not sep or not key:
+            raise UserError(f"template {source}, front matter line {index + 1}: expected 'key: value', got {content!r}")
+        if key not in _FRONT_MATTER_KEYS:
+            raise UserError(
+                f"template {source}, front matter line {index + 1}: unknown key {key!r}; "
+                f"valid keys: {', '.join(_FRONT_MATTER_KEYS)}"
+            )
+        if key in meta:
+            raise UserError(f"template {source}, front matter line {index + 1}: {key!r} is given twice")
+        meta[key] = value.strip()
+    raise UserError(f"template {source}: the front matter opened by '---' on line 1 is never closed by '---'")
+
+
+def _read_text(path: Path) -> str:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise UserError(f"template file {path} not found") from None
+    except IsADirectoryError:
+        raise UserError(f"template file {path} is a directory, not a file") from None
+    except OSError as exc:
+        raise UserError(f"cannot read template file {path}: {exc.strerror or exc}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UserError(f"template file {path} is not UTF-8 text (bad byte at offset {exc.start})") from None
+    return text.removeprefix("\ufeff")
+
+
+def _parse_template(
+    raw: str,
+    *,
+    source: str,
+    aspect: str,
+    dataset: str | None,
+    scale: ScoreRange | None,
+    fallback_scale: bool,
+) -> Template:
+    """Build a Template from a file's text (front matter optional), resolving its scale."""
+    if not raw.strip():
+        raise UserError(f"template {source} is empty")
+    meta, body = _split_front_matter(raw, source)
+    meta = meta or {}
+    if not body.strip():
+        raise UserError(f"template {source} has front matter but no template text after it")
+    for key, wanted in (("aspect", aspect), ("dataset", dataset)):
+        declared = meta.get(key)
+        if declared and wanted is not None and declared != wanted:
+            raise UserError(f"template {source} is declared for {key} {declared!r}, but {key} {wanted!r} was asked for")
+    dataset = dataset if dataset is not None else (meta.get("dataset") or None)
+    placeholders = _placeholders(body)
+    _check_placeholders(placeholders, dataset, source)
+    if meta.get("inputs"):
+        declared_inputs = [name.strip() for name in meta["inputs"].split(",") if name.strip()]
+        if sorted(declared_inputs) != sorted(placeholders):
+            raise UserError(
+                f"template {source}: front matter says inputs: {', '.join(declared_inputs)}, "
+                "but the text uses "
+                f"{', '.join(placeholders) or 'no placeholders'}"
+            )
+    if scale is None and meta.get("scale"):
+        try:
+            scale = parse_scale(meta["scale"])
+        except UserError as exc:
+            raise UserError(f"template {source}, front matter: {exc}") from None
+    if scale is None:
+        scale = infer_scale(body, aspect)
+    if scale is None and fallback_scale and dataset is not None:
+        try:
+            scale = builtin_template(dataset, aspect).scale
+        except UserError:
+            scale = None
+    if scale is None:
+        raise UserError(
+            f"template {source}: cannot tell the score range for {aspect}; give it with --scale "
+            f"(e.g. --scale 1-5) or write it in the template as '{_aspect_label(aspect)} (1-5)'"
+        )
+    return Template(dataset=dataset, aspect=aspect, text=body, scale=scale, placeholders=placeholders, source=source)
+
+
+def _builtin_dir(dataset: str) -> Traversable:
+    return resources.files("debate_eval.tasks") / "templates" / dataset
+
+
+def _builtin_datasets() -> list[str]:
+    root = resources.files("debate_eval.tasks") / "templates"
+    return sorted(entry.name for entry in root.iterdir() if entry.is_dir() and not entry.name.startswith(("_", ".")))
+
+
+def builtin_aspects(dataset: str) -> list[str]:
+    """The aspects with a built-in template for ``dataset``, sorted.
+
+    Raises :class:`UserError` listing the datasets that have templates when ``dataset`` has none.
+    """
+    datasets = _builtin_datasets()
+    if dataset not in datasets:
+        raise UserError(
+            f"no built-in templates for dataset {dataset!r}; datasets with templates: {', '.join(datasets)}"
+        )
+    return sorted(
+        entry.name.removesuffix(".txt")
+        for entry in _builtin_dir(dataset).iterdir()
+        if entry.is_file() and entry.name.endswith(".txt")
+    )
+
+
+@cache
+def builtin_template(dataset: str, aspect: str) -> Template:
+    """The project's template for ``aspect`` of ``dataset`` (source ``builtin:<dataset>/<aspect>``).
+
+    Raises :class:`UserError` listing the valid aspects (or datasets) when there is none.
+    """
+    aspects = builtin_aspects(dataset)
+    if aspect not in aspects:
+        raise UserError(
+            f"no built-in template for aspect {aspect!r} of dataset {dataset}; valid aspects: {', '.join(aspects)}"
+        )
+    source = f"builtin:{dataset}/{aspect}"
+    raw = (_builtin_dir(dataset) / f"{aspect}.txt").read_bytes().decode("utf-8")
+    return _parse_template(raw, source=source, aspect=aspect, dataset=dataset, scale=None, fallback_scale=False)
+
+
+def load_template_file(
+    path: Path, *, aspect: str, dataset: str | None = None, scale: ScoreRange | None = None
+) -> Template:
+    """Load a user's template file (``--template FILE``) for ``aspect``; front matter is optional.
+
+    Without front matter the file's text is used unchanged. The scale is, in order: ``scale``, the front
+    matter's ``scale``, :func:`infer_scale` on the text, the built-in template's scale for
+    ``dataset``/``aspect``. Raises :class:`UserError` (naming the path) for a missing, unreadable, non-UTF-8
+    or empty file, an unknown placeholder, a front matter that contradicts ``aspect``/``dataset``, or when
+    no scale can be found.
+    """
+    path = Path(path)
+    raw = _read_text(path)
+    return _parse_template(raw, source=str(path), aspect=aspect, dataset=dataset, scale=scale, fallback_scale=True)
+
+
+def resolve_template(dataset: str, aspect: str, path: Path | None = None, scale: ScoreRange | None = None) -> Template:
+    """The template a run uses: the file at ``path`` if given, else the built-in one.
+
+    An explicit ``scale`` overrides the template's own scale in both cases.
+    """
+    if path is not None:
+        return load_template_file(Path(path), aspect=aspect, dataset=dataset, scale=scale)
+    template = builtin_template(dataset, aspect)
+    if scale is not None and scale != template.scale:
+        template = replace(template, scale=scale)
+    return template

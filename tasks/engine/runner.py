@@ -1,0 +1,314 @@
+"""Run one dataset/aspect: many debates in flight on one event loop, results appended as they finish."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sys
+import time
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from autogen_core.models import ChatCompletionClient
+
+from debate_eval.agents.models.embedded import EmbeddedServer
+from debate_eval.agents.models.pool import ClientPool, default_cache_dir, open_disk_cache
+from debate_eval.agents.models.wrappers import CallRecord, TransportStats, recording_calls
+from debate_eval.agents.redaction import redact
+from debate_eval.debates.evaluation import EvaluationTask, Outcome
+from debate_eval.debates.protocols import Evaluator
+from debate_eval.tasks.data.datasets import Item, get_dataset, load_items, select_items
+from debate_eval.tasks.engine.accounting import Accounting, calls_usage, item_usage, load_prices, usage_calls
+from debate_eval.tasks.engine.progress import Progress
+from debate_eval.tasks.engine.results import ResultsStore, write_json_atomic
+from debate_eval.tasks.engine.run_config import DEFAULT_REMOTE_CONCURRENCY, RunConfig, RunOptions, config_document
+
+SUMMARY_FILE = "summary.json"
+SERVER_LOG = "embedded-server.log"
+
+
+@dataclass
+class Tally:
+    """Items, scores, calls and tokens over a set of records (a failed item's calls count too)."""
+
+    items: int = 0
+    finished: int = 0
+    failed: int = 0
+    parsed: int = 0
+    unparsed: int = 0
+    agreed: int = 0
+    rounds_total: int = 0
+    accounting: Accounting = field(default_factory=Accounting)
+    errors: dict[str, int] = field(default_factory=dict)
+
+    def add(self, record: Mapping[str, Any]) -> None:
+        """Count one item's record."""
+        self.items += 1
+        self.accounting.add_item(record.get("usage") or {})
+        if record.get("error"):
+            self.failed += 1
+            kind = str(record["error"]).split(":")[0]
+            self.errors[kind] = self.errors.get(kind, 0) + 1
+            return
+        self.finished += 1
+        if record.get("score") is None:
+            self.unparsed += 1
+        else:
+            self.parsed += 1
+        if record.get("agreed"):
+            self.agreed += 1
+        self.rounds_total += int(record.get("rounds") or 0)
+
+    def to_dict(self, cost_usd: float | None) -> dict[str, Any]:
+        """JSON-ready counts and usage."""
+        return {
+            "items": self.items,
+            "finished": self.finished,
+            "failed": self.failed,
+            "parsed": self.parsed,
+            "unparsed": self.unparsed,
+            "agreed": self.agreed,
+            "llm_calls": self.accounting.llm_calls,
+            "cached_calls": self.accounting.cached_calls,
+            "usage": self.accounting.to_dict(),
+            "estimated_cost_usd": cost_usd,
+            "errors": self.errors,
+        }
+
+
+@dataclass
+class RunSummary:
+    """What a run did: ``total`` over every record of its configuration in results.jsonl (earlier invocations
+    included), ``now`` over the items this invocation ran."""
+
+    out_dir: Path
+    selected: int = 0
+    already_done: int = 0
+    elapsed_s: float = 0.0  # this invocation's wall time
+    now: Tally = field(default_factory=Tally)
+    total: Tally = field(default_factory=Tally)
+    transport: TransportStats = field(default_factory=TransportStats)  # this invocation's requests and retries
+    cost_usd: float | None = None  # this invocation
+    total_cost_usd: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready summary (``summary.json``): the run's totals, and this invocation apart."""
+        now = self.now.to_dict(self.cost_usd)
+        now["attempted"] = now.pop("items")
+        return {
+            **self.total.to_dict(self.total_cost_usd),
+            "this_invocation": {
+                "selected": self.selected,
+                "already_done": self.already_done,
+                **now,
+                "retries": sum(self.transport.retries.values()),
+                "transport": self.transport.to_dict(),
+                "elapsed_s": round(self.elapsed_s, 3),
+            },
+        }
+
+
+def build_tasks(config: RunConfig, items: Sequence[Item]) -> list[EvaluationTask]:
+    """Render the prompt of every item (a template problem fails here, before any model call)."""
+    kind = get_dataset(config.dataset).kind
+    return [
+        EvaluationTask(
+            item_id=item.item_id,
+            prompt=config.template.render(item.inputs),
+            aspect=config.aspect,
+            scale=config.template.scale,
+            untrusted=tuple(item.inputs.values()),
+            kind=kind,
+        )
+        for item in items
+    ]
+
+
+def make_record(
+    item: Item,
+    config: RunConfig,
+    outcome: Outcome | None,
+    error: str | None,
+    elapsed_s: float,
+    calls: Sequence[CallRecord] = (),
+) -> dict[str, Any]:
+    """The results.jsonl line of one item (``calls``: what a failed item spent before it failed)."""
+    record: dict[str, Any] = {
+        "item_id": item.item_id,
+        "dataset": config.dataset,
+        "aspect": config.aspect,
+        "protocol": config.protocol,
+        "group_id": item.group_id,
+        "system_id": item.system_id,
+        "human_score": item.human_scores.get(config.aspect),
+        "score": None,
+        "parse_status": "error",
+        "config_hash": config.config_hash(),
+        "elapsed_s": round(elapsed_s, 3),
+        "error": error,
+    }
+    if outcome is None:
+        usage = calls_usage(calls)
+        llm_calls, cached_calls = usage_calls(usage)
+        return {**record, "usage": usage, "llm_calls": llm_calls, "cached_calls": cached_calls, "transcript": []}
+    usage = item_usage(outcome.transcript)
+    llm_calls, cached_calls = usage_calls(usage)
+    record.update(
+        {
+            "score": outcome.score,
+            "parse_status": outcome.parse.status,
+            "parse_method": outcome.parse.method,
+            "parse_reason": outcome.parse.reason,
+            "reasked": outcome.reasked,
+            "agreed": outcome.agreed,
+            "rounds": outcome.rounds,
+            "stop_reason": outcome.stop_reason,
+            "decided_by": outcome.decided_by,
+            "details": outcome.details,
+            "usage": usage,
+            "llm_calls": llm_calls,
+            "cached_calls": cached_calls,
+            "transcript": outcome.transcript,
+        }
+    )
+    return record
+
+
+def describe_error(error: BaseException) -> str:
+    """One line naming the error, with secrets masked (AutoGen wraps agent errors with a traceback)."""
+    text = str(error).strip() or type(error).__name__
+    first = text.splitlines()[0]
+    if not first.startswith(type(error).__name__) and type(error).__name__ != "RuntimeError":
+        first = f"{type(error).__name__}: {first}"
+    return redact(first[:500])
+
+
+async def evaluate_one(
+    evaluator: Evaluator, item: Item, task: EvaluationTask, config: RunConfig, pool: ClientPool
+) -> dict[str, Any]:
+    """Evaluate one item; any error becomes a failed record (the run goes on) with the calls made before it."""
+    calls: list[CallRecord] = []
+    started = time.perf_counter()
+    try:
+        with recording_calls(calls):
+            outcome = await evaluator(task, pool)
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        raise
+    except Exception as error:
+        return make_record(item, config, None, describe_error(error), time.perf_counter() - started, calls)
+    return make_record(item, config, outcome, None, time.perf_counter() - started)
+
+
+@contextlib.asynccontextmanager
+async def model_pool(
+    config: RunConfig,
+    out_dir: Path,
+    *,
+    use_cache: bool,
+    cache_dir: Path | None = None,
+    clients: Mapping[str, ChatCompletionClient] | None = None,
+    stats: TransportStats | None = None,
+    preflight: bool = True,
+) -> AsyncIterator[ClientPool]:
+    """The run's model clients, with the embedded server started first when a role needs it."""
+    roles = config.roles()
+    overrides = dict(clients or {})
+    needs_server = any(config.models.for_role(role).provider == "embedded" and role not in overrides for role in roles)
+    with contextlib.ExitStack() as stack:
+        embedded_url = None
+        if needs_server:
+            alias = next(
+                config.models.for_role(r).model for r in roles if config.models.for_role(r).provider == "embedded"
+            )
+            server = EmbeddedServer(config.models.embedded, log_path=out_dir / SERVER_LOG, alias=alias)
+            stack.enter_context(server)
+            embedded_url = server.base_url
+        cache = open_disk_cache(cache_dir or default_cache_dir()) if use_cache else None
+        pool = ClientPool(config.models, embedded_base_url=embedded_url, cache=cache, stats=stats, overrides=overrides)
+        try:
+            if preflight:
+                await pool.preflight(roles)
+            yield pool
+        finally:
+            await pool.close()
+
+
+def default_concurrency(config: RunConfig) -> int:
+    """Debates in flight: the embedded server's slots, or 8 for remote endpoints."""
+    if config.models.needs_embedded:
+        return config.models.embedded.parallel
+    return DEFAULT_REMOTE_CONCURRENCY
+
+
+async def run(
+    config: RunConfig,
+    options: RunOptions,
+    *,
+    clients: Mapping[str, ChatCompletionClient] | None = None,
+    stream: TextIO = sys.stderr,
+) -> RunSummary:
+    """Run (or resume) the evaluation of ``config`` into ``options.out_dir``."""
+    started = time.perf_counter()
+    summary = RunSummary(out_dir=options.out_dir)
+    items = select_items(load_items(config.dataset, options.data_dir), limit=options.limit, docs=options.docs)
+    tasks = build_tasks(config, items)
+    store = ResultsStore(options.out_dir, config_document(config, options), config.config_hash())
+    done = store.done_ids()
+    pending = [(item, task) for item, task in zip(items, tasks, strict=True) if item.item_id not in done]
+    summary.selected, summary.already_done = len(items), len(items) - len(pending)
+    store.prepare_retries(item.item_id for item, _ in pending)
+    evaluator = config.evaluator()
+    try:
+        if pending:
+            async with model_pool(
+                config,
+                options.out_dir,
+                use_cache=options.use_cache,
+                cache_dir=options.cache_dir,
+                clients=clients,
+                stats=summary.transport,
+                preflight=options.preflight,
+            ) as pool:
+                await _run_pending(pending, evaluator, config, pool, store, summary, options, stream)
+    finally:
+        store.close()
+        summary.elapsed_s = time.perf_counter() - started
+        for record in store.records.values():  # the whole run, earlier invocations included
+            if record.get("config_hash") == store.config_hash:
+                summary.total.add(record)
+        # a role outside ROLES (G-Eval's evaluator, a ChatEval referee) uses the Scorer's model
+        roles = {*config.roles(), "evaluator", *summary.now.accounting.roles, *summary.total.accounting.roles}
+        models = {role: config.models.for_role(role).model for role in roles}
+        prices = load_prices()
+        summary.cost_usd = summary.now.accounting.cost(models, prices)
+        summary.total_cost_usd = summary.total.accounting.cost(models, prices)
+        write_json_atomic(options.out_dir / SUMMARY_FILE, summary.to_dict())
+    return summary
+
+
+async def _run_pending(
+    pending: list[tuple[Item, EvaluationTask]],
+    evaluator: Evaluator,
+    config: RunConfig,
+    pool: ClientPool,
+    store: ResultsStore,
+    summary: RunSummary,
+    options: RunOptions,
+    stream: TextIO,
+) -> None:
+    limit = asyncio.Semaphore(options.concurrency or default_concurrency(config))
+    progress = Progress(total=len(pending), enabled=options.progress, stream=stream)
+
+    async def one(item: Item, task: EvaluationTask) -> None:
+        async with limit:
+            record = await evaluate_one(evaluator, item, task, config, pool)
+        store.append(record)
+        summary.now.add(record)
+        progress.update(record, summary.now)
+
+    try:
+        await asyncio.gather(*(one(item, task) for item, task in pending))
+    finally:
+        progress.close()

@@ -1,0 +1,32 @@
+"""The per-dataset scripts are thin wrappers over ``debate-eval run``."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from debate_eval.agents.models.scripted_server import ScriptedOpenAIServer
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+@pytest.mark.parametrize(
+    ("script", "aspect"), [("run_summeval.py", "coherence"), ("run_topical_chat.py", "engagingness")]
+)
+def test_dataset_scripts_run_one_aspect(isolated_env: Path, script: str, aspect: str) -> None:
+    out = isolated_env / "out"
+    with ScriptedOpenAIServer() as server:
+        args = ["--aspect", aspect, "--limit", "1", "--base-url", server.base_url, "--model", "m"]
+        completed = subprocess.run(
+            [sys.executable, str(ROOT / "scripts" / script), *args, "--out", str(out), "--no-preflight"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    assert completed.returncode == 0, completed.stderr
+    (record,) = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert record["aspect"] == aspect and record["score"] == 3
