@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from debate_eval.agents.models.wrappers import CallRecord
@@ -20,6 +21,22 @@ class EvaluationTask:
     scale: ScoreRange
     untrusted: tuple[str, ...]
     kind: str = "summarization"  # or "dialogue" (selects the Tie-breaker's wording)
+    # "single" (score one text) or "pairwise" (which of output_a / output_b is better, or a tie).
+    task_type: str = "single"
+    # The item's raw fields, all untrusted: source/output/reference/context for single items,
+    # question/input/output_a/output_b for pairwise ones.
+    inputs: Mapping[str, str] = field(default_factory=dict, hash=False, compare=False)
+    # Pairwise with --swap: the same item with output_a and output_b exchanged (built by the engine).
+    swapped: EvaluationTask | None = field(default=None, hash=False, compare=False)
+
+    @property
+    def pairwise(self) -> bool:
+        """True for an A-versus-B task."""
+        return self.task_type == "pairwise"
+
+    def without_swap(self) -> EvaluationTask:
+        """This task with no swapped twin (what a method sees for one order)."""
+        return replace(self, swapped=None)
 
     def material(self) -> UntrustedMaterial:
         """The untrusted texts, indexed for copy detection."""
@@ -49,3 +66,7 @@ class Outcome:
     rounds: int = 0  # DEBATE: Critic turns
     reasked: bool = False  # the deciding agent was asked again for the score alone
     details: dict[str, Any] = field(default_factory=dict)  # protocol-specific (e.g. G-Eval weighting)
+    # Pairwise: "first" / "second" / "tie", or None (no verdict); how it was parsed (a ParsedVerdict
+    # from debates.scoring.verdicts, or None for single tasks).
+    verdict: str | None = None
+    verdict_parse: Any = None
