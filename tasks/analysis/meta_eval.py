@@ -30,6 +30,7 @@ from typing import Any
 from scipy import stats
 
 from debate_eval.agents.errors import UserError
+from debate_eval.tasks.engine.records import validate_record
 from debate_eval.tasks.engine.results import numbered_records
 
 DEFAULT_PROTOCOL = "debate"
@@ -151,13 +152,9 @@ def _read_file(path: Path) -> list[dict[str, Any]]:
 
 
 def _check_record(path: Path, number: int, record: dict[str, Any]) -> None:
-    missing = [key for key in REQUIRED_KEYS if record.get(key) is None]
-    if missing:
-        raise UserError(f"{path}: line {number} has no {', '.join(missing)}; is this a results.jsonl file?")
-    for key in ("score", "human_score"):
-        value = record.get(key)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
-            raise UserError(f"{path}: line {number}: {key} must be a number or null, not {value!r}")
+    validate_record(record, path, number)  # the one record check, shared with resume (tasks/engine/records.py)
+    if record.get("group_id") is None:
+        raise UserError(f"{path}: line {number} (counted from 1) has no group_id; is this a results.jsonl file?")
 
 
 # ---------------------------------------------------------------------------------------------- statistics

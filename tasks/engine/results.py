@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
+from debate_eval.tasks.engine.records import validate_record
 
 CONFIG_FILE = "config.json"
 RESULTS_FILE = "results.jsonl"
@@ -56,7 +57,8 @@ def numbered_records(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], int]
 
 
 def read_jsonl(path: Path, *, repair: bool = False) -> list[dict[str, Any]]:
-    """Read a results file (none: empty).
+    """Read a results file (none: empty); every record is checked by ``validate_record`` (the same check as
+    meta-eval's), so resume never accepts a line that another command rejects.
 
     With ``repair``, an interrupted last line is cut from the file, and a complete last line that lacks its
     newline gets one, so the next append starts a line of its own.
@@ -64,6 +66,8 @@ def read_jsonl(path: Path, *, repair: bool = False) -> list[dict[str, Any]]:
     if not path.exists():
         return []
     records, good_end = numbered_records(path)
+    for number, record in records:
+        validate_record(record, path, number)
     if repair and path.stat().st_size:
         with path.open("r+b") as handle:
             if good_end < path.stat().st_size:
