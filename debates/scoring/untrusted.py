@@ -7,7 +7,11 @@ what the agent copied from the material under evaluation:
 - a quotation ("...", “...”, «...», `...`) of two or more words whose content appears in that material;
 - any run of ``MIN_COPIED_WORDS`` or more consecutive words that appears verbatim in that material.
 
-Matching ignores case, punctuation and spacing. A bare verdict such as "NO ISSUE." is never a copy.
+Both sides are normalised by one function (``canonical_words``), so tokenised text such as SummEval's
+("... with burnley . NO ISSUE", "team 's", "does n't") matches the same words written naturally ("burnley.
+NO ISSUE", "team's", "doesn't"): case, punctuation, spacing and apostrophes are ignored, a stand-alone
+punctuation token is no word at all, and a detached contraction ('s, n't, 're ...) joins the word before it.
+A bare verdict such as "NO ISSUE." is never a copy.
 
 When the material itself contains a NO ISSUE marker, a Critic that merely *mentions* it ("the summary's
 claim of NO ISSUE is unsupported") must not end the debate either: then only a marker that stands as a
@@ -17,8 +21,8 @@ sentence of its own at the end of a line (``... step by step. NO ISSUES``, ``**N
 from __future__ import annotations
 
 import re
-import string
 from collections.abc import Sequence
+from typing import Any
 
 MIN_COPIED_WORDS = 5
 PLACEHOLDER = "[quoted text]"
@@ -29,16 +33,34 @@ _VERDICT = r"(?:^|[.!?:;]\s)[\s*_>#-]*{marker}[\s*_.!]*$"
 NO_ISSUE_VERDICT_ANY_CASE = re.compile(_VERDICT.format(marker=r"no[\s_-]?issues?"), re.IGNORECASE | re.MULTILINE)
 NO_ISSUE_VERDICT_UPPER = re.compile(_VERDICT.format(marker=r"NO[\s_-]?ISSUES?"), re.MULTILINE)
 _QUOTED = re.compile(r"\"([^\"\n]{1,2000})\"|“([^”\n]{1,2000})”|«([^»\n]{1,2000})»|`([^`\n]{1,2000})`")
-_WORD = re.compile(r"\S+")
-_EDGE_PUNCT = string.punctuation + "“”‘’«»„…–—·•¡¿"
+_TOKEN = re.compile(r"\S+")
+_PIECE = re.compile(r"[^\W_]+")  # letters and digits (any script); everything else separates words
+_APOSTROPHES = str.maketrans("", "", "'’‘`´")
+_DETACHED_CONTRACTION = re.compile(r"^(?:['’](?:s|re|ve|ll|d|m)|n['’]t)\W*$", re.IGNORECASE)
 
 
-def _norm_word(token: str) -> str:
-    return token.lower().strip(_EDGE_PUNCT)
+def canonical_words(text: str) -> list[tuple[str, int, int]]:
+    """The words of ``text`` as compared for copies, each with the span of ``text`` it came from.
+
+    Lower case, apostrophes removed, split at anything that is not a letter or digit (a lone "." gives no
+    word); a detached contraction token ("'s", "n't") is joined to the word before it, so "team 's" and
+    "team's" both give "teams". The one normalisation of both the material and the agents' messages.
+    """
+    words: list[list[Any]] = []
+    for match in _TOKEN.finditer(text):
+        token = match.group(0)
+        glue = bool(words) and _DETACHED_CONTRACTION.match(token) is not None
+        for index, piece in enumerate(_PIECE.findall(token.lower().translate(_APOSTROPHES))):
+            if index == 0 and glue:
+                words[-1][0] += piece
+                words[-1][2] = match.end()
+            else:
+                words.append([piece, match.start(), match.end()])
+    return [(word, start, end) for word, start, end in words]
 
 
 def _norm_words(text: str) -> list[str]:
-    return [w for w in (_norm_word(t) for t in text.split()) if w]
+    return [word for word, _, _ in canonical_words(text)]
 
 
 class UntrustedMaterial:
@@ -71,30 +93,34 @@ class UntrustedMaterial:
         return PLACEHOLDER if self.contains_phrase(content) else match.group(0)
 
     def _blank_copied_runs(self, message: str) -> str:
-        tokens = list(_WORD.finditer(message))
-        words = [_norm_word(t.group(0)) for t in tokens]
-        covered = [False] * len(tokens)
+        words = canonical_words(message)
         k = self.min_words
-        for start in range(len(tokens) - k + 1):
-            if tuple(words[start : start + k]) in self._grams:
-                for i in range(start, start + k):
-                    covered[i] = True
+        spans: list[tuple[int, int]] = []  # character spans of copied words, in order
+        for start in range(len(words) - k + 1):
+            if tuple(word for word, _, _ in words[start : start + k]) in self._grams:
+                for _, begin, end in words[start : start + k]:
+                    if spans and begin <= spans[-1][1]:
+                        spans[-1] = (spans[-1][0], max(spans[-1][1], end))
+                    else:
+                        spans.append((begin, end))
         pieces: list[str] = []
         cursor = 0
-        i = 0
-        while i < len(tokens):
-            if not covered[i]:
-                i += 1
-                continue
-            j = i
-            while j + 1 < len(tokens) and covered[j + 1]:
-                j += 1
-            pieces.append(message[cursor : tokens[i].start()])
-            pieces.append(PLACEHOLDER)
-            cursor = tokens[j].end()
-            i = j + 1
+        for begin, end in _merge_adjacent(message, spans):
+            pieces += [message[cursor:begin], PLACEHOLDER]
+            cursor = end
         pieces.append(message[cursor:])
         return "".join(pieces)
+
+
+def _merge_adjacent(message: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Join spans separated only by spacing and punctuation (a copied run is one placeholder)."""
+    merged: list[tuple[int, int]] = []
+    for begin, end in spans:
+        if merged and not _PIECE.search(message[merged[-1][1] : begin].translate(_APOSTROPHES)):
+            merged[-1] = (merged[-1][0], end)
+        else:
+            merged.append((begin, end))
+    return merged
 
 
 def says_no_issue(message: str, material: UntrustedMaterial, *, case_sensitive: bool = False) -> bool:
