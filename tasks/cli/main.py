@@ -23,7 +23,7 @@ from debate_eval.agents.redaction import redact
 COMMAND_MODULES = (
     "debate_eval.tasks.cli.run",
     "debate_eval.tasks.cli.show",
-    "debate_eval.tasks.analysis.meta_eval",
+    "debate_eval.tasks.cli.meta_eval",
     "debate_eval.tasks.cli.rescore",
     "debate_eval.tasks.data.download",
     "debate_eval.tasks.cli.ablate",

@@ -1,0 +1,162 @@
+"""Correlation of predicted with human scores, at the level each dataset is meta-evaluated (Appendix E.5).
+
+- **Group level** (SummEval "summary level", Topical-Chat per context): records are grouped by ``group_id``;
+  for every group Spearman ρ, Kendall τ (tau-b) and Pearson r are computed between the predicted and the human
+  scores of its items, and each statistic is averaged over the groups. A group is skipped (``n_skipped``)
+  when it has fewer than 2 predicted items or when its human or predicted scores are all equal.
+  ``n_groups + n_skipped`` is the number of groups.
+- **Item level** (FED and xDial-Eval's FED, as the dialogue-evaluation literature does; the user's own data
+  without groups): the three statistics over all items with a prediction. ``n_groups``/``n_skipped`` are 0.
+- A record whose ``score`` is null is excluded, never imputed, and counted in ``n_missing``. A record without
+  a human score is excluded as well. A statistic that is undefined is ``None``; the output never holds NaN.
+- ``global_*`` are always the item-level values, ignoring the groups.
+- ``ci95`` (when a bootstrap is asked for): percentile 95 % intervals of the reported statistics, resampling
+  groups (group level) or items (item level); see :mod:`bootstrap`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from scipy import stats
+
+from debate_eval.tasks.analysis.bootstrap import bootstrap_ci
+from debate_eval.tasks.analysis.records import Record, group_of, number
+
+STATISTICS = ("spearman", "kendall", "pearson")
+GROUP, ITEM = "group", "item"
+# Datasets correlated item by item over all items of a level (until the dataset registry says it).
+ITEM_LEVEL_DATASETS = frozenset({"fed_turn", "fed_dialogue", "xdial_fed_turn", "xdial_fed_dialogue"})
+
+Pairs = list[tuple[float, float]]
+
+
+@dataclass
+class AspectReport:
+    """Correlation of one dataset/aspect/protocol's predictions with the human scores."""
+
+    dataset: str
+    aspect: str
+    protocol: str
+    spearman: float | None
+    kendall: float | None
+    pearson: float | None
+    global_spearman: float | None
+    global_kendall: float | None
+    global_pearson: float | None
+    n_items: int
+    n_missing: int
+    n_groups: int
+    n_skipped: int
+    level: str = GROUP
+    ci95: dict[str, list[float] | None] | None = field(default=None)
+
+    def to_dict(self) -> dict[str, Any]:
+        """All fields as a plain dict (JSON-serialisable: no NaN)."""
+        return asdict(self)
+
+
+def correlation_level(dataset: str, records: Sequence[Record]) -> str:
+    """``"item"`` for item-level datasets and for records without any group, else ``"group"``.
+
+    The dataset registry's ``correlation_level`` wins when the dataset declares one.
+    """
+    try:
+        from debate_eval.tasks.data.datasets import DATASETS
+
+        declared = getattr(DATASETS.get(dataset), "correlation_level", None)
+    except ImportError:  # pragma: no cover - the registry is part of the package
+        declared = None
+    if declared in (GROUP, ITEM):
+        return str(declared)
+    if dataset in ITEM_LEVEL_DATASETS:
+        return ITEM
+    if records and all(record.get("group_id") in (None, "") for record in records):
+        return ITEM
+    return GROUP
+
+
+def pairs(records: Iterable[Record]) -> Pairs:
+    """(predicted, human) for the records that have both."""
+    out = []
+    for record in records:
+        predicted, human = number(record.get("score")), number(record.get("human_score"))
+        if predicted is not None and human is not None:
+            out.append((predicted, human))
+    return out
+
+
+def correlations(values: Pairs) -> dict[str, float] | None:
+    """Spearman, Kendall tau-b and Pearson of the pairs, or None where undefined (constant or < 2)."""
+    if len(values) < 2:
+        return None
+    predicted = [p for p, _ in values]
+    human = [h for _, h in values]
+    if len(set(predicted)) < 2 or len(set(human)) < 2:
+        return None
+    result = {
+        "spearman": float(stats.spearmanr(predicted, human)[0]),
+        "kendall": float(stats.kendalltau(predicted, human)[0]),
+        "pearson": float(stats.pearsonr(predicted, human)[0]),
+    }
+    return result if all(math.isfinite(v) for v in result.values()) else None
+
+
+def mean(values: Sequence[float]) -> float | None:
+    """The arithmetic mean, or None for no values."""
+    return sum(values) / len(values) if values else None
+
+
+def by_group(records: Iterable[Record]) -> dict[str, list[Record]]:
+    """The records per group (see :func:`records.group_of`), in first-seen order."""
+    groups: dict[str, list[Record]] = {}
+    for record in records:
+        groups.setdefault(group_of(record), []).append(record)
+    return groups
+
+
+def average_of_groups(per_group: Sequence[dict[str, float]]) -> dict[str, float | None]:
+    """The mean of each statistic over groups with a defined correlation."""
+    return {name: mean([values[name] for values in per_group]) for name in STATISTICS}
+
+
+def evaluate_aspect(
+    dataset: str, aspect: str, protocol: str, records: list[Record], bootstrap: int = 0
+) -> AspectReport:
+    """The report for one dataset/aspect/protocol's records, with ``bootstrap`` resamples for ``ci95`` (0: none)."""
+    level = correlation_level(dataset, records)
+    overall = correlations(pairs(records)) or {}
+    n_missing = sum(1 for record in records if number(record.get("score")) is None)
+    if level == ITEM:
+        item_pairs = pairs(records)
+        ci95 = bootstrap_ci(item_pairs, correlations, STATISTICS, bootstrap) if bootstrap else None
+        return AspectReport(
+            dataset, aspect, protocol,
+            *(overall.get(name) for name in STATISTICS),
+            *(overall.get(name) for name in STATISTICS),
+            n_items=len(records), n_missing=n_missing, n_groups=0, n_skipped=0, level=ITEM, ci95=ci95,
+        )  # fmt: skip
+    per_group = [correlations(pairs(group)) for group in by_group(records).values()]
+    used = [values for values in per_group if values is not None]
+    averaged = average_of_groups(used)
+    ci95 = bootstrap_ci(used, average_of_groups, STATISTICS, bootstrap) if bootstrap else None
+    return AspectReport(
+        dataset=dataset,
+        aspect=aspect,
+        protocol=protocol,
+        spearman=averaged["spearman"],
+        kendall=averaged["kendall"],
+        pearson=averaged["pearson"],
+        global_spearman=overall.get("spearman"),
+        global_kendall=overall.get("kendall"),
+        global_pearson=overall.get("pearson"),
+        n_items=len(records),
+        n_missing=n_missing,
+        n_groups=len(used),
+        n_skipped=len(per_group) - len(used),
+        level=GROUP,
+        ci95=ci95,
+    )

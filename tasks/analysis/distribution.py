@@ -1,0 +1,63 @@
+"""Score distributions: the share of human and predicted scores per integer bin (the paper's Appendix B, Table 2)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from typing import Any
+
+from debate_eval.tasks.analysis.records import aspect_key, number, partition
+
+
+def score_bin(value: float) -> int:
+    """The integer bin of a score: round half up (2.5 → 3, 1.667 → 2), as in the paper's Table 2."""
+    return math.floor(value + 0.5 + 1e-9)
+
+
+def _percentages(bins: list[int], values: list[float]) -> dict[int, float]:
+    counts = {b: 0 for b in bins}
+    for value in values:
+        counts[score_bin(value)] += 1
+    return {b: (100.0 * counts[b] / len(values) if values else 0.0) for b in bins}
+
+
+def _distribution_entry(records: list[dict[str, Any]]) -> dict[str, Any]:
+    human = [v for r in records if (v := number(r.get("human_score"))) is not None]
+    predicted = [v for r in records if (v := number(r.get("score"))) is not None]
+    observed = [score_bin(v) for v in human + predicted]
+    bins = list(range(min(observed), max(observed) + 1)) if observed else []
+    return {
+        "bins": bins,
+        "human": _percentages(bins, human),
+        "predicted": _percentages(bins, predicted),
+        "n_human": len(human),
+        "n_predicted": len(predicted),
+    }
+
+
+def score_distribution(records: Iterable[dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
+    """Percentage of human and predicted scores per integer bin, per dataset → aspect key (Table 2).
+
+    Each entry: ``{"bins": [..], "human": {bin: %}, "predicted": {bin: %}, "n_human": n, "n_predicted": n}``.
+    Human percentages are over all records with a human score, predicted ones over records with a score.
+    Bins run from the lowest to the highest rounded score seen. Aspect keys are as in ``meta_evaluate``.
+    """
+    parts = partition(records)
+    several = len({protocol for _, _, protocol in parts}) > 1
+    result: dict[str, dict[str, dict[str, Any]]] = {}
+    for (dataset, aspect, protocol), part in parts.items():
+        key = aspect_key(aspect, protocol, several)
+        result.setdefault(dataset, {})[key] = _distribution_entry(part)
+    return result
+
+
+def format_distribution(distribution: dict[str, dict[str, dict[str, Any]]]) -> str:
+    """The score distribution as text: one block per dataset/aspect, percentages per score bin."""
+    lines = ["Score distribution (% of scores per integer bin, rounded half up; cf. Table 2 of the paper)"]
+    for dataset, aspects in distribution.items():
+        for key, entry in aspects.items():
+            lines.append(f"{dataset}/{key}  (human n={entry['n_human']}, predicted n={entry['n_predicted']})")
+            lines.append(f"  {'score':>5} {'human %':>8} {'predicted %':>12}")
+            for b in entry["bins"]:
+                lines.append(f"  {b:>5} {entry['human'][b]:>8.2f} {entry['predicted'][b]:>12.2f}")
+    return "\n".join(lines)

@@ -1,0 +1,267 @@
+"""Published numbers to set a run beside, each labelled with its paper, table, level and model.
+
+- ``PAPER_TABLE1``: Table 1 of the DEBATE paper (GPT-4 rows; its G-Eval-4 row is the DEBATE authors'
+  reproduction), summary level for SummEval (ρ/τ) and per-context for Topical-Chat (r/ρ).
+- ``PUBLISHED``: each paper's own table for what it measured: G-Eval's Table 1 (SummEval summary level),
+  ChatEval's Table 2 (Topical-Chat turn level ρ/τ) and Table 1 (FairEval pairwise Acc./κ with the three
+  human annotators), Fennec's Table 2 (pairwise Agreement/Consistency on Auto-J's pairwise test ("Auto-P"),
+  PandaLM-test and MT-Bench). Numbers are transcribed from the papers (``/work/shared/papers``); the G-Eval
+  paper is not in that folder, its four GPT-4 rows are those quoted in SPEC.md §7.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+# The pair of statistics the paper reports per dataset (Table 1); other datasets get ρ and τ.
+PAPER_STATISTICS: dict[str, tuple[str, str]] = {
+    "summeval": ("spearman", "kendall"),
+    "topical_chat": ("pearson", "spearman"),
+}
+SYMBOLS = {"spearman": "rho", "kendall": "tau", "pearson": "r"}
+# Table 1 of the paper, GPT-4 rows only (copied from the paper text; G-Eval-4 rows are the authors'
+# reproduction). Shape: evaluator -> dataset -> aspect (or "average") -> statistic -> value.
+PAPER_TABLE1: dict[str, dict[str, dict[str, dict[str, float]]]] = {
+    "G-Eval-4": {
+        "summeval": {
+            "average": {"spearman": 0.533, "kendall": 0.450},
+            "coherence": {"spearman": 0.522, "kendall": 0.420},
+            "consistency": {"spearman": 0.600, "kendall": 0.553},
+            "fluency": {"spearman": 0.495, "kendall": 0.416},
+            "relevance": {"spearman": 0.517, "kendall": 0.412},
+        },
+        "topical_chat": {
+            "average": {"pearson": 0.616, "spearman": 0.623},
+            "naturalness": {"pearson": 0.632, "spearman": 0.609},
+            "coherence": {"pearson": 0.614, "spearman": 0.619},
+            "engagingness": {"pearson": 0.547, "spearman": 0.579},
+            "groundedness": {"pearson": 0.670, "spearman": 0.684},
+        },
+    },
+    "ChatEval": {
+        "summeval": {
+            "average": {"spearman": 0.528, "kendall": 0.458},
+            "coherence": {"spearman": 0.477, "kendall": 0.412},
+            "consistency": {"spearman": 0.595, "kendall": 0.516},
+            "fluency": {"spearman": 0.501, "kendall": 0.432},
+            "relevance": {"spearman": 0.539, "kendall": 0.472},
+        },
+        "topical_chat": {
+            "average": {"pearson": 0.675, "spearman": 0.653},
+            "naturalness": {"pearson": 0.620, "spearman": 0.604},
+            "coherence": {"pearson": 0.657, "spearman": 0.641},
+            "engagingness": {"pearson": 0.687, "spearman": 0.676},
+            "groundedness": {"pearson": 0.737, "spearman": 0.692},
+        },
+    },
+    "MultiAgent": {
+        "summeval": {
+            "average": {"spearman": 0.507, "kendall": 0.459},
+            "coherence": {"spearman": 0.486, "kendall": 0.410},
+            "consistency": {"spearman": 0.628, "kendall": 0.596},
+            "fluency": {"spearman": 0.410, "kendall": 0.393},
+            "relevance": {"spearman": 0.505, "kendall": 0.436},
+        },
+        "topical_chat": {
+            "average": {"pearson": 0.656, "spearman": 0.649},
+            "naturalness": {"pearson": 0.590, "spearman": 0.570},
+            "coherence": {"pearson": 0.665, "spearman": 0.667},
+            "engagingness": {"pearson": 0.709, "spearman": 0.729},
+            "groundedness": {"pearson": 0.659, "spearman": 0.630},
+        },
+    },
+    "DEBATE": {
+        "summeval": {
+            "average": {"spearman": 0.597, "kendall": 0.575},
+            "coherence": {"spearman": 0.610, "kendall": 0.588},
+            "consistency": {"spearman": 0.643, "kendall": 0.614},
+            "fluency": {"spearman": 0.542, "kendall": 0.515},
+            "relevance": {"spearman": 0.593, "kendall": 0.582},
+        },
+        "topical_chat": {
+            "average": {"pearson": 0.735, "spearman": 0.729},
+            "naturalness": {"pearson": 0.699, "spearman": 0.683},
+            "coherence": {"pearson": 0.735, "spearman": 0.727},
+            "engagingness": {"pearson": 0.761, "spearman": 0.705},
+            "groundedness": {"pearson": 0.745, "spearman": 0.800},
+        },
+    },
+}
+
+
+SYMBOLS = {
+    "spearman": "rho",
+    "kendall": "tau",
+    "pearson": "r",
+    "accuracy": "acc",
+    "kappa": "kappa",
+    "agreement": "agree",
+    "consistency": "consist",
+}
+PAIRWISE_STATISTICS = ("accuracy", "kappa")
+
+
+def paper_value(reference: str, dataset: str, aspect: str, statistic: str) -> float | None:
+    """A DEBATE Table 1 number (GPT-4) for ``reference``, or None where the paper has none."""
+    return PAPER_TABLE1.get(reference, {}).get(dataset, {}).get(aspect, {}).get(statistic)
+
+
+@dataclass(frozen=True)
+class PublishedTable:
+    """One paper's table for one dataset: evaluator → aspect → statistic → value, in the paper's units."""
+
+    paper: str
+    table: str
+    dataset: str
+    level: str
+    statistics: tuple[str, ...]
+    rows: dict[str, dict[str, dict[str, float]]] = field(hash=False)
+    unit: str = ""
+    note: str = ""
+
+    def title(self) -> str:
+        """One line saying which paper, table, dataset and level the numbers are."""
+        unit = f"; {self.unit}" if self.unit else ""
+        note = f"; {self.note}" if self.note else ""
+        return f"{self.paper}, {self.table}: {self.dataset}, {self.level}{unit}{note}"
+
+
+def _pairs(statistics: Sequence[str], aspects: Sequence[str], values: Sequence[float]) -> dict[str, dict[str, float]]:
+    """Rows written as in the paper: per aspect, one value per statistic, left to right."""
+    width = len(statistics)
+    return {
+        aspect: dict(zip(statistics, values[width * i : width * (i + 1)], strict=True))
+        for i, aspect in enumerate(aspects)
+    }
+
+
+_DEBATE_EVALUATORS = ("G-Eval-4", "ChatEval", "MultiAgent", "DEBATE")
+_TC_ASPECTS = ("naturalness", "coherence", "engagingness", "groundedness", "average")
+_CHATEVAL_TC_ROWS = {
+    "ROUGE-L": (0.146, 0.176, 0.203, 0.193, 0.300, 0.295, 0.327, 0.310, 0.244, 0.244),
+    "BLEU-4": (0.175, 0.180, 0.235, 0.131, 0.316, 0.232, 0.310, 0.213, 0.259, 0.189),
+    "BERTScore": (0.209, 0.226, 0.233, 0.214, 0.335, 0.317, 0.317, 0.291, 0.274, 0.262),
+    "G-EVAL-3.5": (0.539, 0.532, 0.544, 0.519, 0.691, 0.660, 0.567, 0.586, 0.585, 0.574),
+    "G-EVAL-4": (0.565, 0.549, 0.605, 0.594, 0.631, 0.627, 0.551, 0.531, 0.588, 0.575),
+    "ChatGPT(SA)": (0.474, 0.421, 0.527, 0.482, 0.599, 0.549, 0.576, 0.558, 0.544, 0.503),
+    "ChatGPT(MA)": (0.441, 0.396, 0.500, 0.454, 0.664, 0.607, 0.602, 0.583, 0.552, 0.510),
+    "GPT-4(SA)": (0.532, 0.483, 0.591, 0.535, 0.734, 0.676, 0.774, 0.750, 0.658, 0.611),
+    "GPT-4(MA)": (0.630, 0.571, 0.619, 0.561, 0.765, 0.695, 0.722, 0.700, 0.684, 0.632),
+}
+_FAIREVAL_ROWS = {
+    "Human Annotator1": (68.8, 0.5),
+    "Human Annotator2": (76.3, 0.62),
+    "Human Annotator3": (70.0, 0.5),
+    "FairEval ChatGPT MEC+BPC": (58.7, 0.31),
+    "FairEval GPT-4 MEC+BPC": (62.5, 0.37),
+    "ChatEval ChatGPT Single-Agent": (53.8, 0.27),
+    "ChatEval ChatGPT Multi-Agent": (60.0, 0.33),
+    "ChatEval GPT-4 Single-Agent": (61.3, 0.36),
+    "ChatEval GPT-4 Multi-Agent": (63.8, 0.40),
+}
+# Fennec Table 2, rows whose names survive in the paper text (two trained-Zephyr rows lost their dataset
+# names there and are left out). Per row: Auto-P, PandaLM-test, MT-Bench, each Agreement then Consistency.
+_FENNEC_ROWS: dict[str, tuple[float | None, ...]] = {
+    "GPT-4": (62.28, 86.28, 60.06, 74.67, 46.71, 67.26),
+    "GPT-3.5": (42.74, 62.43, None, None, None, None),
+    "Zephyr-7B": (31.15, 57.21, 48.42, 68.16, 31.38, 54.98),
+    "PandaLM-7B": (39.44, 66.88, None, None, None, None),
+    "JudgeLM-7B": (46.96, 72.30, 58.26, 76.08, 44.25, 68.66),
+    "Auto-J-13B": (54.96, 83.41, 60.68, 78.64, 50.41, 77.84),
+    "Fennec-7B": (55.80, 85.52, 70.67, 87.89, 55.24, 86.15),
+}
+
+
+def _fennec(column: int) -> dict[str, dict[str, dict[str, float]]]:
+    rows = {}
+    for evaluator, values in _FENNEC_ROWS.items():
+        agreement, consistency = values[2 * column], values[2 * column + 1]
+        if agreement is not None and consistency is not None:
+            rows[evaluator] = {"preference": {"agreement": agreement, "consistency": consistency}}
+    return rows
+
+
+PUBLISHED: tuple[PublishedTable, ...] = (
+    PublishedTable(
+        paper="G-Eval (Liu et al. 2023)",
+        table="Table 1",
+        dataset="summeval",
+        level="summary level (per document, averaged)",
+        statistics=("spearman", "kendall"),
+        rows={
+            "G-Eval-4": {
+                "coherence": {"spearman": 0.582, "kendall": 0.457},
+                "consistency": {"spearman": 0.507, "kendall": 0.425},
+                "fluency": {"spearman": 0.455, "kendall": 0.378},
+                "relevance": {"spearman": 0.547, "kendall": 0.433},
+            }
+        },
+        note="GPT-4, probability-weighted",
+    ),
+    *(
+        PublishedTable(
+            paper="DEBATE (Kim et al. 2024)",
+            table="Table 1",
+            dataset=dataset,
+            level="summary level (per document, averaged)" if dataset == "summeval" else "per context, averaged",
+            statistics=PAPER_STATISTICS[dataset],
+            rows={evaluator: PAPER_TABLE1[evaluator][dataset] for evaluator in _DEBATE_EVALUATORS},
+            note="GPT-4 rows; its G-Eval-4 row is the DEBATE authors' reproduction",
+        )
+        for dataset in ("summeval", "topical_chat")
+    ),
+    PublishedTable(
+        paper="ChatEval (Chan et al. 2023)",
+        table="Table 2",
+        dataset="topical_chat",
+        level="turn level",
+        statistics=("spearman", "kendall"),
+        rows={name: _pairs(("spearman", "kendall"), _TC_ASPECTS, v) for name, v in _CHATEVAL_TC_ROWS.items()},
+        note="SA single agent, MA multi-agent",
+    ),
+    PublishedTable(
+        paper="ChatEval (Chan et al. 2023)",
+        table="Table 1",
+        dataset="faireval",
+        level="item level, pairwise",
+        statistics=("accuracy", "kappa"),
+        rows={name: {"preference": {"accuracy": a, "kappa": k}} for name, (a, k) in _FAIREVAL_ROWS.items()},
+        unit="Acc. in %, Cohen's kappa",
+    ),
+    PublishedTable(
+        paper="Fennec (2024)",
+        table="Table 2",
+        dataset="autoj_pairwise",
+        level="item level, pairwise, both orders",
+        statistics=("agreement", "consistency"),
+        rows=_fennec(0),
+        unit="%",
+        note="column 'Auto-P' (Auto-J's pairwise test)",
+    ),
+    PublishedTable(
+        paper="Fennec (2024)",
+        table="Table 2",
+        dataset="pandalm",
+        level="item level, pairwise, both orders",
+        statistics=("agreement", "consistency"),
+        rows=_fennec(1),
+        unit="%",
+        note="column 'PandaLM-test'",
+    ),
+    PublishedTable(
+        paper="Fennec (2024)",
+        table="Table 2",
+        dataset="mt_bench",
+        level="item level, pairwise, both orders (first turn)",
+        statistics=("agreement", "consistency"),
+        rows=_fennec(2),
+        unit="%",
+        note="column 'MT-Bench' (its human judgments are not in this project's data)",
+    ),
+)
+
+
+def published_for(dataset: str) -> list[PublishedTable]:
+    """Every published table that reports on ``dataset``."""
+    return [table for table in PUBLISHED if table.dataset == dataset]
