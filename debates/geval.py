@@ -18,6 +18,7 @@ Scoring method, in order of preference (the outcome records which one was used):
 
 from __future__ import annotations
 
+import argparse
 import bisect
 import math
 import re
@@ -31,6 +32,7 @@ from autogen_agentchat.messages import BaseChatMessage, TextMessage
 from debate_eval.agents.models.pool import ClientPool
 from debate_eval.agents.models.wrappers import CallRecord
 from debate_eval.agents.roles import EVALUATOR, USER
+from debate_eval.debates.base import Method, MethodContext, Reparser, deciding_parse, register_method, set_parse
 from debate_eval.debates.evaluation import EvaluationTask, Outcome, score_text
 from debate_eval.debates.scoring.scores import ParsedScore, ScoreRange
 from debate_eval.debates.transcript import build_transcript
@@ -263,3 +265,66 @@ async def run_geval(task: EvaluationTask, config: GEvalConfig, pool: ClientPool)
         calls=calls,
         details=details,
     )
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text}")
+    return value
+
+
+@register_method
+class GEvalMethod(Method[GEvalConfig]):
+    """``geval``: one agent, one call per item (probability-weighted when possible)."""
+
+    name = "geval"
+    description = "G-Eval: one agent, one call (probability-weighted when possible)"
+    task_types = ("single",)
+    config_type = GEvalConfig
+    legacy_section = "geval"
+
+    def add_options(self, group: Any) -> None:
+        """``--geval-samples``, ``--geval-no-logprobs``."""
+        group.add_argument(
+            "--geval-samples",
+            type=_positive_int,
+            default=1,
+            help="geval: average this many sampled answers instead of using log-probabilities",
+        )
+        group.add_argument("--geval-no-logprobs", action="store_true", help="geval: do not request log-probabilities")
+
+    def build_config(self, args: argparse.Namespace, ctx: MethodContext) -> GEvalConfig:
+        """Log-probabilities unless ``--geval-no-logprobs``; ``--geval-samples`` answers."""
+        return GEvalConfig(
+            use_logprobs=not getattr(args, "geval_no_logprobs", False),
+            top_logprobs=DEFAULT_TOP_LOGPROBS,
+            samples=getattr(args, "geval_samples", 1),
+        )
+
+    async def evaluate(self, task: EvaluationTask, config: GEvalConfig, pool: ClientPool) -> Outcome:
+        """One answer (or ``samples`` answers) of the single agent."""
+        return await run_geval(task, config, pool)
+
+    def warnings(self, config: GEvalConfig, temperature: float) -> list[str]:
+        """Sampling at temperature 0."""
+        warning = samples_warning(config, temperature)
+        return [warning] if warning else []
+
+    def rescore(self, record: dict[str, Any], reparse: Reparser) -> dict[str, Any]:
+        """The answer parsed again; a probability-weighted score keeps its value (the log-probabilities are
+        not stored), a sample mean is recomputed."""
+        chosen, answers = deciding_parse(record, reparse)
+        if chosen is None:
+            return record
+        set_parse(record, chosen)
+        details = record.get("details") or {}
+        if details.get("method") == "logprob_weighted":
+            return record
+        if details.get("method") == "sample_mean" and record.get("decided_by") == EVALUATOR:
+            values = [p.value for p in (reparse.entry(i) for i in answers) if p.ok and p.value is not None]
+            record["score"] = sum(values) / len(values) if values else None
+            details["parsed_samples"] = len(values)
+            return record
+        record["score"] = chosen.value if chosen.ok else None
+        return record

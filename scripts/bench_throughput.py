@@ -49,10 +49,11 @@ from debate_eval.agents.commander import TO_CRITIC, TO_SCORER
 from debate_eval.agents.models.scripted_server import DEFAULT_REPLIES, STATS_PATH
 from debate_eval.agents.models.settings import ModelOverrides, resolve_model_config
 from debate_eval.agents.personas import get_persona
+from debate_eval.debates.debate.method import debate_config
 from debate_eval.tasks.data.datasets import load_items, resolve_data_dir, select_items
 from debate_eval.tasks.data.templates import resolve_template
 from debate_eval.tasks.engine.results import read_jsonl
-from debate_eval.tasks.engine.run_config import RunConfig, RunOptions, build_debate_config
+from debate_eval.tasks.engine.run_config import RunConfig, RunOptions
 from debate_eval.tasks.engine.runner import build_tasks, run
 
 TARGET_IDEAL = 0.8
@@ -119,7 +120,7 @@ def make_config(base_url: str, rounds: int) -> RunConfig:
         protocol="debate",
         template=resolve_template("summeval", "coherence"),
         models=models,
-        debate=build_debate_config("debate", "summeval", max_rounds=rounds),
+        method_config=debate_config("devils-advocate", False, "summarization", max_rounds=rounds),
     )
 
 

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from debate_eval.debates.protocols import PROTOCOLS
+from debate_eval.debates.base import get_method
 from debate_eval.tasks.analysis.meta_eval import paper_value
 
 # Table 3 of the paper (GPT-4, SummEval): the sophisticated Devil's Advocate prompt.
@@ -61,7 +61,7 @@ def persona_bars(rows: Sequence[dict[str, Any]], rounds: int | None) -> dict[str
     by_critic: dict[str, float | None] = {}
     for row in rows:
         if (
-            PROTOCOLS[row["protocol"]].multi_agent
+            _has_critic(row)
             and _rounds_of(row) == rounds
             and not _truthy(row.get("tiebreaker"))
             and row.get("commander") != "llm"
@@ -74,10 +74,16 @@ def protocol_bars(rows: Sequence[dict[str, Any]], rounds: int | None) -> dict[st
     """The right panel: ρ per protocol, each debate protocol with its own Critic at n = ``rounds``."""
     by_protocol: dict[str, float | None] = {}
     for row in rows:
-        spec = PROTOCOLS[row["protocol"]]
-        if not spec.multi_agent or (_rounds_of(row) == rounds and row.get("critic") == spec.critic):
+        method = get_method(str(row["protocol"]))
+        own_critic = getattr(method, "critic", None)  # a DEBATE variant's own Critic persona
+        if not method.has_critic or (_rounds_of(row) == rounds and row.get("critic") == own_critic):
             by_protocol.setdefault(str(row["protocol"]), _number(row.get("spearman")))
     return by_protocol
+
+
+def _has_critic(row: dict[str, Any]) -> bool:
+    """True for a row of a DEBATE-family method (a Critic, rounds)."""
+    return get_method(str(row["protocol"])).has_critic
 
 
 def _truthy(value: Any) -> bool:
@@ -116,7 +122,7 @@ def plot_ablation(
     from matplotlib.ticker import MaxNLocator
 
     fig, (left, middle, right) = plt.subplots(1, 3, figsize=(15, 4.5))
-    debate_rows = [r for r in rows if PROTOCOLS[r["protocol"]].multi_agent]
+    debate_rows = [r for r in rows if _has_critic(r)]
 
     series: dict[str, list[tuple[int, float | None]]] = {}
     for row in debate_rows:

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
-from debate_eval.debates.protocols import PROTOCOLS
+from debate_eval.debates.base import all_methods, get_method
 from debate_eval.tasks.analysis.meta_eval import meta_evaluate
 from debate_eval.tasks.cli.run import (
     add_execution_arguments,
@@ -94,7 +94,7 @@ class Cell:
     def name(self) -> str:
         """A readable, file-safe name."""
         parts = [self.protocol]
-        if PROTOCOLS[self.protocol].multi_agent:
+        if get_method(self.protocol).has_critic:
             parts += [f"critic-{Path(self.critic).stem if self.critic else 'default'}", f"n{self.rounds}"]
             if self.commander == "llm":
                 parts.append("llm-commander")
@@ -118,9 +118,10 @@ def parse_grid(specs: Sequence[str]) -> dict[str, list[str]]:
 def expand_grid(grid: dict[str, list[str]], defaults: argparse.Namespace) -> list[Cell]:
     """Every combination of the grid's values (defaults from the other flags), without duplicates."""
     protocols = grid.get("protocol", [defaults.protocol])
+    methods = all_methods()
     for protocol in protocols:
-        if protocol not in PROTOCOLS:
-            raise UserError(f"--grid protocol: unknown protocol {protocol!r}; protocols are: {', '.join(PROTOCOLS)}")
+        if protocol not in methods:
+            raise UserError(f"--grid protocol: unknown protocol {protocol!r}; protocols are: {', '.join(methods)}")
     critics: list[str | None] = list(grid.get("critic", [defaults.critic]))
     try:
         rounds = [int(v) for v in grid.get("rounds", [str(defaults.max_rounds)])]
@@ -133,7 +134,7 @@ def expand_grid(grid: dict[str, list[str]], defaults: argparse.Namespace) -> lis
         raise UserError("--grid commander: values are fixed and llm")
     cells: list[Cell] = []
     for protocol, critic, n, commander in itertools.product(protocols, critics, rounds, commanders):
-        debate = PROTOCOLS[protocol].multi_agent  # other protocols have no Critic, rounds or Commander
+        debate = methods[protocol].has_critic  # other methods have no Critic, rounds or Commander
         cell = Cell(protocol, critic, n, commander) if debate else Cell(protocol, None, 0, "fixed")
         if cell not in cells:
             cells.append(cell)
@@ -147,9 +148,10 @@ def cell_config(cell: Cell, args: argparse.Namespace) -> RunConfig:
     cell_args.critic = cell.critic
     cell_args.max_rounds = cell.rounds
     cell_args.commander_llm = cell.commander == "llm"
-    if cell.protocol in ("tiebreaker", "both") and cell.rounds == 0:
-        raise UserError(f"cell {cell.name}: the Tie-breaker needs at least one round")
-    return build_run_config(cell_args)
+    try:
+        return build_run_config(cell_args)
+    except UserError as error:
+        raise UserError(f"cell {cell.name}: {error}") from None
 
 
 def resolved_key(config: RunConfig) -> str:
@@ -204,25 +206,27 @@ def cell_row(
     items without a finished record (failed, or never reached).
     """
     records = selected_records(results, item_ids)
+    debate = config.method.has_critic
+    shown = config.method.describe(config.method_config) if debate else {}
     report = meta_evaluate(records).get(config.dataset, {}).get(config.aspect) if records else None
     finished = [r for r in records if not r.get("error")]
     usage = [u for r in records for u in (r.get("usage") or {}).values()]  # a failed item's calls count too
     row: dict[str, Any] = {
         "cell": cell.name,
         "protocol": cell.protocol,
-        "critic": config.debate.critic.name if config.debate else "",
-        "rounds": config.debate.max_rounds if config.debate else "",
-        "tiebreaker": bool(config.debate and config.debate.tiebreaker),
-        "commander": cell.commander if config.debate else "",
+        "critic": shown.get("critic", ""),
+        "rounds": shown.get("rounds", ""),
+        "tiebreaker": bool(shown.get("tiebreaker")),
+        "commander": cell.commander if debate else "",
         "prompt_tokens": sum(int(u.get("prompt_tokens") or 0) for u in usage),
         "completion_tokens": sum(int(u.get("completion_tokens") or 0) for u in usage),
         "llm_calls": sum(int(r.get("llm_calls") or 0) for r in records),
         "cached_calls": sum(int(r.get("cached_calls") or 0) for r in records),
         "parse_failures": sum(1 for r in finished if r.get("score") is None),
         "failed_items": len(set(item_ids)) - len(finished),
-        "agreed": sum(1 for r in finished if r.get("agreed")) if config.debate else "",
+        "agreed": sum(1 for r in finished if r.get("agreed")) if debate else "",
         "mean_rounds": round(sum(int(r.get("rounds") or 0) for r in finished) / len(finished), 3)
-        if config.debate and finished
+        if debate and finished
         else "",
         "wall_s": round(summary.elapsed_s, 2) if summary is not None else None,
         "config_hash": config.config_hash(),

@@ -1,8 +1,9 @@
 """``debate-eval rescore``: re-parse stored answers with the current parser, with no model call.
 
-For each item, the deciding answer is read back from the transcript (the Scorer's last answer, the
-Tie-breaker's verdict, or the G-Eval answer; after a re-ask, the re-ask's answer when the first had no
-score) and parsed again, exactly as a run does: what the agent copied from the texts under evaluation is
+For each item, every transcript entry's score is parsed again, then the run's method (``Method.rescore``)
+recomputes the item's score: by default the deciding answer read back from the transcript (the Scorer's
+last answer, the Tie-breaker's verdict, or the G-Eval answer; after a re-ask, the re-ask's answer when the
+first had no score). Parsing is exactly as a run does: what the agent copied from the texts under evaluation is
 blanked out first, so the dataset is loaded to know those texts. ``score``, ``parse_status``,
 ``parse_method`` and ``parse_reason`` are rewritten, and every transcript entry's parsed score too. The old
 file is kept as ``results.jsonl.bak-<time>``.
@@ -19,15 +20,12 @@ import json
 import shutil
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
-from debate_eval.agents.roles import EVALUATOR, Relay
-from debate_eval.debates.chateval import DECIDED_BY as CHATEVAL_DECIDER
-from debate_eval.debates.chateval import average_final_scores
-from debate_eval.debates.scoring.scores import ParsedScore, ScoreRange, parse_score
+from debate_eval.debates.base import Reparser, get_method
+from debate_eval.debates.scoring.scores import ScoreRange
 from debate_eval.debates.scoring.untrusted import UntrustedMaterial
 from debate_eval.tasks.data.datasets import load_items, resolve_data_dir
 from debate_eval.tasks.data.templates import parse_scale
@@ -54,6 +52,7 @@ def _load_config(results: Path) -> dict[str, Any]:
             "dataset": result_config["dataset"],
             "aspect": result_config["aspect"],
             "scale": parse_scale(result_config["template"]["scale"]),
+            "protocol": result_config.get("protocol"),
         }
     except FileNotFoundError:
         raise UserError(f"{path}: not found; rescore needs the run's config.json beside {results.name}") from None
@@ -61,68 +60,18 @@ def _load_config(results: Path) -> dict[str, Any]:
         raise UserError(f"{path}: not a debate-eval config.json (missing result_config)") from None
 
 
-def _decider_answers(record: Mapping[str, Any]) -> tuple[list[int], int | None]:
-    """Indexes of the deciding agent's answers, and the index of the answer given after a re-ask."""
-    transcript = record.get("transcript") or []
-    decider = record.get("decided_by")
-    answers = [i for i, e in enumerate(transcript) if e.get("agent") == decider]
-    reask_answer = None
-    if record.get("reasked") and len(transcript) >= 2 and transcript[-2].get("relay") == Relay.REASK.value:
-        reask_answer = len(transcript) - 1
-    return answers, reask_answer
-
-
-def rescore_record(record: dict[str, Any], scale: ScoreRange, material: UntrustedMaterial) -> dict[str, Any]:
-    """A copy of ``record`` with its parsed scores recomputed."""
+def rescore_record(
+    record: dict[str, Any], scale: ScoreRange, material: UntrustedMaterial, protocol: str | None = None
+) -> dict[str, Any]:
+    """A copy of ``record`` with its parsed scores recomputed: every transcript entry's score, then the
+    record's own score by its method's ``rescore`` (``protocol``: the run's method, else the record's)."""
     new = json.loads(json.dumps(record))
     transcript = new.get("transcript") or []
-    aspect = new.get("aspect")
-
-    def parse(index: int) -> ParsedScore:
-        return parse_score(material.neutralize(str(transcript[index].get("content", ""))), scale, aspect)
-
+    reparse = Reparser(transcript, scale, new.get("aspect"), material)
     for index, entry in enumerate(transcript):
         if "score" in entry:
-            entry["score"] = parse(index).to_dict()
-    if new.get("decided_by") == CHATEVAL_DECIDER:
-        return _rescore_panel(new, parse)
-    answers, reask_answer = _decider_answers(new)
-    if not answers:
-        return new
-    final = [i for i in answers if i != reask_answer][-1]
-    chosen = parse(final)
-    if not chosen.ok and reask_answer is not None:
-        retry = parse(reask_answer)
-        chosen = retry if retry.ok else chosen
-    details = new.get("details") or {}
-    new.update(parse_status=chosen.status, parse_method=chosen.method, parse_reason=chosen.reason)
-    if details.get("method") == "logprob_weighted":
-        return new
-    if details.get("method") == "sample_mean" and new.get("decided_by") == EVALUATOR:
-        values = [p.value for p in (parse(i) for i in answers) if p.ok and p.value is not None]
-        new["score"] = sum(values) / len(values) if values else None
-        details["parsed_samples"] = len(values)
-        return new
-    new["score"] = chosen.value if chosen.ok else None
-    return new
-
-
-def _rescore_panel(record: dict[str, Any], parse: Callable[[int], ParsedScore]) -> dict[str, Any]:
-    """ChatEval: the mean of each referee's last answer, parsed again."""
-    last: dict[str, int] = {}
-    for index, entry in enumerate(record.get("transcript") or []):
-        if entry.get("role") == "referee":
-            last[str(entry["agent"])] = index
-    finals = {name: parse(index) for name, index in last.items()}
-    score, parsed, excluded = average_final_scores(finals)
-    details = record.setdefault("details", {})
-    details.update(
-        final_scores={name: p.value for name, p in finals.items()},
-        final_parse_status={name: p.status for name, p in finals.items()},
-        excluded=excluded,
-    )
-    record.update(score=score, parse_status=parsed.status, parse_method=parsed.method, parse_reason=parsed.reason)
-    return record
+            entry["score"] = reparse.entry(index).to_dict()
+    return get_method(str(protocol or new.get("protocol") or "debate")).rescore(new, reparse)
 
 
 def handle_rescore(args: argparse.Namespace) -> int:
@@ -145,7 +94,8 @@ def handle_rescore(args: argparse.Namespace) -> int:
             rescored.append(record)
             after[str(record.get("parse_status"))] += 1
             continue
-        new = rescore_record(record, config["scale"], UntrustedMaterial(list(inputs[record["item_id"]].values())))
+        material = UntrustedMaterial(list(inputs[record["item_id"]].values()))
+        new = rescore_record(record, config["scale"], material, config["protocol"])
         changed += new.get("score") != record.get("score")
         after[str(new.get("parse_status"))] += 1
         rescored.append(new)

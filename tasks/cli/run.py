@@ -8,14 +8,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from debate_eval.agents.errors import UserError
 from debate_eval.agents.models.settings import ROLES, ModelOverrides, resolve_model_config
-from debate_eval.debates.chateval import DEFAULT_ROLES, DEFAULT_TURNS, ONE_BY_ONE, STRATEGIES
-from debate_eval.debates.geval import DEFAULT_TOP_LOGPROBS, GEvalConfig, samples_warning
-from debate_eval.debates.protocols import PROTOCOLS
-from debate_eval.tasks.data.datasets import DATASETS, check_aspect, resolve_data_dir
+from debate_eval.debates.base import MethodContext, add_method_options, get_method, method_names
+from debate_eval.tasks.data.datasets import DATASETS, check_aspect, get_dataset, resolve_data_dir
 from debate_eval.tasks.data.templates import parse_scale, resolve_template
-from debate_eval.tasks.engine.run_config import RunConfig, RunOptions, build_chateval_config, build_debate_config
+from debate_eval.tasks.engine.run_config import RunConfig, RunOptions
 from debate_eval.tasks.engine.runner import RunSummary, run
 
 
@@ -60,55 +57,18 @@ def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def add_protocol_arguments(parser: argparse.ArgumentParser) -> None:
-    """How to evaluate: protocol, personas, rounds."""
-    group = parser.add_argument_group("protocol")
-    group.add_argument("--protocol", default="debate", choices=list(PROTOCOLS), help="default: debate")
-    group.add_argument("--critic", help="Critic persona name (see `debate-eval personas`) or a text file")
+    """How to evaluate: the method (``--protocol``, alias ``--method``) and every method's own options."""
+    group = parser.add_argument_group("method")
     group.add_argument(
-        "--max-rounds",
-        type=non_negative_int,
-        default=2,
-        help="n, the most Critic rounds (default 2, as the authors' code; the paper's best is 4)",
+        "--protocol",
+        "--method",
+        dest="protocol",
+        default="debate",
+        choices=method_names(),
+        metavar="NAME",
+        help="the evaluation method (see `debate-eval methods`; default: debate)",
     )
-    group.add_argument("--tie-breaker", action="store_true", help="a Tie-breaker decides when the Critic never agrees")
-    group.add_argument(
-        "--commander-llm",
-        action="store_true",
-        help="the Commander writes its relays with the model (default: the authors' fixed texts)",
-    )
-    group.add_argument(
-        "--no-reask",
-        action="store_true",
-        help="do not ask the deciding agent again when its answer has no parsable score",
-    )
-    group.add_argument(
-        "--marker-case-sensitive",
-        action="store_true",
-        help="accept NO ISSUE only in upper case (as the authors' code); default: any case",
-    )
-    group.add_argument(
-        "--geval-samples",
-        type=positive_int,
-        default=1,
-        help="geval: average this many sampled answers instead of using log-probabilities",
-    )
-    group.add_argument("--geval-no-logprobs", action="store_true", help="geval: do not request log-probabilities")
-    group.add_argument(
-        "--chateval-roles",
-        metavar="A,B,C",
-        help="chateval: comma-separated referee personas (names of role 'referee' in `debate-eval personas`, "
-        f"or text files; default: {','.join(DEFAULT_ROLES)})",
-    )
-    group.add_argument(
-        "--chateval-turns",
-        type=positive_int,
-        help=f"chateval: T, the discussion turns (default {DEFAULT_TURNS})",
-    )
-    group.add_argument(
-        "--chateval-strategy",
-        choices=list(STRATEGIES),
-        help=f"chateval: communication strategy (default {ONE_BY_ONE})",
-    )
+    add_method_options(parser)
 
 
 def add_model_arguments(parser: argparse.ArgumentParser) -> None:
@@ -203,38 +163,15 @@ def build_run_config(args: argparse.Namespace) -> RunConfig:
     check_aspect(args.dataset, args.aspect)
     scale = parse_scale(args.scale) if args.scale else None
     template = resolve_template(args.dataset, args.aspect, Path(args.template) if args.template else None, scale)
-    debate = build_debate_config(
-        args.protocol,
-        args.dataset,
-        critic=args.critic,
-        tie_breaker=args.tie_breaker or None,
-        max_rounds=args.max_rounds,
-        commander_llm=args.commander_llm,
-        reask=not args.no_reask,
-        marker_case_sensitive=args.marker_case_sensitive,
-    )
-    chateval = build_chateval_config(
-        args.protocol,
-        roles=getattr(args, "chateval_roles", None),
-        turns=getattr(args, "chateval_turns", None),
-        strategy=getattr(args, "chateval_strategy", None),
-    )
-    geval = None
-    if debate is None and chateval is None:
-        geval = GEvalConfig(
-            use_logprobs=not args.geval_no_logprobs,
-            top_logprobs=DEFAULT_TOP_LOGPROBS,
-            samples=args.geval_samples,
-        )
+    method = get_method(args.protocol)
+    context = MethodContext(dataset=args.dataset, dataset_kind=get_dataset(args.dataset).kind, aspect=args.aspect)
     return RunConfig(
         dataset=args.dataset,
         aspect=args.aspect,
         protocol=args.protocol,
         template=template,
         models=resolve_model_config(model_overrides(args)),
-        debate=debate,
-        geval=geval,
-        chateval=chateval,
+        method_config=method.build_config(args, context),
     )
 
 
@@ -256,13 +193,9 @@ def build_run_options(args: argparse.Namespace, config: RunConfig) -> RunOptions
 
 def handle_run(args: argparse.Namespace) -> int:
     """Run the evaluation and print its summary."""
-    if args.max_rounds == 0 and (args.tie_breaker or args.protocol in ("tiebreaker", "both")):
-        raise UserError("the Tie-breaker needs at least one round: use --max-rounds 1 or more")
     config = build_run_config(args)
-    if config.geval is not None:
-        warning = samples_warning(config.geval, config.models.for_role("scorer").sampling.temperature)
-        if warning:
-            print(f"debate-eval: {warning}", file=sys.stderr)
+    for warning in config.method.warnings(config.method_config, config.models.for_role("scorer").sampling.temperature):
+        print(f"debate-eval: {warning}", file=sys.stderr)
     options = build_run_options(args, config)
     summary = asyncio.run(run(config, options))
     print(format_summary(summary, config))
@@ -283,7 +216,7 @@ def format_summary(summary: RunSummary, config: RunConfig) -> str:
     ]
     if total.finished:
         line = f"scores: {total.parsed} parsed, {total.unparsed} without a score"
-        if config.debate is not None:
+        if config.method.has_critic:
             mean_rounds = total.rounds_total / total.finished
             line += f"; Critic said NO ISSUE in {total.agreed}/{total.finished}; mean rounds {mean_rounds:.2f}"
         lines.append(line)

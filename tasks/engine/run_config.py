@@ -13,14 +13,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from debate_eval.agents.errors import UserError
 from debate_eval.agents.models.settings import ModelConfig, stable_hash
-from debate_eval.agents.personas import get_persona
-from debate_eval.debates.chateval import DEFAULT_ROLES, DEFAULT_TURNS, ONE_BY_ONE, STRATEGIES, ChatEvalConfig
-from debate_eval.debates.debate.run import DebateConfig
-from debate_eval.debates.geval import GEvalConfig
-from debate_eval.debates.protocols import Evaluator, get_protocol, make_evaluator
-from debate_eval.tasks.data.datasets import get_dataset
+from debate_eval.debates.base import Evaluator, Method, get_method
 from debate_eval.tasks.data.templates import Template
 
 DEFAULT_REMOTE_CONCURRENCY = 8
@@ -28,23 +22,28 @@ DEFAULT_REMOTE_CONCURRENCY = 8
 
 @dataclass(frozen=True)
 class RunConfig:
-    """What is evaluated and how (everything that changes the results)."""
+    """What is evaluated and how (everything that changes the results): one method and its config."""
 
     dataset: str
     aspect: str
-    protocol: str
+    protocol: str  # the method's registered name
     template: Template
     models: ModelConfig
-    debate: DebateConfig | None = None
-    geval: GEvalConfig | None = None
-    chateval: ChatEvalConfig | None = None
+    method_config: Any = None  # the method's config dataclass (``Method.build_config``)
+
+    @property
+    def method(self) -> Method[Any]:
+        """The registered method called ``protocol``."""
+        return get_method(self.protocol)
 
     def result_config(self) -> dict[str, Any]:
         """The result-affecting settings, JSON-ready and secret-free.
 
-        ``chateval`` appears only when set, so the hashes of the other protocols' runs are unchanged.
+        Built-in methods keep the layout of the versions before the registry (``debate`` and ``geval``
+        always, ``chateval`` only when set), so existing run directories keep their hash.
         """
-        config = {
+        method = self.method
+        config: dict[str, Any] = {
             "dataset": self.dataset,
             "aspect": self.aspect,
             "protocol": self.protocol,
@@ -54,12 +53,12 @@ class RunConfig:
                 "scale": str(self.template.scale),
                 "text": self.template.text,
             },
-            "debate": self.debate.to_dict() if self.debate else None,
-            "geval": self.geval.to_dict() if self.geval else None,
+            "debate": None,
+            "geval": None,
             "models": self.models.identity(),
         }
-        if self.chateval is not None:
-            config["chateval"] = self.chateval.to_dict()
+        section = method.legacy_section or "method_config"
+        config[section] = method.config_dict(self.method_config)
         return config
 
     def config_hash(self) -> str:
@@ -67,21 +66,12 @@ class RunConfig:
         return stable_hash(self.result_config())[:16]
 
     def evaluator(self) -> Evaluator:
-        """The coroutine function that evaluates one item under this configuration's protocol."""
-        return make_evaluator(self.debate, self.geval, self.chateval)
+        """The coroutine function that evaluates one item under this configuration's method."""
+        return self.method.evaluator(self.method_config)
 
     def roles(self) -> list[str]:
         """The model roles this run calls."""
-        if self.chateval is not None:  # with the Scorer's settings unless a client is given for the role
-            return ["referee", "summarizer"] if self.chateval.uses_summarizer else ["referee"]
-        if self.debate is None:
-            return ["scorer"]
-        roles = ["scorer", "critic"]
-        if self.debate.tiebreaker is not None:
-            roles.append("tiebreaker")
-        if self.debate.commander_llm:
-            roles.append("commander")
-        return roles
+        return list(self.method.roles(self.method_config))
 
 
 @dataclass(frozen=True)
@@ -101,66 +91,6 @@ class RunOptions:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready view for config.json."""
         return {key: str(value) if isinstance(value, Path) else value for key, value in vars(self).items()}
-
-
-def build_debate_config(
-    protocol: str,
-    dataset: str,
-    *,
-    critic: str | None = None,
-    tie_breaker: bool | None = None,
-    max_rounds: int = 2,
-    commander_llm: bool = False,
-    reask: bool = True,
-    marker_case_sensitive: bool = False,
-) -> DebateConfig | None:
-    """The debate staffing for ``protocol`` (None for single-agent protocols)."""
-    spec = get_protocol(protocol)
-    if not spec.multi_agent:
-        return None
-    use_tiebreaker = spec.tie_breaker if tie_breaker is None else (tie_breaker or spec.tie_breaker)
-    tiebreaker_name = "tiebreaker-dialogue" if get_dataset(dataset).kind == "dialogue" else "tiebreaker"
-    return DebateConfig(
-        scorer=get_persona("scorer", "scorer"),
-        critic=get_persona(critic or spec.critic or "devils-advocate", "critic"),
-        commander=get_persona("commander", "commander"),
-        tiebreaker=get_persona(tiebreaker_name, "tiebreaker") if use_tiebreaker else None,
-        max_rounds=max_rounds,
-        commander_llm=commander_llm,
-        reask=reask,
-        marker_case_sensitive=marker_case_sensitive,
-    )
-
-
-def build_chateval_config(
-    protocol: str,
-    *,
-    roles: str | list[str] | tuple[str, ...] | None = None,
-    turns: int | None = None,
-    strategy: str | None = None,
-) -> ChatEvalConfig | None:
-    """The ChatEval panel for ``--protocol chateval`` (None for other protocols).
-
-    ``roles`` are referee persona names (or text files), as a list or comma-separated; defaults:
-    general-public, critic, news-author; 2 turns; one-by-one. Other protocols ignore the ChatEval options
-    (as G-Eval ignores ``--critic``), so an ablation grid can mix protocols.
-    """
-    if protocol != "chateval":
-        return None
-    if isinstance(roles, str):
-        roles = [part.strip() for part in roles.split(",")]
-    names = list(roles) if roles else list(DEFAULT_ROLES)
-    if not all(names):
-        raise UserError("--chateval-roles: empty role name (expected e.g. general-public,critic,news-author)")
-    if strategy is not None and strategy not in STRATEGIES:
-        raise UserError(f"--chateval-strategy: unknown strategy {strategy!r}; strategies are: {', '.join(STRATEGIES)}")
-    if turns is not None and turns < 1:
-        raise UserError("--chateval-turns: at least one discussion turn is needed")
-    return ChatEvalConfig(
-        referees=tuple(get_persona(name, "referee") for name in names),
-        turns=DEFAULT_TURNS if turns is None else turns,
-        strategy=strategy or ONE_BY_ONE,
-    )
 
 
 def versions() -> dict[str, str]:

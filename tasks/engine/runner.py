@@ -17,8 +17,8 @@ from debate_eval.agents.models.embedded import EmbeddedServer
 from debate_eval.agents.models.pool import ClientPool, default_cache_dir, open_disk_cache
 from debate_eval.agents.models.wrappers import CallRecord, TransportStats, recording_calls
 from debate_eval.agents.redaction import redact
+from debate_eval.debates.base import Evaluator
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
-from debate_eval.debates.protocols import Evaluator
 from debate_eval.tasks.data.datasets import Item, get_dataset, load_items, select_items
 from debate_eval.tasks.engine.accounting import Accounting, calls_usage, item_usage, load_prices, usage_calls
 from debate_eval.tasks.engine.progress import Progress

@@ -28,6 +28,7 @@ from debate_eval.agents.models.scripted_server import ScriptedOpenAIServer, role
 from debate_eval.agents.models.settings import ModelOverrides, resolve_model_config
 from debate_eval.agents.models.wrappers import DelegatingClient
 from debate_eval.agents.personas import Persona, get_persona
+from debate_eval.debates.base import all_methods, get_method
 from debate_eval.debates.chateval import (
     DECIDED_BY,
     SUMMARIZER,
@@ -39,7 +40,7 @@ from debate_eval.debates.chateval import (
     run_chateval,
 )
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
-from debate_eval.debates.protocols import PROTOCOLS, make_evaluator
+from debate_eval.debates.geval import GEvalConfig
 from debate_eval.debates.scoring.scores import ScoreRange
 from debate_eval.tasks.cli.main import build_parser
 from debate_eval.tasks.cli.run import build_run_config
@@ -375,8 +376,8 @@ def test_the_config_validates_its_settings() -> None:
 
 
 def test_make_evaluator_runs_chateval() -> None:
-    assert "chateval" in PROTOCOLS
-    evaluator = make_evaluator(None, None, make_config("simultaneous", turns=1))
+    assert "chateval" in all_methods()
+    evaluator = get_method("chateval").evaluator(make_config("simultaneous", turns=1))
     pool = ClientPool(
         resolve_model_config(environ={}), overrides={"scorer": PanelClient({n: ["Score: 2"] for n in REFEREES})}
     )
@@ -451,14 +452,15 @@ def test_the_flags_build_the_chateval_config(clean_env: None, tmp_path: Path) ->
         "simultaneous-summarizer",
     )
     config = build_run_config(args)
-    assert config.debate is None and config.geval is None and config.chateval is not None
-    assert [p.name for p in config.chateval.referees] == ["scientist", "economist"]
-    assert config.chateval.referees[1].text == "You are Economist, one of the referees."
-    assert config.chateval.turns == 3 and config.chateval.strategy == "simultaneous-summarizer"
+    chateval = config.method_config
+    assert isinstance(chateval, ChatEvalConfig)
+    assert [p.name for p in chateval.referees] == ["scientist", "economist"]
+    assert chateval.referees[1].text == "You are Economist, one of the referees."
+    assert chateval.turns == 3 and chateval.strategy == "simultaneous-summarizer"
     assert config.roles() == ["referee", "summarizer"]
-    assert config.result_config()["chateval"] == config.chateval.to_dict()
+    assert config.result_config()["chateval"] == chateval.to_dict()
 
-    default = build_run_config(parse_run("--protocol", "chateval")).chateval
+    default = build_run_config(parse_run("--protocol", "chateval")).method_config
     assert default == ChatEvalConfig()
 
 
@@ -481,10 +483,10 @@ def test_the_config_hash_changes_with_the_chateval_settings(clean_env: None) -> 
 def test_other_protocols_are_unchanged_by_the_chateval_flags(clean_env: None) -> None:
     debate = build_run_config(parse_run("--protocol", "debate"))
     with_flags = build_run_config(parse_run("--protocol", "debate", "--chateval-strategy", "simultaneous"))
-    assert debate.chateval is None and "chateval" not in debate.result_config()
+    assert not isinstance(debate.method_config, ChatEvalConfig) and "chateval" not in debate.result_config()
     assert with_flags.config_hash() == debate.config_hash()
     geval = build_run_config(parse_run("--protocol", "geval"))
-    assert geval.geval is not None and geval.chateval is None
+    assert isinstance(geval.method_config, GEvalConfig)
 
 
 def test_bad_chateval_flags_are_user_errors(clean_env: None) -> None:

@@ -1,0 +1,285 @@
+"""The evaluation-method interface and its registry.
+
+A method is one module: a ``Method`` subclass that declares its name, a one-line description, the task
+types it supports, its typed config dataclass, its own command-line options, the model roles it calls, how
+it evaluates one item and how ``rescore`` re-parses its transcript; ``@register_method`` (or
+``register_method(instance)``) makes it selectable by ``run --protocol NAME``.
+
+Built-in methods live in the modules of ``BUILTIN_MODULES``. Third-party packages add methods through the
+entry point group ``debate_eval.methods`` (as pytest and inspect_ai load plugins)::
+
+    [project.entry-points."debate_eval.methods"]
+    example-single = "example_plugin.method"   # a module that registers on import, a Method class or instance
+
+Plugins are loaded lazily (``get_method`` loads only the entry point it needs; ``all_methods`` loads all);
+a plugin that fails to load is reported in one line on stderr and skipped, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import asdict, dataclass, is_dataclass
+from importlib import metadata
+from typing import Any, ClassVar, Generic, TypeVar
+
+from debate_eval.agents.errors import UserError
+from debate_eval.agents.models.pool import ClientPool
+from debate_eval.agents.roles import Relay
+from debate_eval.debates.evaluation import EvaluationTask, Outcome
+from debate_eval.debates.scoring.scores import ParsedScore, ScoreRange, parse_score
+from debate_eval.debates.scoring.untrusted import UntrustedMaterial
+
+ENTRY_POINT_GROUP = "debate_eval.methods"
+TASK_TYPES = ("single", "pairwise")
+BUILTIN_MODULES = (  # one line per built-in method module
+    "debate_eval.debates.debate.method",
+    "debate_eval.debates.geval",
+    "debate_eval.debates.chateval_method",
+)
+
+ConfigT = TypeVar("ConfigT")
+Evaluator = Callable[[EvaluationTask, ClientPool], Awaitable[Outcome]]
+
+
+@dataclass(frozen=True)
+class MethodContext:
+    """What a method's configuration may depend on besides its own options."""
+
+    dataset: str
+    dataset_kind: str = "summarization"  # or "dialogue"
+    aspect: str | None = None
+    task_type: str = "single"
+
+
+@dataclass(frozen=True)
+class Reparser:
+    """Re-parses the stored answers of one record, exactly as a run parses them (``rescore``)."""
+
+    transcript: list[dict[str, Any]]
+    scale: ScoreRange
+    aspect: str | None
+    material: UntrustedMaterial
+
+    def text(self, text: str) -> ParsedScore:
+        """Parse an agent's answer: copies of the texts under evaluation are blanked out first."""
+        return parse_score(self.material.neutralize(text), self.scale, self.aspect)
+
+    def entry(self, index: int) -> ParsedScore:
+        """Parse the transcript entry at ``index``."""
+        return self.text(str(self.transcript[index].get("content", "")))
+
+
+class Method(Generic[ConfigT]):
+    """One evaluation method. Subclass it, set the class attributes, implement ``build_config`` and
+    ``evaluate``; override the rest when the defaults do not fit."""
+
+    name: str = ""
+    description: str = ""  # one line, shown by `debate-eval methods`
+    task_types: tuple[str, ...] = ("single",)
+    config_type: type = object  # the config dataclass ``build_config`` returns
+    has_critic: ClassVar[bool] = False  # outcomes carry ``agreed``/``rounds`` (a Critic that can say NO ISSUE)
+    legacy_section: ClassVar[str | None] = None  # its key in result configs written before the registry
+
+    def add_options(self, group: Any) -> None:
+        """Add the method's own command-line options to ``group`` (an argparse group). Options shared by
+        several registered methods are added once, by the first method of its ``options_key``."""
+
+    def options_key(self) -> Any:
+        """Methods with equal keys share one set of options (default: the class)."""
+        return type(self)
+
+    def build_config(self, args: argparse.Namespace, ctx: MethodContext) -> ConfigT:
+        """The method's configuration from the parsed options (a ``UserError`` for bad values)."""
+        raise NotImplementedError
+
+    def roles(self, config: ConfigT) -> tuple[str, ...]:
+        """The model roles the method calls (each resolved by ``ModelConfig.for_role``)."""
+        return ("scorer",)
+
+    async def evaluate(self, task: EvaluationTask, config: ConfigT, pool: ClientPool) -> Outcome:
+        """Evaluate one item."""
+        raise NotImplementedError
+
+    def config_dict(self, config: ConfigT) -> dict[str, Any]:
+        """JSON-ready view of ``config`` (its ``to_dict()`` when it has one)."""
+        to_dict = getattr(config, "to_dict", None)
+        if callable(to_dict):
+            return dict(to_dict())
+        if is_dataclass(config) and not isinstance(config, type):
+            return asdict(config)
+        return {}
+
+    def describe(self, config: ConfigT) -> dict[str, Any]:
+        """The settings a table shows for a run of this method (e.g. critic, rounds); default none."""
+        return {}
+
+    def warnings(self, config: ConfigT, temperature: float) -> list[str]:
+        """One-line warnings printed when a run starts (``temperature``: the Scorer's)."""
+        return []
+
+    def rescore(self, record: dict[str, Any], reparse: Reparser) -> dict[str, Any]:
+        """Re-parse the deciding answer of ``record`` (a copy; every transcript entry's score is already
+        re-parsed) and update its ``score`` and parse fields. Default: the deciding agent's last answer, or
+        its answer after a re-ask when the first had no score."""
+        chosen, _ = deciding_parse(record, reparse)
+        if chosen is not None:
+            set_parse(record, chosen)
+            record["score"] = chosen.value if chosen.ok else None
+        return record
+
+    def evaluator(self, config: ConfigT) -> Evaluator:
+        """The coroutine function that evaluates one task under ``config``."""
+        return lambda task, pool: self.evaluate(task, config, pool)
+
+
+def set_parse(record: dict[str, Any], parsed: ParsedScore) -> None:
+    """Write ``parsed``'s status, method and reason into ``record``."""
+    record.update(parse_status=parsed.status, parse_method=parsed.method, parse_reason=parsed.reason)
+
+
+def deciding_parse(record: Mapping[str, Any], reparse: Reparser) -> tuple[ParsedScore | None, list[int]]:
+    """The deciding agent's parsed answer (after a re-ask, the re-ask's answer when the first had no
+    score) and the indexes of all its answers; ``None`` when the transcript has no answer of it."""
+    transcript = record.get("transcript") or []
+    decider = record.get("decided_by")
+    answers = [i for i, e in enumerate(transcript) if e.get("agent") == decider]
+    reask_answer = None
+    if record.get("reasked") and len(transcript) >= 2 and transcript[-2].get("relay") == Relay.REASK.value:
+        reask_answer = len(transcript) - 1
+    firsts = [i for i in answers if i != reask_answer]
+    if not firsts:
+        return None, answers
+    chosen = reparse.entry(firsts[-1])
+    if not chosen.ok and reask_answer is not None:
+        retry = reparse.entry(reask_answer)
+        chosen = retry if retry.ok else chosen
+    return chosen, answers
+
+
+# ----------------------------------------------------------------------------------------------- registry
+
+_REGISTRY: dict[str, Method[Any]] = {}
+_LOADED_BUILTINS = False
+_PLUGINS_TRIED: set[str] = set()
+_FAILED_PLUGINS: dict[str, str] = {}
+
+M = TypeVar("M")
+
+
+def register_method(method: M) -> M:
+    """Register a ``Method`` instance, or (as a class decorator) an instance of a ``Method`` subclass made
+    with no arguments. Returns its argument unchanged."""
+    instance = method() if isinstance(method, type) else method
+    if not isinstance(instance, Method):
+        raise TypeError(f"register_method: {method!r} is not a Method")
+    if not instance.name or not instance.description:
+        raise TypeError(f"register_method: {type(instance).__name__} needs a name and a description")
+    unknown = set(instance.task_types) - set(TASK_TYPES)
+    if unknown or not instance.task_types:
+        raise TypeError(f"register_method: {instance.name}: task types must be among {', '.join(TASK_TYPES)}")
+    existing = _REGISTRY.get(instance.name)
+    if existing is not None and type(existing) is not type(instance):
+        raise ValueError(f"method name {instance.name!r} is registered twice")
+    _REGISTRY[instance.name] = instance
+    return method
+
+
+def _load_builtins() -> None:
+    global _LOADED_BUILTINS
+    if not _LOADED_BUILTINS:
+        _LOADED_BUILTINS = True
+        for module in BUILTIN_MODULES:
+            importlib.import_module(module)
+
+
+def _entry_points() -> list[metadata.EntryPoint]:
+    return list(metadata.entry_points(group=ENTRY_POINT_GROUP))
+
+
+def _load_plugin(entry: metadata.EntryPoint) -> None:
+    """Load one entry point; a failure is one line on stderr (once), and the plugin is skipped."""
+    if entry.name in _PLUGINS_TRIED:
+        return
+    _PLUGINS_TRIED.add(entry.name)
+    before = set(_REGISTRY)
+    try:
+        if entry.name in _REGISTRY:
+            raise ValueError(f"the name {entry.name!r} is taken by a built-in method")
+        loaded = entry.load()
+        if isinstance(loaded, Method) or (isinstance(loaded, type) and issubclass(loaded, Method)):
+            register_method(loaded)
+    except Exception as error:  # a broken plugin must not break the command
+        source = entry.dist.name if getattr(entry, "dist", None) is not None else entry.value
+        line = f"plugin method {entry.name!r} ({source}) not loaded: {type(error).__name__}: {error}"
+        _FAILED_PLUGINS[entry.name] = line
+        print(f"debate-eval: {line.splitlines()[0]}", file=sys.stderr)
+        for name in set(_REGISTRY) - before:  # nothing half-registered
+            del _REGISTRY[name]
+        return
+    if entry.name not in _REGISTRY:
+        line = f"plugin method {entry.name!r} ({entry.value}) registered no method of that name"
+        _FAILED_PLUGINS[entry.name] = line
+        print(f"debate-eval: {line}", file=sys.stderr)
+
+
+def all_methods() -> dict[str, Method[Any]]:
+    """Every registered method by name: the built-ins, then every installed plugin."""
+    _load_builtins()
+    for entry in _entry_points():
+        _load_plugin(entry)
+    return dict(_REGISTRY)
+
+
+def get_method(name: str) -> Method[Any]:
+    """The method called ``name`` (a built-in, else the plugin of that name); a ``UserError`` lists the
+    valid names otherwise."""
+    _load_builtins()
+    if name not in _REGISTRY:
+        for entry in _entry_points():
+            if entry.name == name:
+                _load_plugin(entry)
+    if name in _REGISTRY:
+        return _REGISTRY[name]
+    if name in _FAILED_PLUGINS:
+        raise UserError(_FAILED_PLUGINS[name])
+    raise UserError(f"unknown method {name!r}; methods are: {', '.join(all_methods())}")
+
+
+def method_names() -> list[str]:
+    """The names of every registered method."""
+    return list(all_methods())
+
+
+def add_method_options(parser: argparse.ArgumentParser, methods: Iterable[Method[Any]] | None = None) -> None:
+    """Add every method's own options, one argument group per set of methods sharing them."""
+    groups: dict[Any, list[Method[Any]]] = {}
+    for method in methods if methods is not None else all_methods().values():
+        groups.setdefault(method.options_key(), []).append(method)
+    for members in groups.values():
+        names = ", ".join(m.name for m in members)
+        group = parser.add_argument_group(f"options of {names}")
+        members[0].add_options(group)
+        if not group._group_actions:
+            parser._action_groups.remove(group)
+
+
+def method_options(method: Method[Any]) -> list[dict[str, Any]]:
+    """The method's own options, JSON-ready: flags, help, default, choices."""
+    parser = argparse.ArgumentParser(add_help=False)
+    group = parser.add_argument_group(method.name)
+    method.add_options(group)
+    options = []
+    for action in group._group_actions:
+        options.append(
+            {
+                "flags": list(action.option_strings),
+                "help": action.help or "",
+                "default": action.default,
+                "choices": list(action.choices) if action.choices else None,
+                "takes_value": action.nargs != 0,
+            }
+        )
+    return options

@@ -1,0 +1,121 @@
+"""ChatEval as a registered method (``chateval``): its options, roles and rescoring.
+
+The panel itself (``ChatEvalConfig``, ``run_chateval``) is in ``debates.chateval``; this module declares
+how the method is selected and configured. Kept apart so the discussion code stays one job.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from debate_eval.agents.errors import UserError
+from debate_eval.agents.models.pool import ClientPool
+from debate_eval.agents.personas import get_persona
+from debate_eval.debates.base import Method, MethodContext, Reparser, register_method, set_parse
+from debate_eval.debates.chateval import (
+    DEFAULT_ROLES,
+    DEFAULT_TURNS,
+    ONE_BY_ONE,
+    REFEREE,
+    STRATEGIES,
+    SUMMARIZER_ROLE,
+    ChatEvalConfig,
+    average_final_scores,
+    run_chateval,
+)
+from debate_eval.debates.evaluation import EvaluationTask, Outcome
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text}")
+    return value
+
+
+def chateval_config(
+    roles: str | list[str] | tuple[str, ...] | None = None, turns: int | None = None, strategy: str | None = None
+) -> ChatEvalConfig:
+    """The panel: ``roles`` are referee persona names (or text files), as a list or comma-separated;
+    defaults: general-public, critic, news-author; 2 turns; one-by-one."""
+    if isinstance(roles, str):
+        roles = [part.strip() for part in roles.split(",")]
+    names = list(roles) if roles else list(DEFAULT_ROLES)
+    if not all(names):
+        raise UserError("--chateval-roles: empty role name (expected e.g. general-public,critic,news-author)")
+    if strategy is not None and strategy not in STRATEGIES:
+        raise UserError(f"--chateval-strategy: unknown strategy {strategy!r}; strategies are: {', '.join(STRATEGIES)}")
+    if turns is not None and turns < 1:
+        raise UserError("--chateval-turns: at least one discussion turn is needed")
+    return ChatEvalConfig(
+        referees=tuple(get_persona(name, REFEREE) for name in names),
+        turns=DEFAULT_TURNS if turns is None else turns,
+        strategy=strategy or ONE_BY_ONE,
+    )
+
+
+@register_method
+class ChatEvalMethod(Method[ChatEvalConfig]):
+    """``chateval``: role-played referees discuss for T turns; the mean of their final scores."""
+
+    name = "chateval"
+    description = "ChatEval: referees with role personas discuss; mean of their scores"
+    task_types = ("single",)
+    config_type = ChatEvalConfig
+    legacy_section = "chateval"
+
+    def add_options(self, group: Any) -> None:
+        """``--chateval-roles``, ``--chateval-turns``, ``--chateval-strategy``."""
+        group.add_argument(
+            "--chateval-roles",
+            metavar="A,B,C",
+            help="chateval: comma-separated referee personas (names of role 'referee' in `debate-eval personas`, "
+            f"or text files; default: {','.join(DEFAULT_ROLES)})",
+        )
+        group.add_argument(
+            "--chateval-turns", type=_positive_int, help=f"chateval: T, the discussion turns (default {DEFAULT_TURNS})"
+        )
+        group.add_argument(
+            "--chateval-strategy",
+            choices=list(STRATEGIES),
+            help=f"chateval: communication strategy (default {ONE_BY_ONE})",
+        )
+
+    def build_config(self, args: argparse.Namespace, ctx: MethodContext) -> ChatEvalConfig:
+        """The panel from ``--chateval-*``."""
+        return chateval_config(
+            getattr(args, "chateval_roles", None),
+            getattr(args, "chateval_turns", None),
+            getattr(args, "chateval_strategy", None),
+        )
+
+    def roles(self, config: ChatEvalConfig) -> tuple[str, ...]:
+        """Referees (with the Scorer's settings unless a client is given for the role), and the summarizer."""
+        return (REFEREE, SUMMARIZER_ROLE) if config.uses_summarizer else (REFEREE,)
+
+    async def evaluate(self, task: EvaluationTask, config: ChatEvalConfig, pool: ClientPool) -> Outcome:
+        """Run the discussion and average the referees' final scores."""
+        return await run_chateval(task, config, pool)
+
+    def describe(self, config: ChatEvalConfig) -> dict[str, Any]:
+        """Strategy, turns, referees."""
+        return {"strategy": config.strategy, "turns": config.turns, "referees": [p.name for p in config.referees]}
+
+    def rescore(self, record: dict[str, Any], reparse: Reparser) -> dict[str, Any]:
+        """The mean of each referee's last answer, parsed again."""
+        last: dict[str, int] = {}
+        for index, entry in enumerate(record.get("transcript") or []):
+            if entry.get("role") == REFEREE:
+                last[str(entry["agent"])] = index
+        finals = {name: reparse.entry(index) for name, index in last.items()}
+        score, parsed, excluded = average_final_scores(finals)
+        details = record.setdefault("details", {})
+        details.update(
+            final_scores={name: p.value for name, p in finals.items()},
+            final_parse_status={name: p.status for name, p in finals.items()},
+            excluded=excluded,
+        )
+        record["score"] = score
+        set_parse(record, parsed)
+        return record

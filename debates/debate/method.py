@@ -1,0 +1,145 @@
+"""The DEBATE family as registered methods: ``debate``, ``multiagent``, ``tiebreaker``, ``both``.
+
+==============  ==========================================================================================
+``debate``      DEBATE: Devil's-Advocate Critic (``devils-advocate``), the n-th score stands without agreement
+``multiagent``  the paper's MultiAgent baseline: the same debate with the ``plain`` Critic
+``tiebreaker``  the plain debate, with the Tie-breaker deciding when the Critic never agrees (Figure 2, right)
+``both``        Devil's Advocate and Tie-breaker together (Figure 2, right, "Both")
+==============  ==========================================================================================
+
+The four share one config (``DebateConfig``) and one set of options; ``--critic`` overrides a method's own
+Critic and ``--tie-breaker`` adds the Tie-breaker (the config records the staffing actually used).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from debate_eval.agents.errors import UserError
+from debate_eval.agents.models.pool import ClientPool
+from debate_eval.agents.personas import get_persona
+from debate_eval.debates.base import Method, MethodContext, register_method
+from debate_eval.debates.debate.run import DebateConfig, run_debate
+from debate_eval.debates.evaluation import EvaluationTask, Outcome
+
+
+def _non_negative_int(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text}")
+    return value
+
+
+def debate_config(
+    critic: str,
+    tie_breaker: bool,
+    dataset_kind: str,
+    *,
+    max_rounds: int = 2,
+    commander_llm: bool = False,
+    reask: bool = True,
+    marker_case_sensitive: bool = False,
+) -> DebateConfig:
+    """The debate staffing: ``critic`` a persona name or file; the Tie-breaker's wording by dataset kind."""
+    if max_rounds == 0 and tie_breaker:
+        raise UserError("the Tie-breaker needs at least one round: use --max-rounds 1 or more")
+    tiebreaker_name = "tiebreaker-dialogue" if dataset_kind == "dialogue" else "tiebreaker"
+    return DebateConfig(
+        scorer=get_persona("scorer", "scorer"),
+        critic=get_persona(critic, "critic"),
+        commander=get_persona("commander", "commander"),
+        tiebreaker=get_persona(tiebreaker_name, "tiebreaker") if tie_breaker else None,
+        max_rounds=max_rounds,
+        commander_llm=commander_llm,
+        reask=reask,
+        marker_case_sensitive=marker_case_sensitive,
+    )
+
+
+class DebateMethod(Method[DebateConfig]):
+    """One DEBATE-family variant: its default Critic persona and whether a Tie-breaker decides."""
+
+    task_types = ("single",)
+    config_type = DebateConfig
+    has_critic = True
+    legacy_section = "debate"
+
+    def __init__(self, name: str, description: str, critic: str, tie_breaker: bool) -> None:
+        self.name = name
+        self.description = description
+        self.critic = critic
+        self.tie_breaker = tie_breaker
+
+    def add_options(self, group: Any) -> None:
+        """``--critic``, ``--max-rounds``, ``--tie-breaker``, ``--commander-llm``, ``--no-reask``,
+        ``--marker-case-sensitive``."""
+        group.add_argument("--critic", help="Critic persona name (see `debate-eval personas`) or a text file")
+        group.add_argument(
+            "--max-rounds",
+            type=_non_negative_int,
+            default=2,
+            help="n, the most Critic rounds (default 2, as the authors' code; the paper's best is 4)",
+        )
+        group.add_argument(
+            "--tie-breaker", action="store_true", help="a Tie-breaker decides when the Critic never agrees"
+        )
+        group.add_argument(
+            "--commander-llm",
+            action="store_true",
+            help="the Commander writes its relays with the model (default: the authors' fixed texts)",
+        )
+        group.add_argument(
+            "--no-reask",
+            action="store_true",
+            help="do not ask the deciding agent again when its answer has no parsable score",
+        )
+        group.add_argument(
+            "--marker-case-sensitive",
+            action="store_true",
+            help="accept NO ISSUE only in upper case (as the authors' code); default: any case",
+        )
+
+    def build_config(self, args: argparse.Namespace, ctx: MethodContext) -> DebateConfig:
+        """The staffing from the options (``--critic`` and ``--tie-breaker`` override the variant's)."""
+        return debate_config(
+            getattr(args, "critic", None) or self.critic,
+            self.tie_breaker or bool(getattr(args, "tie_breaker", False)),
+            ctx.dataset_kind,
+            max_rounds=getattr(args, "max_rounds", 2),
+            commander_llm=bool(getattr(args, "commander_llm", False)),
+            reask=not getattr(args, "no_reask", False),
+            marker_case_sensitive=bool(getattr(args, "marker_case_sensitive", False)),
+        )
+
+    def roles(self, config: DebateConfig) -> tuple[str, ...]:
+        """Scorer and Critic; the Tie-breaker and the Commander when they call the model."""
+        roles = ["scorer", "critic"]
+        if config.tiebreaker is not None:
+            roles.append("tiebreaker")
+        if config.commander_llm:
+            roles.append("commander")
+        return tuple(roles)
+
+    async def evaluate(self, task: EvaluationTask, config: DebateConfig, pool: ClientPool) -> Outcome:
+        """Run the debate (Algorithm 1)."""
+        return await run_debate(task, config, pool)
+
+    def describe(self, config: DebateConfig) -> dict[str, Any]:
+        """Critic persona, rounds, Tie-breaker, Commander."""
+        return {
+            "critic": config.critic.name,
+            "rounds": config.max_rounds,
+            "tiebreaker": config.tiebreaker is not None,
+            "commander": "llm" if config.commander_llm else "fixed",
+        }
+
+
+VARIANTS = (
+    DebateMethod("debate", "DEBATE: Scorer vs Devil's-Advocate Critic", "devils-advocate", False),
+    DebateMethod("multiagent", "MultiAgent baseline: the debate with the plain Critic", "plain", False),
+    DebateMethod("tiebreaker", "plain debate, Tie-breaker decides without agreement", "plain", True),
+    DebateMethod("both", "Devil's Advocate and Tie-breaker", "devils-advocate", True),
+)
+for _variant in VARIANTS:
+    register_method(_variant)
