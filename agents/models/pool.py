@@ -15,14 +15,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import openai
 from autogen_core import CacheStore
-from autogen_core.models import ChatCompletionClient, ModelFamily, ModelInfo, UserMessage
+from autogen_core.models import ChatCompletionClient, ModelFamily, ModelInfo
 from autogen_ext.models.cache import ChatCompletionCache
 from autogen_ext.models.openai import OpenAIChatCompletionClient
 from autogen_ext.models.openai._model_info import get_info
 
 from debate_eval.agents.errors import UserError
+from debate_eval.agents.models.preflight import Endpoint, check_endpoints
+from debate_eval.agents.models.responses import checked_http_client
 from debate_eval.agents.models.settings import (
     EMBEDDED,
     ModelConfig,
@@ -72,8 +73,11 @@ def open_disk_cache(directory: Path) -> CacheStore[Any]:
         raise UserError(f"{directory}: cannot open the response cache: {exc.strerror}") from None
 
 
-def build_openai_client(settings: ModelSettings, base_url: str | None) -> OpenAIChatCompletionClient:
-    """AutoGen's OpenAI-compatible client for ``settings`` (SDK retries off: ``RetryingClient`` retries)."""
+def build_openai_client(
+    settings: ModelSettings, base_url: str | None, http_client: Any = None
+) -> OpenAIChatCompletionClient:
+    """AutoGen's OpenAI-compatible client for ``settings`` (SDK retries off: ``RetryingClient`` retries);
+    ``http_client``: the SDK's HTTP client (the run's observing or batching transport)."""
     kwargs: dict[str, Any] = {
         "model": settings.model,
         "api_key": settings.api_key(),
@@ -84,11 +88,18 @@ def build_openai_client(settings: ModelSettings, base_url: str | None) -> OpenAI
     }
     if base_url:
         kwargs["base_url"] = base_url
+    if http_client is not None:
+        kwargs["http_client"] = http_client
     try:
         get_info(settings.model)
     except ValueError:  # not a model name AutoGen knows: describe it as a plain text model
         kwargs["model_info"] = GENERIC_MODEL_INFO
     return OpenAIChatCompletionClient(**kwargs)
+
+
+def build_checked_client(settings: ModelSettings, base_url: str | None) -> OpenAIChatCompletionClient:
+    """``build_openai_client`` whose 200 answers that are no completion raise (``agents/models/responses.py``)."""
+    return build_openai_client(settings, base_url, checked_http_client())
 
 
 @dataclass
@@ -173,7 +184,7 @@ class ClientPool:
 
     def _build(self, settings: ModelSettings, namespace: str) -> _Stack:
         base_url = self._base_url(settings)
-        raw = build_openai_client(settings, base_url)
+        raw = build_checked_client(settings, base_url)
         policy = self.retry or RetryPolicy(max_retries=settings.max_retries)
         transport: ChatCompletionClient = raw
         if settings.provider == EMBEDDED:  # a queued request waits here, not against its timeout
@@ -184,51 +195,16 @@ class ClientPool:
         return _Stack(raw=raw, shared=shared, settings=settings, base_url=base_url)
 
     async def preflight(self, roles: list[str]) -> None:
-        """One tiny request per distinct endpoint, so a bad URL, key or model fails the run at once."""
-        seen: set[tuple[str | None, str]] = set()
-        for role in roles:
-            if role in self.overrides:
-                continue
-            settings = self.settings_for(role)
-            base_url = self._base_url(settings)
-            if (base_url, settings.model) in seen:
-                continue
-            seen.add((base_url, settings.model))
-            await _ping(settings, base_url, role)
+        """One tiny request per distinct endpoint, retried like the run's (see ``agents/models/preflight.py``)."""
+        endpoints = [
+            Endpoint(role, self.settings_for(role), self._base_url(self.settings_for(role)))
+            for role in roles
+            if role not in self.overrides
+        ]
+        await check_endpoints(endpoints, build_checked_client, self.retry, self.stats)
 
     async def close(self) -> None:
         """Close every client built by the pool."""
         for stack in self._stacks.values():
             await stack.raw.close()
         self._stacks.clear()
-
-
-async def _ping(settings: ModelSettings, base_url: str | None, role: str) -> None:
-    client = build_openai_client(settings, base_url)
-    quick = RetryingClient(client, RetryPolicy(max_retries=1, base_delay_s=0.5), TransportStats())
-    where = public_url(base_url) if base_url else "https://api.openai.com/v1"
-    try:
-        await quick.create([UserMessage(content="Reply with OK.", source="user")], extra_create_args={"max_tokens": 1})
-    except openai.AuthenticationError:
-        raise UserError(
-            f"the endpoint {where} rejected the API key in ${settings.api_key_env} (used by the {role})"
-        ) from None
-    except openai.NotFoundError:
-        raise UserError(f"the endpoint {where} has no model {settings.model!r} (used by the {role})") from None
-    except (openai.APIConnectionError, openai.APITimeoutError) as exc:
-        raise UserError(f"cannot reach the model endpoint {where} (used by the {role}): {_short(exc)}") from None
-    except openai.APIStatusError as exc:
-        raise UserError(
-            f"the model endpoint {where} answered HTTP {exc.status_code} to a test request (used by the "
-            f"{role}): {_short(exc)}"
-        ) from None
-    finally:
-        await client.close()
-
-
-def _short(error: BaseException) -> str:
-    cause = error.__cause__ or error.__context__
-    text = str(error)
-    if cause is not None and str(cause):
-        text = f"{text} ({type(cause).__name__}: {cause})"
-    return text.splitlines()[0][:300] if text else type(error).__name__

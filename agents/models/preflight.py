@@ -1,0 +1,137 @@
+"""The endpoint check before a run: one tiny request per distinct endpoint and model.
+
+It goes through the same ``RetryingClient`` as the run, with the run's retry policy (``--max-retries`` and
+backoff), so a burst of 5xx, a 429 (with or without Retry-After), a timeout, a reset connection or a 200 whose
+body is not JSON is retried exactly as the run would retry it. What retrying cannot fix fails at once, in
+one line naming the endpoint, the role and what came back: a rejected key (401/403), an unknown model
+(404), a refused request (400). An empty answer is no fault of the endpoint: the check passes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import openai
+from autogen_core.models import ChatCompletionClient, UserMessage
+
+from debate_eval.agents.errors import UserError
+from debate_eval.agents.models.responses import BadResponseError, EmptyAnswerError
+from debate_eval.agents.models.settings import ModelSettings, public_url
+from debate_eval.agents.models.wrappers import RetryingClient, RetryPolicy, TransportStats
+
+DEFAULT_ENDPOINT = "https://api.openai.com/v1"
+PROMPT = "Reply with OK."
+
+ClientFactory = Callable[[ModelSettings, "str | None"], ChatCompletionClient]
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """One role's model settings and the URL its requests go to."""
+
+    role: str
+    settings: ModelSettings
+    base_url: str | None
+
+    @property
+    def where(self) -> str:
+        """The endpoint as it may be shown (no credentials)."""
+        return public_url(self.base_url) if self.base_url else DEFAULT_ENDPOINT
+
+
+async def check_endpoints(
+    endpoints: Iterable[Endpoint],
+    build_client: ClientFactory,
+    policy: RetryPolicy | None = None,
+    stats: TransportStats | None = None,
+) -> None:
+    """Send one test request to each distinct (URL, model); raise a one-line ``UserError`` on a lasting fault.
+
+    ``policy`` is the run's retry policy (default: the role's ``max_retries`` with the default backoff).
+    """
+    seen: set[tuple[str | None, str]] = set()
+    for endpoint in endpoints:
+        key = (endpoint.base_url, endpoint.settings.model)
+        if key in seen:
+            continue
+        seen.add(key)
+        await check_endpoint(
+            endpoint, build_client, policy or RetryPolicy(max_retries=endpoint.settings.max_retries), stats
+        )
+
+
+async def check_endpoint(
+    endpoint: Endpoint, build_client: ClientFactory, policy: RetryPolicy, stats: TransportStats | None = None
+) -> None:
+    """One test request to ``endpoint``, retried like the run's requests."""
+    raw = build_client(endpoint.settings, endpoint.base_url)
+    client = RetryingClient(raw, policy, stats or TransportStats())
+    try:
+        await client.create([UserMessage(content=PROMPT, source="user")], extra_create_args={"max_tokens": 1})
+    except EmptyAnswerError:
+        return  # the endpoint answered; what the model says to "Reply with OK." in one token does not matter
+    except Exception as error:
+        raise UserError(describe_failure(endpoint, error, policy.max_retries)) from None
+    finally:
+        await raw.close()
+
+
+def describe_failure(endpoint: Endpoint, error: BaseException, max_retries: int) -> str:
+    """The one-line message for a failed check: endpoint, role, what came back, what to do."""
+    where, role, settings = endpoint.where, endpoint.role, endpoint.settings
+    used = f"used by the {role}"
+    retried = f"after {max_retries} retries" if max_retries else "with retries off (--max-retries 0)"
+    if isinstance(error, openai.AuthenticationError | openai.PermissionDeniedError):
+        key = f"${settings.api_key_env}" if settings.api_key_env else "no API key"
+        return (
+            f"the endpoint {where} rejected the API key in {key} ({used}): HTTP {error.status_code}: "
+            f"{status_text(error)}; check the key"
+        )
+    if isinstance(error, openai.NotFoundError):
+        return (
+            f"the endpoint {where} has no model {settings.model!r} ({used}): HTTP 404: {status_text(error)}; "
+            "check --model and --base-url"
+        )
+    if isinstance(error, BadResponseError):
+        return f"{error.message} ({retried}; {used})"
+    if isinstance(error, openai.APITimeoutError):
+        return (
+            f"the model endpoint {where} did not answer within {settings.timeout_s:g} s ({retried}; {used}); "
+            "raise --timeout or check the endpoint"
+        )
+    if isinstance(error, openai.APIConnectionError):
+        return f"cannot reach the model endpoint {where} ({retried}; {used}): {cause_text(error)}"
+    if isinstance(error, openai.APIStatusError):
+        transient = error.status_code == 429 or error.status_code >= 500
+        return (
+            f"the model endpoint {where} answered HTTP {error.status_code} to a test request "
+            f"({retried if transient else 'not retried'}; {used}): {status_text(error)}"
+        )
+    return f"the test request to the model endpoint {where} failed ({used}): {cause_text(error)}"
+
+
+def status_text(error: openai.APIStatusError) -> str:
+    """The server's own error message, on one line and short."""
+    body: Any = error.body
+    message = None
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        message = inner.get("message") if isinstance(inner, dict) else inner
+    return one_line(str(message) if message else str(error.message or type(error).__name__))
+
+
+def cause_text(error: BaseException) -> str:
+    """``error``'s first line, with the first line of its cause in closed brackets."""
+    text = one_line(str(error)) or type(error).__name__
+    cause = error.__cause__ or error.__context__
+    if cause is not None and one_line(str(cause)):
+        text = f"{text} ({type(cause).__name__}: {one_line(str(cause))})"
+    return text
+
+
+def one_line(text: str, limit: int = 200) -> str:
+    """The first non-empty line of ``text``, at most ``limit`` characters."""
+    line = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    return line if len(line) <= limit else line[: limit - 3] + "..."

@@ -1,0 +1,120 @@
+"""A 200 answer that is no chat completion is an endpoint fault, not a result.
+
+Gateways and proxies sometimes answer ``200 OK`` with an HTML page, garbled bytes or an empty body. The
+OpenAI SDK then raises ``JSONDecodeError`` / ``UnicodeDecodeError`` deep inside AutoGen, or hands AutoGen a
+string (``'str' object has no attribute 'usage'``). ``CheckedTransport`` looks at the body of every
+``POST .../chat/completions`` that answered 200 before the SDK does and raises one of:
+
+- ``BadResponseError`` (an ``openai.APIConnectionError``): not JSON, not an object, or no ``choices``. It is
+  transient: ``RetryingClient`` retries it like a dropped connection, with the run's ``--max-retries``; its
+  message names the endpoint and what came back, on one line.
+- ``EmptyAnswerError`` (an ``openai.APIError``): a well-formed completion whose answer is empty. Not
+  retried (a deterministic model would answer the same) and, being an error, never cached: the item fails
+  with one line and a rerun asks again.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx2
+import openai
+from openai._constants import DEFAULT_CONNECTION_LIMITS
+
+from debate_eval.agents.models.settings import public_url
+
+CHAT_PATH = "/chat/completions"
+SNIPPET_CHARS = 80
+
+
+class BadResponseError(openai.APIConnectionError):
+    """The endpoint answered 200 with a body that is not a chat completion (retried as transient)."""
+
+    def __init__(self, message: str, request: httpx2.Request) -> None:
+        super().__init__(message=message, request=request)
+
+
+class EmptyAnswerError(openai.APIError):
+    """The endpoint returned a chat completion with an empty answer (final; never cached)."""
+
+    def __init__(self, message: str, request: httpx2.Request, finish_reason: str | None) -> None:
+        super().__init__(message, request, body=None)
+        self.finish_reason = finish_reason
+
+
+def snippet(content: bytes) -> str:
+    """The start of a body, decoded leniently, on one line (for an error message)."""
+    text = " ".join(content[: SNIPPET_CHARS * 4].decode("utf-8", errors="replace").split())
+    return repr(text[:SNIPPET_CHARS] + ("..." if len(text) > SNIPPET_CHARS else ""))
+
+
+def check_completion_body(content: bytes, content_type: str, request: httpx2.Request) -> None:
+    """Raise ``BadResponseError`` / ``EmptyAnswerError`` unless ``content`` is a usable chat completion."""
+    where = f"the endpoint {public_url(str(request.url))} answered HTTP 200 with"
+    kind = content_type.split(";")[0].strip() or "no content type"
+    if not content.strip():
+        raise BadResponseError(f"{where} an empty body ({kind})", request)
+    try:
+        body: Any = json.loads(content)
+    except (ValueError, UnicodeDecodeError):
+        raise BadResponseError(
+            f"{where} a body that is not JSON ({kind}, {len(content)} bytes: {snippet(content)})", request
+        ) from None
+    if not isinstance(body, dict):
+        raise BadResponseError(f"{where} JSON that is not an object: {snippet(content)}", request)
+    choices = body.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        error = body.get("error")
+        detail = f"an error: {snippet(json.dumps(error).encode())}" if error else f"no choices: {snippet(content)}"
+        raise BadResponseError(f"{where} JSON without a completion ({detail})", request)
+    message = choices[0].get("message")
+    if not isinstance(message, dict):
+        message = {}
+    text = message.get("content")
+    if (isinstance(text, str) and text.strip()) or message.get("tool_calls"):
+        return
+    finish = choices[0].get("finish_reason")
+    hint = "; raise --max-tokens" if finish == "length" else "; a rerun asks again"
+    raise EmptyAnswerError(
+        f"the model at {public_url(str(request.url))} returned an empty answer (finish_reason={finish}){hint}",
+        request,
+        finish,
+    )
+
+
+def _is_plain_chat_request(request: httpx2.Request) -> bool:
+    if request.method != "POST" or not request.url.path.endswith(CHAT_PATH):
+        return False
+    try:
+        return not json.loads(request.content or b"{}").get("stream")
+    except (ValueError, AttributeError, httpx2.RequestNotRead):
+        return True
+
+
+class CheckedTransport(httpx2.AsyncBaseTransport):
+    """Forwards requests to ``inner``; checks the body of every successful, non-streamed chat completion."""
+
+    def __init__(self, inner: httpx2.AsyncBaseTransport | None = None) -> None:
+        self.inner = inner or httpx2.AsyncHTTPTransport(limits=DEFAULT_CONNECTION_LIMITS)
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        """Forward ``request``; raise on a 200 whose body is no usable chat completion."""
+        response = await self.inner.handle_async_request(request)
+        if response.status_code == 200 and _is_plain_chat_request(request):
+            try:
+                content = await response.aread()
+            except httpx2.HTTPError:
+                await response.aclose()
+                raise
+            check_completion_body(content, response.headers.get("content-type", ""), request)
+        return response
+
+    async def aclose(self) -> None:
+        """Close the wrapped transport."""
+        await self.inner.aclose()
+
+
+def checked_http_client(inner: httpx2.AsyncBaseTransport | None = None) -> httpx2.AsyncClient:
+    """An HTTP client with the OpenAI SDK's defaults whose chat completions are checked (see module doc)."""
+    return openai.DefaultAsyncHttpx2Client(transport=CheckedTransport(inner))
