@@ -28,6 +28,7 @@ COMMAND_MODULES = (
     "debate_eval.tasks.data.download",
     "debate_eval.tasks.cli.ablate",
     "debate_eval.tasks.cli.repeat",
+    "debate_eval.tasks.cli.report",
 )
 
 

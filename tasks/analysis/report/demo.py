@@ -1,0 +1,88 @@
+"""Scripted runs to look at: varied, deterministic replies for the scripted server, so a report of a
+scripted run has scores that differ, Scorers that move and Critics that sometimes agree.
+
+This is a test and documentation aid (like ``agents.models.scripted_server``), never a model: the scores
+are a hash of the request, unrelated to the text's quality. ``python -m debate_eval.tasks.analysis.report.demo
+OUT`` makes three small SummEval coherence runs (DEBATE, G-Eval, ChatEval) in ``OUT`` and their report.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from debate_eval.agents.models.scripted_server import ScriptedOpenAIServer, role_of_request
+
+METHODS = ("debate", "geval", "chateval")
+
+
+def _hash(text: str) -> int:
+    return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:4], "big")
+
+
+def varied_reply(request: Mapping[str, Any]) -> str:
+    """A reply whose score depends on the judged item and the round (deterministic)."""
+    messages = list(request.get("messages") or [])
+    users = [str(m.get("content", "")) for m in messages if m.get("role") == "user"]
+    first = users[0] if users else ""
+    seed = _hash(first)
+    base = 1 + seed % 5
+    answers = sum(1 for m in messages if m.get("role") == "assistant")
+    role = role_of_request(request)
+    if role == "scorer":
+        drift = [0, -1, 1, 0][(seed >> 3) % 4] * answers
+        score = min(5, max(1, base + drift))
+        return f"Step by step: the sentences connect in places, less so elsewhere.\nScore: {score}"
+    if role == "critic":
+        if (seed >> 5) % 3 == 0:
+            return "The rationale is sound and the score fits the text. NO ISSUE"
+        return "The score overlooks abrupt topic shifts; it should be reconsidered."
+    if role == "evaluator":
+        return str(1 + (seed >> 7) % 5)
+    if role == "referee":
+        return f"The text mostly holds together.\nScore: {1 + (seed + answers + _hash(str(messages[0])) % 2) % 5}"
+    if role == "tiebreaker":
+        return f"Having read the debate, the final score is {base}."
+    if role == "summarizer":
+        return "The referees disagreed on the transitions; their scores were close."
+    return "Please think step by step."
+
+
+def make_runs(out: Path, docs: int = 2, methods: tuple[str, ...] = METHODS) -> list[Path]:
+    """Run each method on the first ``docs`` SummEval documents (coherence) against a scripted server with
+    ``varied_reply``; returns the run directories. Needs the SummEval data (``DEBATE_EVAL_DATA_DIR``)."""
+    from debate_eval.tasks.cli.main import main
+
+    runs = []
+    with ScriptedOpenAIServer(reply=varied_reply) as server:
+        for method in methods:
+            run = out / f"summeval_coherence_{method}"
+            args = ["run", "--dataset", "summeval", "--aspect", "coherence", "--docs", str(docs)]
+            args += ["--protocol", method, "--base-url", server.base_url, "--model", "scripted"]
+            args += ["--out", str(run), "--no-progress", "--no-cache", "--no-preflight"]
+            if main(args) != 0:
+                raise SystemExit(f"the {method} run failed")
+            runs.append(run)
+    return runs
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Make the scripted demo runs and their report."""
+    parser = argparse.ArgumentParser(description="Scripted demo runs and their report (not model results).")
+    parser.add_argument("out", type=Path, help="folder for the runs and report.html")
+    parser.add_argument("--docs", type=int, default=2, help="SummEval documents (16 summaries each)")
+    args = parser.parse_args(argv)
+    from debate_eval.tasks.analysis.report import write_report
+
+    runs = make_runs(args.out, args.docs)
+    target = write_report(runs, args.out / "report.html", title="Scripted demo runs (not model results)")
+    print(target)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,129 @@
+"""Gather what a report shows from run directories: config, summary and the result records.
+
+A run is a folder written by ``debate-eval run`` (``config.json``, ``results.jsonl``, ``summary.json``) or a
+``results.jsonl`` file alone. Records of methods this module does not know are kept as they are: the page
+reads their fields defensively. Nothing here computes statistics; see ``numbers.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from debate_eval.agents.errors import UserError
+from debate_eval.tasks.engine.results import numbered_records
+
+RESULTS_FILE = "results.jsonl"
+
+
+@dataclass
+class Run:
+    """One run as the report sees it."""
+
+    label: str  # unique within a report, e.g. "debate" or "debate (2)"
+    path: Path  # the run directory (or the folder of a bare results file)
+    records: list[dict[str, Any]]
+    config: dict[str, Any] = field(default_factory=dict)
+    summary: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def method(self) -> str:
+        """The method (protocol) name of the run."""
+        methods = sorted({method_of(r) for r in self.records})
+        if methods:
+            return "+".join(methods)
+        config = self.config.get("result_config") or {}
+        return str(config.get("method") or config.get("protocol") or "unknown")
+
+    @property
+    def task_type(self) -> str:
+        """``pairwise`` when any record is a pairwise one, else ``single``."""
+        return "pairwise" if any(is_pairwise(r) for r in self.records) else "single"
+
+
+def method_of(record: dict[str, Any]) -> str:
+    """The record's method: ``method`` or ``protocol`` (files written before either existed are DEBATE)."""
+    return str(record.get("method") or record.get("protocol") or "debate")
+
+
+def is_pairwise(record: dict[str, Any]) -> bool:
+    """Whether the record is a pairwise comparison (it has a task type or a verdict/human label)."""
+    return record.get("task_type") == "pairwise" or (
+        record.get("task_type") is None and ("verdict" in record or "human_label" in record)
+    )
+
+
+def number(value: Any) -> float | None:
+    """A finite float, or None (null, NaN, infinity, booleans, text)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
+def item_key(record: dict[str, Any]) -> str:
+    """The identity of an item across runs: dataset/aspect/item_id."""
+    return f"{record.get('dataset', '?')}/{record.get('aspect', '?')}/{record.get('item_id')}"
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        return {}
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise UserError(f"{path}: not valid JSON ({exc.msg if hasattr(exc, 'msg') else exc})") from None
+    if not isinstance(value, dict):
+        raise UserError(f"{path}: expected a JSON object")
+    return value
+
+
+def read_records(path: Path) -> list[dict[str, Any]]:
+    """The records of a results file, the last line per item winning (a resumed run may repeat an item).
+
+    Raises ``UserError`` naming file and line (counted from 1) for a line that is not a JSON object or a
+    record without ``item_id``.
+    """
+    latest: dict[str, dict[str, Any]] = {}
+    numbered, _ = numbered_records(path)
+    for line, record in numbered:
+        if record.get("item_id") is None:
+            raise UserError(f"{path}: line {line} (counted from 1) has no item_id; is this a results.jsonl file?")
+        latest[f"{item_key(record)}/{method_of(record)}"] = record
+    return list(latest.values())
+
+
+def load_run(name: str | Path) -> Run:
+    """A run from a run directory or a results file; ``UserError`` when neither is there."""
+    path = Path(name)
+    if path.is_dir():
+        results, folder = path / RESULTS_FILE, path
+    elif path.is_file():
+        results, folder = path, path.parent
+    else:
+        raise UserError(f"{path}: no such run directory or results file")
+    if not results.is_file():
+        raise UserError(f"{path}: no {RESULTS_FILE} in this folder; give a run directory of `debate-eval run`")
+    records = read_records(results)
+    config = _read_json(folder / "config.json") if results.name == RESULTS_FILE else {}
+    summary = _read_json(folder / "summary.json") if results.name == RESULTS_FILE else {}
+    return Run(label="", path=folder, records=records, config=config, summary=summary)
+
+
+def load_runs(names: Sequence[str | Path]) -> list[Run]:
+    """Load runs and give each a unique label (its method, then its folder name on a clash)."""
+    if not names:
+        raise UserError("give at least one run directory")
+    runs = [load_run(name) for name in names]
+    methods = [run.method for run in runs]
+    labels: list[str] = []
+    for run, method in zip(runs, methods, strict=True):
+        label = method if methods.count(method) == 1 else f"{method} ({run.path.name})"
+        while label in labels:
+            label += "'"
+        labels.append(label)
+        run.label = label
+    return runs

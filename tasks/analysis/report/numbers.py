@@ -1,0 +1,182 @@
+"""The numbers a report shows: meta-evaluation with bootstrap intervals, published numbers to set beside it,
+score distributions, how the DEBATE Scorer moved between rounds, pairwise confusion, tokens and cost.
+
+The correlations, pairwise metrics and their 95 % intervals are STATS's (``tasks.analysis.correlations``,
+``pairwise_metrics``, ``bootstrap``): the same numbers as ``debate-eval meta-eval --bootstrap``. Published
+numbers come from ``tasks.analysis.paper_tables``, each with its paper, table and level.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any
+
+from debate_eval.tasks.analysis import paper_tables
+from debate_eval.tasks.analysis.correlations import evaluate_aspect
+from debate_eval.tasks.analysis.distribution import score_bin
+from debate_eval.tasks.analysis.pairwise_metrics import evaluate_pairwise
+from debate_eval.tasks.analysis.report.gather import Run, is_pairwise, number
+
+BOOTSTRAP_RESAMPLES = 1000
+# Which row of the DEBATE paper's Table 1 (GPT-4) stands beside a method's numbers.
+PAPER_ROW = {"debate": "DEBATE", "multiagent": "MultiAgent", "geval": "G-Eval-4", "chateval": "ChatEval"}
+VERDICTS = ("first", "second", "tie")
+
+
+def _parts(records: Iterable[dict[str, Any]]) -> dict[tuple[str, str], list[dict[str, Any]]]:
+    parts: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for record in records:
+        parts.setdefault((str(record.get("dataset")), str(record.get("aspect"))), []).append(record)
+    return dict(sorted(parts.items()))
+
+
+def meta_eval_rows(run: Run, resamples: int = BOOTSTRAP_RESAMPLES) -> list[dict[str, Any]]:
+    """One row per dataset/aspect of the run's single-score records: the dataset's two statistics with 95 %
+    intervals, counts, and the DEBATE paper's Table 1 value for the method (``None`` where it has none)."""
+    rows = []
+    for (dataset, aspect), records in _parts(r for r in run.records if not is_pairwise(r)).items():
+        report = evaluate_aspect(dataset, aspect, run.method, records, bootstrap=resamples)
+        paper_row = PAPER_ROW.get(run.method)
+        cells = []
+        for statistic in paper_tables.PAPER_STATISTICS.get(dataset, ("spearman", "kendall")):
+            paper = paper_tables.paper_value(paper_row, dataset, aspect, statistic) if paper_row else None
+            ci = (report.ci95 or {}).get(statistic)
+            value = getattr(report, statistic)
+            cells.append(
+                {
+                    "statistic": statistic,
+                    "symbol": paper_tables.SYMBOLS[statistic],
+                    "value": value,
+                    "ci": ci,
+                    "paper": paper,
+                }
+            )
+        rows.append(
+            {
+                "dataset": dataset,
+                "aspect": aspect,
+                "level": report.level,
+                "paper_row": paper_row,
+                "cells": cells,
+                "n_items": report.n_items,
+                "n_missing": report.n_missing,
+                "n_groups": report.n_groups,
+                "n_skipped": report.n_skipped,
+            }
+        )
+    return rows
+
+
+def pairwise_rows(run: Run, resamples: int = BOOTSTRAP_RESAMPLES) -> list[dict[str, Any]]:
+    """STATS's pairwise report (accuracy, κ, consistency, agreement, intervals) per dataset/aspect, as dicts."""
+    return [
+        evaluate_pairwise(dataset, aspect, run.method, records, bootstrap=resamples).to_dict()
+        for (dataset, aspect), records in _parts(r for r in run.records if is_pairwise(r)).items()
+    ]
+
+
+def published(run: Run) -> list[tuple[str, list[str], list[tuple[str, list[float | None]]]]]:
+    """The published tables on the run's datasets, restricted to its aspects (and averages): for each,
+    (title, statistics, [(evaluator, values)])."""
+    out = []
+    aspects = {str(r.get("aspect")) for r in run.records} | {"average"}
+    for dataset in sorted({str(r.get("dataset")) for r in run.records}):
+        for table in paper_tables.published_for(dataset):
+            rows = [
+                (f"{evaluator} ({aspect})", [values.get(s) for s in table.statistics])
+                for evaluator, by_aspect in table.rows.items()
+                for aspect, values in by_aspect.items()
+                if aspect in aspects
+            ]
+            if rows:
+                out.append((table.title(), list(table.statistics), rows))
+    return out
+
+
+def confusion(records: Iterable[dict[str, Any]]) -> dict[str, dict[str, int]]:
+    """Counts of verdicts (``first``/``second``/``tie``/``none``) per human label."""
+    counts: dict[str, Counter[str]] = {label: Counter() for label in VERDICTS}
+    for record in records:
+        label = record.get("human_label")
+        if label in VERDICTS:
+            counts[label][record.get("verdict") if record.get("verdict") in VERDICTS else "none"] += 1
+    return {label: dict(c) for label, c in counts.items()}
+
+
+def score_distribution(records: Iterable[dict[str, Any]], key: str) -> Counter[int]:
+    """Counts of ``key`` scores per integer bin (rounded half up, as the paper's Appendix B)."""
+    return Counter(score_bin(v) for r in records if (v := number(r.get(key))) is not None)
+
+
+def scorer_scores(record: dict[str, Any]) -> list[float | None]:
+    """The Scorer's parsed score in each of its answers, in order (None where an answer had none).
+
+    A re-ask answer replaces the answer it re-asked for, so there is one value per round.
+    """
+    values: list[float | None] = []
+    for entry in record.get("transcript") or []:
+        if not isinstance(entry, dict) or entry.get("role") != "scorer":
+            continue
+        score = entry.get("score") if isinstance(entry.get("score"), dict) else {}
+        value = number(score.get("value"))
+        if (entry.get("relay") == "reask" or entry.get("reask")) and values:
+            values[-1] = value if value is not None else values[-1]
+            continue
+        values.append(value)
+    return values
+
+
+def scorer_moves(records: Iterable[dict[str, Any]]) -> list[dict[str, int]]:
+    """Per debate round (after the Critic's i-th feedback): how many Scorers kept their score, moved towards
+    the human score, moved away from it, moved with no human score to compare, or gave no score."""
+    rounds: list[Counter[str]] = []
+    for record in records:
+        values = scorer_scores(record)
+        human = number(record.get("human_score"))
+        for index in range(1, len(values)):
+            while len(rounds) < index:
+                rounds.append(Counter())
+            before, after = values[index - 1], values[index]
+            if before is None or after is None:
+                kind = "no score"
+            elif after == before:
+                kind = "unchanged"
+            elif human is None:
+                kind = "changed"
+            elif abs(after - human) < abs(before - human):
+                kind = "towards"
+            elif abs(after - human) > abs(before - human):
+                kind = "away"
+            else:
+                kind = "same distance"
+            rounds[index - 1][kind] += 1
+    return [dict(counter) for counter in rounds]
+
+
+def totals(run: Run) -> dict[str, Any]:
+    """Items, failures, parse counts, calls, tokens per role and estimated cost (summary.json first, else
+    summed from the records)."""
+    summary = run.summary
+    usage: dict[str, dict[str, int]] = {}
+    if isinstance(summary.get("usage"), dict):
+        usage = {str(k): v for k, v in summary["usage"].items() if isinstance(v, dict)}
+    else:
+        for record in run.records:
+            for role, entry in (record.get("usage") or {}).items():
+                if isinstance(entry, dict):
+                    target = usage.setdefault(str(role), {})
+                    for key in ("prompt_tokens", "completion_tokens", "calls", "cached_calls"):
+                        target[key] = target.get(key, 0) + int(number(entry.get(key)) or 0)
+    records = run.records
+    return {
+        "items": len(records),
+        "failed": sum(1 for r in records if r.get("error")),
+        "parsed": sum(1 for r in records if number(r.get("score")) is not None or r.get("verdict") in VERDICTS),
+        "llm_calls": summary.get("llm_calls", sum(int(number(r.get("llm_calls")) or 0) for r in records)),
+        "cached_calls": summary.get("cached_calls", sum(int(number(r.get("cached_calls")) or 0) for r in records)),
+        "usage": usage,
+        "prompt_tokens": sum(int(number(u.get("prompt_tokens")) or 0) for u in usage.values()),
+        "completion_tokens": sum(int(number(u.get("completion_tokens")) or 0) for u in usage.values()),
+        "cost": number(summary.get("estimated_cost_usd")),
+    }

@@ -1,0 +1,137 @@
+"""Assemble the self-contained page: inline CSS and JS (package data files), server-rendered sections, and
+the items with their transcripts as JSON that the script turns into the table and the conversations.
+
+Safety: every run-derived string in HTML is escaped; the embedded JSON escapes ``<``, ``>``, ``&`` and the
+JavaScript line separators, so no text (``</script>`` included) can end its script element; the script
+builds the table and transcripts with ``textContent`` only; and a Content-Security-Policy allows only this
+page's own script and style (by hash), no network and no other script, as a second line of defence.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+from collections.abc import Sequence
+from datetime import datetime, timezone
+from importlib import resources
+from typing import Any
+
+from debate_eval.tasks.analysis.report import numbers, sections
+from debate_eval.tasks.analysis.report.gather import Run, is_pairwise, item_key, method_of, number
+from debate_eval.tasks.analysis.report.plots import PALETTE, esc
+
+ASSETS = "assets"
+
+
+def asset(name: str) -> str:
+    """The text of a packaged asset (``report.css``, ``report.js``, ``page.html``)."""
+    return resources.files("debate_eval.tasks.analysis.report").joinpath(ASSETS, name).read_text(encoding="utf-8")
+
+
+def safe_json(value: Any) -> str:
+    """JSON that can sit inside ``<script type="application/json">``: no ``<``, ``>``, ``&`` or line
+    separators appear literally (they are ``\\u`` escapes, which ``JSON.parse`` reads back unchanged)."""
+    text = json.dumps(value, ensure_ascii=False, allow_nan=False, default=str)
+    for char, escape in (
+        ("<", "\\u003c"),
+        (">", "\\u003e"),
+        ("&", "\\u0026"),
+        ("\u2028", "\\u2028"),
+        ("\u2029", "\\u2029"),
+    ):
+        text = text.replace(char, escape)
+    return text
+
+
+def _tokens(record: dict[str, Any]) -> int:
+    total = 0
+    for entry in (record.get("usage") or {}).values():
+        if isinstance(entry, dict):
+            total += int(number(entry.get("prompt_tokens")) or 0) + int(number(entry.get("completion_tokens")) or 0)
+    return total
+
+
+def item_row(run_index: int, record: dict[str, Any], record_index: int) -> dict[str, Any]:
+    """The table row of one record (what the filters and sorting read)."""
+    human, score = number(record.get("human_score")), number(record.get("score"))
+    pairwise = is_pairwise(record)
+    verdict, label = record.get("verdict"), record.get("human_label")
+    if pairwise:
+        match = None if verdict not in numbers.VERDICTS or label not in numbers.VERDICTS else verdict == label
+        error = None if match is None else float(not match)
+    else:
+        match = None
+        error = None if human is None or score is None else abs(score - human)
+    status = str(record.get("parse_status") or ("failed" if record.get("error") else "unknown"))
+    return {
+        "run": run_index,
+        "rec": record_index,
+        "key": item_key(record),
+        "id": str(record.get("item_id")),
+        "group": "" if record.get("group_id") is None else str(record.get("group_id")),
+        "method": method_of(record),
+        "pairwise": pairwise,
+        "human": label if pairwise else human,
+        "score": verdict if pairwise else score,
+        "err": error,
+        "agreed": match if pairwise else record.get("agreed") if isinstance(record.get("agreed"), bool) else None,
+        "consistent": record.get("consistent") if isinstance(record.get("consistent"), bool) else None,
+        "rounds": number(record.get("rounds")),
+        "parse": "failed" if record.get("error") else status,
+        "stop": str(record.get("stop_reason") or ""),
+        "tokens": _tokens(record),
+    }
+
+
+def page_data(runs: Sequence[Run]) -> dict[str, Any]:
+    """Everything the script needs: runs, table rows and the full records (transcripts included)."""
+    rows, records = [], []
+    for run_index, run in enumerate(runs):
+        for record in run.records:
+            rows.append(item_row(run_index, record, len(records)))
+            records.append(record)
+    return {
+        "runs": [
+            {"label": run.label, "method": run.method, "task": run.task_type, "colour": PALETTE[i % len(PALETTE)]}
+            for i, run in enumerate(runs)
+        ],
+        "rows": rows,
+        "records": records,
+    }
+
+
+def _csp(script: str, style: str) -> str:
+    def digest(text: str) -> str:
+        return base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")
+
+    return (
+        f"default-src 'none'; script-src 'sha256-{digest(script)}'; style-src 'sha256-{digest(style)}'; "
+        "img-src data:; base-uri 'none'; form-action 'none'"
+    )
+
+
+def render(runs: Sequence[Run], title: str | None = None) -> str:
+    """The whole report page for ``runs``."""
+    style, script = asset("report.css"), asset("report.js")
+    title = title or "debate-eval report: " + ", ".join(run.label for run in runs)
+    data = page_data(runs)
+    compare = sections.comparison(runs)
+    body = {
+        "title": esc(title),
+        "generated": esc(datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")),
+        "runs": esc(" · ".join(f"{run.label} ({len(run.records)} items)" for run in runs)),
+        "overview": "".join(sections.overview(run, i) for i, run in enumerate(runs)),
+        "plots": sections.plots_section(runs),
+        "compare": f"<section id='compare' class='card'><h2>Side by side</h2>{compare}<div id='compare-table'></div>"
+        "</section>"
+        if compare
+        else "",
+        "csp": esc(_csp(script, style)),
+        "style": style,
+        "script": script,
+        "data": safe_json(data),
+    }
+    # One pass over the template only: a run's text that looks like a placeholder stays as it is.
+    return re.sub(r"\{\{(\w+)\}\}", lambda match: body[match.group(1)], asset("page.html"))

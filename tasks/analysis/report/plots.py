@@ -1,0 +1,196 @@
+"""Plots as hand-written inline SVG: scatter with jitter, grouped and stacked bars, a confusion matrix.
+
+Hand-written rather than matplotlib: the page stays small (a few kB a plot instead of tens), the points can
+carry the item they stand for (hover shows it, a click opens its transcript), the text is real text that
+follows the page's font and can be searched, and there is no font cache or backend to set up in CI.
+Every label is escaped here; callers pass plain text.
+"""
+
+from __future__ import annotations
+
+import html
+import random
+from collections.abc import Mapping, Sequence
+
+PALETTE = ("#4477aa", "#ee6677", "#228833", "#ccbb44", "#66ccee", "#aa3377", "#bbbbbb")
+MOVE_COLOURS = {
+    "towards": "#228833",
+    "away": "#ee6677",
+    "unchanged": "#bbbbbb",
+    "same distance": "#ccbb44",
+    "changed": "#4477aa",
+    "no score": "#444444",
+}
+WIDTH, HEIGHT, MARGIN = 360, 260, 44
+
+
+def esc(text: object) -> str:
+    """Text escaped for SVG/HTML content and attributes."""
+    return html.escape(str(text), quote=True)
+
+
+def _frame(title: str, body: list[str], width: int = WIDTH, height: int = HEIGHT) -> str:
+    return (
+        f'<svg class="plot" viewBox="0 0 {width} {height}" width="{width}" height="{height}" role="img" '
+        f'xmlns="http://www.w3.org/2000/svg"><title>{esc(title)}</title>'
+        f'<text x="{width / 2}" y="14" class="ptitle" text-anchor="middle">{esc(title)}</text>'
+        + "".join(body)
+        + "</svg>"
+    )
+
+
+def _axis_ticks(values: Sequence[float], to_px, horizontal: bool, at: float) -> list[str]:
+    out = []
+    for value in values:
+        pos = to_px(value)
+        label = f"{value:g}"
+        if horizontal:
+            out.append(f'<line x1="{pos:.1f}" x2="{pos:.1f}" y1="{at}" y2="{at + 4}" class="axis"/>')
+            out.append(f'<text x="{pos:.1f}" y="{at + 15}" text-anchor="middle">{esc(label)}</text>')
+        else:
+            out.append(f'<line x1="{at - 4}" x2="{at}" y1="{pos:.1f}" y2="{pos:.1f}" class="axis"/>')
+            out.append(f'<text x="{at - 6}" y="{pos + 4:.1f}" text-anchor="end">{esc(label)}</text>')
+    return out
+
+
+def scatter(
+    title: str,
+    points: Sequence[tuple[float, float, str, str]],
+    low: float,
+    high: float,
+    colour: str = PALETTE[0],
+    jitter: float = 0.12,
+) -> str:
+    """Predicted (y) against human (x) scores; each point is (human, predicted, item key, hover text).
+
+    Points are jittered (fixed seed) so equal pairs do not hide each other; the diagonal is y = x.
+    """
+    rng = random.Random(453)
+    span = (high - low) or 1.0
+    low_px, high_px = MARGIN, WIDTH - 12
+
+    def x_px(v: float) -> float:
+        return low_px + (v - low + 0.5) / (span + 1) * (high_px - low_px)
+
+    def y_px(v: float) -> float:
+        return HEIGHT - MARGIN - (v - low + 0.5) / (span + 1) * (HEIGHT - MARGIN - 24)
+
+    body = [
+        f'<line x1="{x_px(low - 0.5):.1f}" y1="{y_px(low - 0.5):.1f}" x2="{x_px(high + 0.5):.1f}" '
+        f'y2="{y_px(high + 0.5):.1f}" class="diag"/>',
+        f'<line x1="{MARGIN}" x2="{high_px}" y1="{HEIGHT - MARGIN}" y2="{HEIGHT - MARGIN}" class="axis"/>',
+        f'<line x1="{MARGIN}" x2="{MARGIN}" y1="24" y2="{HEIGHT - MARGIN}" class="axis"/>',
+    ]
+    ticks = [low + i for i in range(int(span) + 1)]
+    body += _axis_ticks(ticks, x_px, True, HEIGHT - MARGIN)
+    body += _axis_ticks(ticks, y_px, False, MARGIN)
+    body.append(f'<text x="{(MARGIN + high_px) / 2}" y="{HEIGHT - 8}" text-anchor="middle">human score</text>')
+    body.append(
+        f'<text x="12" y="{HEIGHT / 2}" transform="rotate(-90 12 {HEIGHT / 2})" text-anchor="middle">'
+        "predicted score</text>"
+    )
+    for human, predicted, key, hover in points:
+        jx, jy = rng.uniform(-jitter, jitter), rng.uniform(-jitter, jitter)
+        body.append(
+            f'<circle cx="{x_px(human + jx):.1f}" cy="{y_px(predicted + jy):.1f}" r="3.5" fill="{colour}" '
+            f'class="pt" data-key="{esc(key)}"><title>{esc(hover)}</title></circle>'
+        )
+    if not points:
+        body.append(f'<text x="{WIDTH / 2}" y="{HEIGHT / 2}" text-anchor="middle">no scored item</text>')
+    return _frame(title, body)
+
+
+def grouped_bars(title: str, bins: Sequence[int], series: Mapping[str, Sequence[float]], unit: str = "%") -> str:
+    """Bars per bin, one colour per series (e.g. humans and each run), values in ``unit``."""
+    names = list(series)
+    top = max([v for values in series.values() for v in values] + [1e-9])
+    plot_w, plot_h = WIDTH - MARGIN - 12, HEIGHT - MARGIN - 40
+    slot = plot_w / max(len(bins), 1)
+    bar = slot * 0.8 / max(len(names), 1)
+    body = [f'<line x1="{MARGIN}" x2="{WIDTH - 12}" y1="{HEIGHT - MARGIN}" y2="{HEIGHT - MARGIN}" class="axis"/>']
+    for b_index, label in enumerate(bins):
+        x0 = MARGIN + b_index * slot + slot * 0.1
+        body.append(
+            f'<text x="{x0 + slot * 0.4:.1f}" y="{HEIGHT - MARGIN + 14}" text-anchor="middle">{esc(label)}</text>'
+        )
+        for s_index, name in enumerate(names):
+            value = series[name][b_index]
+            h = value / top * plot_h
+            body.append(
+                f'<rect x="{x0 + s_index * bar:.1f}" y="{HEIGHT - MARGIN - h:.1f}" width="{bar - 1:.1f}" '
+                f'height="{h:.1f}" fill="{PALETTE[s_index % len(PALETTE)]}"><title>{esc(name)}, score {esc(label)}: '
+                f"{value:.1f}{esc(unit)}</title></rect>"
+            )
+    body += _legend(names, [PALETTE[i % len(PALETTE)] for i in range(len(names))])
+    body.append(f'<text x="{(MARGIN + WIDTH) / 2}" y="{HEIGHT - 22}" text-anchor="middle">score (rounded)</text>')
+    return _frame(title, body)
+
+
+def stacked_bars(title: str, columns: Sequence[str], stacks: Sequence[Mapping[str, int]]) -> str:
+    """One stacked bar per column (e.g. debate round) with the count of each kind (colours: MOVE_COLOURS)."""
+    kinds = [k for k in MOVE_COLOURS if any(k in s for s in stacks)]
+    kinds += sorted({k for s in stacks for k in s} - set(kinds))
+    top = max([sum(s.values()) for s in stacks] + [1])
+    plot_w, plot_h = WIDTH - MARGIN - 12, HEIGHT - MARGIN - 40
+    slot = plot_w / max(len(columns), 1)
+    body = [f'<line x1="{MARGIN}" x2="{WIDTH - 12}" y1="{HEIGHT - MARGIN}" y2="{HEIGHT - MARGIN}" class="axis"/>']
+    for index, (label, stack) in enumerate(zip(columns, stacks, strict=True)):
+        x, y = MARGIN + index * slot + slot * 0.2, HEIGHT - MARGIN
+        body.append(
+            f'<text x="{x + slot * 0.3:.1f}" y="{HEIGHT - MARGIN + 14}" text-anchor="middle">{esc(label)}</text>'
+        )
+        for kind in kinds:
+            count = stack.get(kind, 0)
+            if not count:
+                continue
+            h = count / top * plot_h
+            y -= h
+            colour = MOVE_COLOURS.get(kind, PALETTE[-1])
+            body.append(
+                f'<rect x="{x:.1f}" y="{y:.1f}" width="{slot * 0.6:.1f}" height="{h:.1f}" fill="{colour}">'
+                f"<title>{esc(label)}: {esc(kind)} {count}</title></rect>"
+            )
+            if h > 11:
+                body.append(
+                    f'<text x="{x + slot * 0.3:.1f}" y="{y + h / 2 + 4:.1f}" text-anchor="middle" '
+                    f'class="inbar">{count}</text>'
+                )
+    body += _legend(kinds, [MOVE_COLOURS.get(k, PALETTE[-1]) for k in kinds])
+    return _frame(title, body)
+
+
+def confusion(title: str, rows: Sequence[str], columns: Sequence[str], counts: Mapping[str, Mapping[str, int]]) -> str:
+    """A confusion matrix: rows = human label, columns = verdict, darker = more items."""
+    cell = 48
+    left, top_px = 90, 46
+    width, height = left + cell * len(columns) + 12, top_px + cell * len(rows) + 30
+    top = max([counts.get(r, {}).get(c, 0) for r in rows for c in columns] + [1])
+    body = [f'<text x="{left + cell * len(columns) / 2}" y="32" text-anchor="middle">verdict</text>']
+    for c_index, column in enumerate(columns):
+        body.append(
+            f'<text x="{left + c_index * cell + cell / 2}" y="{top_px - 4}" text-anchor="middle">{esc(column)}</text>'
+        )
+    for r_index, row in enumerate(rows):
+        y = top_px + r_index * cell
+        body.append(f'<text x="{left - 6}" y="{y + cell / 2 + 4}" text-anchor="end">human: {esc(row)}</text>')
+        for c_index, column in enumerate(columns):
+            count = counts.get(row, {}).get(column, 0)
+            shade = 0.08 + 0.85 * count / top
+            colour = "#228833" if row == column else "#4477aa"
+            x = left + c_index * cell
+            body.append(
+                f'<rect x="{x}" y="{y}" width="{cell - 2}" height="{cell - 2}" fill="{colour}" '
+                f'fill-opacity="{shade:.2f}">'
+                f"<title>human {esc(row)}, verdict {esc(column)}: {count}</title></rect>"
+                f'<text x="{x + cell / 2 - 1}" y="{y + cell / 2 + 4}" text-anchor="middle">{count}</text>'
+            )
+    return _frame(title, body, width=max(width, 200), height=height)
+
+
+def _legend(names: Sequence[str], colours: Sequence[str]) -> list[str]:
+    out, x = [], MARGIN
+    for name, colour in zip(names, colours, strict=True):
+        out.append(f'<rect x="{x}" y="22" width="9" height="9" fill="{colour}"/>')
+        out.append(f'<text x="{x + 12}" y="30" class="legend">{esc(name)}</text>')
+        x += 18 + 6.2 * len(str(name))
+    return out

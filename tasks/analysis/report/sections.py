@@ -1,0 +1,261 @@
+"""The server-rendered parts of the page: run overviews, meta-evaluation tables and plots, the comparison of
+runs over shared items. Everything that comes from a run is escaped here (``esc``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from debate_eval.tasks.analysis.report import numbers, plots
+from debate_eval.tasks.analysis.report.gather import Run, is_pairwise, item_key, number
+from debate_eval.tasks.analysis.report.plots import esc
+
+SECTION_KEYS = ("template", "models", "dataset", "aspect", "protocol", "method")
+LONG_TEXT = 90
+DEBATE_METHODS = ("debate", "multiagent", "tiebreaker", "both")
+PAIRWISE_METRICS = ("accuracy", "kappa", "consistency", "agreement")
+
+
+def _fmt(value: float | None, digits: int = 3) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def _flatten(prefix: str, value: Any, out: list[tuple[str, Any]]) -> None:
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            _flatten(f"{prefix}.{key}" if prefix else str(key), inner, out)
+    else:
+        out.append((prefix, value))
+
+
+def settings_rows(run: Run) -> list[tuple[str, Any]]:
+    """The method's settings from ``config.json``: every key of ``result_config`` but the template, models,
+    dataset and aspect, flattened (``debate.critic.name``)."""
+    config = run.config.get("result_config") or {}
+    rows: list[tuple[str, Any]] = []
+    for key, value in config.items():
+        if key not in SECTION_KEYS and value not in (None, {}, []):
+            _flatten(key, value, rows)
+    return rows
+
+
+def _value_html(value: Any) -> str:
+    text = value if isinstance(value, str) else str(value)
+    if len(text) > LONG_TEXT:
+        return f"<details><summary>{esc(text[:60])}…</summary><div class='longtext'>{esc(text)}</div></details>"
+    return esc(text)
+
+
+def _models(run: Run) -> list[tuple[str, str]]:
+    models = (run.config.get("result_config") or {}).get("models") or {}
+    out = []
+    for role, entry in models.items():
+        if isinstance(entry, dict):
+            where = entry.get("endpoint") or entry.get("provider") or ""
+            out.append((str(role), f"{entry.get('model', '?')} @ {where}"))
+    return out
+
+
+def overview(run: Run, index: int) -> str:
+    """One run's card: what was run, on what, with what, what it cost, and how it meta-evaluates."""
+    totals = numbers.totals(run)
+    datasets = sorted({str(r.get("dataset")) for r in run.records})
+    aspects = sorted({str(r.get("aspect")) for r in run.records})
+    facts = [
+        ("run folder", str(run.path)),
+        ("dataset", ", ".join(datasets)),
+        ("aspect", ", ".join(aspects)),
+        ("method", run.method),
+        ("task", run.task_type),
+        ("items", f"{totals['items']} ({totals['parsed']} with a score or verdict, {totals['failed']} failed)"),
+        ("model calls", f"{totals['llm_calls']} to the model, {totals['cached_calls']} from the cache"),
+        ("tokens", f"{totals['prompt_tokens']:,} prompt + {totals['completion_tokens']:,} completion"),
+        ("estimated cost", "unknown (no price for a model)" if totals["cost"] is None else f"${totals['cost']:.4f}"),
+    ]
+    colour = plots.PALETTE[index % len(plots.PALETTE)]
+    swatch = f'<svg class="swatch" width="12" height="12"><rect width="12" height="12" fill="{colour}"/></svg>'
+    html = [f'<section class="card run-card" id="run-{index}"><h3>{swatch}{esc(run.label)}</h3><div class="cols"><dl>']
+    html += [f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in facts]
+    html.append("</dl><div>")
+    models = _models(run)
+    if models:
+        html.append("<h4>models</h4><table class='kv'>")
+        html += [f"<tr><th>{esc(role)}</th><td>{esc(text)}</td></tr>" for role, text in models]
+        html.append("</table>")
+    if totals["usage"]:
+        html.append(
+            "<h4>tokens per role</h4><table class='kv'><tr><th></th><th>calls</th><th>prompt</th>"
+            "<th>completion</th></tr>"
+        )
+        for role, use in totals["usage"].items():
+            html.append(
+                f"<tr><th>{esc(role)}</th><td>{esc(use.get('calls', ''))}</td>"
+                f"<td>{esc(use.get('prompt_tokens', ''))}</td><td>{esc(use.get('completion_tokens', ''))}</td></tr>"
+            )
+        html.append("</table>")
+    html.append("</div></div>")
+    settings = settings_rows(run)
+    if settings:
+        html.append("<details class='settings'><summary>method settings (config.json)</summary><table class='kv'>")
+        html += [f"<tr><th>{esc(k)}</th><td>{_value_html(v)}</td></tr>" for k, v in settings]
+        html.append("</table></details>")
+    html.append(meta_table(run))
+    html.append("</section>")
+    return "".join(html)
+
+
+def meta_table(run: Run) -> str:
+    """The meta-evaluation of a run (correlations with 95 % intervals beside the paper's, or pairwise
+    accuracy/κ/consistency)."""
+    parts = []
+    rows = numbers.meta_eval_rows(run)
+    if rows:
+        parts.append(
+            "<table class='meta'><tr><th>dataset/aspect</th><th>items</th><th>no score</th>"
+            "<th>groups used/skipped</th><th>this run (95% CI over groups)</th><th>paper's Table 1</th></tr>"
+        )
+        for row in rows:
+            mine = "<br>".join(
+                f"{esc(c['symbol'])} {_fmt(c['value'])}"
+                + (f" <span class='ci'>[{_fmt(c['ci'][0])}, {_fmt(c['ci'][1])}]</span>" if c["ci"] else "")
+                for c in row["cells"]
+            )
+            paper = (
+                "<br>".join(f"{esc(c['symbol'])} {_fmt(c['paper'])}" for c in row["cells"])
+                + f"<br><span class='paperlabel'>the paper's GPT-4 {esc(row['paper_row'])} row, not this run</span>"
+                if row["paper_row"] and any(c["paper"] is not None for c in row["cells"])
+                else "<span class='paperlabel'>no paper number for this method</span>"
+            )
+            parts.append(
+                f"<tr><td>{esc(row['dataset'])}/{esc(row['aspect'])}</td><td>{row['n_items']}</td>"
+                f"<td>{row['n_missing']}</td><td>{row['n_groups']}/{row['n_skipped']}</td><td>{mine}</td>"
+                f"<td class='paper'>{paper}</td></tr>"
+            )
+        parts.append(
+            "</table><p class='note'>As <code>debate-eval meta-eval</code>: group level = correlations "
+            "per document/context averaged (Appendix E.5; a group whose scores are all equal is skipped), "
+            "item level = over all items. Intervals: percentile bootstrap over groups (items at item "
+            "level).</p>"
+        )
+    pairwise = numbers.pairwise_rows(run)
+    if pairwise:
+        parts.append(
+            "<table class='meta'><tr><th>dataset/aspect</th><th>items</th><th>no verdict</th>"
+            "<th>no human label</th>" + "".join(f"<th>{esc(m)} (95% CI)</th>" for m in PAIRWISE_METRICS) + "</tr>"
+        )
+        for row in pairwise:
+            cells = []
+            for metric in PAIRWISE_METRICS:
+                ci = (row.get("ci95") or {}).get(metric)
+                extra = f" <span class='ci'>[{_fmt(ci[0])}, {_fmt(ci[1])}]</span>" if ci else ""
+                cells.append(f"<td>{_fmt(row.get(metric))}{extra}</td>")
+            parts.append(
+                f"<tr><td>{esc(row['dataset'])}/{esc(row['aspect'])}</td><td>{row['n_items']}</td>"
+                f"<td>{row['n_missing']}</td><td>{row['n_unlabelled']}</td>{''.join(cells)}</tr>"
+            )
+        parts.append(
+            "</table><p class='note'>Accuracy and κ against the human labels; consistency: share of "
+            "items whose verdicts agree after swapping the two responses (--swap); agreement: accuracy "
+            "on the consistent items (Fennec). Intervals: percentile bootstrap over items.</p>"
+        )
+    for title, statistics, rows in numbers.published(run):
+        head = "".join(f"<th>{esc(s)}</th>" for s in statistics)
+        body = "".join(
+            f"<tr><th>{esc(name)}</th>" + "".join(f"<td>{_fmt(v)}</td>" for v in values) + "</tr>"
+            for name, values in rows
+        )
+        parts.append(
+            f"<details class='published'><summary>the paper's numbers, not this run: {esc(title)}"
+            f"</summary><table class='kv paper'><tr><th></th>{head}</tr>{body}</table></details>"
+        )
+    return "".join(parts)
+
+
+def _scale(runs: Sequence[Run]) -> tuple[float, float]:
+    values = [
+        v for run in runs for r in run.records for k in ("score", "human_score") if (v := number(r.get(k))) is not None
+    ]
+    if not values:
+        return 1.0, 5.0
+    return float(int(min(values))), float(-int(-max(values)))
+
+
+def plots_section(runs: Sequence[Run]) -> str:
+    """Scatter per run, distributions of humans vs runs, Scorer moves per round, pairwise confusion."""
+    low, high = _scale(runs)
+    figures: list[str] = []
+    for index, run in enumerate(runs):
+        points = []
+        for r in run.records:
+            h, s = number(r.get("human_score")), number(r.get("score"))
+            if h is not None and s is not None and not is_pairwise(r):
+                points.append((h, s, f"{index}|{item_key(r)}", f"{r.get('item_id')}: human {h:g}, {run.label} {s:g}"))
+        if points or run.task_type == "single":
+            figures.append(
+                plots.scatter(
+                    f"{run.label}: predicted vs human", points, low, high, plots.PALETTE[index % len(plots.PALETTE)]
+                )
+            )
+    single_runs = [run for run in runs if run.task_type == "single"]
+    if single_runs:
+        human = numbers.score_distribution(single_runs[0].records, "human_score")
+        dists = {"humans": human} | {run.label: numbers.score_distribution(run.records, "score") for run in single_runs}
+        bins = sorted({b for d in dists.values() for b in d})
+        series = {name: [100 * d.get(b, 0) / (sum(d.values()) or 1) for b in bins] for name, d in dists.items()}
+        figures.append(plots.grouped_bars("score distribution (% of scores)", bins, series))
+    for run in runs:
+        if run.method in DEBATE_METHODS:
+            moves = numbers.scorer_moves(run.records)
+            if moves:
+                figures.append(
+                    plots.stacked_bars(
+                        f"{run.label}: Scorer after each Critic round",
+                        [f"round {i + 1}" for i in range(len(moves))],
+                        moves,
+                    )
+                )
+        pairwise = [r for r in run.records if is_pairwise(r)]
+        if pairwise:
+            figures.append(
+                plots.confusion(
+                    f"{run.label}: verdicts vs human labels",
+                    numbers.VERDICTS,
+                    [*numbers.VERDICTS, "none"],
+                    numbers.confusion(pairwise),
+                )
+            )
+    return "<div class='plots'>" + "".join(f"<figure>{f}</figure>" for f in figures) + "</div>"
+
+
+def comparison(runs: Sequence[Run]) -> str:
+    """With several single-score runs: on their shared items, which run was closer to the humans."""
+    single = [run for run in runs if run.task_type == "single"]
+    if len(single) < 2:
+        return ""
+    by_run = [{item_key(r): r for r in run.records} for run in single]
+    shared = sorted(set.intersection(*(set(m) for m in by_run)))
+    closer = dict.fromkeys([run.label for run in single] + ["tie", "no score"], 0)
+    errors: dict[str, list[float]] = {run.label: [] for run in single}
+    for key in shared:
+        errs = []
+        for run, records in zip(single, by_run, strict=True):
+            s, h = number(records[key].get("score")), number(records[key].get("human_score"))
+            errs.append(None if s is None or h is None else abs(s - h))
+            if errs[-1] is not None:
+                errors[run.label].append(errs[-1])
+        known = [e for e in errs if e is not None]
+        if len(known) < len(errs):
+            closer["no score"] += 1
+        else:
+            best = [run.label for run, e in zip(single, errs, strict=True) if e == min(known)]
+            closer[best[0] if len(best) == 1 else "tie"] += 1
+    head = "".join(f"<th>{esc(label)}</th>" for label in closer)
+    cells = "".join(f"<td>{n}</td>" for n in closer.values())
+    mae = "".join(f"<td>{_fmt(sum(e) / len(e) if e else None, 2)}</td>" for e in errors.values())
+    return (
+        f"<p>{len(shared)} items are in all {len(single)} runs. Closest to the human score per item "
+        f"(|score − human| smallest):</p><table class='meta'><tr>{head}</tr><tr>{cells}</tr></table>"
+        f"<p>Mean |score − human| on those items:</p><table class='meta'><tr>"
+        + "".join(f"<th>{esc(run.label)}</th>" for run in single)
+        + f"</tr><tr>{mae}</tr></table>"
+    )

@@ -1,0 +1,30 @@
+"""``debate-eval report``: one self-contained HTML page for one or several runs (see tasks/analysis/report)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from debate_eval.tasks.analysis.report import write_report
+
+
+def add_subparser(subparsers: Any) -> None:
+    """Register ``report``."""
+    parser = subparsers.add_parser(
+        "report",
+        help="write one self-contained HTML page (overview, plots, items, transcripts) for one or several runs",
+        description="Write one HTML file that opens offline: each run's settings, models, tokens and cost, the "
+        "meta-evaluation with bootstrap intervals beside the papers' numbers, plots, and every item with its "
+        "transcript. Several runs of the same items are compared side by side.",
+    )
+    parser.add_argument("runs", nargs="+", metavar="RUN", help="run directories (or their results.jsonl)")
+    parser.add_argument("--out", default="report.html", help="the HTML file to write (default: report.html)")
+    parser.add_argument("--title", help="the page title (default: the runs' labels)")
+    parser.set_defaults(handler=handle_report)
+
+
+def handle_report(args: argparse.Namespace) -> int:
+    """Write the report and print its path."""
+    target = write_report(args.runs, args.out, title=args.title)
+    print(f"report: {target} ({target.stat().st_size / 1e6:.1f} MB; open it in a browser, no server needed)")
+    return 0
