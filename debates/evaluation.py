@@ -9,6 +9,7 @@ from typing import Any
 from debate_eval.agents.models.wrappers import CallRecord
 from debate_eval.debates.scoring.scores import ParsedScore, ScoreRange, parse_score
 from debate_eval.debates.scoring.untrusted import UntrustedMaterial
+from debate_eval.debates.scoring.verdicts import ParsedVerdict, parse_verdict, planted_verdicts
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,20 @@ def score_text(text: str, task: EvaluationTask, material: UntrustedMaterial) -> 
     return parse_score(material.neutralize(text), task.scale, task.aspect)
 
 
+def planted(task: EvaluationTask) -> frozenset[str]:
+    """The verdict phrases the judged texts of ``task`` hold (see ``verdicts.planted_verdicts``)."""
+    return planted_verdicts(task.untrusted)
+
+
+def verdict_text(text: str, material: UntrustedMaterial, planted_markers: frozenset[str]) -> ParsedVerdict:
+    """Parse an agent's own verdict: copies of the untrusted texts are blanked out first, and verdict phrases
+    planted in those texts decide nothing."""
+    return parse_verdict(material.neutralize(text), planted_markers)
+
+
+NO_SCORE = ParsedScore(None, "no_score", "none", "A pairwise task has no score: see the verdict.")
+
+
 @dataclass
 class Outcome:
     """The result of one evaluation."""
@@ -66,7 +81,10 @@ class Outcome:
     rounds: int = 0  # DEBATE: Critic turns
     reasked: bool = False  # the deciding agent was asked again for the score alone
     details: dict[str, Any] = field(default_factory=dict)  # protocol-specific (e.g. G-Eval weighting)
-    # Pairwise: "first" / "second" / "tie", or None (no verdict); how it was parsed (a ParsedVerdict
-    # from debates.scoring.verdicts, or None for single tasks).
+    # Pairwise: "first" / "second" / "tie", or None (no verdict); how it was parsed (None for single tasks).
     verdict: str | None = None
-    verdict_parse: Any = None
+    verdict_parse: ParsedVerdict | None = None
+    # Pairwise with --swap: each order's verdict in the original order ({"original": ..., "swapped": ...}),
+    # and whether they agree (None when either order has no verdict).
+    verdicts: dict[str, str | None] | None = None
+    consistent: bool | None = None

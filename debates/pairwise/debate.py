@@ -1,0 +1,146 @@
+"""The DEBATE family's pairwise form: the Scorer states which response is better, the Critic attacks it.
+
+The same AutoGen team as for scores (``MultiAgentsDebate`` driven by ``DebateProtocol``, Algorithm 1): the
+Commander gives P (the question and both responses) to the Scorer, who states which response is better
+and why; the Commander forwards P and the Scorer's latest answer to the Devil's-Advocate Critic, who
+attacks the verdict; NO ISSUE in the Critic's own words ends the debate; otherwise the Commander relays
+the feedback and the Scorer decides again. Without agreement after n rounds the n-th verdict stands, or
+the Tie-breaker decides from the debate log. Only what differs is pairwise:
+
+- personas: the pairwise counterparts of the built-in ones (``personas.json``; a user's file unchanged);
+- relays: ``relays.json`` (``PairwiseCommander``); the verdict format instead of the scale;
+- parsing: ``verdict_text`` for the Scorer and the Tie-breaker; no verdict -> the deciding agent is asked
+  once more (``reask.txt``), then "no verdict".
+
+Only the paper's debate (``fidelity`` ``paper``) has a pairwise form: the authors' released code scores
+single texts.
+"""
+
+from __future__ import annotations
+
+from autogen_agentchat.base import ChatAgent
+from autogen_agentchat.messages import BaseAgentEvent, BaseChatMessage, TextMessage
+from autogen_core import CancellationToken
+
+from debate_eval.agents.commander import CommanderAgent
+from debate_eval.agents.models.pool import ClientPool
+from debate_eval.agents.models.wrappers import CallRecord
+from debate_eval.agents.roles import COMMANDER, CRITIC, SCORER, TIEBREAKER, USER, Relay, make_assistant
+from debate_eval.debates.debate.algorithm import DebateProtocol
+from debate_eval.debates.debate.run import DebateConfig
+from debate_eval.debates.debate.team import MultiAgentsDebate
+from debate_eval.debates.evaluation import NO_SCORE, EvaluationTask, Outcome, planted, verdict_text
+from debate_eval.debates.pairwise.prompts import answer_hint, pairwise_persona, prompt_table, reask_text
+from debate_eval.debates.pairwise.transcripts import pairwise_transcript
+from debate_eval.debates.scoring.untrusted import says_no_issue
+
+_LLM_KEYS = {Relay.TASK: "llm_task", Relay.REVIEW: "llm_review", Relay.FEEDBACK: "llm_feedback"}
+
+
+class PairwiseCommander(CommanderAgent):
+    """The Commander with the pairwise relays of ``relays.json`` (what it forwards is the same)."""
+
+    def fixed_text(self, relay: Relay) -> str:
+        """The fixed pairwise relay text for ``relay``."""
+        texts = prompt_table("relays.json")
+        if relay is Relay.TASK:
+            return self.task
+        if relay is Relay.REVIEW:
+            return texts["review"].format(task=self.task, answer=self._latest(SCORER))
+        if relay is Relay.FEEDBACK:
+            return texts["feedback"].format(feedback=self._latest(CRITIC))
+        if relay is Relay.TIEBREAK:
+            return texts["tiebreak"].format(task=self.task, log=self._format_log(), answer_hint=self.answer_hint)
+        return reask_text()
+
+    async def _llm_words(self, relay: Relay, cancellation_token: CancellationToken) -> tuple[str, object]:
+        assert self._llm is not None
+        instruction = prompt_table("relays.json")[_LLM_KEYS.get(relay, "llm_tiebreak")]
+        shown = [*self._unseen, TextMessage(source=USER, content=instruction)]
+        self._unseen = []
+        response = await self._llm.on_messages(shown, cancellation_token)
+        return response.chat_message.to_text().strip(), response.chat_message.models_usage
+
+
+def pairwise_config_check(config: DebateConfig) -> None:
+    """Refuse what has no pairwise form (a ``ValueError`` naming it)."""
+    fidelity = getattr(config, "fidelity", "paper")
+    if fidelity != "paper":
+        raise ValueError(f"--fidelity {fidelity} has no pairwise form (the authors' code scores single texts)")
+
+
+async def run_debate_pairwise(task: EvaluationTask, config: DebateConfig, pool: ClientPool) -> Outcome:
+    """Run the pairwise debate for ``task`` and parse the final verdict."""
+    pairwise_config_check(config)
+    calls: list[CallRecord] = []
+    material = task.material()
+    markers = planted(task)
+    protocol = DebateProtocol(
+        max_rounds=config.max_rounds,
+        tie_breaker=config.tiebreaker is not None,
+        critic_agrees=lambda text: says_no_issue(text, material, case_sensitive=config.marker_case_sensitive),
+    )
+    agents: dict[str, ChatAgent] = {
+        SCORER: make_assistant(SCORER, pairwise_persona(config.scorer), pool.for_debate("scorer", calls)),
+        CRITIC: make_assistant(CRITIC, pairwise_persona(config.critic), pool.for_debate("critic", calls)),
+    }
+    if config.tiebreaker is not None:
+        client = pool.for_debate("tiebreaker", calls)
+        agents[TIEBREAKER] = make_assistant(TIEBREAKER, pairwise_persona(config.tiebreaker), client)
+    commander_persona = pairwise_persona(config.commander)
+    llm = None
+    if config.commander_llm:
+        llm = make_assistant(COMMANDER, commander_persona, pool.for_debate("commander", calls))
+    commander = PairwiseCommander(
+        task.prompt,
+        lambda: protocol.pending,
+        system_message=commander_persona.text,
+        answer_hint=answer_hint(),
+        llm=llm,
+    )
+    team = MultiAgentsDebate([commander, *agents.values()], protocol)
+    if config.commander_llm:
+        opening = TextMessage(source=USER, content=task.prompt, metadata={"to": COMMANDER})
+    else:
+        opening = TextMessage(source=COMMANDER, content=task.prompt, metadata={"to": SCORER, "relay": "task"})
+    result = await team.run(task=opening)
+    messages: list[BaseAgentEvent | BaseChatMessage] = list(result.messages)
+    if protocol.stop_reason is None:
+        raise RuntimeError(f"the debate ended without a verdict: {result.stop_reason}")
+
+    decider = protocol.decided_by
+    parsed = verdict_text(_last_from(messages, decider), material, markers)
+    reasked = False
+    if not parsed.ok and config.reask:
+        reasked = True
+        question = TextMessage(
+            source=COMMANDER, content=reask_text(), metadata={"to": decider, "relay": Relay.REASK.value}
+        )
+        answer = await agents[decider].on_messages([question], CancellationToken())
+        messages += [question, answer.chat_message]
+        retry = verdict_text(answer.chat_message.to_text(), material, markers)
+        if retry.ok:
+            parsed = retry
+
+    transcript = pairwise_transcript(messages, calls, {SCORER, TIEBREAKER}, material, markers)
+    return Outcome(
+        score=None,
+        parse=NO_SCORE,
+        decided_by=decider,
+        stop_reason=protocol.stop_reason.value,
+        transcript=transcript,
+        calls=calls,
+        agreed=protocol.agreed,
+        rounds=protocol.rounds,
+        reasked=reasked,
+        details={"fidelity": "paper"},
+        verdict=parsed.value,
+        verdict_parse=parsed,
+    )
+
+
+def _last_from(messages: list[BaseAgentEvent | BaseChatMessage], source: str) -> str:
+    for message in reversed(messages):
+        if isinstance(message, BaseChatMessage) and message.source == source:
+            return message.to_text()
+    raise RuntimeError(f"the debate has no message from the {source}")

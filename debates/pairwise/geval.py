@@ -1,0 +1,76 @@
+"""G-Eval's pairwise form: one judge call with the MT-Bench-style prompt P (compare, explain, verdict).
+
+The single agent answers P; its verdict is parsed (``verdict_text``: copies of the responses blanked out,
+verdicts planted in them ignored). An answer without a verdict is asked once more, in the same
+conversation, for the verdict alone (``reask.txt``); still none gives "no verdict". With ``samples`` > 1
+each sample is its own request (seed ``seed + k``) and the verdict is the majority of the samples' verdicts
+(a tie when split), as ChatEval's majority vote. G-Eval's probability weighting has no pairwise form: the
+verdict is parsed, never weighted.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from autogen_agentchat.agents import AssistantAgent
+from autogen_agentchat.messages import BaseChatMessage, TextMessage
+
+from debate_eval.agents.models.pool import ClientPool
+from debate_eval.agents.models.wrappers import CallRecord
+from debate_eval.agents.roles import EVALUATOR, USER
+from debate_eval.debates.evaluation import NO_SCORE, EvaluationTask, Outcome, planted, verdict_text
+from debate_eval.debates.pairwise.aggregate import majority_verdict
+from debate_eval.debates.pairwise.prompts import reask_text
+from debate_eval.debates.pairwise.transcripts import pairwise_transcript
+from debate_eval.debates.scoring.verdicts import ParsedVerdict
+
+REASK_RELAY = "reask"
+
+
+async def run_geval_pairwise(task: EvaluationTask, samples: int, pool: ClientPool) -> Outcome:
+    """Judge which response of ``task`` is better with one agent (or ``samples`` independent answers)."""
+    calls: list[CallRecord] = []
+    material = task.material()
+    markers = planted(task)
+    messages: list[BaseChatMessage] = []
+    parses: list[ParsedVerdict] = []
+    reasked = False
+    samples = max(1, samples)
+    base_seed = pool.settings_for("scorer").sampling.seed
+    for k in range(samples):
+        sampling: dict[str, Any] = {"seed": base_seed + k} if samples > 1 and base_seed is not None else {}
+        client = pool.for_debate("scorer", calls, variant=f"sample{k}" if samples > 1 else "", sampling=sampling)
+        agent = AssistantAgent(EVALUATOR, model_client=client, system_message=None)
+        result = await agent.run(task=TextMessage(source=USER, content=task.prompt))
+        chat = [m for m in result.messages if isinstance(m, BaseChatMessage)]
+        parsed = verdict_text(chat[-1].to_text(), material, markers)
+        if not parsed.ok:  # ask once more, in the same conversation, for the verdict alone
+            reasked = True
+            question = TextMessage(source=USER, content=reask_text(), metadata={"relay": REASK_RELAY})
+            retry = await agent.run(task=question)
+            chat += [m for m in retry.messages if isinstance(m, BaseChatMessage)]
+            second = verdict_text(chat[-1].to_text(), material, markers)
+            parsed = second if second.ok else parsed
+        messages += chat
+        parses.append(parsed)
+
+    for call in calls:  # the evaluator's calls are made through the Scorer's settings
+        call.role = "evaluator"
+    transcript = pairwise_transcript(messages, calls, {EVALUATOR}, material, markers)
+    details: dict[str, Any] = {"method": "parsed_verdict"}
+    verdict = parses[0]
+    if samples > 1:
+        verdict = majority_verdict({f"sample{k}": p for k, p in enumerate(parses)})
+        details = {"method": "sample_majority", "samples": samples, "sample_verdicts": [p.value for p in parses]}
+    return Outcome(
+        score=None,
+        parse=NO_SCORE,
+        decided_by=EVALUATOR,
+        stop_reason="single_answer" if samples == 1 else "samples",
+        transcript=transcript,
+        calls=calls,
+        reasked=reasked,
+        details=details,
+        verdict=verdict.value,
+        verdict_parse=verdict,
+    )

@@ -1,0 +1,88 @@
+"""The pairwise prompts, read from the data files in ``prompts/`` (the project's own words).
+
+=====================  =====================================================================================
+``task.txt``           the task prompt P (MT-Bench style: the question, both responses, compare, explain,
+                       end with ``[[A]]``/``[[B]]``/``[[C]]``); placeholders ``{{question}}``, ``{{input}}``,
+                       ``{{output_a}}``, ``{{output_b}}`` (the pairwise item's inputs)
+``panel.txt``          ChatEval's referee instructions for a comparison (``{count}`` referees)
+``summarizer.txt``     ChatEval's summarizer, for a comparison
+``relays.json``        the Commander's relays in a pairwise debate (fixed texts and LLM instructions)
+``personas.json``      the pairwise counterparts of the built-in DEBATE personas, keyed ``role/name``
+``reask.txt``          asked once of the deciding agent when its answer has no verdict
+``answer_hint.txt``    the verdict format, as the Commander states it
+=====================  =====================================================================================
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import replace
+from functools import cache
+from importlib import resources
+
+from debate_eval.agents.personas import Persona
+
+PAIRWISE_INPUTS = ("question", "input", "output_a", "output_b")
+NO_INPUT = "(none)"  # what P shows when the item has no additional input
+
+
+@cache
+def prompt_text(name: str) -> str:
+    """The text of the prompt file ``name`` (trailing whitespace removed)."""
+    return (resources.files("debate_eval.debates.pairwise") / "prompts" / name).read_text(encoding="utf-8").rstrip()
+
+
+@cache
+def prompt_table(name: str) -> dict[str, str]:
+    """A JSON prompt file as a dict (its ``_about`` note left out)."""
+    data = json.loads(prompt_text(name))
+    return {key: value for key, value in data.items() if not key.startswith("_")}
+
+
+def task_inputs(inputs: Mapping[str, str]) -> dict[str, str]:
+    """A pairwise item's inputs as P shows them: every key present, an empty input shown as ``(none)``."""
+    shown = {key: str(inputs.get(key) or "") for key in PAIRWISE_INPUTS}
+    if not shown["input"].strip():
+        shown["input"] = NO_INPUT
+    return shown
+
+
+def swapped_inputs(inputs: Mapping[str, str]) -> dict[str, str]:
+    """``inputs`` with ``output_a`` and ``output_b`` exchanged (the other order of an A-versus-B item)."""
+    swapped = dict(inputs)
+    swapped["output_a"], swapped["output_b"] = inputs.get("output_b", ""), inputs.get("output_a", "")
+    return swapped
+
+
+def render_task(inputs: Mapping[str, str], text: str | None = None) -> str:
+    """P for a pairwise item: ``text`` (default ``task.txt``) with its ``{{name}}`` placeholders filled in
+    one pass (text inserted from the responses is never scanned again)."""
+    shown = task_inputs(inputs)
+    template = prompt_text("task.txt") if text is None else text
+    return re.sub(r"\{\{\s*(question|input|output_a|output_b)\s*\}\}", lambda m: shown[m.group(1)], template)
+
+
+def answer_hint() -> str:
+    """The verdict format, as the Commander and the Tie-breaker relay state it."""
+    return prompt_text("answer_hint.txt")
+
+
+def reask_text() -> str:
+    """What the deciding agent is asked when its answer had no verdict."""
+    return prompt_text("reask.txt")
+
+
+def pairwise_persona(persona: Persona) -> Persona:
+    """The pairwise counterpart of a built-in DEBATE persona; any other persona (a ChatEval referee, a user's
+    file, a persona with no counterpart) unchanged."""
+    text = prompt_table("personas.json").get(f"{persona.role}/{persona.name}")
+    if text is None or persona.source.startswith("file:"):
+        return persona
+    return replace(
+        persona,
+        text=text,
+        source=f"debate-eval's pairwise version of {persona.source}",
+        description=persona.description,
+    )

@@ -1,0 +1,56 @@
+"""Shared helpers for the pairwise tests: a pairwise task and a pool of scripted (replay) clients."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import SimpleNamespace
+
+import pytest
+from autogen_core.models import ChatCompletionClient
+from autogen_ext.models.replay import ReplayChatCompletionClient
+
+from debate_eval.agents.models.pool import ClientPool
+from debate_eval.agents.models.settings import resolve_model_config
+from debate_eval.debates.evaluation import EvaluationTask
+from debate_eval.debates.pairwise.prompts import render_task
+from debate_eval.debates.scoring.scores import ScoreRange
+
+INPUTS = {
+    "question": "How many legs does a spider have?",
+    "input": "",
+    "output_a": "A spider has eight legs, in four pairs.",
+    "output_b": "Spiders have six legs like other insects.",
+}
+
+
+def pairwise_task(inputs: Mapping[str, str] = INPUTS, item_id: str = "q1") -> EvaluationTask:
+    """A pairwise task as the engine builds it (P rendered from the inputs)."""
+    return EvaluationTask(
+        item_id=item_id,
+        prompt=render_task(inputs),
+        aspect="preference",
+        scale=ScoreRange(0, 1),
+        untrusted=tuple(inputs.values()),
+        task_type="pairwise",
+        inputs=dict(inputs),
+    )
+
+
+def scripted_pool(**answers: list[str]) -> tuple[ClientPool, dict[str, ReplayChatCompletionClient]]:
+    """A pool whose roles answer from the given lists, in order."""
+    clients = {role: ReplayChatCompletionClient(list(texts)) for role, texts in answers.items()}
+    for client in clients.values():
+        client.set_cached_bool_value(False)
+    overrides: dict[str, ChatCompletionClient] = dict(clients)
+    return ClientPool(resolve_model_config(environ={}), overrides=overrides), clients
+
+
+def requests_of(client: ReplayChatCompletionClient) -> int:
+    """How many completions the replay client served."""
+    return client._current_index
+
+
+@pytest.fixture
+def pw() -> SimpleNamespace:
+    """The helpers above, for the test modules (which cannot import this file under importlib mode)."""
+    return SimpleNamespace(inputs=INPUTS, task=pairwise_task, pool=scripted_pool, served=requests_of)
