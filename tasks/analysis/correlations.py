@@ -21,6 +21,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+import numpy as np
 from scipy import stats
 
 from debate_eval.tasks.analysis.bootstrap import bootstrap_ci
@@ -89,18 +90,34 @@ def pairs(records: Iterable[Record]) -> Pairs:
     return out
 
 
+def _average_ranks(values: np.ndarray) -> np.ndarray:
+    """1-based ranks with ties given their average rank (as ``scipy.stats.rankdata``)."""
+    _, inverse, counts = np.unique(values, return_inverse=True, return_counts=True)
+    ends = np.cumsum(counts)
+    return (ends - (counts - 1) / 2.0)[inverse]
+
+
+def _pearson(x: np.ndarray, y: np.ndarray) -> float:
+    dx, dy = x - x.mean(), y - y.mean()
+    return float((dx * dy).sum() / np.sqrt((dx * dx).sum() * (dy * dy).sum()))
+
+
 def correlations(values: Pairs) -> dict[str, float] | None:
-    """Spearman, Kendall tau-b and Pearson of the pairs, or None where undefined (constant or < 2)."""
+    """Spearman, Kendall tau-b and Pearson of the pairs, or None where undefined (constant or < 2).
+
+    Pearson and Spearman (Pearson of the average ranks) are computed here with numpy, Kendall's tau-b with
+    scipy; the tests check all three against independent formulas.
+    """
     if len(values) < 2:
         return None
-    predicted = [p for p, _ in values]
-    human = [h for _, h in values]
-    if len(set(predicted)) < 2 or len(set(human)) < 2:
+    array = np.asarray(values, dtype=float)
+    predicted, human = array[:, 0], array[:, 1]
+    if np.all(predicted == predicted[0]) or np.all(human == human[0]):
         return None
     result = {
-        "spearman": float(stats.spearmanr(predicted, human)[0]),
+        "spearman": _pearson(_average_ranks(predicted), _average_ranks(human)),
         "kendall": float(stats.kendalltau(predicted, human)[0]),
-        "pearson": float(stats.pearsonr(predicted, human)[0]),
+        "pearson": _pearson(predicted, human),
     }
     return result if all(math.isfinite(v) for v in result.values()) else None
 

@@ -119,7 +119,9 @@ def _dataset_block(dataset: str, aspects: dict[str, AspectReport], reference: st
     first, second = SYMBOLS[pair[0]], SYMBOLS[pair[1]]
     levels = {entry.level for entry in aspects.values()}
     level = "item-level" if levels == {ITEM} else "group-level, averaged"
-    lines = [f"{f'{dataset} ({level})':<34} {'':>6} {'':>7} {'':>9}   {first:>7} {second:>7}   {first:>7} {second:>7}"]
+    ci = f"   95% CI {first} / {second}" if any(entry.ci95 for entry in aspects.values()) else ""
+    title = f"{dataset} ({level})"
+    lines = [f"{title:<34} {'':>6} {'':>7} {'':>9}   {first:>7} {second:>7}   {first:>7} {second:>7}{ci}"]
     by_protocol: dict[str, list[AspectReport]] = {}
     for key, entry in aspects.items():
         lines.append(_table_row(f"{dataset}/{key}", entry, pair, reference))
@@ -181,10 +183,15 @@ def _published_block(table: PublishedTable) -> list[str]:
     for row in table.rows.values():
         aspects += [a for a in row if a not in aspects]
     columns = [f"{a[:12]} {SYMBOLS[s]}" for a in aspects for s in table.statistics]
-    lines = [f"[{table.title()}]", f"  {'evaluator':<30}" + "".join(f"{c:>18}" for c in columns)]
+    width = max(len(c) for c in columns) + 2
+    lines = [f"[{table.title()}]", f"  {'evaluator':<30}" + "".join(f"{c:>{width}}" for c in columns)]
     for evaluator, row in table.rows.items():
-        values = [row.get(a, {}).get(s) for a in aspects for s in table.statistics]
-        lines.append(f"  {evaluator:<30}" + "".join(f"{'-' if v is None else f'{v:g}':>18}" for v in values))
+        cells = [
+            "-" if (v := row.get(a, {}).get(s)) is None else f"{v:.{d}f}"
+            for a in aspects
+            for s, d in zip(table.statistics, table.decimals, strict=True)
+        ]
+        lines.append(f"  {evaluator:<30}" + "".join(f"{cell:>{width}}" for cell in cells))
     return lines
 
 

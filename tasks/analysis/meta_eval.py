@@ -139,15 +139,18 @@ def _single_units(shared: list[tuple[Record, Record]], dataset: str) -> tuple[st
             return lambda sample: correlations([(u[side], u[2]) for u in sample])
 
         return level, units, item_stat(0), item_stat(1)
-    groups = by_group([{**a, "_b": b} for a, b in usable])
-    units = [
-        [(number(r["score"]), number(r["_b"]["score"]), number(r["human_score"])) for r in g] for g in groups.values()
-    ]
+    # a group's correlation does not depend on the other groups: compute it once per run, resample the results
+    units = []
+    for group in by_group([{**a, "_b": b} for a, b in usable]).values():
+        humans = [number(r["human_score"]) for r in group]
+        scores_a = [number(r["score"]) for r in group]
+        scores_b = [number(r["_b"]["score"]) for r in group]
+        pairs_a, pairs_b = list(zip(scores_a, humans, strict=True)), list(zip(scores_b, humans, strict=True))
+        units.append((correlations(pairs_a), correlations(pairs_b)))
 
     def group_stat(side: int) -> Any:
         def statistic(sample: list[Any]) -> Any:
-            per_group = [correlations([(u[side], u[2]) for u in group]) for group in sample]
-            used = [values for values in per_group if values is not None]
+            used = [unit[side] for unit in sample if unit[side] is not None]
             return average_of_groups(used) if used else None
 
         return statistic

@@ -119,6 +119,7 @@ class PublishedTable:
     rows: dict[str, dict[str, dict[str, float]]] = field(hash=False)
     unit: str = ""
     note: str = ""
+    decimals: tuple[int, ...] = (3, 3)  # per statistic, as printed in the paper
 
     def title(self) -> str:
         """One line saying which paper, table, dataset and level the numbers are."""
@@ -228,6 +229,7 @@ PUBLISHED: tuple[PublishedTable, ...] = (
         statistics=("accuracy", "kappa"),
         rows={name: {"preference": {"accuracy": a, "kappa": k}} for name, (a, k) in _FAIREVAL_ROWS.items()},
         unit="Acc. in %, Cohen's kappa",
+        decimals=(1, 2),
     ),
     PublishedTable(
         paper="Fennec (2024)",
@@ -237,6 +239,7 @@ PUBLISHED: tuple[PublishedTable, ...] = (
         statistics=("agreement", "consistency"),
         rows=_fennec(0),
         unit="%",
+        decimals=(2, 2),
         note="column 'Auto-P' (Auto-J's pairwise test)",
     ),
     PublishedTable(
@@ -247,6 +250,7 @@ PUBLISHED: tuple[PublishedTable, ...] = (
         statistics=("agreement", "consistency"),
         rows=_fennec(1),
         unit="%",
+        decimals=(2, 2),
         note="column 'PandaLM-test'",
     ),
     PublishedTable(
@@ -257,6 +261,7 @@ PUBLISHED: tuple[PublishedTable, ...] = (
         statistics=("agreement", "consistency"),
         rows=_fennec(2),
         unit="%",
+        decimals=(2, 2),
         note="column 'MT-Bench' (its human judgments are not in this project's data)",
     ),
 )

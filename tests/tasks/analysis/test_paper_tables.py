@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from debate_eval.tasks.analysis.paper_tables import PAPER_TABLE1
+from debate_eval.tasks.analysis.paper_tables import PAPER_TABLE1, PUBLISHED, PublishedTable
 
 PAPER = Path("/work/shared/papers/debate-devils-advocate.txt")
 
@@ -56,3 +56,57 @@ def test_paper_averages_are_consistent_with_the_aspects() -> None:
             for statistic, value in table["average"].items():
                 values = [table[a][statistic] for a in table if a != "average"]
                 assert sum(values) / len(values) == pytest.approx(value, abs=0.0016), (evaluator, dataset)
+
+
+CHATEVAL = Path("/work/shared/papers/chateval.txt")
+FENNEC = Path("/work/shared/papers/fennec.txt")
+
+
+def _published(dataset: str, paper: str) -> PublishedTable:
+    return next(t for t in PUBLISHED if t.dataset == dataset and t.paper.startswith(paper))
+
+
+def test_chateval_tables_are_copied_from_the_paper_text() -> None:
+    if not CHATEVAL.is_file():
+        pytest.skip("paper text not available")
+    text = CHATEVAL.read_text(encoding="utf-8")
+    faireval = _published("faireval", "ChatEval")
+    assert faireval.rows["ChatEval GPT-4 Multi-Agent"]["preference"] == {"accuracy": 63.8, "kappa": 0.40}
+    for name, row in faireval.rows.items():
+        words = name.replace("Human ", "").replace("ChatEval ", "").replace("FairEval ", "")
+        acc, kappa = row["preference"]["accuracy"], row["preference"]["kappa"]
+        pattern = re.escape(words).replace(r"\ ", r"\s+") + rf"(?:\s+-)?\s+{acc:g}(?:\.0)?\s+{kappa:g}0?\b"
+        assert re.search(pattern, text), name
+    topical = _published("topical_chat", "ChatEval")
+    for name, row in topical.rows.items():
+        line = next(line for line in text.splitlines() if line.startswith(name.replace("G-EVAL", "G-EV AL") + " "))
+        numbers = [float(n) for n in re.findall(r"\d\.\d{3}", line)]
+        values = [row[a][s] for a in row for s in ("spearman", "kendall")]
+        assert values == numbers, name
+
+
+def test_fennec_table_2_is_copied_from_the_paper_text() -> None:
+    if not FENNEC.is_file():
+        pytest.skip("paper text not available")
+    lines = FENNEC.read_text(encoding="utf-8").splitlines()
+    pandalm, autoj = _published("pandalm", "Fennec"), _published("autoj_pairwise", "Fennec")
+    assert pandalm.rows["GPT-4"]["preference"] == {"agreement": 60.06, "consistency": 74.67}
+    assert autoj.rows["GPT-4"]["preference"] == {"agreement": 62.28, "consistency": 86.28}
+    for name in ("GPT-4", "JudgeLM-7B", "Auto-J-13B", "Fennec-7B"):
+        model, *size = name.rsplit("-", 1) if name != "GPT-4" else (name,)
+        line = next(x for x in lines if x.startswith(f"{model} | {size[0] if size else '-'} |"))
+        numbers = [float(n) for n in re.findall(r"\d+\.\d\d", line)]
+        values = [autoj.rows[name]["preference"][s] for s in ("agreement", "consistency")]
+        values += [pandalm.rows[name]["preference"][s] for s in ("agreement", "consistency")]
+        assert numbers[:4] == values, name
+
+
+def test_every_published_table_names_paper_table_and_level() -> None:
+    for table in PUBLISHED:
+        title = table.title()
+        assert table.paper in title
+        assert table.table in title
+        assert table.level in title
+    geval = _published("summeval", "G-Eval")
+    assert geval.rows["G-Eval-4"]["coherence"] == {"spearman": 0.582, "kendall": 0.457}
+    assert geval.rows["G-Eval-4"]["relevance"] == {"spearman": 0.547, "kendall": 0.433}
