@@ -52,7 +52,11 @@ def build_transcript(
             "type": dumped.get("type"),
         }
         if message.models_usage is not None and pending[role]:
-            entry["cached"] = pending[role].pop(0).cached
+            call = pending[role].pop(0)
+            entry["cached"] = call.cached
+            if entry["usage"] is not None and (call.cached_prompt_tokens or call.batch):
+                entry["usage"] = {**entry["usage"], "cached_prompt_tokens": call.cached_prompt_tokens}
+                entry["batch"] = call.batch
         parsed = parse(message)
         if parsed is not None:
             entry["score"] = parsed.to_dict()

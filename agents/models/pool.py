@@ -22,8 +22,9 @@ from autogen_ext.models.openai import OpenAIChatCompletionClient
 from autogen_ext.models.openai._model_info import get_info
 
 from debate_eval.agents.errors import UserError
+from debate_eval.agents.models.batch import BatchDispatcher
 from debate_eval.agents.models.preflight import Endpoint, check_endpoints
-from debate_eval.agents.models.responses import checked_http_client
+from debate_eval.agents.models.responses import CheckedTransport, checked_http_client
 from debate_eval.agents.models.settings import (
     EMBEDDED,
     ModelConfig,
@@ -32,6 +33,7 @@ from debate_eval.agents.models.settings import (
     stable_hash,
     with_sampling,
 )
+from debate_eval.agents.models.usage_transport import ObservingTransport, http_client
 from debate_eval.agents.models.wrappers import (
     CallRecord,
     ConcurrencyLimit,
@@ -122,7 +124,9 @@ class ClientPool:
         stats: TransportStats | None = None,
         retry: RetryPolicy | None = None,
         overrides: Mapping[str, ChatCompletionClient] | None = None,
+        batch: BatchDispatcher | None = None,
     ) -> None:
+        """``batch``: queue every model call for the Batch API (``run --batch``) instead of sending it."""
         self.config = config
         self.embedded_base_url = embedded_base_url
         self.cache = cache
@@ -131,6 +135,7 @@ class ClientPool:
         self.overrides = dict(overrides or {})
         self.embedded_slots = ConcurrencyLimit(config.embedded.parallel)  # shared by every embedded stack
         self._stacks: dict[str, _Stack] = {}
+        self.batch = batch
 
     def settings_for(self, role: str, sampling: Mapping[str, Any] | None = None) -> ModelSettings:
         """The settings a role's requests use (``sampling`` changes some decoding fields)."""
@@ -184,7 +189,10 @@ class ClientPool:
 
     def _build(self, settings: ModelSettings, namespace: str) -> _Stack:
         base_url = self._base_url(settings)
-        raw = build_checked_client(settings, base_url)
+        if self.batch is not None:  # the SDK's requests go to the batch queue (cache and retries stay above)
+            raw = build_openai_client(settings, base_url, self.batch.http_client(settings, base_url))
+        else:  # reads usage.prompt_tokens_details.cached_tokens, which AutoGen's RequestUsage drops
+            raw = build_openai_client(settings, base_url, http_client(ObservingTransport(CheckedTransport())))
         policy = self.retry or RetryPolicy(max_retries=settings.max_retries)
         transport: ChatCompletionClient = raw
         if settings.provider == EMBEDDED:  # a queued request waits here, not against its timeout
@@ -208,3 +216,6 @@ class ClientPool:
         for stack in self._stacks.values():
             await stack.raw.close()
         self._stacks.clear()
+        if self.batch is not None:
+            await self.batch.close()
+

@@ -41,6 +41,8 @@ from autogen_core.models import (
 from autogen_core.tools import Tool, ToolSchema
 from pydantic import BaseModel
 
+from debate_eval.agents.models.usage_transport import observing_call
+
 
 class DelegatingClient(ChatCompletionClient):
     """Forwards everything to ``inner``; subclasses override ``create``."""
@@ -152,15 +154,27 @@ class TransportStats:
     requests: int = 0  # requests sent to a model endpoint (retries included)
     retries: Counter[str] = field(default_factory=Counter)  # reason -> count
     failures: Counter[str] = field(default_factory=Counter)  # final errors by type
+    batches: int = 0  # Batch API batches submitted (--batch)
+    batches_resumed: int = 0  # batches of an earlier invocation polled again instead of resubmitted
+    batch_requests: int = 0  # request lines in the submitted batches
+    batch_failed_lines: int = 0  # lines that came back failed (a retry queues them in a later batch)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready counters."""
-        return {
+        data: dict[str, Any] = {
             "requests": self.requests,
             "retries": sum(self.retries.values()),
             "retries_by_reason": dict(self.retries),
             "failed_requests": dict(self.failures),
         }
+        if self.batches or self.batches_resumed:
+            data["batch"] = {
+                "batches": self.batches,
+                "resumed": self.batches_resumed,
+                "requests": self.batch_requests,
+                "failed_lines": self.batch_failed_lines,
+            }
+        return data
 
 
 def retry_reason(error: BaseException) -> str | None:
@@ -313,6 +327,8 @@ class CallRecord:
     finish_reason: str
     latency_s: float
     logprobs: list[dict[str, Any]] | None = None
+    cached_prompt_tokens: int = 0  # prompt tokens the provider served from its prefix cache
+    batch: bool = False  # answered through the Batch API
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready record (logprobs omitted: they are large and kept only where a protocol uses them)."""
@@ -321,6 +337,8 @@ class CallRecord:
             "cached": self.cached,
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
+            "cached_prompt_tokens": self.cached_prompt_tokens,
+            "batch": self.batch,
             "finish_reason": self.finish_reason,
             "latency_s": round(self.latency_s, 4),
         }
@@ -355,7 +373,8 @@ class ObservedClient(DelegatingClient):
     async def create(self, messages: Sequence[LLMMessage], **kwargs: Any) -> CreateResult:  # type: ignore[override]
         """Forward the request and record its result."""
         started = time.perf_counter()
-        result = await super().create(messages, **kwargs)
+        with observing_call() as meta:  # the transport notes cached prompt tokens and batch answers here
+            result = await super().create(messages, **kwargs)
         logprobs = None
         if result.logprobs:
             logprobs = [entry.model_dump() for entry in result.logprobs]
@@ -367,6 +386,8 @@ class ObservedClient(DelegatingClient):
             finish_reason=str(result.finish_reason),
             latency_s=time.perf_counter() - started,
             logprobs=logprobs,
+            cached_prompt_tokens=0 if result.cached else meta.cached_prompt_tokens,
+            batch=meta.batch and not result.cached,
         )
         self.log.append(record)
         item_log = _ITEM_CALLS.get()

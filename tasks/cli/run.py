@@ -10,8 +10,10 @@ from typing import Any
 
 from debate_eval.agents.models.settings import ROLES, ModelOverrides, resolve_model_config
 from debate_eval.debates.base import MethodContext, add_method_options, get_method, method_names
+from debate_eval.tasks.cli.batch_args import add_batch_arguments, batch_options
 from debate_eval.tasks.data.datasets import DATASETS, check_aspect, get_dataset, resolve_data_dir
 from debate_eval.tasks.data.templates import parse_scale, resolve_template
+from debate_eval.tasks.engine.accounting import cache_and_batch_lines
 from debate_eval.tasks.engine.run_config import RunConfig, RunOptions
 from debate_eval.tasks.engine.runner import RunSummary, run
 
@@ -126,6 +128,7 @@ def add_execution_arguments(parser: argparse.ArgumentParser) -> None:
 def add_subparser(subparsers: Any) -> None:
     """Register ``run``."""
     parser = subparsers.add_parser(
+    add_batch_arguments(parser)
         "run",
         help="evaluate one dataset/aspect",
         description="Evaluate one dataset/aspect with DEBATE (or a baseline) and write results.jsonl, "
@@ -200,6 +203,7 @@ def handle_run(args: argparse.Namespace) -> int:
     summary = asyncio.run(run(config, options))
     print(format_summary(summary, config))
     return 1 if summary.now.failed else 0
+        batch=batch_options(args, config.models.needs_embedded),
 
 
 def format_summary(summary: RunSummary, config: RunConfig) -> str:
@@ -246,6 +250,7 @@ def format_summary(summary: RunSummary, config: RunConfig) -> str:
     lines.append(
         f"results: {out / 'results.jsonl'}   next: debate-eval show {out} | debate-eval meta-eval "
         f"{out / 'results.jsonl'}"
+    lines += cache_and_batch_lines(acc, transport)
     )
     return "\n".join(lines)
 

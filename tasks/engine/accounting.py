@@ -18,10 +18,21 @@ PRICES_ENV = "DEBATE_EVAL_PRICES"
 
 @dataclass(frozen=True)
 class Price:
-    """US dollars per million prompt and completion tokens."""
+    """US dollars per million prompt and completion tokens; cached prompt tokens at their own rate; calls
+    through the Batch API at ``batch`` times the price (OpenAI: 0.5)."""
 
     input_per_million: float
     output_per_million: float
+    cached_input_per_million: float | None = None  # None: the provider gives no discount (input price)
+    batch: float = 1.0
+
+    def cost(self, prompt: int, cached_prompt: int, completion: int, *, batch: bool = False) -> float:
+        """Dollars for ``prompt`` tokens (``cached_prompt`` of them from the provider's cache) and
+        ``completion`` tokens."""
+        cached_rate = self.input_per_million if self.cached_input_per_million is None else self.cached_input_per_million
+        dollars = (prompt - cached_prompt) * self.input_per_million + cached_prompt * cached_rate
+        dollars += completion * self.output_per_million
+        return dollars / 1e6 * (self.batch if batch else 1.0)
 
 
 def load_prices(path: Path | None = None) -> dict[str, Price]:
@@ -39,14 +50,33 @@ def load_prices(path: Path | None = None) -> dict[str, Price]:
         source = "prices.csv"
     rows = [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
     prices: dict[str, Price] = {}
-    for number, row in enumerate(csv.DictReader(io.StringIO("\n".join(rows))), start=2):
-        try:
-            prices[row["model"].strip()] = Price(float(row["input_per_million"]), float(row["output_per_million"]))
-        except (KeyError, TypeError, ValueError):
-            raise UserError(
-                f"{source}: data row {number - 1}: expected columns model,input_per_million,output_per_million"
-            ) from None
+    for number, row in enumerate(csv.DictReader(io.StringIO("\n".join(rows))), start=1):
+        prices[(row.get("model") or "").strip()] = _price(row, source, number)
     return prices
+
+
+def _price(row: Mapping[str, str | None], source: str, number: int) -> Price:
+    """One row (``number`` counted from 1 after the header); the cached and batch columns are optional."""
+    columns = "model,input_per_million,output_per_million[,cached_input_per_million,batch]"
+    try:
+        cached = (row.get("cached_input_per_million") or "").strip()
+        batch = (row.get("batch") or "").strip()
+        price = Price(
+            float(row["input_per_million"] or ""),
+            float(row["output_per_million"] or ""),
+            float(cached) if cached else None,
+            float(batch) if batch else 1.0,
+        )
+    except (KeyError, TypeError, ValueError):
+        raise UserError(f"{source}: data row {number} (counted from 1): expected columns {columns}") from None
+    if not (row.get("model") or "").strip() or min(price.input_per_million, price.output_per_million) < 0:
+        raise UserError(f"{source}: data row {number} (counted from 1): a model name and prices >= 0 are needed")
+    if not 0 < price.batch <= 1 or (price.cached_input_per_million or 0) < 0:
+        raise UserError(
+            f"{source}: data row {number} (counted from 1): field batch must be in (0, 1], "
+            "cached_input_per_million >= 0"
+        )
+    return price
 
 
 @dataclass
@@ -59,6 +89,11 @@ class RoleUsage:
     cached_calls: int = 0
     billed_prompt_tokens: int = 0  # tokens of calls that reached the model (not answered from the cache)
     billed_completion_tokens: int = 0
+    billed_cached_prompt_tokens: int = 0  # of the billed prompt tokens, those the provider's prefix cache served
+    batch_calls: int = 0  # billed calls made through the Batch API (priced at the batch rate)
+    batch_prompt_tokens: int = 0
+    batch_cached_prompt_tokens: int = 0
+    batch_completion_tokens: int = 0
 
     def add(self, usage: Mapping[str, Any]) -> None:
         """Add one item's usage of this role."""
@@ -94,23 +129,54 @@ class Accounting:
             price = prices.get(model_of_role.get(role, ""))
             if price is None:
                 return None
-            total += usage.billed_prompt_tokens * price.input_per_million / 1e6
-            total += usage.billed_completion_tokens * price.output_per_million / 1e6
+            total += price.cost(
+                usage.billed_prompt_tokens - usage.batch_prompt_tokens,
+                usage.billed_cached_prompt_tokens - usage.batch_cached_prompt_tokens,
+                usage.billed_completion_tokens - usage.batch_completion_tokens,
+            )
+            total += price.cost(
+                usage.batch_prompt_tokens, usage.batch_cached_prompt_tokens, usage.batch_completion_tokens, batch=True
+            )
         return total
+
+    @property
+    def billed_prompt_tokens(self) -> int:
+        """Prompt tokens of the calls that reached a model."""
+        return sum(u.billed_prompt_tokens for u in self.roles.values())
+
+    @property
+    def cached_prompt_tokens(self) -> int:
+        """Of those, the tokens the provider served from its prompt cache."""
+        return sum(u.billed_cached_prompt_tokens for u in self.roles.values())
+
+    @property
+    def batch_calls(self) -> int:
+        """Calls answered through the Batch API."""
+        return sum(u.batch_calls for u in self.roles.values())
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready totals."""
         return {role: vars(usage).copy() for role, usage in sorted(self.roles.items())}
 
 
-def _call_usage(prompt: int, completion: int, cached: bool) -> dict[str, int]:
+def _call_usage(
+    prompt: int, completion: int, cached: bool, cached_prompt: int = 0, batch: bool = False
+) -> dict[str, int]:
+    billed = not cached
+    cached_prompt = min(cached_prompt, prompt) if billed else 0
+    in_batch = billed and batch
     return {
         "prompt_tokens": prompt,
         "completion_tokens": completion,
         "calls": 1,
         "cached_calls": int(cached),
-        "billed_prompt_tokens": 0 if cached else prompt,
-        "billed_completion_tokens": 0 if cached else completion,
+        "billed_prompt_tokens": prompt if billed else 0,
+        "billed_completion_tokens": completion if billed else 0,
+        "billed_cached_prompt_tokens": cached_prompt,
+        "batch_calls": int(in_batch),
+        "batch_prompt_tokens": prompt if in_batch else 0,
+        "batch_cached_prompt_tokens": cached_prompt if in_batch else 0,
+        "batch_completion_tokens": completion if in_batch else 0,
     }
 
 
@@ -124,7 +190,10 @@ def item_usage(transcript: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, i
         prompt = int(usage.get("prompt_tokens") or 0)
         completion = int(usage.get("completion_tokens") or 0)
         cached = bool(entry.get("cached"))
-        totals.setdefault(str(entry["role"]), RoleUsage()).add(_call_usage(prompt, completion, cached))
+        call = _call_usage(
+            prompt, completion, cached, int(usage.get("cached_prompt_tokens") or 0), bool(entry.get("batch"))
+        )
+        totals.setdefault(str(entry["role"]), RoleUsage()).add(call)
     return {name: vars(usage).copy() for name, usage in totals.items()}
 
 
@@ -132,7 +201,13 @@ def calls_usage(calls: Iterable[Any]) -> dict[str, dict[str, int]]:
     """Per-role usage of one item, from its ``CallRecord``s (for an item that failed before its transcript)."""
     totals: dict[str, RoleUsage] = {}
     for call in calls:
-        usage = _call_usage(int(call.prompt_tokens or 0), int(call.completion_tokens or 0), bool(call.cached))
+        usage = _call_usage(
+            int(call.prompt_tokens or 0),
+            int(call.completion_tokens or 0),
+            bool(call.cached),
+            int(getattr(call, "cached_prompt_tokens", 0) or 0),
+            bool(getattr(call, "batch", False)),
+        )
         totals.setdefault(str(call.role), RoleUsage()).add(usage)
     return {name: vars(usage).copy() for name, usage in totals.items()}
 
@@ -142,3 +217,25 @@ def usage_calls(usage: Mapping[str, Mapping[str, Any]]) -> tuple[int, int]:
     calls = sum(int(u.get("calls") or 0) for u in usage.values())
     cached = sum(int(u.get("cached_calls") or 0) for u in usage.values())
     return calls - cached, cached
+
+
+def cache_and_batch_lines(accounting: Accounting, transport: Mapping[str, Any]) -> list[str]:
+    """Summary lines: the share of billed prompt tokens served by the provider's prompt cache, and the batches
+    (``transport``: ``TransportStats.to_dict()`` of this invocation)."""
+    lines = []
+    billed, cached = accounting.billed_prompt_tokens, accounting.cached_prompt_tokens
+    if billed:
+        lines.append(
+            f"prompt cache: {cached:,} of {billed:,} billed prompt tokens ({100 * cached / billed:.1f}%) served from "
+            "the provider's cache (usage.prompt_tokens_details.cached_tokens), priced at cached_input_per_million"
+        )
+    batch = transport.get("batch")
+    if batch or accounting.batch_calls:
+        batch = batch or {}
+        lines.append(
+            f"batch: {accounting.batch_calls} calls priced at the batch rate; this invocation "
+            f"{batch.get('batches', 0)} batches submitted ({batch.get('requests', 0)} requests), "
+            f"{batch.get('resumed', 0)} resumed from an earlier invocation, {batch.get('failed_lines', 0)} failed "
+            "lines (retried in a later batch)"
+        )
+    return lines

@@ -17,6 +17,7 @@ from debate_eval.agents.models.settings import ModelConfig, stable_hash
 from debate_eval.debates.base import Evaluator, Method, get_method
 from debate_eval.tasks.data.templates import Template
 
+from debate_eval.agents.models.batch import BatchOptions
 DEFAULT_REMOTE_CONCURRENCY = 8
 
 
@@ -90,7 +91,10 @@ class RunOptions:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready view for config.json."""
-        return {key: str(value) if isinstance(value, Path) else value for key, value in vars(self).items()}
+        return {
+            key: str(value) if isinstance(value, Path) else value.to_dict() if key == "batch" and value else value
+            for key, value in vars(self).items()
+        }
 
 
 def versions() -> dict[str, str]:
@@ -112,4 +116,5 @@ def config_document(config: RunConfig, options: RunOptions) -> dict[str, Any]:
         "models": config.models.to_public_dict(),
         "run_options": options.to_dict(),
         "versions": versions(),
+    batch: BatchOptions | None = None  # run --batch: model calls go out as Batch API batches
     }

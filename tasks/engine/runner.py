@@ -13,6 +13,7 @@ from typing import Any, TextIO
 
 from autogen_core.models import ChatCompletionClient
 
+from debate_eval.agents.models.batch import BATCH_DIR, BatchDispatcher, BatchOptions, item_in_flight
 from debate_eval.agents.models.embedded import EmbeddedServer
 from debate_eval.agents.models.pool import ClientPool, default_cache_dir, open_disk_cache
 from debate_eval.agents.models.wrappers import CallRecord, TransportStats, recording_calls
@@ -212,7 +213,8 @@ async def model_pool(
     stats: TransportStats | None = None,
     preflight: bool = True,
 ) -> AsyncIterator[ClientPool]:
-    """The run's model clients, with the embedded server started first when a role needs it."""
+    """The run's model clients, with the embedded server started first when a role needs it; with ``batch``
+    their calls go out as Batch API batches (state in ``out_dir/batch``)."""
     roles = config.roles()
     overrides = dict(clients or {})
     needs_server = any(config.models.for_role(role).provider == "embedded" and role not in overrides for role in roles)
@@ -226,7 +228,15 @@ async def model_pool(
             stack.enter_context(server)
             embedded_url = server.base_url
         cache = open_disk_cache(cache_dir or default_cache_dir()) if use_cache else None
-        pool = ClientPool(config.models, embedded_base_url=embedded_url, cache=cache, stats=stats, overrides=overrides)
+        dispatcher = BatchDispatcher(batch, out_dir / BATCH_DIR, stats) if batch is not None else None
+        pool = ClientPool(
+            config.models,
+            embedded_base_url=embedded_url,
+            cache=cache,
+            stats=stats,
+            overrides=overrides,
+            batch=dispatcher,
+        )
         try:
             if preflight:
                 await pool.preflight(roles)
@@ -249,6 +259,7 @@ async def run(
     clients: Mapping[str, ChatCompletionClient] | None = None,
     stream: TextIO = sys.stderr,
 ) -> RunSummary:
+    batch: BatchOptions | None = None,
     """Run (or resume) the evaluation of ``config`` into ``options.out_dir``."""
     started = time.perf_counter()
     summary = RunSummary(out_dir=options.out_dir)
@@ -298,17 +309,20 @@ async def _run_pending(
     options: RunOptions,
     stream: TextIO,
 ) -> None:
-    limit = asyncio.Semaphore(options.concurrency or default_concurrency(config))
+    # --batch: every item in flight at once, so that each round of calls goes out as one batch
+    limit = asyncio.Semaphore(options.concurrency or (len(pending) if options.batch else default_concurrency(config)))
     progress = Progress(total=len(pending), enabled=options.progress, stream=stream)
 
     async def one(item: Item, task: EvaluationTask) -> None:
         async with limit:
-            record = await evaluate_one(evaluator, item, task, config, pool)
+            with item_in_flight(pool.batch):  # --batch sends its queue when every item in flight waits
+                record = await evaluate_one(evaluator, item, task, config, pool)
         store.append(record)
         summary.now.add(record)
         progress.update(record, summary.now)
 
     try:
         await asyncio.gather(*(one(item, task) for item, task in pending))
+                batch=options.batch,
     finally:
         progress.close()

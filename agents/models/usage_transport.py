@@ -1,0 +1,105 @@
+"""What AutoGen's ``RequestUsage`` leaves out of a chat completion, read where the raw response is.
+
+AutoGen's ``OpenAIChatCompletionClient`` keeps only ``prompt_tokens`` and ``completion_tokens`` of a response's
+``usage``; providers that cache prompt prefixes also report ``usage.prompt_tokens_details.cached_tokens``
+(billed at a lower rate). ``ObservingTransport`` wraps the HTTP transport of the OpenAI SDK that AutoGen's
+client uses, reads that field from every chat-completion response, and writes it into the ``CallMeta`` of the
+call in progress: ``ObservedClient`` opens one with ``observing_call()`` around each completion, and the SDK's
+request task inherits it (a context variable). The batch transport (``batch.py``) fills the same record.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Iterator
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any
+
+import httpx2
+import openai
+from openai._constants import DEFAULT_CONNECTION_LIMITS
+
+CHAT_PATH = "/chat/completions"
+
+
+@dataclass
+class CallMeta:
+    """What the transport learnt about one model call."""
+
+    cached_prompt_tokens: int = 0  # usage.prompt_tokens_details.cached_tokens
+    batch: bool = False  # answered through the Batch API (billed at the batch rate)
+
+
+_CALL: ContextVar[CallMeta | None] = ContextVar("debate_eval_call_meta", default=None)
+
+
+@contextlib.contextmanager
+def observing_call() -> Iterator[CallMeta]:
+    """A fresh ``CallMeta`` for the model call made inside this block (and the tasks it starts)."""
+    meta = CallMeta()
+    token = _CALL.set(meta)
+    try:
+        yield meta
+    finally:
+        _CALL.reset(token)
+
+
+def current_call() -> CallMeta | None:
+    """The ``CallMeta`` of the call in progress, if some caller opened one."""
+    return _CALL.get()
+
+
+def cached_tokens(usage: Any) -> int:
+    """``usage.prompt_tokens_details.cached_tokens`` of a response's JSON ``usage`` (0 when absent)."""
+    if not isinstance(usage, dict):
+        return 0
+    details = usage.get("prompt_tokens_details")
+    if not isinstance(details, dict):
+        return 0
+    try:
+        return max(0, int(details.get("cached_tokens") or 0))
+    except (TypeError, ValueError):
+        return 0
+
+
+def note_response(body: Any, *, batch: bool = False) -> None:
+    """Record the cached prompt tokens of a chat-completion JSON ``body`` in the current call's meta."""
+    meta = _CALL.get()
+    if meta is None:
+        return
+    meta.batch = meta.batch or batch
+    if isinstance(body, dict):
+        meta.cached_prompt_tokens = cached_tokens(body.get("usage"))
+
+
+def is_chat_request(request: httpx2.Request) -> bool:
+    """A ``POST .../chat/completions``."""
+    return request.method == "POST" and request.url.path.endswith(CHAT_PATH)
+
+
+class ObservingTransport(httpx2.AsyncBaseTransport):
+    """Passes every request to ``inner``; notes the cached prompt tokens of chat-completion answers."""
+
+    def __init__(self, inner: httpx2.AsyncBaseTransport | None = None) -> None:
+        self.inner = inner or httpx2.AsyncHTTPTransport(limits=DEFAULT_CONNECTION_LIMITS)
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        """Forward ``request``; read the body of a successful chat completion when a call is observed."""
+        response = await self.inner.handle_async_request(request)
+        if response.status_code == 200 and _CALL.get() is not None and is_chat_request(request):
+            content = await response.aread()
+            if b"prompt_tokens_details" in content:  # most endpoints never send it: skip the parse
+                with contextlib.suppress(ValueError):
+                    note_response(json.loads(content))
+        return response
+
+    async def aclose(self) -> None:
+        """Close the wrapped transport."""
+        await self.inner.aclose()
+
+
+def http_client(transport: httpx2.AsyncBaseTransport) -> httpx2.AsyncClient:
+    """An HTTP client with the OpenAI SDK's defaults over ``transport``."""
+    return openai.DefaultAsyncHttpx2Client(transport=transport)
