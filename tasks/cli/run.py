@@ -123,12 +123,12 @@ def add_execution_arguments(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument("--no-progress", action="store_true", help="no progress bar")
     group.add_argument("--no-preflight", action="store_true", help="skip the one-request endpoint check")
+    add_batch_arguments(parser)
 
 
 def add_subparser(subparsers: Any) -> None:
     """Register ``run``."""
     parser = subparsers.add_parser(
-    add_batch_arguments(parser)
         "run",
         help="evaluate one dataset/aspect",
         description="Evaluate one dataset/aspect with DEBATE (or a baseline) and write results.jsonl, "
@@ -191,6 +191,7 @@ def build_run_options(args: argparse.Namespace, config: RunConfig) -> RunOptions
         cache_dir=Path(args.cache_dir) if args.cache_dir else None,
         progress=False if args.no_progress else None,
         preflight=not args.no_preflight,
+        batch=batch_options(args, config.models.needs_embedded),
     )
 
 
@@ -203,7 +204,6 @@ def handle_run(args: argparse.Namespace) -> int:
     summary = asyncio.run(run(config, options))
     print(format_summary(summary, config))
     return 1 if summary.now.failed else 0
-        batch=batch_options(args, config.models.needs_embedded),
 
 
 def format_summary(summary: RunSummary, config: RunConfig) -> str:
@@ -238,6 +238,7 @@ def format_summary(summary: RunSummary, config: RunConfig) -> str:
             f"  {role:<10} {usage.calls:>5} calls  {usage.prompt_tokens:>10,} prompt  "
             f"{usage.completion_tokens:>9,} completion tokens"
         )
+    lines += cache_and_batch_lines(acc, transport)
     if summary.total_cost_usd is not None:
         cost = _dollars(summary.total_cost_usd)
         lines.append(f"estimated cost: {cost} for the run (prices in prices.csv; cached calls are free)")
@@ -250,7 +251,6 @@ def format_summary(summary: RunSummary, config: RunConfig) -> str:
     lines.append(
         f"results: {out / 'results.jsonl'}   next: debate-eval show {out} | debate-eval meta-eval "
         f"{out / 'results.jsonl'}"
-    lines += cache_and_batch_lines(acc, transport)
     )
     return "\n".join(lines)
 

@@ -13,11 +13,11 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from debate_eval.agents.models.batch import BatchOptions
 from debate_eval.agents.models.settings import ModelConfig, stable_hash
 from debate_eval.debates.base import Evaluator, Method, get_method
 from debate_eval.tasks.data.templates import Template
 
-from debate_eval.agents.models.batch import BatchOptions
 DEFAULT_REMOTE_CONCURRENCY = 8
 
 
@@ -88,6 +88,7 @@ class RunOptions:
     cache_dir: Path | None = None
     progress: bool | None = None  # None: a progress bar when stderr is a terminal
     preflight: bool = True
+    batch: BatchOptions | None = None  # run --batch: model calls go out as Batch API batches
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready view for config.json."""
@@ -116,5 +117,4 @@ def config_document(config: RunConfig, options: RunOptions) -> dict[str, Any]:
         "models": config.models.to_public_dict(),
         "run_options": options.to_dict(),
         "versions": versions(),
-    batch: BatchOptions | None = None  # run --batch: model calls go out as Batch API batches
     }

@@ -212,6 +212,7 @@ async def model_pool(
     clients: Mapping[str, ChatCompletionClient] | None = None,
     stats: TransportStats | None = None,
     preflight: bool = True,
+    batch: BatchOptions | None = None,
 ) -> AsyncIterator[ClientPool]:
     """The run's model clients, with the embedded server started first when a role needs it; with ``batch``
     their calls go out as Batch API batches (state in ``out_dir/batch``)."""
@@ -259,7 +260,6 @@ async def run(
     clients: Mapping[str, ChatCompletionClient] | None = None,
     stream: TextIO = sys.stderr,
 ) -> RunSummary:
-    batch: BatchOptions | None = None,
     """Run (or resume) the evaluation of ``config`` into ``options.out_dir``."""
     started = time.perf_counter()
     summary = RunSummary(out_dir=options.out_dir)
@@ -281,6 +281,7 @@ async def run(
                 clients=clients,
                 stats=summary.transport,
                 preflight=options.preflight,
+                batch=options.batch,
             ) as pool:
                 await _run_pending(pending, evaluator, config, pool, store, summary, options, stream)
     finally:
@@ -323,6 +324,5 @@ async def _run_pending(
 
     try:
         await asyncio.gather(*(one(item, task) for item, task in pending))
-                batch=options.batch,
     finally:
         progress.close()
