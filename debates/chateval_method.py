@@ -61,7 +61,7 @@ class ChatEvalMethod(Method[ChatEvalConfig]):
 
     name = "chateval"
     description = "ChatEval: referees with role personas discuss; mean of their scores"
-    task_types = ("single",)
+    task_types = ("single", "pairwise")
     config_type = ChatEvalConfig
     legacy_section = "chateval"
 
@@ -95,7 +95,12 @@ class ChatEvalMethod(Method[ChatEvalConfig]):
         return (REFEREE, SUMMARIZER_ROLE) if config.uses_summarizer else (REFEREE,)
 
     async def evaluate(self, task: EvaluationTask, config: ChatEvalConfig, pool: ClientPool) -> Outcome:
-        """Run the discussion and average the referees' final scores."""
+        """Run the discussion and average the referees' final scores; for a pairwise task, the majority of
+        their final verdicts (``debates.pairwise.chateval``)."""
+        if task.pairwise:
+            from debate_eval.debates.pairwise.chateval import run_chateval_pairwise
+
+            return await run_chateval_pairwise(task, config, pool)
         return await run_chateval(task, config, pool)
 
     def describe(self, config: ChatEvalConfig) -> dict[str, Any]:

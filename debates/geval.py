@@ -280,7 +280,7 @@ class GEvalMethod(Method[GEvalConfig]):
 
     name = "geval"
     description = "G-Eval: one agent, one call (probability-weighted when possible)"
-    task_types = ("single",)
+    task_types = ("single", "pairwise")
     config_type = GEvalConfig
     legacy_section = "geval"
 
@@ -303,7 +303,12 @@ class GEvalMethod(Method[GEvalConfig]):
         )
 
     async def evaluate(self, task: EvaluationTask, config: GEvalConfig, pool: ClientPool) -> Outcome:
-        """One answer (or ``samples`` answers) of the single agent."""
+        """One answer (or ``samples`` answers) of the single agent; for a pairwise task, its verdict
+        (``debates.pairwise.geval``)."""
+        if task.pairwise:
+            from debate_eval.debates.pairwise.geval import run_geval_pairwise
+
+            return await run_geval_pairwise(task, config.samples, pool)
         return await run_geval(task, config, pool)
 
     def warnings(self, config: GEvalConfig, temperature: float) -> list[str]:

@@ -20,8 +20,10 @@ from debate_eval.agents.errors import UserError
 from debate_eval.agents.models.pool import ClientPool
 from debate_eval.agents.personas import get_persona
 from debate_eval.debates.base import Method, MethodContext, register_method
+from debate_eval.debates.debate.authors import authors_staffing
 from debate_eval.debates.debate.run import DebateConfig, run_debate
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
+from debate_eval.debates.fidelity import AUTHORS_CODE, PAPER, add_fidelity_options, fidelity_of
 
 
 def _non_negative_int(text: str) -> int:
@@ -40,20 +42,32 @@ def debate_config(
     commander_llm: bool = False,
     reask: bool = True,
     marker_case_sensitive: bool = False,
+    fidelity: str = PAPER,
+    reproduce_bugs: bool = False,
 ) -> DebateConfig:
-    """The debate staffing: ``critic`` a persona name or file; the Tie-breaker's wording by dataset kind."""
+    """The debate staffing: ``critic`` a persona name or file; the Tie-breaker's wording by dataset kind;
+    with ``fidelity`` authors-code, the released script's own system messages (``authors_staffing``)."""
     if max_rounds == 0 and tie_breaker:
         raise UserError("the Tie-breaker needs at least one round: use --max-rounds 1 or more")
+    scorer, commander = "scorer", "commander"
+    if fidelity == AUTHORS_CODE:
+        if commander_llm:
+            raise UserError("--commander-llm belongs to --fidelity paper (the authors' Commander calls are fixed)")
+        scorer, critic, commander = authors_staffing(critic, tie_breaker)
+    elif reproduce_bugs:
+        raise UserError("--reproduce-authors-bugs needs --fidelity authors-code")
     tiebreaker_name = "tiebreaker-dialogue" if dataset_kind == "dialogue" else "tiebreaker"
     return DebateConfig(
-        scorer=get_persona("scorer", "scorer"),
+        scorer=get_persona(scorer, "scorer"),
         critic=get_persona(critic, "critic"),
-        commander=get_persona("commander", "commander"),
+        commander=get_persona(commander, "commander"),
         tiebreaker=get_persona(tiebreaker_name, "tiebreaker") if tie_breaker else None,
         max_rounds=max_rounds,
         commander_llm=commander_llm,
         reask=reask,
         marker_case_sensitive=marker_case_sensitive,
+        fidelity=fidelity,
+        reproduce_bugs=reproduce_bugs,
     )
 
 
@@ -79,7 +93,8 @@ class DebateMethod(Method[DebateConfig]):
             "--max-rounds",
             type=_non_negative_int,
             default=2,
-            help="n, the most Critic rounds (default 2, as the authors' code; the paper's best is 4)",
+            help="n, the most Critic rounds (default 2: the paper leaves n open and finds 4 best; the authors' "
+            "official script also used 2, their tiebreaker branch 5)",
         )
         group.add_argument(
             "--tie-breaker", action="store_true", help="a Tie-breaker decides when the Critic never agrees"
@@ -87,7 +102,8 @@ class DebateMethod(Method[DebateConfig]):
         group.add_argument(
             "--commander-llm",
             action="store_true",
-            help="the Commander writes its relays with the model (default: the authors' fixed texts)",
+            help="--fidelity paper: the Commander writes its relays with the model (default: fixed relay texts, "
+            "no Commander call)",
         )
         group.add_argument(
             "--no-reask",
@@ -97,8 +113,10 @@ class DebateMethod(Method[DebateConfig]):
         group.add_argument(
             "--marker-case-sensitive",
             action="store_true",
-            help="accept NO ISSUE only in upper case (as the authors' code); default: any case",
+            help="accept NO ISSUE only in upper case; default: any case (--fidelity authors-code uses their "
+            "case-sensitive NO_ISSUE / NO_ISSUES substring)",
         )
+        add_fidelity_options(group)
 
     def build_config(self, args: argparse.Namespace, ctx: MethodContext) -> DebateConfig:
         """The staffing from the options (``--critic`` and ``--tie-breaker`` override the variant's)."""
@@ -110,6 +128,8 @@ class DebateMethod(Method[DebateConfig]):
             commander_llm=bool(getattr(args, "commander_llm", False)),
             reask=not getattr(args, "no_reask", False),
             marker_case_sensitive=bool(getattr(args, "marker_case_sensitive", False)),
+            fidelity=fidelity_of(args)[0],
+            reproduce_bugs=fidelity_of(args)[1],
         )
 
     def roles(self, config: DebateConfig) -> tuple[str, ...]:
@@ -117,7 +137,7 @@ class DebateMethod(Method[DebateConfig]):
         roles = ["scorer", "critic"]
         if config.tiebreaker is not None:
             roles.append("tiebreaker")
-        if config.commander_llm:
+        if config.commander_llm or config.authors_code:  # authors-code: the Commander's auto-replies
             roles.append("commander")
         return tuple(roles)
 
@@ -132,6 +152,7 @@ class DebateMethod(Method[DebateConfig]):
             "rounds": config.max_rounds,
             "tiebreaker": config.tiebreaker is not None,
             "commander": "llm" if config.commander_llm else "fixed",
+            "fidelity": config.fidelity,
         }
 
 

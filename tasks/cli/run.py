@@ -96,7 +96,12 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument("--temperature", type=float, help="default 0 (the paper)")
     group.add_argument("--top-p", type=float, help="default 1 (the paper)")
-    group.add_argument("--seed", type=int, help="default 453 (the authors' code)")
+    group.add_argument(
+        "--seed",
+        type=int,
+        help="default 453, a project choice (no paper names a seed; the authors' 453 was pyautogen's cache seed, "
+        "never sent); --fidelity authors-code sends none unless --seed is given",
+    )
     group.add_argument("--no-seed", action="store_true", help="send no seed")
     group.add_argument("--max-tokens", type=positive_int, help="default: none for APIs, 256 for the embedded model")
     group.add_argument("--timeout", type=float, help="seconds per request (default 120)")
@@ -151,7 +156,7 @@ def model_overrides(args: argparse.Namespace) -> ModelOverrides:
         temperature=args.temperature,
         top_p=args.top_p,
         seed=args.seed,
-        no_seed=args.no_seed,
+        no_seed=args.no_seed or _authors_code_without_seed(args),
         max_tokens=args.max_tokens,
         timeout_s=args.timeout,
         max_retries=args.max_retries,
@@ -159,6 +164,13 @@ def model_overrides(args: argparse.Namespace) -> ModelOverrides:
         gguf_sha256=args.gguf_sha256,
         embedded_parallel=args.embedded_parallel,
     )
+
+
+def _authors_code_without_seed(args: argparse.Namespace) -> bool:
+    """``--fidelity authors-code`` of a method that has it, and no ``--seed``: their code sent no seed."""
+    if getattr(args, "fidelity", None) != "authors-code" or args.seed is not None:
+        return False
+    return "fidelity" in getattr(get_method(args.protocol).config_type, "__dataclass_fields__", {})
 
 
 def build_run_config(args: argparse.Namespace) -> RunConfig:
