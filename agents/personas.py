@@ -6,6 +6,10 @@ Every built-in text is quoted from its paper, with the place it comes from in ``
   Section 2 (the Devil's Advocate prompt), Appendix C (the sophisticated prompt) and Appendix G.1
   (Commander, Scorer, Critic personas, Tie-breaker).
 - ChatEval: Chan et al. (2023), Appendix A (the referee role descriptions).
+- The authors' released code (``--fidelity authors-code``): the system messages of ``gunny97/DEBATE``
+  (``debate.py``, the official code) and of the ``tiebreaker`` branch of ``sangwongenip/geval``
+  (``autogen_eval_debate.py``), byte for byte: typographic apostrophes, the typo "agetns" and the
+  indentation of their triple-quoted strings included (those strings were sent to the API as they are).
 
 A persona can also come from a user's text file, so that an ablation needs no code change:
 ``--critic my_critic.txt`` reads the file's whole text as the Critic's system message.
@@ -45,6 +49,8 @@ class Persona:
 
 _DEBATE = "Kim, Kim & Yoon (2024), DEBATE"
 _CHATEVAL = "Chan et al. (2023), ChatEval, Appendix A"
+_OFFICIAL = "the DEBATE authors' released code, gunny97/DEBATE debate.py"
+_TIEBREAKER_BRANCH = "the DEBATE authors' released code, sangwongenip/geval branch tiebreaker, autogen_eval_debate.py"
 
 _BUILTINS: tuple[Persona, ...] = (
     Persona(
@@ -154,6 +160,53 @@ _BUILTINS: tuple[Persona, ...] = (
             "(Topical-Chat); the paper gives only the summarization text"
         ),
         description="The Tie-breaker for dialogue tasks.",
+    ),
+    Persona(
+        name="authors-commander",
+        role="commander",
+        text="Your role is to initiate and lead the debate. Tell other agents think step-by-step.",
+        source=f"{_OFFICIAL} (Commander)",
+        description="The official code's Commander (--fidelity authors-code, debate and multiagent).",
+    ),
+    Persona(
+        name="authors-commander-tiebreaker",
+        role="commander",
+        text="Help me calculate the score, and tell other agetns think step-by-step.",
+        source=f"{_TIEBREAKER_BRANCH} (Commander; its typo kept)",
+        description="The tiebreaker branch's Commander (--fidelity authors-code, tiebreaker and both).",
+    ),
+    Persona(
+        name="authors-scorer",
+        role="scorer",
+        text=(
+            "Your role is to score a given text. Read the instructions and the text carefully. Then evaluate "
+            "the text logically."
+        ),
+        source=f"{_OFFICIAL} (Scoring assistant)",
+        description="The official code's Scorer (--fidelity authors-code, debate and multiagent).",
+    ),
+    Persona(
+        name="authors-devils-advocate",
+        role="critic",
+        text=(
+            "\n            Your role is to play a Devil\u2019s Advocate. Your logic has to be step-by-step. Critically "
+            "review the score provided and assess whether the score is accurate. If you don\u2019t think that "
+            "the score is accurate, criticize the score. Try to criticize the score as much as possible."
+            "\n            "
+        ),
+        source=f"{_OFFICIAL} (Critics; the whitespace of its triple-quoted string kept)",
+        description="The official code's Devil's Advocate, byte for byte (--fidelity authors-code).",
+    ),
+    Persona(
+        name="authors-plain",
+        role="critic",
+        text=(
+            "\n            Do you think this score is really accurate? If you think it's not justified, please share "
+            "your opinion. \n            On the other hand, if you find the score acceptable, just say "
+            "NO_ISSUES.\n            "
+        ),
+        source=f"{_TIEBREAKER_BRANCH} (Critics; the whitespace of its triple-quoted string kept)",
+        description="The tiebreaker branch's plain Critic, byte for byte (--fidelity authors-code).",
     ),
     Persona(
         name="general-public",

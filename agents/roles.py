@@ -39,6 +39,7 @@ class Relay(str, Enum):
     FEEDBACK = "feedback"  # the Critic's feedback, to the Scorer
     TIEBREAK = "tiebreak"  # P and the whole debate log, to the Tie-breaker
     REASK = "reask"  # the deciding answer had no score: ask again for the score alone
+    AUTOREPLY = "autoreply"  # --fidelity authors-code: the Commander's own model reply to a Scorer answer
 
 
 RELAY_TARGET = {
@@ -46,6 +47,7 @@ RELAY_TARGET = {
     Relay.REVIEW: CRITIC,
     Relay.FEEDBACK: SCORER,
     Relay.TIEBREAK: TIEBREAKER,
+    Relay.AUTOREPLY: SCORER,
 }
 
 

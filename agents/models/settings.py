@@ -2,7 +2,9 @@
 
 Settings come from, in order of precedence: command-line flags, the process environment, a ``.env`` file
 (read with python-dotenv; it never overrides the environment), then the paper's defaults (Appendix E.1:
-temperature 0, top_p 1, frequency and presence penalty 0; seed 453 as in the authors' code).
+temperature 0, top_p 1, frequency and presence penalty 0) and seed 453, a project choice: no paper names a
+seed, and the 453 in the DEBATE authors' ``llm_config`` is pyautogen 0.1's cache seed, never sent to the API
+(``--fidelity authors-code`` therefore sends none unless ``--seed`` is given; see the README, "Fidelity").
 
 Per role: ``DEBATE_EVAL_<ROLE>_MODEL``, ``DEBATE_EVAL_<ROLE>_BASE_URL`` and ``DEBATE_EVAL_<ROLE>_API_KEY``
 override the global ``DEBATE_EVAL_MODEL`` / ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY`` for that role. A role
@@ -31,7 +33,7 @@ from debate_eval.agents.errors import UserError
 ROLES = ("scorer", "critic", "commander", "tiebreaker")
 EMBEDDED = "embedded"
 OPENAI = "openai"
-PAPER_SEED = 453
+PAPER_SEED = 453  # the project's default seed (kept for the caches of earlier runs), not the paper's
 EMBEDDED_MAX_TOKENS = 256
 EMBEDDED_MODEL_NAME = "SmolLM2-135M-Instruct"  # the default GGUF's name, as its server reports it
 

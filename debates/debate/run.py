@@ -1,11 +1,14 @@
-"""Run one DEBATE (or MultiAgent / Tie-breaker / Both) evaluation of one item."""
+"""Run one DEBATE (or MultiAgent / Tie-breaker / Both) evaluation of one item.
+
+``fidelity`` picks whose debate is run: ``paper`` (Algorithm 1, Appendices D, E, G) or ``authors-code``
+(their released code's message sequence, parsing and Tie-breaker input; see ``authors.py``).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
-from autogen_agentchat.agents import AssistantAgent
 from autogen_agentchat.base import ChatAgent
 from autogen_agentchat.messages import BaseAgentEvent, BaseChatMessage, TextMessage
 from autogen_core import CancellationToken
@@ -16,8 +19,19 @@ from debate_eval.agents.models.wrappers import CallRecord
 from debate_eval.agents.personas import Persona
 from debate_eval.agents.roles import COMMANDER, CRITIC, SCORER, TIEBREAKER, USER, Relay, make_assistant
 from debate_eval.debates.debate.algorithm import DebateProtocol
+from debate_eval.debates.debate.authors import (
+    AUTHORS_TIEBREAK,
+    AuthorsBranch,
+    AuthorsCodeProtocol,
+    SystemPromptAgent,
+    authors_branch,
+    authors_marker,
+    authors_score,
+    their_final_message,
+)
 from debate_eval.debates.debate.team import MultiAgentsDebate
 from debate_eval.debates.evaluation import EvaluationTask, Outcome, score_text
+from debate_eval.debates.fidelity import AUTHORS_CODE, FIDELITIES, PAPER
 from debate_eval.debates.scoring.scores import ParsedScore
 from debate_eval.debates.scoring.untrusted import UntrustedMaterial, says_no_issue
 from debate_eval.debates.transcript import build_transcript
@@ -35,18 +49,42 @@ class DebateConfig:
     commander_llm: bool = False
     reask: bool = True  # ask the deciding agent once more when its answer has no parsable score
     marker_case_sensitive: bool = False
+    fidelity: str = PAPER  # or AUTHORS_CODE
+    branch: AuthorsBranch | None = None  # authors-code: the released script followed (default from the protocol)
+    reproduce_bugs: bool = False  # authors-code: take their [-2] final message even when it is a relay text
+
+    def __post_init__(self) -> None:
+        if self.fidelity not in FIDELITIES:
+            raise ValueError(f"unknown fidelity {self.fidelity!r}; choose from {', '.join(FIDELITIES)}")
+        if self.fidelity == AUTHORS_CODE:
+            if self.commander_llm:
+                raise ValueError("--commander-llm belongs to --fidelity paper (their Commander's calls are fixed)")
+            if self.branch is None:
+                object.__setattr__(self, "branch", authors_branch(self.tiebreaker is not None))
+        elif self.reproduce_bugs:
+            raise ValueError("reproduce_bugs belongs to --fidelity authors-code")
+
+    @property
+    def authors_code(self) -> bool:
+        """True for ``--fidelity authors-code``."""
+        return self.fidelity == AUTHORS_CODE
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready view (persona texts included) for config.json."""
+        authors = self.authors_code
         return {
+            "fidelity": self.fidelity,
             "scorer": self.scorer.to_dict(),
             "critic": self.critic.to_dict(),
             "commander": self.commander.to_dict(),
             "tiebreaker": self.tiebreaker.to_dict() if self.tiebreaker else None,
             "max_rounds": self.max_rounds,
             "commander_llm": self.commander_llm,
-            "reask": self.reask,
-            "marker_case_sensitive": self.marker_case_sensitive,
+            "reask": self.reask and not authors,
+            "marker_case_sensitive": self.marker_case_sensitive or authors,
+            "authors_code": (
+                {**self.branch.to_dict(), "reproduce_bugs": self.reproduce_bugs} if authors and self.branch else None
+            ),
         }
 
 
@@ -54,17 +92,33 @@ async def run_debate(task: EvaluationTask, config: DebateConfig, pool: ClientPoo
     """Run the debate for ``task`` and parse the final score."""
     calls: list[CallRecord] = []
     material = task.material()
-    protocol = DebateProtocol(
-        max_rounds=config.max_rounds,
-        tie_breaker=config.tiebreaker is not None,
-        critic_agrees=lambda text: says_no_issue(text, material, case_sensitive=config.marker_case_sensitive),
-    )
-    agents: dict[str, AssistantAgent] = {
+    branch = config.branch if config.authors_code else None
+    protocol: DebateProtocol
+    if branch is not None:
+        marker = branch.marker
+        protocol = AuthorsCodeProtocol(
+            max_rounds=config.max_rounds,
+            tie_breaker=config.tiebreaker is not None,
+            critic_agrees=lambda text: authors_marker(text, marker, material),
+        )
+    else:
+        protocol = DebateProtocol(
+            max_rounds=config.max_rounds,
+            tie_breaker=config.tiebreaker is not None,
+            critic_agrees=lambda text: says_no_issue(text, material, case_sensitive=config.marker_case_sensitive),
+        )
+    agents: dict[str, ChatAgent] = {
         SCORER: make_assistant(SCORER, config.scorer, pool.for_debate("scorer", calls)),
         CRITIC: make_assistant(CRITIC, config.critic, pool.for_debate("critic", calls)),
     }
+    tiebreak_text = None
     if config.tiebreaker is not None:
-        agents[TIEBREAKER] = make_assistant(TIEBREAKER, config.tiebreaker, pool.for_debate("tiebreaker", calls))
+        client = pool.for_debate("tiebreaker", calls)
+        if branch is not None:
+            agents[TIEBREAKER] = SystemPromptAgent(TIEBREAKER, client, config.tiebreaker.description)
+            tiebreak_text = _authors_tiebreak(task, config.tiebreaker)
+        else:
+            agents[TIEBREAKER] = make_assistant(TIEBREAKER, config.tiebreaker, client)
     llm = None
     if config.commander_llm:
         llm = make_assistant(COMMANDER, config.commander, pool.for_debate("commander", calls))
@@ -74,6 +128,9 @@ async def run_debate(task: EvaluationTask, config: DebateConfig, pool: ClientPoo
         system_message=config.commander.text,
         answer_hint=task.answer_hint(),
         llm=llm,
+        forward_first=branch is not None,
+        reply_client=pool.for_debate("commander", calls) if branch is not None else None,
+        tiebreak_text=tiebreak_text,
     )
     participants: list[ChatAgent] = [commander, *agents.values()]
     team = MultiAgentsDebate(participants, protocol)
@@ -87,22 +144,38 @@ async def run_debate(task: EvaluationTask, config: DebateConfig, pool: ClientPoo
         raise RuntimeError(f"the debate ended without a verdict: {result.stop_reason}")
 
     decider = protocol.decided_by
-    parsed = score_text(_last_from(messages, decider), task, material)
+    details: dict[str, Any] = {"fidelity": config.fidelity}
     reasked = False
-    if not parsed.ok and config.reask:
-        reasked = True
-        question = TextMessage(
-            source=COMMANDER,
-            content=REASK.format(answer_hint=task.answer_hint()),
-            metadata={"to": decider, "relay": Relay.REASK.value},
-        )
-        answer = await agents[decider].on_messages([question], CancellationToken())
-        messages += [question, answer.chat_message]
-        retry = score_text(answer.chat_message.to_text(), task, material)
-        if retry.ok:
-            parsed = retry
+    if branch is not None:
+        chat = [m for m in messages if isinstance(m, BaseChatMessage)]
+        final = _last_message(chat, decider)
+        if decider == SCORER and config.reproduce_bugs:
+            final = their_final_message(chat)
+            decider = final.source
+        parsed = authors_score(final.to_text(), task.aspect, branch.extraction, material)
+        assert isinstance(protocol, AuthorsCodeProtocol)
+        details["authors_code"] = {
+            "branch": branch.name,
+            "commander_replies": protocol.commander_replies,
+            "scorer_unanswered": protocol.unanswered,
+            "final_relay": final.metadata.get("relay") if final.source == COMMANDER else None,
+        }
+    else:
+        parsed = score_text(_last_from(messages, decider), task, material)
+        if not parsed.ok and config.reask:
+            reasked = True
+            question = TextMessage(
+                source=COMMANDER,
+                content=REASK.format(answer_hint=task.answer_hint()),
+                metadata={"to": decider, "relay": Relay.REASK.value},
+            )
+            answer = await agents[decider].on_messages([question], CancellationToken())
+            messages += [question, answer.chat_message]
+            retry = score_text(answer.chat_message.to_text(), task, material)
+            if retry.ok:
+                parsed = retry
 
-    transcript = build_transcript(messages, calls, _scoring_parser(task, material))
+    transcript = build_transcript(messages, calls, _scoring_parser(task, material, branch))
     return Outcome(
         score=parsed.value if parsed.ok else None,
         parse=parsed,
@@ -113,7 +186,26 @@ async def run_debate(task: EvaluationTask, config: DebateConfig, pool: ClientPoo
         agreed=protocol.agreed,
         rounds=protocol.rounds,
         reasked=reasked,
+        details=details,
     )
+
+
+def _authors_tiebreak(task: EvaluationTask, persona: Persona):  # type: ignore[no-untyped-def]
+    """The authors' Tie-breaker text for ``task``, given their debate log."""
+
+    def text(log: str) -> str:
+        return AUTHORS_TIEBREAK.format(
+            persona=persona.text, task=task.prompt, debate=log, low=task.scale.low, high=task.scale.high
+        )
+
+    return text
+
+
+def _last_message(messages: list[BaseChatMessage], source: str) -> BaseChatMessage:
+    for message in reversed(messages):
+        if message.source == source:
+            return message
+    raise RuntimeError(f"the debate has no message from the {source}")
 
 
 def _last_from(messages: list[BaseAgentEvent | BaseChatMessage], source: str) -> str:
@@ -123,10 +215,12 @@ def _last_from(messages: list[BaseAgentEvent | BaseChatMessage], source: str) ->
     raise RuntimeError(f"the debate has no message from the {source}")
 
 
-def _scoring_parser(task: EvaluationTask, material: UntrustedMaterial):  # type: ignore[no-untyped-def]
+def _scoring_parser(task: EvaluationTask, material: UntrustedMaterial, branch: AuthorsBranch | None = None):  # type: ignore[no-untyped-def]
     def parse(message: BaseChatMessage) -> ParsedScore | None:
-        if message.source in (SCORER, TIEBREAKER):
-            return score_text(message.to_text(), task, material)
-        return None
+        if message.source not in (SCORER, TIEBREAKER):
+            return None
+        if branch is not None:
+            return authors_score(message.to_text(), task.aspect, branch.extraction, material)
+        return score_text(message.to_text(), task, material)
 
     return parse

@@ -11,7 +11,15 @@ from debate_eval.agents.personas import format_personas, get_persona, list_perso
 
 
 def test_critic_personas_of_the_paper() -> None:
-    assert persona_names("critic") == ["devils-advocate", "sophisticated", "moderate", "weak", "plain"]
+    assert persona_names("critic") == [
+        "devils-advocate",
+        "sophisticated",
+        "moderate",
+        "weak",
+        "plain",
+        "authors-devils-advocate",
+        "authors-plain",
+    ]
     assert get_persona("devils-advocate", "critic").text.endswith("Try to criticize the score as much as possible.")
     assert "NO_ISSUES" in get_persona("plain", "critic").text
     assert '"NO ISSUES"' in get_persona("sophisticated", "critic").text
@@ -71,3 +79,17 @@ def test_bad_persona_files(tmp_path: Path, content: bytes) -> None:
 def test_listing_shows_text_and_source() -> None:
     listing = format_personas(list_personas("critic"))
     assert "[critic] devils-advocate" in listing and "Appendix C" in listing
+
+
+def test_authors_code_personas_are_their_strings_byte_for_byte() -> None:
+    """The system messages their scripts sent (indentation of triple-quoted strings, curly quotes, typo)."""
+    official = get_persona("authors-devils-advocate", "critic").text
+    assert official.startswith("\n            Your role is to play a Devil\u2019s Advocate.")
+    assert official.endswith("as much as possible.\n            ")
+    plain = get_persona("authors-plain", "critic").text
+    assert "opinion. \n            On the other hand" in plain and plain.endswith("NO_ISSUES.\n            ")
+    assert get_persona("authors-commander-tiebreaker", "commander").text.endswith(
+        "tell other agetns think step-by-step."
+    )
+    assert get_persona("authors-scorer", "scorer").text.startswith("Your role is to score a given text.")
+    assert get_persona("authors-commander", "commander").text.startswith("Your role is to initiate and lead")
