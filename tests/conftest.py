@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -11,27 +12,71 @@ import pytest
 _DEFAULT_SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
+def _require_data() -> bool:
+    return os.environ.get("DEBATE_EVAL_REQUIRE_DATA") == "1"
+
+
+def _packaged_copies(folder: Path) -> Path:
+    """Write the verified packaged copies (SummEval, Topical-Chat) into ``folder`` in the data layout."""
+    from debate_eval.tasks.data.datasets import all_datasets
+    from debate_eval.tasks.data.packaged import packaged_bytes
+
+    for spec in all_datasets().values():
+        if spec.shipped:
+            path = folder / spec.relative_path
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(packaged_bytes(spec))
+    return folder
+
+
 @pytest.fixture(scope="session")
-def shared_data_dir() -> Path:
+def shared_data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The folder with the real dataset files: ``$DEBATE_EVAL_DATA_DIR``, else ``../shared/data``, else the
     folder ``debate-eval data download`` fills (``~/.cache/debate-eval/data``).
 
-    Skips the test when no folder is found, or fails it when ``DEBATE_EVAL_REQUIRE_DATA=1``.
+    When none has SummEval, the packaged copies of SummEval and Topical-Chat (verified against their git blob
+    ids) are written to a temporary folder and that is used, so no test skips for want of them; the other
+    sets are then missing and their tests skip (see ``dataset_path``). With ``DEBATE_EVAL_REQUIRE_DATA=1``
+    (CI) a missing folder fails instead.
     """
     from debate_eval.tasks.data.datasets import default_data_dir
 
     candidates = [Path(os.environ["DEBATE_EVAL_DATA_DIR"])] if os.environ.get("DEBATE_EVAL_DATA_DIR") else []
     candidates += [_DEFAULT_SHARED_DATA, default_data_dir()]
-    data_dir = next((c for c in candidates if (c / "summeval" / "summeval.json").is_file()), candidates[0])
-    if not data_dir.is_dir():
-        reason = (
-            f"real dataset folder {data_dir} not found; set DEBATE_EVAL_DATA_DIR to a folder with "
-            "summeval/summeval.json and topical_chat/topical_chat.json (or run `debate-eval data download`)"
+    found = next((c for c in candidates if (c / "summeval" / "summeval.json").is_file()), None)
+    if found is not None:
+        return found
+    if _require_data():
+        pytest.fail(
+            f"DEBATE_EVAL_REQUIRE_DATA=1 but no data folder has summeval/summeval.json (looked in "
+            f"{', '.join(map(str, candidates))}); set DEBATE_EVAL_DATA_DIR to the shared data folder"
         )
-        if os.environ.get("DEBATE_EVAL_REQUIRE_DATA") == "1":
-            pytest.fail(reason)
-        pytest.skip(reason)
-    return data_dir
+    return _packaged_copies(tmp_path_factory.mktemp("packaged-data"))
+
+
+@pytest.fixture(scope="session")
+def dataset_path(shared_data_dir: Path) -> Callable[[str], Path]:
+    """``dataset_path(name)``: the real file of a registered dataset under ``shared_data_dir``.
+
+    Outside CI a set that is not there (FED, xDial, FairEval, PandaLM, Auto-J do not ship) skips the test
+    with the reason; with ``DEBATE_EVAL_REQUIRE_DATA=1`` it fails.
+    """
+    from debate_eval.tasks.data.datasets import get_dataset
+
+    def find(name: str) -> Path:
+        spec = get_dataset(name)
+        path = shared_data_dir / spec.relative_path
+        if not path.is_file():
+            reason = (
+                f"dataset {name}: {path} not found (it does not ship with the package); set "
+                f"DEBATE_EVAL_DATA_DIR to the shared data folder or run `debate-eval data download --dataset {name}`"
+            )
+            if _require_data():
+                pytest.fail(reason)
+            pytest.skip(reason)
+        return path
+
+    return find
 
 
 @pytest.fixture

@@ -26,7 +26,6 @@ from debate_eval.tasks.data.datasets import (
     DatasetSpec,
     get_dataset,
     git_blob_id,
-    load_items,
     resolve_data_dir,
 )
 
@@ -89,7 +88,11 @@ def iter_downloads(
 
 def _choose_specs(names: Sequence[str] | None, specs: Mapping[str, DatasetSpec] | None) -> list[DatasetSpec]:
     if specs is None:
-        return [get_dataset(name) for name in dict.fromkeys(names or DATASETS)]
+        chosen = [get_dataset(name) for name in dict.fromkeys(names or DATASETS)]
+        by_file: dict[str, DatasetSpec] = {}
+        for spec in chosen:  # fed_turn and fed_dialogue share one file: fetch it once
+            by_file.setdefault(spec.relative_path, spec)
+        return list(by_file.values())
     unknown = [name for name in names or () if name not in specs]
     if unknown:
         raise UserError(f"unknown dataset {unknown[0]!r}; valid datasets: {', '.join(specs)}")
@@ -179,9 +182,15 @@ class CheckReport:
 
 
 def check_datasets(data_dir: Path, names: Sequence[str] | None = None) -> list[CheckReport]:
-    """Load and validate each dataset under ``data_dir`` and verify its upstream git blob id."""
+    """Load and validate each dataset under ``data_dir`` and verify its upstream git blob id.
+
+    Without ``names``: SummEval and Topical-Chat, plus every other set whose file is in ``data_dir``.
+    """
+    data_dir = Path(data_dir).expanduser()
+    if not names:  # by default: the shipped sets, and the others that are there
+        names = [n for n, s in DATASETS.items() if s.shipped or (data_dir / s.relative_path).is_file()]
     reports = []
-    for spec in (get_dataset(name) for name in dict.fromkeys(names or DATASETS)):
+    for spec in (get_dataset(name) for name in dict.fromkeys(names)):
         try:
             reports.append(CheckReport(spec.name, True, _check_one(spec, Path(data_dir).expanduser())))
         except UserError as exc:
@@ -190,8 +199,13 @@ def check_datasets(data_dir: Path, names: Sequence[str] | None = None) -> list[C
 
 
 def _check_one(spec: DatasetSpec, data_dir: Path) -> str:
-    items = load_items(spec.name, data_dir)
     path = data_dir / spec.relative_path
+    if not path.is_file():
+        shipped = " (a verified copy ships in the package and is used when no folder has it)" if spec.shipped else ""
+        raise UserError(
+            f"{path}: not found{shipped}; run `debate-eval data download --dataset {spec.name}` to fetch it"
+        )
+    items = spec.load(path)
     actual = git_blob_id(path.read_bytes())
     if actual != spec.git_blob_id:
         raise UserError(
@@ -208,9 +222,14 @@ def _check_one(spec: DatasetSpec, data_dir: Path) -> str:
 
 def add_subparser(subparsers: Any) -> None:
     """Register ``debate-eval data {download,check}``."""
-    data = subparsers.add_parser("data", help="download or check the meta-evaluation datasets")
+    data = subparsers.add_parser(
+        "data", help="download or check the meta-evaluation datasets (SummEval and Topical-Chat also ship inside)"
+    )
     commands = data.add_subparsers(dest="data_command", required=True, metavar="{download,check}")
-    download = commands.add_parser("download", help="fetch SummEval and Topical-Chat from upstream")
+    download = commands.add_parser(
+        "download",
+        help="fetch the datasets from upstream (refreshes the packaged ones; the only way to get the others)",
+    )
     download.add_argument(
         "--dir",
         "--data-dir",

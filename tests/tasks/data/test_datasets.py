@@ -23,12 +23,23 @@ from debate_eval.tasks.data.datasets import (
     get_dataset,
     git_blob_id,
     load_items,
-    load_summeval,
-    load_topical_chat,
     resolve_data_dir,
     select_items,
     topical_chat_context_id,
 )
+from debate_eval.tasks.data.summeval import load_summeval as _load_summeval
+from debate_eval.tasks.data.topical_chat import load_topical_chat as _load_topical_chat
+
+
+def load_summeval(path: Path) -> list[Item]:
+    return _load_summeval(path, spec=get_dataset("summeval"))
+
+
+def load_topical_chat(path: Path) -> list[Item]:
+    return _load_topical_chat(path, spec=get_dataset("topical_chat"))
+
+
+SHIPPED = [name for name, spec in DATASETS.items() if spec.shipped]
 
 SUMMEVAL_SYSTEMS = {f"M{n}" for n in (0, 1, 2, 5, 8, 9, 10, 11, 12, 13, 14, 15, 17, 20, 22, 23)}
 TOPICAL_CHAT_SYSTEMS = {
@@ -152,7 +163,7 @@ def test_topical_chat_scales(topical_chat: list[Item]) -> None:
         assert min(values) == low and max(values) == high, aspect
 
 
-@pytest.mark.parametrize("name", list(DATASETS))
+@pytest.mark.parametrize("name", SHIPPED)
 def test_real_files_match_the_upstream_blob_ids(shared_data_dir: Path, name: str) -> None:
     spec = DATASETS[name]
     data = (shared_data_dir / spec.relative_path).read_bytes()
@@ -160,7 +171,7 @@ def test_real_files_match_the_upstream_blob_ids(shared_data_dir: Path, name: str
     assert git_blob_id(data) == spec.git_blob_id
 
 
-@pytest.mark.parametrize("name", list(DATASETS))
+@pytest.mark.parametrize("name", SHIPPED)
 def test_loading_the_real_files_is_fast(shared_data_dir: Path, name: str) -> None:
     start = time.perf_counter()
     load_items(name, shared_data_dir)
@@ -245,11 +256,11 @@ def test_dataset_specs() -> None:
     }
     assert get_dataset("summeval").kind == "summarization" and get_dataset("topical_chat").kind == "dialogue"
     for spec in DATASETS.values():
-        assert len(spec.git_blob_id) == 40 and spec.upstream_url.startswith("https://raw.githubusercontent.com/")
+        assert len(spec.git_blob_id) == 40 and spec.upstream_url.startswith("https://")
 
 
 def test_unknown_dataset_lists_the_valid_names() -> None:
-    with pytest.raises(UserError, match="unknown dataset 'summ'; valid datasets: summeval, topical_chat"):
+    with pytest.raises(UserError, match="unknown dataset 'summ'; valid datasets: summeval, topical_chat, fed_turn"):
         get_dataset("summ")
 
 
@@ -282,11 +293,14 @@ def test_default_data_dir_without_xdg(monkeypatch: pytest.MonkeyPatch, tmp_path:
     assert default_data_dir() == tmp_path / ".cache" / "debate-eval" / "data"
 
 
-def test_missing_file_says_how_to_get_it(tmp_path: Path) -> None:
+def test_missing_file_says_how_to_get_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(DATA_DIR_ENV, raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     with pytest.raises(UserError) as error:
-        load_items("topical_chat", tmp_path)
+        load_items("fed_turn", tmp_path)
     message = str(error.value)
-    assert str(tmp_path / "topical_chat" / "topical_chat.json") in message
+    assert str(tmp_path / "fed" / "fed_data.json") in message
+    assert str(tmp_path / "cache" / "debate-eval" / "data" / "fed" / "fed_data.json") in message
     assert "debate-eval data download" in message and "--data-dir" in message and DATA_DIR_ENV in message
 
 
@@ -382,54 +396,104 @@ def _copy_ids(row: int, source_row: int, fields: tuple[str, ...]) -> Mutation:
 ROW_CASES: list[tuple[str, str, Mutation, list[str]]] = [
     ("top-level-dict", "summeval", lambda rows: {"rows": rows}, ["top level", "got an object"]),
     ("empty-list", "summeval", lambda rows: [], ["no rows"]),
-    ("row-is-a-list", "summeval", _replace_row(1, ["d1", "M1"]), ["row 1:", "expected an object, got a list"]),
-    ("row-is-a-string", "topical_chat", _replace_row(3, "text"), ["row 3:", 'got "text"']),
-    ("missing-system-output", "summeval", _delete(2, "system_output"), ["row 2:", '"system_output"', "missing"]),
-    ("missing-doc-id", "summeval", _delete(0, "doc_id"), ["row 0:", '"doc_id"', "missing"]),
-    ("missing-scores", "summeval", _delete(3, "scores"), ["row 3:", '"scores"', "missing"]),
-    ("scores-missing-an-aspect", "summeval", _delete(1, "scores.fluency"), ["row 1:", '"scores.fluency"', "missing"]),
+    (
+        "row-is-a-list",
+        "summeval",
+        _replace_row(1, ["d1", "M1"]),
+        ["row 2 (counted from 1):", "expected an object, got a list"],
+    ),
+    ("row-is-a-string", "topical_chat", _replace_row(3, "text"), ["row 4 (counted from 1):", 'got "text"']),
+    (
+        "missing-system-output",
+        "summeval",
+        _delete(2, "system_output"),
+        ["row 3 (counted from 1):", '"system_output"', "missing"],
+    ),
+    ("missing-doc-id", "summeval", _delete(0, "doc_id"), ["row 1 (counted from 1):", '"doc_id"', "missing"]),
+    ("missing-scores", "summeval", _delete(3, "scores"), ["row 4 (counted from 1):", '"scores"', "missing"]),
+    (
+        "scores-missing-an-aspect",
+        "summeval",
+        _delete(1, "scores.fluency"),
+        ["row 2 (counted from 1):", '"scores.fluency"', "missing"],
+    ),
     (
         "score-is-a-string",
         "summeval",
         _set(3, "scores.coherence", "high"),
-        ["row 3:", 'field "scores.coherence": expected a number, got "high"'],
+        ["row 4 (counted from 1):", 'field "scores.coherence": expected a number, got "high"'],
     ),
     ("score-is-a-bool", "summeval", _set(0, "scores.relevance", True), ['"scores.relevance"', "got true"]),
     ("score-is-null", "topical_chat", _set(2, "scores.naturalness", None), ['"scores.naturalness"', "got null"]),
-    ("other-score-not-a-number", "summeval", _set(2, "scores.overall", "n/a"), ["row 2:", '"scores.overall"']),
-    ("scores-is-a-list", "summeval", _set(1, "scores", [1, 2]), ["row 1:", '"scores"', "expected an object"]),
+    (
+        "other-score-not-a-number",
+        "summeval",
+        _set(2, "scores.overall", "n/a"),
+        ["row 3 (counted from 1):", '"scores.overall"'],
+    ),
+    (
+        "scores-is-a-list",
+        "summeval",
+        _set(1, "scores", [1, 2]),
+        ["row 2 (counted from 1):", '"scores"', "expected an object"],
+    ),
     (
         "coherence-out-of-scale",
         "summeval",
         _set(2, "scores.coherence", 7),
-        ["row 2:", '"scores.coherence"', "7 is outside", "1-5"],
+        ["row 3 (counted from 1):", '"scores.coherence"', "7 is outside", "1-5"],
     ),
-    ("relevance-below-scale", "summeval", _set(1, "scores.relevance", 0.5), ["row 1:", '"scores.relevance"', "1-5"]),
+    (
+        "relevance-below-scale",
+        "summeval",
+        _set(1, "scores.relevance", 0.5),
+        ["row 2 (counted from 1):", '"scores.relevance"', "1-5"],
+    ),
     (
         "groundedness-out-of-scale",
         "topical_chat",
         _set(1, "scores.groundedness", 2),
-        ["row 1:", '"scores.groundedness"', "0-1"],
+        ["row 2 (counted from 1):", '"scores.groundedness"', "0-1"],
     ),
     ("naturalness-out-of-scale", "topical_chat", _set(0, "scores.naturalness", 4), ['"scores.naturalness"', "1-3"]),
-    ("empty-summary", "summeval", _set(1, "system_output", ""), ["row 1:", '"system_output"', "empty text"]),
-    ("whitespace-document", "summeval", _set(2, "source", "  \n\t "), ["row 2:", '"source"', "whitespace-only"]),
-    ("doc-id-is-a-number", "summeval", _set(0, "doc_id", 123), ["row 0:", '"doc_id"', "expected a string, got 123"]),
-    ("reference-not-a-string", "summeval", _set(3, "reference", ["x"]), ["row 3:", '"reference"']),
+    (
+        "empty-summary",
+        "summeval",
+        _set(1, "system_output", ""),
+        ["row 2 (counted from 1):", '"system_output"', "empty text"],
+    ),
+    (
+        "whitespace-document",
+        "summeval",
+        _set(2, "source", "  \n\t "),
+        ["row 3 (counted from 1):", '"source"', "whitespace-only"],
+    ),
+    (
+        "doc-id-is-a-number",
+        "summeval",
+        _set(0, "doc_id", 123),
+        ["row 1 (counted from 1):", '"doc_id"', "expected a string, got 123"],
+    ),
+    ("reference-not-a-string", "summeval", _set(3, "reference", ["x"]), ["row 4 (counted from 1):", '"reference"']),
     (
         "duplicate-doc-and-system",
         "summeval",
         _copy_ids(3, 1, ("doc_id", "system_id")),
-        ["row 3:", '"doc_id"', '"system_id"', "duplicate item d1/M1", "first seen at row 1"],
+        ["row 4 (counted from 1):", '"doc_id"', '"system_id"', "duplicate item d1/M1", "first seen at row 2"],
     ),
-    ("tc-missing-context", "topical_chat", _delete(1, "context"), ["row 1:", '"context"', "missing"]),
-    ("tc-empty-response", "topical_chat", _set(2, "system_output", " "), ["row 2:", '"system_output"']),
-    ("tc-missing-source", "topical_chat", _delete(0, "source"), ["row 0:", '"source"', "missing"]),
+    ("tc-missing-context", "topical_chat", _delete(1, "context"), ["row 2 (counted from 1):", '"context"', "missing"]),
+    (
+        "tc-empty-response",
+        "topical_chat",
+        _set(2, "system_output", " "),
+        ["row 3 (counted from 1):", '"system_output"'],
+    ),
+    ("tc-missing-source", "topical_chat", _delete(0, "source"), ["row 1 (counted from 1):", '"source"', "missing"]),
     (
         "tc-duplicate-response",
         "topical_chat",
         _copy_ids(3, 2, ("system_id",)),
-        ["row 3:", '"system_id"', "duplicate item", "first seen at row 2"],
+        ["row 4 (counted from 1):", '"system_id"', "duplicate item", "first seen at row 3"],
     ),
 ]
 
@@ -477,7 +541,7 @@ def test_the_message_format_of_the_brief(tmp_path: Path) -> None:
     rows = _set(3, "scores.coherence", "high")(_summeval_rows())
     path = _write(tmp_path, "summeval", json.dumps(rows).encode())
     message = _assert_user_error("summeval", path, [])
-    assert message == f'{path}: row 3: field "scores.coherence": expected a number, got "high"'
+    assert message == f'{path}: row 4 (counted from 1): field "scores.coherence": expected a number, got "high"'
 
 
 def _good_text(dataset: str) -> str:
@@ -519,7 +583,9 @@ def test_non_utf8_bytes_give_the_byte_offset(tmp_path: Path, dataset: str) -> No
     _assert_user_error(dataset, path, ["not valid UTF-8", f"byte offset {offset}"])
 
 
-def test_a_directory_instead_of_a_file(tmp_path: Path) -> None:
-    (tmp_path / "summeval" / "summeval.json").mkdir(parents=True)
+def test_a_directory_instead_of_a_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(DATA_DIR_ENV, raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    (tmp_path / "pandalm" / "testset-v1.json").mkdir(parents=True)
     with pytest.raises(UserError, match="not found"):
-        load_items("summeval", tmp_path)
+        load_items("pandalm", tmp_path)

@@ -185,7 +185,7 @@ def test_names_pick_datasets_and_unknown_names_are_refused(tmp_path: Path) -> No
     assert (tmp_path / "b" / "b.json").read_bytes() == OTHER and not (tmp_path / "a").exists()
     with pytest.raises(UserError, match="unknown dataset 'c'; valid datasets: a, b"):
         download_datasets(tmp_path, ["c"], opener=opener, specs=specs)
-    with pytest.raises(UserError, match="valid datasets: summeval, topical_chat"):
+    with pytest.raises(UserError, match="valid datasets: summeval, topical_chat, fed_turn"):
         download_datasets(tmp_path, ["c"], opener=opener)
 
 
@@ -198,18 +198,21 @@ def test_upstream_urls() -> None:
     )
 
 
+SHIPPED = {name: spec for name, spec in DATASETS.items() if spec.shipped}
+
+
 def _real_opener(shared_data_dir: Path) -> FakeOpener:
     return FakeOpener(
-        {spec.upstream_url: (shared_data_dir / spec.relative_path).read_bytes() for spec in DATASETS.values()}
+        {spec.upstream_url: (shared_data_dir / spec.relative_path).read_bytes() for spec in SHIPPED.values()}
     )
 
 
 def test_the_real_datasets_via_a_fake_opener(tmp_path: Path, shared_data_dir: Path) -> None:
     opener = _real_opener(shared_data_dir)
-    reports = download_datasets(tmp_path, opener=opener)
+    reports = download_datasets(tmp_path, list(SHIPPED), opener=opener)
     assert [report.name for report in reports] == ["summeval", "topical_chat"]
-    assert {url for url, _ in opener.calls} == {spec.upstream_url for spec in DATASETS.values()}
-    for spec in DATASETS.values():
+    assert {url for url, _ in opener.calls} == {spec.upstream_url for spec in SHIPPED.values()}
+    for spec in SHIPPED.values():
         assert git_blob_id((tmp_path / spec.relative_path).read_bytes()) == spec.git_blob_id
     assert [report.line for report in check_datasets(tmp_path)] == [
         f"summeval: {tmp_path / 'summeval/summeval.json'}: 1600 items in 100 groups; "
@@ -253,14 +256,19 @@ def test_cli_download(
         f"(669,279 bytes, git blob {DATASETS['topical_chat'].git_blob_id})"
     ]
     monkeypatch.setenv(DATA_DIR_ENV, str(tmp_path))
-    assert _run(["data", "download"]) == 0
+    assert _run(["data", "download", "--dataset", "summeval", "--dataset", "topical_chat"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 2 and "summeval" in lines[0] and "downloaded" in lines[0]
     assert "topical_chat" in lines[1] and "already present, verified" in lines[1]
 
 
 def test_cli_check(shared_data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert _run(["data", "check", "--data-dir", str(shared_data_dir)]) == 0
+    assert (
+        _run(
+            ["data", "check", "--data-dir", str(shared_data_dir), "--dataset", "summeval", "--dataset", "topical_chat"]
+        )
+        == 0
+    )
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 2
     assert "1600 items in 100 groups" in lines[0] and "360 items in 60 groups" in lines[1]
@@ -277,7 +285,7 @@ def test_cli_check_reports_missing_files(tmp_path: Path) -> None:
 def test_cli_check_refuses_a_valid_file_with_another_blob_id(
     tmp_path: Path, shared_data_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    for spec in DATASETS.values():
+    for spec in SHIPPED.values():
         target = tmp_path / spec.relative_path
         target.parent.mkdir(parents=True)
         target.write_bytes((shared_data_dir / spec.relative_path).read_bytes())

@@ -1,0 +1,313 @@
+"""The user's own data: ``run --dataset FILE`` with a ``.jsonl``, ``.csv`` or ``.json`` file.
+
+``--fields`` maps the project's field names to the file's columns:
+
+- single score: ``source=COL,output=COL,human=COL`` (required), ``group=COL`` (optional: without it every
+  item is its own group and correlation is item-level), ``reference=COL``, ``context=COL``, ``id=COL``;
+- pairwise: ``question=COL,output_a=COL,output_b=COL,label=COL`` (required), ``input=COL``, ``id=COL``,
+  ``group=COL``; ``--labels first=A,second=B,tie=T`` says which values of the label column mean what
+  (default: the words first/second/tie, any case).
+
+A field not given defaults to the column of the same name when the file has one. The whole file is
+validated before anything is evaluated: every bad row is one line naming the file, the row (counted from
+1; a CSV's header is not a row) and the column, and all of them are reported together. Template
+placeholders are the field names: ``{{source}}``, ``{{output}}``, ``{{reference}}``, ``{{context}}``
+(pairwise ``{{question}}``, ``{{input}}``, ``{{output_a}}``, ``{{output_b}}``).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import sys
+from collections.abc import Mapping
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from debate_eval.agents.errors import UserError
+from debate_eval.tasks.data.registry import (
+    GROUP_LEVEL,
+    ITEM_LEVEL,
+    PAIRWISE,
+    PAIRWISE_LABELS,
+    SINGLE,
+    DatasetSpec,
+    Item,
+    register_own_file_spec,
+)
+from debate_eval.tasks.data.rows import SCALE_TOLERANCE, decode_text, describe, parse_json, read_bytes
+
+SINGLE_FIELDS = ("source", "output", "human", "group", "reference", "context", "id")
+SINGLE_REQUIRED = ("source", "output", "human")
+PAIRWISE_FIELDS = ("question", "input", "output_a", "output_b", "label", "group", "id")
+PAIRWISE_REQUIRED = ("question", "output_a", "output_b", "label")
+#: Inputs in the order a judge sees them; the text judged comes last.
+SINGLE_INPUT_ORDER = ("context", "source", "reference", "output")
+PAIRWISE_INPUT_ORDER = ("question", "input", "output_a", "output_b")
+MAX_ERROR_LINES = 50
+
+
+def parse_mapping(text: str, option: str, valid: tuple[str, ...]) -> dict[str, str]:
+    """``"a=X,b=Y"`` as ``{"a": "X", "b": "Y"}``; keys must be in ``valid`` and given once."""
+    mapping: dict[str, str] = {}
+    for part in (piece.strip() for piece in (text or "").split(",")):
+        if not part:
+            continue
+        key, sep, value = part.partition("=")
+        key, value = key.strip(), value.strip()
+        if not sep or not key or not value:
+            raise UserError(f"{option}: expected NAME=VALUE pairs separated by commas, got {part!r}")
+        if key not in valid:
+            raise UserError(f"{option}: unknown name {key!r}; valid names: {', '.join(valid)}")
+        if key in mapping:
+            raise UserError(f"{option}: {key!r} is given twice")
+        mapping[key] = value
+    return mapping
+
+
+def read_table(path: Path) -> tuple[list[dict[str, Any]], list[str], bool]:
+    """The rows of a ``.jsonl`` / ``.csv`` / ``.json`` file, the column names, and whether it is a CSV."""
+    suffix = path.suffix.lower()
+    text = decode_text(path, read_bytes(path))
+    if suffix == ".csv":
+        csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
+        try:
+            reader = csv.DictReader(io.StringIO(text, newline=""))
+            rows = list(reader)
+        except csv.Error as exc:
+            raise UserError(f"{path}: not a valid CSV file: {exc}") from None
+        columns = list(reader.fieldnames or [])
+        if not columns:
+            raise UserError(f"{path}: the CSV file has no header line")
+        return rows, columns, True
+    if suffix == ".jsonl":
+        rows = []
+        for number, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise UserError(
+                    f"{path}: row {len(rows) + 1} (counted from 1), line {number}: invalid JSON at column "
+                    f"{exc.colno}: {exc.msg}"
+                ) from None
+    elif suffix == ".json":
+        rows = parse_json(path, text)
+        if not isinstance(rows, list):
+            raise UserError(f"{path}: expected a JSON list of row objects at the top level, got {describe(rows)}")
+    else:
+        raise UserError(f"{path}: own data must be a .jsonl, .csv or .json file")
+    for index, row in enumerate(rows):
+        if not isinstance(row, dict):
+            raise UserError(f"{path}: row {index + 1} (counted from 1): expected an object, got {describe(row)}")
+    columns = list(dict.fromkeys(key for row in rows for key in row))
+    return rows, columns, False
+
+
+def resolve_fields(fields: Mapping[str, str], columns: list[str], path: Path, task_type: str) -> dict[str, str]:
+    """The field -> column map: the given one, plus same-named columns for fields not given."""
+    valid = PAIRWISE_FIELDS if task_type == PAIRWISE else SINGLE_FIELDS
+    required = PAIRWISE_REQUIRED if task_type == PAIRWISE else SINGLE_REQUIRED
+    resolved = {name: column for name, column in fields.items() if name in valid}
+    for name in valid:
+        if name not in resolved and name in columns:
+            resolved[name] = name
+    missing = [name for name in required if name not in resolved]
+    if missing:
+        example = ",".join(f"{name}=COLUMN" for name in missing)
+        raise UserError(
+            f"{path}: no column for {', '.join(missing)}; map them with --fields {example} "
+            f"(the file's columns: {', '.join(columns) or 'none'})"
+        )
+    absent = [f"{name}={column}" for name, column in resolved.items() if column not in columns]
+    if absent:
+        raise UserError(
+            f"{path}: --fields {', '.join(absent)}: no such column (the file's columns: {', '.join(columns) or 'none'})"
+        )
+    return resolved
+
+
+class _Validator:
+    """Collects one line per bad row instead of stopping at the first."""
+
+    def __init__(self, path: Path, is_csv: bool) -> None:
+        self.path = path
+        self.where = "counted from 1, the header line not counted" if is_csv else "counted from 1"
+        self.errors: list[str] = []
+
+    def fail(self, index: int, column: str, problem: str) -> None:
+        self.errors.append(f"{self.path}: row {index + 1} ({self.where}): column {json.dumps(column)}: {problem}")
+
+    def text(self, index: int, row: dict[str, Any], column: str, *, required: bool = True) -> str | None:
+        value = row.get(column)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            value = str(value)
+        if value is None or value == "":
+            if required:
+                self.fail(index, column, "empty" if column in row else "missing")
+                return None
+            return ""
+        if not isinstance(value, str):
+            self.fail(index, column, f"expected text, got {describe(value)}")
+            return None
+        if required and not value.strip():
+            self.fail(index, column, "whitespace-only text")
+            return None
+        return value
+
+    def number(self, index: int, row: dict[str, Any], column: str, scale: tuple[float, float] | None) -> float | None:
+        value = row.get(column)
+        if isinstance(value, str):
+            stripped = value.strip()
+            if not stripped:
+                self.fail(index, column, "empty (expected a number)")
+                return None
+            try:
+                value = float(stripped)
+            except ValueError:
+                self.fail(index, column, f"expected a number, got {describe(value)}")
+                return None
+        if value is None or isinstance(value, bool) or not isinstance(value, (int, float)):
+            self.fail(index, column, f"expected a number, got {describe(value) if column in row else 'nothing'}")
+            return None
+        if not math.isfinite(value):
+            self.fail(index, column, f"expected a finite number, got {value}")
+            return None
+        if scale is not None and not scale[0] - SCALE_TOLERANCE <= value <= scale[1] + SCALE_TOLERANCE:
+            self.fail(index, column, f"{value:g} is outside the scale {scale[0]:g}-{scale[1]:g} (--scale)")
+            return None
+        return float(value)
+
+    def raise_if_any(self, total: int) -> None:
+        if not self.errors:
+            return
+        shown = self.errors[:MAX_ERROR_LINES]
+        more = len(self.errors) - len(shown)
+        head = f"{self.path}: {len(self.errors)} problem(s) in {total} rows; nothing was evaluated:"
+        tail = [f"... and {more} more"] if more else []
+        raise UserError("\n".join([head, *shown, *tail]))
+
+
+def load_own_file(
+    path: Path,
+    *,
+    spec: DatasetSpec,
+    data: bytes | None = None,
+    fields: Mapping[str, str],
+    aspect: str,
+    scale: tuple[float, float] | None = None,
+    labels: Mapping[str, str] | None = None,
+    task_type: str = SINGLE,
+) -> list[Item]:
+    """Load and validate the whole file; all bad rows are reported together (one line each)."""
+    rows, columns, is_csv = read_table(path)
+    if not rows:
+        raise UserError(f"{path}: the file has no data rows")
+    resolved = resolve_fields(fields, columns, path, task_type)
+    check = _Validator(path, is_csv)
+    label_of = {
+        value.casefold(): label for label, value in (labels or {label: label for label in PAIRWISE_LABELS}).items()
+    }
+    items: list[Item] = []
+    seen_ids: dict[str, int] = {}
+    for index, row in enumerate(rows):
+        errors_before = len(check.errors)
+        item_id = check.text(index, row, resolved["id"]) if "id" in resolved else f"row-{index + 1}"
+        if item_id is not None and item_id in seen_ids:
+            check.fail(index, resolved["id"], f"duplicate id {item_id!r} (first at row {seen_ids[item_id] + 1})")
+        elif item_id is not None:
+            seen_ids[item_id] = index
+        group = check.text(index, row, resolved["group"]) if "group" in resolved else item_id
+        order = PAIRWISE_INPUT_ORDER if task_type == PAIRWISE else SINGLE_INPUT_ORDER
+        optional = ("input",) if task_type == PAIRWISE else ("reference", "context")
+        inputs = {
+            name: check.text(index, row, resolved[name], required=name not in optional)
+            for name in order
+            if name in resolved
+        }
+        human_scores: dict[str, float] = {}
+        human_label = None
+        if task_type == PAIRWISE:
+            raw = check.text(index, row, resolved["label"])
+            if raw is not None:
+                human_label = label_of.get(raw.strip().casefold())
+                if human_label is None:
+                    known = ", ".join(f"{value}={label}" for value, label in label_of.items())
+                    check.fail(index, resolved["label"], f"unknown label {raw!r} (known: {known}; see --labels)")
+        else:
+            score = check.number(index, row, resolved["human"], scale)
+            if score is not None:
+                human_scores[aspect] = score
+        if len(check.errors) > errors_before:
+            continue
+        items.append(
+            Item(
+                item_id=str(item_id),
+                dataset=spec.name,
+                group_id=str(group),
+                system_id=str(row.get("system_id", "") or ""),
+                inputs={name: value or "" for name, value in inputs.items()},
+                human_scores=human_scores,
+                row_index=index,
+                task_type=task_type,
+                human_label=human_label,
+            )
+        )
+    check.raise_if_any(len(rows))
+    return items
+
+
+def register_own_file(
+    name: str,
+    *,
+    fields: Mapping[str, str],
+    aspect: str,
+    scale: tuple[float, float] | None = None,
+    labels: Mapping[str, str] | None = None,
+) -> DatasetSpec:
+    """Validate the user's file ``name`` (a path) and register it as a dataset of that name.
+
+    Pairwise when ``fields`` maps ``label`` or ``output_a``, single-score otherwise. Raises
+    :class:`UserError` for a missing file, unknown or absent columns, or any bad row (all listed).
+    """
+    path = Path(name).expanduser()
+    if not path.is_file():
+        raise UserError(f"{path}: file not found (--dataset takes a dataset name or your own .jsonl/.csv/.json)")
+    task_type = PAIRWISE if {"label", "output_a", "output_b", "question"} & set(fields) else SINGLE
+    if labels and task_type != PAIRWISE:
+        raise UserError("--labels is for pairwise files (map question=, output_a=, output_b=, label= with --fields)")
+    if not aspect or not aspect.strip():
+        raise UserError("--aspect: give the quality your human scores rate, e.g. --aspect helpfulness")
+    resolved_scale = None if scale is None else (float(scale[0]), float(scale[1]))
+    spec = DatasetSpec(
+        name=name,
+        description=f"your own file {path}",
+        relative_path=str(path.resolve()),
+        aspects={aspect: resolved_scale if task_type == SINGLE else None},
+        inputs=PAIRWISE_INPUT_ORDER if task_type == PAIRWISE else SINGLE_INPUT_ORDER,
+        kind="summarization",
+        loader=load_own_file,
+        task_type=task_type,
+        level=ITEM_LEVEL,
+        licence="yours",
+        attribution="",
+        options={
+            "fields": dict(fields),
+            "aspect": aspect,
+            "scale": resolved_scale,
+            "labels": dict(labels) if labels else None,
+            "task_type": task_type,
+        },
+    )
+    items = spec.load(path)  # validates the whole file now, before anything is evaluated
+    present = tuple(name for name in spec.inputs if name in items[0].inputs)
+    grouped = any(item.group_id != item.item_id for item in items)
+    spec = replace(spec, inputs=present, level=GROUP_LEVEL if grouped else ITEM_LEVEL)
+    if task_type == SINGLE and resolved_scale is None:  # not checked; shown by `datasets` as the range seen
+        values = [item.human_scores[aspect] for item in items]
+        spec = replace(spec, aspects={aspect: (min(values), max(values))})
+    return register_own_file_spec(spec)

@@ -1,0 +1,284 @@
+"""The dataset registry: what the project knows about each meta-evaluation set, and where its file is read from.
+
+Each dataset is one module (``summeval.py``, ``fed.py``, ...) that builds a :class:`DatasetSpec` and registers
+it with :func:`register_dataset`. A spec says what the set is (inputs, aspects and their human scales, kind,
+task type, meta-evaluation level, licence), where its file comes from (upstream URL and git blob id), whether
+a compressed copy ships inside the package, and how to load it (its ``loader``).
+
+**Where a file is read from**, first that has it: ``--data-dir``, ``$DEBATE_EVAL_DATA_DIR``, the download
+folder (``~/.cache/debate-eval/data``), then the packaged copy (SummEval and Topical-Chat only; see
+:mod:`debate_eval.tasks.data.packaged`). Variants: ``xdial_fed_turn-german`` is ``xdial_fed_turn`` with
+``language=german``; a path ending in ``.jsonl``, ``.csv`` or ``.json`` is the user's own file
+(:mod:`debate_eval.tasks.data.own_file`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import os
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from debate_eval.agents.errors import UserError
+
+DATA_DIR_ENV = "DEBATE_EVAL_DATA_DIR"
+
+#: The modules that register the built-in datasets (imported on first use of the registry).
+BUILTIN_MODULES = (
+    "summeval",
+    "topical_chat",
+    "fed",
+    "xdial_fed",
+    "faireval",
+    "pandalm",
+    "autoj",
+)
+
+SINGLE = "single"
+PAIRWISE = "pairwise"
+#: Meta-evaluation levels: correlations per group, then averaged (SummEval's documents, Topical-Chat's
+#: contexts), or once over all items of the set (FED, as the dialogue-evaluation literature does).
+GROUP_LEVEL = "group"
+ITEM_LEVEL = "item"
+#: The human labels of a pairwise item.
+PAIRWISE_LABELS = ("first", "second", "tie")
+
+
+@dataclass(frozen=True)
+class Item:
+    """One item to judge: its inputs (untrusted text) and its human scores or pairwise label.
+
+    ``group_id`` is the group of a group-level meta-evaluation; items of an item-level set each have their
+    own group (their ``item_id``). ``row_index`` is the 0-based position in the file (messages count rows
+    from 1). A pairwise item has ``task_type="pairwise"``, inputs ``question``, ``input``, ``output_a``,
+    ``output_b`` and ``human_label`` in ``first``/``second``/``tie``; its ``human_scores`` are empty.
+    """
+
+    item_id: str
+    dataset: str
+    group_id: str
+    system_id: str
+    inputs: Mapping[str, str] = field(hash=False)
+    human_scores: Mapping[str, float] = field(hash=False)
+    row_index: int
+    task_type: str = SINGLE
+    human_label: str | None = None
+
+
+Loader = Callable[..., list[Item]]
+
+
+def _no_loader(path: Path, **options: Any) -> list[Item]:
+    raise UserError(f"{path}: this dataset has no loader")
+
+
+@dataclass(frozen=True)
+class DatasetSpec:
+    """Everything the project knows about one dataset.
+
+    ``relative_path`` is where the file sits under a data folder; ``aspects`` maps each aspect to its human
+    scale (low, high); ``inputs`` are the item's input names in the order a judge sees them, the last one being
+    the text judged (pairwise: ``output_b``); ``options`` are the loader's keyword arguments (``language`` for
+    xDial); ``shipped`` says a compressed copy is in the package.
+    """
+
+    name: str
+    relative_path: str
+    aspects: Mapping[str, tuple[float, float]] = field(hash=False)
+    kind: str  # "summarization", "dialogue" or "instruction" (selects the Tie-breaker's wording)
+    loader: Loader = field(default=_no_loader, hash=False, compare=False, repr=False)
+    description: str = ""
+    inputs: tuple[str, ...] = ()
+    task_type: str = SINGLE
+    level: str = GROUP_LEVEL
+    upstream_url: str = ""
+    git_blob_id: str = ""
+    size_bytes: int = 0
+    licence: str = ""
+    attribution: str = ""
+    shipped: bool = False
+    options: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    variants: tuple[str, ...] = ()  # allowed values of the one option a ``NAME-VARIANT`` name sets
+    variant_option: str = ""
+    default_variant: str = ""
+
+    @property
+    def file_name(self) -> str:
+        """The file's base name, e.g. ``summeval.json``."""
+        return Path(self.relative_path).name
+
+    @property
+    def base_name(self) -> str:
+        """The registered name without a variant (``xdial_fed_turn-german`` -> ``xdial_fed_turn``)."""
+        return self.name.split("-", 1)[0] if self.variants else self.name
+
+    def load(self, path: Path, data: bytes | None = None) -> list[Item]:
+        """Load and validate the file at ``path``; ``data`` are its bytes when already read (packaged copy)."""
+        return self.loader(path, spec=self, data=data, **dict(self.options))
+
+
+_REGISTRY: dict[str, DatasetSpec] = {}
+_OWN_FILES: dict[str, DatasetSpec] = {}  # the user's own files, by the name (path) they were given as
+_BUILTINS_LOADED = False
+OWN_FILE_SUFFIXES = (".jsonl", ".csv", ".json")
+
+
+def register_dataset(spec: DatasetSpec) -> DatasetSpec:
+    """Add ``spec`` to the registry (a second spec of the same name is a programming error)."""
+    if spec.name in _REGISTRY and _REGISTRY[spec.name] is not spec:
+        raise ValueError(f"dataset {spec.name!r} is registered twice")
+    if "-" in spec.name:
+        raise ValueError(f"dataset name {spec.name!r} must not contain '-' (it separates a variant)")
+    _REGISTRY[spec.name] = spec
+    return spec
+
+
+def register_own_file_spec(spec: DatasetSpec) -> DatasetSpec:
+    """Make the user's own file (named by its path) known to :func:`get_dataset` in this process."""
+    _OWN_FILES[spec.name] = spec
+    return spec
+
+
+def looks_like_own_file(name: str) -> bool:
+    """Whether a ``--dataset`` value names a file of the user's (by its suffix) rather than a registered set."""
+    return isinstance(name, str) and name.lower().endswith(OWN_FILE_SUFFIXES)
+
+
+def _load_builtins() -> None:
+    global _BUILTINS_LOADED
+    if _BUILTINS_LOADED:
+        return
+    _BUILTINS_LOADED = True
+    for module in BUILTIN_MODULES:
+        importlib.import_module(f"debate_eval.tasks.data.{module}")
+
+
+def all_datasets() -> dict[str, DatasetSpec]:
+    """The registered datasets by name, in registration order (the built-ins first)."""
+    _load_builtins()
+    modules = [f"debate_eval.tasks.data.{module}" for module in BUILTIN_MODULES]
+
+    def rank(spec: DatasetSpec) -> int:
+        module = getattr(spec.loader, "__module__", "")
+        return modules.index(module) if module in modules else len(modules)
+
+    return {spec.name: spec for spec in sorted(_REGISTRY.values(), key=rank)}
+
+
+class _Datasets(Mapping[str, DatasetSpec]):
+    """A live read-only view of the registry (``DATASETS["summeval"]``)."""
+
+    def __getitem__(self, name: str) -> DatasetSpec:
+        return all_datasets()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(all_datasets())
+
+    def __len__(self) -> int:
+        return len(all_datasets())
+
+
+DATASETS: Mapping[str, DatasetSpec] = _Datasets()
+
+
+def get_dataset(name: str) -> DatasetSpec:
+    """The spec of a dataset by name.
+
+    ``NAME-VARIANT`` selects a variant (``xdial_fed_turn-german``); a registered own file is found by the
+    name it was registered under. An unknown name is a :class:`UserError` listing the valid ones.
+    """
+    specs = all_datasets()
+    if not isinstance(name, str):
+        raise UserError(f"unknown dataset {name!r}; valid datasets: {', '.join(specs)}")
+    if name in specs:
+        return specs[name]
+    if name in _OWN_FILES:
+        return _OWN_FILES[name]
+    if looks_like_own_file(name):
+        raise UserError(
+            f"dataset {name} is a file of your own: it is read with `run --dataset {name} --fields ...` "
+            "(this command does not know its columns)"
+        )
+    base, sep, variant = name.partition("-")
+    spec = specs.get(base) if sep else None
+    if spec is not None and spec.variants:
+        if variant not in spec.variants:
+            raise UserError(
+                f"unknown {spec.variant_option} {variant!r} for dataset {base}; valid: {', '.join(spec.variants)}"
+            )
+        return with_variant(spec, variant)
+    raise UserError(
+        f"unknown dataset {name!r}; valid datasets: {', '.join(specs)} "
+        "(or the path of your own .jsonl, .csv or .json file)"
+    )
+
+
+def with_variant(spec: DatasetSpec, variant: str) -> DatasetSpec:
+    """``spec`` with its variant option set: the default variant keeps the plain name."""
+    name = spec.base_name if variant == spec.default_variant else f"{spec.base_name}-{variant}"
+    return replace(spec, name=name, options={**spec.options, spec.variant_option: variant})
+
+
+def check_aspect(dataset: str, aspect: str) -> None:
+    """Raise a :class:`UserError` unless ``aspect`` is one the project evaluates on ``dataset``."""
+    spec = get_dataset(dataset)
+    if aspect not in spec.aspects:
+        raise UserError(f"unknown aspect {aspect!r} for dataset {dataset}; valid aspects: {', '.join(spec.aspects)}")
+
+
+def git_blob_id(data: bytes) -> str:
+    """The id ``git hash-object`` prints for a file with these bytes."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+# --------------------------------------------------------------------------------------------------
+# Where files are read from
+
+
+def default_data_dir() -> Path:
+    """``$XDG_CACHE_HOME/debate-eval/data``, or ``~/.cache/debate-eval/data`` when that is unset."""
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    cache = Path(xdg) if xdg and Path(xdg).is_absolute() else Path.home() / ".cache"
+    return cache / "debate-eval" / "data"
+
+
+def resolve_data_dir(cli_value: str | Path | None) -> Path:
+    """The data folder: ``--data-dir`` if given, else ``$DEBATE_EVAL_DATA_DIR``, else the download folder.
+
+    The folder is not required to exist.
+    """
+    if cli_value is not None and str(cli_value) != "":
+        return Path(cli_value).expanduser()
+    from_env = os.environ.get(DATA_DIR_ENV, "")
+    if from_env:
+        return Path(from_env).expanduser()
+    return default_data_dir()
+
+
+def data_dir_candidates(data_dir: str | Path | None = None) -> list[Path]:
+    """The folders searched, in order: ``data_dir`` (``--data-dir``), ``$DEBATE_EVAL_DATA_DIR``, the
+    download folder; duplicates removed. A given folder that does not exist is a :class:`UserError`."""
+    candidates = []
+    if data_dir is not None and str(data_dir) != "":
+        candidates.append((Path(data_dir).expanduser(), "--data-dir"))
+    if os.environ.get(DATA_DIR_ENV, ""):
+        candidates.append((Path(os.environ[DATA_DIR_ENV]).expanduser(), f"${DATA_DIR_ENV}"))
+    default = default_data_dir()
+    for folder, origin in candidates:  # a folder the user named must exist (a typo is not silently skipped)
+        if folder != default and not folder.is_dir():
+            raise UserError(f"{folder}: data folder not found (given by {origin})")
+    return list(dict.fromkeys([folder for folder, _ in candidates] + [default]))
+
+
+def describe_source(dataset: str, data_dir: str | Path | None = None) -> str:
+    """Where ``dataset`` would be read from now: a file path, ``packaged copy`` or ``not found``."""
+    spec = get_dataset(dataset)
+    if spec.relative_path.startswith("/") or not spec.relative_path:
+        return spec.relative_path
+    for folder in data_dir_candidates(data_dir):
+        if (folder / spec.relative_path).is_file():
+            return str(folder / spec.relative_path)
+    return "packaged copy" if spec.shipped else "not found"

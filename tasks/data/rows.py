@@ -1,0 +1,182 @@
+"""Strict reading of data files: every problem is one :class:`UserError` line naming the file, the row and field.
+
+Rows are counted from 1 and every message says so, for example
+``summeval.json: row 18 (counted from 1): field "scores.coherence": expected a number, got "high"``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from debate_eval.agents.errors import UserError
+
+SCALE_TOLERANCE = 1e-9
+_SHOWN_TEXT_CHARS = 60
+_FIELD: Any = object()  # "read the value from the row"
+
+
+def row_label(index: int) -> str:
+    """``row N (counted from 1)`` for the row at 0-based ``index``."""
+    return f"row {index + 1} (counted from 1)"
+
+
+def read_bytes(path: Path) -> bytes:
+    """The bytes of ``path``; a missing or unreadable file is a :class:`UserError`."""
+    try:
+        return Path(path).read_bytes()
+    except FileNotFoundError:
+        raise UserError(f"{path}: file not found") from None
+    except IsADirectoryError:
+        raise UserError(f"{path}: is a folder, not a file") from None
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read the file: {exc.strerror or exc}") from None
+
+
+def decode_text(path: Path, data: bytes) -> str:
+    """``data`` as UTF-8 text (a leading byte-order mark is dropped)."""
+    try:
+        return data.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{path}: not valid UTF-8 at byte offset {exc.start} ({exc.reason})") from None
+
+
+def parse_json(path: Path, text: str) -> Any:
+    """The JSON value of ``text``; a syntax error names the line and column."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        truncated = exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string")
+        hint = " (the file looks truncated)" if truncated else ""
+        raise UserError(f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}{hint}") from None
+
+
+def read_json_rows(path: Path, data: bytes | None = None) -> list[Any]:
+    """The top-level JSON list of ``path`` (or of ``data``, its bytes); it must be a non-empty list."""
+    rows = parse_json(path, decode_text(path, read_bytes(path) if data is None else data))
+    if not isinstance(rows, list):
+        raise UserError(f"{path}: expected a JSON list of rows at the top level, got {describe(rows)}")
+    if not rows:
+        raise UserError(f"{path}: the file has no rows (an empty JSON list)")
+    return rows
+
+
+def read_jsonl_rows(path: Path) -> list[Any]:
+    """The objects of a JSON-lines file, one per non-blank line; a bad line names its row and line."""
+    text = decode_text(path, read_bytes(path))
+    rows = []
+    for line_number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError as exc:
+            raise UserError(
+                f"{path}: {row_label(len(rows))}, line {line_number}: invalid JSON at column {exc.colno}: {exc.msg}"
+            ) from None
+    if not rows:
+        raise UserError(f"{path}: the file has no rows")
+    return rows
+
+
+class Row:
+    """One row being validated; every error it raises names the file, the row (from 1) and the field."""
+
+    def __init__(self, path: Path, index: int, raw: Any, *, noun: str = "field") -> None:
+        self.path = path
+        self.index = index
+        self.noun = noun
+        if not isinstance(raw, dict):
+            raise UserError(f"{path}: {row_label(index)}: expected an object, got {describe(raw)}")
+        self.raw: dict[str, Any] = raw
+
+    def error(self, name: str, message: str) -> UserError:
+        """A :class:`UserError` about one field (or column) of this row."""
+        return UserError(f"{self.path}: {row_label(self.index)}: {self.noun} {json.dumps(name)}: {message}")
+
+    def get(self, name: str) -> Any:
+        """A required field's raw value."""
+        if name not in self.raw:
+            present = ", ".join(sorted(self.raw)) or "none"
+            raise self.error(name, f"missing (the row has: {present})")
+        return self.raw[name]
+
+    def text(self, name: str, *, allow_empty: bool = False) -> str:
+        """A required string field, not empty or whitespace-only unless ``allow_empty``."""
+        value = self.get(name)
+        if not isinstance(value, str):
+            raise self.error(name, f"expected a string, got {describe(value)}")
+        if not allow_empty and not value.strip():
+            raise self.error(name, "empty text" if not value else "whitespace-only text")
+        return value
+
+    def optional_string(self, name: str) -> str | None:
+        """A field that may be absent but must be a string when present."""
+        if name not in self.raw:
+            return None
+        if not isinstance(self.raw[name], str):
+            raise self.error(name, f"expected a string, got {describe(self.raw[name])}")
+        return self.raw[name]
+
+    def number(self, name: str, value: Any = _FIELD, *, from_text: bool = False) -> float:
+        """A finite number (``value`` if given, else the field); ``from_text`` also accepts ``"2.5"``."""
+        value = self.get(name) if value is _FIELD else value
+        if from_text and isinstance(value, str):
+            try:
+                value = float(value.strip())
+            except ValueError:
+                raise self.error(name, f"expected a number, got {describe(value)}") from None
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise self.error(name, f"expected a number, got {describe(value)}")
+        if not math.isfinite(value):
+            raise self.error(name, f"expected a finite number, got {value}")
+        return float(value)
+
+    def on_scale(self, name: str, value: float, scale: tuple[float, float]) -> float:
+        """``value`` unless it lies outside ``scale``."""
+        low, high = scale
+        if not low - SCALE_TOLERANCE <= value <= high + SCALE_TOLERANCE:
+            raise self.error(name, f"{value:g} is outside the scale {low:g}-{high:g}")
+        return value
+
+    def scores(self, aspects: Mapping[str, tuple[float, float]], name: str = "scores") -> dict[str, float]:
+        """All entries of the ``scores`` object as floats; the given aspects present and on their scales."""
+        scores = self.get(name)
+        if not isinstance(scores, dict):
+            raise self.error(name, f"expected an object, got {describe(scores)}")
+        result = {key: self.number(f"{name}.{key}", value) for key, value in scores.items()}
+        for aspect, scale in aspects.items():
+            if aspect not in result:
+                raise self.error(f"{name}.{aspect}", f"missing (the scores have: {', '.join(result) or 'none'})")
+            self.on_scale(f"{name}.{aspect}", result[aspect], scale)
+        return result
+
+
+def check_unique(row: Row, seen: dict[Any, int], key: Any, fields: Iterable[str], shown: str) -> None:
+    """Refuse a second row with the same ``key`` (naming both rows, counted from 1)."""
+    first = seen.setdefault(key, row.index)
+    if first != row.index:
+        names = ", ".join(json.dumps(name) for name in fields)
+        raise UserError(
+            f"{row.path}: {row_label(row.index)}: {row.noun}s {names}: duplicate item {shown} "
+            f"(first seen at row {first + 1})"
+        )
+
+
+def describe(value: Any) -> str:
+    """A short JSON-style description of a value for error messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        shown = value if len(value) <= _SHOWN_TEXT_CHARS else value[:_SHOWN_TEXT_CHARS] + "…"
+        return json.dumps(shown, ensure_ascii=False)
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "a list"
+    return repr(value)

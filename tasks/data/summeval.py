@@ -1,0 +1,66 @@
+"""SummEval (Fabbri et al. 2021) as preprocessed by BARTScore, UniEval and G-Eval: 100 documents x 16 summaries.
+
+Shipped inside the package (compressed, see ``packaged/NOTICE``). Items are grouped by ``doc_id`` for the
+summary-level meta-evaluation; inputs ``Document`` and ``Summary`` (G-Eval's placeholders).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from debate_eval.tasks.data.registry import GROUP_LEVEL, DatasetSpec, Item, register_dataset
+from debate_eval.tasks.data.rows import Row, check_unique, read_json_rows
+
+ASPECTS = {
+    "coherence": (1.0, 5.0),
+    "consistency": (1.0, 5.0),
+    "fluency": (1.0, 5.0),
+    "relevance": (1.0, 5.0),
+}
+
+
+def load_summeval(path: Path, *, spec: DatasetSpec, data: bytes | None = None) -> list[Item]:
+    """Load and validate a SummEval file (G-Eval/UniEval format) into items grouped by ``doc_id``."""
+    items: list[Item] = []
+    seen: dict[tuple[str, str], int] = {}
+    for index, raw in enumerate(read_json_rows(path, data)):
+        row = Row(path, index, raw)
+        doc_id = row.text("doc_id")
+        system_id = row.text("system_id")
+        document = row.text("source")
+        summary = row.text("system_output")
+        row.optional_string("reference")
+        scores = row.scores(spec.aspects)
+        check_unique(row, seen, (doc_id, system_id), ("doc_id", "system_id"), f"{doc_id}/{system_id}")
+        items.append(
+            Item(
+                item_id=f"{doc_id}/{system_id}",
+                dataset=spec.name,
+                group_id=doc_id,
+                system_id=system_id,
+                inputs={"Document": document, "Summary": summary},
+                human_scores=scores,
+                row_index=index,
+            )
+        )
+    return items
+
+
+SPEC = register_dataset(
+    DatasetSpec(
+        name="summeval",
+        description="CNN/DailyMail summaries: 100 documents x 16 systems, mean of 3 expert ratings",
+        relative_path="summeval/summeval.json",
+        aspects=ASPECTS,
+        inputs=("Document", "Summary"),
+        kind="summarization",
+        loader=load_summeval,
+        level=GROUP_LEVEL,
+        upstream_url="https://raw.githubusercontent.com/nlpyang/geval/main/data/summeval.json",
+        git_blob_id="812a51e6727b4a64e661603fa350d76586ef7de0",
+        size_bytes=5_052_406,
+        licence="MIT (Yale-LILY/SummEval; G-Eval, UniEval copies MIT); articles from CNN/DailyMail",
+        attribution="Fabbri et al. 2021 (SummEval), preprocessed by BARTScore, UniEval and G-Eval",
+        shipped=True,
+    )
+)
