@@ -1,0 +1,141 @@
+"""The report's numbers, page assembly and escaping, on hand-made records (no model, no browser)."""
+
+from __future__ import annotations
+
+import html as html_lib
+import importlib.util
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from debate_eval.agents.errors import UserError
+from debate_eval.tasks.analysis.report import gather, numbers, write_report
+from debate_eval.tasks.analysis.report.page import page_data, render, safe_json
+
+_SPEC = importlib.util.spec_from_file_location("report_records", Path(__file__).with_name("report_records.py"))
+rr = importlib.util.module_from_spec(_SPEC)
+sys.modules["report_records"] = rr
+_SPEC.loader.exec_module(rr)
+
+
+def embedded_data(html: str) -> dict:
+    match = re.search(r'<script type="application/json" id="report-data">(.*?)</script>', html, re.S)
+    assert match
+    return json.loads(match.group(1))
+
+
+def test_safe_json_cannot_end_its_script_and_round_trips() -> None:
+    value = {"text": "</script><!-- <script>alert(1)</script> & \u2028 \u2029"}
+    text = safe_json(value)
+    assert "<" not in text and ">" not in text and "&" not in text and "\u2028" not in text
+    assert json.loads(text) == value
+
+
+def test_hostile_text_is_escaped_everywhere(tmp_path: Path) -> None:
+    config = {"result_config": {"debate": {"critic": {"text": rr.PAYLOAD}}, "models": {}}}
+    run = rr.write_run(tmp_path / "run", [rr.hostile_record(), rr.debate_record(2, 2.0, [2.0])], config)
+    html = render(gather.load_runs([run]))
+    # Only the page's own two script elements: the JSON data and the code.
+    assert html.count("<script") == 2 and html.count("</script") == 2
+    outside_data = re.sub(r'<script type="application/json" id="report-data">.*?</script>', "", html, flags=re.S)
+    assert "<img" not in outside_data and "window.__pwned" in outside_data  # present, but only as text
+    assert "&lt;script&gt;window.__pwned" in html  # the settings and the scatter's hover text, escaped
+    data = embedded_data(html)
+    assert data["records"][0]["inputs"]["output"] == f"Summary {rr.PAYLOAD}"  # the data itself is intact
+    csp = html_lib.unescape(re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', html).group(1))
+    assert "script-src 'sha256-" in csp and "default-src 'none'" in csp and "unsafe-inline" not in csp
+
+
+def test_placeholders_in_run_text_stay_literal(tmp_path: Path) -> None:
+    config = {"result_config": {"debate": {"note": "{{data}} {{script}}"}, "models": {}}}
+    run = rr.write_run(tmp_path / "run", [rr.debate_record(1, 2.0, [3.0])], config)
+    html = render(gather.load_runs([run]))
+    assert "{{data}} {{script}}" in html and html.count('id="report-data"') == 1
+
+
+def test_scorer_moves_towards_and_away_from_the_human_score() -> None:
+    records = [
+        rr.debate_record(1, 2.0, [4.0, 3.0, 3.0]),  # towards, then unchanged
+        rr.debate_record(2, 2.0, [2.0, 4.0, None]),  # away, then no score
+        rr.debate_record(3, 3.0, [2.0, 4.0]),  # same distance
+    ]
+    assert numbers.scorer_moves(records) == [
+        {"towards": 1, "away": 1, "same distance": 1},
+        {"unchanged": 1, "no score": 1},
+    ]
+
+
+def test_meta_eval_rows_use_statistics_with_intervals_and_label_the_paper(tmp_path: Path) -> None:
+    records = [rr.debate_record(i, float(1 + i % 5), [float(1 + (i * 3) % 5)], group=f"d{i // 4}") for i in range(16)]
+    run = gather.load_runs([rr.write_run(tmp_path / "run", records)])[0]
+    (row,) = numbers.meta_eval_rows(run, resamples=200)
+    assert row["paper_row"] == "DEBATE" and row["n_items"] == 16 and row["n_groups"] + row["n_skipped"] == 4
+    rho = row["cells"][0]
+    assert rho["statistic"] == "spearman" and rho["paper"] == 0.610
+    assert rho["value"] is not None and rho["ci"][0] <= rho["value"] <= rho["ci"][1]
+    html = render([run])
+    assert "GPT-4 DEBATE row, not this run" in html
+
+
+def test_pairwise_confusion_metrics_and_rows(tmp_path: Path) -> None:
+    records = [
+        rr.pairwise_record(1, "first", "first", True),
+        rr.pairwise_record(2, "first", "second", False),
+        rr.pairwise_record(3, "second", "second", True),
+        rr.pairwise_record(4, "tie", None, None),
+    ]
+    run = gather.load_runs([rr.write_run(tmp_path / "pw", records)])[0]
+    assert run.task_type == "pairwise"
+    assert numbers.confusion(run.records) == {"first": {"first": 1, "second": 1}, "second": {"second": 1},
+                                              "tie": {"none": 1}}  # fmt: skip
+    (metrics,) = numbers.pairwise_rows(run, resamples=0)
+    assert metrics["accuracy"] == pytest.approx(2 / 3) and metrics["consistency"] == pytest.approx(2 / 3)
+    rows = page_data([run])["rows"]
+    assert [r["agreed"] for r in rows] == [True, False, True, None] and rows[1]["err"] == 1.0
+    html = render([run])
+    assert (
+        "verdicts vs human labels" in html
+        and "consistency (95% CI)" in html
+        and "ChatEval (Chan et al. 2023), Table 1" in html
+    )
+
+
+def test_two_runs_side_by_side_count_the_closer_run(tmp_path: Path) -> None:
+    a = rr.write_run(tmp_path / "a", [rr.debate_record(1, 2.0, [2.0]), rr.debate_record(2, 4.0, [1.0])])
+    b = rr.write_run(tmp_path / "b", [rr.debate_record(1, 2.0, [3.0]), rr.debate_record(2, 4.0, [4.0]),
+                                      rr.debate_record(3, 4.0, [4.0])])  # fmt: skip
+    runs = gather.load_runs([a, b])
+    assert [run.label for run in runs] == ["debate (a)", "debate (b)"]
+    html = render(runs)
+    section = html[html.index("id='compare'") :]
+    assert "2 items are in all 2 runs" in section
+    counts = re.search(r"<tr><td>(\d+)</td><td>(\d+)</td><td>(\d+)</td><td>(\d+)</td></tr>", section).groups()
+    assert counts == ("1", "1", "0", "0")  # a closer on item 1, b on item 2, no tie, none without a score
+
+
+def test_chateval_and_fennec_details_reach_the_page(tmp_path: Path) -> None:
+    chat = rr.write_run(tmp_path / "chat", [rr.chateval_record(1, 3.0)])
+    fennec = rr.write_run(tmp_path / "fennec", [rr.fennec_record(1, 3.0)])
+    data = page_data(gather.load_runs([chat, fennec]))
+    assert data["records"][0]["details"]["referees"]["Critic"] == "critic"
+    assert len(data["records"][1]["details"]["branches"]) == 3
+    assert [run["method"] for run in data["runs"]] == ["chateval", "fennec"]
+
+
+def test_bad_input_gives_one_line_naming_file_and_line(tmp_path: Path) -> None:
+    folder = tmp_path / "bad"
+    folder.mkdir()
+    (folder / "results.jsonl").write_text('{"item_id": "a", "dataset": "d", "aspect": "x"}\nnot json\n{}\n')
+    with pytest.raises(UserError, match=r"results.jsonl: line 2 is not valid JSON"):
+        gather.load_runs([folder])
+    (folder / "results.jsonl").write_text('{"item_id": "a"}\n{"score": 3}\n')
+    with pytest.raises(UserError, match=r"line 2 \(counted from 1\) has no item_id"):
+        gather.load_runs([folder])
+    with pytest.raises(UserError, match="no such run directory"):
+        write_report([tmp_path / "missing"], tmp_path / "r.html")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(UserError, match=r"no results\.jsonl"):
+        gather.load_runs([tmp_path / "empty"])

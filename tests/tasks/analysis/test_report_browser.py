@@ -1,0 +1,156 @@
+"""The report in a real browser (headless Chromium over the DevTools pipe): no console error, filtering,
+sorting, opening transcripts (DEBATE, ChatEval referees, a Fennec-shaped tree, pairwise, side by side), a
+screenshot; and a script planted in judged text does not run.
+
+Needs the Debian package ``chromium`` (``.ci/run`` installs it). Without it the tests skip, except in CI
+(``CI=true``) or with ``DEBATE_EVAL_REQUIRE_BROWSER=1``, where they fail.
+Set ``REPORT_SCREENSHOT_DIR`` to keep the screenshots.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from debate_eval.tasks.analysis.report import write_report
+from debate_eval.tasks.analysis.report.demo import make_runs
+
+pytestmark = pytest.mark.browser
+
+
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name(f"{name}.py"))
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+cdp = _load("cdp_browser")
+rr = _load("report_records")
+
+
+@pytest.fixture
+def browser() -> Iterator:
+    executable = cdp.find_chromium()
+    if executable is None:
+        reason = "headless Chromium not found (apt-get install chromium, or set CHROMIUM=/path/to/chromium)"
+        if os.environ.get("CI") == "true" or os.environ.get("DEBATE_EVAL_REQUIRE_BROWSER") == "1":
+            pytest.fail(reason)
+        pytest.skip(reason)
+    with cdp.Browser(executable) as instance:
+        yield instance
+
+
+def keep(path: Path) -> None:
+    target = os.environ.get("REPORT_SCREENSHOT_DIR")
+    if target:
+        Path(target).mkdir(parents=True, exist_ok=True)
+        shutil.copy(path, Path(target) / path.name)
+
+
+def count(browser, selector: str) -> int:
+    return browser.evaluate(f"document.querySelectorAll({selector!r}).length")
+
+
+def set_value(browser, selector: str, value: str) -> None:
+    """Set a form control's value and fire its input event (as a user's choice would)."""
+    browser.evaluate(
+        f"(() => {{ const e = document.querySelector({selector!r}); e.value = {value!r};"
+        " e.dispatchEvent(new Event('input')); })()"
+    )
+
+
+def visible_rows(browser) -> int:
+    return count(browser, "#items-table tbody tr")
+
+
+def test_scripted_run_report_in_chromium(browser, tmp_path: Path, isolated_env: Path) -> None:
+    runs = make_runs(tmp_path / "runs", docs=1)
+    page = write_report(runs, tmp_path / "report.html", title="Report of scripted runs (not model results)")
+    browser.open(page)
+    assert browser.evaluate("document.documentElement.getAttribute('data-report-ready')") == "1"
+    assert visible_rows(browser) == 48 and count(browser, "svg.plot") >= 5
+
+    # Filtering: the run selector, then a text search through the transcripts.
+    set_value(browser, "#f-run", "0")
+    assert visible_rows(browser) == 16
+    browser.type_into("#f-search", "M11")
+    assert visible_rows(browser) == 1
+    assert browser.evaluate("document.getElementById('f-count').textContent") == "1 of 48 shown"
+
+    # Opening a DEBATE transcript with a real click: every message, the untrusted prompt marked.
+    browser.click("#items-table tbody tr")
+    assert browser.evaluate("document.getElementById('viewer').hidden") is False
+    record = browser.evaluate("JSON.parse(document.getElementById('report-data').textContent).records.length")
+    assert record == 48
+    assert count(browser, "#viewer .msg") == 10 and count(browser, "#viewer .carries-untrusted") >= 1
+    assert "Scorer's scores" in browser.evaluate("document.getElementById('viewer').textContent")
+    shot = browser.screenshot(tmp_path / "report-transcript.png")
+    keep(shot)
+    browser.click("#viewer-close")
+    assert browser.evaluate("document.getElementById('viewer').hidden") is True
+
+    # Sorting by |score - human|, descending; a ChatEval transcript shows its referees.
+    set_value(browser, "#f-search", "")
+    set_value(browser, "#f-run", "2")
+    browser.click("#items-table th[data-col='err']")
+    errors = browser.evaluate(
+        "Array.from(document.querySelectorAll('#items-table tbody tr')).map(r => parseFloat(r.children[5].textContent))"
+    )
+    assert errors == sorted(errors, reverse=True) and len(errors) == 16
+    browser.click("#items-table tbody tr")
+    assert count(browser, "#viewer table.referees tr") == 4  # a header and three referees
+    assert "turn 2" in browser.evaluate("document.getElementById('viewer').textContent")
+    browser.click("#viewer-close")
+
+    # Side by side: one row per shared item opens the three transcripts together; a plot point opens one.
+    browser.click("#compare-grid tbody tr")
+    assert count(browser, "#viewer .conv") == 3
+    browser.click("#viewer-close")
+    browser.click("svg.plot .pt")
+    assert count(browser, "#viewer .conv") == 1
+    browser.click("#viewer-close")
+    browser.evaluate("window.scrollTo(0, 0)")
+    keep(browser.screenshot(tmp_path / "report-overview.png"))
+    assert browser.errors() == []
+
+
+def test_pairwise_and_fennec_shapes_in_chromium(browser, tmp_path: Path) -> None:
+    pairwise = rr.write_run(tmp_path / "pw", [rr.pairwise_record(1, "first", "first", True),
+                                              rr.pairwise_record(2, "tie", "second", False)])  # fmt: skip
+    fennec = rr.write_run(tmp_path / "fennec", [rr.fennec_record(1, 3.0)])
+    browser.open(write_report([pairwise, fennec], tmp_path / "shapes.html"))
+    assert browser.evaluate("document.documentElement.getAttribute('data-report-ready')") == "1"
+    assert "verdicts vs human labels" in browser.evaluate("document.getElementById('plots').textContent")
+    browser.click("#items-table tbody tr")
+    text = browser.evaluate("document.getElementById('viewer').textContent")
+    assert "output_a" in text and "Answer A." in text and count(browser, "#viewer .untrusted") == 3
+    browser.click("#viewer-close")
+    set_value(browser, "#f-run", "1")
+    browser.click("#items-table tbody tr")
+    assert count(browser, "#viewer .tree li") == 1 + 3 + 1  # the query, three branches, the merge
+    assert "Criterion 2" in browser.evaluate("document.querySelector('#viewer .tree').textContent")
+    keep(browser.screenshot(tmp_path / "report-fennec.png"))
+    assert browser.errors() == []
+
+
+def test_script_in_judged_text_does_not_run(browser, tmp_path: Path) -> None:
+    config = {"result_config": {"debate": {"critic": {"text": rr.PAYLOAD}}, "models": {}}}
+    run = rr.write_run(tmp_path / "hostile", [rr.hostile_record(), rr.debate_record(2, 2.0, [2.0])], config)
+    browser.open(write_report([run], tmp_path / "hostile.html", title=rr.PAYLOAD))
+    browser.type_into("#f-search", "pwned")
+    assert visible_rows(browser) == 1
+    browser.click("#items-table tbody tr")  # renders the judged text, the answers and the details
+    text = browser.evaluate("document.getElementById('viewer').textContent")
+    assert "<script>window.__pwned = 1</script>" in text  # shown as text
+    assert browser.evaluate("typeof window.__pwned") == "undefined"
+    assert count(browser, "img") == 0 and browser.evaluate("document.title").startswith("</script>")
+    assert not [e for e in browser.events if e["method"] == "Page.javascriptDialogOpening"]
+    assert browser.errors() == []

@@ -1,0 +1,60 @@
+"""``debate-eval report`` end to end: scripted runs (DEBATE, G-Eval, ChatEval) written by ``run``, then the
+page, for one run and for several side by side."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from debate_eval.tasks.analysis.report.demo import make_runs
+from debate_eval.tasks.cli.main import main
+
+
+def page_records(html: str) -> list[dict]:
+    match = re.search(r'<script type="application/json" id="report-data">(.*?)</script>', html, re.S)
+    assert match
+    return json.loads(match.group(1))["records"]
+
+
+@pytest.fixture(scope="module")
+def scripted_runs(tmp_path_factory: pytest.TempPathFactory, shared_data_dir: Path) -> list[Path]:
+    folder = tmp_path_factory.mktemp("runs")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("DEBATE_EVAL_DATA_DIR", str(shared_data_dir))
+        patch.setenv("DEBATE_EVAL_CACHE_DIR", str(folder / "cache"))
+        return make_runs(folder, docs=1)
+
+
+def test_report_of_one_scripted_debate_run(scripted_runs: list[Path], tmp_path: Path, capsys) -> None:
+    debate = scripted_runs[0]
+    out = tmp_path / "r.html"
+    assert main(["report", str(debate), "--out", str(out)]) == 0
+    assert "report:" in capsys.readouterr().out
+    html = out.read_text(encoding="utf-8")
+    records = page_records(html)
+    on_disk = [json.loads(line) for line in (debate / "results.jsonl").read_text().splitlines()]
+    assert len(records) == len(on_disk) == 16
+    assert records[0]["transcript"] == on_disk[0]["transcript"]  # transcripts travel whole
+    assert "summeval/coherence" in html and "GPT-4 DEBATE row, not this run" in html
+    assert "Scorer after each Critic round" in html and "predicted vs human" in html
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//)|url\(|@import""", html)  # nothing to fetch
+
+
+def test_report_of_three_runs_side_by_side(scripted_runs: list[Path], tmp_path: Path) -> None:
+    out = tmp_path / "sub" / "cmp.html"
+    assert main(["report", *map(str, scripted_runs), "--out", str(out), "--title", "three <b>runs</b>"]) == 0
+    html = out.read_text(encoding="utf-8")
+    assert "<title>three &lt;b&gt;runs&lt;/b&gt;</title>" in html
+    assert "16 items are in all 3 runs" in html and "Side by side" in html
+    assert {r["protocol"] for r in page_records(html)} == {"debate", "geval", "chateval"}
+    assert "ChatEval" in html and "G-Eval-4" in html
+
+
+def test_report_refuses_a_missing_run_in_one_line(tmp_path: Path, capsys) -> None:
+    assert main(["report", str(tmp_path / "nope"), "--out", str(tmp_path / "r.html")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no such run directory" in err[0]
+    assert not (tmp_path / "r.html").exists()
