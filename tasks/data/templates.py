@@ -61,6 +61,7 @@ from typing import TYPE_CHECKING
 
 from debate_eval.agents.errors import UserError
 from debate_eval.debates.scoring.scores import ScoreRange
+from debate_eval.tasks.data.registry import get_dataset
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
@@ -84,8 +85,48 @@ DATASET_INPUTS: Mapping[str, tuple[str, ...]] = {
     "topical_chat": ("Dialogue", "Fact", "Response"),
 }
 
-#: Every placeholder name a template may use.
-KNOWN_PLACEHOLDERS: tuple[str, ...] = ("Document", "Summary", "Dialogue", "Fact", "Response")
+#: Every placeholder name a template may use: the inputs of the registered datasets (FED and xDial:
+#: ``context``/``response`` or ``dialogue``; pairwise sets: ``question``/``input``/``output_a``/``output_b``)
+#: and of the user's own files (``source``/``output``/``reference``/``context``).
+KNOWN_PLACEHOLDERS: tuple[str, ...] = (
+    "Document",
+    "Summary",
+    "Dialogue",
+    "Fact",
+    "Response",
+    "context",
+    "response",
+    "dialogue",
+    "source",
+    "output",
+    "reference",
+    "question",
+    "input",
+    "output_a",
+    "output_b",
+)
+
+
+def _dataset_inputs(dataset: str | None) -> tuple[str, ...] | None:
+    """The inputs a registered dataset (or a registered own file) provides; None when unknown."""
+    if dataset is None:
+        return None
+    if dataset in DATASET_INPUTS:
+        return tuple(DATASET_INPUTS[dataset])
+    try:
+        inputs = get_dataset(dataset).inputs
+    except UserError:
+        return None
+    return tuple(inputs) or None
+
+
+def _template_set(dataset: str) -> str:
+    """The folder of built-in templates for ``dataset``: a variant uses its base set's (xdial_fed_turn-german)."""
+    try:
+        return get_dataset(dataset).base_name
+    except UserError:
+        return dataset
+
 
 # ``{{Name}}``; blanks inside the braces are tolerated (``{{ Summary }}``), names are case-sensitive.
 _PLACEHOLDER_RE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
@@ -189,8 +230,8 @@ def _check_placeholders(placeholders: tuple[str, ...], dataset: str | None, sour
             f"template {source}: unknown placeholder(s) {', '.join('{{' + n + '}}' for n in unknown)}; "
             f"valid placeholders: {', '.join('{{' + n + '}}' for n in KNOWN_PLACEHOLDERS)}"
         )
-    if dataset in DATASET_INPUTS:
-        allowed = DATASET_INPUTS[dataset]
+    allowed = _dataset_inputs(dataset)
+    if allowed is not None:
         foreign = [name for name in placeholders if name not in allowed]
         if foreign:
             raise UserError(
@@ -268,7 +309,7 @@ def _parse_template(
         raise UserError(f"template {source} has front matter but no template text after it")
     for key, wanted in (("aspect", aspect), ("dataset", dataset)):
         declared = meta.get(key)
-        if declared and wanted is not None and declared != wanted:
+        if declared and wanted is not None and declared not in (wanted, _template_set(wanted)):
             raise UserError(f"template {source} is declared for {key} {declared!r}, but {key} {wanted!r} was asked for")
     dataset = dataset if dataset is not None else (meta.get("dataset") or None)
     placeholders = _placeholders(body)
@@ -316,6 +357,7 @@ def builtin_aspects(dataset: str) -> list[str]:
     Raises :class:`UserError` listing the datasets that have templates when ``dataset`` has none.
     """
     datasets = _builtin_datasets()
+    dataset = _template_set(dataset)
     if dataset not in datasets:
         raise UserError(
             f"no built-in templates for dataset {dataset!r}; datasets with templates: {', '.join(datasets)}"
@@ -333,6 +375,7 @@ def builtin_template(dataset: str, aspect: str) -> Template:
 
     Raises :class:`UserError` listing the valid aspects (or datasets) when there is none.
     """
+    dataset = _template_set(dataset)
     aspects = builtin_aspects(dataset)
     if aspect not in aspects:
         raise UserError(
