@@ -52,6 +52,14 @@ PER_TURN = re.compile(
     rf"(?:[ \t]+(?:score|rating))?{_SEP}(?P<num>{_DIG}){_DEN}{_TAIL}",
     _FLAGS,
 )
+# G-Eval's rule: a number opening the answer, then a line break, the end, or punctuation and a space.
+LEADING_NUMBER = re.compile(r"\A\s*(?P<num>-?\d+(?:\.\d+)?)(?=[ \t]*(?:\n|\Z)|[.:,)](?:\s|\Z)|[ \t]+-[ \t])")
+# After "1." or "1)": an evaluation step ("1. Read the article", "2) Compare ..."), so a list marker.
+STEP_VERB_AFTER = re.compile(
+    r"[.)][ \t]+(?:read|identify|compare|check|assess|evaluate|assign|consider|review|look|determine|examine"
+    r"|note|analy[sz]e|judge|count|list|summari[sz]e|verify|find|rate|score|decide|think|go|start|first)\b",
+    re.IGNORECASE,
+)
 BARE = re.compile(r"\A\s*(?P<num>-?\d+(?:\.\d+)?)\s*\.?\s*\Z")
 
 # Lenient: any standalone number, then context checks on the text around it.

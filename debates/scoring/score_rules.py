@@ -16,12 +16,14 @@ from debate_eval.debates.scoring.score_patterns import (
     BAD_BEFORE,
     DATE_BEFORE,
     FRACTION_TRAIL,
+    LEADING_NUMBER,
     LINE_LEAD,
     LINE_TRAIL,
     LIST_MARKER_AFTER,
     OR_ALTERNATIVE,
     PER_TURN,
     REVISION_BEFORE,
+    STEP_VERB_AFTER,
     number,
     strict_patterns,
 )
@@ -54,7 +56,7 @@ def _set_aside(text: str, match: re.Match[str]) -> bool:
     return bool(ASIDE_BEFORE.search(before) or ASIDE_AFTER.match(text, match.end()))
 
 
-def _ischecked(text: str, method: str, match: re.Match[str]) -> bool:
+def _is_verdict(text: str, method: str, match: re.Match[str]) -> bool:
     """Rule 2b: a labelled match alone on its line (but for bullets, a full stop and a parenthesis), or
     any match after a revision cue in its sentence."""
     line_start = text.rfind("\n", 0, match.start()) + 1
@@ -101,20 +103,21 @@ def _strict_matches(
 
 def strict_rule(
     text: str, scale: ScoreRange, aspect: str | None, skip: list[tuple[int, int]]
-) -> tuple[ParsedScore | None, list[tuple[int, int]]]:
-    """The chosen strict match outside the ``skip`` spans (rule 2) or None, and the spans set aside."""
+) -> tuple[ParsedScore | None, list[tuple[int, int]], bool]:
+    """The chosen strict match outside the ``skip`` spans (rule 2) or None, the spans set aside, and whether
+    the choice is a verdict (rule 2b)."""
     matches = _strict_matches(text, scale, aspect, skip)
     aside = [match.span() for _, match in matches if _set_aside(text, match)]
     usable = [(method, match) for method, match in matches if match.span() not in aside]
     if not usable:
-        return None, aside
-    verdicts = [(method, match) for method, match in usable if _ischecked(text, method, match)]
+        return None, aside, False
+    verdicts = [(method, match) for method, match in usable if _is_verdict(text, method, match)]
     method, match = (verdicts or usable)[-1]
     alternative = OR_ALTERNATIVE.match(text, match.end())
     if alternative:
         shown = quote(match.group(0) + alternative.group(0))
-        return ParsedScore(None, "no_score", "none", f"No clear score: {shown} is ambiguous."), aside
-    return _from_match(match, method, scale), aside
+        return ParsedScore(None, "no_score", "none", f"No clear score: {shown} is ambiguous."), aside, bool(verdicts)
+    return _from_match(match, method, scale), aside, bool(verdicts)
 
 
 def per_turn_rule(text: str, scale: ScoreRange) -> ParsedScore | None:
@@ -168,3 +171,32 @@ def last_number_rule(text: str, scale: ScoreRange, aside: list[tuple[int, int]])
         return ParsedScore(None, "no_score", "none", f"No clear score: the last line has several numbers ({shown}).")
     line = text[last_line_start:].strip()
     return checked(number(candidates[-1].group("num")), "last_number", line, scale, candidates[-1].span("num"))
+
+
+def leading_number_rule(text: str, scale: ScoreRange, aside: list[tuple[int, int]]) -> ParsedScore | None:
+    """G-Eval's rule: the answer starts with a bare number (``4``, ``4.``, ``4:``, ``4,``, ``4 -``) then a
+    line break, a sentence or the end (``"4\n\nThe summary ..."``, ``"4. The summary is consistent."``).
+
+    Not when the number opens a numbered list (a later line starts with the next number, or an evaluation
+    step's verb follows: ``1. Read the article``), is a year, is set aside by rule 2a (``"4, if it were
+    shorter"``) or lies in an ``aside`` span.
+    """
+    match = LEADING_NUMBER.match(text)
+    if match is None or _overlaps(match, aside) or _set_aside(text, match):
+        return None
+    if re.fullmatch(r"\d{4}", match.group("num")):
+        return None  # a year
+    value = number(match.group("num"))
+    after = text[match.end() :]
+    if after[:1] in ".)" and value.is_integer():
+        following = re.compile(rf"^[ \t]*{int(value) + 1}[.)][ \t]", re.MULTILINE)
+        if following.search(after) or STEP_VERB_AFTER.match(after):
+            return None  # "1. Read the article ...": a step of a list, not a score
+    first_line = text.strip().split("\n", 1)[0]
+    return checked(value, "leading_number", first_line, scale, match.span("num"))
+
+
+def leading_aside(text: str) -> list[tuple[int, int]]:
+    """The leading number's span when rule 2a sets it aside (``"4, if it were shorter."``), else nothing."""
+    match = LEADING_NUMBER.match(text)
+    return [match.span("num")] if match is not None and _set_aside(text, match) else []

@@ -40,6 +40,12 @@ never invents a score (no "0 when nothing was found") and never clamps. Rules, i
    (``per_turn_average``). Strict matches inside such lines do not count; an explicit labelled score
    elsewhere in the message wins over the list.
 4. ``bare_number``: the whole message is one number (``3``, `` 4.5 ``, ``3.``).
+   ``leading_number`` (G-Eval's rule): the message starts with a number followed by a line break, the end,
+   or ``.``/``:``/``,``/``)``/`` -`` and a space (``4\n\nThe summary ...``, ``4. The summary is
+   consistent.``). It beats the strict matches of rule 2c, the per-turn list and the last number, but not a
+   verdict (rule 2b): ``4\n\nCoherence: 2`` is 2. Not taken when it opens a numbered list (``1. Read the
+   article``, or a later line starts with the next number), is a year, or is set aside by rule 2a. A leading
+   number outside the scale is reported as out of range only when no other rule finds a score.
 5. ``last_number`` (last resort): the last standalone in-range number, skipping scale expressions,
    list markers, dates and years, times, fractions, percentages, dotted ids, numbers after words like
    "step"/"turn"/"section", and counts (a number followed by a word: "3 sentences", "2 aspects";
@@ -62,7 +68,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 from debate_eval.debates.scoring.score_patterns import BARE, PER_TURN, normalise, normalise_map, number
-from debate_eval.debates.scoring.score_rules import last_number_rule, per_turn_rule, strict_rule
+from debate_eval.debates.scoring.score_rules import (
+    last_number_rule,
+    leading_aside,
+    leading_number_rule,
+    per_turn_rule,
+    strict_rule,
+)
 from debate_eval.debates.scoring.score_types import STATUSES, ParsedScore, ScoreRange, checked, quote
 
 __all__ = ["STATUSES", "ParsedScore", "ScoreRange", "parse_score"]
@@ -88,16 +100,19 @@ def parse_score(text: str, scale: ScoreRange, aspect: str | None = None) -> Pars
         return ParsedScore(None, "no_score", "none", "No score: the message is empty.")
     clean = normalise(text)
     turn_spans = [m.span() for m in PER_TURN.finditer(clean)]
-    result, aside = strict_rule(clean, scale, aspect, turn_spans)
-    result = result or per_turn_rule(clean, scale)
-    if result is not None:
-        return _in_text(result, text, clean)
+    strict, aside, is_verdict = strict_rule(clean, scale, aspect, turn_spans)
+    if strict is not None and is_verdict:
+        return _in_text(strict, text, clean)
     bare = BARE.match(clean)
     if bare:
         return _in_text(
             checked(number(bare.group("num")), "bare_number", clean.strip(), scale, bare.span("num")), text, clean
         )
-    result = last_number_rule(clean, scale, aside)
+    aside += leading_aside(clean)
+    leading = leading_number_rule(clean, scale, aside)
+    if leading is not None and leading.ok:
+        return _in_text(leading, text, clean)
+    result = strict or per_turn_rule(clean, scale) or last_number_rule(clean, scale, aside) or leading
     if result is not None:
         return _in_text(result, text, clean)
     if aside:

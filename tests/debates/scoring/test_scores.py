@@ -268,3 +268,45 @@ def test_parsed_score_rejects_inconsistent_fields(value: float | None, status: s
 def test_parse_is_pure() -> None:
     text = "Turn 1: 3\nTurn 2: 2"
     assert parse_score(text, LIKERT) == parse_score(text, LIKERT)
+
+
+# G-Eval's rule (issue 10): an answer that starts with a bare number takes it, unless a verdict line says otherwise.
+LEADING_CASES = [
+    ("4\n\nThe summary is coherent and well organised.", LIKERT, "coherence", 4.0, "parsed", "leading_number"),
+    ("4. The summary is consistent.", LIKERT, "consistency", 4.0, "parsed", "leading_number"),
+    ("3.5\nfluent, with one slip", LIKERT, None, 3.5, "parsed", "leading_number"),
+    ("2: the summary misses the main point", LIKERT, None, 2.0, "parsed", "leading_number"),
+    ("5 - an excellent summary", LIKERT, None, 5.0, "parsed", "leading_number"),
+    ("3) The summary repeats itself.", LIKERT, None, 3.0, "parsed", "leading_number"),
+    ("2\n\nThe summary has 3 sentences.", LIKERT, None, 2.0, "parsed", "leading_number"),
+    # the leading number beats an in-sentence rating and a hypothetical one later on
+    ("3\n\nOverall, I rate the coherence as 4 because it flows.", LIKERT, "coherence", 3.0, "parsed", "leading_number"),
+    ("2\n\nI would give it a 4 if the order were clearer.", LIKERT, None, 2.0, "parsed", "leading_number"),
+    (" 4\n\nThe previous score of 2 was too harsh.", LIKERT, None, 4.0, "parsed", "leading_number"),
+    ("2\n\nFluency (1-3): the grammar is fine.", GEVAL_FLUENCY, "fluency", 2.0, "parsed", "leading_number"),
+    # ... but a labelled verdict line says otherwise
+    ("4\n\nCoherence: 2", LIKERT, "coherence", 2.0, "parsed", "labelled"),
+    ("4\n\nThe summary is good.\n\nScore: 3", LIKERT, None, 3.0, "parsed", "labelled"),
+    # not a leading score: a whole-message number, a list step, a count, a year, a hypothetical
+    ("4", LIKERT, None, 4.0, "parsed", "bare_number"),
+    ("1. Read the text.", LIKERT, None, None, "no_score", "none"),
+    ("1. Read the article.\n2. Compare it with the summary.", LIKERT, None, None, "no_score", "none"),
+    ("1. The summary is coherent.\n2. It is short.", LIKERT, None, None, "no_score", "none"),
+    ("3 sentences are fine", LIKERT, None, None, "no_score", "none"),
+    ("2015. The article", LIKERT, None, None, "no_score", "none"),
+    ("4, if it were shorter.", LIKERT, None, None, "no_score", "none"),
+    # outside the scale: out of range, never clamped
+    ("7\n\nThe summary is fine.", LIKERT, None, None, "out_of_range", "leading_number"),
+    ("3\n\nIt reads well.", GEVAL_FLUENCY, "fluency", 3.0, "parsed", "leading_number"),
+    ("0\n\nNot grounded in the fact.", BINARY, "groundedness", 0.0, "parsed", "leading_number"),
+]
+
+
+@pytest.mark.parametrize(("text", "scale", "aspect", "value", "status", "method"), LEADING_CASES)
+def test_leading_number_rule(
+    text: str, scale: ScoreRange, aspect: str | None, value: float | None, status: str, method: str
+) -> None:
+    result = parse_score(text, scale, aspect)
+    assert (result.value, result.status, result.method) == (value, status, method), result.reason
+    if result.span is not None:
+        assert float(text[result.span[0] : result.span[1]]) == result.value or status != "parsed"
