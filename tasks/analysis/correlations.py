@@ -29,7 +29,7 @@ from debate_eval.tasks.analysis.records import Record, group_of, number
 
 STATISTICS = ("spearman", "kendall", "pearson")
 GROUP, ITEM = "group", "item"
-# Datasets correlated item by item over all items of a level (until the dataset registry says it).
+# Datasets correlated item by item over all items of a level (the registry's ``level`` says it first).
 ITEM_LEVEL_DATASETS = frozenset({"fed_turn", "fed_dialogue", "xdial_fed_turn", "xdial_fed_dialogue"})
 
 Pairs = list[tuple[float, float]]
@@ -61,16 +61,14 @@ class AspectReport:
 
 
 def correlation_level(dataset: str, records: Sequence[Record]) -> str:
-    """``"item"`` for item-level datasets and for records without any group, else ``"group"``.
+    """The level the dataset registry declares (``level``: SummEval/Topical-Chat group, FED item level); for a
+    name the registry does not know (the user's own file), ``"item"`` when no record has a group, else
+    ``"group"``."""
+    from debate_eval.tasks.data.registry import all_datasets
 
-    The dataset registry's ``correlation_level`` wins when the dataset declares one.
-    """
-    try:
-        from debate_eval.tasks.data.datasets import DATASETS
-
-        declared = getattr(DATASETS.get(dataset), "correlation_level", None)
-    except ImportError:  # pragma: no cover - the registry is part of the package
-        declared = None
+    specs = all_datasets()
+    spec = specs.get(dataset) or specs.get(dataset.split("-", 1)[0])  # "xdial_fed_turn-german" is a variant
+    declared = getattr(spec, "level", None)
     if declared in (GROUP, ITEM):
         return str(declared)
     if dataset in ITEM_LEVEL_DATASETS:

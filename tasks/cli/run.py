@@ -14,6 +14,7 @@ from debate_eval.tasks.cli.batch_args import add_batch_arguments, batch_options
 from debate_eval.tasks.data.datasets import DATASETS, check_aspect, get_dataset, resolve_data_dir
 from debate_eval.tasks.data.templates import parse_scale, resolve_template
 from debate_eval.tasks.engine.accounting import cache_and_batch_lines
+from debate_eval.tasks.engine.pairwise import check_run_task_type, pairwise_template
 from debate_eval.tasks.engine.run_config import RunConfig, RunOptions
 from debate_eval.tasks.engine.runner import RunSummary, run
 
@@ -69,6 +70,12 @@ def add_protocol_arguments(parser: argparse.ArgumentParser) -> None:
         choices=method_names(),
         metavar="NAME",
         help="the evaluation method (see `debate-eval methods`; default: debate)",
+    )
+    group.add_argument(
+        "--swap",
+        action="store_true",
+        help="pairwise datasets: judge every item in both orders (responses exchanged); the verdict is the "
+        "agreeing one, a tie when they disagree",
     )
     add_method_options(parser)
 
@@ -177,9 +184,16 @@ def build_run_config(args: argparse.Namespace) -> RunConfig:
     """Resolve the flags (and environment) into a ``RunConfig``."""
     check_aspect(args.dataset, args.aspect)
     scale = parse_scale(args.scale) if args.scale else None
-    template = resolve_template(args.dataset, args.aspect, Path(args.template) if args.template else None, scale)
     method = get_method(args.protocol)
-    context = MethodContext(dataset=args.dataset, dataset_kind=get_dataset(args.dataset).kind, aspect=args.aspect)
+    task_type = check_run_task_type(method, args.dataset, get_dataset(args.dataset).task_type, args.swap)
+    template_path = Path(args.template) if args.template else None
+    if task_type == "pairwise":
+        template = pairwise_template(args.aspect, template_path)
+    else:
+        template = resolve_template(args.dataset, args.aspect, template_path, scale)
+    context = MethodContext(
+        dataset=args.dataset, dataset_kind=get_dataset(args.dataset).kind, aspect=args.aspect, task_type=task_type
+    )
     return RunConfig(
         dataset=args.dataset,
         aspect=args.aspect,
@@ -187,6 +201,7 @@ def build_run_config(args: argparse.Namespace) -> RunConfig:
         template=template,
         models=resolve_model_config(model_overrides(args)),
         method_config=method.build_config(args, context),
+        swap=args.swap,
     )
 
 

@@ -31,6 +31,7 @@ class RunConfig:
     template: Template
     models: ModelConfig
     method_config: Any = None  # the method's config dataclass (``Method.build_config``)
+    swap: bool = False  # pairwise: every item judged in both orders (--swap)
 
     @property
     def method(self) -> Method[Any]:
@@ -38,6 +39,14 @@ class RunConfig:
         return get_method(self.protocol)
 
     def result_config(self) -> dict[str, Any]:
+        """The result-affecting settings (``method_result_config``), with ``swap: true`` for a --swap run (the
+        key is absent otherwise, so other runs keep their hash)."""
+        config = self.method_result_config()
+        if self.swap:
+            config["swap"] = True
+        return config
+
+    def method_result_config(self) -> dict[str, Any]:
         """The result-affecting settings, JSON-ready and secret-free.
 
         Built-in methods keep the layout of the versions before the registry (``debate`` and ``geval``
