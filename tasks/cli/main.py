@@ -22,6 +22,7 @@ from debate_eval.agents.redaction import redact
 # Modules that each register one subcommand with ``add_subparser(subparsers)``.
 COMMAND_MODULES = (
     "debate_eval.tasks.cli.run",
+    "debate_eval.tasks.cli.datasets",
     "debate_eval.tasks.cli.show",
     "debate_eval.tasks.cli.meta_eval",
     "debate_eval.tasks.cli.parse",
@@ -40,12 +41,9 @@ def _personas(args: argparse.Namespace) -> int:
 
 
 def _aspects(args: argparse.Namespace) -> int:
-    from debate_eval.tasks.data.datasets import DATASETS
+    from debate_eval.tasks.cli.datasets import print_aspects
 
-    for name, spec in DATASETS.items():
-        aspects = ", ".join(f"{aspect} ({low:g}-{high:g})" for aspect, (low, high) in spec.aspects.items())
-        print(f"{name}: {aspects}")
-    return 0
+    return print_aspects(args)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -20,11 +20,15 @@ def add_subparser(subparsers: Any) -> None:
     parser.add_argument("runs", nargs="+", metavar="RUN", help="run directories (or their results.jsonl)")
     parser.add_argument("--out", default="report.html", help="the HTML file to write (default: report.html)")
     parser.add_argument("--title", help="the page title (default: the runs' labels)")
+    parser.add_argument("--data-dir", help="dataset folder for the judged texts (default: as `run`)")
+    parser.add_argument(
+        "--no-texts", action="store_true", help="do not add the judged texts from the dataset (prompts only)"
+    )
     parser.set_defaults(handler=handle_report)
 
 
 def handle_report(args: argparse.Namespace) -> int:
     """Write the report and print its path."""
-    target = write_report(args.runs, args.out, title=args.title)
+    target = write_report(args.runs, args.out, title=args.title, data_dir=args.data_dir, with_texts=not args.no_texts)
     print(f"report: {target} ({target.stat().st_size / 1e6:.1f} MB; open it in a browser, no server needed)")
     return 0

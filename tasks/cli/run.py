@@ -11,6 +11,7 @@ from typing import Any
 from debate_eval.agents.models.settings import ROLES, ModelOverrides, resolve_model_config
 from debate_eval.debates.base import MethodContext, add_method_options, get_method, method_names
 from debate_eval.tasks.cli.batch_args import add_batch_arguments, batch_options
+from debate_eval.tasks.cli.dataset_args import add_dataset_arguments, apply_dataset_arguments, dataset_slug
 from debate_eval.tasks.data.datasets import DATASETS, check_aspect, get_dataset, resolve_data_dir
 from debate_eval.tasks.data.templates import parse_scale, resolve_template
 from debate_eval.tasks.engine.accounting import cache_and_batch_lines
@@ -46,17 +47,31 @@ def role_value(text: str) -> tuple[str, str]:
 def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
     """Which data: dataset, aspect, items."""
     group = parser.add_argument_group("what to evaluate")
-    group.add_argument("--dataset", required=True, help=f"one of: {', '.join(DATASETS)}")
-    group.add_argument("--aspect", required=True, help="e.g. coherence (see `debate-eval aspects`)")
-    group.add_argument("--data-dir", help="folder with summeval/ and topical_chat/ (default: $DEBATE_EVAL_DATA_DIR)")
+    group.add_argument(
+        "--dataset",
+        required=True,
+        help=f"one of: {', '.join(DATASETS)} (see `debate-eval datasets`), or your own .jsonl/.csv/.json file",
+    )
+    group.add_argument(
+        "--aspect", required=True, help="e.g. coherence (see `debate-eval datasets`); free text for your own file"
+    )
+    group.add_argument(
+        "--data-dir",
+        help="folder with the datasets (default: $DEBATE_EVAL_DATA_DIR, then ~/.cache/debate-eval/data, then the "
+        "copies of SummEval and Topical-Chat inside the package)",
+    )
+    add_dataset_arguments(group)
     group.add_argument("--limit", type=positive_int, help="only the first N items")
     group.add_argument("--docs", type=positive_int, help="only the first K documents / contexts (all their items)")
     group.add_argument(
         "--template",
-        help="a G-Eval-style prompt file with {{Document}}/{{Summary}} or "
-        "{{Dialogue}}/{{Fact}}/{{Response}} placeholders (default: the built-in template)",
+        help="a G-Eval-style prompt file with the dataset's placeholders, e.g. {{Document}}/{{Summary}}, "
+        "{{context}}/{{response}}, or for your own file {{source}}/{{output}}/{{reference}}/{{context}} "
+        "(default: the built-in template)",
     )
-    group.add_argument("--scale", help="score range of a custom template, e.g. 1-3 (default: from the template)")
+    group.add_argument(
+        "--scale", help="score range of a custom template or your own file, e.g. 1-5 (default: from the template)"
+    )
 
 
 def add_protocol_arguments(parser: argparse.ArgumentParser) -> None:
@@ -182,6 +197,7 @@ def _authors_code_without_seed(args: argparse.Namespace) -> bool:
 
 def build_run_config(args: argparse.Namespace) -> RunConfig:
     """Resolve the flags (and environment) into a ``RunConfig``."""
+    apply_dataset_arguments(args)  # --language, or registers (and validates) the user's own file
     check_aspect(args.dataset, args.aspect)
     scale = parse_scale(args.scale) if args.scale else None
     method = get_method(args.protocol)
@@ -207,7 +223,8 @@ def build_run_config(args: argparse.Namespace) -> RunConfig:
 
 def build_run_options(args: argparse.Namespace, config: RunConfig) -> RunOptions:
     """The execution flags as ``RunOptions``."""
-    out = Path(args.out) if args.out else Path("runs") / f"{config.dataset}_{config.aspect}_{config.protocol}"
+    name = f"{dataset_slug(config.dataset)}_{dataset_slug(config.aspect)}_{config.protocol}"
+    out = Path(args.out) if args.out else Path("runs") / name
     return RunOptions(
         out_dir=out,
         data_dir=resolve_data_dir(args.data_dir),

@@ -63,8 +63,36 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
+def _is_pairwise(record: dict[str, Any]) -> bool:
+    return record.get("task_type") == "pairwise"
+
+
+def _orders(record: dict[str, Any]) -> str:
+    verdicts = record.get("verdicts") or {}
+    if not verdicts:
+        return "-"
+    return f"{_fmt(verdicts.get('original'))}/{_fmt(verdicts.get('swapped'))}"
+
+
+def format_pairwise_table(records: list[dict[str, Any]]) -> str:
+    """One line per pairwise item: position, id, human label, verdict, both orders' verdicts, rounds, status."""
+    lines = [f"{'#':>4}  {'item':<44} {'human':>7} {'verdict':>7} {'orders':>13} {'rounds':>6}  status"]
+    for number, record in enumerate(records, start=1):
+        status = "error: " + str(record["error"])[:60] if record.get("error") else record.get("parse_status", "")
+        if record.get("consistent") is not None:
+            status += "  consistent" if record["consistent"] else "  inconsistent"
+        lines.append(
+            f"{number:>4}  {str(record.get('item_id'))[:44]:<44} {_fmt(record.get('human_label')):>7} "
+            f"{_fmt(record.get('verdict')):>7} {_orders(record):>13} {_fmt(record.get('rounds')):>6}  {status}"
+        )
+    lines.append(f"{len(records)} items; `debate-eval show DIR --item N` prints one transcript")
+    return "\n".join(lines)
+
+
 def format_table(records: list[dict[str, Any]]) -> str:
     """One line per item: position, id, human score, machine score, agreement, rounds, status."""
+    if records and all(_is_pairwise(r) for r in records):
+        return format_pairwise_table(records)
     lines = [f"{'#':>4}  {'item':<58} {'human':>6} {'score':>6} {'agreed':>6} {'rounds':>6}  status"]
     for number, record in enumerate(records, start=1):
         status = "error: " + str(record["error"])[:60] if record.get("error") else record.get("parse_status", "")
@@ -82,18 +110,63 @@ def _shorten(text: str, full: bool) -> str:
     return f"{text[:700]}\n[... {len(text) - 1400} characters not shown; --full shows all ...]\n{text[-700:]}"
 
 
+def _pairwise_head(record: dict[str, Any], full: bool) -> list[str]:
+    """The verdicts and both responses of a pairwise record."""
+    head = (
+        f"item {record.get('item_id')}  [{record.get('dataset')}/{record.get('aspect')}, {record.get('protocol')}, "
+        f"pairwise]\nhuman {_fmt(record.get('human_label'))}   verdict {_fmt(record.get('verdict'))} "
+        f"({record.get('parse_status')}, {record.get('parse_method', '-')})   agreed {_fmt(record.get('agreed'))}   "
+        f"rounds {_fmt(record.get('rounds'))}   stop {record.get('stop_reason', '-')}"
+    )
+    if record.get("verdicts"):
+        verdicts = record["verdicts"]
+        head += (
+            f"\nboth orders (in the original order): original {_fmt(verdicts.get('original'))}, "
+            f"swapped {_fmt(verdicts.get('swapped'))}   consistent {_fmt(record.get('consistent'))}"
+        )
+    if record.get("parse_reason"):
+        head += f"\n{record['parse_reason']}"
+    blocks = [head]
+    inputs = record.get("inputs") or {}
+    for key, title in (
+        ("question", "Question"),
+        ("input", "Input"),
+        ("output_a", "Response A"),
+        ("output_b", "Response B"),
+    ):
+        text = str(inputs.get(key) or "")
+        if text or key != "input":
+            body = "\n".join(
+                textwrap.fill(line, WIDTH, replace_whitespace=False) if line else ""
+                for line in _shorten(text, full).splitlines()
+            )
+            blocks.append(f"=== {title} ===\n{body}")
+    return blocks
+
+
 def format_transcript(record: dict[str, Any], *, full: bool = False) -> str:
-    """Every message of one item, with speaker, addressee, usage and parsed scores."""
+    """Every message of one item, with speaker, addressee, usage and parsed scores (pairwise: the question,
+    both responses and each order's verdicts first)."""
+    if _is_pairwise(record):
+        return _format_messages(record, _pairwise_head(record, full), full)
     head = (
         f"item {record.get('item_id')}  [{record.get('dataset')}/{record.get('aspect')}, {record.get('protocol')}]\n"
         f"human {_fmt(record.get('human_score'))}   score {_fmt(record.get('score'))} "
         f"({record.get('parse_status')}, {record.get('parse_method', '-')})   agreed {_fmt(record.get('agreed'))}   "
         f"rounds {_fmt(record.get('rounds'))}   stop {record.get('stop_reason', '-')}"
     )
-    blocks = [head]
+    return _format_messages(record, [head], full)
+
+
+def _format_messages(record: dict[str, Any], blocks: list[str], full: bool) -> str:
     if record.get("error"):
         blocks.append(f"ERROR: {record['error']}")
+    order = None
     for entry in record.get("transcript") or []:
+        if entry.get("order") and entry["order"] != order:
+            order = entry["order"]
+            shown = "Response A = output_a" if order == "original" else "responses exchanged: Response A = output_b"
+            blocks.append(f"=== {order} order ({shown}) ===")
         arrow = f" -> {entry['to']}" if entry.get("to") else ""
         relay = f" ({entry['relay']})" if entry.get("relay") else ""
         usage = entry.get("usage") or {}
@@ -105,6 +178,9 @@ def format_transcript(record: dict[str, Any], *, full: bool = False) -> str:
         score = entry.get("score")
         if score:
             meta.append(f"score {_fmt(score.get('value'))} [{score.get('status')}/{score.get('method')}]")
+        verdict = entry.get("verdict")
+        if verdict:
+            meta.append(f"verdict {_fmt(verdict.get('value'))} [{verdict.get('status')}/{verdict.get('method')}]")
         title = f"--- [{entry.get('index')}] {entry.get('agent')}{arrow}{relay}"
         if meta:
             title += "  (" + ", ".join(meta) + ")"

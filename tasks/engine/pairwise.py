@@ -14,7 +14,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -75,6 +75,15 @@ def check_task_type(method_name: str, method_task_types: Iterable[str], dataset:
         )
 
 
+def check_run_task_type(method: Any, dataset: str, task_type: str, swap: bool) -> str:
+    """The dataset's task type, after refusing (one line each) a method that cannot judge it and ``--swap``
+    on a dataset that is not pairwise."""
+    check_task_type(method.name, method.task_types, dataset, task_type)
+    if swap and task_type != PAIRWISE:
+        raise UserError(f"--swap judges pairwise items in both orders; dataset {dataset} is {task_type}")
+    return task_type
+
+
 def build_pairwise_task(
     item_id: str, inputs: dict[str, str], template: Template, aspect: str, kind: str, swap: bool
 ) -> EvaluationTask:
@@ -96,9 +105,15 @@ def build_pairwise_task(
     return with_swapped(task, render) if swap else task
 
 
-def pairwise_fields(human_label: str | None, outcome: Outcome | None) -> dict[str, Any]:
-    """The fields a pairwise result record adds (``outcome`` None: a failed item)."""
-    fields: dict[str, Any] = {"task_type": PAIRWISE, "human_label": human_label, "verdict": None}
+def pairwise_fields(human_label: str | None, inputs: Mapping[str, str], outcome: Outcome | None) -> dict[str, Any]:
+    """The fields a pairwise result record adds (``outcome`` None: a failed item); ``inputs`` (the question and
+    both responses) are kept so that ``show`` can print them."""
+    fields: dict[str, Any] = {
+        "task_type": PAIRWISE,
+        "human_label": human_label,
+        "verdict": None,
+        "inputs": {key: str(inputs.get(key) or "") for key in PAIRWISE_INPUTS},
+    }
     if outcome is None:
         return fields
     parsed = outcome.verdict_parse

@@ -10,16 +10,28 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from debate_eval.tasks.analysis.report.gather import Run, load_runs
+from debate_eval.tasks.analysis.report.gather import Run, attach_inputs, load_runs
 from debate_eval.tasks.analysis.report.page import render
 
 __all__ = ["Run", "load_runs", "render", "write_report"]
 
 
-def write_report(names: Sequence[str | Path], out: str | Path, title: str | None = None) -> Path:
-    """Read the runs, render the page and write it to ``out`` (its folder is created); returns the path."""
+def write_report(
+    names: Sequence[str | Path],
+    out: str | Path,
+    title: str | None = None,
+    data_dir: str | Path | None = None,
+    with_texts: bool = True,
+) -> Path:
+    """Read the runs, render the page and write it to ``out`` (its folder is created); returns the path.
+
+    With ``with_texts``, records that do not hold the judged texts get them from the dataset (``data_dir``,
+    else the usual places); a dataset that cannot be loaded is named in a note on the page.
+    """
     target = Path(out)
-    html = render(load_runs(names), title)
+    runs = load_runs(names)
+    notes = attach_inputs(runs, data_dir) if with_texts else []
+    html = render(runs, title, notes)
     target.parent.mkdir(parents=True, exist_ok=True)
     temporary = target.with_name(target.name + ".tmp")
     temporary.write_text(html, encoding="utf-8")

@@ -127,3 +127,28 @@ def load_runs(names: Sequence[str | Path]) -> list[Run]:
         labels.append(label)
         run.label = label
     return runs
+
+
+def attach_inputs(runs: Sequence[Run], data_dir: str | Path | None = None) -> list[str]:
+    """Give records without ``inputs`` their item's texts from the dataset (``inputs_source: "dataset"``),
+    so the page can show the judged text apart from the prompts. The run files are not changed.
+
+    Returns one note per dataset that could not be loaded (the page then shows the prompts only).
+    """
+    from debate_eval.tasks.data.datasets import load_items
+
+    wanted = sorted({str(r.get("dataset")) for run in runs for r in run.records if not r.get("inputs")})
+    notes = []
+    for dataset in wanted:
+        try:
+            items = {item.item_id: item.inputs for item in load_items(dataset, data_dir)}
+        except Exception as exc:  # any failure only costs the separate copy of the texts
+            notes.append(f"{dataset}: judged texts not loaded ({str(exc).splitlines()[0][:200]})")
+            continue
+        for run in runs:
+            for record in run.records:
+                inputs = items.get(str(record.get("item_id")))
+                if not record.get("inputs") and record.get("dataset") == dataset and inputs is not None:
+                    record["inputs"] = dict(inputs)
+                    record["inputs_source"] = "dataset"
+    return notes

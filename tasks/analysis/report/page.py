@@ -112,8 +112,8 @@ def _csp(script: str, style: str) -> str:
     )
 
 
-def render(runs: Sequence[Run], title: str | None = None) -> str:
-    """The whole report page for ``runs``."""
+def render(runs: Sequence[Run], title: str | None = None, notes: Sequence[str] = ()) -> str:
+    """The whole report page for ``runs``; ``notes`` are shown under the title (e.g. texts not loaded)."""
     style, script = asset("report.css"), asset("report.js")
     title = title or "debate-eval report: " + ", ".join(run.label for run in runs)
     data = page_data(runs)
@@ -122,7 +122,8 @@ def render(runs: Sequence[Run], title: str | None = None) -> str:
         "title": esc(title),
         "generated": esc(datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")),
         "runs": esc(" · ".join(f"{run.label} ({len(run.records)} items)" for run in runs)),
-        "overview": "".join(sections.overview(run, i) for i, run in enumerate(runs)),
+        "notes": "".join(f"<p class='note warn'>{esc(note)}</p>" for note in notes),
+        "overview": sections.glance(runs) + "".join(sections.overview(run, i) for i, run in enumerate(runs)),
         "plots": sections.plots_section(runs),
         "compare": f"<section id='compare' class='card'><h2>Side by side</h2>{compare}<div id='compare-table'></div>"
         "</section>"

@@ -12,6 +12,7 @@ import html
 import random
 from collections.abc import Mapping, Sequence
 
+HUMAN_COLOUR = "#333333"
 PALETTE = ("#4477aa", "#ee6677", "#228833", "#ccbb44", "#66ccee", "#aa3377", "#bbbbbb")
 MOVE_COLOURS = {
     "towards": "#228833",
@@ -100,29 +101,41 @@ def scatter(
     return _frame(title, body)
 
 
-def grouped_bars(title: str, bins: Sequence[int], series: Mapping[str, Sequence[float]], unit: str = "%") -> str:
-    """Bars per bin, one colour per series (e.g. humans and each run), values in ``unit``."""
+def grouped_bars(
+    title: str,
+    bins: Sequence[int],
+    series: Mapping[str, Sequence[float]],
+    colours: Sequence[str] | None = None,
+    unit: str = "%",
+) -> str:
+    """Bars per bin, one colour per series (e.g. humans and each run), values in ``unit``, with gridlines."""
     names = list(series)
+    colours = list(colours or [PALETTE[i % len(PALETTE)] for i in range(len(names))])
     top = max([v for values in series.values() for v in values] + [1e-9])
     plot_w, plot_h = WIDTH - MARGIN - 12, HEIGHT - MARGIN - 40
     slot = plot_w / max(len(bins), 1)
     bar = slot * 0.8 / max(len(names), 1)
-    body = [f'<line x1="{MARGIN}" x2="{WIDTH - 12}" y1="{HEIGHT - MARGIN}" y2="{HEIGHT - MARGIN}" class="axis"/>']
+    base = HEIGHT - MARGIN
+    body = [f'<line x1="{MARGIN}" x2="{WIDTH - 12}" y1="{base}" y2="{base}" class="axis"/>']
+    for fraction in (0.5, 1.0):
+        y = base - fraction * plot_h
+        body.append(f'<line x1="{MARGIN}" x2="{WIDTH - 12}" y1="{y:.1f}" y2="{y:.1f}" class="grid"/>')
+        body.append(f'<text x="{MARGIN - 4}" y="{y + 4:.1f}" text-anchor="end">{top * fraction:.0f}{esc(unit)}</text>')
     for b_index, label in enumerate(bins):
         x0 = MARGIN + b_index * slot + slot * 0.1
-        body.append(
-            f'<text x="{x0 + slot * 0.4:.1f}" y="{HEIGHT - MARGIN + 14}" text-anchor="middle">{esc(label)}</text>'
-        )
+        body.append(f'<text x="{x0 + slot * 0.4:.1f}" y="{base + 14}" text-anchor="middle">{esc(label)}</text>')
         for s_index, name in enumerate(names):
             value = series[name][b_index]
             h = value / top * plot_h
             body.append(
-                f'<rect x="{x0 + s_index * bar:.1f}" y="{HEIGHT - MARGIN - h:.1f}" width="{bar - 1:.1f}" '
-                f'height="{h:.1f}" fill="{PALETTE[s_index % len(PALETTE)]}"><title>{esc(name)}, score {esc(label)}: '
-                f"{value:.1f}{esc(unit)}</title></rect>"
+                f'<rect x="{x0 + s_index * bar:.1f}" y="{base - h:.1f}" width="{bar - 1:.1f}" height="{h:.1f}" '
+                f'fill="{colours[s_index]}"><title>{esc(name)}, score {esc(label)}: {value:.1f}{esc(unit)}</title>'
+                "</rect>"
             )
-    body += _legend(names, [PALETTE[i % len(PALETTE)] for i in range(len(names))])
-    body.append(f'<text x="{(MARGIN + WIDTH) / 2}" y="{HEIGHT - 22}" text-anchor="middle">score (rounded)</text>')
+    body += _legend(names, colours)
+    body.append(
+        f'<text x="{(MARGIN + WIDTH) / 2}" y="{HEIGHT - 8}" text-anchor="middle">score (rounded half up)</text>'
+    )
     return _frame(title, body)
 
 

@@ -202,7 +202,8 @@ def plots_section(runs: Sequence[Run]) -> str:
         dists = {"humans": human} | {run.label: numbers.score_distribution(run.records, "score") for run in single_runs}
         bins = sorted({b for d in dists.values() for b in d})
         series = {name: [100 * d.get(b, 0) / (sum(d.values()) or 1) for b in bins] for name, d in dists.items()}
-        figures.append(plots.grouped_bars("score distribution (% of scores)", bins, series))
+        colours = [plots.HUMAN_COLOUR] + [plots.PALETTE[runs.index(run) % len(plots.PALETTE)] for run in single_runs]
+        figures.append(plots.grouped_bars("score distribution (% of scores)", bins, series, colours))
     for run in runs:
         if run.method in DEBATE_METHODS:
             moves = numbers.scorer_moves(run.records)
@@ -258,4 +259,31 @@ def comparison(runs: Sequence[Run]) -> str:
         f"<p>Mean |score − human| on those items:</p><table class='meta'><tr>"
         + "".join(f"<th>{esc(run.label)}</th>" for run in single)
         + f"</tr><tr>{mae}</tr></table>"
+    )
+
+
+def glance(runs: Sequence[Run]) -> str:
+    """With several runs: one line each (method, data, items, the dataset's statistics, tokens, cost)."""
+    if len(runs) < 2:
+        return ""
+    lines = []
+    for index, run in enumerate(runs):
+        totals = numbers.totals(run)
+        stats = [
+            f"{esc(row['aspect'])}: " + ", ".join(f"{esc(c['symbol'])} {_fmt(c['value'])}" for c in row["cells"])
+            for row in numbers.meta_eval_rows(run, resamples=0)
+        ] + [
+            f"{esc(row['aspect'])}: acc {_fmt(row['accuracy'])}, κ {_fmt(row['kappa'])}"
+            for row in numbers.pairwise_rows(run, resamples=0)
+        ]
+        cost = "–" if totals["cost"] is None else f"${totals['cost']:.4f}"
+        data = ", ".join(sorted({f"{r.get('dataset')}/{r.get('aspect')}" for r in run.records}))
+        lines.append(
+            f"<tr><td><a href='#run-{index}'>{esc(run.label)}</a></td><td>{esc(run.method)}</td><td>{esc(data)}</td>"
+            f"<td>{totals['items']}</td><td>{totals['parsed']}</td><td>{'<br>'.join(stats) or '–'}</td>"
+            f"<td>{totals['prompt_tokens'] + totals['completion_tokens']:,}</td><td>{esc(cost)}</td></tr>"
+        )
+    return (
+        "<table class='meta glance'><tr><th>run</th><th>method</th><th>data</th><th>items</th><th>scored</th>"
+        "<th>meta-evaluation</th><th>tokens</th><th>cost</th></tr>" + "".join(lines) + "</table>"
     )

@@ -91,6 +91,8 @@ def test_scripted_run_report_in_chromium(browser, tmp_path: Path, isolated_env: 
     record = browser.evaluate("JSON.parse(document.getElementById('report-data').textContent).records.length")
     assert record == 48
     assert count(browser, "#viewer .msg") == 10 and count(browser, "#viewer .carries-untrusted") >= 1
+    boxes = browser.evaluate("Array.from(document.querySelectorAll('#viewer .untrusted b')).map(b => b.textContent)")
+    assert boxes == ["Document", "Summary"]  # the judged texts, from the dataset, marked untrusted
     assert "Scorer's scores" in browser.evaluate("document.getElementById('viewer').textContent")
     shot = browser.screenshot(tmp_path / "report-transcript.png")
     keep(shot)

@@ -4,7 +4,9 @@
   "use strict";
   var data = JSON.parse(document.getElementById("report-data").textContent);
   var rows = data.rows, records = data.records, runs = data.runs;
-  var VERDICTS = ["first", "second", "tie"];
+  // Longer messages (prompts with a whole article) show their start and end (where the judged output
+  // usually sits) and open fully on demand.
+  var LONG = 2400, HEAD = 700, TAIL = 1000;
   var searchText = null;
 
   function el(tag, attrs, children) {
@@ -149,7 +151,9 @@
     var keys = Object.keys(r.inputs);
     var row = el("div", { cls: "inputs-row" });
     keys.forEach(function (k) { row.appendChild(untrustedBox(k, r.inputs[k])); });
-    return row;
+    if (r.inputs_source !== "dataset") return row;
+    return el("div", null, [el("p", { cls: "note", text: "The judged texts below are the item's, read from the " +
+      "dataset when this report was made (the run stored them inside its prompts only)." }), row]);
   }
 
   function carriesUntrusted(r, m) {
@@ -183,7 +187,16 @@
       node.className += " carries-untrusted";
       head.appendChild(el("span", { cls: "untrusted-tag", text: "carries untrusted text" }));
     }
-    node.appendChild(el("pre", { text: str(m.content) }));
+    var content = str(m.content);
+    if (content.length > LONG) {
+      var pre = el("pre", { text: content.slice(0, HEAD) + "\n[… " + (content.length - HEAD - TAIL) +
+        " characters not shown …]\n" + content.slice(content.length - TAIL) });
+      var more = el("button", { type: "button", cls: "more", text: "show all " + content.length + " characters" });
+      more.addEventListener("click", function () { pre.textContent = content; more.remove(); });
+      node.appendChild(pre); node.appendChild(more);
+    } else {
+      node.appendChild(el("pre", { text: content }));
+    }
     return node;
   }
 

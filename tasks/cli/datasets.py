@@ -1,0 +1,93 @@
+"""``debate-eval datasets`` (and ``aspects``): every registered dataset with its aspects and scales, task type,
+meta-evaluation level, licence, and where its file is read from now."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from debate_eval.tasks.data.packaged import has_packaged_copy
+from debate_eval.tasks.data.registry import PAIRWISE, PAIRWISE_LABELS, DatasetSpec, all_datasets, describe_source
+
+
+def format_aspects(spec: DatasetSpec) -> str:
+    """``coherence (1-5), fluency (1-5)``; a pairwise set's aspect shows its labels."""
+    parts = []
+    for aspect, scale in spec.aspects.items():
+        if scale is None:
+            parts.append(f"{aspect} ({'/'.join(PAIRWISE_LABELS)})")
+        else:
+            parts.append(f"{aspect} ({scale[0]:g}-{scale[1]:g})")
+    return ", ".join(parts)
+
+
+def dataset_rows(data_dir: str | None = None) -> list[dict[str, Any]]:
+    """One JSON-ready description per registered dataset."""
+    rows = []
+    for name, spec in all_datasets().items():
+        rows.append(
+            {
+                "name": name,
+                "description": spec.description,
+                "kind": spec.kind,
+                "task_type": spec.task_type,
+                "level": spec.level,
+                "aspects": {a: None if s is None else list(s) for a, s in spec.aspects.items()},
+                "inputs": list(spec.inputs),
+                "variants": {spec.variant_option: list(spec.variants)} if spec.variants else {},
+                "shipped": has_packaged_copy(spec),
+                "read_from": describe_source(name, data_dir),
+                "file": spec.relative_path,
+                "upstream_url": spec.upstream_url,
+                "git_blob_id": spec.git_blob_id,
+                "licence": spec.licence,
+                "attribution": spec.attribution,
+            }
+        )
+    return rows
+
+
+def format_datasets(rows: list[dict[str, Any]]) -> str:
+    """The human-readable listing: one block per dataset."""
+    lines = []
+    for row in rows:
+        spec = all_datasets()[row["name"]]
+        level = "item-level correlation" if row["level"] == "item" else "per-group correlation, averaged"
+        if row["task_type"] == PAIRWISE:
+            level = "pairwise: accuracy / Cohen's kappa against the human label"
+        lines.append(f"{row['name']}: {format_aspects(spec)}")
+        lines.append(f"    {row['description']}")
+        lines.append(f"    {row['task_type']}, {row['kind']}; {level}; inputs {', '.join(row['inputs'])}")
+        if row["variants"]:
+            option, values = next(iter(row["variants"].items()))
+            lines.append(f"    --{option} {' | '.join(values)} (default {spec.default_variant})")
+        shipped = "ships in the package" if row["shipped"] else "not shipped: `debate-eval data download`"
+        lines.append(f"    read from: {row['read_from']} ({shipped}); licence: {row['licence']}")
+    lines.append(
+        "your own file: run --dataset FILE.{jsonl,csv,json} --fields source=COL,output=COL,human=COL[,group=COL]"
+    )
+    return "\n".join(lines)
+
+
+def _datasets(args: argparse.Namespace) -> int:
+    rows = dataset_rows(getattr(args, "data_dir", None))
+    print(json.dumps(rows, indent=2, ensure_ascii=False) if getattr(args, "json", False) else format_datasets(rows))
+    return 0
+
+
+def print_aspects(args: argparse.Namespace) -> int:
+    """``debate-eval aspects``: one line per dataset, its aspects and their human scales."""
+    for name, spec in all_datasets().items():
+        print(f"{name}: {format_aspects(spec)}")
+    return 0
+
+
+def add_subparser(subparsers: Any) -> None:
+    """Register ``datasets``."""
+    parser = subparsers.add_parser(
+        "datasets", help="list the datasets: aspects and scales, task type, level, where each is read from"
+    )
+    parser.add_argument("--data-dir", help="data folder to look in (default: $DEBATE_EVAL_DATA_DIR)")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.set_defaults(handler=_datasets)
