@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import email.utils
+import os
 import random
 import time
 from collections import Counter
@@ -124,12 +125,24 @@ class DelegatingClient(ChatCompletionClient):
 # ---------------------------------------------------------------------------------------------- retries
 
 
+BACKOFF_ENV = "DEBATE_EVAL_RETRY_BACKOFF"
+
+
+def default_backoff() -> float:
+    """The first retry's delay in seconds before jitter: ``$DEBATE_EVAL_RETRY_BACKOFF``, else 1 (e.g. 0.01 in
+    tests and against a local server)."""
+    try:
+        return max(0.0, float(os.environ.get(BACKOFF_ENV) or 1.0))
+    except ValueError:
+        return 1.0
+
+
 @dataclass
 class RetryPolicy:
     """Capped exponential backoff with full jitter: delay = uniform(0.5, 1) * min(cap, base * 2**attempt)."""
 
     max_retries: int = 6
-    base_delay_s: float = 1.0
+    base_delay_s: float = field(default_factory=default_backoff)
     max_delay_s: float = 60.0
     max_retry_after_s: float = 300.0
     retry_after_jitter: float = 0.1  # a Retry-After of s waits uniform(s, s * 1.1), so debates do not retry at once

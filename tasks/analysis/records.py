@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
+from debate_eval.tasks.engine.records import validate_record
 from debate_eval.tasks.engine.results import RESULTS_FILE, numbered_records
 
 DEFAULT_PROTOCOL = "debate"
@@ -58,24 +59,12 @@ def read_checked(path: Path) -> list[Record]:
 
 
 def check_record(path: Path, number: int, record: Record) -> None:
-    """Raise a one-line ``UserError`` naming file, line (counted from 1) and field when ``record`` is unusable."""
-    missing = [key for key in REQUIRED_KEYS if record.get(key) is None]
-    if missing:
-        raise UserError(f"{path}: line {number} has no {', '.join(missing)}; is this a results.jsonl file?")
-    for key in ("score", "human_score"):
-        value = record.get(key)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
-            raise UserError(f"{path}: line {number}: {key} must be a number or null, not {value!r}")
-    if is_pairwise(record):
-        for key in ("verdict", "human_label"):
-            value = record.get(key)
-            if value is not None and value not in VERDICTS:
-                raise UserError(
-                    f"{path}: line {number}: {key} must be one of {', '.join(VERDICTS)} or null, not {value!r}"
-                )
-        consistent = record.get("consistent")
-        if consistent is not None and not isinstance(consistent, bool):
-            raise UserError(f"{path}: line {number}: consistent must be true, false or null, not {consistent!r}")
+    """Raise a one-line ``UserError`` naming file, line (counted from 1) and field when ``record`` is unusable.
+
+    The one record check of the project (``tasks/engine/records.py``), shared with resume, so a line that a
+    run resumes from is never rejected here, and the other way round.
+    """
+    validate_record(record, path, number)
 
 
 def is_pairwise(record: Record) -> bool:

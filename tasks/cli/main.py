@@ -92,10 +92,15 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # the output was piped into a command that stopped reading (| head)
         sys.stderr.close()
         return 141
+    except OSError as error:  # a file or folder the command could not read or write (disk full, read-only)
+        where = f"{error.filename}: " if error.filename else ""
+        print(f"debate-eval: error: {redact(where + (error.strerror or str(error)))}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         out = getattr(args, "out", None) or "the run directory"
+        start = "\n" if sys.stderr.isatty() else ""  # after the terminal's ^C (and a progress bar)
         print(
-            f"\ndebate-eval: interrupted; finished items are saved in {out}; rerun the same command to resume",
+            f"{start}debate-eval: interrupted; finished items are saved in {out}; rerun the same command to resume",
             file=sys.stderr,
         )
         return 130

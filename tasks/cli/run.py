@@ -17,7 +17,7 @@ from debate_eval.tasks.data.templates import parse_scale, resolve_template
 from debate_eval.tasks.engine.accounting import cache_and_batch_lines
 from debate_eval.tasks.engine.pairwise import check_run_task_type, pairwise_template
 from debate_eval.tasks.engine.run_config import RunConfig, RunOptions
-from debate_eval.tasks.engine.runner import RunSummary, run
+from debate_eval.tasks.engine.runner import RunSummary, failed_items_note, run
 
 
 def positive_int(text: str) -> int:
@@ -289,8 +289,7 @@ def format_summary(summary: RunSummary, config: RunConfig) -> str:
     else:
         lines.append("estimated cost: unknown (a model has no price in prices.csv; tokens above)")
     if total.errors:
-        kinds = ", ".join(f"{kind} x{count}" for kind, count in sorted(total.errors.items()))
-        lines.append(f"failed items: {kinds} (see the 'error' field; a rerun retries them)")
+        lines.append(failed_items_note(total.errors))
     out = summary.out_dir
     lines.append(
         f"results: {out / 'results.jsonl'}   next: debate-eval show {out} | debate-eval meta-eval "

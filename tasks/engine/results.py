@@ -9,10 +9,16 @@
   a complete final line without its newline gets one.
 - When an item is retried, its earlier failed line is dropped (the file is rewritten atomically), so the
   file never holds two lines for one item.
+- One run at a time: the store holds the run directory's lock (``lock.py``) from its creation to ``close()``;
+  a second run on the same ``--out`` refuses with one line naming the owner. Taking the lock is also the
+  up-front check that the folder is writable.
+- A write that fails (a full disk) stops the run with one line; a partly written line is cut off, so the
+  file keeps only whole lines; temporary files are removed.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -21,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
+from debate_eval.tasks.engine.lock import RunLock, owner_text
 from debate_eval.tasks.engine.records import validate_record
 
 CONFIG_FILE = "config.json"
@@ -79,25 +86,62 @@ def read_jsonl(path: Path, *, repair: bool = False) -> list[dict[str, Any]]:
     return [record for _, record in records]
 
 
+class ResultsWriteError(UserError):
+    """A result could not be written (disk full, folder gone read-only): the run stops, finished lines stay."""
+
+
 class ResultsStore:
-    """The results of one run directory."""
+    """The results of one run directory, held under the run lock from creation to ``close()``."""
 
     def __init__(self, out_dir: Path, config: Mapping[str, Any], config_hash: str) -> None:
         self.out_dir = out_dir
         self.config_hash = config_hash
         self.results_path = out_dir / RESULTS_FILE
         self.config_path = out_dir / CONFIG_FILE
-        self._check_or_write_config(config)
-        self.records: dict[str, dict[str, Any]] = {}
-        for record in read_jsonl(self.results_path, repair=True):
-            self.records[str(record.get("item_id"))] = record  # the last line of an item wins
-        self._handle = None
+        self.written = 0  # lines appended by this invocation
+        self._fd: int | None = None
+        self.lock = self._take_lock()
+        try:
+            self._check_or_write_config(config)
+            self.records: dict[str, dict[str, Any]] = {}
+            for record in read_jsonl(self.results_path, repair=True):
+                self.records[str(record["item_id"])] = record  # the last line of an item wins
+            self._check_writable(self.results_path)
+        except BaseException:
+            self.lock.release()
+            raise
 
-    def _check_or_write_config(self, config: Mapping[str, Any]) -> None:
+    def _take_lock(self) -> RunLock:
+        """Create the folder and take its lock: the up-front check that the folder is writable."""
         try:
             self.out_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise UserError(f"{self.out_dir}: cannot create the output directory: {exc.strerror}") from None
+        lock = RunLock(self.out_dir)
+        try:
+            lock.acquire()
+        except OSError as exc:
+            raise UserError(
+                f"{self.out_dir}: the output directory is not writable ({exc.strerror}); use another --out"
+            ) from None
+        if lock.took_over:
+            print(
+                f"debate-eval: note: {self.out_dir}: took over the lock of a run that is no longer running "
+                f"({owner_text(lock.took_over)})",
+                file=sys.stderr,
+            )
+        return lock
+
+    def _check_writable(self, path: Path) -> None:
+        """An existing results file must take appends (the folder's own check was taking the lock)."""
+        if not path.exists():
+            return
+        try:
+            os.close(os.open(path, os.O_WRONLY | os.O_APPEND))
+        except OSError as exc:
+            raise UserError(f"{path}: cannot write the results file ({exc.strerror}); use another --out") from None
+
+    def _check_or_write_config(self, config: Mapping[str, Any]) -> None:
         if self.config_path.exists():
             try:
                 existing = json.loads(self.config_path.read_text(encoding="utf-8"))
@@ -124,41 +168,103 @@ class ResultsStore:
         }
 
     def prepare_retries(self, item_ids: Iterable[str]) -> None:
-        """Drop the old (failed) lines of items about to be run again, rewriting the file atomically."""
+        """Drop the old (failed) lines of items about to be run again.
+
+        The file is rewritten from its own lines (every other line kept byte for byte) into a temporary file
+        that is fsynced and then renamed over it; the run lock guarantees no other run appends meanwhile.
+        """
         retry = set(item_ids) & set(self.records)
         if not retry:
             return
+        kept = [
+            json.dumps(record, ensure_ascii=False) + "\n"
+            for _, record in numbered_records(self.results_path)[0]
+            if str(record["item_id"]) not in retry
+        ]
+        tmp = self.out_dir / f".{RESULTS_FILE}.{os.getpid()}.tmp"
+        try:
+            with tmp.open("w", encoding="utf-8") as handle:
+                handle.writelines(kept)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, self.results_path)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+            raise ResultsWriteError(
+                f"{self.results_path}: cannot rewrite the results file to retry failed items ({exc.strerror}); "
+                "it is unchanged"
+            ) from None
+        _fsync_directory(self.out_dir)
         for item_id in retry:
             del self.records[item_id]
-        tmp = self.results_path.with_suffix(".jsonl.tmp")
-        with tmp.open("w", encoding="utf-8") as handle:
-            for record in self.records.values():
-                handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, self.results_path)
 
     def append(self, record: dict[str, Any]) -> None:
-        """Append one item's record and flush it to the operating system."""
-        if self._handle is None:
-            self._handle = self.results_path.open("a", encoding="utf-8")
-        self._handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-        self._handle.flush()
+        """Append one item's record with a single write and hand it to the operating system.
+
+        On a write error (a full disk) a partly written line is cut off again, so the file keeps only whole
+        lines, and a one-line ``ResultsWriteError`` says how many results are saved.
+        """
+        data = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
+        before: int | None = None
+        try:
+            if self._fd is None:
+                self._fd = os.open(self.results_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            before = os.fstat(self._fd).st_size
+            _write_all(self._fd, data)
+        except OSError as exc:
+            if self._fd is not None and before is not None:
+                with contextlib.suppress(OSError):
+                    os.ftruncate(self._fd, before)
+            done = sum(1 for r in self.records.values() if not r.get("error"))
+            raise ResultsWriteError(
+                f"{self.results_path}: cannot write a result ({exc.strerror}); the run stopped; the {done} "
+                "finished results already written are kept: free space (or fix the folder) and rerun the same "
+                "command to resume"
+            ) from None
+        self.written += 1
         self.records[str(record["item_id"])] = record
 
     def close(self) -> None:
-        """Close the results file."""
-        if self._handle is not None:
-            os.fsync(self._handle.fileno())
-            self._handle.close()
-            self._handle = None
+        """Flush the results file to disk, close it and release the run lock (never raises)."""
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
+            with contextlib.suppress(OSError):
+                os.fsync(fd)
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self.lock.release()
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """``os.write`` until every byte is written (a short write is retried)."""
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def _fsync_directory(directory: Path) -> None:
+    """Make a rename in ``directory`` durable (best effort: not every system can open a directory)."""
+    with contextlib.suppress(OSError, AttributeError):
+        fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
 def write_json_atomic(path: Path, data: Any) -> None:
-    """Write JSON to ``path`` via a temporary file and ``os.replace``."""
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    """Write JSON to ``path`` via a temporary file and ``os.replace``; on failure the temporary file is
+    removed and a one-line ``ResultsWriteError`` names the file."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise ResultsWriteError(f"{path}: cannot write ({exc.strerror})") from None
 
 
 def _differences(old: Any, new: Any, prefix: str = "") -> list[str]:

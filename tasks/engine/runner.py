@@ -16,16 +16,16 @@ from autogen_core.models import ChatCompletionClient
 from debate_eval.agents.models.batch import BATCH_DIR, BatchDispatcher, BatchOptions, item_in_flight
 from debate_eval.agents.models.embedded import EmbeddedServer
 from debate_eval.agents.models.pool import ClientPool, default_cache_dir, open_disk_cache
+from debate_eval.agents.models.responses import BadResponseError, EmptyAnswerError
 from debate_eval.agents.models.wrappers import CallRecord, TransportStats, recording_calls
 from debate_eval.agents.redaction import redact
 from debate_eval.debates.base import Evaluator
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
-from debate_eval.debates.pairwise.swap import swapping
 from debate_eval.tasks.data.datasets import Item, get_dataset, load_items, select_items
 from debate_eval.tasks.engine.accounting import Accounting, calls_usage, item_usage, load_prices, usage_calls
-from debate_eval.tasks.engine.pairwise import PAIRWISE, build_pairwise_task, check_task_type, pairwise_fields
+from debate_eval.tasks.engine.concurrency import run_all
 from debate_eval.tasks.engine.progress import Progress
-from debate_eval.tasks.engine.results import ResultsStore, write_json_atomic
+from debate_eval.tasks.engine.results import ResultsStore, ResultsWriteError, write_json_atomic
 from debate_eval.tasks.engine.run_config import DEFAULT_REMOTE_CONCURRENCY, RunConfig, RunOptions, config_document
 
 SUMMARY_FILE = "summary.json"
@@ -56,7 +56,7 @@ class Tally:
             self.errors[kind] = self.errors.get(kind, 0) + 1
             return
         self.finished += 1
-        if record.get("score") is None and record.get("verdict") is None:  # a pairwise record has a verdict
+        if record.get("score") is None:
             self.unparsed += 1
         else:
             self.parsed += 1
@@ -114,18 +114,8 @@ class RunSummary:
 
 
 def build_tasks(config: RunConfig, items: Sequence[Item]) -> list[EvaluationTask]:
-    """Render the prompt of every item (a template problem fails here, before any model call). A method that
-    cannot judge the dataset's task type is refused here; pairwise items get their swapped twin with --swap."""
-    spec = get_dataset(config.dataset)
-    kind = spec.kind
-    task_type = getattr(spec, "task_type", "single")
-    check_task_type(config.protocol, config.method.task_types, config.dataset, task_type)
-    if task_type == PAIRWISE:
-        swap = bool(getattr(config, "swap", False))
-        return [
-            build_pairwise_task(item.item_id, dict(item.inputs), config.template, config.aspect, kind, swap)
-            for item in items
-        ]
+    """Render the prompt of every item (a template problem fails here, before any model call)."""
+    kind = get_dataset(config.dataset).kind
     return [
         EvaluationTask(
             item_id=item.item_id,
@@ -165,8 +155,7 @@ def make_record(
     if outcome is None:
         usage = calls_usage(calls)
         llm_calls, cached_calls = usage_calls(usage)
-        failed = {**record, "usage": usage, "llm_calls": llm_calls, "cached_calls": cached_calls, "transcript": []}
-        return _with_pairwise(failed, item, None)
+        return {**record, "usage": usage, "llm_calls": llm_calls, "cached_calls": cached_calls, "transcript": []}
     usage = item_usage(outcome.transcript)
     llm_calls, cached_calls = usage_calls(usage)
     record.update(
@@ -187,23 +176,51 @@ def make_record(
             "transcript": outcome.transcript,
         }
     )
-    return _with_pairwise(record, item, outcome)
+    return record
 
 
-def _with_pairwise(record: dict[str, Any], item: Item, outcome: Outcome | None) -> dict[str, Any]:
-    """A pairwise item's record with its verdict, human label and both orders (``engine.pairwise``)."""
-    if getattr(item, "task_type", "single") != PAIRWISE:
-        return record
-    return {**record, **pairwise_fields(getattr(item, "human_label", None), item.inputs, outcome)}
+CONTEXT_LENGTH = "ContextLengthError"
+_CONTEXT_LENGTH_SIGNS = (
+    "context_length_exceeded",
+    "maximum context length",
+    "context length",
+    "context window",
+    "exceeds the available context size",
+    "exceed_context_size",
+    "too many tokens",
+)
 
 
 def describe_error(error: BaseException) -> str:
-    """One line naming the error, with secrets masked (AutoGen wraps agent errors with a traceback)."""
+    """One line naming the error, with secrets masked (AutoGen wraps agent errors with a traceback).
+
+    An endpoint's 200 that was no completion and an empty answer say so in their own words; a request
+    longer than the model's context window becomes ``ContextLengthError`` (a rerun cannot fix it).
+    """
+    if isinstance(error, BadResponseError | EmptyAnswerError):
+        return redact(f"{type(error).__name__}: {error.message}"[:500])
     text = str(error).strip() or type(error).__name__
     first = text.splitlines()[0]
+    if any(sign in text.lower() for sign in _CONTEXT_LENGTH_SIGNS):
+        return redact(f"{CONTEXT_LENGTH}: the request is longer than the model's context window ({first[:300]})")
     if not first.startswith(type(error).__name__) and type(error).__name__ != "RuntimeError":
         first = f"{type(error).__name__}: {first}"
     return redact(first[:500])
+
+
+def failed_items_note(errors: Mapping[str, int]) -> str:
+    """The summary line about failed items: which kinds a rerun retries, and what to do about the others."""
+    kinds = ", ".join(f"{kind} x{count}" for kind, count in sorted(errors.items()))
+    note = f"failed items: {kinds} (see the 'error' field"
+    if CONTEXT_LENGTH in errors:
+        note += (
+            f"; {CONTEXT_LENGTH}: a rerun with the same settings fails again: use a model with a longer context "
+            "window, fewer --max-rounds, a lower --max-tokens, or shorter inputs (--limit/--docs to skip them)"
+        )
+        if len(errors) > 1:
+            note += "; a rerun retries the other failed items"
+        return note + ")"
+    return note + "; a rerun retries them)"
 
 
 async def evaluate_one(
@@ -285,13 +302,14 @@ async def run(
     summary = RunSummary(out_dir=options.out_dir)
     items = select_items(load_items(config.dataset, options.data_dir), limit=options.limit, docs=options.docs)
     tasks = build_tasks(config, items)
-    store = ResultsStore(options.out_dir, config_document(config, options), config.config_hash())
-    done = store.done_ids()
-    pending = [(item, task) for item, task in zip(items, tasks, strict=True) if item.item_id not in done]
-    summary.selected, summary.already_done = len(items), len(items) - len(pending)
-    store.prepare_retries(item.item_id for item, _ in pending)
-    evaluator = swapping(config.evaluator())  # both orders when a task has its twin
+    store = ResultsStore(options.out_dir, config_document(config, options), config.config_hash())  # takes the lock
+    failing = False
     try:
+        done = store.done_ids()
+        pending = [(item, task) for item, task in zip(items, tasks, strict=True) if item.item_id not in done]
+        summary.selected, summary.already_done = len(items), len(items) - len(pending)
+        store.prepare_retries(item.item_id for item, _ in pending)
+        evaluator = config.evaluator()
         if pending:
             async with model_pool(
                 config,
@@ -304,6 +322,9 @@ async def run(
                 batch=options.batch,
             ) as pool:
                 await _run_pending(pending, evaluator, config, pool, store, summary, options, stream)
+    except BaseException:
+        failing = True
+        raise
     finally:
         store.close()
         summary.elapsed_s = time.perf_counter() - started
@@ -316,7 +337,11 @@ async def run(
         prices = load_prices()
         summary.cost_usd = summary.now.accounting.cost(models, prices)
         summary.total_cost_usd = summary.total.accounting.cost(models, prices)
-        write_json_atomic(options.out_dir / SUMMARY_FILE, summary.to_dict())
+        try:
+            write_json_atomic(options.out_dir / SUMMARY_FILE, summary.to_dict())
+        except ResultsWriteError:
+            if not failing:  # the error already on its way (a full disk, Ctrl-C) is the one to report
+                raise
     return summary
 
 
@@ -342,7 +367,7 @@ async def _run_pending(
         summary.now.add(record)
         progress.update(record, summary.now)
 
-    try:
-        await asyncio.gather(*(one(item, task) for item, task in pending))
+    try:  # the first error (e.g. a full disk) or Ctrl-C cancels and awaits every other debate
+        await run_all(one(item, task) for item, task in pending)
     finally:
         progress.close()

@@ -1,0 +1,273 @@
+"""The fault suite's tools: a local fault server and the real command line, with a recognisable fake key
+(imported by the tests; ``conftest.py`` exposes the fixtures).
+
+``FaultServer`` is an OpenAI-compatible endpoint on 127.0.0.1 whose answers a test scripts request by
+request (HTTP errors with or without Retry-After, hangs, empty or garbled 200 bodies, reset connections,
+context-length errors, chosen replies). It is bounded: at most ``max_requests`` requests and
+``lifetime_s`` seconds, then it stops by itself.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from debate_eval.agents.models.scripted_server import default_reply, role_of_request
+from debate_eval.tasks.cli.main import main
+
+FAKE_KEY = "sk-FAULTSUITE-0123456789-must-never-be-printed"
+ITEMS = 6  # SummEval coherence items per run (the first document's summaries)
+
+
+@dataclass
+class Action:
+    """What the server does with one request instead of (or before) a normal completion."""
+
+    status: int | None = None  # an HTTP error status
+    retry_after: str | None = None  # its Retry-After header
+    error: dict[str, Any] | None = None  # its error object (default: a generic message)
+    hang_s: float = 0.0  # wait this long first (past the client's --timeout)
+    body: bytes | None = None  # a raw 200 body instead of a completion
+    content_type: str = "application/json"
+    reset: bool = False  # close the connection without an answer
+    reply: str | None = None  # the completion's text
+
+
+Script = Callable[[int, dict[str, Any]], "Action | None"]  # (request number from 0, request) -> action
+
+
+@dataclass
+class FaultServer:
+    """Use as a context manager; ``base_url`` is ``http://127.0.0.1:PORT/v1``."""
+
+    script: Script = lambda number, request: None
+    max_requests: int = 2000
+    lifetime_s: float = 100.0
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    keys_seen: set[str] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        self.lock = threading.Lock()
+        self.base_url = ""
+        self._server: ThreadingHTTPServer | None = None
+        self._timer: threading.Timer | None = None
+
+    @property
+    def count(self) -> int:
+        with self.lock:
+            return len(self.requests)
+
+    def __enter__(self) -> FaultServer:
+        self._server = _Server(("127.0.0.1", 0), _handler(self))
+        self.base_url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+        threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        self._timer = threading.Timer(self.lifetime_s, self.stop)  # stops by itself
+        self._timer.daemon = True
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def stop(self) -> None:
+        server, self._server = self._server, None
+        if self._timer is not None:
+            self._timer.cancel()
+        if server is not None:
+            server.shutdown()
+            server.server_close()
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 64
+
+    def handle_error(self, request: Any, client_address: Any) -> None:  # a client that hung up: not an error
+        return
+
+
+def completion(request: dict[str, Any], text: str) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-fault",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": request.get("model", "scripted"),
+        "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}],
+        "usage": {"prompt_tokens": 10, "completion_tokens": max(1, len(text.split())), "total_tokens": 20},
+    }
+
+
+def _handler(server: FaultServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args: Any) -> None:
+            return
+
+        def _send(self, status: int, data: bytes, content_type: str, headers: dict[str, str] | None = None) -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(data)))
+            for key, value in (headers or {}).items():
+                self.send_header(key, value)
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_POST(self) -> None:
+            request = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
+            with server.lock:
+                number = len(server.requests)
+                server.requests.append(request)
+                server.keys_seen.add(self.headers.get("Authorization", ""))
+            if number >= server.max_requests:
+                self._send(503, b'{"error": {"message": "fault server: request budget spent"}}', "application/json")
+                return
+            action = server.script(number, request) or Action()
+            if action.hang_s:
+                time.sleep(action.hang_s)
+            if action.reset:
+                self.close_connection = True
+                self.connection.shutdown(2)
+                return
+            if action.status:
+                error = action.error or {"message": f"injected HTTP {action.status}", "type": "fault"}
+                headers = {"Retry-After": action.retry_after} if action.retry_after is not None else {}
+                self._send(action.status, json.dumps({"error": error}).encode(), "application/json", headers)
+                return
+            if action.body is not None:
+                self._send(200, action.body, action.content_type)
+                return
+            text = action.reply if action.reply is not None else default_reply(request)
+            self._send(200, json.dumps(completion(request, text)).encode(), "application/json")
+
+    return Handler
+
+
+def role(request: dict[str, Any]) -> str:
+    """The role a request comes from (scorer, critic, ...)."""
+    return role_of_request(request)
+
+
+@dataclass
+class Outcome:
+    """What one command-line invocation did."""
+
+    code: int
+    stdout: str
+    stderr: str
+    out: Path
+
+    @property
+    def output(self) -> str:
+        return self.stdout + self.stderr
+
+    def records(self) -> list[dict[str, Any]]:
+        path = self.out / "results.jsonl"
+        if not path.exists():
+            return []
+        return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+    def error_lines(self) -> list[str]:
+        return [line for line in self.stderr.splitlines() if line.strip()]
+
+
+@pytest.fixture
+def fault_env(monkeypatch: pytest.MonkeyPatch, isolated_env: Path) -> Path:
+    """``isolated_env`` plus the fake API key, fast retries and no progress bar."""
+    monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
+    monkeypatch.setenv("DEBATE_EVAL_RETRY_BACKOFF", "0.01")
+    return isolated_env
+
+
+def run_args(server: FaultServer, out: Path, *extra: str, limit: int = ITEMS) -> list[str]:
+    """The ``run`` command line of the suite (SummEval coherence, one Critic round)."""
+    return [
+        "run", "--dataset", "summeval", "--aspect", "coherence", "--limit", str(limit),
+        "--base-url", server.base_url, "--model", "scripted", "--out", str(out),
+        "--max-rounds", "1", "--no-progress", "--timeout", "2", "--max-retries", "3", "--concurrency", "3",
+        *extra,
+    ]  # fmt: skip
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str]) -> Callable[[list[str]], Outcome]:
+    """Run the real command line in this process: ``cli(args) -> Outcome``."""
+
+    def invoke(args: list[str]) -> Outcome:
+        code = main(args)
+        captured = capsys.readouterr()
+        return Outcome(code, captured.out, captured.err, Path(args[args.index("--out") + 1]))
+
+    return invoke
+
+
+def start_cli(args: list[str]) -> subprocess.Popen[str]:
+    """The real command line in a process of its own (for signals)."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "debate_eval.tasks.cli.main", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ),
+    )
+
+
+def wait_for_lines(path: Path, count: int, process: subprocess.Popen[str], limit_s: float = 60) -> int:
+    """Wait (bounded) until ``path`` has ``count`` lines or the process ended; the lines there."""
+    deadline = time.monotonic() + limit_s
+    lines = 0
+    while time.monotonic() < deadline and process.poll() is None:
+        lines = path.read_bytes().count(b"\n") if path.exists() else 0
+        if lines >= count:
+            break
+        time.sleep(0.02)
+    return lines
+
+
+def assert_clean(outcome: Outcome, *, code: int, message: str | None, results: int, server: FaultServer) -> None:
+    """The suite's common checks: exit code, the one-line message, no traceback, the results, no key."""
+    assert outcome.code == code, outcome.output
+    assert "Traceback" not in outcome.output, outcome.output
+    if message is not None:
+        errors = [line for line in outcome.error_lines() if line.startswith("debate-eval: error:")]
+        assert len(errors) == 1 and message in errors[0], outcome.output
+    records = outcome.records()
+    ids = [r["item_id"] for r in records]
+    assert len(ids) == len(set(ids)) == results, ids  # no loss, no duplicate
+    assert_no_key(outcome.output, outcome.out)
+    assert server.keys_seen == {f"Bearer {FAKE_KEY}"} or not server.keys_seen  # the key was used, only there
+
+
+def assert_no_key(output: str, out: Path) -> None:
+    """The fake key appears nowhere: not in the output, not in any file of the run directory."""
+    assert FAKE_KEY not in output
+    if out.is_dir():
+        for path in out.rglob("*"):
+            if path.is_file():
+                assert FAKE_KEY.encode() not in path.read_bytes(), path
+
+
+@pytest.fixture
+def server_factory() -> Iterator[Callable[..., FaultServer]]:
+    """``server_factory(script=..., ...)``: a started ``FaultServer``, stopped after the test."""
+    servers: list[FaultServer] = []
+
+    def make(**kwargs: Any) -> FaultServer:
+        server = FaultServer(**kwargs).__enter__()
+        servers.append(server)
+        return server
+
+    yield make
+    for server in servers:
+        server.stop()
