@@ -21,9 +21,11 @@ from debate_eval.agents.models.wrappers import CallRecord, TransportStats, recor
 from debate_eval.agents.redaction import redact
 from debate_eval.debates.base import Evaluator
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
+from debate_eval.debates.pairwise.swap import swapping
 from debate_eval.tasks.data.datasets import Item, get_dataset, load_items, select_items
 from debate_eval.tasks.engine.accounting import Accounting, calls_usage, item_usage, load_prices, usage_calls
 from debate_eval.tasks.engine.concurrency import run_all
+from debate_eval.tasks.engine.pairwise import PAIRWISE, build_pairwise_task, check_task_type, pairwise_fields
 from debate_eval.tasks.engine.progress import Progress
 from debate_eval.tasks.engine.results import ResultsStore, ResultsWriteError, write_json_atomic
 from debate_eval.tasks.engine.run_config import DEFAULT_REMOTE_CONCURRENCY, RunConfig, RunOptions, config_document
@@ -56,7 +58,7 @@ class Tally:
             self.errors[kind] = self.errors.get(kind, 0) + 1
             return
         self.finished += 1
-        if record.get("score") is None:
+        if record.get("score") is None and record.get("verdict") is None:  # a pairwise record has a verdict
             self.unparsed += 1
         else:
             self.parsed += 1
@@ -114,8 +116,18 @@ class RunSummary:
 
 
 def build_tasks(config: RunConfig, items: Sequence[Item]) -> list[EvaluationTask]:
-    """Render the prompt of every item (a template problem fails here, before any model call)."""
-    kind = get_dataset(config.dataset).kind
+    """Render the prompt of every item (a template problem fails here, before any model call). A method that
+    cannot judge the dataset's task type is refused here; pairwise items get their swapped twin with --swap."""
+    spec = get_dataset(config.dataset)
+    kind = spec.kind
+    task_type = getattr(spec, "task_type", "single")
+    check_task_type(config.protocol, config.method.task_types, config.dataset, task_type)
+    if task_type == PAIRWISE:
+        swap = bool(getattr(config, "swap", False))
+        return [
+            build_pairwise_task(item.item_id, dict(item.inputs), config.template, config.aspect, kind, swap)
+            for item in items
+        ]
     return [
         EvaluationTask(
             item_id=item.item_id,
@@ -155,7 +167,8 @@ def make_record(
     if outcome is None:
         usage = calls_usage(calls)
         llm_calls, cached_calls = usage_calls(usage)
-        return {**record, "usage": usage, "llm_calls": llm_calls, "cached_calls": cached_calls, "transcript": []}
+        failed = {**record, "usage": usage, "llm_calls": llm_calls, "cached_calls": cached_calls, "transcript": []}
+        return _with_pairwise(failed, item, None)
     usage = item_usage(outcome.transcript)
     llm_calls, cached_calls = usage_calls(usage)
     record.update(
@@ -176,7 +189,14 @@ def make_record(
             "transcript": outcome.transcript,
         }
     )
-    return record
+    return _with_pairwise(record, item, outcome)
+
+
+def _with_pairwise(record: dict[str, Any], item: Item, outcome: Outcome | None) -> dict[str, Any]:
+    """A pairwise item's record with its verdict, human label and both orders (``engine.pairwise``)."""
+    if getattr(item, "task_type", "single") != PAIRWISE:
+        return record
+    return {**record, **pairwise_fields(getattr(item, "human_label", None), item.inputs, outcome)}
 
 
 CONTEXT_LENGTH = "ContextLengthError"
@@ -309,7 +329,7 @@ async def run(
         pending = [(item, task) for item, task in zip(items, tasks, strict=True) if item.item_id not in done]
         summary.selected, summary.already_done = len(items), len(items) - len(pending)
         store.prepare_retries(item.item_id for item, _ in pending)
-        evaluator = config.evaluator()
+        evaluator = swapping(config.evaluator())  # both orders when a task has its twin
         if pending:
             async with model_pool(
                 config,
