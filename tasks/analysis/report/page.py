@@ -2,7 +2,8 @@
 the items with their transcripts as JSON that the script turns into the table and the conversations.
 
 Safety: every run-derived string in HTML is escaped; the embedded JSON escapes ``<``, ``>``, ``&`` and the
-JavaScript line separators, so no text (``</script>`` included) can end its script element; the script
+JavaScript line separators, and the records travel as base64 of gzipped JSON, so no text (``</script>``
+included) can end its script element; the script
 builds the table and transcripts with ``textContent`` only; and a Content-Security-Policy allows only this
 page's own script and style (by hash), no network and no other script, as a second line of defence.
 """
@@ -10,6 +11,7 @@ page's own script and style (by hash), no network and no other script, as a seco
 from __future__ import annotations
 
 import base64
+import gzip
 import hashlib
 import json
 import re
@@ -43,6 +45,19 @@ def safe_json(value: Any) -> str:
     ):
         text = text.replace(char, escape)
     return text
+
+
+def pack_records(records: list[dict[str, Any]]) -> str:
+    """The records (with their transcripts) as base64 of gzipped JSON: prompts repeat the same article for
+    every summary, so this is several times smaller; the page unpacks it with the browser's own
+    ``DecompressionStream``. Base64 holds no ``<``, so it cannot end its script element either."""
+    raw = json.dumps(records, ensure_ascii=False, allow_nan=False, default=str).encode("utf-8")
+    return base64.b64encode(gzip.compress(raw, compresslevel=9, mtime=0)).decode("ascii")
+
+
+def unpack_records(text: str) -> list[dict[str, Any]]:
+    """The inverse of ``pack_records`` (for tests and tools reading a report)."""
+    return json.loads(gzip.decompress(base64.b64decode(text)))
 
 
 def _tokens(record: dict[str, Any]) -> int:
@@ -117,6 +132,7 @@ def render(runs: Sequence[Run], title: str | None = None, notes: Sequence[str] =
     style, script = asset("report.css"), asset("report.js")
     title = title or "debate-eval report: " + ", ".join(run.label for run in runs)
     data = page_data(runs)
+    packed = pack_records(data.pop("records"))
     compare = sections.comparison(runs)
     body = {
         "title": esc(title),
@@ -133,6 +149,7 @@ def render(runs: Sequence[Run], title: str | None = None, notes: Sequence[str] =
         "style": style,
         "script": script,
         "data": safe_json(data),
+        "records": packed,
     }
     # One pass over the template only: a run's text that looks like a placeholder stays as it is.
     return re.sub(r"\{\{(\w+)\}\}", lambda match: body[match.group(1)], asset("page.html"))

@@ -123,6 +123,14 @@ class Browser:
             raise RuntimeError(f"{expression!r} threw: {result['exceptionDetails']}")
         return result["result"].get("value")
 
+    def wait_until(self, expression: str) -> None:
+        """Poll a JavaScript expression until it is truthy (``TimeoutError`` after the browser's timeout)."""
+        deadline = time.monotonic() + self.timeout_s
+        while not self.evaluate(expression):
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{expression!r} never became true")
+            time.sleep(0.05)
+
     def click(self, selector: str) -> None:
         """A real mouse click (pressed and released) at the centre of the first element matching ``selector``."""
         box = self.evaluate(

@@ -13,7 +13,7 @@ import pytest
 
 from debate_eval.agents.errors import UserError
 from debate_eval.tasks.analysis.report import gather, numbers, write_report
-from debate_eval.tasks.analysis.report.page import page_data, render, safe_json
+from debate_eval.tasks.analysis.report.page import page_data, render, safe_json, unpack_records
 
 _SPEC = importlib.util.spec_from_file_location("report_records", Path(__file__).with_name("report_records.py"))
 rr = importlib.util.module_from_spec(_SPEC)
@@ -21,10 +21,10 @@ sys.modules["report_records"] = rr
 _SPEC.loader.exec_module(rr)
 
 
-def embedded_data(html: str) -> dict:
-    match = re.search(r'<script type="application/json" id="report-data">(.*?)</script>', html, re.S)
+def embedded_records(html: str) -> list[dict]:
+    match = re.search(r'<script type="application/octet-stream" id="report-records">(.*?)</script>', html, re.S)
     assert match
-    return json.loads(match.group(1))
+    return unpack_records(match.group(1))
 
 
 def test_safe_json_cannot_end_its_script_and_round_trips() -> None:
@@ -38,13 +38,12 @@ def test_hostile_text_is_escaped_everywhere(tmp_path: Path) -> None:
     config = {"result_config": {"debate": {"critic": {"text": rr.PAYLOAD}}, "models": {}}}
     run = rr.write_run(tmp_path / "run", [rr.hostile_record(), rr.debate_record(2, 2.0, [2.0])], config)
     html = render(gather.load_runs([run]))
-    # Only the page's own two script elements: the JSON data and the code.
-    assert html.count("<script") == 2 and html.count("</script") == 2
+    # Only the page's own three script elements: the table data, the packed records and the code.
+    assert html.count("<script") == 3 and html.count("</script") == 3
     outside_data = re.sub(r'<script type="application/json" id="report-data">.*?</script>', "", html, flags=re.S)
     assert "<img" not in outside_data and "window.__pwned" in outside_data  # present, but only as text
     assert "&lt;script&gt;window.__pwned" in html  # the settings and the scatter's hover text, escaped
-    data = embedded_data(html)
-    assert data["records"][0]["inputs"]["output"] == f"Summary {rr.PAYLOAD}"  # the data itself is intact
+    assert embedded_records(html)[0]["inputs"]["output"] == f"Summary {rr.PAYLOAD}"  # the data itself is intact
     csp = html_lib.unescape(re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', html).group(1))
     assert "script-src 'sha256-" in csp and "default-src 'none'" in csp and "unsafe-inline" not in csp
 

@@ -10,13 +10,14 @@ from pathlib import Path
 import pytest
 
 from debate_eval.tasks.analysis.report.demo import make_runs
+from debate_eval.tasks.analysis.report.page import unpack_records
 from debate_eval.tasks.cli.main import main
 
 
 def page_records(html: str) -> list[dict]:
-    match = re.search(r'<script type="application/json" id="report-data">(.*?)</script>', html, re.S)
+    match = re.search(r'<script type="application/octet-stream" id="report-records">(.*?)</script>', html, re.S)
     assert match
-    return json.loads(match.group(1))["records"]
+    return unpack_records(match.group(1))
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,7 @@
 (function () {
   "use strict";
   var data = JSON.parse(document.getElementById("report-data").textContent);
-  var rows = data.rows, records = data.records, runs = data.runs;
+  var rows = data.rows, runs = data.runs, records = null;
   // Longer messages (prompts with a whole article) show their start and end (where the judged output
   // usually sits) and open fully on demand.
   var LONG = 2400, HEAD = 700, TAIL = 1000;
@@ -91,7 +91,8 @@
       if (agree === "no" && r.agreed !== false) return false;
       if (agree === "none" && r.agreed !== null) return false;
       if (!isNaN(minErr) && !(r.err !== null && r.err >= minErr)) return false;
-      if (query && recordText(r.rec).indexOf(query) < 0) return false;
+      if (query && records && recordText(r.rec).indexOf(query) < 0) return false;
+      if (query && !records && (r.id + " " + r.group).toLowerCase().indexOf(query) < 0) return false;
       return true;
     });
   }
@@ -295,6 +296,7 @@
   }
 
   function openRecords(indexes) {
+    if (!records) return;
     body.textContent = "";
     indexes.forEach(function (i) { body.appendChild(conversation(i)); });
     document.getElementById("viewer-title").textContent = indexes.length > 1 ? "side by side: " + rows[indexes[0]].id : "transcript: " + rows.filter(function (x) { return x.rec === indexes[0]; })[0].id;
@@ -342,8 +344,29 @@
     host.appendChild(el("div", { cls: "tablewrap" }, [grid]));
   }
 
+  /* ------------------------------------------------------------------ records: gzipped JSON, unpacked here */
+  function loadRecords() {
+    var status = document.getElementById("records-status");
+    if (typeof DecompressionStream !== "function") {
+      status.textContent = "This browser cannot unpack the transcripts (it needs DecompressionStream: Chrome 80, " +
+        "Firefox 113, Safari 16.4 or later); the tables and plots above are complete.";
+      return Promise.resolve();
+    }
+    var text = atob(document.getElementById("report-records").textContent.trim());
+    var bytes = new Uint8Array(text.length);
+    for (var i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return new Response(stream).text().then(function (json) {
+      records = JSON.parse(json);
+      status.textContent = "";
+      renderRows();
+    });
+  }
+
   buildHead();
   renderRows();
   compareTable();
-  document.documentElement.setAttribute("data-report-ready", "1");
+  loadRecords().then(function () {
+    document.documentElement.setAttribute("data-report-ready", "1");
+  });
 })();
