@@ -223,7 +223,8 @@ def load_own_file(
             seen_ids[item_id] = index
         group = check.text(index, row, resolved["group"]) if "group" in resolved else item_id
         order = PAIRWISE_INPUT_ORDER if task_type == PAIRWISE else SINGLE_INPUT_ORDER
-        optional = ("input",) if task_type == PAIRWISE else ("reference", "context")
+        # A pairwise response may be empty (a model that answered nothing; PandaLM has 54 such).
+        optional = ("input", "output_a", "output_b") if task_type == PAIRWISE else ("reference", "context")
         inputs = {
             name: check.text(index, row, resolved[name], required=name not in optional)
             for name in order

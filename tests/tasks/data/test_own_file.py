@@ -1,0 +1,149 @@
+"""The user's own data: --dataset FILE with --fields (CSV, JSONL, JSON), pairwise labels, and bad rows."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from debate_eval.agents.errors import UserError
+from debate_eval.tasks.data.datasets import get_dataset, load_items, select_items
+from debate_eval.tasks.data.own_file import register_own_file
+
+CSV = """doc,article,summ,rating,ref
+a,"The cat sat on the mat. It was warm.","A cat sat.",4,"Cat on mat."
+a,"The cat sat on the mat. It was warm.","Dogs bark loudly.",1,"Cat on mat."
+a,"The cat sat on the mat. It was warm.","The cat was on a warm mat.",5,"Cat on mat."
+b,"Rain fell all day in the city.","It rained.",4,"Rainy day."
+b,"Rain fell all day in the city.","Sunny skies.",1,"Rainy day."
+b,"Rain fell all day in the city.","The city had rain all day long.",5,"Rainy day."
+c,"Stocks rose 3% on Monday.","Markets up.",3,"Stocks rose."
+c,"Stocks rose 3% on Monday.","Stocks fell.",1,"Stocks rose."
+c,"Stocks rose 3% on Monday.","Stocks rose three percent Monday.",5,"Stocks rose."
+"""
+FIELDS = {"source": "article", "output": "summ", "human": "rating", "group": "doc", "reference": "ref"}
+
+
+def _write(tmp_path: Path, name: str, text: str) -> str:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def test_csv_with_renamed_columns_and_three_groups(tmp_path: Path) -> None:
+    name = _write(tmp_path, "mine.csv", CSV)
+    spec = register_own_file(name, fields=FIELDS, aspect="faithfulness", scale=(1, 5))
+    assert get_dataset(name) is spec and spec.level == "group" and spec.aspects == {"faithfulness": (1, 5)}
+    assert spec.inputs == ("source", "reference", "output")
+    items = load_items(name)
+    assert len(items) == 9 and [item.group_id for item in items] == list("aaabbbccc")
+    assert items[1].inputs == {
+        "source": "The cat sat on the mat. It was warm.",
+        "reference": "Cat on mat.",
+        "output": "Dogs bark loudly.",
+    }
+    assert items[1].human_scores == {"faithfulness": 1.0} and items[1].item_id == "row-2"
+    assert select_items(items, docs=2) == items[:6]
+
+
+def test_without_group_each_item_is_its_own_group(tmp_path: Path) -> None:
+    rows = [{"src": f"text {i}", "out": f"summary {i}", "score": i % 3 + 1, "uid": f"u{i}"} for i in range(5)]
+    name = _write(tmp_path, "mine.jsonl", "".join(json.dumps(r) + "\n" for r in rows))
+    spec = register_own_file(
+        name, fields={"source": "src", "output": "out", "human": "score", "id": "uid"}, aspect="quality"
+    )
+    items = load_items(name)
+    assert spec.level == "item" and [item.group_id for item in items] == ["u0", "u1", "u2", "u3", "u4"]
+    assert spec.aspects == {"quality": (1.0, 3.0)}  # no --scale: the range seen, shown by `datasets`
+
+
+def test_json_file_and_same_named_columns(tmp_path: Path) -> None:
+    rows = [{"source": "s", "output": "o", "human": 2.5, "context": "ctx", "group": 7}]
+    name = _write(tmp_path, "mine.json", json.dumps(rows))
+    register_own_file(name, fields={}, aspect="quality", scale=(0, 5))
+    [item] = load_items(name)
+    assert item.inputs == {"context": "ctx", "source": "s", "output": "o"} and item.group_id == "7"
+
+
+def test_every_bad_row_is_one_line_counted_from_1(tmp_path: Path) -> None:
+    bad = CSV.replace('"Dogs bark loudly.",1', '"Dogs bark loudly.",high').replace(
+        'c,"Stocks rose 3% on Monday.","Stocks fell.",1', 'c,"Stocks rose 3% on Monday.","",9'
+    )
+    name = _write(tmp_path, "bad.csv", bad)
+    with pytest.raises(UserError) as error:
+        register_own_file(name, fields=FIELDS, aspect="faithfulness", scale=(1, 5))
+    lines = str(error.value).splitlines()
+    where = "(counted from 1, the header line not counted)"
+    assert lines == [
+        f"{name}: 3 problem(s) in 9 rows; nothing was evaluated:",
+        f'{name}: row 2 {where}: column "rating": expected a number, got "high"',
+        f'{name}: row 8 {where}: column "summ": empty',
+        f'{name}: row 8 {where}: column "rating": 9 is outside the scale 1-5 (--scale)',
+    ]
+    with pytest.raises(UserError, match=r"unknown dataset|file of your own"):
+        get_dataset(name)  # nothing was registered
+
+
+def test_jsonl_rows_and_types(tmp_path: Path) -> None:
+    lines = [
+        {"source": "s", "output": "o", "human": 3, "id": "x"},
+        {"source": ["not", "text"], "output": "o", "human": 3, "id": "y"},
+        {"source": "s", "output": "o", "human": None, "id": "x"},
+    ]
+    name = _write(tmp_path, "rows.jsonl", "".join(json.dumps(r) + "\n" for r in lines))
+    with pytest.raises(UserError) as error:
+        register_own_file(name, fields={}, aspect="q")
+    message = str(error.value)
+    assert f'{name}: row 2 (counted from 1): column "source": expected text, got a list' in message
+    assert f"{name}: row 3 (counted from 1): column \"id\": duplicate id 'x' (first at row 1)" in message
+    assert f'{name}: row 3 (counted from 1): column "human": expected a number, got null' in message
+
+
+@pytest.mark.parametrize(
+    ("fields", "fragment"),
+    [
+        ({"source": "article", "output": "summ"}, "no column for human; map them with --fields human=COLUMN"),
+        ({**FIELDS, "human": "score"}, "--fields human=score: no such column"),
+    ],
+)
+def test_missing_columns(tmp_path: Path, fields: dict[str, str], fragment: str) -> None:
+    name = _write(tmp_path, "mine.csv", CSV)
+    with pytest.raises(UserError, match=re.escape(fragment)):
+        register_own_file(name, fields=fields, aspect="faithfulness")
+
+
+def test_broken_files(tmp_path: Path) -> None:
+    with pytest.raises(UserError, match="file not found"):
+        register_own_file(str(tmp_path / "nope.csv"), fields={}, aspect="q")
+    name = _write(tmp_path, "x.jsonl", '{"source": "s"}\n{oops\n')
+    with pytest.raises(UserError, match=r"row 2 \(counted from 1\), line 2: invalid JSON"):
+        register_own_file(name, fields={}, aspect="q")
+    name = _write(tmp_path, "y.json", '{"rows": []}')
+    with pytest.raises(UserError, match="expected a JSON list of row objects"):
+        register_own_file(name, fields={}, aspect="q")
+
+
+def test_pairwise_file_with_a_label_mapping(tmp_path: Path) -> None:
+    text = "q,a,b,winner\nWhat is 2+2?,4,5,A\nName a colour.,blue,red,same\nSay hi.,hi,,B\n"
+    name = _write(tmp_path, "pairs.csv", text)
+    spec = register_own_file(
+        name,
+        fields={"question": "q", "output_a": "a", "output_b": "b", "label": "winner"},
+        aspect="preference",
+        labels={"first": "A", "second": "B", "tie": "same"},
+    )
+    items = load_items(name)
+    assert spec.task_type == "pairwise" and [item.human_label for item in items] == ["first", "tie", "second"]
+    assert items[0].inputs == {"question": "What is 2+2?", "output_a": "4", "output_b": "5"}
+    assert items[2].inputs["output_b"] == ""  # an empty response is allowed in a pairwise file
+    assert all(item.task_type == "pairwise" for item in items)
+    bad = _write(tmp_path, "pairs2.csv", text.replace(",A\n", ",C\n"))
+    with pytest.raises(UserError, match=r"row 1 .*column \"winner\": unknown label 'C'"):
+        register_own_file(
+            bad,
+            fields={"question": "q", "output_a": "a", "output_b": "b", "label": "winner"},
+            aspect="preference",
+            labels={"first": "A", "second": "B", "tie": "same"},
+        )
