@@ -25,6 +25,7 @@ from debate_eval.debates.chateval import (
     run_chateval,
 )
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
+from debate_eval.debates.fidelity import AUTHORS_CODE, PAPER, add_fidelity_options, fidelity_of
 
 
 def _positive_int(text: str) -> int:
@@ -35,10 +36,14 @@ def _positive_int(text: str) -> int:
 
 
 def chateval_config(
-    roles: str | list[str] | tuple[str, ...] | None = None, turns: int | None = None, strategy: str | None = None
+    roles: str | list[str] | tuple[str, ...] | None = None,
+    turns: int | None = None,
+    strategy: str | None = None,
+    fidelity: str = PAPER,
+    reproduce_bugs: bool = False,
 ) -> ChatEvalConfig:
     """The panel: ``roles`` are referee persona names (or text files), as a list or comma-separated;
-    defaults: general-public, critic, news-author; 2 turns; one-by-one."""
+    defaults (the paper's main setting): general-public, critic; 2 turns; one-by-one; ``--fidelity paper``."""
     if isinstance(roles, str):
         roles = [part.strip() for part in roles.split(",")]
     names = list(roles) if roles else list(DEFAULT_ROLES)
@@ -48,10 +53,14 @@ def chateval_config(
         raise UserError(f"--chateval-strategy: unknown strategy {strategy!r}; strategies are: {', '.join(STRATEGIES)}")
     if turns is not None and turns < 1:
         raise UserError("--chateval-turns: at least one discussion turn is needed")
+    if reproduce_bugs and fidelity != AUTHORS_CODE:
+        raise UserError("--reproduce-authors-bugs needs --fidelity authors-code")
     return ChatEvalConfig(
         referees=tuple(get_persona(name, REFEREE) for name in names),
         turns=DEFAULT_TURNS if turns is None else turns,
         strategy=strategy or ONE_BY_ONE,
+        fidelity=fidelity,
+        reproduce_bugs=reproduce_bugs,
     )
 
 
@@ -81,6 +90,7 @@ class ChatEvalMethod(Method[ChatEvalConfig]):
             choices=list(STRATEGIES),
             help=f"chateval: communication strategy (default {ONE_BY_ONE})",
         )
+        add_fidelity_options(group)
 
     def build_config(self, args: argparse.Namespace, ctx: MethodContext) -> ChatEvalConfig:
         """The panel from ``--chateval-*``."""
@@ -88,6 +98,7 @@ class ChatEvalMethod(Method[ChatEvalConfig]):
             getattr(args, "chateval_roles", None),
             getattr(args, "chateval_turns", None),
             getattr(args, "chateval_strategy", None),
+            *fidelity_of(args),
         )
 
     def roles(self, config: ChatEvalConfig) -> tuple[str, ...]:

@@ -199,12 +199,15 @@ def test_debate_authors_code_has_no_pairwise_form(pw: SimpleNamespace) -> None:
 
 # ------------------------------------------------------------------------------------------------ ChatEval
 
+# the default panel is the paper's two referees (issue 17); these tests were written for three
+THREE_REFEREES = tuple(get_persona(r, "referee") for r in ("general-public", "critic", "news-author"))
+
 
 @pytest.mark.parametrize("strategy", ["one-by-one", "simultaneous"])
 def test_chateval_majority_of_final_verdicts(pw: SimpleNamespace, strategy: str) -> None:
     # 3 referees x 2 turns; final verdicts: A, A, B
     pool, clients = pw.pool(referee=["[[B]]", "[[B]]", "[[B]]", "[[A]]", "[[A]]", "[[B]]"])
-    outcome = asyncio.run(run_chateval_pairwise(pw.task(), ChatEvalConfig(strategy=strategy), pool))
+    outcome = asyncio.run(run_chateval_pairwise(pw.task(), ChatEvalConfig(THREE_REFEREES, strategy=strategy), pool))
     assert pw.served(clients["referee"]) == 6 and len(outcome.calls) == 6
     assert outcome.verdict == "first" and outcome.verdict_parse.method == "referee_majority"
     assert outcome.details["final_verdicts"] == {"General_Public": "first", "Critic": "first", "News_Author": "second"}
@@ -220,7 +223,7 @@ def test_chateval_split_panel_is_a_tie(pw: SimpleNamespace) -> None:
 
 
 def test_chateval_summarizer_and_reask(pw: SimpleNamespace) -> None:
-    config = ChatEvalConfig(strategy="simultaneous-summarizer")
+    config = ChatEvalConfig(THREE_REFEREES, strategy="simultaneous-summarizer")
     # turn 1: three referees; summary; turn 2: three referees (one without a verdict); its re-ask
     pool, clients = pw.pool(
         referee=["[[A]]", "[[A]]", "[[B]]", "[[A]]", "thinking...", "[[B]]", "[[B]]"], summarizer=["All said A or B."]

@@ -1,0 +1,258 @@
+"""ChatEval as the authors' released code ran it (``--fidelity authors-code``): the FairEval setting of
+``chanchimin/ChatEval`` (agentverse ``llm_eval_multi`` and ``llm_eval_multi_con`` agents, ``LLMEvalParser``,
+the ``sequential``/``concurrent`` orders, the ``basic`` updater and the ``summary`` memory manipulator).
+This is this project's code; none of theirs is copied. What it reproduces, request by request:
+
+- **No system message.** Each request is ``[user: the filled template, assistant: "Sender: content" for
+  every message in the referee's memory (its own included), user: final_prompt]``; the template holds the
+  role description and the referee's name, and ``final_prompt`` is empty until the last turn.
+- **Score only in the last turn**: the final prompt (with "Remember that you are not required to output
+  the same value as other referees !") is set for the last turn only.
+- **Memory.** Every non-empty message of a step is added to every referee's memory in the referees' order
+  (simultaneous talk included); a step in which nobody said anything adds ``[Silence]`` (sender "").
+- **Summarizer** (simultaneous-talk-with-summarizer): before each turn but the first, each referee has its
+  whole memory summarised (the summary prompt with the previous summary and every memory line, plus the
+  memory as messages), and the summary joins *its own* memory beside the raw history.
+- **Retries**: a last-turn answer whose last line does not start with "The score:" is asked for again with
+  the identical request, up to ``FAIREVAL_MAX_RETRY`` attempts; after that the referee's message is empty
+  (and excluded). This project also requires the line to hold a score on the scale (a re-ask on no score).
+- **Decoding**: temperature 0 and top_p 1 from the run's settings, ``max_tokens=512``, no seed.
+
+``reproduce_bugs``: their concurrent agent checks the format whenever ``cnt_turn >= max_turns - agents``,
+with ``cnt_turn`` counting turns, not messages; with two referees and two turns that is every turn, so a
+first-turn answer, asked for no score, is retried until it happens to end with one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from autogen_agentchat.agents import BaseChatAgent
+from autogen_agentchat.base import ChatAgent, Response, TaskResult
+from autogen_agentchat.messages import BaseAgentEvent, BaseChatMessage, TextMessage
+from autogen_agentchat.teams import BaseGroupChat, RoundRobinGroupChat
+from autogen_core import CancellationToken
+from autogen_core.models import AssistantMessage, ChatCompletionClient, LLMMessage, RequestUsage, UserMessage
+
+from debate_eval.agents.models.pool import ClientPool
+from debate_eval.agents.models.wrappers import CallRecord
+from debate_eval.agents.roles import USER, role_of
+from debate_eval.debates.chateval.config import (
+    FAIREVAL_MAX_RETRY,
+    FAIREVAL_MAX_TOKENS,
+    ONE_BY_ONE,
+    REFEREE,
+    SUMMARIZER,
+    SUMMARIZER_ROLE,
+    ChatEvalConfig,
+    display_name,
+    referee_names,
+)
+from debate_eval.debates.chateval.panel import ChatEvalPanel, _client
+from debate_eval.debates.chateval.parsing import has_verdict
+from debate_eval.debates.chateval.prompts import (
+    FAIREVAL_FINAL_PROMPT,
+    FAIREVAL_FRAME,
+    FAIREVAL_SILENCE,
+    FAIREVAL_SUMMARY_PROMPT,
+    FAIREVAL_VERDICT,
+)
+from debate_eval.debates.evaluation import EvaluationTask
+from debate_eval.debates.scoring.untrusted import UntrustedMaterial
+
+RETRY_RELAY = "format_retry"  # a rejected attempt, kept in the transcript
+SUMMARY_RELAY = "summary"
+Key = tuple[int, float]  # (turn, place in the turn): the order of a referee's memory
+
+
+def their_format_ok(text: str, task: EvaluationTask, material: UntrustedMaterial) -> bool:
+    """``LLMEvalParser`` for one score: the last non-empty line starts with "The score:" (and, this project's
+    addition, holds a score on the scale)."""
+    lines = re.sub(r"\n+", "\n", text.strip()).split("\n")
+    return lines[-1].startswith(FAIREVAL_VERDICT) and has_verdict(lines[-1], task, material, FAIREVAL_VERDICT)
+
+
+class FairEvalReferee(BaseChatAgent):
+    """One referee of the released FairEval setting (see the module docstring)."""
+
+    def __init__(
+        self,
+        name: str,
+        role_description: str,
+        client: ChatCompletionClient,
+        *,
+        task: EvaluationTask,
+        config: ChatEvalConfig,
+        order: Sequence[str],
+        summary_client: ChatCompletionClient | None = None,
+    ) -> None:
+        super().__init__(name, f"ChatEval referee {display_name(name)} (authors' FairEval flow).")
+        self._client = client
+        self._summary_client = summary_client
+        self._role_description = role_description
+        self._task = task
+        self._material = task.material()
+        self._config = config
+        self._rank = {n: r for r, n in enumerate(order)}
+        self._memory: list[tuple[Key, str, str]] = []  # (key, sender, content)
+        self._turn = 0
+        self._summary = ""
+        self._final_prompt = ""
+        self._heard: dict[int, list[str]] = {}  # simultaneous: the turn's contents (for [Silence])
+
+    @property
+    def produced_message_types(self) -> Sequence[type[BaseChatMessage]]:
+        """Text only."""
+        return (TextMessage,)
+
+    @property
+    def memory(self) -> list[tuple[str, str]]:
+        """(sender, content) of the referee's memory, in order."""
+        return [(sender, content) for _, sender, content in sorted(self._memory, key=lambda e: e[0])]
+
+    def _remember(self, key: Key, sender: str, content: str) -> None:
+        simultaneous = self._config.strategy != ONE_BY_ONE
+        if content:
+            self._memory.append((key, sender, content))
+        elif not simultaneous:  # one-by-one: a step is one referee; its silence is heard by all
+            self._memory.append((key, "", FAIREVAL_SILENCE))
+        if simultaneous:
+            heard = self._heard.setdefault(key[0], [])
+            heard.append(content)
+            if len(heard) == len(self._rank) and not any(heard):
+                self._memory.append(((key[0], len(self._rank)), "", FAIREVAL_SILENCE))
+
+    async def on_messages(self, messages: Sequence[BaseChatMessage], cancellation_token: CancellationToken) -> Response:
+        """One step: remember the others' messages, (summarise), answer with retries until the format parses."""
+        for message in messages:
+            if message.source in self._rank and message.source != self.name:
+                turn = int(message.metadata.get("turn", "0"))
+                self._remember((turn, self._rank[message.source]), display_name(message.source), message.to_text())
+        self._turn += 1
+        turn = self._turn
+        inner: list[BaseAgentEvent | BaseChatMessage] = []
+        if self._summary_client is not None and self._memory:
+            inner.append(await self._summarise(turn, cancellation_token))
+        last = turn == self._config.turns
+        if last:
+            self._final_prompt = FAIREVAL_FINAL_PROMPT
+        checked = last or (
+            self._config.reproduce_bugs
+            and self._config.strategy != ONE_BY_ONE
+            and turn - 1 >= self._config.turns - len(self._rank)
+        )
+        request = self._request()
+        content = ""
+        for attempt in range(1, FAIREVAL_MAX_RETRY + 1):
+            result = await self._client.create(
+                request, extra_create_args={"max_tokens": FAIREVAL_MAX_TOKENS}, cancellation_token=cancellation_token
+            )
+            text = result.content if isinstance(result.content, str) else str(result.content)
+            if not checked or their_format_ok(text, self._task, self._material):
+                content = text
+                answer = TextMessage(
+                    source=self.name, content=content, models_usage=result.usage, metadata=self._meta(turn, attempt)
+                )
+                break
+            inner.append(
+                TextMessage(
+                    source=self.name,
+                    content=text,
+                    models_usage=result.usage,
+                    metadata={**self._meta(turn, attempt), "relay": RETRY_RELAY},
+                )
+            )
+        else:
+            answer = TextMessage(
+                source=self.name,
+                content="",
+                models_usage=RequestUsage(0, 0),
+                metadata=self._meta(turn, FAIREVAL_MAX_RETRY),
+            )
+        self._remember((turn, self._rank[self.name]), display_name(self.name), content)
+        return Response(chat_message=answer, inner_messages=inner)
+
+    def _meta(self, turn: int, attempt: int) -> dict[str, str]:
+        return {"turn": str(turn), "attempt": str(attempt)}
+
+    def _history(self) -> list[LLMMessage]:
+        return [AssistantMessage(content=f"{sender}: {content}", source=self.name) for sender, content in self.memory]
+
+    def _request(self) -> list[LLMMessage]:
+        prompt = FAIREVAL_FRAME.format(
+            task=self._task.prompt,
+            role_description=self._role_description,
+            agent_name=display_name(self.name),
+            final_prompt=self._final_prompt,
+        )
+        return [
+            UserMessage(content=prompt, source=USER),
+            *self._history(),
+            UserMessage(content=self._final_prompt, source=USER),
+        ]
+
+    async def _summarise(self, turn: int, cancellation_token: CancellationToken) -> TextMessage:
+        assert self._summary_client is not None
+        new_lines = "".join(f"[{sender}] : {content}\n" for sender, content in self.memory)
+        prompt = FAIREVAL_SUMMARY_PROMPT.format(summary=self._summary, new_lines=new_lines)
+        request = [UserMessage(content=prompt, source=USER), *self._history(), UserMessage(content="", source=USER)]
+        result = await self._summary_client.create(request, extra_create_args={"max_tokens": FAIREVAL_MAX_TOKENS})
+        text = result.content if isinstance(result.content, str) else str(result.content)
+        self._summary = text
+        self._memory.append(((turn - 1, len(self._rank) + 0.5), SUMMARIZER, text))
+        meta = {"to": self.name, "turn": str(turn), "relay": SUMMARY_RELAY}
+        return TextMessage(source=SUMMARIZER, content=text, models_usage=result.usage, metadata=meta)
+
+    async def on_reset(self, cancellation_token: CancellationToken) -> None:
+        """Forget the discussion."""
+        self._memory.clear()
+        self._heard.clear()
+        self._turn = 0
+        self._summary = ""
+        self._final_prompt = ""
+
+
+async def run_faireval_panel(
+    task: EvaluationTask, config: ChatEvalConfig, pool: ClientPool, calls: list[CallRecord]
+) -> list[tuple[BaseChatMessage, int | None]]:
+    """Run the authors' flow; every chat message (rejected attempts and summaries included) with its turn."""
+    names = referee_names(config.referees)
+    summary_client = None
+    if config.uses_summarizer:
+        summary_client = _client(pool, SUMMARIZER_ROLE, role_of(SUMMARIZER), calls)
+    referees: list[ChatAgent] = [
+        FairEvalReferee(
+            name,
+            persona.text,
+            _client(pool, REFEREE, role_of(name), calls),
+            task=task,
+            config=config,
+            order=names,
+            summary_client=summary_client,
+        )
+        for name, persona in zip(names, config.referees, strict=True)
+    ]
+    opening = TextMessage(source=USER, content=task.prompt)
+    if config.strategy == ONE_BY_ONE:
+        team: BaseGroupChat = RoundRobinGroupChat(referees, max_turns=len(names) * config.turns)
+    else:
+        team = ChatEvalPanel(referees, config.turns)
+    result: TaskResult = await team.run(task=opening)
+    chat = [m for m in result.messages if isinstance(m, BaseChatMessage)]
+    if not chat or chat[0].source != USER:
+        raise RuntimeError(f"the panel did not start from the task: {result.stop_reason}")
+    rank = {n: r for r, n in enumerate(names)}
+    kind = {SUMMARY_RELAY: 0, RETRY_RELAY: 1}
+
+    def order(message: BaseChatMessage) -> tuple[int, int, int, int]:
+        owner = message.metadata.get("to", message.source) if message.source == SUMMARIZER else message.source
+        return (
+            int(message.metadata.get("turn", "0")),
+            rank.get(owner, len(rank)),
+            kind.get(message.metadata.get("relay", ""), 2),
+            int(message.metadata.get("attempt", "0")),
+        )
+
+    rest = sorted(chat[1:], key=order)
+    return [(chat[0], None), *((m, int(m.metadata.get("turn", "0"))) for m in rest)]

@@ -1,0 +1,125 @@
+"""ChatEval as its paper describes it (``--fidelity paper``): Algorithms 1-3 of Chan et al. (2023).
+
+Each referee is an ``AssistantAgent`` whose system message is its role description (Appendix A) and its name
+on the panel; all start from the task prompt P and the panel instructions (``PANEL_INSTRUCTIONS``).
+
+``one-by-one`` (Algorithm 1): AutoGen's ``RoundRobinGroupChat`` with ``max_turns = N * T``; each referee sees
+everything said before it. ``simultaneous`` (Algorithm 2): ``ChatEvalPanel``; no referee sees another's answer
+of the current turn, and after the turn all answers join every history in the referees' order.
+``simultaneous-summarizer`` (Algorithm 3): after each turn but the last a summarizer condenses the turn's
+answers; the referees' histories get the summary only.
+
+A referee whose final answer has no score of its own is asked again (``REASK``, at most ``REASK_LIMIT``
+times). Scores are read from a referee's own verdict line (``parsing.referee_score``).
+"""
+
+from __future__ import annotations
+
+from autogen_agentchat.agents import AssistantAgent
+from autogen_agentchat.base import ChatAgent, TaskResult
+from autogen_agentchat.messages import BaseChatMessage, TextMessage
+from autogen_agentchat.teams import BaseGroupChat, RoundRobinGroupChat
+from autogen_core import CancellationToken
+from autogen_core.model_context import ChatCompletionContext
+
+from debate_eval.agents.models.pool import ClientPool
+from debate_eval.agents.models.wrappers import CallRecord
+from debate_eval.agents.personas import Persona
+from debate_eval.agents.roles import USER, role_of
+from debate_eval.debates.chateval.config import (
+    ONE_BY_ONE,
+    REASK_LIMIT,
+    REFEREE,
+    SUMMARIZER,
+    SUMMARIZER_ROLE,
+    ChatEvalConfig,
+    referee_names,
+)
+from debate_eval.debates.chateval.panel import (
+    AlgorithmContext,
+    AttributedContext,
+    ChatEvalPanel,
+    _client,
+    _in_turn_order,
+)
+from debate_eval.debates.chateval.parsing import PAPER_LABEL, referee_score
+from debate_eval.debates.chateval.prompts import NAME_LINE, PANEL_INSTRUCTIONS, REASK, SUMMARIZER_SYSTEM_MESSAGE
+from debate_eval.debates.evaluation import EvaluationTask
+
+REASK_RELAY = "reask"
+
+
+def referee_system_message(persona: Persona, name: str) -> str:
+    """A referee's system message: its persona, then its name on the panel."""
+    return f"{persona.text}\n\n{NAME_LINE.format(name=name)}"
+
+
+def panel_prompt(task: EvaluationTask, count: int) -> str:
+    """The message every referee starts from: the task prompt and the panel instructions."""
+    instructions = PANEL_INSTRUCTIONS.format(count=count, low=task.scale.low, high=task.scale.high)
+    return f"{task.prompt}\n\n{instructions}"
+
+
+async def run_paper_panel(
+    task: EvaluationTask, config: ChatEvalConfig, pool: ClientPool, calls: list[CallRecord]
+) -> list[tuple[BaseChatMessage, int | None]]:
+    """Run the discussion (and the re-asks); every chat message with its discussion turn (None: the task)."""
+    material = task.material()
+    names = referee_names(config.referees)
+    persona_of = dict(zip(names, config.referees, strict=True))
+
+    def context(name: str) -> ChatCompletionContext:
+        if config.strategy == ONE_BY_ONE:
+            return AttributedContext()
+        return AlgorithmContext(names, name, keep_own=not config.uses_summarizer)
+
+    referees: dict[str, AssistantAgent] = {
+        name: AssistantAgent(
+            name=name,
+            model_client=_client(pool, REFEREE, role_of(name), calls),
+            system_message=referee_system_message(persona, name),
+            description=persona.description or f"ChatEval referee ({persona.name}).",
+            model_context=context(name),
+        )
+        for name, persona in persona_of.items()
+    }
+    opening = TextMessage(source=USER, content=panel_prompt(task, len(referees)))
+    participants: list[ChatAgent] = list(referees.values())
+    if config.strategy == ONE_BY_ONE:
+        schedule = [[name] for _ in range(config.turns) for name in names]
+        team: BaseGroupChat = RoundRobinGroupChat(participants, max_turns=len(schedule))
+    else:
+        summarizer = None
+        if config.uses_summarizer:
+            summarizer = AssistantAgent(
+                name=SUMMARIZER,
+                model_client=_client(pool, SUMMARIZER_ROLE, role_of(SUMMARIZER), calls),
+                system_message=SUMMARIZER_SYSTEM_MESSAGE,
+                description="Summarises each turn of the referees' discussion.",
+                model_context=AttributedContext(),
+            )
+        panel = ChatEvalPanel(participants, config.turns, summarizer)
+        schedule = panel.schedule
+        team = panel
+    result: TaskResult = await team.run(task=opening)
+    chat = [m for m in result.messages if isinstance(m, BaseChatMessage)]
+    if not chat or chat[0].source != USER:
+        raise RuntimeError(f"the panel did not start from the task: {result.stop_reason}")
+    ordered: list[tuple[BaseChatMessage, int | None]] = [(chat[0], None)]
+    ordered += _in_turn_order(chat[1:], schedule, names[0])
+
+    for name in names:  # a referee whose final answer has no score is asked again, a bounded number of times
+        last = next(m for m, _ in reversed(ordered) if m.source == name)
+        others = [n for n in names if n != name]
+        for _ in range(REASK_LIMIT):
+            if referee_score(last.to_text(), task, material, label=PAPER_LABEL, others=others).ok:
+                break
+            question = TextMessage(
+                source=USER,
+                content=REASK.format(low=task.scale.low, high=task.scale.high),
+                metadata={"to": name, "relay": REASK_RELAY},
+            )
+            answer = await referees[name].on_messages([question], CancellationToken())
+            last = answer.chat_message
+            ordered += [(question, config.turns), (last, config.turns)]
+    return ordered

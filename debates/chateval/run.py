@@ -1,0 +1,95 @@
+"""``run_chateval``: run the panel of the configured fidelity and average the referees' final scores.
+
+Final score: the mean of the referees' final scores, each read from the referee's *last* answer (after a
+re-ask in ``paper`` mode; the last turn's accepted answer in ``authors-code`` mode) by
+``parsing.referee_score``; a referee without a score on the scale is excluded; with no score at all the
+outcome has no score (parse status ``no_score``).
+
+Model settings: referees and summarizer use the Scorer's settings. A client override (``ClientPool``
+``overrides``) for ``referee`` or ``summarizer`` wins; otherwise the Scorer's (shared) client is used.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from autogen_agentchat.messages import BaseChatMessage
+
+from debate_eval.agents.models.pool import ClientPool
+from debate_eval.agents.models.wrappers import CallRecord
+from debate_eval.agents.roles import role_of
+from debate_eval.debates.chateval.config import (
+    DECIDED_BY,
+    REFEREE,
+    SUMMARIZER,
+    SUMMARIZER_ROLE,
+    ChatEvalConfig,
+    referee_names,
+)
+from debate_eval.debates.chateval.faireval import RETRY_RELAY, run_faireval_panel
+from debate_eval.debates.chateval.paper import run_paper_panel
+from debate_eval.debates.chateval.parsing import PAPER_LABEL, average_final_scores, referee_score
+from debate_eval.debates.chateval.prompts import FAIREVAL_VERDICT
+from debate_eval.debates.evaluation import EvaluationTask, Outcome
+from debate_eval.debates.scoring.scores import ParsedScore
+from debate_eval.debates.transcript import build_transcript
+
+
+async def run_chateval(task: EvaluationTask, config: ChatEvalConfig, pool: ClientPool) -> Outcome:
+    """Run the ChatEval discussion for ``task`` and average the referees' final scores."""
+    calls: list[CallRecord] = []
+    material = task.material()
+    names = referee_names(config.referees)
+    persona_of = dict(zip(names, config.referees, strict=True))
+    if config.authors_code:
+        ordered = await run_faireval_panel(task, config, pool, calls)
+        label = FAIREVAL_VERDICT
+    else:
+        ordered = await run_paper_panel(task, config, pool, calls)
+        label = PAPER_LABEL
+    messages = [m for m, _ in ordered]
+
+    def parse_of(message: BaseChatMessage) -> ParsedScore:
+        others = [n for n in names if n != message.source]
+        return referee_score(message.to_text(), task, material, label=label, others=others)
+
+    def parse(message: BaseChatMessage) -> ParsedScore | None:
+        return parse_of(message) if message.source in persona_of else None
+
+    transcript = build_transcript(messages, calls, parse)
+    labels = {role_of(name): REFEREE for name in names} | {role_of(SUMMARIZER): SUMMARIZER_ROLE}
+    for call in calls:  # the calls were recorded per agent, so that each message gets its own call's flags
+        call.role = labels.get(call.role, call.role)
+    for entry, (_, turn) in zip(transcript, ordered, strict=True):
+        entry["turn"] = turn
+        if entry["agent"] in persona_of:
+            entry["role"] = REFEREE
+            entry["persona"] = persona_of[entry["agent"]].name
+        elif entry["agent"] == SUMMARIZER:
+            entry["role"] = SUMMARIZER_ROLE
+
+    answers = [m for m in messages if m.source in persona_of and m.metadata.get("relay") != RETRY_RELAY]
+    last = {m.source: m for m in answers if m.metadata.get("relay") is None or m.to_text()}
+    finals = {name: parse_of(last[name]) for name in names}
+    score, parsed, excluded = average_final_scores(finals)
+    details: dict[str, Any] = {
+        "fidelity": config.fidelity,
+        "strategy": config.strategy,
+        "turns": config.turns,
+        "roles": [p.name for p in config.referees],
+        "referees": {name: persona.name for name, persona in persona_of.items()},
+        "final_scores": {name: p.value for name, p in finals.items()},
+        "final_parse_status": {name: p.status for name, p in finals.items()},
+        "excluded": excluded,
+        "reasks": sum(1 for m in messages if m.metadata.get("relay") in ("reask", RETRY_RELAY)),
+    }
+    return Outcome(
+        score=score,
+        parse=parsed,
+        decided_by=DECIDED_BY,
+        stop_reason="turns_done",
+        transcript=transcript,
+        calls=calls,
+        rounds=config.turns,
+        details=details,
+    )
