@@ -1,0 +1,179 @@
+"""Pairwise runs end to end: ``debate-eval run`` on PandaLM, FairEval and an own A/B file against a scripted
+OpenAI-compatible server, ``--swap``, ``meta-eval`` on the records, ``show``, and the task-type checks."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from debate_eval.agents.errors import UserError
+from debate_eval.agents.models.scripted_server import ScriptedOpenAIServer, role_of_request
+from debate_eval.tasks.cli.main import main
+from debate_eval.tasks.data.datasets import load_items
+from debate_eval.tasks.engine.pairwise import check_task_type, pairwise_template
+
+
+def run_cli(server: ScriptedOpenAIServer, out: Path, *args: str) -> int:
+    common = ["--base-url", server.base_url, "--model", "scripted", "--out", str(out), "--no-progress"]
+    return main(["run", *args, *common])
+
+
+def read_records(out: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (out / "results.jsonl").read_text(encoding="utf-8").splitlines()]
+
+
+def meta_eval(out: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
+    capsys.readouterr()
+    assert main(["meta-eval", str(out), "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def always_a(request: Any) -> str:
+    return "[[A]]"
+
+
+def test_always_a_geval_on_pandalm(
+    isolated_env: Path, dataset_path: Callable[[str], Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every verdict is "first"; accuracy is the share of "first" among the six human labels."""
+    path = dataset_path("pandalm")
+    labels = {item.item_id: item.human_label for item in load_items("pandalm", path.parents[1])[:6]}
+    out = isolated_env / "geval"
+    with ScriptedOpenAIServer(reply=always_a) as server:
+        assert (
+            run_cli(
+                server, out, "--dataset", "pandalm", "--aspect", "preference", "--protocol", "geval", "--limit", "6"
+            )
+            == 0
+        )
+        calls = server.count - 1  # the preflight request
+    records = read_records(out)
+    assert calls == 6 and len(records) == 6
+    assert all(r["task_type"] == "pairwise" and r["verdict"] == "first" for r in records)
+    assert {r["item_id"]: r["human_label"] for r in records} == labels  # records come in completion order
+    metrics = meta_eval(out, capsys)["pandalm"]["preference"]
+    assert metrics["accuracy"] == pytest.approx(list(labels.values()).count("first") / 6)
+    assert metrics["n_items"] == 6 and metrics["consistency"] is None
+
+
+def test_always_a_geval_with_swap_is_never_consistent(
+    isolated_env: Path, dataset_path: Callable[[str], Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    dataset_path("pandalm")
+    out = isolated_env / "geval-swap"
+    args = ["--dataset", "pandalm", "--aspect", "preference", "--protocol", "geval", "--limit", "6", "--swap"]
+    with ScriptedOpenAIServer(reply=always_a) as server:
+        assert run_cli(server, out, *args) == 0
+        requests = server.requests[1:]
+    records = read_records(out)
+    assert len(requests) == 12  # twice the judge calls
+    assert all(r["verdict"] == "tie" and r["consistent"] is False for r in records)
+    assert all(r["verdicts"] == {"original": "first", "swapped": "second"} for r in records)
+    metrics = meta_eval(out, capsys)["pandalm"]["preference"]
+    assert metrics["consistency"] == 0 and metrics["n_swapped"] == 6 and metrics["agreement"] is None
+    # each item was shown once as given and once with the responses exchanged
+    shown_a = [
+        re.search(r"\[Response A: start\]\n(.*?)\n\[Response A: end\]", r["messages"][-1]["content"], re.S)
+        for r in requests
+    ]
+    firsts = Counter(match.group(1) for match in shown_a if match)
+    for record in records:
+        assert firsts[record["inputs"]["output_a"]] >= 1 and firsts[record["inputs"]["output_b"]] >= 1
+    config = json.loads((out / "config.json").read_text(encoding="utf-8"))
+    assert config["result_config"]["swap"] is True
+    capsys.readouterr()
+    assert main(["show", str(out), "--item", records[0]["item_id"]]) == 0
+    text = capsys.readouterr().out
+    assert "=== Response A ===" in text and "=== Response B ===" in text
+    assert "original first, swapped second" in text and "=== swapped order" in text
+
+
+def by_role(request: Any) -> str:
+    """Scorer prefers A, the Critic agrees, referees and the single judge prefer B."""
+    return {
+        "scorer": "Response A answers the question fully; Response B does not.\n[[A]]",
+        "critic": "I looked for a flaw in the verdict and found none. NO ISSUE",
+        "referee": "Response B is more accurate.\n[[B]]",
+        "evaluator": "Both are equally good.\n[[C]]",
+    }.get(role_of_request(request), "[[C]]")
+
+
+@pytest.mark.parametrize(
+    ("protocol", "verdict", "calls"), [("debate", "first", 2), ("chateval", "second", 4), ("geval", "tie", 1)]
+)
+def test_methods_on_faireval(
+    isolated_env: Path, dataset_path: Callable[[str], Path], protocol: str, verdict: str, calls: int
+) -> None:
+    dataset_path("faireval")
+    out = isolated_env / protocol
+    with ScriptedOpenAIServer(reply=by_role) as server:
+        assert (
+            run_cli(
+                server, out, "--dataset", "faireval", "--aspect", "preference", "--protocol", protocol, "--limit", "2"
+            )
+            == 0
+        )
+    records = read_records(out)
+    assert len(records) == 2 and all(r["verdict"] == verdict and r["error"] is None for r in records)
+    assert all(r["llm_calls"] == calls for r in records)
+    assert all(r["human_label"] in ("first", "second", "tie") for r in records)
+
+
+OWN_CSV = """id,prompt,answer_1,answer_2,winner
+a,What is the capital of France?,Paris.,Lyon.,A
+b,How many legs has a spider?,Six.,Eight.,B
+c,Say hello.,Hello!,Hi!,T
+"""
+
+
+@pytest.mark.parametrize(("protocol", "verdict"), [("debate", "first"), ("chateval", "second"), ("geval", "tie")])
+def test_methods_on_an_own_pairwise_csv(
+    isolated_env: Path, capsys: pytest.CaptureFixture[str], protocol: str, verdict: str
+) -> None:
+    data = isolated_env / "ab.csv"
+    data.write_text(OWN_CSV, encoding="utf-8")
+    out = isolated_env / f"own-{protocol}"
+    fields = "id=id,question=prompt,output_a=answer_1,output_b=answer_2,label=winner"
+    args = ["--dataset", str(data), "--aspect", "preference", "--fields", fields, "--labels", "first=A,second=B,tie=T"]
+    with ScriptedOpenAIServer(reply=by_role) as server:
+        assert run_cli(server, out, *args, "--protocol", protocol) == 0
+    records = read_records(out)
+    assert {r["item_id"]: r["human_label"] for r in records} == {"a": "first", "b": "second", "c": "tie"}
+    assert all(r["verdict"] == verdict and r["task_type"] == "pairwise" for r in records)
+    metrics = next(iter(meta_eval(out, capsys).values()))["preference"]
+    assert metrics["accuracy"] == pytest.approx(1 / 3) and metrics["n_items"] == 3
+
+
+def test_swap_on_a_single_text_dataset_is_refused(isolated_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with ScriptedOpenAIServer() as server:
+        code = run_cli(server, isolated_env / "x", "--dataset", "summeval", "--aspect", "coherence", "--swap")
+        assert server.count == 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code != 0 and len(err) == 1 and "--swap" in err[0] and "single" in err[0]
+
+
+def test_task_type_mismatch_is_one_line() -> None:
+    with pytest.raises(UserError, match="judges single items only; dataset pandalm is pairwise"):
+        check_task_type("fennec-single", ("single",), "pandalm", "pairwise")
+    check_task_type("geval", ("single", "pairwise"), "pandalm", "pairwise")
+
+
+def test_pairwise_template_file_checks(tmp_path: Path) -> None:
+    assert "{{output_b}}" in pairwise_template().text
+    good = tmp_path / "good.txt"
+    good.write_text("Q: {{question}}\nA: {{output_a}}\nB: {{output_b}}\nVerdict?", encoding="utf-8")
+    assert pairwise_template(path=good).placeholders == ("question", "output_a", "output_b")
+    bad = tmp_path / "bad.txt"
+    bad.write_text("{{question}} {{output_a}} {{Summary}}", encoding="utf-8")
+    with pytest.raises(UserError, match="not a pairwise input"):
+        pairwise_template(path=bad)
+    one = tmp_path / "one.txt"
+    one.write_text("{{question}} {{output_a}}", encoding="utf-8")
+    with pytest.raises(UserError, match="output_b"):
+        pairwise_template(path=one)
