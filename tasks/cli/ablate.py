@@ -62,6 +62,11 @@ CSV_COLUMNS = (
     "kendall",
     "pearson",
     "global_spearman",
+    "accuracy",
+    "kappa",
+    "macro_f1",
+    "consistency",
+    "agreement",
     "n_items",
     "n_missing",
     "n_groups",
@@ -222,7 +227,7 @@ def cell_row(
         "completion_tokens": sum(int(u.get("completion_tokens") or 0) for u in usage),
         "llm_calls": sum(int(r.get("llm_calls") or 0) for r in records),
         "cached_calls": sum(int(r.get("cached_calls") or 0) for r in records),
-        "parse_failures": sum(1 for r in finished if r.get("score") is None),
+        "parse_failures": sum(1 for r in finished if r.get("score") is None and r.get("verdict") is None),
         "failed_items": len(set(item_ids)) - len(finished),
         "agreed": sum(1 for r in finished if r.get("agreed")) if debate else "",
         "mean_rounds": round(sum(int(r.get("rounds") or 0) for r in finished) / len(finished), 3)
@@ -233,8 +238,8 @@ def cell_row(
         "same_as": "",
         "error": "",
     }
-    for key in ("spearman", "kendall", "pearson", "global_spearman", "n_items", "n_missing", "n_groups", "n_skipped"):
-        value = getattr(report, key) if report is not None else None
+    for key in CSV_COLUMNS[CSV_COLUMNS.index("spearman") : CSV_COLUMNS.index("n_skipped") + 1]:
+        value = getattr(report, key, None)  # a pairwise report has accuracy..agreement, a single one correlations
         row[key] = round(value, 4) if isinstance(value, float) else value
     if row["failed_items"]:
         row["error"] = f"{row['failed_items']} of {len(set(item_ids))} items failed (a rerun retries them)"
