@@ -93,3 +93,19 @@ async def run_chateval(task: EvaluationTask, config: ChatEvalConfig, pool: Clien
         rounds=config.turns,
         details=details,
     )
+
+
+def rescored_finals(record: dict[str, Any], reparse: Any) -> dict[str, ParsedScore]:
+    """``rescore``: each referee's final answer in a stored record, read again as the run reads it (its own
+    verdict line of the record's fidelity; rejected authors-code attempts skipped)."""
+    transcript = record.get("transcript") or []
+    label = FAIREVAL_VERDICT if (record.get("details") or {}).get("fidelity") == "authors-code" else PAPER_LABEL
+    last: dict[str, str] = {}
+    for entry in transcript:
+        if entry.get("role") == REFEREE and entry.get("relay") != RETRY_RELAY:
+            last[str(entry["agent"])] = str(entry.get("content", ""))
+    task = EvaluationTask(str(record.get("item_id", "")), "", reparse.aspect or "", reparse.scale, ())
+    return {
+        name: referee_score(text, task, reparse.material, label=label, others=[n for n in last if n != name])
+        for name, text in last.items()
+    }

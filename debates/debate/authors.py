@@ -34,6 +34,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from autogen_agentchat.agents import BaseChatAgent
 from autogen_agentchat.base import Response
@@ -227,3 +228,23 @@ def authors_staffing(critic: str, tie_breaker: bool) -> tuple[str, str, str]:
     """
     branch = authors_branch(tie_breaker)
     return branch.scorer, AUTHORS_CRITIC.get(critic, critic), branch.commander
+
+
+def rescore_authors(record: dict[str, Any], reparse: Any) -> bool:
+    """``rescore`` of an authors-code record: their extraction on the deciding message again (True when the
+    record is one; False leaves it to the project's parser)."""
+    authors = (record.get("details") or {}).get("authors_code")
+    if not authors:
+        return False
+    branch = TIEBREAKER_BRANCH if authors.get("branch") == TIEBREAKER_BRANCH.name else OFFICIAL
+    decider = record.get("decided_by")
+    answers = [e for e in record.get("transcript") or [] if e.get("agent") == decider]
+    if decider == COMMANDER:  # --reproduce-authors-bugs took a relay: the one their [-2] index pointed at
+        answers = [e for e in answers if e.get("relay") == authors.get("final_relay")]
+    if not answers:
+        return False
+    text = str(answers[-1].get("content", ""))
+    parsed = authors_score(text, reparse.aspect or "", branch.extraction, reparse.material)
+    record.update(parse_status=parsed.status, parse_method=parsed.method, parse_reason=parsed.reason)
+    record["score"] = parsed.value if parsed.ok else None
+    return True

@@ -235,3 +235,20 @@ def test_the_fidelity_flag_reaches_the_configs_and_drops_the_seed(clean_env: Non
     assert staffing["critic"]["name"] == "authors-plain" and staffing["authors_code"]["marker"] == "NO_ISSUES"
     geval = build_run_config(parse_run("--protocol", "geval", "--fidelity", "authors-code"))
     assert geval.models.for_role("scorer").sampling.seed == 453  # G-Eval has no fidelity option
+
+
+def test_rescore_reads_each_referees_own_verdict_line() -> None:
+    from debate_eval.debates.base import Reparser, get_method
+
+    client = FairClient(
+        {
+            "General Public": ["GP1", "I would say 4.", final(4, "Critic's score: 1 is too low")],
+            "Critic": ["C1", final(2)],
+        }
+    )
+    outcome = run(client)
+    task = make_task()
+    record = {"transcript": outcome.transcript, "details": outcome.details, "decided_by": outcome.decided_by}
+    reparse = Reparser(outcome.transcript, task.scale, task.aspect, task.material())
+    rescored = get_method("chateval").rescore(dict(record), reparse)
+    assert outcome.score == rescored["score"] == pytest.approx(3.0)

@@ -256,3 +256,15 @@ def test_branches_and_counter_rules() -> None:
             fidelity="authors-code",
             commander_llm=True,
         )
+
+
+def test_rescore_reads_an_authors_code_record_with_their_extraction() -> None:
+    from debate_eval.debates.base import Reparser, get_method
+
+    task = make_task()
+    for bugs in (False, True):
+        outcome, _ = run("authors-code", ["Score: 2", "Score: 3"], ["Too high; a 4 at most.", "NO_ISSUE"], bugs=bugs)
+        record = {"transcript": outcome.transcript, "decided_by": outcome.decided_by, "details": outcome.details}
+        reparse = Reparser(outcome.transcript, task.scale, task.aspect, task.material())
+        rescored = get_method("debate").rescore(dict(record), reparse)
+        assert rescored["score"] == outcome.score and rescored["parse_method"] == outcome.parse.method
