@@ -32,7 +32,15 @@ from autogen_agentchat.messages import BaseChatMessage, TextMessage
 from debate_eval.agents.models.pool import ClientPool
 from debate_eval.agents.models.wrappers import CallRecord
 from debate_eval.agents.roles import EVALUATOR, USER
-from debate_eval.debates.base import Method, MethodContext, Reparser, deciding_parse, register_method, set_parse
+from debate_eval.debates.base import (
+    Method,
+    MethodContext,
+    Reparser,
+    deciding_parse,
+    legacy_view,
+    register_method,
+    set_parse,
+)
 from debate_eval.debates.evaluation import EvaluationTask, Outcome, score_text
 from debate_eval.debates.scoring.scores import ParsedScore, ScoreRange
 from debate_eval.debates.transcript import build_transcript
@@ -282,7 +290,7 @@ class GEvalMethod(Method[GEvalConfig]):
     description = "G-Eval: one agent, one call (probability-weighted when possible)"
     task_types = ("single", "pairwise")
     config_type = GEvalConfig
-    legacy_section = "geval"
+    config_key = "geval"
 
     def add_options(self, group: Any) -> None:
         """``--geval-samples``, ``--geval-no-logprobs``."""
@@ -310,6 +318,10 @@ class GEvalMethod(Method[GEvalConfig]):
 
             return await run_geval_pairwise(task, config.samples, pool)
         return await run_geval(task, config, pool)
+
+    def legacy_config_dict(self, config: GEvalConfig) -> dict[str, Any] | None:
+        """0afcb53's three fields."""
+        return legacy_view(self.config_dict(config), ("use_logprobs", "top_logprobs", "samples"))
 
     def warnings(self, config: GEvalConfig, temperature: float) -> list[str]:
         """Sampling at temperature 0."""

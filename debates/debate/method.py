@@ -19,8 +19,8 @@ from typing import Any
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.models.pool import ClientPool
 from debate_eval.agents.personas import get_persona
-from debate_eval.debates.base import Method, MethodContext, Reparser, register_method
-from debate_eval.debates.debate.authors import authors_staffing, rescore_authors
+from debate_eval.debates.base import Method, MethodContext, legacy_view, register_method
+from debate_eval.debates.debate.authors import authors_staffing
 from debate_eval.debates.debate.run import DebateConfig, run_debate
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
 from debate_eval.debates.fidelity import AUTHORS_CODE, PAPER, add_fidelity_options, fidelity_of
@@ -71,13 +71,25 @@ def debate_config(
     )
 
 
+LEGACY_KEYS = (
+    "scorer",
+    "critic",
+    "commander",
+    "tiebreaker",
+    "max_rounds",
+    "commander_llm",
+    "reask",
+    "marker_case_sensitive",
+)
+
+
 class DebateMethod(Method[DebateConfig]):
     """One DEBATE-family variant: its default Critic persona and whether a Tie-breaker decides."""
 
     task_types = ("single",)
     config_type = DebateConfig
     has_critic = True
-    legacy_section = "debate"
+    config_key = "debate"
 
     def __init__(self, name: str, description: str, critic: str, tie_breaker: bool) -> None:
         self.name = name
@@ -132,10 +144,6 @@ class DebateMethod(Method[DebateConfig]):
             reproduce_bugs=fidelity_of(args)[1],
         )
 
-    def rescore(self, record: dict[str, Any], reparse: Reparser) -> dict[str, Any]:
-        """``--fidelity authors-code`` records are read again with their extraction; others as usual."""
-        return record if rescore_authors(record, reparse) else super().rescore(record, reparse)
-
     def roles(self, config: DebateConfig) -> tuple[str, ...]:
         """Scorer and Critic; the Tie-breaker and the Commander when they call the model."""
         roles = ["scorer", "critic"]
@@ -148,6 +156,10 @@ class DebateMethod(Method[DebateConfig]):
     async def evaluate(self, task: EvaluationTask, config: DebateConfig, pool: ClientPool) -> Outcome:
         """Run the debate (Algorithm 1)."""
         return await run_debate(task, config, pool)
+
+    def legacy_config_dict(self, config: DebateConfig) -> dict[str, Any] | None:
+        """The eight fields of 0afcb53's ``DebateConfig`` (the paper's debate only)."""
+        return legacy_view(self.config_dict(config), LEGACY_KEYS, {"fidelity": "paper"})
 
     def describe(self, config: DebateConfig) -> dict[str, Any]:
         """Critic persona, rounds, Tie-breaker, Commander."""

@@ -51,7 +51,7 @@ def _load_config(results: Path) -> dict[str, Any]:
         return {
             "dataset": result_config["dataset"],
             "aspect": result_config["aspect"],
-            "scale": parse_scale(result_config["template"]["scale"]),
+            "scale": parse_scale(result_config["template"]["scale"]) if result_config["template"]["scale"] else None,
             "protocol": result_config.get("protocol"),
         }
     except FileNotFoundError:
@@ -88,9 +88,14 @@ def handle_rescore(args: argparse.Namespace) -> int:
     changed = 0
     before: Counter[str] = Counter()
     after: Counter[str] = Counter()
+    unmatched: list[str] = []
+    pairwise = 0
     for record in records:
         before[str(record.get("parse_status"))] += 1
-        if record.get("error") or record.get("item_id") not in inputs:
+        missing = record.get("item_id") not in inputs
+        if record.get("error") or missing or record.get("task_type") == "pairwise":
+            unmatched += [str(record.get("item_id"))] if missing and not record.get("error") else []
+            pairwise += record.get("task_type") == "pairwise" and not missing
             rescored.append(record)
             after[str(record.get("parse_status"))] += 1
             continue
@@ -101,6 +106,12 @@ def handle_rescore(args: argparse.Namespace) -> int:
         rescored.append(new)
     print(f"{results}: {len(records)} items; {changed} scores changed")
     print(f"parse status before: {dict(before)}; after: {dict(after)}")
+    if unmatched:
+        shown = ", ".join(unmatched[:5])
+        dataset = config["dataset"]
+        print(f"{len(unmatched)} items match no item of {dataset} and were left as they are (first five: {shown})")
+    if pairwise:
+        print(f"{pairwise} pairwise items were left as they are (rescore re-parses scores, not verdicts)")
     if args.dry_run:
         print("dry run: nothing written")
         return 0

@@ -25,6 +25,7 @@ from debate_eval.debates.pairwise.swap import swapping
 from debate_eval.tasks.data.datasets import Item, get_dataset, load_items, select_items
 from debate_eval.tasks.engine.accounting import Accounting, calls_usage, item_usage, load_prices, usage_calls
 from debate_eval.tasks.engine.concurrency import run_all
+from debate_eval.tasks.engine.migrate import migrate_legacy_run
 from debate_eval.tasks.engine.pairwise import PAIRWISE, build_pairwise_task, check_task_type, pairwise_fields
 from debate_eval.tasks.engine.progress import Progress
 from debate_eval.tasks.engine.results import ResultsStore, ResultsWriteError, write_json_atomic
@@ -322,6 +323,7 @@ async def run(
     summary = RunSummary(out_dir=options.out_dir)
     items = select_items(load_items(config.dataset, options.data_dir), limit=options.limit, docs=options.docs)
     tasks = build_tasks(config, items)
+    migrate_legacy_run(options.out_dir, config, config_document(config, options))  # a directory of an earlier version
     store = ResultsStore(options.out_dir, config_document(config, options), config.config_hash())  # takes the lock
     failing = False
     try:

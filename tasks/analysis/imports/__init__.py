@@ -1,0 +1,15 @@
+"""Importers of published judge outputs (``debate-eval import FORMAT FILE... --out DIR``).
+
+Each format is one module with ``FORMAT`` and ``import_file(path, options) -> (ImportResult, aspect,
+scale)``; :mod:`common` builds the records and writes the run directory.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from debate_eval.tasks.analysis.imports import debate_authors, geval, jsonl, pandalm
+
+FORMATS: dict[str, ModuleType] = {module.FORMAT: module for module in (debate_authors, geval, jsonl, pandalm)}
+
+__all__ = ["FORMATS"]
