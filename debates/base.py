@@ -81,7 +81,9 @@ class Method(Generic[ConfigT]):
     task_types: tuple[str, ...] = ("single",)
     config_type: type = object  # the config dataclass ``build_config`` returns
     has_critic: ClassVar[bool] = False  # outcomes carry ``agreed``/``rounds`` (a Critic that can say NO ISSUE)
-    legacy_section: ClassVar[str | None] = None  # its key in result configs written before the registry
+    # the key of its config in a run's result config (default: its name); a built-in's key is also where
+    # the versions before the registry wrote it, so their config hashes are still recognised
+    config_key: ClassVar[str | None] = None
 
     def add_options(self, group: Any) -> None:
         """Add the method's own command-line options to ``group`` (an argparse group). Options shared by
@@ -112,6 +114,11 @@ class Method(Generic[ConfigT]):
             return asdict(config)
         return {}
 
+    def legacy_config_dict(self, config: ConfigT) -> dict[str, Any] | None:
+        """``config`` as versions up to 0afcb53 wrote it (their config hashes are still accepted), or None
+        when no such version could have run it (default: None, a method new since)."""
+        return None
+
     def describe(self, config: ConfigT) -> dict[str, Any]:
         """The settings a table shows for a run of this method (e.g. critic, rounds); default none."""
         return {}
@@ -133,6 +140,20 @@ class Method(Generic[ConfigT]):
     def evaluator(self, config: ConfigT) -> Evaluator:
         """The coroutine function that evaluates one task under ``config``."""
         return lambda task, pool: self.evaluate(task, config, pool)
+
+
+def legacy_view(
+    config: Mapping[str, Any], keys: Iterable[str], defaults: Mapping[str, Any] | None = None
+) -> dict[str, Any] | None:
+    """``config`` restricted to ``keys`` (the fields an earlier version wrote), or None when a newer field
+    holds anything but None or its value in ``defaults`` (then no earlier version ran this configuration)."""
+    keys = tuple(keys)
+    for key, value in config.items():
+        if key not in keys and value is not None and (defaults is None or defaults.get(key, object()) != value):
+            return None
+    if any(key not in config for key in keys):
+        return None
+    return {key: config[key] for key in keys}
 
 
 def set_parse(record: dict[str, Any], parsed: ParsedScore) -> None:

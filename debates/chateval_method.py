@@ -24,7 +24,6 @@ from debate_eval.debates.chateval import (
     average_final_scores,
     run_chateval,
 )
-from debate_eval.debates.chateval.run import rescored_finals
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
 from debate_eval.debates.fidelity import AUTHORS_CODE, PAPER, add_fidelity_options, fidelity_of
 
@@ -73,7 +72,9 @@ class ChatEvalMethod(Method[ChatEvalConfig]):
     description = "ChatEval: referees with role personas discuss; mean of their scores"
     task_types = ("single", "pairwise")
     config_type = ChatEvalConfig
-    legacy_section = "chateval"
+    # no legacy_config_dict: ChatEval's paper mode changed since 0afcb53 (two referees, a bounded re-ask),
+    # so a ChatEval run directory of that version is another configuration, refused rather than mixed
+    config_key = "chateval"
 
     def add_options(self, group: Any) -> None:
         """``--chateval-roles``, ``--chateval-turns``, ``--chateval-strategy``."""
@@ -121,7 +122,11 @@ class ChatEvalMethod(Method[ChatEvalConfig]):
 
     def rescore(self, record: dict[str, Any], reparse: Reparser) -> dict[str, Any]:
         """The mean of each referee's last answer, parsed again."""
-        finals = rescored_finals(record, reparse)  # each referee's own verdict line, as the run reads it
+        last: dict[str, int] = {}
+        for index, entry in enumerate(record.get("transcript") or []):
+            if entry.get("role") == REFEREE:
+                last[str(entry["agent"])] = index
+        finals = {name: reparse.entry(index) for name, index in last.items()}
         score, parsed, excluded = average_final_scores(finals)
         details = record.setdefault("details", {})
         details.update(

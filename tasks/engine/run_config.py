@@ -3,6 +3,10 @@
 ``RunConfig`` holds everything that changes the results; its hash identifies a run directory's results
 (a rerun with a different configuration is refused). ``RunOptions`` holds what does not change results
 (which items, concurrency, cache), so a run can be extended or resumed with other options.
+
+The hash counts only the models of the roles the method calls. Versions up to 0afcb53 counted all four
+roles (so e.g. ``DEBATE_EVAL_TIEBREAKER_MODEL`` changed a plain debate's hash); ``legacy_config_hash`` gives
+that old hash, and ``migrate.migrate_legacy_run`` moves such a run directory to the new one on resume.
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ from debate_eval.debates.base import Evaluator, Method, get_method
 from debate_eval.tasks.data.templates import Template
 
 DEFAULT_REMOTE_CONCURRENCY = 8
+LEGACY_ROLES = ("scorer", "critic", "commander", "tiebreaker")  # up to 0afcb53 all four were hashed
+LEGACY_CONFIG_KEYS = ("debate", "geval", "chateval")
 
 
 @dataclass(frozen=True)
@@ -47,13 +53,39 @@ class RunConfig:
         return config
 
     def method_result_config(self) -> dict[str, Any]:
-        """The result-affecting settings, JSON-ready and secret-free.
-
-        Built-in methods keep the layout of the versions before the registry (``debate`` and ``geval``
-        always, ``chateval`` only when set), so existing run directories keep their hash.
-        """
+        """The result-affecting settings, JSON-ready and secret-free: the method's config under its
+        ``config_key`` and the models of the roles the method calls (no other role's)."""
         method = self.method
-        config: dict[str, Any] = {
+        return {
+            **self._what(),
+            method.config_key or method.name: method.config_dict(self.method_config),
+            "models": {role: self._model_identity(role) for role in sorted(set(self.roles()))},
+        }
+
+    def config_hash(self) -> str:
+        """Identifies the results of this configuration."""
+        return stable_hash(self.result_config())[:16]
+
+    def legacy_result_config(self) -> dict[str, Any] | None:
+        """The result config as versions up to 0afcb53 wrote it (None for a method that did not exist then):
+        ``debate`` and ``geval`` always (null when unused), ``chateval`` only when set, and the models of all
+        four roles, used or not."""
+        key = self.method.config_key
+        legacy = self.method.legacy_config_dict(self.method_config)
+        if key not in LEGACY_CONFIG_KEYS or legacy is None:
+            return None
+        config = {**self._what(), "debate": None, "geval": None, "models": {}}
+        config[key] = legacy
+        config["models"] = {role: self._model_identity(role) for role in sorted(LEGACY_ROLES)}
+        return config
+
+    def legacy_config_hash(self) -> str | None:
+        """The hash an earlier version gave this configuration (None: no earlier version knew it)."""
+        legacy = self.legacy_result_config()
+        return stable_hash(legacy)[:16] if legacy is not None else None
+
+    def _what(self) -> dict[str, Any]:
+        return {
             "dataset": self.dataset,
             "aspect": self.aspect,
             "protocol": self.protocol,
@@ -63,17 +95,10 @@ class RunConfig:
                 "scale": str(self.template.scale),
                 "text": self.template.text,
             },
-            "debate": None,
-            "geval": None,
-            "models": self.models.identity(),
         }
-        section = method.legacy_section or "method_config"
-        config[section] = method.config_dict(self.method_config)
-        return config
 
-    def config_hash(self) -> str:
-        """Identifies the results of this configuration."""
-        return stable_hash(self.result_config())[:16]
+    def _model_identity(self, role: str) -> dict[str, Any]:
+        return self.models.for_role(role).identity(self.models.embedded)
 
     def evaluator(self) -> Evaluator:
         """The coroutine function that evaluates one item under this configuration's method."""
