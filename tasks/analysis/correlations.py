@@ -62,8 +62,8 @@ class AspectReport:
 
 def correlation_level(dataset: str, records: Sequence[Record]) -> str:
     """The level the dataset registry declares (``level``: SummEval/Topical-Chat group, FED item level); for a
-    name the registry does not know (the user's own file), ``"item"`` when no record has a group, else
-    ``"group"``."""
+    name the registry does not know (the user's own file), ``"item"`` when no group holds two items (records
+    without ``group_id``, or each item its own group), else ``"group"``."""
     from debate_eval.tasks.data.registry import all_datasets
 
     specs = all_datasets()
@@ -73,8 +73,8 @@ def correlation_level(dataset: str, records: Sequence[Record]) -> str:
         return str(declared)
     if dataset in ITEM_LEVEL_DATASETS:
         return ITEM
-    if records and all(record.get("group_id") in (None, "") for record in records):
-        return ITEM
+    if records and all(len(group) == 1 for group in by_group(records).values()):
+        return ITEM  # no group holds two items (the user's own file without a group column)
     return GROUP
 
 

@@ -47,6 +47,18 @@ def test_own_data_without_groups_is_item_level() -> None:
     entry = meta_evaluate(records)["my_file"]["coherence"]
     assert entry.level == "item"
     assert entry.spearman == pytest.approx(0.8)  # ranks 1,3,2,4 vs 1,2,3,4: 1 - 6*2/(4*15)
+    for record in records:  # the data layer makes each item its own group when the file has no group column
+        record["group_id"] = record["item_id"]
+    assert meta_evaluate(records)["my_file"]["coherence"].spearman == pytest.approx(0.8)
+
+
+def test_own_data_with_groups_is_group_level() -> None:
+    records = group("g1", [1, 2, 3], [1, 2, 3], dataset="/tmp/mine.csv") + group(
+        "g2", [1, 2, 3], [3, 2, 1], dataset="/tmp/mine.csv"
+    )
+    entry = meta_evaluate(records, bootstrap=200)["/tmp/mine.csv"]["coherence"]
+    assert (entry.level, entry.n_groups, entry.spearman) == ("group", 2, pytest.approx(0.0))
+    assert entry.ci95["spearman"] == pytest.approx([-1.0, 1.0])
 
 
 def _noisy_run(seed: int, noise: float) -> list[dict]:
