@@ -16,13 +16,28 @@ from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
-from debate_eval.tasks.engine.records import validate_record
+from debate_eval.tasks.engine.records import PAIRWISE, REQUIRED_KEYS, VERDICTS, validate_record
 from debate_eval.tasks.engine.results import RESULTS_FILE, numbered_records
 
 DEFAULT_PROTOCOL = "debate"
-REQUIRED_KEYS = ("item_id", "dataset", "aspect")
-VERDICTS = ("first", "second", "tie")
-PAIRWISE = "pairwise"
+__all__ = [
+    "DEFAULT_PROTOCOL",
+    "PAIRWISE",
+    "REQUIRED_KEYS",
+    "VERDICTS",
+    "aspect_key",
+    "check_record",
+    "group_of",
+    "is_pairwise",
+    "keyed_parts",
+    "load_results",
+    "number",
+    "partition",
+    "protocol_of",
+    "read_checked",
+    "record_key",
+    "results_path",
+]
 
 Record = dict[str, Any]
 PartKey = tuple[str, str, str]  # (dataset, aspect, protocol)
