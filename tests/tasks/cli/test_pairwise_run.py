@@ -3,6 +3,7 @@ OpenAI-compatible server, ``--swap``, ``meta-eval`` on the records, ``show``, an
 
 from __future__ import annotations
 
+import csv
 import json
 import re
 from collections import Counter
@@ -177,3 +178,32 @@ def test_pairwise_template_file_checks(tmp_path: Path) -> None:
     one.write_text("{{question}} {{output_a}}", encoding="utf-8")
     with pytest.raises(UserError, match="output_b"):
         pairwise_template(path=one)
+
+
+def test_ablate_on_a_pairwise_dataset(isolated_env: Path, dataset_path: Callable[[str], Path]) -> None:
+    dataset_path("pandalm")
+    out = isolated_env / "ablation"
+    args = [
+        "ablate",
+        "--dataset",
+        "pandalm",
+        "--aspect",
+        "preference",
+        "--limit",
+        "3",
+        "--grid",
+        "protocol=debate,geval",
+    ]
+    with ScriptedOpenAIServer(reply=always_a) as server:
+        assert (
+            main([*args, "--base-url", server.base_url, "--model", "scripted", "--out", str(out), "--no-progress"]) == 0
+        )
+    with (out / "ablation.csv").open(encoding="utf-8") as handle:
+        rows = {row["protocol"]: row for row in csv.DictReader(handle)}
+    labels = [item.human_label for item in load_items("pandalm", dataset_path("pandalm").parents[1])[:3]]
+    for protocol in ("debate", "geval"):
+        assert float(rows[protocol]["accuracy"]) == pytest.approx(
+            labels.count("first") / 3, abs=1e-4
+        )  # the CSV rounds to 4 places
+        assert rows[protocol]["n_items"] == "3" and rows[protocol]["spearman"] == ""
+        assert rows[protocol]["parse_failures"] == "0"
