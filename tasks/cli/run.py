@@ -264,6 +264,8 @@ def format_summary(summary: RunSummary, config: RunConfig) -> str:
     ]
     if total.finished:
         line = f"scores: {total.parsed} parsed, {total.unparsed} without a score"
+        if get_dataset(config.dataset).task_type == "pairwise":
+            line = f"verdicts: {total.parsed} parsed, {total.unparsed} without a verdict"  # a pairwise run
         if config.method.has_critic:
             mean_rounds = total.rounds_total / total.finished
             line += f"; Critic said NO ISSUE in {total.agreed}/{total.finished}; mean rounds {mean_rounds:.2f}"
