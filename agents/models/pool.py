@@ -23,6 +23,7 @@ from autogen_ext.models.openai._model_info import get_info
 
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.models.batch import BatchDispatcher
+from debate_eval.agents.models.fast_path import quiet_idle_telemetry, use_direct_body
 from debate_eval.agents.models.preflight import Endpoint, check_endpoints
 from debate_eval.agents.models.responses import CheckedTransport, checked_http_client
 from debate_eval.agents.models.settings import (
@@ -136,6 +137,7 @@ class ClientPool:
         self.embedded_slots = ConcurrencyLimit(config.embedded.parallel)  # shared by every embedded stack
         self._stacks: dict[str, _Stack] = {}
         self.batch = batch
+        quiet_idle_telemetry()  # AutoGen's per-message spans and JSON, unless an OpenTelemetry provider records
 
     def settings_for(self, role: str, sampling: Mapping[str, Any] | None = None) -> ModelSettings:
         """The settings a role's requests use (``sampling`` changes some decoding fields)."""
@@ -193,6 +195,7 @@ class ClientPool:
             raw = build_openai_client(settings, base_url, self.batch.http_client(settings, base_url))
         else:  # reads usage.prompt_tokens_details.cached_tokens, which AutoGen's RequestUsage drops
             raw = build_openai_client(settings, base_url, http_client(ObservingTransport(CheckedTransport())))
+        use_direct_body(raw)  # the SDK's per-request TypedDict walk of the body was the loop's largest cost
         policy = self.retry or RetryPolicy(max_retries=settings.max_retries)
         transport: ChatCompletionClient = raw
         if settings.provider == EMBEDDED:  # a queued request waits here, not against its timeout

@@ -20,6 +20,7 @@ sentence of its own at the end of a line (``... step by step. NO ISSUES``, ``**N
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -63,13 +64,19 @@ def _norm_words(text: str) -> list[str]:
     return [word for word, _, _ in canonical_words(text)]
 
 
+@functools.lru_cache(maxsize=64)
+def _material_words(text: str) -> tuple[str, ...]:
+    """``_norm_words`` of a judged text, kept for the next items: the items of one document share it."""
+    return tuple(_norm_words(text))
+
+
 class UntrustedMaterial:
     """The texts under evaluation (document, summary, dialogue, fact, response), indexed for copy checks."""
 
     def __init__(self, texts: Sequence[str], min_words: int = MIN_COPIED_WORDS) -> None:
         self.min_words = min_words
         self.has_marker = any(NO_ISSUE_ANY_CASE.search(t) for t in texts if t)
-        normalized = [_norm_words(t) for t in texts if t]
+        normalized = [_material_words(t) for t in texts if t]
         self._joined = [" " + " ".join(words) + " " for words in normalized]
         self._grams: set[tuple[str, ...]] = set()
         for words in normalized:

@@ -1,0 +1,47 @@
+"""The fast paths change nothing that reaches the endpoint or a configured tracer."""
+
+from __future__ import annotations
+
+import asyncio
+
+from autogen_core.models import SystemMessage, UserMessage
+from opentelemetry import trace
+
+from debate_eval.agents.models.fast_path import DirectBodyClient, telemetry_idle, use_direct_body
+from debate_eval.agents.models.pool import build_openai_client
+from debate_eval.agents.models.scripted_server import ScriptedOpenAIServer
+from debate_eval.agents.models.settings import ModelOverrides, resolve_model_config, with_sampling
+
+
+def test_the_direct_body_is_the_sdk_body_and_the_answer_the_same() -> None:
+    messages = [SystemMessage(content="You are a Scorer."), UserMessage(content='Rate: ünïcode "q"', source="user")]
+    with ScriptedOpenAIServer(top_logprobs={"3": -0.1, "4": -2.3}) as server:
+        models = resolve_model_config(ModelOverrides(base_url=server.base_url, model="scripted"), environ={})
+        settings = with_sampling(models.for_role("scorer"), top_logprobs=2, max_tokens=5)
+
+        async def both() -> list:
+            plain = build_openai_client(settings, server.base_url)
+            direct = use_direct_body(build_openai_client(settings, server.base_url))
+            assert isinstance(direct._client, DirectBodyClient)
+            results = [await plain.create(messages), await direct.create(messages)]
+            await plain.close()
+            await direct.close()
+            return results
+
+        plain_result, direct_result = asyncio.run(both())
+        sent = list(server.requests)
+    assert len(sent) == 2 and sent[0] == sent[1]
+    assert sent[1]["max_tokens"] == 5 and sent[1]["top_logprobs"] == 2 and sent[1]["stream"] is False
+    assert direct_result.content == plain_result.content
+    assert direct_result.usage == plain_result.usage
+    assert direct_result.logprobs == plain_result.logprobs
+
+
+def test_telemetry_is_idle_only_without_a_recording_provider() -> None:
+    class Recording(trace.TracerProvider):
+        def get_tracer(self, *args: object, **kwargs: object) -> trace.Tracer:
+            return trace.NoOpTracer()
+
+    assert telemetry_idle(None)  # no provider set in the test process
+    assert telemetry_idle(trace.NoOpTracerProvider())
+    assert not telemetry_idle(Recording())
