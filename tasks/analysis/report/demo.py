@@ -33,6 +33,9 @@ def varied_reply(request: Mapping[str, Any]) -> str:
     base = 1 + seed % 5
     answers = sum(1 for m in messages if m.get("role") == "assistant")
     role = role_of_request(request)
+    if "[[A]]" in first and role in ("scorer", "evaluator", "referee", "tiebreaker"):
+        # A pairwise prompt: a verdict that depends on the item and on the order of the two responses.
+        return f"Response {'AB'[seed % 2]} answers more of the question.\n{('[[A]]', '[[B]]', '[[C]]')[seed % 3]}"
     if role == "scorer":
         drift = [0, -1, 1, 0][(seed >> 3) % 4] * answers
         score = min(5, max(1, base + drift))
@@ -66,6 +69,24 @@ def make_runs(out: Path, docs: int = 2, methods: tuple[str, ...] = METHODS) -> l
             args += ["--out", str(run), "--no-progress", "--no-cache", "--no-preflight"]
             if main(args) != 0:
                 raise SystemExit(f"the {method} run failed")
+            runs.append(run)
+    return runs
+
+
+def make_pairwise_runs(out: Path, limit: int = 8, methods: tuple[str, ...] = ("geval", "debate")) -> list[Path]:
+    """Run each method on the first ``limit`` FairEval questions in both orders (``--swap``) against the
+    scripted server; returns the run directories. Needs the FairEval data."""
+    from debate_eval.tasks.cli.main import main
+
+    runs = []
+    with ScriptedOpenAIServer(reply=varied_reply) as server:
+        for method in methods:
+            run = out / f"faireval_preference_{method}"
+            args = ["run", "--dataset", "faireval", "--aspect", "preference", "--limit", str(limit), "--swap"]
+            args += ["--protocol", method, "--base-url", server.base_url, "--model", "scripted"]
+            args += ["--out", str(run), "--no-progress", "--no-cache", "--no-preflight"]
+            if main(args) != 0:
+                raise SystemExit(f"the pairwise {method} run failed")
             runs.append(run)
     return runs
 

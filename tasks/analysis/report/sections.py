@@ -13,6 +13,7 @@ from debate_eval.tasks.analysis.report.plots import esc
 SECTION_KEYS = ("template", "models", "dataset", "aspect", "protocol", "method")
 LONG_TEXT = 90
 DEBATE_METHODS = ("debate", "multiagent", "tiebreaker", "both")
+TASK_NAMES = {"single": "single-score", "pairwise": "pairwise"}
 PAIRWISE_METRICS = ("accuracy", "kappa", "consistency", "agreement")
 
 
@@ -206,8 +207,8 @@ def plots_section(runs: Sequence[Run]) -> str:
         figures.append(plots.grouped_bars("score distribution (% of scores)", bins, series, colours))
     for run in runs:
         if run.method in DEBATE_METHODS:
-            moves = numbers.scorer_moves(run.records)
-            if moves:
+            moves = numbers.scorer_moves(r for r in run.records if not is_pairwise(r))
+            if any(kind != "no score" for stack in moves for kind in stack):
                 figures.append(
                     plots.stacked_bars(
                         f"{run.label}: Scorer after each Critic round",
@@ -228,38 +229,55 @@ def plots_section(runs: Sequence[Run]) -> str:
     return "<div class='plots'>" + "".join(f"<figure>{f}</figure>" for f in figures) + "</div>"
 
 
+def _error(record: dict[str, Any]) -> float | None:
+    """|score − human| of a single-score record; 0 or 1 (verdict right or wrong) of a pairwise one."""
+    if is_pairwise(record):
+        verdict, label = record.get("verdict"), record.get("human_label")
+        known = verdict in numbers.VERDICTS and label in numbers.VERDICTS
+        return float(verdict != label) if known else None
+    score, human = number(record.get("score")), number(record.get("human_score"))
+    return None if score is None or human is None else abs(score - human)
+
+
 def comparison(runs: Sequence[Run]) -> str:
-    """With several single-score runs: on their shared items, which run was closer to the humans."""
-    single = [run for run in runs if run.task_type == "single"]
-    if len(single) < 2:
-        return ""
-    by_run = [{item_key(r): r for r in run.records} for run in single]
-    shared = sorted(set.intersection(*(set(m) for m in by_run)))
-    closer = dict.fromkeys([run.label for run in single] + ["tie", "no score"], 0)
-    errors: dict[str, list[float]] = {run.label: [] for run in single}
-    for key in shared:
-        errs = []
-        for run, records in zip(single, by_run, strict=True):
-            s, h = number(records[key].get("score")), number(records[key].get("human_score"))
-            errs.append(None if s is None or h is None else abs(s - h))
-            if errs[-1] is not None:
-                errors[run.label].append(errs[-1])
-        known = [e for e in errs if e is not None]
-        if len(known) < len(errs):
-            closer["no score"] += 1
-        else:
-            best = [run.label for run, e in zip(single, errs, strict=True) if e == min(known)]
-            closer[best[0] if len(best) == 1 else "tie"] += 1
-    head = "".join(f"<th>{esc(label)}</th>" for label in closer)
-    cells = "".join(f"<td>{n}</td>" for n in closer.values())
-    mae = "".join(f"<td>{_fmt(sum(e) / len(e) if e else None, 2)}</td>" for e in errors.values())
-    return (
-        f"<p>{len(shared)} items are in all {len(single)} runs. Closest to the human score per item "
-        f"(|score − human| smallest):</p><table class='meta'><tr>{head}</tr><tr>{cells}</tr></table>"
-        f"<p>Mean |score − human| on those items:</p><table class='meta'><tr>"
-        + "".join(f"<th>{esc(run.label)}</th>" for run in single)
-        + f"</tr><tr>{mae}</tr></table>"
-    )
+    """With several runs of the same items: which run was closer to the humans, item by item."""
+    parts = []
+    for task in ("single", "pairwise"):
+        group = [run for run in runs if run.task_type == task]
+        if len(group) < 2:
+            continue
+        by_run = [{item_key(r): r for r in run.records} for run in group]
+        shared = sorted(set.intersection(*(set(m) for m in by_run)))
+        extra = ["tie", "no score"] if task == "single" else ["tie", "all wrong", "no verdict"]
+        closer = dict.fromkeys([run.label for run in group] + extra, 0)
+        errors: dict[str, list[float]] = {run.label: [] for run in group}
+        for key in shared:
+            errs = [_error(records[key]) for records in by_run]
+            for run, error in zip(group, errs, strict=True):
+                if error is not None:
+                    errors[run.label].append(error)
+            known = [e for e in errs if e is not None]
+            if len(known) < len(errs):
+                closer[extra[-1]] += 1
+            elif task == "pairwise" and min(known) > 0:
+                closer["all wrong"] += 1
+            else:
+                best = [run.label for run, e in zip(group, errs, strict=True) if e == min(known)]
+                closer[best[0] if len(best) == 1 else "tie"] += 1
+        what = "|score − human| smallest" if task == "single" else "the verdict equals the human label"
+        mean_of = "Mean |score − human|" if task == "single" else "Share of wrong verdicts"
+        head = "".join(f"<th>{esc(label)}</th>" for label in closer)
+        cells = "".join(f"<td>{n}</td>" for n in closer.values())
+        means = "".join(f"<td>{_fmt(sum(e) / len(e) if e else None, 2)}</td>" for e in errors.values())
+        parts.append(
+            f"<p>{len(shared)} items are in all {len(group)} {TASK_NAMES[task]} runs. Closest to the humans per item "
+            f"({esc(what)}; a tie when several are equally close; an item that a run left without a result is "
+            f"counted apart):</p><table class='meta'><tr>{head}</tr><tr>{cells}"
+            f"</tr></table><p>{mean_of} on those items:</p><table class='meta'><tr>"
+            + "".join(f"<th>{esc(run.label)}</th>" for run in group)
+            + f"</tr><tr>{means}</tr></table>"
+        )
+    return "".join(parts)
 
 
 def glance(runs: Sequence[Run]) -> str:

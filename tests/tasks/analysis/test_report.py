@@ -110,7 +110,7 @@ def test_two_runs_side_by_side_count_the_closer_run(tmp_path: Path) -> None:
     assert [run.label for run in runs] == ["debate (a)", "debate (b)"]
     html = render(runs)
     section = html[html.index("id='compare'") :]
-    assert "2 items are in all 2 runs" in section
+    assert "2 items are in all 2 single-score runs" in section
     counts = re.search(r"<tr><td>(\d+)</td><td>(\d+)</td><td>(\d+)</td><td>(\d+)</td></tr>", section).groups()
     assert counts == ("1", "1", "0", "0")  # a closer on item 1, b on item 2, no tie, none without a score
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from debate_eval.tasks.analysis.report import write_report
-from debate_eval.tasks.analysis.report.demo import make_runs
+from debate_eval.tasks.analysis.report.demo import make_pairwise_runs, make_runs
 
 pytestmark = pytest.mark.browser
 READY = "document.documentElement.getAttribute('data-report-ready') === '1'"  # the transcripts are unpacked
@@ -126,18 +126,28 @@ def test_scripted_run_report_in_chromium(browser, tmp_path: Path, isolated_env: 
     assert browser.errors() == []
 
 
-def test_pairwise_and_fennec_shapes_in_chromium(browser, tmp_path: Path) -> None:
-    pairwise = rr.write_run(tmp_path / "pw", [rr.pairwise_record(1, "first", "first", True),
-                                              rr.pairwise_record(2, "tie", "second", False)])  # fmt: skip
+def test_pairwise_and_fennec_shapes_in_chromium(browser, tmp_path: Path, isolated_env: Path) -> None:
+    pairwise = make_pairwise_runs(tmp_path / "runs", limit=4, methods=("geval", "debate"))
     fennec = rr.write_run(tmp_path / "fennec", [rr.fennec_record(1, 3.0)])
-    browser.open(write_report([pairwise, fennec], tmp_path / "shapes.html"))
+    browser.open(write_report([*pairwise, fennec], tmp_path / "shapes.html"))
     browser.wait_until(READY)
-    assert "verdicts vs human labels" in browser.evaluate("document.getElementById('plots').textContent")
+    assert count(browser, "svg.plot") == 2 + 2  # a confusion matrix per pairwise run; Fennec: scatter, distribution
+    assert "4 items are in all 2 pairwise runs" in browser.evaluate("document.getElementById('compare').textContent")
+
+    # A pairwise DEBATE transcript: both orders, each with its own messages, the two responses untrusted.
+    set_value(browser, "#f-run", "1")
     browser.click("#items-table tbody tr")
     text = browser.evaluate("document.getElementById('viewer').textContent")
-    assert "output_a" in text and "Answer A." in text and count(browser, "#viewer .untrusted") == 3
+    assert "original order" in text and "swapped order" in text and "Both orders (--swap)" in text
+    boxes = browser.evaluate("Array.from(document.querySelectorAll('#viewer .untrusted b')).map(b => b.textContent)")
+    assert {"question", "output_a", "output_b"} <= set(boxes)
     browser.click("#viewer-close")
-    set_value(browser, "#f-run", "1")
+
+    # Two pairwise runs side by side; then the Fennec-shaped branch tree.
+    browser.click("#compare-grid tbody tr")
+    assert count(browser, "#viewer .conv") == 2 and count(browser, "#viewer .shared-inputs .untrusted") >= 3
+    browser.click("#viewer-close")
+    set_value(browser, "#f-run", "2")
     browser.click("#items-table tbody tr")
     assert count(browser, "#viewer .tree li") == 1 + 3 + 1  # the query, three branches, the merge
     assert "Criterion 2" in browser.evaluate("document.querySelector('#viewer .tree').textContent")

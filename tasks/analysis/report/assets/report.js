@@ -149,7 +149,7 @@
       return el("p", { cls: "note", text: "The record holds no separate copy of the judged text; it is inside the " +
         "prompts below, which are marked as carrying untrusted text." });
     }
-    var keys = Object.keys(r.inputs);
+    var keys = Object.keys(r.inputs).filter(function (k) { return str(r.inputs[k]).trim() !== ""; });
     var row = el("div", { cls: "inputs-row" });
     keys.forEach(function (k) { row.appendChild(untrustedBox(k, r.inputs[k])); });
     if (r.inputs_source !== "dataset") return row;
@@ -174,13 +174,32 @@
     return el("span", { cls: "badge " + (ok ? "score" : "noscore"), text: text, title: str(score.reason) });
   }
 
+  function verdictBadge(v) {
+    var value = isObj(v) ? v.value : v;
+    var text = value ? "verdict " + str(value) + (isObj(v) && v.method ? " (" + str(v.method) + ")" : "") : "no verdict";
+    return el("span", { cls: "badge " + (value ? "score" : "noscore"), text: text, title: isObj(v) ? str(v.reason) : "" });
+  }
+
+  function ordersTable(d) {
+    if (!isObj(d.orders)) return null;
+    var t = el("table", { cls: "referees" }, [el("tr", null, ["order", "verdict as given", "verdict (A/B restored)",
+      "parse", "stop", "rounds"].map(function (h) { return el("th", { text: h }); }))]);
+    Object.keys(d.orders).forEach(function (k) {
+      var o = isObj(d.orders[k]) ? d.orders[k] : {};
+      t.appendChild(el("tr", null, [k, o.verdict_as_given, o.verdict, isObj(o.verdict_parse) ? o.verdict_parse.method : o.verdict_parse,
+        o.stop_reason, o.rounds].map(function (v) { return el("td", { text: fmt(v) }); })));
+    });
+    return el("div", null, [el("h4", { text: "Both orders (--swap): the second judges B first; its verdict is mapped back" }), t]);
+  }
+
   function message(r, m) {
     var who = str(m.agent || m.role || "?");
     var head = el("div", { cls: "msg-head" }, [el("span", { cls: "who", text: who + (m.persona ? " (" + str(m.persona) + ")" : "") })]);
     head.appendChild(el("span", { text: "→ " + (m.to ? str(m.to) : (m.role === "user" || m.role === "commander" ? "the panel" : "Commander / all")) }));
     if (m.relay) head.appendChild(el("span", { cls: "badge", text: str(m.relay) }));
+    if (m.order) head.appendChild(el("span", { cls: "badge", text: str(m.order) + " order" }));
     var badge = scoreBadge(m.score); if (badge) head.appendChild(badge);
-    if (m.verdict) head.appendChild(el("span", { cls: "badge score", text: "verdict " + str(isObj(m.verdict) ? m.verdict.value : m.verdict) }));
+    if (m.verdict) head.appendChild(verdictBadge(m.verdict));
     if (isObj(m.usage)) head.appendChild(el("span", { cls: "badge", text: fmt(m.usage.prompt_tokens) + " + " + fmt(m.usage.completion_tokens) + " tokens" }));
     if (m.cached) head.appendChild(el("span", { cls: "badge", text: "from cache" }));
     var node = el("div", { cls: "msg role-" + str(m.role).replace(/[^a-z_]/gi, "") }, [head]);
@@ -202,13 +221,13 @@
   }
 
   function referees(d) {
-    if (!isObj(d.referees) && !isObj(d.final_scores)) return null;
-    var names = Object.keys(d.referees || d.final_scores);
+    if (!isObj(d.referees) && !isObj(d.final_scores) && !isObj(d.final_verdicts)) return null;
+    var names = Object.keys(d.referees || d.final_scores || d.final_verdicts);
     var t = el("table", { cls: "referees" }, [el("tr", null, [el("th", { text: "referee" }), el("th", { text: "persona" }),
-      el("th", { text: "final score" }), el("th", { text: "parse" })])]);
+      el("th", { text: d.final_verdicts ? "final verdict" : "final score" }), el("th", { text: "parse" })])]);
     names.forEach(function (n) {
       t.appendChild(el("tr", null, [el("td", { text: n }), el("td", { text: str((d.referees || {})[n]) }),
-        el("td", { text: fmt((d.final_scores || {})[n]) }), el("td", { text: str((d.final_parse_status || {})[n]) })]));
+        el("td", { text: fmt((d.final_scores || d.final_verdicts || {})[n]) }), el("td", { text: str((d.final_parse_status || {})[n]) })]));
     });
     return el("div", null, [el("h4", { text: "ChatEval referees (" + str(d.strategy || "") + ", " + fmt(d.turns) + " turns)" }), t,
       d.excluded && d.excluded.length ? el("p", { cls: "note", text: "excluded: " + str(d.excluded) }) : null]);
@@ -262,12 +281,12 @@
     return vals.length > 1 ? vals.join(" → ") : null;
   }
 
-  function conversation(i) {
+  function conversation(i, withInputs) {
     var r = records[i], row = rows.filter(function (x) { return x.rec === i; })[0];
     var run = runs[row.run];
     var facts = [["run", run.label], ["method", row.method], ["item", r.item_id], ["group", r.group_id],
       [row.pairwise ? "human label" : "human score", row.human], [row.pairwise ? "verdict" : "score", row.score],
-      ["parse", [r.parse_status, r.parse_method, r.verdict_parse && str(r.verdict_parse)].filter(Boolean).join(" / ")],
+      ["parse", [r.parse_status, r.parse_method, isObj(r.verdict_parse) ? r.verdict_parse.method : r.verdict_parse].filter(Boolean).join(" / ")],
       ["how", r.parse_reason], ["Scorer's scores", scoreTrail(r)], ["rounds", r.rounds], ["Critic agreed", r.agreed],
       ["stop", r.stop_reason], ["decided by", r.decided_by], ["both orders (--swap)", r.verdicts], ["consistent", r.consistent],
       ["re-asked", r.reasked], ["calls", r.llm_calls], ["error", r.error]];
@@ -280,12 +299,22 @@
       var u = r.usage[role] || {};
       box.appendChild(el("span", null, [el("b", { text: role + " tokens: " }), fmt(u.prompt_tokens) + " + " + fmt(u.completion_tokens) + " in " + fmt(u.calls) + " calls"]));
     });
-    var conv = el("div", { cls: "conv", "data-rec": String(i) }, [el("h3", { text: run.label + " · " + str(r.item_id) }), box, inputsBlock(r)]);
+    var conv = el("div", { cls: "conv", "data-rec": String(i) }, [el("h3", { text: run.label + " · " + str(r.item_id) }), box,
+      withInputs ? inputsBlock(r) : null]);
     var d = isObj(r.details) ? r.details : {};
-    [referees(d), tree(d)].forEach(function (n) { if (n) conv.appendChild(n); });
-    var lastTurn;
+    var shapes = [ordersTable(d), referees(d), tree(d)];
+    if (isObj(d.orders)) Object.keys(d.orders).forEach(function (k) {
+      var inner = isObj(d.orders[k]) && isObj(d.orders[k].details) ? d.orders[k].details : null;
+      if (!inner) return;
+      [referees(inner), tree(inner)].forEach(function (n) {
+        if (n) { n.insertBefore(el("div", { cls: "turn", text: k + " order" }), n.firstChild); shapes.push(n); }
+      });
+    });
+    shapes.forEach(function (n) { if (n) conv.appendChild(n); });
+    var lastTurn, lastOrder;
     (r.transcript || []).forEach(function (m) {
       if (!isObj(m)) return;
+      if (m.order && m.order !== lastOrder) { conv.appendChild(el("div", { cls: "turn", text: str(m.order) + " order" })); lastOrder = m.order; lastTurn = undefined; }
       if (m.turn !== undefined && m.turn !== null && m.turn !== lastTurn) { conv.appendChild(el("div", { cls: "turn", text: "turn " + m.turn })); lastTurn = m.turn; }
       if (m.branch !== undefined && m.branch !== null) conv.appendChild(el("div", { cls: "turn", text: "branch " + str(m.branch) }));
       conv.appendChild(message(r, m));
@@ -298,7 +327,12 @@
   function openRecords(indexes) {
     if (!records) return;
     body.textContent = "";
-    indexes.forEach(function (i) { body.appendChild(conversation(i)); });
+    if (indexes.length > 1) {  // the same item: its texts once, above the runs' conversations
+      body.appendChild(el("div", { cls: "shared-inputs" }, [inputsBlock(records[indexes[0]])]));
+    }
+    var convs = el("div", { cls: "convs" });
+    indexes.forEach(function (i) { convs.appendChild(conversation(i, indexes.length === 1)); });
+    body.appendChild(convs);
     document.getElementById("viewer-title").textContent = indexes.length > 1 ? "side by side: " + rows[indexes[0]].id : "transcript: " + rows.filter(function (x) { return x.rec === indexes[0]; })[0].id;
     viewer.hidden = false;
     body.scrollTop = 0;
@@ -317,7 +351,7 @@
   function compareTable() {
     var host = document.getElementById("compare-table");
     if (!host) return;
-    var single = runs.map(function (r, i) { return i; }).filter(function (i) { return runs[i].task !== "pairwise"; });
+    var single = runs.map(function (r, i) { return i; });  // pairwise and single items never share a key
     var byKey = {};
     rows.forEach(function (r) { if (single.indexOf(r.run) >= 0) (byKey[r.key] = byKey[r.key] || {})[r.run] = r; });
     var keys = Object.keys(byKey).filter(function (k) { return Object.keys(byKey[k]).length > 1; });
@@ -332,15 +366,17 @@
       var tr = el("tr", null, [el("td", { text: any.id }), el("td", { cls: "num", text: fmt(any.human) })]);
       single.forEach(function (i) {
         var r = entry[i], td = el("td", { cls: "num", text: r ? fmt(r.score) : "–" });
-        if (r && best !== null && r.err === best) { td.className += " best"; bestRuns.push(runs[i].label); }
+        if (r && best !== null && r.err === best && !(r.pairwise && best > 0)) { td.className += " best"; bestRuns.push(runs[i].label); }
         tr.appendChild(td);
       });
-      tr.appendChild(el("td", { text: best === null ? "–" : (bestRuns.length > 1 ? "tie" : bestRuns[0]) }));
+      var verdict = best === null ? "–" : (bestRuns.length > 1 ? "tie" : bestRuns[0]);
+      if (any.pairwise && best !== null && best > 0) verdict = "all wrong";
+      tr.appendChild(el("td", { text: verdict }));
       tr.addEventListener("click", function () { openRecords(single.filter(function (i) { return entry[i]; }).map(function (i) { return entry[i].rec; })); });
       tb.appendChild(tr);
     });
     grid.appendChild(tb);
-    host.appendChild(el("p", { cls: "note", text: "Per item: each run's score, the closest in bold. Click a row to read the transcripts side by side." }));
+    host.appendChild(el("p", { cls: "note", text: "Per item: each run's score or verdict, the closest to the human one in bold. Click a row to read the transcripts side by side." }));
     host.appendChild(el("div", { cls: "tablewrap" }, [grid]));
   }
 
