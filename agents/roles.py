@@ -1,8 +1,10 @@
 """The debate's participants: names, the Commander's relay kinds, and the AutoGen agents for each role.
 
 Scorer, Critic and Tie-breaker are AutoGen ``AssistantAgent``s whose system messages are the paper's
-(Appendix G.1; see ``personas``). Each keeps its own model context across its turns, so the Scorer sees
-[P, S1, feedback, S2, ...] and the Critic [(P, S1), C1, (P, S2), C2, ...], as in the authors' code.
+(Appendix G.1; see ``personas``). Each keeps its own model context across its turns: with ``--fidelity paper``
+the Scorer sees [P, S1, feedback, S2, ...] and the Critic [(P, S1), C1, (P, S2), C2, ...]; the authors' code
+(``--fidelity authors-code``) put the Commander's own reply after S1 in the Scorer's history and gave the
+Critic (P, S1) every round.
 """
 
 from __future__ import annotations

@@ -51,7 +51,7 @@ def role_of_request(request: Request) -> str:
         return "tiebreaker"
     if "Devil" in system or "NO_ISSUES" in system or "score is really accurate" in system:
         return "critic"
-    if "Help me calculate the score" in system:
+    if "Help me calculate the score" in system or "initiate and lead the debate" in system:  # paper / authors' code
         return "commander"
     return "scorer"
 

@@ -268,3 +268,14 @@ def test_rescore_reads_an_authors_code_record_with_their_extraction() -> None:
         reparse = Reparser(outcome.transcript, task.scale, task.aspect, task.material())
         rescored = get_method("debate").rescore(dict(record), reparse)
         assert rescored["score"] == outcome.score and rescored["parse_method"] == outcome.parse.method
+
+
+def test_paper_tiebreaker_gets_its_persona_and_the_whole_log_with_the_runs_decoding() -> None:
+    outcome, clients = run("paper", ["Score: 1", "Score: 2", "Score: 3"], NEVER, tiebreaker=["Score: 4"], rounds=2)
+    assert outcome.decided_by == "TieBreaker" and outcome.score == 4
+    call = clients["tiebreaker"].create_calls[0]
+    assert [type(m) for m in call["messages"]] == [SystemMessage, UserMessage]
+    assert call["messages"][0].content == get_persona("tiebreaker", "tiebreaker").text
+    log = call["messages"][1].content
+    assert all(f"(Scorer)\nScore: {k}" in log for k in (1, 2, 3)) and "(Critic)\nStill too high." in log
+    assert not call["extra_create_args"]  # the run's decoding: no token cap, top_p 1
