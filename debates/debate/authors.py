@@ -45,7 +45,7 @@ from autogen_core.models import ChatCompletionClient, SystemMessage
 from debate_eval.agents.roles import COMMANDER, SCORER, Relay
 from debate_eval.debates.debate.algorithm import DebateProtocol, ProtocolError
 from debate_eval.debates.scoring.scores import ParsedScore
-from debate_eval.debates.scoring.untrusted import UntrustedMaterial
+from debate_eval.debates.scoring.untrusted import UntrustedMaterial, says_no_issue
 
 TERMINATE = "TERMINATE"  # pyautogen's is_termination_msg in their code: a message ending with it ends a chat
 TIEBREAKER_DECODING = {"max_tokens": 10, "top_p": 0.0, "temperature": 0.0}  # their inference_tiebreaker
@@ -122,8 +122,14 @@ def authors_score(text: str, aspect: str, extraction: str, material: UntrustedMa
 
 
 def authors_marker(text: str, marker: str, material: UntrustedMaterial) -> bool:
-    """Their NO ISSUE check: ``marker`` as a case-sensitive substring (copies of the judged texts blanked)."""
-    return marker in material.neutralize(text)
+    """Their NO ISSUE check: ``marker`` as a case-sensitive substring (copies of the judged texts blanked).
+
+    When the judged texts themselves hold a marker, the marker must also stand as the Critic's own verdict
+    (``says_no_issue``'s rule for that case), so a planted "NO_ISSUE" echoed in passing ends nothing.
+    """
+    if marker not in material.neutralize(text):
+        return False
+    return not material.has_marker or says_no_issue(text, material, case_sensitive=True)
 
 
 def ends_chat(content: str) -> bool:
