@@ -10,7 +10,9 @@ file is kept as ``results.jsonl.bak-<time>``.
 
 G-Eval probability-weighted scores (``details.method == "logprob_weighted"``) keep their value: the
 log-probabilities are not stored; only their parse fields are refreshed. G-Eval sample means and ChatEval's
-mean of the referees' final scores are recomputed.
+mean of the referees' final scores are recomputed. Pairwise records: every verdict is parsed again and the
+item's verdict recomputed as its method decided it, both orders of a --swap run included
+(``debates.pairwise.rescore``).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from typing import Any
 
 from debate_eval.agents.errors import UserError
 from debate_eval.debates.base import Reparser, get_method
+from debate_eval.debates.pairwise.rescore import rescore_pairwise
 from debate_eval.debates.scoring.scores import ScoreRange
 from debate_eval.debates.scoring.untrusted import UntrustedMaterial
 from debate_eval.tasks.data.datasets import load_items, resolve_data_dir
@@ -93,11 +96,16 @@ def handle_rescore(args: argparse.Namespace) -> int:
     for record in records:
         before[str(record.get("parse_status"))] += 1
         missing = record.get("item_id") not in inputs
-        if record.get("error") or missing or record.get("task_type") == "pairwise":
+        if record.get("error") or missing:
             unmatched += [str(record.get("item_id"))] if missing and not record.get("error") else []
-            pairwise += record.get("task_type") == "pairwise" and not missing
             rescored.append(record)
             after[str(record.get("parse_status"))] += 1
+            continue
+        if record.get("task_type") == "pairwise":  # verdicts, re-parsed as the run parsed them
+            new = rescore_pairwise(record, list(inputs[record["item_id"]].values()))
+            pairwise += new.get("verdict") != record.get("verdict")
+            after[str(new.get("parse_status"))] += 1
+            rescored.append(new)
             continue
         material = UntrustedMaterial(list(inputs[record["item_id"]].values()))
         new = rescore_record(record, config["scale"], material, config["protocol"])
@@ -111,7 +119,7 @@ def handle_rescore(args: argparse.Namespace) -> int:
         dataset = config["dataset"]
         print(f"{len(unmatched)} items match no item of {dataset} and were left as they are (first five: {shown})")
     if pairwise:
-        print(f"{pairwise} pairwise items were left as they are (rescore re-parses scores, not verdicts)")
+        print(f"{pairwise} pairwise verdicts changed")
     if args.dry_run:
         print("dry run: nothing written")
         return 0
