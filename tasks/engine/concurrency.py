@@ -38,12 +38,19 @@ async def run_all(coroutines: Iterable[Awaitable[None]]) -> None:
         raise
     errors = [task.exception() for task in tasks if task.done() and not task.cancelled() and task.exception()]
     if errors:
+        quiet_after_interrupt()
         await _cancel_and_wait(tasks)
         raise next((e for e in errors if isinstance(e, UserError)), errors[0])
 
 
 async def _cancel_and_wait(tasks: list[asyncio.Future[Any]]) -> None:
-    for task in tasks:
+    """Cancel ``tasks`` and every other task of the loop, then wait for ``tasks``.
+
+    The run is being torn down: AutoGen's runtime makes the model calls in tasks of its own, which a cancelled
+    debate would otherwise wait for (up to --timeout times the retries) before it can stop.
+    """
+    current = asyncio.current_task()
+    for task in [*tasks, *(t for t in asyncio.all_tasks() if t is not current and t not in tasks)]:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)  # also retrieves every exception (no late warnings)
 

@@ -102,11 +102,11 @@ class ResultsStore:
         self._fd: int | None = None
         self.lock = self._take_lock()
         try:
+            self._check_writable(self.results_path)
             self._check_or_write_config(config)
             self.records: dict[str, dict[str, Any]] = {}
             for record in read_jsonl(self.results_path, repair=True):
                 self.records[str(record["item_id"])] = record  # the last line of an item wins
-            self._check_writable(self.results_path)
         except BaseException:
             self.lock.release()
             raise

@@ -1,0 +1,109 @@
+"""Ctrl-C and kill -9 mid-run, then a rerun; two runs on one directory (issue 14, defects 3 and 6).
+
+The run under test is the real command in a process of its own. A gate in the fault server holds every
+request once two results are written, so the signal always lands mid-run (no timing assumptions).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from faultkit import ITEMS, Action, Outcome, assert_clean, assert_no_key, run_args, start_cli, wait_for_lines
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+
+
+def gated(results: Path, after_lines: int, gate: threading.Event) -> Callable[[int, dict[str, Any]], Action | None]:
+    """Answer normally until ``results`` has ``after_lines`` lines, then hold each request until ``gate``."""
+
+    def script(number: int, request: dict[str, Any]) -> Action | None:
+        if results.exists() and results.read_bytes().count(b"\n") >= after_lines:
+            gate.wait(30)  # bounded: the test opens the gate as soon as the run under test has stopped
+        return None
+
+    return script
+
+
+def endpoint_checks(requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The pre-flight requests among ``requests`` (one per run that got as far as its endpoint check)."""
+    return [r for r in requests if "Reply with OK." in json.dumps(r.get("messages"))]
+
+
+@pytest.mark.parametrize("how", ["SIGINT", "SIGKILL"])
+def test_an_interrupted_run_keeps_its_results_and_a_rerun_finishes(
+    fault_env: Path, cli: Callable[[list[str]], Outcome], server_factory: Any, how: str
+) -> None:
+    out = fault_env / "run"
+    gate = threading.Event()
+    server = server_factory(script=gated(out / "results.jsonl", 2, gate))
+    args = run_args(server, out)
+    process = start_cli(args)
+    try:
+        assert wait_for_lines(out / "results.jsonl", 2, process) >= 2
+        process.send_signal(signal.SIGINT if how == "SIGINT" else signal.SIGKILL)
+        stdout, stderr = process.communicate(timeout=60)
+    finally:
+        gate.set()
+        if process.poll() is None:
+            process.kill()
+    kept = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert 2 <= len(kept) == len({r["item_id"] for r in kept}) < ITEMS  # whole lines only, the run cut short
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    if how == "SIGINT":
+        assert process.returncode == 130 and "Traceback" not in stderr + stdout
+        assert lines == [
+            f"debate-eval: interrupted; finished items are saved in {out}; rerun the same command to resume"
+        ]
+        assert not (out / ".debate-eval.lock").exists()
+        assert json.loads((out / "summary.json").read_text())["finished"] == len(kept)
+    else:
+        assert process.returncode == -signal.SIGKILL
+        assert (out / ".debate-eval.lock").exists()  # left behind by the killed run: stale
+    assert_no_key(stdout + stderr, out)
+    before = server.count
+    rerun = cli(args)
+    assert_clean(rerun, code=0, message=None, results=ITEMS, server=server)
+    assert server.count - before <= 1 + (ITEMS - len(kept)) * 3  # the check, then only unfinished items
+    notes = [line for line in rerun.error_lines() if "took over the lock" in line]
+    if how == "SIGKILL":
+        assert len(notes) == 1 and f"pid {process.pid} on host {socket.gethostname()}" in notes[0]
+    else:
+        assert notes == []
+
+
+def test_a_second_run_on_the_same_directory_refuses_and_the_first_loses_nothing(
+    fault_env: Path, cli: Callable[[list[str]], Outcome], server_factory: Any
+) -> None:
+    out = fault_env / "run"
+    gate = threading.Event()
+    server = server_factory(script=gated(out / "results.jsonl", 1, gate))
+    args = run_args(server, out)
+    first = start_cli(args)
+    try:
+        assert wait_for_lines(out / "results.jsonl", 1, first) >= 1
+        second = cli(args)
+        assert len(endpoint_checks(server.requests)) == 1  # the refused run sent nothing: no double cost
+        gate.set()
+        stdout, stderr = first.communicate(timeout=60)
+    finally:
+        gate.set()
+        if first.poll() is None:
+            first.kill()
+    message = f"is in use by another debate-eval run (pid {first.pid} on host {socket.gethostname()}"
+    assert_clean(second, code=2, message=message, results=ITEMS, server=server)  # the first run's results
+    assert first.returncode == 0 and "Traceback" not in stdout + stderr
+    assert_no_key(stdout + stderr, out)
+    records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert len(records) == len({r["item_id"] for r in records}) == ITEMS
+    assert not (out / ".debate-eval.lock").exists() and not list(out.glob("*.tmp")) and not list(out.glob(".*.tmp"))
+    assert os.listdir(out)  # and the directory is usable again:
+    assert cli(args).code == 0
