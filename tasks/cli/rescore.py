@@ -31,6 +31,7 @@ from debate_eval.debates.pairwise.rescore import rescore_pairwise
 from debate_eval.debates.scoring.scores import ScoreRange
 from debate_eval.debates.scoring.untrusted import UntrustedMaterial
 from debate_eval.tasks.data.datasets import load_items, resolve_data_dir
+from debate_eval.tasks.data.own_file import restore_dataset
 from debate_eval.tasks.data.templates import parse_scale
 from debate_eval.tasks.engine.results import CONFIG_FILE, read_jsonl
 
@@ -56,6 +57,7 @@ def _load_config(results: Path) -> dict[str, Any]:
             "aspect": result_config["aspect"],
             "scale": parse_scale(result_config["template"]["scale"]) if result_config["template"]["scale"] else None,
             "protocol": result_config.get("protocol"),
+            "dataset_options": result_config.get("dataset_options"),  # an own file's columns
         }
     except FileNotFoundError:
         raise UserError(f"{path}: not found; rescore needs the run's config.json beside {results.name}") from None
@@ -85,6 +87,7 @@ def handle_rescore(args: argparse.Namespace) -> int:
     if not results.is_file():
         raise UserError(f"{results}: no such results file")
     config = _load_config(results)
+    restore_dataset(config)  # a run on the user's own file: register it again from config.json
     inputs = {item.item_id: item.inputs for item in load_items(config["dataset"], resolve_data_dir(args.data_dir))}
     records = read_jsonl(results)
     rescored: list[dict[str, Any]] = []

@@ -36,6 +36,9 @@ from debate_eval.tasks.data.registry import (
     SINGLE,
     DatasetSpec,
     Item,
+    get_dataset,
+    git_blob_id,
+    looks_like_own_file,
     register_own_file_spec,
 )
 from debate_eval.tasks.data.rows import SCALE_TOLERANCE, decode_text, describe, parse_json, read_bytes
@@ -305,6 +308,7 @@ def register_own_file(
         },
     )
     items = spec.load(path)  # validates the whole file now, before anything is evaluated
+    spec = replace(spec, git_blob_id=git_blob_id(read_bytes(path)), size_bytes=path.stat().st_size)
     present = tuple(name for name in spec.inputs if name in items[0].inputs)
     grouped = any(item.group_id != item.item_id for item in items)
     spec = replace(spec, inputs=present, level=GROUP_LEVEL if grouped else ITEM_LEVEL)
@@ -312,3 +316,38 @@ def register_own_file(
         values = [item.human_scores[aspect] for item in items]
         spec = replace(spec, aspects={aspect: (min(values), max(values))})
     return register_own_file_spec(spec)
+
+
+def dataset_options(name: str) -> dict[str, Any]:
+    """What a run's configuration records about its dataset beyond the name: for an own file, its column map,
+    labels, scale and the git blob id of its bytes (so editing the file changes the run's identity, and later
+    commands can read the file again); ``{}`` for a registered dataset."""
+    if not looks_like_own_file(name):
+        return {}
+    spec = get_dataset(name)
+    options = {key: value for key, value in spec.options.items() if key != "task_type" and value is not None}
+    if isinstance(options.get("scale"), tuple):
+        options["scale"] = list(options["scale"])
+    return {"dataset_options": {**options, "git_blob_id": spec.git_blob_id}}
+
+
+def restore_dataset(config: Mapping[str, Any]) -> None:
+    """Register the own file a run's ``config.json`` names (from its ``dataset_options``) in this process, so
+    ``rescore``, ``report`` and ``repeat`` can load its items; nothing to do for a registered dataset."""
+    name = config.get("dataset")
+    options = config.get("dataset_options")
+    if not isinstance(name, str) or not isinstance(options, Mapping) or not looks_like_own_file(name):
+        return
+    scale = options.get("scale")
+    spec = register_own_file(
+        name,
+        fields=dict(options.get("fields") or {}),
+        aspect=str(options.get("aspect") or config.get("aspect") or ""),
+        scale=None if scale is None else (float(scale[0]), float(scale[1])),
+        labels=options.get("labels"),
+    )
+    recorded = options.get("git_blob_id")
+    if recorded and recorded != spec.git_blob_id:
+        raise UserError(
+            f"{name}: the file changed since the run (git blob id {spec.git_blob_id}, the run used {recorded})"
+        )

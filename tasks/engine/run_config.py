@@ -20,6 +20,7 @@ from typing import Any
 from debate_eval.agents.models.batch import BatchOptions
 from debate_eval.agents.models.settings import ModelConfig, stable_hash
 from debate_eval.debates.base import Evaluator, Method, get_method
+from debate_eval.tasks.data.own_file import dataset_options
 from debate_eval.tasks.data.templates import Template
 
 DEFAULT_REMOTE_CONCURRENCY = 8
@@ -95,6 +96,7 @@ class RunConfig:
                 "scale": str(self.template.scale),
                 "text": self.template.text,
             },
+            **dataset_options(self.dataset),  # an own file: its columns and blob id ({} for a registered set)
         }
 
     def _model_identity(self, role: str) -> dict[str, Any]:

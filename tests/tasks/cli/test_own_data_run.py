@@ -11,6 +11,7 @@ import pytest
 
 from debate_eval.agents.models.scripted_server import ScriptedOpenAIServer
 from debate_eval.tasks.cli.main import main
+from debate_eval.tasks.data import registry
 
 ROWS = [  # (group, article, summary, human rating)
     ("a", "The cat sat on the mat. It was warm.", "A cat sat.", 4),
@@ -90,6 +91,13 @@ def test_own_csv_runs_with_geval_and_meta_evaluates_by_group(
     capsys.readouterr()
     assert main(["meta-eval", str(out), "--json"]) == 0
     stats = json.loads(capsys.readouterr().out)[str(csv)]["faithfulness"]
+    config = json.loads((out / "config.json").read_text())["result_config"]
+    assert (
+        config["dataset_options"]["fields"]["human"] == "rating" and len(config["dataset_options"]["git_blob_id"]) == 40
+    )
+    registry._OWN_FILES.clear()  # as in a new process: rescore registers the file again from config.json
+    assert main(["rescore", str(out)]) == 0
+    assert json.loads((out / "results.jsonl").read_text().splitlines()[0])["score"] is not None
     assert stats["n_groups"] == 3 and stats["n_items"] == 9 and stats["level"] == "group"
     assert stats["spearman"] == pytest.approx(1.0)  # within every group the judge ranks as the humans do
     low, high = stats["ci95"]["pearson"]
