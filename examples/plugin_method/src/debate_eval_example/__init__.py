@@ -1,0 +1,1 @@
+"""An example debate-eval plugin: the ``example-single`` evaluation method."""
