@@ -186,6 +186,7 @@ _REGISTRY: dict[str, Method[Any]] = {}
 _LOADED_BUILTINS = False
 _PLUGINS_TRIED: set[str] = set()
 _FAILED_PLUGINS: dict[str, str] = {}
+_SOURCES: dict[str, str] = {}  # plugin method name -> "plugin <distribution> (<entry point value>)"
 
 M = TypeVar("M")
 
@@ -240,6 +241,9 @@ def _load_plugin(entry: metadata.EntryPoint) -> None:
         for name in set(_REGISTRY) - before:  # nothing half-registered
             del _REGISTRY[name]
         return
+    dist = entry.dist.name if getattr(entry, "dist", None) is not None else "?"
+    for name in set(_REGISTRY) - before:
+        _SOURCES[name] = f"plugin {dist} ({entry.value})"
     if entry.name not in _REGISTRY:
         line = f"plugin method {entry.name!r} ({entry.value}) registered no method of that name"
         _FAILED_PLUGINS[entry.name] = line
@@ -267,6 +271,11 @@ def get_method(name: str) -> Method[Any]:
     if name in _FAILED_PLUGINS:
         raise UserError(_FAILED_PLUGINS[name])
     raise UserError(f"unknown method {name!r}; methods are: {', '.join(all_methods())}")
+
+
+def method_source(method: Method[Any]) -> str:
+    """Where a registered method comes from: ``built-in`` or ``plugin DIST (module)``."""
+    return _SOURCES.get(method.name, "built-in")
 
 
 def method_names() -> list[str]:

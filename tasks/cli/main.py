@@ -27,6 +27,7 @@ COMMAND_MODULES = (
     "debate_eval.tasks.cli.meta_eval",
     "debate_eval.tasks.cli.parse",
     "debate_eval.tasks.cli.import_",
+    "debate_eval.tasks.cli.methods",
     "debate_eval.tasks.cli.rescore",
     "debate_eval.tasks.data.download",
     "debate_eval.tasks.cli.ablate",

@@ -1,0 +1,149 @@
+"""The method registry seen from the command line: ``debate-eval methods``, plugins through the entry point
+group ``debate_eval.methods`` (the example plugin loaded from its source, nothing installed), a broken
+plugin, and ``run --protocol example-single`` making one model call per item."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+
+from debate_eval.agents.errors import UserError
+from debate_eval.agents.models.scripted_server import ScriptedOpenAIServer
+from debate_eval.debates import base
+from debate_eval.tasks.cli.main import main
+
+BUILT_IN = ["debate", "multiagent", "tiebreaker", "both", "geval", "chateval"]
+EXAMPLE_SRC = Path(__file__).resolve().parents[3] / "examples" / "plugin_method" / "src"
+
+
+@pytest.fixture
+def registry(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[metadata.EntryPoint]]:
+    """A private copy of the registry and a controllable list of entry points (the installed ones are hidden)."""
+    base.all_methods()  # the built-ins are registered before the copy
+    monkeypatch.setattr(base, "_REGISTRY", dict(base._REGISTRY))
+    monkeypatch.setattr(base, "_PLUGINS_TRIED", set())
+    monkeypatch.setattr(base, "_FAILED_PLUGINS", {})
+    monkeypatch.setattr(base, "_SOURCES", {})
+    entries: list[metadata.EntryPoint] = []
+    monkeypatch.setattr(base, "_entry_points", lambda: list(entries))
+    yield entries
+
+
+@pytest.fixture
+def example_plugin(registry: list[metadata.EntryPoint], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The example plugin's entry point, its package importable from its source folder."""
+    monkeypatch.syspath_prepend(str(EXAMPLE_SRC))
+    for name in [m for m in sys.modules if m.startswith("debate_eval_example")]:
+        monkeypatch.delitem(sys.modules, name)
+    registry.append(
+        metadata.EntryPoint(name="example-single", value="debate_eval_example.method", group=base.ENTRY_POINT_GROUP)
+    )
+
+
+def methods_json(capsys: pytest.CaptureFixture[str]) -> list[dict[str, object]]:
+    assert main(["methods", "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_methods_lists_the_six_built_ins(
+    registry: list[metadata.EntryPoint], capsys: pytest.CaptureFixture[str]
+) -> None:
+    listed = methods_json(capsys)
+    assert [m["name"] for m in listed] == BUILT_IN
+    for entry in listed:
+        assert {"name", "description", "task_types", "options"} <= set(entry)
+        assert entry["description"] and "single" in entry["task_types"]
+    flags = {m["name"]: [f for o in m["options"] for f in o["flags"]] for m in listed}
+    assert "--geval-samples" in flags["geval"] and "--critic" not in flags["geval"]
+    assert "--chateval-turns" in flags["chateval"] and "--max-rounds" in flags["tiebreaker"]
+    assert main(["methods"]) == 0
+    text = capsys.readouterr().out
+    assert all(f"\n{name} " in f"\n{text}" for name in BUILT_IN) and "options: those of debate" in text
+
+
+def test_the_example_plugin_is_listed_and_selectable(example_plugin: None, capsys: pytest.CaptureFixture[str]) -> None:
+    listed = {m["name"]: m for m in methods_json(capsys)}
+    assert list(listed) == [*BUILT_IN, "example-single"]
+    example = listed["example-single"]
+    assert example["task_types"] == ["single"] and str(example["source"]).startswith("plugin ")
+    assert [o["flags"] for o in example["options"]] == [["--example-prompt"]]  # type: ignore[union-attr]
+    assert base.get_method("example-single").name == "example-single"
+
+
+def test_get_method_loads_only_the_plugin_it_needs(registry: list[metadata.EntryPoint], example_plugin: None) -> None:
+    registry.append(metadata.EntryPoint(name="broken", value="no_such_module_xyz", group=base.ENTRY_POINT_GROUP))
+    assert base.get_method("example-single").name == "example-single"
+    assert "broken" not in base._PLUGINS_TRIED  # never imported: not asked for
+
+
+def test_a_broken_plugin_is_one_line_and_the_rest_works(
+    registry: list[metadata.EntryPoint], capsys: pytest.CaptureFixture[str]
+) -> None:
+    registry.append(metadata.EntryPoint(name="broken", value="no_such_module_xyz", group=base.ENTRY_POINT_GROUP))
+    err = ""
+    for _ in range(2):
+        assert main(["methods", "--json"]) == 0
+        captured = capsys.readouterr()
+        assert [m["name"] for m in json.loads(captured.out)] == BUILT_IN
+        err += captured.err
+    expected = (
+        "debate-eval: plugin method 'broken' (no_such_module_xyz) not loaded: "
+        "ModuleNotFoundError: No module named 'no_such_module_xyz'"
+    )
+    assert err.splitlines() == [expected]  # one line, once, however often the registry is asked
+    with pytest.raises(UserError, match="plugin method 'broken'"):
+        base.get_method("broken")
+
+
+def test_a_plugin_cannot_take_a_built_in_name(
+    registry: list[metadata.EntryPoint], capsys: pytest.CaptureFixture[str]
+) -> None:
+    registry.append(metadata.EntryPoint(name="debate", value="no_such_module_xyz", group=base.ENTRY_POINT_GROUP))
+    base.all_methods()
+    assert "the name 'debate' is taken by a built-in method" in capsys.readouterr().err
+    assert base.get_method("debate").has_critic
+
+
+def test_unknown_methods_are_refused_with_the_valid_names(registry: list[metadata.EntryPoint]) -> None:
+    with pytest.raises(UserError, match="unknown method 'nope'; methods are: debate, multiagent"):
+        base.get_method("nope")
+    with pytest.raises(SystemExit):
+        main(["run", "--dataset", "summeval", "--aspect", "coherence", "--protocol", "nope"])
+
+
+def example_run(server: ScriptedOpenAIServer, out: Path, *extra: str) -> int:
+    argv = ["run", "--method", "example-single", "--dataset", "summeval", "--aspect", "coherence", "--limit", "4"]
+    argv += ["--base-url", server.base_url, "--model", "scripted", "--out", str(out), "--no-progress"]
+    return main([*argv, "--no-preflight", *extra])
+
+
+def test_run_with_the_example_plugin_makes_one_call_per_item(isolated_env: Path, example_plugin: None) -> None:
+    out = isolated_env / "example"
+    with ScriptedOpenAIServer() as server:
+        assert example_run(server, out) == 0
+        requests = list(server.requests)
+    assert len(requests) == 4  # one model call per item
+    system = requests[0]["messages"][0]
+    assert system["role"] == "system" and system["content"].startswith("You are a careful, impartial evaluator")
+    records = [json.loads(line) for line in (out / "results.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert len(records) == 4 and len({r["item_id"] for r in records}) == 4
+    assert all(r["protocol"] == "example-single" and r["llm_calls"] == 1 and r["error"] is None for r in records)
+    assert all(r["score"] == 3 and r["parse_status"] == "parsed" for r in records)  # "Score: 3", by the parser
+    config = json.loads((out / "config.json").read_text(encoding="utf-8"))["result_config"]
+    assert config["example-single"]["system_prompt"].startswith("You are a careful")
+    assert sorted(config["models"]) == ["scorer"]
+    assert main(["rescore", str(out)]) == 0  # the default Method.rescore re-reads its transcript
+
+
+def test_the_example_plugins_own_option(isolated_env: Path, example_plugin: None) -> None:
+    custom = isolated_env / "prompt.txt"
+    custom.write_text("Be terse. End with Score: N.", encoding="utf-8")
+    with ScriptedOpenAIServer() as server:
+        assert example_run(server, isolated_env / "custom", "--example-prompt", str(custom)) == 0
+        assert [r["messages"][0]["content"] for r in server.requests] == ["Be terse. End with Score: N."] * 4
+        assert example_run(server, isolated_env / "missing", "--example-prompt", "no/such.txt") == 2
