@@ -161,8 +161,11 @@ def format_table(report: Report, reference: str = "DEBATE") -> str:
         f"{'dataset/aspect':<34} {'items':>6} {'missing':>7} {'used/skip':>9}   "
         f"{'this run':^15}   {'paper ' + reference:^15}"
     )
+    single = any(isinstance(e, AspectReport) for aspects in report.values() for e in aspects.values())
     lines = [
-        f"Meta-evaluation. 'paper {reference}' = GPT-4 numbers from Table 1 of the DEBATE paper, NOT this run.",
+        f"Meta-evaluation. 'paper {reference}' = GPT-4 numbers from Table 1 of the DEBATE paper, NOT this run."
+        if single or not report
+        else "Meta-evaluation (pairwise: agreement of the verdicts with the human labels).",
         header,
     ]
     for dataset, aspects in report.items():
@@ -224,7 +227,11 @@ def format_comparison(comparisons: Sequence[Any], label_a: str, label_b: str, n:
         )
         lines.append(f"  {'statistic':<12} {'A':>7} {'B':>7} {'delta':>7}   {'95% CI':<18} {'p':>6}")
         for d in comparison.differences:
+            if d.a is None and d.b is None:
+                continue  # e.g. consistency of runs without --swap
             p = "-" if d.p_value is None else f"{d.p_value:.3f}"
+            if d.p_value == 0.0 and d.n_resamples:
+                p = f"<{1 / d.n_resamples:.3g}"  # no resample crossed 0: p is below what n resamples can show
             ci = fmt_interval(d.ci95) or "-"
             lines.append(f"  {d.statistic:<12} {fmt(d.a):>7} {fmt(d.b):>7} {fmt(d.delta):>7}   {ci:<18} {p:>6}")
     if not comparisons:
