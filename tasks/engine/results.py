@@ -176,14 +176,15 @@ class ResultsStore:
         retry = set(item_ids) & set(self.records)
         if not retry:
             return
+        raw_lines = self.results_path.read_bytes().split(b"\n")
         kept = [
-            json.dumps(record, ensure_ascii=False) + "\n"
-            for _, record in numbered_records(self.results_path)[0]
+            raw_lines[number - 1] + b"\n"
+            for number, record in numbered_records(self.results_path)[0]
             if str(record["item_id"]) not in retry
         ]
         tmp = self.out_dir / f".{RESULTS_FILE}.{os.getpid()}.tmp"
         try:
-            with tmp.open("w", encoding="utf-8") as handle:
+            with tmp.open("wb") as handle:
                 handle.writelines(kept)
                 handle.flush()
                 os.fsync(handle.fileno())
