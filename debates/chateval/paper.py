@@ -15,6 +15,8 @@ times). Scores are read from a referee's own verdict line (``parsing.referee_sco
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from autogen_agentchat.agents import AssistantAgent
 from autogen_agentchat.base import ChatAgent, TaskResult
 from autogen_agentchat.messages import BaseChatMessage, TextMessage
@@ -61,9 +63,22 @@ def panel_prompt(task: EvaluationTask, count: int) -> str:
 
 
 async def run_paper_panel(
-    task: EvaluationTask, config: ChatEvalConfig, pool: ClientPool, calls: list[CallRecord]
+    task: EvaluationTask,
+    config: ChatEvalConfig,
+    pool: ClientPool,
+    calls: list[CallRecord],
+    *,
+    opening: str | None = None,
+    summarizer_message: str = SUMMARIZER_SYSTEM_MESSAGE,
+    answered: Callable[[str, list[str]], bool] | None = None,
+    reask: str | None = None,
+    reask_limit: int = REASK_LIMIT,
 ) -> list[tuple[BaseChatMessage, int | None]]:
-    """Run the discussion (and the re-asks); every chat message with its discussion turn (None: the task)."""
+    """Run the discussion (and the re-asks); every chat message with its discussion turn (None: the task).
+
+    The pairwise form (``debates.pairwise.chateval``) runs the same panel with its own texts: ``opening``
+    (default P and ``PANEL_INSTRUCTIONS``), the summarizer's ``summarizer_message``, ``answered(text,
+    other referees)`` (default: the referee's own score parses), the ``reask`` text and ``reask_limit``."""
     material = task.material()
     names = referee_names(config.referees)
     persona_of = dict(zip(names, config.referees, strict=True))
@@ -83,7 +98,7 @@ async def run_paper_panel(
         )
         for name, persona in persona_of.items()
     }
-    opening = TextMessage(source=USER, content=panel_prompt(task, len(referees)))
+    first = TextMessage(source=USER, content=opening or panel_prompt(task, len(referees)))
     participants: list[ChatAgent] = list(referees.values())
     if config.strategy == ONE_BY_ONE:
         schedule = [[name] for _ in range(config.turns) for name in names]
@@ -94,14 +109,14 @@ async def run_paper_panel(
             summarizer = AssistantAgent(
                 name=SUMMARIZER,
                 model_client=_client(pool, SUMMARIZER_ROLE, role_of(SUMMARIZER), calls),
-                system_message=SUMMARIZER_SYSTEM_MESSAGE,
+                system_message=summarizer_message,
                 description="Summarises each turn of the referees' discussion.",
                 model_context=AttributedContext(),
             )
         panel = ChatEvalPanel(participants, config.turns, summarizer)
         schedule = panel.schedule
         team = panel
-    result: TaskResult = await team.run(task=opening)
+    result: TaskResult = await team.run(task=first)
     chat = [m for m in result.messages if isinstance(m, BaseChatMessage)]
     if not chat or chat[0].source != USER:
         raise RuntimeError(f"the panel did not start from the task: {result.stop_reason}")
@@ -111,12 +126,14 @@ async def run_paper_panel(
     for name in names:  # a referee whose final answer has no score is asked again, a bounded number of times
         last = next(m for m, _ in reversed(ordered) if m.source == name)
         others = [n for n in names if n != name]
-        for _ in range(REASK_LIMIT):
-            if referee_score(last.to_text(), task, material, label=PAPER_LABEL, others=others).ok:
+        for _ in range(reask_limit):
+            if answered is not None and answered(last.to_text(), others):
+                break
+            if answered is None and referee_score(last.to_text(), task, material, label=PAPER_LABEL, others=others).ok:
                 break
             question = TextMessage(
                 source=USER,
-                content=REASK.format(low=task.scale.low, high=task.scale.high),
+                content=reask or REASK.format(low=task.scale.low, high=task.scale.high),
                 metadata={"to": name, "relay": REASK_RELAY},
             )
             answer = await referees[name].on_messages([question], CancellationToken())

@@ -589,3 +589,10 @@ def test_a_directory_instead_of_a_file(tmp_path: Path, monkeypatch: pytest.Monke
     (tmp_path / "pandalm" / "testset-v1.json").mkdir(parents=True)
     with pytest.raises(UserError, match="not found"):
         load_items("pandalm", tmp_path)
+
+
+@pytest.mark.parametrize("name", [name for name, spec in DATASETS.items() if not spec.shipped])
+def test_the_other_sets_match_their_upstream_blob_ids(dataset_path: Callable[[str], Path], name: str) -> None:
+    spec = DATASETS[name]
+    data = dataset_path(name).read_bytes()
+    assert len(data) == spec.size_bytes and git_blob_id(data) == spec.git_blob_id

@@ -294,3 +294,19 @@ def test_cli_check_refuses_a_valid_file_with_another_blob_id(
     with pytest.raises(UserError, match=r"does not match upstream's 812a51e6.*data download --force"):
         _run(["data", "check", "--data-dir", str(tmp_path)])
     assert "topical_chat" in capsys.readouterr().out
+
+
+def test_by_default_every_set_is_fetched_once_per_file() -> None:
+    chosen = download._choose_specs(None, None)
+    assert [spec.name for spec in chosen] == [
+        "summeval",
+        "topical_chat",
+        "fed_turn",  # fed_dialogue reads the same file
+        "xdial_fed_turn",
+        "xdial_fed_dialogue",
+        "faireval",
+        "pandalm",
+        "autoj_pairwise",
+    ]
+    for spec in chosen:
+        assert len(spec.git_blob_id) == 40 and spec.size_bytes > 0 and spec.upstream_url.startswith("https://")

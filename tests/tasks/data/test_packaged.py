@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import json
 import lzma
-import os
 from pathlib import Path
 
 import pytest
@@ -69,19 +69,17 @@ def test_no_data_folder_reads_the_packaged_copy(no_data_folders: Path) -> None:
         load_items("fed_turn", None)
 
 
-def test_a_data_folder_comes_before_the_packaged_copy(no_data_folders: Path) -> None:
+def test_a_data_folder_comes_before_the_packaged_copy(no_data_folders: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     folder = no_data_folders / "data"
     path = folder / "summeval" / "summeval.json"
     path.parent.mkdir(parents=True)
     row = {"doc_id": "d", "system_id": "s", "source": "x", "system_output": "y"}
     row["scores"] = {"coherence": 1, "consistency": 1, "fluency": 1, "relevance": 1}
-    path.write_text(__import__("json").dumps([row]), encoding="utf-8")
+    path.write_text(json.dumps([row]), encoding="utf-8")
     assert len(load_items("summeval", folder)) == 1  # --data-dir
-    os.environ[DATA_DIR_ENV] = str(folder)
-    try:
+    with monkeypatch.context() as env:
+        env.setenv(DATA_DIR_ENV, str(folder))
         assert len(load_items("summeval", None)) == 1  # $DEBATE_EVAL_DATA_DIR
-    finally:
-        del os.environ[DATA_DIR_ENV]
     download = no_data_folders / "home" / ".cache" / "debate-eval" / "data" / "summeval"
     download.mkdir(parents=True)
     (download / "summeval.json").write_bytes(path.read_bytes())
