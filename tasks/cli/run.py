@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.models.settings import ROLES, ModelOverrides, resolve_model_config
-from debate_eval.debates.base import MethodContext, add_method_options, get_method, method_names
+from debate_eval.debates.base import MethodContext, add_method_options, all_methods, get_method, method_names
 from debate_eval.tasks.cli.batch_args import add_batch_arguments, batch_options
 from debate_eval.tasks.cli.dataset_args import add_dataset_arguments, apply_dataset_arguments, dataset_slug
 from debate_eval.tasks.data.datasets import DATASETS, check_aspect, get_dataset, resolve_data_dir
@@ -84,7 +84,9 @@ def add_protocol_arguments(parser: argparse.ArgumentParser) -> None:
         default="debate",
         choices=method_names(),
         metavar="NAME",
-        help="the evaluation method (see `debate-eval methods`; default: debate)",
+        help="the evaluation method (default: debate): "
+        + " | ".join(f"{name} = {method.description}" for name, method in all_methods().items())
+        + " (details: `debate-eval methods`)",
     )
     group.add_argument(
         "--swap",
@@ -106,7 +108,8 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
         type=role_value,
         default=[],
         metavar="ROLE=MODEL",
-        help="model of one role, e.g. critic=gpt-4o (repeatable)",
+        help=f"model of one role, ROLE one of {', '.join(ROLES)}, e.g. critic=gpt-4o (repeatable); G-Eval's "
+        "evaluator and ChatEval's referees use the scorer's",
     )
     group.add_argument(
         "--role-base-url",
@@ -114,7 +117,7 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
         type=role_value,
         default=[],
         metavar="ROLE=URL",
-        help="endpoint of one role (repeatable)",
+        help=f"endpoint of one role, ROLE one of {', '.join(ROLES)} (repeatable)",
     )
     group.add_argument("--temperature", type=float, help="default 0 (the paper)")
     group.add_argument("--top-p", type=float, help="default 1 (the paper)")
@@ -127,7 +130,12 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--no-seed", action="store_true", help="send no seed")
     group.add_argument("--max-tokens", type=positive_int, help="default: none for APIs, 256 for the embedded model")
     group.add_argument("--timeout", type=float, help="seconds per request (default 120)")
-    group.add_argument("--max-retries", type=non_negative_int, help="retries of transient errors (default 6)")
+    group.add_argument(
+        "--max-retries",
+        type=non_negative_int,
+        help="retries of transient errors: 5xx, 429, timeouts, resets, a 200 that is no completion (default 6; "
+        "the first waits about $DEBATE_EVAL_RETRY_BACKOFF s, default 1, then doubling; the endpoint check too)",
+    )
     group.add_argument("--gguf", help="serve this GGUF with the embedded server instead of SmolLM2-135M")
     group.add_argument("--gguf-sha256", help="the SHA-256 the --gguf file must have")
     group.add_argument("--embedded-parallel", type=positive_int, help="embedded server slots (default 2)")
@@ -159,7 +167,10 @@ def add_subparser(subparsers: Any) -> None:
         "run",
         help="evaluate one dataset/aspect",
         description="Evaluate one dataset/aspect with DEBATE (or a baseline) and write results.jsonl, "
-        "config.json and summary.json into the run directory.",
+        "config.json and summary.json into the run directory. Models: with no API key ($OPENAI_API_KEY) and no "
+        "base URL (--base-url, $OPENAI_BASE_URL), every role uses the embedded local model (SmolLM2-135M served "
+        "by llama.cpp, offline: it tests the pipeline, it judges at chance); give a key or a base URL to use an "
+        "OpenAI-compatible endpoint.",
     )
     add_selection_arguments(parser)
     add_protocol_arguments(parser)

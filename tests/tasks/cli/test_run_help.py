@@ -1,0 +1,28 @@
+"""``run --help`` says what no key means, what each method does and which roles exist (issue 14, "Also")."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from debate_eval.agents.models.settings import ROLES
+from debate_eval.debates.base import all_methods
+from debate_eval.tasks.cli.main import main
+
+
+def flat(text: str) -> str:
+    """``text`` without argparse's line wrapping."""
+    return re.sub(r"\s+", " ", re.sub(r"-\n\s*", "-", text))
+
+
+def test_run_help_explains_models_methods_and_roles(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["run", "--help"])
+    assert exit_.value.code == 0
+    text = flat(capsys.readouterr().out)
+    assert "no API key ($OPENAI_API_KEY) and no base URL" in text and "embedded local model" in text
+    for name, method in all_methods().items():
+        assert flat(f"{name} = {method.description}") in text, name
+    assert f"ROLE one of {', '.join(ROLES)}" in text
+    assert text.count(f"ROLE one of {', '.join(ROLES)}") == 2  # --role-model and --role-base-url
