@@ -61,7 +61,14 @@ from typing import TYPE_CHECKING
 
 from debate_eval.agents.errors import UserError
 from debate_eval.debates.scoring.scores import ScoreRange
-from debate_eval.tasks.data.registry import get_dataset
+from debate_eval.tasks.data.placeholders import (
+    DATASET_INPUTS,
+    KNOWN_PLACEHOLDERS,
+    PLACEHOLDER_RE,
+    check_placeholders,
+    placeholders_of,
+    template_set,
+)
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
@@ -78,58 +85,6 @@ __all__ = [
     "resolve_template",
 ]
 
-#: The inputs each dataset provides, in the order they are shown to the judge; the last one is the
-#: output being evaluated, which every template of that dataset must show.
-DATASET_INPUTS: Mapping[str, tuple[str, ...]] = {
-    "summeval": ("Document", "Summary"),
-    "topical_chat": ("Dialogue", "Fact", "Response"),
-}
-
-#: Every placeholder name a template may use: the inputs of the registered datasets (FED and xDial:
-#: ``context``/``response`` or ``dialogue``; pairwise sets: ``question``/``input``/``output_a``/``output_b``)
-#: and of the user's own files (``source``/``output``/``reference``/``context``).
-KNOWN_PLACEHOLDERS: tuple[str, ...] = (
-    "Document",
-    "Summary",
-    "Dialogue",
-    "Fact",
-    "Response",
-    "context",
-    "response",
-    "dialogue",
-    "source",
-    "output",
-    "reference",
-    "question",
-    "input",
-    "output_a",
-    "output_b",
-)
-
-
-def _dataset_inputs(dataset: str | None) -> tuple[str, ...] | None:
-    """The inputs a registered dataset (or a registered own file) provides; None when unknown."""
-    if dataset is None:
-        return None
-    if dataset in DATASET_INPUTS:
-        return tuple(DATASET_INPUTS[dataset])
-    try:
-        inputs = get_dataset(dataset).inputs
-    except UserError:
-        return None
-    return tuple(inputs) or None
-
-
-def _template_set(dataset: str) -> str:
-    """The folder of built-in templates for ``dataset``: a variant uses its base set's (xdial_fed_turn-german)."""
-    try:
-        return get_dataset(dataset).base_name
-    except UserError:
-        return dataset
-
-
-# ``{{Name}}``; blanks inside the braces are tolerated (``{{ Summary }}``), names are case-sensitive.
-_PLACEHOLDER_RE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 _NUMBER = r"\d+(?:\.\d+)?"
 _SCALE_RE = re.compile(rf"^\s*({_NUMBER})\s*[-\u2013\u2014]\s*({_NUMBER})\s*$")
 _FRONT_MATTER_KEYS = ("dataset", "aspect", "scale", "inputs", "note")
@@ -164,7 +119,7 @@ class Template:
         for name in self.placeholders:
             if not isinstance(inputs[name], str):
                 raise TypeError(f"input {name!r} must be a str, not {type(inputs[name]).__name__}")
-        return _PLACEHOLDER_RE.sub(lambda match: inputs[match.group(1)], self.text)
+        return PLACEHOLDER_RE.sub(lambda match: inputs[match.group(1)], self.text)
 
     def sha256(self) -> str:
         """Hex SHA-256 of the template text and scale (what a run's configuration hash depends on)."""
@@ -214,37 +169,6 @@ def infer_scale(text: str, aspect: str) -> ScoreRange | None:
         if low < high:
             return ScoreRange(low, high)
     return None
-
-
-def _placeholders(text: str) -> tuple[str, ...]:
-    seen: dict[str, None] = {}
-    for match in _PLACEHOLDER_RE.finditer(text):
-        seen.setdefault(match.group(1), None)
-    return tuple(seen)
-
-
-def _check_placeholders(placeholders: tuple[str, ...], dataset: str | None, source: str) -> None:
-    unknown = [name for name in placeholders if name not in KNOWN_PLACEHOLDERS]
-    if unknown:
-        raise UserError(
-            f"template {source}: unknown placeholder(s) {', '.join('{{' + n + '}}' for n in unknown)}; "
-            f"valid placeholders: {', '.join('{{' + n + '}}' for n in KNOWN_PLACEHOLDERS)}"
-        )
-    allowed = _dataset_inputs(dataset)
-    if allowed is not None:
-        foreign = [name for name in placeholders if name not in allowed]
-        if foreign:
-            raise UserError(
-                f"template {source}: {', '.join('{{' + n + '}}' for n in foreign)} is not an input of "
-                f"dataset {dataset}; its inputs are {', '.join('{{' + n + '}}' for n in allowed)}"
-            )
-        output = allowed[-1]
-        if output not in placeholders:
-            raise UserError(f"template {source} never shows the text to evaluate: add the {{{{{output}}}}} placeholder")
-    elif not placeholders:
-        raise UserError(
-            f"template {source} has no placeholders; use {', '.join('{{' + n + '}}' for n in KNOWN_PLACEHOLDERS)}"
-        )
 
 
 def _split_front_matter(raw: str, source: str) -> tuple[dict[str, str] | None, str]:
@@ -309,11 +233,11 @@ def _parse_template(
         raise UserError(f"template {source} has front matter but no template text after it")
     for key, wanted in (("aspect", aspect), ("dataset", dataset)):
         declared = meta.get(key)
-        if declared and wanted is not None and declared not in (wanted, _template_set(wanted)):
+        if declared and wanted is not None and declared not in (wanted, template_set(wanted)):
             raise UserError(f"template {source} is declared for {key} {declared!r}, but {key} {wanted!r} was asked for")
     dataset = dataset if dataset is not None else (meta.get("dataset") or None)
-    placeholders = _placeholders(body)
-    _check_placeholders(placeholders, dataset, source)
+    placeholders = placeholders_of(body)
+    check_placeholders(placeholders, dataset, source)
     if meta.get("inputs"):
         declared_inputs = [name.strip() for name in meta["inputs"].split(",") if name.strip()]
         if sorted(declared_inputs) != sorted(placeholders):
@@ -357,7 +281,7 @@ def builtin_aspects(dataset: str) -> list[str]:
     Raises :class:`UserError` listing the datasets that have templates when ``dataset`` has none.
     """
     datasets = _builtin_datasets()
-    dataset = _template_set(dataset)
+    dataset = template_set(dataset)
     if dataset not in datasets:
         raise UserError(
             f"no built-in templates for dataset {dataset!r}; datasets with templates: {', '.join(datasets)}"
@@ -375,7 +299,7 @@ def builtin_template(dataset: str, aspect: str) -> Template:
 
     Raises :class:`UserError` listing the valid aspects (or datasets) when there is none.
     """
-    dataset = _template_set(dataset)
+    dataset = template_set(dataset)
     aspects = builtin_aspects(dataset)
     if aspect not in aspects:
         raise UserError(
