@@ -1,4 +1,5 @@
-"""A minimal headless-Chromium driver over the DevTools protocol on a pipe (``--remote-debugging-pipe``).
+"""A minimal headless-Chromium driver over the DevTools protocol on a pipe (``--remote-debugging-pipe``), for
+the report's browser tests and the README's screenshot (``demo --screenshot``).
 
 Why this and not selenium or playwright: Chromium itself speaks the protocol on file descriptors 3 and 4,
 so the test needs only the Debian ``chromium`` package and the standard library: no Python dependency, no
@@ -145,6 +146,10 @@ class Browser:
         """Focus an input and type ``text`` as keyboard input."""
         self.evaluate(f"document.querySelector({json.dumps(selector)}).focus()")
         self.call("Input.insertText", text=text)
+
+    def resize(self, width: int, height: int) -> None:
+        """Set the viewport size in CSS pixels."""
+        self.call("Emulation.setDeviceMetricsOverride", width=width, height=height, deviceScaleFactor=1, mobile=False)
 
     def screenshot(self, path: Path) -> Path:
         """Save a PNG of the viewport."""

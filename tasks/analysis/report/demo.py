@@ -3,7 +3,8 @@ scripted run has scores that differ, Scorers that move and Critics that sometime
 
 This is a test and documentation aid (like ``agents.models.scripted_server``), never a model: the scores
 are a hash of the request, unrelated to the text's quality. ``python -m debate_eval.tasks.analysis.report.demo
-OUT`` makes three small SummEval coherence runs (DEBATE, G-Eval, ChatEval) in ``OUT`` and their report.
+OUT [--screenshot PNG]`` makes three small SummEval coherence runs (DEBATE, G-Eval, ChatEval) in ``OUT``, their
+report, and a screenshot of it (the README's).
 """
 
 from __future__ import annotations
@@ -96,13 +97,38 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Scripted demo runs and their report (not model results).")
     parser.add_argument("out", type=Path, help="folder for the runs and report.html")
     parser.add_argument("--docs", type=int, default=2, help="SummEval documents (16 summaries each)")
+    parser.add_argument(
+        "--screenshot", type=Path, help="also save PNGs of the report's top and of a transcript (needs chromium)"
+    )
     args = parser.parse_args(argv)
     from debate_eval.tasks.analysis.report import write_report
 
     runs = make_runs(args.out, args.docs)
-    target = write_report(runs, args.out / "report.html", title="Scripted demo runs (not model results)")
+    target = write_report(runs, args.out / "report.html", title="Report of scripted runs (not model results)")
     print(target)
+    if args.screenshot:
+        print(screenshot(target, args.screenshot))
+        transcript = args.screenshot.with_name(args.screenshot.stem + "_transcript" + args.screenshot.suffix)
+        print(screenshot(target, transcript, height=1600, open_row=True))
     return 0
+
+
+def screenshot(page: Path, png: Path, width: int = 1400, height: int = 1500, open_row: bool = False) -> Path:
+    """A PNG of the top of a report (overview and plots) in headless Chromium; with ``open_row``, of the
+    first item's transcript instead."""
+    from debate_eval.tasks.analysis.report.browser import Browser, find_chromium
+
+    executable = find_chromium()
+    if executable is None:
+        raise SystemExit("no chromium found (apt-get install chromium)")
+    with Browser(executable) as browser:
+        browser.resize(width, height)
+        browser.open(page)
+        browser.wait_until("document.documentElement.getAttribute('data-report-ready') === '1'")
+        if open_row:  # the DEBATE item with the most rounds
+            browser.click("#items-table th[data-col='rounds']")
+            browser.click("#items-table tbody tr")
+        return browser.screenshot(png)
 
 
 if __name__ == "__main__":

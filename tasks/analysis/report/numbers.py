@@ -22,6 +22,7 @@ BOOTSTRAP_RESAMPLES = 1000
 # Which row of the DEBATE paper's Table 1 (GPT-4) stands beside a method's numbers.
 PAPER_ROW = {"debate": "DEBATE", "multiagent": "MultiAgent", "geval": "G-Eval-4", "chateval": "ChatEval"}
 VERDICTS = ("first", "second", "tie")
+GREEK = {"spearman": "ρ", "kendall": "τ", "pearson": "r"}
 
 
 def _parts(records: Iterable[dict[str, Any]]) -> dict[tuple[str, str], list[dict[str, Any]]]:
@@ -46,7 +47,7 @@ def meta_eval_rows(run: Run, resamples: int = BOOTSTRAP_RESAMPLES) -> list[dict[
             cells.append(
                 {
                     "statistic": statistic,
-                    "symbol": paper_tables.SYMBOLS[statistic],
+                    "symbol": GREEK.get(statistic, statistic),
                     "value": value,
                     "ci": ci,
                     "paper": paper,

@@ -139,7 +139,8 @@ def render(runs: Sequence[Run], title: str | None = None, notes: Sequence[str] =
         "generated": esc(datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")),
         "runs": esc(" · ".join(f"{run.label} ({len(run.records)} items)" for run in runs)),
         "notes": "".join(f"<p class='note warn'>{esc(note)}</p>" for note in notes),
-        "overview": sections.glance(runs) + "".join(sections.overview(run, i) for i, run in enumerate(runs)),
+        "overview": sections.glance(runs)
+        + "".join(sections.overview(run, i, expanded=len(runs) == 1) for i, run in enumerate(runs)),
         "plots": sections.plots_section(runs),
         "compare": f"<section id='compare' class='card'><h2>Side by side</h2>{compare}<div id='compare-table'></div>"
         "</section>"

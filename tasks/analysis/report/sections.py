@@ -57,8 +57,9 @@ def _models(run: Run) -> list[tuple[str, str]]:
     return out
 
 
-def overview(run: Run, index: int) -> str:
-    """One run's card: what was run, on what, with what, what it cost, and how it meta-evaluates."""
+def overview(run: Run, index: int, expanded: bool = True) -> str:
+    """One run's card: what was run, on what, with what, what it cost, and how it meta-evaluates (closed
+    unless ``expanded``: with several runs the table at a glance comes first)."""
     totals = numbers.totals(run)
     datasets = sorted({str(r.get("dataset")) for r in run.records})
     aspects = sorted({str(r.get("aspect")) for r in run.records})
@@ -75,7 +76,10 @@ def overview(run: Run, index: int) -> str:
     ]
     colour = plots.PALETTE[index % len(plots.PALETTE)]
     swatch = f'<svg class="swatch" width="12" height="12"><rect width="12" height="12" fill="{colour}"/></svg>'
-    html = [f'<section class="card run-card" id="run-{index}"><h3>{swatch}{esc(run.label)}</h3><div class="cols"><dl>']
+    html = [
+        f'<details class="card run-card" id="run-{index}"{" open" if expanded else ""}><summary><h3>{swatch}'
+        f"{esc(run.label)}</h3></summary><div class='cols'><dl>"
+    ]
     html += [f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in facts]
     html.append("</dl><div>")
     models = _models(run)
@@ -101,7 +105,7 @@ def overview(run: Run, index: int) -> str:
         html += [f"<tr><th>{esc(k)}</th><td>{_value_html(v)}</td></tr>" for k, v in settings]
         html.append("</table></details>")
     html.append(meta_table(run))
-    html.append("</section>")
+    html.append("</details>")
     return "".join(html)
 
 
@@ -211,7 +215,7 @@ def plots_section(runs: Sequence[Run]) -> str:
             if any(kind != "no score" for stack in moves for kind in stack):
                 figures.append(
                     plots.stacked_bars(
-                        f"{run.label}: Scorer after each Critic round",
+                        f"{run.label}: the Scorer after each Critic round",
                         [f"round {i + 1}" for i in range(len(moves))],
                         moves,
                     )
@@ -280,6 +284,15 @@ def comparison(runs: Sequence[Run]) -> str:
     return "".join(parts)
 
 
+def _cell(cell: dict[str, Any]) -> str:
+    text = f"{esc(cell['symbol'])} {_fmt(cell['value'])}"
+    if cell.get("ci"):
+        text += f" <span class='ci'>[{_fmt(cell['ci'][0])}, {_fmt(cell['ci'][1])}]</span>"
+    if cell.get("paper") is not None:
+        text += f" <span class='paperlabel'>(paper {_fmt(cell['paper'])})</span>"
+    return text
+
+
 def glance(runs: Sequence[Run]) -> str:
     """With several runs: one line each (method, data, items, the dataset's statistics, tokens, cost)."""
     if len(runs) < 2:
@@ -288,11 +301,14 @@ def glance(runs: Sequence[Run]) -> str:
     for index, run in enumerate(runs):
         totals = numbers.totals(run)
         stats = [
-            f"{esc(row['aspect'])}: " + ", ".join(f"{esc(c['symbol'])} {_fmt(c['value'])}" for c in row["cells"])
-            for row in numbers.meta_eval_rows(run, resamples=0)
+            f"{esc(row['aspect'])}: " + ", ".join(_cell(c) for c in row["cells"]) for row in numbers.meta_eval_rows(run)
         ] + [
-            f"{esc(row['aspect'])}: acc {_fmt(row['accuracy'])}, κ {_fmt(row['kappa'])}"
-            for row in numbers.pairwise_rows(run, resamples=0)
+            f"{esc(row['aspect'])}: "
+            + ", ".join(
+                _cell({"symbol": name, "value": row.get(key), "ci": (row.get("ci95") or {}).get(key)})
+                for key, name in (("accuracy", "acc"), ("kappa", "κ"), ("consistency", "consistency"))
+            )
+            for row in numbers.pairwise_rows(run)
         ]
         cost = "–" if totals["cost"] is None else f"${totals['cost']:.4f}"
         data = ", ".join(sorted({f"{r.get('dataset')}/{r.get('aspect')}" for r in run.records}))
@@ -303,5 +319,7 @@ def glance(runs: Sequence[Run]) -> str:
         )
     return (
         "<table class='meta glance'><tr><th>run</th><th>method</th><th>data</th><th>items</th><th>scored</th>"
-        "<th>meta-evaluation</th><th>tokens</th><th>cost</th></tr>" + "".join(lines) + "</table>"
+        "<th>meta-evaluation (95% CI; the paper's GPT-4 number for the method, not this run)</th><th>tokens</th>"
+        "<th>cost</th></tr>" + "".join(lines) + "</table><p class='note'>Open a run below for its settings, "
+        "models, tokens per role and the papers' tables.</p>"
     )

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from debate_eval.tasks.analysis.report import browser as cdp
 from debate_eval.tasks.analysis.report import write_report
 from debate_eval.tasks.analysis.report.demo import make_pairwise_runs, make_runs
 
@@ -34,7 +35,6 @@ def _load(name: str):
     return module
 
 
-cdp = _load("cdp_browser")
 rr = _load("report_records")
 
 

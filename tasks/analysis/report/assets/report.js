@@ -311,9 +311,11 @@
       });
     });
     shapes.forEach(function (n) { if (n) conv.appendChild(n); });
-    var lastTurn, lastOrder;
+    var lastTurn, lastOrder, debateRound = 0;
     (r.transcript || []).forEach(function (m) {
       if (!isObj(m)) return;
+      if (m.relay === "review") { debateRound += 1; conv.appendChild(el("div", { cls: "turn", text: "round " + debateRound + ": the Critic reviews the score" })); }
+      if (m.order && m.order !== lastOrder) { debateRound = 0; }
       if (m.order && m.order !== lastOrder) { conv.appendChild(el("div", { cls: "turn", text: str(m.order) + " order" })); lastOrder = m.order; lastTurn = undefined; }
       if (m.turn !== undefined && m.turn !== null && m.turn !== lastTurn) { conv.appendChild(el("div", { cls: "turn", text: "turn " + m.turn })); lastTurn = m.turn; }
       if (m.branch !== undefined && m.branch !== null) conv.appendChild(el("div", { cls: "turn", text: "branch " + str(m.branch) }));
@@ -337,6 +339,14 @@
     viewer.hidden = false;
     body.scrollTop = 0;
   }
+
+  /* a link to a run's card opens it */
+  Array.prototype.forEach.call(document.querySelectorAll("a[href^='#run-']"), function (a) {
+    a.addEventListener("click", function () {
+      var card = document.getElementById(a.getAttribute("href").slice(1));
+      if (card) card.open = true;
+    });
+  });
 
   /* plots: a click on a point opens its item */
   Array.prototype.forEach.call(document.querySelectorAll("svg.plot .pt"), function (pt) {
