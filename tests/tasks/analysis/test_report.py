@@ -138,3 +138,12 @@ def test_bad_input_gives_one_line_naming_file_and_line(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     with pytest.raises(UserError, match=r"no results\.jsonl"):
         gather.load_runs([tmp_path / "empty"])
+
+
+def test_a_failed_item_is_a_row_with_its_error(tmp_path: Path) -> None:
+    failed = rr.debate_record(2, 3.0, [4.0])
+    failed.update(score=None, parse_status=None, error="RateLimitError: 429 after 5 retries", transcript=[])
+    run = gather.load_runs([rr.write_run(tmp_path / "run", [rr.debate_record(1, 2.0, [2.0]), failed])])[0]
+    rows = page_data([run])["rows"]
+    assert [row["parse"] for row in rows] == ["parsed", "failed"] and rows[1]["err"] is None
+    assert numbers.totals(run)["failed"] == 1 and "1 failed" in render([run])

@@ -84,8 +84,8 @@ def test_scripted_run_report_in_chromium(browser, tmp_path: Path, isolated_env: 
     set_value(browser, "#f-run", "0")
     assert visible_rows(browser) == 16
     browser.type_into("#f-search", "M11")
+    browser.wait_until("document.getElementById('f-count').textContent === '1 of 48 shown'")  # after a pause
     assert visible_rows(browser) == 1
-    assert browser.evaluate("document.getElementById('f-count').textContent") == "1 of 48 shown"
 
     # Opening a DEBATE transcript with a real click: every message, the untrusted prompt marked.
     browser.click("#items-table tbody tr")
@@ -161,7 +161,7 @@ def test_script_in_judged_text_does_not_run(browser, tmp_path: Path) -> None:
     browser.open(write_report([run], tmp_path / "hostile.html", title=rr.PAYLOAD))
     browser.wait_until(READY)
     browser.type_into("#f-search", "pwned")
-    assert visible_rows(browser) == 1
+    browser.wait_until("document.getElementById('f-count').textContent === '1 of 2 shown'")
     browser.click("#items-table tbody tr")  # renders the judged text, the answers and the details
     text = browser.evaluate("document.getElementById('viewer').textContent")
     assert "<script>window.__pwned = 1</script>" in text  # shown as text

@@ -126,8 +126,13 @@
   }
   fillSelect("f-run", runs.map(function (_, i) { return i; }), runs.map(function (r) { return r.label; }));
   fillSelect("f-parse", Array.from(new Set(rows.map(function (r) { return r.parse; }))).sort());
-  ["f-run", "f-parse", "f-agree", "f-minerr", "f-search"].forEach(function (id) {
+  ["f-run", "f-parse", "f-agree", "f-minerr"].forEach(function (id) {
     document.getElementById(id).addEventListener("input", renderRows);
+  });
+  var typing = null;  // the text search waits for a pause in typing (it reads every message)
+  document.getElementById("f-search").addEventListener("input", function () {
+    clearTimeout(typing);
+    typing = setTimeout(renderRows, 150);
   });
   if (runs.length < 2) document.getElementById("f-run").parentNode.hidden = true;
 
