@@ -96,6 +96,11 @@ class ChatEvalMethod(Method[ChatEvalConfig]):
 
     def build_config(self, args: argparse.Namespace, ctx: MethodContext) -> ChatEvalConfig:
         """The panel from ``--chateval-*``."""
+        if ctx.task_type == "pairwise" and fidelity_of(args)[0] != PAPER:
+            raise UserError(
+                "--fidelity authors-code has no pairwise form here (the released FairEval flow scores each "
+                "response 1-10); use --fidelity paper"
+            )
         return chateval_config(
             getattr(args, "chateval_roles", None),
             getattr(args, "chateval_turns", None),

@@ -86,7 +86,7 @@ LEGACY_KEYS = (
 class DebateMethod(Method[DebateConfig]):
     """One DEBATE-family variant: its default Critic persona and whether a Tie-breaker decides."""
 
-    task_types = ("single",)
+    task_types = ("single", "pairwise")
     config_type = DebateConfig
     has_critic = True
     config_key = "debate"
@@ -132,6 +132,8 @@ class DebateMethod(Method[DebateConfig]):
 
     def build_config(self, args: argparse.Namespace, ctx: MethodContext) -> DebateConfig:
         """The staffing from the options (``--critic`` and ``--tie-breaker`` override the variant's)."""
+        if ctx.task_type == "pairwise" and fidelity_of(args)[0] != PAPER:
+            raise UserError("--fidelity authors-code has no pairwise form (the authors' code scores single texts)")
         return debate_config(
             getattr(args, "critic", None) or self.critic,
             self.tie_breaker or bool(getattr(args, "tie_breaker", False)),
@@ -154,7 +156,11 @@ class DebateMethod(Method[DebateConfig]):
         return tuple(roles)
 
     async def evaluate(self, task: EvaluationTask, config: DebateConfig, pool: ClientPool) -> Outcome:
-        """Run the debate (Algorithm 1)."""
+        """Run the debate (Algorithm 1); for a pairwise task, its pairwise form (``debates.pairwise.debate``)."""
+        if task.pairwise:
+            from debate_eval.debates.pairwise.debate import run_debate_pairwise
+
+            return await run_debate_pairwise(task, config, pool)
         return await run_debate(task, config, pool)
 
     def legacy_config_dict(self, config: DebateConfig) -> dict[str, Any] | None:

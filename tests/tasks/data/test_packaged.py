@@ -116,3 +116,37 @@ def test_a_damaged_installed_copy_fails_the_load(no_data_folders: Path, monkeypa
     monkeypatch.setitem(registry._REGISTRY, "summeval", spec)
     with pytest.raises(UserError, match="is corrupted: git blob id 812a51e6"):
         load_items("summeval", None)
+
+
+def test_run_summeval_with_no_data_folder_and_an_empty_home(
+    isolated_env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The issue's check: no data variables, HOME an empty folder -> the packaged copy; 2 results written."""
+    from debate_eval.agents.models.scripted_server import ScriptedOpenAIServer
+    from debate_eval.tasks.cli.main import main
+
+    monkeypatch.delenv(DATA_DIR_ENV)
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    monkeypatch.setenv("HOME", str(isolated_env / "empty-home"))
+    with ScriptedOpenAIServer() as server:
+        code = main(
+            [
+                "run",
+                "--dataset",
+                "summeval",
+                "--aspect",
+                "coherence",
+                "--limit",
+                "2",
+                "--no-progress",
+                "--base-url",
+                server.base_url,
+                "--model",
+                "M",
+            ]
+        )
+    assert code == 0, capsys.readouterr().err
+    results = isolated_env / "runs" / "summeval_coherence_debate" / "results.jsonl"
+    records = [json.loads(line) for line in results.read_text().splitlines()]
+    assert len(records) == 2 and all(record["score"] is not None for record in records)
+    assert not (isolated_env / "empty-home" / ".cache" / "debate-eval" / "data").exists()  # nothing downloaded
