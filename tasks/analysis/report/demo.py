@@ -1,7 +1,7 @@
 """Scripted runs to look at: varied, deterministic replies for the scripted server, so a report of a
 scripted run has scores that differ, Scorers that move and Critics that sometimes agree.
 
-This is a test and documentation aid (like ``agents.models.scripted_server``), never a model: the scores
+This is a test and documentation aid (like ``agents.models.providers.scripted_server``), never a model: the scores
 are a hash of the request, unrelated to the text's quality. ``python -m debate_eval.tasks.analysis.report.demo
 OUT [--screenshot PNG]`` makes three small SummEval coherence runs (DEBATE, G-Eval, ChatEval) in ``OUT``, their
 report, and a screenshot of it (the README's).
@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from debate_eval.agents.models.scripted_server import ScriptedOpenAIServer, role_of_request
+from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAIServer, role_of_request
 
 METHODS = ("debate", "geval", "chateval")
 

@@ -3,6 +3,7 @@ runs over shared items. Everything that comes from a run is escaped here (``esc`
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -120,6 +121,7 @@ def meta_table(run: Run) -> str:
             "<th>groups used/skipped</th><th>this run (95% CI over groups)</th><th>paper's Table 1</th></tr>"
         )
         for row in rows:
+            groups = "item level" if row["level"] == "item" else f"{row['n_groups']}/{row['n_skipped']}"
             mine = "<br>".join(
                 f"{esc(c['symbol'])} {_fmt(c['value'])}"
                 + (f" <span class='ci'>[{_fmt(c['ci'][0])}, {_fmt(c['ci'][1])}]</span>" if c["ci"] else "")
@@ -133,7 +135,7 @@ def meta_table(run: Run) -> str:
             )
             parts.append(
                 f"<tr><td>{esc(row['dataset'])}/{esc(row['aspect'])}</td><td>{row['n_items']}</td>"
-                f"<td>{row['n_missing']}</td><td>{row['n_groups']}/{row['n_skipped']}</td><td>{mine}</td>"
+                f"<td>{row['n_missing']}</td><td>{groups}</td><td>{mine}</td>"
                 f"<td class='paper'>{paper}</td></tr>"
             )
         parts.append(
@@ -176,39 +178,48 @@ def meta_table(run: Run) -> str:
     return "".join(parts)
 
 
-def _scale(runs: Sequence[Run]) -> tuple[float, float]:
-    values = [
-        v for run in runs for r in run.records for k in ("score", "human_score") if (v := number(r.get(k))) is not None
-    ]
+def _scale(records: Sequence[dict[str, Any]]) -> tuple[float, float]:
+    values = [v for r in records for k in ("score", "human_score") if (v := number(r.get(k))) is not None]
     if not values:
         return 1.0, 5.0
-    return float(int(min(values))), float(-int(-max(values)))
+    return float(math.floor(min(values))), float(math.ceil(max(values)))
+
+
+def _score_plots(runs: Sequence[Run]) -> list[str]:
+    """Per dataset/aspect (scales differ): a scatter per run and the distributions of humans and runs."""
+    figures = []
+    parts = sorted({(str(r.get("dataset")), str(r.get("aspect"))) for run in runs for r in run.records
+                    if not is_pairwise(r)})  # fmt: skip
+    for dataset, aspect in parts:
+        suffix = f" · {dataset}/{aspect}" if len(parts) > 1 else ""
+        subsets = [
+            (index, run, [r for r in run.records if not is_pairwise(r) and (r.get("dataset"), r.get("aspect")) ==
+                          (dataset, aspect)])
+            for index, run in enumerate(runs)
+        ]  # fmt: skip
+        subsets = [(index, run, records) for index, run, records in subsets if records]
+        low, high = _scale([r for _, _, records in subsets for r in records])
+        for index, run, records in subsets:
+            points = [
+                (h, s, f"{index}|{item_key(r)}", f"{r.get('item_id')}: human {h:g}, {run.label} {s:g}")
+                for r in records
+                if (h := number(r.get("human_score"))) is not None and (s := number(r.get("score"))) is not None
+            ]
+            colour = plots.PALETTE[index % len(plots.PALETTE)]
+            figures.append(plots.scatter(f"{run.label}: predicted vs human{suffix}", points, low, high, colour))
+        humans = {item_key(r): r for _, _, records in subsets for r in records}
+        dists = {"humans": numbers.score_distribution(humans.values(), "human_score")}
+        dists |= {run.label: numbers.score_distribution(records, "score") for _, run, records in subsets}
+        bins = sorted({b for d in dists.values() for b in d})
+        series = {name: [100 * d.get(b, 0) / (sum(d.values()) or 1) for b in bins] for name, d in dists.items()}
+        colours = [plots.HUMAN_COLOUR] + [plots.PALETTE[index % len(plots.PALETTE)] for index, _, _ in subsets]
+        figures.append(plots.grouped_bars(f"score distribution (% of scores){suffix}", bins, series, colours))
+    return figures
 
 
 def plots_section(runs: Sequence[Run]) -> str:
     """Scatter per run, distributions of humans vs runs, Scorer moves per round, pairwise confusion."""
-    low, high = _scale(runs)
-    figures: list[str] = []
-    for index, run in enumerate(runs):
-        points = []
-        for r in run.records:
-            h, s = number(r.get("human_score")), number(r.get("score"))
-            if h is not None and s is not None and not is_pairwise(r):
-                points.append((h, s, f"{index}|{item_key(r)}", f"{r.get('item_id')}: human {h:g}, {run.label} {s:g}"))
-        if points or run.task_type == "single":
-            figures.append(
-                plots.scatter(
-                    f"{run.label}: predicted vs human", points, low, high, plots.PALETTE[index % len(plots.PALETTE)]
-                )
-            )
-    single_runs = [run for run in runs if run.task_type == "single"]
-    if single_runs:
-        human = numbers.score_distribution(single_runs[0].records, "human_score")
-        dists = {"humans": human} | {run.label: numbers.score_distribution(run.records, "score") for run in single_runs}
-        bins = sorted({b for d in dists.values() for b in d})
-        series = {name: [100 * d.get(b, 0) / (sum(d.values()) or 1) for b in bins] for name, d in dists.items()}
-        colours = [plots.HUMAN_COLOUR] + [plots.PALETTE[runs.index(run) % len(plots.PALETTE)] for run in single_runs]
-        figures.append(plots.grouped_bars("score distribution (% of scores)", bins, series, colours))
+    figures = _score_plots(runs)
     for run in runs:
         if run.method in DEBATE_METHODS:
             moves = numbers.scorer_moves(r for r in run.records if not is_pairwise(r))

@@ -147,3 +147,15 @@ def test_a_failed_item_is_a_row_with_its_error(tmp_path: Path) -> None:
     rows = page_data([run])["rows"]
     assert [row["parse"] for row in rows] == ["parsed", "failed"] and rows[1]["err"] is None
     assert numbers.totals(run)["failed"] == 1 and "1 failed" in render([run])
+
+
+def test_each_aspect_gets_its_own_plots_and_item_level_sets_say_so(tmp_path: Path) -> None:
+    coherence = [rr.debate_record(i, float(1 + i % 5), [float(1 + (i * 2) % 5)]) for i in range(6)]
+    grounded = [{**rr.debate_record(i, float(i % 2), [float((i + 1) % 2)]), "aspect": "groundedness"} for i in range(6)]
+    fed = [{**rr.debate_record(i, float(i % 3), [float(i % 2)]), "dataset": "fed_turn", "aspect": "overall",
+            "group_id": f"t{i}"} for i in range(6)]  # fmt: skip
+    run = gather.load_runs([rr.write_run(tmp_path / "run", coherence + grounded + fed)])[0]
+    html = render([run])
+    for part in ("summeval/coherence", "summeval/groundedness", "fed_turn/overall"):
+        assert f"debate: predicted vs human · {part}" in html and f"score distribution (% of scores) · {part}" in html
+    assert "<td>item level</td>" in html
