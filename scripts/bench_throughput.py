@@ -11,10 +11,14 @@ makes exactly ``2n + 1`` sequential calls). For each concurrency level it measur
   history: the item's rendered prompt, the personas, the Commander's relay texts, the scripted answers),
   through ``openai.AsyncOpenAI`` directly, with an ``asyncio.Semaphore`` for the same concurrency.
 
-Ideal wall time = debates x calls per debate x latency / concurrency. The report (``--out``) gives the
-command, the machine, the table, and PASS/FAIL for the targets: >= 0.8 of ideal at the highest
-concurrency, <= 1.05x the raw baseline at concurrency 1. When a target fails, the framework is profiled at
-the highest concurrency (pyinstrument if installed, else cProfile) and the top functions are listed.
+Ideal wall time = debates x calls per debate x latency / min(concurrency, debates). Both sides' event-loop
+thread CPU time is measured too: on a shared machine wall times are noisy, CPU per call much less so. The
+report (``--out``) gives the command, the machine and its load, the table, and PASS/FAIL for the targets:
+framework <= 1.15x the raw client at every concurrency >= 32 (wall time, medians), <= 1.05x at concurrency 1,
+and >= 0.8 of ideal at the highest concurrency. ``--batch-debates`` adds a ``--batch`` row (scripts/
+bench_batch_row.py): wall time and number of batches of that many debates through the scripted Batch API
+endpoint. With ``--profile always`` (or when a target fails) the framework is profiled at the highest
+concurrency with cProfile and the top functions are listed.
 
 Usage (from the repository root)::
 
@@ -46,7 +50,7 @@ from pathlib import Path
 import openai
 
 from debate_eval.agents.commander import TO_CRITIC, TO_SCORER
-from debate_eval.agents.models.scripted_server import DEFAULT_REPLIES, STATS_PATH
+from debate_eval.agents.models.providers.scripted_server import DEFAULT_REPLIES, STATS_PATH
 from debate_eval.agents.models.settings import ModelOverrides, resolve_model_config
 from debate_eval.agents.personas import get_persona
 from debate_eval.debates.debate.method import debate_config
@@ -56,8 +60,13 @@ from debate_eval.tasks.engine.results import read_jsonl
 from debate_eval.tasks.engine.run_config import RunConfig, RunOptions
 from debate_eval.tasks.engine.runner import build_tasks, run
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_batch_row import batch_lines, measure_batch  # a sibling script
+
 TARGET_IDEAL = 0.8
-TARGET_RAW = 1.05
+TARGET_RAW = 1.05  # at concurrency 1
+TARGET_RAW_HIGH = 1.15  # at concurrency >= HIGH
+HIGH = 32
 
 
 @dataclass
@@ -69,6 +78,7 @@ class Row:
     framework: list[float] = field(default_factory=list)  # wall seconds, one per repeat
     raw: list[float] = field(default_factory=list)
     loop_cpu: list[float] = field(default_factory=list)  # event-loop thread CPU seconds of the framework
+    raw_cpu: list[float] = field(default_factory=list)  # the same for the raw client
 
     def median(self, kind: str) -> float:
         """Median wall time of ``framework`` or ``raw``."""
@@ -88,7 +98,7 @@ class ServerProcess:
         command = [
             sys.executable,
             "-m",
-            "debate_eval.agents.models.scripted_server",
+            "debate_eval.agents.models.providers.scripted_server",
             "--latency-ms",
             str(self.latency_s * 1000),
         ]
@@ -176,8 +186,10 @@ def raw_payloads(data_dir: Path, debates: int, rounds: int) -> list[list[list[di
     return payloads
 
 
-async def measure_raw(latency_s: float, payloads: list[list[list[dict[str, str]]]], concurrency: int) -> float:
-    """Wall time of the same sequential calls through ``openai.AsyncOpenAI``."""
+async def measure_raw(
+    latency_s: float, payloads: list[list[list[dict[str, str]]]], concurrency: int
+) -> tuple[float, float]:
+    """Wall time and event-loop CPU time of the same sequential calls through ``openai.AsyncOpenAI``."""
     with ServerProcess(latency_s) as server:
         client = openai.AsyncOpenAI(base_url=server.base_url, api_key="not-needed", max_retries=0)
         limit = asyncio.Semaphore(concurrency)
@@ -188,14 +200,14 @@ async def measure_raw(latency_s: float, payloads: list[list[list[dict[str, str]]
                 for messages in calls:
                     await client.chat.completions.create(model="scripted", messages=messages, **sampling)  # type: ignore[arg-type]
 
-        started = time.perf_counter()
+        cpu, started = time.thread_time(), time.perf_counter()
         await asyncio.gather(*(debate(calls) for calls in payloads))
-        wall = time.perf_counter() - started
+        wall, cpu = time.perf_counter() - started, time.thread_time() - cpu
         await client.close()
         expected = sum(len(calls) for calls in payloads)
         if server.count != expected:
             raise SystemExit(f"raw check failed: {server.count} requests, expected {expected}")
-    return wall
+    return wall, cpu
 
 
 def profile(coroutine: Callable[[], Awaitable[object]]) -> list[str]:
@@ -234,14 +246,22 @@ def _package(filename: str) -> str:
     return "stdlib"
 
 
+def load_line(before: tuple[float, float, float], note: str) -> str:
+    """The machine's load before and after the run, and what else ran (``--note``)."""
+    after = os.getloadavg()
+    text = f"- Load average (1/5/15 min): {' / '.join(f'{x:.2f}' for x in before)} before, "
+    text += f"{' / '.join(f'{x:.2f}' for x in after)} after."
+    return text + (f" Also running: {note}" if note else "")
+
+
 def versions() -> str:
     """Versions of the packages that matter here."""
     names = ("pyautogen", "autogen-agentchat", "autogen-ext", "openai")
     return ", ".join(f"{name} {metadata.version(name)}" for name in names)
 
 
-def report(args: argparse.Namespace, command: str, rows: Sequence[Row], calls: int, profile_lines: list[str]) -> str:
-    """The Markdown report."""
+def report(args: argparse.Namespace, command: str, rows: Sequence[Row], calls: int, extra: dict[str, list[str]]) -> str:
+    """The Markdown report (``extra``: load lines, batch lines, profile lines)."""
     lines = [
         "# Throughput benchmark",
         "",
@@ -253,53 +273,71 @@ def report(args: argparse.Namespace, command: str, rows: Sequence[Row], calls: i
         "",
         f"- Date: {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC",
         f"- Machine: {platform.platform()}, {os.cpu_count()} CPUs; Python {platform.python_version()}; {versions()}",
+        *extra.get("load", []),
         f"- {args.debates} debates (SummEval coherence, protocol `debate`, n = {args.rounds}: {calls} sequential calls "
         f"each) against `ScriptedOpenAIServer` on 127.0.0.1, in a process of its own (as a real endpoint "
         f"would be), answering after {args.latency_ms} ms. Framework: "
         "`debate_eval.tasks.engine.runner.run` with the response cache, preflight and progress bar off. Raw: the same "
         "calls with the same message lists (each agent's growing history) through `openai.AsyncOpenAI` and an "
-        "`asyncio.Semaphore`.",
-        f"- Ideal = debates x calls x latency / concurrency. Medians of {args.repeats} repeats. Loop CPU: the "
-        "framework's event-loop thread CPU time per model call.",
+        "`asyncio.Semaphore`. Framework and raw alternate within each repeat, so both see the same load.",
+        f"- Ideal = debates x calls x latency / min(concurrency, debates). Medians of {args.repeats} repeats. "
+        "CPU: the event-loop thread's CPU time per model call (less sensitive to other processes than wall time).",
         "",
-        "| concurrency | ideal s | framework s | debates/s | ideal debates/s | framework / ideal | raw s "
-        "| raw / ideal | framework / raw | loop CPU ms / call |",
+        "| concurrency | ideal s | framework s | raw s | framework / raw | framework / ideal | raw / ideal "
+        "| framework CPU ms/call | raw CPU ms/call | CPU framework / raw |",
         "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for row in rows:
         fw, raw = row.median("framework"), row.median("raw")
-        per_call = 1000 * statistics.median(row.loop_cpu) / (args.debates * calls)
+        fw_cpu = 1000 * statistics.median(row.loop_cpu) / (args.debates * calls)
+        raw_cpu = 1000 * statistics.median(row.raw_cpu) / (args.debates * calls)
         lines.append(
-            f"| {row.concurrency} | {row.ideal_s:.2f} | {fw:.2f} | {args.debates / fw:.2f} | "
-            f"{args.debates / row.ideal_s:.2f} | {row.ideal_s / fw:.3f} | {raw:.2f} | {row.ideal_s / raw:.3f} | "
-            f"{fw / raw:.3f} | {per_call:.2f} |"
+            f"| {row.concurrency} | {row.ideal_s:.2f} | {fw:.2f} | {raw:.2f} | {fw / raw:.3f} | "
+            f"{row.ideal_s / fw:.3f} | {row.ideal_s / raw:.3f} | {fw_cpu:.2f} | {raw_cpu:.2f} | "
+            f"{fw_cpu / raw_cpu:.3f} |"
         )
-    top, one = rows[-1], rows[0]
-    ideal_ok = top.ideal_s / top.median("framework") >= TARGET_IDEAL
-    raw_ok = one.median("framework") / one.median("raw") <= TARGET_RAW
-    lines += [
-        "",
-        "## Targets",
-        "",
-        f"- {'PASS' if ideal_ok else 'FAIL'}: >= {TARGET_IDEAL} of ideal at concurrency {top.concurrency}: "
-        f"{top.ideal_s / top.median('framework'):.3f} (raw client: {top.ideal_s / top.median('raw'):.3f}).",
-        f"- {'PASS' if raw_ok else 'FAIL'}: <= {TARGET_RAW}x the raw baseline at concurrency {one.concurrency}: "
-        f"{one.median('framework') / one.median('raw'):.3f}x.",
-    ]
-    if not ideal_ok:
-        cpu = statistics.median(top.loop_cpu)
-        lines += [
-            "",
-            f"Why: at concurrency {top.concurrency} the one event loop used {cpu:.2f} s of CPU for "
-            f"{args.debates * calls} calls ({1000 * cpu / (args.debates * calls):.1f} ms each), more than the "
-            f"ideal wall time of {top.ideal_s:.2f} s, so the run is bound by the loop's CPU, not by the server. "
-            "The OpenAI SDK and its HTTP stack, which the raw client pays too, take a large share of it (see the "
-            "profile); the rest is AutoGen's runtime (message routing through its agent runtime, pydantic "
-            "serialisation, OpenTelemetry spans on every message) and this project's bookkeeping.",
-        ]
-    if profile_lines:
-        lines += ["", "## Profile of the framework at the highest concurrency", "", *profile_lines]
+    lines += ["", "## Targets", ""]
+    for row in rows:
+        ratio = row.median("framework") / row.median("raw")
+        if row.concurrency >= HIGH:
+            verdict = "PASS" if ratio <= TARGET_RAW_HIGH else "FAIL"
+            lines.append(
+                f"- {verdict}: <= {TARGET_RAW_HIGH}x the raw client at concurrency {row.concurrency}: {ratio:.3f}x"
+            )
+        elif row.concurrency == 1:
+            verdict = "PASS" if ratio <= TARGET_RAW else "FAIL"
+            lines.append(f"- {verdict}: <= {TARGET_RAW}x the raw client at concurrency 1: {ratio:.3f}x")
+    top = rows[-1]
+    ideal = top.ideal_s / top.median("framework")
+    lines.append(
+        f"- {'PASS' if ideal >= TARGET_IDEAL else 'FAIL'}: >= {TARGET_IDEAL} of ideal at concurrency "
+        f"{top.concurrency}: {ideal:.3f} (raw client: {top.ideal_s / top.median('raw'):.3f}; below 1 when one "
+        "event loop's CPU, not the endpoint, bounds the run)."
+    )
+    lines += extra.get("cuts", []) + extra.get("batch", [])
+    if extra.get("profile"):
+        lines += ["", "## Profile of the framework at the highest concurrency", "", *extra["profile"]]
     return "\n".join(lines) + "\n"
+
+
+CUTS = [
+    "",
+    "## What was cut (issue 15)",
+    "",
+    "Before (7272149, benchmarks/throughput.md of 2026-11-22): framework / raw 1.459 at concurrency 32 and "
+    "10.2 ms of loop CPU per call; a cProfile run of the benchmark made 7.0 M Python calls, 4.1 M after:",
+    "",
+    "- the OpenAI SDK's `async_maybe_transform` walked every request body (the whole growing history) against "
+    "its TypedDicts: the largest single cost. `agents/models/fast_path.use_direct_body` posts AutoGen's body with "
+    "the SDK's own `post` (same bytes; tests/agents/models/test_fast_path.py);",
+    "- AutoGen's runtime opened ~45 OpenTelemetry spans per model call and serialised every routed message to "
+    "JSON as a span attribute with no tracer provider set; `fast_path.quiet_idle_telemetry` skips both only "
+    "while nothing records (`AUTOGEN_DISABLE_RUNTIME_TRACING=false` or a set provider restores them);",
+    "- the copy check normalised the same SummEval article once per item (`UntrustedMaterial`): memoised.",
+    "",
+    "Left: the SDK's response parsing into pydantic models and httpcore's per-request scan of idle "
+    "connections (the raw client pays both too), AutoGen's message routing between agents.",
+]
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -307,12 +345,15 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--latency-ms", type=int, default=200)
     parser.add_argument("--debates", type=int, default=64)
-    parser.add_argument("--concurrency", default="1,8,32", help="comma-separated levels (default 1,8,32)")
+    parser.add_argument("--concurrency", default="1,8,32,128", help="comma-separated levels (default 1,8,32,128)")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--data-dir", help="folder with summeval/ (default: $DEBATE_EVAL_DATA_DIR)")
     parser.add_argument("--out", default="benchmarks/throughput.md")
     parser.add_argument("--profile", choices=("auto", "always", "never"), default="auto")
+    parser.add_argument("--batch-debates", type=int, default=64, help="debates of the --batch row (0: no row)")
+    parser.add_argument("--batch-delay-ms", type=float, default=200.0, help="the scripted batch completion delay")
+    parser.add_argument("--note", default="", help="what else ran on the machine (written into the report)")
     return parser.parse_args(argv)
 
 
@@ -320,30 +361,41 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark and write the report."""
     args = parse_args(argv)
     data_dir = resolve_data_dir(args.data_dir)
+    load_before = os.getloadavg()
     latency, calls = args.latency_ms / 1000, 2 * args.rounds + 1
     payloads = raw_payloads(data_dir, args.debates, args.rounds)
     rows = []
     for concurrency in (int(c) for c in args.concurrency.split(",")):
-        row = Row(concurrency, args.debates * calls * latency / concurrency)
+        row = Row(concurrency, args.debates * calls * latency / min(concurrency, args.debates))
         for _ in range(args.repeats):
             wall, cpu = asyncio.run(measure_framework(latency, args.debates, concurrency, args.rounds, data_dir))
             row.framework.append(wall)
             row.loop_cpu.append(cpu)
-            row.raw.append(asyncio.run(measure_raw(latency, payloads, concurrency)))
+            wall, cpu = asyncio.run(measure_raw(latency, payloads, concurrency))
+            row.raw.append(wall)
+            row.raw_cpu.append(cpu)
         print(f"concurrency {concurrency}: framework {row.median('framework'):.2f} s, raw {row.median('raw'):.2f} s")
         rows.append(row)
+    extra: dict[str, list[str]] = {"load": [load_line(load_before, args.note)], "cuts": CUTS}
+    if args.batch_debates:
+        batch = asyncio.run(measure_batch(make_config, args.batch_debates, args.rounds, data_dir, args.batch_delay_ms))
+        print(f"--batch: {batch.debates} debates in {batch.wall_s:.2f} s, {batch.batches} batches")
+        extra["batch"] = batch_lines(batch, args.rounds)
     top = rows[-1]
-    failed = top.ideal_s / top.median("framework") < TARGET_IDEAL
-    profile_lines: list[str] = []
+    failed = any(
+        r.median("framework") / r.median("raw") > (TARGET_RAW_HIGH if r.concurrency >= HIGH else TARGET_RAW)
+        for r in rows
+        if r.concurrency >= HIGH or r.concurrency == 1
+    )
     if args.profile == "always" or (args.profile == "auto" and failed):
-        profile_lines = profile(
+        extra["profile"] = profile(
             lambda: measure_framework(latency, args.debates, top.concurrency, args.rounds, data_dir)
         )
     given = list(argv) if argv is not None else sys.argv[1:]
     command = " ".join(["python scripts/bench_throughput.py", *(shlex.quote(a) for a in given)])
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(report(args, command, rows, calls, profile_lines), encoding="utf-8")
+    out.write_text(report(args, command, rows, calls, extra), encoding="utf-8")
     print(f"wrote {out}")
     return 0
 

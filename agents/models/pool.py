@@ -34,7 +34,7 @@ from debate_eval.agents.models.settings import (
     stable_hash,
     with_sampling,
 )
-from debate_eval.agents.models.usage_transport import ObservingTransport, http_client
+from debate_eval.agents.models.usage_transport import ObservingTransport, base_transport, http_client
 from debate_eval.agents.models.wrappers import (
     CallRecord,
     ConcurrencyLimit,
@@ -194,7 +194,9 @@ class ClientPool:
         if self.batch is not None:  # the SDK's requests go to the batch queue (cache and retries stay above)
             raw = build_openai_client(settings, base_url, self.batch.http_client(settings, base_url))
         else:  # reads usage.prompt_tokens_details.cached_tokens, which AutoGen's RequestUsage drops
-            raw = build_openai_client(settings, base_url, http_client(ObservingTransport(CheckedTransport())))
+            raw = build_openai_client(
+                settings, base_url, http_client(ObservingTransport(CheckedTransport(base_transport())))
+            )
         use_direct_body(raw)  # the SDK's per-request TypedDict walk of the body was the loop's largest cost
         policy = self.retry or RetryPolicy(max_retries=settings.max_retries)
         transport: ChatCompletionClient = raw
@@ -221,4 +223,3 @@ class ClientPool:
         self._stacks.clear()
         if self.batch is not None:
             await self.batch.close()
-

@@ -11,7 +11,9 @@ request task inherits it (a context variable). The batch transport (``batch.py``
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
+import ssl
 from collections.abc import Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -83,7 +85,7 @@ class ObservingTransport(httpx2.AsyncBaseTransport):
     """Passes every request to ``inner``; notes the cached prompt tokens of chat-completion answers."""
 
     def __init__(self, inner: httpx2.AsyncBaseTransport | None = None) -> None:
-        self.inner = inner or httpx2.AsyncHTTPTransport(limits=DEFAULT_CONNECTION_LIMITS)
+        self.inner = inner or base_transport()
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         """Forward ``request``; read the body of a successful chat completion when a call is observed."""
@@ -98,6 +100,18 @@ class ObservingTransport(httpx2.AsyncBaseTransport):
     async def aclose(self) -> None:
         """Close the wrapped transport."""
         await self.inner.aclose()
+
+
+@functools.cache
+def shared_ssl_context() -> ssl.SSLContext:
+    """httpx's default SSL context (CA bundle, ``SSL_CERT_FILE``/``SSL_CERT_DIR``), made once per process: each
+    new one loads the CA bundle again (about 0.1-0.3 s), and a run builds a transport per client stack."""
+    return httpx2.create_ssl_context()
+
+
+def base_transport() -> httpx2.AsyncHTTPTransport:
+    """The SDK's HTTP transport settings (connection limits) over the shared SSL context."""
+    return httpx2.AsyncHTTPTransport(verify=shared_ssl_context(), limits=DEFAULT_CONNECTION_LIMITS)
 
 
 def http_client(transport: httpx2.AsyncBaseTransport) -> httpx2.AsyncClient:
