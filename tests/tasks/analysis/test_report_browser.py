@@ -102,6 +102,11 @@ def test_scripted_run_report_in_chromium(browser, tmp_path: Path, isolated_env: 
     # Sorting by |score - human|, descending; a ChatEval transcript shows its referees.
     set_value(browser, "#f-search", "")
     set_value(browser, "#f-run", "2")
+    set_value(browser, "#f-rounds", "1")  # the scripted referees always talk for 2 turns
+    assert visible_rows(browser) == 0
+    set_value(browser, "#f-rounds", "2")
+    assert visible_rows(browser) == 16
+    set_value(browser, "#f-rounds", "")
     browser.click("#items-table th[data-col='err']")
     errors = browser.evaluate(
         "Array.from(document.querySelectorAll('#items-table tbody tr')).map(r => parseFloat(r.children[5].textContent))"

@@ -84,9 +84,11 @@
     var run = document.getElementById("f-run").value, parse = document.getElementById("f-parse").value;
     var agree = document.getElementById("f-agree").value, minErr = parseFloat(document.getElementById("f-minerr").value);
     var query = document.getElementById("f-search").value.trim().toLowerCase();
+    var rounds = document.getElementById("f-rounds").value;
     return rows.filter(function (r) {
       if (run !== "" && String(r.run) !== run) return false;
       if (parse && r.parse !== parse) return false;
+      if (rounds !== "" && String(r.rounds) !== rounds) return false;
       if (agree === "yes" && r.agreed !== true) return false;
       if (agree === "no" && r.agreed !== false) return false;
       if (agree === "none" && r.agreed !== null) return false;
@@ -126,7 +128,9 @@
   }
   fillSelect("f-run", runs.map(function (_, i) { return i; }), runs.map(function (r) { return r.label; }));
   fillSelect("f-parse", Array.from(new Set(rows.map(function (r) { return r.parse; }))).sort());
-  ["f-run", "f-parse", "f-agree", "f-minerr"].forEach(function (id) {
+  fillSelect("f-rounds", Array.from(new Set(rows.map(function (r) { return r.rounds; }))).filter(function (v) { return v !== null; })
+    .sort(function (a, b) { return a - b; }));
+  ["f-run", "f-parse", "f-rounds", "f-agree", "f-minerr"].forEach(function (id) {
     document.getElementById(id).addEventListener("input", renderRows);
   });
   var typing = null;  // the text search waits for a pause in typing (it reads every message)
