@@ -150,3 +150,29 @@ def test_run_summeval_with_no_data_folder_and_an_empty_home(
     records = [json.loads(line) for line in results.read_text().splitlines()]
     assert len(records) == 2 and all(record["score"] is not None for record in records)
     assert not (isolated_env / "empty-home" / ".cache" / "debate-eval" / "data").exists()  # nothing downloaded
+
+def test_no_uncompressed_data_copy_is_tracked() -> None:
+    """The project's rule: only the compressed, attributed copies ship; no dataset file is in git under any
+    name (checked by blob id, so a renamed copy is caught too), and nothing is named like a ../shared file."""
+    import re
+    import shutil
+    import subprocess
+
+    root = Path(__file__).resolve().parents[3]
+    if not (root / ".git").exists() or shutil.which("git") is None:
+        pytest.skip("not a git checkout")
+    listing = subprocess.run(["git", "ls-files", "-s"], cwd=root, capture_output=True, text=True, check=True).stdout
+    tracked = {line.split()[1]: line.split("\t", 1)[1] for line in listing.splitlines()}
+    copies = {spec.name: tracked[spec.git_blob_id] for spec in DATASETS.values() if spec.git_blob_id in tracked}
+    assert copies == {}
+    forbidden = re.compile(
+        r"(^|/)shared/|(^|/)(summeval|topical_chat|fed_data|testset-v1|gpt-3\.5-turbo-testset-v1|testdata_pairwise"
+        r"|answer_gpt35|answer_vicuna-13b|review_gpt35_vicuna-13b_human)\.(json|jsonl|txt)$|(^|/)fed-(turn|dial)\.csv$"
+    )
+    assert [path for path in tracked.values() if forbidden.search(path)] == []
+    packaged_files = sorted(path for path in tracked.values() if path.startswith("tasks/data/packaged/"))
+    assert packaged_files == [
+        "tasks/data/packaged/NOTICE",
+        "tasks/data/packaged/summeval.json.xz",
+        "tasks/data/packaged/topical_chat.json.xz",
+    ]
