@@ -25,11 +25,18 @@ from debate_eval.tasks.analysis.report.gather import Run, is_pairwise, item_key,
 from debate_eval.tasks.analysis.report.plots import PALETTE, esc
 
 ASSETS = "assets"
+# The page's script, in this order, joined inside one function (they share its variables).
+SCRIPTS = ("report_base.js", "report_table.js", "report_shapes.js", "report_viewer.js", "report_compare.js")
 
 
 def asset(name: str) -> str:
-    """The text of a packaged asset (``report.css``, ``report.js``, ``page.html``)."""
+    """The text of a packaged asset (``report.css``, ``report_*.js``, ``page.html``)."""
     return resources.files("debate_eval.tasks.analysis.report").joinpath(ASSETS, name).read_text(encoding="utf-8")
+
+
+def script_text() -> str:
+    """The page's one script: the ``SCRIPTS`` assets inside one strict-mode function."""
+    return '(function () {\n  "use strict";\n' + "\n".join(asset(name) for name in SCRIPTS) + "})();\n"
 
 
 def safe_json(value: Any) -> str:
@@ -129,7 +136,7 @@ def _csp(script: str, style: str) -> str:
 
 def render(runs: Sequence[Run], title: str | None = None, notes: Sequence[str] = ()) -> str:
     """The whole report page for ``runs``; ``notes`` are shown under the title (e.g. texts not loaded)."""
-    style, script = asset("report.css"), asset("report.js")
+    style, script = asset("report.css"), script_text()
     title = title or "debate-eval report: " + ", ".join(run.label for run in runs)
     data = page_data(runs)
     packed = pack_records(data.pop("records"))
