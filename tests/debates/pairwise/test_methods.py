@@ -241,3 +241,24 @@ def test_chateval_no_verdict_from_anyone(pw: SimpleNamespace) -> None:
     pool, clients = pw.pool(referee=["I like both.", "Still both."])
     outcome = asyncio.run(run_chateval_pairwise(pw.task(), one, pool))
     assert pw.served(clients["referee"]) == 2 and outcome.verdict is None
+
+
+def test_debate_with_an_llm_commander_uses_pairwise_instructions(pw: SimpleNamespace) -> None:
+    commander = RecordingReplay(["Scorer, which response is better?", "Critic, check the verdict."])
+    scorer, critic = RecordingReplay(["[[B]]"]), RecordingReplay(["NO ISSUE"])
+    overrides = {"scorer": scorer, "critic": critic, "commander": commander}
+    pool = ClientPool(resolve_model_config(environ={}), overrides=overrides)
+    config = DebateConfig(
+        scorer=get_persona("scorer", "scorer"),
+        critic=get_persona("devils-advocate", "critic"),
+        commander=get_persona("commander", "commander"),
+        commander_llm=True,
+    )
+    outcome = asyncio.run(run_debate_pairwise(pw.task(), config, pool))
+    assert outcome.verdict == "second" and outcome.agreed
+    instructions = [
+        str(m.content) for request in commander.requests for m in request if "Write your message" in str(m.content)
+    ]
+    assert instructions and all("verdict" in text or "better" in text for text in instructions)
+    assert all("score" not in text for text in instructions)
+    assert commander.requests[0][0].content == pairwise_persona(get_persona("commander", "commander")).text

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from debate_eval.agents.errors import UserError
-from debate_eval.agents.models.scripted_server import ScriptedOpenAIServer, role_of_request
+from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAIServer, role_of_request
 from debate_eval.tasks.cli.main import main
 from debate_eval.tasks.data.datasets import load_items
 from debate_eval.tasks.engine.pairwise import check_task_type, pairwise_template
@@ -207,3 +207,18 @@ def test_ablate_on_a_pairwise_dataset(isolated_env: Path, dataset_path: Callable
         )  # the CSV rounds to 4 places
         assert rows[protocol]["n_items"] == "3" and rows[protocol]["spearman"] == ""
         assert rows[protocol]["parse_failures"] == "0"
+
+
+@pytest.mark.parametrize("protocol", ["debate", "chateval"])
+def test_authors_code_fidelity_is_refused_for_pairwise_items(
+    isolated_env: Path, capsys: pytest.CaptureFixture[str], protocol: str
+) -> None:
+    data = isolated_env / "ab.csv"
+    data.write_text(OWN_CSV, encoding="utf-8")
+    fields = "id=id,question=prompt,output_a=answer_1,output_b=answer_2,label=winner"
+    args = ["--dataset", str(data), "--aspect", "preference", "--fields", fields, "--labels", "first=A,second=B,tie=T"]
+    with ScriptedOpenAIServer() as server:
+        code = run_cli(server, isolated_env / "x", *args, "--protocol", protocol, "--fidelity", "authors-code")
+        assert server.count == 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code != 0 and len(err) == 1 and "no pairwise form" in err[0]
