@@ -87,7 +87,7 @@ class DatasetSpec:
 
     name: str
     relative_path: str
-    aspects: Mapping[str, tuple[float, float]] = field(hash=False)
+    aspects: Mapping[str, tuple[float, float] | None] = field(hash=False)  # None: a pairwise set's preference
     kind: str  # "summarization", "dialogue" or "instruction" (selects the Tie-breaker's wording)
     loader: Loader = field(default=_no_loader, hash=False, compare=False, repr=False)
     description: str = ""
