@@ -24,6 +24,7 @@ from debate_eval.debates.chateval import (
     average_final_scores,
     run_chateval,
 )
+from debate_eval.debates.chateval.run import rescored_finals
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
 from debate_eval.debates.fidelity import AUTHORS_CODE, PAPER, add_fidelity_options, fidelity_of
 
@@ -127,11 +128,7 @@ class ChatEvalMethod(Method[ChatEvalConfig]):
 
     def rescore(self, record: dict[str, Any], reparse: Reparser) -> dict[str, Any]:
         """The mean of each referee's last answer, parsed again."""
-        last: dict[str, int] = {}
-        for index, entry in enumerate(record.get("transcript") or []):
-            if entry.get("role") == REFEREE:
-                last[str(entry["agent"])] = index
-        finals = {name: reparse.entry(index) for name, index in last.items()}
+        finals = rescored_finals(record, reparse)  # each referee's own verdict line, as the run reads it
         score, parsed, excluded = average_final_scores(finals)
         details = record.setdefault("details", {})
         details.update(

@@ -19,8 +19,8 @@ from typing import Any
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.models.pool import ClientPool
 from debate_eval.agents.personas import get_persona
-from debate_eval.debates.base import Method, MethodContext, legacy_view, register_method
-from debate_eval.debates.debate.authors import authors_staffing
+from debate_eval.debates.base import Method, MethodContext, Reparser, legacy_view, register_method
+from debate_eval.debates.debate.authors import authors_staffing, rescore_authors
 from debate_eval.debates.debate.run import DebateConfig, run_debate
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
 from debate_eval.debates.fidelity import AUTHORS_CODE, PAPER, add_fidelity_options, fidelity_of
@@ -145,6 +145,10 @@ class DebateMethod(Method[DebateConfig]):
             fidelity=fidelity_of(args)[0],
             reproduce_bugs=fidelity_of(args)[1],
         )
+
+    def rescore(self, record: dict[str, Any], reparse: Reparser) -> dict[str, Any]:
+        """``--fidelity authors-code`` records are read again with their extraction; others as usual."""
+        return record if rescore_authors(record, reparse) else super().rescore(record, reparse)
 
     def roles(self, config: DebateConfig) -> tuple[str, ...]:
         """Scorer and Critic; the Tie-breaker and the Commander when they call the model."""
