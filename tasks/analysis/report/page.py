@@ -153,6 +153,7 @@ def render(runs: Sequence[Run], title: str | None = None, notes: Sequence[str] =
         "</section>"
         if compare
         else "",
+        "compare_link": '<a href="#compare">Side by side</a> ' if compare else "",
         "csp": esc(_csp(script, style)),
         "style": style,
         "script": script,

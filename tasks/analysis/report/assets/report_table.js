@@ -1,12 +1,17 @@
 /* The items table: columns, sorting, filters, text search. */
   /* ------------------------------------------------------------------ items table */
+  function errorLabel() {
+    var tasks = runs.map(function (r) { return r.task; });
+    if (tasks.every(function (t) { return t === "pairwise"; })) return "wrong verdict";
+    return tasks.indexOf("pairwise") < 0 ? "|score − human|" : "error (|score − human| or wrong verdict)";
+  }
   var columns = [
     { key: "run", label: "run", get: function (r) { return runs[r.run].label; } },
     { key: "id", label: "item" },
     { key: "group", label: "group" },
     { key: "human", label: "human", num: true },
     { key: "score", label: "score / verdict", num: true },
-    { key: "err", label: "|score − human|", num: true },
+    { key: "err", label: errorLabel(), num: true },
     { key: "agreed", label: "agreement", get: function (r) { return fmt(r.agreed); } },
     { key: "rounds", label: "rounds", num: true },
     { key: "parse", label: "parse status" },
