@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from debate_eval.agents.errors import UserError
-from debate_eval.agents.models.scripted_server import ScriptedOpenAIServer
+from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAIServer
 from debate_eval.tasks.analysis.ablation_plot import plot_ablation
 from debate_eval.tasks.cli.ablate import expand_grid, parse_grid, plot_rounds
 from debate_eval.tasks.cli.main import main
@@ -145,7 +145,7 @@ def test_failed_cells_make_the_command_fail_and_keep_the_other_rows(
     (out / "cells" / "geval").mkdir(parents=True)
     (out / "cells" / "geval" / "config.json").write_text(json.dumps({"config_hash": "another"}))
     (out / "cells" / "geval" / "results.jsonl").write_text(
-        json.dumps({"item_id": "x", "config_hash": "another"}) + "\n"
+        json.dumps({"item_id": "x", "dataset": "summeval", "aspect": "coherence", "config_hash": "another"}) + "\n"
     )
     # every request of the Devil's Advocate Critic fails permanently: the debate cell's items fail
     failing = {"criticize the score as much as possible": 400}
