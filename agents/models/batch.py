@@ -153,6 +153,7 @@ class BatchDispatcher:
     async def request(self, endpoint: BatchEndpoint, body: dict[str, Any]) -> LineOutcome:
         """The answer to one chat-completion request body, through a batch (or the run's saved answers)."""
         key = request_key(endpoint.identity, body)
+        self._endpoints.setdefault(endpoint.identity, endpoint)
         stored = self.state.results.get(key)
         if stored is not None:
             return LineOutcome(200, stored)
