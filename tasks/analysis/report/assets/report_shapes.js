@@ -114,7 +114,53 @@
     return box;
   }
 
-  function tree(d) {
+  function textNode(label, text, extra) {
+    return el("div", { cls: "node" }, [el("b", { text: label }), extra || null, text ? el("pre", { text: str(text) }) : null]);
+  }
+
+  function judgedBadge(b) {
+    if (isObj(b.verdict)) {
+      var scores = isObj(b.scores) ? " (A " + fmt(b.scores.first !== undefined ? b.scores.first : b.scores.A) + ", B " +
+        fmt(b.scores.second !== undefined ? b.scores.second : b.scores.B) + ")" : "";
+      var badge = verdictBadge(b.verdict); badge.textContent += scores; return badge;
+    }
+    return scoreBadge(b.score);
+  }
+
+  /* Fennec (details.tree): criteria → per criterion a guideline and a judgment → merge → correction. */
+  function fennecTree(d, r) {
+    var criteria = isObj(d.criteria) ? d.criteria : {};
+    var root = el("ul", { cls: "tree" });
+    var top = el("li", null, [textNode("criteria writer: " + d.tree.length + " criteria" +
+      (criteria.found !== undefined ? " (" + fmt(criteria.found) + " in its answer" + (d.criteria_reasked ? ", asked again" : "") + ")" : ""),
+      null, null)]);
+    var list = el("ul");
+    d.tree.forEach(function (b, i) {
+      if (!isObj(b)) return;
+      var li = el("li", null, [textNode("branch " + fmt(b.branch !== undefined ? b.branch : i + 1) + ": " + str(b.criterion), null, null)]);
+      var ul = el("ul");
+      ul.appendChild(el("li", null, [textNode("guideline (1–5)", b.guideline)]));
+      var judged = judgedBadge(b);
+      ul.appendChild(el("li", null, [textNode("judgment ", b.judgment, judged)]));
+      li.appendChild(ul);
+      list.appendChild(li);
+    });
+    var merged = r.score !== null && r.score !== undefined ? "score " + fmt(r.score) : "verdict " + fmt(r.verdict);
+    list.appendChild(el("li", null, [textNode("merge → " + merged, r.parse_reason || (isObj(r.verdict_parse) ? r.verdict_parse.reason : ""))]));
+    if (isObj(d.correction)) {
+      var c = d.correction;
+      var box = textNode("correction" + (c.target ? " of " + str(c.target) : "") + (c.why ? ": " + str(c.why) : ""),
+        c.corrected, c.corrected ? el("span", { cls: "badge", text: "written by the corrector" }) : null);
+      if (c.rescore) box.appendChild(el("div", { cls: "json", text: "re-judged: " + JSON.stringify(c.rescore) }));
+      list.appendChild(el("li", null, [box]));
+    }
+    top.appendChild(list);
+    root.appendChild(top);
+    return el("div", null, [el("h4", { text: "Fennec branches" }), root]);
+  }
+
+  function tree(d, r) {
+    if (Array.isArray(d.tree) && d.tree.length) return fennecTree(d, r || {});
     var branches = branchList(d);
     if (!branches) return null;
     var root = el("ul", { cls: "tree" });

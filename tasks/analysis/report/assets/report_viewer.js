@@ -25,23 +25,27 @@
     var conv = el("div", { cls: "conv", "data-rec": String(i) }, [el("h3", { text: run.label + " · " + str(r.item_id) }), box,
       withInputs ? inputsBlock(r) : null]);
     var d = isObj(r.details) ? r.details : {};
-    var shapes = [ordersTable(d), referees(d), tree(d)];
+    var shapes = [ordersTable(d), referees(d), tree(d, r)];
     if (isObj(d.orders)) Object.keys(d.orders).forEach(function (k) {
       var inner = isObj(d.orders[k]) && isObj(d.orders[k].details) ? d.orders[k].details : null;
       if (!inner) return;
-      [referees(inner), tree(inner)].forEach(function (n) {
+      [referees(inner), tree(inner, d.orders[k])].forEach(function (n) {
         if (n) { n.insertBefore(el("div", { cls: "turn", text: k + " order" }), n.firstChild); shapes.push(n); }
       });
     });
     shapes.forEach(function (n) { if (n) conv.appendChild(n); });
-    var lastTurn, lastOrder, debateRound = 0;
+    var lastTurn, lastOrder, lastStep, debateRound = 0;
     (r.transcript || []).forEach(function (m) {
       if (!isObj(m)) return;
       if (m.relay === "review") { debateRound += 1; conv.appendChild(el("div", { cls: "turn", text: "round " + debateRound + ": the Critic reviews the score" })); }
       if (m.order && m.order !== lastOrder) { debateRound = 0; }
       if (m.order && m.order !== lastOrder) { conv.appendChild(el("div", { cls: "turn", text: str(m.order) + " order" })); lastOrder = m.order; lastTurn = undefined; }
       if (m.turn !== undefined && m.turn !== null && m.turn !== lastTurn) { conv.appendChild(el("div", { cls: "turn", text: "turn " + m.turn })); lastTurn = m.turn; }
-      if (m.branch !== undefined && m.branch !== null) conv.appendChild(el("div", { cls: "turn", text: "branch " + str(m.branch) }));
+      var stepKey = str(m.step) + "|" + str(m.branch);
+      if ((m.step || (m.branch !== undefined && m.branch !== null)) && stepKey !== lastStep) {
+        conv.appendChild(el("div", { cls: "turn", text: [m.branch !== undefined && m.branch !== null ? "branch " + str(m.branch) : "", str(m.step)].filter(Boolean).join(" · ") }));
+        lastStep = stepKey;
+      }
       conv.appendChild(message(r, m));
     });
     if (!(r.transcript || []).length) conv.appendChild(el("p", { cls: "note", text: "no transcript in this record" }));
