@@ -25,7 +25,7 @@ from debate_eval.debates.chateval import REFEREE, SUMMARIZER, SUMMARIZER_ROLE, C
 from debate_eval.debates.chateval.paper import run_paper_panel
 from debate_eval.debates.evaluation import NO_SCORE, EvaluationTask, Outcome, planted, verdict_text
 from debate_eval.debates.pairwise.aggregate import majority_verdict
-from debate_eval.debates.pairwise.prompts import prompt_text, reask_text
+from debate_eval.debates.pairwise.prompts import judge_material, prompt_text, reask_text
 from debate_eval.debates.pairwise.transcripts import pairwise_transcript
 from debate_eval.debates.scoring.verdicts import ParsedVerdict
 
@@ -48,7 +48,7 @@ async def run_chateval_pairwise(task: EvaluationTask, config: ChatEvalConfig, po
             "response 1-10); use --fidelity paper"
         )
     calls: list[CallRecord] = []
-    material = task.material()
+    material = judge_material(task.untrusted, task.prompt)  # the responses and the instructions
     markers = planted(task)
     names = referee_names(config.referees)
     persona_of = dict(zip(names, config.referees, strict=True))

@@ -30,7 +30,7 @@ from debate_eval.debates.debate.algorithm import DebateProtocol
 from debate_eval.debates.debate.run import DebateConfig
 from debate_eval.debates.debate.team import MultiAgentsDebate
 from debate_eval.debates.evaluation import NO_SCORE, EvaluationTask, Outcome, planted, verdict_text
-from debate_eval.debates.pairwise.prompts import answer_hint, pairwise_persona, prompt_table, reask_text
+from debate_eval.debates.pairwise.prompts import answer_hint, judge_material, pairwise_persona, prompt_table, reask_text
 from debate_eval.debates.pairwise.transcripts import pairwise_transcript
 from debate_eval.debates.scoring.untrusted import says_no_issue
 
@@ -73,7 +73,8 @@ async def run_debate_pairwise(task: EvaluationTask, config: DebateConfig, pool: 
     """Run the pairwise debate for ``task`` and parse the final verdict."""
     pairwise_config_check(config)
     calls: list[CallRecord] = []
-    material = task.material()
+    material = task.material()  # the judged texts: what a NO ISSUE must not be copied from
+    judged = judge_material(task.untrusted, task.prompt)  # ... and the instructions: what a verdict must not echo
     markers = planted(task)
     protocol = DebateProtocol(
         max_rounds=config.max_rounds,
@@ -109,7 +110,7 @@ async def run_debate_pairwise(task: EvaluationTask, config: DebateConfig, pool: 
         raise RuntimeError(f"the debate ended without a verdict: {result.stop_reason}")
 
     decider = protocol.decided_by
-    parsed = verdict_text(_last_from(messages, decider), material, markers)
+    parsed = verdict_text(_last_from(messages, decider), judged, markers)
     reasked = False
     if not parsed.ok and config.reask:
         reasked = True
@@ -118,11 +119,11 @@ async def run_debate_pairwise(task: EvaluationTask, config: DebateConfig, pool: 
         )
         answer = await agents[decider].on_messages([question], CancellationToken())
         messages += [question, answer.chat_message]
-        retry = verdict_text(answer.chat_message.to_text(), material, markers)
+        retry = verdict_text(answer.chat_message.to_text(), judged, markers)
         if retry.ok:
             parsed = retry
 
-    transcript = pairwise_transcript(messages, calls, {SCORER, TIEBREAKER}, material, markers)
+    transcript = pairwise_transcript(messages, calls, {SCORER, TIEBREAKER}, judged, markers)
     return Outcome(
         score=None,
         parse=NO_SCORE,

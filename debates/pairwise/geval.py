@@ -20,7 +20,7 @@ from debate_eval.agents.models.wrappers import CallRecord
 from debate_eval.agents.roles import EVALUATOR, USER
 from debate_eval.debates.evaluation import NO_SCORE, EvaluationTask, Outcome, planted, verdict_text
 from debate_eval.debates.pairwise.aggregate import majority_verdict
-from debate_eval.debates.pairwise.prompts import reask_text
+from debate_eval.debates.pairwise.prompts import judge_material, reask_text
 from debate_eval.debates.pairwise.transcripts import pairwise_transcript
 from debate_eval.debates.scoring.verdicts import ParsedVerdict
 
@@ -30,7 +30,7 @@ REASK_RELAY = "reask"
 async def run_geval_pairwise(task: EvaluationTask, samples: int, pool: ClientPool) -> Outcome:
     """Judge which response of ``task`` is better with one agent (or ``samples`` independent answers)."""
     calls: list[CallRecord] = []
-    material = task.material()
+    material = judge_material(task.untrusted, task.prompt)  # the responses and the instructions
     markers = planted(task)
     messages: list[BaseChatMessage] = []
     parses: list[ParsedVerdict] = []

@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from functools import cache
 from importlib import resources
 
 from debate_eval.agents.personas import Persona
+from debate_eval.debates.scoring.untrusted import UntrustedMaterial
 
 PAIRWISE_INPUTS = ("question", "input", "output_a", "output_b")
 NO_INPUT = "(none)"  # what P shows when the item has no additional input
@@ -86,3 +87,20 @@ def pairwise_persona(persona: Persona) -> Persona:
         source=f"debate-eval's pairwise version of {persona.source}",
         description=persona.description,
     )
+
+
+def instruction_chunks(prompt: str, texts: Sequence[str]) -> list[str]:
+    """The parts of ``prompt`` that are not the judged ``texts``: the instructions around them."""
+    shown = sorted({text for text in texts if text and text.strip()}, key=len, reverse=True)
+    if not shown:
+        return [prompt]
+    return [chunk for chunk in re.split("|".join(re.escape(text) for text in shown), prompt) if chunk.strip()]
+
+
+def judge_material(texts: Sequence[str], prompt: str) -> UntrustedMaterial:
+    """What an agent's verdict is read without: copies of the judged ``texts`` and echoes of the instructions
+    (P's own words, the panel, re-ask and relay texts), so that "[C] when they are equally good" copied from
+    the format line picks nothing."""
+    static = [prompt_text(name) for name in ("panel.txt", "reask.txt", "answer_hint.txt", "summarizer.txt")]
+    static += list(prompt_table("relays.json").values())
+    return UntrustedMaterial([*texts, *instruction_chunks(prompt, texts), *static])

@@ -1,13 +1,15 @@
 """Re-parse a pairwise record's verdicts from its transcript, as a run parses them (``debate-eval rescore``).
 
 Every transcript entry that carries a ``verdict`` is parsed again (``verdict_text``: copies of the judged
-texts blanked out, planted verdicts ignored). Then the item's verdict is recomputed the way its method
-decided it, per order (``--swap`` records hold both, each entry marked with its ``order``):
+texts and echoes of the instructions, read from the first message, blanked out; planted verdicts ignored).
+Then the item's verdict is recomputed the way its method decided it, per order (``--swap`` records hold
+both, each entry marked with its ``order``):
 
 - one deciding agent (G-Eval's Evaluator, DEBATE's Scorer or Tie-breaker, ``decided_by``): its last answer
   before a re-ask, or the re-ask's answer when that one had no verdict; G-Eval samples (each started by a
   task message of the user) vote, a tie when split;
-- ChatEval (``decided_by`` ``referees``): each referee's final verdict likewise, then the majority.
+- ChatEval (``decided_by`` ``referees``): each referee's final verdict likewise, then the majority;
+- Fennec (``decided_by`` ``branches``): each branch judgment's verdict, then the summed preferences.
 
 With both orders, the swapped order's verdict is put back in the original order and the two are combined
 (the agreeing one, a tie when they disagree); ``verdicts`` and ``consistent`` are rewritten.
@@ -21,8 +23,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from debate_eval.debates.evaluation import verdict_text
+from debate_eval.debates.fennec.merge import merge_verdicts
+from debate_eval.debates.fennec.team import BRANCHES as FENNEC_BRANCHES
+from debate_eval.debates.fennec.team import JUDGMENT
 from debate_eval.debates.pairwise.aggregate import combine_orders, majority_verdict
-from debate_eval.debates.scoring.untrusted import UntrustedMaterial
+from debate_eval.debates.pairwise.prompts import judge_material
 from debate_eval.debates.scoring.verdicts import ParsedVerdict, no_verdict, planted_verdicts, swap_value
 
 REASK = "reask"
@@ -44,6 +49,8 @@ def _deciding(entries: Sequence[dict[str, Any]], agent: str, parse: Any) -> Pars
 
 
 def _order_verdict(entries: Sequence[dict[str, Any]], decided_by: str, parse: Any) -> ParsedVerdict:
+    if decided_by == FENNEC_BRANCHES:  # Fennec: the summed preferences of its branch judgments
+        return merge_verdicts([parse(e) for e in entries if e.get("step") == JUDGMENT and "verdict" in e])
     if decided_by == REFEREES:
         referees = list(dict.fromkeys(str(e["agent"]) for e in entries if e.get("role") == "referee"))
         finals = {}
@@ -66,7 +73,9 @@ def rescore_pairwise(record: dict[str, Any], texts: Sequence[str]) -> dict[str, 
     """A copy of the pairwise ``record`` with every verdict parsed again from its transcript; ``texts`` are
     the item's judged texts (question, input, both responses)."""
     new = json.loads(json.dumps(record))
-    material = UntrustedMaterial(list(texts))
+    transcript = new.get("transcript") or []
+    prompt = str(transcript[0].get("content", "")) if transcript else ""  # P (the panel's opening for ChatEval)
+    material = judge_material(list(texts), prompt)
     markers = planted_verdicts(texts)
     cache: dict[int, ParsedVerdict] = {}
 
@@ -76,7 +85,6 @@ def rescore_pairwise(record: dict[str, Any], texts: Sequence[str]) -> dict[str, 
             cache[key] = verdict_text(str(entry.get("content", "")), material, markers)
         return cache[key]
 
-    transcript = new.get("transcript") or []
     for entry in transcript:
         if "verdict" in entry:
             entry["verdict"] = parse(entry).to_dict()

@@ -22,7 +22,7 @@ Output (a)), ``second`` (B, 2, Output (b)) and ``tie``. Rules, in order:
    A match inside a longer one (the ``Response 1`` of ``Verdict: Response 1 is better``) is dropped.
 3. Choosing among matches:
    a. matches that are hypothetical, attributed, negated or quoted are set aside: after "if", "unless",
-      "whether", "previous", "earlier", "initial", "original", "instead of", "rather than", "not"/"n't",
+      "when", "whether", "previous", "earlier", "initial", "original", "instead of", "rather than", "not"/"n't",
       or after someone else's claim ("the Critic argues that ...", "your verdict of ..."); followed by
       "if", "unless", "would", "could"; or inside quotation marks (``"[[A]]"`` echoes the format, it
       picks nothing).
@@ -169,7 +169,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str], str | None], ...] = (
 
 # Rule 3a: hypothetical, earlier, negated or someone else's verdicts.
 _ASIDE_BEFORE = re.compile(
-    rf"(?:\b(?:if|unless|whether|previous(?:ly)?|earlier|initial(?:ly)?|original(?:ly)?|prior|suppose|supposing"
+    rf"(?:\b(?:if|when|unless|whether|previous(?:ly)?|earlier|initial(?:ly)?|original(?:ly)?|prior|suppose|supposing"
     rf"|assuming|instead{_S}+of|rather{_S}+than|than|versus)\b|\bvs\b\.?)(?:{_S}+[\w'’]+){{0,2}}{_S}*[(\[]?{_S}*\Z"
     rf"|(?:\b(?:not|never)\b|n['’]t\b)(?:{_S}+[\w'’]+)?{_S}*\Z"
     rf"|\b(?:critic|scorer|you|they|others?|he|she|the{_S}+other{_S}+\w+|devil['’]s{_S}+advocate|referees?"

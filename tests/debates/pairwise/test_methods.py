@@ -262,3 +262,12 @@ def test_debate_with_an_llm_commander_uses_pairwise_instructions(pw: SimpleNames
     assert instructions and all("verdict" in text or "better" in text for text in instructions)
     assert all("score" not in text for text in instructions)
     assert commander.requests[0][0].content == pairwise_persona(get_persona("commander", "commander")).text
+
+
+def test_an_echo_of_the_format_line_is_no_verdict(pw: SimpleNamespace) -> None:
+    """A small model that copies the instructions ("[C] when they are equally good") has said nothing."""
+    echo = "[A] when Response A is better, [B] when Response B is better,\n[C] when they are equally good,"
+    pool, clients = pw.pool(scorer=[echo, "[[B]]"])
+    outcome = asyncio.run(run_geval_pairwise(pw.task(), 1, pool))
+    assert outcome.transcript[1]["verdict"]["value"] is None
+    assert outcome.reasked and outcome.verdict == "second" and pw.served(clients["scorer"]) == 2

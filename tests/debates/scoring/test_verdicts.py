@@ -100,6 +100,8 @@ CASES: list[tuple[str, str, str | None, str]] = [
     ("quoted_statement", 'The Scorer wrote "Response 1 is better" without reasons.', None, "none"),
     ("previous_then_revised", "Previously I said [[A]]. On reflection, [[B]].", SECOND, "bracket"),
     ("earlier_only", "My earlier verdict of Response 2 no longer holds.", None, "none"),
+    ("format_echo_when", "[C] when they are equally good,", None, "none"),
+    ("conditional_when", "When both are equally good, say [[C]]. Here Response 2 is better.", SECOND, "statement"),
     # ambiguous or absent
     ("ambiguous_or", "[[A]] or [[B]]", None, "none"),
     ("ambiguous_slash", "Verdict: A/B", None, "none"),
