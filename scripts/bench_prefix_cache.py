@@ -34,7 +34,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from debate_eval.agents.models.scripted_server import ScriptedOpenAIServer
+from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAIServer
 from debate_eval.agents.models.settings import ModelOverrides, resolve_model_config
 from debate_eval.debates.debate.method import debate_config
 from debate_eval.tasks.data.datasets import resolve_data_dir

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlparse
 
-from debate_eval.agents.models.scripted_server import STATS_PATH, Request, ScriptedOpenAIServer, _make_handler
+from debate_eval.agents.models.providers.scripted_server import STATS_PATH, Request, ScriptedOpenAIServer, _make_handler
 
 
 @dataclass

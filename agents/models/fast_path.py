@@ -15,14 +15,17 @@ is the SDK client unchanged. Streaming requests keep the SDK's path. If AutoGen'
 2. AutoGen's runtime telemetry when nothing records it. ``SingleThreadedAgentRuntime`` opens an
 OpenTelemetry span around every message it routes and, for each delivery, serialises the whole message to
 JSON as a span attribute, also when no tracer provider is configured (the spans are then no-ops and the
-JSON is thrown away). ``quiet_idle_telemetry()`` makes both skip that work while no OpenTelemetry tracer
-provider is set and ``AUTOGEN_DISABLE_RUNTIME_TRACING`` is not ``false``; set a provider
-(``opentelemetry.trace.set_tracer_provider``) and AutoGen's spans and attributes are made as before.
+JSON is thrown away); it serialises every message once more for its ``autogen_core.events`` log, also when
+that logger is off. ``quiet_idle_telemetry()`` makes the spans and attributes skip that work while no
+OpenTelemetry tracer provider is set and ``AUTOGEN_DISABLE_RUNTIME_TRACING`` is not ``false`` (set a provider,
+``opentelemetry.trace.set_tracer_provider``, and they are made as before), and the event log's JSON only
+when that logger is enabled for INFO.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 from collections.abc import Iterator
 from types import SimpleNamespace
@@ -93,6 +96,8 @@ def telemetry_idle(tracer_provider: Any = None) -> bool:
 _DISABLED: bool | None = None  # AUTOGEN_DISABLE_RUNTIME_TRACING: "true" -> True, "false" -> False, else None
 _original_trace_block = TraceHelper.trace_block
 _original_otel_attributes = SingleThreadedAgentRuntime._create_otel_attributes
+_original_try_serialize = SingleThreadedAgentRuntime._try_serialize
+_EVENTS = logging.getLogger("autogen_core.events")
 
 
 @contextlib.contextmanager
@@ -110,6 +115,12 @@ async def _otel_attributes(self: SingleThreadedAgentRuntime, *args: Any, **kwarg
     return await _original_otel_attributes(self, *args, **kwargs)
 
 
+def _try_serialize(self: SingleThreadedAgentRuntime, message: Any) -> str:
+    if not _EVENTS.isEnabledFor(logging.INFO) and telemetry_idle(self._tracer_helper.tracer_provider):
+        return ""  # read by nothing: the event log is off and the span attributes are not made
+    return _original_try_serialize(self, message)
+
+
 def quiet_idle_telemetry() -> None:
     """Skip AutoGen's per-message span and message serialisation while nothing records them (idempotent)."""
     global _DISABLED
@@ -118,3 +129,4 @@ def quiet_idle_telemetry() -> None:
         _DISABLED = False
     TraceHelper.trace_block = _trace_block  # type: ignore[assignment, method-assign]
     SingleThreadedAgentRuntime._create_otel_attributes = _otel_attributes  # type: ignore[method-assign]
+    SingleThreadedAgentRuntime._try_serialize = _try_serialize  # type: ignore[method-assign]

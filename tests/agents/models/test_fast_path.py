@@ -9,7 +9,7 @@ from opentelemetry import trace
 
 from debate_eval.agents.models.fast_path import DirectBodyClient, telemetry_idle, use_direct_body
 from debate_eval.agents.models.pool import build_openai_client
-from debate_eval.agents.models.scripted_server import ScriptedOpenAIServer
+from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAIServer
 from debate_eval.agents.models.settings import ModelOverrides, resolve_model_config, with_sampling
 
 
@@ -45,3 +45,25 @@ def test_telemetry_is_idle_only_without_a_recording_provider() -> None:
     assert telemetry_idle(None)  # no provider set in the test process
     assert telemetry_idle(trace.NoOpTracerProvider())
     assert not telemetry_idle(Recording())
+
+
+def test_runtime_serialisation_is_skipped_only_when_nothing_reads_it() -> None:
+    import logging
+
+    from autogen_core import SingleThreadedAgentRuntime
+    from autogen_core.models import UserMessage as Message
+
+    from debate_eval.agents.models.fast_path import _original_try_serialize, quiet_idle_telemetry
+
+    quiet_idle_telemetry()
+    runtime = SingleThreadedAgentRuntime()
+    events = logging.getLogger("autogen_core.events")
+    level = events.level
+    try:
+        events.setLevel(logging.WARNING)
+        assert runtime._try_serialize(Message(content="x", source="u")) == ""
+        events.setLevel(logging.INFO)  # someone reads the event log: serialised as before
+        message = Message(content="x", source="u")
+        assert runtime._try_serialize(message) == _original_try_serialize(runtime, message) != ""
+    finally:
+        events.setLevel(level)
