@@ -22,8 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from debate_eval.agents.errors import UserError
+from debate_eval.agents.roles import PERSONA_ROLES
 
-ROLES = ("commander", "scorer", "critic", "tiebreaker", "referee")
+ROLES = PERSONA_ROLES  # the roles that have personas (agents.roles holds the one vocabulary)
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,9 @@
-"""The debate's participants: names, the Commander's relay kinds, and the AutoGen agents for each role.
+"""The one vocabulary of roles, and the AutoGen agents for each role.
+
+Role names (lower case) are what personas are filed under, what model settings are keyed by
+(``DEBATE_EVAL_<ROLE>_MODEL``, ``--role-model ROLE=...``), what transcripts and usage accounting record, and
+what the scripted test server recognises. Agent names (``Scorer``, ``Critic``, ...) are the participants'
+names in a conversation; ``role_of`` maps one to the other.
 
 Scorer, Critic and Tie-breaker are AutoGen ``AssistantAgent``s whose system messages are the paper's
 (Appendix G.1; see ``personas``). Each keeps its own model context across its turns: with ``--fidelity paper``
@@ -10,12 +15,29 @@ Critic (P, S1) every round.
 from __future__ import annotations
 
 from enum import Enum
+from typing import TYPE_CHECKING
 
 from autogen_agentchat.agents import AssistantAgent
 from autogen_core.models import ChatCompletionClient
 
-from debate_eval.agents.personas import Persona
+if TYPE_CHECKING:
+    from debate_eval.agents.personas import Persona
 
+# ------------------------------------------------------------------------------------------- role names
+SCORER_ROLE = "scorer"
+CRITIC_ROLE = "critic"
+COMMANDER_ROLE = "commander"
+TIEBREAKER_ROLE = "tiebreaker"
+EVALUATOR_ROLE = "evaluator"  # G-Eval's single agent (its calls use the Scorer's model settings)
+REFEREE_ROLE = "referee"  # a ChatEval referee
+SUMMARIZER_ROLE = "summarizer"  # ChatEval's summarizer
+USER_ROLE = "user"
+
+MODEL_ROLES = (SCORER_ROLE, CRITIC_ROLE, COMMANDER_ROLE, TIEBREAKER_ROLE)  # model settings of their own
+PERSONA_ROLES = (COMMANDER_ROLE, SCORER_ROLE, CRITIC_ROLE, TIEBREAKER_ROLE, REFEREE_ROLE)  # have personas
+ROLES = (*MODEL_ROLES, EVALUATOR_ROLE, REFEREE_ROLE, SUMMARIZER_ROLE)  # every role that calls a model
+
+# ------------------------------------------------------------------------------------------ agent names
 COMMANDER = "Commander"
 SCORER = "Scorer"
 CRITIC = "Critic"
@@ -24,12 +46,12 @@ EVALUATOR = "Evaluator"  # the single G-Eval agent
 USER = "user"
 
 ROLE_OF = {
-    COMMANDER: "commander",
-    SCORER: "scorer",
-    CRITIC: "critic",
-    TIEBREAKER: "tiebreaker",
-    EVALUATOR: "evaluator",
-    USER: "user",
+    COMMANDER: COMMANDER_ROLE,
+    SCORER: SCORER_ROLE,
+    CRITIC: CRITIC_ROLE,
+    TIEBREAKER: TIEBREAKER_ROLE,
+    EVALUATOR: EVALUATOR_ROLE,
+    USER: USER_ROLE,
 }
 
 

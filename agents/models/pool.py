@@ -25,6 +25,7 @@ from debate_eval.agents.errors import UserError
 from debate_eval.agents.models.batch import BatchDispatcher
 from debate_eval.agents.models.fast_path import quiet_idle_telemetry, use_direct_body
 from debate_eval.agents.models.preflight import Endpoint, check_endpoints
+from debate_eval.agents.models.providers import get_provider
 from debate_eval.agents.models.responses import CheckedTransport, checked_http_client
 from debate_eval.agents.models.settings import (
     EMBEDDED,
@@ -120,6 +121,7 @@ class ClientPool:
         self,
         config: ModelConfig,
         *,
+        server_urls: Mapping[str, str] | None = None,
         embedded_base_url: str | None = None,
         cache: CacheStore[Any] | None = None,
         stats: TransportStats | None = None,
@@ -129,7 +131,9 @@ class ClientPool:
     ) -> None:
         """``batch``: queue every model call for the Batch API (``run --batch``) instead of sending it."""
         self.config = config
-        self.embedded_base_url = embedded_base_url
+        self.server_urls = dict(server_urls or {})  # provider name -> the server started for the run
+        if embedded_base_url is not None:
+            self.server_urls[EMBEDDED] = embedded_base_url
         self.cache = cache
         self.stats = stats or TransportStats()
         self.retry = retry
@@ -183,11 +187,7 @@ class ClientPool:
         return ObservedClient(self.shared(role, variant, sampling), role, log)
 
     def _base_url(self, settings: ModelSettings) -> str | None:
-        if settings.provider != EMBEDDED:
-            return settings.base_url
-        if self.embedded_base_url is None:
-            raise RuntimeError("the embedded server must be started before its clients are built")
-        return self.embedded_base_url
+        return get_provider(settings.provider).base_url(settings, self.server_urls.get(settings.provider))
 
     def _build(self, settings: ModelSettings, namespace: str) -> _Stack:
         base_url = self._base_url(settings)
@@ -200,7 +200,7 @@ class ClientPool:
         use_direct_body(raw)  # the SDK's per-request TypedDict walk of the body was the loop's largest cost
         policy = self.retry or RetryPolicy(max_retries=settings.max_retries)
         transport: ChatCompletionClient = raw
-        if settings.provider == EMBEDDED:  # a queued request waits here, not against its timeout
+        if get_provider(settings.provider).shares_slots:  # a queued request waits here, not against its timeout
             transport = LimitedClient(raw, self.embedded_slots)
         shared: ChatCompletionClient = RetryingClient(transport, policy, self.stats)
         if self.cache is not None:

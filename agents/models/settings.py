@@ -29,8 +29,10 @@ from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
+from debate_eval.agents.models.providers import get_provider
+from debate_eval.agents.roles import MODEL_ROLES
 
-ROLES = ("scorer", "critic", "commander", "tiebreaker")
+ROLES = MODEL_ROLES  # the roles with model settings of their own; every other role uses the Scorer's
 EMBEDDED = "embedded"
 OPENAI = "openai"
 PAPER_SEED = 453  # the project's default seed (kept for the caches of earlier runs), not the paper's
@@ -87,7 +89,7 @@ class EmbeddedSettings:
 class ModelSettings:
     """Where one role's requests go and how they are decoded."""
 
-    provider: str  # "openai" (any OpenAI-compatible endpoint) or "embedded"
+    provider: str  # a registered provider's name (``agents.models.providers``): openai, embedded, scripted
     model: str
     base_url: str | None = None
     api_key_env: str | None = None  # name of the environment variable holding the key, never the key
@@ -98,11 +100,10 @@ class ModelSettings:
     def identity(self, embedded: EmbeddedSettings | None = None) -> dict[str, Any]:
         """Everything that changes the answer to a request: model, endpoint, sampling.
 
-        The embedded server listens on a fresh port each run, so it is identified by its GGUF's checksum.
+        The provider says how its endpoint is identified (the embedded server, on a fresh port each run, by
+        its GGUF's checksum).
         """
-        endpoint: Any = public_url(self.base_url) if self.base_url else None
-        if self.provider == EMBEDDED:
-            endpoint = {"embedded": (embedded or EmbeddedSettings()).identity()}
+        endpoint = get_provider(self.provider).endpoint_identity(self, embedded or EmbeddedSettings())
         return {
             "provider": self.provider,
             "model": self.model,
@@ -172,6 +173,7 @@ class ModelOverrides:
     gguf_path: str | None = None
     gguf_sha256: str | None = None
     embedded_parallel: int | None = None
+    provider: str | None = None  # every role's provider (default: openai with a key or URL, else embedded)
 
 
 def load_env_file(path: str | Path | None = None) -> None:
@@ -251,8 +253,10 @@ def _resolve_role(role: str, cli: ModelOverrides, env: Mapping[str, str]) -> Mod
         env.get("OPENAI_MODEL") or None,
     )
     remote = base_url is not None or key_env is not None
+    chosen = _first(env.get(prefix + "PROVIDER") or None, cli.provider, env.get("DEBATE_EVAL_PROVIDER") or None)
+    provider = get_provider(chosen or (OPENAI if remote else EMBEDDED))
     seed = None if cli.no_seed else _first(cli.seed, _env_number(env, "DEBATE_EVAL_SEED", int), PAPER_SEED)
-    default_max_tokens = None if remote else EMBEDDED_MAX_TOKENS
+    default_max_tokens = provider.default_max_tokens
     sampling = SamplingSettings(
         temperature=_first(cli.temperature, _env_number(env, "DEBATE_EVAL_TEMPERATURE", float), 0.0),
         top_p=_first(cli.top_p, _env_number(env, "DEBATE_EVAL_TOP_P", float), 1.0),
@@ -261,10 +265,10 @@ def _resolve_role(role: str, cli: ModelOverrides, env: Mapping[str, str]) -> Mod
     )
     timeout = _first(cli.timeout_s, _env_number(env, "DEBATE_EVAL_TIMEOUT", float), 120.0)
     retries = _first(cli.max_retries, _env_number(env, "DEBATE_EVAL_MAX_RETRIES", int), 6)
-    if not remote:
+    if provider.name != OPENAI:  # a server of the run's own: no endpoint or key of the user's
         return ModelSettings(
-            provider=EMBEDDED,
-            model=model or EMBEDDED_MODEL_NAME,
+            provider=provider.name,
+            model=model or provider.default_model or provider.name,
             sampling=sampling,
             timeout_s=timeout,
             max_retries=retries,

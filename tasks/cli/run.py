@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from debate_eval.agents.models.providers import all_providers
 from debate_eval.agents.models.settings import ROLES, ModelOverrides, resolve_model_config
 from debate_eval.debates.base import MethodContext, add_method_options, all_methods, get_method, method_names
 from debate_eval.tasks.cli.batch_args import add_batch_arguments, batch_options
@@ -103,6 +104,12 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--model", help="model name for every role (default: $DEBATE_EVAL_MODEL)")
     group.add_argument("--base-url", help="OpenAI-compatible endpoint for every role (default: $OPENAI_BASE_URL)")
     group.add_argument(
+        "--provider",
+        choices=list(all_providers()),
+        help="model provider of every role (default: openai with an API key or --base-url, else embedded; "
+        "scripted: canned replies, no model, to check a pipeline offline; $DEBATE_EVAL_PROVIDER)",
+    )
+    group.add_argument(
         "--role-model",
         action="append",
         type=role_value,
@@ -196,6 +203,7 @@ def model_overrides(args: argparse.Namespace) -> ModelOverrides:
         gguf_path=args.gguf,
         gguf_sha256=args.gguf_sha256,
         embedded_parallel=args.embedded_parallel,
+        provider=getattr(args, "provider", None),
     )
 
 

@@ -14,8 +14,8 @@ from typing import Any, TextIO
 from autogen_core.models import ChatCompletionClient
 
 from debate_eval.agents.models.batch import BATCH_DIR, BatchDispatcher, BatchOptions, item_in_flight
-from debate_eval.agents.models.embedded import EmbeddedServer
 from debate_eval.agents.models.pool import ClientPool, default_cache_dir, open_disk_cache
+from debate_eval.agents.models.providers import start_providers
 from debate_eval.agents.models.responses import BadResponseError, EmptyAnswerError
 from debate_eval.agents.models.wrappers import CallRecord, TransportStats, recording_calls
 from debate_eval.agents.redaction import redact
@@ -32,7 +32,6 @@ from debate_eval.tasks.engine.results import ResultsStore, ResultsWriteError, wr
 from debate_eval.tasks.engine.run_config import DEFAULT_REMOTE_CONCURRENCY, RunConfig, RunOptions, config_document
 
 SUMMARY_FILE = "summary.json"
-SERVER_LOG = "embedded-server.log"
 
 
 @dataclass
@@ -272,25 +271,18 @@ async def model_pool(
     preflight: bool = True,
     batch: BatchOptions | None = None,
 ) -> AsyncIterator[ClientPool]:
-    """The run's model clients, with the embedded server started first when a role needs it; with ``batch``
-    their calls go out as Batch API batches (state in ``out_dir/batch``)."""
+    """The run's model clients, with what their providers need (e.g. the embedded server) started first;
+    with ``batch`` their calls go out as Batch API batches (state in ``out_dir/batch``)."""
     roles = config.roles()
     overrides = dict(clients or {})
-    needs_server = any(config.models.for_role(role).provider == "embedded" and role not in overrides for role in roles)
     with contextlib.ExitStack() as stack:
-        embedded_url = None
-        if needs_server:
-            alias = next(
-                config.models.for_role(r).model for r in roles if config.models.for_role(r).provider == "embedded"
-            )
-            server = EmbeddedServer(config.models.embedded, log_path=out_dir / SERVER_LOG, alias=alias)
-            stack.enter_context(server)
-            embedded_url = server.base_url
+        # what the roles' providers run for the run: the embedded llama.cpp server, the scripted server
+        started = start_providers(config.models, [role for role in roles if role not in overrides], out_dir, stack)
         cache = open_disk_cache(cache_dir or default_cache_dir()) if use_cache else None
         dispatcher = BatchDispatcher(batch, out_dir / BATCH_DIR, stats) if batch is not None else None
         pool = ClientPool(
             config.models,
-            embedded_base_url=embedded_url,
+            server_urls=started,
             cache=cache,
             stats=stats,
             overrides=overrides,

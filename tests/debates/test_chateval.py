@@ -24,7 +24,7 @@ from autogen_ext.models.replay import ReplayChatCompletionClient
 
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.models.pool import ClientPool
-from debate_eval.agents.models.scripted_server import ScriptedOpenAIServer, role_of_request
+from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAIServer, role_of_request
 from debate_eval.agents.models.settings import ModelOverrides, resolve_model_config
 from debate_eval.agents.models.wrappers import DelegatingClient
 from debate_eval.agents.personas import Persona, get_persona

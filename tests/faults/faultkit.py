@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from debate_eval.agents.models.scripted_server import default_reply, role_of_request
+from debate_eval.agents.models.providers.scripted_server import default_reply, role_of_request
 from debate_eval.tasks.cli.main import main
 
 FAKE_KEY = "sk-FAULTSUITE-0123456789-must-never-be-printed"

@@ -14,7 +14,7 @@ import pytest
 
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.models.pool import ClientPool
-from debate_eval.agents.models.scripted_server import Fault, ScriptedOpenAIServer
+from debate_eval.agents.models.providers.scripted_server import Fault, ScriptedOpenAIServer
 from debate_eval.agents.models.settings import ModelOverrides, resolve_model_config
 from debate_eval.agents.models.wrappers import RetryPolicy
 

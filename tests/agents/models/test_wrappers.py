@@ -16,7 +16,7 @@ from autogen_core.models import UserMessage
 from autogen_ext.models.cache import ChatCompletionCache
 
 from debate_eval.agents.models.pool import ClientPool, build_openai_client
-from debate_eval.agents.models.scripted_server import Fault, ScriptedOpenAIServer
+from debate_eval.agents.models.providers.scripted_server import Fault, ScriptedOpenAIServer
 from debate_eval.agents.models.settings import ModelOverrides, ModelSettings, resolve_model_config
 from debate_eval.agents.models.wrappers import (
     CallRecord,

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from debate_eval.agents.models.scripted_server import ScriptedOpenAIServer, default_reply, role_of_request
+from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAIServer, default_reply, role_of_request
 from debate_eval.tasks.cli.main import main
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from debate_eval.agents.errors import UserError
-from debate_eval.agents.models.scripted_server import ScriptedOpenAIServer
+from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAIServer
 from debate_eval.debates import base
 from debate_eval.tasks.cli.main import main
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from debate_eval.agents.models.scripted_server import ScriptedOpenAIServer
+from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAIServer
 from debate_eval.tasks.cli.main import main
 from debate_eval.tasks.data import registry
 

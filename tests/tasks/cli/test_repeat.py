@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from debate_eval.agents.models.scripted_server import ScriptedOpenAIServer, default_reply, role_of_request
+from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAIServer, default_reply, role_of_request
 from debate_eval.tasks.cli.main import main
 from debate_eval.tasks.cli.repeat import summarize
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from debate_eval.agents.models.scripted_server import Fault, ScriptedOpenAIServer, role_of_request
+from debate_eval.agents.models.providers.scripted_server import Fault, ScriptedOpenAIServer, role_of_request
 from debate_eval.tasks.cli.main import main
 from debate_eval.tasks.data.datasets import load_items
 

@@ -122,7 +122,7 @@ def test_run_summeval_with_no_data_folder_and_an_empty_home(
     isolated_env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The issue's check: no data variables, HOME an empty folder -> the packaged copy; 2 results written."""
-    from debate_eval.agents.models.scripted_server import ScriptedOpenAIServer
+    from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAIServer
     from debate_eval.tasks.cli.main import main
 
     monkeypatch.delenv(DATA_DIR_ENV)

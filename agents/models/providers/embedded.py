@@ -1,0 +1,53 @@
+"""``embedded``: the embedded llama.cpp server (``agents/models/embedded.py``), started for the run.
+
+Used by every role that has neither an API key nor a base URL. The server listens on a fresh port each
+run, so its endpoint is identified by the GGUF's checksum; every client waits for the server's slots.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import Any
+
+from debate_eval.agents.models.providers import Provider, register_provider
+from debate_eval.agents.models.settings import (
+    EMBEDDED,
+    EMBEDDED_MAX_TOKENS,
+    EMBEDDED_MODEL_NAME,
+    EmbeddedSettings,
+    ModelConfig,
+    ModelSettings,
+)
+
+SERVER_LOG = "embedded-server.log"
+
+
+@register_provider
+class EmbeddedProvider(Provider):
+    """llama.cpp in a child process, one per run, shared by every embedded role."""
+
+    name = EMBEDDED
+    description = "the embedded llama.cpp server (SmolLM2-135M by default, or --gguf)"
+    default_model = EMBEDDED_MODEL_NAME
+    default_max_tokens = EMBEDDED_MAX_TOKENS
+    shares_slots = True
+
+    def endpoint_identity(self, settings: ModelSettings, embedded: EmbeddedSettings) -> Any:
+        """The GGUF's checksum and context size (the port changes every run)."""
+        return {"embedded": embedded.identity()}
+
+    def start(self, config: ModelConfig, roles: list[str], out_dir: Path, stack: contextlib.ExitStack) -> str:
+        """Start the server (log: ``OUT/embedded-server.log``), serving under the first role's model name."""
+        from debate_eval.agents.models.embedded import EmbeddedServer
+
+        alias = config.for_role(roles[0]).model
+        server = EmbeddedServer(config.embedded, log_path=out_dir / SERVER_LOG, alias=alias)
+        stack.enter_context(server)
+        return server.base_url
+
+    def base_url(self, settings: ModelSettings, started: str | None) -> str:
+        """The server started for this run."""
+        if started is None:
+            raise RuntimeError("the embedded server must be started before its clients are built")
+        return started

@@ -1,0 +1,42 @@
+"""``scripted``: the scripted test server (``scripted_server.py`` beside this file), started for the run.
+
+An OpenAI-compatible HTTP server on 127.0.0.1 that answers from a fixed script per role (``DEFAULT_REPLIES``):
+no model, no key, no network. ``--provider scripted`` runs the whole pipeline offline in seconds, e.g. to
+check a new method, dataset or template; the tests use the server directly. Its scores mean nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import Any
+
+from debate_eval.agents.models.providers import Provider, register_provider
+from debate_eval.agents.models.settings import EmbeddedSettings, ModelConfig, ModelSettings
+
+SCRIPTED = "scripted"
+
+
+@register_provider
+class ScriptedProvider(Provider):
+    """The scripted server in a background thread of this process, for the length of the run."""
+
+    name = SCRIPTED
+    description = "the scripted test server: canned replies per role, no model (checks a pipeline offline)"
+    default_model = SCRIPTED
+
+    def endpoint_identity(self, settings: ModelSettings, embedded: EmbeddedSettings) -> Any:
+        """The script, not the port (which changes every run)."""
+        return {SCRIPTED: "default replies"}
+
+    def start(self, config: ModelConfig, roles: list[str], out_dir: Path, stack: contextlib.ExitStack) -> str:
+        """Start the server; it stops when the run ends."""
+        from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAIServer
+
+        return stack.enter_context(ScriptedOpenAIServer()).base_url
+
+    def base_url(self, settings: ModelSettings, started: str | None) -> str:
+        """The server started for this run."""
+        if started is None:
+            raise RuntimeError("the scripted server must be started before its clients are built")
+        return started
