@@ -16,13 +16,21 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAIServer, role_of_request
+from debate_eval.agents.models.providers.scripted_server import (
+    DEFAULT_REPLIES,
+    ScriptedOpenAIServer,
+    role_of_request,
+)
 
 METHODS = ("debate", "geval", "chateval")
 
 
 def _hash(text: str) -> int:
     return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:4], "big")
+
+
+def _verdict(a: int, b: int) -> str:
+    return "[[A]]" if a > b else "[[B]]" if b > a else "[[C]]"
 
 
 def varied_reply(request: Mapping[str, Any]) -> str:
@@ -34,6 +42,15 @@ def varied_reply(request: Mapping[str, Any]) -> str:
     base = 1 + seed % 5
     answers = sum(1 for m in messages if m.get("role") == "assistant")
     role = role_of_request(request)
+    if role == "judge":  # Fennec: one criterion's judgment, varying with the item and the criterion
+        last = str(messages[-1].get("content", "")) if messages else ""
+        mark = _hash(last)
+        if "Score A:" in last:
+            a, b = 1 + mark % 5, 1 + (mark >> 4) % 5
+            return f"Under this criterion the two differ.\nScore A: {a}\nScore B: {b}\nVerdict: {_verdict(a, b)}"
+        return f"Under this criterion the text is uneven.\nScore: {1 + mark % 5}"
+    if role in ("criteria_writer", "guideline_writer", "corrector"):
+        return DEFAULT_REPLIES[role]
     if "[[A]]" in first and role in ("scorer", "evaluator", "referee", "tiebreaker"):
         # A pairwise prompt: a verdict that depends on the item and on the order of the two responses.
         return f"Response {'AB'[seed % 2]} answers more of the question.\n{('[[A]]', '[[B]]', '[[C]]')[seed % 3]}"

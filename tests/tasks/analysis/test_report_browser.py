@@ -133,7 +133,7 @@ def test_scripted_run_report_in_chromium(browser, tmp_path: Path, isolated_env: 
 
 def test_pairwise_and_fennec_shapes_in_chromium(browser, tmp_path: Path, isolated_env: Path) -> None:
     pairwise = make_pairwise_runs(tmp_path / "runs", limit=4, methods=("geval", "debate"))
-    fennec = rr.write_run(tmp_path / "fennec", [rr.fennec_record(1, 3.0)])
+    (fennec,) = make_runs(tmp_path / "runs", docs=1, methods=("fennec",))
     browser.open(write_report([*pairwise, fennec], tmp_path / "shapes.html"))
     browser.wait_until(READY)
     assert count(browser, "svg.plot") == 2 + 2  # a confusion matrix per pairwise run; Fennec: scatter, distribution
@@ -154,8 +154,10 @@ def test_pairwise_and_fennec_shapes_in_chromium(browser, tmp_path: Path, isolate
     browser.click("#viewer-close")
     set_value(browser, "#f-run", "2")
     browser.click("#items-table tbody tr")
-    assert count(browser, "#viewer .tree li") == 1 + 3 + 1  # the query, three branches, the merge
-    assert "Criterion 2" in browser.evaluate("document.querySelector('#viewer .tree').textContent")
+    tree = browser.evaluate("document.querySelector('#viewer .tree').textContent")
+    assert "criteria writer: 3 criteria" in tree and "merge → score" in tree
+    assert [f"branch {i}:" in tree for i in (1, 2, 3)] == [True] * 3
+    assert count(browser, "#viewer .tree li") == 1 + 3 * 3 + 1  # criteria; per branch guideline, judgment; merge
     keep(browser.screenshot(tmp_path / "report-fennec.png"))
     assert browser.errors() == []
 
