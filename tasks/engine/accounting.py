@@ -224,11 +224,13 @@ def cache_and_batch_lines(accounting: Accounting, transport: Mapping[str, Any]) 
     (``transport``: ``TransportStats.to_dict()`` of this invocation)."""
     lines = []
     billed, cached = accounting.billed_prompt_tokens, accounting.cached_prompt_tokens
-    if billed:
+    if billed and cached:
         lines.append(
             f"prompt cache: {cached:,} of {billed:,} billed prompt tokens ({100 * cached / billed:.1f}%) served from "
             "the provider's cache (usage.prompt_tokens_details.cached_tokens), priced at cached_input_per_million"
         )
+    elif billed:
+        lines.append("prompt cache: the endpoint reported no cached prompt tokens (usage.prompt_tokens_details)")
     batch = transport.get("batch")
     if batch or accounting.batch_calls:
         batch = batch or {}
