@@ -33,6 +33,7 @@ from debate_eval.debates.scoring.untrusted import UntrustedMaterial
 from debate_eval.tasks.data.datasets import load_items, resolve_data_dir
 from debate_eval.tasks.data.own_file import restore_dataset
 from debate_eval.tasks.data.templates import parse_scale
+from debate_eval.tasks.engine.lock import RunLock
 from debate_eval.tasks.engine.results import CONFIG_FILE, read_jsonl
 
 
@@ -90,6 +91,7 @@ def handle_rescore(args: argparse.Namespace) -> int:
     restore_dataset(config)  # a run on the user's own file: register it again from config.json
     inputs = {item.item_id: item.inputs for item in load_items(config["dataset"], resolve_data_dir(args.data_dir))}
     records = read_jsonl(results)
+    size_read = results.stat().st_size
     rescored: list[dict[str, Any]] = []
     changed = 0
     before: Counter[str] = Counter()
@@ -126,12 +128,15 @@ def handle_rescore(args: argparse.Namespace) -> int:
     if args.dry_run:
         print("dry run: nothing written")
         return 0
-    backup = results.with_name(f"{results.name}.bak-{time.strftime('%Y%m%d-%H%M%S')}")
-    shutil.copy2(results, backup)
-    tmp = results.with_suffix(".jsonl.tmp")
-    with tmp.open("w", encoding="utf-8") as handle:
-        for record in rescored:
-            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-    tmp.replace(results)
+    with RunLock(results.parent):  # never under a running run: its new lines would be lost
+        if results.stat().st_size != size_read:
+            raise UserError(f"{results} changed while it was rescored (a run wrote to it); rescore again")
+        backup = results.with_name(f"{results.name}.bak-{time.strftime('%Y%m%d-%H%M%S')}")
+        shutil.copy2(results, backup)
+        tmp = results.with_suffix(".jsonl.tmp")
+        with tmp.open("w", encoding="utf-8") as handle:
+            for record in rescored:
+                handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+        tmp.replace(results)
     print(f"rewritten; the old file is {backup}")
     return 0

@@ -207,7 +207,8 @@ def cli(capsys: pytest.CaptureFixture[str]) -> Callable[[list[str]], Outcome]:
     def invoke(args: list[str]) -> Outcome:
         code = main(args)
         captured = capsys.readouterr()
-        return Outcome(code, captured.out, captured.err, Path(args[args.index("--out") + 1]))
+        out = Path(args[args.index("--out") + 1]) if "--out" in args else Path(args[1])  # run: --out; others: arg
+        return Outcome(code, captured.out, captured.err, out)
 
     return invoke
 

@@ -107,3 +107,18 @@ def test_a_second_run_on_the_same_directory_refuses_and_the_first_loses_nothing(
     assert not (out / ".debate-eval.lock").exists() and not list(out.glob("*.tmp")) and not list(out.glob(".*.tmp"))
     assert os.listdir(out)  # and the directory is usable again:
     assert cli(args).code == 0
+
+
+def test_rescore_refuses_to_rewrite_under_a_running_run(
+    fault_env: Path, cli: Callable[[list[str]], Outcome], server_factory: Any
+) -> None:
+    from debate_eval.tasks.engine.lock import RunLock
+
+    server = server_factory()
+    out = fault_env / "run"
+    assert cli(run_args(server, out)).code == 0
+    before = (out / "results.jsonl").read_bytes()
+    with RunLock(out):  # as a run on this directory would hold it
+        outcome = cli(["rescore", str(out)])
+    assert_clean(outcome, code=2, message="is in use by another debate-eval run", results=ITEMS, server=server)
+    assert (out / "results.jsonl").read_bytes() == before and not list(out.glob("results.jsonl.bak-*"))
