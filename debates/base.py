@@ -38,6 +38,7 @@ BUILTIN_MODULES = (  # one line per built-in method module
     "debate_eval.debates.debate.method",
     "debate_eval.debates.geval",
     "debate_eval.debates.chateval_method",
+    "debate_eval.debates.dialevalml",
 )
 
 ConfigT = TypeVar("ConfigT")

@@ -1,0 +1,264 @@
+"""DialEvalML's prompted submetric (Mendonça et al. 2023): one short prompt per aspect, one call per item.
+
+The paper's prompt asks for "a single score and nothing else" on a 1-5 scale, at turn level (a context and
+its response) or dialogue level (the whole dialogue); the prompts (``debates/prompts/dialevalml/``) say the
+same in this project's words. The answer is parsed with the project's parser (a bare number is the normal
+answer; a per-turn list is averaged, as the paper does); while no score comes, the same conversation is
+asked again for the score alone, at most ``max_reasks`` times (the paper: "until a score is provided").
+
+**Scale.** The prompt always asks the paper's 1-5 (``PROMPT_SCALE``), whatever the humans' scale (FED rates
+most qualities 0-2): the model's answer is the record's ``score`` on 1-5, and ``score_normalized`` =
+(score - 1) / 4 in [0, 1] (the paper normalises to [0, 1] to ensemble submetrics). Correlations with the
+humans do not depend on the scale. ``--dialevalml-scale aspect`` asks the aspect's own scale instead
+(then ``score_normalized`` is taken from that scale).
+
+**Level.** ``dialogue`` input: dialogue level. ``context``/``response`` (FED, xDial-Eval), ``Dialogue``/
+``Fact``/``Response`` (Topical-Chat, the fact shown with the context), own files' ``context`` or ``source``
+with ``output``: turn level; an own file with only ``output`` is judged as a whole dialogue.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from autogen_agentchat.agents import AssistantAgent
+from autogen_agentchat.messages import BaseChatMessage, TextMessage
+
+from debate_eval.agents.errors import UserError
+from debate_eval.agents.models.pool import ClientPool
+from debate_eval.agents.models.wrappers import CallRecord
+from debate_eval.agents.roles import EVALUATOR, USER, Relay
+from debate_eval.debates.base import Method, MethodContext, Reparser, register_method, set_parse
+from debate_eval.debates.evaluation import EvaluationTask, Outcome, score_text
+from debate_eval.debates.scoring.scores import ParsedScore, ScoreRange
+from debate_eval.debates.transcript import build_transcript
+
+PROMPT_DIR = Path(__file__).parent / "prompts" / "dialevalml"
+PROMPT_SCALE = ScoreRange(1.0, 5.0)  # the paper's "from 1-5"
+DEFAULT_MAX_REASKS = 3
+TURN, DIALOGUE = "turn", "dialogue"
+SCALES = ("paper", "aspect")
+
+
+@cache
+def prompt_text(name: str) -> str:
+    """The text of ``debates/prompts/dialevalml/NAME.txt`` (or NAME itself when it has a suffix), without its
+    final newline."""
+    file = name if "." in name else f"{name}.txt"
+    return (PROMPT_DIR / file).read_text(encoding="utf-8").rstrip("\n")
+
+
+@cache
+def _aspect_names() -> dict[str, str]:
+    return {k: v for k, v in json.loads(prompt_text("aspects.json")).items() if not k.startswith("_")}
+
+
+def aspect_label(aspect: str) -> str:
+    """The aspect as the prompt names it: FED's ``semantically_appropriate`` -> ``semantic appropriateness``
+    (``prompts/dialevalml/aspects.json``); any other aspect with ``_`` read as a space."""
+    return _aspect_names().get(aspect.lower(), aspect.replace("_", " ").strip())
+
+
+def _field(inputs: Mapping[str, str], *names: str) -> str | None:
+    """The first non-empty input among ``names`` (case-insensitive)."""
+    lowered = {key.lower(): value for key, value in inputs.items()}
+    for name in names:
+        value = lowered.get(name)
+        if value is not None and str(value).strip():
+            return str(value)
+    return None
+
+
+def dialogue_parts(inputs: Mapping[str, str]) -> tuple[str, dict[str, str]]:
+    """The level (``turn`` or ``dialogue``) and the prompt's slots for an item's inputs.
+
+    A ``UserError`` when the inputs hold neither a dialogue nor a response.
+    """
+    dialogue = _field(inputs, "dialogue") if _field(inputs, "response", "output") is None else None
+    if dialogue is not None:
+        return DIALOGUE, {"dialogue": dialogue}
+    response = _field(inputs, "response", "output")
+    if response is None:
+        raise UserError(f"dialevalml: the item has no dialogue or response (inputs: {', '.join(inputs) or 'none'})")
+    context = _field(inputs, "context", "dialogue", "source")
+    if context is None:
+        return DIALOGUE, {"dialogue": response}  # an own file with only the dialogue's text
+    fact = _field(inputs, "fact")
+    if fact is not None:
+        context = f"{context}\n\n{prompt_text('fact').format(fact=fact)}"
+    return TURN, {"context": context, "response": response}
+
+
+def render_prompt(inputs: Mapping[str, str], aspect: str, scale: ScoreRange = PROMPT_SCALE) -> tuple[str, str]:
+    """The level and the prompt for one item and ``aspect`` on ``scale``."""
+    level, slots = dialogue_parts(inputs)
+    words = {"aspect": aspect_label(aspect), "low": f"{scale.low:g}", "high": f"{scale.high:g}"}
+    return level, prompt_text(level).format(**words, **slots)
+
+
+def reask_prompt(aspect: str, scale: ScoreRange = PROMPT_SCALE) -> str:
+    """The follow-up question when an answer had no score."""
+    return prompt_text("reask").format(aspect=aspect_label(aspect), low=f"{scale.low:g}", high=f"{scale.high:g}")
+
+
+def normalize(score: float | None, scale: ScoreRange) -> float | None:
+    """``score`` mapped from ``scale`` to [0, 1] (None stays None)."""
+    if score is None:
+        return None
+    return (score - scale.low) / (scale.high - scale.low)
+
+
+@dataclass(frozen=True)
+class DialEvalMLConfig:
+    """How DialEvalML asks."""
+
+    max_reasks: int = DEFAULT_MAX_REASKS
+    scale: str = "paper"  # "paper": 1-5; "aspect": the aspect's own scale (the template's)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready view for config.json (the prompts' texts too: editing them changes the run's hash)."""
+        return {
+            "max_reasks": self.max_reasks,
+            "scale": self.scale,
+            "prompts": {name: prompt_text(name) for name in ("turn", "dialogue", "reask", "fact", "aspects.json")},
+        }
+
+
+def prompt_scale(task: EvaluationTask, config: DialEvalMLConfig) -> ScoreRange:
+    """The scale the prompt asks for."""
+    return task.scale if config.scale == "aspect" else PROMPT_SCALE
+
+
+async def run_dialevalml(task: EvaluationTask, config: DialEvalMLConfig, pool: ClientPool) -> Outcome:
+    """Ask the simple prompt; ask again for the score alone (at most ``max_reasks`` times) while none comes."""
+    scale = prompt_scale(task, config)
+    scored = EvaluationTask(task.item_id, task.prompt, task.aspect, scale, task.untrusted, task.kind)
+    material = task.material()
+    level, prompt = render_prompt(task.inputs, task.aspect, scale)
+    calls: list[CallRecord] = []
+    client = pool.for_debate("scorer", calls)
+    agent = AssistantAgent(EVALUATOR, model_client=client, system_message=None)
+    messages: list[BaseChatMessage] = []
+    question = TextMessage(source=USER, content=prompt)
+    reasks = 0
+    while True:
+        result = await agent.run(task=question)
+        messages += [m for m in result.messages if isinstance(m, BaseChatMessage)]
+        parsed = score_text(messages[-1].to_text(), scored, material)
+        if parsed.ok or reasks >= config.max_reasks:
+            break
+        reasks += 1
+        question = TextMessage(
+            source=USER, content=reask_prompt(task.aspect, scale), metadata={"relay": Relay.REASK.value}
+        )
+    for call in calls:  # the evaluator's calls are made through the Scorer's settings
+        call.role = "evaluator"
+    transcript = build_transcript(
+        messages, calls, lambda m: score_text(m.to_text(), scored, material) if m.source == EVALUATOR else None
+    )
+    score = parsed.value if parsed.ok else None
+    details = {
+        "level": level,
+        "prompt_scale": str(scale),
+        "reasks": reasks,
+        "score_normalized": normalize(score, scale),
+    }
+    return Outcome(
+        score=score,
+        parse=parsed,
+        decided_by=EVALUATOR,
+        stop_reason="single_answer" if parsed.ok else "no_score_after_reasks",
+        transcript=transcript,
+        calls=calls,
+        reasked=reasks > 0,
+        details=details,
+    )
+
+
+def _non_negative_int(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text}")
+    return value
+
+
+@register_method
+class DialEvalMLMethod(Method[DialEvalMLConfig]):
+    """``dialevalml``: the simple per-aspect prompt, re-asked while no score comes, normalised to [0, 1]."""
+
+    name = "dialevalml"
+    description = "DialEvalML: one short prompt per aspect (turn or dialogue level), score normalised to [0, 1]"
+    task_types = ("single",)
+    config_type = DialEvalMLConfig
+
+    def add_options(self, group: Any) -> None:
+        """``--max-reasks``, ``--dialevalml-scale``."""
+        group.add_argument(
+            "--max-reasks",
+            type=_non_negative_int,
+            default=DEFAULT_MAX_REASKS,
+            help=f"dialevalml: times an answer without a score is asked again (default {DEFAULT_MAX_REASKS})",
+        )
+        group.add_argument(
+            "--dialevalml-scale",
+            choices=SCALES,
+            default="paper",
+            help="dialevalml: the scale the prompt asks: paper = 1-5 (default), aspect = the aspect's own scale",
+        )
+
+    def build_config(self, args: argparse.Namespace, ctx: MethodContext) -> DialEvalMLConfig:
+        """Dialogue data only (an own file counts: its inputs are checked per item)."""
+        return DialEvalMLConfig(
+            max_reasks=getattr(args, "max_reasks", DEFAULT_MAX_REASKS),
+            scale=getattr(args, "dialevalml_scale", "paper") or "paper",
+        )
+
+    def roles(self, config: DialEvalMLConfig) -> tuple[str, ...]:
+        """One agent, on the Scorer's model."""
+        return ("scorer",)
+
+    async def evaluate(self, task: EvaluationTask, config: DialEvalMLConfig, pool: ClientPool) -> Outcome:
+        """One conversation per item and aspect."""
+        return await run_dialevalml(task, config, pool)
+
+    def describe(self, config: DialEvalMLConfig) -> dict[str, Any]:
+        """Re-asks and scale."""
+        return {"max_reasks": config.max_reasks, "scale": config.scale}
+
+    def rescore(self, record: dict[str, Any], reparse: Reparser) -> dict[str, Any]:
+        """The last answer with a score (the re-asks' answers after the first), re-parsed on the prompt's scale;
+        ``score_normalized`` follows."""
+        details = record.get("details") or {}
+        scale = _scale_of(details.get("prompt_scale"), reparse.scale)
+        answers = [e for e in record.get("transcript") or [] if e.get("agent") == EVALUATOR]
+        chosen: ParsedScore | None = None
+        for entry in answers:
+            chosen = Reparser(reparse.transcript, scale, reparse.aspect, reparse.material).text(
+                str(entry.get("content", ""))
+            )
+            if chosen.ok:
+                break
+        if chosen is None:
+            return record
+        set_parse(record, chosen)
+        record["score"] = chosen.value if chosen.ok else None
+        details["score_normalized"] = normalize(record["score"], scale)
+        record["details"] = details
+        if "score_normalized" in record:
+            record["score_normalized"] = details["score_normalized"]
+        return record
+
+
+def _scale_of(text: Any, fallback: ScoreRange) -> ScoreRange:
+    """A stored ``"1-5"`` back as a ``ScoreRange``."""
+    try:
+        low, high = str(text).split("-", 1)
+        return ScoreRange(float(low), float(high))
+    except ValueError:
+        return fallback
