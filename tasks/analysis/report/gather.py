@@ -129,9 +129,24 @@ def load_runs(names: Sequence[str | Path]) -> list[Run]:
     return runs
 
 
+def _squash(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _in_prompts(inputs: Any, record: dict[str, Any]) -> bool:
+    """Whether every non-empty text of ``inputs`` appears in the record's messages (so a dataset variant or
+    a changed file never puts another item's text beside a transcript)."""
+    messages = _squash(
+        " ".join(str(m.get("content", "")) for m in record.get("transcript") or [] if isinstance(m, dict))
+    )
+    texts = [_squash(str(value)) for value in inputs.values() if str(value).strip()]
+    return bool(texts) and all(text[:200] in messages for text in texts)
+
+
 def attach_inputs(runs: Sequence[Run], data_dir: str | Path | None = None) -> list[str]:
     """Give records without ``inputs`` their item's texts from the dataset (``inputs_source: "dataset"``),
-    so the page can show the judged text apart from the prompts. The run files are not changed.
+    so the page can show the judged text apart from the prompts, when those texts are in the record's
+    messages (checked, so a variant of a dataset never shows another text). The run files are not changed.
 
     Returns one note per dataset that could not be loaded (the page then shows the prompts only).
     """
@@ -148,7 +163,12 @@ def attach_inputs(runs: Sequence[Run], data_dir: str | Path | None = None) -> li
         for run in runs:
             for record in run.records:
                 inputs = items.get(str(record.get("item_id")))
-                if not record.get("inputs") and record.get("dataset") == dataset and inputs is not None:
+                if (
+                    not record.get("inputs")
+                    and record.get("dataset") == dataset
+                    and inputs is not None
+                    and _in_prompts(inputs, record)
+                ):
                     record["inputs"] = dict(inputs)
                     record["inputs_source"] = "dataset"
     return notes

@@ -159,3 +159,18 @@ def test_each_aspect_gets_its_own_plots_and_item_level_sets_say_so(tmp_path: Pat
     for part in ("summeval/coherence", "summeval/groundedness", "fed_turn/overall"):
         assert f"debate: predicted vs human · {part}" in html and f"score distribution (% of scores) · {part}" in html
     assert "<td>item level</td>" in html
+
+
+def test_judged_texts_come_from_the_dataset_only_when_the_prompts_hold_them(tmp_path: Path) -> None:
+    from debate_eval.tasks.data.datasets import load_items
+
+    item = load_items("summeval")[0]
+    record = rr.debate_record(1, 3.0, [3.0])
+    record["item_id"] = item.item_id
+    record["transcript"][0]["content"] = "Judge: " + " ".join(str(v) for v in item.inputs.values())
+    other = {**rr.debate_record(2, 3.0, [3.0]), "item_id": item.item_id, "aspect": "fluency"}  # prompt lacks them
+    runs = gather.load_runs([rr.write_run(tmp_path / "run", [record, other])])
+    assert gather.attach_inputs(runs) == []
+    first, second = runs[0].records
+    assert first["inputs"] == dict(item.inputs) and first["inputs_source"] == "dataset"
+    assert "inputs" not in second
