@@ -1,0 +1,96 @@
+"""Recording of every completion: ``CallRecord``, the per-debate ``ObservedClient`` and ``recording_calls``
+(the runner's per-item log, kept even when an item fails). See ``wrappers``."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Iterator, Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any
+
+from autogen_core.models import ChatCompletionClient, CreateResult, LLMMessage
+
+from debate_eval.agents.models.delegating import DelegatingClient
+from debate_eval.agents.models.usage_transport import observing_call
+
+
+@dataclass
+class CallRecord:
+    """One completion as seen by an agent."""
+
+    role: str
+    cached: bool
+    prompt_tokens: int
+    completion_tokens: int
+    finish_reason: str
+    latency_s: float
+    logprobs: list[dict[str, Any]] | None = None
+    cached_prompt_tokens: int = 0  # prompt tokens the provider served from its prefix cache
+    batch: bool = False  # answered through the Batch API
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready record (logprobs omitted: they are large and kept only where a protocol uses them)."""
+        return {
+            "role": self.role,
+            "cached": self.cached,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "cached_prompt_tokens": self.cached_prompt_tokens,
+            "batch": self.batch,
+            "finish_reason": self.finish_reason,
+            "latency_s": round(self.latency_s, 4),
+        }
+
+
+_ITEM_CALLS: ContextVar[list[CallRecord] | None] = ContextVar("debate_eval_item_calls", default=None)
+
+
+@contextlib.contextmanager
+def recording_calls(log: list[CallRecord]) -> Iterator[list[CallRecord]]:
+    """Add every ``CallRecord`` made in this context to ``log`` too (the runner's per-item log).
+
+    Tasks started inside the context (AutoGen's agent runtime) inherit it, so the calls of an item that fails
+    half-way are still known.
+    """
+    token = _ITEM_CALLS.set(log)
+    try:
+        yield log
+    finally:
+        _ITEM_CALLS.reset(token)
+
+
+class ObservedClient(DelegatingClient):
+    """Appends a ``CallRecord`` to ``log`` for every completion (one wrapper per debate and role), and to the
+    log of ``recording_calls`` when one is active."""
+
+    def __init__(self, inner: ChatCompletionClient, role: str, log: list[CallRecord]) -> None:
+        super().__init__(inner)
+        self.role = role
+        self.log = log
+
+    async def create(self, messages: Sequence[LLMMessage], **kwargs: Any) -> CreateResult:  # type: ignore[override]
+        """Forward the request and record its result."""
+        started = time.perf_counter()
+        with observing_call() as meta:  # the transport notes cached prompt tokens and batch answers here
+            result = await super().create(messages, **kwargs)
+        logprobs = None
+        if result.logprobs:
+            logprobs = [entry.model_dump() for entry in result.logprobs]
+        record = CallRecord(
+            role=self.role,
+            cached=bool(result.cached),
+            prompt_tokens=result.usage.prompt_tokens,
+            completion_tokens=result.usage.completion_tokens,
+            finish_reason=str(result.finish_reason),
+            latency_s=time.perf_counter() - started,
+            logprobs=logprobs,
+            cached_prompt_tokens=0 if result.cached else meta.cached_prompt_tokens,
+            batch=meta.batch and not result.cached,
+        )
+        self.log.append(record)
+        item_log = _ITEM_CALLS.get()
+        if item_log is not None and item_log is not self.log:
+            item_log.append(record)  # the same object: a protocol's later relabelling shows in both
+        return result

@@ -1,0 +1,165 @@
+"""Retries of transient errors: ``RetryPolicy`` (capped exponential backoff with jitter, Retry-After),
+``TransportStats`` (attempts and retries by reason) and the ``RetryingClient`` layer. See ``wrappers``."""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import os
+import random
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import openai
+from autogen_core.models import ChatCompletionClient, CreateResult, LLMMessage
+
+from debate_eval.agents.models.delegating import DelegatingClient
+
+BACKOFF_ENV = "DEBATE_EVAL_RETRY_BACKOFF"
+
+
+def default_backoff() -> float:
+    """The first retry's delay in seconds before jitter: ``$DEBATE_EVAL_RETRY_BACKOFF``, else 1 (e.g. 0.01 in
+    tests and against a local server)."""
+    try:
+        return max(0.0, float(os.environ.get(BACKOFF_ENV) or 1.0))
+    except ValueError:
+        return 1.0
+
+
+@dataclass
+class RetryPolicy:
+    """Capped exponential backoff with full jitter: delay = uniform(0.5, 1) * min(cap, base * 2**attempt)."""
+
+    max_retries: int = 6
+    base_delay_s: float = field(default_factory=default_backoff)
+    max_delay_s: float = 60.0
+    max_retry_after_s: float = 300.0
+    retry_after_jitter: float = 0.1  # a Retry-After of s waits uniform(s, s * 1.1), so debates do not retry at once
+
+    def backoff(self, attempt: int, rng: random.Random) -> float:
+        """Delay before retry number ``attempt`` (0-based) when the server gave no Retry-After."""
+        return min(self.max_delay_s, self.base_delay_s * (2**attempt)) * rng.uniform(0.5, 1.0)
+
+    def delay(self, attempt: int, rng: random.Random, retry_after: float | None = None) -> float:
+        """Delay before retry number ``attempt``: the backoff, or the server's Retry-After (jittered upwards)
+        when that is longer; never more than ``max_retry_after_s``."""
+        delay = self.backoff(attempt, rng)
+        if retry_after is not None:
+            delay = max(delay, retry_after * rng.uniform(1.0, 1.0 + self.retry_after_jitter))
+        return min(delay, self.max_retry_after_s)
+
+
+@dataclass
+class TransportStats:
+    """Counters shared by every request of a run."""
+
+    requests: int = 0  # requests sent to a model endpoint (retries included)
+    retries: Counter[str] = field(default_factory=Counter)  # reason -> count
+    failures: Counter[str] = field(default_factory=Counter)  # final errors by type
+    batches: int = 0  # Batch API batches submitted (--batch)
+    batches_resumed: int = 0  # batches of an earlier invocation polled again instead of resubmitted
+    batch_requests: int = 0  # request lines in the submitted batches
+    batch_failed_lines: int = 0  # lines that came back failed (a retry queues them in a later batch)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready counters."""
+        data: dict[str, Any] = {
+            "requests": self.requests,
+            "retries": sum(self.retries.values()),
+            "retries_by_reason": dict(self.retries),
+            "failed_requests": dict(self.failures),
+        }
+        if self.batches or self.batches_resumed:
+            data["batch"] = {
+                "batches": self.batches,
+                "resumed": self.batches_resumed,
+                "requests": self.batch_requests,
+                "failed_lines": self.batch_failed_lines,
+            }
+        return data
+
+
+def retry_reason(error: BaseException) -> str | None:
+    """Why ``error`` is worth retrying ("429", "5xx", "timeout", "connection"), or None if it is final."""
+    if isinstance(error, openai.APITimeoutError | asyncio.TimeoutError | TimeoutError):
+        return "timeout"
+    if isinstance(error, openai.APIConnectionError):
+        return "connection"
+    if isinstance(error, openai.APIStatusError):
+        if error.status_code == 429:
+            return "429"
+        if error.status_code >= 500:
+            return "5xx"
+    return None
+
+
+def retry_after_seconds(error: BaseException) -> float | None:
+    """The server's Retry-After (seconds or HTTP date; or retry-after-ms), if the error carries one."""
+    response = getattr(error, "response", None)
+    headers = getattr(response, "headers", None)
+    if not headers:
+        return None
+    millis = headers.get("retry-after-ms")
+    if millis:
+        try:
+            return max(0.0, float(millis) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        parsed = email.utils.parsedate_to_datetime(value)
+    except (ValueError, TypeError):  # neither seconds nor an HTTP date (e.g. "soon"): use the backoff
+        return None
+    if parsed is None:
+        return None
+    return max(0.0, parsed.timestamp() - time.time())
+
+
+RETRY_AFTER_STATUSES = (429, 503)  # the statuses whose Retry-After is honoured (RFC 9110 names 503 and 429)
+
+
+class RetryingClient(DelegatingClient):
+    """Retries transient failures of the wrapped client; everything else is raised at once."""
+
+    def __init__(
+        self,
+        inner: ChatCompletionClient,
+        policy: RetryPolicy,
+        stats: TransportStats,
+        *,
+        sleep: Any = asyncio.sleep,
+        rng: random.Random | None = None,
+    ) -> None:
+        super().__init__(inner)
+        self.policy = policy
+        self.stats = stats
+        self._sleep = sleep
+        self._rng = rng or random.Random()
+
+    async def create(self, messages: Sequence[LLMMessage], **kwargs: Any) -> CreateResult:  # type: ignore[override]
+        """Call the wrapped client, retrying transient errors up to ``policy.max_retries`` times."""
+        attempt = 0
+        while True:
+            self.stats.requests += 1
+            try:
+                return await super().create(messages, **kwargs)
+            except Exception as error:
+                reason = retry_reason(error)
+                if reason is None or attempt >= self.policy.max_retries:
+                    self.stats.failures[type(error).__name__] += 1
+                    raise
+                self.stats.retries[reason] += 1
+                status = getattr(error, "status_code", None)
+                retry_after = retry_after_seconds(error) if status in RETRY_AFTER_STATUSES else None
+                await self._sleep(self.policy.delay(attempt, self._rng, retry_after))
+                attempt += 1
