@@ -34,7 +34,7 @@ def find_chromium() -> str | None:
 class Browser:
     """One headless Chromium with one page; ``events`` collects the protocol events seen so far."""
 
-    def __init__(self, executable: str, timeout_s: float = 30.0) -> None:
+    def __init__(self, executable: str, timeout_s: float = 60.0) -> None:
         self.timeout_s = timeout_s
         self.events: list[dict[str, Any]] = []
         self._profile = tempfile.mkdtemp(prefix="report-chromium-")
@@ -114,8 +114,12 @@ class Browser:
 
     def open(self, path: Path) -> None:
         """Load a local file and wait for its load event."""
-        self.call("Page.navigate", url=path.resolve().as_uri())
+        for event in self.events:  # a load event of the previous page does not count
+            event["_seen"] = True
+        uri = path.resolve().as_uri()
+        self.call("Page.navigate", url=uri)
         self.wait_for_event("Page.loadEventFired")
+        self.wait_until(f"document.URL === {json.dumps(uri)} && document.readyState === 'complete'")
 
     def evaluate(self, expression: str) -> Any:
         """The value of a JavaScript expression in the page (exceptions raise)."""
