@@ -27,6 +27,7 @@ async def run_all(coroutines: Iterable[Awaitable[None]]) -> None:
     ``UserError`` among several wins, being the one the user can act on). When this coroutine is cancelled
     (Ctrl-C under ``asyncio.run``), every task is cancelled and awaited before the cancellation goes on.
     """
+    existing = asyncio.all_tasks()  # tasks not started by this run (left alone on teardown)
     tasks = [asyncio.ensure_future(coroutine) for coroutine in coroutines]
     if not tasks:
         return
@@ -34,23 +35,24 @@ async def run_all(coroutines: Iterable[Awaitable[None]]) -> None:
         await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
     except asyncio.CancelledError:
         quiet_after_interrupt()
-        await _cancel_and_wait(tasks)
+        await _cancel_and_wait(tasks, existing)
         raise
     errors = [task.exception() for task in tasks if task.done() and not task.cancelled() and task.exception()]
     if errors:
         quiet_after_interrupt()
-        await _cancel_and_wait(tasks)
+        await _cancel_and_wait(tasks, existing)
         raise next((e for e in errors if isinstance(e, UserError)), errors[0])
 
 
-async def _cancel_and_wait(tasks: list[asyncio.Future[Any]]) -> None:
-    """Cancel ``tasks`` and every other task of the loop, then wait for ``tasks``.
+async def _cancel_and_wait(tasks: list[asyncio.Future[Any]], existing: set[asyncio.Task[Any]]) -> None:
+    """Cancel ``tasks`` and every task started since (not those in ``existing``), then wait for ``tasks``.
 
     The run is being torn down: AutoGen's runtime makes the model calls in tasks of its own, which a cancelled
     debate would otherwise wait for (up to --timeout times the retries) before it can stop.
     """
     current = asyncio.current_task()
-    for task in [*tasks, *(t for t in asyncio.all_tasks() if t is not current and t not in tasks)]:
+    started = [t for t in asyncio.all_tasks() if t is not current and t not in existing and t not in tasks]
+    for task in [*tasks, *started]:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)  # also retrieves every exception (no late warnings)
 
