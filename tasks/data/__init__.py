@@ -1,1 +1,1 @@
-"""tasks/data"""
+"""Data: the dataset registry (one module per dataset), templates, own files, packaged copies, download."""
