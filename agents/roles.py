@@ -31,9 +31,14 @@ TIEBREAKER_ROLE = "tiebreaker"
 EVALUATOR_ROLE = "evaluator"  # G-Eval's single agent (its calls use the Scorer's model settings)
 REFEREE_ROLE = "referee"  # a ChatEval referee
 SUMMARIZER_ROLE = "summarizer"  # ChatEval's summarizer
+CRITERIA_WRITER_ROLE = "criteria_writer"  # Fennec's four roles (debates/fennec)
+GUIDELINE_WRITER_ROLE = "guideline_writer"
+JUDGE_ROLE = "judge"
+CORRECTOR_ROLE = "corrector"
+FENNEC_ROLES = (CRITERIA_WRITER_ROLE, GUIDELINE_WRITER_ROLE, JUDGE_ROLE, CORRECTOR_ROLE)
 USER_ROLE = "user"
 
-MODEL_ROLES = (SCORER_ROLE, CRITIC_ROLE, COMMANDER_ROLE, TIEBREAKER_ROLE)  # model settings of their own
+MODEL_ROLES = (SCORER_ROLE, CRITIC_ROLE, COMMANDER_ROLE, TIEBREAKER_ROLE, *FENNEC_ROLES)  # settings of their own
 PERSONA_ROLES = (COMMANDER_ROLE, SCORER_ROLE, CRITIC_ROLE, TIEBREAKER_ROLE, REFEREE_ROLE)  # have personas
 ROLES = (*MODEL_ROLES, EVALUATOR_ROLE, REFEREE_ROLE, SUMMARIZER_ROLE)  # every role that calls a model
 
@@ -43,6 +48,10 @@ SCORER = "Scorer"
 CRITIC = "Critic"
 TIEBREAKER = "TieBreaker"
 EVALUATOR = "Evaluator"  # the single G-Eval agent
+CRITERIA_WRITER = "CriteriaWriter"  # Fennec's agents
+GUIDELINE_WRITER = "GuidelineWriter"
+JUDGE = "Judge"
+CORRECTOR = "Corrector"
 USER = "user"
 
 ROLE_OF = {
@@ -51,6 +60,10 @@ ROLE_OF = {
     CRITIC: CRITIC_ROLE,
     TIEBREAKER: TIEBREAKER_ROLE,
     EVALUATOR: EVALUATOR_ROLE,
+    CRITERIA_WRITER: CRITERIA_WRITER_ROLE,
+    GUIDELINE_WRITER: GUIDELINE_WRITER_ROLE,
+    JUDGE: JUDGE_ROLE,
+    CORRECTOR: CORRECTOR_ROLE,
     USER: USER_ROLE,
 }
 

@@ -39,6 +39,7 @@ BUILTIN_MODULES = (  # one line per built-in method module
     "debate_eval.debates.geval",
     "debate_eval.debates.chateval_method",
     "debate_eval.debates.dialevalml",
+    "debate_eval.debates.fennec.method",
 )
 
 ConfigT = TypeVar("ConfigT")

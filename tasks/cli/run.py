@@ -17,6 +17,7 @@ from debate_eval.tasks.data.datasets import DATASETS, check_aspect, get_dataset,
 from debate_eval.tasks.data.templates import parse_scale, resolve_template
 from debate_eval.tasks.engine.accounting import cache_and_batch_lines
 from debate_eval.tasks.engine.pairwise import check_run_task_type, pairwise_template
+from debate_eval.tasks.engine.results import RESULTS_FILE, read_jsonl
 from debate_eval.tasks.engine.run_config import RunConfig, RunOptions
 from debate_eval.tasks.engine.runner import RunSummary, failed_items_note, run
 
@@ -289,6 +290,10 @@ def format_summary(summary: RunSummary, config: RunConfig) -> str:
             mean_rounds = total.rounds_total / total.finished
             line += f"; Critic said NO ISSUE in {total.agreed}/{total.finished}; mean rounds {mean_rounds:.2f}"
         lines.append(line)
+        method_lines = getattr(config.method, "summary_lines", None)  # e.g. Fennec's corrections and mean gain
+        if callable(method_lines) and (summary.out_dir / RESULTS_FILE).is_file():
+            records = read_jsonl(summary.out_dir / RESULTS_FILE)
+            lines += method_lines([r for r in records if r.get("config_hash") == config.config_hash()])
     acc = total.accounting
     tokens = (
         sum(u.prompt_tokens for u in acc.roles.values()),

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
+from debate_eval.debates.fennec.tree import format_tree
 from debate_eval.tasks.engine.results import RESULTS_FILE, read_jsonl
 
 WIDTH = 100
@@ -161,6 +162,9 @@ def format_transcript(record: dict[str, Any], *, full: bool = False) -> str:
 def _format_messages(record: dict[str, Any], blocks: list[str], full: bool) -> str:
     if record.get("error"):
         blocks.append(f"ERROR: {record['error']}")
+    tree = format_tree(record, full)  # a Fennec record: its branches as a tree, before the messages
+    if tree:
+        blocks.append(tree)
     order = None
     for entry in record.get("transcript") or []:
         if entry.get("order") and entry["order"] != order:

@@ -136,6 +136,7 @@ def build_tasks(config: RunConfig, items: Sequence[Item]) -> list[EvaluationTask
             scale=config.template.scale,
             untrusted=tuple(item.inputs.values()),
             kind=kind,
+            inputs=dict(item.inputs),  # a method may show some inputs apart (Fennec's criteria: never the output)
         )
         for item in items
     ]

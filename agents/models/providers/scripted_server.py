@@ -36,9 +36,17 @@ class Fault:
     message: str = "injected fault"
 
 
+FENNEC_OPENINGS = {
+    "You design evaluation criteria.": "criteria_writer",
+    "You write scoring guidelines.": "guideline_writer",
+    "You grade responses strictly by one given criterion": "judge",
+    "You revise responses.": "corrector",
+}
+
+
 def role_of_request(request: Request) -> str:
-    """``scorer``, ``critic``, ``tiebreaker``, ``commander``, ``evaluator``, or ChatEval's ``referee`` and
-    ``summarizer``, from the system message."""
+    """``scorer``, ``critic``, ``tiebreaker``, ``commander``, ``evaluator``, ChatEval's ``referee`` and
+    ``summarizer``, or Fennec's four roles, from the system message."""
     messages = request.get("messages") or []
     system = next((str(m.get("content", "")) for m in messages if m.get("role") == "system"), "")
     if not system:
@@ -53,6 +61,9 @@ def role_of_request(request: Request) -> str:
         return "critic"
     if "Help me calculate the score" in system or "initiate and lead the debate" in system:  # paper / authors' code
         return "commander"
+    for opening, role in FENNEC_OPENINGS.items():  # debates/fennec/prompts/system.json
+        if system.startswith(opening):
+            return role
     return "scorer"
 
 
@@ -64,12 +75,23 @@ DEFAULT_REPLIES: dict[str, str] = {
     "evaluator": "3",
     "referee": "The text holds together well, with one weak transition.\nScore: 4",
     "summarizer": "The referees found the text mostly coherent; their scores were close.",
+    "criteria_writer": "1. Accuracy: the facts agree with the source\n2. Clarity: easy to follow\n"
+    "3. Relevance: keeps to what matters\n4. Completeness: nothing important missing\n5. Concision: no padding",
+    "guideline_writer": "1: fails the criterion\n2: mostly fails\n3: meets it in part\n4: mostly meets it\n"
+    "5: fully meets it",
+    "judge": "Under this criterion the text is adequate, with gaps.\nScore: 3",
+    "judge_pairwise": "Under this criterion Response A is somewhat better.\nScore A: 4\nScore B: 3\nVerdict: [[A]]",
+    "corrector": "A revised text that fixes the problems the graders found.",
 }
 
 
 def default_reply(request: Request) -> str:
-    """The fixed reply for the request's role."""
-    return DEFAULT_REPLIES[role_of_request(request)]
+    """The fixed reply for the request's role (a Fennec judge of two responses answers for both)."""
+    role = role_of_request(request)
+    last = str(((request.get("messages") or [{}])[-1]).get("content", ""))
+    if role == "judge" and "Score A:" in last:
+        return DEFAULT_REPLIES["judge_pairwise"]
+    return DEFAULT_REPLIES[role]
 
 
 @dataclass

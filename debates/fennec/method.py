@@ -1,0 +1,177 @@
+"""Fennec as a registered method (``fennec``): options, roles, evaluation, rescoring, the run summary line.
+
+``--branches k`` (default 3): criteria per item, one branch each; ``--correct`` rewrites low-scored (single)
+or losing (pairwise) responses, ``--correct-below S`` sets the single threshold, ``--rescore-corrected``
+grades the corrected text again. Personas do not apply; ``--role-model`` does for its four roles.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from debate_eval.agents.errors import UserError
+from debate_eval.agents.models.pool import ClientPool
+from debate_eval.agents.roles import CORRECTOR_ROLE, CRITERIA_WRITER_ROLE, GUIDELINE_WRITER_ROLE, JUDGE, JUDGE_ROLE
+from debate_eval.debates.base import Method, MethodContext, Reparser, register_method, set_parse
+from debate_eval.debates.evaluation import EvaluationTask, Outcome
+from debate_eval.debates.fennec.correction import correct, scaled_threshold
+from debate_eval.debates.fennec.merge import merge_scores
+from debate_eval.debates.fennec.team import JUDGMENT, RESCORE, run_branches
+
+DEFAULT_BRANCHES = 3
+
+
+@dataclass(frozen=True)
+class FennecConfig:
+    """How many branches, and whether (and below what) to correct."""
+
+    branches: int = DEFAULT_BRANCHES
+    correct: bool = False
+    correct_below: float | None = None  # None: the middle of the aspect's scale (3 on 1-5)
+    rescore_corrected: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready view for config.json."""
+        return {
+            "branches": self.branches,
+            "correct": self.correct,
+            "correct_below": self.correct_below,
+            "rescore_corrected": self.rescore_corrected,
+        }
+
+
+async def run_fennec(task: EvaluationTask, config: FennecConfig, pool: ClientPool) -> Outcome:
+    """Criteria, branches, merge; then the correction when asked for."""
+    outcome = await run_branches(task, config.branches, pool)
+    if config.correct:
+        threshold = scaled_threshold(config.correct_below, task.scale)
+        outcome = await correct(task, outcome, threshold, config.rescore_corrected, pool)
+    return outcome
+
+
+def _branches(text: str) -> int:
+    value = int(text)
+    if not 1 <= value <= 10:
+        raise argparse.ArgumentTypeError(f"expected 1 to 10 branches, got {text}")
+    return value
+
+
+def corrections(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every correction a run's records hold (both orders of a ``--swap`` record)."""
+    found = []
+    for record in records:
+        details = record.get("details") or {}
+        holders = [details, *((o or {}).get("details") or {} for o in (details.get("orders") or {}).values())]
+        found += [h["correction"] for h in holders if isinstance(h.get("correction"), dict)]
+    return found
+
+
+def correction_summary(records: Iterable[dict[str, Any]]) -> str | None:
+    """The run summary's correction line (None when the run corrected nothing)."""
+    found = corrections(records)
+    if not found:
+        return None
+    made = [c for c in found if c.get("corrected")]
+    line = f"corrections: {len(made)} of {len(found)} checked"
+    gains = [c["rescore"]["gain"] for c in made if isinstance(c.get("rescore"), dict)]
+    scored = [g for g in gains if g is not None]
+    if gains:
+        mean = f"{sum(scored) / len(scored):+.3f}" if scored else "n/a"
+        line += f"; re-judged {len(gains)}, mean gain {mean} ({len(scored)} with a gain)"
+    return line
+
+
+@register_method
+class FennecMethod(Method[FennecConfig]):
+    """``fennec``: criteria, then per criterion a guideline and a judgment, merged; optional correction."""
+
+    name = "fennec"
+    description = "Fennec: k criteria, a guideline and a judgment per criterion, merged; optional correction"
+    task_types = ("single", "pairwise")
+    config_type = FennecConfig
+    config_key = "fennec"
+
+    def add_options(self, group: Any) -> None:
+        """``--branches``, ``--correct``, ``--correct-below``, ``--rescore-corrected``."""
+        group.add_argument(
+            "--branches",
+            type=_branches,
+            default=DEFAULT_BRANCHES,
+            help=f"fennec: k, the criteria (branches) per item (default {DEFAULT_BRANCHES}; the paper studies 1-5)",
+        )
+        group.add_argument(
+            "--correct",
+            action="store_true",
+            help="fennec: rewrite responses scored below --correct-below (single) or losing (pairwise)",
+        )
+        group.add_argument(
+            "--correct-below",
+            type=float,
+            metavar="S",
+            help="fennec: correct single items scored below S (default: the scale's middle, 3 on 1-5)",
+        )
+        group.add_argument(
+            "--rescore-corrected",
+            action="store_true",
+            help="fennec: grade each corrected text again under the same criteria; report the gain",
+        )
+
+    def build_config(self, args: argparse.Namespace, ctx: MethodContext) -> FennecConfig:
+        """From ``--branches`` and the correction options (which need ``--correct``)."""
+        do_correct = bool(getattr(args, "correct", False))
+        below = getattr(args, "correct_below", None)
+        rescore = bool(getattr(args, "rescore_corrected", False))
+        if (below is not None or rescore) and not do_correct:
+            raise UserError("--correct-below and --rescore-corrected need --correct")
+        if below is not None and ctx.task_type == "pairwise":
+            raise UserError("--correct-below is for single-score items; a pairwise run corrects the losing response")
+        return FennecConfig(
+            branches=getattr(args, "branches", DEFAULT_BRANCHES) or DEFAULT_BRANCHES,
+            correct=do_correct,
+            correct_below=below,
+            rescore_corrected=rescore,
+        )
+
+    def roles(self, config: FennecConfig) -> tuple[str, ...]:
+        """Criteria writer, guideline writer, judge; the corrector with ``--correct``."""
+        roles = (CRITERIA_WRITER_ROLE, GUIDELINE_WRITER_ROLE, JUDGE_ROLE)
+        return (*roles, CORRECTOR_ROLE) if config.correct else roles
+
+    async def evaluate(self, task: EvaluationTask, config: FennecConfig, pool: ClientPool) -> Outcome:
+        """One item (one order of a pairwise item; the engine runs both under ``--swap``)."""
+        return await run_fennec(task, config, pool)
+
+    def describe(self, config: FennecConfig) -> dict[str, Any]:
+        """Branches and correction."""
+        return {"branches": config.branches, "correct": config.correct}
+
+    def summary_lines(self, records: Iterable[dict[str, Any]]) -> list[str]:
+        """Lines the run summary adds: corrections made and the mean gain."""
+        line = correction_summary(records)
+        return [line] if line else []
+
+    def rescore(self, record: dict[str, Any], reparse: Reparser) -> dict[str, Any]:
+        """Every judgment parsed again; the score is their mean again, and a correction's gain is recomputed."""
+        transcript = record.get("transcript") or []
+        judged = [i for i, e in enumerate(transcript) if e.get("step") == JUDGMENT and e.get("agent") == JUDGE]
+        parses = [reparse.entry(i) for i in judged]
+        for index, parsed in zip(judged, parses, strict=True):
+            transcript[index]["score"] = parsed.to_dict()
+        details = record.setdefault("details", {})
+        for branch, parsed in zip(details.get("tree") or [], parses, strict=False):
+            branch["score"] = parsed.to_dict()
+        merged = merge_scores(parses)
+        if not judged:
+            return record
+        record["score"] = merged.value
+        set_parse(record, merged)
+        info = details.get("correction")
+        rescored = [i for i, e in enumerate(transcript) if e.get("step") == RESCORE and e.get("agent") == JUDGE]
+        if isinstance(info, dict) and isinstance(info.get("rescore"), dict) and rescored:
+            again = merge_scores([reparse.entry(i) for i in rescored])
+            gain = None if merged.value is None or again.value is None else again.value - merged.value
+            info["rescore"].update(score=again.value, gain=gain)
+        return record

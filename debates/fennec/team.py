@@ -1,0 +1,213 @@
+"""Fennec's team at work on one item: criteria, then one branch per criterion (guideline, judgment), then merge.
+
+Four AutoGen ``AssistantAgent``s, each with its role's system message (``prompts/system.json``) and its own
+model role (``--role-model criteria_writer=...``): the criteria writer (1 call: ``k`` criteria from the
+query view, re-asked once in the same conversation when fewer than ``k`` came), the guideline writer (1 call
+per criterion) and the judge (1 call per criterion, seeing P, the criterion and its guideline). Branches run
+concurrently. A single item costs 1 + 2k calls; the corrector (``correction``) adds its own.
+
+Every step is a fresh agent (one conversation per call), so a branch never sees another branch's text. The
+transcript keeps each step's messages marked with ``step`` (criteria, guideline, judgment) and ``branch``
+(1..k); ``Outcome.details["tree"]`` keeps criterion, guideline and judgment per branch.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from autogen_agentchat.agents import AssistantAgent
+from autogen_agentchat.messages import BaseChatMessage, TextMessage
+
+from debate_eval.agents.models.pool import ClientPool
+from debate_eval.agents.models.wrappers import CallRecord
+from debate_eval.agents.roles import CRITERIA_WRITER, GUIDELINE_WRITER, JUDGE, USER, role_of
+from debate_eval.debates.evaluation import NO_SCORE, EvaluationTask, Outcome, planted
+from debate_eval.debates.fennec.criteria import CriteriaParse, merge_criteria, parse_criteria
+from debate_eval.debates.fennec.judgments import judge_pairwise, judge_single, judgment_dict
+from debate_eval.debates.fennec.merge import merge_scores, merge_verdicts
+from debate_eval.debates.fennec.prompts import (
+    criteria_prompt,
+    criteria_reask,
+    guideline_prompt,
+    judge_prompt,
+    system_message,
+)
+from debate_eval.debates.scoring.scores import ParsedScore
+from debate_eval.debates.scoring.untrusted import UntrustedMaterial
+from debate_eval.debates.transcript import build_transcript
+
+CRITERIA, GUIDELINE, JUDGMENT = "criteria", "guideline", "judgment"
+CORRECTION, RESCORE = "correction", "rescore"
+REASK_RELAY = "reask"
+BRANCHES = "branches"  # decided_by: the merged branch judgments
+
+
+@dataclass
+class Step:
+    """The messages and calls of one agent's conversation, marked with its place in the tree."""
+
+    step: str
+    branch: int | None
+    messages: list[BaseChatMessage] = field(default_factory=list)
+    calls: list[CallRecord] = field(default_factory=list)
+
+    @property
+    def answer(self) -> str:
+        """The agent's last answer."""
+        return self.messages[-1].to_text() if self.messages else ""
+
+
+async def ask(
+    pool: ClientPool, agent_name: str, text: str, step: str, branch: int | None, follow_up: Callable[[str], str | None]
+) -> Step:
+    """One conversation with a fresh agent of ``agent_name``'s role: ``text``, then at most one follow-up
+    (``follow_up(answer)`` returns the question, or None for none)."""
+    role = role_of(agent_name)
+    record = Step(step, branch)
+    client = pool.for_debate(role, record.calls)
+    agent = AssistantAgent(agent_name, model_client=client, system_message=system_message(role))
+    result = await agent.run(task=TextMessage(source=USER, content=text))
+    record.messages += [m for m in result.messages if isinstance(m, BaseChatMessage)]
+    question = follow_up(record.answer)
+    if question is not None:
+        retry = await agent.run(task=TextMessage(source=USER, content=question, metadata={"relay": REASK_RELAY}))
+        record.messages += [m for m in retry.messages if isinstance(m, BaseChatMessage)]
+    return record
+
+
+def no_follow_up(answer: str) -> None:
+    """For steps that are never asked again."""
+    return None
+
+
+def step_transcript(steps: Sequence[Step], parse: Callable[[Step, BaseChatMessage], dict[str, Any] | None]) -> list:
+    """One transcript from the steps, in order: every entry marked with its step and branch, the judge's
+    answers with their parse (``parse``)."""
+    entries: list[dict[str, Any]] = []
+    for record in steps:
+        for entry, message in zip(
+            build_transcript(record.messages, record.calls, lambda m: None), record.messages, strict=True
+        ):
+            entry.update(index=len(entries), step=record.step, branch=record.branch)
+            parsed = parse(record, message) if message.source != USER else None
+            if parsed:
+                entry.update(parsed)
+            entries.append(entry)
+    return entries
+
+
+async def write_criteria(task: EvaluationTask, k: int, pool: ClientPool) -> tuple[Step, CriteriaParse]:
+    """Step 1: ``k`` criteria (re-asked once when fewer came; then what came)."""
+    first: list[CriteriaParse] = []
+
+    def follow_up(answer: str) -> str | None:
+        first.append(parse_criteria(answer, k))
+        return criteria_reask(len(first[0].criteria), k) if len(first[0].criteria) < k else None
+
+    step = await ask(pool, CRITERIA_WRITER, criteria_prompt(task, k), CRITERIA, None, follow_up)
+    parsed = first[0]
+    if len(step.messages) > 2:  # re-asked
+        parsed = merge_criteria(parsed, parse_criteria(step.answer, k), k)
+    return step, parsed
+
+
+async def branch(
+    task: EvaluationTask, index: int, criterion: str, pool: ClientPool, prompt: str | None = None
+) -> tuple[Step, Step]:
+    """Steps 2 and 3 for one criterion: its guideline, then the judgment under it."""
+    guideline = await ask(pool, GUIDELINE_WRITER, guideline_prompt(task, criterion), GUIDELINE, index, no_follow_up)
+    judgment = await judge(task, index, criterion, guideline.answer, pool, prompt)
+    return guideline, judgment
+
+
+async def judge(
+    task: EvaluationTask, index: int, criterion: str, guideline: str, pool: ClientPool, prompt: str | None = None
+) -> Step:
+    """Step 3 for one criterion (``prompt``: P with a corrected text, for ``--rescore-corrected``)."""
+    step = JUDGMENT if prompt is None else RESCORE
+    return await ask(pool, JUDGE, judge_prompt(task, criterion, guideline, prompt), step, index, no_follow_up)
+
+
+def parse_judgment(task: EvaluationTask, answer: str, material: UntrustedMaterial, markers: frozenset[str]) -> Any:
+    """A judge's answer, parsed for this task type."""
+    if task.pairwise:
+        return judge_pairwise(answer, material, markers)
+    return judge_single(answer, task, material)
+
+
+def judgment_parser(task: EvaluationTask, material: UntrustedMaterial, markers: frozenset[str]) -> Callable:
+    """For ``step_transcript``: the parse of a judge's answer (nothing for other agents)."""
+
+    def parse(record: Step, message: BaseChatMessage) -> dict[str, Any] | None:
+        if message.source != JUDGE:
+            return None
+        return judgment_dict(parse_judgment(task, message.to_text(), material, markers))
+
+    return parse
+
+
+async def run_branches(task: EvaluationTask, k: int, pool: ClientPool) -> Outcome:
+    """Criteria, the branches (concurrently) and the merge, for one item in one order (no correction)."""
+    material, markers = task.material(), planted(task)
+    criteria_step, criteria = await write_criteria(task, k, pool)
+    pairs = await asyncio.gather(*(branch(task, i + 1, c, pool) for i, c in enumerate(criteria.criteria)))
+    steps = [criteria_step, *(s for pair in pairs for s in pair)]
+    parses = [parse_judgment(task, judgment.answer, material, markers) for _, judgment in pairs]
+    tree = [
+        {
+            "branch": i + 1,
+            "criterion": criterion,
+            "guideline": guideline.answer,
+            "judgment": judgment.answer,
+            **judgment_dict(parsed),
+        }
+        for i, (criterion, (guideline, judgment), parsed) in enumerate(
+            zip(criteria.criteria, pairs, parses, strict=True)
+        )
+    ]
+    details: dict[str, Any] = {
+        "method": "fennec",
+        "branches": k,
+        "criteria": criteria.to_dict(),
+        "criteria_reasked": len(criteria_step.messages) > 2,
+        "tree": tree,
+    }
+    transcript = step_transcript(steps, judgment_parser(task, material, markers))
+    calls = [call for s in steps for call in s.calls]
+    reasked = details["criteria_reasked"]
+    if task.pairwise:
+        verdict = merge_verdicts([p.verdict for p in parses])
+        stop = "merged" if criteria.criteria else "no_criteria"
+        return Outcome(
+            score=None,
+            parse=NO_SCORE,
+            decided_by=BRANCHES,
+            stop_reason=stop,
+            transcript=transcript,
+            calls=calls,
+            reasked=reasked,
+            details=details,
+            verdict=verdict.value,
+            verdict_parse=verdict,
+        )
+    merged = merge_scores(parses)
+    if not criteria.criteria:
+        merged = replace_reason(merged, "No score: the criteria writer gave no criteria, even when asked again.")
+    return Outcome(
+        score=merged.value,
+        parse=merged,
+        decided_by=BRANCHES,
+        stop_reason="merged" if criteria.criteria else "no_criteria",
+        transcript=transcript,
+        calls=calls,
+        reasked=reasked,
+        details=details,
+    )
+
+
+def replace_reason(parsed: ParsedScore, reason: str) -> ParsedScore:
+    """``parsed`` with another reason sentence."""
+    return replace(parsed, reason=reason)

@@ -1,0 +1,130 @@
+"""Fennec through the command line against the scripted server: a pairwise run on PandaLM (with --swap) and
+meta-eval's accuracy/consistency, a single run on SummEval with --correct, show's tree, rescore, the summary."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAIServer
+from debate_eval.tasks.cli.main import main
+from debate_eval.tasks.data.datasets import load_items
+
+
+def run_cli(server: ScriptedOpenAIServer, out: Path, *args: str) -> int:
+    common = ["--base-url", server.base_url, "--model", "scripted", "--out", str(out), "--no-progress"]
+    return main(["run", "--protocol", "fennec", *args, *common])
+
+
+def read_records(out: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (out / "results.jsonl").read_text(encoding="utf-8").splitlines()]
+
+
+def prefers_the_longer(fen: SimpleNamespace) -> Callable[[Any], str]:
+    """Judges prefer the longer response under criteria 1 and 2 and call criterion 3 a tie."""
+
+    def reply(request: Any) -> str:
+        if fen.role(request) != "judge":
+            return fen.reply(criteria=3)(request)
+        text = fen.user(request)
+        a = re.search(r"\[Response A: start\]\n(.*?)\n\[Response A: end\]", text, re.S)
+        b = re.search(r"\[Response B: start\]\n(.*?)\n\[Response B: end\]", text, re.S)
+        longer = "A" if len(a.group(1)) >= len(b.group(1)) else "B"
+        if fen.number(request) == 3:
+            return "Equal under this criterion.\nScore A: 3\nScore B: 3\nVerdict: [[C]]"
+        scores = "Score A: 4\nScore B: 2" if longer == "A" else "Score A: 2\nScore B: 4"
+        return f"Response {longer} covers more.\n{scores}\nVerdict: [[{longer}]]"
+
+    return reply
+
+
+def test_pairwise_run_on_pandalm_with_swap_gives_verdicts_and_meta_eval(
+    isolated_env: Path, dataset_path: Callable[[str], Path], capsys: pytest.CaptureFixture[str], fen: SimpleNamespace
+) -> None:
+    path = dataset_path("pandalm")
+    items = {i.item_id: i for i in load_items("pandalm", path.parents[1])[:4]}
+    out = isolated_env / "fennec-pandalm"
+    args = ["--dataset", "pandalm", "--aspect", "preference", "--limit", "4", "--swap"]
+    with ScriptedOpenAIServer(reply=prefers_the_longer(fen)) as server:
+        assert run_cli(server, out, *args) == 0
+        roles = Counter(fen.role(r) for r in server.requests[1:])  # after the preflight request
+    records = read_records(out)
+    assert len(records) == 4
+    # per order 1 + 2k = 7 calls; the swapped order's criteria and guidelines (no response in them) are the
+    # same requests, answered from the cache when the first order's answers are in it
+    assert all(r["llm_calls"] + r["cached_calls"] == 2 * 7 for r in records)
+    assert all(r["cached_calls"] >= 4 for r in records)
+    assert roles["criteria_writer"] <= 4 and roles["guideline_writer"] <= 12 and 0 < roles["judge"] <= 24
+    for record in records:
+        item = items[record["item_id"]]
+        longer = "first" if len(item.inputs["output_a"]) >= len(item.inputs["output_b"]) else "second"
+        assert record["verdict"] == longer and record["consistent"] is True
+        assert record["decided_by"] == "branches"
+        assert record["verdicts"] == {"original": longer, "swapped": longer}
+    capsys.readouterr()
+    assert main(["meta-eval", str(out), "--json"]) == 0
+    metrics = json.loads(capsys.readouterr().out)["pandalm"]["preference"]
+    labels = {r["item_id"]: r["human_label"] for r in records}
+    expected = sum(labels[r["item_id"]] == r["verdict"] for r in records) / 4
+    assert metrics["accuracy"] == pytest.approx(expected)
+    assert metrics["consistency"] == 1 and metrics["n_swapped"] == 4
+    # rescore re-parses every branch's verdict and merges them as the run did
+    assert main(["rescore", str(out / "results.jsonl")]) == 0
+    rescored = read_records(out)
+    assert [(r["verdict"], r["consistent"]) for r in rescored] == [(r["verdict"], r["consistent"]) for r in records]
+    capsys.readouterr()
+    assert main(["show", str(out), "--item", records[0]["item_id"]]) == 0
+    shown = capsys.readouterr().out
+    assert "[original order] Fennec tree: 3 of 3 branches" in shown and "[swapped order] Fennec tree" in shown
+    assert "prefers tie" in shown and "└── judgment:" in shown
+
+
+def test_single_run_with_correction_stores_texts_and_prints_the_gain(
+    isolated_env: Path, capsys: pytest.CaptureFixture[str], fen: SimpleNamespace
+) -> None:
+    out = isolated_env / "fennec-summeval"
+
+    def reply(request: Any) -> str:
+        if fen.role(request) == "judge" and "REVISED SUMMARY" in fen.user(request):
+            return "Much clearer now.\nScore: 4"
+        if fen.role(request) == "judge":  # criterion 1 grades 1, criterion 2 grades 2: mean 1.5 < 3
+            return f"Hard to follow.\nScore: {fen.number(request)}"
+        return fen.reply(criteria=2, corrected="REVISED SUMMARY")(request)
+
+    args = ["--dataset", "summeval", "--aspect", "coherence", "--limit", "2", "--branches", "2"]
+    with ScriptedOpenAIServer(reply=reply) as server:
+        assert run_cli(server, out, *args, "--correct", "--rescore-corrected") == 0
+    summary = capsys.readouterr().out
+    assert "corrections: 2 of 2 checked; re-judged 2, mean gain +2.500" in summary
+    records = read_records(out)
+    assert all(r["score"] == 1.5 and r["details"]["correction"]["corrected"] == "REVISED SUMMARY" for r in records)
+    assert all(r["details"]["correction"]["rescore"]["gain"] == pytest.approx(2.5) for r in records)
+    assert all(r["llm_calls"] + r["cached_calls"] == 1 + 2 * 2 + 1 + 2 for r in records)  # same document: cached
+    assert main(["show", str(out), "--item", "1"]) == 0
+    shown = capsys.readouterr().out
+    assert "Fennec tree: 2 of 2 branches" in shown and "re-judged: 4, gain +2.5" in shown
+    config = json.loads((out / "config.json").read_text(encoding="utf-8"))
+    assert config["result_config"]["fennec"] == {
+        "branches": 2,
+        "correct": True,
+        "correct_below": None,
+        "rescore_corrected": True,
+    }
+    assert set(config["result_config"]["models"]) == {"criteria_writer", "guideline_writer", "judge", "corrector"}
+
+
+def test_methods_lists_fennec_with_both_task_types(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["methods", "--json"]) == 0
+    methods = json.loads(capsys.readouterr().out)
+    fennec = next(m for m in (methods if isinstance(methods, list) else methods.values()) if m["name"] == "fennec")
+    assert fennec["task_types"] == ["single", "pairwise"]
+    assert {"--branches", "--correct", "--correct-below", "--rescore-corrected"} <= {
+        flag for option in fennec["options"] for flag in option["flags"]
+    }
