@@ -56,10 +56,25 @@
     return el("div", null, [el("h4", { text: "Both orders (--swap): the second judges B first; its verdict is mapped back" }), t]);
   }
 
+  /* Whom a message without a recorded addressee went to: a prompt goes to the one agent or the panel; an
+     answer goes back to the Commander (DEBATE relays), to the panel (ChatEval), or to the user. */
+  function addressee(r, m) {
+    var agents = {}, commander = false;
+    (r.transcript || []).forEach(function (x) {
+      if (!isObj(x)) return;
+      if (x.role === "commander") commander = true;
+      else if (x.role !== "user") agents[str(x.agent || x.role)] = true;
+    });
+    var names = Object.keys(agents);
+    if (m.role === "user" || m.role === "commander") return names.length === 1 ? names[0] : "the panel";
+    if (commander) return "Commander";
+    return names.length > 1 ? "the panel" : "the user";
+  }
+
   function message(r, m) {
     var who = str(m.agent || m.role || "?");
     var head = el("div", { cls: "msg-head" }, [el("span", { cls: "who", text: who + (m.persona ? " (" + str(m.persona) + ")" : "") })]);
-    head.appendChild(el("span", { text: "→ " + (m.to ? str(m.to) : (m.role === "user" || m.role === "commander" ? "the panel" : "Commander / all")) }));
+    head.appendChild(el("span", { text: "→ " + (m.to ? str(m.to) : addressee(r, m)) }));
     if (m.relay) head.appendChild(el("span", { cls: "badge", text: str(m.relay) }));
     if (m.order) head.appendChild(el("span", { cls: "badge", text: str(m.order) + " order" }));
     var badge = scoreBadge(m.score); if (badge) head.appendChild(badge);
