@@ -29,12 +29,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import cProfile
 import datetime as dt
 import json
 import os
 import platform
-import pstats
 import shlex
 import statistics
 import subprocess
@@ -42,7 +40,7 @@ import sys
 import tempfile
 import time
 import urllib.request
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -61,7 +59,8 @@ from debate_eval.tasks.engine.run_config import RunConfig, RunOptions
 from debate_eval.tasks.engine.runner import build_tasks, run
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_batch_row import batch_lines, measure_batch  # a sibling script
+from bench_batch_row import batch_lines, measure_batch  # sibling scripts
+from bench_profile import profile
 
 TARGET_IDEAL = 0.8
 TARGET_RAW = 1.05  # at concurrency 1
@@ -208,42 +207,6 @@ async def measure_raw(
         if server.count != expected:
             raise SystemExit(f"raw check failed: {server.count} requests, expected {expected}")
     return wall, cpu
-
-
-def profile(coroutine: Callable[[], Awaitable[object]]) -> list[str]:
-    """Markdown lines: the functions with the most own time in one more framework measurement (cProfile)."""
-    profiler = cProfile.Profile()
-    profiler.enable()
-    asyncio.run(coroutine())  # type: ignore[arg-type]
-    profiler.disable()
-    stats = pstats.Stats(profiler)
-    total = sum(entry[2] for entry in stats.stats.values())  # type: ignore[attr-defined]
-    by_package: dict[str, float] = {}
-    for (filename, _, _), (_, _, own, _, _) in stats.stats.items():  # type: ignore[attr-defined]
-        by_package[_package(filename)] = by_package.get(_package(filename), 0.0) + own
-    top = sorted(stats.stats.items(), key=lambda kv: kv[1][2], reverse=True)[:12]  # type: ignore[attr-defined]
-    lines = [f"cProfile, one more measurement ({total:.2f} s of own time in all, profiler overhead included).", ""]
-    lines += ["| package | own s | share |", "|---|---:|---:|"]
-    for package, own in sorted(by_package.items(), key=lambda kv: kv[1], reverse=True)[:10]:
-        lines.append(f"| {package} | {own:.3f} | {100 * own / total:.1f}% |")
-    lines += ["", "| function | own s |", "|---|---:|"]
-    lines += [
-        f"| `{_package(f)}: {Path(f).name}:{line} {name}` | {own:.3f} |" for (f, line, name), (_, _, own, _, _) in top
-    ]
-    return lines
-
-
-def _package(filename: str) -> str:
-    """``autogen_core``, ``openai``, ``debate_eval`` (this project), ``stdlib`` or ``builtins``."""
-    if filename.startswith("~") or filename.startswith("<"):
-        return "builtins"
-    parts = Path(filename).parts
-    if "site-packages" in parts:
-        return parts[parts.index("site-packages") + 1]
-    for name in ("agents", "debates", "tasks"):
-        if (name in parts and "main" in parts) or name in parts[-2:-1]:
-            return "debate_eval"
-    return "stdlib"
 
 
 def load_line(before: tuple[float, float, float], note: str) -> str:
