@@ -29,13 +29,13 @@ from debate_eval.debates.fennec.team import (
     Step,
     ask,
     judge,
+    judging_material,
     judgment_parser,
     no_follow_up,
     parse_judgment,
     step_transcript,
 )
 from debate_eval.debates.scoring.scores import ScoreRange
-from debate_eval.debates.scoring.untrusted import UntrustedMaterial
 from debate_eval.debates.scoring.verdicts import FIRST, SECOND
 
 LOSER = {FIRST: ("output_b", "B"), SECOND: ("output_a", "A")}
@@ -95,10 +95,10 @@ async def _rescore(
     task: EvaluationTask, original: str, corrected: str, tree: Sequence[dict[str, Any]], pool: ClientPool
 ) -> tuple[list[Step], list[Any]]:
     prompt = replace_text(task.prompt, original, corrected)
-    material = UntrustedMaterial([*task.untrusted, corrected])
     steps = await asyncio.gather(
         *(judge(task, b["branch"], b["criterion"], b["guideline"], pool, prompt) for b in tree)
     )
+    material = judging_material(task, [*task.untrusted, corrected], steps)
     return list(steps), [parse_judgment(task, s.answer, material, planted(task)) for s in steps]
 
 
@@ -131,7 +131,7 @@ async def correct(task: EvaluationTask, outcome: Outcome, threshold: float, resc
         judged, parses = await _rescore(task, original, corrected, tree, pool)
         steps += judged
         info["rescore"] = _rescore_summary(task, outcome, parses, side)
-    material = UntrustedMaterial([*task.untrusted, corrected])
+    material = judging_material(task, [*task.untrusted, corrected], steps[1:])
     extra = step_transcript(steps, judgment_parser(task, material, planted(task)))
     for entry in extra:
         entry["index"] += len(outcome.transcript)

@@ -35,6 +35,7 @@ from debate_eval.debates.fennec.prompts import (
     judge_prompt,
     system_message,
 )
+from debate_eval.debates.pairwise.prompts import judge_material
 from debate_eval.debates.scoring.scores import ParsedScore
 from debate_eval.debates.scoring.untrusted import UntrustedMaterial
 from debate_eval.debates.transcript import build_transcript
@@ -131,6 +132,16 @@ async def judge(
     return await ask(pool, JUDGE, judge_prompt(task, criterion, guideline, prompt), step, index, no_follow_up)
 
 
+def judging_material(task: EvaluationTask, texts: Sequence[str], judgments: Sequence[Step]) -> UntrustedMaterial:
+    """What a judge's answer is read without: copies of the judged ``texts`` and, for a pairwise item, echoes
+    of the first judgment request's instructions (P's and the format line's words: ``judge_material``), as
+    ``rescore`` reads them back from the transcript."""
+    if not task.pairwise:
+        return UntrustedMaterial(list(texts))
+    request = judgments[0].messages[0].to_text() if judgments and judgments[0].messages else task.prompt
+    return judge_material(list(texts), request)
+
+
 def parse_judgment(task: EvaluationTask, answer: str, material: UntrustedMaterial, markers: frozenset[str]) -> Any:
     """A judge's answer, parsed for this task type."""
     if task.pairwise:
@@ -151,9 +162,10 @@ def judgment_parser(task: EvaluationTask, material: UntrustedMaterial, markers: 
 
 async def run_branches(task: EvaluationTask, k: int, pool: ClientPool) -> Outcome:
     """Criteria, the branches (concurrently) and the merge, for one item in one order (no correction)."""
-    material, markers = task.material(), planted(task)
+    markers = planted(task)
     criteria_step, criteria = await write_criteria(task, k, pool)
     pairs = await asyncio.gather(*(branch(task, i + 1, c, pool) for i, c in enumerate(criteria.criteria)))
+    material = judging_material(task, task.untrusted, [judgment for _, judgment in pairs])
     steps = [criteria_step, *(s for pair in pairs for s in pair)]
     parses = [parse_judgment(task, judgment.answer, material, markers) for _, judgment in pairs]
     tree = [

@@ -75,6 +75,8 @@ def rescore_pairwise(record: dict[str, Any], texts: Sequence[str]) -> dict[str, 
     new = json.loads(json.dumps(record))
     transcript = new.get("transcript") or []
     prompt = str(transcript[0].get("content", "")) if transcript else ""  # P (the panel's opening for ChatEval)
+    if new.get("decided_by") == FENNEC_BRANCHES:  # Fennec: P with the instructions of its first judgment
+        prompt = next((str(e.get("content", "")) for e in transcript if e.get("step") == JUDGMENT), prompt)
     material = judge_material(list(texts), prompt)
     markers = planted_verdicts(texts)
     cache: dict[int, ParsedVerdict] = {}
