@@ -158,6 +158,22 @@ def legacy_view(
     return {key: config[key] for key in keys}
 
 
+def positive_int(text: str) -> int:
+    """argparse type for an option of a method: an integer >= 1."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text}")
+    return value
+
+
+def non_negative_int(text: str) -> int:
+    """argparse type for an option of a method: an integer >= 0."""
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text}")
+    return value
+
+
 def set_parse(record: dict[str, Any], parsed: ParsedScore) -> None:
     """Write ``parsed``'s status, method and reason into ``record``."""
     record.update(parse_status=parsed.status, parse_method=parsed.method, parse_reason=parsed.reason)

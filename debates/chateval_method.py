@@ -12,7 +12,7 @@ from typing import Any
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.models.pool import ClientPool
 from debate_eval.agents.personas import get_persona
-from debate_eval.debates.base import Method, MethodContext, Reparser, register_method, set_parse
+from debate_eval.debates.base import Method, MethodContext, Reparser, positive_int, register_method, set_parse
 from debate_eval.debates.chateval import (
     DEFAULT_ROLES,
     DEFAULT_TURNS,
@@ -27,13 +27,6 @@ from debate_eval.debates.chateval import (
 from debate_eval.debates.chateval.run import rescored_finals
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
 from debate_eval.debates.fidelity import AUTHORS_CODE, PAPER, add_fidelity_options, fidelity_of
-
-
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text}")
-    return value
 
 
 def chateval_config(
@@ -86,7 +79,7 @@ class ChatEvalMethod(Method[ChatEvalConfig]):
             f"or text files; default: {','.join(DEFAULT_ROLES)})",
         )
         group.add_argument(
-            "--chateval-turns", type=_positive_int, help=f"chateval: T, the discussion turns (default {DEFAULT_TURNS})"
+            "--chateval-turns", type=positive_int, help=f"chateval: T, the discussion turns (default {DEFAULT_TURNS})"
         )
         group.add_argument(
             "--chateval-strategy",

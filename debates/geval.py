@@ -38,6 +38,7 @@ from debate_eval.debates.base import (
     Reparser,
     deciding_parse,
     legacy_view,
+    positive_int,
     register_method,
     set_parse,
 )
@@ -275,13 +276,6 @@ async def run_geval(task: EvaluationTask, config: GEvalConfig, pool: ClientPool)
     )
 
 
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text}")
-    return value
-
-
 @register_method
 class GEvalMethod(Method[GEvalConfig]):
     """``geval``: one agent, one call per item (probability-weighted when possible)."""
@@ -296,7 +290,7 @@ class GEvalMethod(Method[GEvalConfig]):
         """``--geval-samples``, ``--geval-no-logprobs``."""
         group.add_argument(
             "--geval-samples",
-            type=_positive_int,
+            type=positive_int,
             default=1,
             help="geval: average this many sampled answers instead of using log-probabilities",
         )

@@ -19,18 +19,18 @@ from typing import Any
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.models.pool import ClientPool
 from debate_eval.agents.personas import get_persona
-from debate_eval.debates.base import Method, MethodContext, Reparser, legacy_view, register_method
+from debate_eval.debates.base import (
+    Method,
+    MethodContext,
+    Reparser,
+    legacy_view,
+    non_negative_int,
+    register_method,
+)
 from debate_eval.debates.debate.authors import authors_staffing, rescore_authors
 from debate_eval.debates.debate.run import DebateConfig, run_debate
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
 from debate_eval.debates.fidelity import AUTHORS_CODE, PAPER, add_fidelity_options, fidelity_of
-
-
-def _non_negative_int(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text}")
-    return value
 
 
 def debate_config(
@@ -103,7 +103,7 @@ class DebateMethod(Method[DebateConfig]):
         group.add_argument("--critic", help="Critic persona name (see `debate-eval personas`) or a text file")
         group.add_argument(
             "--max-rounds",
-            type=_non_negative_int,
+            type=non_negative_int,
             default=2,
             help="n, the most Critic rounds (default 2: the paper leaves n open and finds 4 best; the authors' "
             "official script also used 2, their tiebreaker branch 5)",

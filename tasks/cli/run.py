@@ -10,7 +10,15 @@ from typing import Any
 
 from debate_eval.agents.models.providers import all_providers
 from debate_eval.agents.models.settings import ROLES, ModelOverrides, resolve_model_config
-from debate_eval.debates.base import MethodContext, add_method_options, all_methods, get_method, method_names
+from debate_eval.debates.base import (
+    MethodContext,
+    add_method_options,
+    all_methods,
+    get_method,
+    method_names,
+    non_negative_int,
+    positive_int,
+)
 from debate_eval.tasks.cli.batch_args import add_batch_arguments, batch_options
 from debate_eval.tasks.cli.dataset_args import add_dataset_arguments, apply_dataset_arguments, dataset_slug
 from debate_eval.tasks.data.datasets import DATASETS, check_aspect, get_dataset, resolve_data_dir
@@ -20,22 +28,6 @@ from debate_eval.tasks.engine.pairwise import check_run_task_type, pairwise_temp
 from debate_eval.tasks.engine.results import RESULTS_FILE, read_jsonl
 from debate_eval.tasks.engine.run_config import RunConfig, RunOptions
 from debate_eval.tasks.engine.runner import RunSummary, failed_items_note, run
-
-
-def positive_int(text: str) -> int:
-    """argparse type: an integer >= 1."""
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text}")
-    return value
-
-
-def non_negative_int(text: str) -> int:
-    """argparse type: an integer >= 0."""
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text}")
-    return value
 
 
 def role_value(text: str) -> tuple[str, str]:
