@@ -8,7 +8,8 @@ wall time) and ``OUT/ablation.png`` (three panels like Figure 2: rounds, Critic 
 with the paper's GPT-4 numbers where the paper gives them).
 
 Grid keys: ``rounds`` (n), ``critic`` (a persona name or file), ``protocol`` (debate, multiagent,
-tiebreaker, both, geval) and ``commander`` (fixed, llm). Cells that describe the same configuration are run
+tiebreaker, both, geval) and ``commander`` (fixed, llm), ``branches`` (Fennec's k; other methods ignore it).
+Cells that describe the same configuration are run
 once: every ``rounds`` value of ``geval`` or ``chateval`` (which have no Critic) is one cell, and cells whose
 resolved configurations are equal (``--critic`` overrides a protocol's own Critic, so ``multiagent`` with
 ``devils-advocate`` is ``debate``, and ``tiebreaker`` with ``devils-advocate`` is ``both``) share one run:
@@ -50,7 +51,7 @@ from debate_eval.tasks.engine.results import read_jsonl
 from debate_eval.tasks.engine.run_config import RunConfig, RunOptions
 from debate_eval.tasks.engine.runner import RunSummary, run
 
-GRID_KEYS = ("protocol", "critic", "rounds", "commander")
+GRID_KEYS = ("protocol", "critic", "rounds", "commander", "branches")
 CSV_COLUMNS = (
     "cell",
     "protocol",
@@ -58,6 +59,7 @@ CSV_COLUMNS = (
     "rounds",
     "tiebreaker",
     "commander",
+    "branches",
     "spearman",
     "kendall",
     "pearson",
@@ -94,6 +96,7 @@ class Cell:
     critic: str | None
     rounds: int
     commander: str  # "fixed" or "llm"
+    branches: int | None = None  # --branches of a method that has it (Fennec's k); None for the others
 
     @property
     def name(self) -> str:
@@ -103,6 +106,8 @@ class Cell:
             parts += [f"critic-{Path(self.critic).stem if self.critic else 'default'}", f"n{self.rounds}"]
             if self.commander == "llm":
                 parts.append("llm-commander")
+        if self.branches is not None:
+            parts.append(f"k{self.branches}")
         return re.sub(r"[^A-Za-z0-9_.-]+", "-", "_".join(parts))
 
 
@@ -137,10 +142,20 @@ def expand_grid(grid: dict[str, list[str]], defaults: argparse.Namespace) -> lis
     commanders = grid.get("commander", ["llm" if defaults.commander_llm else "fixed"])
     if set(commanders) - {"fixed", "llm"}:
         raise UserError("--grid commander: values are fixed and llm")
+    try:
+        branches = [int(v) for v in grid.get("branches", [])]
+    except ValueError:
+        raise UserError("--grid branches: values must be integers, e.g. branches=1,3,5") from None
+    if any(k < 1 for k in branches):
+        raise UserError("--grid branches: values must be >= 1")
     cells: list[Cell] = []
-    for protocol, critic, n, commander in itertools.product(protocols, critics, rounds, commanders):
+    for protocol, critic, n, commander, k in itertools.product(
+        protocols, critics, rounds, commanders, branches or [None]
+    ):
         debate = methods[protocol].has_critic  # other methods have no Critic, rounds or Commander
         cell = Cell(protocol, critic, n, commander) if debate else Cell(protocol, None, 0, "fixed")
+        if k is not None and "branches" in getattr(methods[protocol].config_type, "__dataclass_fields__", {}):
+            cell = Cell(cell.protocol, cell.critic, cell.rounds, cell.commander, k)  # only methods with branches
         if cell not in cells:
             cells.append(cell)
     return cells
@@ -153,6 +168,8 @@ def cell_config(cell: Cell, args: argparse.Namespace) -> RunConfig:
     cell_args.critic = cell.critic
     cell_args.max_rounds = cell.rounds
     cell_args.commander_llm = cell.commander == "llm"
+    if cell.branches is not None:
+        cell_args.branches = cell.branches
     try:
         return build_run_config(cell_args)
     except UserError as error:
@@ -223,6 +240,7 @@ def cell_row(
         "rounds": shown.get("rounds", ""),
         "tiebreaker": bool(shown.get("tiebreaker")),
         "commander": cell.commander if debate else "",
+        "branches": getattr(config.method_config, "branches", ""),
         "prompt_tokens": sum(int(u.get("prompt_tokens") or 0) for u in usage),
         "completion_tokens": sum(int(u.get("completion_tokens") or 0) for u in usage),
         "llm_calls": sum(int(r.get("llm_calls") or 0) for r in records),

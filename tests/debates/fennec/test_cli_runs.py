@@ -128,3 +128,21 @@ def test_methods_lists_fennec_with_both_task_types(capsys: pytest.CaptureFixture
     assert {"--branches", "--correct", "--correct-below", "--rescore-corrected"} <= {
         flag for option in fennec["options"] for flag in option["flags"]
     }
+
+
+def test_ablate_grid_of_branches(isolated_env: Path, fen: SimpleNamespace) -> None:
+    """``ablate --grid branches=1,3``: one cell per k, each item costing 1 + 2k calls, k in the table."""
+    import csv
+
+    out = isolated_env / "ablation"
+    args = ["ablate", "--dataset", "summeval", "--aspect", "coherence", "--protocol", "fennec", "--docs", "1"]
+    with ScriptedOpenAIServer(reply=fen.reply()) as server:
+        common = ["--base-url", server.base_url, "--model", "scripted", "--no-progress", "--out", str(out)]
+        assert main([*args, "--grid", "branches=1,3", *common]) == 0
+    rows = {row["cell"]: row for row in csv.DictReader((out / "ablation.csv").open(encoding="utf-8"))}
+    assert set(rows) == {"fennec_k1", "fennec_k3"}
+    assert rows["fennec_k1"]["branches"] == "1" and rows["fennec_k3"]["branches"] == "3"
+    for name, k in (("fennec_k1", 1), ("fennec_k3", 3)):
+        records = read_records(out / "cells" / name)
+        assert records and all(r["llm_calls"] + r["cached_calls"] == 1 + 2 * k for r in records)
+        assert all(r["score"] == pytest.approx(sum(range(1, k + 1)) / k) for r in records)
