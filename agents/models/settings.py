@@ -265,7 +265,7 @@ def _resolve_role(role: str, cli: ModelOverrides, env: Mapping[str, str]) -> Mod
     )
     timeout = _first(cli.timeout_s, _env_number(env, "DEBATE_EVAL_TIMEOUT", float), 120.0)
     retries = _first(cli.max_retries, _env_number(env, "DEBATE_EVAL_MAX_RETRIES", int), 6)
-    if provider.name != OPENAI:  # a server of the run's own: no endpoint or key of the user's
+    if not provider.user_endpoint:  # a server of the run's own: no endpoint or key of the user's
         return ModelSettings(
             provider=provider.name,
             model=model or provider.default_model or provider.name,

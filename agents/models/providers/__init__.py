@@ -40,6 +40,7 @@ class Provider:
     default_model: str | None = None  # the model name when none is configured (None: one is required)
     default_max_tokens: int | None = None  # a completion cap when none is configured
     shares_slots: bool = False  # requests wait for the server's parallel slots (one limit per run)
+    user_endpoint: bool = False  # requests go to the user's --base-url with the user's API key
 
     def endpoint_identity(self, settings: ModelSettings, embedded: EmbeddedSettings) -> Any:
         """What identifies the endpoint in config hashes and cache keys (never a secret)."""

@@ -11,3 +11,4 @@ class OpenAICompatible(Provider):
 
     name = "openai"
     description = "an OpenAI-compatible endpoint (--base-url, API key from the environment)"
+    user_endpoint = True

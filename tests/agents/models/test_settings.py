@@ -91,8 +91,8 @@ def test_credentials_in_the_base_url_are_left_out_but_keep_the_cache_apart() -> 
 def test_bad_numbers_and_roles_are_user_errors() -> None:
     with pytest.raises(UserError, match="DEBATE_EVAL_TEMPERATURE"):
         resolve_model_config(environ={"DEBATE_EVAL_TEMPERATURE": "hot"})
-    with pytest.raises(UserError, match="unknown role 'judge'"):
-        resolve_model_config(ModelOverrides(role_models={"judge": "x"}), environ={})
+    with pytest.raises(UserError, match="unknown role 'jury'"):  # ('judge' is Fennec's role now)
+        resolve_model_config(ModelOverrides(role_models={"jury": "x"}), environ={})
 
 
 def test_no_seed_sends_none() -> None:
