@@ -116,7 +116,8 @@ def test_scripted_run_report_in_chromium(browser, tmp_path: Path, isolated_env: 
     lines = (runs[2] / "results.jsonl").read_text(encoding="utf-8").splitlines()
     (panel,) = {len(json.loads(line)["details"]["referees"]) for line in lines}
     assert count(browser, "#viewer table.referees tr") == 1 + panel  # a header and one row per referee
-    assert "turn 2" in browser.evaluate("document.getElementById('viewer').textContent")
+    grid = browser.evaluate("document.querySelector('#viewer table.referees tr').textContent")
+    assert "turn 1" in grid and "turn 2" in grid and "final score" in grid  # each referee's score per turn
     browser.click("#viewer-close")
 
     # Side by side: one row per shared item opens the three transcripts together; a plot point opens one.

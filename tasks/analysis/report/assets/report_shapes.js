@@ -99,14 +99,28 @@
     return node;
   }
 
-  function referees(d) {
+  /* ChatEval: one row per referee, what it said at each turn (score or verdict), its final answer. */
+  function referees(d, transcript, order) {
     if (!isObj(d.referees) && !isObj(d.final_scores) && !isObj(d.final_verdicts)) return null;
     var names = Object.keys(d.referees || d.final_scores || d.final_verdicts);
-    var t = el("table", { cls: "referees" }, [el("tr", null, [el("th", { text: "referee" }), el("th", { text: "persona" }),
-      el("th", { text: d.final_verdicts ? "final verdict" : "final score" }), el("th", { text: "parse" })])]);
+    var said = {}, turns = [];
+    (transcript || []).forEach(function (m) {
+      if (!isObj(m) || m.role !== "referee" || m.turn === null || m.turn === undefined) return;
+      if (order && m.order && m.order !== order) return;
+      var v = isObj(m.score) ? m.score.value : (isObj(m.verdict) ? m.verdict.value : m.verdict);
+      (said[str(m.agent)] = said[str(m.agent)] || {})[m.turn] = v;
+      if (turns.indexOf(m.turn) < 0) turns.push(m.turn);
+    });
+    turns.sort(function (a, b) { return a - b; });
+    var head = [el("th", { text: "referee" }), el("th", { text: "persona" })];
+    turns.forEach(function (t) { head.push(el("th", { text: "turn " + t })); });
+    head.push(el("th", { text: d.final_verdicts ? "final verdict" : "final score" }), el("th", { text: "parse" }));
+    var t = el("table", { cls: "referees" }, [el("tr", null, head)]);
     names.forEach(function (n) {
-      t.appendChild(el("tr", null, [el("td", { text: n }), el("td", { text: str((d.referees || {})[n]) }),
-        el("td", { text: fmt((d.final_scores || d.final_verdicts || {})[n]) }), el("td", { text: str((d.final_parse_status || {})[n]) })]));
+      var cells = [el("td", { text: n }), el("td", { text: str((d.referees || {})[n]) })];
+      turns.forEach(function (turn) { cells.push(el("td", { text: fmt((said[n] || {})[turn]) })); });
+      cells.push(el("td", { text: fmt((d.final_scores || d.final_verdicts || {})[n]) }), el("td", { text: str((d.final_parse_status || {})[n]) }));
+      t.appendChild(el("tr", null, cells));
     });
     return el("div", null, [el("h4", { text: "ChatEval referees (" + str(d.strategy || "") + ", " + fmt(d.turns) + " turns)" }), t,
       d.excluded && d.excluded.length ? el("p", { cls: "note", text: "excluded: " + str(d.excluded) }) : null]);

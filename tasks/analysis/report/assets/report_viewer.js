@@ -22,18 +22,18 @@
       var u = r.usage[role] || {};
       box.appendChild(el("span", null, [el("b", { text: role + " tokens: " }), fmt(u.prompt_tokens) + " + " + fmt(u.completion_tokens) + " in " + fmt(u.calls) + " calls"]));
     });
-    var conv = el("div", { cls: "conv", "data-rec": String(i) }, [el("h3", { text: run.label + " · " + str(r.item_id) }), box,
-      withInputs ? inputsBlock(r) : null]);
+    var conv = el("div", { cls: "conv", "data-rec": String(i) }, [el("h3", { text: run.label + " · " + str(r.item_id) }), box]);
     var d = isObj(r.details) ? r.details : {};
-    var shapes = [ordersTable(d), referees(d), tree(d, r)];
+    var shapes = [ordersTable(d), referees(d, r.transcript), tree(d, r)];
     if (isObj(d.orders)) Object.keys(d.orders).forEach(function (k) {
       var inner = isObj(d.orders[k]) && isObj(d.orders[k].details) ? d.orders[k].details : null;
       if (!inner) return;
-      [referees(inner), tree(inner, d.orders[k])].forEach(function (n) {
+      [referees(inner, r.transcript, k), tree(inner, d.orders[k])].forEach(function (n) {
         if (n) { n.insertBefore(el("div", { cls: "turn", text: k + " order" }), n.firstChild); shapes.push(n); }
       });
     });
     shapes.forEach(function (n) { if (n) conv.appendChild(n); });
+    if (withInputs) conv.appendChild(inputsBlock(r));
     var lastTurn, lastOrder, lastStep, debateRound = 0;
     (r.transcript || []).forEach(function (m) {
       if (!isObj(m)) return;
