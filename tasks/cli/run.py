@@ -24,6 +24,7 @@ from debate_eval.tasks.cli.dataset_args import add_dataset_arguments, apply_data
 from debate_eval.tasks.data.datasets import DATASETS, check_aspect, get_dataset, resolve_data_dir
 from debate_eval.tasks.data.templates import parse_scale, resolve_template
 from debate_eval.tasks.engine.accounting import cache_and_batch_lines
+from debate_eval.tasks.engine.aspects import build_for_aspects
 from debate_eval.tasks.engine.pairwise import check_run_task_type, pairwise_template
 from debate_eval.tasks.engine.results import RESULTS_FILE, read_jsonl
 from debate_eval.tasks.engine.run_config import RunConfig, RunOptions
@@ -47,7 +48,10 @@ def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"one of: {', '.join(DATASETS)} (see `debate-eval datasets`), or your own .jsonl/.csv/.json file",
     )
     group.add_argument(
-        "--aspect", required=True, help="e.g. coherence (see `debate-eval datasets`); free text for your own file"
+        "--aspect",
+        required=True,
+        help="e.g. coherence (see `debate-eval datasets`); free text for your own file; several in one run: a,b,c "
+        "or all (each item is evaluated once per aspect, results per aspect in one run directory)",
     )
     group.add_argument(
         "--data-dir",
@@ -208,23 +212,29 @@ def _authors_code_without_seed(args: argparse.Namespace) -> bool:
 
 
 def build_run_config(args: argparse.Namespace) -> RunConfig:
-    """Resolve the flags (and environment) into a ``RunConfig``."""
+    """Resolve the flags (and environment) into a ``RunConfig``; ``--aspect a,b,c`` or ``all``: one
+    configuration per aspect, run as one (``engine.aspects.MultiAspectConfig``)."""
     apply_dataset_arguments(args)  # --language, or registers (and validates) the user's own file
-    check_aspect(args.dataset, args.aspect)
+    return build_for_aspects(args.aspect, args.dataset, lambda aspect: _aspect_run_config(args, aspect))
+
+
+def _aspect_run_config(args: argparse.Namespace, aspect: str) -> RunConfig:
+    """The ``RunConfig`` of one aspect."""
+    check_aspect(args.dataset, aspect)
     scale = parse_scale(args.scale) if args.scale else None
     method = get_method(args.protocol)
     task_type = check_run_task_type(method, args.dataset, get_dataset(args.dataset).task_type, args.swap)
     template_path = Path(args.template) if args.template else None
     if task_type == "pairwise":
-        template = pairwise_template(args.aspect, template_path)
+        template = pairwise_template(aspect, template_path)
     else:
-        template = resolve_template(args.dataset, args.aspect, template_path, scale)
+        template = resolve_template(args.dataset, aspect, template_path, scale)
     context = MethodContext(
-        dataset=args.dataset, dataset_kind=get_dataset(args.dataset).kind, aspect=args.aspect, task_type=task_type
+        dataset=args.dataset, dataset_kind=get_dataset(args.dataset).kind, aspect=aspect, task_type=task_type
     )
     return RunConfig(
         dataset=args.dataset,
-        aspect=args.aspect,
+        aspect=aspect,
         protocol=args.protocol,
         template=template,
         models=resolve_model_config(model_overrides(args)),

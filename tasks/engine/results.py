@@ -93,9 +93,10 @@ class ResultsWriteError(UserError):
 class ResultsStore:
     """The results of one run directory, held under the run lock from creation to ``close()``."""
 
-    def __init__(self, out_dir: Path, config: Mapping[str, Any], config_hash: str) -> None:
+    def __init__(self, out_dir: Path, config: Mapping[str, Any], config_hash: str, *, by_aspect: bool = False) -> None:
         self.out_dir = out_dir
         self.config_hash = config_hash
+        self.by_aspect = by_aspect  # a multi-aspect run (``engine.aspects``): one result per item and aspect
         self.results_path = out_dir / RESULTS_FILE
         self.config_path = out_dir / CONFIG_FILE
         self.written = 0  # lines appended by this invocation
@@ -106,7 +107,7 @@ class ResultsStore:
             self._check_or_write_config(config)
             self.records: dict[str, dict[str, Any]] = {}
             for record in read_jsonl(self.results_path, repair=True):
-                self.records[str(record["item_id"])] = record  # the last line of an item wins
+                self.records[self.key(record)] = record  # the last line of an item (and aspect) wins
         except BaseException:
             self.lock.release()
             raise
@@ -159,8 +160,13 @@ class ResultsStore:
             # no result was written under the old configuration (e.g. its endpoint check failed): replace it
         write_json_atomic(self.config_path, dict(config))
 
+    def key(self, record: Mapping[str, Any]) -> str:
+        """A record's resume key: its item id, with its aspect in a multi-aspect run (``aspects.result_key``)."""
+        item_id = str(record["item_id"])
+        return f"{item_id}\x1f{record.get('aspect')}" if self.by_aspect else item_id
+
     def done_ids(self) -> set[str]:
-        """Items already finished under this configuration (failed items are not done)."""
+        """Keys (``key``) of the items already finished under this configuration (failed items are not done)."""
         return {
             item_id
             for item_id, record in self.records.items()
@@ -180,7 +186,7 @@ class ResultsStore:
         kept = [
             raw_lines[number - 1] + b"\n"
             for number, record in numbered_records(self.results_path)[0]
-            if str(record["item_id"]) not in retry
+            if self.key(record) not in retry
         ]
         tmp = self.out_dir / f".{RESULTS_FILE}.{os.getpid()}.tmp"
         try:
@@ -224,7 +230,7 @@ class ResultsStore:
                 "command to resume"
             ) from None
         self.written += 1
-        self.records[str(record["item_id"])] = record
+        self.records[self.key(record)] = record
 
     def close(self) -> None:
         """Flush the results file to disk, close it and release the run lock (never raises)."""

@@ -24,6 +24,7 @@ from debate_eval.debates.evaluation import EvaluationTask, Outcome
 from debate_eval.debates.pairwise.swap import swapping
 from debate_eval.tasks.data.datasets import Item, get_dataset, load_items, select_items
 from debate_eval.tasks.engine.accounting import Accounting, calls_usage, item_usage, load_prices, usage_calls
+from debate_eval.tasks.engine.aspects import per_aspect, result_key
 from debate_eval.tasks.engine.concurrency import run_all
 from debate_eval.tasks.engine.migrate import migrate_legacy_run
 from debate_eval.tasks.engine.pairwise import PAIRWISE, build_pairwise_task, check_task_type, pairwise_fields
@@ -190,6 +191,8 @@ def make_record(
             "transcript": outcome.transcript,
         }
     )
+    if "score_normalized" in outcome.details:  # DialEvalML: the score mapped to [0, 1]
+        record["score_normalized"] = outcome.details["score_normalized"]
     return _with_pairwise(record, item, outcome)
 
 
@@ -315,16 +318,22 @@ async def run(
     started = time.perf_counter()
     summary = RunSummary(out_dir=options.out_dir)
     items = select_items(load_items(config.dataset, options.data_dir), limit=options.limit, docs=options.docs)
-    tasks = build_tasks(config, items)
+    configs = per_aspect(config)  # a multi-aspect run (--aspect a,b / all): one config per aspect (engine.aspects)
+    multi = len(configs) > 1
+    per_config = [build_tasks(aspect_config, items) for aspect_config in configs]
+    jobs = [(item, tasks[i], c) for i, item in enumerate(items) for c, tasks in zip(configs, per_config, strict=True)]
     migrate_legacy_run(options.out_dir, config, config_document(config, options))  # a directory of an earlier version
-    store = ResultsStore(options.out_dir, config_document(config, options), config.config_hash())  # takes the lock
+    store = ResultsStore(
+        options.out_dir, config_document(config, options), config.config_hash(), by_aspect=multi
+    )  # takes the lock
     failing = False
     try:
         done = store.done_ids()
-        pending = [(item, task) for item, task in zip(items, tasks, strict=True) if item.item_id not in done]
-        summary.selected, summary.already_done = len(items), len(items) - len(pending)
-        store.prepare_retries(item.item_id for item, _ in pending)
-        evaluator = swapping(config.evaluator())  # both orders when a task has its twin
+        pending = [job for job in jobs if result_key(job[0].item_id, job[2].aspect, multi) not in done]
+        summary.selected, summary.already_done = len(jobs), len(jobs) - len(pending)
+        store.prepare_retries(result_key(item.item_id, c.aspect, multi) for item, _, c in pending)
+        # both orders when a task has its twin; one evaluator per aspect
+        evaluator = {c.aspect: swapping(c.evaluator()) for c in configs}
         if pending:
             async with model_pool(
                 config,
@@ -361,8 +370,8 @@ async def run(
 
 
 async def _run_pending(
-    pending: list[tuple[Item, EvaluationTask]],
-    evaluator: Evaluator,
+    pending: list[tuple[Item, EvaluationTask, RunConfig]],
+    evaluator: Mapping[str, Evaluator],
     config: RunConfig,
     pool: ClientPool,
     store: ResultsStore,
@@ -374,15 +383,16 @@ async def _run_pending(
     limit = asyncio.Semaphore(options.concurrency or (len(pending) if options.batch else default_concurrency(config)))
     progress = Progress(total=len(pending), enabled=options.progress, stream=stream)
 
-    async def one(item: Item, task: EvaluationTask) -> None:
+    async def one(item: Item, task: EvaluationTask, aspect_config: RunConfig) -> None:
         async with limit:
             with item_in_flight(pool.batch):  # --batch sends its queue when every item in flight waits
-                record = await evaluate_one(evaluator, item, task, config, pool)
+                record = await evaluate_one(evaluator[aspect_config.aspect], item, task, aspect_config, pool)
+        record["config_hash"] = store.config_hash  # the run's (a multi-aspect run's, not its aspect's)
         store.append(record)
         summary.now.add(record)
         progress.update(record, summary.now)
 
     try:  # the first error (e.g. a full disk) or Ctrl-C cancels and awaits every other debate
-        await run_all(one(item, task) for item, task in pending)
+        await run_all(one(item, task, aspect_config) for item, task, aspect_config in pending)
     finally:
         progress.close()
