@@ -33,6 +33,8 @@ COMMAND_MODULES = (
     "debate_eval.tasks.cli.ablate",
     "debate_eval.tasks.cli.repeat",
     "debate_eval.tasks.cli.report",
+    "debate_eval.tasks.cli.ensemble",
+    "debate_eval.tasks.cli.robustness",
 )
 
 

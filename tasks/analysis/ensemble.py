@@ -1,0 +1,265 @@
+"""DialEvalML's submetric ensemble: per aspect, weights fitted on a dev split of the human ratings.
+
+The runs given are submetrics judged on the same items (e.g. ``dialevalml``, ``geval``, ``debate``). Per
+dataset/aspect that every run holds:
+
+- Each submetric's score is put on [0, 1] first: ``score_normalized`` when the record has it (DialEvalML),
+  else ``(score - low) / (high - low)`` on the scale its run's ``config.json`` names for the aspect, else
+  min-max over the run's scores of that aspect.
+- Items judged by every submetric (score not null) and rated by humans are split into dev and test:
+  by group when the dataset is meta-evaluated per group (SummEval documents, Topical-Chat contexts), item by
+  item otherwise (FED, xDial-Eval); ``dev_fraction`` of them (at least 2) go to dev, chosen with ``seed``.
+- ``correlation`` (the paper's correlation re-scaling, Zhang et al. 2022 as DialEvalML modifies it): each
+  submetric's dev Spearman ρ with the humans; a submetric whose ρ is not significant (p > 0.05) gets weight
+  0, the others sign(ρ)·ρ² (a significant negative correlation keeps a negative weight); when none is
+  significant, max(ρ, 0)² (the original method: negative correlations zeroed); weights scaled to sum of
+  absolute values 1; equal weights when all are 0.
+- ``regression``: least squares of the human scores on the submetric scores with non-negative weights
+  (``scipy.optimize.nnls`` on centred data, so the intercept is free).
+- The ensemble score of an item is the weighted sum (plus the intercept for ``regression``).
+
+The ensemble is written as a run directory: ``results.jsonl`` holds the TEST items only (so ``meta-eval``
+on it reports a correlation the weights never saw), ``dev.jsonl`` the dev items, ``weights.json`` the
+weights, the split and the dev/test correlations, ``config.json`` what was combined.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from scipy import optimize, stats
+
+from debate_eval.agents.errors import UserError
+from debate_eval.tasks.analysis.correlations import ITEM, correlation_level, correlations, pairs
+from debate_eval.tasks.analysis.records import Record, group_of, is_pairwise, load_results, number, results_path
+
+WEIGHTINGS = ("correlation", "regression")
+SIGNIFICANCE = 0.05
+MIN_DEV_ITEMS = 2
+
+
+@dataclass
+class Submetric:
+    """One run: its label and its records by (dataset, aspect) -> item id."""
+
+    label: str
+    path: Path
+    records: dict[tuple[str, str], dict[str, Record]]
+    config: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class AspectFit:
+    """The weights of one dataset/aspect and how they do."""
+
+    dataset: str
+    aspect: str
+    submetrics: list[str]
+    weights: list[float]
+    intercept: float
+    dev_items: list[str]
+    test_items: list[str]
+    dev_spearman: dict[str, float | None]
+    test_correlations: dict[str, dict[str, float] | None]  # submetric (and "ensemble") -> statistics
+    split_by: str  # "group" or "item"
+    records: list[Record] = field(default_factory=list)  # the ensemble's records, dev and test
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready (``weights.json``)."""
+        return {
+            "dataset": self.dataset,
+            "aspect": self.aspect,
+            "weights": dict(zip(self.submetrics, self.weights, strict=True)),
+            "intercept": self.intercept,
+            "split_by": self.split_by,
+            "dev_items": len(self.dev_items),
+            "test_items": len(self.test_items),
+            "dev_spearman": self.dev_spearman,
+            "test": self.test_correlations,
+        }
+
+
+def load_submetric(name: str | Path) -> Submetric:
+    """A run directory (or results file) as a submetric; its ``config.json`` is read when present."""
+    import json
+
+    path = results_path(name)
+    config: dict[str, Any] = {}
+    config_path = path.parent / "config.json"
+    if config_path.is_file():
+        try:
+            config = json.loads(config_path.read_text(encoding="utf-8")).get("result_config") or {}
+        except (json.JSONDecodeError, UnicodeDecodeError, AttributeError):
+            config = {}
+    by_part: dict[tuple[str, str], dict[str, Record]] = {}
+    for record in load_results([path]):
+        if is_pairwise(record):
+            continue
+        by_part.setdefault((str(record["dataset"]), str(record["aspect"])), {})[str(record["item_id"])] = record
+    protocols = sorted({str(r.get("protocol") or "debate") for part in by_part.values() for r in part.values()})
+    label = "+".join(protocols) or path.parent.name
+    return Submetric(label=label, path=path.parent, records=by_part, config=config)
+
+
+def unique_labels(submetrics: Sequence[Submetric]) -> None:
+    """Label each submetric by its method, with its folder name when two share one."""
+    labels = [s.label for s in submetrics]
+    for submetric in submetrics:
+        if labels.count(submetric.label) > 1:
+            submetric.label = f"{submetric.label}({submetric.path.name})"
+
+
+def _scale(config: Mapping[str, Any], aspect: str) -> tuple[float, float] | None:
+    """The aspect's scale in a run's result config (a multi-aspect run's ``aspects`` first)."""
+    part = (config.get("aspects") or {}).get(aspect) or config
+    text = str(((part.get("template") or {}).get("scale")) or "")
+    try:
+        low, high = (float(x) for x in text.split("-", 1))
+    except ValueError:
+        return None
+    return (low, high) if high > low else None
+
+
+def normalised(submetric: Submetric, dataset: str, aspect: str) -> dict[str, float]:
+    """item id -> the submetric's score on [0, 1] (items without a score left out)."""
+    part = submetric.records.get((dataset, aspect), {})
+    scale = _scale(submetric.config, aspect)
+    raw = {item: number(r.get("score")) for item, r in part.items()}
+    values = [v for v in raw.values() if v is not None]
+    low, high = scale or ((min(values), max(values)) if values else (0.0, 1.0))
+    out: dict[str, float] = {}
+    for item, record in part.items():
+        given = number(record.get("score_normalized"))
+        if given is not None:
+            out[item] = given
+        elif raw[item] is not None:
+            out[item] = (raw[item] - low) / (high - low) if high > low else 0.5
+    return out
+
+
+def split(records: Sequence[Record], dataset: str, dev_fraction: float, seed: int) -> tuple[set[str], str]:
+    """The dev item ids (by group when the dataset is meta-evaluated per group) and what was split."""
+    level = correlation_level(dataset, list(records))
+    unit = (lambda r: str(r["item_id"])) if level == ITEM else group_of
+    units = sorted({unit(r) for r in records})
+    random.Random(seed).shuffle(units)
+    count = max(1, round(dev_fraction * len(units)))
+    dev_units = set(units[:count])
+    dev = {str(r["item_id"]) for r in records if unit(r) in dev_units}
+    return dev, "item" if level == ITEM else "group"
+
+
+def correlation_weights(x: np.ndarray, y: np.ndarray) -> tuple[list[float], list[float | None]]:
+    """The paper's correlation re-scaling (see the module docstring): weights and each column's dev ρ."""
+    rhos: list[float | None] = []
+    significant: list[bool] = []
+    for column in x.T:
+        if np.all(column == column[0]) or np.all(y == y[0]):
+            rhos.append(None)
+            significant.append(False)
+            continue
+        rho, p = stats.spearmanr(column, y)
+        rhos.append(float(rho) if math.isfinite(rho) else None)
+        significant.append(bool(math.isfinite(p) and p <= SIGNIFICANCE))
+    if any(significant):
+        raw = [math.copysign(r * r, r) if s and r is not None else 0.0 for r, s in zip(rhos, significant, strict=True)]
+    else:
+        raw = [max(r, 0.0) ** 2 if r is not None else 0.0 for r in rhos]
+    total = sum(abs(w) for w in raw)
+    weights = [w / total for w in raw] if total > 0 else [1.0 / len(raw)] * len(raw)
+    return weights, rhos
+
+
+def regression_weights(x: np.ndarray, y: np.ndarray) -> tuple[list[float], float]:
+    """Non-negative least squares of ``y`` on the columns of ``x`` with a free intercept."""
+    means = x.mean(axis=0)
+    weights, _ = optimize.nnls(x - means, y - y.mean())
+    return [float(w) for w in weights], float(y.mean() - weights @ means)
+
+
+def fit_aspect(
+    submetrics: Sequence[Submetric], dataset: str, aspect: str, weighting: str, dev_fraction: float, seed: int
+) -> AspectFit:
+    """Fit the weights of one dataset/aspect and score every shared item (``UserError`` when too few)."""
+    scores = [normalised(s, dataset, aspect) for s in submetrics]
+    base = submetrics[0].records[(dataset, aspect)]
+    shared = [
+        item for item in base if all(item in s for s in scores) and number(base[item].get("human_score")) is not None
+    ]
+    if len(shared) < 2 * MIN_DEV_ITEMS:
+        raise UserError(
+            f"{dataset}/{aspect}: only {len(shared)} items have a score from every run and a human rating; "
+            f"an ensemble needs at least {2 * MIN_DEV_ITEMS}"
+        )
+    dev, split_by = split([base[i] for i in shared], dataset, dev_fraction, seed)
+    dev_items = [i for i in shared if i in dev]
+    test_items = [i for i in shared if i not in dev]
+    if len(dev_items) < MIN_DEV_ITEMS or not test_items:
+        raise UserError(
+            f"{dataset}/{aspect}: the split left {len(dev_items)} dev and {len(test_items)} test items; "
+            "change --dev-fraction"
+        )
+    matrix = {i: np.array([s[i] for s in scores]) for i in shared}
+    x_dev = np.array([matrix[i] for i in dev_items])
+    y_dev = np.array([float(base[i]["human_score"]) for i in dev_items])
+    rhos: list[float | None]
+    if weighting == "regression":
+        weights, intercept = regression_weights(x_dev, y_dev)
+        _, rhos = correlation_weights(x_dev, y_dev)
+    else:
+        (weights, rhos), intercept = correlation_weights(x_dev, y_dev), 0.0
+    labels = [s.label for s in submetrics]
+    records = [
+        _record(base[i], float(np.dot(weights, matrix[i]) + intercept), labels, matrix[i], i in dev) for i in shared
+    ]
+    test = [r for r in records if r["split"] == "test"]
+    test_corr: dict[str, dict[str, float] | None] = {}
+    for index, label in enumerate(labels):
+        test_corr[label] = correlations([(float(matrix[i][index]), float(base[i]["human_score"])) for i in test_items])
+    test_corr["ensemble"] = correlations(pairs(test))
+    return AspectFit(
+        dataset, aspect, labels, weights, intercept, dev_items, test_items,
+        dict(zip(labels, rhos, strict=True)), test_corr, split_by, records,
+    )  # fmt: skip
+
+
+def _record(base: Record, score: float, labels: list[str], values: np.ndarray, dev: bool) -> Record:
+    return {
+        "item_id": base["item_id"],
+        "dataset": base["dataset"],
+        "aspect": base["aspect"],
+        "protocol": "ensemble",
+        "group_id": base.get("group_id"),
+        "system_id": base.get("system_id"),
+        "human_score": base.get("human_score"),
+        "score": score,
+        "parse_status": "parsed",
+        "split": "dev" if dev else "test",
+        "error": None,
+        "details": {"submetrics": {label: float(v) for label, v in zip(labels, values, strict=True)}},
+        "transcript": [],
+    }
+
+
+def fit_ensemble(
+    runs: Sequence[str | Path], weighting: str = "correlation", dev_fraction: float = 0.3, seed: int = 0
+) -> list[AspectFit]:
+    """Fit one ensemble per dataset/aspect that every run holds."""
+    if weighting not in WEIGHTINGS:
+        raise UserError(f"--weights {weighting}: choose one of {', '.join(WEIGHTINGS)}")
+    if not 0 < dev_fraction < 1:
+        raise UserError(f"--dev-fraction {dev_fraction}: give a fraction between 0 and 1 (exclusive)")
+    if len(runs) < 2:
+        raise UserError(f"ensemble: give at least two runs (submetrics), got {len(runs)}")
+    submetrics = [load_submetric(run) for run in runs]
+    unique_labels(submetrics)
+    parts = [key for key in submetrics[0].records if all(key in s.records for s in submetrics[1:])]
+    if not parts:
+        raise UserError("ensemble: the runs share no dataset/aspect (they must judge the same items)")
+    return [fit_aspect(submetrics, dataset, aspect, weighting, dev_fraction, seed) for dataset, aspect in parts]

@@ -1,0 +1,104 @@
+"""DialEvalML's ensemble: weight fitting on known-answer cases, the dev/test split, the written run directory."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from debate_eval.agents.errors import UserError
+from debate_eval.tasks.analysis.ensemble import correlation_weights, fit_ensemble, regression_weights
+from debate_eval.tasks.cli.main import main
+
+
+def write_run(
+    folder: Path, protocol: str, rows: list[tuple[str, str | None, float | None, float]], **extra: Any
+) -> Path:
+    """A run directory with one record per (item, group, score, human score) on fed_turn/relevant (or ``extra``)."""
+    folder.mkdir(parents=True)
+    dataset = extra.get("dataset", "fed_turn")
+    with (folder / "results.jsonl").open("w", encoding="utf-8") as handle:
+        for item, group, score, human in rows:
+            record = {"item_id": item, "dataset": dataset, "aspect": extra.get("aspect", "relevant")}
+            record.update(protocol=protocol, group_id=group, score=score, human_score=human, score_normalized=score)
+            handle.write(json.dumps(record) + "\n")
+    return folder
+
+
+def test_regression_recovers_known_weights() -> None:
+    rng = np.random.default_rng(1)
+    x = rng.uniform(size=(40, 2))
+    weights, intercept = regression_weights(x, 0.7 * x[:, 0] + 0.3 * x[:, 1] + 0.1)
+    assert weights == pytest.approx([0.7, 0.3]) and intercept == pytest.approx(0.1)
+    weights, _ = regression_weights(x, -x[:, 0] + 0.5 * x[:, 1])  # a negative weight is clipped to 0
+    assert weights[0] == 0.0 and weights[1] > 0
+
+
+def test_correlation_rescaling_known_answers() -> None:
+    human = np.arange(20, dtype=float)
+    # two significant submetrics, rho +1 and -1: sign(rho) * rho^2, scaled to sum |w| = 1
+    weights, rhos = correlation_weights(np.column_stack([human, -human]), human)
+    assert weights == pytest.approx([0.5, -0.5]) and rhos == pytest.approx([1.0, -1.0])
+    # none significant (4 items): max(rho, 0)^2, the negative one zeroed
+    small = np.array([1.0, 2.0, 3.0, 4.0])
+    weights, rhos = correlation_weights(np.column_stack([[1, 3, 2, 4], [4, 2, 3, 1]]).astype(float), small)
+    assert rhos == pytest.approx([0.8, -0.8]) and weights == pytest.approx([1.0, 0.0])
+    # a constant submetric has no correlation and no weight; all zero gives equal weights
+    weights, rhos = correlation_weights(np.column_stack([np.ones(20), human]), human)
+    assert rhos[0] is None and weights == pytest.approx([0.0, 1.0])
+    assert correlation_weights(np.ones((5, 2)), np.arange(5.0))[0] == pytest.approx([0.5, 0.5])
+
+
+def test_fit_and_write_a_run_meta_eval_reads(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rng = random.Random(3)
+    human = [rng.uniform(0, 2) for _ in range(30)]
+    ids = [f"turn-{i:03d}" for i in range(1, 31)]
+    good = write_run(tmp_path / "good", "dialevalml", [(i, i, h / 2, h) for i, h in zip(ids, human, strict=True)])
+    noise = [(i, i, rng.random(), h) for i, h in zip(ids, human, strict=True)]
+    noise[0] = (ids[0], ids[0], None, human[0])  # an item without a score is left out of the ensemble
+    write_run(tmp_path / "noise", "geval", noise)
+    out = tmp_path / "ens"
+    assert main(["ensemble", str(good), str(tmp_path / "noise"), "--out", str(out), "--weights", "regression"]) == 0
+    printed = capsys.readouterr().out
+    assert "ENSEMBLE" in printed and "fed_turn/relevant" in printed
+    weights = json.loads((out / "weights.json").read_text(encoding="utf-8"))
+    fitted = weights["aspects"][0]
+    assert fitted["weights"]["dialevalml"] > 0.9 and fitted["weights"]["geval"] == pytest.approx(0.0, abs=1e-9)
+    assert fitted["dev_items"] + fitted["test_items"] == 29 and fitted["dev_items"] == 9  # 0.3 of 29
+    assert fitted["test"]["ensemble"]["spearman"] == pytest.approx(1.0)
+    test = [json.loads(line) for line in (out / "results.jsonl").read_text(encoding="utf-8").splitlines()]
+    dev = [json.loads(line) for line in (out / "dev.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert len(test) == 20 and {r["split"] for r in test} == {"test"} and len(dev) == 9
+    assert not {r["item_id"] for r in test} & {r["item_id"] for r in dev}
+    assert main(["meta-eval", str(out), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["fed_turn"]["relevant"]["spearman"] == pytest.approx(1.0)
+
+
+def test_grouped_data_is_split_by_group(tmp_path: Path) -> None:
+    rows = [(f"d{g}-s{s}", f"d{g}", float((g * 7 + s) % 5) / 4, float(s)) for g in range(10) for s in range(4)]
+    a = write_run(tmp_path / "a", "debate", rows, dataset="summeval", aspect="coherence")
+    b = write_run(tmp_path / "b", "geval", [(i, g, 1 - v, h) for i, g, v, h in rows], dataset="summeval",
+                  aspect="coherence")  # fmt: skip
+    (fit,) = fit_ensemble([a, b], "correlation", 0.3, seed=5)
+    assert fit.split_by == "group" and len(fit.dev_items) == 12  # 3 of 10 documents, all their 4 summaries
+    dev_groups = {i.split("-")[0] for i in fit.dev_items}
+    assert not dev_groups & {i.split("-")[0] for i in fit.test_items}
+    (again,) = fit_ensemble([a, b], "correlation", 0.3, seed=5)
+    assert again.dev_items == fit.dev_items  # the seed fixes the split
+
+
+def test_bad_input_is_one_line(tmp_path: Path) -> None:
+    a = write_run(tmp_path / "a", "dialevalml", [(f"t{i}", None, 0.5, 1.0) for i in range(3)])
+    b = write_run(tmp_path / "b", "geval", [(f"t{i}", None, 0.5, 1.0) for i in range(3)], aspect="fluent")
+    with pytest.raises(UserError, match="at least two runs"):
+        fit_ensemble([a])
+    with pytest.raises(UserError, match="share no dataset/aspect"):
+        fit_ensemble([a, b])
+    with pytest.raises(UserError, match="--dev-fraction"):
+        fit_ensemble([a, a], dev_fraction=1.5)
+    with pytest.raises(UserError, match="only 3 items"):
+        fit_ensemble([a, a])
