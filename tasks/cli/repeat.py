@@ -86,10 +86,12 @@ async def repeat_items(
 
 
 def summarize(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Per item: the final scores seen and how often; and the number of items whose score varied."""
+    """Per item: the final scores (pairwise: verdicts) seen and how often; and the number of items whose score
+    varied."""
     per_item: dict[str, Counter[str]] = {}
     for record in records:
-        score = "error" if record.get("error") else str(record.get("score"))
+        final = record.get("verdict") if record.get("task_type") == "pairwise" else record.get("score")
+        score = "error" if record.get("error") else str(final)  # a pairwise item's final answer is its verdict
         per_item.setdefault(record["item_id"], Counter())[score] += 1
     varied = [item for item, counts in per_item.items() if len(counts) > 1]
     # every final score that is not its item's most common one

@@ -222,3 +222,16 @@ def test_authors_code_fidelity_is_refused_for_pairwise_items(
         assert server.count == 0
     err = capsys.readouterr().err.strip().splitlines()
     assert code != 0 and len(err) == 1 and "no pairwise form" in err[0]
+
+
+def test_repeat_counts_pairwise_verdicts() -> None:
+    from debate_eval.tasks.cli.repeat import summarize
+
+    records = [
+        {"item_id": "1", "task_type": "pairwise", "verdict": "first", "score": None},
+        {"item_id": "1", "task_type": "pairwise", "verdict": "tie", "score": None},
+        {"item_id": "2", "task_type": "pairwise", "verdict": "second", "score": None},
+        {"item_id": "2", "task_type": "pairwise", "verdict": "second", "score": None},
+    ]
+    report = summarize(records)
+    assert report["items_with_differing_scores"] == 1 and report["scores"]["1"] == {"first": 1, "tie": 1}
