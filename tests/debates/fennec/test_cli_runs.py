@@ -146,3 +146,14 @@ def test_ablate_grid_of_branches(isolated_env: Path, fen: SimpleNamespace) -> No
         records = read_records(out / "cells" / name)
         assert records and all(r["llm_calls"] + r["cached_calls"] == 1 + 2 * k for r in records)
         assert all(r["score"] == pytest.approx(sum(range(1, k + 1)) / k) for r in records)
+
+
+def test_role_model_sets_a_stronger_criteria_writer(isolated_env: Path, fen: SimpleNamespace) -> None:
+    out = isolated_env / "role-model"
+    args = ["--dataset", "summeval", "--aspect", "coherence", "--limit", "1", "--branches", "1"]
+    with ScriptedOpenAIServer(reply=fen.reply()) as server:
+        assert run_cli(server, out, *args, "--role-model", "criteria_writer=bigger", "--no-preflight") == 0
+        models = {(fen.role(r), r["model"]) for r in server.requests}
+    assert models == {("criteria_writer", "bigger"), ("guideline_writer", "scripted"), ("judge", "scripted")}
+    config = json.loads((out / "config.json").read_text(encoding="utf-8"))
+    assert config["result_config"]["models"]["criteria_writer"]["model"] == "bigger"
