@@ -17,6 +17,7 @@ Output (a)), ``second`` (B, 2, Output (b)) and ``tie``. Rules, in order:
                   that ends its phrase (``Verdict: A clear case ...`` is not a verdict).
    ``statement``  a sentence that names the better one: ``Response 1 is better (than Response 2)``,
                   ``Assistant B's answer is more helpful``, ``Output (a) wins``, ``I prefer Response 2``,
+                  ``Assistant B provided a better answer``, ``B is better`` (a capital A or B alone),
                   ``Response 2 is worse`` (so the first), ``it's a tie``, ``both responses are equally
                   good``, ``neither response is better``.
    A match inside a longer one (the ``Response 1`` of ``Verdict: Response 1 is better``) is dropped.
@@ -152,7 +153,13 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str], str | None], ...] = (
     ("labelled", re.compile(rf"(?:{_LABEL}{_SEP}|{_SHORT_LABEL}){_VALUE}(?:{_COMPARED})?", _FLAGS), None),
     (
         "statement",
-        re.compile(rf"(?P<value>{_REF})(?:{_COMPARED}|{_S}+(?:wins|prevails|comes{_S}+out{_S}+ahead)\b)", _FLAGS),
+        re.compile(
+            rf"(?P<value>{_REF}|(?-i:\b[AB]\b))(?:{_COMPARED}|{_S}+(?:wins|prevails|comes{_S}+out{_S}+ahead)\b"
+            rf"|{_S}+(?:provides|provided|gives|gave|offers|offered|writes|wrote|did|does){_S}+(?:a|the){_S}+"
+            rf"(?:(?:much|far|slightly|clearly){_S}+)?(?:better|stronger|more{_S}+helpful){_S}+"
+            rf"(?:answer|response|job|reply|output)\b)",
+            _FLAGS,
+        ),
         None,
     ),
     (
