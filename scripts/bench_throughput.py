@@ -287,19 +287,26 @@ CUTS = [
     "",
     "## What was cut (issue 15)",
     "",
-    "Before (7272149, benchmarks/throughput.md of 2026-11-22): framework / raw 1.459 at concurrency 32 and "
-    "10.2 ms of loop CPU per call; a cProfile run of the benchmark made 7.0 M Python calls, 4.1 M after:",
+    "Before (7272149, benchmarks/throughput.md of 2026-11-22): framework / raw 1.459 at concurrency 32, 10.2 ms of "
+    "loop CPU per call. Found with cProfile on this benchmark (`scripts/bench_profile.py`), cut in this order:",
     "",
     "- the OpenAI SDK's `async_maybe_transform` walked every request body (the whole growing history) against "
     "its TypedDicts: the largest single cost. `agents/models/fast_path.use_direct_body` posts AutoGen's body with "
-    "the SDK's own `post` (same bytes; tests/agents/models/test_fast_path.py);",
+    "the SDK's own `post` (the same JSON: tests/agents/models/test_fast_path.py);",
     "- AutoGen's runtime opened ~45 OpenTelemetry spans per model call and serialised every routed message to "
-    "JSON as a span attribute with no tracer provider set; `fast_path.quiet_idle_telemetry` skips both only "
-    "while nothing records (`AUTOGEN_DISABLE_RUNTIME_TRACING=false` or a set provider restores them);",
+    "JSON for span attributes and for its events log, with no tracer provider set and the log off; "
+    "`fast_path.quiet_idle_telemetry` skips that only while nothing reads it (a set provider, "
+    "`AUTOGEN_DISABLE_RUNTIME_TRACING=false` or an enabled `autogen_core.events` logger restore it);",
+    "- httpcore checked every idle connection before each request through anyio's attribute table (a "
+    "`getpeername` per connection per request): `agents/models/usage_transport.base_transport` keeps each "
+    "stream's socket (same check, one `poll`); one SSL context per process instead of one per client stack "
+    "(0.1-0.35 s each);",
     "- the copy check normalised the same SummEval article once per item (`UntrustedMaterial`): memoised.",
     "",
-    "Left: the SDK's response parsing into pydantic models and httpcore's per-request scan of idle "
-    "connections (the raw client pays both too), AutoGen's message routing between agents.",
+    "The raw baseline keeps the SDK's defaults (body transform, anyio's lookups), so part of the framework's "
+    "gain against it comes from a cheaper HTTP path, not only from less framework work. Left: AutoGen's "
+    "message routing (about a dozen runtime deliveries per model call in the debate team, each a task, a "
+    "uuid and a debug-log f-string of the message), the SDK's response parsing into pydantic models.",
 ]
 
 
