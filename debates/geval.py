@@ -202,6 +202,29 @@ def weighted_score(
     return score, details
 
 
+def sample_parse(parsed_values: list[float | None], n_samples: int) -> ParsedScore:
+    """How a sample mean was parsed, over the samples: ``18/20 parsed; the score is the mean of the parsed
+    samples`` (status ``parsed``), or ``0/20 parsed: no sample has a score`` (``no_score``)."""
+    values = [v for v in parsed_values if v is not None]
+    status = f"{len(values)}/{n_samples} parsed"
+    if not values:
+        return ParsedScore(None, "no_score", "sample_mean", f"{status}: no sample has a score")
+    mean = sum(values) / len(values)
+    return ParsedScore(mean, "parsed", "sample_mean", f"{status}; the score is the mean of the parsed samples")
+
+
+def sample_record_fields(parsed_values: list[float | None], n_samples: int) -> dict[str, Any]:
+    """``score`` (mean of the parsed samples) and parse fields that report the samples, e.g. ``18/20 parsed``
+    (a live ``--geval-samples`` run, its ``rescore``, and imported G-Eval results)."""
+    parsed = sample_parse(parsed_values, n_samples)
+    return {
+        "score": parsed.value,
+        "parse_status": parsed.status,
+        "parse_method": parsed.method,
+        "parse_reason": parsed.reason,
+    }
+
+
 def samples_warning(config: GEvalConfig, temperature: float) -> str | None:
     """A one-line warning when ``samples`` > 1 would give identical answers (temperature 0), else None."""
     if config.samples > 1 and temperature == 0:
@@ -248,7 +271,8 @@ async def run_geval(task: EvaluationTask, config: GEvalConfig, pool: ClientPool)
     details: dict[str, Any] = {"method": "parsed"}
     if samples > 1:
         values = [p.value for p in parses if p.ok and p.value is not None]
-        score = sum(values) / len(values) if values else None
+        parsed = sample_parse([p.value if p.ok else None for p in parses], samples)  # "18/20 parsed"
+        score = parsed.value
         temperature = pool.settings_for("scorer").sampling.temperature
         details = {
             "method": "sample_mean",
@@ -333,9 +357,9 @@ class GEvalMethod(Method[GEvalConfig]):
         if details.get("method") == "logprob_weighted":
             return record
         if details.get("method") == "sample_mean" and record.get("decided_by") == EVALUATOR:
-            values = [p.value for p in (reparse.entry(i) for i in answers) if p.ok and p.value is not None]
-            record["score"] = sum(values) / len(values) if values else None
-            details["parsed_samples"] = len(values)
+            parses = [reparse.entry(i) for i in answers]
+            record.update(sample_record_fields([p.value if p.ok else None for p in parses], len(parses)))
+            details["parsed_samples"] = sum(p.ok for p in parses)
             return record
         record["score"] = chosen.value if chosen.ok else None
         return record

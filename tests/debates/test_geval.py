@@ -180,3 +180,39 @@ def test_span_is_found_between_blanked_copies() -> None:
     score, details = weighted_score(logprobs, LIKERT, parsed, neutral)
     assert details["method"] == "logprob_weighted" and details["token_index"] == 9
     assert score == pytest.approx(2.5)
+
+
+def test_sample_mean_reports_parse_status_over_the_samples_live_and_after_rescore() -> None:
+    """--geval-samples 4 with one unparsable answer: "3/4 parsed" (not the last sample's fields); rescore after
+    that answer is edited to hold a score reports "4/4 parsed" and the new mean (issue 10, item 5)."""
+    import asyncio
+
+    from debate_eval.agents.models.pool import ClientPool
+    from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAIServer
+    from debate_eval.agents.models.settings import PAPER_SEED, ModelOverrides, resolve_model_config
+    from debate_eval.debates.base import Reparser
+    from debate_eval.debates.evaluation import EvaluationTask
+    from debate_eval.debates.geval import GEvalMethod, run_geval
+    from debate_eval.debates.scoring.untrusted import UntrustedMaterial
+
+    answers = ["Score: 4", "Score: 2", "Score: 3", "I cannot tell."]  # the last sample has no score
+    task = EvaluationTask("d1", "Rate the summary (1-5).\n\nSummary:\n\nA park.", "coherence", LIKERT, ("A park.",))
+    with ScriptedOpenAIServer(reply=lambda request: answers[request["seed"] - PAPER_SEED]) as server:
+        overrides = ModelOverrides(base_url=server.base_url, model="scripted", temperature=0.7)
+        pool = ClientPool(resolve_model_config(overrides, environ={}))
+        outcome = asyncio.run(run_geval(task, GEvalConfig(samples=4), pool))
+    assert outcome.score == pytest.approx(3)
+    assert (outcome.parse.status, outcome.parse.method) == ("parsed", "sample_mean")
+    assert outcome.parse.reason == "3/4 parsed; the score is the mean of the parsed samples"
+    record: dict[str, Any] = {
+        "score": outcome.score,
+        "decided_by": outcome.decided_by,
+        "details": outcome.details,
+        "transcript": outcome.transcript,
+    }
+    unparsed = next(i for i, e in enumerate(record["transcript"]) if e["content"] == "I cannot tell.")
+    record["transcript"][unparsed]["content"] = "Score: 5"
+    reparse = Reparser(record["transcript"], LIKERT, "coherence", UntrustedMaterial(task.untrusted))
+    GEvalMethod().rescore(record, reparse)
+    assert record["score"] == pytest.approx(3.5) and record["parse_reason"].startswith("4/4 parsed")
+    assert record["parse_method"] == "sample_mean" and record["details"]["parsed_samples"] == 4

@@ -18,6 +18,7 @@ from typing import Any
 
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.roles import EVALUATOR
+from debate_eval.debates.geval import sample_record_fields
 from debate_eval.debates.scoring.scores import ScoreRange
 from debate_eval.tasks.analysis.imports.common import (
     ImportResult,
@@ -44,21 +45,6 @@ def aspect_of(path: Path, rows: list[dict[str, Any]], given: str | None) -> str:
         if given is None and match:
             return FILE_ASPECTS[match.group(1)]
         raise
-
-
-def sample_record_fields(parsed_values: list[float | None], n_samples: int) -> dict[str, Any]:
-    """``score`` (mean of the parsed samples) and parse fields that report the samples, e.g. ``18/20 parsed``."""
-    values = [v for v in parsed_values if v is not None]
-    mean = sum(values) / len(values) if values else None
-    status = f"{len(values)}/{n_samples} parsed"
-    return {
-        "score": mean,
-        "parse_status": "parsed" if values else "no_score",
-        "parse_method": "sample_mean",
-        "parse_reason": f"{status}; the score is the mean of the parsed samples"
-        if values
-        else f"{status}: no sample has a score",
-    }
 
 
 def import_file(path: Path, options: dict[str, Any]) -> tuple[ImportResult, str, ScoreRange]:
