@@ -96,8 +96,21 @@ def test_scripted_run_report_in_chromium(browser, tmp_path: Path, isolated_env: 
     assert "Scorer's scores" in browser.evaluate("document.getElementById('viewer').textContent")
     shot = browser.screenshot(tmp_path / "report-transcript.png")
     keep(shot)
+    link = browser.evaluate("location.hash")
+    assert link.startswith("#items=")  # a link to this transcript
     browser.click("#viewer-close")
     assert browser.evaluate("document.getElementById('viewer').hidden") is True
+    browser.evaluate(f"location.hash = {link!r}")  # following the link opens the same transcript
+    browser.wait_until("!document.getElementById('viewer').hidden")
+    browser.evaluate("document.getElementById('viewer').hidden = true")  # (the link stays)
+    for event in browser.events:
+        event["_seen"] = True
+    browser.call("Page.reload")  # opening the page afresh at that link shows the same transcript
+    browser.wait_for_event("Page.loadEventFired")
+    browser.wait_until(READY)
+    assert browser.evaluate("location.hash") == link and count(browser, "#viewer .msg") == 10
+    assert browser.evaluate("!document.getElementById('viewer').hidden")
+    browser.click("#viewer-close")
 
     # Sorting by |score - human|, descending; a ChatEval transcript shows its referees.
     set_value(browser, "#f-search", "")

@@ -55,5 +55,6 @@
   renderRows();
   compareTable();
   loadRecords().then(function () {
+    openFromHash();
     document.documentElement.setAttribute("data-report-ready", "1");
   });

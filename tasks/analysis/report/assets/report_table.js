@@ -91,7 +91,9 @@
         if (col.key === "parse") td.className = "status-" + String(v).replace(/[^a-z_]/gi, "");
         tr.appendChild(td);
       });
+      tr.tabIndex = 0;  // rows open with Enter too
       tr.addEventListener("click", function () { openRecords([r.rec]); });
+      tr.addEventListener("keydown", function (e) { if (e.key === "Enter") openRecords([r.rec]); });
       frag.appendChild(tr);
     });
     tbody.appendChild(frag);

@@ -1,8 +1,12 @@
 /* The transcript viewer: one conversation, or several side by side; plot points and run links. */
   /* ------------------------------------------------------------------ transcript viewer */
   var viewer = document.getElementById("viewer"), body = document.getElementById("viewer-body");
-  document.getElementById("viewer-close").addEventListener("click", function () { viewer.hidden = true; });
-  document.addEventListener("keydown", function (e) { if (e.key === "Escape") viewer.hidden = true; });
+  function closeViewer() {
+    viewer.hidden = true;
+    if (location.hash.indexOf("#items=") === 0) history.replaceState(null, "", "#items");
+  }
+  document.getElementById("viewer-close").addEventListener("click", closeViewer);
+  document.addEventListener("keydown", function (e) { if (e.key === "Escape") closeViewer(); });
 
   function conversation(i, withInputs) {
     var r = records[i], row = rows.filter(function (x) { return x.rec === i; })[0];
@@ -65,7 +69,17 @@
     document.getElementById("viewer-title").textContent = indexes.length > 1 ? "side by side: " + rows[indexes[0]].id : "transcript: " + rows.filter(function (x) { return x.rec === indexes[0]; })[0].id;
     viewer.hidden = false;
     body.scrollTop = 0;
+    history.replaceState(null, "", "#items=" + indexes.join(","));  // a link to this view, to send on
   }
+
+  /* a link made by openRecords (#items=3 or #items=3,19) opens the same view */
+  function openFromHash() {
+    var match = /^#items=([0-9,]+)$/.exec(location.hash);
+    if (!match || !records) return;
+    var indexes = match[1].split(",").map(Number).filter(function (i) { return i >= 0 && i < records.length; });
+    if (indexes.length) openRecords(indexes);
+  }
+  window.addEventListener("hashchange", openFromHash);
 
   /* a link to a run's card opens it */
   Array.prototype.forEach.call(document.querySelectorAll("a[href^='#run-']"), function (a) {
