@@ -44,6 +44,10 @@ FENNEC_OPENINGS = {
 }
 
 
+# The paper's Commander, the authors' code's, and the pairwise one (debates/pairwise/prompts/personas.json).
+COMMANDER_MARKS = ("Help me calculate the score", "initiate and lead the debate", "Help me decide which")
+
+
 def role_of_request(request: Request) -> str:
     """``scorer``, ``critic``, ``tiebreaker``, ``commander``, ``evaluator``, ChatEval's ``referee`` and
     ``summarizer``, or Fennec's four roles, from the system message."""
@@ -59,7 +63,7 @@ def role_of_request(request: Request) -> str:
         return "tiebreaker"
     if "Devil" in system or "NO_ISSUES" in system or "score is really accurate" in system:
         return "critic"
-    if "Help me calculate the score" in system or "initiate and lead the debate" in system:  # paper / authors' code
+    if any(mark in system for mark in COMMANDER_MARKS):
         return "commander"
     for opening, role in FENNEC_OPENINGS.items():  # debates/fennec/prompts/system.json
         if system.startswith(opening):

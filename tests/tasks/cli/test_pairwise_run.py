@@ -235,3 +235,20 @@ def test_repeat_counts_pairwise_verdicts() -> None:
     ]
     report = summarize(records)
     assert report["items_with_differing_scores"] == 1 and report["scores"]["1"] == {"first": 1, "tie": 1}
+
+
+def test_scripted_server_knows_the_pairwise_personas() -> None:
+    from debate_eval.agents.personas import get_persona
+    from debate_eval.debates.pairwise.prompts import pairwise_persona
+
+    expected = {
+        ("commander", "commander"): "commander",
+        ("scorer", "scorer"): "scorer",
+        ("devils-advocate", "critic"): "critic",
+        ("plain", "critic"): "critic",
+        ("sophisticated", "critic"): "critic",
+        ("tiebreaker", "tiebreaker"): "tiebreaker",
+    }
+    for (name, role), wanted in expected.items():
+        system = pairwise_persona(get_persona(name, role)).text
+        assert role_of_request({"messages": [{"role": "system", "content": system}]}) == wanted, name
