@@ -1,0 +1,181 @@
+"""The robustness table of ``debate-eval robustness`` (DialEvalML's multilingual and robust tasks).
+
+Rows, one per variant and aspect:
+
+- **languages**: per language, the correlation of the scores with the humans (item level, all items with a
+  score) and the mean absolute difference of each item's score from its English score (``mean_abs_diff``,
+  over the items both have scored; ``compared`` counts them). English is the reference row (difference 0).
+- **paraphrases**: ``original`` (the items as given), ``paraphrased`` (every rewrite of every item: the
+  correlation on the paraphrased set; ``mean_abs_diff`` = mean |rewrite score - original score|), and one row
+  per rewrite index ``paraphrase K``. ``mean_spread`` (on the ``paraphrased`` row) is the mean over items of
+  max - min of the item's scores (original and rewrites); ``per_item`` in the JSON lists them.
+
+Scores are compared on the method's own scale (the same for every variant). Correlations are Spearman,
+Kendall tau-b and Pearson over items (``correlations.correlations``); None when undefined (constant scores).
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from debate_eval.tasks.analysis.correlations import STATISTICS, correlations, pairs
+from debate_eval.tasks.analysis.records import Record, number
+
+COLUMNS = ("mode", "variant", "aspect", "items", *STATISTICS, "mean_abs_diff", "compared", "mean_spread")
+REFERENCE_LANGUAGE = "english"
+ORIGINAL, PARAPHRASED = "original", "paraphrased"
+
+
+def _scores(records: Sequence[Record], aspect: str) -> dict[str, float]:
+    return {
+        str(r["item_id"]): value
+        for r in records
+        if str(r.get("aspect")) == aspect and (value := number(r.get("score"))) is not None
+    }
+
+
+def _row(mode: str, variant: str, aspect: str, records: Sequence[Record]) -> dict[str, Any]:
+    part = [r for r in records if str(r.get("aspect")) == aspect and not r.get("error")]
+    stats = correlations(pairs(part)) or {}
+    return {
+        "mode": mode,
+        "variant": variant,
+        "aspect": aspect,
+        "items": sum(1 for r in part if number(r.get("score")) is not None),
+        **{name: stats.get(name) for name in STATISTICS},
+        "mean_abs_diff": None,
+        "compared": 0,
+        "mean_spread": None,
+    }
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def aspects_of(*groups: Sequence[Record]) -> list[str]:
+    """The aspects in the records, in first-seen order."""
+    return list(dict.fromkeys(str(r.get("aspect")) for group in groups for r in group))
+
+
+def language_rows(by_language: Mapping[str, Sequence[Record]], reference: str = REFERENCE_LANGUAGE) -> list[dict]:
+    """One row per language and aspect; the difference is taken from ``reference``'s scores of the same item."""
+    base = by_language.get(reference, [])
+    rows = []
+    for aspect in aspects_of(*by_language.values()):
+        reference_scores = _scores(base, aspect)
+        for language, records in by_language.items():
+            row = _row("language", language, aspect, records)
+            scores = _scores(records, aspect)
+            shared = [i for i in scores if i in reference_scores]
+            diffs = [abs(scores[i] - reference_scores[i]) for i in shared]
+            row.update(mean_abs_diff=_mean(diffs), compared=len(diffs))
+            rows.append(row)
+    return rows
+
+
+def original_id(item_id: str, separator: str = "~p") -> tuple[str, int]:
+    """``turn-001~p2`` -> (``turn-001``, 2)."""
+    base, _, k = item_id.rpartition(separator)
+    return base, int(k)
+
+
+def paraphrase_rows(
+    original: Sequence[Record], paraphrased: Sequence[Record]
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The rows of the paraphrase check and the per-item scores (aspect -> item -> original/rewrites/spread)."""
+    rows: list[dict[str, Any]] = []
+    per_item: dict[str, Any] = {}
+    for aspect in aspects_of(original, paraphrased):
+        first = _scores(original, aspect)
+        rewrites: dict[str, dict[int, float]] = {}
+        for item_id, score in _scores(paraphrased, aspect).items():
+            base, k = original_id(item_id)
+            rewrites.setdefault(base, {})[k] = score
+        rows.append({**_row("paraphrase", ORIGINAL, aspect, original), "mean_abs_diff": 0.0, "compared": len(first)})
+        diffs = [abs(s - first[i]) for i, scores in rewrites.items() if i in first for s in scores.values()]
+        spreads = {
+            i: max([first[i], *scores.values()]) - min([first[i], *scores.values()])
+            for i, scores in rewrites.items()
+            if i in first
+        }
+        row = _row("paraphrase", PARAPHRASED, aspect, paraphrased)
+        row.update(mean_abs_diff=_mean(diffs), compared=len(diffs), mean_spread=_mean(list(spreads.values())))
+        rows.append(row)
+        for k in sorted({k for scores in rewrites.values() for k in scores}):
+            subset = [r for r in paraphrased if original_id(str(r["item_id"]))[1] == k]
+            k_diffs = [abs(scores[k] - first[i]) for i, scores in rewrites.items() if k in scores and i in first]
+            rows.append(
+                {
+                    **_row("paraphrase", f"paraphrase {k}", aspect, subset),
+                    "mean_abs_diff": _mean(k_diffs),
+                    "compared": len(k_diffs),
+                }
+            )
+        per_item[aspect] = {
+            i: {
+                "original": first.get(i),
+                "paraphrases": [s for _, s in sorted(scores.items())],
+                "spread": spreads.get(i),
+            }
+            for i, scores in rewrites.items()
+        }
+    return rows, per_item
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.3f}" if isinstance(value, float) else str(value)
+
+
+def format_rows(rows: Sequence[Mapping[str, Any]]) -> str:
+    """The table printed on screen."""
+    header = ("variant", "aspect", "items", "rho", "tau", "r", "|diff|", "compared", "spread")
+    keys = ("variant", "aspect", "items", "spearman", "kendall", "pearson", "mean_abs_diff", "compared", "mean_spread")
+    widths = [max(len(h), *(len(_text(row[k])) for row in rows)) for h, k in zip(header, keys, strict=True)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True))]
+    lines.append("  ".join("-" * w for w in widths))
+    for row in rows:
+        lines.append("  ".join(_text(row[k]).ljust(w) for k, w in zip(keys, widths, strict=True)))
+    return "\n".join(lines)
+
+
+def write_csv(rows: Sequence[Mapping[str, Any]], path: Path) -> None:
+    """``robustness.csv``: one line per row, the columns of ``COLUMNS`` (empty for None)."""
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=COLUMNS)
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({key: "" if row.get(key) is None else row.get(key) for key in COLUMNS})
+
+
+def plot(rows: Sequence[Mapping[str, Any]], path: Path, title: str) -> None:
+    """``robustness.png``: the correlation (Spearman) and the score drift (mean |diff|) per variant/aspect."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    several = len({row["aspect"] for row in rows}) > 1
+    labels = [f"{row['variant']}/{row['aspect']}" if several else str(row["variant"]) for row in rows]
+    figure, (left, right) = plt.subplots(1, 2, figsize=(max(8.0, 0.9 * len(rows) + 4), 4.2))
+    positions = range(len(rows))
+    left.bar(positions, [row["spearman"] or 0.0 for row in rows], color="#4472c4")
+    left.set_title("Spearman correlation with the humans")
+    left.axhline(0, color="black", linewidth=0.6)
+    right.bar(positions, [row["mean_abs_diff"] or 0.0 for row in rows], color="#ed7d31")
+    right.set_title("score drift (mean |score - reference|)")
+    for axis in (left, right):
+        axis.set_xticks(list(positions))
+        axis.set_xticklabels(labels, rotation=45, ha="right", fontsize=8)
+    for index, row in enumerate(rows):
+        if row["spearman"] is None:
+            left.annotate("n/a", (index, 0), ha="center", va="bottom", fontsize=7)
+    figure.suptitle(title)
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)

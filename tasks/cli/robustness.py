@@ -1,0 +1,169 @@
+"""``debate-eval robustness``: does a method judge the same dialogue the same way in another language, or a
+paraphrased response the same way? (DialEvalML's multilingual and robust tasks.)
+
+- ``--languages english,chinese,...`` (xdial_fed_turn / xdial_fed_dialogue): one run per language on the same
+  items, in ``OUT/LANGUAGE``; English is always run, as the reference.
+- ``--paraphrases N --paraphrase-model M``: the items as given (``OUT/original``); N rewrites of each judged
+  response by M (stored in ``OUT/paraphrases.jsonl``, reused on a rerun); the rewrites judged
+  (``OUT/paraphrased``).
+
+Every run takes the run options (method and its options, model, endpoint, data folder, ``--limit``, cache,
+concurrency) and resumes like ``run``. Output in OUT: the table on screen, ``robustness.csv``,
+``robustness.json`` and ``robustness.png`` (see ``tasks/analysis/robustness.py`` for the rows).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import copy
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from debate_eval.agents.errors import UserError
+from debate_eval.agents.models.settings import resolve_model_config
+from debate_eval.tasks.analysis.records import load_results
+from debate_eval.tasks.analysis.robustness import (
+    REFERENCE_LANGUAGE,
+    format_rows,
+    language_rows,
+    paraphrase_rows,
+    plot,
+    write_csv,
+)
+from debate_eval.tasks.cli.dataset_args import dataset_slug
+from debate_eval.tasks.cli.run import (
+    add_execution_arguments,
+    add_model_arguments,
+    add_protocol_arguments,
+    add_selection_arguments,
+    build_run_config,
+    build_run_options,
+    model_overrides,
+    positive_int,
+)
+from debate_eval.tasks.data.datasets import get_dataset, load_items, select_items
+from debate_eval.tasks.data.registry import looks_like_own_file
+from debate_eval.tasks.engine.paraphrases import make_paraphrases, paraphrased_items, register_paraphrased
+from debate_eval.tasks.engine.results import RESULTS_FILE, write_json_atomic
+from debate_eval.tasks.engine.runner import run
+
+
+def add_subparser(subparsers: Any) -> None:
+    """Register ``robustness``."""
+    parser = subparsers.add_parser(
+        "robustness",
+        help="the same items in several languages, or with paraphrased responses: correlation and score drift",
+        description="Run a method per language (--languages, xDial-Eval) or on N paraphrases of each judged "
+        "response (--paraphrases) and report per variant the correlation with the humans and how far the scores "
+        "move; writes OUT/robustness.csv, robustness.json and robustness.png. Reruns resume.",
+    )
+    add_selection_arguments(parser)
+    for action in parser._actions:  # --aspect: the dataset's only aspect when not given (xDial-Eval: overall)
+        if "--aspect" in action.option_strings:
+            action.required = False
+    add_protocol_arguments(parser)
+    add_model_arguments(parser)
+    add_execution_arguments(parser)
+    group = parser.add_argument_group("robustness")
+    group.add_argument("--languages", help="comma-separated xDial-Eval languages, e.g. english,chinese,german")
+    group.add_argument("--paraphrases", type=positive_int, help="rewrites of each judged response to judge")
+    group.add_argument("--paraphrase-model", help="the model that writes the paraphrases (default: --model)")
+    parser.set_defaults(handler=handle_robustness, protocol="dialevalml")
+
+
+def _records(out: Path) -> list[dict[str, Any]]:
+    path = out / RESULTS_FILE
+    return load_results([path]) if path.is_file() else []
+
+
+def _run(args: argparse.Namespace, out: Path) -> tuple[Any, list[dict[str, Any]]]:
+    """One run of ``args`` into ``out`` (resumed when it exists); its config and records."""
+    args = copy.copy(args)
+    args.out = str(out)
+    config = build_run_config(args)
+    options = build_run_options(args, config)
+    summary = asyncio.run(run(config, options))
+    print(
+        f"{out}: {summary.selected} evaluations, {summary.already_done} already done, {summary.now.finished} "
+        f"finished now, {summary.now.failed} failed"
+    )
+    return config, [r for r in _records(out) if r.get("config_hash") == config.config_hash()]
+
+
+def languages_check(args: argparse.Namespace, out: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """One run per language (English first, the reference)."""
+    languages = [name.strip() for name in args.languages.split(",") if name.strip()]
+    if not languages:
+        raise UserError("--languages: give at least one language, e.g. english,chinese")
+    if args.language:
+        raise UserError("--languages and --language do not go together (--languages runs each language)")
+    languages = [REFERENCE_LANGUAGE, *(name for name in languages if name != REFERENCE_LANGUAGE)]
+    by_language = {}
+    for language in languages:
+        variant = copy.copy(args)
+        variant.language = language
+        _, by_language[language] = _run(variant, out / language)
+    return language_rows(by_language), {"languages": languages}
+
+
+def paraphrases_check(args: argparse.Namespace, out: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The items as given, then N rewrites of each judged response, judged."""
+    config, original = _run(args, out / "original")
+    items = select_items(load_items(config.dataset, build_run_options(args, config).data_dir), limit=args.limit,
+                         docs=args.docs)  # fmt: skip
+    overrides = model_overrides(args)
+    if args.paraphrase_model:
+        overrides = replace(overrides, model=args.paraphrase_model, role_models={})
+    models = resolve_model_config(overrides)
+    stored = asyncio.run(
+        make_paraphrases(
+            items,
+            args.paraphrases,
+            models,
+            out,
+            use_cache=not args.no_cache,
+            cache_dir=Path(args.cache_dir) if args.cache_dir else None,
+            concurrency=args.concurrency or 8,
+            preflight=not args.no_preflight,
+        )
+    )
+    variants = paraphrased_items(items, stored, config.dataset)
+    if not variants:
+        raise UserError(f"the paraphrase model gave no rewrites (see {out / 'paraphrases.jsonl'})")
+    paraphrased = copy.copy(args)
+    paraphrased.dataset = register_paraphrased(config.dataset, variants, out)
+    paraphrased.language = paraphrased.fields = paraphrased.labels = None
+    paraphrased.limit = paraphrased.docs = None
+    _, records = _run(paraphrased, out / "paraphrased")
+    rows, per_item = paraphrase_rows(original, records)
+    model = models.for_role("scorer").model
+    return rows, {"paraphrases": args.paraphrases, "paraphrase_model": model, "per_item": per_item}
+
+
+def handle_robustness(args: argparse.Namespace) -> int:
+    """Run the check, write the table, CSV, JSON and plot."""
+    if bool(args.languages) == bool(args.paraphrases):
+        raise UserError("robustness: give either --languages L1,L2,... or --paraphrases N")
+    if args.paraphrase_model and not args.paraphrases:
+        raise UserError("--paraphrase-model goes with --paraphrases N")
+    if not args.aspect:
+        aspects = [] if looks_like_own_file(args.dataset) else list(get_dataset(args.dataset).aspects)
+        if len(aspects) != 1:
+            valid = f" (one of: {', '.join(aspects)})" if aspects else ""
+            raise UserError(f"robustness: give --aspect{valid}")
+        args.aspect = aspects[0]
+    mode = "languages" if args.languages else "paraphrases"
+    out = Path(args.out) if args.out else Path("runs") / f"robustness_{dataset_slug(args.dataset)}_{mode}"
+    rows, extra = languages_check(args, out) if args.languages else paraphrases_check(args, out)
+    if not rows:
+        raise UserError("robustness: no results to compare (every evaluation failed?)")
+    out.mkdir(parents=True, exist_ok=True)
+    write_csv(rows, out / "robustness.csv")
+    document = {"mode": mode, "dataset": args.dataset, "protocol": args.protocol, "rows": rows, **extra}
+    write_json_atomic(out / "robustness.json", document)
+    plot(rows, out / "robustness.png", f"{args.dataset} [{args.protocol}]: {mode}")
+    print(format_rows(rows))
+    print(f"written: {out / 'robustness.csv'}, {out / 'robustness.json'}, {out / 'robustness.png'}")
+    return 0

@@ -1,0 +1,198 @@
+"""Paraphrases of judged responses for ``debate-eval robustness --paraphrases N`` (DialEvalML's robust task).
+
+A chosen model (``--paraphrase-model``) is asked once per item for N meaning-preserving rewrites of the judged
+text (``debates/prompts/dialevalml/paraphrase.txt``); the answer's numbered lines are the rewrites. Every
+answer is stored in ``paraphrases.jsonl`` in the robustness folder (item, model, N, the original, the
+rewrites, the exchange): a rerun reuses what is stored and asks only for the items missing, so the
+paraphrases are cached in the run (and, like every call, in the response cache).
+
+The paraphrased items form a dataset of their own, ``DATASET-paraphrased`` (registered in this process from
+that file): item ``ID~pK`` is item ``ID`` with its judged text replaced by rewrite K, with the same human
+scores; its built-in templates are the original set's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+from autogen_agentchat.agents import AssistantAgent
+from autogen_agentchat.messages import BaseChatMessage, TextMessage
+
+from debate_eval.agents.errors import UserError
+from debate_eval.agents.models.settings import ModelConfig
+from debate_eval.agents.models.wrappers import CallRecord
+from debate_eval.agents.roles import EVALUATOR, USER
+from debate_eval.debates.dialevalml import prompt_text
+from debate_eval.debates.transcript import build_transcript
+from debate_eval.tasks.data.registry import ITEM_LEVEL, DatasetSpec, Item, get_dataset, register_own_file_spec
+from debate_eval.tasks.engine.accounting import item_usage
+
+PARAPHRASES_FILE = "paraphrases.jsonl"
+SUFFIX = "paraphrased"
+SEPARATOR = "~p"
+JUDGED_FIELDS = ("response", "output")  # the judged text of a turn-level item (case-insensitive)
+_NUMBERED = re.compile(r"^\s*(\d+)\s*[.)]\s*(.+?)\s*$")
+
+
+def judged_field(inputs: Mapping[str, str]) -> str:
+    """The input that holds the judged response (``response``/``Response``/``output``); a ``UserError`` for a
+    dialogue-level item, which has no single response to rewrite."""
+    for key in inputs:
+        if key.lower() in JUDGED_FIELDS:
+            return key
+    raise UserError(
+        f"--paraphrases: the items have no response to rewrite (inputs: {', '.join(inputs)}); use a turn-level "
+        "set (fed_turn, xdial_fed_turn, topical_chat) or your own file with an output column"
+    )
+
+
+def parse_rewrites(answer: str, n: int) -> list[str]:
+    """The rewrites in a model's answer: its numbered lines (``1. ...``), else its non-empty lines; at most ``n``."""
+    lines = [line for line in answer.splitlines() if line.strip()]
+    numbered = [m.group(2) for m in (_NUMBERED.match(line) for line in lines) if m]
+    chosen = numbered or [line.strip() for line in lines]
+    return [text for text in chosen if text][:n]
+
+
+def read_stored(path: Path) -> dict[str, dict[str, Any]]:
+    """The stored paraphrases by item id (the last line of an item wins); a bad line is one ``UserError``."""
+    stored: dict[str, dict[str, Any]] = {}
+    if not path.is_file():
+        return stored
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            stored[str(record["item_id"])] = record
+        except (json.JSONDecodeError, KeyError, TypeError):
+            raise UserError(f"{path}: line {number} (counted from 1) is not a stored paraphrase; remove it") from None
+    return stored
+
+
+async def _paraphrase_one(pool: Any, item: Item, field: str, n: int) -> dict[str, Any]:
+    calls: list[CallRecord] = []
+    client = pool.for_debate("scorer", calls)
+    agent = AssistantAgent(EVALUATOR, model_client=client, system_message=None)
+    question = prompt_text("paraphrase").format(n=n, text=item.inputs[field])
+    result = await agent.run(task=TextMessage(source=USER, content=question))
+    messages = [m for m in result.messages if isinstance(m, BaseChatMessage)]
+    for call in calls:  # the agent's calls are made through the Scorer's settings
+        call.role = "evaluator"
+    transcript = build_transcript(messages, calls, lambda m: None)
+    return {
+        "item_id": item.item_id,
+        "field": field,
+        "original": item.inputs[field],
+        "paraphrases": parse_rewrites(messages[-1].to_text(), n),
+        "usage": item_usage(transcript),
+        "transcript": transcript,
+    }
+
+
+async def make_paraphrases(
+    items: Sequence[Item],
+    n: int,
+    models: ModelConfig,
+    out_dir: Path,
+    *,
+    use_cache: bool = True,
+    cache_dir: Path | None = None,
+    concurrency: int = 8,
+    preflight: bool = True,
+) -> dict[str, dict[str, Any]]:
+    """The paraphrases of every item (stored ones reused when made by the same model with the same N)."""
+    from debate_eval.tasks.engine.runner import model_pool
+
+    path = out_dir / PARAPHRASES_FILE
+    model = models.for_role("scorer").model
+    stored = read_stored(path)
+    fresh = {k: v for k, v in stored.items() if v.get("model") == model and v.get("n") == n}
+    missing = [item for item in items if item.item_id not in fresh]
+    if missing:
+        field = judged_field(missing[0].inputs)
+        limit = asyncio.Semaphore(concurrency)
+        owner = SimpleNamespace(models=models, roles=lambda: ["scorer"])
+        out_dir.mkdir(parents=True, exist_ok=True)
+        async with model_pool(owner, out_dir, use_cache=use_cache, cache_dir=cache_dir, preflight=preflight) as pool:
+
+            async def one(item: Item) -> None:
+                async with limit:
+                    record = {**await _paraphrase_one(pool, item, field, n), "model": model, "n": n}
+                with path.open("a", encoding="utf-8") as handle:  # stored as each arrives
+                    handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+                fresh[item.item_id] = record
+
+            await asyncio.gather(*(one(item) for item in missing))
+    return {item.item_id: fresh[item.item_id] for item in items}
+
+
+def paraphrased_items(items: Sequence[Item], stored: Mapping[str, Mapping[str, Any]], dataset: str) -> list[Item]:
+    """Item ``ID~pK`` per rewrite K of item ``ID`` (its group: ``ID``, so the spread per item is a group)."""
+    out: list[Item] = []
+    for item in items:
+        record = stored.get(item.item_id)
+        if not record:
+            continue
+        field = str(record["field"])
+        for k, text in enumerate(record.get("paraphrases") or [], start=1):
+            out.append(
+                replace(
+                    item,
+                    item_id=f"{item.item_id}{SEPARATOR}{k}",
+                    dataset=dataset,
+                    group_id=item.item_id,
+                    inputs={**item.inputs, field: str(text)},
+                )
+            )
+    return out
+
+
+def register_paraphrased(dataset: str, items: Sequence[Item], out_dir: Path) -> str:
+    """Write the paraphrased items to ``out_dir/paraphrased_items.jsonl`` and register them (in this process)
+    as ``DATASET-paraphrased``; returns that name."""
+    spec = get_dataset(dataset)
+    name = f"{dataset}-{SUFFIX}"
+    path = (out_dir / "paraphrased_items.jsonl").resolve()
+    with path.open("w", encoding="utf-8") as handle:
+        for item in items:
+            row = {"item_id": item.item_id, "group_id": item.group_id, "system_id": item.system_id}
+            row.update(inputs=dict(item.inputs), human_scores=dict(item.human_scores))
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+    def load(file: Path, *, spec: DatasetSpec, data: bytes | None = None, **_: Any) -> list[Item]:
+        rows = [json.loads(line) for line in Path(file).read_text(encoding="utf-8").splitlines() if line.strip()]
+        return [
+            Item(
+                item_id=row["item_id"],
+                dataset=spec.name,
+                group_id=row["group_id"],
+                system_id=row["system_id"],
+                inputs=row["inputs"],
+                human_scores=row["human_scores"],
+                row_index=index,
+            )
+            for index, row in enumerate(rows)
+        ]
+
+    register_own_file_spec(
+        replace(
+            spec,
+            name=name,
+            relative_path=str(path),
+            loader=load,
+            options={},
+            level=ITEM_LEVEL,
+            shipped=False,
+            variants=(SUFFIX,),
+            description=f"{spec.description} (paraphrased responses)",
+        )
+    )
+    return name
