@@ -27,7 +27,7 @@ from debate_eval.agents.models.providers.scripted_server import default_reply, r
 from debate_eval.tasks.cli.main import main
 
 FAKE_KEY = "sk-FAULTSUITE-0123456789-must-never-be-printed"
-ITEMS = 6  # SummEval coherence items per run (the first document's summaries)
+ITEMS = 4  # SummEval coherence items per run (summaries of the first document)
 
 
 @dataclass
@@ -195,7 +195,7 @@ def run_args(server: FaultServer, out: Path, *extra: str, limit: int = ITEMS) ->
     return [
         "run", "--dataset", "summeval", "--aspect", "coherence", "--limit", str(limit),
         "--base-url", server.base_url, "--model", "scripted", "--out", str(out),
-        "--max-rounds", "1", "--no-progress", "--timeout", "2", "--max-retries", "3", "--concurrency", "3",
+        "--max-rounds", "1", "--no-progress", "--timeout", "5", "--max-retries", "3", "--concurrency", "3",
         *extra,
     ]  # fmt: skip
 

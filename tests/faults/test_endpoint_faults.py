@@ -29,7 +29,7 @@ def burst(first: int, length: int, action: Action) -> Callable[[int, dict[str, A
         ("500 burst mid-run", burst(8, 3, Action(status=500))),
         ("503 and 429 with Retry-After", burst(5, 3, Action(status=429, retry_after="0.05"))),
         ("429 without Retry-After", burst(PREFLIGHT, 3, Action(status=429))),
-        ("hang past --timeout", burst(6, 2, Action(hang_s=1.5))),
+        ("hang past --timeout", burst(6, 2, Action(hang_s=3.0))),
         ("reset connections", burst(4, 3, Action(reset=True))),
         ("empty bodies", burst(PREFLIGHT, 3, Action(body=b""))),
         ("garbled bodies mid-run", burst(7, 3, Action(body=b"\xff\xfe\x00\x81garbled"))),
@@ -40,7 +40,7 @@ def test_transient_faults_are_absorbed(
     fault_env: Path, cli: Callable[[list[str]], Outcome], server_factory: Any, name: str, script: Any
 ) -> None:
     server = server_factory(script=script)
-    outcome = cli(run_args(server, fault_env / "run", "--timeout", "0.5"))
+    outcome = cli(run_args(server, fault_env / "run", "--timeout", "1"))
     assert_clean(outcome, code=0, message=None, results=ITEMS, server=server)
     assert all(r["error"] is None and r["score"] == 3 for r in outcome.records())
     summary = json.loads((outcome.out / "summary.json").read_text())
@@ -85,7 +85,7 @@ def test_a_lasting_garbled_body_fails_its_items_in_one_line_then_a_rerun_finishe
     assert len(errors) == 1 and "\n" not in next(iter(errors))
     assert next(iter(errors)).startswith("BadResponseError: the endpoint http://127.0.0.1:")
     assert "answered HTTP 200 with a body that is not JSON" in next(iter(errors))
-    assert "failed items: BadResponseError x6" in first.stdout and "a rerun retries them" in first.stdout
+    assert f"failed items: BadResponseError x{ITEMS}" in first.stdout and "a rerun retries them" in first.stdout
     broken["on"] = False
     second = cli(args)
     assert_clean(second, code=0, message=None, results=ITEMS, server=server)

@@ -18,9 +18,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from faultkit import ITEMS, Outcome, assert_clean, run_args
+from faultkit import Outcome, assert_clean, run_args
 
 from debate_eval.tasks.engine import results
+
+MANY = 12  # items of the full-disk case: more than 64 KiB of results
 
 
 @contextlib.contextmanager
@@ -119,10 +121,10 @@ def test_a_full_disk_stops_cleanly_keeps_every_written_result_and_a_rerun_finish
     server = server_factory()
     out = fault_env / "run"
     with full_disk(out, monkeypatch, after_results=2) as make_room:
-        args = run_args(server, out, "--concurrency", "1", limit=ITEMS * 2)
+        args = run_args(server, out, "--concurrency", "1", limit=MANY)
         outcome = cli(args)
         kept = outcome.records()  # every line is whole JSON
-        assert 0 < len(kept) < ITEMS * 2
+        assert 0 < len(kept) < MANY
         message = (
             f"{out / 'results.jsonl'}: cannot write a result (No space left on device); the run stopped; "
             f"the {len(kept)} finished results already written are kept"
@@ -131,5 +133,5 @@ def test_a_full_disk_stops_cleanly_keeps_every_written_result_and_a_rerun_finish
         assert not [p.name for p in out.iterdir() if p.name.endswith(".tmp") or p.name.startswith(".debate-eval")]
         make_room()
         rerun = cli(args)
-        assert_clean(rerun, code=0, message=None, results=ITEMS * 2, server=server)
-        assert json.loads((out / "summary.json").read_text())["finished"] == ITEMS * 2
+        assert_clean(rerun, code=0, message=None, results=MANY, server=server)
+        assert json.loads((out / "summary.json").read_text())["finished"] == MANY
