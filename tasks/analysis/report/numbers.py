@@ -155,6 +155,22 @@ def scorer_moves(records: Iterable[dict[str, Any]]) -> list[dict[str, int]]:
     return [dict(counter) for counter in rounds]
 
 
+def order_agreement(records: Iterable[dict[str, Any]]) -> dict[str, dict[str, int]] | None:
+    """With --swap: counts of the verdict in the original order (rows) against the verdict in the swapped
+    order mapped back to A/B (columns); the diagonal is the position-consistent items. None without --swap."""
+    counts: dict[str, Counter[str]] = {label: Counter() for label in (*VERDICTS, "none")}
+    seen = False
+    for record in records:
+        verdicts = record.get("verdicts")
+        if isinstance(verdicts, dict) and "swapped" in verdicts:
+            seen = True
+            original, swapped = (
+                v if v in VERDICTS else "none" for v in (verdicts.get("original"), verdicts.get("swapped"))
+            )
+            counts[original][swapped] += 1
+    return {label: dict(c) for label, c in counts.items()} if seen else None
+
+
 def totals(run: Run) -> dict[str, Any]:
     """Items, failures, parse counts, calls, tokens per role and estimated cost (summary.json first, else
     summed from the records)."""

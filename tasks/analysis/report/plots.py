@@ -172,20 +172,28 @@ def stacked_bars(title: str, columns: Sequence[str], stacks: Sequence[Mapping[st
     return _frame(title, body)
 
 
-def confusion(title: str, rows: Sequence[str], columns: Sequence[str], counts: Mapping[str, Mapping[str, int]]) -> str:
-    """A confusion matrix: rows = human label, columns = verdict, darker = more items."""
+def confusion(
+    title: str,
+    rows: Sequence[str],
+    columns: Sequence[str],
+    counts: Mapping[str, Mapping[str, int]],
+    row_name: str = "human",
+    column_name: str = "verdict",
+) -> str:
+    """A confusion matrix: rows (e.g. human label) against columns (e.g. verdict), darker = more items,
+    green on the diagonal."""
     cell = 48
-    left, top_px = 90, 46
+    left, top_px = 40 + 7 * max(len(f"{row_name}: {r}") for r in rows), 46
     width, height = left + cell * len(columns) + 12, top_px + cell * len(rows) + 30
     top = max([counts.get(r, {}).get(c, 0) for r in rows for c in columns] + [1])
-    body = [f'<text x="{left + cell * len(columns) / 2}" y="32" text-anchor="middle">verdict</text>']
+    body = [f'<text x="{left + cell * len(columns) / 2}" y="32" text-anchor="middle">{esc(column_name)}</text>']
     for c_index, column in enumerate(columns):
         body.append(
             f'<text x="{left + c_index * cell + cell / 2}" y="{top_px - 4}" text-anchor="middle">{esc(column)}</text>'
         )
     for r_index, row in enumerate(rows):
         y = top_px + r_index * cell
-        body.append(f'<text x="{left - 6}" y="{y + cell / 2 + 4}" text-anchor="end">human: {esc(row)}</text>')
+        body.append(f'<text x="{left - 6}" y="{y + cell / 2 + 4}" text-anchor="end">{esc(row_name)}: {esc(row)}</text>')
         for c_index, column in enumerate(columns):
             count = counts.get(row, {}).get(column, 0)
             shade = 0.08 + 0.85 * count / top
@@ -194,7 +202,7 @@ def confusion(title: str, rows: Sequence[str], columns: Sequence[str], counts: M
             body.append(
                 f'<rect x="{x}" y="{y}" width="{cell - 2}" height="{cell - 2}" fill="{colour}" '
                 f'fill-opacity="{shade:.2f}">'
-                f"<title>human {esc(row)}, verdict {esc(column)}: {count}</title></rect>"
+                f"<title>{esc(row_name)} {esc(row)}, {esc(column_name)} {esc(column)}: {count}</title></rect>"
                 f'<text x="{x + cell / 2 - 1}" y="{y + cell / 2 + 4}" text-anchor="middle">{count}</text>'
             )
     return _frame(title, body, width=max(width, 200), height=height)

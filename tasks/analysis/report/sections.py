@@ -241,6 +241,18 @@ def plots_section(runs: Sequence[Run]) -> str:
                     numbers.confusion(pairwise),
                 )
             )
+            orders = numbers.order_agreement(pairwise)
+            if orders is not None:
+                figures.append(
+                    plots.confusion(
+                        f"{run.label}: position consistency (--swap)",
+                        [*numbers.VERDICTS, "none"],
+                        [*numbers.VERDICTS, "none"],
+                        orders,
+                        row_name="A first",
+                        column_name="B first (mapped back)",
+                    )
+                )
     return "<div class='plots'>" + "".join(f"<figure>{f}</figure>" for f in figures) + "</div>"
 
 

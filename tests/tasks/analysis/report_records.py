@@ -39,10 +39,11 @@ def debate_record(item: int, human: float, scores: list[float | None], group: st
 
 
 def pairwise_record(item: int, human: str, verdict: str | None, consistent: bool | None) -> dict[str, Any]:
+    swapped = verdict if consistent is not False else ("second" if verdict == "first" else "first")
     return {
         "item_id": f"q{item}", "dataset": "faireval", "aspect": "preference", "protocol": "debate",
         "task_type": "pairwise", "group_id": f"q{item}", "score": None, "human_score": None,
-        "verdict": verdict, "human_label": human, "verdicts": {"original": verdict, "swapped": verdict},
+        "verdict": verdict, "human_label": human, "verdicts": {"original": verdict, "swapped": swapped},
         "consistent": consistent, "parse_status": "parsed" if verdict else "no_verdict",
         "inputs": {"question": f"Question {item}?", "output_a": "Answer A.", "output_b": "Answer B."},
         "transcript": [message("user", "user", f"Question {item}? A: Answer A. B: Answer B."),

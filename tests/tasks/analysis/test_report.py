@@ -90,6 +90,8 @@ def test_pairwise_confusion_metrics_and_rows(tmp_path: Path) -> None:
     assert run.task_type == "pairwise"
     assert numbers.confusion(run.records) == {"first": {"first": 1, "second": 1}, "second": {"second": 1},
                                               "tie": {"none": 1}}  # fmt: skip
+    assert numbers.order_agreement(run.records) == {"first": {"first": 1}, "second": {"second": 1, "first": 1},
+                                                     "tie": {}, "none": {"none": 1}}  # fmt: skip
     (metrics,) = numbers.pairwise_rows(run, resamples=0)
     assert metrics["accuracy"] == pytest.approx(2 / 3) and metrics["consistency"] == pytest.approx(2 / 3)
     rows = page_data([run])["rows"]

@@ -150,7 +150,9 @@ def test_pairwise_and_fennec_shapes_in_chromium(browser, tmp_path: Path, isolate
     (fennec,) = make_runs(tmp_path / "runs", docs=1, methods=("fennec",))
     browser.open(write_report([*pairwise, fennec], tmp_path / "shapes.html"))
     browser.wait_until(READY)
-    assert count(browser, "svg.plot") == 2 + 2  # a confusion matrix per pairwise run; Fennec: scatter, distribution
+    assert count(browser, "svg.plot") == 2 * 2 + 2  # per pairwise run: verdicts vs labels, position consistency
+    plots_text = browser.evaluate("document.getElementById('plots').textContent")
+    assert "position consistency (--swap)" in plots_text and "verdicts vs human labels" in plots_text
     assert "4 items are in all 2 pairwise runs" in browser.evaluate("document.getElementById('compare').textContent")
 
     # A pairwise DEBATE transcript: both orders, each with its own messages, the two responses untrusted.
