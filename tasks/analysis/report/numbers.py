@@ -116,15 +116,21 @@ def scorer_scores(record: dict[str, Any]) -> list[float | None]:
     A re-ask answer replaces the answer it re-asked for, so there is one value per round.
     """
     values: list[float | None] = []
+    reasking = False  # the Commander's last relay asked the Scorer again for its score alone
     for entry in record.get("transcript") or []:
-        if not isinstance(entry, dict) or entry.get("role") != "scorer":
+        if not isinstance(entry, dict):
+            continue
+        if entry.get("role") == "commander":
+            reasking = entry.get("relay") == "reask"
+        if entry.get("role") != "scorer":
             continue
         score = entry.get("score") if isinstance(entry.get("score"), dict) else {}
         value = number(score.get("value"))
-        if (entry.get("relay") == "reask" or entry.get("reask")) and values:
+        if reasking and values:
             values[-1] = value if value is not None else values[-1]
-            continue
-        values.append(value)
+        else:
+            values.append(value)
+        reasking = False
     return values
 
 

@@ -67,6 +67,16 @@ def test_scorer_moves_towards_and_away_from_the_human_score() -> None:
     ]
 
 
+def test_a_reasked_answer_is_the_same_round() -> None:
+    record = rr.debate_record(1, 2.0, [4.0, None])
+    record["transcript"] += [
+        rr.message("Commander", "commander", "Your score alone?", "Scorer", "reask"),
+        rr.scorer(3.0),
+    ]
+    assert numbers.scorer_scores(record) == [4.0, 3.0]
+    assert numbers.scorer_moves([record]) == [{"towards": 1}]
+
+
 def test_meta_eval_rows_use_statistics_with_intervals_and_label_the_paper(tmp_path: Path) -> None:
     records = [rr.debate_record(i, float(1 + i % 5), [float(1 + (i * 3) % 5)], group=f"d{i // 4}") for i in range(16)]
     run = gather.load_runs([rr.write_run(tmp_path / "run", records)])[0]
