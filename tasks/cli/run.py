@@ -25,10 +25,11 @@ from debate_eval.tasks.data.datasets import DATASETS, check_aspect, get_dataset,
 from debate_eval.tasks.data.templates import parse_scale, resolve_template
 from debate_eval.tasks.engine.accounting import cache_and_batch_lines
 from debate_eval.tasks.engine.aspects import build_for_aspects
+from debate_eval.tasks.engine.item_errors import failed_items_note
 from debate_eval.tasks.engine.pairwise import check_run_task_type, pairwise_template
 from debate_eval.tasks.engine.results import RESULTS_FILE, read_jsonl
 from debate_eval.tasks.engine.run_config import RunConfig, RunOptions
-from debate_eval.tasks.engine.runner import RunSummary, failed_items_note, run
+from debate_eval.tasks.engine.runner import RunSummary, run
 
 
 def role_value(text: str) -> tuple[str, str]:
