@@ -13,6 +13,7 @@ from debate_eval.tasks.analysis.report.plots import esc
 
 SECTION_KEYS = ("template", "models", "dataset", "aspect", "protocol", "method")
 LONG_TEXT = 90
+DECODING = ("temperature", "top_p", "seed", "max_tokens")
 DEBATE_METHODS = ("debate", "multiagent", "tiebreaker", "both")
 TASK_NAMES = {"single": "single-score", "pairwise": "pairwise"}
 PAIRWISE_METRICS = ("accuracy", "kappa", "consistency", "agreement")
@@ -54,8 +55,19 @@ def _models(run: Run) -> list[tuple[str, str]]:
     for role, entry in models.items():
         if isinstance(entry, dict):
             where = entry.get("endpoint") or entry.get("provider") or ""
-            out.append((str(role), f"{entry.get('model', '?')} @ {where}"))
+            sampling = entry.get("sampling") if isinstance(entry.get("sampling"), dict) else {}
+            decoding = ", ".join(f"{k} {v}" for k, v in sampling.items() if v is not None and k in DECODING)
+            out.append((str(role), f"{entry.get('model', '?')} @ {where}" + (f" ({decoding})" if decoding else "")))
     return out
+
+
+def _template(run: Run) -> str:
+    template = (run.config.get("result_config") or {}).get("template")
+    if not isinstance(template, dict):
+        return "–"
+    scale = f", scale {template['scale']}" if template.get("scale") else ""
+    digest = f", sha256 {str(template['sha256'])[:12]}" if template.get("sha256") else ""
+    return f"{template.get('source', '?')}{scale}{digest}"
 
 
 def overview(run: Run, index: int, expanded: bool = True) -> str:
@@ -69,6 +81,7 @@ def overview(run: Run, index: int, expanded: bool = True) -> str:
         ("dataset", ", ".join(datasets)),
         ("aspect", ", ".join(aspects)),
         ("method", run.method),
+        ("template", _template(run)),
         ("task", run.task_type),
         ("items", f"{totals['items']} ({totals['parsed']} with a score or verdict, {totals['failed']} failed)"),
         ("model calls", f"{totals['llm_calls']} to the model, {totals['cached_calls']} from the cache"),
