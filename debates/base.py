@@ -9,7 +9,7 @@ Built-in methods live in the modules of ``BUILTIN_MODULES``. Third-party package
 entry point group ``debate_eval.methods`` (as pytest and inspect_ai load plugins)::
 
     [project.entry-points."debate_eval.methods"]
-    example-single = "example_plugin.method"   # a module that registers on import, a Method class or instance
+    example-single = "debate_eval_example.method"   # a module that registers on import, or a Method
 
 Plugins are loaded lazily (``get_method`` loads only the entry point it needs; ``all_methods`` loads all);
 a plugin that fails to load is reported in one line on stderr and skipped, never a traceback.
@@ -269,11 +269,23 @@ def _load_plugin(entry: metadata.EntryPoint) -> None:
 
 
 def all_methods() -> dict[str, Method[Any]]:
-    """Every registered method by name: the built-ins, then every installed plugin."""
+    """Every registered method by name: the built-ins in the order of ``BUILTIN_MODULES`` (whatever order they
+    were imported in), then every installed plugin."""
     _load_builtins()
     for entry in _entry_points():
         _load_plugin(entry)
-    return dict(_REGISTRY)
+    return _ordered()
+
+
+def _ordered() -> dict[str, Method[Any]]:
+    def rank(item: tuple[int, str]) -> tuple[int, int]:
+        position, name = item
+        module = type(_REGISTRY[name]).__module__
+        builtin = BUILTIN_MODULES.index(module) if module in BUILTIN_MODULES else len(BUILTIN_MODULES)
+        return builtin, position
+
+    names = [name for _, name in sorted(enumerate(_REGISTRY), key=rank)]
+    return {name: _REGISTRY[name] for name in names}
 
 
 def get_method(name: str) -> Method[Any]:
