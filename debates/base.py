@@ -129,6 +129,14 @@ class Method(Generic[ConfigT]):
         """One-line warnings printed when a run starts (``temperature``: the Scorer's)."""
         return []
 
+    def summary_lines(self, records: Iterable[dict[str, Any]]) -> list[str]:
+        """Lines the run summary adds for this method, from the run's records (default: none)."""
+        return []
+
+    def record_view(self, record: Mapping[str, Any], full: bool = False) -> str | None:
+        """A block ``debate-eval show`` prints before one record's messages (default: none)."""
+        return None
+
     def rescore(self, record: dict[str, Any], reparse: Reparser) -> dict[str, Any]:
         """Re-parse the deciding answer of ``record`` (a copy; every transcript entry's score is already
         re-parsed) and update its ``score`` and parse fields. Default: the deciding agent's last answer, or

@@ -8,7 +8,7 @@ grades the corrected text again. Personas do not apply; ``--role-model`` does fo
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +20,7 @@ from debate_eval.debates.evaluation import EvaluationTask, Outcome
 from debate_eval.debates.fennec.correction import correct, scaled_threshold
 from debate_eval.debates.fennec.merge import merge_scores
 from debate_eval.debates.fennec.team import JUDGMENT, RESCORE, run_branches
+from debate_eval.debates.fennec.tree import format_tree
 
 DEFAULT_BRANCHES = 3
 
@@ -152,6 +153,10 @@ class FennecMethod(Method[FennecConfig]):
         """Lines the run summary adds: corrections made and the mean gain."""
         line = correction_summary(records)
         return [line] if line else []
+
+    def record_view(self, record: Mapping[str, Any], full: bool = False) -> str | None:
+        """The branches as a tree (``debate-eval show``)."""
+        return format_tree(record, full)
 
     def rescore(self, record: dict[str, Any], reparse: Reparser) -> dict[str, Any]:
         """Every judgment parsed again; the score is their mean again, and a correction's gain is recomputed."""

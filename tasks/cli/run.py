@@ -293,10 +293,10 @@ def format_summary(summary: RunSummary, config: RunConfig) -> str:
             mean_rounds = total.rounds_total / total.finished
             line += f"; Critic said NO ISSUE in {total.agreed}/{total.finished}; mean rounds {mean_rounds:.2f}"
         lines.append(line)
-        method_lines = getattr(config.method, "summary_lines", None)  # e.g. Fennec's corrections and mean gain
-        if callable(method_lines) and (summary.out_dir / RESULTS_FILE).is_file():
+        if (summary.out_dir / RESULTS_FILE).is_file():  # the method's own lines (e.g. Fennec's corrections)
             records = read_jsonl(summary.out_dir / RESULTS_FILE)
-            lines += method_lines([r for r in records if r.get("config_hash") == config.config_hash()])
+            own = [r for r in records if r.get("config_hash") == config.config_hash()]
+            lines += config.method.summary_lines(own)
     acc = total.accounting
     tokens = (
         sum(u.prompt_tokens for u in acc.roles.values()),

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
-from debate_eval.debates.fennec.tree import format_tree
+from debate_eval.debates.base import get_method
 from debate_eval.tasks.engine.results import RESULTS_FILE, read_jsonl
 
 WIDTH = 100
@@ -159,12 +159,20 @@ def format_transcript(record: dict[str, Any], *, full: bool = False) -> str:
     return _format_messages(record, [head], full)
 
 
+def _method_view(record: dict[str, Any], full: bool) -> str | None:
+    try:
+        method = get_method(str(record.get("protocol") or "debate"))
+    except UserError:  # a plugin's record with the plugin not installed: its messages still show
+        return None
+    return method.record_view(record, full)
+
+
 def _format_messages(record: dict[str, Any], blocks: list[str], full: bool) -> str:
     if record.get("error"):
         blocks.append(f"ERROR: {record['error']}")
-    tree = format_tree(record, full)  # a Fennec record: its branches as a tree, before the messages
-    if tree:
-        blocks.append(tree)
+    view = _method_view(record, full)  # the method's own block (e.g. Fennec's tree), before the messages
+    if view:
+        blocks.append(view)
     order = None
     for entry in record.get("transcript") or []:
         if entry.get("order") and entry["order"] != order:
