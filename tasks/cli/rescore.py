@@ -59,6 +59,12 @@ def _load_config(results: Path) -> dict[str, Any]:
             "scale": parse_scale(result_config["template"]["scale"]) if result_config["template"]["scale"] else None,
             "protocol": result_config.get("protocol"),
             "dataset_options": result_config.get("dataset_options"),  # an own file's columns
+            # a multi-aspect run (--aspect a,b / all): each aspect's own scale
+            "scales": {
+                aspect: parse_scale(part["template"]["scale"])
+                for aspect, part in (result_config.get("aspects") or {}).items()
+                if part["template"]["scale"]
+            },
         }
     except FileNotFoundError:
         raise UserError(f"{path}: not found; rescore needs the run's config.json beside {results.name}") from None
@@ -113,7 +119,8 @@ def handle_rescore(args: argparse.Namespace) -> int:
             rescored.append(new)
             continue
         material = UntrustedMaterial(list(inputs[record["item_id"]].values()))
-        new = rescore_record(record, config["scale"], material, config["protocol"])
+        scale = config["scales"].get(record.get("aspect"), config["scale"])
+        new = rescore_record(record, scale, material, config["protocol"])
         changed += new.get("score") != record.get("score")
         after[str(new.get("parse_status"))] += 1
         rescored.append(new)

@@ -95,10 +95,12 @@ def format_table(records: list[dict[str, Any]]) -> str:
     if records and all(_is_pairwise(r) for r in records):
         return format_pairwise_table(records)
     lines = [f"{'#':>4}  {'item':<58} {'human':>6} {'score':>6} {'agreed':>6} {'rounds':>6}  status"]
+    several_aspects = len({r.get("aspect") for r in records}) > 1  # a multi-aspect run (--aspect a,b / all)
     for number, record in enumerate(records, start=1):
         status = "error: " + str(record["error"])[:60] if record.get("error") else record.get("parse_status", "")
+        label = f"{record.get('item_id')} [{record.get('aspect')}]" if several_aspects else str(record.get("item_id"))
         lines.append(
-            f"{number:>4}  {str(record.get('item_id'))[:58]:<58} {_fmt(record.get('human_score')):>6} "
+            f"{number:>4}  {label[:58]:<58} {_fmt(record.get('human_score')):>6} "
             f"{_fmt(record.get('score')):>6} {_fmt(record.get('agreed')):>6} {_fmt(record.get('rounds')):>6}  {status}"
         )
     lines.append(f"{len(records)} items; `debate-eval show DIR --item N` prints one transcript")

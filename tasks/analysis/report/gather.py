@@ -151,9 +151,15 @@ def attach_inputs(runs: Sequence[Run], data_dir: str | Path | None = None) -> li
     Returns one note per dataset that could not be loaded (the page then shows the prompts only).
     """
     from debate_eval.tasks.data.datasets import load_items
+    from debate_eval.tasks.data.own_file import restore_dataset
 
     wanted = sorted({str(r.get("dataset")) for run in runs for r in run.records if not r.get("inputs")})
     notes = []
+    for run in runs:  # a run on the user's own file: register the file again from its config.json
+        try:
+            restore_dataset(run.config.get("result_config") or {})
+        except Exception as exc:  # a moved or edited file only costs the separate copy of the texts
+            notes.append(f"{run.path}: own data file not read again ({str(exc).splitlines()[0][:200]})")
     for dataset in wanted:
         try:
             items = {item.item_id: item.inputs for item in load_items(dataset, data_dir)}

@@ -91,3 +91,51 @@ def test_bad_aspect_lists_are_one_line(isolated_env: Path, capsys: pytest.Captur
         assert "named twice" in capsys.readouterr().err
         assert run(server, isolated_env / "x", "summeval", "coherence,nonsense") == 2
         assert "unknown aspect 'nonsense'" in capsys.readouterr().err
+
+
+def test_own_dialogue_file_with_dialevalml_rescore_and_report_inputs(
+    isolated_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from debate_eval.tasks.analysis.report.gather import attach_inputs, load_runs
+    from debate_eval.tasks.data import registry
+
+    data = isolated_env / "chats.jsonl"
+    rows = [
+        {"history": f"User: hello {i}\nSystem: hi", "reply": f"System: reply number {i}", "rating": i % 3 + 1}
+        for i in range(4)
+    ]
+    data.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    template = isolated_env / "t.txt"
+    template.write_text("Rate the reply (1-5).\n{{source}}\n{{output}}\n", encoding="utf-8")
+    out = isolated_env / "own"
+    with ScriptedOpenAIServer() as server:
+        code = run(server, out, str(data), "engagingness", "--protocol", "dialevalml", "--template", str(template),
+                   "--fields", "source=history,output=reply,human=rating", "--scale", "1-3")  # fmt: skip
+        assert code == 0
+    found = records(out)
+    assert len(found) == 4 and {r["details"]["level"] for r in found} == {"turn"}
+    assert all(r["score"] == 3.0 and r["score_normalized"] == 0.5 for r in found)  # the prompt's 1-5
+    assert "Context:\nUser: hello 0" in found[0]["transcript"][0]["content"]
+    monkeypatch.setattr(registry, "_OWN_FILES", {})  # a new process: the own file is known from config.json only
+    assert main(["rescore", str(out)]) == 0
+    assert [r["score"] for r in records(out)] == [3.0] * 4
+    monkeypatch.setattr(registry, "_OWN_FILES", {})
+    runs = load_runs([out])
+    assert attach_inputs(runs) == []
+    assert runs[0].records[0]["inputs"]["output"] == "System: reply number 0"
+
+
+def test_rescore_uses_each_aspects_scale(isolated_env: Path, dataset_path: Callable[[str], Path]) -> None:
+    dataset_path("fed_turn")
+    out = isolated_env / "scales"
+    with (
+        ScriptedOpenAIServer() as server
+    ):  # G-Eval's evaluator answers "3": out of relevant's 0-2, inside overall's 0-4
+        assert (
+            run(server, out, "fed_turn", "relevant,overall", "--protocol", "geval", "--geval-no-logprobs", limit=2) == 0
+        )
+    before = {(r["item_id"], r["aspect"]): (r["score"], r["parse_status"]) for r in records(out)}
+    assert before[("turn-001", "overall")] == (3.0, "parsed")
+    assert before[("turn-001", "relevant")] == (None, "out_of_range")
+    assert main(["rescore", str(out)]) == 0
+    assert {(r["item_id"], r["aspect"]): (r["score"], r["parse_status"]) for r in records(out)} == before
