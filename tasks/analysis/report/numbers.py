@@ -186,7 +186,8 @@ def totals(run: Run) -> dict[str, Any]:
         usage = {str(k): v for k, v in summary["usage"].items() if isinstance(v, dict)}
     else:
         for record in run.records:
-            for role, entry in (record.get("usage") or {}).items():
+            usage_of_record = record.get("usage")
+            for role, entry in (usage_of_record if isinstance(usage_of_record, dict) else {}).items():
                 if isinstance(entry, dict):
                     target = usage.setdefault(str(role), {})
                     for key in ("prompt_tokens", "completion_tokens", "calls", "cached_calls"):

@@ -69,7 +69,8 @@ def unpack_records(text: str) -> list[dict[str, Any]]:
 
 def _tokens(record: dict[str, Any]) -> int:
     total = 0
-    for entry in (record.get("usage") or {}).values():
+    usage = record.get("usage")
+    for entry in (usage if isinstance(usage, dict) else {}).values():
         if isinstance(entry, dict):
             total += int(number(entry.get("prompt_tokens")) or 0) + int(number(entry.get("completion_tokens")) or 0)
     return total

@@ -104,3 +104,13 @@ def hostile_record() -> dict[str, Any]:
     record["details"] = {"note": PAYLOAD}
     record["parse_reason"] = PAYLOAD
     return record
+
+
+def odd_record() -> dict[str, Any]:
+    """A record of a method the report does not know, with fields of unexpected types."""
+    return {
+        "item_id": "doc1/odd", "dataset": "summeval", "aspect": "coherence", "protocol": "newmethod",
+        "group_id": "doc1", "human_score": 3.0, "score": "5", "rounds": "two", "agreed": "maybe",
+        "usage": ["not", "a", "dict"], "details": "free text", "inputs": "one string",
+        "transcript": {"not": "a list"}, "verdict_parse": 7, "parse_status": None,
+    }  # fmt: skip

@@ -186,3 +186,11 @@ def test_judged_texts_come_from_the_dataset_only_when_the_prompts_hold_them(tmp_
     first, second = runs[0].records
     assert first["inputs"] == dict(item.inputs) and first["inputs_source"] == "dataset"
     assert "inputs" not in second
+
+
+def test_odd_records_of_unknown_methods_still_render(tmp_path: Path) -> None:
+    run = gather.load_runs([rr.write_run(tmp_path / "odd", [rr.odd_record(), rr.debate_record(1, 2.0, [3.0])])])
+    html = render(run)
+    assert "newmethod+debate" in html or "debate+newmethod" in html
+    row = page_data(run)["rows"][0]
+    assert row["score"] is None and row["rounds"] is None and row["agreed"] is None and row["tokens"] == 0

@@ -180,15 +180,22 @@ def test_pairwise_and_fennec_shapes_in_chromium(browser, tmp_path: Path, isolate
 
 def test_script_in_judged_text_does_not_run(browser, tmp_path: Path) -> None:
     config = {"result_config": {"debate": {"critic": {"text": rr.PAYLOAD}}, "models": {}}}
-    run = rr.write_run(tmp_path / "hostile", [rr.hostile_record(), rr.debate_record(2, 2.0, [2.0])], config)
+    records = [rr.hostile_record(), rr.debate_record(2, 2.0, [2.0]), rr.odd_record()]
+    run = rr.write_run(tmp_path / "hostile", records, config)
     browser.open(write_report([run], tmp_path / "hostile.html", title=rr.PAYLOAD))
     browser.wait_until(READY)
     browser.type_into("#f-search", "pwned")
-    browser.wait_until("document.getElementById('f-count').textContent === '1 of 2 shown'")
+    browser.wait_until("document.getElementById('f-count').textContent === '1 of 3 shown'")
     browser.click("#items-table tbody tr")  # renders the judged text, the answers and the details
     text = browser.evaluate("document.getElementById('viewer').textContent")
     assert "<script>window.__pwned = 1</script>" in text  # shown as text
     assert browser.evaluate("typeof window.__pwned") == "undefined"
     assert count(browser, "img") == 0 and browser.evaluate("document.title").startswith("</script>")
     assert not [e for e in browser.events if e["method"] == "Page.javascriptDialogOpening"]
+    browser.click("#viewer-close")  # a record of an unknown method with odd field types opens without an error
+    set_value(browser, "#f-search", "doc1/odd")
+    browser.wait_until("document.querySelector('#items-table tbody td').textContent === 'doc1/odd'")
+    assert visible_rows(browser) == 1
+    browser.click("#items-table tbody tr")
+    assert "no transcript in this record" in browser.evaluate("document.getElementById('viewer').textContent")
     assert browser.errors() == []

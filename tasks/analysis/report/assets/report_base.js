@@ -24,5 +24,6 @@
     return String(v);
   }
   function str(v) { return v === null || v === undefined ? "" : (typeof v === "string" ? v : JSON.stringify(v, null, 1)); }
+  function list(v) { return Array.isArray(v) ? v : []; }  // a record's field that should be a list
   function isObj(v) { return v !== null && typeof v === "object" && !Array.isArray(v); }
 

@@ -60,7 +60,7 @@
      answer goes back to the Commander (DEBATE relays), to the panel (ChatEval), or to the user. */
   function addressee(r, m) {
     var agents = {}, commander = false;
-    (r.transcript || []).forEach(function (x) {
+    list(r.transcript).forEach(function (x) {
       if (!isObj(x)) return;
       if (x.role === "commander") commander = true;
       else if (x.role !== "user") agents[str(x.agent || x.role)] = true;
@@ -104,7 +104,7 @@
     if (!isObj(d.referees) && !isObj(d.final_scores) && !isObj(d.final_verdicts)) return null;
     var names = Object.keys(d.referees || d.final_scores || d.final_verdicts);
     var said = {}, turns = [];
-    (transcript || []).forEach(function (m) {
+    list(transcript).forEach(function (m) {
       if (!isObj(m) || m.role !== "referee" || m.turn === null || m.turn === undefined) return;
       if (order && m.order && m.order !== order) return;
       var v = isObj(m.score) ? m.score.value : (isObj(m.verdict) ? m.verdict.value : m.verdict);
@@ -215,7 +215,7 @@
   }
 
   function scoreTrail(r) {
-    var vals = (r.transcript || []).filter(function (m) { return isObj(m) && m.role === "scorer" && isObj(m.score); })
+    var vals = list(r.transcript).filter(function (m) { return isObj(m) && m.role === "scorer" && isObj(m.score); })
       .map(function (m) { return fmt(m.score.value); });
     return vals.length > 1 ? vals.join(" → ") : null;
   }

@@ -50,7 +50,7 @@
     if (!searchText) searchText = {};
     if (searchText[i] === undefined) {
       var r = records[i], parts = [str(r.item_id), str(r.group_id), str(r.inputs)];
-      (r.transcript || []).forEach(function (m) { if (isObj(m)) parts.push(str(m.content)); });
+      list(r.transcript).forEach(function (m) { if (isObj(m)) parts.push(str(m.content)); });
       searchText[i] = parts.join("\n").toLowerCase();
     }
     return searchText[i];

@@ -39,7 +39,7 @@
     shapes.forEach(function (n) { if (n) conv.appendChild(n); });
     if (withInputs) conv.appendChild(inputsBlock(r));
     var lastTurn, lastOrder, lastStep, debateRound = 0;
-    (r.transcript || []).forEach(function (m) {
+    list(r.transcript).forEach(function (m) {
       if (!isObj(m)) return;
       if (m.relay === "review") { debateRound += 1; conv.appendChild(el("div", { cls: "turn", text: "round " + debateRound + ": the Critic reviews the score" })); }
       if (m.order && m.order !== lastOrder) { debateRound = 0; }
@@ -52,7 +52,7 @@
       }
       conv.appendChild(message(r, m));
     });
-    if (!(r.transcript || []).length) conv.appendChild(el("p", { cls: "note", text: "no transcript in this record" }));
+    if (!list(r.transcript).length) conv.appendChild(el("p", { cls: "note", text: "no transcript in this record" }));
     if (Object.keys(d).length) conv.appendChild(el("details", null, [el("summary", { text: "method details (raw)" }), el("div", { cls: "json", text: JSON.stringify(d, null, 2) })]));
     return conv;
   }
