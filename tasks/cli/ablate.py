@@ -47,6 +47,7 @@ from debate_eval.tasks.cli.run import (
     build_run_options,
 )
 from debate_eval.tasks.data.datasets import load_items, resolve_data_dir, select_items
+from debate_eval.tasks.engine.aspects import is_multi
 from debate_eval.tasks.engine.results import read_jsonl
 from debate_eval.tasks.engine.run_config import RunConfig, RunOptions
 from debate_eval.tasks.engine.runner import RunSummary, run
@@ -333,6 +334,8 @@ def handle_ablate(args: argparse.Namespace) -> int:
     """Run the grid and write the table and the figure; 1 when a cell failed (the table still has every cell)."""
     from debate_eval.tasks.analysis.ablation_plot import plot_ablation
 
+    if is_multi(args.aspect):
+        raise UserError(f"ablate takes one aspect; --aspect {args.aspect} names several (one ablation each)")
     grid = parse_grid(args.grid)
     cells = expand_grid(grid, args)
     out_dir = Path(args.out or f"runs/ablation_{args.dataset}_{args.aspect}")

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from debate_eval.agents.errors import UserError
 from debate_eval.tasks.cli.run import (
     add_model_arguments,
     add_protocol_arguments,
@@ -24,6 +25,7 @@ from debate_eval.tasks.cli.run import (
     positive_int,
 )
 from debate_eval.tasks.data.datasets import Item, load_items, resolve_data_dir
+from debate_eval.tasks.engine.aspects import is_multi
 from debate_eval.tasks.engine.results import write_json_atomic
 from debate_eval.tasks.engine.run_config import RunConfig
 from debate_eval.tasks.engine.runner import build_tasks, default_concurrency, evaluate_one, model_pool
@@ -108,6 +110,8 @@ def summarize(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
 def handle_repeat(args: argparse.Namespace) -> int:
     """Run the check and print its report."""
     args.limit = args.docs = None
+    if is_multi(args.aspect):
+        raise UserError(f"repeat checks one aspect at a time; --aspect {args.aspect} names several (run one each)")
     config = build_run_config(args)
     items = choose_items(load_items(config.dataset, resolve_data_dir(args.data_dir)), args.items, args.sample_seed)
     out_dir = Path(args.out)

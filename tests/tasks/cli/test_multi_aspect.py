@@ -139,3 +139,12 @@ def test_rescore_uses_each_aspects_scale(isolated_env: Path, dataset_path: Calla
     assert before[("turn-001", "relevant")] == (None, "out_of_range")
     assert main(["rescore", str(out)]) == 0
     assert {(r["item_id"], r["aspect"]): (r["score"], r["parse_status"]) for r in records(out)} == before
+
+
+@pytest.mark.parametrize("command", ["repeat", "ablate"])
+def test_repeat_and_ablate_take_one_aspect(
+    command: str, isolated_env: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    extra = ["--out", str(isolated_env / "x")] + (["--grid", "rounds=1,2"] if command == "ablate" else [])
+    assert main([command, "--dataset", "summeval", "--aspect", "coherence,fluency", *extra]) == 2
+    assert "one aspect" in capsys.readouterr().err
