@@ -69,6 +69,15 @@ def item_key(record: dict[str, Any]) -> str:
     return f"{record.get('dataset', '?')}/{record.get('aspect', '?')}/{record.get('item_id')}"
 
 
+def compare_key(record: dict[str, Any]) -> str:
+    """The identity of an item when runs are set side by side: as ``item_key``, but a dataset variant
+    (``xdial_fed_turn-chinese``) counts as its base set, so the same item in two languages lines up."""
+    dataset = str(record.get("dataset", "?"))
+    if "-" in dataset and not dataset.lower().endswith((".csv", ".json", ".jsonl")):
+        dataset = dataset.split("-", 1)[0]
+    return f"{dataset}/{record.get('aspect', '?')}/{record.get('item_id')}"
+
+
 def _read_json(path: Path) -> dict[str, Any]:
     if not path.is_file():
         return {}

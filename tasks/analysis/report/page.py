@@ -21,7 +21,7 @@ from importlib import resources
 from typing import Any
 
 from debate_eval.tasks.analysis.report import numbers, sections
-from debate_eval.tasks.analysis.report.gather import Run, is_pairwise, item_key, method_of, number
+from debate_eval.tasks.analysis.report.gather import Run, compare_key, is_pairwise, item_key, method_of, number
 from debate_eval.tasks.analysis.report.plots import PALETTE, esc
 
 ASSETS = "assets"
@@ -92,6 +92,7 @@ def item_row(run_index: int, record: dict[str, Any], record_index: int) -> dict[
         "run": run_index,
         "rec": record_index,
         "key": item_key(record),
+        "ckey": compare_key(record),
         "id": str(record.get("item_id")),
         "group": "" if record.get("group_id") is None else str(record.get("group_id")),
         "method": method_of(record),

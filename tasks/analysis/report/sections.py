@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from debate_eval.tasks.analysis.report import numbers, plots
-from debate_eval.tasks.analysis.report.gather import Run, is_pairwise, item_key, number
+from debate_eval.tasks.analysis.report.gather import Run, compare_key, is_pairwise, item_key, number
 from debate_eval.tasks.analysis.report.plots import esc
 
 SECTION_KEYS = ("template", "models", "dataset", "aspect", "protocol", "method")
@@ -286,7 +286,7 @@ def comparison(runs: Sequence[Run]) -> str:
         group = [run for run in runs if run.task_type == task]
         if len(group) < 2:
             continue
-        by_run = [{item_key(r): r for r in run.records} for run in group]
+        by_run = [{compare_key(r): r for r in run.records} for run in group]
         shared = sorted(set.intersection(*(set(m) for m in by_run)))
         extra = ["tie", "no score"] if task == "single" else ["tie", "all wrong", "no verdict"]
         closer = dict.fromkeys([run.label for run in group] + extra, 0)

@@ -194,3 +194,16 @@ def test_odd_records_of_unknown_methods_still_render(tmp_path: Path) -> None:
     assert "newmethod+debate" in html or "debate+newmethod" in html
     row = page_data(run)["rows"][0]
     assert row["score"] is None and row["rounds"] is None and row["agreed"] is None and row["tokens"] == 0
+
+
+def test_the_same_items_in_two_languages_line_up_side_by_side(tmp_path: Path) -> None:
+    def fed(language: str, score: float) -> dict:
+        return {**rr.debate_record(1, 3.0, [score]), "dataset": f"xdial_fed_turn-{language}", "aspect": "overall"}
+
+    english = rr.write_run(tmp_path / "english", [fed("english", 3.0)])
+    chinese = rr.write_run(tmp_path / "chinese", [fed("chinese", 1.0)])
+    own = rr.write_run(tmp_path / "own", [{**fed("x", 2.0), "dataset": "my-file.csv"}])
+    html = render(gather.load_runs([english, chinese, own]))
+    assert "1 items are in all 3 single-score runs" not in html  # an own file with a dash is not a variant
+    html = render(gather.load_runs([english, chinese]))
+    assert "1 items are in all 2 single-score runs" in html

@@ -5,7 +5,7 @@
     if (!host) return;
     var single = runs.map(function (r, i) { return i; });  // pairwise and single items never share a key
     var byKey = {};
-    rows.forEach(function (r) { if (single.indexOf(r.run) >= 0) (byKey[r.key] = byKey[r.key] || {})[r.run] = r; });
+    rows.forEach(function (r) { if (single.indexOf(r.run) >= 0) (byKey[r.ckey] = byKey[r.ckey] || {})[r.run] = r; });
     var keys = Object.keys(byKey).filter(function (k) { return Object.keys(byKey[k]).length > 1; });
     var grid = el("table", { id: "compare-grid" }), head = el("tr", null, [el("th", { text: "item" }), el("th", { text: "human" })]);
     single.forEach(function (i) { head.appendChild(el("th", { text: runs[i].label })); });
