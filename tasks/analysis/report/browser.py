@@ -25,9 +25,9 @@ CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "chrome")
 
 
 def find_chromium() -> str | None:
-    """The browser executable (``$CHROMIUM`` first), or None."""
+    """The browser executable (``$CHROMIUM`` first), or None when there is none that can run."""
     if os.environ.get("CHROMIUM"):
-        return os.environ["CHROMIUM"]
+        return shutil.which(os.environ["CHROMIUM"])
     return next((path for name in CANDIDATES if (path := shutil.which(name))), None)
 
 
