@@ -8,7 +8,8 @@ dataset/aspect that every run holds:
   min-max over the run's scores of that aspect.
 - Items judged by every submetric (score not null) and rated by humans are split into dev and test:
   by group when the dataset is meta-evaluated per group (SummEval documents, Topical-Chat contexts), item by
-  item otherwise (FED, xDial-Eval); ``dev_fraction`` of them (at least 2) go to dev, chosen with ``seed``.
+  item otherwise (FED, xDial-Eval); ``dev_fraction`` of them (at least 2, and at least one left for test) go
+  to dev, chosen with ``seed``.
 - ``correlation`` (the paper's correlation re-scaling, Zhang et al. 2022 as DialEvalML modifies it): each
   submetric's dev Spearman ρ with the humans; a submetric whose ρ is not significant (p > 0.05) gets weight
   0, the others sign(ρ)·ρ² (a significant negative correlation keeps a negative weight); when none is
@@ -149,7 +150,7 @@ def split(records: Sequence[Record], dataset: str, dev_fraction: float, seed: in
     unit = (lambda r: str(r["item_id"])) if level == ITEM else group_of
     units = sorted({unit(r) for r in records})
     random.Random(seed).shuffle(units)
-    count = max(1, round(dev_fraction * len(units)))
+    count = min(len(units) - 1, max(MIN_DEV_ITEMS, round(dev_fraction * len(units))))  # and one test unit left
     dev_units = set(units[:count])
     dev = {str(r["item_id"]) for r in records if unit(r) in dev_units}
     return dev, "item" if level == ITEM else "group"
@@ -249,8 +250,9 @@ def _record(base: Record, score: float, labels: list[str], values: np.ndarray, d
 
 def fit_ensemble(
     runs: Sequence[str | Path], weighting: str = "correlation", dev_fraction: float = 0.3, seed: int = 0
-) -> list[AspectFit]:
-    """Fit one ensemble per dataset/aspect that every run holds."""
+) -> tuple[list[AspectFit], list[str]]:
+    """Fit one ensemble per dataset/aspect that every run holds; a part that cannot be fitted (too few items
+    scored by every run) is skipped with one line why (a ``UserError`` when none can be)."""
     if weighting not in WEIGHTINGS:
         raise UserError(f"--weights {weighting}: choose one of {', '.join(WEIGHTINGS)}")
     if not 0 < dev_fraction < 1:
@@ -262,4 +264,12 @@ def fit_ensemble(
     parts = [key for key in submetrics[0].records if all(key in s.records for s in submetrics[1:])]
     if not parts:
         raise UserError("ensemble: the runs share no dataset/aspect (they must judge the same items)")
-    return [fit_aspect(submetrics, dataset, aspect, weighting, dev_fraction, seed) for dataset, aspect in parts]
+    fits, skipped = [], []
+    for dataset, aspect in parts:
+        try:
+            fits.append(fit_aspect(submetrics, dataset, aspect, weighting, dev_fraction, seed))
+        except UserError as error:
+            skipped.append(str(error))
+    if not fits:
+        raise UserError("ensemble: nothing to fit: " + "; ".join(skipped))
+    return fits, skipped

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -100,7 +101,9 @@ def format_fits(fits: list[AspectFit]) -> str:
 
 def handle_ensemble(args: argparse.Namespace) -> int:
     """Fit, write and print."""
-    fits = fit_ensemble(args.runs, args.weights, args.dev_fraction, args.seed)
+    fits, skipped = fit_ensemble(args.runs, args.weights, args.dev_fraction, args.seed)
+    for line in skipped:
+        print(f"debate-eval: skipped {line}", file=sys.stderr)
     out = Path(args.out)
     settings = {
         "runs": [str(Path(run)) for run in args.runs],

@@ -83,11 +83,11 @@ def test_grouped_data_is_split_by_group(tmp_path: Path) -> None:
     a = write_run(tmp_path / "a", "debate", rows, dataset="summeval", aspect="coherence")
     b = write_run(tmp_path / "b", "geval", [(i, g, 1 - v, h) for i, g, v, h in rows], dataset="summeval",
                   aspect="coherence")  # fmt: skip
-    (fit,) = fit_ensemble([a, b], "correlation", 0.3, seed=5)
+    (fit,), _ = fit_ensemble([a, b], "correlation", 0.3, seed=5)
     assert fit.split_by == "group" and len(fit.dev_items) == 12  # 3 of 10 documents, all their 4 summaries
     dev_groups = {i.split("-")[0] for i in fit.dev_items}
     assert not dev_groups & {i.split("-")[0] for i in fit.test_items}
-    (again,) = fit_ensemble([a, b], "correlation", 0.3, seed=5)
+    (again,), _ = fit_ensemble([a, b], "correlation", 0.3, seed=5)
     assert again.dev_items == fit.dev_items  # the seed fixes the split
 
 
@@ -100,5 +100,20 @@ def test_bad_input_is_one_line(tmp_path: Path) -> None:
         fit_ensemble([a, b])
     with pytest.raises(UserError, match="--dev-fraction"):
         fit_ensemble([a, a], dev_fraction=1.5)
-    with pytest.raises(UserError, match="only 3 items"):
+    with pytest.raises(UserError, match="nothing to fit: fed_turn/relevant: only 3 items"):
         fit_ensemble([a, a])
+    c = write_run(tmp_path / "c", "dialevalml", [(f"t{i}", None, i / 5, float(i)) for i in range(5)])
+    with (c / "results.jsonl").open("a", encoding="utf-8") as handle:  # a second aspect with too few items
+        handle.write(json.dumps({"item_id": "t0", "dataset": "fed_turn", "aspect": "fluent", "score": 1}) + "\n")
+    fits, skipped = fit_ensemble([c, c])
+    assert [f.aspect for f in fits] == ["relevant"] and skipped == [
+        "fed_turn/fluent: only 0 items have a score from every run and a human rating; an ensemble needs at least 4"
+    ]
+
+
+def test_few_items_keep_two_for_dev_and_one_for_test(tmp_path: Path) -> None:
+    rows = [(f"turn-00{i}", None, float(i % 2), float(i)) for i in range(1, 5)]
+    a = write_run(tmp_path / "a", "dialevalml", rows)
+    b = write_run(tmp_path / "b", "geval", rows)
+    (fit,), _ = fit_ensemble([a, b], "correlation", 0.3, seed=0)
+    assert (len(fit.dev_items), len(fit.test_items)) == (2, 2)
