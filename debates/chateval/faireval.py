@@ -16,7 +16,8 @@ This is this project's code; none of theirs is copied. What it reproduces, reque
 - **Retries**: a last-turn answer whose last line does not start with "The score:" is asked for again with
   the identical request, up to ``FAIREVAL_MAX_RETRY`` attempts; after that the referee's message is empty
   (and excluded). This project also requires the line to hold a score on the scale (a re-ask on no score).
-- **Decoding**: temperature 0 and top_p 1 from the run's settings, ``max_tokens=512``, no seed.
+- **Decoding**: temperature 0 and top_p 1 from the run's settings, ``max_tokens=512`` (or the run's lower cap,
+  e.g. the embedded model's 256 or ``--max-tokens``), no seed.
 
 ``reproduce_bugs``: their concurrent agent checks the format whenever ``cnt_turn >= max_turns - agents``,
 with ``cnt_turn`` counting turns, not messages; with two referees and two turns that is every turn, so a
@@ -86,8 +87,10 @@ class FairEvalReferee(BaseChatAgent):
         config: ChatEvalConfig,
         order: Sequence[str],
         summary_client: ChatCompletionClient | None = None,
+        max_tokens: int = FAIREVAL_MAX_TOKENS,
     ) -> None:
         super().__init__(name, f"ChatEval referee {display_name(name)} (authors' FairEval flow).")
+        self._decoding = {"max_tokens": max_tokens}
         self._client = client
         self._summary_client = summary_client
         self._role_description = role_description
@@ -146,7 +149,7 @@ class FairEvalReferee(BaseChatAgent):
         content = ""
         for attempt in range(1, FAIREVAL_MAX_RETRY + 1):
             result = await self._client.create(
-                request, extra_create_args={"max_tokens": FAIREVAL_MAX_TOKENS}, cancellation_token=cancellation_token
+                request, extra_create_args=dict(self._decoding), cancellation_token=cancellation_token
             )
             text = result.content if isinstance(result.content, str) else str(result.content)
             if not checked or their_format_ok(text, self._task, self._material):
@@ -197,7 +200,7 @@ class FairEvalReferee(BaseChatAgent):
         new_lines = "".join(f"[{sender}] : {content}\n" for sender, content in self.memory)
         prompt = FAIREVAL_SUMMARY_PROMPT.format(summary=self._summary, new_lines=new_lines)
         request = [UserMessage(content=prompt, source=USER), *self._history(), UserMessage(content="", source=USER)]
-        result = await self._summary_client.create(request, extra_create_args={"max_tokens": FAIREVAL_MAX_TOKENS})
+        result = await self._summary_client.create(request, extra_create_args=dict(self._decoding))
         text = result.content if isinstance(result.content, str) else str(result.content)
         self._summary = text
         self._memory.append(((turn - 1, len(self._rank) + 0.5), SUMMARIZER, text))
@@ -218,6 +221,8 @@ async def run_faireval_panel(
 ) -> list[tuple[BaseChatMessage, int | None]]:
     """Run the authors' flow; every chat message (rejected attempts and summaries included) with its turn."""
     names = referee_names(config.referees)
+    cap = pool.settings_for("scorer").sampling.max_tokens  # a lower cap of the run (e.g. the embedded model's) wins
+    max_tokens = min(FAIREVAL_MAX_TOKENS, cap) if cap else FAIREVAL_MAX_TOKENS
     summary_client = None
     if config.uses_summarizer:
         summary_client = _client(pool, SUMMARIZER_ROLE, role_of(SUMMARIZER), calls)
@@ -230,6 +235,7 @@ async def run_faireval_panel(
             config=config,
             order=names,
             summary_client=summary_client,
+            max_tokens=max_tokens,
         )
         for name, persona in zip(names, config.referees, strict=True)
     ]

@@ -70,7 +70,8 @@ def run(client: FairClient, strategy: str = "one-by-one", *, bugs: bool = False,
         fidelity="authors-code",
         reproduce_bugs=bugs,
     )
-    pool = ClientPool(resolve_model_config(environ={}), overrides={"scorer": client})
+    remote = resolve_model_config(environ={"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "DEBATE_EVAL_MODEL": "m"})
+    pool = ClientPool(remote, overrides={"scorer": client})  # a remote model: no token cap of the run's own
     return asyncio.run(run_chateval(make_task(), config, pool))
 
 
@@ -252,3 +253,13 @@ def test_rescore_reads_each_referees_own_verdict_line() -> None:
     reparse = Reparser(outcome.transcript, task.scale, task.aspect, task.material())
     rescored = get_method("chateval").rescore(dict(record), reparse)
     assert outcome.score == rescored["score"] == pytest.approx(3.0)
+
+
+def test_authors_code_max_tokens_yields_to_a_lower_cap_of_the_run() -> None:
+    client = FairClient({"General Public": ["GP1", final(4)], "Critic": ["C1", final(2)]})
+    config = ChatEvalConfig(
+        referees=(get_persona("general-public", "referee"), get_persona("critic", "referee")), fidelity="authors-code"
+    )
+    pool = ClientPool(resolve_model_config(environ={}), overrides={"scorer": client})  # embedded: 256 tokens
+    asyncio.run(run_chateval(make_task(), config, pool))
+    assert all(args == {"max_tokens": 256} for _, _, args in client.seen)
