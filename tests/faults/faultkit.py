@@ -240,10 +240,13 @@ def assert_clean(outcome: Outcome, *, code: int, message: str | None, results: i
     """The suite's common checks: exit code, the one-line message, no traceback, the results, no key."""
     assert outcome.code == code, outcome.output
     assert "Traceback" not in outcome.output, outcome.output
+    errors = [line for line in outcome.error_lines() if line.startswith("debate-eval: error:")]
     if message is not None:
-        errors = [line for line in outcome.error_lines() if line.startswith("debate-eval: error:")]
         assert len(errors) == 1 and message in errors[0], outcome.output
+    else:
+        assert errors == [], outcome.output
     records = outcome.records()
+    assert all("\n" not in str(r.get("error") or "") for r in records)  # an item's error is one line too
     ids = [r["item_id"] for r in records]
     assert len(ids) == len(set(ids)) == results, ids  # no loss, no duplicate
     assert_no_key(outcome.output, outcome.out)
