@@ -1,7 +1,7 @@
 """Paraphrases of judged responses for ``debate-eval robustness --paraphrases N`` (DialEvalML's robust task).
 
 A chosen model (``--paraphrase-model``) is asked once per item for N meaning-preserving rewrites of the judged
-text (``debates/prompts/dialevalml/paraphrase.txt``); the answer's numbered lines are the rewrites. Every
+text (``tasks/engine/prompts/paraphrase.txt``, method-agnostic); the answer's numbered lines are the rewrites. Every
 answer is stored in ``paraphrases.jsonl`` in the robustness folder (item, model, N, the original, the
 rewrites, the exchange): a rerun reuses what is stored and asks only for the items missing, so the
 paraphrases are cached in the run (and, like every call, in the response cache).
@@ -18,6 +18,7 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from functools import cache
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -29,7 +30,6 @@ from debate_eval.agents.errors import UserError
 from debate_eval.agents.models.settings import ModelConfig
 from debate_eval.agents.models.wrappers import CallRecord
 from debate_eval.agents.roles import EVALUATOR, USER
-from debate_eval.debates.dialevalml import prompt_text
 from debate_eval.debates.transcript import build_transcript
 from debate_eval.tasks.data.registry import ITEM_LEVEL, DatasetSpec, Item, get_dataset, register_own_file_spec
 from debate_eval.tasks.engine.accounting import item_usage
@@ -39,6 +39,13 @@ SUFFIX = "paraphrased"
 SEPARATOR = "~p"
 JUDGED_FIELDS = ("response", "output")  # the judged text of a turn-level item (case-insensitive)
 _NUMBERED = re.compile(r"^\s*(\d+)\s*[.)]\s*(.+?)\s*$")
+PROMPT_FILE = Path(__file__).parent / "prompts" / "paraphrase.txt"
+
+
+@cache
+def paraphrase_prompt() -> str:
+    """The paraphrase request (``prompts/paraphrase.txt``, slots ``{n}`` and ``{text}``), without its final newline."""
+    return PROMPT_FILE.read_text(encoding="utf-8").rstrip("\n")
 
 
 def judged_field(inputs: Mapping[str, str]) -> str:
@@ -81,7 +88,7 @@ async def _paraphrase_one(pool: Any, item: Item, field: str, n: int) -> dict[str
     calls: list[CallRecord] = []
     client = pool.for_debate("scorer", calls)
     agent = AssistantAgent(EVALUATOR, model_client=client, system_message=None)
-    question = prompt_text("paraphrase").format(n=n, text=item.inputs[field])
+    question = paraphrase_prompt().format(n=n, text=item.inputs[field])
     result = await agent.run(task=TextMessage(source=USER, content=question))
     messages = [m for m in result.messages if isinstance(m, BaseChatMessage)]
     for call in calls:  # the agent's calls are made through the Scorer's settings
