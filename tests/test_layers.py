@@ -18,10 +18,7 @@ FORBIDDEN = {
     "tasks/analysis": ("debate_eval.tasks.cli",),
 }
 # Known exceptions, each with its reason (a new one needs a reason here too).
-ALLOWED = {
-    "tasks/analysis/report/demo.py": "a demo script (python -m ...report.demo) that drives `debate-eval run`; "
-    "it is no library code and would sit better in scripts/",
-}
+ALLOWED: dict[str, str] = {}
 
 
 def imported_modules(path: Path) -> list[tuple[int, str]]:
@@ -47,3 +44,30 @@ def test_no_module_imports_a_layer_above_it(folder: str) -> None:
         if any(module == banned or module.startswith(banned + ".") for banned in FORBIDDEN[folder])
     ]
     assert upward == []
+
+
+def method_packages() -> list[str]:
+    """The built-in methods' modules and, for a method in its own package (``debates/debate/method.py``), that
+    package: what the engine and the command line reach only through the registry."""
+    from debate_eval.debates.base import BUILTIN_MODULES
+
+    found = set(BUILTIN_MODULES)
+    for module in BUILTIN_MODULES:
+        package, _, last = module.rpartition(".")
+        if last == "method":
+            found.add(package)
+    return sorted(found)
+
+
+@pytest.mark.parametrize("folder", ["tasks/engine", "tasks/cli"])
+def test_engine_and_cli_reach_methods_only_through_the_registry(folder: str) -> None:
+    """Issue 9: the engine and the commands never import a method's module (they call ``get_method``)."""
+    banned = method_packages()
+    assert "debate_eval.debates.dialevalml" in banned and "debate_eval.debates.debate" in banned
+    naming = [
+        f"{path.relative_to(ROOT)}:{line} imports {module}"
+        for path in sorted((ROOT / folder).rglob("*.py"))
+        for line, module in imported_modules(path)
+        if any(module == name or module.startswith(name + ".") for name in banned)
+    ]
+    assert naming == []

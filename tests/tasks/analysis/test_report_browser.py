@@ -21,7 +21,7 @@ import pytest
 
 from debate_eval.tasks.analysis.report import browser as cdp
 from debate_eval.tasks.analysis.report import write_report
-from debate_eval.tasks.analysis.report.demo import make_pairwise_runs, make_runs
+from debate_eval.tasks.cli.report_demo import make_pairwise_runs, make_runs
 
 pytestmark = pytest.mark.browser
 READY = "document.documentElement.getAttribute('data-report-ready') === '1'"  # the transcripts are unpacked

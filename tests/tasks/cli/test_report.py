@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from debate_eval.tasks.analysis.report.demo import make_runs
 from debate_eval.tasks.analysis.report.page import unpack_records
 from debate_eval.tasks.cli.main import main
+from debate_eval.tasks.cli.report_demo import make_runs
 
 
 def page_records(html: str) -> list[dict]:

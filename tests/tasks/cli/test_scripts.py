@@ -30,3 +30,12 @@ def test_dataset_scripts_run_one_aspect(isolated_env: Path, script: str, aspect:
     assert completed.returncode == 0, completed.stderr
     (record,) = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     assert record["aspect"] == aspect and record["score"] == 3
+
+
+def test_report_demo_script_is_an_entry_point_over_the_cli_layer() -> None:
+    """``scripts/report_demo.py`` runs the demo of ``tasks/cli/report_demo.py`` (its runs: test_report.py)."""
+    completed = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "report_demo.py"), "--help"], capture_output=True, text=True, timeout=60
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert "usage: report_demo.py" in completed.stdout and "--screenshot" in completed.stdout
