@@ -34,6 +34,7 @@ from debate_eval.debates.scoring.untrusted import UntrustedMaterial
 
 ENTRY_POINT_GROUP = "debate_eval.methods"
 TASK_TYPES = ("single", "pairwise")
+DEFAULT_METHOD = "debate"  # --protocol's default, and the method of records that predate their "protocol" field
 BUILTIN_MODULES = (  # one line per built-in method module
     "debate_eval.debates.debate.method",
     "debate_eval.debates.geval",

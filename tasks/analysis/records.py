@@ -19,7 +19,7 @@ from debate_eval.agents.errors import UserError
 from debate_eval.tasks.engine.records import PAIRWISE, REQUIRED_KEYS, VERDICTS, validate_record
 from debate_eval.tasks.engine.results import RESULTS_FILE, numbered_records
 
-DEFAULT_PROTOCOL = "debate"
+DEFAULT_PROTOCOL = "debate"  # debates.base.DEFAULT_METHOD (not imported: analysis loads without AutoGen)
 __all__ = [
     "DEFAULT_PROTOCOL",
     "PAIRWISE",

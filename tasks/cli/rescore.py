@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
-from debate_eval.debates.base import Reparser, get_method
+from debate_eval.debates.base import DEFAULT_METHOD, Reparser, get_method
 from debate_eval.debates.pairwise.rescore import rescore_pairwise
 from debate_eval.debates.scoring.scores import ScoreRange
 from debate_eval.debates.scoring.untrusted import UntrustedMaterial
@@ -83,7 +83,7 @@ def rescore_record(
     for index, entry in enumerate(transcript):
         if "score" in entry:
             entry["score"] = reparse.entry(index).to_dict()
-    return get_method(str(protocol or new.get("protocol") or "debate")).rescore(new, reparse)
+    return get_method(str(protocol or new.get("protocol") or DEFAULT_METHOD)).rescore(new, reparse)
 
 
 def handle_rescore(args: argparse.Namespace) -> int:

@@ -11,6 +11,7 @@ from typing import Any
 from debate_eval.agents.models.providers import all_providers
 from debate_eval.agents.models.settings import ROLES, ModelOverrides, resolve_model_config
 from debate_eval.debates.base import (
+    DEFAULT_METHOD,
     MethodContext,
     add_method_options,
     all_methods,
@@ -80,10 +81,10 @@ def add_protocol_arguments(parser: argparse.ArgumentParser) -> None:
         "--protocol",
         "--method",
         dest="protocol",
-        default="debate",
+        default=DEFAULT_METHOD,
         choices=method_names(),
         metavar="NAME",
-        help="the evaluation method (default: debate): "
+        help=f"the evaluation method (default: {DEFAULT_METHOD}): "
         + " | ".join(f"{name} = {method.description}" for name, method in all_methods().items())
         + " (details: `debate-eval methods`)",
     )

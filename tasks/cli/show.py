@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
-from debate_eval.debates.base import get_method
+from debate_eval.debates.base import DEFAULT_METHOD, get_method
 from debate_eval.tasks.engine.results import RESULTS_FILE, read_jsonl
 
 WIDTH = 100
@@ -163,7 +163,7 @@ def format_transcript(record: dict[str, Any], *, full: bool = False) -> str:
 
 def _method_view(record: dict[str, Any], full: bool) -> str | None:
     try:
-        method = get_method(str(record.get("protocol") or "debate"))
+        method = get_method(str(record.get("protocol") or DEFAULT_METHOD))
     except UserError:  # a plugin's record with the plugin not installed: its messages still show
         return None
     return method.record_view(record, full)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import re
 
 import pytest
@@ -26,3 +27,16 @@ def test_run_help_explains_models_methods_and_roles(capsys: pytest.CaptureFixtur
         assert flat(f"{name} = {method.description}") in text, name
     assert f"ROLE one of {', '.join(ROLES)}" in text
     assert text.count(f"ROLE one of {', '.join(ROLES)}") == 2  # --role-model and --role-base-url
+
+
+def test_one_default_method_for_run_show_rescore_and_the_analysis() -> None:
+    """``--protocol``'s default is the registry's ``DEFAULT_METHOD``, a registered method; the analysis keeps its
+    own copy (it loads without AutoGen), which must agree."""
+    from debate_eval.debates.base import DEFAULT_METHOD
+    from debate_eval.tasks.analysis.records import DEFAULT_PROTOCOL
+    from debate_eval.tasks.cli.run import add_protocol_arguments
+
+    parser = argparse.ArgumentParser()
+    add_protocol_arguments(parser)
+    assert parser.parse_args([]).protocol == DEFAULT_METHOD == DEFAULT_PROTOCOL
+    assert DEFAULT_METHOD in all_methods()
