@@ -14,7 +14,8 @@ This is this project's code; none of theirs is copied. What it reproduces, reque
   whole memory summarised (the summary prompt with the previous summary and every memory line, plus the
   memory as messages), and the summary joins *its own* memory beside the raw history.
 - **Retries**: a last-turn answer whose last line does not start with "The score:" is asked for again with
-  the identical request, up to ``FAIREVAL_MAX_RETRY`` attempts; after that the referee's message is empty
+  the identical request (a new call: each attempt has its own cache namespace), up to ``FAIREVAL_MAX_RETRY``
+  attempts; after that the referee's message is empty
   (and excluded). This project also requires the line to hold a score on the scale (a re-ask on no score).
 - **Decoding**: temperature 0 and top_p 1 from the run's settings, ``max_tokens=512`` (or the run's lower cap,
   e.g. the embedded model's 256 or ``--max-tokens``), no seed.
@@ -37,7 +38,7 @@ from autogen_core import CancellationToken
 from autogen_core.models import AssistantMessage, ChatCompletionClient, LLMMessage, RequestUsage, UserMessage
 
 from debate_eval.agents.models.pool import ClientPool
-from debate_eval.agents.models.wrappers import CallRecord
+from debate_eval.agents.models.wrappers import CallRecord, ObservedClient
 from debate_eval.agents.roles import USER, role_of
 from debate_eval.debates.chateval.config import (
     FAIREVAL_MAX_RETRY,
@@ -81,7 +82,7 @@ class FairEvalReferee(BaseChatAgent):
         self,
         name: str,
         role_description: str,
-        client: ChatCompletionClient,
+        clients: Sequence[ChatCompletionClient],
         *,
         task: EvaluationTask,
         config: ChatEvalConfig,
@@ -91,7 +92,7 @@ class FairEvalReferee(BaseChatAgent):
     ) -> None:
         super().__init__(name, f"ChatEval referee {display_name(name)} (authors' FairEval flow).")
         self._decoding = {"max_tokens": max_tokens}
-        self._client = client
+        self._clients = list(clients)  # one per attempt: a retry is a new call, never the cache's first answer
         self._summary_client = summary_client
         self._role_description = role_description
         self._task = task
@@ -148,7 +149,7 @@ class FairEvalReferee(BaseChatAgent):
         request = self._request()
         content = ""
         for attempt in range(1, FAIREVAL_MAX_RETRY + 1):
-            result = await self._client.create(
+            result = await self._clients[attempt - 1].create(
                 request, extra_create_args=dict(self._decoding), cancellation_token=cancellation_token
             )
             text = result.content if isinstance(result.content, str) else str(result.content)
@@ -216,6 +217,17 @@ class FairEvalReferee(BaseChatAgent):
         self._final_prompt = ""
 
 
+def _attempt_clients(pool: ClientPool, label: str, calls: list[CallRecord]) -> list[ChatCompletionClient]:
+    """A recorded client per attempt. Their code had no response cache, so a retry of the identical request
+    was a new API call; here attempts 2 and 3 get cache namespaces of their own (a rerun still replays)."""
+    clients: list[ChatCompletionClient] = []
+    for attempt in range(1, FAIREVAL_MAX_RETRY + 1):
+        variant = "" if attempt == 1 else f"faireval-attempt-{attempt}"
+        inner = pool.overrides.get(REFEREE) or pool.shared("scorer", variant)
+        clients.append(ObservedClient(inner, label, calls))
+    return clients
+
+
 async def run_faireval_panel(
     task: EvaluationTask, config: ChatEvalConfig, pool: ClientPool, calls: list[CallRecord]
 ) -> list[tuple[BaseChatMessage, int | None]]:
@@ -230,7 +242,7 @@ async def run_faireval_panel(
         FairEvalReferee(
             name,
             persona.text,
-            _client(pool, REFEREE, role_of(name), calls),
+            _attempt_clients(pool, role_of(name), calls),
             task=task,
             config=config,
             order=names,

@@ -263,3 +263,22 @@ def test_authors_code_max_tokens_yields_to_a_lower_cap_of_the_run() -> None:
     pool = ClientPool(resolve_model_config(environ={}), overrides={"scorer": client})  # embedded: 256 tokens
     asyncio.run(run_chateval(make_task(), config, pool))
     assert all(args == {"max_tokens": 256} for _, _, args in client.seen)
+
+
+def test_each_retry_is_a_new_call_not_the_caches_first_answer(monkeypatch: pytest.MonkeyPatch) -> None:
+    client = FairClient({"General Public": ["GP1", "no", final(4)], "Critic": ["C1", final(2)]})
+    remote = resolve_model_config(environ={"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "DEBATE_EVAL_MODEL": "m"})
+    pool = ClientPool(remote)
+    variants: list[str] = []
+
+    def shared(role: str, variant: str = "", sampling: Any = None) -> Any:
+        variants.append(variant)
+        return client
+
+    monkeypatch.setattr(pool, "shared", shared)
+    config = ChatEvalConfig(
+        referees=(get_persona("general-public", "referee"), get_persona("critic", "referee")), fidelity="authors-code"
+    )
+    outcome = asyncio.run(run_chateval(make_task(), config, pool))
+    assert sorted(set(variants)) == ["", "faireval-attempt-2", "faireval-attempt-3"]  # a cache namespace per attempt
+    assert outcome.score == pytest.approx(3.0)
