@@ -41,7 +41,15 @@ from debate_eval.tasks.data.registry import (
     looks_like_own_file,
     register_own_file_spec,
 )
-from debate_eval.tasks.data.rows import SCALE_TOLERANCE, decode_text, describe, parse_json, read_bytes
+from debate_eval.tasks.data.rows import (
+    SCALE_TOLERANCE,
+    decode_text,
+    describe,
+    parse_json,
+    parse_jsonl_rows,
+    read_bytes,
+    row_label,
+)
 
 SINGLE_FIELDS = ("source", "output", "human", "group", "reference", "context", "id")
 SINGLE_REQUIRED = ("source", "output", "human")
@@ -87,17 +95,7 @@ def read_table(path: Path) -> tuple[list[dict[str, Any]], list[str], bool]:
             raise UserError(f"{path}: the CSV file has no header line")
         return rows, columns, True
     if suffix == ".jsonl":
-        rows = []
-        for number, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise UserError(
-                    f"{path}: row {len(rows) + 1} (counted from 1), line {number}: invalid JSON at column "
-                    f"{exc.colno}: {exc.msg}"
-                ) from None
+        rows = parse_jsonl_rows(path, text)
     elif suffix == ".json":
         rows = parse_json(path, text)
         if not isinstance(rows, list):
@@ -106,7 +104,7 @@ def read_table(path: Path) -> tuple[list[dict[str, Any]], list[str], bool]:
         raise UserError(f"{path}: own data must be a .jsonl, .csv or .json file")
     for index, row in enumerate(rows):
         if not isinstance(row, dict):
-            raise UserError(f"{path}: row {index + 1} (counted from 1): expected an object, got {describe(row)}")
+            raise UserError(f"{path}: {row_label(index)}: expected an object, got {describe(row)}")
     columns = list(dict.fromkeys(key for row in rows for key in row))
     return rows, columns, False
 

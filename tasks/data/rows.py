@@ -66,7 +66,15 @@ def read_json_rows(path: Path, data: bytes | None = None) -> list[Any]:
 
 def read_jsonl_rows(path: Path) -> list[Any]:
     """The objects of a JSON-lines file, one per non-blank line; a bad line names its row and line."""
-    text = decode_text(path, read_bytes(path))
+    rows = parse_jsonl_rows(path, decode_text(path, read_bytes(path)))
+    if not rows:
+        raise UserError(f"{path}: the file has no rows")
+    return rows
+
+
+def parse_jsonl_rows(path: Path, text: str) -> list[Any]:
+    """The JSON values of ``text`` (``path``'s), one per non-blank line (none: an empty list); a bad line is a
+    :class:`UserError` naming its row (counted from 1) and its line."""
     rows = []
     for line_number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
@@ -77,8 +85,6 @@ def read_jsonl_rows(path: Path) -> list[Any]:
             raise UserError(
                 f"{path}: {row_label(len(rows))}, line {line_number}: invalid JSON at column {exc.colno}: {exc.msg}"
             ) from None
-    if not rows:
-        raise UserError(f"{path}: the file has no rows")
     return rows
 
 

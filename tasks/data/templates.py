@@ -69,6 +69,7 @@ from debate_eval.tasks.data.placeholders import (
     placeholders_of,
     template_set,
 )
+from debate_eval.tasks.data.rows import decode_text, read_bytes
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
@@ -200,19 +201,11 @@ def _split_front_matter(raw: str, source: str) -> tuple[dict[str, str] | None, s
 
 
 def _read_text(path: Path) -> str:
+    """The text of a template file; a missing, unreadable or non-UTF-8 file is one line naming it a template."""
     try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise UserError(f"template file {path} not found") from None
-    except IsADirectoryError:
-        raise UserError(f"template file {path} is a directory, not a file") from None
-    except OSError as exc:
-        raise UserError(f"cannot read template file {path}: {exc.strerror or exc}") from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise UserError(f"template file {path} is not UTF-8 text (bad byte at offset {exc.start})") from None
-    return text.removeprefix("\ufeff")
+        return decode_text(path, read_bytes(path))
+    except UserError as exc:
+        raise UserError(f"template {exc}") from None
 
 
 def _parse_template(
