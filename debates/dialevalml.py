@@ -34,7 +34,7 @@ from debate_eval.agents.errors import UserError
 from debate_eval.agents.models.pool import ClientPool
 from debate_eval.agents.models.wrappers import CallRecord
 from debate_eval.agents.roles import EVALUATOR, USER, Relay
-from debate_eval.debates.base import Method, MethodContext, Reparser, register_method, set_parse
+from debate_eval.debates.base import Method, MethodContext, Reparser, non_negative_int, register_method, set_parse
 from debate_eval.debates.evaluation import EvaluationTask, Outcome, score_text
 from debate_eval.debates.scoring.scores import ParsedScore, ScoreRange
 from debate_eval.debates.transcript import build_transcript
@@ -181,13 +181,6 @@ async def run_dialevalml(task: EvaluationTask, config: DialEvalMLConfig, pool: C
     )
 
 
-def _non_negative_int(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text}")
-    return value
-
-
 @register_method
 class DialEvalMLMethod(Method[DialEvalMLConfig]):
     """``dialevalml``: the simple per-aspect prompt, re-asked while no score comes, normalised to [0, 1]."""
@@ -201,7 +194,7 @@ class DialEvalMLMethod(Method[DialEvalMLConfig]):
         """``--max-reasks``, ``--dialevalml-scale``."""
         group.add_argument(
             "--max-reasks",
-            type=_non_negative_int,
+            type=non_negative_int,
             default=DEFAULT_MAX_REASKS,
             help=f"dialevalml: times an answer without a score is asked again (default {DEFAULT_MAX_REASKS})",
         )
