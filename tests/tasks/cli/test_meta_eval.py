@@ -4,45 +4,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from debate_eval.tasks.cli import meta_eval
 
-
-def rec(
-    item_id: str,
-    group: str,
-    human: float | None,
-    score: float | None,
-    dataset: str = "summeval",
-    aspect: str = "coherence",
-    protocol: str | None = "debate",
-) -> dict[str, Any]:
-    record: dict[str, Any] = {
-        "item_id": item_id,
-        "dataset": dataset,
-        "aspect": aspect,
-        "group_id": group,
-        "system_id": "M0",
-        "human_score": human,
-        "score": score,
-        "parse_status": "parsed" if score is not None else "no_score",
-    }
-    if protocol is not None:
-        record["protocol"] = protocol
-    return record
-
-
-def group(prefix: str, humans: list[float], scores: list[float | None], **kwargs: Any) -> list[dict[str, Any]]:
-    return [rec(f"{prefix}-{i}", prefix, h, s, **kwargs) for i, (h, s) in enumerate(zip(humans, scores, strict=True))]
-
-
-def write_jsonl(path: Path, records: list[dict[str, Any]], tail: str = "") -> Path:
-    path.write_text("".join(json.dumps(r) + "\n" for r in records) + tail, encoding="utf-8")
-    return path
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "analysis"))  # the analysis tests' record factories
+from analysis_factories import group, write_jsonl
 
 
 def _run_command(argv: list[str], capsys: pytest.CaptureFixture) -> tuple[int, str]:
