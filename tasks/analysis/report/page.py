@@ -20,7 +20,7 @@ from datetime import datetime, timezone
 from importlib import resources
 from typing import Any
 
-from debate_eval.tasks.analysis.report import numbers, sections
+from debate_eval.tasks.analysis.report import numbers, run_card, sections
 from debate_eval.tasks.analysis.report.gather import Run, compare_key, is_pairwise, item_key, method_of, number
 from debate_eval.tasks.analysis.report.plots import PALETTE, esc
 
@@ -149,7 +149,7 @@ def render(runs: Sequence[Run], title: str | None = None, notes: Sequence[str] =
         "runs": esc(" · ".join(f"{run.label} ({len(run.records)} items)" for run in runs)),
         "notes": "".join(f"<p class='note warn'>{esc(note)}</p>" for note in notes),
         "overview": sections.glance(runs)
-        + "".join(sections.overview(run, i, expanded=len(runs) == 1) for i, run in enumerate(runs)),
+        + "".join(run_card.overview(run, i, expanded=len(runs) == 1) for i, run in enumerate(runs)),
         "plots": sections.plots_section(runs),
         "compare": f"<section id='compare' class='card'><h2>Side by side</h2>{compare}<div id='compare-table'></div>"
         "</section>"
