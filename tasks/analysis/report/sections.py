@@ -12,7 +12,6 @@ from debate_eval.tasks.analysis.report.gather import Run, compare_key, is_pairwi
 from debate_eval.tasks.analysis.report.plots import esc
 from debate_eval.tasks.analysis.report.run_card import fmt
 
-DEBATE_METHODS = ("debate", "multiagent", "tiebreaker", "both")
 TASK_NAMES = {"single": "single-score", "pairwise": "pairwise"}
 
 
@@ -55,12 +54,19 @@ def _score_plots(runs: Sequence[Run]) -> list[str]:
     return figures
 
 
+def _has_critic(record: dict[str, Any]) -> bool:
+    """Whether the record's transcript holds a Critic's turn (a Scorer-Critic debate, whatever the method's name)."""
+    transcript = record.get("transcript")
+    return isinstance(transcript, list) and any(isinstance(e, dict) and e.get("role") == "critic" for e in transcript)
+
+
 def plots_section(runs: Sequence[Run]) -> str:
     """Scatter per run, distributions of humans vs runs, Scorer moves per round, pairwise confusion."""
     figures = _score_plots(runs)
     for run in runs:
-        if run.method in DEBATE_METHODS:
-            moves = numbers.scorer_moves(r for r in run.records if not is_pairwise(r))
+        debated = [r for r in run.records if not is_pairwise(r) and _has_critic(r)]
+        if debated:
+            moves = numbers.scorer_moves(debated)
             if any(kind != "no score" for stack in moves for kind in stack):
                 figures.append(
                     plots.stacked_bars(

@@ -44,6 +44,14 @@ def test_report_of_one_scripted_debate_run(scripted_runs: list[Path], tmp_path: 
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//)|url\(|@import""", html)  # nothing to fetch
 
 
+def test_scorer_moves_plot_only_for_runs_with_a_critic(scripted_runs: list[Path], tmp_path: Path) -> None:
+    """The Scorer-moves plot follows the transcripts (a Critic's turns), not a list of method names."""
+    for run, expected in zip(scripted_runs, (True, False, False), strict=True):  # debate, geval, chateval
+        out = tmp_path / f"{run.name}.html"
+        assert main(["report", str(run), "--out", str(out)]) == 0
+        assert ("Scorer after each Critic round" in out.read_text(encoding="utf-8")) is expected, run.name
+
+
 def test_report_of_three_runs_side_by_side(scripted_runs: list[Path], tmp_path: Path) -> None:
     out = tmp_path / "sub" / "cmp.html"
     assert main(["report", *map(str, scripted_runs), "--out", str(out), "--title", "three <b>runs</b>"]) == 0
