@@ -16,7 +16,7 @@ import pytest
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAIServer
 from debate_eval.tasks.analysis.ablation_plot import plot_ablation
-from debate_eval.tasks.cli.ablate import expand_grid, parse_grid, plot_rounds
+from debate_eval.tasks.cli.ablate_grid import expand_grid, parse_grid, plot_rounds
 from debate_eval.tasks.cli.main import main
 from debate_eval.tasks.data.datasets import load_items, resolve_data_dir, select_items
 

@@ -1,0 +1,133 @@
+"""The grid of ``debate-eval ablate``: ``--grid KEY=V1,V2`` parsed into cells (one run configuration each),
+and the cells whose resolved configurations are equal found, so that they share one run."""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from debate_eval.agents.errors import UserError
+from debate_eval.debates.base import all_methods, get_method
+from debate_eval.tasks.cli.run import build_run_config
+from debate_eval.tasks.engine.run_config import RunConfig
+
+GRID_KEYS = ("protocol", "critic", "rounds", "commander", "branches")
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One point of the grid."""
+
+    protocol: str
+    critic: str | None
+    rounds: int
+    commander: str  # "fixed" or "llm"
+    branches: int | None = None  # --branches of a method that has it (Fennec's k); None for the others
+
+    @property
+    def name(self) -> str:
+        """A readable, file-safe name."""
+        parts = [self.protocol]
+        if get_method(self.protocol).has_critic:
+            parts += [f"critic-{Path(self.critic).stem if self.critic else 'default'}", f"n{self.rounds}"]
+            if self.commander == "llm":
+                parts.append("llm-commander")
+        if self.branches is not None:
+            parts.append(f"k{self.branches}")
+        return re.sub(r"[^A-Za-z0-9_.-]+", "-", "_".join(parts))
+
+
+def parse_grid(specs: Sequence[str]) -> dict[str, list[str]]:
+    """``["rounds=1,2", "critic=plain"]`` -> ``{"rounds": ["1", "2"], "critic": ["plain"]}``."""
+    grid: dict[str, list[str]] = {}
+    for spec in specs:
+        key, sep, values = spec.partition("=")
+        key = key.strip()
+        if not sep or key not in GRID_KEYS or not values.strip():
+            raise UserError(f"--grid {spec!r}: expected KEY=V1,V2,... with KEY one of {', '.join(GRID_KEYS)}")
+        if key in grid:
+            raise UserError(f"--grid {key} is given twice; list all its values in one --grid")
+        grid[key] = [v.strip() for v in values.split(",") if v.strip()]
+    return grid
+
+
+def expand_grid(grid: dict[str, list[str]], defaults: argparse.Namespace) -> list[Cell]:
+    """Every combination of the grid's values (defaults from the other flags), without duplicates."""
+    protocols = grid.get("protocol", [defaults.protocol])
+    methods = all_methods()
+    for protocol in protocols:
+        if protocol not in methods:
+            raise UserError(f"--grid protocol: unknown protocol {protocol!r}; protocols are: {', '.join(methods)}")
+    critics: list[str | None] = list(grid.get("critic", [defaults.critic]))
+    try:
+        rounds = [int(v) for v in grid.get("rounds", [str(defaults.max_rounds)])]
+    except ValueError:
+        raise UserError("--grid rounds: values must be integers, e.g. rounds=1,2,3") from None
+    if any(r < 0 for r in rounds):
+        raise UserError("--grid rounds: values must be >= 0")
+    commanders = grid.get("commander", ["llm" if defaults.commander_llm else "fixed"])
+    if set(commanders) - {"fixed", "llm"}:
+        raise UserError("--grid commander: values are fixed and llm")
+    try:
+        branches = [int(v) for v in grid.get("branches", [])]
+    except ValueError:
+        raise UserError("--grid branches: values must be integers, e.g. branches=1,3,5") from None
+    if any(k < 1 for k in branches):
+        raise UserError("--grid branches: values must be >= 1")
+    cells: list[Cell] = []
+    for protocol, critic, n, commander, k in itertools.product(
+        protocols, critics, rounds, commanders, branches or [None]
+    ):
+        debate = methods[protocol].has_critic  # other methods have no Critic, rounds or Commander
+        cell = Cell(protocol, critic, n, commander) if debate else Cell(protocol, None, 0, "fixed")
+        if k is not None and "branches" in getattr(methods[protocol].config_type, "__dataclass_fields__", {}):
+            cell = Cell(cell.protocol, cell.critic, cell.rounds, cell.commander, k)  # only methods with branches
+        if cell not in cells:
+            cells.append(cell)
+    return cells
+
+
+def cell_config(cell: Cell, args: argparse.Namespace) -> RunConfig:
+    """The run configuration of one cell: the command's flags with the cell's values."""
+    cell_args = argparse.Namespace(**vars(args))
+    cell_args.protocol = cell.protocol
+    cell_args.critic = cell.critic
+    cell_args.max_rounds = cell.rounds
+    cell_args.commander_llm = cell.commander == "llm"
+    if cell.branches is not None:
+        cell_args.branches = cell.branches
+    try:
+        return build_run_config(cell_args)
+    except UserError as error:
+        raise UserError(f"cell {cell.name}: {error}") from None
+
+
+def resolved_key(config: RunConfig) -> str:
+    """What a cell's run actually is: its result configuration without the protocol's name.
+
+    Two cells with equal keys make the same calls and give the same results (``multiagent`` with
+    ``--critic devils-advocate`` is ``debate``), so they share one run.
+    """
+    resolved = {key: value for key, value in config.result_config().items() if key != "protocol"}
+    return json.dumps(resolved, sort_keys=True, default=str)
+
+
+def shared_runs(cells: Sequence[Cell], configs: dict[Cell, RunConfig]) -> dict[Cell, Cell | None]:
+    """For every cell, the earlier cell whose run it shares (None: the cell is run itself)."""
+    first: dict[str, Cell] = {}
+    same_as: dict[Cell, Cell | None] = {}
+    for cell in cells:
+        key = resolved_key(configs[cell])
+        same_as[cell] = first.get(key)
+        first.setdefault(key, cell)
+    return same_as
+
+
+def plot_rounds(grid: dict[str, list[str]], args: argparse.Namespace) -> int:
+    """The n of the persona and protocol panels: the largest n of a rounds grid, else ``--max-rounds``."""
+    return max(int(v) for v in grid["rounds"]) if grid.get("rounds") else int(args.max_rounds)
