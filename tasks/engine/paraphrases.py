@@ -27,6 +27,7 @@ from autogen_agentchat.agents import AssistantAgent
 from autogen_agentchat.messages import BaseChatMessage, TextMessage
 
 from debate_eval.agents.errors import UserError
+from debate_eval.agents.models.pool import ClientPool
 from debate_eval.agents.models.settings import ModelConfig
 from debate_eval.agents.models.wrappers import CallRecord
 from debate_eval.agents.roles import EVALUATOR, USER
@@ -84,7 +85,8 @@ def read_stored(path: Path) -> dict[str, dict[str, Any]]:
     return stored
 
 
-async def _paraphrase_one(pool: Any, item: Item, field: str, n: int) -> dict[str, Any]:
+async def _paraphrase_one(pool: ClientPool, item: Item, field: str, n: int) -> dict[str, Any]:
+    """Ask the model (through the Scorer's settings) for ``n`` rewrites of ``item``'s ``field``; the stored record."""
     calls: list[CallRecord] = []
     client = pool.for_debate("scorer", calls)
     agent = AssistantAgent(EVALUATOR, model_client=client, system_message=None)

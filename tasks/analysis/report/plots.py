@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import html
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 HUMAN_COLOUR = "#333333"
 PALETTE = ("#4477aa", "#ee6677", "#228833", "#ccbb44", "#66ccee", "#aa3377", "#bbbbbb")
@@ -40,7 +40,7 @@ def _frame(title: str, body: list[str], width: int = WIDTH, height: int = HEIGHT
     )
 
 
-def _axis_ticks(values: Sequence[float], to_px, horizontal: bool, at: float) -> list[str]:
+def _axis_ticks(values: Sequence[float], to_px: Callable[[float], float], horizontal: bool, at: float) -> list[str]:
     out = []
     for value in values:
         pos = to_px(value)
