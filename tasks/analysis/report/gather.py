@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
+from debate_eval.tasks.analysis.records import DEFAULT_PROTOCOL
 from debate_eval.tasks.engine.results import numbered_records
 
 RESULTS_FILE = "results.jsonl"
@@ -47,7 +48,7 @@ class Run:
 
 def method_of(record: dict[str, Any]) -> str:
     """The record's method: ``method`` or ``protocol`` (files written before either existed are DEBATE)."""
-    return str(record.get("method") or record.get("protocol") or "debate")
+    return str(record.get("method") or record.get("protocol") or DEFAULT_PROTOCOL)
 
 
 def is_pairwise(record: dict[str, Any]) -> bool:
