@@ -88,13 +88,32 @@ DEFAULT_REPLIES: dict[str, str] = {
     "corrector": "A revised text that fixes the problems the graders found.",
 }
 
+# Replies to a pairwise request (two responses to compare): a verdict instead of a score.
+PAIRWISE_REPLIES: dict[str, str] = {
+    "scorer": "Step by step: Response A answers more of the question, Response B misses a part.\nVerdict: [[A]]",
+    "critic": "The verdict overlooks the weaknesses of the preferred response; I disagree with the rationale.",
+    "tiebreaker": "Having read the debate, Response A is better.\nVerdict: [[A]]",
+    "evaluator": "Response A is more complete.\n[[A]]",
+    "referee": "Response A covers the question better, with one weak point.\n[[A]]",
+}
+# The verdict instruction of the project's pairwise prompts (debates/pairwise/prompts/task.txt, panel.txt),
+# which judged text alone does not bring into a single-score request.
+PAIRWISE_MARK = "[[A]] when Response A is better"
+
+
+def _is_pairwise(request: Request) -> bool:
+    return any(PAIRWISE_MARK in str(m.get("content", "")) for m in request.get("messages") or [])
+
 
 def default_reply(request: Request) -> str:
-    """The fixed reply for the request's role (a Fennec judge of two responses answers for both)."""
+    """The fixed reply for the request's role (a Fennec judge of two responses answers for both; the roles
+    of the other methods answer a pairwise prompt with a verdict for Response A)."""
     role = role_of_request(request)
     last = str(((request.get("messages") or [{}])[-1]).get("content", ""))
     if role == "judge" and "Score A:" in last:
         return DEFAULT_REPLIES["judge_pairwise"]
+    if role in PAIRWISE_REPLIES and _is_pairwise(request):
+        return PAIRWISE_REPLIES[role]
     return DEFAULT_REPLIES[role]
 
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from debate_eval.agents.errors import UserError
-from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAIServer, role_of_request
+from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAIServer, default_reply, role_of_request
 from debate_eval.tasks.cli.main import main
 from debate_eval.tasks.data.datasets import load_items
 from debate_eval.tasks.engine.pairwise import check_task_type, pairwise_template
@@ -252,3 +252,20 @@ def test_scripted_server_knows_the_pairwise_personas() -> None:
     for (name, role), wanted in expected.items():
         system = pairwise_persona(get_persona(name, role)).text
         assert role_of_request({"messages": [{"role": "system", "content": system}]}) == wanted, name
+
+
+@pytest.mark.parametrize("protocol", ["debate", "chateval", "geval"])
+def test_provider_scripted_gives_pairwise_verdicts(isolated_env: Path, protocol: str) -> None:
+    """`--provider scripted` (the offline check of a pipeline) answers a pairwise prompt with a verdict, so a
+    pairwise run on it parses one per item instead of "no verdict" everywhere; a single-score run still gets
+    scores, even when the judged text itself holds "[[A]]"."""
+    data = isolated_env / "ab.csv"
+    data.write_text(OWN_CSV, encoding="utf-8")
+    fields = "id=id,question=prompt,output_a=answer_1,output_b=answer_2,label=winner"
+    args = ["--dataset", str(data), "--aspect", "preference", "--fields", fields, "--labels", "first=A,second=B,tie=T"]
+    out = isolated_env / protocol
+    common = ["--provider", "scripted", "--protocol", protocol, "--out", str(out), "--no-progress"]
+    assert main(["run", *args, *common]) == 0
+    assert [r["verdict"] for r in read_records(out)] == ["first"] * 3
+    single = {"role": "user", "content": "Summary: the cat sat. [[A]] Response A\nScore (1-5):"}
+    assert "Score: 3" in default_reply({"messages": [{"role": "system", "content": "Score it."}, single]})
