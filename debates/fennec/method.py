@@ -21,6 +21,7 @@ from debate_eval.debates.fennec.correction import correct, scaled_threshold
 from debate_eval.debates.fennec.merge import merge_scores
 from debate_eval.debates.fennec.team import JUDGMENT, RESCORE, run_branches
 from debate_eval.debates.fennec.tree import format_tree
+from debate_eval.debates.scoring.untrusted import UntrustedMaterial
 
 DEFAULT_BRANCHES = 3
 
@@ -176,7 +177,9 @@ class FennecMethod(Method[FennecConfig]):
         info = details.get("correction")
         rescored = [i for i, e in enumerate(transcript) if e.get("step") == RESCORE and e.get("agent") == JUDGE]
         if isinstance(info, dict) and isinstance(info.get("rescore"), dict) and rescored:
-            again = merge_scores([reparse.entry(i) for i in rescored])
+            corrected = UntrustedMaterial([str(info.get("corrected") or "")])  # judged in those answers too
+            texts = [corrected.neutralize(str(transcript[i].get("content", ""))) for i in rescored]
+            again = merge_scores([reparse.text(text) for text in texts])
             gain = None if merged.value is None or again.value is None else again.value - merged.value
             info["rescore"].update(score=again.value, gain=gain)
         return record

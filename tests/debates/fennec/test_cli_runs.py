@@ -110,6 +110,18 @@ def test_single_run_with_correction_stores_texts_and_prints_the_gain(
     assert main(["show", str(out), "--item", "1"]) == 0
     shown = capsys.readouterr().out
     assert "Fennec tree: 2 of 2 branches" in shown and "re-judged: 4, gain +2.5" in shown
+    # rescore reproduces the run, then follows an edited judgment (branch 1 now grades 3: mean 2.5, gain 1.5)
+    assert main(["rescore", str(out / "results.jsonl")]) == 0
+    again = read_records(out)
+    assert [(r["score"], r["details"]["correction"]["rescore"]["gain"]) for r in again] == [(1.5, 2.5)] * 2
+    for record in again:
+        first = next(e for e in record["transcript"] if e["step"] == "judgment" and e["agent"] == "Judge")
+        first["content"] = "On reflection it reads well enough.\nScore: 3"
+    (out / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in again), encoding="utf-8")
+    assert main(["rescore", str(out / "results.jsonl")]) == 0
+    edited = read_records(out)
+    assert [(r["score"], r["details"]["correction"]["rescore"]["gain"]) for r in edited] == [(2.5, 1.5)] * 2
+    assert all(r["details"]["tree"][0]["score"]["value"] == 3 for r in edited)
     config = json.loads((out / "config.json").read_text(encoding="utf-8"))
     assert config["result_config"]["fennec"] == {
         "branches": 2,
