@@ -98,7 +98,10 @@ def format_table(records: list[dict[str, Any]]) -> str:
     several_aspects = len({r.get("aspect") for r in records}) > 1  # a multi-aspect run (--aspect a,b / all)
     for number, record in enumerate(records, start=1):
         status = "error: " + str(record["error"])[:60] if record.get("error") else record.get("parse_status", "")
-        label = f"{record.get('item_id')} [{record.get('aspect')}]" if several_aspects else str(record.get("item_id"))
+        label = str(record.get("item_id"))
+        if several_aspects:  # the aspect stays whole; a long id gives way (SummEval's ids are 52 characters)
+            tag = f" [{record.get('aspect')}]"
+            label = label[: max(0, 58 - len(tag))] + tag
         lines.append(
             f"{number:>4}  {label[:58]:<58} {_fmt(record.get('human_score')):>6} "
             f"{_fmt(record.get('score')):>6} {_fmt(record.get('agreed')):>6} {_fmt(record.get('rounds')):>6}  {status}"

@@ -148,3 +148,17 @@ def test_repeat_and_ablate_take_one_aspect(
     extra = ["--out", str(isolated_env / "x")] + (["--grid", "rounds=1,2"] if command == "ablate" else [])
     assert main([command, "--dataset", "summeval", "--aspect", "coherence,fluency", *extra]) == 2
     assert "one aspect" in capsys.readouterr().err
+
+
+def test_show_keeps_the_aspect_of_a_long_item_id() -> None:
+    """SummEval's ids are 52 characters: the table shortens the id, never the aspect tag."""
+    from debate_eval.tasks.cli.show import format_table
+
+    long_id = "dm-test-8764fb95bfad8ee849274873a92fb8d6b400eee2/M11"
+    records = [
+        {"item_id": long_id, "aspect": aspect, "score": 3, "human_score": 2, "parse_status": "parsed"}
+        for aspect in ("coherence", "semantically_appropriate")
+    ]
+    rows = format_table(records).splitlines()[1:3]
+    assert "[coherence]" in rows[0] and "[semantically_appropriate]" in rows[1]
+    assert rows[0].split()[1] == long_id[: 58 - len(" [coherence]")]  # the id gives way, from its end
