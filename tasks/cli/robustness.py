@@ -100,6 +100,11 @@ def languages_check(args: argparse.Namespace, out: Path) -> tuple[list[dict[str,
     if args.language:
         raise UserError("--languages and --language do not go together (--languages runs each language)")
     languages = [REFERENCE_LANGUAGE, *(name for name in languages if name != REFERENCE_LANGUAGE)]
+    if not looks_like_own_file(args.dataset):  # every language checked before the first run pays for a call
+        spec = get_dataset(args.dataset)
+        unknown = [name for name in languages if spec.variant_option == "language" and name not in spec.variants]
+        if unknown:
+            raise UserError(f"unknown --languages {', '.join(unknown)}; valid: {', '.join(spec.variants)}")
     by_language = {}
     for language in languages:
         variant = copy.copy(args)

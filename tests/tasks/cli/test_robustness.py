@@ -105,3 +105,17 @@ def test_refusals_are_one_line(isolated_env: Path, capsys: pytest.CaptureFixture
             server, isolated_env / "x", "--dataset", "summeval", "--aspect", "coherence", "--languages", "german"
         )
         assert code == 2 and "--language is for xdial" in capsys.readouterr().err
+
+
+def test_an_unknown_language_is_refused_before_any_run(
+    isolated_env: Path, dataset_path: Callable[[str], Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """English is the first run: a typo later in --languages must not cost its calls first."""
+    dataset_path("xdial_fed_turn")
+    args = ["--dataset", "xdial_fed_turn", "--aspect", "overall", "--limit", "2", "--languages", "english,klingon"]
+    with ScriptedOpenAIServer() as server:
+        assert robustness(server, isolated_env / "x", *args) == 2
+        assert server.count == 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "klingon" in err[0] and "chinese" in err[0]
+    assert not (isolated_env / "x" / "english").exists()
