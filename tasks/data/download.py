@@ -142,7 +142,7 @@ def _fetch_bytes(spec: DatasetSpec, target_dir: Path, *, timeout: float, opener:
 
 
 def _download_failed_message(spec: DatasetSpec, target_dir: Path, problem: str) -> str:
-    layout = ", ".join(s.relative_path for s in DATASETS.values())
+    layout = ", ".join(dict.fromkeys(s.relative_path for s in DATASETS.values()))  # fed_turn, fed_dialogue: one file
     return (
         f"could not download {spec.name}: {problem}; copy the files by hand into {target_dir} with the "
         f"layout {layout}, or point --data-dir / {DATA_DIR_ENV} at a folder that has them"

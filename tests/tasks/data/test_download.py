@@ -141,6 +141,7 @@ def test_no_network_is_one_clear_line(tmp_path: Path, exc: BaseException) -> Non
     assert "data.example.invalid could not be reached" in message
     assert f"copy the files by hand into {tmp_path}" in message
     assert "summeval/summeval.json" in message and "topical_chat/topical_chat.json" in message
+    assert message.count("fed/fed_data.json") == 1  # two datasets, one file: named once
     assert "--data-dir" in message and DATA_DIR_ENV in message
     assert not (tmp_path / "tiny").exists()
 
