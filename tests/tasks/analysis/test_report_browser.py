@@ -145,7 +145,8 @@ def test_scripted_run_report_in_chromium(browser, tmp_path: Path, isolated_env: 
     assert browser.errors() == []
 
 
-def test_pairwise_and_fennec_shapes_in_chromium(browser, tmp_path: Path, isolated_env: Path) -> None:
+def test_pairwise_and_fennec_shapes_in_chromium(browser, tmp_path: Path, isolated_env: Path, dataset_path) -> None:
+    dataset_path("faireval")  # does not ship with the package: skips with the reason outside the CI layout
     pairwise = make_pairwise_runs(tmp_path / "runs", limit=4, methods=("geval", "debate"))
     (fennec,) = make_runs(tmp_path / "runs", docs=1, methods=("fennec",))
     browser.open(write_report([*pairwise, fennec], tmp_path / "shapes.html"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -70,7 +71,10 @@ def test_import_refuses_a_directory_with_results(tmp_path: Path, capsys: pytest.
     assert "already holds results" in err
 
 
-def test_import_pandalm_and_nothing_matched(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+def test_import_pandalm_and_nothing_matched(
+    tmp_path: Path, capsys: pytest.CaptureFixture, dataset_path: Callable[[str], Path]
+) -> None:
+    dataset_path("pandalm")  # does not ship with the package: skips with the reason outside the CI layout
     path = tmp_path / "gpt.json"
     path.write_text(json.dumps([{"idx": "1", "gpt_result": "1"}, {"idx": "3", "gpt_result": "2"}]), encoding="utf-8")
     status, out, _ = run(["import", "pandalm", str(path), "--out", str(tmp_path / "p")], capsys)
