@@ -151,6 +151,7 @@ def test_run_summeval_with_no_data_folder_and_an_empty_home(
     assert len(records) == 2 and all(record["score"] is not None for record in records)
     assert not (isolated_env / "empty-home" / ".cache" / "debate-eval" / "data").exists()  # nothing downloaded
 
+
 def test_no_uncompressed_data_copy_is_tracked() -> None:
     """The project's rule: only the compressed, attributed copies ship; no dataset file is in git under any
     name (checked by blob id, so a renamed copy is caught too), and nothing is named like a ../shared file."""
