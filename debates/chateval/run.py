@@ -11,6 +11,7 @@ Model settings: referees and summarizer use the Scorer's settings. A client over
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from autogen_agentchat.messages import BaseChatMessage
@@ -57,16 +58,7 @@ async def run_chateval(task: EvaluationTask, config: ChatEvalConfig, pool: Clien
         return parse_of(message) if message.source in persona_of else None
 
     transcript = build_transcript(messages, calls, parse)
-    labels = {role_of(name): REFEREE for name in names} | {role_of(SUMMARIZER): SUMMARIZER_ROLE}
-    for call in calls:  # the calls were recorded per agent, so that each message gets its own call's flags
-        call.role = labels.get(call.role, call.role)
-    for entry, (_, turn) in zip(transcript, ordered, strict=True):
-        entry["turn"] = turn
-        if entry["agent"] in persona_of:
-            entry["role"] = REFEREE
-            entry["persona"] = persona_of[entry["agent"]].name
-        elif entry["agent"] == SUMMARIZER:
-            entry["role"] = SUMMARIZER_ROLE
+    label_panel(transcript, calls, ordered, persona_of)
 
     answers = [m for m in messages if m.source in persona_of and m.metadata.get("relay") != RETRY_RELAY]
     last = {m.source: m for m in answers if m.metadata.get("relay") is None or m.to_text()}
@@ -109,3 +101,23 @@ def rescored_finals(record: dict[str, Any], reparse: Any) -> dict[str, ParsedSco
         name: referee_score(text, task, reparse.material, label=label, others=[n for n in last if n != name])
         for name, text in last.items()
     }
+
+
+def label_panel(
+    transcript: list[dict[str, Any]],
+    calls: list[CallRecord],
+    ordered: Sequence[tuple[Any, int]],
+    persona_of: Mapping[str, Any],
+) -> None:
+    """Label a panel's transcript entries and calls with the panel's roles (referee with its persona,
+    summarizer) and each entry with its discussion turn; ``ordered`` pairs each message with its turn."""
+    labels = {role_of(name): REFEREE for name in persona_of} | {role_of(SUMMARIZER): SUMMARIZER_ROLE}
+    for call in calls:  # the calls were recorded per agent, so that each message gets its own call's flags
+        call.role = labels.get(call.role, call.role)
+    for entry, (_, turn) in zip(transcript, ordered, strict=True):
+        entry["turn"] = turn
+        if entry["agent"] in persona_of:
+            entry["role"] = REFEREE
+            entry["persona"] = persona_of[entry["agent"]].name
+        elif entry["agent"] == SUMMARIZER:
+            entry["role"] = SUMMARIZER_ROLE

@@ -17,7 +17,7 @@ from debate_eval.agents.commander import REASK, CommanderAgent
 from debate_eval.agents.models.pool import ClientPool
 from debate_eval.agents.models.wrappers import CallRecord
 from debate_eval.agents.personas import Persona
-from debate_eval.agents.roles import COMMANDER, CRITIC, SCORER, TIEBREAKER, USER, Relay, make_assistant
+from debate_eval.agents.roles import COMMANDER, CRITIC, SCORER, TIEBREAKER, Relay, make_assistant
 from debate_eval.debates.debate.algorithm import DebateProtocol
 from debate_eval.debates.debate.authors import (
     AUTHORS_TIEBREAK,
@@ -29,7 +29,7 @@ from debate_eval.debates.debate.authors import (
     authors_score,
     their_final_message,
 )
-from debate_eval.debates.debate.team import MultiAgentsDebate
+from debate_eval.debates.debate.team import run_team
 from debate_eval.debates.evaluation import EvaluationTask, Outcome, score_text
 from debate_eval.debates.fidelity import AUTHORS_CODE, FIDELITIES, PAPER
 from debate_eval.debates.scoring.scores import ParsedScore
@@ -133,15 +133,7 @@ async def run_debate(task: EvaluationTask, config: DebateConfig, pool: ClientPoo
         tiebreak_text=tiebreak_text,
     )
     participants: list[ChatAgent] = [commander, *agents.values()]
-    team = MultiAgentsDebate(participants, protocol)
-    if config.commander_llm:
-        opening = TextMessage(source=USER, content=task.prompt, metadata={"to": COMMANDER})
-    else:
-        opening = TextMessage(source=COMMANDER, content=task.prompt, metadata={"to": SCORER, "relay": "task"})
-    result = await team.run(task=opening)
-    messages: list[BaseAgentEvent | BaseChatMessage] = list(result.messages)
-    if protocol.stop_reason is None:
-        raise RuntimeError(f"the debate ended without a verdict: {result.stop_reason}")
+    messages = await run_team(participants, protocol, task.prompt, commander_llm=config.commander_llm)
 
     decider = protocol.decided_by
     details: dict[str, Any] = {"fidelity": config.fidelity}

@@ -17,9 +17,9 @@ from typing import Any
 
 from autogen_agentchat.base import ChatAgent, TerminationCondition
 from autogen_agentchat.conditions import FunctionalTermination
-from autogen_agentchat.messages import BaseAgentEvent, BaseChatMessage
+from autogen_agentchat.messages import BaseAgentEvent, BaseChatMessage, TextMessage
 
-from debate_eval.agents.roles import COMMANDER
+from debate_eval.agents.roles import COMMANDER, SCORER, USER
 from debate_eval.debates.debate.algorithm import DebateProtocol
 from debate_eval.debates.group_chat import Accepts, RoutedGroupChat, SingleTaskManager
 
@@ -85,3 +85,20 @@ class MultiAgentsDebate(RoutedGroupChat):
     def manager_kwargs(self) -> Mapping[str, Any]:
         """The manager drives the protocol."""
         return {"protocol": self._protocol}
+
+
+async def run_team(
+    participants: Sequence[ChatAgent], protocol: DebateProtocol, prompt: str, *, commander_llm: bool
+) -> list[BaseAgentEvent | BaseChatMessage]:
+    """Run one debate and return its messages. The opening is the task for the Commander (which then
+    writes its own relay, ``--commander-llm``) or the Commander's fixed relay of P to the Scorer; a debate
+    that ends before the protocol reached a stop reason is an error."""
+    team = MultiAgentsDebate(list(participants), protocol)
+    if commander_llm:
+        opening = TextMessage(source=USER, content=prompt, metadata={"to": COMMANDER})
+    else:
+        opening = TextMessage(source=COMMANDER, content=prompt, metadata={"to": SCORER, "relay": "task"})
+    result = await team.run(task=opening)
+    if protocol.stop_reason is None:
+        raise RuntimeError(f"the debate ended without a verdict: {result.stop_reason}")
+    return list(result.messages)

@@ -20,9 +20,9 @@ from autogen_agentchat.messages import BaseChatMessage
 
 from debate_eval.agents.models.pool import ClientPool
 from debate_eval.agents.models.wrappers import CallRecord
-from debate_eval.agents.roles import role_of
-from debate_eval.debates.chateval import REFEREE, SUMMARIZER, SUMMARIZER_ROLE, ChatEvalConfig, referee_names
+from debate_eval.debates.chateval import ChatEvalConfig, referee_names
 from debate_eval.debates.chateval.paper import run_paper_panel
+from debate_eval.debates.chateval.run import label_panel
 from debate_eval.debates.evaluation import NO_SCORE, EvaluationTask, Outcome, planted, verdict_text
 from debate_eval.debates.pairwise.aggregate import majority_verdict
 from debate_eval.debates.pairwise.prompts import judge_material, prompt_text, reask_text
@@ -69,16 +69,7 @@ async def run_chateval_pairwise(task: EvaluationTask, config: ChatEvalConfig, po
     finals: dict[str, ParsedVerdict] = {name: verdict_text(last[name].to_text(), material, markers) for name in names}
 
     transcript = pairwise_transcript(messages, calls, set(persona_of), material, markers)
-    labels = {role_of(name): REFEREE for name in names} | {role_of(SUMMARIZER): SUMMARIZER_ROLE}
-    for call in calls:  # recorded per agent, so that each message gets its own call's flags
-        call.role = labels.get(call.role, call.role)
-    for entry, (_, turn) in zip(transcript, ordered, strict=True):
-        entry["turn"] = turn
-        if entry["agent"] in persona_of:
-            entry["role"] = REFEREE
-            entry["persona"] = persona_of[entry["agent"]].name
-        elif entry["agent"] == SUMMARIZER:
-            entry["role"] = SUMMARIZER_ROLE
+    label_panel(transcript, calls, ordered, persona_of)
     verdict = majority_verdict(finals)
     details: dict[str, Any] = {
         "fidelity": fidelity,

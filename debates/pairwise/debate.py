@@ -28,7 +28,7 @@ from debate_eval.agents.models.wrappers import CallRecord
 from debate_eval.agents.roles import COMMANDER, CRITIC, SCORER, TIEBREAKER, USER, Relay, make_assistant
 from debate_eval.debates.debate.algorithm import DebateProtocol
 from debate_eval.debates.debate.run import DebateConfig
-from debate_eval.debates.debate.team import MultiAgentsDebate
+from debate_eval.debates.debate.team import run_team
 from debate_eval.debates.evaluation import NO_SCORE, EvaluationTask, Outcome, planted, verdict_text
 from debate_eval.debates.pairwise.prompts import answer_hint, judge_material, pairwise_persona, prompt_table, reask_text
 from debate_eval.debates.pairwise.transcripts import pairwise_transcript
@@ -99,15 +99,7 @@ async def run_debate_pairwise(task: EvaluationTask, config: DebateConfig, pool: 
         answer_hint=answer_hint(),
         llm=llm,
     )
-    team = MultiAgentsDebate([commander, *agents.values()], protocol)
-    if config.commander_llm:
-        opening = TextMessage(source=USER, content=task.prompt, metadata={"to": COMMANDER})
-    else:
-        opening = TextMessage(source=COMMANDER, content=task.prompt, metadata={"to": SCORER, "relay": "task"})
-    result = await team.run(task=opening)
-    messages: list[BaseAgentEvent | BaseChatMessage] = list(result.messages)
-    if protocol.stop_reason is None:
-        raise RuntimeError(f"the debate ended without a verdict: {result.stop_reason}")
+    messages = await run_team([commander, *agents.values()], protocol, task.prompt, commander_llm=config.commander_llm)
 
     decider = protocol.decided_by
     parsed = verdict_text(_last_from(messages, decider), judged, markers)
