@@ -1,0 +1,350 @@
+"""A rate-limited scripted OpenAI-compatible endpoint on 127.0.0.1, for tests and benchmarks.
+
+It answers ``POST /v1/chat/completions`` like the scripted server (``scripted_server.default_reply``, or a
+reply function of the caller's, e.g. ``hashed_reply``) after a latency drawn from a distribution
+(``Latency``: uniform between two bounds, seeded), and enforces a requests-per-window and a
+tokens-per-window limit the way providers do: buckets of ``limit`` that refill continuously
+(``limit / window_s`` a second), full at start. A request is charged on arrival (1 request; its prompt
+tokens counted as ``token_estimate`` counts them, plus its ``max_tokens`` or else the tokens of the reply it
+will get). A request that does not fit gets ``429`` at once, with ``retry-after`` / ``retry-after-ms``
+(the time until it would fit). Every answer carries OpenAI-style headers (``x-ratelimit-limit-requests``,
+``-remaining-``, ``-reset-``, the same for tokens; ``header_style="anthropic"`` sends the
+``anthropic-ratelimit-*`` ones instead, resets as RFC 3339 times).
+
+Bounded and self-stopping: after ``max_requests`` requests it answers 503, and it shuts itself down after
+``max_lifetime_s`` seconds (or when its context ends). ``GET /rate/stats`` gives its counters, so a
+benchmark can run it in a process of its own (``python -m debate_eval.agents.models.providers.rate_limited_server``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import random
+import sys
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from debate_eval.agents.models.providers.scripted_server import Request, default_reply, role_of_request
+from debate_eval.agents.models.token_estimate import count_prompt_tokens, count_text_tokens
+
+STATS_PATH = "/rate/stats"
+
+
+@dataclass(frozen=True)
+class Latency:
+    """Seconds before an answer: uniform between ``low_s`` and ``high_s`` (seeded)."""
+
+    low_s: float = 0.5
+    high_s: float = 3.0
+
+    def draw(self, rng: random.Random) -> float:
+        """One latency."""
+        return self.low_s if self.high_s <= self.low_s else rng.uniform(self.low_s, self.high_s)
+
+
+@dataclass
+class _Bucket:
+    limit: float
+    rate: float
+    level: float
+    updated: float
+
+    def refill(self, now: float) -> None:
+        self.level = min(self.limit, self.level + self.rate * (now - self.updated))
+        self.updated = now
+
+    def wait_for(self, amount: float) -> float:
+        missing = min(amount, self.limit) - self.level
+        return max(0.0, missing / self.rate) if self.rate > 0 else math.inf
+
+    def reset_s(self) -> float:
+        return (self.limit - self.level) / self.rate if self.rate > 0 else 0.0
+
+
+@dataclass
+class RateStats:
+    """What the endpoint saw."""
+
+    requests: int = 0
+    answered: int = 0  # 200s
+    rate_limited: int = 0  # 429s
+    refused: int = 0  # 503s past max_requests
+    tokens_charged: float = 0.0  # tokens of answered requests
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    first_s: float | None = None  # clock of the first and last request
+    last_s: float | None = None
+    max_concurrent: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready counters."""
+        return dict(self.__dict__)
+
+
+def hashed_score(request: Request, low: int = 1, high: int = 5) -> int:
+    """A score between ``low`` and ``high`` that depends only on the request's messages (role and text)."""
+    messages = [(m.get("role"), str(m.get("content", ""))) for m in request.get("messages") or []]
+    digest = hashlib.sha256(json.dumps(messages, ensure_ascii=False).encode()).digest()
+    return low + int.from_bytes(digest[:4], "big") % (high - low + 1)
+
+
+def hashed_reply(request: Request) -> str:
+    """A deterministic answer from the request alone, so two programs that send the same messages get the
+    same answers: the Scorer's and Tie-breaker's score, the Critic's agreement (``NO_ISSUE`` in one request
+    of three) come from a hash of the messages; other roles answer as ``default_reply``."""
+    role = role_of_request(request)
+    score = hashed_score(request)
+    if role in ("scorer", "evaluator", "tiebreaker"):
+        return f"Score: {score}\nThe text is judged on the stated criteria, step by step."
+    if role == "critic":
+        if hashed_score(request, 0, 2) == 0:
+            return "The score is well justified. NO_ISSUE"
+        return "The score overlooks several problems of the text; I disagree with its rationale."
+    return default_reply(request)
+
+
+@dataclass
+class RateLimitedServer:
+    """Use as a context manager; ``base_url`` is ``http://127.0.0.1:PORT/v1``."""
+
+    rpm: float | None = None  # requests per window (None: no request limit)
+    tpm: float | None = None  # tokens per window
+    window_s: float = 60.0
+    latency: Latency = field(default_factory=Latency)
+    reply: Callable[[Request], str] = default_reply
+    header_style: str = "openai"  # or "anthropic"
+    seed: int = 0
+    max_requests: int = 100_000
+    max_lifetime_s: float = 3600.0
+    model: str = "gpt-4o"  # whose token counting the endpoint uses
+
+    def __post_init__(self) -> None:
+        self._lock = threading.Lock()
+        self._rng = random.Random(self.seed)
+        now = time.monotonic()
+        rate = 1.0 / self.window_s
+        self._requests = _Bucket(self.rpm, self.rpm * rate, self.rpm, now) if self.rpm else None
+        self._tokens = _Bucket(self.tpm, self.tpm * rate, self.tpm, now) if self.tpm else None
+        self.stats = RateStats()
+        self._concurrent = 0
+        self._server: ThreadingHTTPServer | None = None
+        self._timer: threading.Timer | None = None
+        self.base_url = ""
+
+    def start(self) -> RateLimitedServer:
+        """Serve in a background thread; stop by itself after ``max_lifetime_s``."""
+        self._server = _Server(("127.0.0.1", 0), _make_handler(self))
+        self.base_url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        self._timer = threading.Timer(self.max_lifetime_s, self.stop)
+        self._timer.daemon = True
+        self._timer.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving."""
+        with self._lock:
+            server, self._server = self._server, None
+        if server is not None:
+            server.shutdown()
+            server.server_close()
+        if self._timer is not None:
+            self._timer.cancel()
+
+    def __enter__(self) -> RateLimitedServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # ------------------------------------------------------------------------------------------ answers
+
+    def admit(self, request: Request, content: str) -> tuple[int, dict[str, str], float]:
+        """Charge ``request`` on arrival: (status, headers, tokens charged); 429 when it does not fit."""
+        prompt = count_prompt_tokens(request.get("messages") or [], self.model)
+        cap = request.get("max_tokens") or request.get("max_completion_tokens")
+        tokens = float(prompt + (int(cap) if cap else count_text_tokens(content, self.model)))
+        with self._lock:
+            now = time.monotonic()
+            self.stats.requests += 1
+            self.stats.first_s = self.stats.first_s if self.stats.first_s is not None else now
+            self.stats.last_s = now
+            if self.stats.requests > self.max_requests:
+                self.stats.refused += 1
+                return 503, {}, 0.0
+            for bucket in (self._requests, self._tokens):
+                if bucket is not None:
+                    bucket.refill(now)
+            wait = max(
+                self._requests.wait_for(1) if self._requests else 0.0,
+                self._tokens.wait_for(tokens) if self._tokens else 0.0,
+            )
+            if wait > 0:
+                self.stats.rate_limited += 1
+                headers = self._headers()
+                headers["retry-after-ms"] = str(math.ceil(wait * 1000))
+                headers["retry-after"] = str(math.ceil(wait))
+                return 429, headers, 0.0
+            if self._requests:
+                self._requests.level -= 1
+            if self._tokens:
+                self._tokens.level -= tokens
+            self.stats.answered += 1
+            self.stats.tokens_charged += tokens
+            return 200, self._headers(), tokens
+
+    def _headers(self) -> dict[str, str]:
+        headers: dict[str, str] = {}
+        for kind, bucket in (("requests", self._requests), ("tokens", self._tokens)):
+            if bucket is None:
+                continue
+            remaining, reset = max(0, math.floor(bucket.level)), bucket.reset_s()
+            if self.header_style == "anthropic":
+                moment = datetime.now(timezone.utc).timestamp() + reset
+                stamp = datetime.fromtimestamp(moment, timezone.utc).isoformat(timespec="milliseconds")
+                headers[f"anthropic-ratelimit-{kind}-limit"] = f"{bucket.limit:g}"
+                headers[f"anthropic-ratelimit-{kind}-remaining"] = str(remaining)
+                headers[f"anthropic-ratelimit-{kind}-reset"] = stamp.replace("+00:00", "Z")
+            else:
+                headers[f"x-ratelimit-limit-{kind}"] = f"{bucket.limit:g}"
+                headers[f"x-ratelimit-remaining-{kind}"] = str(remaining)
+                headers[f"x-ratelimit-reset-{kind}"] = f"{reset * 1000:.0f}ms"
+        return headers
+
+    def completion(self, request: Request, content: str) -> dict[str, Any]:
+        """The JSON body of a successful answer (usage counted in tokens)."""
+        prompt = count_prompt_tokens(request.get("messages") or [], self.model)
+        completion = count_text_tokens(content, self.model)
+        with self._lock:
+            self.stats.prompt_tokens += prompt
+            self.stats.completion_tokens += completion
+            number = self.stats.answered
+        return {
+            "id": f"chatcmpl-rate-{number}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": request.get("model", "scripted"),
+            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
+            "usage": {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
+        }
+
+    def draw_latency(self) -> float:
+        """The next answer's latency."""
+        with self._lock:
+            return self.latency.draw(self._rng)
+
+    def entered(self, delta: int) -> None:
+        """Count requests being served at once."""
+        with self._lock:
+            self._concurrent += delta
+            self.stats.max_concurrent = max(self.stats.max_concurrent, self._concurrent)
+
+
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 256
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that went away mid-request is not an error of the server."""
+        if not isinstance(sys.exc_info()[1], ConnectionError | TimeoutError):
+            super().handle_error(request, client_address)
+
+
+def _make_handler(server: RateLimitedServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True
+
+        def log_message(self, format: str, *args: Any) -> None:  # quiet
+            return
+
+        def _send(self, status: int, body: Mapping[str, Any], headers: Mapping[str, str] | None = None) -> None:
+            data = json.dumps(body).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            for key, value in (headers or {}).items():
+                self.send_header(key, value)
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_GET(self) -> None:
+            path = self.path.rstrip("/")
+            if path.endswith("/models"):
+                self._send(200, {"object": "list", "data": [{"id": "scripted", "object": "model"}]})
+            elif path.endswith(STATS_PATH):
+                with server._lock:
+                    self._send(200, server.stats.to_dict())
+            else:
+                self._send(404, {"error": {"message": "not found"}})
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            try:
+                request = json.loads(self.rfile.read(length) or b"{}")
+            except json.JSONDecodeError:
+                self._send(400, {"error": {"message": "invalid JSON"}})
+                return
+            content = server.reply(request)
+            status, headers, _ = server.admit(request, content)
+            if status == 429:
+                message = "Rate limit reached for requests or tokens; retry after the time in retry-after."
+                error = {"message": message, "type": "requests", "code": "rate_limit_exceeded"}
+                self._send(429, {"error": error}, headers)
+                return
+            if status != 200:
+                self._send(status, {"error": {"message": "the endpoint's request bound is reached"}})
+                return
+            server.entered(1)
+            try:
+                time.sleep(server.draw_latency())
+            finally:
+                server.entered(-1)
+            self._send(200, server.completion(request, content), headers)
+
+    return Handler
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Serve in this process until standard input closes (or the lifetime ends); prints the base URL first."""
+    parser = argparse.ArgumentParser(description="Rate-limited scripted OpenAI-compatible server on 127.0.0.1.")
+    parser.add_argument("--rpm", type=float, default=None, help="requests per window")
+    parser.add_argument("--tpm", type=float, default=None, help="tokens per window")
+    parser.add_argument("--window", type=float, default=60.0, help="window in seconds (default 60)")
+    parser.add_argument("--latency", default="0.5-3", help="seconds, LOW-HIGH (uniform) or one value")
+    parser.add_argument("--replies", choices=("default", "hashed"), default="default")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--max-requests", type=int, default=100_000)
+    parser.add_argument("--max-lifetime", type=float, default=3600.0)
+    args = parser.parse_args(argv)
+    low, _, high = args.latency.partition("-")
+    latency = Latency(float(low), float(high or low))
+    reply = hashed_reply if args.replies == "hashed" else default_reply
+    server = RateLimitedServer(
+        rpm=args.rpm,
+        tpm=args.tpm,
+        window_s=args.window,
+        latency=latency,
+        reply=reply,
+        seed=args.seed,
+        max_requests=args.max_requests,
+        max_lifetime_s=args.max_lifetime,
+    )
+    with server:
+        print(server.base_url, flush=True)
+        stopper = threading.Thread(target=sys.stdin.read, daemon=True)  # until the parent closes the pipe
+        stopper.start()
+        stopper.join(args.max_lifetime)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

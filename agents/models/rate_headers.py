@@ -1,0 +1,162 @@
+"""Providers' rate-limit headers, read into one shape: ``RateLimitHeaders``.
+
+Two styles are in use (names compared case-insensitively):
+
+- OpenAI and Azure OpenAI: ``x-ratelimit-limit-requests``, ``x-ratelimit-remaining-requests``,
+  ``x-ratelimit-reset-requests`` and the same three for ``-tokens``. A reset is a Go-style duration
+  (``1s``, ``6m0s``, ``120ms``, ``1h2m3.5s``) or plain seconds. Azure often sends the ``remaining`` ones only.
+- Anthropic: ``anthropic-ratelimit-{requests,tokens,input-tokens,output-tokens}-{limit,remaining,reset}``;
+  a reset is an RFC 3339 time (``2024-05-01T12:00:30Z``), turned into seconds from ``now``.
+
+Both may add ``retry-after`` (seconds or an HTTP date) and ``retry-after-ms`` (milliseconds, preferred).
+A value that cannot be read is left out (None), never an error: a provider's odd header must not fail a run.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import re
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+
+_DURATION_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(h|ms|us|µs|ns|m|s)")
+_UNIT_SECONDS = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9}
+
+
+@dataclass(frozen=True)
+class LimitWindow:
+    """One limit as a header reported it: its size, what is left, and seconds until it is whole again."""
+
+    limit: float | None = None
+    remaining: float | None = None
+    reset_s: float | None = None
+
+    @property
+    def known(self) -> bool:
+        """True when the header said how much is left."""
+        return self.remaining is not None
+
+
+@dataclass(frozen=True)
+class RateLimitHeaders:
+    """What one response said about the caller's limits (``style``: "openai", "anthropic" or "")."""
+
+    requests: LimitWindow = field(default_factory=LimitWindow)
+    tokens: LimitWindow = field(default_factory=LimitWindow)  # Anthropic: the most restrictive token limit
+    input_tokens: LimitWindow = field(default_factory=LimitWindow)  # Anthropic only
+    output_tokens: LimitWindow = field(default_factory=LimitWindow)  # Anthropic only
+    retry_after_s: float | None = None
+    style: str = ""
+
+    @property
+    def token_window(self) -> LimitWindow:
+        """The token limit to budget against: ``tokens``, else Anthropic's input-token limit."""
+        return self.tokens if self.tokens.known or self.tokens.limit is not None else self.input_tokens
+
+    @property
+    def empty(self) -> bool:
+        """True when no rate-limit header was present."""
+        return not self.style and self.retry_after_s is None
+
+
+def parse_duration(text: str) -> float | None:
+    """Seconds in a Go-style duration (``6m0s``, ``1.5s``, ``20ms``) or a plain number of seconds."""
+    text = text.strip().lower()
+    if not text:
+        return None
+    try:
+        return max(0.0, float(text))
+    except ValueError:
+        pass
+    total, end = 0.0, 0
+    for match in _DURATION_PART.finditer(text):
+        if match.start() != end:
+            return None
+        total += float(match.group(1)) * _UNIT_SECONDS[match.group(2)]
+        end = match.end()
+    return total if end == len(text) and end > 0 else None
+
+
+def parse_reset_time(text: str, now: float) -> float | None:
+    """Seconds from ``now`` (epoch seconds) to an RFC 3339 time, or a duration when it is one."""
+    text = text.strip()
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return parse_duration(text)
+    if moment.tzinfo is None:
+        return None
+    return max(0.0, moment.timestamp() - now)
+
+
+def parse_retry_after(headers: Mapping[str, str], now: float) -> float | None:
+    """``retry-after-ms`` (milliseconds), else ``retry-after`` (seconds or an HTTP date), in seconds."""
+    millis = _number(headers.get("retry-after-ms"))
+    if millis is not None:
+        return max(0.0, millis / 1000)
+    value = (headers.get("retry-after") or "").strip()
+    if not value:
+        return None
+    seconds = _number(value)
+    if seconds is not None:
+        return max(0.0, seconds)
+    try:
+        moment = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if moment is None or moment.tzinfo is None:
+        return None
+    return max(0.0, moment.timestamp() - now)
+
+
+def parse_rate_limit_headers(headers: Mapping[str, str], now: float | None = None) -> RateLimitHeaders:
+    """Read the rate-limit headers of a response (either style); ``now``: epoch seconds (default: the clock)."""
+    now = time.time() if now is None else now
+    lowered = {str(key).lower(): str(value) for key, value in headers.items()}
+    retry_after = parse_retry_after(lowered, now)
+    anthropic = {kind: _anthropic_window(lowered, kind, now) for kind in ANTHROPIC_KINDS}
+    if any(window != LimitWindow() for window in anthropic.values()):
+        return RateLimitHeaders(
+            requests=anthropic["requests"],
+            tokens=anthropic["tokens"],
+            input_tokens=anthropic["input-tokens"],
+            output_tokens=anthropic["output-tokens"],
+            retry_after_s=retry_after,
+            style="anthropic",
+        )
+    requests, tokens = _openai_window(lowered, "requests"), _openai_window(lowered, "tokens")
+    style = "openai" if requests != LimitWindow() or tokens != LimitWindow() else ""
+    return RateLimitHeaders(requests=requests, tokens=tokens, retry_after_s=retry_after, style=style)
+
+
+ANTHROPIC_KINDS = ("requests", "tokens", "input-tokens", "output-tokens")
+
+
+def _openai_window(headers: Mapping[str, str], kind: str) -> LimitWindow:
+    reset = headers.get(f"x-ratelimit-reset-{kind}")
+    return LimitWindow(
+        limit=_number(headers.get(f"x-ratelimit-limit-{kind}")),
+        remaining=_number(headers.get(f"x-ratelimit-remaining-{kind}")),
+        reset_s=parse_duration(reset) if reset else None,
+    )
+
+
+def _anthropic_window(headers: Mapping[str, str], kind: str, now: float) -> LimitWindow:
+    reset = headers.get(f"anthropic-ratelimit-{kind}-reset")
+    return LimitWindow(
+        limit=_number(headers.get(f"anthropic-ratelimit-{kind}-limit")),
+        remaining=_number(headers.get(f"anthropic-ratelimit-{kind}-remaining")),
+        reset_s=parse_reset_time(reset, now) if reset else None,
+    )
+
+
+def _number(value: str | None) -> float | None:
+    if value is None:
+        return None
+    try:
+        number = float(value.strip())
+    except ValueError:
+        return None
+    return number if number >= 0 and number == number and number != float("inf") else None

@@ -1,0 +1,368 @@
+"""Request and token budgets of one endpoint and model, and the number of calls in flight, adapted as a
+provider's limits show themselves.
+
+``RateLimiter`` is shared by every client stack (every role) that talks to the same endpoint and model. Each
+model call first takes a slot of the adaptive window (``window``: calls in flight, at most ``max_in_flight``,
+the run's ``--concurrency``), then waits, first come first served, until the request budget has a request
+and the token budget has the call's estimated tokens (``token_estimate``), takes them, and is sent. So no
+call is sent into an empty budget, and a call's timeout starts when it is sent.
+
+Budgets are buckets that refill continuously, as providers' limits do: ``limit`` per window (a minute), a
+``rate`` of ``limit / 60`` a second. They come from ``--rpm`` / ``--tpm`` (by hand) or from the response
+headers (``rate_headers``): each answer's ``remaining`` resets the bucket's level, corrected for what was
+refilled since that request was sent and for the calls sent after it; its ``reset`` gives the refill rate.
+A hand-set budget is never raised by a header, but a header saying less is left lowers its level.
+
+The window follows AIMD: +1/window after each answer while the budget is not nearly empty (additive
+increase), x0.5 after a 429 (whose ``retry-after`` also stops every call of the endpoint until then), and
+x0.8 when a header shows the budget nearly empty (multiplicative decrease); at most one decrease per
+round-trip time. A nearly empty budget does not push the window below what the known rate needs (rate x
+mean latency x 1.5: Little's law with a margin), so the window settles near what the limit sustains.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from debate_eval.agents.models.rate_headers import LimitWindow, RateLimitHeaders
+
+WINDOW_S = 60.0  # --rpm / --tpm and header limits without a usable reset are per minute
+NEAR_EMPTY = 0.05  # a budget with less than this share left is nearly empty
+RATE_FROM_RESET_MIN_USED = 0.25  # a reset gives the refill rate once this share of the limit is used
+DECREASE_ON_429 = 0.5
+DECREASE_NEAR_EMPTY = 0.8
+NEED_MARGIN = 1.5
+MAX_SLEEP_S = 1.0  # a waiting call looks at the budget again at least this often (headers may change it)
+LATENCY_EWMA = 0.2
+COMPLETION_EWMA = 0.2
+DEFAULT_COMPLETION_TOKENS = 256  # the guess before any answer (or the max_tokens cap, when a call sets one)
+
+
+@dataclass(frozen=True)
+class RateOptions:
+    """A run's rate settings: budgets by hand (per minute, for each endpoint and model) and the most calls in
+    flight (``--concurrency``)."""
+
+    rpm: float | None = None
+    tpm: float | None = None
+    max_in_flight: int = 1024  # a pool built without options bounds nothing its callers do not bound already
+
+
+@dataclass
+class Bucket:
+    """A continuously refilled budget: up to ``limit``, ``rate`` a second; ``level`` at clock ``updated``."""
+
+    limit: float
+    rate: float
+    level: float
+    updated: float
+    by_hand: bool = False
+    rate_seen: bool = False  # a header's reset has given the refill rate
+
+    def available(self, now: float) -> float:
+        """What is left at ``now``."""
+        return min(self.limit, self.level + self.rate * max(0.0, now - self.updated))
+
+    def wait_time(self, amount: float, now: float) -> float:
+        """Seconds until ``amount`` (at most the whole limit) is available."""
+        missing = min(amount, self.limit) - self.available(now)
+        if missing <= 0:
+            return 0.0
+        return missing / self.rate if self.rate > 0 else MAX_SLEEP_S
+
+    def take(self, amount: float, now: float) -> None:
+        """Spend ``amount``."""
+        self.level, self.updated = self.available(now) - amount, now
+
+    def give_back(self, amount: float, now: float) -> None:
+        """Return ``amount`` (negative: spend more) after the fact."""
+        self.level, self.updated = self.available(now) + amount, now
+
+    def observe(self, window: LimitWindow, sent_at: float, taken_after: float, now: float) -> None:
+        """Follow what a header said at ``sent_at``: its refill rate and what is left now."""
+        if window.limit is not None and window.limit > 0 and not self.by_hand:
+            self.limit = window.limit
+        used = (window.limit or 0) - (window.remaining if window.remaining is not None else math.inf)
+        if window.limit and window.reset_s and used >= max(2.0, RATE_FROM_RESET_MIN_USED * window.limit):
+            rate = (used - 0.5) / window.reset_s  # ``remaining`` is rounded down: half a unit less was used
+            if not self.by_hand:
+                self.rate = self.rate + 0.5 * (rate - self.rate) if self.rate_seen else rate
+                self.rate_seen = True
+        if window.remaining is None:
+            return
+        level = window.remaining + self.rate * max(0.0, now - sent_at) - taken_after
+        current = self.available(now)
+        self.level = min(current, level) if self.by_hand else min(self.limit, level)
+        self.updated = now
+
+    def share_left(self, now: float) -> float:
+        """What is left as a share of the limit."""
+        return self.available(now) / self.limit if self.limit else 1.0
+
+
+def bucket_from_window(window: LimitWindow, now: float) -> Bucket | None:
+    """A bucket for a limit first seen in a header (None when the header gave no limit or level)."""
+    limit = window.limit if window.limit else None
+    if limit is None and window.remaining is not None and window.remaining > 0:
+        limit = window.remaining  # Azure may send only what is left: assume the bucket was full
+    if limit is None:
+        return None
+    return Bucket(limit=limit, rate=limit / WINDOW_S, level=limit, updated=now)
+
+
+@dataclass
+class Ticket:
+    """One call's reservation: when it was sent and what it took."""
+
+    tokens: float
+    sent_at: float = 0.0
+    requests_mark: float = 0.0  # calls sent so far, this one included (to count those sent after it)
+    tokens_mark: float = 0.0  # tokens reserved so far, this call's included
+    headers: RateLimitHeaders | None = None  # what the answer said (set by the HTTP hook)
+
+
+@dataclass
+class LimiterStats:
+    """What the limiter did (for summaries and benchmarks)."""
+
+    calls: int = 0
+    rate_limited: int = 0  # answers with status 429
+    decreases: int = 0
+    waited_s: float = 0.0  # time calls spent waiting for budget or a slot
+    peak_in_flight: int = 0
+    window_trace: list[tuple[float, float]] = field(default_factory=list)  # (seconds since start, window)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready counters."""
+        return {
+            "calls": self.calls,
+            "decrease_trace": [list(point) for point in self.window_trace],
+            "rate_limited": self.rate_limited,
+            "decreases": self.decreases,
+            "waited_s": round(self.waited_s, 3),
+            "peak_in_flight": self.peak_in_flight,
+        }
+
+
+class RateLimiter:
+    """The budgets and the adaptive window of one endpoint and model (see the module docstring)."""
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        max_in_flight: int,
+        rpm: float | None = None,
+        tpm: float | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
+    ) -> None:
+        self.name = name
+        self.max_in_flight = max(1, int(max_in_flight))
+        self.window = float(self.max_in_flight)
+        self.in_flight = 0
+        self._clock = clock
+        self._sleep = sleep
+        self._started = clock()
+        self.requests: Bucket | None = _hand_bucket(rpm, self._started)
+        self.tokens: Bucket | None = _hand_bucket(tpm, self._started)
+        self.blocked_until = 0.0
+        self.sent_calls = 0.0
+        self.sent_tokens = 0.0
+        self.latency_s = 1.0
+        self.completion_tokens = float(DEFAULT_COMPLETION_TOKENS)
+        self._latency_seen = False
+        self._last_decrease = -math.inf
+        self.stats = LimiterStats()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._slots: asyncio.Condition | None = None
+        self._queue: asyncio.Lock | None = None
+
+    # ------------------------------------------------------------------------------------------ sending
+
+    def completion_estimate(self, max_tokens: int | None) -> float:
+        """Completion tokens to reserve: the call's cap when it sets one (providers count it), else a running
+        mean of the answers so far."""
+        return float(max_tokens) if max_tokens else self.completion_tokens
+
+    async def acquire(self, tokens: float) -> Ticket:
+        """Wait for a slot of the window and for the budgets, take them, return the call's ``Ticket``."""
+        slots, queue = self._primitives()
+        waited_from = self._clock()
+        async with slots:
+            await slots.wait_for(lambda: self.in_flight < max(1, math.floor(self.window)))
+            self.in_flight += 1
+            self.stats.peak_in_flight = max(self.stats.peak_in_flight, self.in_flight)
+        try:
+            async with queue:  # first come, first served
+                while True:
+                    now = self._clock()
+                    wait = self._wait_time(tokens, now)
+                    if wait <= 0:
+                        break
+                    await self._sleep(min(wait, MAX_SLEEP_S))
+                return self._take(tokens, now)
+        except BaseException:
+            await self._free_slot()
+            raise
+        finally:
+            self.stats.waited_s += self._clock() - waited_from
+
+    def _wait_time(self, tokens: float, now: float) -> float:
+        wait = self.blocked_until - now
+        if self.requests is not None:
+            wait = max(wait, self.requests.wait_time(1, now))
+        if self.tokens is not None:
+            wait = max(wait, self.tokens.wait_time(tokens, now))
+        return wait
+
+    def _take(self, tokens: float, now: float) -> Ticket:
+        if self.requests is not None:
+            self.requests.take(1, now)
+        if self.tokens is not None:
+            self.tokens.take(tokens, now)
+        self.sent_calls += 1
+        self.sent_tokens += tokens
+        self.stats.calls += 1
+        return Ticket(tokens=tokens, sent_at=now, requests_mark=self.sent_calls, tokens_mark=self.sent_tokens)
+
+    # ----------------------------------------------------------------------------------------- answers
+
+    async def release(
+        self,
+        ticket: Ticket,
+        *,
+        rate_limited: bool = False,
+        retry_after_s: float | None = None,
+        used_tokens: float | None = None,
+        completion_tokens: float | None = None,
+    ) -> None:
+        """The call is answered (or failed): learn from its headers, status and usage; free its slot."""
+        now = self._clock()
+        headers = ticket.headers
+        self._note_latency(now - ticket.sent_at)
+        if completion_tokens is not None:
+            self.completion_tokens += COMPLETION_EWMA * (completion_tokens - self.completion_tokens)
+        token_headers = headers is not None and headers.token_window.known
+        if used_tokens is not None and self.tokens is not None and not token_headers:
+            self.tokens.give_back(ticket.tokens - used_tokens, now)  # no header to say: settle the estimate
+        if headers is not None:
+            self._observe(ticket, headers, now)
+            retry_after_s = retry_after_s if retry_after_s is not None else headers.retry_after_s
+        if rate_limited:
+            self.stats.rate_limited += 1
+            if retry_after_s:
+                self.blocked_until = max(self.blocked_until, now + retry_after_s)
+            self._decrease(DECREASE_ON_429, now, floor=1.0)
+        elif self._nearly_empty(now):
+            self._decrease(DECREASE_NEAR_EMPTY, now, floor=self.needed_in_flight())
+        else:
+            self.window = min(float(self.max_in_flight), self.window + 1.0 / max(1.0, self.window))
+        await self._free_slot()
+
+    def _observe(self, ticket: Ticket, headers: RateLimitHeaders, now: float) -> None:
+        for attr, window, after in (
+            ("requests", headers.requests, self.sent_calls - ticket.requests_mark),
+            ("tokens", headers.token_window, self.sent_tokens - ticket.tokens_mark),
+        ):
+            bucket: Bucket | None = getattr(self, attr)
+            if bucket is None:
+                bucket = bucket_from_window(window, now)
+                if bucket is None:
+                    continue
+                setattr(self, attr, bucket)
+            bucket.observe(window, ticket.sent_at, after, now)
+
+    def _nearly_empty(self, now: float) -> bool:
+        return any(b is not None and b.share_left(now) < NEAR_EMPTY for b in (self.requests, self.tokens))
+
+    def _decrease(self, factor: float, now: float, floor: float) -> None:
+        if now - self._last_decrease < self.latency_s:
+            return  # one decrease per round trip: the calls already in flight were sent before the signal
+        self._last_decrease = now
+        new = max(1.0, min(self.window, max(floor, self.window * factor)))
+        if new < self.window:
+            self.window = new
+            self.stats.decreases += 1
+            self.stats.window_trace.append((round(now - self._started, 3), round(new, 2)))
+
+    def needed_in_flight(self) -> float:
+        """Calls in flight the known request rate needs (rate x latency x margin; 1 when no rate is known)."""
+        rates = []
+        if self.requests is not None:
+            rates.append(self.requests.rate)
+        if self.tokens is not None and self.completion_tokens > 0:
+            rates.append(self.tokens.rate / max(1.0, self.completion_tokens))  # calls/s a token budget allows
+        if not rates:
+            return 1.0
+        return max(1.0, math.ceil(min(rates) * self.latency_s * NEED_MARGIN))
+
+    def _note_latency(self, latency: float) -> None:
+        if latency <= 0:
+            return
+        if not self._latency_seen:
+            self.latency_s, self._latency_seen = latency, True
+        else:
+            self.latency_s += LATENCY_EWMA * (latency - self.latency_s)
+
+    async def _free_slot(self) -> None:
+        slots, _ = self._primitives()
+        async with slots:
+            self.in_flight -= 1
+            slots.notify_all()
+
+    def _primitives(self) -> tuple[asyncio.Condition, asyncio.Lock]:
+        loop = asyncio.get_running_loop()
+        if self._slots is None or self._queue is None or self._loop is not loop:
+            self._slots, self._queue, self._loop = asyncio.Condition(), asyncio.Lock(), loop
+        return self._slots, self._queue
+
+    # ----------------------------------------------------------------------------------------- display
+
+    def report(self) -> dict[str, Any]:
+        """What the limiter did and learnt, JSON-ready (``summary.json``)."""
+        budgets = {}
+        for label, bucket in (("requests", self.requests), ("tokens", self.tokens)):
+            if bucket is not None:
+                budgets[label] = {
+                    "limit": bucket.limit,
+                    "window_s": round(bucket.limit / bucket.rate, 3) if bucket.rate else None,
+                    "by_hand": bucket.by_hand,
+                }
+        return {
+            "endpoint": self.name,
+            "start_in_flight": self.max_in_flight,
+            "end_in_flight": math.floor(self.window),
+            "budgets": budgets,
+            **self.stats.to_dict(),
+        }
+
+    def status(self) -> str:
+        """The live budget on one line: ``rpm 12/60 tpm 8.1k/90k in flight 3/8``."""
+        now = self._clock()
+        parts = []
+        for label, bucket in (("rpm", self.requests), ("tpm", self.tokens)):
+            if bucket is not None:
+                scale = WINDOW_S / (bucket.limit / bucket.rate) if bucket.rate else 1.0
+                parts.append(f"{label} {_short(bucket.available(now) * scale)}/{_short(bucket.limit * scale)}")
+        parts.append(f"in flight {self.in_flight}/{math.floor(self.window)}")
+        return " ".join(parts)
+
+
+def _hand_bucket(per_minute: float | None, now: float) -> Bucket | None:
+    if not per_minute:
+        return None
+    return Bucket(limit=per_minute, rate=per_minute / WINDOW_S, level=per_minute, updated=now, by_hand=True)
+
+
+def _short(value: float) -> str:
+    if value >= 10_000:
+        return f"{value / 1000:.0f}k"
+    if value >= 1000:
+        return f"{value / 1000:.1f}k"
+    return f"{max(0.0, value):.0f}"
