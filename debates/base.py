@@ -309,7 +309,12 @@ def get_method(name: str) -> Method[Any]:
         return _REGISTRY[name]
     if name in _FAILED_PLUGINS:
         raise UserError(_FAILED_PLUGINS[name])
-    raise UserError(f"unknown method {name!r}; methods are: {', '.join(all_methods())}")
+    import difflib
+
+    names = list(all_methods())
+    close = difflib.get_close_matches(str(name), names, n=1, cutoff=0.5)
+    hint = f"did you mean {close[0]}? " if close else ""
+    raise UserError(f"unknown method {name!r}; {hint}methods are: {', '.join(names)}")
 
 
 def method_source(method: Method[Any]) -> str:
@@ -322,33 +327,137 @@ def method_names() -> list[str]:
     return list(all_methods())
 
 
-def add_method_options(parser: argparse.ArgumentParser, methods: Iterable[Method[Any]] | None = None) -> None:
-    """Add every method's own options, one argument group per set of methods sharing them."""
-    groups: dict[Any, list[Method[Any]]] = {}
-    for method in methods if methods is not None else all_methods().values():
-        groups.setdefault(method.options_key(), []).append(method)
-    for members in groups.values():
-        names = ", ".join(m.name for m in members)
-        group = parser.add_argument_group(f"options of {names}")
-        members[0].add_options(group)
-        if not group._group_actions:
-            parser._action_groups.remove(group)
+@dataclass(frozen=True)
+class MethodOption:
+    """One option a method declares in ``add_options``, as every entry point sees it: ``name`` is the
+    argparse dest, the keyword of ``evaluate(**method_options)`` and the key in a ``--config`` TOML file
+    (``--max-rounds`` -> ``max_rounds``)."""
+
+    name: str
+    flags: tuple[str, ...]
+    default: Any
+    help: str
+    choices: tuple[Any, ...] | None
+    switch: bool  # a flag without a value (store_true): True when given
+    convert: Callable[[str], Any] | None  # the argparse ``type`` that checks and converts a value
+
+    @property
+    def flag(self) -> str:
+        """The long flag, e.g. ``--max-rounds``."""
+        return max(self.flags, key=len) if self.flags else self.name
+
+    def check(self, value: Any) -> Any:
+        """``value`` checked and converted as the flag's own ``type`` and ``choices`` would; a ``UserError``
+        (one line naming the option) otherwise."""
+        label = f"{self.flag} ({self.name})"
+        if self.switch:
+            if not isinstance(value, bool):
+                raise UserError(f"{label}: expected true or false, got {value!r}")
+            return value
+        if value is None:
+            return None
+        if self.convert is not None and not isinstance(value, (list, tuple, dict)):
+            if isinstance(value, bool):
+                raise UserError(f"{label}: expected a value, got {value!r}")
+            try:
+                value = self.convert(value if isinstance(value, str) else str(value))
+            except (argparse.ArgumentTypeError, ValueError, TypeError) as error:
+                raise UserError(f"{label}: {error}") from None
+        if self.choices is not None and value not in self.choices:
+            raise UserError(f"{label}: {value!r} is not one of {', '.join(map(str, self.choices))}")
+        return value
 
 
-def method_options(method: Method[Any]) -> list[dict[str, Any]]:
-    """The method's own options, JSON-ready: flags, help, default, choices."""
+def declared_options(method: Method[Any]) -> dict[str, MethodOption]:
+    """The options ``method.add_options`` declares, by name (read from a parser of its own)."""
     parser = argparse.ArgumentParser(add_help=False)
     group = parser.add_argument_group(method.name)
     method.add_options(group)
-    options = []
+    options = {}
     for action in group._group_actions:
-        options.append(
-            {
-                "flags": list(action.option_strings),
-                "help": action.help or "",
-                "default": action.default,
-                "choices": list(action.choices) if action.choices else None,
-                "takes_value": action.nargs != 0,
-            }
+        options[action.dest] = MethodOption(
+            name=action.dest,
+            flags=tuple(action.option_strings),
+            default=action.default,
+            help=action.help or "",
+            choices=tuple(action.choices) if action.choices else None,
+            switch=action.nargs == 0,
+            convert=action.type if callable(action.type) else None,
         )
     return options
+
+
+def method_namespace(method: Method[Any], values: Mapping[str, Any]) -> argparse.Namespace:
+    """The namespace ``method.build_config`` reads: the method's defaults, with ``values`` (keyword name ->
+    value, from flags, a TOML file or ``evaluate(**method_options)``) checked and applied.
+
+    A name no registered method declares is a ``UserError`` (with the nearest names); a name another method
+    declares is ignored, as on the command line (``--chateval-roles`` does not change a debate), so one set of
+    options can drive several methods (``ablate``'s grid).
+    """
+    own = declared_options(method)
+    unknown = [name for name in values if name not in own]
+    if unknown:
+        check_option_names(unknown)
+    namespace = argparse.Namespace(**{name: option.default for name, option in own.items()})
+    for name, value in values.items():
+        if name in own:
+            setattr(namespace, name, own[name].check(value))
+    return namespace
+
+
+def method_option_names() -> dict[str, list[str]]:
+    """Every registered method's option names, each with the methods that declare it."""
+    found: dict[str, list[str]] = {}
+    for method in all_methods().values():
+        for name in declared_options(method):
+            found.setdefault(name, []).append(method.name)
+    return found
+
+
+def check_option_names(names: Iterable[str]) -> None:
+    """A ``UserError`` for the first of ``names`` no registered method declares, with the nearest ones."""
+    import difflib
+
+    known = method_option_names()
+    for name in names:
+        if name not in known:
+            close = difflib.get_close_matches(name, list(known), n=3)
+            hint = f"; did you mean {' or '.join(close)}?" if close else f"; method options: {', '.join(known)}"
+            raise UserError(f"unknown method option {name!r}{hint}")
+
+
+def add_method_options(parser: argparse.ArgumentParser, methods: Iterable[Method[Any]] | None = None) -> set[str]:
+    """Add every method's own options, one argument group per set of methods sharing them; returns their
+    names (dests). Their defaults are None on this parser (an option not given is absent from the run's
+    request; ``method_namespace`` applies the method's own defaults), so flags, a TOML file and keywords
+    meet on equal terms."""
+    groups: dict[Any, list[Method[Any]]] = {}
+    for method in methods if methods is not None else all_methods().values():
+        groups.setdefault(method.options_key(), []).append(method)
+    names: set[str] = set()
+    for members in groups.values():
+        title = ", ".join(m.name for m in members)
+        group = parser.add_argument_group(f"options of {title}")
+        members[0].add_options(group)
+        for action in group._group_actions:
+            action.default = None
+            names.add(action.dest)
+        if not group._group_actions:
+            parser._action_groups.remove(group)
+    return names
+
+
+def method_options(method: Method[Any]) -> list[dict[str, Any]]:
+    """The method's own options, JSON-ready: name (keyword and TOML key), flags, help, default, choices."""
+    return [
+        {
+            "name": option.name,
+            "flags": list(option.flags),
+            "help": option.help,
+            "default": option.default,
+            "choices": list(option.choices) if option.choices else None,
+            "takes_value": not option.switch,
+        }
+        for option in declared_options(method).values()
+    ]

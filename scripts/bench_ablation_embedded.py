@@ -61,7 +61,7 @@ def ablate_argv(args: argparse.Namespace, work: Path) -> list[str]:
     """The ``debate-eval`` arguments of the ablation this benchmark runs."""
     return (
         ["ablate", "--dataset", DATASET, "--aspect", args.aspect, "--docs", str(args.docs), "--out", str(work)]
-        + ["--grid", f"protocol={args.protocols}", "--cache-dir", str(work / "cache"), "--no-progress"]
+        + ["--grid", f"method={args.protocols}", "--cache-dir", str(work / "cache"), "--no-progress"]
         + ["--max-tokens", str(args.max_tokens)]
     )
 

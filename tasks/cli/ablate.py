@@ -1,17 +1,17 @@
 """``debate-eval ablate``: Figure 2 of the paper as a command.
 
-Every cell of a grid (``--grid rounds=1,2,3 --grid critic=devils-advocate,plain --grid protocol=debate,geval``)
+Every cell of a grid (``--grid max_rounds=1,2,3 --grid critic=devils-advocate,plain --grid method=debate,geval``)
 is run on the same items, each into its own run directory under ``OUT/cells/`` and all sharing the response
 cache (a cell whose calls another cell already made costs nothing). Then every cell is meta-evaluated and
 the command writes ``OUT/ablation.csv`` (one row per cell: correlations, tokens, calls, parse failures,
 wall time) and ``OUT/ablation.png`` (three panels like Figure 2: rounds, Critic persona, debating style,
 with the paper's GPT-4 numbers where the paper gives them).
 
-Grid keys: ``rounds`` (n), ``critic`` (a persona name or file), ``protocol`` (debate, multiagent,
-tiebreaker, both, geval) and ``commander`` (fixed, llm), ``branches`` (Fennec's k; other methods ignore it).
-Cells that describe the same configuration are run
-once: every ``rounds`` value of ``geval`` or ``chateval`` (which have no Critic) is one cell, and cells whose
-resolved configurations are equal (``--critic`` overrides a protocol's own Critic, so ``multiagent`` with
+Grid keys: ``max_rounds`` (n), ``critic`` (a persona name or file), ``method`` (debate, multiagent,
+tiebreaker, both, geval, ...), ``commander`` (fixed, llm) and ``branches`` (Fennec's k; other methods ignore
+it). Cells that describe the same configuration are run once: every ``max_rounds`` value of ``geval`` or
+``chateval`` (which have no Critic) is one cell, and cells whose resolved configurations are equal
+(``--critic`` overrides a method's own Critic, so ``multiagent`` with
 ``devils-advocate`` is ``debate``, and ``tiebreaker`` with ``devils-advocate`` is ``both``) share one run:
 such a cell still has its row, with ``same_as`` naming the cell whose run it repeats.
 
@@ -28,6 +28,7 @@ import asyncio
 import csv
 import sys
 from collections.abc import Collection, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -43,16 +44,20 @@ from debate_eval.tasks.cli.ablate_grid import (
     shared_runs,
 )
 from debate_eval.tasks.cli.run import (
+    add_config_arguments,
     add_execution_arguments,
+    add_method_arguments,
     add_model_arguments,
-    add_protocol_arguments,
     add_selection_arguments,
-    build_run_options,
+    request_from_args,
 )
 from debate_eval.tasks.data.datasets import load_items, resolve_data_dir, select_items
 from debate_eval.tasks.engine.aspects import is_multi
+from debate_eval.tasks.engine.build import build_run_options, resolve_dataset
+from debate_eval.tasks.engine.config_file import request_toml
+from debate_eval.tasks.engine.request import RunRequest
 from debate_eval.tasks.engine.results import read_jsonl
-from debate_eval.tasks.engine.run_config import RunConfig, RunOptions
+from debate_eval.tasks.engine.run_config import RunConfig
 from debate_eval.tasks.engine.runner import RunSummary, run
 
 CSV_COLUMNS = (
@@ -91,10 +96,10 @@ CSV_COLUMNS = (
 )
 
 
-def selected_item_ids(args: argparse.Namespace) -> list[str]:
+def selected_item_ids(request: RunRequest) -> list[str]:
     """The ids of the items every cell evaluates (``--docs`` / ``--limit`` of the data)."""
-    items = load_items(args.dataset, resolve_data_dir(args.data_dir))
-    return [item.item_id for item in select_items(items, limit=args.limit, docs=args.docs)]
+    items = load_items(str(request.dataset), resolve_data_dir(request.data_dir))
+    return [item.item_id for item in select_items(items, limit=request.limit, docs=request.docs)]
 
 
 def selected_records(results: Path, item_ids: Collection[str]) -> list[dict[str, Any]]:
@@ -165,7 +170,7 @@ def write_csv(path: Path, rows: Sequence[dict[str, Any]]) -> None:
 async def run_cells(
     cells: Sequence[Cell],
     configs: dict[Cell, RunConfig],
-    args: argparse.Namespace,
+    request: RunRequest,
     out_dir: Path,
     item_ids: Collection[str],
 ) -> list[dict[str, Any]]:
@@ -177,8 +182,7 @@ async def run_cells(
     own: dict[Cell, dict[str, Any]] = {}
     for number, cell in enumerate(runs, start=1):
         config = configs[cell]
-        base = build_run_options(args, config)
-        options = RunOptions(**{**vars(base), "out_dir": out_dir / "cells" / cell.name})
+        options = build_run_options(replace(request, out=str(out_dir / "cells" / cell.name)), config)
         sharing = [other.name for other in cells if same_as[other] == cell]
         print(f"[{number}/{len(runs)}] {cell.name}" + (f" (also {', '.join(sharing)})" if sharing else ""), flush=True)
         summary: RunSummary | None = None
@@ -205,13 +209,14 @@ def add_subparser(subparsers: Any) -> None:
     """Register ``ablate``."""
     parser = subparsers.add_parser(
         "ablate",
-        help="run a grid of protocols / personas / rounds on the same items; write ablation.csv and .png",
+        help="run a grid of methods / personas / rounds on the same items; write ablation.csv and .png",
         description=__doc__.split("\n\n")[1] if __doc__ else None,
     )
     add_selection_arguments(parser)
-    add_protocol_arguments(parser)
+    add_method_arguments(parser)
     add_model_arguments(parser)
     add_execution_arguments(parser)
+    add_config_arguments(parser)
     parser.add_argument(
         "--grid", action="append", default=[], metavar="KEY=V1,V2", help=f"KEY one of {', '.join(GRID_KEYS)}"
     )
@@ -222,19 +227,23 @@ def handle_ablate(args: argparse.Namespace) -> int:
     """Run the grid and write the table and the figure; 1 when a cell failed (the table still has every cell)."""
     from debate_eval.tasks.analysis.ablation_plot import plot_ablation
 
-    if is_multi(args.aspect):
-        raise UserError(f"ablate takes one aspect; --aspect {args.aspect} names several (one ablation each)")
+    request = resolve_dataset(request_from_args(args))
+    if getattr(args, "dump_config", False):
+        print(request_toml(request), end="")
+        return 0
+    dataset, aspect = str(request.dataset), str(request.aspect)
+    if is_multi(aspect):
+        raise UserError(f"ablate takes one aspect; --aspect {aspect} names several (one ablation each)")
     grid = parse_grid(args.grid)
-    cells = expand_grid(grid, args)
-    out_dir = Path(args.out or f"runs/ablation_{args.dataset}_{args.aspect}")
-    args.out = None  # each cell gets its own directory
-    configs = {cell: cell_config(cell, args) for cell in cells}  # fail on a bad cell before running any
-    item_ids = selected_item_ids(args)
-    rows = asyncio.run(run_cells(cells, configs, args, out_dir, item_ids))
+    cells = expand_grid(grid, request)
+    out_dir = Path(request.out or f"runs/ablation_{dataset}_{aspect}")
+    configs = {cell: cell_config(cell, request) for cell in cells}  # fail on a bad cell before running any
+    item_ids = selected_item_ids(request)
+    rows = asyncio.run(run_cells(cells, configs, request, out_dir, item_ids))
     out_dir.mkdir(parents=True, exist_ok=True)
     write_csv(out_dir / "ablation.csv", rows)
     good = [row for row in rows if not row["error"]]
-    plot_ablation(good, args.dataset, args.aspect, out_dir / "ablation.png", rounds=plot_rounds(grid, args))
+    plot_ablation(good, dataset, aspect, out_dir / "ablation.png", rounds=plot_rounds(grid, request))
     print(f"wrote {out_dir / 'ablation.csv'} and {out_dir / 'ablation.png'}")
     failed = [row for row in rows if row["error"]]
     if failed:

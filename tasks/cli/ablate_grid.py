@@ -1,9 +1,13 @@
 """The grid of ``debate-eval ablate``: ``--grid KEY=V1,V2`` parsed into cells (one run configuration each),
-and the cells whose resolved configurations are equal found, so that they share one run."""
+and the cells whose resolved configurations are equal found, so that they share one run.
+
+Grid keys are the names of the options they vary (``method``, ``critic``, ``max_rounds``, ``branches``) and
+``commander`` (fixed, llm: ``--commander-llm`` off and on); ``protocol`` and ``rounds``, their earlier
+names, are still read.
+"""
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import json
 import re
@@ -12,11 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from debate_eval.agents.errors import UserError
-from debate_eval.debates.base import all_methods, get_method
-from debate_eval.tasks.cli.run import build_run_config
+from debate_eval.debates.base import DEFAULT_METHOD, all_methods, declared_options, get_method
+from debate_eval.tasks.engine.build import build_run_config
+from debate_eval.tasks.engine.request import RunRequest
 from debate_eval.tasks.engine.run_config import RunConfig
 
-GRID_KEYS = ("protocol", "critic", "rounds", "commander", "branches")
+GRID_KEYS = ("method", "critic", "max_rounds", "commander", "branches")
+GRID_ALIASES = {"protocol": "method", "rounds": "max_rounds"}  # the keys' earlier names
 
 
 @dataclass(frozen=True)
@@ -43,11 +49,11 @@ class Cell:
 
 
 def parse_grid(specs: Sequence[str]) -> dict[str, list[str]]:
-    """``["rounds=1,2", "critic=plain"]`` -> ``{"rounds": ["1", "2"], "critic": ["plain"]}``."""
+    """``["max_rounds=1,2", "critic=plain"]`` -> ``{"max_rounds": ["1", "2"], "critic": ["plain"]}``."""
     grid: dict[str, list[str]] = {}
     for spec in specs:
         key, sep, values = spec.partition("=")
-        key = key.strip()
+        key = GRID_ALIASES.get(key.strip(), key.strip())
         if not sep or key not in GRID_KEYS or not values.strip():
             raise UserError(f"--grid {spec!r}: expected KEY=V1,V2,... with KEY one of {', '.join(GRID_KEYS)}")
         if key in grid:
@@ -56,21 +62,33 @@ def parse_grid(specs: Sequence[str]) -> dict[str, list[str]]:
     return grid
 
 
-def expand_grid(grid: dict[str, list[str]], defaults: argparse.Namespace) -> list[Cell]:
-    """Every combination of the grid's values (defaults from the other flags), without duplicates."""
-    protocols = grid.get("protocol", [defaults.protocol])
+def option_default(name: str) -> object:
+    """The declared default of a method option (the first method that declares it)."""
+    for method in all_methods().values():
+        options = declared_options(method)
+        if name in options:
+            return options[name].default
+    return None
+
+
+def expand_grid(grid: dict[str, list[str]], base: RunRequest) -> list[Cell]:
+    """Every combination of the grid's values (defaults from the request's other options), no duplicates."""
+    options = base.method_options
+    methods_named = grid.get("method", [base.method or DEFAULT_METHOD])
     methods = all_methods()
-    for protocol in protocols:
-        if protocol not in methods:
-            raise UserError(f"--grid protocol: unknown protocol {protocol!r}; protocols are: {', '.join(methods)}")
-    critics: list[str | None] = list(grid.get("critic", [defaults.critic]))
+    for name in methods_named:
+        if name not in methods:
+            raise UserError(f"--grid method: unknown method {name!r}; methods are: {', '.join(methods)}")
+    critics: list[str | None] = list(grid.get("critic", [options.get("critic")]))
     try:
-        rounds = [int(v) for v in grid.get("rounds", [str(defaults.max_rounds)])]
+        rounds = [
+            int(v) for v in grid.get("max_rounds", [str(options.get("max_rounds", option_default("max_rounds")))])
+        ]
     except ValueError:
-        raise UserError("--grid rounds: values must be integers, e.g. rounds=1,2,3") from None
+        raise UserError("--grid max_rounds: values must be integers, e.g. max_rounds=1,2,3") from None
     if any(r < 0 for r in rounds):
-        raise UserError("--grid rounds: values must be >= 0")
-    commanders = grid.get("commander", ["llm" if defaults.commander_llm else "fixed"])
+        raise UserError("--grid max_rounds: values must be >= 0")
+    commanders = grid.get("commander", ["llm" if options.get("commander_llm") else "fixed"])
     if set(commanders) - {"fixed", "llm"}:
         raise UserError("--grid commander: values are fixed and llm")
     try:
@@ -81,7 +99,7 @@ def expand_grid(grid: dict[str, list[str]], defaults: argparse.Namespace) -> lis
         raise UserError("--grid branches: values must be >= 1")
     cells: list[Cell] = []
     for protocol, critic, n, commander, k in itertools.product(
-        protocols, critics, rounds, commanders, branches or [None]
+        methods_named, critics, rounds, commanders, branches or [None]
     ):
         debate = methods[protocol].has_critic  # other methods have no Critic, rounds or Commander
         cell = Cell(protocol, critic, n, commander) if debate else Cell(protocol, None, 0, "fixed")
@@ -92,17 +110,23 @@ def expand_grid(grid: dict[str, list[str]], defaults: argparse.Namespace) -> lis
     return cells
 
 
-def cell_config(cell: Cell, args: argparse.Namespace) -> RunConfig:
-    """The run configuration of one cell: the command's flags with the cell's values."""
-    cell_args = argparse.Namespace(**vars(args))
-    cell_args.protocol = cell.protocol
-    cell_args.critic = cell.critic
-    cell_args.max_rounds = cell.rounds
-    cell_args.commander_llm = cell.commander == "llm"
+def cell_request(cell: Cell, base: RunRequest) -> RunRequest:
+    """The request of one cell: the command's options with the cell's values (each method reads its own)."""
+    changes: dict[str, object] = {
+        "method": cell.protocol,
+        "critic": cell.critic,
+        "max_rounds": cell.rounds,
+        "commander_llm": cell.commander == "llm",
+    }
     if cell.branches is not None:
-        cell_args.branches = cell.branches
+        changes["branches"] = cell.branches
+    return base.with_options(**changes)
+
+
+def cell_config(cell: Cell, base: RunRequest) -> RunConfig:
+    """The run configuration of one cell."""
     try:
-        return build_run_config(cell_args)
+        return build_run_config(cell_request(cell, base))
     except UserError as error:
         raise UserError(f"cell {cell.name}: {error}") from None
 
@@ -128,6 +152,8 @@ def shared_runs(cells: Sequence[Cell], configs: dict[Cell, RunConfig]) -> dict[C
     return same_as
 
 
-def plot_rounds(grid: dict[str, list[str]], args: argparse.Namespace) -> int:
-    """The n of the persona and protocol panels: the largest n of a rounds grid, else ``--max-rounds``."""
-    return max(int(v) for v in grid["rounds"]) if grid.get("rounds") else int(args.max_rounds)
+def plot_rounds(grid: dict[str, list[str]], base: RunRequest) -> int:
+    """The n of the persona and method panels: the largest n of a max_rounds grid, else ``--max-rounds``."""
+    if grid.get("max_rounds"):
+        return max(int(v) for v in grid["max_rounds"])
+    return int(base.method_options.get("max_rounds", option_default("max_rounds")))  # type: ignore[arg-type]

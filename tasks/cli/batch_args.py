@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-from debate_eval.agents.errors import UserError
-from debate_eval.agents.models.batch import BatchOptions
-
 
 def _positive_float(text: str) -> float:
     value = float(text)
@@ -28,23 +25,10 @@ def add_batch_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--batch",
         action="store_true",
+        default=None,
         help="queue every model call and send the queue as one batch when every item waits on a call "
         "(about 2n+1 batches for DEBATE with n rounds; batch prices; a rerun polls batches already submitted)",
     )
     group.add_argument("--batch-max-requests", type=_positive_int, help="most requests per batch (default 50000)")
     group.add_argument("--batch-wait", type=_positive_float, help="send the queue this many seconds after it starts")
     group.add_argument("--batch-poll", type=_positive_float, help="seconds between status polls (default 30)")
-
-
-def batch_options(args: argparse.Namespace, needs_embedded: bool = False) -> BatchOptions | None:
-    """The flags as ``BatchOptions`` (None without ``--batch``); refused when a role uses the embedded model."""
-    if not getattr(args, "batch", False):
-        return None
-    if needs_embedded:
-        raise UserError("--batch needs an endpoint with the Batch API routes; the embedded model has none")
-    defaults = BatchOptions()
-    return BatchOptions(
-        max_requests=getattr(args, "batch_max_requests", None) or defaults.max_requests,
-        wait_s=getattr(args, "batch_wait", None),
-        poll_s=getattr(args, "batch_poll", None) or defaults.poll_s,
-    )

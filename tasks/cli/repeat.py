@@ -19,8 +19,8 @@ from typing import Any
 
 from debate_eval.agents.errors import UserError
 from debate_eval.tasks.cli.run import (
+    add_method_arguments,
     add_model_arguments,
-    add_protocol_arguments,
     build_run_config,
     positive_int,
 )
@@ -46,11 +46,11 @@ def add_subparser(subparsers: Any) -> None:
     group.add_argument("--items", type=positive_int, default=5, help="how many random items (default 5)")
     group.add_argument("--times", type=positive_int, default=20, help="repetitions per item (default 20)")
     group.add_argument("--sample-seed", type=int, default=0, help="seed of the random choice of items")
-    add_protocol_arguments(parser)
+    add_method_arguments(parser)
     add_model_arguments(parser)
     parser.add_argument("--out", default="runs/repeat", help="where repeat.jsonl and repeat.json go")
     parser.add_argument("--concurrency", type=positive_int)
-    parser.add_argument("--no-preflight", action="store_true", help="skip the one-request endpoint check")
+    parser.add_argument("--no-preflight", action="store_true", default=None, help="skip the one-request endpoint check")
     parser.set_defaults(handler=handle_repeat)
 
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import copy
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -32,20 +31,21 @@ from debate_eval.tasks.analysis.robustness import (
     plot,
     write_csv,
 )
-from debate_eval.tasks.cli.dataset_args import dataset_slug
 from debate_eval.tasks.cli.run import (
+    add_config_arguments,
     add_execution_arguments,
+    add_method_arguments,
     add_model_arguments,
-    add_protocol_arguments,
     add_selection_arguments,
-    build_run_config,
-    build_run_options,
-    model_overrides,
     positive_int,
+    request_from_args,
 )
 from debate_eval.tasks.data.datasets import get_dataset, load_items, select_items
 from debate_eval.tasks.data.registry import looks_like_own_file
+from debate_eval.tasks.engine.build import build_run_config, build_run_options, dataset_slug, model_overrides
+from debate_eval.tasks.engine.config_file import request_toml
 from debate_eval.tasks.engine.paraphrases import make_paraphrases, paraphrased_items, register_paraphrased
+from debate_eval.tasks.engine.request import RunRequest
 from debate_eval.tasks.engine.results import RESULTS_FILE, write_json_atomic
 from debate_eval.tasks.engine.runner import run
 
@@ -63,14 +63,15 @@ def add_subparser(subparsers: Any) -> None:
     for action in parser._actions:  # --aspect: the dataset's only aspect when not given (xDial-Eval: overall)
         if "--aspect" in action.option_strings:
             action.required = False
-    add_protocol_arguments(parser)
+    add_method_arguments(parser)
     add_model_arguments(parser)
     add_execution_arguments(parser)
+    add_config_arguments(parser)
     group = parser.add_argument_group("robustness")
     group.add_argument("--languages", help="comma-separated xDial-Eval languages, e.g. english,chinese,german")
     group.add_argument("--paraphrases", type=positive_int, help="rewrites of each judged response to judge")
     group.add_argument("--paraphrase-model", help="the model that writes the paraphrases (default: --model)")
-    parser.set_defaults(handler=handle_robustness, protocol="dialevalml")
+    parser.set_defaults(handler=handle_robustness, method="dialevalml")
 
 
 def _records(out: Path) -> list[dict[str, Any]]:
@@ -78,12 +79,11 @@ def _records(out: Path) -> list[dict[str, Any]]:
     return load_results([path]) if path.is_file() else []
 
 
-def _run(args: argparse.Namespace, out: Path) -> tuple[Any, list[dict[str, Any]]]:
-    """One run of ``args`` into ``out`` (resumed when it exists); its config and records."""
-    args = copy.copy(args)
-    args.out = str(out)
-    config = build_run_config(args)
-    options = build_run_options(args, config)
+def _run(request: RunRequest, out: Path) -> tuple[Any, list[dict[str, Any]]]:
+    """One run of ``request`` into ``out`` (resumed when it exists); its config and records."""
+    request = replace(request, out=str(out))
+    config = build_run_config(request)
+    options = build_run_options(request, config)
     summary = asyncio.run(run(config, options))
     print(
         f"{out}: {summary.selected} evaluations, {summary.already_done} already done, {summary.now.finished} "
@@ -92,33 +92,37 @@ def _run(args: argparse.Namespace, out: Path) -> tuple[Any, list[dict[str, Any]]
     return config, [r for r in _records(out) if r.get("config_hash") == config.config_hash()]
 
 
-def languages_check(args: argparse.Namespace, out: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def languages_check(
+    request: RunRequest, args: argparse.Namespace, out: Path
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """One run per language (English first, the reference)."""
     languages = [name.strip() for name in args.languages.split(",") if name.strip()]
     if not languages:
         raise UserError("--languages: give at least one language, e.g. english,chinese")
-    if args.language:
+    if request.language:
         raise UserError("--languages and --language do not go together (--languages runs each language)")
     languages = [REFERENCE_LANGUAGE, *(name for name in languages if name != REFERENCE_LANGUAGE)]
-    if not looks_like_own_file(args.dataset):  # every language checked before the first run pays for a call
-        spec = get_dataset(args.dataset)
+    dataset = str(request.dataset)
+    if not looks_like_own_file(dataset):  # every language checked before the first run pays for a call
+        spec = get_dataset(dataset)
         unknown = [name for name in languages if spec.variant_option == "language" and name not in spec.variants]
         if unknown:
             raise UserError(f"unknown --languages {', '.join(unknown)}; valid: {', '.join(spec.variants)}")
     by_language = {}
     for language in languages:
-        variant = copy.copy(args)
-        variant.language = language
-        _, by_language[language] = _run(variant, out / language)
+        _, by_language[language] = _run(replace(request, language=language), out / language)
     return language_rows(by_language), {"languages": languages}
 
 
-def paraphrases_check(args: argparse.Namespace, out: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def paraphrases_check(
+    request: RunRequest, args: argparse.Namespace, out: Path
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The items as given, then N rewrites of each judged response, judged."""
-    config, original = _run(args, out / "original")
-    items = select_items(load_items(config.dataset, build_run_options(args, config).data_dir), limit=args.limit,
-                         docs=args.docs)  # fmt: skip
-    overrides = model_overrides(args)
+    config, original = _run(request, out / "original")
+    items = select_items(
+        load_items(config.dataset, build_run_options(request, config).data_dir), limit=request.limit, docs=request.docs
+    )
+    overrides = model_overrides(request)
     if args.paraphrase_model:
         overrides = replace(overrides, model=args.paraphrase_model, role_models={})
     models = resolve_model_config(overrides)
@@ -128,19 +132,24 @@ def paraphrases_check(args: argparse.Namespace, out: Path) -> tuple[list[dict[st
             args.paraphrases,
             models,
             out,
-            use_cache=not args.no_cache,
-            cache_dir=Path(args.cache_dir) if args.cache_dir else None,
-            concurrency=args.concurrency or 8,
-            preflight=not args.no_preflight,
+            use_cache=not request.no_cache,
+            cache_dir=Path(request.cache_dir) if request.cache_dir else None,
+            concurrency=request.concurrency or 8,
+            preflight=not request.no_preflight,
         )
     )
     variants = paraphrased_items(items, stored, config.dataset)
     if not variants:
         raise UserError(f"the paraphrase model gave no rewrites (see {out / 'paraphrases.jsonl'})")
-    paraphrased = copy.copy(args)
-    paraphrased.dataset = register_paraphrased(config.dataset, variants, out)
-    paraphrased.language = paraphrased.fields = paraphrased.labels = None
-    paraphrased.limit = paraphrased.docs = None
+    paraphrased = replace(
+        request,
+        dataset=register_paraphrased(config.dataset, variants, out),
+        language=None,
+        fields={},
+        labels={},
+        limit=None,
+        docs=None,
+    )
     _, records = _run(paraphrased, out / "paraphrased")
     rows, per_item = paraphrase_rows(original, records)
     model = models.for_role("scorer").model
@@ -149,26 +158,34 @@ def paraphrases_check(args: argparse.Namespace, out: Path) -> tuple[list[dict[st
 
 def handle_robustness(args: argparse.Namespace) -> int:
     """Run the check, write the table, CSV, JSON and plot."""
+    request = request_from_args(args)
+    if getattr(args, "dump_config", False):
+        print(request_toml(request), end="")
+        return 0
     if bool(args.languages) == bool(args.paraphrases):
         raise UserError("robustness: give either --languages L1,L2,... or --paraphrases N")
     if args.paraphrase_model and not args.paraphrases:
         raise UserError("--paraphrase-model goes with --paraphrases N")
-    if not args.aspect:
-        aspects = [] if looks_like_own_file(args.dataset) else list(get_dataset(args.dataset).aspects)
+    if not request.dataset:
+        raise UserError("give the data to evaluate: --dataset NAME|FILE (dataset = in a --config file)")
+    if not request.aspect:
+        aspects = [] if looks_like_own_file(request.dataset) else list(get_dataset(request.dataset).aspects)
         if len(aspects) != 1:
             valid = f" (one of: {', '.join(aspects)})" if aspects else ""
             raise UserError(f"robustness: give --aspect{valid}")
-        args.aspect = aspects[0]
+        request = replace(request, aspect=aspects[0])
     mode = "languages" if args.languages else "paraphrases"
-    out = Path(args.out) if args.out else Path("runs") / f"robustness_{dataset_slug(args.dataset)}_{mode}"
-    rows, extra = languages_check(args, out) if args.languages else paraphrases_check(args, out)
+    out = Path(request.out) if request.out else Path("runs") / f"robustness_{dataset_slug(request.dataset)}_{mode}"
+    check = languages_check if args.languages else paraphrases_check
+    rows, extra = check(request, args, out)
     if not rows:
         raise UserError("robustness: no results to compare (every evaluation failed?)")
     out.mkdir(parents=True, exist_ok=True)
     write_csv(rows, out / "robustness.csv")
-    document = {"mode": mode, "dataset": args.dataset, "protocol": args.protocol, "rows": rows, **extra}
+    method = request.method or "dialevalml"
+    document = {"mode": mode, "dataset": request.dataset, "protocol": method, "rows": rows, **extra}
     write_json_atomic(out / "robustness.json", document)
-    plot(rows, out / "robustness.png", f"{args.dataset} [{args.protocol}]: {mode}")
+    plot(rows, out / "robustness.png", f"{request.dataset} [{method}]: {mode}")
     print(format_rows(rows))
     print(f"written: {out / 'robustness.csv'}, {out / 'robustness.json'}, {out / 'robustness.png'}")
     return 0

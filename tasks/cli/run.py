@@ -1,33 +1,36 @@
-"""``debate-eval run``: evaluate one dataset/aspect with one protocol, writing results and transcripts."""
+"""``debate-eval run``: evaluate one dataset/aspect with one method, writing results and transcripts.
+
+The flags only collect what was given into a ``RunRequest`` (``request_from_args``; a ``--config`` file
+under them); ``engine.build`` interprets it, the same way for ``evaluate()`` in Python. Every flag's dest is
+the name of a ``RunRequest`` field or of a method option (see /work/notes/API-DESIGN.md, "Adding a run
+option"), and defaults to None here: None means "not given".
+"""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import sys
-from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.models.providers import all_providers
-from debate_eval.agents.models.settings import ROLES, ModelOverrides, resolve_model_config
+from debate_eval.agents.models.settings import ROLES
 from debate_eval.debates.base import (
     DEFAULT_METHOD,
-    MethodContext,
     add_method_options,
     all_methods,
-    get_method,
-    method_names,
+    method_option_names,
     non_negative_int,
     positive_int,
 )
-from debate_eval.tasks.cli.batch_args import add_batch_arguments, batch_options
-from debate_eval.tasks.cli.dataset_args import add_dataset_arguments, apply_dataset_arguments, dataset_slug
-from debate_eval.tasks.data.datasets import DATASETS, check_aspect, get_dataset, resolve_data_dir
-from debate_eval.tasks.data.templates import parse_scale, resolve_template
+from debate_eval.tasks.cli.batch_args import add_batch_arguments
+from debate_eval.tasks.cli.dataset_args import add_dataset_arguments
+from debate_eval.tasks.data.datasets import DATASETS, get_dataset
+from debate_eval.tasks.engine import build
 from debate_eval.tasks.engine.accounting import cache_and_batch_lines
-from debate_eval.tasks.engine.aspects import build_for_aspects
+from debate_eval.tasks.engine.config_file import read_request_file, request_toml
 from debate_eval.tasks.engine.item_errors import failed_items_note
-from debate_eval.tasks.engine.pairwise import check_run_task_type, pairwise_template
+from debate_eval.tasks.engine.request import FLAGS, RunRequest, field_names
 from debate_eval.tasks.engine.results import RESULTS_FILE, read_jsonl
 from debate_eval.tasks.engine.run_config import RunConfig, RunOptions
 from debate_eval.tasks.engine.runner import RunSummary, run
@@ -46,14 +49,14 @@ def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("what to evaluate")
     group.add_argument(
         "--dataset",
-        required=True,
-        help=f"one of: {', '.join(DATASETS)} (see `debate-eval datasets`), or your own .jsonl/.csv/.json file",
+        help=f"required (here or in --config): one of {', '.join(DATASETS)} (see 'debate-eval datasets'), or "
+        "your own .jsonl/.csv/.json file",
     )
     group.add_argument(
         "--aspect",
-        required=True,
-        help="e.g. coherence (see `debate-eval datasets`); free text for your own file; several in one run: a,b,c "
-        "or all (each item is evaluated once per aspect, results per aspect in one run directory)",
+        help="required (here or in --config): e.g. coherence (see 'debate-eval datasets'); free text for your own "
+        "file; several in one run: a,b,c or all (each item is evaluated once per aspect, results per aspect in "
+        "one run directory)",
     )
     group.add_argument(
         "--data-dir",
@@ -74,23 +77,22 @@ def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_protocol_arguments(parser: argparse.ArgumentParser) -> None:
-    """How to evaluate: the method (``--protocol``, alias ``--method``) and every method's own options."""
+def add_method_arguments(parser: argparse.ArgumentParser) -> None:
+    """How to evaluate: the method (``--method``; ``--protocol``, its earlier name, is a hidden alias) and
+    every method's own options."""
     group = parser.add_argument_group("method")
     group.add_argument(
-        "--protocol",
         "--method",
-        dest="protocol",
-        default=DEFAULT_METHOD,
-        choices=method_names(),
         metavar="NAME",
         help=f"the evaluation method (default: {DEFAULT_METHOD}): "
         + " | ".join(f"{name} = {method.description}" for name, method in all_methods().items())
-        + " (details: `debate-eval methods`)",
+        + " (details: 'debate-eval methods')",
     )
+    group.add_argument("--protocol", dest="method", help=argparse.SUPPRESS)  # the earlier name of --method
     group.add_argument(
         "--swap",
         action="store_true",
+        default=None,
         help="pairwise datasets: judge every item in both orders (responses exchanged); the verdict is the "
         "agreeing one, a tie when they disagree",
     )
@@ -112,7 +114,6 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
         "--role-model",
         action="append",
         type=role_value,
-        default=[],
         metavar="ROLE=MODEL",
         help=f"model of one role, ROLE one of {', '.join(ROLES)}, e.g. critic=gpt-4o (repeatable); G-Eval's "
         "evaluator and ChatEval's referees use the scorer's",
@@ -121,7 +122,6 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
         "--role-base-url",
         action="append",
         type=role_value,
-        default=[],
         metavar="ROLE=URL",
         help=f"endpoint of one role, ROLE one of {', '.join(ROLES)} (repeatable)",
     )
@@ -133,7 +133,7 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
         help="default 453, a project choice (no paper names a seed; the authors' 453 was pyautogen's cache seed, "
         "never sent); --fidelity authors-code sends none unless --seed is given",
     )
-    group.add_argument("--no-seed", action="store_true", help="send no seed")
+    group.add_argument("--no-seed", action="store_true", default=None, help="send no seed")
     group.add_argument("--max-tokens", type=positive_int, help="default: none for APIs, 256 for the embedded model")
     group.add_argument("--timeout", type=float, help="seconds per request (default 120)")
     group.add_argument(
@@ -157,13 +157,13 @@ def add_execution_arguments(parser: argparse.ArgumentParser) -> None:
         type=positive_int,
         help="debates in flight (default 8 for APIs, the embedded server's slots otherwise)",
     )
-    group.add_argument("--no-cache", action="store_true", help="do not use the on-disk response cache")
+    group.add_argument("--no-cache", action="store_true", default=None, help="do not use the on-disk response cache")
     group.add_argument(
         "--cache-dir",
         help="response cache folder (default: $DEBATE_EVAL_CACHE_DIR or ~/.cache/debate-eval/llm-cache)",
     )
-    group.add_argument("--no-progress", action="store_true", help="no progress bar")
-    group.add_argument("--no-preflight", action="store_true", help="skip the one-request endpoint check")
+    group.add_argument("--no-progress", action="store_true", default=None, help="no progress bar")
+    group.add_argument("--no-preflight", action="store_true", default=None, help="skip the one-request endpoint check")
     add_batch_arguments(parser)
 
 
@@ -179,96 +179,62 @@ def add_subparser(subparsers: Any) -> None:
         "OpenAI-compatible endpoint.",
     )
     add_selection_arguments(parser)
-    add_protocol_arguments(parser)
+    add_method_arguments(parser)
     add_model_arguments(parser)
     add_execution_arguments(parser)
+    add_config_arguments(parser)
     parser.set_defaults(handler=handle_run)
 
 
-def model_overrides(args: argparse.Namespace) -> ModelOverrides:
-    """The model flags as ``ModelOverrides``."""
-    return ModelOverrides(
-        model=args.model,
-        base_url=args.base_url,
-        role_models=dict(args.role_model),
-        role_base_urls=dict(args.role_base_url),
-        temperature=args.temperature,
-        top_p=args.top_p,
-        seed=args.seed,
-        no_seed=args.no_seed or _authors_code_without_seed(args),
-        max_tokens=args.max_tokens,
-        timeout_s=args.timeout,
-        max_retries=args.max_retries,
-        gguf_path=args.gguf,
-        gguf_sha256=args.gguf_sha256,
-        embedded_parallel=args.embedded_parallel,
-        provider=getattr(args, "provider", None),
+def add_config_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--config FILE`` (a TOML file of options; flags win) and ``--dump-config``."""
+    group = parser.add_argument_group("config file")
+    group.add_argument(
+        "--config",
+        metavar="FILE",
+        help="read the options from a TOML file (one key per option, named as the flag with _ for -, e.g. "
+        "max_rounds = 3); flags given here win over the file",
+    )
+    group.add_argument(
+        "--dump-config",
+        action="store_true",
+        help="print the options of this command as TOML (for --config) and exit without running",
     )
 
 
-def _authors_code_without_seed(args: argparse.Namespace) -> bool:
-    """``--fidelity authors-code`` of a method that has it, and no ``--seed``: their code sent no seed."""
-    if getattr(args, "fidelity", None) != "authors-code" or args.seed is not None:
-        return False
-    return "fidelity" in getattr(get_method(args.protocol).config_type, "__dataclass_fields__", {})
+def request_from_args(args: argparse.Namespace) -> RunRequest:
+    """The ``RunRequest`` of the flags given (a flag not given is None), over the ``--config`` file's."""
+    values: dict[str, Any] = {}
+    for name in field_names():
+        value = getattr(args, name, None)
+        if value is not None and value != [] and name != "method_options":
+            values[name] = value
+    options = {name: getattr(args, name) for name in method_option_names() if getattr(args, name, None) is not None}
+    flags = RunRequest.from_mapping({**values, "method_options": options}, source=FLAGS)
+    config = getattr(args, "config", None)
+    return read_request_file(config).updated(flags) if config else flags
 
 
 def build_run_config(args: argparse.Namespace) -> RunConfig:
-    """Resolve the flags (and environment) into a ``RunConfig``; ``--aspect a,b,c`` or ``all``: one
-    configuration per aspect, run as one (``engine.aspects.MultiAspectConfig``)."""
-    apply_dataset_arguments(args)  # --language, or registers (and validates) the user's own file
-    return build_for_aspects(args.aspect, args.dataset, lambda aspect: _aspect_run_config(args, aspect))
-
-
-def _aspect_run_config(args: argparse.Namespace, aspect: str) -> RunConfig:
-    """The ``RunConfig`` of one aspect."""
-    check_aspect(args.dataset, aspect)
-    scale = parse_scale(args.scale) if args.scale else None
-    method = get_method(args.protocol)
-    task_type = check_run_task_type(method, args.dataset, get_dataset(args.dataset).task_type, args.swap)
-    template_path = Path(args.template) if args.template else None
-    if task_type == "pairwise":
-        template = pairwise_template(aspect, template_path)
-    else:
-        template = resolve_template(args.dataset, aspect, template_path, scale)
-    context = MethodContext(
-        dataset=args.dataset, dataset_kind=get_dataset(args.dataset).kind, aspect=aspect, task_type=task_type
-    )
-    return RunConfig(
-        dataset=args.dataset,
-        aspect=aspect,
-        protocol=args.protocol,
-        template=template,
-        models=resolve_model_config(model_overrides(args)),
-        method_config=method.build_config(args, context),
-        swap=args.swap,
-    )
+    """The flags' ``RunConfig`` (``engine.build.build_run_config`` of ``request_from_args``)."""
+    return build.build_run_config(request_from_args(args))
 
 
 def build_run_options(args: argparse.Namespace, config: RunConfig) -> RunOptions:
-    """The execution flags as ``RunOptions``."""
-    name = f"{dataset_slug(config.dataset)}_{dataset_slug(config.aspect)}_{config.protocol}"
-    out = Path(args.out) if args.out else Path("runs") / name
-    return RunOptions(
-        out_dir=out,
-        data_dir=resolve_data_dir(args.data_dir),
-        limit=args.limit,
-        docs=args.docs,
-        concurrency=args.concurrency,
-        use_cache=not args.no_cache,
-        cache_dir=Path(args.cache_dir) if args.cache_dir else None,
-        progress=False if args.no_progress else None,
-        preflight=not args.no_preflight,
-        batch=batch_options(args, config.models.needs_embedded),
-    )
+    """The flags' ``RunOptions`` (``engine.build.build_run_options``)."""
+    return build.build_run_options(request_from_args(args), config)
 
 
 def handle_run(args: argparse.Namespace) -> int:
-    """Run the evaluation and print its summary."""
-    config = build_run_config(args)
-    for warning in config.method.warnings(config.method_config, config.models.for_role("scorer").sampling.temperature):
+    """Run the evaluation and print its summary (``--dump-config``: print the request as TOML instead)."""
+    request = request_from_args(args)
+    if getattr(args, "dump_config", False):
+        print(request_toml(request), end="")
+        return 0
+    config = build.build_run_config(request)
+    for warning in build.method_warnings(config):
         print(f"debate-eval: {warning}", file=sys.stderr)
-    options = build_run_options(args, config)
+    options = build.build_run_options(request, config)
     summary = asyncio.run(run(config, options))
     print(format_summary(summary, config))
     return 1 if summary.now.failed else 0

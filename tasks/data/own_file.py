@@ -61,24 +61,6 @@ PAIRWISE_INPUT_ORDER = ("question", "input", "output_a", "output_b")
 MAX_ERROR_LINES = 50
 
 
-def parse_mapping(text: str, option: str, valid: tuple[str, ...]) -> dict[str, str]:
-    """``"a=X,b=Y"`` as ``{"a": "X", "b": "Y"}``; keys must be in ``valid`` and given once."""
-    mapping: dict[str, str] = {}
-    for part in (piece.strip() for piece in (text or "").split(",")):
-        if not part:
-            continue
-        key, sep, value = part.partition("=")
-        key, value = key.strip(), value.strip()
-        if not sep or not key or not value:
-            raise UserError(f"{option}: expected NAME=VALUE pairs separated by commas, got {part!r}")
-        if key not in valid:
-            raise UserError(f"{option}: unknown name {key!r}; valid names: {', '.join(valid)}")
-        if key in mapping:
-            raise UserError(f"{option}: {key!r} is given twice")
-        mapping[key] = value
-    return mapping
-
-
 def read_table(path: Path) -> tuple[list[dict[str, Any]], list[str], bool]:
     """The rows of a ``.jsonl`` / ``.csv`` / ``.json`` file, the column names, and whether it is a CSV."""
     suffix = path.suffix.lower()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import csv
 import importlib.util
 import json
@@ -19,6 +18,7 @@ from debate_eval.tasks.analysis.ablation_plot import plot_ablation
 from debate_eval.tasks.cli.ablate_grid import expand_grid, parse_grid, plot_rounds
 from debate_eval.tasks.cli.main import main
 from debate_eval.tasks.data.datasets import load_items, resolve_data_dir, select_items
+from debate_eval.tasks.engine.request import RunRequest
 
 ROOT = Path(__file__).resolve().parents[3]
 SCRIPTED = ["--model", "scripted", "--no-progress", "--no-preflight"]
@@ -51,9 +51,9 @@ def first_docs(docs: int) -> set[str]:
 
 
 def test_grid_parsing_and_expansion() -> None:
-    grid = parse_grid(["rounds=1,2", "protocol=debate,geval", "critic=plain,devils-advocate"])
-    defaults = argparse.Namespace(protocol="debate", critic=None, max_rounds=2, commander_llm=False)
-    names = [cell.name for cell in expand_grid(grid, defaults)]
+    grid = parse_grid(["max_rounds=1,2", "method=debate,geval", "critic=plain,devils-advocate"])
+    assert parse_grid(["rounds=1,2", "protocol=debate,geval", "critic=plain,devils-advocate"]) == grid  # old names
+    names = [cell.name for cell in expand_grid(grid, RunRequest())]
     assert names == [
         "debate_critic-plain_n1",
         "debate_critic-plain_n2",
@@ -65,9 +65,8 @@ def test_grid_parsing_and_expansion() -> None:
 
 @pytest.mark.parametrize("spec", ["rounds", "rounds=", "colour=red", "rounds=a,b"])
 def test_bad_grids(spec: str) -> None:
-    defaults = argparse.Namespace(protocol="debate", critic=None, max_rounds=2, commander_llm=False)
     with pytest.raises(UserError):
-        expand_grid(parse_grid([spec]), defaults)
+        expand_grid(parse_grid([spec]), RunRequest())
 
 
 def test_ablation_writes_a_row_per_cell_and_a_figure(isolated_env: Path) -> None:
@@ -193,9 +192,10 @@ def test_persona_and_protocol_panels_use_the_largest_n(tmp_path: Path) -> None:
 
 
 def test_the_panels_n_comes_from_the_grid_or_max_rounds() -> None:
-    args = argparse.Namespace(max_rounds=4)
-    assert plot_rounds(parse_grid(["rounds=1,3,2"]), args) == 3
-    assert plot_rounds(parse_grid(["protocol=debate,geval"]), args) == 4
+    base = RunRequest(method_options={"max_rounds": 4})
+    assert plot_rounds(parse_grid(["max_rounds=1,3,2"]), base) == 3
+    assert plot_rounds(parse_grid(["method=debate,geval"]), base) == 4
+    assert plot_rounds(parse_grid(["method=debate,geval"]), RunRequest()) == 2  # the option's declared default
 
 
 def load_bench() -> ModuleType:

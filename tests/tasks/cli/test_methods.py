@@ -112,8 +112,17 @@ def test_a_plugin_cannot_take_a_built_in_name(
 def test_unknown_methods_are_refused_with_the_valid_names(registry: list[metadata.EntryPoint]) -> None:
     with pytest.raises(UserError, match="unknown method 'nope'; methods are: debate, multiagent"):
         base.get_method("nope")
-    with pytest.raises(SystemExit):
-        main(["run", "--dataset", "summeval", "--aspect", "coherence", "--protocol", "nope"])
+
+
+def test_a_method_typo_is_one_line_with_the_nearest_name(
+    registry: list[metadata.EntryPoint], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["run", "--dataset", "summeval", "--aspect", "coherence", "--method", "debat"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "usage:" not in err
+    assert err.startswith("debate-eval: error: unknown method 'debat'; did you mean debate? methods are: debate,")
+    assert main(["run", "--dataset", "summeval", "--aspect", "coherence", "--protocol", "nope"]) == 2  # old name
+    assert "unknown method 'nope'; methods are:" in capsys.readouterr().err
 
 
 def example_run(server: ScriptedOpenAIServer, out: Path, *extra: str) -> int:

@@ -30,13 +30,14 @@ def test_run_help_explains_models_methods_and_roles(capsys: pytest.CaptureFixtur
 
 
 def test_one_default_method_for_run_show_rescore_and_the_analysis() -> None:
-    """``--protocol``'s default is the registry's ``DEFAULT_METHOD``, a registered method; the analysis keeps its
+    """``--method``'s default is the registry's ``DEFAULT_METHOD``, a registered method; the analysis keeps its
     own copy (it loads without AutoGen), which must agree."""
     from debate_eval.debates.base import DEFAULT_METHOD
     from debate_eval.tasks.analysis.records import DEFAULT_PROTOCOL
-    from debate_eval.tasks.cli.run import add_protocol_arguments
+    from debate_eval.tasks.cli.run import add_method_arguments, request_from_args
+    from debate_eval.tasks.engine.build import method_name
 
     parser = argparse.ArgumentParser()
-    add_protocol_arguments(parser)
-    assert parser.parse_args([]).protocol == DEFAULT_METHOD == DEFAULT_PROTOCOL
+    add_method_arguments(parser)
+    assert method_name(request_from_args(parser.parse_args([]))) == DEFAULT_METHOD == DEFAULT_PROTOCOL
     assert DEFAULT_METHOD in all_methods()

@@ -1,0 +1,186 @@
+"""A ``RunRequest`` turned into what the engine runs: ``RunConfig`` (what changes the results) and
+``RunOptions`` (how the run is executed).
+
+The only place a run's options are interpreted: the command line, a ``--config`` file and the Python API
+all come through here, so they resolve the same data, template, method configuration and models.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from pathlib import Path
+
+from debate_eval.agents.errors import UserError
+from debate_eval.agents.models.batch import BatchOptions
+from debate_eval.agents.models.settings import ROLES, ModelOverrides, resolve_model_config
+from debate_eval.debates.base import DEFAULT_METHOD, MethodContext, get_method, method_namespace
+from debate_eval.tasks.data.datasets import check_aspect, get_dataset, resolve_data_dir
+from debate_eval.tasks.data.own_file import PAIRWISE_FIELDS, SINGLE_FIELDS, register_own_file
+from debate_eval.tasks.data.registry import PAIRWISE, PAIRWISE_LABELS, looks_like_own_file, with_variant
+from debate_eval.tasks.data.templates import parse_scale, resolve_template
+from debate_eval.tasks.engine.aspects import build_for_aspects
+from debate_eval.tasks.engine.pairwise import check_run_task_type, pairwise_template
+from debate_eval.tasks.engine.request import RunRequest
+from debate_eval.tasks.engine.run_config import RunConfig, RunOptions
+
+FIELD_NAMES = tuple(dict.fromkeys(SINGLE_FIELDS + PAIRWISE_FIELDS))
+
+
+def method_name(request: RunRequest) -> str:
+    """The request's method (the default method when none is given)."""
+    return request.method or DEFAULT_METHOD
+
+
+def resolve_dataset(request: RunRequest) -> RunRequest:
+    """The request with ``dataset`` as the registry knows it: a user's own file is validated (every row) and
+    registered under its path; ``language`` selects an xDial-Eval variant (``xdial_fed_turn-german``)."""
+    if not request.dataset:
+        raise UserError("give the data to evaluate: --dataset NAME|FILE (dataset = in a --config file)")
+    if not request.aspect:
+        raise UserError("give the aspect to evaluate: --aspect NAME (aspect = in a --config file)")
+    _check_keys(request.fields, "--fields", FIELD_NAMES)
+    _check_keys(request.labels, "--labels", PAIRWISE_LABELS)
+    if looks_like_own_file(request.dataset):
+        if request.language:
+            raise UserError("--language is for the xDial-Eval datasets, not for your own file")
+        scale = parse_scale(request.scale) if request.scale else None
+        spec = register_own_file(
+            request.dataset,
+            fields=request.fields,
+            aspect=request.aspect,
+            scale=None if scale is None else (scale.low, scale.high),
+            labels=request.labels or None,
+        )
+        if spec.task_type != PAIRWISE and not request.template:
+            names = ", ".join("{{" + name + "}}" for name in spec.inputs)
+            raise UserError(
+                f"{request.dataset}: your own data needs --template FILE, a G-Eval-style prompt with the placeholders "
+                f"{names} (and --scale LO-HI unless the template says it, e.g. 'Quality (1-5)')"
+            )
+        return request
+    if request.fields or request.labels:
+        raise UserError(f"--fields and --labels are for your own file; {request.dataset} is a built-in dataset")
+    if request.language:
+        spec = get_dataset(request.dataset)
+        if not spec.variants or spec.variant_option != "language":
+            raise UserError(f"--language is for xdial_fed_turn and xdial_fed_dialogue, not {request.dataset}")
+        if request.language not in spec.variants:
+            raise UserError(f"unknown --language {request.language!r}; valid: {', '.join(spec.variants)}")
+        return replace(request, dataset=with_variant(get_dataset(spec.base_name), request.language).name)
+    return request
+
+
+def _check_keys(mapping: dict[str, str], option: str, valid: tuple[str, ...]) -> None:
+    for key in mapping:
+        if key not in valid:
+            raise UserError(f"{option}: unknown name {key!r}; valid names: {', '.join(valid)}")
+
+
+def build_run_config(request: RunRequest) -> RunConfig:
+    """The request's ``RunConfig``; several aspects (``a,b,c`` or ``all``): one configuration per aspect, run
+    as one (``engine.aspects.MultiAspectConfig``)."""
+    request = resolve_dataset(request)
+    assert request.dataset is not None and request.aspect is not None  # resolve_dataset checked them
+    return build_for_aspects(request.aspect, request.dataset, lambda aspect: _aspect_run_config(request, aspect))
+
+
+def _aspect_run_config(request: RunRequest, aspect: str) -> RunConfig:
+    """The ``RunConfig`` of one aspect."""
+    dataset = str(request.dataset)
+    check_aspect(dataset, aspect)
+    scale = parse_scale(request.scale) if request.scale else None
+    name = method_name(request)
+    method = get_method(name)
+    spec = get_dataset(dataset)
+    task_type = check_run_task_type(method, dataset, spec.task_type, request.swap)
+    template_path = Path(request.template) if request.template else None
+    if task_type == "pairwise":
+        template = pairwise_template(aspect, template_path)
+    else:
+        template = resolve_template(dataset, aspect, template_path, scale)
+    context = MethodContext(dataset=dataset, dataset_kind=spec.kind, aspect=aspect, task_type=task_type)
+    return RunConfig(
+        dataset=dataset,
+        aspect=aspect,
+        protocol=name,
+        template=template,
+        models=resolve_model_config(model_overrides(request)),
+        method_config=method.build_config(method_namespace(method, request.method_options), context),
+        swap=request.swap,
+    )
+
+
+def model_overrides(request: RunRequest) -> ModelOverrides:
+    """The model options as ``ModelOverrides`` (the environment and the defaults fill in the rest)."""
+    for role in (*request.role_model, *request.role_base_url):
+        if role not in ROLES:
+            raise UserError(f"unknown role {role!r} in --role-model/--role-base-url; roles are: {', '.join(ROLES)}")
+    return ModelOverrides(
+        model=request.model,
+        base_url=request.base_url,
+        role_models=dict(request.role_model),
+        role_base_urls=dict(request.role_base_url),
+        temperature=request.temperature,
+        top_p=request.top_p,
+        seed=request.seed,
+        no_seed=request.no_seed or _authors_code_without_seed(request),
+        max_tokens=request.max_tokens,
+        timeout_s=request.timeout,
+        max_retries=request.max_retries,
+        gguf_path=request.gguf,
+        gguf_sha256=request.gguf_sha256,
+        embedded_parallel=request.embedded_parallel,
+        provider=request.provider,
+    )
+
+
+def _authors_code_without_seed(request: RunRequest) -> bool:
+    """``fidelity="authors-code"`` of a method that has it, and no seed given: their code sent no seed."""
+    if request.method_options.get("fidelity") != "authors-code" or request.seed is not None:
+        return False
+    return "fidelity" in getattr(get_method(method_name(request)).config_type, "__dataclass_fields__", {})
+
+
+def default_out(config: RunConfig) -> Path:
+    """``runs/DATASET_ASPECT_METHOD``: the run directory of a request without ``out``."""
+    return Path("runs") / f"{dataset_slug(config.dataset)}_{dataset_slug(config.aspect)}_{config.protocol}"
+
+
+def build_run_options(request: RunRequest, config: RunConfig) -> RunOptions:
+    """The execution options as ``RunOptions``."""
+    batch = None
+    if request.batch:
+        if config.models.needs_embedded:
+            raise UserError("--batch needs an endpoint with the Batch API routes; the embedded model has none")
+        defaults = BatchOptions()
+        batch = BatchOptions(
+            max_requests=request.batch_max_requests or defaults.max_requests,
+            wait_s=request.batch_wait,
+            poll_s=request.batch_poll or defaults.poll_s,
+        )
+    return RunOptions(
+        out_dir=Path(request.out) if request.out else default_out(config),
+        data_dir=resolve_data_dir(request.data_dir),
+        limit=request.limit,
+        docs=request.docs,
+        concurrency=request.concurrency,
+        use_cache=not request.no_cache,
+        cache_dir=Path(request.cache_dir) if request.cache_dir else None,
+        progress=False if request.no_progress else None,
+        preflight=not request.no_preflight,
+        batch=batch,
+    )
+
+
+def dataset_slug(dataset: str) -> str:
+    """A folder-name-safe form of a dataset name (an own file's path becomes its stem)."""
+    if looks_like_own_file(dataset):
+        dataset = re.sub(r"\.(jsonl|csv|json)$", "", dataset.rsplit("/", 1)[-1], flags=re.IGNORECASE)
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", dataset).strip("._") or "dataset"
+
+
+def method_warnings(config: RunConfig) -> list[str]:
+    """The method's one-line warnings for this configuration (e.g. G-Eval's samples at temperature 0)."""
+    temperature = config.models.for_role("scorer").sampling.temperature
+    return list(config.method.warnings(config.method_config, temperature))

@@ -1,0 +1,98 @@
+"""``--config run.toml``: a run's options in a TOML file, and ``--dump-config``: a request written as one.
+
+The file is flat: one key per option, named as the ``RunRequest`` field (the flag's name with ``_``, ``-``
+accepted too), a method's own options among them::
+
+    dataset = "summeval"
+    aspect = "coherence"
+    method = "debate"
+    max_rounds = 3              # the debate's --max-rounds
+    limit = 8
+    role_model = { critic = "gpt-4o-mini" }
+
+Read with the standard library's ``tomllib`` (Python 3.11+) or its backport ``tomli`` on 3.10.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from debate_eval.agents.errors import UserError
+from debate_eval.tasks.engine.request import RunRequest, field_names
+
+_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+def _toml_module() -> Any:
+    if sys.version_info >= (3, 11):
+        import tomllib
+
+        return tomllib
+    import tomli  # the backport, a dependency on Python 3.10 only
+
+    return tomli
+
+
+def read_request_file(path: str | os.PathLike[str]) -> RunRequest:
+    """The request a TOML file holds; one ``UserError`` line for a missing file, bad TOML or a bad value."""
+    file = Path(path).expanduser()
+    try:
+        data = file.read_bytes()
+    except FileNotFoundError:
+        raise UserError(f"{file}: config file not found") from None
+    except OSError as error:
+        raise UserError(f"{file}: cannot read the config file ({error.strerror})") from None
+    toml = _toml_module()
+    try:
+        values = toml.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as error:
+        raise UserError(f"{file}: not valid UTF-8 at byte offset {error.start}") from None
+    except toml.TOMLDecodeError as error:
+        raise UserError(f"{file}: not valid TOML: {error}") from None
+    return RunRequest.from_mapping(values, source=str(file))
+
+
+def request_toml(request: RunRequest) -> str:
+    """The TOML text of the options ``request`` sets (``--dump-config``); reading it back gives the same
+    request."""
+    lines = []
+    given = request.given()
+    for name in field_names():
+        if name == "method_options" or name not in given:
+            continue
+        lines.append(f"{_key(name)} = {_value(given[name])}")
+    for name, value in request.method_options.items():
+        if value is not None:
+            lines.append(f"{_key(name)} = {_value(value)}")
+    return "\n".join(lines) + "\n"
+
+
+def _key(name: str) -> str:
+    return name if _BARE_KEY.match(name) else json.dumps(name)
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"cannot write {value!r} to TOML")
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)  # JSON's escapes are TOML's basic-string escapes
+    if isinstance(value, os.PathLike):
+        return json.dumps(os.fspath(value), ensure_ascii=False)
+    if isinstance(value, Mapping):
+        return "{ " + ", ".join(f"{_key(str(k))} = {_value(v)}" for k, v in value.items()) + " }"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_value(v) for v in value) + "]"
+    raise ValueError(f"cannot write {type(value).__name__} to TOML")

@@ -1,0 +1,78 @@
+"""The flags of ``run`` are a ``RunRequest``: each flag's dest is a request field or a method option named
+after the flag, every field has its flag, and ``--config`` / ``--dump-config`` round-trip."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pytest
+
+from debate_eval.debates.base import method_option_names
+from debate_eval.tasks.cli.main import build_parser, main
+from debate_eval.tasks.cli.run import build_run_config, request_from_args
+from debate_eval.tasks.engine.request import field_names
+
+NOT_OPTIONS = {"help", "config", "dump_config"}  # the command's own flags, not options of a run
+ALIASES = {"--protocol": "method"}  # earlier names, hidden from --help
+
+
+def run_parser() -> argparse.ArgumentParser:
+    subparsers = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    return subparsers.choices["run"]
+
+
+def test_every_run_flag_is_a_request_field_or_a_method_option_of_its_name() -> None:
+    fields, options = set(field_names()), set(method_option_names())
+    assert not fields & options, "a method option must not take a run option's name"
+    seen = set()
+    for action in run_parser()._actions:
+        if action.dest in NOT_OPTIONS:
+            continue
+        assert action.dest in fields | options, f"{action.option_strings}: dest {action.dest} is no request field"
+        for flag in action.option_strings:
+            assert ALIASES.get(flag, flag[2:].replace("-", "_")) == action.dest, flag
+        seen.add(action.dest)
+    assert seen == (fields - {"method_options"}) | options  # and every field has its flag
+
+
+def test_a_flag_not_given_is_absent_from_the_request() -> None:
+    args = run_parser().parse_args(["--dataset", "summeval", "--aspect", "coherence"])
+    assert request_from_args(args).given() == {"dataset": "summeval", "aspect": "coherence"}
+
+
+def test_dump_config_then_config_gives_the_same_run(isolated_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["--dataset", "summeval", "--aspect", "coherence", "--method", "tiebreaker", "--max-rounds", "3"]
+    argv += ["--critic", "plain", "--limit", "2", "--base-url", "http://127.0.0.1:9/v1", "--model", "m"]
+    argv += ["--role-model", "critic=gpt-4o-mini", "--no-cache", "--seed", "7"]
+    assert main(["run", *argv, "--dump-config"]) == 0
+    text = capsys.readouterr().out
+    assert "max_rounds = 3" in text and 'critic = "plain"' in text and "no_cache = true" in text
+    file = isolated_env / "run.toml"
+    file.write_text(text, encoding="utf-8")
+    assert main(["run", "--config", str(file), "--dump-config"]) == 0
+    assert capsys.readouterr().out == text
+    from_flags = build_run_config(run_parser().parse_args(argv))
+    from_file = build_run_config(run_parser().parse_args(["--config", str(file)]))
+    assert from_file.config_hash() == from_flags.config_hash()
+
+
+def test_flags_win_over_the_config_file(isolated_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    file = isolated_env / "run.toml"
+    file.write_text('dataset = "summeval"\naspect = "coherence"\nlimit = 8\nmax_rounds = 3\n', encoding="utf-8")
+    assert main(["run", "--config", str(file), "--limit", "2", "--max-rounds", "2", "--dump-config"]) == 0
+    out = capsys.readouterr().out
+    assert "limit = 2" in out and "max_rounds = 2" in out and 'dataset = "summeval"' in out
+
+
+def test_a_bad_config_file_is_one_line_and_exit_2(isolated_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    file = isolated_env / "run.toml"
+    file.write_text('dataset = "summeval"\naspect = "coherence"\nmax_round = 3\n', encoding="utf-8")
+    assert main(["run", "--config", str(file), "--provider", "scripted"]) == 2
+    err = capsys.readouterr().err
+    assert err == "debate-eval: error: unknown method option 'max_round'; did you mean max_rounds?\n"
+
+
+def test_a_run_without_dataset_or_aspect_says_so(isolated_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "--aspect", "coherence"]) == 2
+    assert "give the data to evaluate: --dataset NAME|FILE" in capsys.readouterr().err
