@@ -90,3 +90,46 @@ def isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, shared_data_di
     monkeypatch.setenv("DEBATE_EVAL_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.chdir(tmp_path)
     return tmp_path
+
+
+# Forms of a marker that only look like it (issue 23, item 1): a test that takes the ``disguise`` argument runs
+# once per form, with a function that writes a text in that form.
+_CYRILLIC = str.maketrans("ABCEHIKMOPSTXacopsxy", "АВСЕНІКМОРЅТХасорѕху")
+_GREEK = str.maketrans("ABEHIKMNOPTXYZov", "ΑΒΕΗΙΚΜΝΟΡΤΧΥΖον")
+
+
+def _fullwidth(text: str) -> str:
+    return "".join(chr(ord(char) + 0xFEE0) if "!" <= char <= "~" else char for char in text)
+
+
+def _zero_width(text: str) -> str:
+    """ "NO ISSUE" -> "NO\u200bIS\u200dSUE": the space becomes a zero-width space, the last word gets a joiner."""
+    head, _, last = text.rpartition(" ")
+    middle = max(1, len(last) // 2)
+    return (head + "\u200b" if head else "") + last[:middle] + "\u200d" + last[middle:]
+
+
+def _bidi(text: str) -> str:
+    """Bidi controls around and inside: an isolate, a right-to-left mark, an embedding."""
+    return "\u2067" + text[:1] + "\u200f" + text[1:].replace(" ", " \u202a", 1) + "\u202c\u2069"
+
+
+DISGUISES: dict[str, Callable[[str], str]] = {
+    "fullwidth": _fullwidth,
+    "zero_width": _zero_width,
+    "bidi": _bidi,
+    "cyrillic": lambda text: text.translate(_CYRILLIC),
+    "greek": lambda text: text.translate(_GREEK),
+}
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Parametrize every test that asks for ``disguise`` over ``DISGUISES``."""
+    if "disguise" in metafunc.fixturenames:
+        metafunc.parametrize("disguise", list(DISGUISES.values()), ids=list(DISGUISES))
+
+
+@pytest.fixture(scope="session")
+def disguises() -> dict[str, Callable[[str], str]]:
+    """All of ``DISGUISES`` at once, by name (for a test that plants every form in one run)."""
+    return dict(DISGUISES)

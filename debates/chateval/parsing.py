@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable
 
 from debate_eval.debates.evaluation import EvaluationTask, score_text
+from debate_eval.debates.scoring.normal_form import fold
 from debate_eval.debates.scoring.scores import ParsedScore
 from debate_eval.debates.scoring.untrusted import UntrustedMaterial
 
@@ -19,9 +20,10 @@ PAPER_LABEL = "Score:"
 
 
 def verdict_lines(text: str, label: str) -> list[str]:
-    """The lines of ``text`` that start with ``label`` (markdown emphasis and list marks ignored)."""
+    """The lines of ``text`` that start with ``label`` (markdown emphasis and list marks ignored), read as
+    every marker is read (``normal_form.fold``: a fullwidth ``Ｓｃｏｒｅ：`` is ``Score:``)."""
     pattern = re.compile(r"^[\s>*_#-]*" + re.escape(label).replace(r"\ ", r"\s+"), re.IGNORECASE)
-    return [line for line in text.splitlines() if pattern.match(line)]
+    return [line for line in fold(text).splitlines() if pattern.match(line)]
 
 
 def blank_attributed(text: str, others: Iterable[str]) -> str:

@@ -15,6 +15,7 @@ from typing import Any
 
 from debate_eval.debates.evaluation import EvaluationTask, score_text, verdict_text
 from debate_eval.debates.fennec.prompts import PAIRWISE_SCALE
+from debate_eval.debates.scoring.normal_form import fold
 from debate_eval.debates.scoring.scores import ParsedScore, ScoreRange
 from debate_eval.debates.scoring.untrusted import UntrustedMaterial
 from debate_eval.debates.scoring.verdicts import ParsedVerdict
@@ -40,9 +41,10 @@ class PairwiseJudgment:
 
 
 def side_scores(text: str, scale: ScoreRange = PAIRWISE_SCALE) -> dict[str, float | None]:
-    """The last ``Score A:`` and ``Score B:`` values of ``text`` on ``scale`` (None when absent or off it)."""
+    """The last ``Score A:`` and ``Score B:`` values of ``text`` on ``scale`` (None when absent or off it),
+    read as every marker is read (``normal_form.fold``)."""
     found: dict[str, float | None] = {"A": None, "B": None}
-    for match in _SIDE_SCORE.finditer(text):
+    for match in _SIDE_SCORE.finditer(fold(text)):
         value = float(match.group("value"))
         found[match.group("side").upper()] = value if scale.contains(value) else None
     return found

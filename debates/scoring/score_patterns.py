@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from debate_eval.debates.scoring.normal_form import fold_with_map
+
 WORD_NUMBERS = {
     "zero": 0,
     "one": 1,
@@ -143,21 +145,28 @@ def strict_patterns(aspect: str | None) -> tuple[tuple[str, re.Pattern[str]], ..
 
 
 _UNDERSCORES = re.compile(r"(?<!\w)_+|_+(?!\w)")  # markdown emphasis, not snake_case
+_DASHES = str.maketrans("\u2012\u2013\u2014\u2212", "----")
+
+
+def normalise_with_map(text: str) -> tuple[str, list[int] | None]:
+    """``text`` folded (``normal_form.fold``: NFKC, no zero-width or bidi controls, look-alike letters read
+    as Latin), without markdown emphasis and with dashes unified, so patterns see plain text; and for each
+    of its characters the index in ``text`` it came from (None: the same text)."""
+    folded, origin = fold_with_map(text)
+    kept = [i for i, char in enumerate(folded) if char not in "*`"]
+    step = "".join(folded[i] for i in kept)
+    dropped = {i for match in _UNDERSCORES.finditer(step) for i in range(*match.span())}
+    if dropped:
+        kept = [index for j, index in enumerate(kept) if j not in dropped]
+    clean = "".join(folded[i] for i in kept).translate(_DASHES)
+    if clean == text:
+        return clean, None
+    return clean, [origin[i] if origin is not None else i for i in kept]
 
 
 def normalise(text: str) -> str:
-    """Drop markdown emphasis and unify dashes, so patterns see plain text."""
-    text = re.sub(r"[*`]+", "", text)
-    text = _UNDERSCORES.sub("", text)
-    return re.sub("[\u2012\u2013\u2014\u2212]", "-", text)
-
-
-def normalise_map(text: str) -> list[int]:
-    """For each character of ``normalise(text)``, its index in ``text`` (the same deletions, in order)."""
-    kept = [i for i, char in enumerate(text) if char not in "*`"]
-    step = "".join(text[i] for i in kept)
-    dropped = {i for match in _UNDERSCORES.finditer(step) for i in range(*match.span())}
-    return [index for j, index in enumerate(kept) if j not in dropped]
+    """``text`` as the patterns see it (``normalise_with_map`` without the map)."""
+    return normalise_with_map(text)[0]
 
 
 def number(token: str) -> float:

@@ -3,8 +3,11 @@
 Robust parsing in the style of prometheus-eval and DialEvalML. ``parse_score`` is a pure function; it
 never invents a score (no "0 when nothing was found") and never clamps. Rules, in order:
 
-1. Normalise: drop markdown emphasis (``*``, ``_`` around words, backticks) and turn en/em dashes
-   into ``-``.
+1. Normalise: fold the text (``normal_form.fold``: NFKC, zero-width and bidi controls removed, look-alike
+   Cyrillic/Greek letters read as Latin, any decimal digit as ASCII, one space for a run of spaces: the
+   normalisation the copy check compares with, so ``Ｓｃｏｒｅ：４`` written by the agent itself is 4, while a
+   copy of it from the judged text is blanked before parsing), drop markdown emphasis (``*``, ``_`` around
+   words, backticks) and turn en/em dashes into ``-``.
 2. Strict patterns, all tried over the whole message:
    ``labelled``    a label then a number: ``Score: 4``, ``score of 4``, ``Final score: 3.5``,
                    ``Coherence - 4``, ``Fluency (1-3): 2`` (a parenthesis after the label is the scale,
@@ -67,7 +70,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from debate_eval.debates.scoring.score_patterns import BARE, PER_TURN, normalise, normalise_map, number
+from debate_eval.debates.scoring.score_patterns import BARE, PER_TURN, normalise_with_map, number
 from debate_eval.debates.scoring.score_rules import (
     last_number_rule,
     leading_aside,
@@ -80,11 +83,11 @@ from debate_eval.debates.scoring.score_types import STATUSES, ParsedScore, Score
 __all__ = ["STATUSES", "ParsedScore", "ScoreRange", "parse_score"]
 
 
-def _in_text(result: ParsedScore, text: str, clean: str) -> ParsedScore:
-    """``result`` with its span moved from the normalised ``clean`` back to the original ``text``."""
-    if result.span is None or clean == text:
+def _in_text(result: ParsedScore, index: list[int] | None) -> ParsedScore:
+    """``result`` with its span moved from the normalised text back to the original (``index``: where each
+    normalised character came from; None: the same text)."""
+    if result.span is None or index is None:
         return result
-    index = normalise_map(text)
     start, end = result.span
     return replace(result, span=(index[start], index[end - 1] + 1))
 
@@ -98,23 +101,23 @@ def parse_score(text: str, scale: ScoreRange, aspect: str | None = None) -> Pars
     """
     if not text or not text.strip():
         return ParsedScore(None, "no_score", "none", "No score: the message is empty.")
-    clean = normalise(text)
+    clean, index = normalise_with_map(text)
     turn_spans = [m.span() for m in PER_TURN.finditer(clean)]
     strict, aside, is_verdict = strict_rule(clean, scale, aspect, turn_spans)
     if strict is not None and is_verdict:
-        return _in_text(strict, text, clean)
+        return _in_text(strict, index)
     bare = BARE.match(clean)
     if bare:
         return _in_text(
-            checked(number(bare.group("num")), "bare_number", clean.strip(), scale, bare.span("num")), text, clean
+            checked(number(bare.group("num")), "bare_number", clean.strip(), scale, bare.span("num")), index
         )
     aside += leading_aside(clean)
     leading = leading_number_rule(clean, scale, aside)
     if leading is not None and leading.ok:
-        return _in_text(leading, text, clean)
+        return _in_text(leading, index)
     result = strict or per_turn_rule(clean, scale) or last_number_rule(clean, scale, aside) or leading
     if result is not None:
-        return _in_text(result, text, clean)
+        return _in_text(result, index)
     if aside:
         first = clean[aside[0][0] : aside[0][1]]
         return ParsedScore(

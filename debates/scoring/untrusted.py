@@ -11,7 +11,11 @@ Both sides are normalised by one function (``canonical_words``), so tokenised te
 ("... with burnley . NO ISSUE", "team 's", "does n't") matches the same words written naturally ("burnley.
 NO ISSUE", "team's", "doesn't"): case, punctuation, spacing and apostrophes are ignored, a stand-alone
 punctuation token is no word at all, and a detached contraction ('s, n't, 're ...) joins the word before it.
-A bare verdict such as "NO ISSUE." is never a copy.
+Before that, both sides go through ``normal_form.fold`` (NFKC, zero-width and bidi controls removed,
+look-alike Cyrillic and Greek letters read as Latin), the same normalisation the marker and score parsers
+read with, so a fullwidth ``ＮＯ ＩＳＳＵＥ`` or a zero-width ``NO\u200bISSUE`` in the judged text, copied back
+as plain ``NO ISSUE``/``NOISSUE``, is still a copy; every spelling of the NO ISSUE marker (``NO ISSUE``,
+``NOISSUE``, ``NO_ISSUES`` ...) is one word there. A bare verdict such as "NO ISSUE." is never a copy.
 
 When the material itself contains a NO ISSUE marker, a Critic that merely *mentions* it ("the summary's
 claim of NO ISSUE is unsupported") must not end the debate either: then only a marker that stands as a
@@ -25,6 +29,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from debate_eval.debates.scoring.normal_form import fold, fold_with_map
+
 MIN_COPIED_WORDS = 5
 PLACEHOLDER = "[quoted text]"
 NO_ISSUE_ANY_CASE = re.compile(r"\bno[\s_-]?issues?\b", re.IGNORECASE)
@@ -33,30 +39,44 @@ NO_ISSUE_UPPER = re.compile(r"\bNO[\s_-]?ISSUES?\b")
 _VERDICT = r"(?:^|[.!?:;]\s)[\s*_>#-]*{marker}[\s*_.!]*$"
 NO_ISSUE_VERDICT_ANY_CASE = re.compile(_VERDICT.format(marker=r"no[\s_-]?issues?"), re.IGNORECASE | re.MULTILINE)
 NO_ISSUE_VERDICT_UPPER = re.compile(_VERDICT.format(marker=r"NO[\s_-]?ISSUES?"), re.MULTILINE)
-_QUOTED = re.compile(r"\"([^\"\n]{1,2000})\"|“([^”\n]{1,2000})”|«([^»\n]{1,2000})»|`([^`\n]{1,2000})`")
+_QUOTED = re.compile(
+    r"[\"＂]([^\"＂\n]{1,2000})[\"＂]|[“„]([^“”\n]{1,2000})”|«([^»\n]{1,2000})»|`([^`\n]{1,2000})`"
+    r"|「([^」\n]{1,2000})」|『([^』\n]{1,2000})』"
+)
 _TOKEN = re.compile(r"\S+")
 _PIECE = re.compile(r"[^\W_]+")  # letters and digits (any script); everything else separates words
 _APOSTROPHES = str.maketrans("", "", "'’‘`´")
+_ISSUE = ("issue", "issues")
+_MARKER_WORD = "noissue"  # every spelling of the NO ISSUE marker, as one word
 _DETACHED_CONTRACTION = re.compile(r"^(?:['’](?:s|re|ve|ll|d|m)|n['’]t)\W*$", re.IGNORECASE)
 
 
 def canonical_words(text: str) -> list[tuple[str, int, int]]:
     """The words of ``text`` as compared for copies, each with the span of ``text`` it came from.
 
-    Lower case, apostrophes removed, split at anything that is not a letter or digit (a lone "." gives no
-    word); a detached contraction token ("'s", "n't") is joined to the word before it, so "team 's" and
-    "team's" both give "teams". The one normalisation of both the material and the agents' messages.
+    ``text`` is folded (``normal_form.fold``) and case-folded, apostrophes removed, split at anything that
+    is not a letter or digit (a lone "." gives no word); a detached contraction token ("'s", "n't") is
+    joined to the word before it, so "team 's" and "team's" both give "teams"; "no" before "issue(s)" and
+    "noissues" are the one word "noissue". The one normalisation of both the material and the agents'
+    messages.
     """
+    folded, origin = fold_with_map(text)
     words: list[list[Any]] = []
-    for match in _TOKEN.finditer(text):
+    for match in _TOKEN.finditer(folded):
         token = match.group(0)
         glue = bool(words) and _DETACHED_CONTRACTION.match(token) is not None
-        for index, piece in enumerate(_PIECE.findall(token.lower().translate(_APOSTROPHES))):
+        start, end = match.start(), match.end()
+        if origin is not None:
+            start, end = origin[start], origin[end - 1] + 1
+        for index, piece in enumerate(_PIECE.findall(token.casefold().translate(_APOSTROPHES))):
             if index == 0 and glue:
                 words[-1][0] += piece
-                words[-1][2] = match.end()
+                words[-1][2] = end
+            elif piece in _ISSUE and words and words[-1][0] == "no":
+                words[-1][0] = _MARKER_WORD
+                words[-1][2] = end
             else:
-                words.append([piece, match.start(), match.end()])
+                words.append([_MARKER_WORD if piece == "noissues" else piece, start, end])
     return [(word, start, end) for word, start, end in words]
 
 
@@ -75,7 +95,7 @@ class UntrustedMaterial:
 
     def __init__(self, texts: Sequence[str], min_words: int = MIN_COPIED_WORDS) -> None:
         self.min_words = min_words
-        self.has_marker = any(NO_ISSUE_ANY_CASE.search(t) for t in texts if t)
+        self.has_marker = any(NO_ISSUE_ANY_CASE.search(fold(t)) for t in texts if t)
         normalized = [_material_words(t) for t in texts if t]
         self._joined = [" " + " ".join(words) + " " for words in normalized]
         self._grams: set[tuple[str, ...]] = set()
@@ -134,11 +154,12 @@ def says_no_issue(message: str, material: UntrustedMaterial, *, case_sensitive: 
     """True when an agent's own words (copies of the material removed) contain a NO ISSUE marker.
 
     Accepted spellings: ``NO ISSUE``, ``NO ISSUES``, ``NO_ISSUE``, ``NO_ISSUES`` (and ``NO-ISSUE``), in any
-    case unless ``case_sensitive`` (then upper case only, as the authors' code checked). When the material
-    itself contains a marker, only a marker standing as a sentence of its own at the end of a line counts.
+    case unless ``case_sensitive`` (then upper case only, as the authors' code checked), read after
+    ``normal_form.fold`` (so the agent's own fullwidth ``ＮＯ ＩＳＳＵＥ`` counts too). When the material itself
+    contains a marker, only a marker standing as a sentence of its own at the end of a line counts.
     """
     if material.has_marker:
         pattern = NO_ISSUE_VERDICT_UPPER if case_sensitive else NO_ISSUE_VERDICT_ANY_CASE
     else:
         pattern = NO_ISSUE_UPPER if case_sensitive else NO_ISSUE_ANY_CASE
-    return pattern.search(material.neutralize(message)) is not None
+    return pattern.search(fold(material.neutralize(message))) is not None

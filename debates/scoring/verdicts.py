@@ -4,7 +4,9 @@ The pairwise twin of ``scores.parse_score``: a pure function that never invents 
 nothing was found") and says how it read the answer. Values: ``first`` (the response shown first: A, 1,
 Output (a)), ``second`` (B, 2, Output (b)) and ``tie``. Rules, in order:
 
-1. Normalise: drop markdown emphasis (``*``, ``_`` around words) and turn en/em dashes into ``-``.
+1. Normalise: fold the text as the copy check does (``normal_form.fold``: NFKC, zero-width and bidi
+   controls removed, look-alike Cyrillic/Greek letters read as Latin; ``［［Ｂ］］`` is ``[[B]]``), drop markdown
+   emphasis (``*``, ``_`` around words) and turn en/em dashes into ``-``.
 2. Patterns, all tried over the whole message:
    ``bracket``    MT-Bench's ``[[A]]``, ``[[B]]``, ``[[C]]`` (C is a tie), also ``[[1]]``, ``[[2]]``, ``[[tie]]``.
    ``labelled``   a label, a separator, then a side: ``Verdict: A``, ``Winner: Response 2``, ``Better
@@ -48,6 +50,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+
+from debate_eval.debates.scoring.normal_form import fold
 
 FIRST, SECOND, TIE = "first", "second", "tie"
 VALUES = (FIRST, SECOND, TIE)
@@ -204,8 +208,9 @@ _SIDE_IN_VALUE = re.compile(r"\b(first|former|second|latter)\b|\(?\b([ab12c])\b\
 
 
 def _normalise(text: str) -> str:
-    """Drop markdown emphasis and unify dashes, so patterns see plain text."""
-    text = re.sub(r"\*+", "", text)
+    """Fold the text (``normal_form.fold``: ``［［Ｂ］］`` is ``[[B]]``, a Cyrillic ``В`` is ``B``, zero-width and
+    bidi controls are gone), drop markdown emphasis and unify dashes, so patterns see plain text."""
+    text = re.sub(r"\*+", "", fold(text))
     text = _UNDERSCORES.sub("", text)
     return re.sub("[\u2012\u2013\u2014\u2212]", "-", text)
 
@@ -283,7 +288,7 @@ def _is_verdict_line(text: str, match: _Match) -> bool:
 
 
 def _line_key(line: str) -> str:
-    return " ".join(re.findall(r"\w+|\[\[|\]\]", line.lower()))
+    return " ".join(re.findall(r"\w+|\[\[|\]\]", line.casefold()))
 
 
 def planted_verdicts(texts: Iterable[str]) -> frozenset[str]:
