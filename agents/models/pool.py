@@ -1,10 +1,15 @@
 """The one place that turns model settings into AutoGen model clients.
 
-``ClientPool`` builds one client stack per distinct endpoint and settings (see ``client_wrappers`` for the
-layers), shares it between debates, and hands each debate an ``ObservedClient`` per role. Every stack that
-talks to the embedded server shares one ``ConcurrencyLimit`` of its parallel slots, so ``--concurrency``
-sets the debates in flight while the server never gets more requests than it has slots. Tests (and users
-who bring their own client) can pass ready clients per role with ``overrides``.
+``ClientPool`` builds one client stack per distinct set of settings and credentials (see ``client_wrappers``
+for the layers), shares it between debates, and hands each debate an ``ObservedClient`` per role. The
+innermost client is the role's provider's (``agents/models/providers``: OpenAI-compatible, Azure, Anthropic,
+Gemini, Ollama, embedded, scripted), built over the HTTP client of ``provider_http_client``. Two roles share
+a stack only when every setting and credential is equal (``ModelSettings.client_identity``: a role with its
+own key, URL, organisation or provider gets its own client); they share cached answers when the model and
+sampling are equal (``namespace_for``: no key in it). Every stack that talks to the embedded server shares
+one ``ConcurrencyLimit`` of its parallel slots, so ``--concurrency`` sets the debates in flight while the
+server never gets more requests than it has slots. Tests (and users who bring their own client) can pass
+ready clients per role with ``overrides``.
 """
 
 from __future__ import annotations
@@ -16,10 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from autogen_core import CacheStore
-from autogen_core.models import ChatCompletionClient, ModelFamily, ModelInfo
+from autogen_core.models import ChatCompletionClient
 from autogen_ext.models.cache import ChatCompletionCache
 from autogen_ext.models.openai import OpenAIChatCompletionClient
-from autogen_ext.models.openai._model_info import get_info
 
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.models.batch import BatchDispatcher
@@ -29,6 +33,7 @@ from debate_eval.agents.models.providers import get_provider
 from debate_eval.agents.models.responses import CheckedTransport, checked_http_client
 from debate_eval.agents.models.settings import (
     EMBEDDED,
+    OPENAI,
     ModelConfig,
     ModelSettings,
     public_url,
@@ -48,13 +53,6 @@ from debate_eval.agents.models.wrappers import (
 )
 
 CACHE_DIR_ENV = "DEBATE_EVAL_CACHE_DIR"
-GENERIC_MODEL_INFO = ModelInfo(
-    vision=False,
-    function_calling=False,
-    json_output=False,
-    family=ModelFamily.UNKNOWN,
-    structured_output=False,
-)
 
 
 def default_cache_dir() -> Path:
@@ -77,33 +75,31 @@ def open_disk_cache(directory: Path) -> CacheStore[Any]:
         raise UserError(f"{directory}: cannot open the response cache: {exc.strerror}") from None
 
 
+def provider_http_client() -> Any:
+    """The HTTP client every provider's SDK sends through (the network layer's: observation of usage, checks
+    of 200 answers, the shared connection pool). Providers never build their own."""
+    return http_client(ObservingTransport(CheckedTransport(base_transport())))
+
+
+def build_client(settings: ModelSettings, base_url: str | None, http: Any = None) -> ChatCompletionClient:
+    """The provider's AutoGen client for ``settings`` at ``base_url`` over ``http`` (the SDK's HTTP client);
+    a provider whose optional SDK is missing fails in one line naming its extra."""
+    provider = get_provider(settings.provider)
+    provider.check_installed()
+    return provider.build_client(settings, base_url, http)
+
+
 def build_openai_client(
     settings: ModelSettings, base_url: str | None, http_client: Any = None
 ) -> OpenAIChatCompletionClient:
     """AutoGen's OpenAI-compatible client for ``settings`` (SDK retries off: ``RetryingClient`` retries);
     ``http_client``: the SDK's HTTP client (the run's observing or batching transport)."""
-    kwargs: dict[str, Any] = {
-        "model": settings.model,
-        "api_key": settings.api_key(),
-        "timeout": settings.timeout_s,
-        "max_retries": 0,
-        "include_name_in_message": False,
-        **settings.sampling.create_args(),
-    }
-    if base_url:
-        kwargs["base_url"] = base_url
-    if http_client is not None:
-        kwargs["http_client"] = http_client
-    try:
-        get_info(settings.model)
-    except ValueError:  # not a model name AutoGen knows: describe it as a plain text model
-        kwargs["model_info"] = GENERIC_MODEL_INFO
-    return OpenAIChatCompletionClient(**kwargs)
+    return get_provider(OPENAI).build_client(settings, base_url, http_client)  # type: ignore[no-any-return]
 
 
-def build_checked_client(settings: ModelSettings, base_url: str | None) -> OpenAIChatCompletionClient:
-    """``build_openai_client`` whose 200 answers that are no completion raise (``agents/models/responses.py``)."""
-    return build_openai_client(settings, base_url, checked_http_client())
+def build_checked_client(settings: ModelSettings, base_url: str | None) -> ChatCompletionClient:
+    """The provider's client whose 200 answers that are no completion raise (``agents/models/responses.py``)."""
+    return build_client(settings, base_url, checked_http_client())
 
 
 @dataclass
@@ -141,6 +137,9 @@ class ClientPool:
         self.embedded_slots = ConcurrencyLimit(config.embedded.parallel)  # shared by every embedded stack
         self._stacks: dict[str, _Stack] = {}
         self.batch = batch
+        if batch is not None:  # refused before the first call, in one line
+            for settings in config.roles.values():
+                get_provider(settings.provider).check_batch()
         quiet_idle_telemetry()  # AutoGen's per-message spans and JSON, unless an OpenTelemetry provider records
 
     def settings_for(self, role: str, sampling: Mapping[str, Any] | None = None) -> ModelSettings:
@@ -169,10 +168,11 @@ class ClientPool:
         if role in self.overrides:
             return self.overrides[role]
         settings = self.settings_for(role, sampling)
-        key = self.namespace_for(settings, variant)
+        namespace = self.namespace_for(settings, variant)
+        key = f"{namespace}:{settings.client_identity()}"  # own credentials, own client; same model, same cache
         stack = self._stacks.get(key)
         if stack is None:
-            stack = self._build(settings, key)
+            stack = self._build(settings, namespace)
             self._stacks[key] = stack
         return stack.shared
 
@@ -192,12 +192,12 @@ class ClientPool:
     def _build(self, settings: ModelSettings, namespace: str) -> _Stack:
         base_url = self._base_url(settings)
         if self.batch is not None:  # the SDK's requests go to the batch queue (cache and retries stay above)
-            raw = build_openai_client(settings, base_url, self.batch.http_client(settings, base_url))
+            get_provider(settings.provider).check_batch()
+            raw = build_client(settings, base_url, self.batch.http_client(settings, base_url))
         else:  # reads usage.prompt_tokens_details.cached_tokens, which AutoGen's RequestUsage drops
-            raw = build_openai_client(
-                settings, base_url, http_client(ObservingTransport(CheckedTransport(base_transport())))
-            )
-        use_direct_body(raw)  # the SDK's per-request TypedDict walk of the body was the loop's largest cost
+            raw = build_client(settings, base_url, provider_http_client())
+        if type(raw) is OpenAIChatCompletionClient:  # the SDK's per-request TypedDict walk of the body was the
+            use_direct_body(raw)  # loop's largest cost (OpenAI's own client only)
         policy = self.retry or RetryPolicy(max_retries=settings.max_retries)
         transport: ChatCompletionClient = raw
         if get_provider(settings.provider).shares_slots:  # a queued request waits here, not against its timeout

@@ -47,13 +47,14 @@ async def check_endpoints(
     policy: RetryPolicy | None = None,
     stats: TransportStats | None = None,
 ) -> None:
-    """Send one test request to each distinct (URL, model); raise a one-line ``UserError`` on a lasting fault.
+    """Send one test request to each distinct (URL, settings and credentials); raise a one-line ``UserError``
+    on a lasting fault.
 
     ``policy`` is the run's retry policy (default: the role's ``max_retries`` with the default backoff).
     """
     seen: set[tuple[str | None, str]] = set()
     for endpoint in endpoints:
-        key = (endpoint.base_url, endpoint.settings.model)
+        key = (endpoint.base_url, endpoint.settings.client_identity())  # a role with its own key is checked too
         if key in seen:
             continue
         seen.add(key)

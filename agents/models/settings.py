@@ -6,9 +6,12 @@ temperature 0, top_p 1, frequency and presence penalty 0) and seed 453, a projec
 seed, and the 453 in the DEBATE authors' ``llm_config`` is pyautogen 0.1's cache seed, never sent to the API
 (``--fidelity authors-code`` therefore sends none unless ``--seed`` is given; see the README, "Fidelity").
 
-Per role: ``DEBATE_EVAL_<ROLE>_MODEL``, ``DEBATE_EVAL_<ROLE>_BASE_URL`` and ``DEBATE_EVAL_<ROLE>_API_KEY``
-override the global ``DEBATE_EVAL_MODEL`` / ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY`` for that role. A role
-with neither an API key nor a base URL uses the embedded local model.
+Each role has a provider (``agents/models/providers``: ``--provider``, ``--role-provider ROLE=NAME``,
+``DEBATE_EVAL_[<ROLE>_]PROVIDER``); the provider names the variables its key and URL are read from
+(``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY``, ``AZURE_OPENAI_ENDPOINT``, ...). Per role:
+``DEBATE_EVAL_<ROLE>_MODEL``, ``DEBATE_EVAL_<ROLE>_BASE_URL`` and ``DEBATE_EVAL_<ROLE>_API_KEY`` override the
+global ``DEBATE_EVAL_MODEL`` and the provider's variables for that role. With no provider chosen, a role with
+neither an OpenAI key nor a base URL uses the embedded local model, and one with either uses ``openai``.
 
 API keys are read from the environment only and are never stored here: a setting holds the *name* of the
 variable that holds the key (``api_key_env``), so nothing printed or written from these objects can leak it.
@@ -96,6 +99,9 @@ class ModelSettings:
     sampling: SamplingSettings = field(default_factory=SamplingSettings)
     timeout_s: float = 120.0
     max_retries: int = 6
+    organization: str | None = None  # OpenAI: the organisation (OpenAI-Organization header); not a secret
+    deployment: str | None = None  # Azure OpenAI: the deployment name (default: the model name)
+    api_version: str | None = None  # Azure OpenAI: the api-version query parameter
 
     def identity(self, embedded: EmbeddedSettings | None = None) -> dict[str, Any]:
         """Everything that changes the answer to a request: model, endpoint, sampling.
@@ -113,17 +119,29 @@ class ModelSettings:
 
     def api_key(self, environ: Mapping[str, str] | None = None) -> str:
         """The API key from the environment (a placeholder for keyless local servers)."""
+        return self.configured_key(environ) or "not-needed"
+
+    def configured_key(self, environ: Mapping[str, str] | None = None) -> str | None:
+        """The API key from the environment, None when the role has none."""
         env = os.environ if environ is None else environ
         if self.api_key_env and env.get(self.api_key_env):
             return env[self.api_key_env]
-        return "not-needed"
+        return None
+
+    def client_identity(self, environ: Mapping[str, str] | None = None) -> str:
+        """A hash of every setting and credential a client is built from (the key's value included): two roles
+        share a client only when theirs are equal. The key enters nothing but this hash."""
+        key = self.configured_key(environ)
+        return stable_hash({"settings": asdict(self), "key_sha256": stable_hash(key) if key else None})
 
     def to_public_dict(self) -> dict[str, Any]:
-        """JSON-ready settings with no secret (the key's variable name only)."""
+        """JSON-ready settings with no secret (the key's variable name only), with the options the provider
+        sends with each request (``request_options``: e.g. no sampling option for Anthropic)."""
         data = asdict(self)
         data["base_url"] = public_url(self.base_url) if self.base_url else None
         data["api_key"] = f"${self.api_key_env}" if self.api_key_env else None
         del data["api_key_env"]
+        data["request_options"] = get_provider(self.provider).create_args(self)  # what each request carries
         return data
 
 
@@ -174,6 +192,7 @@ class ModelOverrides:
     gguf_sha256: str | None = None
     embedded_parallel: int | None = None
     provider: str | None = None  # every role's provider (default: openai with a key or URL, else embedded)
+    role_providers: Mapping[str, str] = field(default_factory=dict)
 
 
 def load_env_file(path: str | Path | None = None) -> None:
@@ -212,7 +231,7 @@ def resolve_model_config(
     """Resolve every role's model settings from flags, environment and the paper's defaults."""
     cli = overrides or ModelOverrides()
     env = os.environ if environ is None else environ
-    for role in (*cli.role_models, *cli.role_base_urls):
+    for role in (*cli.role_models, *cli.role_base_urls, *cli.role_providers):
         if role not in ROLES:
             raise UserError(f"unknown role {role!r} in a per-role setting; roles are: {', '.join(ROLES)}")
     embedded = EmbeddedSettings(
@@ -237,14 +256,34 @@ def resolve_model_config(
 
 
 def _resolve_role(role: str, cli: ModelOverrides, env: Mapping[str, str]) -> ModelSettings:
+    """One role's settings: its provider first (the role's own, then every role's, then openai with an OpenAI
+    key or URL, else embedded), then the provider's variables for key and URL."""
     prefix = f"DEBATE_EVAL_{role.upper()}_"
+    chosen = _first(
+        cli.role_providers.get(role),
+        env.get(prefix + "PROVIDER") or None,
+        cli.provider,
+        env.get("DEBATE_EVAL_PROVIDER") or None,
+    )
+    if chosen is None:
+        openai_provider = get_provider(OPENAI)
+        variables = (
+            prefix + "BASE_URL",
+            prefix + "API_KEY",
+            *openai_provider.key_variables,
+            *openai_provider.url_variables,
+        )
+        remote = any(env.get(name) for name in variables)
+        remote = remote or cli.role_base_urls.get(role) is not None or cli.base_url is not None
+        chosen = OPENAI if remote else EMBEDDED
+    provider = get_provider(chosen)
     base_url = _first(
         cli.role_base_urls.get(role),
         env.get(prefix + "BASE_URL") or None,
         cli.base_url,
-        env.get("OPENAI_BASE_URL") or None,
+        *(env.get(name) or None for name in provider.url_variables),
     )
-    key_env = next((name for name in (prefix + "API_KEY", "OPENAI_API_KEY") if env.get(name)), None)
+    key_env = next((name for name in (prefix + "API_KEY", *provider.key_variables) if env.get(name)), None)
     model = _first(
         cli.role_models.get(role),
         env.get(prefix + "MODEL") or None,
@@ -252,9 +291,6 @@ def _resolve_role(role: str, cli: ModelOverrides, env: Mapping[str, str]) -> Mod
         env.get("DEBATE_EVAL_MODEL") or None,
         env.get("OPENAI_MODEL") or None,
     )
-    remote = base_url is not None or key_env is not None
-    chosen = _first(env.get(prefix + "PROVIDER") or None, cli.provider, env.get("DEBATE_EVAL_PROVIDER") or None)
-    provider = get_provider(chosen or (OPENAI if remote else EMBEDDED))
     seed = None if cli.no_seed else _first(cli.seed, _env_number(env, "DEBATE_EVAL_SEED", int), PAPER_SEED)
     default_max_tokens = provider.default_max_tokens
     sampling = SamplingSettings(
@@ -273,19 +309,21 @@ def _resolve_role(role: str, cli: ModelOverrides, env: Mapping[str, str]) -> Mod
             timeout_s=timeout,
             max_retries=retries,
         )
+    model = model or provider.default_model
     if model is None:
         raise UserError(
             f"no model name for the {role}: set DEBATE_EVAL_MODEL (or {prefix}MODEL) or pass --model "
             "(the paper used gpt-4-1106-preview)"
         )
     return ModelSettings(
-        provider=OPENAI,
+        provider=provider.name,
         model=model,
         base_url=base_url,
         api_key_env=key_env,
         sampling=sampling,
         timeout_s=timeout,
         max_retries=retries,
+        **provider.role_settings(prefix, env),
     )
 
 

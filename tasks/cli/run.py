@@ -111,6 +111,14 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
         "scripted: canned replies, no model, to check a pipeline offline; $DEBATE_EVAL_PROVIDER)",
     )
     group.add_argument(
+        "--role-provider",
+        action="append",
+        type=role_value,
+        metavar="ROLE=NAME",
+        help=f"provider of one role, ROLE one of {', '.join(ROLES)}, e.g. critic=anthropic (repeatable; "
+        "$DEBATE_EVAL_<ROLE>_PROVIDER)",
+    )
+    group.add_argument(
         "--role-model",
         action="append",
         type=role_value,

@@ -113,9 +113,11 @@ def _aspect_run_config(request: RunRequest, aspect: str) -> RunConfig:
 
 def model_overrides(request: RunRequest) -> ModelOverrides:
     """The model options as ``ModelOverrides`` (the environment and the defaults fill in the rest)."""
-    for role in (*request.role_model, *request.role_base_url):
+    for role in (*request.role_model, *request.role_base_url, *request.role_provider):
         if role not in ROLES:
-            raise UserError(f"unknown role {role!r} in --role-model/--role-base-url; roles are: {', '.join(ROLES)}")
+            raise UserError(
+                f"unknown role {role!r} in --role-model/--role-base-url/--role-provider; roles are: {', '.join(ROLES)}"
+            )
     return ModelOverrides(
         model=request.model,
         base_url=request.base_url,
@@ -132,6 +134,7 @@ def model_overrides(request: RunRequest) -> ModelOverrides:
         gguf_sha256=request.gguf_sha256,
         embedded_parallel=request.embedded_parallel,
         provider=request.provider,
+        role_providers=dict(request.role_provider),
     )
 
 

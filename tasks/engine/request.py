@@ -82,6 +82,9 @@ class RunRequest:
     provider: str | None = _option(MODELS, TEXT)
     role_model: dict[str, str] = field(default_factory=dict, metadata=_kind(MODELS, MAPPING))  # {"critic": "gpt-4o"}
     role_base_url: dict[str, str] = field(default_factory=dict, metadata=_kind(MODELS, MAPPING))
+    role_provider: dict[str, str] = field(
+        default_factory=dict, metadata=_kind(MODELS, MAPPING)
+    )  # {"critic": "anthropic"}
     temperature: float | None = _option(MODELS, FLOAT)
     top_p: float | None = _option(MODELS, FLOAT)
     seed: int | None = _option(MODELS, INT)

@@ -56,6 +56,7 @@ class FaultServer:
     lifetime_s: float = 100.0
     requests: list[dict[str, Any]] = field(default_factory=list)
     keys_seen: set[str] = field(default_factory=set)
+    keys_by_role: dict[str, set[str]] = field(default_factory=dict)  # role of the request -> Authorization
 
     def __post_init__(self) -> None:
         self.lock = threading.Lock()
@@ -130,6 +131,9 @@ def _handler(server: FaultServer) -> type[BaseHTTPRequestHandler]:
                 number = len(server.requests)
                 server.requests.append(request)
                 server.keys_seen.add(self.headers.get("Authorization", ""))
+                server.keys_by_role.setdefault(role_of_request(request), set()).add(
+                    self.headers.get("Authorization", "")
+                )
             if number >= server.max_requests:
                 self._send(503, b'{"error": {"message": "fault server: request budget spent"}}', "application/json")
                 return

@@ -1,21 +1,32 @@
-"""Model providers: where a role's requests go, and what has to run for them. One module per provider.
+"""Model providers: client factories. One module per provider; each builds the AutoGen ``ChatCompletionClient``
+its endpoint needs.
 
 ==============  ==========================================================================================
-``openai``      any OpenAI-compatible endpoint (``--base-url`` / an API key); nothing is started
+``openai``      any OpenAI-compatible endpoint (``--base-url`` / ``OPENAI_API_KEY``): OpenAI, vLLM, SGLang,
+                LM Studio, llama.cpp's server, a LiteLLM proxy; ``OpenAIChatCompletionClient``
+``azure``       Azure OpenAI (endpoint, deployment, api-version, key or Entra token);
+                ``AzureOpenAIChatCompletionClient``
+``anthropic``   Anthropic's native Messages API; ``AnthropicChatCompletionClient`` (extra ``[anthropic]``)
+``gemini``      Google's OpenAI-compatible Gemini endpoint; ``OpenAIChatCompletionClient``
+``ollama``      Ollama through its OpenAI-compatible route (``/v1``); ``OpenAIChatCompletionClient``
 ``embedded``    the embedded llama.cpp server (no key, no URL): started for the run, its slots shared
 ``scripted``    the scripted test server (``--provider scripted``): canned replies per role, no model at all
 ==============  ==========================================================================================
 
-Every provider speaks the OpenAI chat-completions protocol, so one client type (AutoGen's
-``OpenAIChatCompletionClient``) serves them all; a provider says where the requests go (``base_url``), what
-server to start for a run (``start``), how its endpoint enters the config hash (``endpoint_identity``) and
-its defaults. Built-ins are registered lazily (``BUILTIN_MODULES``), so importing this package is cheap.
+A provider says where a role's requests go (``base_url``), which variables hold its key and URL, what server
+to start for a run (``start``), what identifies its model in config hashes and cache keys
+(``endpoint_identity``: never a URL, so ``localhost`` and ``127.0.0.1`` are the same run), which request
+options it sends (``create_args``: the place for provider-specific options, e.g. structured output), and how
+its client is built (``build_client``). The HTTP client every provider's SDK uses comes from the pool
+(``agents/models/pool.py``), never from a provider: proxies, CA bundles, deadlines and observation live there.
+Built-ins are registered lazily (``BUILTIN_MODULES``), so importing this package is cheap.
 """
 
 from __future__ import annotations
 
 import contextlib
 import importlib
+import importlib.util
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -23,6 +34,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from debate_eval.agents.errors import UserError
 
 if TYPE_CHECKING:
+    from autogen_core.models import ChatCompletionClient
+
     from debate_eval.agents.models.settings import EmbeddedSettings, ModelConfig, ModelSettings
 
 BUILTIN_MODULES = (
@@ -40,13 +53,26 @@ class Provider:
     default_model: str | None = None  # the model name when none is configured (None: one is required)
     default_max_tokens: int | None = None  # a completion cap when none is configured
     shares_slots: bool = False  # requests wait for the server's parallel slots (one limit per run)
-    user_endpoint: bool = False  # requests go to the user's --base-url with the user's API key
+    user_endpoint: bool = False  # requests go to the user's endpoint (URL, key), not a server of the run's own
+    key_variables: tuple[str, ...] = ()  # where the API key is read from after DEBATE_EVAL_<ROLE>_API_KEY
+    url_variables: tuple[str, ...] = ()  # where the base URL is read from after the flags and the role's own
+    default_base_url: str | None = None  # the endpoint when no URL is configured
+    supports_batch: bool = False  # run --batch (the OpenAI Batch API routes /v1/files, /v1/batches)
+    extra: str | None = None  # the pip extra that installs its SDK (``debate-eval[NAME]``), None: always there
+    sdk_module: str | None = None  # the module the extra provides (checked before a client is built)
 
     def endpoint_identity(self, settings: ModelSettings, embedded: EmbeddedSettings) -> Any:
-        """What identifies the endpoint in config hashes and cache keys (never a secret)."""
-        from debate_eval.agents.models.settings import public_url
+        """What, besides provider and model name, identifies the model in config hashes and cache keys.
 
-        return public_url(settings.base_url) if settings.base_url else None
+        Never the URL (``localhost`` or ``127.0.0.1``, one port or another, reach the same model) and never a
+        secret; None for a user's endpoint. A server of the run's own names what it serves (a GGUF checksum).
+        """
+        return None
+
+    def role_settings(self, prefix: str, env: Mapping[str, str]) -> dict[str, Any]:
+        """Provider-specific ``ModelSettings`` fields of one role, from its variables (``prefix`` is
+        ``DEBATE_EVAL_<ROLE>_``) and the provider's own (e.g. Azure's deployment and api-version)."""
+        return {}
 
     def start(self, config: ModelConfig, roles: list[str], out_dir: Path, stack: contextlib.ExitStack) -> str | None:
         """Start what the run needs for ``roles`` (stopped when ``stack`` closes); the base URL it serves at,
@@ -55,7 +81,34 @@ class Provider:
 
     def base_url(self, settings: ModelSettings, started: str | None) -> str | None:
         """Where ``settings``' requests go, given what ``start`` returned."""
-        return settings.base_url
+        return settings.base_url or self.default_base_url
+
+    def create_args(self, settings: ModelSettings) -> dict[str, Any]:
+        """The request options sent with every call of ``settings``' role, in this provider's API.
+
+        The one place for provider-specific request options: sampling mapped to what the API accepts, and
+        options such as structured output (a subclass, or a wrapper of this method, adds them here).
+        """
+        return settings.sampling.create_args()
+
+    def check_installed(self) -> None:
+        """Raise a one-line ``UserError`` naming the extra when the provider's SDK is not installed."""
+        if self.sdk_module and importlib.util.find_spec(self.sdk_module) is None:
+            raise UserError(
+                f"the {self.name} provider needs the Python package {self.sdk_module!r}: "
+                f"pip install 'debate-eval[{self.extra or self.name}]'"
+            )
+
+    def check_batch(self) -> None:
+        """Raise a one-line ``UserError`` when ``run --batch`` cannot use this provider."""
+        if not self.supports_batch:
+            raise UserError(f"--batch is not available with the {self.name} provider; run without --batch")
+
+    def build_client(self, settings: ModelSettings, base_url: str | None, http_client: Any) -> ChatCompletionClient:
+        """AutoGen's client for ``settings`` at ``base_url``; its SDK's requests go through ``http_client``
+        (the run's HTTP client: proxies, CA bundle, observation) and its own retries are off (the pool's
+        ``RetryingClient`` retries)."""
+        raise NotImplementedError(f"provider {self.name!r} builds no client")
 
 
 _REGISTRY: dict[str, Provider] = {}

@@ -10,7 +10,8 @@ import contextlib
 from pathlib import Path
 from typing import Any
 
-from debate_eval.agents.models.providers import Provider, register_provider
+from debate_eval.agents.models.providers import register_provider
+from debate_eval.agents.models.providers.openai import OpenAIWireProvider
 from debate_eval.agents.models.settings import (
     EMBEDDED,
     EMBEDDED_MAX_TOKENS,
@@ -24,7 +25,7 @@ SERVER_LOG = "embedded-server.log"
 
 
 @register_provider
-class EmbeddedProvider(Provider):
+class EmbeddedProvider(OpenAIWireProvider):
     """llama.cpp in a child process, one per run, shared by every embedded role."""
 
     name = EMBEDDED

@@ -1,14 +1,94 @@
-"""``openai``: any OpenAI-compatible endpoint (OpenAI, vLLM, llama.cpp's server, Ollama, ...), by base URL."""
+"""``openai``: any OpenAI-compatible endpoint (OpenAI, vLLM, SGLang, LM Studio, llama.cpp's server, a LiteLLM
+proxy, ...), by base URL, through AutoGen's ``OpenAIChatCompletionClient``.
+
+``OpenAIWireProvider`` is the base of every provider that speaks OpenAI chat completions (this one, Gemini,
+Ollama, the embedded and the scripted servers): they differ in where requests go and which variables hold
+the key, not in the client.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
+from autogen_core.models import ModelFamily, ModelInfo
+from autogen_ext.models.openai import OpenAIChatCompletionClient
+
 from debate_eval.agents.models.providers import Provider, register_provider
+from debate_eval.agents.models.settings import EmbeddedSettings, ModelSettings, public_url
+
+OPENAI_API_URL = "https://api.openai.com/v1"
+GENERIC_MODEL_INFO = ModelInfo(
+    vision=False,
+    function_calling=False,
+    json_output=False,
+    family=ModelFamily.UNKNOWN,
+    structured_output=False,
+)
+
+
+def model_info_for(model: str) -> ModelInfo | None:
+    """AutoGen's description of ``model`` when it knows the name, else None (the caller then passes
+    ``GENERIC_MODEL_INFO``: a plain text model)."""
+    from autogen_ext.models.openai._model_info import get_info
+
+    try:
+        return get_info(model)
+    except ValueError:
+        return None
+
+
+class OpenAIWireProvider(Provider):
+    """A provider whose endpoint speaks OpenAI chat completions; ``build_client`` makes AutoGen's
+    ``OpenAIChatCompletionClient``."""
+
+    def client_options(self, settings: ModelSettings) -> dict[str, Any]:
+        """Client settings besides model, URL, key and HTTP client (e.g. the OpenAI organisation)."""
+        return {}
+
+    def build_client(self, settings: ModelSettings, base_url: str | None, http_client: Any) -> Any:
+        """AutoGen's OpenAI-compatible client for ``settings`` (SDK retries off: ``RetryingClient`` retries).
+
+        The base URL is always given, so AutoGen never picks one from the model's name (it sends a
+        ``claude-*`` or ``gemini-*`` model to Anthropic's or Google's URL when none is given).
+        """
+        kwargs: dict[str, Any] = {
+            "model": settings.model,
+            "base_url": base_url or OPENAI_API_URL,
+            "api_key": settings.api_key(),
+            "timeout": settings.timeout_s,
+            "max_retries": 0,
+            "include_name_in_message": False,
+            **self.client_options(settings),
+            **self.create_args(settings),
+        }
+        if http_client is not None:
+            kwargs["http_client"] = http_client
+        if model_info_for(settings.model) is None:
+            kwargs["model_info"] = GENERIC_MODEL_INFO
+        return OpenAIChatCompletionClient(**kwargs)
 
 
 @register_provider
-class OpenAICompatible(Provider):
+class OpenAICompatible(OpenAIWireProvider):
     """Requests go to the configured base URL (default: the OpenAI API); a model name is required."""
 
     name = "openai"
     description = "an OpenAI-compatible endpoint (--base-url, API key from the environment)"
     user_endpoint = True
+    key_variables = ("OPENAI_API_KEY",)
+    url_variables = ("OPENAI_BASE_URL",)
+    supports_batch = True
+
+    def endpoint_identity(self, settings: ModelSettings, embedded: EmbeddedSettings) -> Any:
+        """The endpoint's public URL (no credentials), or None for the default (the OpenAI API)."""
+        return public_url(settings.base_url) if settings.base_url else None
+
+    def role_settings(self, prefix: str, env: Mapping[str, str]) -> dict[str, Any]:
+        """The OpenAI organisation: ``DEBATE_EVAL_<ROLE>_ORGANIZATION``, else ``OPENAI_ORG_ID``."""
+        organization = env.get(prefix + "ORGANIZATION") or env.get("OPENAI_ORG_ID") or None
+        return {"organization": organization} if organization else {}
+
+    def client_options(self, settings: ModelSettings) -> dict[str, Any]:
+        """The organisation header (``OpenAI-Organization``) when one is set."""
+        return {"organization": settings.organization} if settings.organization else {}

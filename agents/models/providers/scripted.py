@@ -11,14 +11,15 @@ import contextlib
 from pathlib import Path
 from typing import Any
 
-from debate_eval.agents.models.providers import Provider, register_provider
+from debate_eval.agents.models.providers import register_provider
+from debate_eval.agents.models.providers.openai import OpenAIWireProvider
 from debate_eval.agents.models.settings import EmbeddedSettings, ModelConfig, ModelSettings
 
 SCRIPTED = "scripted"
 
 
 @register_provider
-class ScriptedProvider(Provider):
+class ScriptedProvider(OpenAIWireProvider):
     """The scripted server in a background thread of this process, for the length of the run."""
 
     name = SCRIPTED

@@ -127,6 +127,7 @@ class ScriptedOpenAIServer:
     fail_if_contains: dict[str, int] = field(default_factory=dict)  # text in a message -> permanent status
     top_logprobs: dict[str, float] | None = None  # logprobs offered for a numeric answer token
     requests: list[dict[str, Any]] = field(default_factory=list)
+    headers: list[dict[str, str]] = field(default_factory=list)  # each request's headers (names lower-cased)
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -258,6 +259,7 @@ def _make_handler(server: ScriptedOpenAIServer) -> type[BaseHTTPRequestHandler]:
                 return
             with server._lock:
                 server.requests.append(request)
+                server.headers.append({key.lower(): value for key, value in self.headers.items()})
             fault = server._next_fault(request)
             if fault is not None and fault.hang_s:
                 time.sleep(fault.hang_s)

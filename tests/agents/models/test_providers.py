@@ -13,10 +13,11 @@ from debate_eval.agents.models.settings import EmbeddedSettings, ModelOverrides,
 from debate_eval.tasks.cli.main import main
 
 
-def test_the_three_providers_are_registered() -> None:
+def test_the_builtin_providers_are_registered() -> None:
     assert list(all_providers()) == ["openai", "embedded", "scripted"]
     assert get_provider("embedded").shares_slots and not get_provider("openai").shares_slots
-    with pytest.raises(UserError, match="unknown model provider 'bogus'; providers are: openai, embedded, scripted"):
+    names = "openai, embedded, scripted"
+    with pytest.raises(UserError, match=f"unknown model provider 'bogus'; providers are: {names}"):
         get_provider("bogus")
 
 
@@ -34,8 +35,12 @@ def test_a_provider_can_be_chosen_globally_or_per_role() -> None:
     assert scripted.for_role("scorer").model == "scripted" and scripted.for_role("scorer").sampling.max_tokens is None
     mixed = resolve_model_config(environ={"DEBATE_EVAL_CRITIC_PROVIDER": "scripted"})
     assert mixed.for_role("critic").provider == "scripted" and mixed.for_role("scorer").provider == "embedded"
+    flagged = resolve_model_config(ModelOverrides(role_providers={"critic": "scripted"}), environ={})
+    assert flagged.for_role("critic").provider == "scripted" and flagged.for_role("scorer").provider == "embedded"
     with pytest.raises(UserError, match="unknown model provider"):
         resolve_model_config(environ={"DEBATE_EVAL_PROVIDER": "bogus"})
+    with pytest.raises(UserError, match="unknown role 'bogus'"):
+        resolve_model_config(ModelOverrides(role_providers={"bogus": "scripted"}), environ={})
 
 
 def test_endpoint_identities_leave_ports_and_secrets_out() -> None:

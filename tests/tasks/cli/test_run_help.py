@@ -26,7 +26,7 @@ def test_run_help_explains_models_methods_and_roles(capsys: pytest.CaptureFixtur
     for name, method in all_methods().items():
         assert flat(f"{name} = {method.description}") in text, name
     assert f"ROLE one of {', '.join(ROLES)}" in text
-    assert text.count(f"ROLE one of {', '.join(ROLES)}") == 2  # --role-model and --role-base-url
+    assert text.count(f"ROLE one of {', '.join(ROLES)}") == 3  # --role-provider, --role-model, --role-base-url
 
 
 def test_one_default_method_for_run_show_rescore_and_the_analysis() -> None:
