@@ -40,6 +40,10 @@ if TYPE_CHECKING:
 
 BUILTIN_MODULES = (
     "debate_eval.agents.models.providers.openai",
+    "debate_eval.agents.models.providers.azure",
+    "debate_eval.agents.models.providers.anthropic",
+    "debate_eval.agents.models.providers.gemini",
+    "debate_eval.agents.models.providers.ollama",
     "debate_eval.agents.models.providers.embedded",
     "debate_eval.agents.models.providers.scripted",
 )

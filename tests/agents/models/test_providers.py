@@ -14,9 +14,9 @@ from debate_eval.tasks.cli.main import main
 
 
 def test_the_builtin_providers_are_registered() -> None:
-    assert list(all_providers()) == ["openai", "embedded", "scripted"]
+    assert list(all_providers()) == ["openai", "azure", "anthropic", "gemini", "ollama", "embedded", "scripted"]
     assert get_provider("embedded").shares_slots and not get_provider("openai").shares_slots
-    names = "openai, embedded, scripted"
+    names = "openai, azure, anthropic, gemini, ollama, embedded, scripted"
     with pytest.raises(UserError, match=f"unknown model provider 'bogus'; providers are: {names}"):
         get_provider("bogus")
 

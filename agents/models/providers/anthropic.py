@@ -1,0 +1,117 @@
+"""``anthropic``: Anthropic's native Messages API (``POST /v1/messages``) through AutoGen's Anthropic client
+(``BaseAnthropicChatCompletionClient``) over the ``anthropic`` SDK (``pip install 'debate-eval[anthropic]'``).
+
+- Key: ``ANTHROPIC_API_KEY`` (or the role's ``DEBATE_EVAL_<ROLE>_API_KEY``), sent as ``x-api-key``; URL:
+  ``ANTHROPIC_BASE_URL`` or ``--base-url``, default ``https://api.anthropic.com`` (the SDK adds ``/v1``).
+- The system message goes into the request's ``system`` field (AutoGen's client merges consecutive ones).
+- ``max_tokens`` is required by this API: 4096 unless ``--max-tokens`` says otherwise (every current Claude
+  model allows at least that many output tokens; a judge's answer is far shorter).
+- No sampling options are sent. The ``anthropic`` SDK from 1.0 on (the versions that share ``httpx2`` with the
+  OpenAI SDK, so the run's HTTP client serves both) has no ``temperature``, ``top_p`` or ``top_k`` in
+  ``messages.create``, and the Messages API never had a seed or penalties; AutoGen 0.7.5's client passes a
+  temperature on every call, so its SDK client is handed over through ``SamplingFreeClient``, which leaves
+  those three out. The paper's temperature 0 is therefore not sent: each role's ``config.json`` entry shows
+  what it sends (``request_options``).
+- Usage: ``input_tokens`` and ``output_tokens`` become prompt and completion tokens.
+- Errors are raised as the OpenAI SDK's classes of the same meaning (``providers/errors.py``), so retries
+  (429, 529 and other 5xx, timeouts), the endpoint check and item errors work as for every provider.
+- ``--batch`` is refused: Anthropic's Message Batches API (requests inline, results as JSONL by batch) does
+  not fit the OpenAI file-and-batch flow of ``agents/models/batch.py``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from debate_eval.agents.models.providers import Provider, register_provider
+from debate_eval.agents.models.providers.errors import OpenAIErrors, status_error
+from debate_eval.agents.models.providers.openai import GENERIC_MODEL_INFO
+from debate_eval.agents.models.settings import ModelSettings
+
+ANTHROPIC_API_URL = "https://api.anthropic.com"
+DEFAULT_MAX_TOKENS = 4096
+
+
+def openai_error(error: BaseException) -> BaseException | None:
+    """The OpenAI SDK's error for an Anthropic SDK error (None for anything else)."""
+    import anthropic
+    import openai
+
+    if isinstance(error, anthropic.APITimeoutError):
+        return openai.APITimeoutError(request=error.request)
+    if isinstance(error, anthropic.APIConnectionError):
+        return openai.APIConnectionError(message=error.message, request=error.request)
+    if isinstance(error, anthropic.APIStatusError):
+        return status_error(error.message, error.response, error.body)
+    return None
+
+
+class _SamplingFreeMessages:
+    """The SDK's ``messages`` resource, called without the sampling fields it no longer has."""
+
+    DROPPED = ("temperature", "top_p", "top_k")
+
+    def __init__(self, messages: Any) -> None:
+        self._messages = messages
+
+    async def create(self, **kwargs: Any) -> Any:
+        """``messages.create`` without ``temperature``, ``top_p`` and ``top_k``."""
+        for name in self.DROPPED:
+            kwargs.pop(name, None)
+        return await self._messages.create(**kwargs)
+
+
+class SamplingFreeClient:
+    """An ``anthropic.AsyncAnthropic`` as AutoGen's Anthropic client uses it (``messages.create``, ``close``)."""
+
+    def __init__(self, sdk: Any) -> None:
+        self.sdk = sdk
+        self.messages = _SamplingFreeMessages(sdk.messages)
+
+    async def close(self) -> None:
+        """Close the SDK client."""
+        await self.sdk.close()
+
+
+@register_provider
+class AnthropicProvider(Provider):
+    """Claude through the native Messages API."""
+
+    name = "anthropic"
+    description = "Anthropic's Messages API (ANTHROPIC_API_KEY; pip install 'debate-eval[anthropic]')"
+    user_endpoint = True
+    key_variables = ("ANTHROPIC_API_KEY",)
+    url_variables = ("ANTHROPIC_BASE_URL",)
+    default_base_url = ANTHROPIC_API_URL
+    default_max_tokens = DEFAULT_MAX_TOKENS
+    extra = "anthropic"
+    sdk_module = "anthropic"
+
+    def create_args(self, settings: ModelSettings) -> dict[str, Any]:
+        """``max_tokens`` alone (see the module doc for why no sampling option is sent)."""
+        return {"max_tokens": settings.sampling.max_tokens or DEFAULT_MAX_TOKENS}
+
+    def build_client(self, settings: ModelSettings, base_url: str | None, http_client: Any) -> Any:
+        """AutoGen's Anthropic client over the SDK (its retries off), its errors in the OpenAI SDK's terms."""
+        import anthropic
+        from autogen_ext.models.anthropic import BaseAnthropicChatCompletionClient
+        from autogen_ext.models.anthropic._model_info import get_info
+
+        options: dict[str, Any] = {"http_client": http_client} if http_client is not None else {}
+        sdk = anthropic.AsyncAnthropic(
+            api_key=settings.api_key(),
+            base_url=base_url or ANTHROPIC_API_URL,
+            timeout=settings.timeout_s,
+            max_retries=0,
+            **options,
+        )
+        try:
+            info = get_info(settings.model)
+        except KeyError:  # a model name AutoGen does not know: a plain text model
+            info = GENERIC_MODEL_INFO
+        client = BaseAnthropicChatCompletionClient(
+            SamplingFreeClient(sdk),
+            create_args={"model": settings.model, **self.create_args(settings)},
+            model_info=info,
+        )
+        return OpenAIErrors(client, openai_error)
