@@ -3,18 +3,22 @@
 The runs given are submetrics judged on the same items (e.g. ``dialevalml``, ``geval``, ``debate``). Per
 dataset/aspect that every run holds:
 
-- Each submetric's score is put on [0, 1] first: ``score_normalized`` when the record has it (DialEvalML),
-  else ``(score - low) / (high - low)`` on the scale its run's ``config.json`` names for the aspect, else
-  min-max over the run's scores of that aspect.
 - Items judged by every submetric (score not null) and rated by humans are split into dev and test:
   by group when the dataset is meta-evaluated per group (SummEval documents, Topical-Chat contexts), item by
   item otherwise (FED, xDial-Eval); ``dev_fraction`` of them (at least 2, and at least one left for test) go
   to dev, chosen with ``seed``.
+- Each submetric's score is put on [0, 1]: ``score_normalized`` when the record has it (DialEvalML), else
+  ``(score - low) / (high - low)`` on the scale its run's ``config.json`` names for the aspect, else min-max
+  over the submetric's scores of the DEV items only (so nothing of the test items enters the fit; a test
+  score outside the dev range maps outside [0, 1]).
 - ``correlation`` (the paper's correlation re-scaling, Zhang et al. 2022 as DialEvalML modifies it): each
   submetric's dev Spearman ρ with the humans; a submetric whose ρ is not significant (p > 0.05) gets weight
   0, the others sign(ρ)·ρ² (a significant negative correlation keeps a negative weight); when none is
   significant, max(ρ, 0)² (the original method: negative correlations zeroed); weights scaled to sum of
-  absolute values 1; equal weights when all are 0.
+  absolute values 1; equal weights when all are 0. On a per-group set (split by group) ρ is the mean of the
+  per-group ρ over the dev groups (the figure ``meta-eval`` reports) and its significance a one-sample
+  t-test of those per-group ρ against 0 (``scipy.stats.ttest_1samp``), not a test over pooled items, whose
+  items within one document are not independent.
 - ``regression``: least squares of the human scores on the submetric scores with non-negative weights
   (``scipy.optimize.nnls`` on centred data, so the intercept is free).
 - The ensemble score of an item is the weighted sum (plus the intercept for ``regression``).
@@ -28,7 +32,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -127,12 +131,20 @@ def _scale(config: Mapping[str, Any], aspect: str) -> tuple[float, float] | None
     return (low, high) if high > low else None
 
 
-def normalised(submetric: Submetric, dataset: str, aspect: str) -> dict[str, float]:
-    """item id -> the submetric's score on [0, 1] (items without a score left out)."""
+def has_score(record: Record) -> bool:
+    """Whether a submetric's record has a score (raw or normalised) to combine."""
+    return number(record.get("score_normalized")) is not None or number(record.get("score")) is not None
+
+
+def normalised(
+    submetric: Submetric, dataset: str, aspect: str, fit_items: Collection[str] | None = None
+) -> dict[str, float]:
+    """item id -> the submetric's score on [0, 1] (items without a score left out); a min-max scaling (no
+    ``score_normalized``, no scale in ``config.json``) is fitted on ``fit_items`` only (all items when None)."""
     part = submetric.records.get((dataset, aspect), {})
     scale = _scale(submetric.config, aspect)
     raw = {item: number(r.get("score")) for item, r in part.items()}
-    values = [v for v in raw.values() if v is not None]
+    values = [v for item, v in raw.items() if v is not None and (fit_items is None or item in fit_items)]
     low, high = scale or ((min(values), max(values)) if values else (0.0, 1.0))
     out: dict[str, float] = {}
     for item, record in part.items():
@@ -156,18 +168,44 @@ def split(records: Sequence[Record], dataset: str, dev_fraction: float, seed: in
     return dev, "item" if level == ITEM else "group"
 
 
-def correlation_weights(x: np.ndarray, y: np.ndarray) -> tuple[list[float], list[float | None]]:
-    """The paper's correlation re-scaling (see the module docstring): weights and each column's dev ρ."""
+def _pooled_rho(column: np.ndarray, y: np.ndarray) -> tuple[float | None, float]:
+    """Spearman ρ over all rows and its p (None, nan when a side is constant)."""
+    if np.all(column == column[0]) or np.all(y == y[0]):
+        return None, math.nan
+    rho, p = stats.spearmanr(column, y)
+    return (float(rho) if math.isfinite(rho) else None), float(p)
+
+
+def _per_group_rho(column: np.ndarray, y: np.ndarray, groups: Sequence[str]) -> tuple[float | None, float]:
+    """The mean of the per-group Spearman ρ (groups with a defined ρ) and the p of a one-sample t-test of
+    those ρ against 0 (nan with fewer than 2 groups; 0 when every group has the same non-zero ρ)."""
+    rhos = []
+    for group in dict.fromkeys(groups):
+        rows = [i for i, g in enumerate(groups) if g == group]
+        rho, _ = _pooled_rho(column[rows], y[rows]) if len(rows) >= 2 else (None, math.nan)
+        if rho is not None:
+            rhos.append(rho)
+    if len(rhos) < 2:
+        return (rhos[0] if rhos else None), math.nan
+    if np.all(np.asarray(rhos) == rhos[0]):  # no spread: the t statistic is infinite (or 0/0 at 0)
+        return float(rhos[0]), (1.0 if rhos[0] == 0 else 0.0)
+    return float(np.mean(rhos)), float(stats.ttest_1samp(rhos, 0.0).pvalue)
+
+
+def correlation_weights(
+    x: np.ndarray, y: np.ndarray, groups: Sequence[str] | None = None
+) -> tuple[list[float], list[float | None]]:
+    """The paper's correlation re-scaling (see the module docstring): weights and each column's dev ρ.
+
+    With ``groups`` (one group id per row; a per-group set), ρ is the mean per-group ρ and its significance a
+    one-sample t-test of the per-group ρ; without, Spearman's own test over all rows.
+    """
     rhos: list[float | None] = []
     significant: list[bool] = []
     for column in x.T:
-        if np.all(column == column[0]) or np.all(y == y[0]):
-            rhos.append(None)
-            significant.append(False)
-            continue
-        rho, p = stats.spearmanr(column, y)
-        rhos.append(float(rho) if math.isfinite(rho) else None)
-        significant.append(bool(math.isfinite(p) and p <= SIGNIFICANCE))
+        rho, p = _per_group_rho(column, y, groups) if groups is not None else _pooled_rho(column, y)
+        rhos.append(rho)
+        significant.append(bool(rho is not None and math.isfinite(p) and p <= SIGNIFICANCE))
     if any(significant):
         raw = [math.copysign(r * r, r) if s and r is not None else 0.0 for r, s in zip(rhos, significant, strict=True)]
     else:
@@ -188,10 +226,13 @@ def fit_aspect(
     submetrics: Sequence[Submetric], dataset: str, aspect: str, weighting: str, dev_fraction: float, seed: int
 ) -> AspectFit:
     """Fit the weights of one dataset/aspect and score every shared item (``UserError`` when too few)."""
-    scores = [normalised(s, dataset, aspect) for s in submetrics]
     base = submetrics[0].records[(dataset, aspect)]
+    parts = [s.records.get((dataset, aspect), {}) for s in submetrics]
     shared = [
-        item for item in base if all(item in s for s in scores) and number(base[item].get("human_score")) is not None
+        item
+        for item in base
+        if all(item in part and has_score(part[item]) for part in parts)
+        and number(base[item].get("human_score")) is not None
     ]
     if len(shared) < 2 * MIN_DEV_ITEMS:
         raise UserError(
@@ -206,15 +247,17 @@ def fit_aspect(
             f"{dataset}/{aspect}: the split left {len(dev_items)} dev and {len(test_items)} test items; "
             "change --dev-fraction"
         )
+    scores = [normalised(s, dataset, aspect, fit_items=set(dev_items)) for s in submetrics]
     matrix = {i: np.array([s[i] for s in scores]) for i in shared}
     x_dev = np.array([matrix[i] for i in dev_items])
     y_dev = np.array([float(base[i]["human_score"]) for i in dev_items])
+    groups = [group_of(base[i]) for i in dev_items] if split_by == "group" else None
     rhos: list[float | None]
     if weighting == "regression":
         weights, intercept = regression_weights(x_dev, y_dev)
-        _, rhos = correlation_weights(x_dev, y_dev)
+        _, rhos = correlation_weights(x_dev, y_dev, groups)
     else:
-        (weights, rhos), intercept = correlation_weights(x_dev, y_dev), 0.0
+        (weights, rhos), intercept = correlation_weights(x_dev, y_dev, groups), 0.0
     labels = [s.label for s in submetrics]
     records = [
         _record(base[i], float(np.dot(weights, matrix[i]) + intercept), labels, matrix[i], i in dev) for i in shared

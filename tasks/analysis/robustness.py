@@ -2,9 +2,11 @@
 
 Rows, one per variant and aspect:
 
-- **languages**: per language, the correlation of the scores with the humans (item level, all items with a
-  score) and the mean absolute difference of each item's score from its English score (``mean_abs_diff``,
-  over the items both have scored; ``compared`` counts them). English is the reference row (difference 0).
+- **languages**: per language, the correlation of the scores with the humans (item level) and the mean
+  absolute difference of each item's score from its English score (``mean_abs_diff``), both over one common
+  item set: the items that EVERY language scored and humans rated (``items``; ``compared`` counts the
+  differences), so a language that failed on the hard items is not correlated on easier ones. ``scored``
+  is how many items the language scored in all. English is the reference row (difference 0).
 - **paraphrases**: ``original`` (the items as given), ``paraphrased`` (every rewrite of every item: the
   correlation on the paraphrased set; ``mean_abs_diff`` = mean |rewrite score - original score|), and one row
   per rewrite index ``paraphrase K``. ``mean_spread`` (on the ``paraphrased`` row) is the mean over items of
@@ -24,7 +26,9 @@ from typing import Any
 from debate_eval.tasks.analysis.correlations import STATISTICS, correlations, pairs
 from debate_eval.tasks.analysis.records import Record, number
 
-COLUMNS = ("mode", "variant", "aspect", "items", *STATISTICS, "mean_abs_diff", "compared", "mean_spread")
+COLUMNS = (
+    "mode", "variant", "aspect", "items", "scored", *STATISTICS, "mean_abs_diff", "compared", "mean_spread",
+)  # fmt: skip
 REFERENCE_LANGUAGE = "english"
 ORIGINAL, PARAPHRASED = "original", "paraphrased"
 
@@ -40,11 +44,13 @@ def _scores(records: Sequence[Record], aspect: str) -> dict[str, float]:
 def _row(mode: str, variant: str, aspect: str, records: Sequence[Record]) -> dict[str, Any]:
     part = [r for r in records if str(r.get("aspect")) == aspect and not r.get("error")]
     stats = correlations(pairs(part)) or {}
+    scored = sum(1 for r in part if number(r.get("score")) is not None)
     return {
         "mode": mode,
         "variant": variant,
         "aspect": aspect,
-        "items": sum(1 for r in part if number(r.get("score")) is not None),
+        "items": scored,
+        "scored": scored,
         **{name: stats.get(name) for name in STATISTICS},
         "mean_abs_diff": None,
         "compared": 0,
@@ -61,18 +67,34 @@ def aspects_of(*groups: Sequence[Record]) -> list[str]:
     return list(dict.fromkeys(str(r.get("aspect")) for group in groups for r in group))
 
 
+def _rated(records: Sequence[Record], aspect: str) -> dict[str, float]:
+    return {
+        str(r["item_id"]): value
+        for r in records
+        if str(r.get("aspect")) == aspect and not r.get("error") and (value := number(r.get("score"))) is not None
+        and number(r.get("human_score")) is not None
+    }  # fmt: skip
+
+
 def language_rows(by_language: Mapping[str, Sequence[Record]], reference: str = REFERENCE_LANGUAGE) -> list[dict]:
-    """One row per language and aspect; the difference is taken from ``reference``'s scores of the same item."""
-    base = by_language.get(reference, [])
+    """One row per language and aspect, every language correlated on the items all of them scored (and humans
+    rated); the difference is taken from ``reference``'s scores of the same items."""
     rows = []
     for aspect in aspects_of(*by_language.values()):
-        reference_scores = _scores(base, aspect)
+        rated = {language: _rated(records, aspect) for language, records in by_language.items()}
+        common = [i for i in next(iter(rated.values()), {}) if all(i in scores for scores in rated.values())]
+        reference_scores = rated.get(reference, {})
         for language, records in by_language.items():
             row = _row("language", language, aspect, records)
-            scores = _scores(records, aspect)
-            shared = [i for i in scores if i in reference_scores]
-            diffs = [abs(scores[i] - reference_scores[i]) for i in shared]
-            row.update(mean_abs_diff=_mean(diffs), compared=len(diffs))
+            common_records = [r for r in records if str(r.get("aspect")) == aspect and str(r["item_id"]) in common]
+            stats = correlations(pairs(r for r in common_records if not r.get("error"))) or {}
+            diffs = [abs(rated[language][i] - reference_scores[i]) for i in common if i in reference_scores]
+            row.update(
+                {name: stats.get(name) for name in STATISTICS},
+                items=len(common),
+                mean_abs_diff=_mean(diffs),
+                compared=len(diffs),
+            )
             rows.append(row)
     return rows
 
@@ -134,8 +156,11 @@ def _text(value: Any) -> str:
 
 def format_rows(rows: Sequence[Mapping[str, Any]]) -> str:
     """The table printed on screen."""
-    header = ("variant", "aspect", "items", "rho", "tau", "r", "|diff|", "compared", "spread")
-    keys = ("variant", "aspect", "items", "spearman", "kendall", "pearson", "mean_abs_diff", "compared", "mean_spread")
+    header = ("variant", "aspect", "items", "scored", "rho", "tau", "r", "|diff|", "compared", "spread")
+    keys = (
+        "variant", "aspect", "items", "scored", "spearman", "kendall", "pearson", "mean_abs_diff", "compared",
+        "mean_spread",
+    )  # fmt: skip
     widths = [max(len(h), *(len(_text(row[k])) for row in rows)) for h, k in zip(header, keys, strict=True)]
     lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True))]
     lines.append("  ".join("-" * w for w in widths))

@@ -117,3 +117,52 @@ def test_few_items_keep_two_for_dev_and_one_for_test(tmp_path: Path) -> None:
     b = write_run(tmp_path / "b", "geval", rows)
     (fit,), _ = fit_ensemble([a, b], "correlation", 0.3, seed=0)
     assert (len(fit.dev_items), len(fit.test_items)) == (2, 2)
+
+
+def test_per_document_sets_test_significance_per_document() -> None:
+    # 10 documents of 4 summaries. Submetric 0 follows the documents' level (pooled rho about 0.98) but ranks
+    # the summaries inside a document right in half the documents and reversed in the other half (per-document
+    # rho +1 / -1, mean 0); submetric 1 ranks every document right.
+    groups = [f"d{g}" for g in range(10) for _ in range(4)]
+    y = np.array([10.0 * g + s for g in range(10) for s in range(4)])
+    level = np.array([10.0 * g + (s if g % 2 else 3 - s) for g in range(10) for s in range(4)])
+    x = np.column_stack([level, y + 0.1])
+    weights, rhos = correlation_weights(x, y, groups)
+    assert rhos == pytest.approx([0.0, 1.0]) and weights == pytest.approx([0.0, 1.0])
+    pooled_weights, pooled_rhos = correlation_weights(x, y)  # the item-level test finds submetric 0 significant
+    assert pooled_rhos[0] > 0.9 and pooled_weights[0] > 0.4
+
+
+def _raw_run(folder: Path, protocol: str, scores: list[float], humans: list[float]) -> Path:
+    """A FED run whose records carry only a raw score (no score_normalized, no scale in a config.json)."""
+    folder.mkdir(parents=True)
+    lines = [
+        json.dumps({"item_id": f"t{i:02d}", "dataset": "fed_turn", "aspect": "relevant", "protocol": protocol,
+                    "score": s, "human_score": h})
+        for i, (s, h) in enumerate(zip(scores, humans, strict=True))
+    ]  # fmt: skip
+    (folder / "results.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return folder
+
+
+def test_min_max_scaling_is_fitted_without_the_test_items(tmp_path: Path) -> None:
+    rng = random.Random(8)
+    humans = [float(rng.randint(1, 5)) for _ in range(20)]
+    good = [h + rng.uniform(-0.5, 0.5) for h in humans]
+    noisy = [rng.uniform(1, 5) for _ in humans]
+    a, b = _raw_run(tmp_path / "a", "dialevalml", good, humans), _raw_run(tmp_path / "b", "geval", noisy, humans)
+    (fit,), _ = fit_ensemble([a, b], "regression", 0.5, seed=2)
+    test_item = fit.test_items[0]
+    outlier = [1000.0 if f"t{i:02d}" == test_item else s for i, s in enumerate(noisy)]
+    c = _raw_run(tmp_path / "c", "geval", outlier, humans)
+    (again,), _ = fit_ensemble([a, c], "regression", 0.5, seed=2)
+    assert again.dev_items == fit.dev_items and again.weights == pytest.approx(fit.weights)
+    dev = {r["item_id"]: r["details"]["submetrics"] for r in fit.records if r["split"] == "dev"}
+    dev_again = {r["item_id"]: r["details"]["submetrics"] for r in again.records if r["split"] == "dev"}
+    assert dev_again.keys() == dev.keys()
+    for item, values in dev.items():  # a test item's score changed nothing the fit saw
+        assert dev_again[item] == pytest.approx(values), item
+    dev_values = [v["geval"] for v in dev.values()]
+    assert min(dev_values) == 0.0 and max(dev_values) == 1.0  # scaled on the dev items' own range
+    shifted = next(r for r in again.records if r["item_id"] == test_item)["details"]["submetrics"]["geval"]
+    assert shifted > 1.0  # outside the dev range: outside [0, 1], not squeezed back

@@ -29,10 +29,24 @@ def test_language_rows_correlation_and_difference_from_english() -> None:
     english = [rec(f"t{i}", s, h) for i, (s, h) in enumerate(zip([1, 2, 3, 4], HUMAN, strict=True))]
     chinese = [rec(f"t{i}", s, h) for i, (s, h) in enumerate(zip([2, 2, 4, None], HUMAN, strict=True))]
     rows = language_rows({"english": english, "chinese": chinese})
-    assert [(r["variant"], r["items"], r["compared"]) for r in rows] == [("english", 4, 4), ("chinese", 3, 3)]
+    # every language on the items all of them scored: t3 has no Chinese score, so English is correlated on t0-t2 too
+    assert [(r["variant"], r["items"], r["scored"], r["compared"]) for r in rows] == [
+        ("english", 3, 4, 3),
+        ("chinese", 3, 3, 3),
+    ]
     assert rows[0]["spearman"] == pytest.approx(1.0) and rows[0]["mean_abs_diff"] == 0.0
-    assert rows[1]["mean_abs_diff"] == pytest.approx((1 + 0 + 1) / 3)  # t3 has no Chinese score: not compared
+    assert rows[1]["mean_abs_diff"] == pytest.approx((1 + 0 + 1) / 3)
     assert rows[1]["spearman"] == pytest.approx(0.8660254)  # ranks (1.5, 1.5, 3) against (1, 2, 3)
+
+
+def test_languages_are_correlated_on_a_common_item_set() -> None:
+    # English is perfect on t0-t2 and wrong on t3; German failed on t3. On its own items English would be
+    # correlated over t0-t3 (rho 0.4), German over t0-t2 (rho 1.0): an easier set, not a better judge.
+    english = [rec(f"t{i}", s, h) for i, (s, h) in enumerate(zip([1, 2, 3, 0], HUMAN, strict=True))]
+    german = [rec(f"t{i}", s, h) for i, (s, h) in enumerate(zip([1, 2, 3, None], HUMAN, strict=True))]
+    english_row, german_row = language_rows({"english": english, "german": german})
+    assert english_row["spearman"] == pytest.approx(german_row["spearman"]) == pytest.approx(1.0)
+    assert (english_row["items"], german_row["items"]) == (3, 3) and english_row["scored"] == 4
 
 
 def test_paraphrase_rows_spread_and_per_rewrite_drift() -> None:
