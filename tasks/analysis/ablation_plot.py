@@ -16,16 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from debate_eval.debates.base import get_method
-from debate_eval.tasks.analysis.meta_eval import paper_value
+from debate_eval.tasks.analysis.paper_tables import PAPER_TABLE3, paper_value
 
 # Table 3 of the paper (GPT-4, SummEval): the sophisticated Devil's Advocate prompt.
-PAPER_TABLE3_SOPHISTICATED = {
-    "average": {"spearman": 0.601, "kendall": 0.573},
-    "coherence": {"spearman": 0.605, "kendall": 0.592},
-    "consistency": {"spearman": 0.655, "kendall": 0.610},
-    "fluency": {"spearman": 0.556, "kendall": 0.521},
-    "relevance": {"spearman": 0.588, "kendall": 0.569},
-}
+PAPER_TABLE3_SOPHISTICATED = PAPER_TABLE3["Sophisticated"]
 
 
 PROTOCOL_REFERENCE = {"debate": "DEBATE", "multiagent": "MultiAgent", "geval": "G-Eval-4", "chateval": "ChatEval"}

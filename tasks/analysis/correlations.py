@@ -8,10 +8,16 @@
 - **Item level** (FED and xDial-Eval's FED, as the dialogue-evaluation literature does; the user's own data
   without groups): the three statistics over all items with a prediction. ``n_groups``/``n_skipped`` are 0.
 - A record whose ``score`` is null is excluded, never imputed, and counted in ``n_missing``. A record without
-  a human score is excluded as well. A statistic that is undefined is ``None``; the output never holds NaN.
-- ``global_*`` are always the item-level values, ignoring the groups.
-- ``ci95`` (when a bootstrap is asked for): percentile 95 % intervals of the reported statistics, resampling
-  groups (group level) or items (item level); see :mod:`bootstrap`.
+  a human score is excluded as well and counted in ``n_unrated``. A statistic that is undefined is ``None``;
+  the output never holds NaN.
+- ``global_*`` are always the item-level values over all items, ignoring the groups: the **pooled** definition
+  (UniEval's ``correlation.py``, which G-Eval and ChatEval follow for Topical-Chat "turn level"), beside the
+  **per-group** one (DEBATE, Appendix E.5: per context / per document, averaged).
+- ``ci95`` (when a bootstrap is asked for): 95 % intervals of the reported statistics, resampling groups
+  (group level) or items (item level); ``global_ci95`` the same for the pooled statistics, resampling groups
+  (the items of a context are not independent), for the datasets where a paper reports the pooled numbers
+  (Topical-Chat; ``POOLED_DATASETS``), else None. Below the minimum number of units (see :mod:`bootstrap`)
+  each holds the text ``"too few groups (n=2)"`` instead.
 """
 
 from __future__ import annotations
@@ -24,11 +30,13 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from debate_eval.tasks.analysis.bootstrap import bootstrap_ci
+from debate_eval.tasks.analysis.bootstrap import DEFAULT_CI_METHOD, MIN_UNITS, Intervals, bootstrap_ci
 from debate_eval.tasks.analysis.records import Record, group_of, number
 
 STATISTICS = ("spearman", "kendall", "pearson")
 GROUP, ITEM = "group", "item"
+# Datasets whose pooled (item-level over all items) correlation a paper reports: they get ``global_ci95``.
+POOLED_DATASETS = frozenset({"topical_chat"})
 # Datasets correlated item by item over all items of a level (the registry's ``level`` says it first).
 ITEM_LEVEL_DATASETS = frozenset({"fed_turn", "fed_dialogue", "xdial_fed_turn", "xdial_fed_dialogue"})
 
@@ -53,7 +61,10 @@ class AspectReport:
     n_groups: int
     n_skipped: int
     level: str = GROUP
-    ci95: dict[str, list[float] | None] | None = field(default=None)
+    ci95: Intervals = field(default=None)
+    n_unrated: int = 0
+    global_ci95: Intervals = field(default=None)
+    imported: bool = False  # the records came from ``debate-eval import`` (no paper row unless asked)
 
     def to_dict(self) -> dict[str, Any]:
         """All fields as a plain dict (JSON-serialisable: no NaN)."""
@@ -138,26 +149,48 @@ def average_of_groups(per_group: Sequence[dict[str, float]]) -> dict[str, float 
     return {name: mean([values[name] for values in per_group]) for name in STATISTICS}
 
 
+def _pooled(groups: Sequence[Pairs]) -> dict[str, float] | None:
+    """The item-level statistics over every pair of the given groups."""
+    return correlations([pair for group in groups for pair in group])
+
+
 def evaluate_aspect(
-    dataset: str, aspect: str, protocol: str, records: list[Record], bootstrap: int = 0
+    dataset: str,
+    aspect: str,
+    protocol: str,
+    records: list[Record],
+    bootstrap: int = 0,
+    ci_method: str = DEFAULT_CI_METHOD,
+    min_units: int = MIN_UNITS,
 ) -> AspectReport:
-    """The report for one dataset/aspect/protocol's records, with ``bootstrap`` resamples for ``ci95`` (0: none)."""
+    """The report for one dataset/aspect/protocol's records, with ``bootstrap`` resamples for ``ci95`` (0: none).
+
+    ``ci_method`` (``percentile`` or ``bca``) and ``min_units`` are passed to :func:`bootstrap.bootstrap_ci`.
+    """
     level = correlation_level(dataset, records)
     overall = correlations(pairs(records)) or {}
     n_missing = sum(1 for record in records if number(record.get("score")) is None)
+    n_unrated = sum(1 for record in records if number(record.get("human_score")) is None)
+    options = {"n": bootstrap, "method": ci_method, "min_units": min_units}
     if level == ITEM:
         item_pairs = pairs(records)
-        ci95 = bootstrap_ci(item_pairs, correlations, STATISTICS, bootstrap) if bootstrap else None
+        ci95 = bootstrap_ci(item_pairs, correlations, STATISTICS, unit="items", **options) if bootstrap else None
         return AspectReport(
             dataset, aspect, protocol,
             *(overall.get(name) for name in STATISTICS),
             *(overall.get(name) for name in STATISTICS),
             n_items=len(records), n_missing=n_missing, n_groups=0, n_skipped=0, level=ITEM, ci95=ci95,
+            n_unrated=n_unrated, global_ci95=ci95,
         )  # fmt: skip
-    per_group = [correlations(pairs(group)) for group in by_group(records).values()]
+    group_pairs = [pairs(group) for group in by_group(records).values()]
+    per_group = [correlations(group) for group in group_pairs]
     used = [values for values in per_group if values is not None]
     averaged = average_of_groups(used)
-    ci95 = bootstrap_ci(used, average_of_groups, STATISTICS, bootstrap) if bootstrap else None
+    ci95 = bootstrap_ci(used, average_of_groups, STATISTICS, unit="groups", **options) if bootstrap else None
+    global_ci95: Intervals = None
+    if bootstrap and dataset in POOLED_DATASETS:
+        scored_groups = [group for group in group_pairs if group]
+        global_ci95 = bootstrap_ci(scored_groups, _pooled, STATISTICS, unit="groups", **options)
     return AspectReport(
         dataset=dataset,
         aspect=aspect,
@@ -174,4 +207,6 @@ def evaluate_aspect(
         n_skipped=len(per_group) - len(used),
         level=GROUP,
         ci95=ci95,
+        n_unrated=n_unrated,
+        global_ci95=global_ci95,
     )

@@ -6,6 +6,7 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
+from debate_eval.tasks.analysis.paper_tables import PAPER_TABLE2_DISTRIBUTION
 from debate_eval.tasks.analysis.records import aspect_key, number, partition
 
 
@@ -52,12 +53,26 @@ def score_distribution(records: Iterable[dict[str, Any]]) -> dict[str, dict[str,
 
 
 def format_distribution(distribution: dict[str, dict[str, dict[str, Any]]]) -> str:
-    """The score distribution as text: one block per dataset/aspect, percentages per score bin."""
-    lines = ["Score distribution (% of scores per integer bin, rounded half up; cf. Table 2 of the paper)"]
+    """The score distribution as text: one block per dataset/aspect, percentages per score bin; where the
+    DEBATE paper's Table 2 has the dataset/aspect, its human and DEBATE (GPT-4) percentages beside them."""
+    lines = ["Score distribution (% of scores per integer bin, rounded half up; cf. Table 2 of the DEBATE paper)"]
+    note = "  paper columns: DEBATE (Kim et al. 2024) Table 2, human and DEBATE (GPT-4); NOT this run"
     for dataset, aspects in distribution.items():
         for key, entry in aspects.items():
+            paper = PAPER_TABLE2_DISTRIBUTION.get(dataset, {}).get(key.split("[", 1)[0])
             lines.append(f"{dataset}/{key}  (human n={entry['n_human']}, predicted n={entry['n_predicted']})")
-            lines.append(f"  {'score':>5} {'human %':>8} {'predicted %':>12}")
-            for b in entry["bins"]:
-                lines.append(f"  {b:>5} {entry['human'][b]:>8.2f} {entry['predicted'][b]:>12.2f}")
+            if paper:
+                lines.append(note)
+            head = f"  {'score':>5} {'human %':>8} {'predicted %':>12}"
+            lines.append(head + (f" {'paper human %':>14} {'paper DEBATE %':>15}" if paper else ""))
+            bins = sorted(set(entry["bins"]) | (set(paper["human"]) if paper else set()))
+            for b in bins:
+                line = f"  {b:>5} {entry['human'].get(b, 0.0):>8.2f} {entry['predicted'].get(b, 0.0):>12.2f}"
+                if paper:
+                    line += f" {_paper_cell(paper['human'].get(b)):>14} {_paper_cell(paper['DEBATE'].get(b)):>15}"
+                lines.append(line)
     return "\n".join(lines)
+
+
+def _paper_cell(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"

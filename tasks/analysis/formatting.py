@@ -1,4 +1,8 @@
-"""Text and JSON forms of meta-evaluation reports, comparisons and the papers' published tables."""
+"""Text and JSON forms of meta-evaluation reports, comparisons and the papers' published tables.
+
+An interval or p-value withheld by the minimum-units rule (see :mod:`bootstrap`) is printed as its text,
+``too few groups (n=2)``, in the table, the comparison and the JSON, never as a number.
+"""
 
 from __future__ import annotations
 
@@ -7,17 +11,23 @@ from collections.abc import Sequence
 from typing import Any
 
 from debate_eval.agents.errors import UserError
-from debate_eval.tasks.analysis.correlations import ITEM, AspectReport, mean
+from debate_eval.tasks.analysis.bootstrap import is_withheld
+from debate_eval.tasks.analysis.correlations import ITEM, POOLED_DATASETS, AspectReport, mean
 from debate_eval.tasks.analysis.pairwise_metrics import PairwiseReport
 from debate_eval.tasks.analysis.paper_tables import (
+    DEFINITION_STATISTICS,
+    DEFINITIONS,
+    ITEM_LEVEL,
+    PAIRWISE,
     PAPER_STATISTICS,
-    PAPER_TABLE1,
+    PER_GROUP,
+    POOLED,
     SYMBOLS,
     PublishedTable,
-    paper_value,
     published_for,
 )
 from debate_eval.tasks.analysis.records import DEFAULT_PROTOCOL
+from debate_eval.tasks.analysis.references import REFERENCE_NAMES, Reference, no_reference_reason, reference_for
 
 Report = dict[str, dict[str, "AspectReport | PairwiseReport"]]
 
@@ -30,11 +40,13 @@ JSON_FIELDS = (
     "global_pearson",
     "n_items",
     "n_missing",
+    "n_unrated",
     "n_groups",
     "n_skipped",
     "protocol",
     "level",
     "ci95",
+    "global_ci95",
 )
 PAIRWISE_JSON_FIELDS = (
     "task_type",
@@ -51,20 +63,50 @@ PAIRWISE_JSON_FIELDS = (
     "protocol",
     "ci95",
 )
+PAIRWISE_COLUMNS = ("accuracy", "kappa", "macro_f1", "consistency", "agreement")
+LABEL_WIDTH = 38
 
 
-def format_json(report: Report) -> str:
-    """The report as JSON: ``{dataset: {aspect: {statistic: value, counts..., "protocol", "ci95"}}}``."""
-    payload = {
-        dataset: {
-            key: {
-                name: getattr(entry, name)
-                for name in (PAIRWISE_JSON_FIELDS if isinstance(entry, PairwiseReport) else JSON_FIELDS)
-            }
-            for key, entry in aspects.items()
-        }
-        for dataset, aspects in report.items()
-    }
+def check_reference(reference: str | None) -> None:
+    """A ``UserError`` for a reference name that is not one of :data:`references.REFERENCE_NAMES`."""
+    if reference is not None and reference not in REFERENCE_NAMES:
+        raise UserError(f"unknown reference {reference!r}; choose one of {', '.join(REFERENCE_NAMES)}")
+
+
+def definitions_of(dataset: str, entry: AspectReport | PairwiseReport) -> list[str]:
+    """The definitions a part is reported under: ``pairwise``; ``item``; ``per-group``, and ``pooled`` where a
+    paper uses the pooled one for the dataset (Topical-Chat)."""
+    if isinstance(entry, PairwiseReport):
+        return [PAIRWISE]
+    if entry.level == ITEM:
+        return [ITEM_LEVEL]
+    return [PER_GROUP, POOLED] if dataset in POOLED_DATASETS else [PER_GROUP]
+
+
+def entry_reference(
+    dataset: str, entry: AspectReport | PairwiseReport, definition: str, asked: str | None
+) -> Reference | None:
+    """The published row beside a part (:func:`references.reference_for`)."""
+    return reference_for(entry.protocol, dataset, definition, imported=entry.imported, asked=asked)
+
+
+def format_json(report: Report, reference: str | None = None) -> str:
+    """The report as JSON: ``{dataset: {aspect: {statistic: value, counts..., "protocol", "ci95", "paper"}}}``.
+
+    ``paper`` maps each definition the part is reported under to the published row beside it (paper, table,
+    row, note, values) or null.
+    """
+    check_reference(reference)
+    payload: dict[str, Any] = {}
+    for dataset, aspects in report.items():
+        for key, entry in aspects.items():
+            fields = PAIRWISE_JSON_FIELDS if isinstance(entry, PairwiseReport) else JSON_FIELDS
+            out = {name: getattr(entry, name) for name in fields}
+            out["paper"] = {}
+            for definition in definitions_of(dataset, entry):
+                found = entry_reference(dataset, entry, definition, reference)
+                out["paper"][definition] = found.to_dict(entry.aspect) if found else None
+            payload.setdefault(dataset, {})[key] = out
     return json.dumps(payload, indent=2, allow_nan=False)
 
 
@@ -73,109 +115,192 @@ def fmt(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
-def fmt_interval(interval: Sequence[float] | None) -> str:
-    """``[lo, hi]`` with three decimals, or empty."""
-    return f"[{interval[0]:.3f}, {interval[1]:.3f}]" if interval else ""
+def fmt_interval(interval: Sequence[float] | str | None) -> str:
+    """``[lo, hi]`` with three decimals, the minimum-units text as it is, or empty."""
+    if is_withheld(interval):
+        return str(interval)
+    return f"[{interval[0]:.3f}, {interval[1]:.3f}]" if interval else ""  # type: ignore[index]
 
 
-def _paper_average(reference: str, dataset: str, aspects: Sequence[str], statistic: str) -> str:
-    """The paper's average when all its aspects are present, else ``~`` + the mean of those present."""
-    table = PAPER_TABLE1.get(reference, {}).get(dataset, {})
-    paper_aspects = {name for name in table if name != "average"}
-    if paper_aspects and set(aspects) == paper_aspects:
-        return fmt(paper_value(reference, dataset, "average", statistic))
-    values = [v for a in aspects if (v := paper_value(reference, dataset, a, statistic)) is not None]
-    return "~" + fmt(mean(values)) if values else "-"
+def _intervals_text(intervals: dict[str, Any] | str | None, names: Sequence[str]) -> str:
+    """The intervals of ``names``, or once the minimum-units text."""
+    if is_withheld(intervals):
+        return str(intervals)
+    if not intervals:
+        return ""
+    return " ".join(fmt_interval((intervals or {}).get(name)) or "-" for name in names).strip()  # type: ignore[union-attr]
 
 
-def _row(label: str, counts: tuple[int, int, str], measured: list[str], paper: list[str], ci: str) -> str:
-    n_items, n_missing, groups = counts
+def _measured(entry: AspectReport, definition: str, statistic: str) -> float | None:
+    return getattr(entry, f"global_{statistic}" if definition == POOLED else statistic)
+
+
+def _row(label: str, counts: tuple[int, int, int, str], measured: list[str], paper: list[str], ci: str) -> str:
+    n_items, n_missing, n_unrated, groups = counts
     line = (
-        f"{label:<34} {n_items:>6} {n_missing:>7} {groups:>9}   "
+        f"{label:<{LABEL_WIDTH}} {n_items:>6} {n_missing:>7} {n_unrated:>7} {groups:>9}   "
         f"{measured[0]:>7} {measured[1]:>7}   {paper[0]:>7} {paper[1]:>7}"
     )
     return f"{line}   {ci}" if ci else line
 
 
-def _table_row(label: str, entry: AspectReport, pair: tuple[str, str], reference: str) -> str:
-    measured = [fmt(getattr(entry, name)) for name in pair]
-    paper = [fmt(paper_value(reference, entry.dataset, entry.aspect, name)) for name in pair]
-    ci = " ".join(fmt_interval((entry.ci95 or {}).get(name)) for name in pair).strip()
-    return _row(label, (entry.n_items, entry.n_missing, f"{entry.n_groups}/{entry.n_skipped}"), measured, paper, ci)
+def _groups(entry: AspectReport, definition: str) -> str:
+    return f"{entry.n_groups}/{entry.n_skipped}" if definition == PER_GROUP else "-"
 
 
-def _average_row(dataset: str, entries: list[AspectReport], pair: tuple[str, str], reference: str) -> str:
-    measured = [fmt(mean([v for e in entries if (v := getattr(e, n)) is not None])) for n in pair]
-    paper = [_paper_average(reference, dataset, [e.aspect for e in entries], name) for name in pair]
+def _table_row(
+    label: str, entry: AspectReport, pair: tuple[str, str], definition: str, reference: Reference | None
+) -> str:
+    measured = [fmt(_measured(entry, definition, name)) for name in pair]
+    paper = [fmt(reference.value(entry.aspect, name) if reference else None) for name in pair]
+    intervals = entry.global_ci95 if definition == POOLED else entry.ci95
+    counts = (entry.n_items, entry.n_missing, entry.n_unrated, _groups(entry, definition))
+    return _row(label, counts, measured, paper, _intervals_text(intervals, pair))
+
+
+def _average_cells(
+    entries: list[AspectReport], statistic: str, definition: str, reference: Reference | None
+) -> tuple[str, str, int]:
+    """(measured average, paper average, aspects averaged): both sides over the aspects with a measured value;
+    the paper's own average only when those are all of the paper's aspects, else ``~`` + the mean of the
+    paper's numbers for them."""
+    present = [(e.aspect, v) for e in entries if (v := _measured(e, definition, statistic)) is not None]
+    measured = fmt(mean([v for _, v in present]))
+    if reference is None or not present:
+        return measured, "-", len(present)
+    paper_aspects = {a for a in reference.values if a != "average"}
+    if {a for a, _ in present} == paper_aspects:
+        return measured, fmt(reference.value("average", statistic)), len(present)
+    values = [reference.value(a, statistic) for a, _ in present]
+    known = [v for v in values if v is not None]
+    return measured, ("~" + fmt(mean(known)) if len(known) == len(values) else "-"), len(present)
+
+
+def _average_row(
+    dataset: str, entries: list[AspectReport], pair: tuple[str, str], definition: str, reference: Reference | None
+) -> str:
+    cells = [_average_cells(entries, name, definition, reference) for name in pair]
     protocol = entries[0].protocol
     label = f"{dataset}/average" + ("" if protocol == DEFAULT_PROTOCOL else f" [{protocol}]")
+    counted = min(count for *_, count in cells)
+    if counted < len(entries):
+        label += f" ({counted} of {len(entries)})"
     groups = f"{sum(e.n_groups for e in entries)}/{sum(e.n_skipped for e in entries)}"
-    counts = (sum(e.n_items for e in entries), sum(e.n_missing for e in entries), groups)
-    return _row(label, counts, measured, paper, "")
+    counts = (
+        sum(e.n_items for e in entries),
+        sum(e.n_missing for e in entries),
+        sum(e.n_unrated for e in entries),
+        groups if definition == PER_GROUP else "-",
+    )
+    return _row(label, counts, [c[0] for c in cells], [c[1] for c in cells], "")
 
 
-def _dataset_block(dataset: str, aspects: dict[str, AspectReport], reference: str) -> list[str]:
-    pair = PAPER_STATISTICS.get(dataset, ("spearman", "kendall"))
+def _reference_lines(
+    dataset: str, entries: list[AspectReport | PairwiseReport], definition: str, asked: str | None
+) -> list[str]:
+    lines = []
+    for protocol in dict.fromkeys(e.protocol for e in entries):
+        entry = next(e for e in entries if e.protocol == protocol)
+        found = entry_reference(dataset, entry, definition, asked)
+        if found:
+            lines.append(f"  paper for [{protocol}]: {found.label()}, NOT this run")
+            if found.note:
+                lines.append(f"    note: {found.note}")
+        else:
+            reason = (
+                "not asked (--reference none)"
+                if asked == "none"
+                else no_reference_reason(protocol, dataset, entry.imported)
+            )
+            lines.append(f"  paper for [{protocol}]: none ({reason})")
+    return lines
+
+
+def _definition_title(dataset: str, definition: str) -> str:
+    if definition == ITEM_LEVEL:
+        return f"{dataset}: item level (over all items)"
+    return f"{dataset}: " + DEFINITIONS.get(dataset, {}).get(
+        definition, "per group, averaged" if definition == PER_GROUP else "pooled over all items"
+    )
+
+
+def _dataset_block(dataset: str, aspects: dict[str, AspectReport], definition: str, asked: str | None) -> list[str]:
+    pair = DEFINITION_STATISTICS.get((dataset, definition), PAPER_STATISTICS.get(dataset, ("spearman", "kendall")))
     first, second = SYMBOLS[pair[0]], SYMBOLS[pair[1]]
-    levels = {entry.level for entry in aspects.values()}
-    level = "item-level" if levels == {ITEM} else "group-level, averaged"
-    ci = f"   95% CI {first} / {second}" if any(entry.ci95 for entry in aspects.values()) else ""
-    title = f"{dataset} ({level})"
-    lines = [f"{title:<34} {'':>6} {'':>7} {'':>9}   {first:>7} {second:>7}   {first:>7} {second:>7}{ci}"]
+    entries = list(aspects.values())
+    ci = f"   95% CI {first} / {second}" if any(e.ci95 for e in entries) else ""
+    lines = [_definition_title(dataset, definition)]
+    lines += _reference_lines(dataset, entries, definition, asked)  # type: ignore[arg-type]
+    lines.append(
+        f"{'':<{LABEL_WIDTH}} {'':>6} {'':>7} {'':>7} {'':>9}   {first:>7} {second:>7}   {first:>7} {second:>7}{ci}"
+    )
+    suffix = " (pooled)" if definition == POOLED else ""
     by_protocol: dict[str, list[AspectReport]] = {}
     for key, entry in aspects.items():
-        lines.append(_table_row(f"{dataset}/{key}", entry, pair, reference))
+        reference = entry_reference(dataset, entry, definition, asked)
+        lines.append(_table_row(f"{dataset}/{key}{suffix}", entry, pair, definition, reference))
         by_protocol.setdefault(entry.protocol, []).append(entry)
-    for entries in by_protocol.values():
-        lines.append(_average_row(dataset, entries, pair, reference))
+    for group in by_protocol.values():
+        reference = entry_reference(dataset, group[0], definition, asked)
+        lines.append(_average_row(dataset, group, pair, definition, reference))
     return lines
 
 
-def _pairwise_block(dataset: str, aspects: dict[str, PairwiseReport]) -> list[str]:
-    lines = [
-        f"{dataset + ' (pairwise, item-level)':<34} {'items':>6} {'missing':>7} "
+def _pairwise_block(dataset: str, aspects: dict[str, PairwiseReport], asked: str | None) -> list[str]:
+    entries = list(aspects.values())
+    lines = [f"{dataset}: pairwise, item level (verdicts against the human labels)"]
+    lines += _reference_lines(dataset, entries, PAIRWISE, asked)  # type: ignore[arg-type]
+    lines.append(
+        f"{'dataset/aspect':<{LABEL_WIDTH}} {'items':>6} {'missing':>7} {'unlab.':>7} "
         f"{'acc':>7} {'kappa':>7} {'macroF1':>7} {'consist':>7} {'agree':>7}   95% CI acc / kappa"
-    ]
+    )
     for key, entry in aspects.items():
-        ci = entry.ci95 or {}
+        values = " ".join(f"{fmt(getattr(entry, name)):>7}" for name in PAIRWISE_COLUMNS)
+        ci = _intervals_text(entry.ci95, ("accuracy", "kappa")) if entry.ci95 else ""
         lines.append(
-            f"{dataset + '/' + key:<34} {entry.n_items:>6} {entry.n_missing:>7} {fmt(entry.accuracy):>7} "
-            f"{fmt(entry.kappa):>7} {fmt(entry.macro_f1):>7} {fmt(entry.consistency):>7} {fmt(entry.agreement):>7}"
-            f"   {fmt_interval(ci.get('accuracy'))} {fmt_interval(ci.get('kappa'))}".rstrip()
+            f"{dataset + '/' + key:<{LABEL_WIDTH}} {entry.n_items:>6} {entry.n_missing:>7} {entry.n_unlabelled:>7} "
+            f"{values}   {ci}".rstrip()
         )
+        reference = entry_reference(dataset, entry, PAIRWISE, asked)
+        if reference:
+            paper = " ".join(f"{fmt(reference.value(entry.aspect, name)):>7}" for name in PAIRWISE_COLUMNS)
+            lines.append(f"{'  paper (not this run)':<{LABEL_WIDTH}} {'':>6} {'':>7} {'':>7} {paper}")
     return lines
 
 
-def format_table(report: Report, reference: str = "DEBATE") -> str:
-    """A plain-text table: counts, measured statistics and the DEBATE paper's Table 1 numbers for ``reference``.
+def format_table(report: Report, reference: str | None = None) -> str:
+    """A plain-text table: counts, measured statistics and, beside them, a published row chosen per method,
+    dataset and definition (:func:`references.reference_for`; ``reference`` asks for one by name).
 
-    SummEval rows show Spearman rho and Kendall tau, Topical-Chat rows Pearson r and Spearman rho (the
-    paper's pairs). "used/skip" counts the groups in the averages and those left out (constant scores or
-    fewer than 2 predictions). Paper averages marked ``~`` are means over the aspects present only. With
-    bootstrap intervals, each row ends with the 95 % intervals of its two statistics. Pairwise datasets get
-    their own block (accuracy, κ, macro-F1, consistency, agreement).
+    Columns: items, missing (no score), unrated (no human score), groups used/skipped, the two statistics of
+    the definition (SummEval ρ/τ; Topical-Chat per-context r/ρ, pooled ρ/τ), the paper's two numbers and the
+    95 % intervals (or the minimum-units text). Topical-Chat is shown under both definitions. The average
+    row averages the aspects with a value and sets beside it the paper's average of the same aspects
+    (``~``: the mean of the paper's numbers for them, when they are not all of the paper's aspects).
+    Pairwise datasets get their own block (accuracy, κ, macro-F1, consistency, agreement).
     """
-    if reference not in PAPER_TABLE1:
-        raise UserError(f"unknown reference {reference!r}; choose one of {', '.join(PAPER_TABLE1)}")
+    check_reference(reference)
     header = (
-        f"{'dataset/aspect':<34} {'items':>6} {'missing':>7} {'used/skip':>9}   "
-        f"{'this run':^15}   {'paper ' + reference:^15}"
+        f"{'dataset/aspect':<{LABEL_WIDTH}} {'items':>6} {'missing':>7} {'unrated':>7} {'used/skip':>9}   "
+        f"{'this run':^15}   {'paper':^15}"
     )
-    single = any(isinstance(e, AspectReport) for aspects in report.values() for e in aspects.values())
     lines = [
-        f"Meta-evaluation. 'paper {reference}' = GPT-4 numbers from Table 1 of the DEBATE paper, NOT this run."
-        if single or not report
-        else "Meta-evaluation (pairwise: agreement of the verdicts with the human labels).",
-        header,
+        "Meta-evaluation: agreement with the human ratings. 'paper' = the published row named in each block, "
+        "NOT this run."
     ]
+    single_any = any(isinstance(e, AspectReport) for aspects in report.values() for e in aspects.values())
+    if single_any:
+        lines.append(header)
     for dataset, aspects in report.items():
-        lines.append("-" * len(header))
         single = {k: e for k, e in aspects.items() if isinstance(e, AspectReport)}
         pairwise = {k: e for k, e in aspects.items() if isinstance(e, PairwiseReport)}
         if single:
-            lines.extend(_dataset_block(dataset, single, reference))
+            for definition in definitions_of(dataset, next(iter(single.values()))):
+                lines.append("-" * len(header))
+                lines.extend(_dataset_block(dataset, single, definition, reference))
         if pairwise:
-            lines.extend(_pairwise_block(dataset, pairwise))
+            lines.append("-" * len(header))
+            lines.extend(_pairwise_block(dataset, pairwise, reference))
     if not report:
         lines.append("(no records)")
     return "\n".join(lines)
@@ -199,41 +324,92 @@ def _published_block(table: PublishedTable) -> list[str]:
 
 
 def format_published(datasets: Sequence[str]) -> str:
-    """Each paper's own table for the given datasets, labelled with paper, table, dataset and level."""
+    """Each paper's own table for the given datasets, grouped by definition (per-group, pooled, pairwise) and
+    labelled with paper, table, dataset and level, so each stands beside the matching block of the table."""
     lines = ["Published numbers (from the papers, NOT this run):"]
     found = False
     for dataset in datasets:
-        for table in published_for(dataset):
-            lines.extend(_published_block(table))
+        for definition in (PER_GROUP, POOLED, ITEM_LEVEL, PAIRWISE):
+            tables = published_for(dataset, definition)
+            if not tables:
+                continue
+            lines.append(_definition_title(dataset, definition) if definition != PAIRWISE else f"{dataset}: pairwise")
+            for table in tables:
+                lines.extend(_published_block(table))
             found = True
     if not found:
         lines.append(f"  (no published table for {', '.join(datasets) or 'these datasets'})")
     return "\n".join(lines)
 
 
+def fmt_p(difference: Any) -> str:
+    """A p-value: the minimum-units text, ``<=`` the smallest p the resamples can show, or three decimals."""
+    p = difference.p_value
+    if p is None:
+        return "-"
+    if is_withheld(p):
+        return str(p)
+    if getattr(difference, "p_at_floor", False):
+        return f"<={p:.3g}"
+    return f"{p:.3f}"
+
+
+def _dropped_text(comparison: Any) -> str:
+    names = {
+        "no_human": "no human rating",
+        "no_score_a": "no score in A",
+        "no_score_b": "no score in B",
+        "no_score_both": "no score in either",
+        "no_verdict_a": "no verdict in A",
+        "no_verdict_b": "no verdict in B",
+        "no_verdict_both": "no verdict in either",
+        "groups_undefined_a": "groups where A's correlation is undefined",
+        "groups_undefined_b": "groups where B's correlation is undefined",
+        "groups_undefined_both": "groups where both are undefined",
+    }
+    parts = [f"{names.get(k, k)} {v}" for k, v in comparison.dropped.items() if v]
+    return "; ".join(parts) or "nothing"
+
+
 def format_comparison(comparisons: Sequence[Any], label_a: str, label_b: str, n: int) -> str:
-    """The paired-bootstrap comparison as text: per dataset/aspect and statistic, A, B, Δ = B − A, CI, p."""
+    """The paired comparison as text: per dataset/aspect the counts (shared, used, dropped per reason) and per
+    statistic A, B, Δ = B − A, the 95 % interval and p (or the minimum-units text); McNemar for pairwise."""
+    method = comparisons[0].ci_method if comparisons else "percentile"
     lines = [
-        f"Paired bootstrap: B - A on the items both runs judged ({n} resamples, fixed seed).",
+        f"Paired comparison: B - A on what both runs scored ({n} bootstrap resamples, {method} interval, fixed seed).",
         f"A = {label_a}",
         f"B = {label_b}",
     ]
     for comparison in comparisons:
-        what = {"group": "groups", "item": "items", "pairwise": "items"}[comparison.level]
         lines.append(
             f"{comparison.dataset}/{comparison.aspect}  [{comparison.protocol_a} vs {comparison.protocol_b}]  "
-            f"{comparison.n_shared} shared items (only A: {comparison.only_a}, only B: {comparison.only_b}); "
-            f"resampling {what}"
+            f"{comparison.n_shared} items in both runs (only A: {comparison.only_a}, only B: {comparison.only_b})"
         )
-        lines.append(f"  {'statistic':<12} {'A':>7} {'B':>7} {'delta':>7}   {'95% CI':<18} {'p':>6}")
+        used = f"{comparison.n_used} {comparison.unit}"
+        if comparison.unit == "groups":
+            used += f" ({comparison.items_used} items)"
+        lines.append(f"  used: {used}; left out: {_dropped_text(comparison)}; resampling {comparison.unit}")
+        if comparison.missing == "wrong":
+            wrong = comparison.missing_counted_wrong
+            counts = f"A: {wrong.get('a', 0)}, B: {wrong.get('b', 0)}"
+            lines.append(
+                f"  --missing wrong: a missing verdict counts as wrong ({counts}); kappa and macro-F1 only with "
+                "--missing drop"
+            )
+        elif comparison.missing == "drop":
+            lines.append("  --missing drop: items without a verdict in either run are left out")
+        lines.append(f"  {'statistic':<12} {'A':>7} {'B':>7} {'delta':>7}   {'95% CI':<22} {'p':>8}")
         for d in comparison.differences:
             if d.a is None and d.b is None:
                 continue  # e.g. consistency of runs without --swap
-            p = "-" if d.p_value is None else f"{d.p_value:.3f}"
-            if d.p_value == 0.0 and d.n_resamples:
-                p = f"<{1 / d.n_resamples:.3g}"  # no resample crossed 0: p is below what n resamples can show
             ci = fmt_interval(d.ci95) or "-"
-            lines.append(f"  {d.statistic:<12} {fmt(d.a):>7} {fmt(d.b):>7} {fmt(d.delta):>7}   {ci:<18} {p:>6}")
+            lines.append(f"  {d.statistic:<12} {fmt(d.a):>7} {fmt(d.b):>7} {fmt(d.delta):>7}   {ci:<22} {fmt_p(d):>8}")
+        if comparison.mcnemar is not None:
+            m = comparison.mcnemar
+            p = m.p_value if is_withheld(m.p_value) else fmt(m.p_value)
+            lines.append(f"  McNemar (exact, paired accuracy): only A right {m.a_only}, only B right {m.b_only}, p {p}")
+        if not comparison.differences:
+            lines.append("  (nothing both runs scored)")
     if not comparisons:
         lines.append("(the two runs share no dataset/aspect)")
     return "\n".join(lines)

@@ -11,7 +11,10 @@ Labels and verdicts are ``"first"``, ``"second"`` or ``"tie"``. Per dataset/aspe
 - With ``--swap`` runs (records with ``consistent``): ``consistency`` = share of the swapped items whose two
   verdicts agree after un-swapping (Fennec); ``agreement`` = accuracy on the consistent items only (Fennec's
   Agreement). ``n_swapped`` items had both orders judged, ``n_consistent`` agreed.
-- ``ci95``: percentile bootstrap intervals resampling items (see :mod:`bootstrap`).
+- ``ci95``: bootstrap intervals resampling items (see :mod:`bootstrap`); the minimum-units text
+  (``"too few items (n=7)"``) when fewer than ``MIN_UNITS`` items have both a verdict and a human label.
+- A verdict of ``NO_VERDICT`` (``"none"``, used by ``--compare --missing wrong``) is a verdict that never
+  equals a label: it counts against accuracy and κ, and as a miss of the label's class in macro-F1.
 """
 
 from __future__ import annotations
@@ -21,10 +24,11 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from debate_eval.tasks.analysis.bootstrap import bootstrap_ci
+from debate_eval.tasks.analysis.bootstrap import DEFAULT_CI_METHOD, MIN_UNITS, Intervals, bootstrap_ci, too_few_units
 from debate_eval.tasks.analysis.records import VERDICTS, Record
 
 METRICS = ("accuracy", "kappa", "macro_f1", "consistency", "agreement")
+NO_VERDICT = "none"  # a missing verdict counted as wrong (never equal to a human label)
 
 # (verdict or None, human label or None, consistent or None) per item
 Judged = tuple[str | None, str | None, bool | None]
@@ -48,7 +52,8 @@ class PairwiseReport:
     n_swapped: int
     n_consistent: int
     task_type: str = "pairwise"
-    ci95: dict[str, list[float] | None] | None = field(default=None)
+    ci95: Intervals = field(default=None)
+    imported: bool = False  # the records came from ``debate-eval import`` (no paper row unless asked)
 
     def to_dict(self) -> dict[str, Any]:
         """All fields as a plain dict (JSON-serialisable)."""
@@ -108,12 +113,26 @@ def judged(record: Record) -> Judged:
 
 
 def evaluate_pairwise(
-    dataset: str, aspect: str, protocol: str, records: list[Record], bootstrap: int = 0
+    dataset: str,
+    aspect: str,
+    protocol: str,
+    records: list[Record],
+    bootstrap: int = 0,
+    ci_method: str = DEFAULT_CI_METHOD,
+    min_units: int = MIN_UNITS,
 ) -> PairwiseReport:
-    """The pairwise report for one dataset/aspect/protocol, with ``bootstrap`` resamples for ``ci95``."""
+    """The pairwise report for one dataset/aspect/protocol, with ``bootstrap`` resamples for ``ci95``.
+
+    The minimum-units rule counts the items with both a verdict and a human label.
+    """
     items = [judged(record) for record in records]
     values = metrics(items)
-    ci95 = bootstrap_ci(items, metrics, METRICS, bootstrap) if bootstrap else None
+    scored = sum(1 for v, h, _ in items if v is not None and h is not None)
+    ci95: Intervals = None
+    if bootstrap:
+        ci95 = too_few_units(scored, "items", min_units) or bootstrap_ci(
+            items, metrics, METRICS, bootstrap, method=ci_method, unit="items", min_units=min_units
+        )
     swapped = [c for *_, c in items if c is not None]
     return PairwiseReport(
         dataset=dataset,

@@ -2,11 +2,22 @@
 
 - ``PAPER_TABLE1``: Table 1 of the DEBATE paper (GPT-4 rows; its G-Eval-4 row is the DEBATE authors'
   reproduction), summary level for SummEval (ρ/τ) and per-context for Topical-Chat (r/ρ).
+- ``PAPER_TABLE3``: Table 3 of the DEBATE paper (Appendix C; GPT-4, SummEval summary level): the Original
+  and the Sophisticated Devil's Advocate prompt.
+- ``PAPER_TABLE2_DISTRIBUTION``: Table 2 of the DEBATE paper (Appendix B): % of human and DEBATE scores per
+  score, SummEval 1-5 and Topical-Chat 1-3 (groundedness omitted by the paper).
 - ``PUBLISHED``: each paper's own table for what it measured: G-Eval's Table 1 (SummEval summary level),
-  ChatEval's Table 2 (Topical-Chat turn level ρ/τ) and Table 1 (FairEval pairwise Acc./κ with the three
-  human annotators), Fennec's Table 2 (pairwise Agreement/Consistency on Auto-J's pairwise test ("Auto-P"),
-  PandaLM-test and MT-Bench). Numbers are transcribed from the papers (``/work/shared/papers``); the G-Eval
-  paper is not in that folder, its four GPT-4 rows are those quoted in SPEC.md §7.
+  the DEBATE paper's Tables 1 and 3, ChatEval's Table 2 (Topical-Chat turn level ρ/τ, pooled over all
+  responses) and Table 1 (FairEval pairwise Acc./κ with the three human annotators), Fennec's Table 2
+  (pairwise Agreement/Consistency on Auto-J's pairwise test ("Auto-P"), PandaLM-test and MT-Bench). Numbers
+  are transcribed from the papers (``/work/shared/papers``); the G-Eval paper is not in that folder, its four
+  GPT-4 rows are those quoted in SPEC.md §7.
+- ``DEFINITIONS``: what "correlation" means in each table: ``per-group`` (a correlation per SummEval document
+  or Topical-Chat context, averaged: DEBATE Appendix E.5, G-Eval's summary level), ``pooled`` (one
+  correlation over all items: UniEval's ``correlation.py``, which G-Eval and ChatEval follow for Topical-Chat
+  "turn level"), ``item`` (FED: every item, no groups), ``pairwise`` (verdicts against labels).
+- DialEvalML's paper reports no FED numbers: its Tables 3 and 4 are DSTC11 Track 4 test-set averages of
+  Spearman over four dimensions per language (Task 1) and for the robust task (Task 2), so no table here.
 """
 
 from __future__ import annotations
@@ -19,7 +30,6 @@ PAPER_STATISTICS: dict[str, tuple[str, str]] = {
     "summeval": ("spearman", "kendall"),
     "topical_chat": ("pearson", "spearman"),
 }
-SYMBOLS = {"spearman": "rho", "kendall": "tau", "pearson": "r"}
 # Table 1 of the paper, GPT-4 rows only (copied from the paper text; G-Eval-4 rows are the authors'
 # reproduction). Shape: evaluator -> dataset -> aspect (or "average") -> statistic -> value.
 PAPER_TABLE1: dict[str, dict[str, dict[str, dict[str, float]]]] = {
@@ -101,6 +111,78 @@ SYMBOLS = {
 }
 PAIRWISE_STATISTICS = ("accuracy", "kappa")
 
+PER_GROUP, POOLED, ITEM_LEVEL, PAIRWISE = "per-group", "pooled", "item", "pairwise"
+# What each definition is called per dataset, and which papers use it (labels for the tables).
+DEFINITIONS: dict[str, dict[str, str]] = {
+    "summeval": {
+        PER_GROUP: "summary level: per document, averaged (DEBATE App. E.5, G-Eval)",
+        POOLED: "pooled over all summaries (no paper here reports it)",
+    },
+    "topical_chat": {
+        PER_GROUP: "per-context: per dialogue context, averaged (DEBATE App. E.5)",
+        POOLED: "pooled: over all 360 responses (UniEval's correlation.py; G-Eval, ChatEval 'turn level')",
+    },
+}
+# The pair of statistics each definition is shown with (the papers' pairs).
+DEFINITION_STATISTICS: dict[tuple[str, str], tuple[str, str]] = {
+    ("summeval", PER_GROUP): ("spearman", "kendall"),
+    ("topical_chat", PER_GROUP): ("pearson", "spearman"),
+    ("topical_chat", POOLED): ("spearman", "kendall"),
+}
+CHATEVAL_TAU_NOTE = (
+    "ChatEval Table 2's 'tau' column holds Pearson r for its ROUGE-L and BERTScore rows (DEBATE Table 1's r/rho "
+    "pairs, quoted from G-Eval, swapped); its other rows quoted from G-Eval may share the slip"
+)
+
+# Table 3 of the DEBATE paper (Appendix C; GPT-4, SummEval, summary level).
+PAPER_TABLE3: dict[str, dict[str, dict[str, float]]] = {
+    "Sophisticated": {
+        "average": {"spearman": 0.601, "kendall": 0.573},
+        "coherence": {"spearman": 0.605, "kendall": 0.592},
+        "consistency": {"spearman": 0.655, "kendall": 0.610},
+        "fluency": {"spearman": 0.556, "kendall": 0.521},
+        "relevance": {"spearman": 0.588, "kendall": 0.569},
+    },
+    "Original": {
+        "average": {"spearman": 0.597, "kendall": 0.575},
+        "coherence": {"spearman": 0.610, "kendall": 0.588},
+        "consistency": {"spearman": 0.643, "kendall": 0.614},
+        "fluency": {"spearman": 0.542, "kendall": 0.515},
+        "relevance": {"spearman": 0.593, "kendall": 0.582},
+    },
+}
+
+# Table 2 of the DEBATE paper (Appendix B): % of scores per (rounded) score, human and DEBATE (GPT-4).
+# dataset -> aspect -> "human" | "DEBATE" -> score -> %.
+_TABLE2_SUMMEVAL = (  # per score 1..5: coherence H, D, consistency H, D, fluency H, D, relevance H, D
+    (2.37, 5.23, 2.19, 6.23, 0.62, 7.71, 0.69, 6.22),
+    (20.36, 18.23, 5.12, 4.34, 2.44, 2.32, 7.50, 6.27),
+    (26.36, 23.15, 2.31, 2.22, 5.12, 0.51, 22.61, 16.11),
+    (36.16, 34.15, 3.69, 2.30, 11.12, 1.23, 52.28, 45.23),
+    (14.74, 19.24, 86.70, 84.91, 80.70, 88.22, 16.93, 26.17),
+)
+_TABLE2_TOPICAL_CHAT = (  # per score 1..3: naturalness H, D, coherence H, D, engagingness H, D
+    (14.68, 19.43, 17.73, 21.00, 20.22, 35.42),
+    (40.72, 26.55, 39.89, 30.15, 43.49, 31.13),
+    (44.60, 54.02, 42.38, 48.85, 36.29, 33.45),
+)
+
+
+def _distribution(rows: Sequence[Sequence[float]], aspects: Sequence[str]) -> dict[str, dict[str, dict[int, float]]]:
+    return {
+        aspect: {
+            who: {score: row[2 * index + column] for score, row in enumerate(rows, start=1)}
+            for column, who in enumerate(("human", "DEBATE"))
+        }
+        for index, aspect in enumerate(aspects)
+    }
+
+
+PAPER_TABLE2_DISTRIBUTION: dict[str, dict[str, dict[str, dict[int, float]]]] = {
+    "summeval": _distribution(_TABLE2_SUMMEVAL, ("coherence", "consistency", "fluency", "relevance")),
+    "topical_chat": _distribution(_TABLE2_TOPICAL_CHAT, ("naturalness", "coherence", "engagingness")),
+}
+
 
 def paper_value(reference: str, dataset: str, aspect: str, statistic: str) -> float | None:
     """A DEBATE Table 1 number (GPT-4) for ``reference``, or None where the paper has none."""
@@ -120,6 +202,7 @@ class PublishedTable:
     unit: str = ""
     note: str = ""
     decimals: tuple[int, ...] = (3, 3)  # per statistic, as printed in the paper
+    definition: str = PER_GROUP  # see DEFINITIONS
 
     def title(self) -> str:
         """One line saying which paper, table, dataset and level the numbers are."""
@@ -213,13 +296,23 @@ PUBLISHED: tuple[PublishedTable, ...] = (
         for dataset in ("summeval", "topical_chat")
     ),
     PublishedTable(
+        paper="DEBATE (Kim et al. 2024)",
+        table="Table 3",
+        dataset="summeval",
+        level="summary level (per document, averaged)",
+        statistics=("spearman", "kendall"),
+        rows=PAPER_TABLE3,
+        note="GPT-4; DEBATE with the Original or the Sophisticated Devil's Advocate prompt (Appendix C)",
+    ),
+    PublishedTable(
         paper="ChatEval (Chan et al. 2023)",
         table="Table 2",
         dataset="topical_chat",
-        level="turn level",
+        level="turn level, pooled over all 360 responses",
         statistics=("spearman", "kendall"),
         rows={name: _pairs(("spearman", "kendall"), _TC_ASPECTS, v) for name, v in _CHATEVAL_TC_ROWS.items()},
-        note="SA single agent, MA multi-agent",
+        note=f"SA single agent, MA multi-agent; {CHATEVAL_TAU_NOTE}",
+        definition=POOLED,
     ),
     PublishedTable(
         paper="ChatEval (Chan et al. 2023)",
@@ -230,6 +323,7 @@ PUBLISHED: tuple[PublishedTable, ...] = (
         rows={name: {"preference": {"accuracy": a, "kappa": k}} for name, (a, k) in _FAIREVAL_ROWS.items()},
         unit="Acc. in %, Cohen's kappa",
         decimals=(1, 2),
+        definition=PAIRWISE,
     ),
     PublishedTable(
         paper="Fennec (2024)",
@@ -241,6 +335,7 @@ PUBLISHED: tuple[PublishedTable, ...] = (
         unit="%",
         decimals=(2, 2),
         note="column 'Auto-P' (Auto-J's pairwise test)",
+        definition=PAIRWISE,
     ),
     PublishedTable(
         paper="Fennec (2024)",
@@ -252,6 +347,7 @@ PUBLISHED: tuple[PublishedTable, ...] = (
         unit="%",
         decimals=(2, 2),
         note="column 'PandaLM-test'",
+        definition=PAIRWISE,
     ),
     PublishedTable(
         paper="Fennec (2024)",
@@ -263,10 +359,11 @@ PUBLISHED: tuple[PublishedTable, ...] = (
         unit="%",
         decimals=(2, 2),
         note="column 'MT-Bench' (its human judgments are not in this project's data)",
+        definition=PAIRWISE,
     ),
 )
 
 
-def published_for(dataset: str) -> list[PublishedTable]:
-    """Every published table that reports on ``dataset``."""
-    return [table for table in PUBLISHED if table.dataset == dataset]
+def published_for(dataset: str, definition: str | None = None) -> list[PublishedTable]:
+    """Every published table that reports on ``dataset`` (with ``definition``: only those of that definition)."""
+    return [t for t in PUBLISHED if t.dataset == dataset and (definition is None or t.definition == definition)]

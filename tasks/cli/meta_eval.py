@@ -1,21 +1,28 @@
 """``debate-eval meta-eval``: how a run's scores or verdicts agree with the human ratings.
 
-- ``meta-eval RUN...``: the table (correlations beside the DEBATE paper's Table 1; pairwise accuracy, κ,
-  macro-F1, consistency, agreement), with bootstrap 95 % intervals (``--bootstrap N`` resamples, 0 for none).
-- ``--json``: the same as JSON, with ``ci95`` per dataset and aspect.
-- ``--distribution``: also the score distribution (Appendix B).
-- ``--reference``: alone, also print each paper's own table for the datasets present (which paper, table
-  and level); with an evaluator name (DEBATE, G-Eval-4, ChatEval, MultiAgent), choose the DEBATE Table 1 column.
-- ``meta-eval RUN_A RUN_B --compare``: paired bootstrap of B − A on the items both share: Δ, interval, p.
+- ``meta-eval RUN...``: the table (correlations, pairwise accuracy, κ, macro-F1, consistency, agreement),
+  beside the published row chosen per method, dataset and definition (``tasks.analysis.references``), with
+  bootstrap 95 % intervals (``--bootstrap N`` resamples, 0 for none; ``--ci-method percentile|bca``); below
+  10 groups/items the intervals are "too few groups (n=…)" instead of numbers.
+- ``--json``: the same as JSON, with ``ci95``, ``global_ci95`` and ``paper`` per dataset and aspect.
+- ``--distribution``: also the score distribution (Appendix B), beside the DEBATE paper's Table 2.
+- ``--reference``: alone, also print each paper's own table for the datasets present, grouped by definition;
+  with a name (a method, a DEBATE Table 1 row, DEBATE-Sophisticated, or none) choose the row beside the run.
+- ``meta-eval RUN_A RUN_B --compare``: paired comparison of B − A on what both scored: counts, Δ, interval,
+  p; McNemar for pairwise accuracy; ``--missing wrong|drop`` for pairwise items without a verdict.
+- ``--fail-under spearman=0.40[,kappa=0.3]`` (``--fail-under-ci``: the lower 95 % bound): exit 1 with one
+  line when a figure is below its bar (for CI).
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from debate_eval.agents.errors import UserError
-from debate_eval.tasks.analysis.bootstrap import DEFAULT_RESAMPLES
+from debate_eval.tasks.analysis.bootstrap import CI_METHODS, DEFAULT_CI_METHOD, DEFAULT_RESAMPLES
+from debate_eval.tasks.analysis.compare import DEFAULT_MISSING, MISSING_POLICIES
 from debate_eval.tasks.analysis.distribution import format_distribution, score_distribution
 from debate_eval.tasks.analysis.formatting import (
     comparison_json,
@@ -24,32 +31,46 @@ from debate_eval.tasks.analysis.formatting import (
     format_published,
     format_table,
 )
+from debate_eval.tasks.analysis.gates import check_bars, failure_line, parse_bars
 from debate_eval.tasks.analysis.meta_eval import compare_runs, meta_evaluate
-from debate_eval.tasks.analysis.paper_tables import PAPER_TABLE1
 from debate_eval.tasks.analysis.records import load_results, results_path
+from debate_eval.tasks.analysis.references import REFERENCE_NAMES
 
 ALL_REFERENCES = "all"
 
 
 def handle_meta_eval(args: argparse.Namespace) -> int:
-    """Print the meta-evaluation (table, JSON, distribution, published tables) or a comparison of two runs."""
+    """Print the meta-evaluation (table, JSON, distribution, published tables) or a comparison of two runs;
+    with ``--fail-under``, return 1 when a figure is below its bar."""
     if args.bootstrap < 0:
         raise UserError(f"--bootstrap {args.bootstrap}: give a number of resamples >= 0")
+    bars = parse_bars(args.fail_under) if args.fail_under else {}
+    if args.fail_under_ci and not bars:
+        raise UserError("--fail-under-ci needs --fail-under STATISTIC=NUMBER")
+    if args.fail_under_ci and args.bootstrap == 0:
+        raise UserError("--fail-under-ci needs intervals: give --bootstrap N > 0")
     if args.compare:
+        if bars:
+            raise UserError("--fail-under applies to one meta-evaluation, not to --compare")
         return _compare(args)
     records = load_results([results_path(path) for path in args.results])
-    report = meta_evaluate(records, bootstrap=args.bootstrap)
+    report = meta_evaluate(records, bootstrap=args.bootstrap, ci_method=args.ci_method)
+    column = args.reference if args.reference != ALL_REFERENCES else None
     if args.json:
-        print(format_json(report))
-        return 0
-    column = args.reference if args.reference not in (None, ALL_REFERENCES) else "DEBATE"
-    print(format_table(report, reference=column))
-    if args.reference == ALL_REFERENCES:
-        print()
-        print(format_published(list(report)))
-    if args.distribution:
-        print()
-        print(format_distribution(score_distribution(records)))
+        print(format_json(report, reference=column))
+    else:
+        print(format_table(report, reference=column))
+        if args.reference == ALL_REFERENCES:
+            print()
+            print(format_published(list(report)))
+        if args.distribution:
+            print()
+            print(format_distribution(score_distribution(records)))
+    if bars:
+        failures = check_bars(report, bars, lower_ci=args.fail_under_ci)
+        if failures:
+            print(failure_line(failures, args.fail_under_ci), file=sys.stderr)
+            return 1
     return 0
 
 
@@ -59,7 +80,9 @@ def _compare(args: argparse.Namespace) -> int:
     if args.distribution:
         raise UserError("--compare does not combine with --distribution")
     path_a, path_b = (results_path(path) for path in args.results)
-    comparisons = compare_runs(load_results([path_a]), load_results([path_b]), n=args.bootstrap)
+    comparisons = compare_runs(
+        load_results([path_a]), load_results([path_b]), n=args.bootstrap, missing=args.missing, ci_method=args.ci_method
+    )
     if args.json:
         print(comparison_json(comparisons))
     else:
@@ -73,9 +96,9 @@ def add_subparser(subparsers: Any) -> None:
         "meta-eval",
         help="correlate a run's scores (or verdicts) with the human ratings, with bootstrap intervals",
         description="Correlations between predicted and human scores (per group, averaged, for SummEval and "
-        "Topical-Chat; per item for FED), beside the DEBATE paper's Table 1 (GPT-4); pairwise runs get "
-        "accuracy, Cohen's kappa, macro-F1, and consistency/agreement with --swap. Later files and later lines "
-        "win for a repeated item.",
+        "Topical-Chat, and pooled for Topical-Chat; per item for FED), beside the published row for the run's "
+        "method and dataset; pairwise runs get accuracy, Cohen's kappa, macro-F1, and consistency/agreement with "
+        "--swap. Later files and later lines win for a repeated item.",
     )
     parser.add_argument("results", nargs="+", metavar="RUN", help="run directories (or their results.jsonl)")
     output = parser.add_mutually_exclusive_group()
@@ -88,9 +111,11 @@ def add_subparser(subparsers: Any) -> None:
         nargs="?",
         const=ALL_REFERENCES,
         default=None,
-        choices=[*PAPER_TABLE1, ALL_REFERENCES],
-        help="alone: also print each paper's own published table for these datasets; with a name: which "
-        "DEBATE Table 1 evaluator (GPT-4) to show beside the measured numbers (default: DEBATE)",
+        choices=[*REFERENCE_NAMES, ALL_REFERENCES],
+        help="alone: also print each paper's own published tables for these datasets, by definition; with a "
+        "name: the row beside the measured numbers (a method name as if the run were that method, a DEBATE "
+        "Table 1 row, DEBATE-Sophisticated for Table 3, or none). Default: the run's method's own paper row; "
+        "none for imported runs",
     )
     parser.add_argument(
         "--bootstrap",
@@ -100,6 +125,31 @@ def add_subparser(subparsers: Any) -> None:
         help=f"bootstrap resamples for the 95%% intervals and --compare (default {DEFAULT_RESAMPLES}; 0: none)",
     )
     parser.add_argument(
-        "--compare", action="store_true", help="RUN_A RUN_B: paired bootstrap of B - A on the items both share"
+        "--ci-method",
+        choices=CI_METHODS,
+        default=DEFAULT_CI_METHOD,
+        help="bootstrap interval: percentile (default) or bca (scipy's bias-corrected and accelerated)",
+    )
+    parser.add_argument(
+        "--compare",
+        action="store_true",
+        help="RUN_A RUN_B: paired comparison of B - A on the items/groups both runs scored",
+    )
+    parser.add_argument(
+        "--missing",
+        choices=MISSING_POLICIES,
+        default=DEFAULT_MISSING,
+        help=f"--compare, pairwise: a missing verdict counts as wrong, or the item is dropped from both runs "
+        f"(default {DEFAULT_MISSING})",
+    )
+    parser.add_argument(
+        "--fail-under",
+        metavar="STAT=X[,STAT=Y]",
+        help="exit 1 with one line when a figure is below its bar, e.g. spearman=0.40,kappa=0.3 (for CI)",
+    )
+    parser.add_argument(
+        "--fail-under-ci",
+        action="store_true",
+        help="with --fail-under: compare the lower 95%% CI bound instead of the figure (too few units fail)",
     )
     parser.set_defaults(handler=handle_meta_eval)

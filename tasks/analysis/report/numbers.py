@@ -2,8 +2,11 @@
 score distributions, how the DEBATE Scorer moved between rounds, pairwise confusion, tokens and cost.
 
 The correlations, pairwise metrics and their 95 % intervals are STATS's (``tasks.analysis.correlations``,
-``pairwise_metrics``, ``bootstrap``): the same numbers as ``debate-eval meta-eval --bootstrap``. Published
-numbers come from ``tasks.analysis.paper_tables``, each with its paper, table and level.
+``pairwise_metrics``, ``bootstrap``): the same numbers as ``debate-eval meta-eval --bootstrap``, with the
+same minimum-units rule (an interval over too few groups is the text "too few groups (n=2)"). The published
+row beside a run is the one ``meta-eval`` shows (``tasks.analysis.references.reference_for``: per method,
+dataset and definition; none for imported runs); the papers' own tables come from
+``tasks.analysis.paper_tables``, each with its paper, table and level.
 """
 
 from __future__ import annotations
@@ -13,16 +16,20 @@ from collections.abc import Iterable
 from typing import Any
 
 from debate_eval.tasks.analysis import paper_tables
-from debate_eval.tasks.analysis.correlations import evaluate_aspect
+from debate_eval.tasks.analysis.correlations import ITEM, POOLED_DATASETS, evaluate_aspect
 from debate_eval.tasks.analysis.distribution import score_bin
 from debate_eval.tasks.analysis.pairwise_metrics import evaluate_pairwise
-from debate_eval.tasks.analysis.report.gather import Run, is_pairwise, number
+from debate_eval.tasks.analysis.references import is_imported, no_reference_reason, reference_for
+from debate_eval.tasks.analysis.report.gather import Run, is_pairwise, method_of, number
 
 BOOTSTRAP_RESAMPLES = 1000
-# Which row of the DEBATE paper's Table 1 (GPT-4) stands beside a method's numbers.
-PAPER_ROW = {"debate": "DEBATE", "multiagent": "MultiAgent", "geval": "G-Eval-4", "chateval": "ChatEval"}
 VERDICTS = ("first", "second", "tie")
 GREEK = {"spearman": "ρ", "kendall": "τ", "pearson": "r"}
+DEFINITION_NAMES = {
+    paper_tables.PER_GROUP: "per group, averaged",
+    paper_tables.POOLED: "pooled",
+    paper_tables.ITEM_LEVEL: "item level",
+}
 
 
 def _parts(records: Iterable[dict[str, Any]]) -> dict[tuple[str, str], list[dict[str, Any]]]:
@@ -32,49 +39,72 @@ def _parts(records: Iterable[dict[str, Any]]) -> dict[tuple[str, str], list[dict
     return dict(sorted(parts.items()))
 
 
+def _definitions(dataset: str, level: str) -> list[str]:
+    if level == ITEM:
+        return [paper_tables.ITEM_LEVEL]
+    pooled = [paper_tables.POOLED] if dataset in POOLED_DATASETS else []
+    return [paper_tables.PER_GROUP, *pooled]
+
+
 def meta_eval_rows(run: Run, resamples: int = BOOTSTRAP_RESAMPLES) -> list[dict[str, Any]]:
-    """One row per dataset/aspect of the run's single-score records: the dataset's two statistics with 95 %
-    intervals, counts, and the DEBATE paper's Table 1 value for the method (``None`` where it has none)."""
+    """One row per dataset/aspect and definition of the run's single-score records (Topical-Chat: per-context
+    and pooled): the definition's two statistics with 95 % intervals (or the minimum-units text), counts, and
+    the published row ``meta-eval`` shows beside them (``paper_label``; ``paper`` None where it has none)."""
     rows = []
     for (dataset, aspect), records in _parts(r for r in run.records if not is_pairwise(r)).items():
-        report = evaluate_aspect(dataset, aspect, run.method, records, bootstrap=resamples)
-        paper_row = PAPER_ROW.get(run.method)
-        cells = []
-        for statistic in paper_tables.PAPER_STATISTICS.get(dataset, ("spearman", "kendall")):
-            paper = paper_tables.paper_value(paper_row, dataset, aspect, statistic) if paper_row else None
-            ci = (report.ci95 or {}).get(statistic)
-            value = getattr(report, statistic)
-            cells.append(
+        method = method_of(records[0])
+        report = evaluate_aspect(dataset, aspect, method, records, bootstrap=resamples)
+        imported = is_imported(records)
+        for definition in _definitions(dataset, report.level):
+            reference = reference_for(method, dataset, definition, imported=imported)
+            pooled = definition == paper_tables.POOLED
+            intervals = report.global_ci95 if pooled else report.ci95
+            cells = []
+            default = paper_tables.PAPER_STATISTICS.get(dataset, ("spearman", "kendall"))
+            for statistic in paper_tables.DEFINITION_STATISTICS.get((dataset, definition), default):
+                cells.append(
+                    {
+                        "statistic": statistic,
+                        "symbol": GREEK.get(statistic, statistic),
+                        "value": getattr(report, f"global_{statistic}" if pooled else statistic),
+                        "ci": intervals if isinstance(intervals, str) else (intervals or {}).get(statistic),
+                        "paper": reference.value(aspect, statistic) if reference else None,
+                    }
+                )
+            rows.append(
                 {
-                    "statistic": statistic,
-                    "symbol": GREEK.get(statistic, statistic),
-                    "value": value,
-                    "ci": ci,
-                    "paper": paper,
+                    "dataset": dataset,
+                    "aspect": aspect,
+                    "level": report.level,
+                    "definition": definition,
+                    "definition_name": DEFINITION_NAMES[definition],
+                    "paper_label": reference.label() if reference else None,
+                    "paper_note": reference.note if reference else no_reference_reason(method, dataset, imported),
+                    "cells": cells,
+                    "n_items": report.n_items,
+                    "n_missing": report.n_missing,
+                    "n_unrated": report.n_unrated,
+                    "n_groups": report.n_groups,
+                    "n_skipped": report.n_skipped,
                 }
             )
-        rows.append(
-            {
-                "dataset": dataset,
-                "aspect": aspect,
-                "level": report.level,
-                "paper_row": paper_row,
-                "cells": cells,
-                "n_items": report.n_items,
-                "n_missing": report.n_missing,
-                "n_groups": report.n_groups,
-                "n_skipped": report.n_skipped,
-            }
-        )
     return rows
 
 
 def pairwise_rows(run: Run, resamples: int = BOOTSTRAP_RESAMPLES) -> list[dict[str, Any]]:
-    """STATS's pairwise report (accuracy, κ, consistency, agreement, intervals) per dataset/aspect, as dicts."""
-    return [
-        evaluate_pairwise(dataset, aspect, run.method, records, bootstrap=resamples).to_dict()
-        for (dataset, aspect), records in _parts(r for r in run.records if is_pairwise(r)).items()
-    ]
+    """STATS's pairwise report (accuracy, κ, consistency, agreement, intervals) per dataset/aspect, as dicts,
+    with the published row ``meta-eval`` shows (``paper_label``, ``paper``: metric → value, or None)."""
+    rows = []
+    for (dataset, aspect), records in _parts(r for r in run.records if is_pairwise(r)).items():
+        method = method_of(records[0])
+        row = evaluate_pairwise(dataset, aspect, method, records, bootstrap=resamples).to_dict()
+        imported = is_imported(records)
+        reference = reference_for(method, dataset, paper_tables.PAIRWISE, imported=imported)
+        row["paper_label"] = reference.label() if reference else None
+        row["paper_note"] = reference.note if reference else no_reference_reason(method, dataset, imported)
+        row["paper"] = dict(reference.values.get(aspect, {})) if reference else None
+        rows.append(row)
+    return rows
 
 
 def published(run: Run) -> list[tuple[str, list[str], list[tuple[str, list[float | None]]]]]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from debate_eval.tasks.analysis.bootstrap import MIN_UNITS
 from debate_eval.tasks.analysis.report import numbers, plots
 from debate_eval.tasks.analysis.report.gather import Run
 from debate_eval.tasks.analysis.report.plots import esc
@@ -121,60 +122,75 @@ def overview(run: Run, index: int, expanded: bool = True) -> str:
     return "".join(html)
 
 
+def ci_html(ci: Any) -> str:
+    """An interval as ``[lo, hi]``, the minimum-units text as it is (never a number), or nothing."""
+    if isinstance(ci, str):
+        return f" <span class='ci few'>{esc(ci)}</span>"
+    return f" <span class='ci'>[{fmt(ci[0])}, {fmt(ci[1])}]</span>" if ci else ""
+
+
+def _paper_html(label: str | None, note: str | None, values: list[tuple[str, float | None]]) -> str:
+    if label and any(v is not None for _, v in values):
+        text = "<br>".join(f"{esc(symbol)} {fmt(value)}" for symbol, value in values)
+        extra = f"<br><span class='paperlabel'>{esc(note)}</span>" if note else ""
+        return f"{text}<br><span class='paperlabel'>{esc(label)}, not this run</span>{extra}"
+    return f"<span class='paperlabel'>no paper number: {esc(note or 'none for this method')}</span>"
+
+
 def meta_table(run: Run) -> str:
-    """The meta-evaluation of a run (correlations with 95 % intervals beside the paper's, or pairwise
-    accuracy/κ/consistency)."""
+    """The meta-evaluation of a run (correlations with 95 % intervals beside the published row ``meta-eval``
+    shows; pairwise accuracy/κ/consistency), Topical-Chat under both definitions."""
     parts = []
     rows = numbers.meta_eval_rows(run)
     if rows:
         parts.append(
-            "<table class='meta'><tr><th>dataset/aspect</th><th>items</th><th>no score</th>"
-            "<th>groups used/skipped</th><th>this run (95% CI over groups)</th><th>paper's Table 1</th></tr>"
+            "<table class='meta'><tr><th>dataset/aspect</th><th>definition</th><th>items</th><th>no score</th>"
+            "<th>no human score</th><th>groups used/skipped</th><th>this run (95% CI)</th><th>paper</th></tr>"
         )
         for row in rows:
             groups = "item level" if row["level"] == "item" else f"{row['n_groups']}/{row['n_skipped']}"
-            mine = "<br>".join(
-                f"{esc(c['symbol'])} {fmt(c['value'])}"
-                + (f" <span class='ci'>[{fmt(c['ci'][0])}, {fmt(c['ci'][1])}]</span>" if c["ci"] else "")
-                for c in row["cells"]
-            )
-            paper = (
-                "<br>".join(f"{esc(c['symbol'])} {fmt(c['paper'])}" for c in row["cells"])
-                + f"<br><span class='paperlabel'>the paper's GPT-4 {esc(row['paper_row'])} row, not this run</span>"
-                if row["paper_row"] and any(c["paper"] is not None for c in row["cells"])
-                else "<span class='paperlabel'>no paper number for this method</span>"
-            )
+            mine = "<br>".join(f"{esc(c['symbol'])} {fmt(c['value'])}{ci_html(c['ci'])}" for c in row["cells"])
+            values = [(c["symbol"], c["paper"]) for c in row["cells"]]
+            paper = _paper_html(row["paper_label"], row["paper_note"], values)
             parts.append(
-                f"<tr><td>{esc(row['dataset'])}/{esc(row['aspect'])}</td><td>{row['n_items']}</td>"
-                f"<td>{row['n_missing']}</td><td>{groups}</td><td>{mine}</td>"
-                f"<td class='paper'>{paper}</td></tr>"
+                f"<tr><td>{esc(row['dataset'])}/{esc(row['aspect'])}</td><td>{esc(row['definition_name'])}</td>"
+                f"<td>{row['n_items']}</td><td>{row['n_missing']}</td><td>{row['n_unrated']}</td><td>{groups}</td>"
+                f"<td>{mine}</td><td class='paper'>{paper}</td></tr>"
             )
         parts.append(
-            "</table><p class='note'>As <code>debate-eval meta-eval</code>: group level = correlations "
-            "per document/context averaged (Appendix E.5; a group whose scores are all equal is skipped), "
-            "item level = over all items. Intervals: percentile bootstrap over groups (items at item "
-            "level).</p>"
+            "</table><p class='note'>As <code>debate-eval meta-eval</code>: per group = correlations "
+            "per document/context averaged (DEBATE Appendix E.5; a group whose scores are all equal is skipped); "
+            "pooled = one correlation over all responses (UniEval's correlation.py, as G-Eval and ChatEval report "
+            "Topical-Chat); item level = over all items. Intervals: percentile bootstrap over groups (items at "
+            f"item level); below {MIN_UNITS} groups or items no interval is given (too few).</p>"
         )
     pairwise = numbers.pairwise_rows(run)
     if pairwise:
         parts.append(
             "<table class='meta'><tr><th>dataset/aspect</th><th>items</th><th>no verdict</th>"
-            "<th>no human label</th>" + "".join(f"<th>{esc(m)} (95% CI)</th>" for m in PAIRWISE_METRICS) + "</tr>"
+            "<th>no human label</th>"
+            + "".join(f"<th>{esc(m)} (95% CI)</th>" for m in PAIRWISE_METRICS)
+            + "<th>paper</th></tr>"
         )
         for row in pairwise:
             cells = []
+            intervals = row.get("ci95")
             for metric in PAIRWISE_METRICS:
-                ci = (row.get("ci95") or {}).get(metric)
-                extra = f" <span class='ci'>[{fmt(ci[0])}, {fmt(ci[1])}]</span>" if ci else ""
-                cells.append(f"<td>{fmt(row.get(metric))}{extra}</td>")
+                ci = intervals if isinstance(intervals, str) else (intervals or {}).get(metric)
+                cells.append(f"<td>{fmt(row.get(metric))}{ci_html(ci)}</td>")
+            published = row["paper"] or {}
+            values = [(m, published[m]) for m in PAIRWISE_METRICS if published.get(m) is not None]
+            paper = _paper_html(row["paper_label"], row["paper_note"], values)
             parts.append(
                 f"<tr><td>{esc(row['dataset'])}/{esc(row['aspect'])}</td><td>{row['n_items']}</td>"
-                f"<td>{row['n_missing']}</td><td>{row['n_unlabelled']}</td>{''.join(cells)}</tr>"
+                f"<td>{row['n_missing']}</td><td>{row['n_unlabelled']}</td>{''.join(cells)}"
+                f"<td class='paper'>{paper}</td></tr>"
             )
         parts.append(
             "</table><p class='note'>Accuracy and κ against the human labels; consistency: share of "
             "items whose verdicts agree after swapping the two responses (--swap); agreement: accuracy "
-            "on the consistent items (Fennec). Intervals: percentile bootstrap over items.</p>"
+            f"on the consistent items (Fennec). Intervals: percentile bootstrap over items; below {MIN_UNITS} items "
+            "none is given (too few).</p>"
         )
     for title, statistics, rows in numbers.published(run):
         head = "".join(f"<th>{esc(s)}</th>" for s in statistics)

@@ -10,7 +10,7 @@ from typing import Any
 from debate_eval.tasks.analysis.report import numbers, plots
 from debate_eval.tasks.analysis.report.gather import Run, compare_key, is_pairwise, item_key, number
 from debate_eval.tasks.analysis.report.plots import esc
-from debate_eval.tasks.analysis.report.run_card import fmt
+from debate_eval.tasks.analysis.report.run_card import ci_html, fmt
 
 TASK_NAMES = {"single": "single-score", "pairwise": "pairwise"}
 
@@ -152,9 +152,7 @@ def comparison(runs: Sequence[Run]) -> str:
 
 
 def _cell(cell: dict[str, Any]) -> str:
-    text = f"{esc(cell['symbol'])} {fmt(cell['value'])}"
-    if cell.get("ci"):
-        text += f" <span class='ci'>[{fmt(cell['ci'][0])}, {fmt(cell['ci'][1])}]</span>"
+    text = f"{esc(cell['symbol'])} {fmt(cell['value'])}" + ci_html(cell.get("ci"))
     if cell.get("paper") is not None:
         text += f" <span class='paperlabel'>(paper {fmt(cell['paper'])})</span>"
     return text
@@ -168,11 +166,19 @@ def glance(runs: Sequence[Run]) -> str:
     for index, run in enumerate(runs):
         totals = numbers.totals(run)
         stats = [
-            f"{esc(row['aspect'])}: " + ", ".join(_cell(c) for c in row["cells"]) for row in numbers.meta_eval_rows(run)
+            f"{esc(row['aspect'])} ({esc(row['definition_name'])}): " + ", ".join(_cell(c) for c in row["cells"])
+            for row in numbers.meta_eval_rows(run)
         ] + [
             f"{esc(row['aspect'])}: "
             + ", ".join(
-                _cell({"symbol": name, "value": row.get(key), "ci": (row.get("ci95") or {}).get(key)})
+                _cell(
+                    {
+                        "symbol": name,
+                        "value": row.get(key),
+                        "ci": row["ci95"] if isinstance(row.get("ci95"), str) else (row.get("ci95") or {}).get(key),
+                        "paper": (row.get("paper") or {}).get(key),
+                    }
+                )
                 for key, name in (("accuracy", "acc"), ("kappa", "κ"), ("consistency", "consistency"))
             )
             for row in numbers.pairwise_rows(run)
@@ -186,7 +192,8 @@ def glance(runs: Sequence[Run]) -> str:
         )
     return (
         "<table class='meta glance'><tr><th>run</th><th>method</th><th>data</th><th>items</th><th>scored</th>"
-        "<th>meta-evaluation (95% CI; the paper's GPT-4 number for the method, not this run)</th><th>tokens</th>"
+        "<th>meta-evaluation (95% CI; in brackets the published number meta-eval shows for the method, not "
+        "this run)</th><th>tokens</th>"
         "<th>cost</th></tr>" + "".join(lines) + "</table><p class='note'>Open a run below for its settings, "
         "models, tokens per role and the papers' tables.</p>"
     )

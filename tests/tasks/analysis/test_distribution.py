@@ -29,3 +29,13 @@ def test_score_distribution_percentages() -> None:
 
 def test_score_bin_rounds_half_up() -> None:
     assert [distribution.score_bin(v) for v in (0.5, 1.5, 2.5, 2.49, 0.333, 0.667)] == [1, 2, 3, 2, 0, 1]
+
+
+def test_debate_table_2_stands_beside_the_run() -> None:
+    records = [rec("a", "d1", 1.0, 1.0), rec("b", "d1", 5.0, 4.0)]
+    lines = format_distribution(score_distribution(records)).splitlines()
+    assert any("DEBATE (Kim et al. 2024) Table 2, human and DEBATE (GPT-4); NOT this run" in line for line in lines)
+    five = next(line for line in lines if line.split()[:1] == ["5"])
+    assert five.split() == ["5", "50.00", "0.00", "14.74", "19.24"]  # coherence, score 5: paper human, DEBATE
+    tc = [rec("a", "c1", 1.0, 1.0, dataset="topical_chat", aspect="groundedness")]
+    assert "paper columns" not in format_distribution(score_distribution(tc))  # the paper omits groundedness

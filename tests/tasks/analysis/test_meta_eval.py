@@ -14,11 +14,32 @@ from debate_eval.tasks.analysis.meta_eval import compare_runs, meta_evaluate
 def test_group_bootstrap_resamples_groups() -> None:
     # two groups with rho +1 and -1: resampling the two groups gives means -1, 0, +1 -> the interval spans both
     records = group("d1", [1, 2, 3], [1, 2, 3]) + group("d2", [1, 2, 3], [3, 2, 1])
-    entry = meta_evaluate(records, bootstrap=1000)["summeval"]["coherence"]
+    entry = meta_evaluate(records, bootstrap=1000, min_units=2)["summeval"]["coherence"]
     assert entry.level == "group"
     assert entry.spearman == pytest.approx(0.0)
     assert entry.ci95["spearman"] == pytest.approx([-1.0, 1.0])
     assert entry.ci95["kendall"] == pytest.approx([-1.0, 1.0])
+
+
+def test_two_groups_give_no_numeric_interval() -> None:
+    records = group("d1", [1, 2, 3], [1, 2, 3]) + group("d2", [1, 2, 3], [3, 2, 1])
+    entry = meta_evaluate(records, bootstrap=1000)["summeval"]["coherence"]
+    assert entry.spearman == pytest.approx(0.0)  # the figure is still given
+    assert entry.ci95 == "too few groups (n=2)"
+    # ten groups are enough; a skipped (constant) group does not count towards them
+    many = [r for d in range(10) for r in group(f"d{d}", [1, 2, 3], [1, 2, 3] if d % 2 else [3, 2, 1])]
+    many += group("flat", [1, 2, 3], [2, 2, 2])
+    entry = meta_evaluate(many, bootstrap=200)["summeval"]["coherence"]
+    assert (entry.n_groups, entry.n_skipped) == (10, 1) and isinstance(entry.ci95["spearman"], list)
+    fewer = [r for r in many if not r["group_id"].startswith("d9")]
+    assert meta_evaluate(fewer, bootstrap=200)["summeval"]["coherence"].ci95 == "too few groups (n=9)"
+
+
+def test_records_without_a_human_score_are_counted() -> None:
+    records = group("d1", [1, 2, 3], [1, 2, 3]) + [rec("x1", "d1", None, 2), rec("x2", "d1", None, None)]
+    entry = meta_evaluate(records)["summeval"]["coherence"]
+    assert (entry.n_items, entry.n_missing, entry.n_unrated) == (5, 1, 2)
+    assert entry.spearman == pytest.approx(1.0)  # the unrated records are left out, not imputed
 
 
 def test_no_bootstrap_no_interval() -> None:
@@ -31,7 +52,7 @@ def test_fed_is_item_level_over_all_items() -> None:
         rec(f"t{i}", f"dialogue-{i % 2}", h, s, dataset="fed_turn", aspect="interesting")
         for i, (h, s) in enumerate(zip(humans, scores, strict=True))
     ]
-    entry = meta_evaluate(records, bootstrap=300)["fed_turn"]["interesting"]
+    entry = meta_evaluate(records, bootstrap=300, min_units=2)["fed_turn"]["interesting"]
     assert entry.level == "item"
     assert entry.spearman == pytest.approx(spearman(scores, humans))
     assert entry.spearman == entry.global_spearman
@@ -56,7 +77,7 @@ def test_own_data_with_groups_is_group_level() -> None:
     records = group("g1", [1, 2, 3], [1, 2, 3], dataset="/tmp/mine.csv") + group(
         "g2", [1, 2, 3], [3, 2, 1], dataset="/tmp/mine.csv"
     )
-    entry = meta_evaluate(records, bootstrap=200)["/tmp/mine.csv"]["coherence"]
+    entry = meta_evaluate(records, bootstrap=200, min_units=2)["/tmp/mine.csv"]["coherence"]
     assert (entry.level, entry.n_groups, entry.spearman) == ("group", 2, pytest.approx(0.0))
     assert entry.ci95["spearman"] == pytest.approx([-1.0, 1.0])
 

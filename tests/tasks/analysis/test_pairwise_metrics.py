@@ -70,13 +70,22 @@ def test_report_counts_missing_and_unlabelled_without_imputing() -> None:
 
 
 def test_always_first_accuracy_equals_share_of_first_labels() -> None:
-    records = [pw(i, "first", h) for i, h in enumerate(HUMAN)]
+    records = [pw(i, "first", h) for i, h in enumerate(HUMAN * 2)]
     entry = meta_evaluate(records, bootstrap=200)["pandalm"]["preference"]
     assert entry.accuracy == pytest.approx(HUMAN.count("first") / len(HUMAN))
     assert entry.kappa == pytest.approx(0.0)
     low, high = entry.ci95["accuracy"]
     assert 0.0 <= low <= entry.accuracy <= high <= 1.0
     assert entry.ci95["consistency"] is None
+    few = meta_evaluate(records[:6], bootstrap=200)["pandalm"]["preference"]
+    assert few.accuracy == entry.accuracy and few.ci95 == "too few items (n=6)"
+
+
+def test_minimum_units_count_items_with_a_verdict_and_a_label() -> None:
+    records = [pw(i, "first", h) for i, h in enumerate(HUMAN)]  # 6 judged and labelled
+    records += [pw(10 + i, None, "first") for i in range(4)] + [pw(20 + i, "first", None) for i in range(4)]
+    entry = meta_evaluate(records, bootstrap=100)["pandalm"]["preference"]
+    assert entry.n_items == 14 and entry.ci95 == "too few items (n=6)"
 
 
 def test_swap_all_ties_gives_zero_consistency() -> None:

@@ -7,7 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from debate_eval.tasks.analysis.paper_tables import PAPER_TABLE1, PUBLISHED, PublishedTable
+from debate_eval.tasks.analysis.paper_tables import (
+    PAPER_TABLE1,
+    PAPER_TABLE2_DISTRIBUTION,
+    PAPER_TABLE3,
+    PUBLISHED,
+    PublishedTable,
+)
 
 PAPER = Path("/work/shared/papers/debate-devils-advocate.txt")
 
@@ -110,3 +116,56 @@ def test_every_published_table_names_paper_table_and_level() -> None:
     geval = _published("summeval", "G-Eval")
     assert geval.rows["G-Eval-4"]["coherence"] == {"spearman": 0.582, "kendall": 0.457}
     assert geval.rows["G-Eval-4"]["relevance"] == {"spearman": 0.547, "kendall": 0.433}
+
+
+def _debate_lines() -> list[str]:
+    if not PAPER.is_file():
+        pytest.skip("paper text not available")
+    return PAPER.read_text(encoding="utf-8").splitlines()
+
+
+def test_debate_table_3_is_copied_from_the_paper_text() -> None:
+    lines = _debate_lines()
+    for name, row in PAPER_TABLE3.items():
+        line = next(x for x in lines if re.match(rf"(DEBATE )?{name} \d", x))
+        numbers = [float(n) for n in re.findall(r"\d\.\d{3}", line)]
+        aspects = ("average", "coherence", "consistency", "fluency", "relevance")
+        assert numbers == [row[a][s] for a in aspects for s in ("spearman", "kendall")], name
+    # the Original prompt is DEBATE's Table 1 row
+    assert PAPER_TABLE3["Original"] == PAPER_TABLE1["DEBATE"]["summeval"]
+
+
+def test_debate_table_2_is_copied_from_the_paper_text() -> None:
+    lines = _debate_lines()
+    start = next(i for i, x in enumerate(lines) if x.startswith("SummEval Coherence Consistency Fluency Relevance"))
+    rows = [[float(n) for n in re.findall(r"\d+\.\d\d", x)] for x in lines[start : start + 12]]
+    rows = [r for r in rows if len(r) in (6, 8)]
+    summeval, topical = rows[:5], rows[5:8]
+    for score, row in enumerate(summeval, start=1):
+        values = [PAPER_TABLE2_DISTRIBUTION["summeval"][a][w][score] for a in ("coherence", "consistency", "fluency",
+                  "relevance") for w in ("human", "DEBATE")]  # fmt: skip
+        assert values == row, score
+    for score, row in enumerate(topical, start=1):
+        values = [PAPER_TABLE2_DISTRIBUTION["topical_chat"][a][w][score] for a in ("naturalness", "coherence",
+                  "engagingness") for w in ("human", "DEBATE")]  # fmt: skip
+        assert values == row, score
+    for aspects in PAPER_TABLE2_DISTRIBUTION.values():
+        for columns in aspects.values():
+            for column in columns.values():
+                assert sum(column.values()) == pytest.approx(100.0, abs=0.02)
+
+
+def test_chateval_tau_column_holds_pearson_for_rows_quoted_from_geval() -> None:
+    """ChatEval Table 2's ROUGE-L and BERTScore rows are DEBATE Table 1's (r, rho) pairs (which cite G-Eval)
+    as (rho, "tau"): the 'tau' column is Pearson r there, as the note on the table says."""
+    lines = _debate_lines()
+    start = next(i for i, x in enumerate(lines) if x.startswith("Topical-Chat Average"))
+    topical = _published("topical_chat", "ChatEval")
+    for name, label in (("ROUGE-L", "ROUGE-L✝"), ("BERTScore", "BERTScore✝")):
+        line = next(x for x in lines[start:] if label in x)
+        r_rho = [float(n) for n in re.findall(r"\d\.\d{3}", line)]  # average r, rho, then per aspect
+        aspects = ("naturalness", "coherence", "engagingness", "groundedness")
+        for index, aspect in enumerate(aspects, start=1):
+            r, rho = r_rho[2 * index], r_rho[2 * index + 1]
+            assert topical.rows[name][aspect] == {"spearman": rho, "kendall": r}, (name, aspect)
+    assert "'tau' column holds Pearson r" in topical.title()

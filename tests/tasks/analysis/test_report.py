@@ -77,16 +77,56 @@ def test_a_reasked_answer_is_the_same_round() -> None:
     assert numbers.scorer_moves([record]) == [{"towards": 1}]
 
 
+def _grouped(protocol: str, groups: int, **fields: object) -> list[dict]:
+    records = [
+        rr.debate_record(i, float(1 + i % 5), [float(1 + (i * 3) % 5)], group=f"d{i // 4}") for i in range(4 * groups)
+    ]
+    return [{**r, "protocol": protocol, **fields} for r in records]
+
+
 def test_meta_eval_rows_use_statistics_with_intervals_and_label_the_paper(tmp_path: Path) -> None:
-    records = [rr.debate_record(i, float(1 + i % 5), [float(1 + (i * 3) % 5)], group=f"d{i // 4}") for i in range(16)]
-    run = gather.load_runs([rr.write_run(tmp_path / "run", records)])[0]
+    run = gather.load_runs([rr.write_run(tmp_path / "run", _grouped("debate", 12))])[0]
     (row,) = numbers.meta_eval_rows(run, resamples=200)
-    assert row["paper_row"] == "DEBATE" and row["n_items"] == 16 and row["n_groups"] + row["n_skipped"] == 4
+    assert row["paper_label"] == "DEBATE (Kim et al. 2024) Table 1, row DEBATE (GPT-4)"
+    assert row["n_items"] == 48 and row["n_groups"] + row["n_skipped"] == 12
     rho = row["cells"][0]
     assert rho["statistic"] == "spearman" and rho["paper"] == 0.610
     assert rho["value"] is not None and rho["ci"][0] <= rho["value"] <= rho["ci"][1]
     html = render([run])
-    assert "GPT-4 DEBATE row, not this run" in html
+    assert "DEBATE (Kim et al. 2024) Table 1, row DEBATE (GPT-4), not this run" in html
+
+
+@pytest.mark.parametrize(
+    ("protocol", "label", "rho"),
+    [
+        ("geval", "G-Eval (Liu et al. 2023) Table 1, row G-Eval-4 (GPT-4)", 0.582),
+        ("chateval", "DEBATE (Kim et al. 2024) Table 1, row ChatEval (GPT-4)", 0.477),
+        ("multiagent", "DEBATE (Kim et al. 2024) Table 1, row MultiAgent (GPT-4)", 0.486),
+    ],
+)
+def test_the_report_sets_each_method_beside_its_own_paper_row(
+    tmp_path: Path, protocol: str, label: str, rho: float
+) -> None:
+    run = gather.load_runs([rr.write_run(tmp_path / "run", _grouped(protocol, 3))])[0]
+    (row,) = numbers.meta_eval_rows(run, resamples=0)
+    assert row["paper_label"] == label and row["cells"][0]["paper"] == rho
+    assert f"{label}, not this run" in render([run])
+
+
+def test_an_imported_run_has_no_paper_row_in_the_report(tmp_path: Path) -> None:
+    run = gather.load_runs([rr.write_run(tmp_path / "run", _grouped("geval", 3, imported={"format": "geval"}))])[0]
+    (row,) = numbers.meta_eval_rows(run, resamples=0)
+    assert row["paper_label"] is None and all(cell["paper"] is None for cell in row["cells"])
+    assert "no paper number: imported run" in render([run])
+
+
+def test_two_documents_show_no_numeric_interval_in_the_report(tmp_path: Path) -> None:
+    run = gather.load_runs([rr.write_run(tmp_path / "run", _grouped("debate", 2))])[0]
+    (row,) = numbers.meta_eval_rows(run)
+    assert [cell["ci"] for cell in row["cells"]] == ["too few groups (n=2)"] * 2
+    html = render([run])
+    card = html[html.index("class='meta'") : html.index("</table>", html.index("class='meta'"))]
+    assert card.count("too few groups (n=2)") == 2 and "class='ci'>[" not in card
 
 
 def test_pairwise_confusion_metrics_and_rows(tmp_path: Path) -> None:

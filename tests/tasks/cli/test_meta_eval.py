@@ -13,14 +13,21 @@ from debate_eval.tasks.cli import meta_eval
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "analysis"))  # the analysis tests' record factories
 from analysis_factories import group, write_jsonl
+from constructed_cases import small_gain, two_documents, write_all, write_run
 
 
 def _run_command(argv: list[str], capsys: pytest.CaptureFixture) -> tuple[int, str]:
+    status, out, _err = _run_with_stderr(argv, capsys)
+    return status, out
+
+
+def _run_with_stderr(argv: list[str], capsys: pytest.CaptureFixture) -> tuple[int, str, str]:
     parser = argparse.ArgumentParser()
     meta_eval.add_subparser(parser.add_subparsers(dest="command"))
     args = parser.parse_args(argv)
     status = args.handler(args)
-    return status, capsys.readouterr().out
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
 
 
 def test_command_prints_table_json_and_distribution(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
@@ -38,16 +45,23 @@ def test_command_prints_table_json_and_distribution(tmp_path: Path, capsys: pyte
     assert "Score distribution" in out
 
 
+def _ten_groups(**kwargs: object) -> list[dict]:
+    """Ten documents (the minimum for an interval), half ranked right and half reversed."""
+    return [r for d in range(10) for r in group(f"d{d}", [1, 2, 3], [1, 2, 3] if d % 2 else [3, 2, 1], **kwargs)]
+
+
 def test_json_has_ci95_per_dataset_and_aspect(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    records = group("d1", [1, 2, 3], [1, 2, 3]) + group("d2", [1, 2, 3], [3, 2, 1])
-    path = write_jsonl(tmp_path / "results.jsonl", records)
+    path = write_jsonl(tmp_path / "results.jsonl", _ten_groups())
     status, out = _run_command(["meta-eval", str(path), "--json"], capsys)
     assert status == 0
     ci95 = json.loads(out)["summeval"]["coherence"]["ci95"]
     assert set(ci95) == {"spearman", "kendall", "pearson"}
-    assert ci95["spearman"] == pytest.approx([-1.0, 1.0])  # groups at +1 and -1 (see test_bootstrap)
+    low, high = ci95["spearman"]
+    assert -1.0 <= low < 0.0 < high <= 1.0  # groups at +1 and -1
     status, out = _run_command(["meta-eval", str(path), "--json", "--bootstrap", "0"], capsys)
     assert json.loads(out)["summeval"]["coherence"]["ci95"] is None
+    status, out = _run_command(["meta-eval", str(path), "--json", "--ci-method", "bca"], capsys)
+    assert status == 0 and isinstance(json.loads(out)["summeval"]["coherence"]["ci95"]["spearman"], list)
 
 
 def test_table_shows_intervals_and_published_tables(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
@@ -55,16 +69,79 @@ def test_table_shows_intervals_and_published_tables(tmp_path: Path, capsys: pyte
     status, out = _run_command(["meta-eval", str(path), "--reference"], capsys)
     assert status == 0
     row = next(line for line in out.splitlines() if line.startswith("summeval/coherence "))
-    assert "0.610" in row  # DEBATE Table 1 column still there
+    assert "0.610" in row  # the DEBATE row beside a debate run
     assert "Published numbers" in out
     assert "G-Eval (Liu et al. 2023), Table 1: summeval, summary level" in out
     assert "0.582" in out
     assert "DEBATE (Kim et al. 2024), Table 1: summeval" in out
+    assert "DEBATE (Kim et al. 2024), Table 3: summeval" in out and "Sophisticated" in out
     assert "ChatEval (Chan" not in out  # ChatEval's own tables are on Topical-Chat and FairEval only
     assert "0.610" in out.split("Published numbers")[1]  # printed with the paper's decimals
     status, out = _run_command(["meta-eval", str(path), "--reference", "ChatEval"], capsys)
-    assert "paper ChatEval" in out
+    assert "row ChatEval (GPT-4)" in out and "0.477" in out
     assert "Published numbers" not in out
+    status, out = _run_command(["meta-eval", str(path), "--reference", "none", "--bootstrap", "0"], capsys)
+    row = next(line for line in out.splitlines() if line.startswith("summeval/coherence "))
+    assert row.split()[-2:] == ["-", "-"] and "paper for [debate]: none (not asked" in out
+
+
+@pytest.mark.parametrize(
+    ("protocol", "row_name", "values"),
+    [
+        ("geval", "G-Eval (Liu et al. 2023) Table 1, row G-Eval-4 (GPT-4)", ["0.582", "0.457"]),
+        ("chateval", "DEBATE (Kim et al. 2024) Table 1, row ChatEval (GPT-4)", ["0.477", "0.412"]),
+        ("debate", "DEBATE (Kim et al. 2024) Table 1, row DEBATE (GPT-4)", ["0.610", "0.588"]),
+    ],
+)
+def test_each_method_is_set_beside_its_own_paper(
+    tmp_path: Path, capsys: pytest.CaptureFixture, protocol: str, row_name: str, values: list[str]
+) -> None:
+    path = write_jsonl(tmp_path / "results.jsonl", group("d1", [1, 2, 3, 4], [2, 3, 4, 5], protocol=protocol))
+    _status, out = _run_command(["meta-eval", str(path), "--bootstrap", "0"], capsys)
+    assert f"paper for [{protocol}]: {row_name}, NOT this run" in out
+    row = next(line for line in out.splitlines() if line.startswith("summeval/coherence"))
+    assert row.split()[-2:] == values
+    _status, out = _run_command(["meta-eval", str(path), "--json"], capsys)
+    paper = json.loads(out)["summeval"]["coherence"]["paper"]["per-group"]
+    assert f"{paper['paper']} {paper['table']}, row {paper['row']}" == row_name
+
+
+def test_chateval_on_topical_chat_shows_chatevals_table_2_pooled(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    records = [
+        r
+        for c in range(10)
+        for r in group(f"c{c}", [1, 2, 3, 2, 1, 3], [1, 2, 3, 3, 1, 2], dataset="topical_chat", protocol="chateval")
+    ]
+    path = write_jsonl(tmp_path / "results.jsonl", records)
+    _status, out = _run_command(["meta-eval", str(path)], capsys)
+    pooled = next(line for line in out.splitlines() if line.startswith("topical_chat/coherence (pooled)"))
+    assert pooled.split()[8:10] == ["0.619", "0.561"]  # ChatEval Table 2, GPT-4(MA), coherence rho / tau
+    assert "ChatEval (Chan et al. 2023) Table 2, row GPT-4(MA), NOT this run" in out
+    assert pooled.count("[") == 2  # the pooled definition has its interval
+
+
+def test_an_imported_run_gets_no_paper_row_unless_asked(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    records = [{**r, "imported": {"format": "geval", "file": "x.json", "row": i + 1}} for i, r in
+               enumerate(group("d1", [1, 2, 3, 4], [2, 3, 4, 5], protocol="geval"))]  # fmt: skip
+    path = write_jsonl(tmp_path / "results.jsonl", records)
+    _status, out = _run_command(["meta-eval", str(path), "--bootstrap", "0"], capsys)
+    assert "paper for [geval]: none (imported run" in out
+    assert next(line for line in out.splitlines() if line.startswith("summeval/coherence")).split()[-2:] == ["-", "-"]
+    _status, out = _run_command(["meta-eval", str(path), "--reference", "geval", "--bootstrap", "0"], capsys)
+    assert next(line for line in out.splitlines() if line.startswith("summeval/coherence")).split()[-2:] == [
+        "0.582",
+        "0.457",
+    ]
+
+
+def test_dialevalml_on_fed_says_why_there_is_no_paper_number(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    records = [
+        {**r, "group_id": r["item_id"]}
+        for r in group("t", [1, 2, 3, 2], [1, 3, 3, 2], dataset="fed_turn", aspect="relevant", protocol="dialevalml")
+    ]
+    path = write_jsonl(tmp_path / "results.jsonl", records)
+    _status, out = _run_command(["meta-eval", str(path)], capsys)
+    assert "DialEvalML's paper reports no FED numbers" in out
 
 
 def test_pairwise_run_table_and_reference(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
@@ -83,19 +160,28 @@ def test_pairwise_run_table_and_reference(tmp_path: Path, capsys: pytest.Capture
     path = write_jsonl(tmp_path / "results.jsonl", records)
     _status, out = _run_command(["meta-eval", str(path), "--reference"], capsys)
     row = next(line for line in out.splitlines() if line.startswith("faireval/preference"))
-    assert row.split()[1:4] == ["4", "0", "0.500"]
+    assert row.split()[1:5] == ["4", "0", "0", "0.500"]  # items, missing, unlabelled, accuracy
+    assert row.endswith("too few items (n=4)")
     assert "ChatEval (Chan et al. 2023), Table 1: faireval, item level, pairwise" in out
     assert "63.8" in out
     _status, out = _run_command(["meta-eval", str(path), "--json"], capsys)
     entry = json.loads(out)["faireval"]["preference"]
     assert (entry["accuracy"], entry["kappa"], entry["task_type"]) == (0.5, 0.0, "pairwise")
-    assert set(entry["ci95"]) == {"accuracy", "kappa", "macro_f1", "consistency", "agreement"}
+    assert entry["ci95"] == "too few items (n=4)"
+    path = write_jsonl(tmp_path / "results.jsonl", records * 3)
+    for i, record in enumerate(records * 3):
+        record["item_id"] = f"q{i}"
+    path = write_jsonl(tmp_path / "results.jsonl", [{**r, "item_id": f"q{i}"} for i, r in enumerate(records * 3)])
+    _status, out = _run_command(["meta-eval", str(path), "--json"], capsys)
+    ci95 = json.loads(out)["faireval"]["preference"]["ci95"]
+    assert set(ci95) == {"accuracy", "kappa", "macro_f1", "consistency", "agreement"}
 
 
 def test_compare_two_runs(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     humans = [1, 2, 3, 4, 5]
-    run_a = [r for d in range(6) for r in group(f"d{d}", humans, [3, 1, 4, 2, 5][d % 2 :] + [3, 1, 4, 2, 5][: d % 2])]
-    run_b = [r for d in range(6) for r in group(f"d{d}", humans, humans)]
+    orders = ([3, 1, 4, 2, 5], [1, 4, 2, 5, 3])
+    run_a = [r for d in range(12) for r in group(f"d{d}", humans, orders[d % 2])]
+    run_b = [r for d in range(12) for r in group(f"d{d}", humans, humans)]
     a = write_jsonl(tmp_path / "a.jsonl", run_a)
     (tmp_path / "b").mkdir()
     b = write_jsonl(tmp_path / "b" / "results.jsonl", run_b)
@@ -103,15 +189,18 @@ def test_compare_two_runs(tmp_path: Path, capsys: pytest.CaptureFixture) -> None
     assert status == 0
     assert "B - A" in out
     assert str(b) in out
+    assert "60 items in both runs (only A: 0, only B: 0)" in out
+    assert "used: 12 groups (60 items); left out: nothing" in out
     spearman_line = next(line for line in out.splitlines() if line.strip().startswith("spearman"))
     _, value_a, value_b, delta, *_rest, p = spearman_line.split()
     assert float(value_b) == 1.0
     assert float(delta) == pytest.approx(1.0 - float(value_a), abs=1e-3)
-    assert p == "<0.005"  # no resample of 200 reached 0: p is below 1/200
+    assert p == "<=0.00995"  # no resample of 200 reached 0: p is at its bound 2/201, never 0
     status, out = _run_command(["meta-eval", str(a), str(b), "--compare", "--json"], capsys)
     (entry,) = json.loads(out)
-    assert entry["n_shared"] == 30
+    assert (entry["n_shared"], entry["n_used"], entry["unit"]) == (60, 12, "groups")
     assert entry["differences"]["spearman"]["ci95"][0] > 0
+    assert entry["differences"]["spearman"]["p_value"] == pytest.approx(2 / 1001)
 
 
 def test_compare_needs_two_runs_and_bootstrap_not_negative(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
@@ -122,3 +211,73 @@ def test_compare_needs_two_runs_and_bootstrap_not_negative(tmp_path: Path, capsy
         _run_command(["meta-eval", str(path), "--compare"], capsys)
     with pytest.raises(UserError, match="--bootstrap"):
         _run_command(["meta-eval", str(path), "--bootstrap", "-1"], capsys)
+
+
+def test_constructed_cases_on_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """Issue 22's three constructed cases, as files, through the command: delta 0 / delta 0 / the old delta."""
+    write_all(tmp_path)
+    compare = ["--compare", "--bootstrap", "1000"]
+    _status, out = _run_command(
+        ["meta-eval", *(str(tmp_path / "copy_and_abstain" / r) for r in "ab"), *compare], capsys
+    )
+    assert "accuracy       0.750   0.750   0.000   [0.000, 0.000]" in out
+    assert "a missing verdict counts as wrong (A: 0, B: 20)" in out
+    assert "McNemar (exact, paired accuracy): only A right 0, only B right 0, p 1.000" in out
+    _status, out = _run_command(
+        ["meta-eval", *(str(tmp_path / "identical_plus_constant" / r) for r in "ab"), *compare], capsys
+    )
+    assert "used: 67 groups (1072 items); left out: groups where B's correlation is undefined 33" in out
+    assert "spearman       0.592   0.592   0.000   [0.000, 0.000]" in out
+    _status, out = _run_command(["meta-eval", *(str(tmp_path / "small_gain" / r) for r in "ab"), *compare], capsys)
+    assert "spearman       0.497   0.514   0.018   [0.004, 0.037]" in out  # as before issue 22
+
+
+def test_a_two_document_run_prints_no_numeric_interval_or_p(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    run = write_run(tmp_path / "two", two_documents())
+    _status, out = _run_command(["meta-eval", str(run)], capsys)
+    row = next(line for line in out.splitlines() if line.startswith("summeval/coherence"))
+    assert row.endswith("too few groups (n=2)") and "[" not in out.split("95% CI")[1]
+    _status, out = _run_command(["meta-eval", str(run), "--json"], capsys)
+    entry = json.loads(out)["summeval"]["coherence"]
+    assert entry["ci95"] == "too few groups (n=2)" and entry["global_ci95"] is None
+    _status, out = _run_command(["meta-eval", str(run), str(run), "--compare"], capsys)
+    for statistic in ("spearman", "kendall", "pearson"):
+        line = next(line for line in out.splitlines() if line.strip().startswith(statistic))
+        assert line.split()[4:] == ["too", "few", "groups", "(n=2)"] * 2
+    _status, out = _run_command(["meta-eval", str(run), str(run), "--compare", "--json"], capsys)
+    for difference in json.loads(out)[0]["differences"].values():
+        assert difference["ci95"] == difference["p_value"] == "too few groups (n=2)"
+
+
+def test_fail_under_exits_1_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    run = str(write_run(tmp_path / "run", small_gain()[0]))  # 100 documents, rho 0.497
+    status, out, err = _run_with_stderr(["meta-eval", run, "--fail-under", "spearman=0.40", "--bootstrap", "0"], capsys)
+    assert status == 0 and "summeval/coherence" in out and err == ""
+    status, _out, err = _run_with_stderr(
+        ["meta-eval", run, "--fail-under", "spearman=0.50,kendall=0.3", "--bootstrap", "0"], capsys
+    )
+    assert status == 1
+    assert err == "meta-eval: below the bar: summeval/coherence spearman 0.497 < 0.5\n"
+    # the lower CI bound is below 0.45 though the figure is above it
+    assert _run_with_stderr(["meta-eval", run, "--fail-under", "spearman=0.45"], capsys)[0] == 0
+    status, _out, err = _run_with_stderr(["meta-eval", run, "--fail-under", "spearman=0.45", "--fail-under-ci"], capsys)
+    assert status == 1 and err.startswith("meta-eval: lower CI bound below the bar: summeval/coherence spearman")
+    assert len(err.splitlines()) == 1
+    two = str(write_run(tmp_path / "two", two_documents()))
+    status, _out, err = _run_with_stderr(["meta-eval", two, "--fail-under", "spearman=0.1", "--fail-under-ci"], capsys)
+    assert status == 1 and "withheld: too few groups (n=2)" in err
+
+
+def test_fail_under_bad_input_is_one_clear_line(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    from debate_eval.agents.errors import UserError
+
+    run = write_run(tmp_path / "run", two_documents())
+    with pytest.raises(UserError, match=r"'rho=0\.4' is not STATISTIC=NUMBER"):
+        _run_command(["meta-eval", str(run), "--fail-under", "rho=0.4"], capsys)
+    with pytest.raises(UserError, match="'x' is not a number"):
+        _run_command(["meta-eval", str(run), "--fail-under", "spearman=x"], capsys)
+    with pytest.raises(UserError, match="no dataset/aspect of these runs reports kappa"):
+        _run_command(["meta-eval", str(run), "--fail-under", "kappa=0.3"], capsys)
+    with pytest.raises(UserError, match="--fail-under-ci needs intervals"):
+        _run_command(["meta-eval", str(run), "--fail-under", "spearman=0.3", "--fail-under-ci", "--bootstrap", "0"],
+                     capsys)  # fmt: skip

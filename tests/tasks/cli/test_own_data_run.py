@@ -100,8 +100,8 @@ def test_own_csv_runs_with_geval_and_meta_evaluates_by_group(
     assert json.loads((out / "results.jsonl").read_text().splitlines()[0])["score"] is not None
     assert stats["n_groups"] == 3 and stats["n_items"] == 9 and stats["level"] == "group"
     assert stats["spearman"] == pytest.approx(1.0)  # within every group the judge ranks as the humans do
-    low, high = stats["ci95"]["pearson"]
-    assert low <= stats["pearson"] <= high
+    assert stats["ci95"] == "too few groups (n=3)"  # three groups: no interval (the minimum-units rule)
+    assert stats["paper"] == {"per-group": None}  # the user's own data: no paper row
 
 
 def test_own_file_errors_are_one_line_each_before_any_call(

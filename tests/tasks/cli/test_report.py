@@ -39,7 +39,7 @@ def test_report_of_one_scripted_debate_run(scripted_runs: list[Path], tmp_path: 
     on_disk = [json.loads(line) for line in (debate / "results.jsonl").read_text().splitlines()]
     assert len(records) == len(on_disk) == 16
     assert records[0]["transcript"] == on_disk[0]["transcript"]  # transcripts travel whole
-    assert "summeval/coherence" in html and "GPT-4 DEBATE row, not this run" in html
+    assert "summeval/coherence" in html and "DEBATE (Kim et al. 2024) Table 1, row DEBATE (GPT-4), not this run" in html
     assert "Scorer after each Critic round" in html and "predicted vs human" in html
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//)|url\(|@import""", html)  # nothing to fetch
 

@@ -39,3 +39,17 @@ def test_report_demo_script_is_an_entry_point_over_the_cli_layer() -> None:
     )
     assert completed.returncode == 0, completed.stderr
     assert "usage: report_demo.py" in completed.stdout and "--screenshot" in completed.stdout
+
+
+def test_bootstrap_coverage_benchmark_writes_its_table(tmp_path: Path) -> None:
+    """``scripts/bench_bootstrap_coverage.py`` (the minimum-units rule's evidence) runs end to end, small."""
+    out = tmp_path / "coverage.md"
+    completed = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "bench_bootstrap_coverage.py"), "--out", str(out),
+         "--replications", "40", "--resamples", "50"],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert completed.returncode == 0, completed.stderr
+    text = out.read_text(encoding="utf-8")
+    assert "| mean per-document rho | 10 |" in text and "| accuracy (p = 0.75) | 2 |" in text
+    assert "--replications 40 --resamples 50" in text

@@ -1,0 +1,281 @@
+"""Run B against run A on the same data: a truly paired comparison (``debate-eval meta-eval A B --compare``).
+
+Per dataset/aspect that both runs hold, only what *both* runs scored is compared, and the counts say what
+was left out and why:
+
+- **Correlations, group level** (SummEval documents, Topical-Chat contexts): the items of a group that both
+  runs scored and humans rated; a group counts when both runs' correlations are defined on those items
+  (not constant, at least 2); the paired bootstrap resamples those groups. Dropped groups are counted per
+  reason (A undefined, B undefined, both).
+- **Correlations, item level** (FED, own data without groups): the items both runs scored and humans rated.
+- **Pairwise**: the items with a human label. ``missing="wrong"`` (the default) counts a missing verdict
+  as a wrong one, so abstaining costs a run what a wrong answer costs (accuracy, agreement, consistency; κ and
+  macro-F1 need a class for every verdict and are compared with ``missing="drop"`` only, as a "no verdict"
+  class would let abstaining raise κ); ``missing="drop"`` compares the runs only on the items where both gave
+  a verdict (every metric). Beside the bootstrap, an exact McNemar test of the paired accuracy (a two-sided
+  binomial test on the items exactly one run got right).
+
+Item drop reasons: ``no_human`` (no human score or label), ``no_score_a``, ``no_score_b``, ``no_score_both``
+(pairwise: no verdict, with ``missing="drop"``). Below ``MIN_UNITS`` units the interval and every p-value
+are the minimum-units text (``"too few groups (n=2)"``), never numbers.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from debate_eval.agents.errors import UserError
+from debate_eval.tasks.analysis.bootstrap import (
+    DEFAULT_CI_METHOD,
+    DEFAULT_RESAMPLES,
+    MIN_UNITS,
+    PairedDifference,
+    paired_bootstrap,
+    too_few_units,
+)
+from debate_eval.tasks.analysis.correlations import ITEM, STATISTICS, average_of_groups, correlation_level, correlations
+from debate_eval.tasks.analysis.pairwise_metrics import METRICS, NO_VERDICT, metrics
+from debate_eval.tasks.analysis.records import Record, group_of, is_pairwise, number, protocol_of
+
+MISSING_POLICIES = ("wrong", "drop")
+DEFAULT_MISSING = "wrong"
+CLASS_METRICS = ("kappa", "macro_f1")  # need a class for every verdict: compared with --missing drop only
+
+
+@dataclass
+class McNemar:
+    """Exact McNemar test of paired accuracy: ``a_only`` items only A got right, ``b_only`` only B."""
+
+    a_only: int
+    b_only: int
+    p_value: float | str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return dict(self.__dict__)
+
+
+@dataclass
+class Comparison:
+    """Run B against run A on one dataset/aspect: the paired differences of its statistics and the counts.
+
+    ``n_shared``: items both runs hold; ``n_used``: units compared (``unit``: groups or items);
+    ``items_used``: items inside them; ``dropped``: reason → count (items, and groups at group level).
+    """
+
+    dataset: str
+    aspect: str
+    protocol_a: str
+    protocol_b: str
+    level: str  # "group", "item" or "pairwise": what the bootstrap resamples
+    n_shared: int
+    only_a: int
+    only_b: int
+    n_used: int = 0
+    unit: str = "items"
+    items_used: int = 0
+    dropped: dict[str, int] = field(default_factory=dict)
+    missing: str | None = None  # pairwise: "wrong" or "drop"
+    missing_counted_wrong: dict[str, int] = field(default_factory=dict)  # pairwise "wrong": per run
+    mcnemar: McNemar | None = None
+    ci_method: str = DEFAULT_CI_METHOD
+    differences: list[PairedDifference] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        out = dict(self.__dict__)
+        out["differences"] = {d.statistic: d.to_dict() for d in self.differences}
+        out["mcnemar"] = self.mcnemar.to_dict() if self.mcnemar else None
+        return out
+
+
+def by_item(records: Iterable[Record], label: str) -> dict[tuple[str, str], dict[str, Record]]:
+    """(dataset, aspect) → item id → record; a run with two protocols on one dataset/aspect is refused."""
+    out: dict[tuple[str, str], dict[str, Record]] = {}
+    protocols: dict[tuple[str, str], str] = {}
+    for record in records:
+        key = (str(record["dataset"]), str(record["aspect"]))
+        protocol = protocol_of(record)
+        if protocols.setdefault(key, protocol) != protocol:
+            raise UserError(
+                f"{label} holds {key[0]}/{key[1]} from two protocols ({protocols[key]}, {protocol}); "
+                "--compare needs one protocol per run"
+            )
+        out.setdefault(key, {})[str(record["item_id"])] = record
+    return out
+
+
+def _score_reason(a: Record, b: Record, human_key: str, value_of: Any) -> str | None:
+    """Why a shared item is left out of a paired comparison, or None when both runs scored it."""
+    if value_of(a.get(human_key)) is None:
+        return "no_human"
+    missing_a, missing_b = value_of(a.get("score")) is None, value_of(b.get("score")) is None
+    if missing_a and missing_b:
+        return "no_score_both"
+    if missing_a:
+        return "no_score_a"
+    return "no_score_b" if missing_b else None
+
+
+def _single_units(comparison: Comparison, shared: list[tuple[Record, Record]]) -> tuple[list[Any], Any, Any]:
+    """Resampling units and the two statistics of a correlation comparison; fills the counts."""
+    dropped: Counter[str] = Counter()
+    usable = []
+    for a, b in shared:
+        reason = _score_reason(a, b, "human_score", number)
+        if reason:
+            dropped[reason] += 1
+        else:
+            usable.append((a, b))
+    level = correlation_level(comparison.dataset, [a for a, _ in usable] or [a for a, _ in shared])
+    comparison.level = level
+    if level == ITEM:
+        units = [(number(a["score"]), number(b["score"]), number(a["human_score"])) for a, b in usable]
+        comparison.unit, comparison.n_used, comparison.items_used = "items", len(units), len(units)
+        comparison.dropped = dict(dropped)
+
+        def item_stat(side: int) -> Any:
+            return lambda sample: correlations([(u[side], u[2]) for u in sample])
+
+        return units, item_stat(0), item_stat(1)
+    groups: dict[str, list[tuple[Record, Record]]] = {}
+    for a, b in usable:
+        groups.setdefault(group_of(a), []).append((a, b))
+    units = []
+    for group in groups.values():
+        humans = [number(a["human_score"]) for a, _ in group]
+        corr_a = correlations(list(zip([number(a["score"]) for a, _ in group], humans, strict=True)))
+        corr_b = correlations(list(zip([number(b["score"]) for _, b in group], humans, strict=True)))
+        if corr_a is None and corr_b is None:
+            dropped["groups_undefined_both"] += 1
+        elif corr_a is None:
+            dropped["groups_undefined_a"] += 1
+        elif corr_b is None:
+            dropped["groups_undefined_b"] += 1
+        else:
+            units.append((corr_a, corr_b, len(group)))
+    comparison.unit, comparison.n_used = "groups", len(units)
+    comparison.items_used = sum(size for *_, size in units)
+    comparison.dropped = dict(dropped)
+
+    def group_stat(side: int) -> Any:
+        return lambda sample: average_of_groups([unit[side] for unit in sample])
+
+    return units, group_stat(0), group_stat(1)
+
+
+def _verdict(value: Any, missing: str) -> str | None:
+    if value is not None:
+        return str(value)
+    return NO_VERDICT if missing == "wrong" else None
+
+
+def _pairwise_units(
+    comparison: Comparison, shared: list[tuple[Record, Record]], missing: str
+) -> tuple[list[Any], Any, Any]:
+    """Resampling units (items) and the two statistics of a pairwise comparison; fills the counts."""
+    dropped: Counter[str] = Counter()
+    counted_wrong: Counter[str] = Counter()
+    units = []
+    for a, b in shared:
+        label = a.get("human_label")
+        if label is None:
+            dropped["no_human"] += 1
+            continue
+        verdict_a, verdict_b = a.get("verdict"), b.get("verdict")
+        if missing == "drop" and (verdict_a is None or verdict_b is None):
+            both = verdict_a is None and verdict_b is None
+            dropped["no_verdict_both" if both else "no_verdict_a" if verdict_a is None else "no_verdict_b"] += 1
+            continue
+        counted_wrong["a"] += verdict_a is None
+        counted_wrong["b"] += verdict_b is None
+        consistent_a, consistent_b = a.get("consistent"), b.get("consistent")
+        units.append(
+            (
+                _verdict(verdict_a, missing),
+                _verdict(verdict_b, missing),
+                label,
+                consistent_a if isinstance(consistent_a, bool) else None,
+                consistent_b if isinstance(consistent_b, bool) else None,
+            )
+        )
+    comparison.unit, comparison.n_used, comparison.items_used = "items", len(units), len(units)
+    comparison.dropped = dict(dropped)
+    comparison.missing = missing
+    comparison.missing_counted_wrong = {"a": counted_wrong["a"], "b": counted_wrong["b"]} if missing == "wrong" else {}
+
+    def statistic(side: int) -> Any:
+        def values(sample: list[Any]) -> Any:
+            out = metrics([(u[side], u[2], u[3 + side]) for u in sample])
+            if missing == "wrong":  # a missing verdict has no class: kappa and macro-F1 are not defined
+                out.update({name: None for name in CLASS_METRICS})
+            return out
+
+        return values
+
+    return units, statistic(0), statistic(1)
+
+
+def mcnemar(units: Sequence[tuple[Any, ...]], min_units: int = MIN_UNITS) -> McNemar:
+    """Exact McNemar test on pairwise units ``(verdict_a, verdict_b, label, ...)``: a two-sided binomial test
+    (p = 1/2) on the items exactly one run got right; p 1 when there are none; the minimum-units text below
+    ``min_units`` items."""
+    from scipy import stats
+
+    a_only = sum(1 for va, vb, label, *_ in units if va == label and vb != label)
+    b_only = sum(1 for va, vb, label, *_ in units if vb == label and va != label)
+    withheld = too_few_units(len(units), "items", min_units)
+    if withheld:
+        return McNemar(a_only, b_only, withheld)
+    discordant = a_only + b_only
+    p = float(stats.binomtest(a_only, discordant, 0.5).pvalue) if discordant else 1.0
+    return McNemar(a_only, b_only, min(1.0, p))
+
+
+def compare_runs(
+    records_a: Sequence[Record],
+    records_b: Sequence[Record],
+    n: int = DEFAULT_RESAMPLES,
+    missing: str = DEFAULT_MISSING,
+    ci_method: str = DEFAULT_CI_METHOD,
+    min_units: int = MIN_UNITS,
+) -> list[Comparison]:
+    """Paired comparison of B − A per dataset/aspect both runs hold, on what both scored (module docstring).
+
+    ``n`` bootstrap resamples (0: differences only); ``missing`` (pairwise): ``wrong`` or ``drop``;
+    ``ci_method``: ``percentile`` or ``bca``; ``min_units``: the minimum-units rule's threshold.
+    """
+    if missing not in MISSING_POLICIES:
+        raise UserError(f"--missing {missing}: choose one of {', '.join(MISSING_POLICIES)}")
+    by_a, by_b = by_item(records_a, "RUN_A"), by_item(records_b, "RUN_B")
+    comparisons = []
+    for key in [k for k in by_a if k in by_b]:
+        items_a, items_b = by_a[key], by_b[key]
+        shared = [(items_a[i], items_b[i]) for i in items_a if i in items_b]
+        comparison = Comparison(
+            dataset=key[0],
+            aspect=key[1],
+            protocol_a=protocol_of(shared[0][0]) if shared else "-",
+            protocol_b=protocol_of(shared[0][1]) if shared else "-",
+            level="pairwise",
+            n_shared=len(shared),
+            only_a=len(items_a) - len(shared),
+            only_b=len(items_b) - len(shared),
+            ci_method=ci_method,
+        )
+        if any(is_pairwise(a) for a, _ in shared):
+            names: Sequence[str] = METRICS
+            units, stat_a, stat_b = _pairwise_units(comparison, shared, missing)
+            comparison.mcnemar = mcnemar(units, min_units)
+        else:
+            names = STATISTICS
+            units, stat_a, stat_b = _single_units(comparison, shared)
+        if units:
+            comparison.differences = paired_bootstrap(
+                units, stat_a, stat_b, names, n, method=ci_method, unit=comparison.unit, min_units=min_units
+            )
+        comparisons.append(comparison)
+    return comparisons
