@@ -45,24 +45,29 @@ EMBEDDED_MODEL_NAME = "SmolLM2-135M-Instruct"  # the default GGUF's name, as its
 
 @dataclass(frozen=True)
 class SamplingSettings:
-    """Decoding settings sent with every request (the paper's by default)."""
+    """Decoding settings sent with every request (the paper's by default).
+
+    ``literal`` (``--fidelity authors-code``): the request carries only the fields that are set (``None``: not
+    sent), whole numbers go as JSON integers (``"temperature": 0``, as the authors' scripts wrote it), and the
+    client adds nothing of its own (no ``stream`` flag; see ``agents/models/literal_client.py``).
+    """
 
     temperature: float = 0.0
-    top_p: float = 1.0
-    frequency_penalty: float = 0.0
-    presence_penalty: float = 0.0
+    top_p: float | None = 1.0  # None: not sent (the API default applies)
+    frequency_penalty: float | None = 0.0
+    presence_penalty: float | None = 0.0
     seed: int | None = PAPER_SEED
     max_tokens: int | None = None
     top_logprobs: int | None = None  # ask for the top-k log probabilities of each token (G-Eval weighting)
+    literal: bool = False
 
     def create_args(self) -> dict[str, Any]:
         """Keyword arguments for an OpenAI-compatible ``chat.completions.create`` call."""
-        args: dict[str, Any] = {
-            "temperature": self.temperature,
-            "top_p": self.top_p,
-            "frequency_penalty": self.frequency_penalty,
-            "presence_penalty": self.presence_penalty,
-        }
+        args: dict[str, Any] = {"temperature": self.temperature}
+        for name in ("top_p", "frequency_penalty", "presence_penalty"):
+            value = getattr(self, name)
+            if value is not None:
+                args[name] = value
         if self.seed is not None:
             args["seed"] = self.seed
         if self.max_tokens is not None:
@@ -70,7 +75,24 @@ class SamplingSettings:
         if self.top_logprobs is not None:
             args["logprobs"] = True
             args["top_logprobs"] = self.top_logprobs
+        if self.literal:
+            args = {name: whole_number(value) for name, value in args.items()}
         return args
+
+    def identity(self) -> dict[str, Any]:
+        """What changes the answers (for cache namespaces and config hashes); ``literal`` only when set, so
+        the identities of earlier runs are unchanged."""
+        data = asdict(self)
+        if not self.literal:
+            del data["literal"]
+        return data
+
+
+def whole_number(value: Any) -> Any:
+    """``0.0`` -> ``0``: a float with a whole value as an int (booleans and other values unchanged)."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
 
 
 @dataclass(frozen=True)
@@ -114,7 +136,7 @@ class ModelSettings:
             "provider": self.provider,
             "model": self.model,
             "endpoint": endpoint,
-            "sampling": asdict(self.sampling),
+            "sampling": self.sampling.identity(),
         }
 
     def api_key(self, environ: Mapping[str, str] | None = None) -> str:
@@ -193,6 +215,7 @@ class ModelOverrides:
     embedded_parallel: int | None = None
     provider: str | None = None  # every role's provider (default: openai with a key or URL, else embedded)
     role_providers: Mapping[str, str] = field(default_factory=dict)
+    literal: bool = False  # --fidelity authors-code: send only temperature (and what is set explicitly)
 
 
 def load_env_file(path: str | Path | None = None) -> None:
@@ -293,12 +316,15 @@ def _resolve_role(role: str, cli: ModelOverrides, env: Mapping[str, str]) -> Mod
     )
     seed = None if cli.no_seed else _first(cli.seed, _env_number(env, "DEBATE_EVAL_SEED", int), PAPER_SEED)
     default_max_tokens = provider.default_max_tokens
+    top_p = _first(cli.top_p, _env_number(env, "DEBATE_EVAL_TOP_P", float))
     sampling = SamplingSettings(
         temperature=_first(cli.temperature, _env_number(env, "DEBATE_EVAL_TEMPERATURE", float), 0.0),
-        top_p=_first(cli.top_p, _env_number(env, "DEBATE_EVAL_TOP_P", float), 1.0),
+        top_p=top_p if cli.literal else _first(top_p, 1.0),
         seed=seed,
         max_tokens=_first(cli.max_tokens, _env_number(env, "DEBATE_EVAL_MAX_TOKENS", int), default_max_tokens),
     )
+    if cli.literal:  # the authors' llm_config: temperature only (penalties and top_p left to the API's defaults)
+        sampling = replace(sampling, frequency_penalty=None, presence_penalty=None, literal=True)
     timeout = _first(cli.timeout_s, _env_number(env, "DEBATE_EVAL_TIMEOUT", float), 120.0)
     retries = _first(cli.max_retries, _env_number(env, "DEBATE_EVAL_MAX_RETRIES", int), 6)
     if not provider.user_endpoint:  # a server of the run's own: no endpoint or key of the user's

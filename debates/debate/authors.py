@@ -18,8 +18,9 @@ as rules of this project's own code (none of theirs is copied):
   latest answer whenever it is a Scorer message; when it is not (an agreement in round 2, or n = 1 without
   agreement: it is the feedback relay) the project takes the latest Scorer answer unless
   ``reproduce_bugs`` asks for the relay text, as their code did.
-- **Tie-breaker.** One system message (their prompt with the debate log substituted), decoded with
-  ``max_tokens=10, top_p=0, temperature=0``.
+- **Tie-breaker.** One system message (their prompt with the debate log substituted: the user's copy of
+  their prompt file with ``--tiebreaker-template``, else their layout around this project's task prompt),
+  sent with their ``openai.ChatCompletion.create`` arguments (``TIEBREAKER_DECODING``).
 - **Parsing.** ``evalute_score.py``: the first digit of the first number (fluency: the last digit of the
   last number), no re-ask; ``meta_eval_summeval.py`` (tiebreaker branch): the first number. NO ISSUE: a
   case-sensitive substring, ``NO_ISSUE`` (official) or ``NO_ISSUES`` (tiebreaker branch), of the Critic's
@@ -32,8 +33,9 @@ agent's message before the marker check and the score extraction.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from autogen_agentchat.agents import BaseChatAgent
@@ -42,20 +44,83 @@ from autogen_agentchat.messages import BaseChatMessage, TextMessage
 from autogen_core import CancellationToken
 from autogen_core.models import ChatCompletionClient, SystemMessage
 
+from debate_eval.agents.errors import UserError
 from debate_eval.agents.roles import COMMANDER, SCORER, Relay
 from debate_eval.debates.debate.algorithm import DebateProtocol, ProtocolError
 from debate_eval.debates.scoring.scores import ParsedScore
 from debate_eval.debates.scoring.untrusted import UntrustedMaterial, says_no_issue
 
 TERMINATE = "TERMINATE"  # pyautogen's is_termination_msg in their code: a message ending with it ends a chat
-TIEBREAKER_DECODING = {"max_tokens": 10, "top_p": 0.0, "temperature": 0.0}  # their inference_tiebreaker
+# Their inference_tiebreaker's openai.ChatCompletion.create arguments besides model and messages, as written
+# there (whole numbers as integers; stop=None goes as null).
+TIEBREAKER_DECODING: dict[str, Any] = {
+    "temperature": 0,
+    "max_tokens": 10,
+    "top_p": 0,
+    "frequency_penalty": 0,
+    "presence_penalty": 0,
+    "stop": None,
+    "n": 1,
+}
 
-# Their Tie-breaker prompt files lay the parts out as below; the files themselves are not shipped (their
-# repository states no licence): the persona is the paper's Appendix G.1 text and the criteria, steps and
-# texts come from this project's template (the task prompt P).
+# Without the user's copy of their Tie-breaker prompt file (``--tiebreaker-template``; their files state no
+# licence and are not shipped), the parts are laid out as below: the persona is the paper's Appendix G.1
+# text, the criteria, steps and texts come from this project's template (the task prompt P), and the log
+# section, answer line and trailing blank lines are those of their files.
 AUTHORS_TIEBREAK = (
-    "{persona}\n\n{task}\n\n<Debate Log of Other Agents>:\n\n{debate}\n\n<Answer (integer from {low:g} to {high:g})>"
+    "{persona}\n\n{task}\n\n<Debate Log of Other Agents>:\n\n{debate}\n\n"
+    "<Answer (integer from {low:g} to {high:g})>\n\n\n"
 )
+DEBATE_PLACEHOLDER = "Debate"  # their {{Debate}}: where the debate log goes in a Tie-breaker prompt file
+
+
+@dataclass(frozen=True)
+class TiebreakerTemplate:
+    """The user's copy of the authors' Tie-breaker prompt file (``--tiebreaker-template FILE``).
+
+    Read as their script read it (``open(path).read()``: universal newlines) and filled as it filled it: the
+    item's inputs (``{{Document}}``, ``{{Summary}}``; any dataset's input names) and ``{{Debate}}`` (their debate
+    log) replaced, everything else (``{{Evaluation Criteria}}:`` headings, blank lines) sent as it is. One
+    difference, a safety rule of this project: all placeholders are filled in one pass, so text inserted from
+    the judged texts or the debate is never searched for placeholders again (their chained ``str.replace``
+    would also fill a ``{{Summary}}`` written inside the article).
+    """
+
+    text: str
+    source: str
+
+    def render(self, inputs: Mapping[str, str], debate_log: str) -> str:
+        """The system message for one item: ``inputs`` and the debate log in their places."""
+        values = {**inputs, DEBATE_PLACEHOLDER: debate_log}
+        names = "|".join(re.escape(name) for name in sorted(values, key=len, reverse=True))
+        return re.sub(r"\{\{(" + names + r")\}\}", lambda match: values[match.group(1)], self.text)
+
+    def to_dict(self) -> dict[str, str]:
+        """JSON-ready view for config.json (the text included: it is part of every Tie-breaker request)."""
+        return {"source": self.source, "text": self.text}
+
+
+def load_tiebreaker_template(path: str | Path) -> TiebreakerTemplate:
+    """Read ``path`` (UTF-8; a byte-order mark dropped; CRLF and CR read as LF, as ``open().read()`` does).
+
+    Raises ``UserError`` (one line naming the file) when it cannot be read or has no ``{{Debate}}``.
+    """
+    where = f"--tiebreaker-template {path}"
+    try:
+        data = Path(path).expanduser().read_bytes()
+    except OSError as exc:
+        raise UserError(f"{where}: cannot read the file ({exc.strerror or type(exc).__name__})") from None
+    try:
+        text = data.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{where}: not valid UTF-8 at byte offset {exc.start}") from None
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if "{{" + DEBATE_PLACEHOLDER + "}}" not in text:
+        raise UserError(
+            f"{where}: no {{{{Debate}}}} placeholder, so the Tie-breaker would never see the debate log (the "
+            "authors' files have it under '<Debate Log of Other Agents>:')"
+        )
+    return TiebreakerTemplate(text=text, source=str(path))
 
 
 @dataclass(frozen=True)

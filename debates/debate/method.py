@@ -27,7 +27,7 @@ from debate_eval.debates.base import (
     non_negative_int,
     register_method,
 )
-from debate_eval.debates.debate.authors import authors_staffing, rescore_authors
+from debate_eval.debates.debate.authors import authors_staffing, load_tiebreaker_template, rescore_authors
 from debate_eval.debates.debate.run import DebateConfig, run_debate
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
 from debate_eval.debates.fidelity import AUTHORS_CODE, PAPER, add_fidelity_options, fidelity_of
@@ -44,9 +44,11 @@ def debate_config(
     marker_case_sensitive: bool = False,
     fidelity: str = PAPER,
     reproduce_bugs: bool = False,
+    tiebreaker_template: str | None = None,
 ) -> DebateConfig:
     """The debate staffing: ``critic`` a persona name or file; the Tie-breaker's wording by dataset kind;
-    with ``fidelity`` authors-code, the released script's own system messages (``authors_staffing``)."""
+    with ``fidelity`` authors-code, the released script's own system messages (``authors_staffing``) and,
+    given ``tiebreaker_template`` (a path), the user's copy of their Tie-breaker prompt file."""
     if max_rounds == 0 and tie_breaker:
         raise UserError("the Tie-breaker needs at least one round: use --max-rounds 1 or more")
     scorer, commander = "scorer", "commander"
@@ -56,6 +58,14 @@ def debate_config(
         scorer, critic, commander = authors_staffing(critic, tie_breaker)
     elif reproduce_bugs:
         raise UserError("--reproduce-authors-bugs needs --fidelity authors-code")
+    template = None
+    if tiebreaker_template is not None:
+        if fidelity != AUTHORS_CODE or not tie_breaker:
+            raise UserError(
+                "--tiebreaker-template is the authors' Tie-breaker prompt file: it needs --fidelity authors-code "
+                "and a Tie-breaker (--method tiebreaker or both, or --tie-breaker)"
+            )
+        template = load_tiebreaker_template(tiebreaker_template)
     tiebreaker_name = "tiebreaker-dialogue" if dataset_kind == "dialogue" else "tiebreaker"
     return DebateConfig(
         scorer=get_persona(scorer, "scorer"),
@@ -68,6 +78,7 @@ def debate_config(
         marker_case_sensitive=marker_case_sensitive,
         fidelity=fidelity,
         reproduce_bugs=reproduce_bugs,
+        tiebreaker_template=template,
     )
 
 
@@ -128,6 +139,13 @@ class DebateMethod(Method[DebateConfig]):
             help="accept NO ISSUE only in upper case; default: any case (--fidelity authors-code uses their "
             "case-sensitive NO_ISSUE / NO_ISSUES substring)",
         )
+        group.add_argument(
+            "--tiebreaker-template",
+            metavar="FILE",
+            help="--fidelity authors-code with a Tie-breaker: your copy of the authors' Tie-breaker prompt file "
+            "(e.g. prompts/summeval/coh_tiebreak.txt of sangwongenip/geval, branch tiebreaker; not shipped: it "
+            "has no licence), filled as their script filled it ({{Document}}, {{Summary}}, {{Debate}})",
+        )
         add_fidelity_options(group)
 
     def build_config(self, args: argparse.Namespace, ctx: MethodContext) -> DebateConfig:
@@ -144,6 +162,7 @@ class DebateMethod(Method[DebateConfig]):
             marker_case_sensitive=bool(getattr(args, "marker_case_sensitive", False)),
             fidelity=fidelity_of(args)[0],
             reproduce_bugs=fidelity_of(args)[1],
+            tiebreaker_template=getattr(args, "tiebreaker_template", None),
         )
 
     def rescore(self, record: dict[str, Any], reparse: Reparser) -> dict[str, Any]:

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +25,7 @@ from debate_eval.debates.debate.authors import (
     AuthorsBranch,
     AuthorsCodeProtocol,
     SystemPromptAgent,
+    TiebreakerTemplate,
     authors_branch,
     authors_marker,
     authors_score,
@@ -52,6 +54,7 @@ class DebateConfig:
     fidelity: str = PAPER  # or AUTHORS_CODE
     branch: AuthorsBranch | None = None  # authors-code: the released script followed (default from the protocol)
     reproduce_bugs: bool = False  # authors-code: take their [-2] final message even when it is a relay text
+    tiebreaker_template: TiebreakerTemplate | None = None  # authors-code: the user's copy of their prompt file
 
     def __post_init__(self) -> None:
         if self.fidelity not in FIDELITIES:
@@ -63,6 +66,8 @@ class DebateConfig:
                 object.__setattr__(self, "branch", authors_branch(self.tiebreaker is not None))
         elif self.reproduce_bugs:
             raise ValueError("reproduce_bugs belongs to --fidelity authors-code")
+        if self.tiebreaker_template is not None and (self.fidelity != AUTHORS_CODE or self.tiebreaker is None):
+            raise ValueError("a Tie-breaker prompt file belongs to --fidelity authors-code with a Tie-breaker")
 
     @property
     def authors_code(self) -> bool:
@@ -72,7 +77,7 @@ class DebateConfig:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready view (persona texts included) for config.json."""
         authors = self.authors_code
-        return {
+        data: dict[str, Any] = {
             "fidelity": self.fidelity,
             "scorer": self.scorer.to_dict(),
             "critic": self.critic.to_dict(),
@@ -86,6 +91,9 @@ class DebateConfig:
                 {**self.branch.to_dict(), "reproduce_bugs": self.reproduce_bugs} if authors and self.branch else None
             ),
         }
+        if self.tiebreaker_template is not None:  # only when set: the hashes of other configurations stay
+            data["tiebreaker_template"] = self.tiebreaker_template.to_dict()
+        return data
 
 
 async def run_debate(task: EvaluationTask, config: DebateConfig, pool: ClientPool) -> Outcome:
@@ -116,7 +124,7 @@ async def run_debate(task: EvaluationTask, config: DebateConfig, pool: ClientPoo
         client = pool.for_debate("tiebreaker", calls)
         if branch is not None:
             agents[TIEBREAKER] = SystemPromptAgent(TIEBREAKER, client, config.tiebreaker.description)
-            tiebreak_text = _authors_tiebreak(task, config.tiebreaker)
+            tiebreak_text = _authors_tiebreak(task, config.tiebreaker, config.tiebreaker_template)
         else:
             agents[TIEBREAKER] = make_assistant(TIEBREAKER, config.tiebreaker, client)
     llm = None
@@ -182,10 +190,15 @@ async def run_debate(task: EvaluationTask, config: DebateConfig, pool: ClientPoo
     )
 
 
-def _authors_tiebreak(task: EvaluationTask, persona: Persona):  # type: ignore[no-untyped-def]
-    """The authors' Tie-breaker text for ``task``, given their debate log."""
+def _authors_tiebreak(
+    task: EvaluationTask, persona: Persona, template: TiebreakerTemplate | None
+) -> Callable[[str], str]:
+    """The authors' Tie-breaker text for ``task``, given their debate log: the user's copy of their prompt file
+    filled in, else their layout around the task prompt (``AUTHORS_TIEBREAK``)."""
 
     def text(log: str) -> str:
+        if template is not None:
+            return template.render(task.inputs, log)
         return AUTHORS_TIEBREAK.format(
             persona=persona.text, task=task.prompt, debate=log, low=task.scale.low, high=task.scale.high
         )

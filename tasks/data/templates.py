@@ -34,7 +34,8 @@ depend on it); engagingness and groundedness do.
 Every key is optional. When front matter is present, the template text is what follows the closing
 ``---`` line, with trailing whitespace removed (so the prompt ends right after ``- Coherence:``). A file
 without front matter is used byte for byte (CRLF line endings included): the original G-Eval prompt
-files load and render unchanged.
+files load and render unchanged. ``--fidelity authors-code`` reads the file as the authors' scripts did
+(``open(path).read()``: universal newlines, so CRLF and CR become LF); ``--fidelity paper`` keeps the bytes.
 
 **Scale of a user file**, first that applies: the explicit ``scale`` argument (``--scale``), the front
 matter's ``scale``, the scale written in the text after the aspect name (``Coherence (1-5)``, see
@@ -78,6 +79,7 @@ __all__ = [
     "DATASET_INPUTS",
     "KNOWN_PLACEHOLDERS",
     "Template",
+    "as_universal_newlines",
     "builtin_aspects",
     "builtin_template",
     "infer_scale",
@@ -304,7 +306,12 @@ def builtin_template(dataset: str, aspect: str) -> Template:
 
 
 def load_template_file(
-    path: Path, *, aspect: str, dataset: str | None = None, scale: ScoreRange | None = None
+    path: Path,
+    *,
+    aspect: str,
+    dataset: str | None = None,
+    scale: ScoreRange | None = None,
+    universal_newlines: bool = False,
 ) -> Template:
     """Load a user's template file (``--template FILE``) for ``aspect``; front matter is optional.
 
@@ -312,20 +319,38 @@ def load_template_file(
     matter's ``scale``, :func:`infer_scale` on the text, the built-in template's scale for
     ``dataset``/``aspect``. Raises :class:`UserError` (naming the path) for a missing, unreadable, non-UTF-8
     or empty file, an unknown placeholder, a front matter that contradicts ``aspect``/``dataset``, or when
-    no scale can be found.
+    no scale can be found. ``universal_newlines`` (``--fidelity authors-code``): CRLF and CR line endings
+    become LF, as Python's ``open(path).read()`` in the authors' scripts gave them.
     """
     path = Path(path)
     raw = _read_text(path)
+    if universal_newlines:
+        raw = as_universal_newlines(raw)
     return _parse_template(raw, source=str(path), aspect=aspect, dataset=dataset, scale=scale, fallback_scale=True)
 
 
-def resolve_template(dataset: str, aspect: str, path: Path | None = None, scale: ScoreRange | None = None) -> Template:
+def as_universal_newlines(text: str) -> str:
+    """``text`` with every CRLF and lone CR turned into LF (what reading a file in Python's text mode gives)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def resolve_template(
+    dataset: str,
+    aspect: str,
+    path: Path | None = None,
+    scale: ScoreRange | None = None,
+    *,
+    universal_newlines: bool = False,
+) -> Template:
     """The template a run uses: the file at ``path`` if given, else the built-in one.
 
-    An explicit ``scale`` overrides the template's own scale in both cases.
+    An explicit ``scale`` overrides the template's own scale in both cases; ``universal_newlines``: see
+    ``load_template_file``.
     """
     if path is not None:
-        return load_template_file(Path(path), aspect=aspect, dataset=dataset, scale=scale)
+        return load_template_file(
+            Path(path), aspect=aspect, dataset=dataset, scale=scale, universal_newlines=universal_newlines
+        )
     template = builtin_template(dataset, aspect)
     if scale is not None and scale != template.scale:
         template = replace(template, scale=scale)

@@ -98,7 +98,9 @@ def _aspect_run_config(request: RunRequest, aspect: str) -> RunConfig:
     if task_type == "pairwise":
         template = pairwise_template(aspect, template_path)
     else:
-        template = resolve_template(dataset, aspect, template_path, scale)
+        template = resolve_template(
+            dataset, aspect, template_path, scale, universal_newlines=authors_code_request(request)
+        )
     context = MethodContext(dataset=dataset, dataset_kind=spec.kind, aspect=aspect, task_type=task_type)
     return RunConfig(
         dataset=dataset,
@@ -135,14 +137,21 @@ def model_overrides(request: RunRequest) -> ModelOverrides:
         embedded_parallel=request.embedded_parallel,
         provider=request.provider,
         role_providers=dict(request.role_provider),
+        literal=authors_code_request(request),
     )
 
 
-def _authors_code_without_seed(request: RunRequest) -> bool:
-    """``fidelity="authors-code"`` of a method that has it, and no seed given: their code sent no seed."""
-    if request.method_options.get("fidelity") != "authors-code" or request.seed is not None:
+def authors_code_request(request: RunRequest) -> bool:
+    """``fidelity="authors-code"`` of a method that has it (the DEBATE family, ChatEval): their request bodies
+    (``SamplingSettings.literal``) and their way of reading a template file (universal newlines)."""
+    if request.method_options.get("fidelity") != "authors-code":
         return False
     return "fidelity" in getattr(get_method(method_name(request)).config_type, "__dataclass_fields__", {})
+
+
+def _authors_code_without_seed(request: RunRequest) -> bool:
+    """``fidelity="authors-code"`` and no seed given: their code sent no seed."""
+    return request.seed is None and authors_code_request(request)
 
 
 def default_out(config: RunConfig) -> Path:

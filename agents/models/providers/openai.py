@@ -50,8 +50,13 @@ class OpenAIWireProvider(Provider):
         """AutoGen's OpenAI-compatible client for ``settings`` (SDK retries off: ``RetryingClient`` retries).
 
         The base URL is always given, so AutoGen never picks one from the model's name (it sends a
-        ``claude-*`` or ``gemini-*`` model to Anthropic's or Google's URL when none is given).
+        ``claude-*`` or ``gemini-*`` model to Anthropic's or Google's URL when none is given). With
+        ``settings.sampling.literal`` (``--fidelity authors-code``) a ``LiteralClient`` instead: the same SDK
+        settings, and requests that hold only model, messages and the set fields (AutoGen's client always
+        adds ``"stream": false``).
         """
+        if settings.sampling.literal:
+            return self.build_literal_client(settings, base_url, http_client)
         kwargs: dict[str, Any] = {
             "model": settings.model,
             "base_url": base_url or OPENAI_API_URL,
@@ -67,6 +72,23 @@ class OpenAIWireProvider(Provider):
         if model_info_for(settings.model) is None:
             kwargs["model_info"] = GENERIC_MODEL_INFO
         return OpenAIChatCompletionClient(**kwargs)
+
+    def build_literal_client(self, settings: ModelSettings, base_url: str | None, http_client: Any) -> Any:
+        """``LiteralClient`` over the OpenAI SDK with the key, URL, timeout, options and HTTP client above."""
+        import openai
+
+        from debate_eval.agents.models.literal_client import LiteralClient
+
+        kwargs: dict[str, Any] = {
+            "base_url": base_url or OPENAI_API_URL,
+            "api_key": settings.api_key(),
+            "timeout": settings.timeout_s,
+            "max_retries": 0,
+            **self.client_options(settings),
+        }
+        if http_client is not None:
+            kwargs["http_client"] = http_client
+        return LiteralClient(openai.AsyncOpenAI(**kwargs), settings.model, self.create_args(settings))
 
 
 @register_provider

@@ -113,3 +113,31 @@ def test_a_remote_model_name_without_key_or_url_is_refused_not_served_by_the_emb
     # a custom GGUF may be named freely (the name is what its server reports)
     config = resolve_model_config(ModelOverrides(model="my-local-gguf"), environ={"DEBATE_EVAL_GGUF": "x.gguf"})
     assert config.for_role("scorer").provider == EMBEDDED and config.for_role("scorer").model == "my-local-gguf"
+
+
+def test_authors_code_sends_temperature_only_as_an_integer() -> None:
+    """--fidelity authors-code (``literal``): their llm_config's temperature 0, nothing else unless set."""
+    env = {"OPENAI_API_KEY": SECRET, "DEBATE_EVAL_MODEL": "m"}
+    sampling = resolve_model_config(ModelOverrides(literal=True, no_seed=True), environ=env).for_role("scorer").sampling
+    args = sampling.create_args()
+    assert args == {"temperature": 0} and type(args["temperature"]) is int
+    chosen = ModelOverrides(literal=True, temperature=0.5, top_p=1.0, seed=7)
+    args = resolve_model_config(chosen, environ=env).for_role("scorer").sampling.create_args()
+    assert args == {"temperature": 0.5, "top_p": 1, "seed": 7} and type(args["top_p"]) is int
+
+
+def test_the_paper_modes_identity_is_unchanged_by_the_literal_field() -> None:
+    """Earlier runs keep their config hash and cache namespace: ``literal`` enters the identity only when set."""
+    env = {"OPENAI_API_KEY": SECRET, "DEBATE_EVAL_MODEL": "m"}
+    paper = resolve_model_config(environ=env).for_role("scorer")
+    assert "literal" not in paper.identity()["sampling"]
+    assert paper.sampling.create_args() == {
+        "temperature": 0.0,
+        "top_p": 1.0,
+        "frequency_penalty": 0.0,
+        "presence_penalty": 0.0,
+        "seed": 453,
+    }
+    authors = resolve_model_config(ModelOverrides(literal=True), environ=env).for_role("scorer")
+    assert authors.identity()["sampling"]["literal"] is True
+    assert authors.identity() != paper.identity()

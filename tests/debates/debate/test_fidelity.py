@@ -208,7 +208,18 @@ def test_authors_code_tiebreaker_gets_one_system_message_and_their_decoding() ->
     assert text.startswith(get_persona("tiebreaker", "tiebreaker").text)
     assert "(Scorer)\nScore: 1\n(Critic)\nToo low.\n(Scorer)\nScore: 1\n(Critic)\nStill too low.\n" in text
     assert "Score: 2" not in text  # their log repeats S1 beside every feedback
-    assert dict(call["extra_create_args"]) == {"max_tokens": 10, "top_p": 0.0, "temperature": 0.0}
+    decoding = dict(call["extra_create_args"])  # their inference_tiebreaker's arguments, integers as written
+    assert decoding == {
+        "temperature": 0,
+        "max_tokens": 10,
+        "top_p": 0,
+        "frequency_penalty": 0,
+        "presence_penalty": 0,
+        "stop": None,
+        "n": 1,
+    }
+    assert all(type(value) is int for name, value in decoding.items() if name != "stop")
+    assert text.endswith("<Answer (integer from 1 to 5)>\n\n\n")  # their files' last line and blank lines
     # the tiebreaker branch's marker is NO_ISSUES: "NO_ISSUE" alone does not end that debate
     outcome, _ = run("authors-code", ["Score: 1", "Score: 2"], ["NO_ISSUE", "no"], tiebreaker=["3"], rounds=2)
     assert outcome.agreed is False and outcome.score == 3

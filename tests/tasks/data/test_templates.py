@@ -321,6 +321,16 @@ def test_front_matter_body_is_stripped_and_plain_file_is_unchanged(tmp_path: Pat
     assert plain.text == raw
 
 
+def test_authors_code_reads_a_crlf_template_as_their_open_read(tmp_path: Path) -> None:
+    """--fidelity authors-code: CRLF and CR become LF (Python's universal newlines, as their scripts read the
+    file); --fidelity paper keeps the file's bytes."""
+    raw = PLAIN.replace("\n", "\r\n") + "\r\n\rend\r"
+    path = write(tmp_path, raw, "crlf.txt")
+    authors = resolve_template("summeval", "coherence", path, universal_newlines=True)
+    assert authors.text == PLAIN + "\n\nend\n" and "\r" not in authors.render(SAMPLE_INPUTS["summeval"])
+    assert resolve_template("summeval", "coherence", path).text == raw
+
+
 def test_front_matter_declares_dataset(tmp_path: Path) -> None:
     path = write(tmp_path, "---\ndataset: summeval\naspect: coherence\n# a comment\n---\n" + NO_SCALE)
     template = load_template_file(path, aspect="coherence")

@@ -1,0 +1,165 @@
+"""``LiteralClient``: a model client that sends a chat completion with exactly the fields it is given.
+
+``--fidelity authors-code`` must put on the wire what the authors' scripts sent. AutoGen's
+``OpenAIChatCompletionClient`` always adds ``"stream": false`` to a request (it passes ``stream=False`` to the
+SDK), so its requests can never have the authors' keys. This client is a plain ``ChatCompletionClient``
+(autogen_core's public interface) over the OpenAI SDK's public ``chat.completions.create``: the body holds
+``model``, ``messages`` and the create arguments (the client's own, then the call's ``extra_create_args``)
+and nothing else; values are sent as given (``0`` stays ``0``, ``None`` becomes ``null``). Messages are
+plain ``{"role", "content"}`` objects (no ``name``), which is how both of the authors' clients (pyautogen
+0.1 and ChatEval's agentverse) wrote them.
+
+Only text is supported (system, user and assistant messages with string content): the authors' flows never
+send anything else. Everything else about a call (HTTP client, timeout, retries above it, cache, recording)
+is the same as for AutoGen's client.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, Mapping, Sequence
+from typing import Any, Literal
+
+import openai
+from autogen_core import CancellationToken
+from autogen_core.models import (
+    AssistantMessage,
+    ChatCompletionClient,
+    CreateResult,
+    LLMMessage,
+    ModelCapabilities,  # type: ignore[attr-defined]
+    ModelFamily,
+    ModelInfo,
+    RequestUsage,
+    SystemMessage,
+    UserMessage,
+)
+from autogen_core.tools import Tool, ToolSchema
+from pydantic import BaseModel
+
+LITERAL_MODEL_INFO = ModelInfo(
+    vision=False, function_calling=False, json_output=False, family=ModelFamily.UNKNOWN, structured_output=False
+)
+_FINISH_REASONS: dict[str | None, Literal["stop", "length", "function_calls", "content_filter", "unknown"]] = {
+    "stop": "stop",
+    "length": "length",
+    "content_filter": "content_filter",
+    "tool_calls": "function_calls",
+    "function_call": "function_calls",
+}
+
+
+def wire_messages(messages: Sequence[LLMMessage]) -> list[dict[str, str]]:
+    """The messages as the request's ``messages`` array: ``{"role", "content"}`` per message, text only."""
+    wire: list[dict[str, str]] = []
+    for message in messages:
+        if isinstance(message, SystemMessage):
+            role = "system"
+        elif isinstance(message, UserMessage):
+            role = "user"
+        elif isinstance(message, AssistantMessage):
+            role = "assistant"
+        else:
+            raise ValueError(f"LiteralClient sends text messages only, not {type(message).__name__}")
+        if not isinstance(message.content, str):
+            raise ValueError(f"LiteralClient sends text messages only; a {role} message holds {type(message.content)}")
+        wire.append({"role": role, "content": message.content})
+    return wire
+
+
+class LiteralClient(ChatCompletionClient):
+    """Sends ``model``, ``messages`` and the given create arguments, nothing else (see the module docstring)."""
+
+    def __init__(
+        self,
+        client: openai.AsyncOpenAI,
+        model: str,
+        create_args: Mapping[str, Any] | None = None,
+        model_info: ModelInfo | None = None,
+    ) -> None:
+        """``client``: the SDK client (its HTTP client, base URL, key and timeout); ``create_args``: the fields
+        every request carries besides ``model`` and ``messages``."""
+        self._client = client
+        self._model = model
+        self._create_args = dict(create_args or {})
+        self._model_info = model_info or LITERAL_MODEL_INFO
+        self._total = RequestUsage(prompt_tokens=0, completion_tokens=0)
+        self._last = RequestUsage(prompt_tokens=0, completion_tokens=0)
+
+    def request_body(self, messages: Sequence[LLMMessage], extra_create_args: Mapping[str, Any] = {}) -> dict[str, Any]:
+        """The JSON body a call with these arguments sends."""
+        return {"model": self._model, "messages": wire_messages(messages), **self._create_args, **extra_create_args}
+
+    async def create(
+        self,
+        messages: Sequence[LLMMessage],
+        *,
+        tools: Sequence[Tool | ToolSchema] = [],
+        tool_choice: Tool | Literal["auto", "required", "none"] = "auto",
+        json_output: bool | type[BaseModel] | None = None,
+        extra_create_args: Mapping[str, Any] = {},
+        cancellation_token: CancellationToken | None = None,
+    ) -> CreateResult:
+        """One chat completion; tools and structured output are refused (the authors' flows use neither)."""
+        if tools or json_output:
+            raise ValueError("LiteralClient sends plain chat completions: no tools, no structured output")
+        body = self.request_body(messages, extra_create_args)
+        result = await self._client.chat.completions.create(**body)
+        choice = result.choices[0]
+        usage = RequestUsage(
+            prompt_tokens=getattr(result.usage, "prompt_tokens", 0) or 0,
+            completion_tokens=getattr(result.usage, "completion_tokens", 0) or 0,
+        )
+        self._last = usage
+        self._total = RequestUsage(
+            prompt_tokens=self._total.prompt_tokens + usage.prompt_tokens,
+            completion_tokens=self._total.completion_tokens + usage.completion_tokens,
+        )
+        return CreateResult(
+            finish_reason=_FINISH_REASONS.get(choice.finish_reason, "unknown"),
+            content=choice.message.content or "",
+            usage=usage,
+            cached=False,
+        )
+
+    def create_stream(
+        self,
+        messages: Sequence[LLMMessage],
+        *,
+        tools: Sequence[Tool | ToolSchema] = [],
+        tool_choice: Tool | Literal["auto", "required", "none"] = "auto",
+        json_output: bool | type[BaseModel] | None = None,
+        extra_create_args: Mapping[str, Any] = {},
+        cancellation_token: CancellationToken | None = None,
+    ) -> AsyncGenerator[str | CreateResult, None]:
+        """Not supported: the authors' flows never stream."""
+        raise NotImplementedError("LiteralClient does not stream")
+
+    async def close(self) -> None:
+        """Close the SDK client."""
+        await self._client.close()
+
+    def actual_usage(self) -> RequestUsage:
+        """Usage of the latest call."""
+        return self._last
+
+    def total_usage(self) -> RequestUsage:
+        """Usage of every call so far."""
+        return self._total
+
+    def count_tokens(self, messages: Sequence[LLMMessage], *, tools: Sequence[Tool | ToolSchema] = []) -> int:
+        """A rough count (characters / 4): nothing here trims a context by tokens."""
+        return sum(len(str(m.content)) for m in messages) // 4
+
+    def remaining_tokens(self, messages: Sequence[LLMMessage], *, tools: Sequence[Tool | ToolSchema] = []) -> int:
+        """Unknown limit: a large number."""
+        return 1_000_000 - self.count_tokens(messages)
+
+    @property
+    def capabilities(self) -> ModelCapabilities:  # type: ignore[override]
+        """Text only."""
+        return {"vision": False, "function_calling": False, "json_output": False}  # type: ignore[return-value]
+
+    @property
+    def model_info(self) -> ModelInfo:
+        """A plain text model."""
+        return self._model_info
