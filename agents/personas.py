@@ -5,7 +5,8 @@ Every built-in text is quoted from its paper, with the place it comes from in ``
 - DEBATE: Kim, Kim & Yoon (2024), "DEBATE: Devil's Advocate-Based Assessment and Text Evaluation",
   Section 2 (the Devil's Advocate prompt), Appendix C (the sophisticated prompt) and Appendix G.1
   (Commander, Scorer, Critic personas, Tie-breaker).
-- ChatEval: Chan et al. (2023), Appendix A (the referee role descriptions).
+- ChatEval: Chan et al. (2023), Appendix A (the referee role descriptions); ``authors-critic`` is the
+  Critic of their released FairEval configuration (Apache-2.0), which spells "judgement".
 - The authors' released code (``--fidelity authors-code``): the system messages of ``gunny97/DEBATE``
   (``debate.py``, the official code) and of the ``tiebreaker`` branch of ``sangwongenip/geval``
   (``autogen_eval_debate.py``), byte for byte: typographic apostrophes, the typo "agetns" and the
@@ -50,6 +51,7 @@ class Persona:
 
 _DEBATE = "Kim, Kim & Yoon (2024), DEBATE"
 _CHATEVAL = "Chan et al. (2023), ChatEval, Appendix A"
+_CHATEVAL_CODE = "ChatEval's released code, chanchimin/ChatEval agentverse/tasks/llm_eval/config.yaml (FairEval)"
 _OFFICIAL = "the DEBATE authors' released code, gunny97/DEBATE debate.py"
 _TIEBREAKER_BRANCH = "the DEBATE authors' released code, sangwongenip/geval branch tiebreaker, autogen_eval_debate.py"
 
@@ -231,6 +233,18 @@ _BUILTINS: tuple[Persona, ...] = (
         ),
         source=_CHATEVAL,
         description="ChatEval referee role.",
+    ),
+    Persona(
+        name="authors-critic",
+        role="referee",
+        text=(
+            "You are now Critic, one of the referees in this task. You will check fluent writing, clear "
+            "sentences, and good wording in summary writing. Your job is to question others judgement to make "
+            "sure their judgement is well-considered and offer an alternative solution if two responses are "
+            "at the same level."
+        ),
+        source=f"{_CHATEVAL_CODE} (Critic's role_description; their spelling 'judgement')",
+        description="ChatEval's released Critic, as --fidelity authors-code sends it (named Critic there).",
     ),
     Persona(
         name="news-author",

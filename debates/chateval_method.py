@@ -24,6 +24,7 @@ from debate_eval.debates.chateval import (
     average_final_scores,
     run_chateval,
 )
+from debate_eval.debates.chateval.config import authors_referee
 from debate_eval.debates.chateval.run import rescored_finals
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
 from debate_eval.debates.fidelity import AUTHORS_CODE, PAPER, add_fidelity_options, fidelity_of
@@ -49,8 +50,11 @@ def chateval_config(
         raise UserError("--chateval-turns: at least one discussion turn is needed")
     if reproduce_bugs and fidelity != AUTHORS_CODE:
         raise UserError("--reproduce-authors-bugs needs --fidelity authors-code")
+    referees = tuple(get_persona(name, REFEREE) for name in names)
+    if fidelity == AUTHORS_CODE:
+        referees = tuple(authors_referee(persona) for persona in referees)
     return ChatEvalConfig(
-        referees=tuple(get_persona(name, REFEREE) for name in names),
+        referees=referees,
         turns=DEFAULT_TURNS if turns is None else turns,
         strategy=strategy or ONE_BY_ONE,
         fidelity=fidelity,
@@ -90,10 +94,10 @@ class ChatEvalMethod(Method[ChatEvalConfig]):
 
     def build_config(self, args: argparse.Namespace, ctx: MethodContext) -> ChatEvalConfig:
         """The panel from ``--chateval-*``."""
-        if ctx.task_type == "pairwise" and fidelity_of(args)[0] != PAPER:
+        if ctx.task_type == "pairwise" and fidelity_of(args)[0] != PAPER and getattr(args, "swap", False):
             raise UserError(
-                "--fidelity authors-code has no pairwise form here (the released FairEval flow scores each "
-                "response 1-10); use --fidelity paper"
+                "chateval --fidelity authors-code judges every pairwise item in both orders already (their "
+                "FairEval flow sums the scores of both); drop --swap"
             )
         return chateval_config(
             getattr(args, "chateval_roles", None),
@@ -108,8 +112,13 @@ class ChatEvalMethod(Method[ChatEvalConfig]):
 
     async def evaluate(self, task: EvaluationTask, config: ChatEvalConfig, pool: ClientPool) -> Outcome:
         """Run the discussion and average the referees' final scores; for a pairwise task, the majority of
-        their final verdicts (``debates.pairwise.chateval``)."""
+        their final verdicts (``debates.pairwise.chateval``), or with ``--fidelity authors-code`` their
+        FairEval flow over both orders (``debates.pairwise.faireval``)."""
         if task.pairwise:
+            if config.authors_code:
+                from debate_eval.debates.pairwise.faireval import run_faireval_pairwise
+
+                return await run_faireval_pairwise(task, config, pool)
             from debate_eval.debates.pairwise.chateval import run_chateval_pairwise
 
             return await run_chateval_pairwise(task, config, pool)

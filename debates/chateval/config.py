@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from debate_eval.agents.personas import Persona, get_persona
@@ -35,6 +35,10 @@ DEFAULT_TURNS = 2
 REASK_LIMIT = 2  # paper mode: times a referee whose final answer has no score is asked again
 FAIREVAL_MAX_RETRY = 3  # authors-code: BaseAgent.max_retry, attempts per turn until the format parses
 FAIREVAL_MAX_TOKENS = 512  # authors-code: the FairEval configuration's max_tokens
+
+# --fidelity authors-code: a referee persona whose released text differs from the paper's (Appendix A) is
+# sent as released, under the same name (the name is what their prompts call the referee).
+AUTHORS_REFEREES = {"critic": "authors-critic"}
 
 REFEREE = "referee"  # the role of every referee (transcripts, accounting)
 SUMMARIZER_ROLE = "summarizer"
@@ -102,6 +106,14 @@ class ChatEvalConfig:
                 reask_limit=REASK_LIMIT,
             )
         return data
+
+
+def authors_referee(persona: Persona) -> Persona:
+    """``persona`` as ChatEval's released configuration words it (``AUTHORS_REFEREES``), its name kept."""
+    released = AUTHORS_REFEREES.get(persona.name)
+    if released is None or not persona.source.startswith("Chan et al."):  # a user's file keeps its own text
+        return persona
+    return replace(get_persona(released, REFEREE), name=persona.name)
 
 
 def referee_names(referees: Sequence[Persona]) -> list[str]:

@@ -13,12 +13,19 @@ This is this project's code; none of theirs is copied. What it reproduces, reque
 - **Summarizer** (simultaneous-talk-with-summarizer): before each turn but the first, each referee has its
   whole memory summarised (the summary prompt with the previous summary and every memory line, plus the
   memory as messages), and the summary joins *its own* memory beside the raw history.
-- **Retries**: a last-turn answer whose last line does not start with "The score:" is asked for again with
-  the identical request (a new call: each attempt has its own cache namespace), up to ``FAIREVAL_MAX_RETRY``
-  attempts; after that the referee's message is empty
-  (and excluded). This project also requires the line to hold a score on the scale (a re-ask on no score).
-- **Decoding**: temperature 0 and top_p 1 from the run's settings, ``max_tokens=512`` (or the run's lower cap,
-  e.g. the embedded model's 256 or ``--max-tokens``), no seed.
+- **Retries**: a last-turn answer that fails their parser's check (single score: the last line starts with
+  "The score:"; pairwise: the last two lines start with "The score of Assistant 1:" / "... 2:") is asked for
+  again with the identical request (a new call: each attempt has its own cache namespace), up to
+  ``FAIREVAL_MAX_RETRY`` attempts; after that the referee's message is empty, and their updater puts
+  ``[Silence]`` in every memory in its place. The single-score form also requires a score on the scale.
+- **Their evaluation**: ``get_evaluation(setting="every_agent")``: the last N entries of the first referee's
+  memory (N referees), ``[Silence]`` included; kept in the record's details.
+- **Decoding**: their ``OpenAIChatArgs`` (``faireval_decoding``): ``max_tokens=512`` (or the run's lower cap,
+  e.g. the embedded model's 256 or ``--max-tokens``), the run's temperature as a float (their pydantic field
+  made the configured 0 a 0.0), ``top_p=1``, ``n=1``, ``stop=None``, penalties 0, no seed.
+
+The two forms differ only in what ``FairEvalForm`` holds: the filled template, the final prompt and the
+format check (``single_score_form`` here; the pairwise one in ``debates/pairwise/faireval.py``).
 
 ``reproduce_bugs``: their concurrent agent checks the format whenever ``cnt_turn >= max_turns - agents``,
 with ``cnt_turn`` counting turns, not messages; with two referees and two turns that is every turn, so a
@@ -28,7 +35,9 @@ first-turn answer, asked for no score, is retried until it happens to end with o
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from autogen_agentchat.agents import BaseChatAgent
 from autogen_agentchat.base import ChatAgent, Response, TaskResult
@@ -68,11 +77,54 @@ SUMMARY_RELAY = "summary"
 Key = tuple[int, float]  # (turn, place in the turn): the order of a referee's memory
 
 
+def their_lines(text: str) -> list[str]:
+    """``LLMEvalParser``'s lines: stripped, runs of newlines collapsed, split."""
+    return re.sub(r"\n+", "\n", text.strip()).split("\n")
+
+
 def their_format_ok(text: str, task: EvaluationTask, material: UntrustedMaterial) -> bool:
     """``LLMEvalParser`` for one score: the last non-empty line starts with "The score:" (and, this project's
     addition, holds a score on the scale)."""
-    lines = re.sub(r"\n+", "\n", text.strip()).split("\n")
+    lines = their_lines(text)
     return lines[-1].startswith(FAIREVAL_VERDICT) and has_verdict(lines[-1], task, material, FAIREVAL_VERDICT)
+
+
+@dataclass(frozen=True)
+class FairEvalForm:
+    """What the single-score and pairwise forms of their flow do differently."""
+
+    prompt: Callable[[str, str, str], str]  # (role description, name as shown, final prompt) -> their template
+    final_prompt: str  # their final_prompt_to_use
+    format_ok: Callable[[str], bool]  # their parser's check of a last-turn answer
+    kind: str = "single"
+
+
+def single_score_form(task: EvaluationTask) -> FairEvalForm:
+    """Their flow scoring one text: P where their question and answers stood, one score line."""
+    material = task.material()
+
+    def prompt(role_description: str, agent_name: str, final_prompt: str) -> str:
+        return FAIREVAL_FRAME.format(
+            task=task.prompt, role_description=role_description, agent_name=agent_name, final_prompt=final_prompt
+        )
+
+    return FairEvalForm(prompt, FAIREVAL_FINAL_PROMPT, lambda text: their_format_ok(text, task, material))
+
+
+def faireval_decoding(pool: ClientPool) -> dict[str, Any]:
+    """Their ``OpenAIChatArgs`` of the FairEval configuration, besides model and messages: the run's lower
+    token cap wins over their 512; the run's temperature as a float (their pydantic model's)."""
+    sampling = pool.settings_for("scorer").sampling
+    cap = sampling.max_tokens
+    return {
+        "max_tokens": min(FAIREVAL_MAX_TOKENS, cap) if cap else FAIREVAL_MAX_TOKENS,
+        "temperature": float(sampling.temperature),
+        "top_p": 1,
+        "n": 1,
+        "stop": None,
+        "presence_penalty": 0,
+        "frequency_penalty": 0,
+    }
 
 
 class FairEvalReferee(BaseChatAgent):
@@ -84,19 +136,18 @@ class FairEvalReferee(BaseChatAgent):
         role_description: str,
         clients: Sequence[ChatCompletionClient],
         *,
-        task: EvaluationTask,
+        form: FairEvalForm,
         config: ChatEvalConfig,
         order: Sequence[str],
+        decoding: Mapping[str, Any],
         summary_client: ChatCompletionClient | None = None,
-        max_tokens: int = FAIREVAL_MAX_TOKENS,
     ) -> None:
         super().__init__(name, f"ChatEval referee {display_name(name)} (authors' FairEval flow).")
-        self._decoding = {"max_tokens": max_tokens}
+        self._decoding = dict(decoding)
         self._clients = list(clients)  # one per attempt: a retry is a new call, never the cache's first answer
         self._summary_client = summary_client
         self._role_description = role_description
-        self._task = task
-        self._material = task.material()
+        self._form = form
         self._config = config
         self._rank = {n: r for r, n in enumerate(order)}
         self._memory: list[tuple[Key, str, str]] = []  # (key, sender, content)
@@ -104,6 +155,7 @@ class FairEvalReferee(BaseChatAgent):
         self._summary = ""
         self._final_prompt = ""
         self._heard: dict[int, list[str]] = {}  # simultaneous: the turn's contents (for [Silence])
+        self._heard_keys: set[Key] = set()  # the other referees' messages remembered so far
 
     @property
     def produced_message_types(self) -> Sequence[type[BaseChatMessage]]:
@@ -127,12 +179,28 @@ class FairEvalReferee(BaseChatAgent):
             if len(heard) == len(self._rank) and not any(heard):
                 self._memory.append(((key[0], len(self._rank)), "", FAIREVAL_SILENCE))
 
+    def hear(self, messages: Sequence[BaseChatMessage]) -> None:
+        """Remember the other referees' accepted messages not remembered yet (their updater adds every step's
+        messages to every memory at once; here a referee hears them when it next speaks, or from this call
+        after the discussion)."""
+        for message in messages:
+            if message.source not in self._rank or message.source == self.name:
+                continue
+            if message.metadata.get("relay") is not None:  # rejected attempts and summaries: never shared
+                continue
+            key: Key = (int(message.metadata.get("turn", "0")), self._rank[message.source])
+            if key not in self._heard_keys:
+                self._heard_keys.add(key)
+                self._remember(key, display_name(message.source), message.to_text())
+
+    @property
+    def evaluation(self) -> list[dict[str, str]]:
+        """Their ``get_evaluation(setting="every_agent")`` on this referee's memory: the last N entries."""
+        return [{"role": sender, "evaluation": content} for sender, content in self.memory[-len(self._rank) :]]
+
     async def on_messages(self, messages: Sequence[BaseChatMessage], cancellation_token: CancellationToken) -> Response:
         """One step: remember the others' messages, (summarise), answer with retries until the format parses."""
-        for message in messages:
-            if message.source in self._rank and message.source != self.name:
-                turn = int(message.metadata.get("turn", "0"))
-                self._remember((turn, self._rank[message.source]), display_name(message.source), message.to_text())
+        self.hear(messages)
         self._turn += 1
         turn = self._turn
         inner: list[BaseAgentEvent | BaseChatMessage] = []
@@ -140,7 +208,7 @@ class FairEvalReferee(BaseChatAgent):
             inner.append(await self._summarise(turn, cancellation_token))
         last = turn == self._config.turns
         if last:
-            self._final_prompt = FAIREVAL_FINAL_PROMPT
+            self._final_prompt = self._form.final_prompt
         checked = last or (
             self._config.reproduce_bugs
             and self._config.strategy != ONE_BY_ONE
@@ -153,7 +221,7 @@ class FairEvalReferee(BaseChatAgent):
                 request, extra_create_args=dict(self._decoding), cancellation_token=cancellation_token
             )
             text = result.content if isinstance(result.content, str) else str(result.content)
-            if not checked or their_format_ok(text, self._task, self._material):
+            if not checked or self._form.format_ok(text):
                 content = text
                 answer = TextMessage(
                     source=self.name, content=content, models_usage=result.usage, metadata=self._meta(turn, attempt)
@@ -184,12 +252,7 @@ class FairEvalReferee(BaseChatAgent):
         return [AssistantMessage(content=f"{sender}: {content}", source=self.name) for sender, content in self.memory]
 
     def _request(self) -> list[LLMMessage]:
-        prompt = FAIREVAL_FRAME.format(
-            task=self._task.prompt,
-            role_description=self._role_description,
-            agent_name=display_name(self.name),
-            final_prompt=self._final_prompt,
-        )
+        prompt = self._form.prompt(self._role_description, display_name(self.name), self._final_prompt)
         return [
             UserMessage(content=prompt, source=USER),
             *self._history(),
@@ -212,6 +275,7 @@ class FairEvalReferee(BaseChatAgent):
         """Forget the discussion."""
         self._memory.clear()
         self._heard.clear()
+        self._heard_keys.clear()
         self._turn = 0
         self._summary = ""
         self._final_prompt = ""
@@ -228,35 +292,51 @@ def _attempt_clients(pool: ClientPool, label: str, calls: list[CallRecord]) -> l
     return clients
 
 
+@dataclass
+class FairEvalRun:
+    """One discussion of their flow: every chat message with its turn, and their evaluation list."""
+
+    ordered: list[tuple[BaseChatMessage, int | None]]
+    evaluation: list[dict[str, str]]  # get_evaluation: the last N entries of the first referee's memory
+
+
 async def run_faireval_panel(
-    task: EvaluationTask, config: ChatEvalConfig, pool: ClientPool, calls: list[CallRecord]
-) -> list[tuple[BaseChatMessage, int | None]]:
-    """Run the authors' flow; every chat message (rejected attempts and summaries included) with its turn."""
+    task: EvaluationTask,
+    config: ChatEvalConfig,
+    pool: ClientPool,
+    calls: list[CallRecord],
+    form: FairEvalForm | None = None,
+    opening: str | None = None,
+) -> FairEvalRun:
+    """Run the authors' flow (``form``: the single-score form of ``task`` unless given; ``opening``: the task
+    message shown in the transcript, P by default); every chat message (rejected attempts and summaries
+    included) with its turn, and their evaluation list."""
+    form = form or single_score_form(task)
     names = referee_names(config.referees)
-    cap = pool.settings_for("scorer").sampling.max_tokens  # a lower cap of the run (e.g. the embedded model's) wins
-    max_tokens = min(FAIREVAL_MAX_TOKENS, cap) if cap else FAIREVAL_MAX_TOKENS
+    decoding = faireval_decoding(pool)
     summary_client = None
     if config.uses_summarizer:
         summary_client = _client(pool, SUMMARIZER_ROLE, role_of(SUMMARIZER), calls)
-    referees: list[ChatAgent] = [
+    referees = [
         FairEvalReferee(
             name,
             persona.text,
             _attempt_clients(pool, role_of(name), calls),
-            task=task,
+            form=form,
             config=config,
             order=names,
+            decoding=decoding,
             summary_client=summary_client,
-            max_tokens=max_tokens,
         )
         for name, persona in zip(names, config.referees, strict=True)
     ]
-    opening = TextMessage(source=USER, content=task.prompt)
+    participants: list[ChatAgent] = list(referees)
+    start = TextMessage(source=USER, content=task.prompt if opening is None else opening)
     if config.strategy == ONE_BY_ONE:
-        team: BaseGroupChat = RoundRobinGroupChat(referees, max_turns=len(names) * config.turns)
+        team: BaseGroupChat = RoundRobinGroupChat(participants, max_turns=len(names) * config.turns)
     else:
-        team = ChatEvalPanel(referees, config.turns)
-    result: TaskResult = await team.run(task=opening)
+        team = ChatEvalPanel(participants, config.turns)
+    result: TaskResult = await team.run(task=start)
     chat = [m for m in result.messages if isinstance(m, BaseChatMessage)]
     if not chat or chat[0].source != USER:
         raise RuntimeError(f"the panel did not start from the task: {result.stop_reason}")
@@ -273,4 +353,6 @@ async def run_faireval_panel(
         )
 
     rest = sorted(chat[1:], key=order)
-    return [(chat[0], None), *((m, int(m.metadata.get("turn", "0"))) for m in rest)]
+    referees[0].hear(rest)  # the steps after its last turn, which their updater had added to its memory
+    ordered = [(chat[0], None), *((m, int(m.metadata.get("turn", "0"))) for m in rest)]
+    return FairEvalRun(ordered=ordered, evaluation=referees[0].evaluation)

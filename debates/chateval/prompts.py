@@ -4,7 +4,8 @@
 text. ``authors-code`` mode: the released FairEval configuration of ``chanchimin/ChatEval`` (Apache-2.0;
 ``agentverse/tasks/llm_eval/config.yaml``; the summary prompt from the ``two_turns_summary`` configuration
 in its history, commit 029f2f2), quoted as it is - "referee assigned", "judgement" and the space before each
-"!" included - except where a pairwise line has to become a single-score line (marked below).
+"!" included - except, in the single-score form, where a pairwise line has to become a single-score line
+(marked below); the pairwise form (FairEval) is theirs unchanged.
 """
 
 from __future__ import annotations
@@ -78,3 +79,43 @@ FAIREVAL_SUMMARY_PROMPT = (
     "New summary:\n"
 )
 FAIREVAL_SILENCE = "[Silence]"  # their updater's message when nobody in a step said anything
+
+# The pairwise form (``--method chateval --fidelity authors-code`` on a pairwise dataset): their prompt
+# template and final_prompt_to_use as they are, ’ (U+2019) in "Assistant 1’s" included. Filled in one pass
+# (their string.Template.safe_substitute), so text inserted from the judged answers is never filled again.
+FAIREVAL_PAIRWISE_FRAME = (
+    "[Question]\n"
+    "{question}\n"
+    "[The Start of Assistant 1\u2019s Answer]\n"
+    "{answer_1}\n"
+    "[The End of Assistant 1\u2019s Answer]\n"
+    "[The Start of Assistant 2\u2019s Answer]\n"
+    "{answer_2}\n"
+    "[The End of Assistant 2\u2019s Answer]\n"
+    "[System]\n"
+    "We would like to request your feedback on the performance of two AI assistants in response to the user "
+    "question displayed above.\n"
+    "Please consider the helpfulness, relevance, accuracy, and level of detail of their responses.\n"
+    "There are a few other referee assigned the same task, it's your responsibility to discuss with them and "
+    "think critically before you make your final judgement.\n"
+    "Each assistant receives an overall score on a scale of 1 to 10, where a higher score indicates better "
+    "overall performance.\n"
+    "\n"
+    "{role_description}\n"
+    "\n"
+    "Now it's your time to talk, please make your talk short and clear, {agent_name} !\n"
+    "\n"
+    "{final_prompt}"
+)
+FAIREVAL_PAIRWISE_FINAL_PROMPT = (
+    "Please first provide a comprehensive explanation of your evaluation, avoiding any potential bias and "
+    "ensuring that the order in which the responses were presented does not affect your judgment.\n"
+    "Then, output two lines indicating the scores for Assistant 1 and 2, respectively.\n"
+    "\n"
+    "Remember that you are not required to output the same value as other referees !\n"
+    "Output with the following format strictly:\n"
+    "Evaluation evidence: [your explanation here]\n"
+    "The score of Assistant 1: [score only]\n"
+    "The score of Assistant 2: [score only]"
+)
+FAIREVAL_SCORE_LINES = ("The score of Assistant 1:", "The score of Assistant 2:")  # their parser's last two lines

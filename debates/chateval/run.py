@@ -42,8 +42,10 @@ async def run_chateval(task: EvaluationTask, config: ChatEvalConfig, pool: Clien
     material = task.material()
     names = referee_names(config.referees)
     persona_of = dict(zip(names, config.referees, strict=True))
+    their_evaluation = None
     if config.authors_code:
-        ordered = await run_faireval_panel(task, config, pool, calls)
+        discussion = await run_faireval_panel(task, config, pool, calls)
+        ordered, their_evaluation = discussion.ordered, discussion.evaluation
         label = FAIREVAL_VERDICT
     else:
         ordered = await run_paper_panel(task, config, pool, calls)
@@ -75,6 +77,8 @@ async def run_chateval(task: EvaluationTask, config: ChatEvalConfig, pool: Clien
         "excluded": excluded,
         "reasks": sum(1 for m in messages if m.metadata.get("relay") in ("reask", RETRY_RELAY)),
     }
+    if their_evaluation is not None:  # their get_evaluation: a referee that failed every attempt is "[Silence]"
+        details["their_evaluation"] = their_evaluation
     return Outcome(
         score=score,
         parse=parsed,

@@ -9,7 +9,9 @@ both, each entry marked with its ``order``):
   before a re-ask, or the re-ask's answer when that one had no verdict; G-Eval samples (each started by a
   task message of the user) vote, a tie when split;
 - ChatEval (``decided_by`` ``referees``): each referee's final verdict likewise, then the majority;
-- Fennec (``decided_by`` ``branches``): each branch judgment's verdict, then the summed preferences.
+- Fennec (``decided_by`` ``branches``): each branch judgment's verdict, then the summed preferences;
+- ChatEval's released FairEval flow (``--fidelity authors-code``): their aggregation of the stored scores
+  of both orders (``debates/pairwise/faireval.py``).
 
 With both orders, the swapped order's verdict is put back in the original order and the two are combined
 (the agreeing one, a tie when they disagree); ``verdicts`` and ``consistent`` are rewritten.
@@ -27,6 +29,7 @@ from debate_eval.debates.fennec.merge import merge_verdicts
 from debate_eval.debates.fennec.team import BRANCHES as FENNEC_BRANCHES
 from debate_eval.debates.fennec.team import JUDGMENT
 from debate_eval.debates.pairwise.aggregate import combine_orders, majority_verdict
+from debate_eval.debates.pairwise.faireval import is_faireval_record, rescore_faireval
 from debate_eval.debates.pairwise.prompts import judge_material
 from debate_eval.debates.scoring.verdicts import ParsedVerdict, no_verdict, planted_verdicts, swap_value
 
@@ -73,6 +76,8 @@ def rescore_pairwise(record: dict[str, Any], texts: Sequence[str]) -> dict[str, 
     """A copy of the pairwise ``record`` with every verdict parsed again from its transcript; ``texts`` are
     the item's judged texts (question, input, both responses)."""
     new = json.loads(json.dumps(record))
+    if is_faireval_record(new):  # chateval --fidelity authors-code: their aggregation of the stored scores
+        return rescore_faireval(new, texts)
     transcript = new.get("transcript") or []
     prompt = str(transcript[0].get("content", "")) if transcript else ""  # P (the panel's opening for ChatEval)
     if new.get("decided_by") == FENNEC_BRANCHES:  # Fennec: P with the instructions of its first judgment

@@ -265,6 +265,22 @@ def _pairwise_block(dataset: str, aspects: dict[str, PairwiseReport], asked: str
         if reference:
             paper = " ".join(f"{fmt(reference.value(entry.aspect, name)):>7}" for name in PAIRWISE_COLUMNS)
             lines.append(f"{'  paper (not this run)':<{LABEL_WIDTH}} {'':>6} {'':>7} {'':>7} {paper}")
+        lines += _as_published(dataset, entry)
+    return lines
+
+
+def _as_published(dataset: str, entry: PairwiseReport) -> list[str]:
+    """This run's accuracy and kappa again in the units of the paper table that reports them on ``dataset``
+    (ChatEval's Table 1 on FairEval: Acc. in %, one decimal; Kap., two decimals)."""
+    lines = []
+    for table in published_for(dataset, PAIRWISE):
+        if table.statistics != ("accuracy", "kappa") or entry.accuracy is None:
+            continue
+        kappa = "-" if entry.kappa is None else f"{entry.kappa:.{table.decimals[1]}f}"
+        lines.append(
+            f"  as in {table.paper}, {table.table}: Acc. (%) {100 * entry.accuracy:.{table.decimals[0]}f}, "
+            f"Kap. {kappa} (this run, {entry.n_items - entry.n_missing - entry.n_unlabelled} items)"
+        )
     return lines
 
 

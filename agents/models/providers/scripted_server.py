@@ -54,7 +54,8 @@ def role_of_request(request: Request) -> str:
     messages = request.get("messages") or []
     system = next((str(m.get("content", "")) for m in messages if m.get("role") == "system"), "")
     if not system:
-        return "evaluator"
+        first = str(messages[0].get("content", "")) if messages else ""
+        return "referee" if FAIREVAL_MARK in first else "evaluator"  # ChatEval's released flow: no system
     if "On this panel your name is" in system:  # debates.chateval.NAME_LINE, after every referee persona
         return "referee"
     if "You keep the record of a panel of referees" in system:  # debates.chateval.SUMMARIZER_SYSTEM_MESSAGE
@@ -101,6 +102,32 @@ PAIRWISE_REPLIES: dict[str, str] = {
 PAIRWISE_MARK = "[[A]] when Response A is better"
 
 
+# ChatEval's released FairEval flow (debates/chateval/prompts.py): its template, and its final prompts'
+# score formats (pairwise: two lines for Assistant 1 and 2; single-score: one line).
+FAIREVAL_MARK = "There are a few other referee assigned the same task"
+FAIREVAL_PAIR_FORMAT = "The score of Assistant 1: [score only]"
+FAIREVAL_ONE_FORMAT = "The score: [score only]"
+
+
+def faireval_reply(request: Request) -> str:
+    """A referee of ChatEval's released flow: a remark, or in the last turn the scores in their format (the
+    longer answer gets 8 and the other 6, whatever the order they are shown in)."""
+    messages = request.get("messages") or []
+    final = str(messages[-1].get("content", "")) if messages else ""
+    if FAIREVAL_PAIR_FORMAT in final:
+        prompt = str(messages[0].get("content", ""))
+        answers = [part.split("[The End of Assistant")[0] for part in prompt.split("\u2019s Answer]\n")[1::2]]
+        one, two = (len(answers[0]), len(answers[1])) if len(answers) == 2 else (0, 0)
+        first, second = (8, 6) if one > two else (6, 8) if one < two else (7, 7)
+        return (
+            "Evaluation evidence: the more complete answer is the better one here.\n"
+            f"The score of Assistant 1: {first}\nThe score of Assistant 2: {second}"
+        )
+    if FAIREVAL_ONE_FORMAT in final:
+        return "Evaluation evidence: it holds together, with one weak transition.\nThe score: 4"
+    return "I read both and will weigh them carefully before the final judgement."
+
+
 def _is_pairwise(request: Request) -> bool:
     return any(PAIRWISE_MARK in str(m.get("content", "")) for m in request.get("messages") or [])
 
@@ -109,6 +136,8 @@ def default_reply(request: Request) -> str:
     """The fixed reply for the request's role (a Fennec judge of two responses answers for both; the roles
     of the other methods answer a pairwise prompt with a verdict for Response A)."""
     role = role_of_request(request)
+    if role == "referee" and not any(m.get("role") == "system" for m in request.get("messages") or []):
+        return faireval_reply(request)
     last = str(((request.get("messages") or [{}])[-1]).get("content", ""))
     if role == "judge" and "Score A:" in last:
         return DEFAULT_REPLIES["judge_pairwise"]

@@ -209,10 +209,11 @@ def test_ablate_on_a_pairwise_dataset(isolated_env: Path, dataset_path: Callable
         assert rows[protocol]["parse_failures"] == "0"
 
 
-@pytest.mark.parametrize("protocol", ["debate", "chateval"])
+@pytest.mark.parametrize("protocol", ["debate", "tiebreaker"])
 def test_authors_code_fidelity_is_refused_for_pairwise_items(
     isolated_env: Path, capsys: pytest.CaptureFixture[str], protocol: str
 ) -> None:
+    """The DEBATE authors' code scores single texts only (ChatEval's has a pairwise form: test_faireval_run)."""
     data = isolated_env / "ab.csv"
     data.write_text(OWN_CSV, encoding="utf-8")
     fields = "id=id,question=prompt,output_a=answer_1,output_b=answer_2,label=winner"

@@ -1,0 +1,231 @@
+"""ChatEval's released FairEval flow for pairwise items (``--method chateval --fidelity authors-code``).
+
+What ``chanchimin/ChatEval`` (Apache-2.0) ran for its FairEval experiment - ``llm_eval.py`` (both presentation
+orders: ``--reverse_input``), the FairEval ``config.yaml`` (prompt, roles, final prompt, decoding),
+``LLMEvalParser``, ``eval_helper/get_evaluation.py`` and ``calc_adversarial_results_calc_score_calibration.py``
+(scores over both orders) - as this project's code:
+
+- **Both orders, one panel each.** The discussion runs once with Assistant 1 = ``output_a`` and Assistant
+  2 = ``output_b`` and once the other way round, each from a fresh memory, with their prompt
+  (``FAIREVAL_PAIRWISE_FRAME``), their final prompt in the last turn (two score lines, 1 to 10) and the
+  rest of their flow (``debates/chateval/faireval.py``: no system message, memory as "Name: text"
+  assistant lines, up to 3 identical attempts until the last two lines start with "The score of Assistant
+  1:" / "The score of Assistant 2:", then ``[Silence]``).
+- **Their evaluation** per order: the last N entries of the first referee's memory (N referees).
+- **Their aggregation**: position k of the two evaluation lists adds, to response A, the score for
+  Assistant 1 in the first order and for Assistant 2 in the second, and to B the other two; each score is
+  ``float`` of what follows the label on the answer's second-last (Assistant 1) or last (Assistant 2) line.
+  A > B: ``first`` (their ``gpt35``), A < B: ``second`` (``vicuna``), equal: ``tie``. When any score does
+  not parse (a ``[Silence]`` entry, a trailing blank line, "8/10") the item is a ``tie``, as their FairEval
+  scoring made it. Their script holds two variants: ``single`` reads the first entry only, with the FairEval
+  labels (equal and unparsable: tie); ``average`` sums every entry of both orders, with the adversarial set's
+  labels (no tie). This flow sums every entry (the panel's scores) with the FairEval labels.
+
+Judged text stays untrusted (a project rule in every mode): copies of the question and answers are blanked
+out of a referee's answer before the format check and before the score lines are read. The question shown
+is the item's question, with its ``input`` below it when there is one (FairEval has none).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from debate_eval.agents.models.pool import ClientPool
+from debate_eval.agents.models.wrappers import CallRecord
+from debate_eval.debates.chateval.config import DECIDED_BY, ChatEvalConfig, referee_names
+from debate_eval.debates.chateval.faireval import RETRY_RELAY, FairEvalForm, run_faireval_panel, their_lines
+from debate_eval.debates.chateval.prompts import (
+    FAIREVAL_PAIRWISE_FINAL_PROMPT,
+    FAIREVAL_PAIRWISE_FRAME,
+    FAIREVAL_SCORE_LINES,
+)
+from debate_eval.debates.chateval.run import label_panel
+from debate_eval.debates.evaluation import NO_SCORE, EvaluationTask, Outcome
+from debate_eval.debates.scoring.untrusted import UntrustedMaterial
+from debate_eval.debates.scoring.verdicts import FIRST, SECOND, TIE, ParsedVerdict
+from debate_eval.debates.transcript import build_transcript
+
+ORIGINAL, SWAPPED = "original", "swapped"
+ORDERS = ((ORIGINAL, "output_a", "output_b"), (SWAPPED, "output_b", "output_a"))  # (order, Assistant 1, 2)
+THEIR_LABELS = {FIRST: "gpt35", SECOND: "vicuna", TIE: "tie"}  # FairEval's human_results names
+
+
+class ScoreLineError(ValueError):
+    """A score their calc script could not read (it made the item a tie)."""
+
+
+def question_text(inputs: dict[str, str]) -> str:
+    """Their ``source_text``: the question, and the item's input below it when it has one."""
+    question, extra = inputs.get("question", ""), inputs.get("input", "")
+    return f"{question}\n\n{extra}" if extra.strip() else question
+
+
+def pairwise_form(task: EvaluationTask, first: str, second: str) -> FairEvalForm:
+    """Their FairEval prompt with ``task.inputs[first]`` as Assistant 1 and ``[second]`` as Assistant 2."""
+    inputs = dict(task.inputs)
+    material = task.material()
+
+    def prompt(role_description: str, agent_name: str, final_prompt: str) -> str:
+        return FAIREVAL_PAIRWISE_FRAME.format(
+            question=question_text(inputs),
+            answer_1=inputs[first],
+            answer_2=inputs[second],
+            role_description=role_description,
+            agent_name=agent_name,
+            final_prompt=final_prompt,
+        )
+
+    def format_ok(text: str) -> bool:
+        lines = their_lines(material.neutralize(text))
+        return (
+            len(lines) >= 2
+            and lines[-2].startswith(FAIREVAL_SCORE_LINES[0])
+            and lines[-1].startswith(FAIREVAL_SCORE_LINES[1])
+        )
+
+    return FairEvalForm(prompt, FAIREVAL_PAIRWISE_FINAL_PROMPT, format_ok, kind="pairwise")
+
+
+def their_score(text: str, assistant: int, material: UntrustedMaterial) -> float:
+    """Their calc script's score for Assistant ``assistant`` (1 or 2) in one evaluation text: ``float`` of what
+    follows the label on the second-last (1) or last (2) line of the raw text. Raises ``ScoreLineError``."""
+    lines = material.neutralize(text).split("\n")
+    index = -2 if assistant == 1 else -1
+    if len(lines) < -index:
+        raise ScoreLineError(f"{text[:40]!r} has no line for Assistant {assistant}")
+    field = lines[index].split(FAIREVAL_SCORE_LINES[assistant - 1])[-1]
+    try:
+        value = float(field)
+    except ValueError:
+        raise ScoreLineError(f"{field.strip()[:40]!r} is no number (Assistant {assistant})") from None
+    if not math.isfinite(value):
+        raise ScoreLineError(f"{field.strip()!r} is not a finite number (Assistant {assistant})")
+    return value
+
+
+def their_verdict(
+    original: list[dict[str, str]], swapped: list[dict[str, str]], material: UntrustedMaterial
+) -> tuple[ParsedVerdict, dict[str, float] | None]:
+    """Their aggregation over both orders (see the module docstring): the verdict and A's and B's sums."""
+    total_a = total_b = 0.0
+    try:
+        for kept, reversed_ in zip(original, swapped, strict=False):
+            total_a += their_score(kept["evaluation"], 1, material)
+            total_b += their_score(kept["evaluation"], 2, material)
+            total_b += their_score(reversed_["evaluation"], 1, material)
+            total_a += their_score(reversed_["evaluation"], 2, material)
+    except ScoreLineError as error:
+        reason = f"A score did not parse ({error}), so a tie, as their FairEval scoring made it."
+        return ParsedVerdict(TIE, "parsed", "authors_unparsed_tie", reason), None
+    sums = {"output_a": total_a, "output_b": total_b}
+    value = FIRST if total_a > total_b else SECOND if total_a < total_b else TIE
+    reason = f"Sums over the referees and both orders: A {total_a:g}, B {total_b:g}."
+    return ParsedVerdict(value, "parsed", "authors_score_sum", reason), sums
+
+
+@dataclass
+class _Order:
+    name: str
+    transcript: list[dict[str, Any]]
+    calls: list[CallRecord]
+    evaluation: list[dict[str, str]]
+    retries: int
+
+
+async def _run_order(
+    task: EvaluationTask, config: ChatEvalConfig, pool: ClientPool, order: str, first: str, second: str
+) -> _Order:
+    calls: list[CallRecord] = []
+    names = referee_names(config.referees)
+    persona_of = dict(zip(names, config.referees, strict=True))
+    form = pairwise_form(task, first, second)
+    shown = FAIREVAL_PAIRWISE_FRAME.split("[System]")[0].format(
+        question=question_text(dict(task.inputs)), answer_1=task.inputs[first], answer_2=task.inputs[second]
+    )
+    run = await run_faireval_panel(task, config, pool, calls, form=form, opening=shown.rstrip("\n"))
+    messages = [message for message, _ in run.ordered]
+    transcript = build_transcript(messages, calls, lambda message: None)
+    label_panel(transcript, calls, run.ordered, persona_of)
+    retries = sum(1 for m in messages if m.metadata.get("relay") == RETRY_RELAY)
+    return _Order(order, transcript, calls, run.evaluation, retries)
+
+
+async def run_faireval_pairwise(task: EvaluationTask, config: ChatEvalConfig, pool: ClientPool) -> Outcome:
+    """Their FairEval flow on one pairwise item: both orders, then their aggregation of the scores."""
+    orders = [await _run_order(task, config, pool, *order) for order in ORDERS]
+    by_name = {order.name: order for order in orders}
+    parsed, sums = their_verdict(by_name[ORIGINAL].evaluation, by_name[SWAPPED].evaluation, task.material())
+    transcript: list[dict[str, Any]] = []
+    for order in orders:
+        for entry in order.transcript:
+            transcript.append({**entry, "index": len(transcript), "order": order.name})
+    details: dict[str, Any] = {
+        "fidelity": config.fidelity,
+        "flow": "faireval-pairwise",
+        "strategy": config.strategy,
+        "turns": config.turns,
+        "roles": [p.name for p in config.referees],
+        "orders": {
+            name: {"assistant_1": first, "assistant_2": second, "evaluation": by_name[name].evaluation}
+            for name, first, second in ORDERS
+        },
+        "their_sums": sums,
+        "their_label": THEIR_LABELS[parsed.value] if parsed.value else None,
+        "reasks": sum(order.retries for order in orders),
+    }
+    return Outcome(
+        score=None,
+        parse=NO_SCORE,
+        decided_by=DECIDED_BY,
+        stop_reason="turns_done",
+        transcript=transcript,
+        calls=[call for order in orders for call in order.calls],
+        rounds=config.turns,
+        reasked=any(order.retries for order in orders),
+        details=details,
+        verdict=parsed.value,
+        verdict_parse=parsed,
+    )
+
+
+def rescore_faireval(record: dict[str, Any], texts: list[str]) -> dict[str, Any]:
+    """``rescore`` of a record of this flow: their aggregation again over the stored evaluation lists."""
+    new = dict(record)
+    orders = (record.get("details") or {}).get("orders") or {}
+    original = list((orders.get(ORIGINAL) or {}).get("evaluation") or [])
+    swapped = list((orders.get(SWAPPED) or {}).get("evaluation") or [])
+    parsed, sums = their_verdict(original, swapped, UntrustedMaterial(tuple(texts)))
+    new["details"] = replace_details(record, their_sums=sums, their_label=THEIR_LABELS[parsed.value or TIE])
+    new.update(
+        verdict=parsed.value,
+        verdict_parse=parsed.to_dict(),
+        parse_status=parsed.status,
+        parse_method=parsed.method,
+        parse_reason=parsed.reason,
+    )
+    return new
+
+
+def replace_details(record: dict[str, Any], **changes: Any) -> dict[str, Any]:
+    """A copy of the record's details with some fields changed."""
+    return {**(record.get("details") or {}), **changes}
+
+
+def is_faireval_record(record: dict[str, Any]) -> bool:
+    """True for a record of this flow."""
+    return (record.get("details") or {}).get("flow") == "faireval-pairwise"
+
+
+__all__ = [
+    "ORDERS",
+    "THEIR_LABELS",
+    "ScoreLineError",
+    "is_faireval_record",
+    "pairwise_form",
+    "rescore_faireval",
+    "run_faireval_pairwise",
+    "their_score",
+    "their_verdict",
+]
