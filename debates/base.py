@@ -55,6 +55,7 @@ class MethodContext:
     dataset_kind: str = "summarization"  # or "dialogue"
     aspect: str | None = None
     task_type: str = "single"
+    swap: bool = False  # pairwise: every item is judged in both orders by the engine (--swap)
 
 
 @dataclass(frozen=True)

@@ -94,7 +94,7 @@ class ChatEvalMethod(Method[ChatEvalConfig]):
 
     def build_config(self, args: argparse.Namespace, ctx: MethodContext) -> ChatEvalConfig:
         """The panel from ``--chateval-*``."""
-        if ctx.task_type == "pairwise" and fidelity_of(args)[0] != PAPER and getattr(args, "swap", False):
+        if ctx.task_type == "pairwise" and fidelity_of(args)[0] != PAPER and ctx.swap:
             raise UserError(
                 "chateval --fidelity authors-code judges every pairwise item in both orders already (their "
                 "FairEval flow sums the scores of both); drop --swap"

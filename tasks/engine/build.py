@@ -101,7 +101,9 @@ def _aspect_run_config(request: RunRequest, aspect: str) -> RunConfig:
         template = resolve_template(
             dataset, aspect, template_path, scale, universal_newlines=authors_code_request(request)
         )
-    context = MethodContext(dataset=dataset, dataset_kind=spec.kind, aspect=aspect, task_type=task_type)
+    context = MethodContext(
+        dataset=dataset, dataset_kind=spec.kind, aspect=aspect, task_type=task_type, swap=bool(request.swap)
+    )
     return RunConfig(
         dataset=dataset,
         aspect=aspect,

@@ -81,15 +81,48 @@ def test_listing_shows_text_and_source() -> None:
     assert "[critic] devils-advocate" in listing and "Appendix C" in listing
 
 
-def test_authors_code_personas_are_their_strings_byte_for_byte() -> None:
-    """The system messages their scripts sent (indentation of triple-quoted strings, curly quotes, typo)."""
-    official = get_persona("authors-devils-advocate", "critic").text
-    assert official.startswith("\n            Your role is to play a Devil\u2019s Advocate.")
-    assert official.endswith("as much as possible.\n            ")
-    plain = get_persona("authors-plain", "critic").text
-    assert "opinion. \n            On the other hand" in plain and plain.endswith("NO_ISSUES.\n            ")
-    assert get_persona("authors-commander-tiebreaker", "commander").text.endswith(
-        "tell other agetns think step-by-step."
-    )
-    assert get_persona("authors-scorer", "scorer").text.startswith("Your role is to score a given text.")
-    assert get_persona("authors-commander", "commander").text.startswith("Your role is to initiate and lead")
+# The released strings in full, as their scripts held them (triple-quoted strings with their newlines and
+# 12-space indentation, U+2019 apostrophes, the typo "agetns", the space before a line break).
+RELEASED = {
+    ("authors-commander", "commander"): (
+        "Your role is to initiate and lead the debate. Tell other agents think step-by-step."
+    ),
+    ("authors-scorer", "scorer"): (
+        "Your role is to score a given text. Read the instructions and the text carefully. Then evaluate the "
+        "text logically."
+    ),
+    ("authors-devils-advocate", "critic"): (
+        "\n"
+        "            Your role is to play a Devil\u2019s Advocate. Your logic has to be step-by-step. Critically "
+        "review the score provided and assess whether the score is accurate. If you don\u2019t think that the "
+        "score is accurate, criticize the score. Try to criticize the score as much as possible.\n"
+        "            "
+    ),
+    ("authors-commander-tiebreaker", "commander"): (
+        "Help me calculate the score, and tell other agetns think step-by-step."
+    ),
+    ("authors-plain", "critic"): (
+        "\n"
+        "            Do you think this score is really accurate? If you think it's not justified, please share your "
+        "opinion. \n"
+        "            On the other hand, if you find the score acceptable, just say NO_ISSUES.\n"
+        "            "
+    ),
+    ("scorer", "scorer"): "Logically think to score the following sentence.",  # the tiebreaker branch's Scorer
+    ("authors-critic", "referee"): (  # ChatEval's FairEval config (Apache-2.0): "judgement"
+        "You are now Critic, one of the referees in this task. You will check fluent writing, clear sentences, "
+        "and good wording in summary writing. Your job is to question others judgement to make sure their "
+        "judgement is well-considered and offer an alternative solution if two responses are at the same level."
+    ),
+    ("general-public", "referee"): (  # the same text in the paper and in their FairEval config
+        "You are now General Public, one of the referees in this task. You are interested in the story and "
+        "looking for updates on the investigation. Please think critically by yourself and note that it's your "
+        "responsibility to choose one of which is the better first."
+    ),
+}
+
+
+@pytest.mark.parametrize(("name", "role"), sorted(RELEASED))
+def test_authors_code_personas_are_their_strings_byte_for_byte(name: str, role: str) -> None:
+    """The system messages (and ChatEval role descriptions) their released code sent, compared whole."""
+    assert get_persona(name, role).text == RELEASED[(name, role)]

@@ -292,3 +292,24 @@ def test_each_retry_is_a_new_call_not_the_caches_first_answer(monkeypatch: pytes
     outcome = asyncio.run(run_chateval(make_task(), config, pool))
     assert sorted(set(variants)) == ["", "faireval-attempt-2", "faireval-attempt-3"]  # a cache namespace per attempt
     assert outcome.score == pytest.approx(3.0)
+
+
+def test_authors_code_critic_is_their_released_text_and_a_silent_referee_stays_silence() -> None:
+    """Their FairEval Critic says "judgement" (the paper's Appendix A: "judgment"); a referee that fails every
+    attempt is "[Silence]" in their evaluation list (get_evaluation: the last N entries of the first referee's
+    memory), as their code kept it."""
+    from debate_eval.debates.chateval_method import chateval_config
+
+    config = chateval_config(fidelity="authors-code")
+    assert [p.name for p in config.referees] == ["general-public", "critic"]
+    assert "question others judgement to make sure their judgement is well-considered" in config.referees[1].text
+    assert "judgment" in chateval_config().referees[1].text  # paper mode keeps the paper's spelling
+    client = FairClient({"General Public": ["GP1", final(4)], "Critic": ["C1", "no", "no", "no"]})
+    remote = resolve_model_config(environ={"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "DEBATE_EVAL_MODEL": "m"})
+    outcome = asyncio.run(run_chateval(make_task(), config, ClientPool(remote, overrides={"scorer": client})))
+    assert "their judgement is well-considered" in str(client.calls_of("Critic")[0][0].content)
+    assert outcome.details["their_evaluation"] == [
+        {"role": "General Public", "evaluation": final(4)},
+        {"role": "", "evaluation": "[Silence]"},
+    ]
+    assert outcome.score == 4.0 and outcome.details["excluded"] == ["Critic"]
