@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -133,3 +134,123 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 def disguises() -> dict[str, Callable[[str], str]]:
     """All of ``DISGUISES`` at once, by name (for a test that plants every form in one run)."""
     return dict(DISGUISES)
+
+
+# ------------------------------------------------------------------------------------- a recording proxy
+
+
+class RecordingProxy:
+    """A CONNECT-less HTTP forward proxy on 127.0.0.1 that records what passes (use as a context manager).
+
+    Clients configured with ``HTTP_PROXY=proxy.url`` send it ``POST http://host:port/path`` requests; it
+    forwards each to its target, which must be on the loopback (anything else is answered 502, never sent),
+    and appends ``(method, url)`` to ``requests``. ``CONNECT`` (HTTPS through a proxy) is answered 405.
+    Bounded: at most ``max_requests`` forwarded and ``lifetime_s`` seconds, then it stops by itself.
+    """
+
+    LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+    def __init__(self, max_requests: int = 500, lifetime_s: float = 120.0) -> None:
+        import threading
+
+        self.max_requests, self.lifetime_s = max_requests, lifetime_s
+        self.requests: list[tuple[str, str]] = []
+        self.lock = threading.Lock()
+        self.url = ""
+        self._server: Any = None
+        self._timer: Any = None
+
+    def urls(self) -> list[str]:
+        """The URLs of the requests that passed, in order."""
+        with self.lock:
+            return [url for _, url in self.requests]
+
+    def __enter__(self) -> RecordingProxy:
+        import threading
+        from http.server import ThreadingHTTPServer
+
+        class Server(ThreadingHTTPServer):
+            daemon_threads = True
+
+            def handle_error(self, request: Any, client_address: Any) -> None:  # a client that hung up
+                return
+
+        self._server = Server(("127.0.0.1", 0), _proxy_handler(self))
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
+        threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        self._timer = threading.Timer(self.lifetime_s, self.stop)
+        self._timer.daemon = True
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def stop(self) -> None:
+        """Stop serving (idempotent)."""
+        server, self._server = self._server, None
+        if self._timer is not None:
+            self._timer.cancel()
+        if server is not None:
+            server.shutdown()
+            server.server_close()
+
+
+def _proxy_handler(proxy: RecordingProxy) -> type:
+    import http.client
+    import urllib.parse
+    from http.server import BaseHTTPRequestHandler
+
+    hop_by_hop = {"connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "trailer", "upgrade"}
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args: Any) -> None:
+            return
+
+        def _reply(self, status: int, body: bytes, headers: Iterable[tuple[str, str]] = ()) -> None:
+            self.send_response(status)
+            for key, value in headers:
+                if key.lower() not in hop_by_hop and key.lower() != "content-length":
+                    self.send_header(key, value)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def do_CONNECT(self) -> None:
+            self._reply(405, b"this test proxy does not tunnel (no CONNECT)")
+
+        def _forward(self) -> None:
+            target = urllib.parse.urlsplit(self.path)
+            body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            with proxy.lock:
+                full = len(proxy.requests) >= proxy.max_requests
+                if not full:
+                    proxy.requests.append((self.command, self.path))
+            if full or target.scheme != "http" or target.hostname not in RecordingProxy.LOOPBACK:
+                self._reply(502, b"refused by the test proxy")
+                return
+            upstream = http.client.HTTPConnection(target.hostname, target.port or 80, timeout=30)
+            try:
+                headers = {k: v for k, v in self.headers.items() if k.lower() not in hop_by_hop}
+                path = target.path + (f"?{target.query}" if target.query else "")
+                upstream.request(self.command, path, body=body or None, headers=headers)
+                answer = upstream.getresponse()
+                self._reply(answer.status, answer.read(), answer.getheaders())
+            except OSError as exc:
+                self._reply(502, f"test proxy: {exc}".encode())
+            finally:
+                upstream.close()
+
+        do_GET = do_POST = do_PUT = do_DELETE = _forward
+
+    return Handler
+
+
+@pytest.fixture
+def recording_proxy() -> Iterator[RecordingProxy]:
+    """A started ``RecordingProxy`` (``.url``, ``.urls()``), stopped after the test. Point a client at it with
+    ``monkeypatch.setenv("HTTP_PROXY", recording_proxy.url)``."""
+    with RecordingProxy() as proxy:
+        yield proxy

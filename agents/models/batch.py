@@ -32,8 +32,9 @@ from debate_eval.agents.errors import UserError
 from debate_eval.agents.models.batch_api import CHAT_ENDPOINT, BatchEndpoint, LineOutcome, batch_error
 from debate_eval.agents.models.batch_state import DONE, PREPARED, SUBMITTED, UPLOADED, BatchState, Submission
 from debate_eval.agents.models.batch_state import request_key as request_key
+from debate_eval.agents.models.call_meta import is_chat_request, note_response
+from debate_eval.agents.models.http_client import HttpOptions, build_http_client
 from debate_eval.agents.models.settings import EMBEDDED, ModelSettings, public_url, stable_hash
-from debate_eval.agents.models.usage_transport import http_client, is_chat_request, note_response
 from debate_eval.agents.models.wrappers import TransportStats
 
 BATCH_DIR = "batch"  # in the run directory
@@ -132,11 +133,16 @@ class BatchDispatcher:
         if base_url and public_url(base_url) != base_url:  # credentials in the URL: keep such endpoints apart
             identity += f" {stable_hash(base_url)[:12]}"
         if identity not in self._endpoints:
-            client = openai.AsyncOpenAI(
-                api_key=settings.api_key() or "not-needed", base_url=base_url, max_retries=5, timeout=120
+            client = openai.AsyncOpenAI(  # files and batches: no answer cap (a batch's output file is large)
+                api_key=settings.api_key() or "not-needed",
+                base_url=base_url,
+                max_retries=5,
+                timeout=120,
+                http_client=build_http_client(HttpOptions(deadline_s=None, max_answer_bytes=None)),
             )
             self._endpoints[identity] = BatchEndpoint(identity, client, self.options.completion_window)
-        return http_client(BatchTransport(self, self._endpoints[identity]))
+        # the SDK's chat completions go to the queue: a transport that never touches the network
+        return openai.DefaultAsyncHttpx2Client(transport=BatchTransport(self, self._endpoints[identity]))
 
     async def close(self) -> None:
         """Stop polling (submitted batches stay in the run directory for a rerun) and close the endpoints."""

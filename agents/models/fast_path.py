@@ -1,4 +1,11 @@
-"""Faster paths for the event loop at high concurrency (measured by scripts/bench_throughput.py).
+"""``--fast-path``: an opt-in, private fast path for the event loop at high concurrency.
+
+It patches private internals of AutoGen and the OpenAI SDK, so it is off by default, guarded and pinned:
+``fast_path_problem()`` checks the installed versions against the ones it was tested with (``TESTED``) and
+that every internal it touches is there; otherwise the run prints one line and takes the default path
+(public APIs only). Its gain is measured beside the default path in benchmarks/throughput.md
+(scripts/bench_throughput.py). It changes nothing that reaches the endpoint (tests/agents/models/
+test_fast_path.py): the same JSON body, the same HTTP client (proxies, deadline, answer cap).
 
 1. The SDK request body. For every ``chat.completions.create`` the SDK walks the whole request body (every
 message of the growing history) through ``async_maybe_transform`` against the ``CompletionCreateParams``
@@ -28,6 +35,7 @@ import contextlib
 import logging
 import os
 from collections.abc import Iterator
+from importlib import metadata
 from types import SimpleNamespace
 from typing import Any
 
@@ -40,6 +48,26 @@ from openai.types.chat import ChatCompletion
 from opentelemetry import trace
 
 _OPTION_NAMES = ("extra_headers", "extra_query", "extra_body", "timeout")
+TESTED = {"autogen-core": "0.7.5", "openai": "3.54."}  # distribution -> the version (or prefix) tested
+
+
+def fast_path_problem() -> str | None:
+    """Why the fast path cannot be used with what is installed (None: it can)."""
+    for name, tested in TESTED.items():
+        try:
+            installed = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            return f"{name} is not installed"
+        if not (installed == tested or (tested.endswith(".") and installed.startswith(tested))):
+            return f"it was tested with {name} {tested}{'x' if tested.endswith('.') else ''}, not {installed}"
+    needed = [
+        (TraceHelper, "trace_block"),
+        (SingleThreadedAgentRuntime, "_create_otel_attributes"),
+        (SingleThreadedAgentRuntime, "_try_serialize"),
+        (openai.AsyncOpenAI, "post"),
+    ]
+    missing = [f"{owner.__name__}.{name}" for owner, name in needed if not callable(getattr(owner, name, None))]
+    return f"internals it patches are missing: {', '.join(missing)}" if missing else None
 
 
 class DirectCompletions:
@@ -74,7 +102,8 @@ class DirectBodyClient:
 
 
 def use_direct_body(model_client: Any) -> Any:
-    """Switch AutoGen's ``OpenAIChatCompletionClient`` to the direct body path (returns the client)."""
+    """Switch AutoGen's ``OpenAIChatCompletionClient`` to the direct body path (returns the client); a client
+    of another kind is returned unchanged."""
     inner = getattr(model_client, "_client", None)
     if isinstance(inner, openai.AsyncOpenAI):
         model_client._client = DirectBodyClient(inner)
@@ -119,6 +148,13 @@ def _try_serialize(self: SingleThreadedAgentRuntime, message: Any) -> str:
     if not _EVENTS.isEnabledFor(logging.INFO) and telemetry_idle(self._tracer_helper.tracer_provider):
         return ""  # read by nothing: the event log is off and the span attributes are not made
     return _original_try_serialize(self, message)
+
+
+def restore_telemetry() -> None:
+    """Undo ``quiet_idle_telemetry`` (AutoGen's own methods again)."""
+    TraceHelper.trace_block = _original_trace_block  # type: ignore[method-assign]
+    SingleThreadedAgentRuntime._create_otel_attributes = _original_otel_attributes  # type: ignore[method-assign]
+    SingleThreadedAgentRuntime._try_serialize = _original_try_serialize  # type: ignore[method-assign]
 
 
 def quiet_idle_telemetry() -> None:

@@ -3,7 +3,8 @@
 ``ClientPool`` builds one client stack per distinct set of settings and credentials (see ``client_wrappers``
 for the layers), shares it between debates, and hands each debate an ``ObservedClient`` per role. The
 innermost client is the role's provider's (``agents/models/providers``: OpenAI-compatible, Azure, Anthropic,
-Gemini, Ollama, embedded, scripted), built over the HTTP client of ``provider_http_client``. Two roles share
+Gemini, Ollama, embedded, scripted), built over the run's HTTP client (``ClientPool.http_client``: the
+network layer's ``agents/models/http_client.py``: proxies, CA bundle, deadline, answer cap, observers). Two roles share
 a stack only when every setting and credential is equal (``ModelSettings.client_identity``: a role with its
 own key, URL, organisation or provider gets its own client); they share cached answers when the model and
 sampling are equal (``namespace_for``: no key in it). Every stack that talks to the embedded server shares
@@ -15,6 +16,7 @@ ready clients per role with ``overrides``.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,10 +29,10 @@ from autogen_ext.models.openai import OpenAIChatCompletionClient
 
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.models.batch import BatchDispatcher
-from debate_eval.agents.models.fast_path import quiet_idle_telemetry, use_direct_body
+from debate_eval.agents.models.http_client import HttpOptions, NetworkOptions
 from debate_eval.agents.models.preflight import Endpoint, check_endpoints
 from debate_eval.agents.models.providers import get_provider
-from debate_eval.agents.models.responses import CheckedTransport, checked_http_client
+from debate_eval.agents.models.responses import chat_http_client
 from debate_eval.agents.models.settings import (
     EMBEDDED,
     OPENAI,
@@ -40,7 +42,6 @@ from debate_eval.agents.models.settings import (
     stable_hash,
     with_sampling,
 )
-from debate_eval.agents.models.usage_transport import ObservingTransport, base_transport, http_client
 from debate_eval.agents.models.wrappers import (
     CallRecord,
     ConcurrencyLimit,
@@ -48,8 +49,10 @@ from debate_eval.agents.models.wrappers import (
     NamespacedStore,
     ObservedClient,
     RetryingClient,
+    RetryListener,
     RetryPolicy,
     TransportStats,
+    print_retry,
 )
 
 CACHE_DIR_ENV = "DEBATE_EVAL_CACHE_DIR"
@@ -75,10 +78,11 @@ def open_disk_cache(directory: Path) -> CacheStore[Any]:
         raise UserError(f"{directory}: cannot open the response cache: {exc.strerror}") from None
 
 
-def provider_http_client() -> Any:
-    """The HTTP client every provider's SDK sends through (the network layer's: observation of usage, checks
-    of 200 answers, the shared connection pool). Providers never build their own."""
-    return http_client(ObservingTransport(CheckedTransport(base_transport())))
+def provider_http_client(options: HttpOptions | None = None) -> Any:
+    """The HTTP client every provider's SDK sends through (the network layer's ``build_http_client`` with the
+    chat completion check and cached-token observer: proxies and CA bundle from the environment, the deadline,
+    the answer cap). Providers never build their own; ``ClientPool.http_client`` shares one per run."""
+    return chat_http_client(options)
 
 
 def build_client(settings: ModelSettings, base_url: str | None, http: Any = None) -> ChatCompletionClient:
@@ -97,9 +101,30 @@ def build_openai_client(
     return get_provider(OPENAI).build_client(settings, base_url, http_client)  # type: ignore[no-any-return]
 
 
-def build_checked_client(settings: ModelSettings, base_url: str | None) -> ChatCompletionClient:
-    """The provider's client whose 200 answers that are no completion raise (``agents/models/responses.py``)."""
-    return build_client(settings, base_url, checked_http_client())
+def build_checked_client(
+    settings: ModelSettings, base_url: str | None, network: NetworkOptions | None = None
+) -> ChatCompletionClient:
+    """The provider's client over a fresh HTTP client of the network layer (``provider_http_client``), whose
+    200 answers that are no completion raise (``agents/models/responses.py``)."""
+    options = (network or NetworkOptions()).http_options(settings.timeout_s)
+    return build_client(settings, base_url, provider_http_client(options))
+
+
+def enable_fast_path() -> bool:
+    """Turn ``--fast-path`` on (``agents/models/fast_path.py``) if the installed versions are the tested ones;
+    otherwise print one line and keep the default path. The module is imported only here: the default path
+    never imports a private module."""
+    try:
+        from debate_eval.agents.models import fast_path
+    except ImportError as exc:  # an internal it imports has moved
+        problem: str | None = f"an internal it imports is missing ({exc})"
+    else:
+        problem = fast_path.fast_path_problem()
+    if problem is not None:
+        print(f"debate-eval: --fast-path is off: {problem}; using the default path", file=sys.stderr)
+        return False
+    fast_path.quiet_idle_telemetry()
+    return True
 
 
 @dataclass
@@ -124,8 +149,12 @@ class ClientPool:
         retry: RetryPolicy | None = None,
         overrides: Mapping[str, ChatCompletionClient] | None = None,
         batch: BatchDispatcher | None = None,
+        network: NetworkOptions | None = None,
+        on_retry: RetryListener | None = print_retry,
     ) -> None:
-        """``batch``: queue every model call for the Batch API (``run --batch``) instead of sending it."""
+        """``batch``: queue every model call for the Batch API (``run --batch``) instead of sending it;
+        ``network``: answer cap, connection pool, ``--fast-path``; ``on_retry``: told of every retry (default:
+        one line on stderr; see ``agents/models/retry.py``)."""
         self.config = config
         self.server_urls = dict(server_urls or {})  # provider name -> the server started for the run
         if embedded_base_url is not None:
@@ -136,11 +165,14 @@ class ClientPool:
         self.overrides = dict(overrides or {})
         self.embedded_slots = ConcurrencyLimit(config.embedded.parallel)  # shared by every embedded stack
         self._stacks: dict[str, _Stack] = {}
+        self._http_clients: dict[HttpOptions, Any] = {}  # one connection pool per deadline, shared by stacks
         self.batch = batch
+        self.network = network or NetworkOptions()
+        self.on_retry = on_retry
         if batch is not None:  # refused before the first call, in one line
             for settings in config.roles.values():
                 get_provider(settings.provider).check_batch()
-        quiet_idle_telemetry()  # AutoGen's per-message spans and JSON, unless an OpenTelemetry provider records
+        self.fast_path = self.network.fast_path and enable_fast_path()
 
     def settings_for(self, role: str, sampling: Mapping[str, Any] | None = None) -> ModelSettings:
         """The settings a role's requests use (``sampling`` changes some decoding fields)."""
@@ -189,20 +221,34 @@ class ClientPool:
     def _base_url(self, settings: ModelSettings) -> str | None:
         return get_provider(settings.provider).base_url(settings, self.server_urls.get(settings.provider))
 
+    def http_client(self, settings: ModelSettings) -> Any:
+        """The HTTP client of ``settings``' requests: one per deadline, shared by every stack of the run (one
+        connection pool, sized to the open-file limit), with the chat completion check and cached tokens."""
+        options = self.network.http_options(settings.timeout_s)
+        client = self._http_clients.get(options)
+        if client is None or client.is_closed:
+            client = self._http_clients[options] = provider_http_client(options)
+        return client
+
     def _build(self, settings: ModelSettings, namespace: str) -> _Stack:
         base_url = self._base_url(settings)
         if self.batch is not None:  # the SDK's requests go to the batch queue (cache and retries stay above)
             get_provider(settings.provider).check_batch()
             raw = build_client(settings, base_url, self.batch.http_client(settings, base_url))
         else:  # reads usage.prompt_tokens_details.cached_tokens, which AutoGen's RequestUsage drops
-            raw = build_client(settings, base_url, provider_http_client())
-        if type(raw) is OpenAIChatCompletionClient:  # the SDK's per-request TypedDict walk of the body was the
-            use_direct_body(raw)  # loop's largest cost (OpenAI's own client only)
+            raw = build_client(settings, base_url, self.http_client(settings))
+        if self.fast_path and type(raw) is OpenAIChatCompletionClient:  # private: --fast-path only
+            from debate_eval.agents.models.fast_path import use_direct_body
+
+            use_direct_body(raw)  # the SDK's per-request TypedDict walk of the body
         policy = self.retry or RetryPolicy(max_retries=settings.max_retries)
         transport: ChatCompletionClient = raw
         if get_provider(settings.provider).shares_slots:  # a queued request waits here, not against its timeout
             transport = LimitedClient(raw, self.embedded_slots)
-        shared: ChatCompletionClient = RetryingClient(transport, policy, self.stats)
+        where = public_url(base_url) if base_url else f"the {settings.provider} default endpoint"
+        shared: ChatCompletionClient = RetryingClient(
+            transport, policy, self.stats, on_retry=self.on_retry, endpoint=f"{where}, model {settings.model}"
+        )
         if self.cache is not None:
             shared = ChatCompletionCache(shared, NamespacedStore(self.cache, namespace))
         return _Stack(raw=raw, shared=shared, settings=settings, base_url=base_url)
@@ -214,12 +260,25 @@ class ClientPool:
             for role in roles
             if role not in self.overrides
         ]
-        await check_endpoints(endpoints, build_checked_client, self.retry, self.stats)
+        await check_endpoints(
+            endpoints,
+            lambda settings, base_url: build_checked_client(settings, base_url, self.network),
+            self.retry,
+            self.stats,
+            on_retry=self.on_retry,
+        )
 
     async def close(self) -> None:
         """Close every client built by the pool."""
         for stack in self._stacks.values():
             await stack.raw.close()
         self._stacks.clear()
+        for client in self._http_clients.values():
+            await client.aclose()
+        self._http_clients.clear()
+        if self.fast_path:
+            from debate_eval.agents.models.fast_path import restore_telemetry
+
+            restore_telemetry()
         if self.batch is not None:
             await self.batch.close()

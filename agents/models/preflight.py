@@ -2,13 +2,18 @@
 
 It goes through the same ``RetryingClient`` as the run, with the run's retry policy (``--max-retries`` and
 backoff), so a burst of 5xx, a 429 (with or without Retry-After), a timeout, a reset connection or a 200 whose
-body is not JSON is retried exactly as the run would retry it. What retrying cannot fix fails at once, in
-one line naming the endpoint, the role and what came back: a rejected key (401/403), an unknown model
-(404), a refused request (400). An empty answer is no fault of the endpoint: the check passes.
+body is not JSON is retried exactly as the run would retry it (each retry shown as it happens). What
+retrying cannot fix fails at once, in one line naming the endpoint, the role and what came back: a refused
+connection or an unknown host (a wrong address: not retried here, though the run retries a refused
+connection, e.g. while a server restarts), a rejected key (401/403), an unknown model (404), a refused
+request (400), a redirect. An empty answer is no fault of the endpoint: the check passes.
 """
 
 from __future__ import annotations
 
+import socket
+import urllib.parse
+import urllib.request
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -17,9 +22,16 @@ import openai
 from autogen_core.models import ChatCompletionClient, UserMessage
 
 from debate_eval.agents.errors import UserError
+from debate_eval.agents.models.http_client import AnswerTooLargeError, RedirectError
 from debate_eval.agents.models.responses import BadResponseError, EmptyAnswerError
 from debate_eval.agents.models.settings import ModelSettings, public_url
-from debate_eval.agents.models.wrappers import RetryingClient, RetryPolicy, TransportStats
+from debate_eval.agents.models.wrappers import (
+    RetryingClient,
+    RetryListener,
+    RetryPolicy,
+    TransportStats,
+    print_retry,
+)
 
 DEFAULT_ENDPOINT = "https://api.openai.com/v1"
 PROMPT = "Reply with OK."
@@ -46,11 +58,13 @@ async def check_endpoints(
     build_client: ClientFactory,
     policy: RetryPolicy | None = None,
     stats: TransportStats | None = None,
+    on_retry: RetryListener | None = print_retry,
 ) -> None:
     """Send one test request to each distinct (URL, settings and credentials); raise a one-line ``UserError``
     on a lasting fault.
 
-    ``policy`` is the run's retry policy (default: the role's ``max_retries`` with the default backoff).
+    ``policy`` is the run's retry policy (default: the role's ``max_retries`` with the default backoff);
+    ``on_retry`` is told of each retry. A refused connection or an unknown host is not retried here.
     """
     seen: set[tuple[str | None, str]] = set()
     for endpoint in endpoints:
@@ -59,16 +73,32 @@ async def check_endpoints(
             continue
         seen.add(key)
         await check_endpoint(
-            endpoint, build_client, policy or RetryPolicy(max_retries=endpoint.settings.max_retries), stats
+            endpoint,
+            build_client,
+            policy or RetryPolicy(max_retries=endpoint.settings.max_retries),
+            stats,
+            on_retry=on_retry,
         )
 
 
 async def check_endpoint(
-    endpoint: Endpoint, build_client: ClientFactory, policy: RetryPolicy, stats: TransportStats | None = None
+    endpoint: Endpoint,
+    build_client: ClientFactory,
+    policy: RetryPolicy,
+    stats: TransportStats | None = None,
+    on_retry: RetryListener | None = print_retry,
 ) -> None:
-    """One test request to ``endpoint``, retried like the run's requests."""
+    """One test request to ``endpoint``, retried like the run's requests, except that a refused connection
+    or an unknown host fails at once (``unreachable``): a run cannot start against a wrong address."""
     raw = build_client(endpoint.settings, endpoint.base_url)
-    client = RetryingClient(raw, policy, stats or TransportStats())
+    client = RetryingClient(
+        raw,
+        policy,
+        stats or TransportStats(),
+        on_retry=on_retry,
+        endpoint=f"{endpoint.where}, model {endpoint.settings.model}",
+        is_final=lambda error: unreachable(error) is not None,
+    )
     try:
         await client.create([UserMessage(content=PROMPT, source="user")], extra_create_args={"max_tokens": 1})
     except EmptyAnswerError:
@@ -79,11 +109,49 @@ async def check_endpoint(
         await raw.close()
 
 
+def unreachable(error: BaseException) -> str | None:
+    """ "connection refused" or "unknown host" when that is what ``error`` comes down to (its causes are
+    followed), else None: an address that cannot be right, not a passing fault."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, ConnectionRefusedError):
+            return "connection refused"
+        if isinstance(current, socket.gaierror):
+            return "unknown host"
+        text = str(current)
+        if "Connection refused" in text or "[Errno 111]" in text:
+            return "connection refused"
+        if "Name or service not known" in text or "nodename nor servname" in text or "[Errno -2]" in text:
+            return "unknown host"
+        current = current.__cause__ or current.__context__
+    return None
+
+
+def proxy_for(url: str) -> str | None:
+    """The proxy the environment sends ``url``'s requests through (``HTTP(S)_PROXY``, ``NO_PROXY``), shown
+    without credentials, or None."""
+    parts = urllib.parse.urlsplit(url)
+    proxies = urllib.request.getproxies_environment()
+    if not parts.hostname or urllib.request.proxy_bypass_environment(parts.hostname, proxies):
+        return None
+    proxy = proxies.get(parts.scheme) or proxies.get("all")
+    return public_url(proxy) if proxy else None
+
+
 def describe_failure(endpoint: Endpoint, error: BaseException, max_retries: int) -> str:
     """The one-line message for a failed check: endpoint, role, what came back, what to do."""
     where, role, settings = endpoint.where, endpoint.role, endpoint.settings
     used = f"used by the {role}"
     retried = f"after {max_retries} retries" if max_retries else "with retries off (--max-retries 0)"
+    cause = unreachable(error)
+    if cause is not None:
+        proxy = proxy_for(where)
+        via = f" through the proxy {proxy} (from the environment)" if proxy else ""
+        return f"cannot reach the model endpoint {where}{via}: {cause} ({used}); check --base-url"
+    if isinstance(error, RedirectError | AnswerTooLargeError):
+        return f"{error} ({used})"
     if isinstance(error, openai.AuthenticationError | openai.PermissionDeniedError):
         key = f"${settings.api_key_env}" if settings.api_key_env else "no API key"
         return (

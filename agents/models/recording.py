@@ -12,8 +12,8 @@ from typing import Any
 
 from autogen_core.models import ChatCompletionClient, CreateResult, LLMMessage
 
+from debate_eval.agents.models.call_meta import observing_call
 from debate_eval.agents.models.delegating import DelegatingClient
-from debate_eval.agents.models.usage_transport import observing_call
 
 
 @dataclass

@@ -2,8 +2,10 @@
 
 Gateways and proxies sometimes answer ``200 OK`` with an HTML page, garbled bytes or an empty body. The
 OpenAI SDK then raises ``JSONDecodeError`` / ``UnicodeDecodeError`` deep inside AutoGen, or hands AutoGen a
-string (``'str' object has no attribute 'usage'``). ``CheckedTransport`` looks at the body of every
-``POST .../chat/completions`` that answered 200 before the SDK does and raises one of:
+string (``'str' object has no attribute 'usage'``).
+
+``check_chat_completion``, a response observer of the run's HTTP client (``http_client.py``), looks at the body
+of every ``POST .../chat/completions`` that answered 200 before the SDK does and raises one of:
 
 - ``BadResponseError`` (an ``openai.APIConnectionError``): not JSON, not an object, or no ``choices``. It is
   transient: ``RetryingClient`` retries it like a dropped connection, with the run's ``--max-retries``; its
@@ -20,11 +22,11 @@ from typing import Any
 
 import httpx2
 import openai
-from openai._constants import DEFAULT_CONNECTION_LIMITS
 
+from debate_eval.agents.models.call_meta import CHAT_PATH, note_chat_usage
+from debate_eval.agents.models.http_client import HttpOptions, build_http_client
 from debate_eval.agents.models.settings import public_url
 
-CHAT_PATH = "/chat/completions"
 SNIPPET_CHARS = 80
 
 
@@ -92,29 +94,16 @@ def _is_plain_chat_request(request: httpx2.Request) -> bool:
         return True
 
 
-class CheckedTransport(httpx2.AsyncBaseTransport):
-    """Forwards requests to ``inner``; checks the body of every successful, non-streamed chat completion."""
-
-    def __init__(self, inner: httpx2.AsyncBaseTransport | None = None) -> None:
-        self.inner = inner or httpx2.AsyncHTTPTransport(limits=DEFAULT_CONNECTION_LIMITS)
-
-    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
-        """Forward ``request``; raise on a 200 whose body is no usable chat completion."""
-        response = await self.inner.handle_async_request(request)
-        if response.status_code == 200 and _is_plain_chat_request(request):
-            try:
-                content = await response.aread()
-            except httpx2.HTTPError:
-                await response.aclose()
-                raise
-            check_completion_body(content, response.headers.get("content-type", ""), request)
-        return response
-
-    async def aclose(self) -> None:
-        """Close the wrapped transport."""
-        await self.inner.aclose()
+def check_chat_completion(request: httpx2.Request, response: httpx2.Response) -> None:
+    """Response observer (``http_client.ResponseObserver``): raise on a 200 to a non-streamed chat completion
+    whose body is no usable chat completion."""
+    if response.status_code == 200 and _is_plain_chat_request(request):
+        check_completion_body(response.content, response.headers.get("content-type", ""), request)
 
 
-def checked_http_client(inner: httpx2.AsyncBaseTransport | None = None) -> httpx2.AsyncClient:
-    """An HTTP client with the OpenAI SDK's defaults whose chat completions are checked (see module doc)."""
-    return openai.DefaultAsyncHttpx2Client(transport=CheckedTransport(inner))
+CHAT_OBSERVERS = (check_chat_completion, note_chat_usage)  # what an OpenAI-style chat endpoint's answers pass
+
+
+def chat_http_client(options: HttpOptions | None = None) -> httpx2.AsyncClient:
+    """The HTTP client of an OpenAI-style chat endpoint: ``build_http_client`` with ``CHAT_OBSERVERS``."""
+    return build_http_client(options, CHAT_OBSERVERS)

@@ -1,5 +1,11 @@
 """Retries of transient errors: ``RetryPolicy`` (capped exponential backoff with jitter, Retry-After),
-``TransportStats`` (attempts and retries by reason) and the ``RetryingClient`` layer. See ``wrappers``."""
+``TransportStats`` (attempts and retries by reason) and the ``RetryingClient`` layer. See ``wrappers``.
+
+Retries are shown as they happen: before each wait ``RetryingClient`` hands a ``RetryEvent`` (what failed,
+where, which attempt, how long it waits) to its ``on_retry`` listener. The default, ``print_retry``, writes
+one plain line to stderr; a progress display passes its own listener (``ClientPool(on_retry=...)``,
+``model_pool(on_retry=...)``). A listener must not raise and must not block (it runs on the event loop).
+"""
 
 from __future__ import annotations
 
@@ -7,9 +13,10 @@ import asyncio
 import email.utils
 import os
 import random
+import sys
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +24,7 @@ import openai
 from autogen_core.models import ChatCompletionClient, CreateResult, LLMMessage
 
 from debate_eval.agents.models.delegating import DelegatingClient
+from debate_eval.agents.redaction import redact
 
 BACKOFF_ENV = "DEBATE_EVAL_RETRY_BACKOFF"
 
@@ -125,6 +133,50 @@ def retry_after_seconds(error: BaseException) -> float | None:
     return max(0.0, parsed.timestamp() - time.time())
 
 
+@dataclass(frozen=True)
+class RetryEvent:
+    """One retry about to happen."""
+
+    cause: str  # what failed, on one line: "HTTP 503: overloaded", "no complete answer within 5 s", ...
+    reason: str  # retry_reason's class: "429", "5xx", "timeout", "connection"
+    attempt: int  # the attempt that failed, from 1
+    max_retries: int
+    wait_s: float  # the wait before the next attempt
+    endpoint: str = ""  # where the request went, with no credentials (e.g. "http://127.0.0.1:8000/v1 model m")
+
+    def line(self) -> str:
+        """The event as one plain line."""
+        where = f" ({self.endpoint})" if self.endpoint else ""
+        return (
+            f"debate-eval: retry {self.attempt} of {self.max_retries} in {self.wait_s:.1f} s after {self.cause}{where}"
+        )
+
+
+RetryListener = Callable[[RetryEvent], None]
+
+
+def print_retry(event: RetryEvent) -> None:
+    """The default listener: ``event`` as one line on stderr."""
+    print(event.line(), file=sys.stderr, flush=True)
+
+
+def retry_cause(error: BaseException) -> str:
+    """What failed, on one line and short (no secrets: status, the server's message start, or the cause)."""
+    status = getattr(error, "status_code", None)
+    if isinstance(status, int):
+        body: Any = getattr(error, "body", None)
+        inner = body.get("error", body) if isinstance(body, dict) else None
+        message = inner.get("message") if isinstance(inner, dict) else None
+        text = f"HTTP {status}" + (f": {message}" if isinstance(message, str) and message else "")
+    else:
+        text = str(error).strip() or type(error).__name__
+        cause = error.__cause__
+        if cause is not None and str(cause).strip() and str(cause).strip() != text:
+            text = f"{text.rstrip('.')}: {cause}"
+    line = redact(" ".join(text.split()))
+    return line if len(line) <= 160 else line[:157] + "..."
+
+
 RETRY_AFTER_STATUSES = (429, 503)  # the statuses whose Retry-After is honoured (RFC 9110 names 503 and 429)
 
 
@@ -139,12 +191,21 @@ class RetryingClient(DelegatingClient):
         *,
         sleep: Any = asyncio.sleep,
         rng: random.Random | None = None,
+        on_retry: RetryListener | None = print_retry,
+        endpoint: str = "",
+        is_final: Callable[[BaseException], bool] | None = None,
     ) -> None:
+        """``on_retry``: told of each retry before its wait (None: nobody); ``endpoint``: named in the events;
+        ``is_final``: errors not to retry although ``retry_reason`` would (the endpoint check's unreachable
+        host)."""
         super().__init__(inner)
         self.policy = policy
         self.stats = stats
         self._sleep = sleep
         self._rng = rng or random.Random()
+        self.on_retry = on_retry
+        self.endpoint = endpoint
+        self.is_final = is_final
 
     async def create(self, messages: Sequence[LLMMessage], **kwargs: Any) -> CreateResult:  # type: ignore[override]
         """Call the wrapped client, retrying transient errors up to ``policy.max_retries`` times."""
@@ -155,11 +216,19 @@ class RetryingClient(DelegatingClient):
                 return await super().create(messages, **kwargs)
             except Exception as error:
                 reason = retry_reason(error)
-                if reason is None or attempt >= self.policy.max_retries:
+                final = reason is None or (self.is_final is not None and self.is_final(error))
+                if final or attempt >= self.policy.max_retries:
                     self.stats.failures[type(error).__name__] += 1
                     raise
+                assert reason is not None
                 self.stats.retries[reason] += 1
                 status = getattr(error, "status_code", None)
                 retry_after = retry_after_seconds(error) if status in RETRY_AFTER_STATUSES else None
-                await self._sleep(self.policy.delay(attempt, self._rng, retry_after))
+                wait = self.policy.delay(attempt, self._rng, retry_after)
+                if self.on_retry is not None:
+                    event = RetryEvent(
+                        retry_cause(error), reason, attempt + 1, self.policy.max_retries, wait, self.endpoint
+                    )
+                    self.on_retry(event)
+                await self._sleep(wait)
                 attempt += 1

@@ -3,11 +3,13 @@
 
 The stack each role talks through, innermost first:
 
-1. ``OpenAIChatCompletionClient`` (AutoGen) with the OpenAI SDK's own retries off;
+1. ``OpenAIChatCompletionClient`` (AutoGen) with the OpenAI SDK's own retries off, over the run's HTTP client
+   (``http_client.py``: proxies, CA bundle, the deadline per request, the answer cap, response observers);
 2. ``LimitedClient`` (the embedded model only): at most as many requests in flight as the server has slots,
    so requests waiting for a slot do not count against the timeout;
 3. ``RetryingClient``: retries 429 and 503 (honouring Retry-After), other 5xx, timeouts and connection errors
-   with capped exponential backoff and jitter; any other error is final. Counts attempts and retries;
+   with capped exponential backoff and jitter; any other error is final. Counts attempts and retries and
+   tells its ``on_retry`` listener of each one (default: one line on stderr);
 4. ``ChatCompletionCache`` (AutoGen) over a ``NamespacedStore`` of a disk ``DiskCacheStore``: the namespace
    carries model, endpoint and sampling settings, which AutoGen's cache key (messages only) leaves out.
    Errors are never cached (the cache stores only returned results);
@@ -23,10 +25,13 @@ from debate_eval.agents.models.recording import CallRecord, ObservedClient, reco
 from debate_eval.agents.models.retry import (
     BACKOFF_ENV,
     RETRY_AFTER_STATUSES,
+    RetryEvent,
     RetryingClient,
+    RetryListener,
     RetryPolicy,
     TransportStats,
     default_backoff,
+    print_retry,
     retry_after_seconds,
     retry_reason,
 )
@@ -40,10 +45,13 @@ __all__ = [
     "LimitedClient",
     "NamespacedStore",
     "ObservedClient",
+    "RetryEvent",
+    "RetryListener",
     "RetryPolicy",
     "RetryingClient",
     "TransportStats",
     "default_backoff",
+    "print_retry",
     "recording_calls",
     "retry_after_seconds",
     "retry_reason",

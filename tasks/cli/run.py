@@ -13,6 +13,7 @@ import asyncio
 import sys
 from typing import Any
 
+from debate_eval.agents.models.http_client import DEFAULT_MAX_ANSWER_BYTES
 from debate_eval.agents.models.providers import all_providers
 from debate_eval.agents.models.settings import ROLES
 from debate_eval.debates.base import (
@@ -143,7 +144,11 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument("--no-seed", action="store_true", default=None, help="send no seed")
     group.add_argument("--max-tokens", type=positive_int, help="default: none for APIs, 256 for the embedded model")
-    group.add_argument("--timeout", type=float, help="seconds per request (default 120)")
+    group.add_argument(
+        "--timeout",
+        type=float,
+        help="seconds per request attempt, all of it: connecting, sending, waiting, reading the answer (default 120)",
+    )
     group.add_argument(
         "--max-retries",
         type=non_negative_int,
@@ -172,6 +177,19 @@ def add_execution_arguments(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument("--no-progress", action="store_true", default=None, help="no progress bar")
     group.add_argument("--no-preflight", action="store_true", default=None, help="skip the one-request endpoint check")
+    group.add_argument(
+        "--max-answer-bytes",
+        type=positive_int,
+        help=f"read at most this many bytes per model answer; a longer one fails its item (default "
+        f"{DEFAULT_MAX_ANSWER_BYTES:,})",
+    )
+    group.add_argument(
+        "--fast-path",
+        action="store_true",
+        default=None,
+        help="opt in to a faster event loop that patches private internals of AutoGen and the openai SDK "
+        "(only with the versions it was tested with; see benchmarks/throughput.md)",
+    )
     add_batch_arguments(parser)
 
 

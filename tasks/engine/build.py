@@ -13,6 +13,7 @@ from pathlib import Path
 
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.models.batch import BatchOptions
+from debate_eval.agents.models.http_client import DEFAULT_MAX_ANSWER_BYTES
 from debate_eval.agents.models.settings import ROLES, ModelOverrides, resolve_model_config
 from debate_eval.debates.base import DEFAULT_METHOD, MethodContext, get_method, method_namespace
 from debate_eval.tasks.data.datasets import check_aspect, get_dataset, resolve_data_dir
@@ -184,6 +185,8 @@ def build_run_options(request: RunRequest, config: RunConfig) -> RunOptions:
         progress=False if request.no_progress else None,
         preflight=not request.no_preflight,
         batch=batch,
+        max_answer_bytes=request.max_answer_bytes or DEFAULT_MAX_ANSWER_BYTES,
+        fast_path=request.fast_path,
     )
 
 

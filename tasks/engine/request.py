@@ -103,6 +103,8 @@ class RunRequest:
     cache_dir: str | None = _option(EXECUTION, PATH)
     no_progress: bool = _option(EXECUTION, SWITCH, False)
     no_preflight: bool = _option(EXECUTION, SWITCH, False)
+    max_answer_bytes: int | None = _option(EXECUTION, POSITIVE_INT)  # None: http_client.DEFAULT_MAX_ANSWER_BYTES
+    fast_path: bool = _option(EXECUTION, SWITCH, False)  # the opt-in private fast path (agents/models/fast_path.py)
     batch: bool = _option(EXECUTION, SWITCH, False)
     batch_max_requests: int | None = _option(EXECUTION, POSITIVE_INT)
     batch_wait: float | None = _option(EXECUTION, POSITIVE_FLOAT)

@@ -19,6 +19,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import sys
@@ -27,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
+from debate_eval.agents.models.fd_budget import open_file_limit
 from debate_eval.tasks.engine.lock import RunLock, owner_text
 from debate_eval.tasks.engine.records import validate_record
 
@@ -223,14 +225,19 @@ class ResultsStore:
             if self._fd is not None and before is not None:
                 with contextlib.suppress(OSError):
                     os.ftruncate(self._fd, before)
-            done = sum(1 for r in self.records.values() if not r.get("error"))
             raise ResultsWriteError(
-                f"{self.results_path}: cannot write a result ({exc.strerror}); the run stopped; the {done} "
-                "finished results already written are kept: free space (or fix the folder) and rerun the same "
-                "command to resume"
+                f"{self.results_path}: cannot write a result ({exc.strerror}); the run stopped; "
+                f"{self.kept_text()}: {write_advice(exc)} and rerun the same command to resume"
             ) from None
         self.written += 1
         self.records[self.key(record)] = record
+
+    def kept_text(self) -> str:
+        """What is safe in the results file, for a message: "the N results already written (F finished, E
+        failed) are kept"."""
+        done = sum(1 for r in self.records.values() if not r.get("error"))
+        failed = len(self.records) - done
+        return f"the {len(self.records)} results already written ({done} finished, {failed} failed) are kept"
 
     def close(self) -> None:
         """Flush the results file to disk, close it and release the run lock (never raises)."""
@@ -241,6 +248,18 @@ class ResultsStore:
             with contextlib.suppress(OSError):
                 os.close(fd)
         self.lock.release()
+
+
+def write_advice(exc: OSError) -> str:
+    """What to do about a failed write: out of file descriptors is no full disk."""
+    if exc.errno in (errno.EMFILE, errno.ENFILE):
+        limit = open_file_limit()
+        where = f" (ulimit -n {limit})" if limit else ""
+        return (
+            f"the process reached its open-file limit{where}, this is not a disk problem: lower --concurrency "
+            "or raise the limit"
+        )
+    return "free space (or fix the folder)"
 
 
 def _write_all(fd: int, data: bytes) -> None:

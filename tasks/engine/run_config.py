@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.models.batch import BatchOptions
+from debate_eval.agents.models.http_client import DEFAULT_MAX_ANSWER_BYTES
 from debate_eval.agents.models.settings import ModelConfig, stable_hash
 from debate_eval.debates.base import Evaluator, Method, get_method
 from debate_eval.tasks.data.own_file import dataset_options
@@ -125,6 +126,8 @@ class RunOptions:
     progress: bool | None = None  # None: a progress bar when stderr is a terminal
     preflight: bool = True
     batch: BatchOptions | None = None  # run --batch: model calls go out as Batch API batches
+    max_answer_bytes: int | None = DEFAULT_MAX_ANSWER_BYTES  # --max-answer-bytes: cap per answer (None: none)
+    fast_path: bool = False  # --fast-path: the opt-in private fast path (agents/models/fast_path.py)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready view for config.json."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import sys
 import time
 from collections.abc import AsyncIterator, Mapping, Sequence
@@ -14,9 +15,17 @@ from typing import Any, TextIO
 from autogen_core.models import ChatCompletionClient
 
 from debate_eval.agents.models.batch import BATCH_DIR, BatchDispatcher, BatchOptions, item_in_flight
+from debate_eval.agents.models.fd_budget import fit_concurrency
+from debate_eval.agents.models.http_client import NetworkOptions
 from debate_eval.agents.models.pool import ClientPool, default_cache_dir, open_disk_cache
 from debate_eval.agents.models.providers import start_providers
-from debate_eval.agents.models.wrappers import CallRecord, TransportStats, recording_calls
+from debate_eval.agents.models.wrappers import (
+    CallRecord,
+    RetryListener,
+    TransportStats,
+    print_retry,
+    recording_calls,
+)
 from debate_eval.debates.base import Evaluator
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
 from debate_eval.debates.pairwise.swap import swapping
@@ -229,9 +238,12 @@ async def model_pool(
     stats: TransportStats | None = None,
     preflight: bool = True,
     batch: BatchOptions | None = None,
+    network: NetworkOptions | None = None,
+    on_retry: RetryListener | None = print_retry,
 ) -> AsyncIterator[ClientPool]:
     """The run's model clients, with what their providers need (e.g. the embedded server) started first;
-    with ``batch`` their calls go out as Batch API batches (state in ``out_dir/batch``)."""
+    with ``batch`` their calls go out as Batch API batches (state in ``out_dir/batch``); ``network``: answer
+    cap, connection pool, ``--fast-path``; ``on_retry``: told of every retry (default: a line on stderr)."""
     roles = config.roles()
     overrides = dict(clients or {})
     with contextlib.ExitStack() as stack:
@@ -246,6 +258,8 @@ async def model_pool(
             stats=stats,
             overrides=overrides,
             batch=dispatcher,
+            network=network,
+            on_retry=on_retry,
         )
         try:
             if preflight:
@@ -253,6 +267,20 @@ async def model_pool(
             yield pool
         finally:
             await pool.close()
+
+
+def run_concurrency(config: RunConfig, options: RunOptions, pending: int) -> tuple[int, NetworkOptions]:
+    """Debates in flight and the network options of a run: ``--concurrency`` (or the default), lowered to what
+    the open-file limit leaves room for, with a note on stderr when it is (``agents/models/fd_budget.py``)."""
+    network = NetworkOptions(max_answer_bytes=options.max_answer_bytes, fast_path=options.fast_path)
+    if options.batch:  # every item in flight at once, so that each round of calls goes out as one batch
+        return options.concurrency or pending, network
+    fit = fit_concurrency(options.concurrency or default_concurrency(config))
+    if fit.note:
+        print(f"debate-eval: note: {fit.note}", file=sys.stderr)
+    if fit.connections is not None and fit.connections < network.max_connections:
+        network = dataclasses.replace(network, max_connections=fit.connections)
+    return fit.concurrency, network
 
 
 def default_concurrency(config: RunConfig) -> int:
@@ -290,6 +318,7 @@ async def run(
         # both orders when a task has its twin; one evaluator per aspect
         evaluator = {c.aspect: swapping(c.evaluator()) for c in configs}
         if pending:
+            concurrency, network = run_concurrency(config, options, len(pending))
             async with model_pool(
                 config,
                 options.out_dir,
@@ -299,8 +328,9 @@ async def run(
                 stats=summary.transport,
                 preflight=options.preflight,
                 batch=options.batch,
+                network=network,
             ) as pool:
-                await _run_pending(pending, evaluator, config, pool, store, summary, options, stream)
+                await _run_pending(pending, evaluator, config, pool, store, summary, options, concurrency, stream)
     except BaseException:
         failing = True
         raise
@@ -332,10 +362,10 @@ async def _run_pending(
     store: ResultsStore,
     summary: RunSummary,
     options: RunOptions,
+    concurrency: int,
     stream: TextIO,
 ) -> None:
-    # --batch: every item in flight at once, so that each round of calls goes out as one batch
-    limit = asyncio.Semaphore(options.concurrency or (len(pending) if options.batch else default_concurrency(config)))
+    limit = asyncio.Semaphore(concurrency)  # run_concurrency's: --concurrency fitted to the open-file limit
     progress = Progress(total=len(pending), enabled=options.progress, stream=stream)
 
     async def one(item: Item, task: EvaluationTask, aspect_config: RunConfig) -> None:

@@ -3,8 +3,8 @@
 
 ``FaultServer`` is an OpenAI-compatible endpoint on 127.0.0.1 whose answers a test scripts request by
 request (HTTP errors with or without Retry-After, hangs, empty or garbled 200 bodies, reset connections,
-context-length errors, chosen replies). It is bounded: at most ``max_requests`` requests and
-``lifetime_s`` seconds, then it stops by itself.
+bodies trickled a byte at a time, redirects, context-length errors, chosen replies). It is bounded: at most
+``max_requests`` requests and ``lifetime_s`` seconds, then it stops by itself.
 """
 
 from __future__ import annotations
@@ -42,6 +42,8 @@ class Action:
     content_type: str = "application/json"
     reset: bool = False  # close the connection without an answer
     reply: str | None = None  # the completion's text
+    trickle_s: float = 0.0  # send the answer's body one byte at a time, this many seconds apart
+    redirect: str | None = None  # answer 302 with this Location (a path on this server, or a URL)
 
 
 Script = Callable[[int, dict[str, Any]], "Action | None"]  # (request number from 0, request) -> action
@@ -57,6 +59,7 @@ class FaultServer:
     requests: list[dict[str, Any]] = field(default_factory=list)
     keys_seen: set[str] = field(default_factory=set)
     keys_by_role: dict[str, set[str]] = field(default_factory=dict)  # role of the request -> Authorization
+    trickled: int = 0  # body bytes sent by trickled answers (Action.trickle_s)
 
     def __post_init__(self) -> None:
         self.lock = threading.Lock()
@@ -116,14 +119,33 @@ def _handler(server: FaultServer) -> type[BaseHTTPRequestHandler]:
         def log_message(self, *args: Any) -> None:
             return
 
-        def _send(self, status: int, data: bytes, content_type: str, headers: dict[str, str] | None = None) -> None:
+        def _send(
+            self,
+            status: int,
+            data: bytes,
+            content_type: str,
+            headers: dict[str, str] | None = None,
+            trickle_s: float = 0.0,
+        ) -> None:
             self.send_response(status)
             self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(data)))
             for key, value in (headers or {}).items():
                 self.send_header(key, value)
             self.end_headers()
-            self.wfile.write(data)
+            if not trickle_s:
+                self.wfile.write(data)
+                return
+            self.wfile.flush()
+            for index in range(len(data)):  # stops when the client hangs up (a write error ends the thread)
+                self.wfile.write(data[index : index + 1])
+                self.wfile.flush()
+                with server.lock:
+                    server.trickled += 1
+                time.sleep(trickle_s)
+
+        def do_GET(self) -> None:  # where a redirect points: no such route, as a real gateway would say
+            self._send(404, b'{"error": {"message": "no such route"}}', "application/json")
 
         def do_POST(self) -> None:
             request = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
@@ -144,6 +166,12 @@ def _handler(server: FaultServer) -> type[BaseHTTPRequestHandler]:
                 self.close_connection = True
                 self.connection.shutdown(2)
                 return
+            if action.redirect is not None:
+                location = action.redirect
+                if location.startswith("/"):
+                    location = server.base_url.rsplit("/v1", 1)[0] + location
+                self._send(302, b"", "text/html", {"Location": location})
+                return
             if action.status:
                 error = action.error or {"message": f"injected HTTP {action.status}", "type": "fault"}
                 headers = {"Retry-After": action.retry_after} if action.retry_after is not None else {}
@@ -153,7 +181,8 @@ def _handler(server: FaultServer) -> type[BaseHTTPRequestHandler]:
                 self._send(200, action.body, action.content_type)
                 return
             text = action.reply if action.reply is not None else default_reply(request)
-            self._send(200, json.dumps(completion(request, text)).encode(), "application/json")
+            body = json.dumps(completion(request, text)).encode()
+            self._send(200, body, "application/json", trickle_s=action.trickle_s)
 
     return Handler
 

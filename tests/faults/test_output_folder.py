@@ -127,7 +127,7 @@ def test_a_full_disk_stops_cleanly_keeps_every_written_result_and_a_rerun_finish
         assert 0 < len(kept) < MANY
         message = (
             f"{out / 'results.jsonl'}: cannot write a result (No space left on device); the run stopped; "
-            f"the {len(kept)} finished results already written are kept"
+            f"the {len(kept)} results already written ({len(kept)} finished, 0 failed) are kept: free space"
         )
         assert_clean(outcome, code=2, message=message, results=len(kept), server=server)
         assert not [p.name for p in out.iterdir() if p.name.endswith(".tmp") or p.name.startswith(".debate-eval")]

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import json
+from typing import Any
 
 from autogen_core.models import SystemMessage, UserMessage
 from opentelemetry import trace
@@ -67,3 +69,45 @@ def test_runtime_serialisation_is_skipped_only_when_nothing_reads_it() -> None:
         assert runtime._try_serialize(message) == _original_try_serialize(runtime, message) != ""
     finally:
         events.setLevel(level)
+
+
+def test_the_fast_path_is_refused_in_one_line_with_versions_it_was_not_tested_with(
+    monkeypatch: Any, capsys: Any
+) -> None:
+    from debate_eval.agents.models import fast_path
+    from debate_eval.agents.models.pool import enable_fast_path
+
+    real = fast_path.metadata.version
+    monkeypatch.setattr(fast_path.metadata, "version", lambda name: "9.0.0" if name == "openai" else real(name))
+    assert fast_path.fast_path_problem() == "it was tested with openai 3.54.x, not 9.0.0"
+    assert enable_fast_path() is False
+    assert capsys.readouterr().err.splitlines() == [
+        "debate-eval: --fast-path is off: it was tested with openai 3.54.x, not 9.0.0; using the default path"
+    ]
+
+
+def test_a_run_with_the_fast_path_writes_what_the_default_path_writes(isolated_env: Any) -> None:
+    from debate_eval.agents.models.fast_path import _original_try_serialize
+    from debate_eval.tasks.cli.main import main
+
+    with ScriptedOpenAIServer() as server:
+        runs = {}
+        for name, extra in (("default", []), ("fast", ["--fast-path"])):
+            out = isolated_env / name
+            args = ["run", "--dataset", "summeval", "--aspect", "coherence", "--limit", "2", "--no-cache",
+                    "--base-url", server.base_url, "--model", "scripted", "--out", str(out), "--no-progress",
+                    *extra]  # fmt: skip
+            assert main(args) == 0
+            runs[name] = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+        sent = list(server.requests)
+    from autogen_core import SingleThreadedAgentRuntime
+
+    assert SingleThreadedAgentRuntime._try_serialize is _original_try_serialize  # restored after the run
+
+    def steady(record: dict[str, Any]) -> dict[str, Any]:  # what does not depend on timing
+        turns = [{k: v for k, v in t.items() if k in ("agent", "role", "content", "to")} for t in record["transcript"]]
+        return {"item_id": record["item_id"], "score": record["score"], "turns": turns, "usage": record["usage"]}
+
+    assert [steady(r) for r in runs["fast"]] == [steady(r) for r in runs["default"]]
+    half = len(sent) // 2
+    assert sent[:half] == sent[half:]  # the same request bodies, in the same order

@@ -1,0 +1,88 @@
+"""What one model call's HTTP answer says that AutoGen's ``RequestUsage`` leaves out.
+
+AutoGen's ``OpenAIChatCompletionClient`` keeps only ``prompt_tokens`` and ``completion_tokens`` of a response's
+``usage``; providers that cache prompt prefixes also report ``usage.prompt_tokens_details.cached_tokens``
+(billed at a lower rate). ``ObservedClient`` (``recording.py``) opens a ``CallMeta`` with ``observing_call()``
+around each completion; the SDK's request task inherits it (a context variable), and ``note_chat_usage``, a
+response observer of the HTTP client (``http_client.py``), writes the cached tokens into it. The batch
+transport (``batch.py``) fills the same record with ``note_response``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Iterator
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any
+
+CHAT_PATH = "/chat/completions"
+
+
+@dataclass
+class CallMeta:
+    """What the HTTP layer learnt about one model call."""
+
+    cached_prompt_tokens: int = 0  # usage.prompt_tokens_details.cached_tokens
+    batch: bool = False  # answered through the Batch API (billed at the batch rate)
+
+
+_CALL: ContextVar[CallMeta | None] = ContextVar("debate_eval_call_meta", default=None)
+
+
+@contextlib.contextmanager
+def observing_call() -> Iterator[CallMeta]:
+    """A fresh ``CallMeta`` for the model call made inside this block (and the tasks it starts)."""
+    meta = CallMeta()
+    token = _CALL.set(meta)
+    try:
+        yield meta
+    finally:
+        _CALL.reset(token)
+
+
+def current_call() -> CallMeta | None:
+    """The ``CallMeta`` of the call in progress, if some caller opened one."""
+    return _CALL.get()
+
+
+def cached_tokens(usage: Any) -> int:
+    """``usage.prompt_tokens_details.cached_tokens`` of a response's JSON ``usage`` (0 when absent)."""
+    if not isinstance(usage, dict):
+        return 0
+    details = usage.get("prompt_tokens_details")
+    if not isinstance(details, dict):
+        return 0
+    try:
+        return max(0, int(details.get("cached_tokens") or 0))
+    except (TypeError, ValueError):
+        return 0
+
+
+def note_response(body: Any, *, batch: bool = False) -> None:
+    """Record the cached prompt tokens of a chat-completion JSON ``body`` in the current call's meta."""
+    meta = _CALL.get()
+    if meta is None:
+        return
+    meta.batch = meta.batch or batch
+    if isinstance(body, dict):
+        meta.cached_prompt_tokens = cached_tokens(body.get("usage"))
+
+
+def is_chat_request(request: Any) -> bool:
+    """A ``POST .../chat/completions`` (an ``httpx``/``httpx2`` request)."""
+    return request.method == "POST" and request.url.path.endswith(CHAT_PATH)
+
+
+def note_chat_usage(request: Any, response: Any) -> None:
+    """Response observer (``http_client.ResponseObserver``): the cached prompt tokens of a successful chat
+    completion, into the current call's ``CallMeta``. Most endpoints never send them: no parse then."""
+    if response.status_code != 200 or _CALL.get() is None or not is_chat_request(request):
+        return
+    if not response.is_stream_consumed:  # a streamed answer: its body is read later, by the caller
+        return
+    content = response.content
+    if b"prompt_tokens_details" in content:
+        with contextlib.suppress(ValueError):
+            note_response(json.loads(content))
