@@ -96,7 +96,7 @@ def test_a_run_with_the_fast_path_writes_what_the_default_path_writes(isolated_e
             out = isolated_env / name
             args = ["run", "--dataset", "summeval", "--aspect", "coherence", "--limit", "2", "--no-cache",
                     "--base-url", server.base_url, "--model", "scripted", "--out", str(out), "--no-progress",
-                    *extra]  # fmt: skip
+                    "--concurrency", "1", *extra]  # fmt: skip
             assert main(args) == 0
             runs[name] = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
         sent = list(server.requests)
