@@ -63,7 +63,23 @@ class HttpOptions:
     max_keepalive_connections: int = DEFAULT_MAX_KEEPALIVE
 
 
-class AnswerTooLargeError(Exception):
+class FinalHttpError(Exception):
+    """An answer that retrying cannot change (``final_http_error`` finds one behind an SDK's wrapper)."""
+
+
+def final_http_error(error: BaseException | None) -> FinalHttpError | None:
+    """The ``FinalHttpError`` ``error`` is or was caused by (an SDK may wrap it, e.g. the anthropic SDK in
+    its ``APIConnectionError``), else None."""
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:
+        if isinstance(error, FinalHttpError):
+            return error
+        seen.add(id(error))
+        error = error.__cause__ or error.__context__
+    return None
+
+
+class AnswerTooLargeError(FinalHttpError):
     """An answer was longer than ``--max-answer-bytes`` (final: not retried, never cached)."""
 
     def __init__(self, url: str, limit: int, seen: int | None = None) -> None:
@@ -75,7 +91,7 @@ class AnswerTooLargeError(Exception):
         )
 
 
-class RedirectError(Exception):
+class RedirectError(FinalHttpError):
     """The endpoint answered with a redirect (3xx): final, requests are not redirected."""
 
     def __init__(self, url: str, status: int, location: str | None) -> None:

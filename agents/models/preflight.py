@@ -22,7 +22,7 @@ import openai
 from autogen_core.models import ChatCompletionClient, UserMessage
 
 from debate_eval.agents.errors import UserError
-from debate_eval.agents.models.http_client import AnswerTooLargeError, RedirectError
+from debate_eval.agents.models.http_client import final_http_error
 from debate_eval.agents.models.responses import BadResponseError, EmptyAnswerError
 from debate_eval.agents.models.settings import ModelSettings, public_url
 from debate_eval.agents.models.wrappers import (
@@ -150,8 +150,9 @@ def describe_failure(endpoint: Endpoint, error: BaseException, max_retries: int)
         proxy = proxy_for(where)
         via = f" through the proxy {proxy} (from the environment)" if proxy else ""
         return f"cannot reach the model endpoint {where}{via}: {cause} ({used}); check --base-url"
-    if isinstance(error, RedirectError | AnswerTooLargeError):
-        return f"{error} ({used})"
+    final = final_http_error(error)
+    if final is not None:  # a redirect, too large an answer (perhaps wrapped by the provider's SDK)
+        return f"{final} ({used})"
     if isinstance(error, openai.AuthenticationError | openai.PermissionDeniedError):
         key = f"${settings.api_key_env}" if settings.api_key_env else "no API key"
         return (

@@ -24,6 +24,7 @@ import openai
 from autogen_core.models import ChatCompletionClient, CreateResult, LLMMessage
 
 from debate_eval.agents.models.delegating import DelegatingClient
+from debate_eval.agents.models.http_client import final_http_error
 from debate_eval.agents.redaction import redact
 
 BACKOFF_ENV = "DEBATE_EVAL_RETRY_BACKOFF"
@@ -93,6 +94,8 @@ class TransportStats:
 
 def retry_reason(error: BaseException) -> str | None:
     """Why ``error`` is worth retrying ("429", "5xx", "timeout", "connection"), or None if it is final."""
+    if final_http_error(error) is not None:  # too large an answer, a redirect: even behind an SDK's wrapper
+        return None
     if isinstance(error, openai.APITimeoutError | asyncio.TimeoutError | TimeoutError):
         return "timeout"
     if isinstance(error, openai.APIConnectionError):

@@ -25,7 +25,7 @@ from typing import Any
 
 from debate_eval.agents.models.providers import Provider, register_provider
 from debate_eval.agents.models.providers.errors import OpenAIErrors, status_error
-from debate_eval.agents.models.providers.openai import GENERIC_MODEL_INFO
+from debate_eval.agents.models.providers.openai import with_model_info
 from debate_eval.agents.models.settings import ModelSettings
 
 ANTHROPIC_API_URL = "https://api.anthropic.com"
@@ -95,7 +95,6 @@ class AnthropicProvider(Provider):
         """AutoGen's Anthropic client over the SDK (its retries off), its errors in the OpenAI SDK's terms."""
         import anthropic
         from autogen_ext.models.anthropic import BaseAnthropicChatCompletionClient
-        from autogen_ext.models.anthropic._model_info import get_info
 
         options: dict[str, Any] = {"http_client": http_client} if http_client is not None else {}
         sdk = anthropic.AsyncAnthropic(
@@ -105,13 +104,8 @@ class AnthropicProvider(Provider):
             max_retries=0,
             **options,
         )
-        try:
-            info = get_info(settings.model)
-        except KeyError:  # a model name AutoGen does not know: a plain text model
-            info = GENERIC_MODEL_INFO
-        client = BaseAnthropicChatCompletionClient(
-            SamplingFreeClient(sdk),
-            create_args={"model": settings.model, **self.create_args(settings)},
-            model_info=info,
+        client = with_model_info(  # a model name AutoGen does not know: a plain text model
+            BaseAnthropicChatCompletionClient,
+            {"client": SamplingFreeClient(sdk), "create_args": {"model": settings.model, **self.create_args(settings)}},
         )
         return OpenAIErrors(client, openai_error)

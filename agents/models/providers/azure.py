@@ -20,7 +20,7 @@ from typing import Any
 
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.models.providers import Provider, register_provider
-from debate_eval.agents.models.providers.openai import GENERIC_MODEL_INFO, model_info_for
+from debate_eval.agents.models.providers.openai import with_model_info
 from debate_eval.agents.models.settings import ModelSettings
 
 DEFAULT_API_VERSION = "2024-10-21"
@@ -88,6 +88,4 @@ class AzureProvider(Provider):
             kwargs["azure_ad_token_provider"] = entra_token_provider()
         if http_client is not None:
             kwargs["http_client"] = http_client
-        if model_info_for(settings.model) is None:
-            kwargs["model_info"] = GENERIC_MODEL_INFO
-        return AzureOpenAIChatCompletionClient(**kwargs)
+        return with_model_info(AzureOpenAIChatCompletionClient, kwargs)

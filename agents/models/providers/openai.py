@@ -8,8 +8,8 @@ the key, not in the client.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 from autogen_core.models import ModelFamily, ModelInfo
 from autogen_ext.models.openai import OpenAIChatCompletionClient
@@ -18,6 +18,7 @@ from debate_eval.agents.models.providers import Provider, register_provider
 from debate_eval.agents.models.settings import EmbeddedSettings, ModelSettings, public_url
 
 OPENAI_API_URL = "https://api.openai.com/v1"
+T = TypeVar("T")
 GENERIC_MODEL_INFO = ModelInfo(
     vision=False,
     function_calling=False,
@@ -27,15 +28,16 @@ GENERIC_MODEL_INFO = ModelInfo(
 )
 
 
-def model_info_for(model: str) -> ModelInfo | None:
-    """AutoGen's description of ``model`` when it knows the name, else None (the caller then passes
-    ``GENERIC_MODEL_INFO``: a plain text model)."""
-    from autogen_ext.models.openai._model_info import get_info
-
+def with_model_info(client_class: Callable[..., T], kwargs: dict[str, Any]) -> T:
+    """``client_class(**kwargs)``, AutoGen's client; for a model name AutoGen does not know (its documented
+    "model_info is required" ``ValueError``) again with ``GENERIC_MODEL_INFO``: a plain text model. (Public
+    API only: AutoGen's model table is a private module.)"""
     try:
-        return get_info(model)
-    except ValueError:
-        return None
+        return client_class(**kwargs)
+    except ValueError as exc:
+        if "model_info is required" not in str(exc):
+            raise
+    return client_class(**kwargs, model_info=GENERIC_MODEL_INFO)
 
 
 class OpenAIWireProvider(Provider):
@@ -69,9 +71,7 @@ class OpenAIWireProvider(Provider):
         }
         if http_client is not None:
             kwargs["http_client"] = http_client
-        if model_info_for(settings.model) is None:
-            kwargs["model_info"] = GENERIC_MODEL_INFO
-        return OpenAIChatCompletionClient(**kwargs)
+        return with_model_info(OpenAIChatCompletionClient, kwargs)
 
     def build_literal_client(self, settings: ModelSettings, base_url: str | None, http_client: Any) -> Any:
         """``LiteralClient`` over the OpenAI SDK with the key, URL, timeout, options and HTTP client above."""
