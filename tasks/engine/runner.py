@@ -295,9 +295,11 @@ async def run(
     options: RunOptions,
     *,
     clients: Mapping[str, ChatCompletionClient] | None = None,
-    stream: TextIO = sys.stderr,
+    stream: TextIO | None = None,
 ) -> RunSummary:
-    """Run (or resume) the evaluation of ``config`` into ``options.out_dir``."""
+    """Run (or resume) the evaluation of ``config`` into ``options.out_dir`` (``stream``: the progress bar's,
+    default ``sys.stderr`` as it is when the run starts)."""
+    stream = sys.stderr if stream is None else stream
     started = time.perf_counter()
     summary = RunSummary(out_dir=options.out_dir)
     items = select_items(load_items(config.dataset, options.data_dir), limit=options.limit, docs=options.docs)
