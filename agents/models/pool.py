@@ -32,6 +32,8 @@ from debate_eval.agents.models.batch import BatchDispatcher
 from debate_eval.agents.models.http_client import HttpOptions, NetworkOptions
 from debate_eval.agents.models.preflight import Endpoint, check_endpoints
 from debate_eval.agents.models.providers import get_provider
+from debate_eval.agents.models.rate_client import RateLimitedClient, add_rate_limit_hook
+from debate_eval.agents.models.rate_limit import RateLimiter, RateOptions
 from debate_eval.agents.models.responses import chat_http_client
 from debate_eval.agents.models.settings import (
     EMBEDDED,
@@ -151,10 +153,12 @@ class ClientPool:
         batch: BatchDispatcher | None = None,
         network: NetworkOptions | None = None,
         on_retry: RetryListener | None = print_retry,
+        rate: RateOptions | None = None,
     ) -> None:
         """``batch``: queue every model call for the Batch API (``run --batch``) instead of sending it;
         ``network``: answer cap, connection pool, ``--fast-path``; ``on_retry``: told of every retry (default:
-        one line on stderr; see ``agents/models/retry.py``)."""
+        one line on stderr; see ``agents/models/retry.py``); ``rate``: budgets and the most calls in flight per
+        endpoint and model (``agents/models/rate_limit.py``)."""
         self.config = config
         self.server_urls = dict(server_urls or {})  # provider name -> the server started for the run
         if embedded_base_url is not None:
@@ -173,6 +177,8 @@ class ClientPool:
             for settings in config.roles.values():
                 get_provider(settings.provider).check_batch()
         self.fast_path = self.network.fast_path and enable_fast_path()
+        self.rate = rate or RateOptions()
+        self.limiters: dict[tuple[str, str, str], RateLimiter] = {}  # (provider, endpoint, model) -> limiter
 
     def settings_for(self, role: str, sampling: Mapping[str, Any] | None = None) -> ModelSettings:
         """The settings a role's requests use (``sampling`` changes some decoding fields)."""
@@ -236,7 +242,7 @@ class ClientPool:
             get_provider(settings.provider).check_batch()
             raw = build_client(settings, base_url, self.batch.http_client(settings, base_url))
         else:  # reads usage.prompt_tokens_details.cached_tokens, which AutoGen's RequestUsage drops
-            raw = build_client(settings, base_url, self.http_client(settings))
+            raw = build_client(settings, base_url, add_rate_limit_hook(self.http_client(settings)))
         if self.fast_path and type(raw) is OpenAIChatCompletionClient:  # private: --fast-path only
             from debate_eval.agents.models.fast_path import use_direct_body
 
@@ -245,6 +251,9 @@ class ClientPool:
         transport: ChatCompletionClient = raw
         if get_provider(settings.provider).shares_slots:  # a queued request waits here, not against its timeout
             transport = LimitedClient(raw, self.embedded_slots)
+        elif self.batch is None:  # each attempt waits for the endpoint's budget (the Batch API has its own)
+            limiter = self.limiter_for(settings, base_url)
+            transport = RateLimitedClient(raw, limiter, model=settings.model, max_tokens=settings.sampling.max_tokens)
         where = public_url(base_url) if base_url else f"the {settings.provider} default endpoint"
         shared: ChatCompletionClient = RetryingClient(
             transport, policy, self.stats, on_retry=self.on_retry, endpoint=f"{where}, model {settings.model}"
@@ -252,6 +261,25 @@ class ClientPool:
         if self.cache is not None:
             shared = ChatCompletionCache(shared, NamespacedStore(self.cache, namespace))
         return _Stack(raw=raw, shared=shared, settings=settings, base_url=base_url)
+
+    def limiter_for(self, settings: ModelSettings, base_url: str | None) -> RateLimiter:
+        """The rate limiter of ``settings``' endpoint and model, shared by every role and stack that uses them."""
+        key = (settings.provider, public_url(base_url) if base_url else "", settings.model)
+        limiter = self.limiters.get(key)
+        if limiter is None:
+            name = f"{settings.model} at {key[1] or settings.provider}"
+            limiter = RateLimiter(name, max_in_flight=self.rate.max_in_flight, rpm=self.rate.rpm, tpm=self.rate.tpm)
+            self.limiters[key] = limiter
+        return limiter
+
+    def rate_status(self) -> str:
+        """The live budgets of the endpoints in use, for the progress line (empty when none is known)."""
+        known = [lim for lim in self.limiters.values() if lim.requests is not None or lim.tokens is not None]
+        return "; ".join(limiter.status() for limiter in known)
+
+    def rate_report(self) -> list[dict[str, Any]]:
+        """What each endpoint's rate limiter did (for ``summary.json``)."""
+        return [limiter.report() for limiter in self.limiters.values()]
 
     async def preflight(self, roles: list[str]) -> None:
         """One tiny request per distinct endpoint, retried like the run's (see ``agents/models/preflight.py``)."""

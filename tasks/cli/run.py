@@ -168,7 +168,20 @@ def add_execution_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--concurrency",
         type=positive_int,
-        help="debates in flight (default 8 for APIs, the embedded server's slots otherwise)",
+        help="debates in flight, and the most model calls in flight per endpoint and model (default 8 for APIs, "
+        "the embedded server's slots otherwise); fewer when the endpoint's rate limits call for it",
+    )
+    group.add_argument(
+        "--rpm",
+        type=positive_int,
+        default=None,
+        help="request budget per minute for each endpoint and model (default: learnt from rate-limit headers)",
+    )
+    group.add_argument(
+        "--tpm",
+        type=positive_int,
+        default=None,
+        help="token budget per minute for each endpoint and model (default: learnt from rate-limit headers)",
     )
     group.add_argument("--no-cache", action="store_true", default=None, help="do not use the on-disk response cache")
     group.add_argument(

@@ -187,6 +187,8 @@ def build_run_options(request: RunRequest, config: RunConfig) -> RunOptions:
         batch=batch,
         max_answer_bytes=request.max_answer_bytes or DEFAULT_MAX_ANSWER_BYTES,
         fast_path=request.fast_path,
+        rpm=request.rpm,
+        tpm=request.tpm,
     )
 
 

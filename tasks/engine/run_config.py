@@ -128,6 +128,8 @@ class RunOptions:
     batch: BatchOptions | None = None  # run --batch: model calls go out as Batch API batches
     max_answer_bytes: int | None = DEFAULT_MAX_ANSWER_BYTES  # --max-answer-bytes: cap per answer (None: none)
     fast_path: bool = False  # --fast-path: the opt-in private fast path (agents/models/fast_path.py)
+    rpm: float | None = None  # --rpm: a request budget per minute for each endpoint and model (None: headers)
+    tpm: float | None = None  # --tpm: a token budget per minute
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready view for config.json."""

@@ -19,6 +19,7 @@ from debate_eval.agents.models.fd_budget import fit_concurrency
 from debate_eval.agents.models.http_client import NetworkOptions
 from debate_eval.agents.models.pool import ClientPool, default_cache_dir, open_disk_cache
 from debate_eval.agents.models.providers import start_providers
+from debate_eval.agents.models.rate_limit import RateOptions
 from debate_eval.agents.models.wrappers import (
     CallRecord,
     RetryListener,
@@ -105,6 +106,7 @@ class RunSummary:
     total: Tally = field(default_factory=Tally)
     transport: TransportStats = field(default_factory=TransportStats)  # this invocation's requests and retries
     cost_usd: float | None = None  # this invocation
+    rate_limits: list[dict[str, Any]] = field(default_factory=list)  # each endpoint's limiter (rate_limit.py)
     total_cost_usd: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
@@ -119,6 +121,7 @@ class RunSummary:
                 **now,
                 "retries": sum(self.transport.retries.values()),
                 "transport": self.transport.to_dict(),
+                "rate_limits": self.rate_limits,
                 "elapsed_s": round(self.elapsed_s, 3),
             },
         }
@@ -240,10 +243,12 @@ async def model_pool(
     batch: BatchOptions | None = None,
     network: NetworkOptions | None = None,
     on_retry: RetryListener | None = print_retry,
+    rate: RateOptions | None = None,
 ) -> AsyncIterator[ClientPool]:
     """The run's model clients, with what their providers need (e.g. the embedded server) started first;
     with ``batch`` their calls go out as Batch API batches (state in ``out_dir/batch``); ``network``: answer
-    cap, connection pool, ``--fast-path``; ``on_retry``: told of every retry (default: a line on stderr)."""
+    cap, connection pool, ``--fast-path``; ``on_retry``: told of every retry (default: a line on stderr); ``rate``:
+    budgets and the most calls in flight per endpoint and model."""
     roles = config.roles()
     overrides = dict(clients or {})
     with contextlib.ExitStack() as stack:
@@ -260,6 +265,7 @@ async def model_pool(
             batch=dispatcher,
             network=network,
             on_retry=on_retry,
+            rate=rate,
         )
         try:
             if preflight:
@@ -331,8 +337,12 @@ async def run(
                 preflight=options.preflight,
                 batch=options.batch,
                 network=network,
+                rate=RateOptions(options.rpm, options.tpm, concurrency),
             ) as pool:
-                await _run_pending(pending, evaluator, config, pool, store, summary, options, concurrency, stream)
+                try:
+                    await _run_pending(pending, evaluator, config, pool, store, summary, options, concurrency, stream)
+                finally:
+                    summary.rate_limits = pool.rate_report()
     except BaseException:
         failing = True
         raise
@@ -368,7 +378,7 @@ async def _run_pending(
     stream: TextIO,
 ) -> None:
     limit = asyncio.Semaphore(concurrency)  # run_concurrency's: --concurrency fitted to the open-file limit
-    progress = Progress(total=len(pending), enabled=options.progress, stream=stream)
+    progress = Progress(total=len(pending), enabled=options.progress, stream=stream, status=pool.rate_status)
 
     async def one(item: Item, task: EvaluationTask, aspect_config: RunConfig) -> None:
         async with limit:
