@@ -11,6 +11,7 @@ its error (a 429's headers and ``retry-after`` included), the limiter learns fro
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import Iterator, Mapping, Sequence
 from contextvars import ContextVar
@@ -21,10 +22,11 @@ from autogen_core.models import ChatCompletionClient, CreateResult, LLMMessage
 
 from debate_eval.agents.models.delegating import DelegatingClient
 from debate_eval.agents.models.rate_headers import parse_rate_limit_headers
-from debate_eval.agents.models.rate_limit import RateLimiter, Ticket
-from debate_eval.agents.models.token_estimate import count_prompt_tokens
+from debate_eval.agents.models.rate_limit import TOKEN_MARGIN, RateLimiter, Ticket
+from debate_eval.agents.models.token_estimate import count_prompt_tokens, encoder_name
 
 _TICKET: ContextVar[Ticket | None] = ContextVar("debate_eval_rate_ticket", default=None)
+_ENCODERS_READY: set[str] = set()  # models whose token encoding is loaded (tiktoken may go to the network)
 
 
 @contextlib.contextmanager
@@ -66,13 +68,16 @@ class RateLimitedClient(DelegatingClient):
         self.max_tokens = max_tokens
 
     def estimate_tokens(self, messages: Sequence[LLMMessage], extra_create_args: Mapping[str, Any]) -> float:
-        """Prompt tokens plus the completion tokens the call may count against the token budget."""
+        """Prompt tokens plus the completion tokens the call may count against the token budget, with a margin."""
         cap = extra_create_args.get("max_tokens") or extra_create_args.get("max_completion_tokens")
         completion = self.limiter.completion_estimate(cap or self.max_tokens)
-        return count_prompt_tokens(messages, self.model) + completion
+        return (count_prompt_tokens(messages, self.model) + completion) * TOKEN_MARGIN
 
     async def create(self, messages: Sequence[LLMMessage], **kwargs: Any) -> CreateResult:  # type: ignore[override]
         """Forward the call once the budget allows it."""
+        if self.model not in _ENCODERS_READY:  # the first lookup may download a file: not on the event loop
+            await asyncio.to_thread(encoder_name, self.model)
+            _ENCODERS_READY.add(self.model)
         estimate = self.estimate_tokens(messages, kwargs.get("extra_create_args") or {})
         ticket = await self.limiter.acquire(estimate)
         try:

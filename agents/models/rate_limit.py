@@ -9,8 +9,11 @@ call is sent into an empty budget, and a call's timeout starts when it is sent.
 
 Budgets are buckets that refill continuously, as providers' limits do: ``limit`` per window (a minute), a
 ``rate`` of ``limit / 60`` a second. They come from ``--rpm`` / ``--tpm`` (by hand) or from the response
-headers (``rate_headers``): each answer's ``remaining`` resets the bucket's level, corrected for what was
-refilled since that request was sent and for the calls sent after it; its ``reset`` gives the refill rate.
+headers (``rate_headers``): the answer to the latest call sent so far, its ``remaining`` less what the calls
+sent after it took, resets the bucket's level (an older call's answer may have waited at the endpoint while
+later ones were counted: it is not used for the level); a ``reset`` gives the refill rate. Token estimates
+carry a margin (``TOKEN_MARGIN``): with headers to correct the level it only raises the threshold a call
+waits for, not the rate of calls.
 A hand-set budget is never raised by a header, but a header saying less is left lowers its level.
 
 The window follows AIMD: +1/window after each answer while the budget is not nearly empty (additive
@@ -23,6 +26,7 @@ mean latency x 1.5: Little's law with a margin), so the window settles near what
 from __future__ import annotations
 
 import asyncio
+import logging
 import math
 import time
 from collections.abc import Awaitable, Callable
@@ -31,6 +35,7 @@ from typing import Any
 
 from debate_eval.agents.models.rate_headers import LimitWindow, RateLimitHeaders
 
+logger = logging.getLogger(__name__)
 WINDOW_S = 60.0  # --rpm / --tpm and header limits without a usable reset are per minute
 NEAR_EMPTY = 0.05  # a budget with less than this share left is nearly empty
 RATE_FROM_RESET_MIN_USED = 0.25  # a reset gives the refill rate once this share of the limit is used
@@ -40,6 +45,7 @@ NEED_MARGIN = 1.5
 MAX_SLEEP_S = 1.0  # a waiting call looks at the budget again at least this often (headers may change it)
 LATENCY_EWMA = 0.2
 COMPLETION_EWMA = 0.2
+TOKEN_MARGIN = 1.1  # a call reserves its estimate plus 10% (providers count tokens their own way)
 DEFAULT_COMPLETION_TOKENS = 256  # the guess before any answer (or the max_tokens cap, when a call sets one)
 
 
@@ -83,8 +89,11 @@ class Bucket:
         """Return ``amount`` (negative: spend more) after the fact."""
         self.level, self.updated = self.available(now) + amount, now
 
-    def observe(self, window: LimitWindow, sent_at: float, taken_after: float, now: float) -> None:
-        """Follow what a header said at ``sent_at``: its refill rate and what is left now."""
+    def observe(self, window: LimitWindow, taken_after: float | None, now: float) -> None:
+        """Follow what a header said: the limit, its refill rate, and (unless ``taken_after`` is None: a stale
+        answer) what is left now: ``remaining`` less what the calls sent after that one took. Refill since is
+        not counted, so the level errs low by at most rate x latency, which costs nothing while the budget
+        binds (the bucket then never fills up)."""
         if window.limit is not None and window.limit > 0 and not self.by_hand:
             self.limit = window.limit
         used = (window.limit or 0) - (window.remaining if window.remaining is not None else math.inf)
@@ -93,11 +102,10 @@ class Bucket:
             if not self.by_hand:
                 self.rate = self.rate + 0.5 * (rate - self.rate) if self.rate_seen else rate
                 self.rate_seen = True
-        if window.remaining is None:
+        if window.remaining is None or taken_after is None:
             return
-        level = window.remaining + self.rate * max(0.0, now - sent_at) - taken_after
-        current = self.available(now)
-        self.level = min(current, level) if self.by_hand else min(self.limit, level)
+        level = window.remaining - taken_after
+        self.level = min(self.available(now), level) if self.by_hand else min(self.limit, level)
         self.updated = now
 
     def share_left(self, now: float) -> float:
@@ -174,6 +182,7 @@ class RateLimiter:
         self.blocked_until = 0.0
         self.sent_calls = 0.0
         self.sent_tokens = 0.0
+        self._observed_mark = 0.0  # the latest call (by send order) whose answer set the levels
         self.latency_s = 1.0
         self.completion_tokens = float(DEFAULT_COMPLETION_TOKENS)
         self._latency_seen = False
@@ -229,6 +238,8 @@ class RateLimiter:
         self.sent_calls += 1
         self.sent_tokens += tokens
         self.stats.calls += 1
+        if logger.isEnabledFor(logging.DEBUG):
+            logger.debug("%s: send #%d (%.0f tokens); %s", self.name, self.sent_calls, tokens, self.status())
         return Ticket(tokens=tokens, sent_at=now, requests_mark=self.sent_calls, tokens_mark=self.sent_tokens)
 
     # ----------------------------------------------------------------------------------------- answers
@@ -254,6 +265,15 @@ class RateLimiter:
         if headers is not None:
             self._observe(ticket, headers, now)
             retry_after_s = retry_after_s if retry_after_s is not None else headers.retry_after_s
+        if logger.isEnabledFor(logging.DEBUG):
+            logger.debug(
+                "%s: answer #%d%s, headers %s; %s",
+                self.name,
+                ticket.requests_mark,
+                " (429)" if rate_limited else "",
+                headers,
+                self.status(),
+            )
         if rate_limited:
             self.stats.rate_limited += 1
             if retry_after_s:
@@ -266,6 +286,11 @@ class RateLimiter:
         await self._free_slot()
 
     def _observe(self, ticket: Ticket, headers: RateLimitHeaders, now: float) -> None:
+        # Only the answer to the latest call sent among those answered says what is left now: an older call's
+        # answer may have waited long at the endpoint, after calls sent later had been counted.
+        fresh = ticket.requests_mark > self._observed_mark
+        if fresh:
+            self._observed_mark = ticket.requests_mark
         for attr, window, after in (
             ("requests", headers.requests, self.sent_calls - ticket.requests_mark),
             ("tokens", headers.token_window, self.sent_tokens - ticket.tokens_mark),
@@ -276,7 +301,7 @@ class RateLimiter:
                 if bucket is None:
                     continue
                 setattr(self, attr, bucket)
-            bucket.observe(window, ticket.sent_at, after, now)
+            bucket.observe(window, after if fresh else None, now)
 
     def _nearly_empty(self, now: float) -> bool:
         return any(b is not None and b.share_left(now) < NEAR_EMPTY for b in (self.requests, self.tokens))

@@ -83,6 +83,9 @@ class RateStats:
     first_s: float | None = None  # clock of the first and last request
     last_s: float | None = None
     max_concurrent: int = 0
+    answers: list[tuple[float, float]] = field(default_factory=list)  # (clock, tokens) of each answered request
+    dry_requests_s: float | None = None  # clock when the request budget first ran out (less than 1 left)
+    dry_tokens_s: float | None = None  # ... the token budget (less left than the request just charged)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready counters."""
@@ -141,6 +144,7 @@ class RateLimitedServer:
 
     def start(self) -> RateLimitedServer:
         """Serve in a background thread; stop by itself after ``max_lifetime_s``."""
+        count_text_tokens("", self.model)  # load the token encoding before the first request (not in one)
         self._server = _Server(("127.0.0.1", 0), _make_handler(self))
         self.base_url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
@@ -195,10 +199,15 @@ class RateLimitedServer:
                 return 429, headers, 0.0
             if self._requests:
                 self._requests.level -= 1
+                if self._requests.level < 1 and self.stats.dry_requests_s is None:
+                    self.stats.dry_requests_s = now
             if self._tokens:
                 self._tokens.level -= tokens
+                if self._tokens.level < tokens and self.stats.dry_tokens_s is None:
+                    self.stats.dry_tokens_s = now
             self.stats.answered += 1
             self.stats.tokens_charged += tokens
+            self.stats.answers.append((now, tokens))
             return 200, self._headers(), tokens
 
     def _headers(self) -> dict[str, str]:

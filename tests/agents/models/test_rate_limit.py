@@ -82,8 +82,8 @@ def test_headers_teach_the_limit_the_rate_and_the_level() -> None:
     assert lim.requests is not None
     assert lim.requests.limit == 120
     assert lim.requests.rate == pytest.approx((40 - 0.5) / 20)  # (used - half a unit) / reset
-    # 80 left then, refilled for 2 s since, minus the 3 sent after it
-    assert lim.requests.available(clock.now) == pytest.approx(80 + 2 * lim.requests.rate - 3)
+    # 80 left then, minus the 3 sent after it (the refill since is not counted: the level errs low)
+    assert lim.requests.available(clock.now) == pytest.approx(80 - 3)
 
 
 def test_a_429_halves_the_window_and_stops_the_endpoint_until_retry_after() -> None:
@@ -182,3 +182,20 @@ def test_status_shows_the_live_budget() -> None:
     clock = FakeClock()
     lim = limiter(clock, max_in_flight=8, rpm=60, tpm=90000)
     assert lim.status() == "rpm 60/60 tpm 90k/90k in flight 0/8"
+
+
+def test_an_older_calls_late_answer_does_not_set_the_level() -> None:
+    clock = FakeClock()
+    lim = limiter(clock, max_in_flight=64)
+
+    async def main() -> None:
+        tickets = [await lim.acquire(10) for _ in range(50)]
+        latest, old = tickets[-1], tickets[0]
+        latest.headers = RateLimitHeaders(requests=LimitWindow(600, 500, 10.0), style="openai")
+        await lim.release(latest)
+        # the first call waited at the endpoint and was counted after the other 49: its answer is stale
+        old.headers = RateLimitHeaders(requests=LimitWindow(600, 499, 10.0), style="openai")
+        await lim.release(old)
+
+    asyncio.run(main())
+    assert lim.requests is not None and lim.requests.available(clock.now) == 500  # not 499 - 49

@@ -1,0 +1,260 @@
+"""Rate-limit benchmark: how much of a provider's binding limit `debate-eval run` uses, with 0 failed items.
+
+Starts the rate-limited scripted endpoint (``agents/models/providers/rate_limited_server.py``) in a process of
+its own: latency uniform in ``--latency`` seconds, a request limit and a token limit per minute as buckets
+that refill continuously and start full (as a provider's do for an idle key), OpenAI-style headers, 429 with
+``retry-after`` past the limit. Then runs, as a user would::
+
+    debate-eval run --dataset summeval --aspect coherence --limit 200 --max-rounds 2 --concurrency 64 \\
+      --base-url URL --model gpt-4o --no-cache --no-preflight --no-progress
+
+once with a binding request limit (``--rpm``, the token limit out of reach) and once with a binding token limit
+(``--tpm``). The run is given no budget by hand: it learns the limits from the headers. The endpoint's Critic
+never agrees, so each item makes 5 calls (1,000 in all).
+
+Measured, per scenario (the endpoint's own log of answered requests and the run's summary.json):
+
+- **share of the binding limit**: calls (or tokens) answered per minute while the limit bound, i.e. from the
+  first time the endpoint's budget ran out to the last answered request, divided by the limit. Before that
+  moment the full bucket lets a burst through faster than the limit; after it, no client can do better than
+  the limit. Target >= 0.90.
+- the same over the whole run (burst included), so the two can be compared;
+- wall time against the physical limit ``calls / limit`` (the issue's), and against the tighter bound
+  ``(calls - bucket at start) / limit`` a perfect client reaches from a full bucket;
+- 429s received (target <= 2% of requests) and failed items (target 0);
+- the client's CPU time and the machine's load (on a loaded machine the shares stay meaningful: they measure
+  waiting on the endpoint, not CPU).
+
+The report goes between this script's markers in ``--out`` (default ``benchmarks/rate_limits.md``), which
+``scripts/bench_vs_authors.py`` shares.
+
+Usage (from the repository root)::
+
+    DEBATE_EVAL_DATA_DIR=/path/to/data python scripts/bench_rate_limits.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import resource
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_report import replace_section  # sibling script
+
+SERVER_MODULE = "debate_eval.agents.models.providers.rate_limited_server"
+SECTION = "rate_limits"
+TARGET_SHARE = 0.90
+TARGET_429 = 0.02
+
+
+@dataclass
+class Scenario:
+    """One binding limit: its name, the endpoint's limits per minute, and which one binds."""
+
+    name: str
+    rpm: float
+    tpm: float
+    binding: str  # "requests" or "tokens"
+
+
+class Endpoint:
+    """The rate-limited endpoint in a child process (stops when its standard input closes)."""
+
+    def __init__(self, scenario: Scenario, latency: str, seed: int) -> None:
+        command = [sys.executable, "-m", SERVER_MODULE, "--rpm", f"{scenario.rpm:g}", "--tpm", f"{scenario.tpm:g}"]
+        command += ["--latency", latency, "--seed", str(seed), "--max-lifetime", "3600"]
+        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        assert self.process.stdout is not None
+        self.base_url = self.process.stdout.readline().strip()
+        if not self.base_url.startswith("http://127.0.0.1:"):
+            raise RuntimeError(f"the endpoint did not start: {self.base_url!r}")
+
+    def stats(self) -> dict[str, Any]:
+        """The endpoint's counters and its log of answered requests."""
+        with urllib.request.urlopen(self.base_url.removesuffix("/v1") + "/rate/stats", timeout=30) as response:
+            return json.loads(response.read())
+
+    def close(self) -> None:
+        """Close its standard input and wait for it."""
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        self.process.wait(timeout=30)
+
+
+def binding_share(stats: dict[str, Any], scenario: Scenario) -> tuple[float, float, float]:
+    """(share while the limit bound, share over the whole run, seconds the limit bound)."""
+    answers = stats["answers"]
+    limit = scenario.rpm if scenario.binding == "requests" else scenario.tpm
+    amount = (lambda tokens: 1.0) if scenario.binding == "requests" else (lambda tokens: tokens)
+    dry = stats["dry_requests_s"] if scenario.binding == "requests" else stats["dry_tokens_s"]
+    first, last = answers[0][0], answers[-1][0]
+    whole = sum(amount(t) for _, t in answers) / max(1e-9, last - first) * 60 / limit
+    if dry is None:  # the limit never bound
+        return float("nan"), whole, 0.0
+    bound = [(at, t) for at, t in answers if at > dry]
+    seconds = last - dry
+    share = sum(amount(t) for _, t in bound) / max(1e-9, seconds) * 60 / limit
+    return share, whole, seconds
+
+
+def run_scenario(args: argparse.Namespace, scenario: Scenario, work: Path) -> dict[str, Any]:
+    """One run against a fresh endpoint; the figures of the row."""
+    endpoint = Endpoint(scenario, args.latency, args.seed)
+    out = work / scenario.name
+    command = ["debate-eval", "run", "--dataset", "summeval", "--aspect", "coherence", "--limit", str(args.items)]
+    command += ["--max-rounds", "2", "--concurrency", str(args.concurrency), "--base-url", endpoint.base_url]
+    command += ["--model", "gpt-4o", "--no-cache", "--no-preflight", "--no-progress", "--out", str(out)]
+    env = {**os.environ, "OPENAI_API_KEY": "sk-bench-not-a-key", "DEBATE_EVAL_CACHE_DIR": str(work / "cache")}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    try:
+        completed = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+        wall = time.perf_counter() - started
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        stats = endpoint.stats()
+    finally:
+        endpoint.close()
+    if completed.returncode not in (0, 1):
+        raise RuntimeError(f"debate-eval run failed ({completed.returncode}): {completed.stderr[-2000:]}")
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    (limiter,) = summary["this_invocation"]["rate_limits"]
+    share, whole, bound_s = binding_share(stats, scenario)
+    limit = scenario.rpm if scenario.binding == "requests" else scenario.tpm
+    demand = stats["answered"] if scenario.binding == "requests" else stats["tokens_charged"]
+    return {
+        "scenario": scenario,
+        "command": shlex.join(command[:-2] + ["--out", "OUT"]).replace(endpoint.base_url, "URL"),
+        "wall_s": wall,
+        "cpu_s": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
+        "items": summary["this_invocation"]["attempted"],
+        "failed": summary["this_invocation"]["failed"],
+        "requests": stats["requests"],
+        "answered": stats["answered"],
+        "rate_limited": stats["rate_limited"],
+        "tokens": stats["tokens_charged"],
+        "calls_per_min": stats["answered"] / wall * 60,
+        "tokens_per_min": stats["tokens_charged"] / wall * 60,
+        "share": share,
+        "share_whole": whole,
+        "bound_s": bound_s,
+        "physical_s": demand / limit * 60,
+        "tight_s": max(0.0, demand - limit) / limit * 60,
+        "limiter": limiter,
+    }
+
+
+def report(args: argparse.Namespace, command: str, rows: Sequence[dict[str, Any]], load: str) -> str:
+    """The Markdown section."""
+    lines = [
+        "## Binding rate limits (`scripts/bench_rate_limits.py`)",
+        "",
+        "```bash",
+        command,
+        "```",
+        "",
+        f"- Date: {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC. Machine: {platform.platform()}, "
+        f"{os.cpu_count()} CPUs, shared with other jobs; {load}. The shares measure waiting on the endpoint, so "
+        "they hold on a loaded machine; wall and CPU times would be lower on an idle one.",
+        f"- Endpoint: `{SERVER_MODULE}` in its own process, latency uniform {args.latency} s, limits per "
+        "minute as continuously refilled buckets that start full, OpenAI-style headers, 429 + retry-after.",
+        f"- Run: {args.items} SummEval coherence items, DEBATE n = 2 (the endpoint's Critic never agrees: 5 calls "
+        f"an item), `--concurrency {args.concurrency}`, no budget by hand (learnt from the headers), no cache.",
+        "- Each run's command (URL: the endpoint's, OUT: a fresh folder):",
+        "",
+    ]
+    lines += [f"  - {row['scenario'].name}: `{row['command']}`" for row in rows]
+    lines += [
+        "",
+        "| binding limit | limit/min | items | failed | requests | 429s (share) | calls/min | tokens/min | "
+        "share of limit while bound | share over whole run | wall s | calls ÷ limit s | (calls − start bucket) "
+        "÷ limit s | client CPU s | window start → end |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for row in rows:
+        scenario, limiter = row["scenario"], row["limiter"]
+        limit = scenario.rpm if scenario.binding == "requests" else scenario.tpm
+        lines.append(
+            f"| {scenario.name} | {limit:,.0f} | {row['items']} | {row['failed']} | {row['requests']} | "
+            f"{row['rate_limited']} ({row['rate_limited'] / row['requests']:.1%}) | {row['calls_per_min']:.1f} | "
+            f"{row['tokens_per_min']:,.0f} | **{row['share']:.3f}** | {row['share_whole']:.3f} | "
+            f"{row['wall_s']:.1f} | {row['physical_s']:.1f} | {row['tight_s']:.1f} | {row['cpu_s']:.1f} | "
+            f"{limiter['start_in_flight']} → {limiter['end_in_flight']} |"
+        )
+    lines += ["", "Targets (issue 25):", ""]
+    for row in rows:
+        name = row["scenario"].name
+        checks = [
+            (f">= {TARGET_SHARE:.2f} of the binding limit", row["share"] >= TARGET_SHARE),
+            ("0 failed items", row["failed"] == 0),
+            (f"<= {TARGET_429:.0%} of requests answered 429", row["rate_limited"] / row["requests"] <= TARGET_429),
+        ]
+        lines.append(f"- {name}: " + "; ".join(f"{what}: {'met' if ok else '**not met**'}" for what, ok in checks))
+    lines += [
+        "",
+        "The window of calls in flight starts at `--concurrency` and settles near what the limit sustains "
+        "(rate x latency x 1.5). The share while bound counts the calls answered after the endpoint's budget "
+        "first ran out, over the time from then to the last answer; the whole-run share includes the starting "
+        "burst, which a full bucket allows above the limit.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--items", type=int, default=200)
+    parser.add_argument("--concurrency", type=int, default=64)
+    parser.add_argument("--rpm", type=float, default=300, help="the binding request limit per minute")
+    parser.add_argument("--tpm", type=float, default=300_000, help="the binding token limit per minute")
+    parser.add_argument("--latency", default="0.5-3", help="seconds, LOW-HIGH")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--only", choices=("rpm", "tpm"), help="run one scenario")
+    parser.add_argument("--out", type=Path, default=Path("benchmarks/rate_limits.md"))
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    command = shlex.join(["python", "scripts/bench_rate_limits.py", *(sys.argv[1:] if argv is None else argv)])
+    scenarios = [
+        Scenario("requests (RPM)", rpm=args.rpm, tpm=1e9, binding="requests"),
+        Scenario("tokens (TPM)", rpm=1e6, tpm=args.tpm, binding="tokens"),
+    ]
+    if args.only:
+        scenarios = [s for s in scenarios if (s.binding == "requests") == (args.only == "rpm")]
+    load_before = os.getloadavg()
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="bench-rate-") as work:
+        for scenario in scenarios:
+            row = run_scenario(args, scenario, Path(work))
+            print(
+                f"{scenario.name}: share {row['share']:.3f} (whole run {row['share_whole']:.3f}), "
+                f"{row['rate_limited']} 429s of {row['requests']}, {row['failed']} failed, {row['wall_s']:.1f} s",
+                file=sys.stderr,
+            )
+            rows.append(row)
+    after = os.getloadavg()
+    load = (
+        f"load average (1/5/15 min) {load_before[0]:.2f}/{load_before[1]:.2f}/{load_before[2]:.2f} before, "
+        f"{after[0]:.2f}/{after[1]:.2f}/{after[2]:.2f} after"
+    )
+    replace_section(args.out, SECTION, report(args, command, rows, load), title="Rate limits")
+    print(f"wrote {args.out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
