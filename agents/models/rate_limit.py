@@ -185,6 +185,7 @@ class RateLimiter:
         self._observed_mark = 0.0  # the latest call (by send order) whose answer set the levels
         self.latency_s = 1.0
         self.completion_tokens = float(DEFAULT_COMPLETION_TOKENS)
+        self.tokens_per_call = 0.0  # running mean of the calls' token estimates
         self._latency_seen = False
         self._last_decrease = -math.inf
         self.stats = LimiterStats()
@@ -237,6 +238,7 @@ class RateLimiter:
             self.tokens.take(tokens, now)
         self.sent_calls += 1
         self.sent_tokens += tokens
+        self.tokens_per_call += (tokens - self.tokens_per_call) / min(self.sent_calls, 1 / COMPLETION_EWMA)
         self.stats.calls += 1
         if logger.isEnabledFor(logging.DEBUG):
             logger.debug("%s: send #%d (%.0f tokens); %s", self.name, self.sent_calls, tokens, self.status())
@@ -321,8 +323,8 @@ class RateLimiter:
         rates = []
         if self.requests is not None:
             rates.append(self.requests.rate)
-        if self.tokens is not None and self.completion_tokens > 0:
-            rates.append(self.tokens.rate / max(1.0, self.completion_tokens))  # calls/s a token budget allows
+        if self.tokens is not None and self.tokens_per_call > 0:
+            rates.append(self.tokens.rate / max(1.0, self.tokens_per_call))  # calls/s the token budget allows
         if not rates:
             return 1.0
         return max(1.0, math.ceil(min(rates) * self.latency_s * NEED_MARGIN))

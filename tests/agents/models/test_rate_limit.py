@@ -199,3 +199,17 @@ def test_an_older_calls_late_answer_does_not_set_the_level() -> None:
 
     asyncio.run(main())
     assert lim.requests is not None and lim.requests.available(clock.now) == 500  # not 499 - 49
+
+
+def test_a_token_budget_needs_as_many_calls_in_flight_as_its_rate_in_calls() -> None:
+    clock = FakeClock()
+    lim = limiter(clock, max_in_flight=64, tpm=60_000)  # 1000 tokens a second
+
+    async def main() -> None:
+        for _ in range(10):
+            ticket = await lim.acquire(500)  # 2 calls a second
+            clock.now += 2.0  # each answered after 2 s
+            await lim.release(ticket)
+
+    asyncio.run(main())
+    assert lim.needed_in_flight() == 6  # 2 calls/s x 2 s x 1.5
