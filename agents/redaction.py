@@ -1,24 +1,106 @@
-"""Keep secrets out of logs, transcripts, results and error messages."""
+"""Keep secrets out of everything a run writes or prints: logs, transcripts, results, caches, reports, errors.
+
+The secrets are the configured ones, not a fixed list:
+
+- the values of environment variables named like secrets (``*_API_KEY``, ``*_KEY``, ``*TOKEN``, ``*SECRET``,
+  ``*PASSWORD``): every provider's key variables (``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY``,
+  ``AZURE_OPENAI_API_KEY``, ``GEMINI_API_KEY``, the per-role ``DEBATE_EVAL_<ROLE>_API_KEY``, ...);
+- the password (and user) of any URL in the environment (``https://user:pw@proxy``, a base URL);
+- what the run's model settings hold (``register_secrets``, called by the client pool with
+  ``ModelConfig.secrets()``): each role's key, the credentials of a ``--base-url`` given on the command line;
+- anything shaped like a key or a bearer token (``sk-...``, ``AIza...``, ``Bearer ...``).
+
+``redact`` masks all of these in a message; ``redact_counted`` also says how many it masked (a model answer's
+count goes into its transcript entry and record). ``redact_record`` masks the configured values (not the
+shapes, which could match judged text) in every string of a result record, the last check before a record
+is written or shown.
+"""
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+import urllib.parse
+from collections.abc import Iterable, Mapping
+from typing import Any
 
-_SECRET_NAME = re.compile(r"(API_KEY|TOKEN|SECRET|PASSWORD)$", re.IGNORECASE)
-_KEY_SHAPES = re.compile(r"\b(sk-[A-Za-z0-9_\-]{6,}|Bearer\s+[A-Za-z0-9_\-\.]{8,})")
+REDACTED = "[redacted]"
+MIN_SECRET_CHARS = 6  # shorter values are no secret worth masking (and would mask ordinary words)
+_SECRET_NAME = re.compile(r"(API_KEY|_KEY|TOKEN|SECRET|PASSWORD|PASSWD)$", re.IGNORECASE)
+_KEY_SHAPES = re.compile(
+    r"\b(?:sk-[A-Za-z0-9_\-]{6,}|AIza[0-9A-Za-z_\-]{20,})|\bBearer\s+[A-Za-z0-9_\-\.=+/]{8,}", re.IGNORECASE
+)
+_registered: set[str] = set()
+
+
+def register_secrets(values: Iterable[str | None]) -> None:
+    """Add ``values`` (e.g. ``ModelConfig.secrets()``) to the secrets masked in this process."""
+    _registered.update(value for value in values if value and len(value) >= MIN_SECRET_CHARS)
+
+
+def url_secrets(url: str) -> list[str]:
+    """The credentials a URL carries: its user and password, and its query values (``?api-key=...``)."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+    except ValueError:
+        return []
+    found = [parts.password or "", parts.username or ""] if "@" in parts.netloc else []
+    found += [value for _, value in urllib.parse.parse_qsl(parts.query)]
+    return [value for value in found if len(value) >= MIN_SECRET_CHARS]
 
 
 def secret_values(environ: Mapping[str, str] | None = None) -> list[str]:
-    """Values of environment variables that look like secrets (``*_API_KEY``, ``*TOKEN``, ...)."""
+    """Every secret to mask, longest first: secret-named environment variables, URL credentials in the
+    environment, and the registered ones."""
     env = os.environ if environ is None else environ
-    values = {value for name, value in env.items() if _SECRET_NAME.search(name) and len(value) >= 6}
+    values = {value for name, value in env.items() if _SECRET_NAME.search(name) and len(value) >= MIN_SECRET_CHARS}
+    for value in env.values():
+        if "://" in value and ("@" in value or "?" in value):
+            values.update(url_secrets(value))
+    values |= _registered
     return sorted(values, key=len, reverse=True)
 
 
-def redact(text: str, environ: Mapping[str, str] | None = None) -> str:
-    """``text`` with every secret value from the environment, and anything shaped like a key, masked."""
+def redact_counted(text: str, environ: Mapping[str, str] | None = None) -> tuple[str, int]:
+    """``text`` with every secret and anything shaped like a key masked, and how many were masked."""
+    count = 0
     for value in secret_values(environ):
-        text = text.replace(value, "***")
-    return _KEY_SHAPES.sub(lambda m: m.group(0)[:3] + "***", text)
+        if value in text:
+            count += text.count(value)
+            text = text.replace(value, REDACTED)
+    text, shapes = _KEY_SHAPES.subn(_mask_shape, text)
+    return text, count + shapes
+
+
+def _mask_shape(match: re.Match[str]) -> str:
+    found = match.group(0)
+    return found.split()[0] + " " + REDACTED if found.lower().startswith("bearer") else found[:3] + REDACTED
+
+
+def redact(text: str, environ: Mapping[str, str] | None = None) -> str:
+    """``text`` with every secret, and anything shaped like a key, masked."""
+    return redact_counted(text, environ)[0]
+
+
+def redact_record(record: Any, environ: Mapping[str, str] | None = None) -> tuple[Any, int]:
+    """``record`` (any JSON value) with every configured secret masked in its strings, and how many."""
+    values = secret_values(environ)
+    if not values:
+        return record, 0
+    count = 0
+
+    def walk(value: Any) -> Any:
+        nonlocal count
+        if isinstance(value, str):
+            for secret in values:
+                if secret in value:
+                    count += value.count(secret)
+                    value = value.replace(secret, REDACTED)
+            return value
+        if isinstance(value, dict):
+            return {key: walk(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [walk(item) for item in value]
+        return value
+
+    return walk(record), count

@@ -2,8 +2,9 @@
 
 Every message of every agent, in order, as AutoGen dumps it (``BaseChatMessage.dump()``: id, source,
 content, models_usage, metadata, created_at), plus what this project adds: the agent's role, the
-addressee and relay kind of Commander messages, whether the model call was answered from the cache, and,
-for scoring agents, the parsed score and how it was parsed.
+addressee and relay kind of Commander messages, whether the model call was answered from the cache, its
+finish reason (``stop``, ``length`` ...) and how many secrets were masked in its answer, and, for scoring
+agents, the parsed score and how it was parsed.
 """
 
 from __future__ import annotations
@@ -54,6 +55,9 @@ def build_transcript(
         if message.models_usage is not None and pending[role]:
             call = pending[role].pop(0)
             entry["cached"] = call.cached
+            entry["finish_reason"] = call.finish_reason
+            if call.redactions:
+                entry["redactions"] = call.redactions  # secrets masked in the answer (agents.redaction)
             if entry["usage"] is not None and (call.cached_prompt_tokens or call.batch):
                 entry["usage"] = {**entry["usage"], "cached_prompt_tokens": call.cached_prompt_tokens}
                 entry["batch"] = call.batch

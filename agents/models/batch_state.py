@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
+from debate_eval.agents.redaction import redact_record
 
 SUBMISSIONS = "submissions.json"
 RESULTS = "results.jsonl"
@@ -123,9 +124,10 @@ class BatchState:
         return (self.directory / f"requests-{submission.id}.jsonl").read_bytes()
 
     def save_results(self, answers: Mapping[str, dict[str, Any]]) -> None:
-        """Append successful answers (key -> response body)."""
+        """Append successful answers (key -> response body), every configured secret in them masked."""
         if not answers:
             return
+        answers = {key: redact_record(body)[0] for key, body in answers.items()}
         self.results.update(answers)
         self.directory.mkdir(parents=True, exist_ok=True)
         with (self.directory / RESULTS).open("a", encoding="utf-8") as out:

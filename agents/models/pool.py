@@ -28,6 +28,7 @@ from autogen_ext.models.cache import ChatCompletionCache
 from autogen_ext.models.openai import OpenAIChatCompletionClient
 
 from debate_eval.agents.errors import UserError
+from debate_eval.agents.models.answers import AnswerCheckClient
 from debate_eval.agents.models.batch import BatchDispatcher
 from debate_eval.agents.models.http_client import HttpOptions, NetworkOptions
 from debate_eval.agents.models.preflight import Endpoint, check_endpoints
@@ -56,6 +57,7 @@ from debate_eval.agents.models.wrappers import (
     TransportStats,
     print_retry,
 )
+from debate_eval.agents.redaction import register_secrets
 
 CACHE_DIR_ENV = "DEBATE_EVAL_CACHE_DIR"
 
@@ -179,6 +181,7 @@ class ClientPool:
         self.fast_path = self.network.fast_path and enable_fast_path()
         self.rate = rate or RateOptions()
         self.limiters: dict[tuple[str, str, str], RateLimiter] = {}  # (provider, endpoint, model) -> limiter
+        register_secrets(config.secrets())  # masked in everything the run writes or prints (agents.redaction)
 
     def settings_for(self, role: str, sampling: Mapping[str, Any] | None = None) -> ModelSettings:
         """The settings a role's requests use (``sampling`` changes some decoding fields)."""
@@ -255,9 +258,10 @@ class ClientPool:
             limiter = self.limiter_for(settings, base_url)
             transport = RateLimitedClient(raw, limiter, model=settings.model, max_tokens=settings.sampling.max_tokens)
         where = public_url(base_url) if base_url else f"the {settings.provider} default endpoint"
-        shared: ChatCompletionClient = RetryingClient(
+        retrying = RetryingClient(
             transport, policy, self.stats, on_retry=self.on_retry, endpoint=f"{where}, model {settings.model}"
         )
+        shared: ChatCompletionClient = AnswerCheckClient(retrying)  # tool calls, content filter, secrets
         if self.cache is not None:
             shared = ChatCompletionCache(shared, NamespacedStore(self.cache, namespace))
         return _Stack(raw=raw, shared=shared, settings=settings, base_url=base_url)

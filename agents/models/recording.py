@@ -12,8 +12,10 @@ from typing import Any
 
 from autogen_core.models import ChatCompletionClient, CreateResult, LLMMessage
 
+from debate_eval.agents.models.answers import UnusableAnswerError, redacted_result
 from debate_eval.agents.models.call_meta import observing_call
 from debate_eval.agents.models.delegating import DelegatingClient
+from debate_eval.agents.redaction import REDACTED
 
 
 @dataclass
@@ -29,6 +31,7 @@ class CallRecord:
     logprobs: list[dict[str, Any]] | None = None
     cached_prompt_tokens: int = 0  # prompt tokens the provider served from its prefix cache
     batch: bool = False  # answered through the Batch API
+    redactions: int = 0  # secrets masked in the answer (``agents.redaction``)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready record (logprobs omitted: they are large and kept only where a protocol uses them)."""
@@ -41,6 +44,7 @@ class CallRecord:
             "batch": self.batch,
             "finish_reason": self.finish_reason,
             "latency_s": round(self.latency_s, 4),
+            "redactions": self.redactions,
         }
 
 
@@ -71,10 +75,20 @@ class ObservedClient(DelegatingClient):
         self.log = log
 
     async def create(self, messages: Sequence[LLMMessage], **kwargs: Any) -> CreateResult:  # type: ignore[override]
-        """Forward the request and record its result."""
+        """Forward the request and record its result (also when its answer was refused: its tokens count)."""
         started = time.perf_counter()
         with observing_call() as meta:  # the transport notes cached prompt tokens and batch answers here
-            result = await super().create(messages, **kwargs)
+            try:
+                result = await super().create(messages, **kwargs)
+            except UnusableAnswerError as refused:
+                self._record(refused.result, started, meta)
+                raise
+        if isinstance(result.content, str):  # an answer cached by an earlier version may hold a secret
+            result = redacted_result(result)
+        self._record(result, started, meta)
+        return result
+
+    def _record(self, result: CreateResult, started: float, meta: Any) -> None:
         logprobs = None
         if result.logprobs:
             logprobs = [entry.model_dump() for entry in result.logprobs]
@@ -88,9 +102,9 @@ class ObservedClient(DelegatingClient):
             logprobs=logprobs,
             cached_prompt_tokens=0 if result.cached else meta.cached_prompt_tokens,
             batch=meta.batch and not result.cached,
+            redactions=result.content.count(REDACTED) if isinstance(result.content, str) else 0,
         )
         self.log.append(record)
         item_log = _ITEM_CALLS.get()
         if item_log is not None and item_log is not self.log:
             item_log.append(record)  # the same object: a protocol's later relabelling shows in both
-        return result

@@ -156,6 +156,15 @@ class ModelSettings:
         key = self.configured_key(environ)
         return stable_hash({"settings": asdict(self), "key_sha256": stable_hash(key) if key else None})
 
+    def secrets(self, environ: Mapping[str, str] | None = None) -> list[str]:
+        """Every secret these settings hold: the key, and the credentials in the base URL (what
+        ``agents.redaction`` masks in everything a run writes or prints)."""
+        from debate_eval.agents.redaction import url_secrets
+
+        env = os.environ if environ is None else environ
+        found = [env[self.api_key_env]] if self.api_key_env and env.get(self.api_key_env) else []
+        return found + (url_secrets(self.base_url) if self.base_url else [])
+
     def to_public_dict(self) -> dict[str, Any]:
         """JSON-ready settings with no secret (the key's variable name only), with the options the provider
         sends with each request (``request_options``: e.g. no sampling option for Anthropic)."""
@@ -182,6 +191,10 @@ class ModelConfig:
     def needs_embedded(self) -> bool:
         """True when at least one role talks to the embedded server."""
         return any(s.provider == EMBEDDED for s in self.roles.values())
+
+    def secrets(self, environ: Mapping[str, str] | None = None) -> list[str]:
+        """Every role's secrets (``ModelSettings.secrets``)."""
+        return sorted({secret for settings in self.roles.values() for secret in settings.secrets(environ)})
 
     def identity(self) -> dict[str, Any]:
         """Per-role identities, for the run's config hash."""

@@ -10,11 +10,14 @@ The stack each role talks through, innermost first:
 3. ``RetryingClient``: retries 429 and 503 (honouring Retry-After), other 5xx, timeouts and connection errors
    with capped exponential backoff and jitter; any other error is final. Counts attempts and retries and
    tells its ``on_retry`` listener of each one (default: one line on stderr);
+3b. ``AnswerCheckClient`` (``answers``): a tool call or a content-filtered answer is no answer (an error, so
+   never cached); every configured secret in an answer is redacted before the cache stores it;
 4. ``ChatCompletionCache`` (AutoGen) over a ``NamespacedStore`` of a disk ``DiskCacheStore``: the namespace
    carries model, endpoint and sampling settings, which AutoGen's cache key (messages only) leaves out.
    Errors are never cached (the cache stores only returned results);
-5. ``ObservedClient``, one per debate and role: records every result (cached or not, usage, logprobs) so a
-   transcript can say what each call cost and whether it reached the model. Inside ``recording_calls(log)``
+5. ``ObservedClient``, one per debate and role: records every result (cached or not, usage, logprobs, finish
+   reason, secrets redacted), and the usage of a call whose answer was refused, so a transcript can say
+   what each call cost and whether it reached the model. Inside ``recording_calls(log)``
    every record is also added to ``log``: the runner's per-item log, kept even when the item fails.
 """
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
+from debate_eval.agents.redaction import redact_record
 from debate_eval.debates.base import DEFAULT_METHOD, get_method
 from debate_eval.tasks.engine.results import RESULTS_FILE, read_jsonl
 
@@ -34,7 +35,7 @@ def _results_path(run_dir: str) -> Path:
 
 def handle_show(args: argparse.Namespace) -> int:
     """Print the item table or one transcript."""
-    records = read_jsonl(_results_path(args.run_dir))
+    records, _ = redact_record(read_jsonl(_results_path(args.run_dir)))  # a file of an earlier version may hold one
     if args.item is None:
         print(format_table(records))
     else:

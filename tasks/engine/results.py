@@ -29,6 +29,7 @@ from typing import Any
 
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.models.fd_budget import open_file_limit
+from debate_eval.agents.redaction import redact_record
 from debate_eval.tasks.engine.lock import RunLock, owner_text
 from debate_eval.tasks.engine.records import validate_record
 
@@ -214,6 +215,9 @@ class ResultsStore:
         On a write error (a full disk) a partly written line is cut off again, so the file keeps only whole
         lines, and a one-line ``ResultsWriteError`` says how many results are saved.
         """
+        record, masked = redact_record(record)  # the last check: no configured secret is ever written
+        if masked:
+            record["redactions"] = int(record.get("redactions") or 0) + masked
         data = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
         before: int | None = None
         try:

@@ -204,7 +204,26 @@ def make_record(
     )
     if "score_normalized" in outcome.details:  # DialEvalML: the score mapped to [0, 1]
         record["score_normalized"] = outcome.details["score_normalized"]
-    return _with_pairwise(record, item, outcome)
+    redactions = sum(int(entry.get("redactions") or 0) for entry in outcome.transcript)
+    if redactions:
+        record["redactions"] = redactions  # secrets masked in the answers (agents.redaction)
+    return flag_truncated(_with_pairwise(record, item, outcome))
+
+
+def flag_truncated(record: dict[str, Any]) -> dict[str, Any]:
+    """A record without a score or verdict whose deciding answer was cut at the token limit
+    (``finish_reason: length``): ``truncated: true``, and its parse reason says so and what to do."""
+    if record.get("score") is not None or record.get("verdict") is not None:
+        return record
+    decider = [e for e in record.get("transcript") or [] if e.get("agent") == record.get("decided_by")]
+    if not decider or decider[-1].get("finish_reason") != "length":
+        return record
+    record["truncated"] = True
+    reason = record.get("parse_reason") or "No score."
+    record["parse_reason"] = (
+        f"{reason} The answer was cut off at the token limit (finish_reason=length): raise --max-tokens."
+    )
+    return record
 
 
 def _with_pairwise(record: dict[str, Any], item: Item, outcome: Outcome | None) -> dict[str, Any]:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from debate_eval.agents.redaction import redact
+import pytest
+
+from debate_eval.agents.models.settings import EmbeddedSettings, ModelConfig, ModelSettings
+from debate_eval.agents.redaction import redact, redact_counted, redact_record, register_secrets
 
 
 def test_environment_secrets_and_key_shapes_are_masked() -> None:
@@ -11,3 +14,54 @@ def test_environment_secrets_and_key_shapes_are_masked() -> None:
     out = redact(text, env)
     assert "abcd1234efgh5678" not in out and "XYZ123456789" not in out and "tok.abcdefgh123" not in out
     assert "/home/me" in out
+
+
+def test_every_providers_key_variable_and_url_credentials_are_secrets() -> None:
+    env = {
+        "ANTHROPIC_API_KEY": "ant-key-000111",
+        "AZURE_OPENAI_API_KEY": "azure-key-222333",
+        "GEMINI_API_KEY": "gem-key-444555",
+        "DEBATE_EVAL_CRITIC_API_KEY": "critic-key-666777",
+        "HTTPS_PROXY": "http://proxyuser:proxy-pass-888@proxy.local:3128",
+        "OPENAI_BASE_URL": "https://llm.example/v1?api-key=query-key-999000",
+        "HOME": "/home/me",
+    }
+    text = " ".join(env.values())
+    out, count = redact_counted(text, env)
+    for secret in ("ant-key-000111", "azure-key-222333", "gem-key-444555", "critic-key-666777", "proxy-pass-888"):
+        assert secret not in out
+    assert "query-key-999000" not in out and "proxyuser" not in out
+    assert "/home/me" in out and count == 7
+
+
+def test_secrets_of_the_settings_are_registered_not_listed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A key given only to the settings (a --base-url with credentials, a key variable with any name) is
+    masked once the pool registers ``ModelConfig.secrets()``."""
+    env = {"MY_ENDPOINT_CREDENTIAL": "custom-credential-1234"}  # a name no pattern knows
+    settings = ModelSettings(
+        provider="openai",
+        model="m",
+        base_url="https://u:url-password-5678@host/v1",
+        api_key_env="MY_ENDPOINT_CREDENTIAL",
+    )
+    config = ModelConfig(roles={"scorer": settings}, embedded=EmbeddedSettings())
+    assert set(config.secrets(env)) == {"custom-credential-1234", "url-password-5678"}
+    monkeypatch.setattr("debate_eval.agents.redaction._registered", set())
+    assert redact("custom-credential-1234", env) == "custom-credential-1234"
+    register_secrets(config.secrets(env))
+    assert redact("key custom-credential-1234 and url-password-5678", env) == "key [redacted] and [redacted]"
+
+
+def test_key_shapes_and_bearer_tokens_are_masked_and_counted() -> None:
+    out, count = redact_counted("use sk-abcdef123456 or AIzaSyA1234567890abcdefghijk with Bearer abc.def.ghi-123", {})
+    assert out == "use sk-[redacted] or AIz[redacted] with Bearer [redacted]" and count == 3
+
+
+def test_a_record_is_masked_in_every_string_and_the_masks_are_counted() -> None:
+    env = {"OPENAI_API_KEY": "sk-record-secret-42"}
+    record = {"transcript": [{"content": "echo sk-record-secret-42 twice sk-record-secret-42"}], "n": 1, "ok": None}
+    masked, count = redact_record(record, env)
+    assert count == 2 and masked["transcript"][0]["content"] == "echo [redacted] twice [redacted]"
+    assert masked["n"] == 1 and record["transcript"][0]["content"].count("sk-record") == 2  # a copy
+    judged = {"content": "uses sk-learn-contrib"}  # a key shape in judged text: only configured values go
+    assert redact_record(judged, env) == (judged, 0)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
+from debate_eval.agents.redaction import redact_record
 from debate_eval.tasks.analysis.records import DEFAULT_PROTOCOL
 from debate_eval.tasks.engine.results import numbered_records
 
@@ -117,7 +118,7 @@ def load_run(name: str | Path) -> Run:
         raise UserError(f"{path}: no such run directory or results file")
     if not results.is_file():
         raise UserError(f"{path}: no {RESULTS_FILE} in this folder; give a run directory of `debate-eval run`")
-    records = read_records(results)
+    records, _ = redact_record(read_records(results))  # no configured secret on the page, whatever the file holds
     config = _read_json(folder / "config.json") if results.name == RESULTS_FILE else {}
     summary = _read_json(folder / "summary.json") if results.name == RESULTS_FILE else {}
     return Run(label="", path=folder, records=records, config=config, summary=summary)
