@@ -27,7 +27,6 @@ from autogen_core.models import ChatCompletionClient
 from autogen_ext.models.cache import ChatCompletionCache
 from autogen_ext.models.openai import OpenAIChatCompletionClient
 
-from debate_eval.agents.errors import UserError
 from debate_eval.agents.models.answers import AnswerCheckClient
 from debate_eval.agents.models.batch import BatchDispatcher
 from debate_eval.agents.models.http_client import HttpOptions, NetworkOptions
@@ -68,18 +67,6 @@ def default_cache_dir() -> Path:
         return Path(os.environ[CACHE_DIR_ENV]).expanduser()
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     return base / "debate-eval" / "llm-cache"
-
-
-def open_disk_cache(directory: Path) -> CacheStore[Any]:
-    """AutoGen's ``DiskCacheStore`` over a ``diskcache.Cache`` in ``directory`` (created if needed)."""
-    import diskcache
-    from autogen_ext.cache_store.diskcache import DiskCacheStore
-
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-        return DiskCacheStore(diskcache.Cache(str(directory)))
-    except OSError as exc:
-        raise UserError(f"{directory}: cannot open the response cache: {exc.strerror}") from None
 
 
 def provider_http_client(options: HttpOptions | None = None) -> Any:

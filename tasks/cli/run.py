@@ -185,6 +185,12 @@ def add_execution_arguments(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument("--no-cache", action="store_true", default=None, help="do not use the on-disk response cache")
     group.add_argument(
+        "--reset-cache",
+        action="store_true",
+        default=None,
+        help="move the response cache folder aside (never deleted; e.g. a damaged one) and start an empty one",
+    )
+    group.add_argument(
         "--cache-dir",
         help="response cache folder (default: $DEBATE_EVAL_CACHE_DIR or ~/.cache/debate-eval/llm-cache)",
     )

@@ -164,6 +164,8 @@ def default_out(config: RunConfig) -> Path:
 
 def build_run_options(request: RunRequest, config: RunConfig) -> RunOptions:
     """The execution options as ``RunOptions``."""
+    if request.reset_cache and request.no_cache:
+        raise UserError("--reset-cache and --no-cache do not go together (--reset-cache starts an empty cache)")
     batch = None
     if request.batch:
         if config.models.needs_embedded:
@@ -181,6 +183,7 @@ def build_run_options(request: RunRequest, config: RunConfig) -> RunOptions:
         docs=request.docs,
         concurrency=request.concurrency,
         use_cache=not request.no_cache,
+        reset_cache=request.reset_cache,
         cache_dir=Path(request.cache_dir) if request.cache_dir else None,
         progress=False if request.no_progress else None,
         preflight=not request.no_preflight,

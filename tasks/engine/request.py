@@ -102,6 +102,7 @@ class RunRequest:
     rpm: int | None = _option(EXECUTION, POSITIVE_INT)  # request budget per minute (agents/models/rate_limit.py)
     tpm: int | None = _option(EXECUTION, POSITIVE_INT)  # token budget per minute
     no_cache: bool = _option(EXECUTION, SWITCH, False)
+    reset_cache: bool = _option(EXECUTION, SWITCH, False)
     cache_dir: str | None = _option(EXECUTION, PATH)
     no_progress: bool = _option(EXECUTION, SWITCH, False)
     no_preflight: bool = _option(EXECUTION, SWITCH, False)

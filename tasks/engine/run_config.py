@@ -122,6 +122,7 @@ class RunOptions:
     docs: int | None = None
     concurrency: int | None = None  # None: 8 for remote endpoints, the embedded server's slots otherwise
     use_cache: bool = True
+    reset_cache: bool = False  # move the response cache aside first (``agents.models.response_cache``)
     cache_dir: Path | None = None
     progress: bool | None = None  # None: a progress bar when stderr is a terminal
     preflight: bool = True

@@ -17,9 +17,10 @@ from autogen_core.models import ChatCompletionClient
 from debate_eval.agents.models.batch import BATCH_DIR, BatchDispatcher, BatchOptions, item_in_flight
 from debate_eval.agents.models.fd_budget import fit_concurrency
 from debate_eval.agents.models.http_client import NetworkOptions
-from debate_eval.agents.models.pool import ClientPool, default_cache_dir, open_disk_cache
+from debate_eval.agents.models.pool import ClientPool, default_cache_dir
 from debate_eval.agents.models.providers import start_providers
 from debate_eval.agents.models.rate_limit import RateOptions
+from debate_eval.agents.models.response_cache import open_response_cache
 from debate_eval.agents.models.wrappers import (
     CallRecord,
     RetryListener,
@@ -256,6 +257,7 @@ async def model_pool(
     *,
     use_cache: bool,
     cache_dir: Path | None = None,
+    reset_cache: bool = False,
     clients: Mapping[str, ChatCompletionClient] | None = None,
     stats: TransportStats | None = None,
     preflight: bool = True,
@@ -273,7 +275,8 @@ async def model_pool(
     with contextlib.ExitStack() as stack:
         # what the roles' providers run for the run: the embedded llama.cpp server, the scripted server
         started = start_providers(config.models, [role for role in roles if role not in overrides], out_dir, stack)
-        cache = open_disk_cache(cache_dir or default_cache_dir()) if use_cache else None
+        directory = cache_dir or default_cache_dir()
+        cache = open_response_cache(directory, reset=reset_cache) if use_cache else None
         dispatcher = BatchDispatcher(batch, out_dir / BATCH_DIR, stats) if batch is not None else None
         pool = ClientPool(
             config.models,
@@ -351,6 +354,7 @@ async def run(
                 options.out_dir,
                 use_cache=options.use_cache,
                 cache_dir=options.cache_dir,
+                reset_cache=options.reset_cache,
                 clients=clients,
                 stats=summary.transport,
                 preflight=options.preflight,
