@@ -36,6 +36,7 @@ from debate_eval.tasks.data.registry import (
     SINGLE,
     DatasetSpec,
     Item,
+    folder_given,
     get_dataset,
     git_blob_id,
     looks_like_own_file,
@@ -45,6 +46,7 @@ from debate_eval.tasks.data.rows import (
     SCALE_TOLERANCE,
     decode_text,
     describe,
+    latin1_hint,
     parse_json,
     parse_jsonl_rows,
     read_bytes,
@@ -64,7 +66,11 @@ MAX_ERROR_LINES = 50
 def read_table(path: Path) -> tuple[list[dict[str, Any]], list[str], bool]:
     """The rows of a ``.jsonl`` / ``.csv`` / ``.json`` file, the column names, and whether it is a CSV."""
     suffix = path.suffix.lower()
-    text = decode_text(path, read_bytes(path))
+    data = read_bytes(path)
+    try:
+        text = decode_text(path, data)
+    except UserError as exc:
+        raise UserError(undecodable_row(path, data) or str(exc)) from None
     if suffix == ".csv":
         csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
         try:
@@ -89,6 +95,40 @@ def read_table(path: Path) -> tuple[list[dict[str, Any]], list[str], bool]:
             raise UserError(f"{path}: {row_label(index)}: expected an object, got {describe(row)}")
     columns = list(dict.fromkeys(key for row in rows for key in row))
     return rows, columns, False
+
+
+def undecodable_row(path: Path, data: bytes) -> str | None:
+    """The one-line error for a file that is not UTF-8, naming the first row (as the other row errors count
+    them) and column with a byte that is not; None when the rows cannot be read that way."""
+    text = data.decode("utf-8", errors="surrogateescape").removeprefix("\ufeff")
+    is_csv = path.suffix.lower() == ".csv"
+    try:
+        if is_csv:
+            reader = csv.DictReader(io.StringIO(text, newline=""))
+            rows: list[Any] = list(reader)
+            header = list(reader.fieldnames or [])
+        else:
+            rows = parse_jsonl_rows(path, text) if path.suffix.lower() == ".jsonl" else json.loads(text)
+            header = []
+    except (csv.Error, UserError, ValueError):
+        return None
+    where = "counted from 1, the header line not counted" if is_csv else "counted from 1"
+
+    def bad(value: Any) -> str | None:
+        """The first undecodable byte in ``value``'s text, as ``0xE9``."""
+        found = next((char for char in json.dumps(value, ensure_ascii=False) if "\udc80" <= char <= "\udcff"), None)
+        return None if found is None else f"{ord(found) - 0xDC00:#04x}"
+
+    hint = latin1_hint(data)
+    if any(bad(name) for name in header):
+        return f"{path}: the header line: not UTF-8 text (byte {bad(header)}){hint}"
+    for index, row in enumerate(rows if isinstance(rows, list) else []):
+        if not bad(row):
+            continue
+        columns = [key for key, value in row.items() if bad(key) or bad(value)] if isinstance(row, dict) else []
+        column = f": column {json.dumps(columns[0])}" if columns else ""
+        return f"{path}: row {index + 1} ({where}){column}: not UTF-8 text (byte {bad(row)}){hint}"
+    return None
 
 
 def resolve_fields(fields: Mapping[str, str], columns: list[str], path: Path, task_type: str) -> dict[str, str]:
@@ -259,6 +299,8 @@ def register_own_file(
     :class:`UserError` for a missing file, unknown or absent columns, or any bad row (all listed).
     """
     path = Path(name).expanduser()
+    if path.is_dir():
+        raise UserError(folder_given(path))
     if not path.is_file():
         raise UserError(f"{path}: file not found (--dataset takes a dataset name or your own .jsonl/.csv/.json)")
     task_type = PAIRWISE if {"label", "output_a", "output_b", "question"} & set(fields) else SINGLE

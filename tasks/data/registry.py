@@ -210,9 +210,24 @@ def get_dataset(name: str) -> DatasetSpec:
                 f"unknown {spec.variant_option} {variant!r} for dataset {base}; valid: {', '.join(spec.variants)}"
             )
         return with_variant(spec, variant)
+    if Path(name).expanduser().is_dir():
+        raise UserError(folder_given(Path(name).expanduser()))
     raise UserError(
         f"unknown dataset {name!r}; valid datasets: {', '.join(specs)} "
         "(or the path of your own .jsonl, .csv or .json file)"
+    )
+
+
+def folder_given(path: Path) -> str:
+    """The error for a folder given as ``--dataset``: it wants a file (those of the folder that could be one)."""
+    try:
+        files = sorted(child.name for child in path.iterdir() if looks_like_own_file(child.name) and child.is_file())
+    except OSError:
+        files = []
+    shown = f"; the data files in it: {', '.join(files[:5])}{' ...' if len(files) > 5 else ''}" if files else ""
+    return (
+        f"{path}: is a folder, not a data file (--dataset takes a dataset name or your own .jsonl/.csv/.json file; "
+        f"a folder of registered datasets is --data-dir){shown}"
     )
 
 

@@ -41,7 +41,20 @@ def decode_text(path: Path, data: bytes) -> str:
     try:
         return data.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as exc:
-        raise UserError(f"{path}: not valid UTF-8 at byte offset {exc.start} ({exc.reason})") from None
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise UserError(
+            f"{path}: not valid UTF-8 at line {line} (counted from 1; byte {data[exc.start]:#04x} at byte offset "
+            f"{exc.start}){latin1_hint(data)}"
+        ) from None
+
+
+def latin1_hint(data: bytes) -> str:
+    """``"; the file looks like Latin-1/Windows-1252: save it as UTF-8"`` when it reads as that, else ``""``."""
+    try:
+        data.decode("cp1252")
+    except UnicodeDecodeError:
+        return "; save the file as UTF-8"
+    return "; the file looks like Latin-1/Windows-1252: save it as UTF-8"
 
 
 def parse_json(path: Path, text: str) -> Any:

@@ -17,6 +17,7 @@ from typing import Any
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.redaction import redact_record
 from debate_eval.tasks.analysis.records import DEFAULT_PROTOCOL
+from debate_eval.tasks.engine.records import validate_record
 from debate_eval.tasks.engine.results import numbered_records
 
 RESULTS_FILE = "results.jsonl"
@@ -95,14 +96,13 @@ def _read_json(path: Path) -> dict[str, Any]:
 def read_records(path: Path) -> list[dict[str, Any]]:
     """The records of a results file, the last line per item winning (a resumed run may repeat an item).
 
-    Raises ``UserError`` naming file and line (counted from 1) for a line that is not a JSON object or a
-    record without ``item_id``.
+    Every record is checked by the one record validator (``engine.records.validate_record``, as resume and
+    meta-eval check it): a bad line is a ``UserError`` naming file, line (counted from 1) and field.
     """
     latest: dict[str, dict[str, Any]] = {}
     numbered, _ = numbered_records(path)
     for line, record in numbered:
-        if record.get("item_id") is None:
-            raise UserError(f"{path}: line {line} (counted from 1) has no item_id; is this a results.jsonl file?")
+        validate_record(record, path, line)
         latest[f"{item_key(record)}/{method_of(record)}"] = record
     return list(latest.values())
 

@@ -107,10 +107,11 @@ def hostile_record() -> dict[str, Any]:
 
 
 def odd_record() -> dict[str, Any]:
-    """A record of a method the report does not know, with fields of unexpected types."""
+    """A record of a method the report does not know, with fields of unexpected types (those the one record
+    validator checks, ``score`` and ``human_score``, are numbers or null, as every reader requires)."""
     return {
         "item_id": "doc1/odd", "dataset": "summeval", "aspect": "coherence", "protocol": "newmethod",
-        "group_id": "doc1", "human_score": 3.0, "score": "5", "rounds": "two", "agreed": "maybe",
+        "group_id": "doc1", "human_score": 3.0, "score": None, "rounds": "two", "agreed": "maybe",
         "usage": ["not", "a", "dict"], "details": "free text", "inputs": "one string",
         "transcript": {"not": "a list"}, "verdict_parse": 7, "parse_status": None,
     }  # fmt: skip

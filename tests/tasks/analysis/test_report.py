@@ -182,9 +182,12 @@ def test_bad_input_gives_one_line_naming_file_and_line(tmp_path: Path) -> None:
     (folder / "results.jsonl").write_text('{"item_id": "a", "dataset": "d", "aspect": "x"}\nnot json\n{}\n')
     with pytest.raises(UserError, match=r"results.jsonl: line 2 is not valid JSON"):
         gather.load_runs([folder])
-    (folder / "results.jsonl").write_text('{"item_id": "a"}\n{"score": 3}\n')
+    (folder / "results.jsonl").write_text('{"item_id": "a", "dataset": "d", "aspect": "x"}\n{"score": 3}\n')
     with pytest.raises(UserError, match=r"line 2 \(counted from 1\) has no item_id"):
         gather.load_runs([folder])
+    (folder / "results.jsonl").write_text('{"item_id": "a", "dataset": "d", "aspect": "x", "score": "high"}\n')
+    with pytest.raises(UserError, match=r"line 1 \(counted from 1\): score must be a number or null, not 'high'"):
+        gather.load_runs([folder])  # the one record validator (as resume and meta-eval), not a traceback
     with pytest.raises(UserError, match="no such run directory"):
         write_report([tmp_path / "missing"], tmp_path / "r.html")
     (tmp_path / "empty").mkdir()
