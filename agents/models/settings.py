@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
-from debate_eval.agents.models.providers import get_provider
+from debate_eval.agents.models.providers import all_providers, get_provider
 from debate_eval.agents.roles import MODEL_ROLES
 
 ROLES = MODEL_ROLES  # the roles with model settings of their own; every other role uses the Scorer's
@@ -193,8 +193,12 @@ class ModelConfig:
         return any(s.provider == EMBEDDED for s in self.roles.values())
 
     def secrets(self, environ: Mapping[str, str] | None = None) -> list[str]:
-        """Every role's secrets (``ModelSettings.secrets``)."""
-        return sorted({secret for settings in self.roles.values() for secret in settings.secrets(environ)})
+        """Every role's secrets (``ModelSettings.secrets``) and the keys in every provider's key variables
+        (``Provider.key_variables``: a key set for another provider is masked too)."""
+        env = os.environ if environ is None else environ
+        found = {secret for settings in self.roles.values() for secret in settings.secrets(env)}
+        found.update(env[name] for p in all_providers().values() for name in p.key_variables if env.get(name))
+        return sorted(found)
 
     def identity(self) -> dict[str, Any]:
         """Per-role identities, for the run's config hash."""

@@ -65,3 +65,10 @@ def test_a_record_is_masked_in_every_string_and_the_masks_are_counted() -> None:
     assert masked["n"] == 1 and record["transcript"][0]["content"].count("sk-record") == 2  # a copy
     judged = {"content": "uses sk-learn-contrib"}  # a key shape in judged text: only configured values go
     assert redact_record(judged, env) == (judged, 0)
+
+
+def test_every_providers_key_variables_are_in_the_settings_secrets() -> None:
+    """A provider's key variable is a secret of any run (its names come from the providers, not a list here)."""
+    env = {"ANTHROPIC_API_KEY": "anthropic-key-1234", "OLLAMA_API_KEY": "ollama-key-5678", "HOME": "/home/me"}
+    config = ModelConfig(roles={"scorer": ModelSettings(provider="openai", model="m")}, embedded=EmbeddedSettings())
+    assert {"anthropic-key-1234", "ollama-key-5678"} <= set(config.secrets(env))
