@@ -136,15 +136,27 @@ class LimitedClient(DelegatingClient):
 
 
 class NamespacedStore(CacheStore[Any]):
-    """A view of a cache store where every key is prefixed with a namespace (a hash of the settings)."""
+    """A view of a cache store where every key is prefixed with a namespace (a hash of the settings).
 
-    def __init__(self, inner: CacheStore[Any], namespace: str) -> None:
+    ``fallbacks``: earlier namespaces of the same settings (e.g. from before the URL left the namespace), read
+    when this one has no entry; writes go to this namespace only.
+    """
+
+    def __init__(self, inner: CacheStore[Any], namespace: str, fallbacks: Sequence[str] = ()) -> None:
         self.inner = inner
         self.namespace = namespace
+        self.fallbacks = tuple(fallbacks)
 
     def get(self, key: str, default: Any = None) -> Any:
-        """Look ``key`` up in this namespace."""
-        return self.inner.get(f"{self.namespace}:{key}", default)
+        """Look ``key`` up in this namespace, then in the fallbacks."""
+        if not self.fallbacks:
+            return self.inner.get(f"{self.namespace}:{key}", default)
+        missing = object()
+        for namespace in (self.namespace, *self.fallbacks):
+            value = self.inner.get(f"{namespace}:{key}", missing)
+            if value is not missing:
+                return value
+        return default
 
     def set(self, key: str, value: Any) -> None:
         """Store ``value`` under ``key`` in this namespace."""

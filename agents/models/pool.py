@@ -176,16 +176,18 @@ class ClientPool:
         return with_sampling(settings, **sampling) if sampling else settings
 
     def namespace_for(self, settings: ModelSettings, variant: str = "") -> str:
-        """Cache namespace: a hash of everything besides the messages that changes the answer.
+        """Cache namespace: a hash of everything besides the messages that changes the answer (provider, model,
+        sampling, ``variant``): no URL, no key, so every spelling of an endpoint shares its answers."""
+        return stable_hash({"identity": settings.identity(self.config.embedded), "variant": variant})[:32]
 
-        The identity shows a base URL without its credentials; a URL that had some adds a hash of itself, so
-        endpoints that differ only in them keep apart (the secret enters nothing but hashes).
-        """
-        identity = settings.identity(self.config.embedded)
-        data: dict[str, Any] = {"identity": identity, "variant": variant}
+    def legacy_namespace_for(self, settings: ModelSettings, variant: str = "") -> str | None:
+        """The namespace versions up to URL-free hashing used (the endpoint's public URL in it, and a hash of
+        a URL with credentials), read when the current one has no answer; None when it is the same."""
+        data: dict[str, Any] = {"identity": settings.legacy_identity(self.config.embedded), "variant": variant}
         if settings.base_url and public_url(settings.base_url) != settings.base_url:
             data["endpoint_sha256"] = stable_hash(settings.base_url)
-        return stable_hash(data)[:32]
+        old = stable_hash(data)[:32]
+        return None if old == self.namespace_for(settings, variant) else old
 
     def shared(self, role: str, variant: str = "", sampling: Mapping[str, Any] | None = None) -> ChatCompletionClient:
         """The shared client stack for ``role``.
@@ -200,7 +202,7 @@ class ClientPool:
         key = f"{namespace}:{settings.client_identity()}"  # own credentials, own client; same model, same cache
         stack = self._stacks.get(key)
         if stack is None:
-            stack = self._build(settings, namespace)
+            stack = self._build(settings, namespace, self.legacy_namespace_for(settings, variant))
             self._stacks[key] = stack
         return stack.shared
 
@@ -226,7 +228,7 @@ class ClientPool:
             client = self._http_clients[options] = provider_http_client(options)
         return client
 
-    def _build(self, settings: ModelSettings, namespace: str) -> _Stack:
+    def _build(self, settings: ModelSettings, namespace: str, legacy_namespace: str | None = None) -> _Stack:
         base_url = self._base_url(settings)
         if self.batch is not None:  # the SDK's requests go to the batch queue (cache and retries stay above)
             get_provider(settings.provider).check_batch()
@@ -250,7 +252,8 @@ class ClientPool:
         )
         shared: ChatCompletionClient = AnswerCheckClient(retrying)  # tool calls, content filter, secrets
         if self.cache is not None:
-            shared = ChatCompletionCache(shared, NamespacedStore(self.cache, namespace))
+            fallbacks = (legacy_namespace,) if legacy_namespace else ()
+            shared = ChatCompletionCache(shared, NamespacedStore(self.cache, namespace, fallbacks))
         return _Stack(raw=raw, shared=shared, settings=settings, base_url=base_url)
 
     def limiter_for(self, settings: ModelSettings, base_url: str | None) -> RateLimiter:

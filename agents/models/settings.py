@@ -16,8 +16,8 @@ neither an OpenAI key nor a base URL uses the embedded local model, and one with
 API keys are read from the environment only and are never stored here: a setting holds the *name* of the
 variable that holds the key (``api_key_env``), so nothing printed or written from these objects can leak it.
 A base URL may carry credentials of its own (``https://user:pw@host/v1``, ``?api-key=...``): its public
-form (``public_url``) drops the user info and masks query values; it is what config.json, the config hash
-and error messages show (the cache namespace holds only a hash of the full URL).
+form (``public_url``) drops the user info and masks query values; it is what config.json and error messages
+show. The URL enters neither the config hash nor the cache namespace (``ModelSettings.identity``).
 """
 
 from __future__ import annotations
@@ -126,10 +126,10 @@ class ModelSettings:
     api_version: str | None = None  # Azure OpenAI: the api-version query parameter
 
     def identity(self, embedded: EmbeddedSettings | None = None) -> dict[str, Any]:
-        """Everything that changes the answer to a request: model, endpoint, sampling.
-
-        The provider says how its endpoint is identified (the embedded server, on a fresh port each run, by
-        its GGUF's checksum).
+        """Everything that changes the answer to a request: provider, model, sampling, and what the provider
+        says identifies its model besides (``endpoint``: the embedded server's GGUF checksum; None for a
+        user's endpoint). Never the URL: ``localhost`` or ``127.0.0.1``, one port or another, reach the same
+        model (the URL is kept in ``config.json`` and checked on resume, ``tasks/engine/endpoints.py``).
         """
         endpoint = get_provider(self.provider).endpoint_identity(self, embedded or EmbeddedSettings())
         return {
@@ -138,6 +138,14 @@ class ModelSettings:
             "endpoint": endpoint,
             "sampling": self.sampling.identity(),
         }
+
+    def legacy_identity(self, embedded: EmbeddedSettings | None = None) -> dict[str, Any]:
+        """The identity as versions up to URL-free hashing gave it: a user's endpoint identified by its public
+        URL (None for the default endpoint). For the migration of their run directories and caches."""
+        identity = self.identity(embedded)
+        if get_provider(self.provider).user_endpoint:
+            identity["endpoint"] = public_url(self.base_url) if self.base_url else None
+        return identity
 
     def api_key(self, environ: Mapping[str, str] | None = None) -> str:
         """The API key from the environment (a placeholder for keyless local servers)."""

@@ -209,6 +209,14 @@ def add_execution_arguments(parser: argparse.ArgumentParser) -> None:
         help="opt in to a faster event loop that patches private internals of AutoGen and the openai SDK "
         "(only with the versions it was tested with; see benchmarks/throughput.md)",
     )
+    group.add_argument(
+        "--allow-endpoint-change",
+        action="store_true",
+        default=None,
+        help="resume a run directory at another server than its results were made at (same provider and model "
+        "name; noted in config.json); the same server under another name or port resumes without it",
+    )
+
     add_batch_arguments(parser)
 
 

@@ -192,6 +192,7 @@ def build_run_options(request: RunRequest, config: RunConfig) -> RunOptions:
         fast_path=request.fast_path,
         rpm=request.rpm,
         tpm=request.tpm,
+        allow_endpoint_change=request.allow_endpoint_change,
     )
 
 

@@ -112,6 +112,7 @@ class RunRequest:
     batch_max_requests: int | None = _option(EXECUTION, POSITIVE_INT)
     batch_wait: float | None = _option(EXECUTION, POSITIVE_FLOAT)
     batch_poll: float | None = _option(EXECUTION, POSITIVE_FLOAT)
+    allow_endpoint_change: bool = _option(EXECUTION, SWITCH, False)  # resume at another server (engine.endpoints)
 
     @classmethod
     def from_mapping(cls, values: Mapping[str, Any], source: str = "options") -> RunRequest:

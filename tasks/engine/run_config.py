@@ -4,9 +4,11 @@
 (a rerun with a different configuration is refused). ``RunOptions`` holds what does not change results
 (which items, concurrency, cache), so a run can be extended or resumed with other options.
 
-The hash counts only the models of the roles the method calls. Versions up to 0afcb53 counted all four
-roles (so e.g. ``DEBATE_EVAL_TIEBREAKER_MODEL`` changed a plain debate's hash); ``legacy_config_hash`` gives
-that old hash, and ``migrate.migrate_legacy_run`` moves such a run directory to the new one on resume.
+The hash counts only the models of the roles the method calls, each by provider, model name and sampling
+(``ModelSettings.identity``), not by the URL it is reached at (checked on resume by ``engine.endpoints``).
+Versions up to 0afcb53 counted all four roles (so e.g. ``DEBATE_EVAL_TIEBREAKER_MODEL`` changed a plain
+debate's hash); ``legacy_config_hash`` gives that old hash; later versions counted a user's endpoint URL.
+``migrate.migrate_legacy_run`` moves a run directory of either to the current hash on resume.
 """
 
 from __future__ import annotations
@@ -78,7 +80,7 @@ class RunConfig:
             return None
         config = {**self._what(), "debate": None, "geval": None, "models": {}}
         config[key] = legacy
-        config["models"] = {role: self._model_identity(role) for role in sorted(LEGACY_ROLES)}
+        config["models"] = {role: self._model_identity(role, legacy=True) for role in sorted(LEGACY_ROLES)}
         return config
 
     def legacy_config_hash(self) -> str | None:
@@ -100,8 +102,9 @@ class RunConfig:
             **dataset_options(self.dataset),  # an own file: its columns and blob id ({} for a registered set)
         }
 
-    def _model_identity(self, role: str) -> dict[str, Any]:
-        return self.models.for_role(role).identity(self.models.embedded)
+    def _model_identity(self, role: str, *, legacy: bool = False) -> dict[str, Any]:
+        settings = self.models.for_role(role)
+        return settings.legacy_identity(self.models.embedded) if legacy else settings.identity(self.models.embedded)
 
     def evaluator(self) -> Evaluator:
         """The coroutine function that evaluates one item under this configuration's method."""
@@ -131,6 +134,7 @@ class RunOptions:
     fast_path: bool = False  # --fast-path: the opt-in private fast path (agents/models/fast_path.py)
     rpm: float | None = None  # --rpm: a request budget per minute for each endpoint and model (None: headers)
     tpm: float | None = None  # --tpm: a token budget per minute
+    allow_endpoint_change: bool = False  # resume at another server than the results were made at (endpoints.py)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready view for config.json."""

@@ -35,6 +35,7 @@ from debate_eval.tasks.data.datasets import Item, get_dataset, load_items, selec
 from debate_eval.tasks.engine.accounting import Accounting, calls_usage, item_usage, load_prices, usage_calls
 from debate_eval.tasks.engine.aspects import per_aspect, result_key
 from debate_eval.tasks.engine.concurrency import run_all
+from debate_eval.tasks.engine.endpoints import check_endpoint_moves
 from debate_eval.tasks.engine.item_errors import describe_error
 from debate_eval.tasks.engine.migrate import migrate_legacy_run
 from debate_eval.tasks.engine.pairwise import PAIRWISE, build_pairwise_task, check_task_type, pairwise_fields
@@ -335,7 +336,9 @@ async def run(
     multi = len(configs) > 1
     per_config = [build_tasks(aspect_config, items) for aspect_config in configs]
     jobs = [(item, tasks[i], c) for i, item in enumerate(items) for c, tasks in zip(configs, per_config, strict=True)]
-    migrate_legacy_run(options.out_dir, config, config_document(config, options))  # a directory of an earlier version
+    document = config_document(config, options)
+    migrate_legacy_run(options.out_dir, config, document)  # a directory of an earlier version
+    check_endpoint_moves(options.out_dir, config, document, allow=options.allow_endpoint_change)
     store = ResultsStore(
         options.out_dir, config_document(config, options), config.config_hash(), by_aspect=multi
     )  # takes the lock

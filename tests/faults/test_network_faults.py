@@ -139,7 +139,7 @@ def test_requests_go_through_the_environments_proxy_and_no_proxy_exempts_a_host(
     local.__enter__()
     try:
         local.base_url = local.base_url.replace("127.0.0.1", "localhost")
-        direct = cli(run_args(local, fault_env / "run2"))
+        direct = cli(run_args(local, fault_env / "run2", "--no-cache"))  # (the cache would answer: same model)
         assert_clean(direct, code=0, message=None, results=ITEMS, server=local)
     finally:
         local.stop()

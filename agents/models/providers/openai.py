@@ -15,7 +15,7 @@ from autogen_core.models import ModelFamily, ModelInfo
 from autogen_ext.models.openai import OpenAIChatCompletionClient
 
 from debate_eval.agents.models.providers import Provider, register_provider
-from debate_eval.agents.models.settings import EmbeddedSettings, ModelSettings, public_url
+from debate_eval.agents.models.settings import ModelSettings
 
 OPENAI_API_URL = "https://api.openai.com/v1"
 T = TypeVar("T")
@@ -101,10 +101,7 @@ class OpenAICompatible(OpenAIWireProvider):
     key_variables = ("OPENAI_API_KEY",)
     url_variables = ("OPENAI_BASE_URL",)
     supports_batch = True
-
-    def endpoint_identity(self, settings: ModelSettings, embedded: EmbeddedSettings) -> Any:
-        """The endpoint's public URL (no credentials), or None for the default (the OpenAI API)."""
-        return public_url(settings.base_url) if settings.base_url else None
+    default_base_url = OPENAI_API_URL
 
     def role_settings(self, prefix: str, env: Mapping[str, str]) -> dict[str, Any]:
         """The OpenAI organisation: ``DEBATE_EVAL_<ROLE>_ORGANIZATION``, else ``OPENAI_ORG_ID``."""

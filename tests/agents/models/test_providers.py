@@ -48,7 +48,8 @@ def test_endpoint_identities_leave_ports_and_secrets_out() -> None:
     config = resolve_model_config(environ={})
     assert config.for_role("scorer").identity(embedded)["endpoint"] == {"embedded": embedded.identity()}
     remote = resolve_model_config(ModelOverrides(base_url="https://u:pw@host/v1?key=s3cret", model="m"), environ={})
-    assert remote.for_role("scorer").identity()["endpoint"] == "https://host/v1?key=***"
+    assert remote.for_role("scorer").identity()["endpoint"] is None  # a user's endpoint: never the URL
+    assert remote.for_role("scorer").legacy_identity()["endpoint"] == "https://host/v1?key=***"
     scripted = resolve_model_config(ModelOverrides(provider="scripted"), environ={})
     assert scripted.for_role("scorer").identity()["endpoint"] == {"scripted": "default replies"}
 

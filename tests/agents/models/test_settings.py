@@ -67,25 +67,30 @@ def test_public_views_and_identity_carry_no_secret() -> None:
     dumped = json.dumps([config.to_public_dict(), config.identity()])
     assert SECRET not in dumped and "$OPENAI_API_KEY" in dumped
     assert config.for_role("scorer").api_key(env) == SECRET
-    assert config.for_role("scorer").identity()["endpoint"] == "http://x/v1"  # a plain URL is kept as it is
+    assert config.for_role("scorer").identity()["endpoint"] is None  # the URL is no part of the model's identity
+    assert config.to_public_dict()["roles"]["scorer"]["base_url"] == "http://x/v1"  # config.json keeps it
+    assert config.for_role("scorer").legacy_identity()["endpoint"] == "http://x/v1"  # as earlier versions hashed it
 
 
-def test_credentials_in_the_base_url_are_left_out_but_keep_the_cache_apart() -> None:
+def test_credentials_in_the_base_url_are_left_out_and_keep_the_clients_apart() -> None:
     url = f"https://alice:{SECRET}@llm.example:8443/v1?api-key=QUERY-SECRET&api-version=2024"
     config = resolve_model_config(environ={"DEBATE_EVAL_MODEL": "gpt-4o", "OPENAI_BASE_URL": url})
     dumped = json.dumps([config.to_public_dict(), config.identity()])
     assert SECRET not in dumped and "QUERY-SECRET" not in dumped and "alice" not in dumped
     public = "https://llm.example:8443/v1?api-key=***&api-version=***"
     assert config.to_public_dict()["roles"]["scorer"]["base_url"] == public
-    assert config.for_role("scorer").identity()["endpoint"] == public
+    assert config.for_role("scorer").legacy_identity()["endpoint"] == public
     assert config.for_role("scorer").base_url == url  # the client still gets the real URL
 
     other = resolve_model_config(
         environ={"DEBATE_EVAL_MODEL": "gpt-4o", "OPENAI_BASE_URL": url.replace("alice", "bob")}
     )
     namespace = ClientPool(config).namespace_for(config.for_role("scorer"))
-    assert namespace != ClientPool(other).namespace_for(other.for_role("scorer"))  # distinct cache entries
-    assert SECRET not in namespace
+    assert namespace == ClientPool(other).namespace_for(other.for_role("scorer"))  # the same model's answers
+    assert config.for_role("scorer").client_identity() != other.for_role("scorer").client_identity()  # own clients
+    legacy = ClientPool(config).legacy_namespace_for(config.for_role("scorer"))
+    assert legacy is not None and legacy != ClientPool(other).legacy_namespace_for(other.for_role("scorer"))
+    assert SECRET not in namespace + legacy
 
 
 def test_bad_numbers_and_roles_are_user_errors() -> None:
