@@ -252,3 +252,15 @@ def test_the_entra_token_provider_comes_from_azure_identity() -> None:
     from debate_eval.agents.models.providers.azure import entra_token_provider
 
     assert callable(entra_token_provider())
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "azure", "gemini", "ollama"])
+def test_batch_is_refused_in_one_line_for_the_providers_without_it(
+    provider: str, isolated_env: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AZURE_OPENAI_API_KEY", "k")
+    argv = ["run", "--dataset", "summeval", "--aspect", "coherence", "--limit", "1", "--provider", provider]
+    argv += ["--base-url", "http://127.0.0.1:9", "--model", "m", "--out", str(isolated_env / "b"), "--batch"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"debate-eval: error: --batch is not available with the {provider} provider; run without --batch"]
