@@ -26,6 +26,11 @@ Rows:
 4. ``--fidelity paper --batch`` against the scripted Batch API endpoint (the same replies and token counting):
    cost at the Batch API's price factor.
 
+Requests: the endpoint keeps a SHA-256 of every request body it answers, so the two programs' requests are
+compared as sets (the same distinct bodies) and their tokens over the distinct bodies; pyautogen 0.1's own
+response cache (their ``seed: 453``) answers a repeated request without sending it, so their call count is
+lower where items repeat another item's summary.
+
 Scores: their final answer read as their ``evalute_score.py`` reads it (the first digit of the first number;
 an item without a number is skipped), against the run's ``score``. Cost: the endpoint's token counts at
 ``tasks/engine/prices.csv``'s price for ``--model`` (gpt-4-1106-preview: the paper's $10 / $30 per million).
@@ -301,6 +306,33 @@ def usage_totals(summary: dict[str, Any]) -> tuple[float, float, float]:
     return summary["llm_calls"], prompt, completion
 
 
+def request_bodies(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    """Compare the request bodies two runs sent (the endpoint's SHA-256 of each), and their tokens over the
+    distinct bodies."""
+    firsts = []
+    for stats in (a, b):
+        first: dict[str, tuple[int, int]] = {}
+        for digest, prompt, completion in stats["bodies"]:
+            first.setdefault(digest, (prompt, completion))
+        firsts.append(first)
+    first_a, first_b = firsts
+    totals = [(sum(p for p, _ in f.values()), sum(c for _, c in f.values())) for f in firsts]
+    return {
+        "distinct_a": len(first_a),
+        "distinct_b": len(first_b),
+        "same_set": set(first_a) == set(first_b),
+        "prompt_a": totals[0][0],
+        "prompt_b": totals[1][0],
+        "completion_a": totals[0][1],
+        "completion_b": totals[1][1],
+        "equal_tokens": totals[0] == totals[1],
+        "calls_a": len(a["bodies"]),
+        "calls_b": len(b["bodies"]),
+        "repeats_a": len(a["bodies"]) - len(first_a),
+        "repeats_b": len(b["bodies"]) - len(first_b),
+    }
+
+
 def report(args: argparse.Namespace, command: str, runs: dict[str, dict[str, Any]], agree: dict[str, Any],
            load: str) -> str:  # fmt: skip
     authors, code, paper, batch = runs["authors"], runs["authors_code"], runs["paper"], runs["batch"]
@@ -349,10 +381,7 @@ def report(args: argparse.Namespace, command: str, runs: dict[str, dict[str, Any
     )  # fmt: skip
     speedup = (items / authors["wall_s"]) and (len(code["records"]) / code["wall_s"]) / (items / authors["wall_s"])
     engine_speedup = (len(code["records"]) / code["wall_s"]) / (items / engine_wall)
-    equal_tokens = (
-        a_stats["prompt_tokens"] == code["stats"]["prompt_tokens"]
-        and a_stats["completion_tokens"] == code["stats"]["completion_tokens"]
-    )
+    same = request_bodies(a_stats, code["stats"])
     lines = [
         "## Side by side with the authors' script (`scripts/bench_vs_authors.py`)",
         "",
@@ -384,10 +413,16 @@ def report(args: argparse.Namespace, command: str, runs: dict[str, dict[str, Any
         f"- Items per minute, authors-code vs their script: **{speedup:.1f}x** (target >= {TARGET_SPEEDUP:.0f}x: "
         f"{'met' if speedup >= TARGET_SPEEDUP else '**not met**'}); against their script without its sleeps "
         f"{engine_speedup:.1f}x.",
-        f"- Tokens per item, authors-code vs their script: {'equal' if equal_tokens else '**not equal**'} "
-        f"(prompt {a_stats['prompt_tokens']:,} vs {code['stats']['prompt_tokens']:,}, completion "
-        f"{a_stats['completion_tokens']:,} vs {code['stats']['completion_tokens']:,}); calls "
-        f"{a_stats['answered']} vs {code['stats']['answered']}.",
+        f"- Request bodies, authors-code vs their script: {same['distinct_a']} and {same['distinct_b']} distinct, "
+        f"{'**the same set**' if same['same_set'] else '**not the same set**'} (SHA-256 of each body as received); "
+        f"tokens over the distinct requests: prompt {same['prompt_a']:,} vs {same['prompt_b']:,}, completion "
+        f"{same['completion_a']:,} vs {same['completion_b']:,}: "
+        f"{'equal' if same['equal_tokens'] else '**not equal**'}. "
+        f"Calls: {same['calls_a']} vs {same['calls_b']}; the difference is repeats of an identical request "
+        f"({same['repeats_a']} vs {same['repeats_b']}): items whose summary repeats another item's send the same "
+        "requests, and pyautogen 0.1's response cache (their `seed: 453`) answers the repeats, while these "
+        "debate-eval runs use `--no-cache` (with its cache on, repeats that are not in flight at the same time are "
+        "answered from it too).",
         f"- Final scores: {agree['same']} of {agree['compared']} items equal ({agree['skipped']} without a number "
         "in their final answer, which their evalute_score.py skips, and none in ours either when equal)"
         + (f"; differ: {', '.join(f'{d}:{s}' for d, s in agree['differ'][:5])}" if agree["differ"] else "")

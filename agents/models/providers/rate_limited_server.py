@@ -84,6 +84,7 @@ class RateStats:
     last_s: float | None = None
     max_concurrent: int = 0
     answers: list[tuple[float, float]] = field(default_factory=list)  # (clock, tokens) of each answered request
+    bodies: list[tuple[str, int, int]] = field(default_factory=list)  # (body sha256, prompt, completion tokens)
     dry_requests_s: float | None = None  # clock when the request budget first ran out (less than 1 left)
     dry_tokens_s: float | None = None  # ... the token budget (less left than the request just charged)
 
@@ -232,9 +233,11 @@ class RateLimitedServer:
         """The JSON body of a successful answer (usage counted in tokens)."""
         prompt = count_prompt_tokens(request.get("messages") or [], self.model)
         completion = count_text_tokens(content, self.model)
+        digest = hashlib.sha256(json.dumps(request, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
         with self._lock:
             self.stats.prompt_tokens += prompt
             self.stats.completion_tokens += completion
+            self.stats.bodies.append((digest, prompt, completion))
             number = self.stats.answered
         return {
             "id": f"chatcmpl-rate-{number}",
