@@ -32,8 +32,9 @@ from debate_eval.agents.models.settings import ModelConfig
 from debate_eval.agents.models.wrappers import CallRecord
 from debate_eval.agents.roles import EVALUATOR, USER
 from debate_eval.debates.transcript import build_transcript
-from debate_eval.tasks.data.registry import ITEM_LEVEL, DatasetSpec, Item, get_dataset, register_own_file_spec
+from debate_eval.tasks.data.registry import Item
 from debate_eval.tasks.engine.accounting import item_usage
+from debate_eval.tasks.engine.variants import register_variant_items
 
 PARAPHRASES_FILE = "paraphrases.jsonl"
 SUFFIX = "paraphrased"
@@ -116,8 +117,11 @@ async def make_paraphrases(
     cache_dir: Path | None = None,
     concurrency: int = 8,
     preflight: bool = True,
+    field: str | None = None,
 ) -> dict[str, dict[str, Any]]:
-    """The paraphrases of every item (stored ones reused when made by the same model with the same N)."""
+    """The paraphrases of every item (stored ones reused when made by the same model with the same N).
+
+    ``field``: the input to rewrite (default: the item's response or output, ``judged_field``)."""
     from debate_eval.tasks.engine.runner import model_pool
 
     path = out_dir / PARAPHRASES_FILE
@@ -126,7 +130,7 @@ async def make_paraphrases(
     fresh = {k: v for k, v in stored.items() if v.get("model") == model and v.get("n") == n}
     missing = [item for item in items if item.item_id not in fresh]
     if missing:
-        field = judged_field(missing[0].inputs)
+        field = field or judged_field(missing[0].inputs)
         limit = asyncio.Semaphore(concurrency)
         owner = SimpleNamespace(models=models, roles=lambda: ["scorer"])
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -166,42 +170,5 @@ def paraphrased_items(items: Sequence[Item], stored: Mapping[str, Mapping[str, A
 
 def register_paraphrased(dataset: str, items: Sequence[Item], out_dir: Path) -> str:
     """Write the paraphrased items to ``out_dir/paraphrased_items.jsonl`` and register them (in this process)
-    as ``DATASET-paraphrased``; returns that name."""
-    spec = get_dataset(dataset)
-    name = f"{dataset}-{SUFFIX}"
-    path = (out_dir / "paraphrased_items.jsonl").resolve()
-    with path.open("w", encoding="utf-8") as handle:
-        for item in items:
-            row = {"item_id": item.item_id, "group_id": item.group_id, "system_id": item.system_id}
-            row.update(inputs=dict(item.inputs), human_scores=dict(item.human_scores))
-            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
-
-    def load(file: Path, *, spec: DatasetSpec, data: bytes | None = None, **_: Any) -> list[Item]:
-        rows = [json.loads(line) for line in Path(file).read_text(encoding="utf-8").splitlines() if line.strip()]
-        return [
-            Item(
-                item_id=row["item_id"],
-                dataset=spec.name,
-                group_id=row["group_id"],
-                system_id=row["system_id"],
-                inputs=row["inputs"],
-                human_scores=row["human_scores"],
-                row_index=index,
-            )
-            for index, row in enumerate(rows)
-        ]
-
-    register_own_file_spec(
-        replace(
-            spec,
-            name=name,
-            relative_path=str(path),
-            loader=load,
-            options={},
-            level=ITEM_LEVEL,
-            shipped=False,
-            variants=(SUFFIX,),
-            description=f"{spec.description} (paraphrased responses)",
-        )
-    )
-    return name
+    as ``DATASET-paraphrased``; returns that name (``engine.variants``)."""
+    return register_variant_items(dataset, items, out_dir, SUFFIX, "paraphrased_items.jsonl", "paraphrased responses")

@@ -3,6 +3,10 @@
 An OpenAI-compatible HTTP server on 127.0.0.1 that answers from a fixed script per role (``DEFAULT_REPLIES``):
 no model, no key, no network. ``--provider scripted`` runs the whole pipeline offline in seconds, e.g. to
 check a new method, dataset or template; the tests use the server directly. Its scores mean nothing.
+
+``--model NAME`` with a name of ``planted.SCRIPTS`` (``planted-first``, ``planted-length``, ``planted-copy``,
+``planted-noisy``) serves a judge with a planted behaviour instead (for ``debate-eval audit``); any other name
+gets the default replies.
 """
 
 from __future__ import annotations
@@ -28,13 +32,18 @@ class ScriptedProvider(OpenAIWireProvider):
 
     def endpoint_identity(self, settings: ModelSettings, embedded: EmbeddedSettings) -> Any:
         """The script, not the port (which changes every run)."""
-        return {SCRIPTED: "default replies"}
+        from debate_eval.agents.models.providers.planted import script_for
+
+        return {SCRIPTED: settings.model if script_for(settings.model) else "default replies"}
 
     def start(self, config: ModelConfig, roles: list[str], out_dir: Path, stack: contextlib.ExitStack) -> str:
-        """Start the server; it stops when the run ends."""
-        from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAIServer
+        """Start the server (with the planted script the Scorer's model names, if any); it stops when the run
+        ends."""
+        from debate_eval.agents.models.providers.planted import script_for
+        from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAIServer, default_reply
 
-        return stack.enter_context(ScriptedOpenAIServer()).base_url
+        reply = script_for(config.for_role("scorer").model) or default_reply
+        return stack.enter_context(ScriptedOpenAIServer(reply=reply)).base_url
 
     def base_url(self, settings: ModelSettings, started: str | None) -> str:
         """The server started for this run."""
