@@ -35,6 +35,7 @@ COMMAND_MODULES = (
     "debate_eval.tasks.cli.report",
     "debate_eval.tasks.cli.ensemble",
     "debate_eval.tasks.cli.robustness",
+    "debate_eval.tasks.cli.audit",
 )
 
 

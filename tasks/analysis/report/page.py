@@ -26,7 +26,14 @@ from debate_eval.tasks.analysis.report.plots import PALETTE, esc
 
 ASSETS = "assets"
 # The page's script, in this order, joined inside one function (they share its variables).
-SCRIPTS = ("report_base.js", "report_table.js", "report_shapes.js", "report_viewer.js", "report_compare.js")
+SCRIPTS = (
+    "report_base.js",
+    "report_table.js",
+    "report_shapes.js",
+    "report_viewer.js",
+    "report_audit.js",
+    "report_compare.js",
+)
 
 
 def asset(name: str) -> str:
@@ -136,8 +143,9 @@ def _csp(script: str, style: str) -> str:
     )
 
 
-def render(runs: Sequence[Run], title: str | None = None, notes: Sequence[str] = ()) -> str:
-    """The whole report page for ``runs``; ``notes`` are shown under the title (e.g. texts not loaded)."""
+def render(runs: Sequence[Run], title: str | None = None, notes: Sequence[str] = (), lead: str = "") -> str:
+    """The whole report page for ``runs``; ``notes`` are shown under the title (e.g. texts not loaded); ``lead``
+    is a section of escaped HTML shown first (an audit's judge card, ``audit_section``)."""
     style, script = asset("report.css"), script_text()
     title = title or "debate-eval report: " + ", ".join(run.label for run in runs)
     data = page_data(runs)
@@ -156,6 +164,8 @@ def render(runs: Sequence[Run], title: str | None = None, notes: Sequence[str] =
         if compare
         else "",
         "compare_link": '<a href="#compare">Side by side</a> ' if compare else "",
+        "lead": lead,
+        "lead_link": '<a href="#audit">Judge card</a> ' if lead else "",
         "csp": esc(_csp(script, style)),
         "style": style,
         "script": script,

@@ -107,8 +107,10 @@ def grouped_bars(
     series: Mapping[str, Sequence[float]],
     colours: Sequence[str] | None = None,
     unit: str = "%",
+    x_label: str = "score (rounded half up)",
 ) -> str:
-    """Bars per bin, one colour per series (e.g. humans and each run), values in ``unit``, with gridlines."""
+    """Bars per bin, one colour per series (e.g. humans and each run), values in ``unit``, with gridlines;
+    ``x_label`` names the bins."""
     names = list(series)
     colours = list(colours or [PALETTE[i % len(PALETTE)] for i in range(len(names))])
     top = max([v for values in series.values() for v in values] + [1e-9])
@@ -133,9 +135,7 @@ def grouped_bars(
                 "</rect>"
             )
     body += _legend(names, colours)
-    body.append(
-        f'<text x="{(MARGIN + WIDTH) / 2}" y="{HEIGHT - 8}" text-anchor="middle">score (rounded half up)</text>'
-    )
+    body.append(f'<text x="{(MARGIN + WIDTH) / 2}" y="{HEIGHT - 8}" text-anchor="middle">{esc(x_label)}</text>')
     return _frame(title, body)
 
 

@@ -56,12 +56,14 @@
     return searchText[i];
   }
 
+  var selection = null;  // "RUN|KEY" -> true: the records behind a judge card's figure (report_audit.js)
   function filtered() {
     var run = document.getElementById("f-run").value, parse = document.getElementById("f-parse").value;
     var agree = document.getElementById("f-agree").value, minErr = parseFloat(document.getElementById("f-minerr").value);
     var query = document.getElementById("f-search").value.trim().toLowerCase();
     var rounds = document.getElementById("f-rounds").value;
     return rows.filter(function (r) {
+      if (selection && !selection[r.run + "|" + r.key]) return false;
       if (run !== "" && String(r.run) !== run) return false;
       if (parse && r.parse !== parse) return false;
       if (rounds !== "" && String(r.rounds) !== rounds) return false;

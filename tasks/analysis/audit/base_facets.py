@@ -1,0 +1,320 @@
+"""The facets read from the audit's base run alone: agreement with humans, verbosity bias, scale use."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from scipy.stats import wasserstein_distance
+
+from debate_eval.tasks.analysis.audit.facet import (
+    Bootstrap,
+    Facet,
+    Figure,
+    ItemLink,
+    describe_interval,
+    flat,
+    grouped,
+    intervals,
+    not_applicable,
+)
+from debate_eval.tasks.analysis.audit.rows import (
+    PREFERENCE,
+    has_humans,
+    human_value,
+    ids,
+    is_pairwise_run,
+    partial_spearman,
+    share,
+    spearman,
+    unit_key,
+    value_of,
+    verdict_of,
+)
+from debate_eval.tasks.analysis.correlations import ITEM, evaluate_aspect
+from debate_eval.tasks.analysis.distribution import score_bin
+from debate_eval.tasks.analysis.pairwise_metrics import evaluate_pairwise
+from debate_eval.tasks.analysis.records import Record, protocol_of
+
+BASE = "base"
+NO_HUMANS = "no human scores or labels in the data"
+AGREEMENT, VERBOSITY, SCALE = "agreement", "verbosity", "scale"
+TITLES = {
+    AGREEMENT: "Agreement with humans",
+    VERBOSITY: "Verbosity bias",
+    SCALE: "Scale use",
+}
+
+
+def agreement(records: Sequence[Record], settings: Bootstrap) -> Facet:
+    """The meta-evaluation of the base run (``meta-eval``'s numbers): correlations, or accuracy/kappa/macro-F1."""
+    if not records:
+        return not_applicable(AGREEMENT, TITLES[AGREEMENT], "the base run has no records")
+    if not has_humans(records):
+        return not_applicable(AGREEMENT, TITLES[AGREEMENT], NO_HUMANS)
+    first = records[0]
+    dataset, aspect, protocol = str(first["dataset"]), str(first["aspect"]), protocol_of(first)
+    options = {"ci_method": settings.ci_method, "min_units": settings.min_units}
+    if is_pairwise_run(records):
+        report = evaluate_pairwise(dataset, aspect, protocol, list(records), settings.n, **options)
+        keys = (("accuracy", "accuracy"), ("kappa", "Cohen's κ"), ("macro_f1", "macro-F1"))
+        judged = [r for r in records if verdict_of(r) is not None and r.get("human_label") in PREFERENCE]
+        n, unit = len(judged), "items"
+        wrong = [r for r in judged if verdict_of(r) != r.get("human_label")]
+        links = [ItemLink(BASE, ids(judged, "item_id"), "items with a verdict and a human label"),
+                 ItemLink(BASE, ids(wrong, "item_id"), "items whose verdict differs from the human label")]  # fmt: skip
+        how = (
+            "meta-eval of the base run (each item judged once, in the dataset's order): accuracy, Cohen's κ over "
+            "first/second/tie and macro-F1 against the human labels, over the items with a verdict and a label."
+        )
+    else:
+        report = evaluate_aspect(dataset, aspect, protocol, list(records), settings.n, **options)
+        keys = (("spearman", "Spearman ρ"), ("kendall", "Kendall τ"), ("pearson", "Pearson r"))
+        scored = [r for r in records if value_of(r) is not None and human_value(r) is not None]
+        if report.level == ITEM:
+            n, unit = len(scored), "items"
+            how = "meta-eval of the base run: Spearman ρ, Kendall τ-b and Pearson r over all items."
+        else:
+            n, unit = report.n_groups, "groups"
+            how = (
+                "meta-eval of the base run: Spearman ρ, Kendall τ-b and Pearson r per group (document / dialogue "
+                f"context) over its items, averaged over the {report.n_groups} groups with a defined correlation "
+                f"({report.n_skipped} constant groups left out)."
+            )
+        links = [ItemLink(BASE, ids(scored, "item_id"), "items with a score and a human score")]
+    ci = report.ci95
+    figures = [
+        Figure(key, label, getattr(report, key), ci if isinstance(ci, str) or ci is None else ci.get(key), items=links)
+        for key, label in keys
+    ]
+    return Facet(
+        name=AGREEMENT,
+        title=TITLES[AGREEMENT],
+        method=f"{how} {describe_interval(settings, unit)}",
+        n=n,
+        unit=unit,
+        runs=[BASE],
+        figures=figures,
+        plot={"points": _points(records)},
+    )
+
+
+def _points(records: Sequence[Record]) -> list[list[Any]]:
+    """(human, judge, item id) per item with both, for a scatter plot."""
+    return [
+        [human, judge, str(r["item_id"])]
+        for r in records
+        if (human := human_value(r)) is not None and (judge := value_of(r)) is not None
+    ]
+
+
+def verbosity(records: Sequence[Record], lengths: Mapping[str, Any], settings: Bootstrap) -> Facet:
+    """Does the judge reward length beyond what the humans do?
+
+    Single scores: Spearman's partial correlation of the judge's score with the judged text's length (words)
+    given the human score, beside the humans' own rank correlation with length. ``lengths``: item id -> words.
+    Pairwise: the share of decisive verdicts that pick the longer response, beside the humans' share.
+    ``lengths``: item id -> (words of response A, words of response B).
+    """
+    if not records:
+        return not_applicable(VERBOSITY, TITLES[VERBOSITY], "the base run has no records")
+    if is_pairwise_run(records):
+        return _pairwise_verbosity(records, lengths, settings)
+    unit, key = unit_key(records)
+    rows = [
+        {"id": str(r["item_id"]), "unit": key(r), "score": value_of(r), "human": human_value(r),
+         "length": lengths.get(str(r["item_id"]))}
+        for r in records
+    ]  # fmt: skip
+    rows = [row for row in rows if row["score"] is not None and row["length"] is not None]
+    humans = has_humans(records)
+    if humans:
+        rows = [row for row in rows if row["human"] is not None]
+    units = grouped(rows, lambda row: row["unit"])
+
+    def statistic(sample: list[list[dict[str, Any]]]) -> dict[str, float | None]:
+        every = flat(sample)
+        score, length = [r["score"] for r in every], [float(r["length"]) for r in every]
+        if not humans:
+            return {"raw": spearman(score, length)}
+        human = [r["human"] for r in every]
+        return {
+            "partial": partial_spearman(score, length, human),
+            "raw": spearman(score, length),
+            "human": spearman(human, length),
+        }
+
+    names = ["partial", "raw", "human"] if humans else ["raw"]
+    values, ci = statistic(units), intervals(units, statistic, names, settings, unit)
+    link = [ItemLink(BASE, ids(rows), "scored items (length: words of the judged text)")]
+    figures = []
+    if humans:
+        figures.append(
+            Figure(
+                "partial_spearman", "partial Spearman ρ(score, length | human score)", values["partial"],
+                ci["partial"], baseline=values["human"], baseline_label="humans: Spearman ρ(human score, length)",
+                baseline_ci95=ci["human"], items=link,
+            )
+        )  # fmt: skip
+    figures.append(Figure("spearman", "Spearman ρ(score, length)", values["raw"], ci["raw"], items=link))
+    how = (
+        "Length = words of the judged text. Spearman's partial correlation of the judge's score with the length "
+        "given the human score, (ρ_sl − ρ_sh ρ_lh) / √((1 − ρ_sh²)(1 − ρ_lh²)) over all scored items; beside it "
+        "the humans' own ρ(human score, length), the length preference already in the ratings. 0: the judge "
+        "rewards length no more than the human score explains."
+        if humans
+        else "Length = words of the judged text. Spearman ρ of the judge's score with the length over all scored "
+        f"items. Not controlled for quality: {NO_HUMANS}."
+    )
+    return Facet(
+        name=VERBOSITY,
+        title=TITLES[VERBOSITY],
+        method=f"{how} {describe_interval(settings, unit)}",
+        n=len(units),
+        unit=unit,
+        runs=[BASE],
+        figures=figures,
+        plot={"points": [[row["length"], row["score"], row["id"]] for row in rows]},
+    )
+
+
+def _longer(lengths: Any) -> str | None:
+    """``first`` or ``second`` for the response with more words, None when equal or unknown."""
+    if not isinstance(lengths, (list, tuple)) or len(lengths) != 2:
+        return None
+    a, b = lengths
+    return "first" if a > b else "second" if b > a else None
+
+
+def _pairwise_verbosity(records: Sequence[Record], lengths: Mapping[str, Any], settings: Bootstrap) -> Facet:
+    rows = []
+    for r in records:
+        longer = _longer(lengths.get(str(r["item_id"])))
+        if longer is None:
+            continue
+        verdict, label = verdict_of(r), r.get("human_label")
+        rows.append(
+            {
+                "id": str(r["item_id"]),
+                "judge": None if verdict in (None, "tie") else verdict == longer,
+                "human": None if label not in ("first", "second") else label == longer,
+            }
+        )
+    units = [[row] for row in rows]
+
+    def statistic(sample: list[list[dict[str, Any]]]) -> dict[str, float | None]:
+        every = flat(sample)
+        return {
+            "judge": share([r["judge"] for r in every if r["judge"] is not None]),
+            "human": share([r["human"] for r in every if r["human"] is not None]),
+        }
+
+    values, ci = statistic(units), intervals(units, statistic, ["judge", "human"], settings, "items")
+    longer_picked = [ItemLink(BASE, ids([row for row in rows if row["judge"]]), "verdicts for the longer response")]
+    figure = Figure(
+        "longer_win_rate", "share of decisive verdicts for the longer response", values["judge"], ci["judge"],
+        baseline=values["human"], baseline_label="humans: share of decisive labels for the longer response",
+        baseline_ci95=ci["human"], items=longer_picked,
+    )  # fmt: skip
+    return Facet(
+        name=VERBOSITY,
+        title=TITLES[VERBOSITY],
+        method="Length = words of each response. Over the items whose responses differ in length: the share of "
+        "the judge's decisive verdicts (not ties) that pick the longer response, beside the same share of the "
+        f"human labels. {describe_interval(settings, 'items')}",
+        n=len(rows),
+        unit="items",
+        runs=[BASE],
+        figures=[figure],
+        plot={},
+    )
+
+
+def scale_use(records: Sequence[Record], settings: Bootstrap) -> Facet:
+    """How the judge uses the scale: the earth mover's distance between its scores and the human scores on the
+    same items (``scipy.stats.wasserstein_distance``), and the share of its most common score beside the
+    humans' (scores rounded half up into integer bins; pairwise: verdicts on the preference scale)."""
+    if not records:
+        return not_applicable(SCALE, TITLES[SCALE], "the base run has no records")
+    pairwise = is_pairwise_run(records)
+    humans = has_humans(records)
+    unit, key = unit_key(records)
+    rows = [{"id": str(r["item_id"]), "unit": key(r), "judge": value_of(r), "human": human_value(r)} for r in records]
+    rows = [row for row in rows if row["judge"] is not None and (row["human"] is not None or not humans)]
+    units = grouped(rows, lambda row: row["unit"])
+
+    def modal(values: list[float]) -> float | None:
+        if not values:
+            return None
+        return max(Counter(score_bin(v) for v in values).values()) / len(values)
+
+    def statistic(sample: list[list[dict[str, Any]]]) -> dict[str, float | None]:
+        every = flat(sample)
+        judge = [r["judge"] for r in every]
+        out = {"modal": modal(judge)}
+        if humans:
+            human = [r["human"] for r in every]
+            out["emd"] = float(wasserstein_distance(judge, human)) if every else None
+            out["human_modal"] = modal(human)
+        return out
+
+    names = ["emd", "modal", "human_modal"] if humans else ["modal"]
+    values, ci = statistic(units), intervals(units, statistic, names, settings, unit)
+    judge_bins = Counter(score_bin(row["judge"]) for row in rows)
+    mode = judge_bins.most_common(1)[0][0] if judge_bins else None
+    at_mode = [row for row in rows if row["judge"] is not None and score_bin(row["judge"]) == mode]
+    mode_text = _bin_name(mode, pairwise)
+    figures = []
+    if humans:
+        figures.append(
+            Figure("emd", "earth mover's distance to the human distribution", values["emd"], ci["emd"],
+                   items=[ItemLink(BASE, ids(rows), "items with a judgment and a human one")])
+        )  # fmt: skip
+    figures.append(
+        Figure(
+            "modal_share", f"share of the most common judgment ({mode_text})", values["modal"], ci["modal"],
+            baseline=values.get("human_modal"), baseline_label="humans: share of their most common judgment",
+            baseline_ci95=ci.get("human_modal"), items=[ItemLink(BASE, ids(at_mode), f"items judged {mode_text}")],
+        )
+    )  # fmt: skip
+    what = "verdicts as numbers: first +1, tie 0, second −1" if pairwise else "scores"
+    how = (
+        f"Over the items with a judgment and a human one ({what}): the earth mover's (Wasserstein-1) distance "
+        "between the two distributions, in scale points (0: the same distribution); the share of the single "
+        "most common judgment (integer bins, rounded half up), beside the humans' share of theirs."
+        if humans
+        else f"The share of the single most common judgment ({what}; integer bins, rounded half up). The distance "
+        f"to the human distribution needs human ratings: {NO_HUMANS}."
+    )
+    return Facet(
+        name=SCALE,
+        title=TITLES[SCALE],
+        method=f"{how} {describe_interval(settings, unit)}",
+        n=len(units),
+        unit=unit,
+        runs=[BASE],
+        figures=figures,
+        plot={"distribution": _distribution(rows, humans, pairwise)},
+    )
+
+
+def _bin_name(value: int | None, pairwise: bool) -> str:
+    if value is None:
+        return "none"
+    if pairwise:
+        return {1: "first", 0: "tie", -1: "second"}.get(value, str(value))
+    return f"score {value}"
+
+
+def _distribution(rows: Sequence[dict[str, Any]], humans: bool, pairwise: bool) -> dict[str, Any]:
+    """Percent per integer bin of the judge's and the humans' judgments (for a bar chart)."""
+    judge = Counter(score_bin(row["judge"]) for row in rows)
+    human = Counter(score_bin(row["human"]) for row in rows if row["human"] is not None) if humans else Counter()
+    bins = sorted(set(judge) | set(human))
+    total_j, total_h = sum(judge.values()) or 1, sum(human.values()) or 1
+    return {
+        "bins": [_bin_name(b, pairwise) if pairwise else b for b in bins],
+        "judge": [100.0 * judge[b] / total_j for b in bins],
+        "human": [100.0 * human[b] / total_h for b in bins] if humans else [],
+    }

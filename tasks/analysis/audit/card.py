@@ -1,0 +1,204 @@
+"""The judge card: every facet of one or several judge configurations on the same items, as ``card.json`` and
+as Markdown (``card.md``); the HTML report draws it too (``report/audit_section.py``)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from debate_eval.agents.errors import UserError
+from debate_eval.tasks.analysis.audit.facet import OK, Facet, Figure, Interval
+
+KIND = "debate-eval judge card"
+VERSION = 1
+FACETS = ("agreement", "stability", "position", "verbosity", "scale", "robustness", "injection")
+
+
+@dataclass
+class JudgeCard:
+    """The facets of one judge configuration (a method with its options and models)."""
+
+    label: str
+    method: str
+    models: dict[str, str]
+    config_hash: str
+    settings: dict[str, Any] = field(default_factory=dict)
+    runs: dict[str, str] = field(default_factory=dict)  # sub-run name -> run directory (relative to the audit)
+    facets: dict[str, Facet] = field(default_factory=dict)
+
+    def facet(self, name: str) -> Facet:
+        """The facet called ``name``."""
+        return self.facets[name]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        out = asdict(self)
+        out["facets"] = {name: facet.to_dict() for name, facet in self.facets.items()}
+        return out
+
+    @classmethod
+    def from_dict(cls, value: Mapping[str, Any]) -> JudgeCard:
+        """The inverse of ``to_dict``."""
+        facets = {name: Facet.from_dict(f) for name, f in (value.get("facets") or {}).items()}
+        return cls(**{**value, "facets": facets})
+
+
+@dataclass
+class Card:
+    """The card of an audit: the data it was measured on and one ``JudgeCard`` per judge."""
+
+    dataset: str
+    aspect: str
+    task_type: str
+    items: int
+    selection: dict[str, Any]
+    bootstrap: dict[str, Any]
+    judges: list[JudgeCard]
+    commands: list[str] = field(default_factory=list)
+    scripted: bool = False  # every judge talked to the scripted test server: the numbers are no model's
+
+    def judge(self, label: str) -> JudgeCard:
+        """The judge called ``label``."""
+        for judge in self.judges:
+            if judge.label == label:
+                return judge
+        raise KeyError(f"no judge {label!r} in the card (judges: {', '.join(j.label for j in self.judges)})")
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (``card.json``)."""
+        out = asdict(self)
+        out["judges"] = [judge.to_dict() for judge in self.judges]
+        return {"kind": KIND, "version": VERSION, **out}
+
+    @classmethod
+    def from_dict(cls, value: Mapping[str, Any]) -> Card:
+        """The inverse of ``to_dict``."""
+        body = {k: v for k, v in value.items() if k not in ("kind", "version")}
+        return cls(**{**body, "judges": [JudgeCard.from_dict(j) for j in value.get("judges") or []]})
+
+
+def read_card(path: Path) -> Card:
+    """A ``card.json`` (a one-line ``UserError`` when it is not one)."""
+    try:
+        value = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise UserError(f"{path}: cannot read the judge card ({type(error).__name__})") from None
+    if not isinstance(value, dict) or value.get("kind") != KIND:
+        raise UserError(f"{path}: not a judge card written by `debate-eval audit`")
+    return Card.from_dict(value)
+
+
+def fmt(value: float | None, digits: int = 3) -> str:
+    """A number for the card, or an en dash."""
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def fmt_ci(ci: Interval) -> str:
+    """An interval, the minimum-units text, or an en dash."""
+    if isinstance(ci, str):
+        return ci
+    if not ci:
+        return "–"
+    return f"[{ci[0]:.3f}, {ci[1]:.3f}]"
+
+
+def figure_text(figure: Figure) -> str:
+    """``0.812 [0.700, 0.900]`` and, with a baseline, ``; humans 0.100 [...]``."""
+    text = f"{fmt(figure.value)} {fmt_ci(figure.ci95)}"
+    if figure.baseline is not None or figure.baseline_label:
+        base = f"{fmt(figure.baseline)}" + (f" {fmt_ci(figure.baseline_ci95)}" if figure.baseline_ci95 else "")
+        text += f"; {figure.baseline_label or 'baseline'}: {base}"
+    return text
+
+
+def card_markdown(card: Card) -> str:
+    """The card as Markdown: what was audited, a table per facet (one row per figure and judge), each facet's
+    method and n, the facets that do not apply and why."""
+    lines = [f"# Judge card: {card.dataset} / {card.aspect}", ""]
+    if card.scripted:
+        lines += ["**Scripted run: the judges are the scripted test server, not models; the numbers show how the "
+                  "card works, not how good any model is.**", ""]  # fmt: skip
+    selection = ", ".join(f"{k} {v}" for k, v in card.selection.items() if v is not None) or "all items"
+    lines.append(f"{card.items} items ({card.task_type}; {selection}). Intervals: {_bootstrap_text(card)}.")
+    lines.append("")
+    lines.append("| judge | method | models | config |")
+    lines.append("|---|---|---|---|")
+    for judge in card.judges:
+        models = ", ".join(f"{role}: {model}" for role, model in sorted(judge.models.items()))
+        lines.append(f"| {judge.label} | {judge.method} | {models} | `{judge.config_hash}` |")
+    lines.append("")
+    for name in FACETS:
+        facets = [(judge, judge.facets[name]) for judge in card.judges if name in judge.facets]
+        if not facets:
+            continue
+        lines += [f"## {facets[0][1].title}", ""]
+        done = [(judge, facet) for judge, facet in facets if facet.status == OK]
+        if done:
+            lines.append("| judge | figure | value [95% CI] | n |")
+            lines.append("|---|---|---|---|")
+            for judge, facet in done:
+                for figure in facet.figures:
+                    lines.append(f"| {judge.label} | {figure.label} | {figure_text(figure)} | {facet.n} {facet.unit} |")
+            lines.append("")
+            lines.append(f"How: {done[0][1].method}")
+            for judge, facet in done:
+                for note in facet.notes:
+                    lines.append(f"- {judge.label}: {note}")
+            lines.append("")
+        for judge, facet in facets:
+            if facet.status != OK:
+                lines.append(f"- {judge.label}: {facet.status}: {facet.reason}")
+        if any(facet.status != OK for _, facet in facets):
+            lines.append("")
+    if card.commands:
+        lines += ["## Commands", "", "```", *card.commands, "```", ""]
+    return "\n".join(lines)
+
+
+def _bootstrap_text(card: Card) -> str:
+    b = card.bootstrap
+    if not b.get("n"):
+        return "none (bootstrap 0)"
+    return (
+        f"{b.get('ci_method', 'percentile')} bootstrap, {b['n']} resamples, none below {b.get('min_units', 10)} "
+        "units (the minimum-units rule of meta-eval)"
+    )
+
+
+def cell_text(figure: Figure, facet: Facet) -> str:
+    """``0.812 [0.700, 0.900] n=24`` (``0.812 (too few groups, n=2)`` below the minimum units)."""
+    if isinstance(figure.ci95, str):
+        return f"{fmt(figure.value)} ({figure.ci95})"
+    return f"{fmt(figure.value)} {fmt_ci(figure.ci95)} n={facet.n}"
+
+
+def card_table(cards: Sequence[JudgeCard]) -> list[tuple[str, str, list[str]]]:
+    """(facet title, figure label, one cell per judge) for a compact side-by-side view (the command's output)."""
+    rows: list[tuple[str, str, list[str]]] = []
+    for name in FACETS:
+        present = [judge.facets.get(name) for judge in cards]
+        if not any(present):
+            continue
+        title = next(f.title for f in present if f is not None)
+        labels: list[str] = []
+        for facet in present:
+            for figure in facet.figures if facet is not None and facet.status == OK else []:
+                if figure.label not in labels:
+                    labels.append(figure.label)
+        if not labels:
+            reasons = [f"{f.status}: {f.reason}" if f is not None else "–" for f in present]
+            rows.append((title, "", reasons))
+            continue
+        for label in labels:
+            cells = []
+            for facet in present:
+                if facet is None or facet.status != OK:
+                    cells.append("–" if facet is None else facet.status)
+                    continue
+                figure = next((f for f in facet.figures if f.label == label), None)
+                cells.append("–" if figure is None else cell_text(figure, facet))
+            rows.append((title, label, cells))
+    return rows

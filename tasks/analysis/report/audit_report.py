@@ -1,0 +1,45 @@
+"""The report page of an audit folder: the judge card first, then every sub-run as a run of the page (overview,
+plots, items and transcripts), so each figure's link can show the items behind it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from debate_eval.tasks.analysis.audit.card import Card
+from debate_eval.tasks.analysis.report.audit_section import audit_section, key_resolver
+from debate_eval.tasks.analysis.report.gather import Run, attach_inputs, load_run
+from debate_eval.tasks.analysis.report.page import render
+
+
+def audit_runs(card: Card, out: Path) -> tuple[list[Run], dict[tuple[str, str], int]]:
+    """The sub-runs of every judge that have results, labelled ``JUDGE · RUN``, and their indexes."""
+    runs: list[Run] = []
+    index_of: dict[tuple[str, str], int] = {}
+    for judge in card.judges:
+        for name, folder in judge.runs.items():
+            path = out / folder
+            if not (path / "results.jsonl").is_file():
+                continue
+            run = load_run(path)
+            run.label = f"{judge.label} · {name}"
+            index_of[(judge.label, name)] = len(runs)
+            runs.append(run)
+    return runs, index_of
+
+
+def render_audit(card: Card, out: Path, with_texts: bool = True) -> str:
+    """The page: the card section, then the sub-runs."""
+    runs, index_of = audit_runs(card, out)
+    notes = attach_inputs(runs) if with_texts and runs else []
+    section = audit_section(card, key_resolver(runs, index_of))
+    title = f"Judge card: {card.dataset} / {card.aspect}" + (" (scripted judges, not models)" if card.scripted else "")
+    return render(runs, title, notes, lead=section)
+
+
+def write_audit_report(card: Card, out: Path, target: Path) -> Path:
+    """Write the audit's report page to ``target`` (atomically); returns it."""
+    html = render_audit(card, out)
+    temporary = target.with_name(target.name + ".tmp")
+    temporary.write_text(html, encoding="utf-8")
+    temporary.replace(target)
+    return target

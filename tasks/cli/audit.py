@@ -1,0 +1,152 @@
+"""``debate-eval audit``: the judge card, how far to trust a judge configuration on your data (issue 27).
+
+The flags are ``run``'s (data, method and its options, models, execution; ``--method a,b`` audits several
+methods side by side) plus the audit's own; ``engine.audit.run.run_audit`` does the work. The audit folder
+(``--out``) keeps one run directory per judge and sub-run, so rerunning the command resumes it, and auditing
+another model into the same folder adds a judge to the card.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from typing import Any
+
+from debate_eval.tasks.analysis.audit.card import FACETS, card_table
+from debate_eval.tasks.analysis.bootstrap import CI_METHODS, DEFAULT_CI_METHOD, DEFAULT_RESAMPLES
+from debate_eval.tasks.cli.run import (
+    add_config_arguments,
+    add_execution_arguments,
+    add_method_arguments,
+    add_model_arguments,
+    add_selection_arguments,
+    request_from_args,
+)
+from debate_eval.tasks.engine.audit.plan import DEFAULT_PARAPHRASES, DEFAULT_REPEATS, AuditRequest
+from debate_eval.tasks.engine.config_file import request_toml
+
+HELP = "the judge card: agreement, stability, position and verbosity bias, scale use, robustness, injection"
+
+
+def _names(text: str) -> tuple[str, ...]:
+    return tuple(name.strip() for name in text.split(",") if name.strip())
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
+    return value
+
+
+def add_subparser(subparsers: Any) -> None:
+    """Register ``audit``."""
+    parser = subparsers.add_parser(
+        "audit",
+        help=HELP,
+        description="Audit a judge configuration on your data: its agreement with the human ratings, its "
+        "stability when asked again, position and verbosity bias, scale use, robustness to paraphrase and "
+        "susceptibility to instructions planted in the judged text, each with a bootstrap interval and its n. "
+        "Writes OUT/card.json, OUT/card.md and OUT/report.html; every sub-run is an ordinary run directory under "
+        "OUT (show, meta-eval, report read it) and a rerun resumes. The calls each facet needs are printed "
+        "before anything runs.",
+    )
+    add_selection_arguments(parser)
+    add_method_arguments(parser)
+    add_model_arguments(parser)
+    add_execution_arguments(parser)
+    add_config_arguments(parser)
+    for action in parser._actions:
+        if action.dest == "method":
+            action.help = "the method to audit, or several side by side: debate,geval (default: debate)"
+        elif action.dest == "swap":
+            action.help = argparse.SUPPRESS  # the position facet judges both orders itself
+        elif action.dest == "out":
+            action.help = "the audit folder (default: runs/audit_DATASET_ASPECT); a rerun resumes; another model "
+            "audited into the same folder is set beside the first"
+    group = parser.add_argument_group("audit")
+    group.add_argument(
+        "--facets",
+        type=_names,
+        default=FACETS,
+        help=f"which facets, comma-separated (default all: {', '.join(FACETS)})",
+    )
+    group.add_argument(
+        "--repeats",
+        type=_positive,
+        default=DEFAULT_REPEATS,
+        help=f"stability: runs of the same items, the first being the base run (default {DEFAULT_REPEATS})",
+    )
+    group.add_argument(
+        "--paraphrases",
+        type=_positive,
+        default=DEFAULT_PARAPHRASES,
+        help=f"robustness: rewrites of each judged text (default {DEFAULT_PARAPHRASES})",
+    )
+    group.add_argument("--paraphrase-model", help="robustness: the model that rewrites (default: the judge's model)")
+    group.add_argument(
+        "--injections", type=_names, default=(), help="injection: corpus variants to use, comma-separated (default all)"
+    )
+    group.add_argument(
+        "--budget-usd",
+        type=float,
+        help="stop before a sub-run whose estimated cost would take the audit past this many dollars (prices: "
+        "tasks/engine/prices.csv or $DEBATE_EVAL_PRICES)",
+    )
+    group.add_argument(
+        "--bootstrap", type=int, default=DEFAULT_RESAMPLES, help=f"resamples per interval (default {DEFAULT_RESAMPLES})"
+    )
+    group.add_argument("--ci-method", choices=CI_METHODS, default=DEFAULT_CI_METHOD, help="interval method")
+    group.add_argument("--label", help="the judge's name on the card and its folder (default: METHOD[_MODEL])")
+    parser.set_defaults(handler=handle_audit)
+
+
+def audit_request(args: argparse.Namespace, argv: list[str] | None = None) -> AuditRequest:
+    """The ``AuditRequest`` of the flags (the run options through ``request_from_args``)."""
+    command = "debate-eval " + shlex.join(argv if argv is not None else sys.argv[1:])
+    return AuditRequest(
+        run=request_from_args(args),
+        facets=tuple(args.facets),
+        repeats=args.repeats,
+        paraphrases=args.paraphrases,
+        paraphrase_model=args.paraphrase_model,
+        injections=tuple(args.injections),
+        budget_usd=args.budget_usd,
+        bootstrap=args.bootstrap,
+        ci_method=args.ci_method,
+        label=args.label,
+        commands=(command,),
+    )
+
+
+def handle_audit(args: argparse.Namespace) -> int:
+    """Run the audit and print the card in short."""
+    from debate_eval.tasks.engine.audit.run import run_audit
+
+    request = audit_request(args)
+    if getattr(args, "dump_config", False):
+        print(request_toml(request.run), end="")
+        return 0
+    result = run_audit(request)
+    print(format_card(result.card))
+    for name, path in result.files.items():
+        print(f"{name}: {path}")
+    return 1 if result.failed else 0
+
+
+def format_card(card: Any) -> str:
+    """The card as a short table on screen: one row per figure, one column per judge."""
+    judges = [judge.label for judge in card.judges]
+    rows = card_table(card.judges)
+    width = max([len(f"{title}: {label}") for title, label, _ in rows] + [10])
+    lines = [f"judge card: {card.dataset}/{card.aspect}, {card.items} items" + (" (SCRIPTED judges, not models)"
+             if card.scripted else "")]  # fmt: skip
+    lines.append(f"{'':<{width}}  " + "  ".join(f"{label:<34}" for label in judges))
+    for title, label, cells in rows:
+        name = f"{title}: {label}" if label else title
+        lines.append(f"{name:<{width}}  " + "  ".join(f"{cell:<34}" for cell in cells))
+    return "\n".join(lines)

@@ -1,0 +1,167 @@
+"""The card of an audit folder, from its sub-runs' records (no model call): ``build_card``."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from debate_eval.tasks.analysis.audit import base_facets, perturbation_facets, repeat_facets
+from debate_eval.tasks.analysis.audit.card import FACETS, Card, JudgeCard
+from debate_eval.tasks.analysis.audit.facet import NOT_RUN, Bootstrap, Facet, not_applicable, not_run
+from debate_eval.tasks.analysis.audit.rows import words
+from debate_eval.tasks.data.registry import PAIRWISE, Item
+from debate_eval.tasks.engine.audit.injections import PLAN_FILE, judged_field, plan_of
+from debate_eval.tasks.engine.audit.plan import BASE, INJECTED, PARAPHRASED, POSITION, repeat_run
+from debate_eval.tasks.engine.results import RESULTS_FILE, read_jsonl
+
+TITLES = {**base_facets.TITLES, **repeat_facets.TITLES, **perturbation_facets.TITLES}
+
+
+def sub_run_records(out: Path, entry: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+    """The records of one sub-run (``{"dir", "config_hash"}`` in audit.json) of its configuration, the last
+    line of an item winning; [] when it has none yet."""
+    if not entry:
+        return []
+    path = out / str(entry["dir"]) / RESULTS_FILE
+    if not path.is_file():
+        return []
+    latest: dict[str, dict[str, Any]] = {}
+    for record in read_jsonl(path):
+        if record.get("config_hash") == entry.get("config_hash"):
+            latest[str(record["item_id"])] = record
+    return list(latest.values())
+
+
+def lengths_of(items: Sequence[Item], inputs_order: Sequence[str]) -> dict[str, Any]:
+    """Words of each item's judged text (pairwise: of response A and of response B)."""
+    out: dict[str, Any] = {}
+    for item in items:
+        if item.task_type == PAIRWISE:
+            out[item.item_id] = (words(item.inputs.get("output_a")), words(item.inputs.get("output_b")))
+        else:
+            out[item.item_id] = words(item.inputs.get(judged_field(item, inputs_order)))
+    return out
+
+
+def read_plan(out: Path) -> dict[str, dict[str, Any]]:
+    """``injections.jsonl``: the plan of the injected items, by injected item id."""
+    path = out / PLAN_FILE
+    if not path.is_file():
+        return {}
+    entries = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return plan_of({entry["item_id"]: entry for entry in entries})
+
+
+def _missing(name: str, stopped: Mapping[str, str]) -> Facet:
+    reason = stopped.get(name) or "its sub-run has no results yet (rerun the audit to resume)"
+    return not_run(name, TITLES[name], reason)
+
+
+def judge_facets(
+    out: Path,
+    judge: Mapping[str, Any],
+    lengths: Mapping[str, Any],
+    pairwise: bool,
+    settings: Bootstrap,
+    stopped: Mapping[str, str],
+) -> dict[str, Facet]:
+    """Every facet of one judge of the folder."""
+    runs = judge.get("runs") or {}
+    asked = set(judge.get("facets") or FACETS)
+    how = judge.get("how") or {}
+    base = sub_run_records(out, runs.get(BASE))
+    facets: dict[str, Facet] = {}
+    for name in FACETS:
+        if name not in asked:
+            facets[name] = not_run(name, TITLES[name], "not asked for (--facets)")
+    if "position" in asked and not pairwise:
+        facets["position"] = not_applicable("position", TITLES["position"], "not pairwise: no order to swap")
+    if "robustness" in asked and pairwise:
+        facets["robustness"] = not_applicable("robustness", TITLES["robustness"], perturbation_facets.PAIRWISE_REASON)
+    if not base:
+        return {name: facets.get(name) or _missing(name, stopped) for name in FACETS}
+    if "agreement" in asked:
+        facets["agreement"] = base_facets.agreement(base, settings)
+    if "verbosity" in asked:
+        facets["verbosity"] = base_facets.verbosity(base, lengths, settings)
+    if "scale" in asked:
+        facets["scale"] = base_facets.scale_use(base, settings)
+    if "stability" in asked:
+        repeats = int(how.get("repeats") or 1)
+        sub = [(repeat_run(k), sub_run_records(out, runs.get(repeat_run(k)))) for k in range(1, repeats + 1)]
+        present = [(name, records) for name, records in sub if records]
+        if repeats < 2:
+            facets["stability"] = not_applicable("stability", TITLES["stability"], "needs --repeats 2 or more")
+        elif len(present) < 2:
+            facets["stability"] = _missing("stability", stopped)
+        else:
+            facets["stability"] = repeat_facets.stability(present, settings, how.get("stability", ""))
+    if "position" in asked and pairwise:
+        records = sub_run_records(out, runs.get(POSITION))
+        facets["position"] = repeat_facets.position(records, settings) if records else _missing("position", stopped)
+    if "robustness" in asked and not pairwise:
+        records = sub_run_records(out, runs.get(PARAPHRASED))
+        if records:
+            facets["robustness"] = perturbation_facets.robustness(base, records, settings, how.get("robustness", ""))
+        else:
+            facets["robustness"] = _missing("robustness", stopped)
+    if "injection" in asked:
+        records = sub_run_records(out, runs.get(INJECTED))
+        if records:
+            facets["injection"] = perturbation_facets.injection(
+                base, records, read_plan(out), settings, how.get("injection", "")
+            )
+        else:
+            facets["injection"] = _missing("injection", stopped)
+    return {name: facets[name] for name in FACETS}
+
+
+def build_card(
+    out: Path,
+    document: Mapping[str, Any],
+    items: Sequence[Item],
+    inputs_order: Sequence[str],
+    settings: Bootstrap,
+    stopped: Mapping[str, Mapping[str, str]] | None = None,
+) -> Card:
+    """The card of every judge in ``document`` (audit.json), on ``items``. ``stopped``: judge label -> facet
+    -> why it was not run in this invocation (the budget)."""
+    pairwise = any(item.task_type == PAIRWISE for item in items)
+    lengths = lengths_of(items, inputs_order)
+    judges = []
+    for judge in document.get("judges") or []:
+        facets = judge_facets(out, judge, lengths, pairwise, settings, (stopped or {}).get(judge["label"], {}))
+        judges.append(
+            JudgeCard(
+                label=judge["label"],
+                method=judge["method"],
+                models=dict(judge.get("models") or {}),
+                config_hash=judge["config_hash"],
+                settings=dict(judge.get("settings") or {}),
+                runs={name: str(entry["dir"]) for name, entry in (judge.get("runs") or {}).items()},
+                facets=facets,
+            )
+        )
+    return Card(
+        dataset=str(document["dataset"]),
+        aspect=str(document["aspect"]),
+        task_type=PAIRWISE if pairwise else "single",
+        items=len(items),
+        selection=dict(document.get("selection") or {}),
+        bootstrap={"n": settings.n, "ci_method": settings.ci_method, "min_units": settings.min_units},
+        judges=judges,
+        commands=list(document.get("commands") or []),
+        scripted=bool(judges) and all(j.get("scripted") for j in document.get("judges") or []),
+    )
+
+
+def facets_not_run(card: Card) -> list[str]:
+    """``label: facet`` for each facet that was asked for but not run."""
+    return [
+        f"{judge.label}: {name}"
+        for judge in card.judges
+        for name, facet in judge.facets.items()
+        if facet.status == NOT_RUN and "not asked" not in facet.reason
+    ]

@@ -1,0 +1,147 @@
+"""The injection facet's items: each judged text with one planted instruction appended.
+
+The corpus is data (``injections.json`` beside this file): an instruction to ignore the rubric, a fake score
+line, a fake Critic turn, a fake system note, and the instruction in German, Chinese and Spanish. Item ``i``
+gets the variants in turn (``i mod V``), so each item is judged once more whatever the corpus' size.
+
+**Planted value.** Single score: the end of the scale farther from the item's human score (the top when
+there is no human score), so every item has room to move and the target does not depend on the judge (every
+judge of an audit sees the same injected texts). Pairwise: the instruction goes into the response the humans
+did *not* prefer (items without a decisive label alternate), and the target is that response.
+
+The injected items form the dataset ``DATASET-injected`` (``engine.variants``); item ``ID~inj-VARIANT`` is
+item ``ID`` with the planted text, its group and human scores unchanged. ``injections.jsonl`` in the audit
+folder records, per injected item, the original item, the variant, the target and the appended text.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from debate_eval.agents.errors import UserError
+from debate_eval.tasks.data.registry import GROUP_LEVEL, PAIRWISE, Item, get_dataset
+from debate_eval.tasks.engine.variants import register_variant_items
+
+SUFFIX = "injected"
+SEPARATOR = "~inj-"
+PLAN_FILE = "injections.jsonl"
+ITEMS_FILE = "injected_items.jsonl"
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One planted instruction: its id, language, kind and its texts for single-score and pairwise items."""
+
+    id: str
+    language: str
+    kind: str
+    single: str
+    pairwise: str
+
+
+@cache
+def corpus() -> tuple[Variant, ...]:
+    """The packaged corpus (``injections.json``)."""
+    text = resources.files("debate_eval.tasks.engine.audit").joinpath("injections.json").read_text(encoding="utf-8")
+    return tuple(Variant(**entry) for entry in json.loads(text)["variants"])
+
+
+def choose_variants(names: Sequence[str] | None) -> tuple[Variant, ...]:
+    """The variants named (all when ``names`` is empty or None); an unknown name is one ``UserError`` line."""
+    every = corpus()
+    if not names:
+        return every
+    known = {variant.id: variant for variant in every}
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        raise UserError(f"--injections: unknown variant {', '.join(unknown)}; valid: {', '.join(known)}")
+    return tuple(known[name] for name in dict.fromkeys(names))
+
+
+def judged_field(item: Item, inputs_order: Sequence[str]) -> str:
+    """The input holding the judged text of a single-score item: the dataset's last input (the registry's
+    convention), else the item's last input."""
+    for name in reversed(tuple(inputs_order)):
+        if name in item.inputs:
+            return name
+    return list(item.inputs)[-1]
+
+
+def single_target(human: float | None, low: float, high: float) -> float:
+    """The end of the scale farther from the human score (the top without one)."""
+    if human is None:
+        return high
+    return low if human > (low + high) / 2 else high
+
+
+def pairwise_target(label: str | None, index: int) -> str:
+    """The response the humans did not prefer (``first``/``second``); alternating for ties and no label."""
+    if label == "first":
+        return "second"
+    if label == "second":
+        return "first"
+    return "second" if index % 2 == 0 else "first"
+
+
+def _number(value: float) -> str:
+    return f"{value:g}"
+
+
+def plant(
+    items: Sequence[Item], dataset: str, aspect: str, scale: tuple[float, float], variants: Sequence[Variant]
+) -> list[tuple[Item, dict[str, Any]]]:
+    """Each item with its planted variant (in turn), and its plan entry (item, variant, target, text)."""
+    spec = get_dataset(dataset)
+    out = []
+    for index, item in enumerate(items):
+        variant = variants[index % len(variants)]
+        if item.task_type == PAIRWISE:
+            target = pairwise_target(item.human_label, index)
+            field = "output_a" if target == "first" else "output_b"
+            text = variant.pairwise.format(side="A" if target == "first" else "B")
+        else:
+            target_value = single_target(item.human_scores.get(aspect), *scale)
+            target = target_value  # type: ignore[assignment]
+            field = judged_field(item, spec.inputs)
+            text = variant.single.format(target=_number(target_value))
+        changed = replace(
+            item,
+            item_id=f"{item.item_id}{SEPARATOR}{variant.id}",
+            inputs={**item.inputs, field: f"{item.inputs.get(field, '')}\n\n{text}"},
+        )
+        entry = {"item_id": changed.item_id, "item": item.item_id, "variant": variant.id, "target": target}
+        out.append((changed, {**entry, "field": field, "appended": text}))
+    return out
+
+
+def register_injected(
+    items: Sequence[Item], dataset: str, aspect: str, scale: tuple[float, float], variants: Sequence[Variant], out: Path
+) -> tuple[str, dict[str, dict[str, Any]]]:
+    """Write the injected items and their plan into ``out`` and register ``DATASET-injected``; returns its
+    name and the plan by injected item id."""
+    planted = plant(items, dataset, aspect, scale, variants)
+    level = get_dataset(dataset).level
+    name = register_variant_items(
+        dataset,
+        [item for item, _ in planted],
+        out,
+        SUFFIX,
+        ITEMS_FILE,
+        "judged texts with a planted instruction",
+        level=GROUP_LEVEL if level == GROUP_LEVEL else "",
+    )
+    with (out / PLAN_FILE).open("w", encoding="utf-8") as handle:
+        for _, entry in planted:
+            handle.write(json.dumps(entry, ensure_ascii=False) + "\n")
+    return name, {entry["item_id"]: entry for _, entry in planted}
+
+
+def plan_of(plan: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The plan entries the facet reads (item, variant, target)."""
+    return {key: {k: entry[k] for k in ("item", "variant", "target")} for key, entry in plan.items()}

@@ -1,0 +1,151 @@
+"""The judge card's statistics on constructed records (tasks/analysis/audit): Krippendorff's alpha against the
+literature's worked example, and each facet on records whose answer is known."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import pytest
+
+from debate_eval.tasks.analysis.audit import base_facets, perturbation_facets, repeat_facets
+from debate_eval.tasks.analysis.audit.card import Card, JudgeCard, card_markdown
+from debate_eval.tasks.analysis.audit.facet import Bootstrap
+from debate_eval.tasks.analysis.audit.krippendorff import krippendorff_alpha
+from debate_eval.tasks.analysis.audit.rows import partial_spearman
+
+SETTINGS = Bootstrap(n=200)
+N = None
+# Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", section E: 4 observers, 12 units, values
+# 1-5 with missing ones; the paper gives alpha = 0.743 (nominal), 0.849 (interval).
+OBSERVERS = (
+    (1, 2, 3, 3, 2, 1, 4, 1, 2, N, N, N),
+    (1, 2, 3, 3, 2, 2, 4, 1, 2, 5, N, 3),
+    (N, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, N),
+    (1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, N),
+)
+
+
+def test_krippendorff_alpha_matches_the_worked_example() -> None:
+    units = list(zip(*OBSERVERS, strict=True))
+    assert krippendorff_alpha(units, "interval") == pytest.approx(0.849, abs=5e-4)
+    assert krippendorff_alpha(units, "nominal") == pytest.approx(0.743, abs=5e-4)
+
+
+def test_krippendorff_alpha_edges() -> None:
+    assert krippendorff_alpha([[1, 1], [4, 4], [2.5, 2.5]]) == 1.0
+    assert krippendorff_alpha([[3, 3], [3, 3]]) is None  # no variation at all: undefined
+    assert krippendorff_alpha([[1], [2, None]]) is None  # nothing pairable
+    assert krippendorff_alpha([["first", "first"], ["tie", "second"]], "nominal") < 1
+    with pytest.raises(ValueError):
+        krippendorff_alpha([[1, 2]], "ordinal")
+
+
+def test_partial_spearman_removes_what_the_third_variable_explains() -> None:
+    human = [1, 2, 3, 4, 5, 6, 7, 8]
+    length = [8, 1, 7, 2, 6, 3, 5, 4]
+    score = human  # follows the humans only
+    assert abs(partial_spearman(score, length, human) or 0) < 1e-9 or partial_spearman(score, length, human) is None
+    score = [h + 10 * rank for h, rank in zip(human, length, strict=True)]  # follows length
+    assert partial_spearman(score, length, human) > 0.9
+
+
+def record(i: int, score: Any, human: Any, **extra: Any) -> dict[str, Any]:
+    return {"item_id": f"i{i}", "dataset": "own.jsonl", "aspect": "q", "protocol": "geval", "group_id": f"i{i}",
+            "score": score, "human_score": human, **extra}  # fmt: skip
+
+
+def pair(i: int, verdict: Any, label: Any, **extra: Any) -> dict[str, Any]:
+    return {"item_id": f"p{i}", "dataset": "pairs.jsonl", "aspect": "preference", "protocol": "geval",
+            "task_type": "pairwise", "verdict": verdict, "human_label": label, **extra}  # fmt: skip
+
+
+def test_agreement_is_meta_eval_and_says_when_there_are_no_humans() -> None:
+    records = [record(i, 1 + i % 5, 1 + i % 5) for i in range(20)]
+    facet = base_facets.agreement(records, SETTINGS)
+    assert facet.figure("spearman").value == pytest.approx(1.0) and facet.n == 20 and facet.unit == "items"
+    unrated = [record(i, 3, None) for i in range(20)]
+    assert base_facets.agreement(unrated, SETTINGS).status == "not applicable"
+    assert "no human" in base_facets.agreement(unrated, SETTINGS).reason
+
+
+def test_minimum_units_withholds_the_interval() -> None:
+    records = [record(i, 1 + i % 5, 1 + i % 5) for i in range(6)]
+    facet = base_facets.scale_use(records, SETTINGS)
+    assert facet.figure("emd").value == 0.0 and facet.figure("emd").ci95 == "too few items (n=6)"
+
+
+def test_scale_use_distance_and_modal_share() -> None:
+    records = [record(i, 3, 1 + i % 5) for i in range(20)]  # the judge always says 3
+    facet = base_facets.scale_use(records, SETTINGS)
+    assert facet.figure("emd").value == pytest.approx(1.2)  # |3-1|,|3-2|,0,1,2 averaged
+    modal = facet.figure("modal_share")
+    assert modal.value == 1.0 and modal.baseline == pytest.approx(0.2) and "score 3" in modal.label
+    assert len(modal.items[0].item_ids) == 20
+
+
+def test_stability_of_identical_and_of_changing_runs() -> None:
+    base = [record(i, 1 + i % 5, 3) for i in range(12)]
+    same = repeat_facets.stability([("base", base), ("repeat-2", base)], SETTINGS)
+    assert same.figure("alpha").value == 1.0 and same.figure("moved_share").value == 0.0
+    moved = [record(i, (1 + i % 5) if i % 2 else 3, 3) for i in range(12)]
+    changed = repeat_facets.stability([("base", base), ("repeat-2", moved)], SETTINGS)
+    assert changed.figure("alpha").value < 1 and changed.figure("moved_share").value == pytest.approx(
+        5 / 12
+    )  # even items not already 3
+    assert {link.run for link in changed.figure("alpha").items} == {"base", "repeat-2"}
+    assert repeat_facets.stability([("base", base)], SETTINGS).status == "not applicable"
+
+
+def test_position_of_an_always_first_judge() -> None:
+    records = [
+        pair(i, "tie", ("first", "second")[i % 2], verdicts={"original": "first", "swapped": "second"},
+             consistent=False)
+        for i in range(12)
+    ]  # fmt: skip
+    facet = repeat_facets.position(records, SETTINGS)
+    assert facet.figure("first_position_rate").value == 1.0 and facet.figure("consistency").value == 0.0
+    assert facet.figure("first_rate_dataset_order").baseline == 0.5
+    single = [record(i, 3, 3) for i in range(3)]
+    assert repeat_facets.position(single, SETTINGS).status == "not applicable"
+
+
+def test_pairwise_verbosity_counts_verdicts_for_the_longer_response() -> None:
+    records = [pair(i, "first", "second") for i in range(12)]
+    lengths = {f"p{i}": (20, 5) for i in range(12)}  # A is always longer
+    facet = base_facets.verbosity(records, lengths, SETTINGS)
+    figure = facet.figure("longer_win_rate")
+    assert figure.value == 1.0 and figure.baseline == 0.0
+
+
+def test_injection_counts_moves_towards_the_planted_value() -> None:
+    base = [record(i, 2, 1) for i in range(10)] + [record(10, 5, 1)]  # item 10 already at the target
+    plan = {f"i{i}~inj-v": {"item": f"i{i}", "variant": "v", "target": 5} for i in range(11)}
+    injected = [record(i, 5 if i < 5 else 2, 1, item_id=f"i{i}~inj-v") for i in range(11)]
+    facet = perturbation_facets.injection(base, injected, plan, SETTINGS)
+    assert facet.n == 10  # the item already at 5 cannot move
+    assert facet.figure("susceptibility").value == 0.5 and facet.figure("mean_shift").value == pytest.approx(1.5)
+    assert facet.plot["variants"] == {"v": {"moved": 5, "items": 10}}
+
+
+def test_robustness_change_and_correlation_drop() -> None:
+    base = [record(i, 1 + i % 5, 1 + i % 5) for i in range(15)]
+    same = [{**record(i, 1 + i % 5, 1 + i % 5), "item_id": f"i{i}~p1", "group_id": f"i{i}"} for i in range(15)]
+    facet = perturbation_facets.robustness(base, same, SETTINGS)
+    assert facet.figure("mean_abs_change").value == 0.0 and facet.figure("correlation_drop").value == 0.0
+    flat = [{**r, "score": 3} for r in same[:-1]] + [{**same[-1], "score": 4}]
+    worse = perturbation_facets.robustness(base, flat, SETTINGS)
+    assert worse.figure("mean_abs_change").value > 0.5 and worse.figure("correlation_drop").value > 0.5
+
+
+def test_card_round_trips_through_json_and_markdown() -> None:
+    base = [record(i, 1 + i % 5, 1 + i % 5) for i in range(12)]
+    facets = {"agreement": base_facets.agreement(base, SETTINGS), "scale": base_facets.scale_use(base, SETTINGS)}
+    judge = JudgeCard("geval", "geval", {"scorer": "m"}, "abc", facets=facets)
+    card = Card("own.jsonl", "q", "single", 12, {"limit": None}, {"n": 200}, [judge], ["debate-eval audit ..."])
+    again = Card.from_dict(json.loads(json.dumps(card.to_dict())))
+    assert again.to_dict() == card.to_dict()
+    text = card_markdown(card)
+    assert "| geval | Spearman ρ | 1.000" in text and "debate-eval audit ..." in text
+    assert not any(isinstance(v, float) and math.isnan(v) for v in json.loads(json.dumps(card.to_dict())).values())

@@ -1,0 +1,160 @@
+"""``debate-eval audit`` end to end with scripted judges whose faults are planted (``--provider scripted --model
+planted-*``, agents/models/providers/planted.py): the card shows each fault where it should (issue 27's
+"done when"), reruns resume with no call, several judges share a folder, the budget stops before a sub-run."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from debate_eval.tasks.cli.main import main
+
+
+def load_helper(name: str) -> Any:
+    """A helper module of tests/tasks (the tests run with --import-mode=importlib)."""
+    path = Path(__file__).resolve().parents[1] / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    sys.modules[name] = module
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+audit_data = load_helper("audit_data")
+single_args, pairwise_args = audit_data.single_args, audit_data.pairwise_args
+
+
+def card(out: Path) -> dict[str, Any]:
+    return json.loads((out / "card.json").read_text(encoding="utf-8"))
+
+
+def figure(document: dict[str, Any], facet: str, key: str, judge: int = 0) -> dict[str, Any]:
+    entry = document["judges"][judge]["facets"][facet]
+    assert entry["status"] == "ok", entry
+    return next(f for f in entry["figures"] if f["key"] == key)
+
+
+def test_always_first_judge_has_first_position_rate_1_and_consistency_0(isolated_env: Path) -> None:
+    out = isolated_env / "first"
+    assert main(pairwise_args(isolated_env, "planted-first", out, "--method", "geval")) == 0
+    document = card(out)
+    rate = figure(document, "position", "first_position_rate")
+    assert rate["value"] == 1.0 and rate["baseline"] == 0.5 and rate["ci95"] == [1.0, 1.0]
+    assert figure(document, "position", "consistency")["value"] == 0.0
+    inconsistent = figure(document, "position", "consistency")["items"][0]
+    assert inconsistent["run"] == "position" and len(inconsistent["item_ids"]) == 20
+    human = figure(document, "position", "first_rate_dataset_order")
+    assert human["value"] == 1.0 and human["baseline"] == 0.5  # labels alternate A, B
+    facets = document["judges"][0]["facets"]
+    assert facets["robustness"]["status"] == "not applicable" and "pairwise" in facets["robustness"]["reason"]
+    assert document["scripted"] is True and document["task_type"] == "pairwise"
+
+
+def test_length_judge_has_a_high_verbosity_figure(isolated_env: Path) -> None:
+    out = isolated_env / "length"
+    assert main(single_args(isolated_env, "planted-length", out, "--method", "geval", "--facets", "verbosity")) == 0
+    document = card(out)
+    partial = figure(document, "verbosity", "partial_spearman")
+    assert partial["value"] > 0.9 and partial["ci95"][0] > 0.8
+    assert partial["baseline"] is not None and partial["value"] > abs(partial["baseline"]) + 0.5  # humans: no length
+    assert document["judges"][0]["facets"]["stability"]["status"] == "not run"
+
+
+def test_a_judge_that_copies_a_planted_score_has_susceptibility_1(isolated_env: Path) -> None:
+    out = isolated_env / "copy"
+    assert main(single_args(isolated_env, "planted-copy", out, "--method", "geval", "--facets", "injection")) == 0
+    document = card(out)
+    share = figure(document, "injection", "susceptibility")
+    assert share["value"] == 1.0
+    variants = document["judges"][0]["facets"]["injection"]["plot"]["variants"]
+    assert len(variants) == 7 and all(v["moved"] == v["items"] for v in variants.values())
+    assert figure(document, "injection", "mean_shift")["value"] > 1.0
+    # the length judge is not moved by the planted text beyond what the added words do
+    other = isolated_env / "length-injection"
+    assert main(single_args(isolated_env, "planted-length", other, "--method", "geval", "--facets", "injection")) == 0
+    assert figure(card(other), "injection", "susceptibility")["value"] < 0.5
+
+
+def test_deterministic_judge_has_stability_alpha_1_and_a_noisy_one_less(isolated_env: Path) -> None:
+    out = isolated_env / "stable"
+    assert main(single_args(isolated_env, "planted-length", out, "--method", "geval", "--facets", "stability")) == 0
+    alpha = figure(card(out), "stability", "alpha")
+    assert alpha["value"] == 1.0 and figure(card(out), "stability", "moved_share")["value"] == 0.0
+    noisy = isolated_env / "noisy"
+    assert main(single_args(isolated_env, "planted-noisy", noisy, "--method", "geval", "--facets", "stability")) == 0
+    assert figure(card(noisy), "stability", "alpha")["value"] < 0.95
+    assert figure(card(noisy), "stability", "moved_share")["value"] > 0.2
+
+
+def test_rerun_resumes_without_calls_and_a_second_method_joins_the_card(
+    isolated_env: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = isolated_env / "both"
+    args = single_args(isolated_env, "planted-length", out, "--method", "geval,debate", "--repeats", "2")
+    assert main(args) == 0
+    printed = capsys.readouterr().out
+    assert "calls per judging" in printed and "total:" in printed
+    first = card(out)
+    assert [j["label"] for j in first["judges"]] == ["geval_planted-length", "debate_planted-length"]
+    for judge in first["judges"]:
+        assert set(judge["runs"]) == {"base", "injected", "repeat-2", "paraphrased"}
+        assert (out / judge["runs"]["base"] / "results.jsonl").is_file()
+    assert main(args) == 0
+    again = capsys.readouterr().out
+    assert again.count(" 0 finished now") == 8 and again.count("; 0 model calls") == 8
+    # each sub-run is an ordinary run directory
+    assert main(["meta-eval", str(out / first["judges"][0]["runs"]["base"])]) == 0
+    assert main(["show", str(out / first["judges"][1]["runs"]["injected"])]) == 0
+    markdown = (out / "card.md").read_text(encoding="utf-8")
+    assert "geval_planted-length" in markdown and "debate_planted-length" in markdown and "Scripted run" in markdown
+
+
+def test_other_data_in_the_same_folder_is_refused(isolated_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = isolated_env / "one"
+    args = single_args(isolated_env, "planted-length", out, "--method", "geval", "--facets", "agreement")
+    assert main(args) == 0
+    assert main([*args, "--limit", "5"]) == 2
+    assert "holds an audit of other data" in capsys.readouterr().err
+
+
+def test_budget_needs_a_price_for_every_model(isolated_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = isolated_env / "budget"
+    args = single_args(isolated_env, "planted-length", out, "--method", "geval")
+    assert main([*args, "--budget-usd", "0.01"]) == 2  # the planted model has no price
+    assert "no price for planted-length" in capsys.readouterr().err
+
+
+def test_budget_stops_before_the_sub_run_that_would_exceed_it(
+    isolated_env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    prices = isolated_env / "prices.csv"
+    prices.write_text("model,input_per_million,output_per_million\nplanted-length,100,100\n", encoding="utf-8")
+    monkeypatch.setenv("DEBATE_EVAL_PRICES", str(prices))
+    out = isolated_env / "budget"
+    args = single_args(isolated_env, "planted-length", out, "--method", "geval")
+    assert main([*args, "--facets", "agreement"]) == 0  # the base run alone: what one pass over the items costs
+    base = json.loads((out / "geval_planted-length" / "base" / "summary.json").read_text(encoding="utf-8"))
+    one_pass = base["estimated_cost_usd"]
+    assert one_pass > 0
+    capsys.readouterr()
+    budget = 1.5 * one_pass  # enough for the injected texts, not for a repeat after them
+    assert main([*args, "--budget-usd", f"{budget:.6f}"]) == 0
+    captured = capsys.readouterr()
+    assert "est. cost" in captured.out and "total: " in captured.out
+    assert "stopped by --budget-usd" in captured.err and "sub-run repeat-2" in captured.err
+    facets = card(out)["judges"][0]["facets"]
+    assert facets["injection"]["status"] == "ok"
+    assert facets["stability"]["status"] == "not run" and "budget" in facets["stability"]["reason"]
+    spent = sum(
+        json.loads((out / "geval_planted-length" / run / "summary.json").read_text(encoding="utf-8"))[
+            "this_invocation"
+        ]["estimated_cost_usd"]
+        for run in ("base", "injected")
+    )
+    assert 0 < spent <= budget
+    assert not (out / "geval_planted-length" / "repeat-2").exists()
