@@ -26,8 +26,6 @@ def register_variant_items(
 
     ``level``: the meta-evaluation level of the new set (default: item level, each item its own group, as the
     paraphrases have always been; ``group`` keeps the original set's groups)."""
-    spec = get_dataset(dataset)
-    name = f"{dataset}-{suffix}"
     path = (out_dir / file_name).resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
     with path.open("w", encoding="utf-8") as handle:
@@ -36,6 +34,14 @@ def register_variant_items(
             row.update(inputs=dict(item.inputs), human_scores=dict(item.human_scores))
             row.update(task_type=item.task_type, human_label=item.human_label)
             handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+    return register_variant_file(dataset, path, suffix, description, level)
+
+
+def register_variant_file(dataset: str, path: Path, suffix: str, description: str, level: str = "") -> str:
+    """Register the items already written to ``path`` as ``DATASET-SUFFIX`` (a later command, e.g. ``report``,
+    reading what an earlier one stored); returns the name."""
+    spec = get_dataset(dataset)
+    name = f"{dataset}-{suffix}"
 
     def load(file: Path, *, spec: DatasetSpec, data: bytes | None = None, **_: Any) -> list[Item]:
         rows = [json.loads(line) for line in Path(file).read_text(encoding="utf-8").splitlines() if line.strip()]
@@ -58,7 +64,7 @@ def register_variant_items(
         replace(
             spec,
             name=name,
-            relative_path=str(path),
+            relative_path=str(Path(path).resolve()),
             loader=load,
             options={},
             level=level or ITEM_LEVEL,

@@ -26,9 +26,20 @@ def write_report(
     """Read the runs, render the page and write it to ``out`` (its folder is created); returns the path.
 
     With ``with_texts``, records that do not hold the judged texts get them from the dataset (``data_dir``,
-    else the usual places); a dataset that cannot be loaded is named in a note on the page.
+    else the usual places); a dataset that cannot be loaded is named in a note on the page. An audit folder
+    (``debate-eval audit --out DIR``, with its ``card.json``) gives its judge card page.
     """
     target = Path(out)
+    if len(names) == 1 and (Path(names[0]) / "card.json").is_file():  # an audit folder: its judge card page
+        from debate_eval.tasks.analysis.audit.card import read_card
+        from debate_eval.tasks.analysis.report.audit_report import render_audit
+
+        html = render_audit(read_card(Path(names[0]) / "card.json"), Path(names[0]), with_texts=with_texts)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        temporary = target.with_name(target.name + ".tmp")
+        temporary.write_text(html, encoding="utf-8")
+        temporary.replace(target)
+        return target
     runs = load_runs(names)
     notes = attach_inputs(runs, data_dir) if with_texts else []
     html = render(runs, title, notes)

@@ -3,6 +3,7 @@ plots, items and transcripts), so each figure's link can show the items behind i
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 from debate_eval.tasks.analysis.audit.card import Card
@@ -27,9 +28,28 @@ def audit_runs(card: Card, out: Path) -> tuple[list[Run], dict[tuple[str, str], 
     return runs, index_of
 
 
+def register_derived_sets(card: Card, runs: list[Run], out: Path) -> None:
+    """Register the audit's own files again (the user's data file, the injected and paraphrased texts) so the page
+    can show each record's judged texts; a file that cannot be read only costs the texts (attach_inputs says so)."""
+    from debate_eval.tasks.data.own_file import restore_dataset
+    from debate_eval.tasks.engine.audit.injections import ITEMS_FILE
+    from debate_eval.tasks.engine.paraphrases import SUFFIX
+    from debate_eval.tasks.engine.variants import register_variant_file
+
+    for run in runs:
+        with contextlib.suppress(Exception):
+            restore_dataset(run.config.get("result_config") or {})
+    for suffix, name in (("injected", ITEMS_FILE), (SUFFIX, "paraphrased_items.jsonl")):
+        if (out / name).is_file():
+            with contextlib.suppress(Exception):
+                register_variant_file(card.dataset, out / name, suffix, f"audit: {suffix} texts")
+
+
 def render_audit(card: Card, out: Path, with_texts: bool = True) -> str:
     """The page: the card section, then the sub-runs."""
     runs, index_of = audit_runs(card, out)
+    if with_texts and runs:
+        register_derived_sets(card, runs, out)
     notes = attach_inputs(runs) if with_texts and runs else []
     section = audit_section(card, key_resolver(runs, index_of))
     title = f"Judge card: {card.dataset} / {card.aspect}" + (" (scripted judges, not models)" if card.scripted else "")

@@ -110,6 +110,10 @@ def test_rerun_resumes_without_calls_and_a_second_method_joins_the_card(
     # each sub-run is an ordinary run directory
     assert main(["meta-eval", str(out / first["judges"][0]["runs"]["base"])]) == 0
     assert main(["show", str(out / first["judges"][1]["runs"]["injected"])]) == 0
+    page = isolated_env / "again.html"
+    assert main(["report", str(out), "--out", str(page)]) == 0  # the report command on an audit folder
+    html = page.read_text(encoding="utf-8")
+    assert "<h2>Judge card</h2>" in html and "judged texts not loaded" not in html
     markdown = (out / "card.md").read_text(encoding="utf-8")
     assert "geval_planted-length" in markdown and "debate_planted-length" in markdown and "Scripted run" in markdown
 
