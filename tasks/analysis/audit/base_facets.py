@@ -273,7 +273,7 @@ def scale_use(records: Sequence[Record], settings: Bootstrap) -> Facet:
         )  # fmt: skip
     figures.append(
         Figure(
-            "modal_share", f"share of the most common judgment ({mode_text})", values["modal"], ci["modal"],
+            "modal_share", "share of the most common judgment", values["modal"], ci["modal"],
             baseline=values.get("human_modal"), baseline_label="humans: share of their most common judgment",
             baseline_ci95=ci.get("human_modal"), items=[ItemLink(BASE, ids(at_mode), f"items judged {mode_text}")],
         )
@@ -296,6 +296,7 @@ def scale_use(records: Sequence[Record], settings: Bootstrap) -> Facet:
         runs=[BASE],
         figures=figures,
         plot={"distribution": _distribution(rows, humans, pairwise)},
+        notes=[f"most common judgment: {mode_text}"],
     )
 
 

@@ -128,7 +128,7 @@ def card_markdown(card: Card) -> str:
     lines.append("|---|---|---|---|")
     for judge in card.judges:
         models = ", ".join(f"{role}: {model}" for role, model in sorted(judge.models.items()))
-        lines.append(f"| {judge.label} | {judge.method} | {models} | `{judge.config_hash}` |")
+        lines.append(f"| {_cell(judge.label)} | {_cell(judge.method)} | {_cell(models)} | `{judge.config_hash}` |")
     lines.append("")
     for name in FACETS:
         facets = [(judge, judge.facets[name]) for judge in card.judges if name in judge.facets]
@@ -141,7 +141,8 @@ def card_markdown(card: Card) -> str:
             lines.append("|---|---|---|---|")
             for judge, facet in done:
                 for figure in facet.figures:
-                    lines.append(f"| {judge.label} | {figure.label} | {figure_text(figure)} | {facet.n} {facet.unit} |")
+                    cells = (judge.label, figure.label, figure_text(figure), f"{facet.n} {facet.unit}")
+                    lines.append("| " + " | ".join(_cell(text) for text in cells) + " |")
             lines.append("")
             lines.append(f"How: {done[0][1].method}")
             for judge, facet in done:
@@ -158,6 +159,11 @@ def card_markdown(card: Card) -> str:
     return "\n".join(lines)
 
 
+def _cell(text: str) -> str:
+    """Text for a Markdown table cell (a ``|`` in it would end the cell)."""
+    return str(text).replace("|", "\\|")
+
+
 def _bootstrap_text(card: Card) -> str:
     b = card.bootstrap
     if not b.get("n"):
@@ -169,10 +175,10 @@ def _bootstrap_text(card: Card) -> str:
 
 
 def cell_text(figure: Figure, facet: Facet) -> str:
-    """``0.812 [0.700, 0.900] n=24`` (``0.812 (too few groups, n=2)`` below the minimum units)."""
+    """``0.812 [0.700, 0.900] n=24 items`` (``0.812 (too few groups, n=2)`` below the minimum units)."""
     if isinstance(figure.ci95, str):
         return f"{fmt(figure.value)} ({figure.ci95})"
-    return f"{fmt(figure.value)} {fmt_ci(figure.ci95)} n={facet.n}"
+    return f"{fmt(figure.value)} {fmt_ci(figure.ci95)} n={facet.n} {facet.unit}"
 
 
 def card_table(cards: Sequence[JudgeCard]) -> list[tuple[str, str, list[str]]]:

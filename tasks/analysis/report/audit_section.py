@@ -42,7 +42,7 @@ def _links(judge: str, links: Sequence[ItemLink], key_of: KeyOf) -> str:
     if not keys:
         return ""
     what = "; ".join(f"{link.what} ({link.run})" for link in links)
-    count = len({key.split("|", 1)[1] for key in keys})
+    count = max(len(link.item_ids) for link in links)  # one link per sub-run of the same items
     return (
         f" <a href='#items' class='items-link' data-items='{esc(json.dumps(keys))}' data-what='{esc(what)}'>"
         f"{count} items</a>"

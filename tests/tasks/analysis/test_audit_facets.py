@@ -81,7 +81,9 @@ def test_scale_use_distance_and_modal_share() -> None:
     facet = base_facets.scale_use(records, SETTINGS)
     assert facet.figure("emd").value == pytest.approx(1.2)  # |3-1|,|3-2|,0,1,2 averaged
     modal = facet.figure("modal_share")
-    assert modal.value == 1.0 and modal.baseline == pytest.approx(0.2) and "score 3" in modal.label
+    assert (
+        modal.value == 1.0 and modal.baseline == pytest.approx(0.2) and facet.notes == ["most common judgment: score 3"]
+    )
     assert len(modal.items[0].item_ids) == 20
 
 

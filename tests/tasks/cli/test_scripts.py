@@ -53,3 +53,12 @@ def test_bootstrap_coverage_benchmark_writes_its_table(tmp_path: Path) -> None:
     text = out.read_text(encoding="utf-8")
     assert "| mean per-document rho | 10 |" in text and "| accuracy (p = 0.75) | 2 |" in text
     assert "--replications 40 --resamples 50" in text
+
+
+def test_audit_demo_script_is_an_entry_point_over_the_cli_layer() -> None:
+    """``scripts/audit_demo.py`` runs the two audits of ``tasks/cli/audit_demo.py`` (the README's card)."""
+    completed = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "audit_demo.py"), "--help"], capture_output=True, text=True, timeout=60
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert "scripted" in completed.stdout

@@ -1,0 +1,14 @@
+"""The README's judge card of scripted judges: ``python scripts/audit_demo.py OUT [--docs N] [--screenshot PNG]``.
+
+A thin entry point over ``debate_eval.tasks.cli.audit_demo`` (two ``debate-eval audit`` commands with scripted
+judges whose faults are planted; their numbers are no model's).
+"""
+
+from __future__ import annotations
+
+import sys
+
+from debate_eval.tasks.cli.audit_demo import main
+
+if __name__ == "__main__":
+    sys.exit(main())
