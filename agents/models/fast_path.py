@@ -1,25 +1,14 @@
-"""``--fast-path``: an opt-in, private fast path for the event loop at high concurrency.
+"""``--fast-path``: an opt-in, private fast path for AutoGen's runtime at high concurrency.
 
-It patches private internals of AutoGen and the OpenAI SDK, so it is off by default, guarded and pinned:
-``fast_path_problem()`` checks the installed versions against the ones it was tested with (``TESTED``) and
-that every internal it touches is there; otherwise the run prints one line and takes the default path
-(public APIs only). Its gain is measured beside the default path in benchmarks/throughput.md
-(scripts/bench_throughput.py). It changes nothing that reaches the endpoint (tests/agents/models/
-test_fast_path.py): the same JSON body, the same HTTP client (proxies, deadline, answer cap).
+It patches private methods of AutoGen's ``SingleThreadedAgentRuntime`` and ``TraceHelper``, so it is off by
+default, guarded and pinned: ``fast_path_problem()`` checks the installed autogen-core against the version it
+was tested with (``TESTED``) and that every method it replaces is there; otherwise the run prints one line and
+takes the default path (public APIs only). The patches are undone when the run's ``ClientPool`` closes. Its
+gain is measured beside the default path in benchmarks/throughput.md (scripts/bench_throughput.py). It
+changes nothing that reaches the endpoint or a configured tracer (tests/agents/models/test_fast_path.py).
+(The request-body shortcut it used to hold is on the default path now, with public APIs: ``plain_body.py``.)
 
-1. The SDK request body. For every ``chat.completions.create`` the SDK walks the whole request body (every
-message of the growing history) through ``async_maybe_transform`` against the ``CompletionCreateParams``
-TypedDicts, to apply field aliases and encode files and dates. A chat body has none of those: AutoGen
-already builds plain JSON dicts. At concurrency 32 that walk was the largest single cost of the event loop
-(profile in benchmarks/throughput.md).
-
-``use_direct_body(client)`` gives AutoGen's ``OpenAIChatCompletionClient`` an SDK client whose
-``chat.completions.create`` posts the body as it is, with the SDK's own ``post`` (same URL, headers, auth,
-timeout, response parsing into ``ChatCompletion``, errors). Everything else (``beta``, ``files``, ``close``)
-is the SDK client unchanged. Streaming requests keep the SDK's path. If AutoGen's client does not hold an
-``openai.AsyncOpenAI`` where expected, nothing is changed.
-
-2. AutoGen's runtime telemetry when nothing records it. ``SingleThreadedAgentRuntime`` opens an
+AutoGen's runtime telemetry when nothing records it. ``SingleThreadedAgentRuntime`` opens an
 OpenTelemetry span around every message it routes and, for each delivery, serialises the whole message to
 JSON as a span attribute, also when no tracer provider is configured (the spans are then no-ops and the
 JSON is thrown away); it serialises every message once more for its ``autogen_core.events`` log, also when
@@ -36,19 +25,13 @@ import logging
 import os
 from collections.abc import Iterator
 from importlib import metadata
-from types import SimpleNamespace
 from typing import Any
 
-import openai
 from autogen_core import SingleThreadedAgentRuntime
 from autogen_core._telemetry._tracing import TraceHelper
-from openai._base_client import make_request_options
-from openai._types import NotGiven, Omit
-from openai.types.chat import ChatCompletion
 from opentelemetry import trace
 
-_OPTION_NAMES = ("extra_headers", "extra_query", "extra_body", "timeout")
-TESTED = {"autogen-core": "0.7.5", "openai": "3.54."}  # distribution -> the version (or prefix) tested
+TESTED = {"autogen-core": "0.7.5"}  # distribution -> the version (or a prefix ending in ".") it was tested with
 
 
 def fast_path_problem() -> str | None:
@@ -64,50 +47,9 @@ def fast_path_problem() -> str | None:
         (TraceHelper, "trace_block"),
         (SingleThreadedAgentRuntime, "_create_otel_attributes"),
         (SingleThreadedAgentRuntime, "_try_serialize"),
-        (openai.AsyncOpenAI, "post"),
     ]
     missing = [f"{owner.__name__}.{name}" for owner, name in needed if not callable(getattr(owner, name, None))]
     return f"internals it patches are missing: {', '.join(missing)}" if missing else None
-
-
-class DirectCompletions:
-    """``chat.completions`` with ``create`` posting the body without the TypedDict transform."""
-
-    def __init__(self, client: openai.AsyncOpenAI) -> None:
-        self._client = client
-
-    async def create(self, **params: Any) -> Any:
-        """Post a non-streaming chat completion; a streaming one goes through the SDK as usual."""
-        if params.get("stream") is True:
-            return await self._client.chat.completions.create(**params)
-        options = {name: params.pop(name) for name in _OPTION_NAMES if name in params}
-        body = {key: value for key, value in params.items() if not isinstance(value, NotGiven | Omit)}
-        return await self._client.post(
-            "/chat/completions",
-            body=body,
-            options=make_request_options(**options, security={"bearer_auth": True}),
-            cast_to=ChatCompletion,
-        )
-
-
-class DirectBodyClient:
-    """An ``openai.AsyncOpenAI`` whose ``chat.completions.create`` skips the body transform."""
-
-    def __init__(self, client: openai.AsyncOpenAI) -> None:
-        self._inner = client
-        self.chat = SimpleNamespace(completions=DirectCompletions(client))
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
-
-
-def use_direct_body(model_client: Any) -> Any:
-    """Switch AutoGen's ``OpenAIChatCompletionClient`` to the direct body path (returns the client); a client
-    of another kind is returned unchanged."""
-    inner = getattr(model_client, "_client", None)
-    if isinstance(inner, openai.AsyncOpenAI):
-        model_client._client = DirectBodyClient(inner)
-    return model_client
 
 
 def telemetry_idle(tracer_provider: Any = None) -> bool:

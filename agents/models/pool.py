@@ -25,7 +25,7 @@ from typing import Any
 from autogen_core import CacheStore
 from autogen_core.models import ChatCompletionClient
 from autogen_ext.models.cache import ChatCompletionCache
-from autogen_ext.models.openai import OpenAIChatCompletionClient
+from autogen_ext.models.openai import BaseOpenAIChatCompletionClient
 
 from debate_eval.agents.models.answers import AnswerCheckClient
 from debate_eval.agents.models.batch import BatchDispatcher
@@ -86,7 +86,7 @@ def build_client(settings: ModelSettings, base_url: str | None, http: Any = None
 
 def build_openai_client(
     settings: ModelSettings, base_url: str | None, http_client: Any = None
-) -> OpenAIChatCompletionClient:
+) -> BaseOpenAIChatCompletionClient:
     """AutoGen's OpenAI-compatible client for ``settings`` (SDK retries off: ``RetryingClient`` retries);
     ``http_client``: the SDK's HTTP client (the run's observing or batching transport)."""
     return get_provider(OPENAI).build_client(settings, base_url, http_client)  # type: ignore[no-any-return]
@@ -235,10 +235,6 @@ class ClientPool:
             raw = build_client(settings, base_url, self.batch.http_client(settings, base_url))
         else:  # reads usage.prompt_tokens_details.cached_tokens, which AutoGen's RequestUsage drops
             raw = build_client(settings, base_url, add_rate_limit_hook(self.http_client(settings)))
-        if self.fast_path and type(raw) is OpenAIChatCompletionClient:  # private: --fast-path only
-            from debate_eval.agents.models.fast_path import use_direct_body
-
-            use_direct_body(raw)  # the SDK's per-request TypedDict walk of the body
         policy = self.retry or RetryPolicy(max_retries=settings.max_retries)
         transport: ChatCompletionClient = raw
         if get_provider(settings.provider).shares_slots:  # a queued request waits here, not against its timeout

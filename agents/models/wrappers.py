@@ -3,8 +3,9 @@
 
 The stack each role talks through, innermost first:
 
-1. ``OpenAIChatCompletionClient`` (AutoGen) with the OpenAI SDK's own retries off, over the run's HTTP client
-   (``http_client.py``: proxies, CA bundle, the deadline per request, the answer cap, response observers);
+1. the provider's AutoGen client (OpenAI-style ones: ``plain_body.py``) with the SDK's own retries off, over
+   the run's HTTP client (``http_client.py``: proxies, CA bundle, the deadline per request, the answer cap,
+   response observers);
 2. ``LimitedClient`` (the embedded model only): at most as many requests in flight as the server has slots,
    so requests waiting for a slot do not count against the timeout;
 3. ``RetryingClient``: retries 429 and 503 (honouring Retry-After), other 5xx, timeouts and connection errors

@@ -1,5 +1,6 @@
 """``openai``: any OpenAI-compatible endpoint (OpenAI, vLLM, SGLang, LM Studio, llama.cpp's server, a LiteLLM
-proxy, ...), by base URL, through AutoGen's ``OpenAIChatCompletionClient``.
+proxy, ...), by base URL, through AutoGen's OpenAI client (``BaseOpenAIChatCompletionClient`` over the SDK's
+``AsyncOpenAI``, its chat bodies posted as AutoGen built them: ``agents/models/plain_body.py``).
 
 ``OpenAIWireProvider`` is the base of every provider that speaks OpenAI chat completions (this one, Gemini,
 Ollama, the embedded and the scripted servers): they differ in where requests go and which variables hold
@@ -12,7 +13,6 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from autogen_core.models import ModelFamily, ModelInfo
-from autogen_ext.models.openai import OpenAIChatCompletionClient
 
 from debate_eval.agents.models.providers import Provider, register_provider
 from debate_eval.agents.models.settings import ModelSettings
@@ -41,8 +41,8 @@ def with_model_info(client_class: Callable[..., T], kwargs: dict[str, Any]) -> T
 
 
 class OpenAIWireProvider(Provider):
-    """A provider whose endpoint speaks OpenAI chat completions; ``build_client`` makes AutoGen's
-    ``OpenAIChatCompletionClient``."""
+    """A provider whose endpoint speaks OpenAI chat completions; ``build_client`` makes AutoGen's OpenAI client
+    over ``plain_body.PlainBodyClient`` (public APIs: the SDK's ``post``, AutoGen's public constructor)."""
 
     def client_options(self, settings: ModelSettings) -> dict[str, Any]:
         """Client settings besides model, URL, key and HTTP client (e.g. the OpenAI organisation)."""
@@ -59,19 +59,23 @@ class OpenAIWireProvider(Provider):
         """
         if settings.sampling.literal:
             return self.build_literal_client(settings, base_url, http_client)
+        import openai
+
+        from debate_eval.agents.models.plain_body import plain_body_chat_client
+
         kwargs: dict[str, Any] = {
-            "model": settings.model,
             "base_url": base_url or OPENAI_API_URL,
             "api_key": settings.api_key(),
             "timeout": settings.timeout_s,
             "max_retries": 0,
-            "include_name_in_message": False,
             **self.client_options(settings),
-            **self.create_args(settings),
         }
         if http_client is not None:
             kwargs["http_client"] = http_client
-        return with_model_info(OpenAIChatCompletionClient, kwargs)
+        create_args = {"model": settings.model, **self.create_args(settings)}
+        return with_model_info(
+            plain_body_chat_client, {"sdk_client": openai.AsyncOpenAI(**kwargs), "create_args": create_args}
+        )
 
     def build_literal_client(self, settings: ModelSettings, base_url: str | None, http_client: Any) -> Any:
         """``LiteralClient`` over the OpenAI SDK with the key, URL, timeout, options and HTTP client above."""

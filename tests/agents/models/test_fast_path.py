@@ -1,42 +1,15 @@
-"""The fast paths change nothing that reaches the endpoint or a configured tracer."""
+"""The opt-in fast path changes nothing that reaches the endpoint or a configured tracer, and is refused with
+versions it was not tested with."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Any
 
-from autogen_core.models import SystemMessage, UserMessage
 from opentelemetry import trace
 
-from debate_eval.agents.models.fast_path import DirectBodyClient, telemetry_idle, use_direct_body
-from debate_eval.agents.models.pool import build_openai_client
+from debate_eval.agents.models.fast_path import telemetry_idle
 from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAIServer
-from debate_eval.agents.models.settings import ModelOverrides, resolve_model_config, with_sampling
-
-
-def test_the_direct_body_is_the_sdk_body_and_the_answer_the_same() -> None:
-    messages = [SystemMessage(content="You are a Scorer."), UserMessage(content='Rate: ünïcode "q"', source="user")]
-    with ScriptedOpenAIServer(top_logprobs={"3": -0.1, "4": -2.3}) as server:
-        models = resolve_model_config(ModelOverrides(base_url=server.base_url, model="scripted"), environ={})
-        settings = with_sampling(models.for_role("scorer"), top_logprobs=2, max_tokens=5)
-
-        async def both() -> list:
-            plain = build_openai_client(settings, server.base_url)
-            direct = use_direct_body(build_openai_client(settings, server.base_url))
-            assert isinstance(direct._client, DirectBodyClient)
-            results = [await plain.create(messages), await direct.create(messages)]
-            await plain.close()
-            await direct.close()
-            return results
-
-        plain_result, direct_result = asyncio.run(both())
-        sent = list(server.requests)
-    assert len(sent) == 2 and sent[0] == sent[1]
-    assert sent[1]["max_tokens"] == 5 and sent[1]["top_logprobs"] == 2 and sent[1]["stream"] is False
-    assert direct_result.content == plain_result.content
-    assert direct_result.usage == plain_result.usage
-    assert direct_result.logprobs == plain_result.logprobs
 
 
 def test_telemetry_is_idle_only_without_a_recording_provider() -> None:
@@ -78,11 +51,11 @@ def test_the_fast_path_is_refused_in_one_line_with_versions_it_was_not_tested_wi
     from debate_eval.agents.models.pool import enable_fast_path
 
     real = fast_path.metadata.version
-    monkeypatch.setattr(fast_path.metadata, "version", lambda name: "9.0.0" if name == "openai" else real(name))
-    assert fast_path.fast_path_problem() == "it was tested with openai 3.54.x, not 9.0.0"
+    monkeypatch.setattr(fast_path.metadata, "version", lambda name: "0.9.0" if name == "autogen-core" else real(name))
+    assert fast_path.fast_path_problem() == "it was tested with autogen-core 0.7.5, not 0.9.0"
     assert enable_fast_path() is False
     assert capsys.readouterr().err.splitlines() == [
-        "debate-eval: --fast-path is off: it was tested with openai 3.54.x, not 9.0.0; using the default path"
+        "debate-eval: --fast-path is off: it was tested with autogen-core 0.7.5, not 0.9.0; using the default path"
     ]
 
 
