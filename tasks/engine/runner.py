@@ -325,9 +325,11 @@ async def run(
     *,
     clients: Mapping[str, ChatCompletionClient] | None = None,
     stream: TextIO | None = None,
+    on_retry: RetryListener | None = print_retry,
 ) -> RunSummary:
     """Run (or resume) the evaluation of ``config`` into ``options.out_dir`` (``stream``: the progress bar's,
-    default ``sys.stderr`` as it is when the run starts)."""
+    default ``sys.stderr`` as it is when the run starts; ``on_retry``: told of every retry as it happens,
+    ``agents/models/retry.py``, default one line on stderr)."""
     stream = sys.stderr if stream is None else stream
     started = time.perf_counter()
     summary = RunSummary(out_dir=options.out_dir)
@@ -364,6 +366,7 @@ async def run(
                 batch=options.batch,
                 network=network,
                 rate=RateOptions(options.rpm, options.tpm, concurrency),
+                on_retry=on_retry,
             ) as pool:
                 try:
                     await _run_pending(pending, evaluator, config, pool, store, summary, options, concurrency, stream)

@@ -23,6 +23,7 @@ from debate_eval.agents.models.wrappers import (
     DelegatingClient,
     NamespacedStore,
     ObservedClient,
+    RetryEvent,
     RetryingClient,
     RetryPolicy,
     TransportStats,
@@ -255,3 +256,49 @@ def test_a_remote_endpoint_is_not_limited_by_the_embedded_slots() -> None:
 
         asyncio.run(go())
     assert gauge.peak > 2
+
+
+def test_each_retry_is_told_to_the_listener_before_its_wait() -> None:
+    events: list[RetryEvent] = []
+    slept: list[float] = []
+
+    async def fake_sleep(seconds: float) -> None:
+        slept.append(seconds)
+        assert len(events) == len(slept)  # the event came first
+
+    async def go() -> Any:
+        with ScriptedOpenAIServer(faults=[Fault(status=503, message="overloaded"), Fault(status=500)]) as server:
+            raw = build_openai_client(settings_for(server), server.base_url)
+            client = RetryingClient(
+                raw,
+                RetryPolicy(max_retries=3, base_delay_s=0.01),
+                TransportStats(),
+                sleep=fake_sleep,
+                on_retry=events.append,
+                endpoint="http://x/v1, model m",
+            )
+            try:
+                return await client.create(MESSAGES)
+            finally:
+                await raw.close()
+
+    assert asyncio.run(go()).content == "3"
+    assert [(e.reason, e.attempt, e.max_retries) for e in events] == [("5xx", 1, 3), ("5xx", 2, 3)]
+    assert events[0].cause == "HTTP 503: overloaded" and [e.wait_s for e in events] == slept
+    assert (
+        events[0].line()
+        == f"debate-eval: retry 1 of 3 in {slept[0]:.1f} s after HTTP 503: overloaded (http://x/v1, model m)"
+    )
+
+
+def test_a_final_network_error_is_not_retried_even_when_an_sdk_wraps_it() -> None:
+    from debate_eval.agents.models.http_client import AnswerTooLargeError
+
+    request = httpx.Request("POST", "http://x/v1/chat/completions")
+    try:
+        try:
+            raise AnswerTooLargeError("http://x/v1/chat/completions", 10, 20)
+        except AnswerTooLargeError as inner:
+            raise openai.APIConnectionError(request=request) from inner  # as the anthropic SDK wraps it
+    except openai.APIConnectionError as wrapped:
+        assert retry_reason(wrapped) is None
