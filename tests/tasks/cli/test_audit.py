@@ -162,3 +162,18 @@ def test_budget_stops_before_the_sub_run_that_would_exceed_it(
     )
     assert 0 < spent <= budget
     assert not (out / "geval_planted-length" / "repeat-2").exists()
+
+
+def test_a_finished_run_of_the_same_judge_makes_the_base_run_free(
+    isolated_env: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = isolated_env / "after-run"
+    args = single_args(isolated_env, "planted-length", out, "--method", "geval", "--facets", "agreement")
+    run_args = [a for a in args[1:] if a not in ("--facets", "agreement", "--bootstrap", "200")]
+    run_args[run_args.index("--out") + 1] = str(isolated_env / "plain-run")
+    assert main(["run", *run_args]) == 0  # the same judge, run on its own before
+    capsys.readouterr()
+    assert main(args) == 0
+    assert "base: 24 judgings, 0 already done, 24 finished now, 0 failed; 0 model calls, 24 from the cache" in (
+        capsys.readouterr().out
+    )
