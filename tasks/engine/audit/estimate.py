@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAIServer
+from debate_eval.agents.models.settings import ROLES
 from debate_eval.agents.models.token_estimate import count_prompt_tokens
 from debate_eval.debates.pairwise.swap import swapping
 from debate_eval.tasks.data.registry import Item
@@ -90,8 +91,15 @@ def dry_run_cost(request: RunRequest, item: Item) -> JudgingCost:
     """Judge ``item`` once against a scripted server in this process (no model call) and price it."""
     config = build_run_config(request)
     with ScriptedOpenAIServer() as server:
+        models = {role: config.models.for_role(role).model for role in config.roles() if role in ROLES}
         dry = request.with_options(
-            provider="openai", base_url=server.base_url, role_base_url={}, role_provider={}, batch=False
+            provider="openai",  # every role to the scripted server over the OpenAI wire, with its resolved model
+            base_url=server.base_url,
+            model=config.models.for_role("scorer").model,
+            role_model={role: model for role, model in models.items() if role != "scorer"},
+            role_base_url={},
+            role_provider={},
+            batch=False,
         )
         dry_config = build_run_config(dry)
         task = build_tasks(dry_config, [item])[0]

@@ -177,3 +177,13 @@ def test_a_finished_run_of_the_same_judge_makes_the_base_run_free(
     assert "base: 24 judgings, 0 already done, 24 finished now, 0 failed; 0 model calls, 24 from the cache" in (
         capsys.readouterr().out
     )
+
+
+def test_the_default_scripted_judge_needs_no_model_name(isolated_env: Path) -> None:
+    out = isolated_env / "default"
+    args = single_args(isolated_env, "planted-length", out, "--method", "debate", "--facets", "agreement,scale")
+    model = args.index("--model")
+    del args[model : model + 2]  # the provider's own default model (the dry run must keep it)
+    assert main(args) == 0
+    facets = card(out)["judges"][0]["facets"]
+    assert facets["scale"]["status"] == "ok" and facets["scale"]["notes"] == ["most common judgment: score 3"]
