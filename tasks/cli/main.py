@@ -8,16 +8,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import logging
-import os
 import sys
-import warnings
 from typing import Any
 
 from debate_eval.agents.errors import UserError
-from debate_eval.agents.models.settings import load_env_file
 from debate_eval.agents.personas import ROLES, format_personas, list_personas
 from debate_eval.agents.redaction import redact
+from debate_eval.tasks.engine.environment import prepare_environment
 
 # Modules that each register one subcommand with ``add_subparser(subparsers)``.
 COMMAND_MODULES = (
@@ -73,22 +70,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def quiet_libraries() -> None:
-    """Keep AutoGen's internal logging off the terminal: a failed item is reported in its record and the
-    run summary (set DEBATE_EVAL_DEBUG=1 to see AutoGen's logs)."""
-    # AutoGen warns when an endpoint reports a dated model name (gpt-4o -> gpt-4o-2024-08-06) or a local alias.
-    warnings.filterwarnings("ignore", message="Resolved model mismatch", category=UserWarning)
-    if not os.environ.get("DEBATE_EVAL_DEBUG"):
-        for name in ("autogen_core", "autogen_agentchat", "autogen_ext"):
-            logging.getLogger(name).setLevel(logging.CRITICAL)
-
-
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     args = build_parser().parse_args(argv)
     try:
-        load_env_file(getattr(args, "env_file", None))  # before anything reads a setting (DEBATE_EVAL_DEBUG too)
-        quiet_libraries()
+        prepare_environment(getattr(args, "env_file", None))  # before anything reads a setting (DEBATE_EVAL_DEBUG)
         return int(args.handler(args))
     except UserError as error:
         print(f"debate-eval: error: {redact(str(error))}", file=sys.stderr)

@@ -42,7 +42,7 @@ from debate_eval.tasks.cli.run import (
 )
 from debate_eval.tasks.data.datasets import get_dataset, load_items, select_items
 from debate_eval.tasks.data.registry import looks_like_own_file
-from debate_eval.tasks.engine.build import build_run_config, build_run_options, dataset_slug, model_overrides
+from debate_eval.tasks.engine.build import build_run, build_run_options, dataset_slug, model_overrides
 from debate_eval.tasks.engine.config_file import request_toml
 from debate_eval.tasks.engine.paraphrases import make_paraphrases, paraphrased_items, register_paraphrased
 from debate_eval.tasks.engine.request import RunRequest
@@ -81,9 +81,7 @@ def _records(out: Path) -> list[dict[str, Any]]:
 
 def _run(request: RunRequest, out: Path) -> tuple[Any, list[dict[str, Any]]]:
     """One run of ``request`` into ``out`` (resumed when it exists); its config and records."""
-    request = replace(request, out=str(out))
-    config = build_run_config(request)
-    options = build_run_options(request, config)
+    config, options = build_run(replace(request, out=str(out)))
     summary = asyncio.run(run(config, options))
     print(
         f"{out}: {summary.selected} evaluations, {summary.already_done} already done, {summary.now.finished} "

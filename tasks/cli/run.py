@@ -76,6 +76,12 @@ def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--scale", help="score range of a custom template or your own file, e.g. 1-5 (default: from the template)"
     )
+    group.add_argument(
+        "--criteria",
+        metavar="TEXT",
+        help="instead of --template: one sentence saying what is rated, e.g. 'Is the summary faithful to the "
+        "article?'; a G-Eval-style template is built from it, the inputs and --scale (shown in config.json)",
+    )
 
 
 def add_method_arguments(parser: argparse.ArgumentParser) -> None:
@@ -284,10 +290,9 @@ def handle_run(args: argparse.Namespace) -> int:
     if getattr(args, "dump_config", False):
         print(request_toml(request), end="")
         return 0
-    config = build.build_run_config(request)
+    config, options = build.build_run(request)
     for warning in build.method_warnings(config):
         print(f"debate-eval: {warning}", file=sys.stderr)
-    options = build.build_run_options(request, config)
     summary = asyncio.run(run(config, options))
     print(format_summary(summary, config))
     return 1 if summary.now.failed else 0

@@ -131,7 +131,7 @@ def undecodable_row(path: Path, data: bytes) -> str | None:
     return None
 
 
-def resolve_fields(fields: Mapping[str, str], columns: list[str], path: Path, task_type: str) -> dict[str, str]:
+def resolve_fields(fields: Mapping[str, str], columns: list[str], path: Path | str, task_type: str) -> dict[str, str]:
     """The field -> column map: the given one, plus same-named columns for fields not given."""
     valid = PAIRWISE_FIELDS if task_type == PAIRWISE else SINGLE_FIELDS
     required = PAIRWISE_REQUIRED if task_type == PAIRWISE else SINGLE_REQUIRED
@@ -157,7 +157,7 @@ def resolve_fields(fields: Mapping[str, str], columns: list[str], path: Path, ta
 class _Validator:
     """Collects one line per bad row instead of stopping at the first."""
 
-    def __init__(self, path: Path, is_csv: bool) -> None:
+    def __init__(self, path: Path | str, is_csv: bool) -> None:
         self.path = path
         self.where = "counted from 1, the header line not counted" if is_csv else "counted from 1"
         self.errors: list[str] = []
@@ -228,10 +228,39 @@ def load_own_file(
 ) -> list[Item]:
     """Load and validate the whole file; all bad rows are reported together (one line each)."""
     rows, columns, is_csv = read_table(path)
+    return validate_rows(
+        rows,
+        columns,
+        source=path,
+        is_csv=is_csv,
+        dataset=spec.name,
+        fields=fields,
+        aspect=aspect,
+        scale=scale,
+        labels=labels,
+        task_type=task_type,
+    )
+
+
+def validate_rows(
+    rows: list[dict[str, Any]],
+    columns: list[str],
+    *,
+    source: Path | str,
+    is_csv: bool = False,
+    dataset: str,
+    fields: Mapping[str, str],
+    aspect: str,
+    scale: tuple[float, float] | None = None,
+    labels: Mapping[str, str] | None = None,
+    task_type: str = SINGLE,
+) -> list[Item]:
+    """The items of ``rows`` (a file's, or a data frame's in memory: ``source`` is what messages name), every
+    row validated; all bad rows are reported together (one line each)."""
     if not rows:
-        raise UserError(f"{path}: the file has no data rows")
-    resolved = resolve_fields(fields, columns, path, task_type)
-    check = _Validator(path, is_csv)
+        raise UserError(f"{source}: {'the file has no data rows' if isinstance(source, Path) else 'no data rows'}")
+    resolved = resolve_fields(fields, columns, source, task_type)
+    check = _Validator(source, is_csv)
     label_of = {
         value.casefold(): label for label, value in (labels or {label: label for label in PAIRWISE_LABELS}).items()
     }
@@ -271,7 +300,7 @@ def load_own_file(
         items.append(
             Item(
                 item_id=str(item_id),
-                dataset=spec.name,
+                dataset=dataset,
                 group_id=str(group),
                 system_id=str(row.get("system_id", "") or ""),
                 inputs={name: value or "" for name, value in inputs.items()},
@@ -283,6 +312,11 @@ def load_own_file(
         )
     check.raise_if_any(len(rows))
     return items
+
+
+def own_task_type(fields: Mapping[str, str]) -> str:
+    """Pairwise when ``fields`` maps ``label``, ``output_a``, ``output_b`` or ``question``, single otherwise."""
+    return PAIRWISE if {"label", "output_a", "output_b", "question"} & set(fields) else SINGLE
 
 
 def register_own_file(
@@ -303,7 +337,7 @@ def register_own_file(
         raise UserError(folder_given(path))
     if not path.is_file():
         raise UserError(f"{path}: file not found (--dataset takes a dataset name or your own .jsonl/.csv/.json)")
-    task_type = PAIRWISE if {"label", "output_a", "output_b", "question"} & set(fields) else SINGLE
+    task_type = own_task_type(fields)
     if labels and task_type != PAIRWISE:
         raise UserError("--labels is for pairwise files (map question=, output_a=, output_b=, label= with --fields)")
     if not aspect or not aspect.strip():

@@ -16,8 +16,16 @@ from debate_eval.agents.models.batch import BatchOptions
 from debate_eval.agents.models.http_client import DEFAULT_MAX_ANSWER_BYTES
 from debate_eval.agents.models.settings import ROLES, ModelOverrides, resolve_model_config
 from debate_eval.debates.base import DEFAULT_METHOD, MethodContext, get_method, method_namespace
+from debate_eval.tasks.data.criteria import criteria_template
 from debate_eval.tasks.data.datasets import check_aspect, get_dataset, resolve_data_dir
-from debate_eval.tasks.data.own_file import PAIRWISE_FIELDS, SINGLE_FIELDS, register_own_file
+from debate_eval.tasks.data.frames import DATA_FILE, needs_copy, table_rows, write_rows
+from debate_eval.tasks.data.own_file import (
+    PAIRWISE_FIELDS,
+    SINGLE_FIELDS,
+    own_task_type,
+    register_own_file,
+    validate_rows,
+)
 from debate_eval.tasks.data.registry import PAIRWISE, PAIRWISE_LABELS, looks_like_own_file, with_variant
 from debate_eval.tasks.data.templates import parse_scale, resolve_template
 from debate_eval.tasks.engine.aspects import build_for_aspects
@@ -33,15 +41,20 @@ def method_name(request: RunRequest) -> str:
     return request.method or DEFAULT_METHOD
 
 
-def resolve_dataset(request: RunRequest) -> RunRequest:
+def resolve_dataset(request: RunRequest, data: object = None) -> RunRequest:
     """The request with ``dataset`` as the registry knows it: a user's own file is validated (every row) and
-    registered under its path; ``language`` selects an xDial-Eval variant (``xdial_fed_turn-german``)."""
-    if not request.dataset:
+    registered under its path; ``language`` selects an xDial-Eval variant (``xdial_fed_turn-german``). Data
+    given as an object (``data``: a DataFrame, a list of dicts, a ``datasets.Dataset``) or as ``hf:``/.parquet
+    is validated the same way and copied into the run directory first (``data.frames``); the request then
+    names that copy and the run directory (``out``)."""
+    if data is None and not request.dataset:
         raise UserError("give the data to evaluate: --dataset NAME|FILE (dataset = in a --config file)")
     if not request.aspect:
         raise UserError("give the aspect to evaluate: --aspect NAME (aspect = in a --config file)")
     _check_keys(request.fields, "--fields", FIELD_NAMES)
     _check_keys(request.labels, "--labels", PAIRWISE_LABELS)
+    if data is not None or needs_copy(request.dataset):
+        request = _copy_data(request, request.dataset if data is None else data)
     if looks_like_own_file(request.dataset):
         if request.language:
             raise UserError("--language is for the xDial-Eval datasets, not for your own file")
@@ -53,11 +66,11 @@ def resolve_dataset(request: RunRequest) -> RunRequest:
             scale=None if scale is None else (scale.low, scale.high),
             labels=request.labels or None,
         )
-        if spec.task_type != PAIRWISE and not request.template:
+        if spec.task_type != PAIRWISE and not request.template and not request.criteria:
             names = ", ".join("{{" + name + "}}" for name in spec.inputs)
             raise UserError(
-                f"{request.dataset}: your own data needs --template FILE, a G-Eval-style prompt with the placeholders "
-                f"{names} (and --scale LO-HI unless the template says it, e.g. 'Quality (1-5)')"
+                f'{request.dataset}: your own data needs --criteria "one sentence: what is a good answer?" with '
+                f"--scale LO-HI, or --template FILE, a G-Eval-style prompt with the placeholders {names}"
             )
         return request
     if request.fields or request.labels:
@@ -72,16 +85,50 @@ def resolve_dataset(request: RunRequest) -> RunRequest:
     return request
 
 
+def _copy_data(request: RunRequest, data: object) -> RunRequest:
+    """Validate ``data`` as an own file (one line per bad row, naming ``DataFrame``, ``hf:...``) and write it
+    to ``OUT/data.jsonl``; the request then reads that file."""
+    rows, columns, label = table_rows(data)
+    scale = parse_scale(request.scale) if request.scale else None
+    fields = request.fields
+    validate_rows(
+        rows,
+        columns,
+        source=label,
+        dataset=label,
+        fields=fields,
+        aspect=str(request.aspect),
+        scale=None if scale is None else (scale.low, scale.high),
+        labels=request.labels or None,
+        task_type=own_task_type(fields),
+    )
+    name = label if isinstance(data, str) else "data"
+    out = Path(request.out) if request.out else default_out_of(name, str(request.aspect), method_name(request))
+    write_rows(rows, out / DATA_FILE)
+    return replace(request, dataset=str(out / DATA_FILE), out=str(out))
+
+
 def _check_keys(mapping: dict[str, str], option: str, valid: tuple[str, ...]) -> None:
     for key in mapping:
         if key not in valid:
             raise UserError(f"{option}: unknown name {key!r}; valid names: {', '.join(valid)}")
 
 
+def build_run(request: RunRequest, data: object = None) -> tuple[RunConfig, RunOptions]:
+    """The run a request asks for: its ``RunConfig`` and ``RunOptions`` (``data``: data given as an object,
+    see ``resolve_dataset``)."""
+    request = resolve_dataset(request, data)
+    config = _resolved_run_config(request)
+    return config, build_run_options(request, config)
+
+
 def build_run_config(request: RunRequest) -> RunConfig:
     """The request's ``RunConfig``; several aspects (``a,b,c`` or ``all``): one configuration per aspect, run
     as one (``engine.aspects.MultiAspectConfig``)."""
-    request = resolve_dataset(request)
+    return _resolved_run_config(resolve_dataset(request))
+
+
+def _resolved_run_config(request: RunRequest) -> RunConfig:
     assert request.dataset is not None and request.aspect is not None  # resolve_dataset checked them
     return build_for_aspects(request.aspect, request.dataset, lambda aspect: _aspect_run_config(request, aspect))
 
@@ -96,8 +143,14 @@ def _aspect_run_config(request: RunRequest, aspect: str) -> RunConfig:
     spec = get_dataset(dataset)
     task_type = check_run_task_type(method, dataset, spec.task_type, request.swap)
     template_path = Path(request.template) if request.template else None
+    if request.criteria and template_path is not None:
+        raise UserError("--criteria builds the template: give --criteria or --template, not both")
     if task_type == "pairwise":
+        if request.criteria:
+            raise UserError("--criteria builds a single-score template; a pairwise dataset has its own prompt")
         template = pairwise_template(aspect, template_path)
+    elif request.criteria:
+        template = criteria_template(dataset, aspect, request.criteria, scale)
     else:
         template = resolve_template(
             dataset, aspect, template_path, scale, universal_newlines=authors_code_request(request)
@@ -159,7 +212,12 @@ def _authors_code_without_seed(request: RunRequest) -> bool:
 
 def default_out(config: RunConfig) -> Path:
     """``runs/DATASET_ASPECT_METHOD``: the run directory of a request without ``out``."""
-    return Path("runs") / f"{dataset_slug(config.dataset)}_{dataset_slug(config.aspect)}_{config.protocol}"
+    return default_out_of(config.dataset, config.aspect, config.protocol)
+
+
+def default_out_of(dataset: str, aspect: str, method: str) -> Path:
+    """``runs/DATASET_ASPECT_METHOD`` with folder-safe names."""
+    return Path("runs") / f"{dataset_slug(dataset)}_{dataset_slug(aspect)}_{method}"
 
 
 def build_run_options(request: RunRequest, config: RunConfig) -> RunOptions:

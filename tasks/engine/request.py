@@ -72,6 +72,7 @@ class RunRequest:
     docs: int | None = _option(DATA, POSITIVE_INT)
     template: str | None = _option(DATA, PATH)
     scale: str | None = _option(DATA, SCALE)  # "1-5"
+    criteria: str | None = _option(DATA, TEXT)  # one sentence: a template is built from it (data.criteria)
     # ---- how to evaluate
     method: str | None = _option(METHOD, TEXT)  # None: debates.base.DEFAULT_METHOD
     swap: bool = _option(METHOD, SWITCH, False)

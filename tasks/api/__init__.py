@@ -1,0 +1,96 @@
+"""debate-eval: multi-agent NLG evaluation (DEBATE, G-Eval, ChatEval, Fennec, DialEvalML) on AutoGen.
+
+The public Python API; nothing else is promised. Quick start::
+
+    import debate_eval
+
+    run = debate_eval.evaluate("summeval", aspect="coherence", method="geval", limit=8, provider="scripted")
+    run.to_pandas()                      # one row per item: score, human score, parse status, tokens
+    run.meta_evaluate().to_pandas()      # Spearman / Kendall / Pearson vs the human ratings
+
+Names are loaded on first use, so ``import debate_eval`` (and ``debate-eval --help``) stays fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from debate_eval._evaluate import evaluate, evaluate_async
+    from debate_eval._meta import MetaEval, compare, meta_evaluate
+    from debate_eval._registry import datasets, methods, parse_score, parse_verdict
+    from debate_eval._run import Message, Record, Run, load_run
+    from debate_eval.agents.errors import UserError
+    from debate_eval.debates.base import Method, MethodContext, register_method
+    from debate_eval.debates.scoring.scores import ParsedScore, ScoreRange
+    from debate_eval.debates.scoring.verdicts import ParsedVerdict
+    from debate_eval.tasks.analysis.meta_eval import Comparison
+
+__all__ = [
+    "Comparison",
+    "Message",
+    "MetaEval",
+    "Method",
+    "MethodContext",
+    "ParsedScore",
+    "ParsedVerdict",
+    "Record",
+    "Run",
+    "ScoreRange",
+    "UserError",
+    "__version__",
+    "compare",
+    "datasets",
+    "evaluate",
+    "evaluate_async",
+    "load_run",
+    "meta_evaluate",
+    "methods",
+    "parse_score",
+    "parse_verdict",
+    "register_method",
+]
+
+_WHERE = {  # public name -> the module that defines it
+    "evaluate": "debate_eval._evaluate",
+    "evaluate_async": "debate_eval._evaluate",
+    "Run": "debate_eval._run",
+    "Record": "debate_eval._run",
+    "Message": "debate_eval._run",
+    "load_run": "debate_eval._run",
+    "MetaEval": "debate_eval._meta",
+    "meta_evaluate": "debate_eval._meta",
+    "compare": "debate_eval._meta",
+    "Comparison": "debate_eval.tasks.analysis.meta_eval",
+    "methods": "debate_eval._registry",
+    "datasets": "debate_eval._registry",
+    "parse_score": "debate_eval._registry",
+    "parse_verdict": "debate_eval._registry",
+    "ParsedScore": "debate_eval.debates.scoring.scores",
+    "ScoreRange": "debate_eval.debates.scoring.scores",
+    "ParsedVerdict": "debate_eval.debates.scoring.verdicts",
+    "Method": "debate_eval.debates.base",
+    "MethodContext": "debate_eval.debates.base",
+    "register_method": "debate_eval.debates.base",
+    "UserError": "debate_eval.agents.errors",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        from importlib import metadata
+
+        try:
+            return metadata.version("debate-eval")
+        except metadata.PackageNotFoundError:  # a source tree that was never installed
+            return "0+unknown"
+    if name in _WHERE:
+        value = getattr(importlib.import_module(_WHERE[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'debate_eval' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

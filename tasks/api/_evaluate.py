@@ -1,0 +1,148 @@
+"""``evaluate`` / ``evaluate_async``: one run from Python, through the engine ``debate-eval run`` uses.
+
+The keywords (and a ``config=`` TOML file under them) become a ``RunRequest`` exactly as the command's flags
+do (``engine.request``); ``engine.build`` resolves it and ``engine.runner.run`` runs it: resume, response
+cache, lock, transcripts and results appended to ``OUT/results.jsonl`` as items finish. Without ``out`` the
+run goes into a new temporary directory (kept: ``Run.path``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import os
+import tempfile
+import warnings
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Union
+
+from debate_eval._run import Run, load_run
+from debate_eval.tasks.engine.config_file import read_request_file
+from debate_eval.tasks.engine.request import RunRequest
+
+if TYPE_CHECKING:
+    import datasets
+    import pandas
+
+Data = Union[str, "os.PathLike[str]", Sequence[Mapping[str, Any]], "pandas.DataFrame", "datasets.Dataset"]
+SOURCE = "evaluate()"
+
+
+def make_request(
+    data: Data | None, keywords: Mapping[str, Any], config: str | os.PathLike[str] | None
+) -> tuple[RunRequest, object]:
+    """The ``RunRequest`` of ``evaluate``'s keywords over a ``config`` file's options, and the data object
+    (None when ``data`` is a dataset name or a path, which goes into the request)."""
+    given = {name: value for name, value in keywords.items() if value is not None}
+    obj: object = None
+    if isinstance(data, (str, os.PathLike)):
+        given["dataset"] = os.fspath(data)
+    elif data is not None:
+        obj = data
+    request = RunRequest.from_mapping(given, source=SOURCE)
+    if config is not None:
+        request = read_request_file(config).updated(request)
+    return request, obj
+
+
+async def evaluate_async(
+    data: Data | None = None,
+    *,
+    aspect: str | None = None,
+    method: str | None = None,
+    model: str | None = None,
+    base_url: str | None = None,
+    provider: str | None = None,
+    out: str | os.PathLike[str] | None = None,
+    concurrency: int | None = None,
+    limit: int | None = None,
+    fields: Mapping[str, str] | str | None = None,
+    template: str | os.PathLike[str] | None = None,
+    criteria: str | None = None,
+    scale: str | tuple[float, float] | None = None,
+    config: str | os.PathLike[str] | None = None,
+    **options: Any,
+) -> Run:
+    """``evaluate`` for code that already runs an event loop: ``run = await evaluate_async(...)``."""
+    from debate_eval.tasks.engine import build
+    from debate_eval.tasks.engine.environment import prepare_environment
+    from debate_eval.tasks.engine.runner import run
+
+    keywords = {
+        "aspect": aspect,
+        "method": method,
+        "model": model,
+        "base_url": base_url,
+        "provider": provider,
+        "out": out,
+        "concurrency": concurrency,
+        "limit": limit,
+        "fields": fields,
+        "template": template,
+        "criteria": criteria,
+        "scale": scale,
+        **options,
+    }
+    request, obj = make_request(data, keywords, config)
+    prepare_environment(request.env_file)
+    if not request.out:
+        request = request.with_options(out=tempfile.mkdtemp(prefix="debate-eval-"))
+    run_config, run_options = build.build_run(request, obj)
+    for warning in build.method_warnings(run_config):
+        warnings.warn(warning, UserWarning, stacklevel=2)
+    await run(run_config, run_options)
+    return load_run(run_options.out_dir)
+
+
+def evaluate(
+    data: Data | None = None,
+    *,
+    aspect: str | None = None,
+    method: str | None = None,
+    model: str | None = None,
+    base_url: str | None = None,
+    provider: str | None = None,
+    out: str | os.PathLike[str] | None = None,
+    concurrency: int | None = None,
+    limit: int | None = None,
+    fields: Mapping[str, str] | str | None = None,
+    template: str | os.PathLike[str] | None = None,
+    criteria: str | None = None,
+    scale: str | tuple[float, float] | None = None,
+    config: str | os.PathLike[str] | None = None,
+    **options: Any,
+) -> Run:
+    """Evaluate ``data`` with one method and return the ``Run``.
+
+    ``data``: a dataset name (``"summeval"``), a file (.jsonl/.csv/.json/.parquet), ``"hf:NAME[:CONFIG][:SPLIT]"``,
+    a list of dicts, a pandas DataFrame or a ``datasets.Dataset``; your own data's columns are mapped with
+    ``fields={"source": ..., "output": ..., "human": ...}`` as ``--fields``. Every ``debate-eval run`` option is
+    a keyword of the same name (``max_tokens=64``, ``no_cache=True``, ``role_model={"critic": "gpt-4o"}``), and
+    so is every option of the method (``max_rounds=3``, ``geval_samples=20``); ``config`` reads a TOML file
+    first (``--config``), the keywords win. Bad input raises ``UserError`` with the command's one-line message.
+
+    Works inside a running event loop (Jupyter) too: the run then goes on a worker thread with its own loop.
+    """
+    call = evaluate_async(
+        data,
+        aspect=aspect,
+        method=method,
+        model=model,
+        base_url=base_url,
+        provider=provider,
+        out=out,
+        concurrency=concurrency,
+        limit=limit,
+        fields=fields,
+        template=template,
+        criteria=criteria,
+        scale=scale,
+        config=config,
+        **options,
+    )
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(call)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="debate-eval") as pool:
+        return pool.submit(asyncio.run, call).result()

@@ -1,0 +1,83 @@
+"""Meta-evaluation from Python: ``meta_evaluate(runs...) -> MetaEval`` (the numbers of ``debate-eval
+meta-eval RUN... --json``) and ``compare(run_a, run_b)`` (``meta-eval RUN_A RUN_B --compare``)."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Union
+
+from debate_eval._run import Run, load_run
+from debate_eval.tasks.analysis.bootstrap import DEFAULT_RESAMPLES
+from debate_eval.tasks.analysis.formatting import format_json
+from debate_eval.tasks.analysis.meta_eval import AspectReport, Comparison, PairwiseReport, compare_runs
+from debate_eval.tasks.analysis.meta_eval import meta_evaluate as evaluate_records
+from debate_eval.tasks.analysis.records import load_results, results_path
+
+if TYPE_CHECKING:
+    import pandas
+
+RunLike = Union[Run, str, "os.PathLike[str]"]
+
+
+@dataclass(frozen=True)
+class MetaEval:
+    """Agreement with the human ratings per dataset and aspect: ``reports[dataset][aspect]`` is an
+    ``AspectReport`` (Spearman, Kendall, Pearson per group and over all items, counts, ``ci95``) or a
+    ``PairwiseReport`` (accuracy, kappa, macro-F1, consistency, agreement). ``to_dict()`` is exactly the JSON of
+    ``debate-eval meta-eval --json``."""
+
+    reports: Mapping[str, Mapping[str, AspectReport | PairwiseReport]]
+    bootstrap: int = DEFAULT_RESAMPLES
+    _json: Mapping[str, Any] = field(default_factory=dict, repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{dataset: {aspect: {statistic: value, ..., "ci95": ...}}}``, as ``meta-eval --json`` prints it."""
+        return json.loads(json.dumps(self._json))
+
+    def to_pandas(self) -> pandas.DataFrame:
+        """One row per dataset and aspect, one column per statistic (intervals as ``ci95_<statistic>``)."""
+        import pandas
+
+        rows = []
+        for dataset, aspects in self.to_dict().items():
+            for aspect, values in aspects.items():
+                row: dict[str, Any] = {"dataset": dataset, "aspect": aspect}
+                for name, value in values.items():
+                    if name == "ci95":
+                        row.update({f"ci95_{k}": v for k, v in (value or {}).items()})
+                    else:
+                        row[name] = value
+                rows.append(row)
+        return pandas.DataFrame(rows)
+
+    def __getitem__(self, dataset: str) -> Mapping[str, AspectReport | PairwiseReport]:
+        return self.reports[dataset]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.reports)
+
+
+def _path_of(run: RunLike) -> str:
+    return str(run.path if isinstance(run, Run) else load_run(run).path)
+
+
+def meta_evaluate(*runs: RunLike, bootstrap: int | None = None) -> MetaEval:
+    """Meta-evaluate one or several runs (``Run`` objects or run directories) together, as ``debate-eval
+    meta-eval RUN... --json``: later runs win for a repeated item; ``bootstrap`` resamples for ``ci95``
+    (default as the command, 0 for none)."""
+    if not runs:
+        raise TypeError("meta_evaluate needs at least one run")
+    resamples = DEFAULT_RESAMPLES if bootstrap is None else int(bootstrap)
+    records = load_results([results_path(_path_of(run)) for run in runs])
+    report = evaluate_records(records, bootstrap=resamples)
+    return MetaEval(reports=report, bootstrap=resamples, _json=json.loads(format_json(report)))
+
+
+def compare(run_a: RunLike, run_b: RunLike, *, bootstrap: int = DEFAULT_RESAMPLES) -> list[Comparison]:
+    """Run B against run A on the items both judged, per dataset and aspect: paired bootstrap differences of
+    each statistic (as ``debate-eval meta-eval RUN_A RUN_B --compare``; ``Comparison.to_dict()`` is its JSON)."""
+    path_a, path_b = results_path(_path_of(run_a)), results_path(_path_of(run_b))
+    return compare_runs(load_results([path_a]), load_results([path_b]), n=bootstrap)
