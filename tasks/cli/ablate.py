@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
+from debate_eval.agents.extras import require
 from debate_eval.tasks.analysis.meta_eval import meta_evaluate
 from debate_eval.tasks.cli.ablate_grid import (
     GRID_KEYS,
@@ -231,6 +232,7 @@ def handle_ablate(args: argparse.Namespace) -> int:
     if getattr(args, "dump_config", False):
         print(request_toml(request), end="")
         return 0
+    require("matplotlib", "plots", "ablate's figure (ablation.png)")  # before any cell pays for a call
     dataset, aspect = str(request.dataset), str(request.aspect)
     if is_multi(aspect):
         raise UserError(f"ablate takes one aspect; --aspect {aspect} names several (one ablation each)")

@@ -47,12 +47,19 @@ def _aspects(args: argparse.Namespace) -> int:
     return print_aspects(args)
 
 
+def _version() -> str:
+    from debate_eval import __version__
+
+    return str(__version__)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The full argument parser."""
     parser = argparse.ArgumentParser(
         prog="debate-eval",
         description="DEBATE: multi-agent NLG evaluation (Scorer vs Devil's-Advocate Critic) on AutoGen.",
     )
+    parser.add_argument("--version", action="version", version=f"debate-eval {_version()}")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMAND_MODULES:
         try:

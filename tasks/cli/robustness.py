@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
+from debate_eval.agents.extras import require
 from debate_eval.agents.models.settings import resolve_model_config
 from debate_eval.tasks.analysis.records import load_results
 from debate_eval.tasks.analysis.robustness import (
@@ -160,6 +161,7 @@ def handle_robustness(args: argparse.Namespace) -> int:
     if getattr(args, "dump_config", False):
         print(request_toml(request), end="")
         return 0
+    require("matplotlib", "plots", "robustness's figure (robustness.png)")  # before any run pays for a call
     if bool(args.languages) == bool(args.paraphrases):
         raise UserError("robustness: give either --languages L1,L2,... or --paraphrases N")
     if args.paraphrase_model and not args.paraphrases:

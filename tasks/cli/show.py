@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -35,12 +36,28 @@ def _results_path(run_dir: str) -> Path:
 
 def handle_show(args: argparse.Namespace) -> int:
     """Print the item table or one transcript."""
-    records, _ = redact_record(read_jsonl(_results_path(args.run_dir)))  # a file of an earlier version may hold one
+    path = _results_path(args.run_dir)
+    records, _ = redact_record(read_jsonl(path))  # a file of an earlier version may hold one
     if args.item is None:
+        header = template_line(path.parent / "config.json")
+        if header:
+            print(header)
         print(format_table(records))
     else:
         print(format_transcript(find_record(records, args.item), full=args.full))
     return 0
+
+
+def template_line(config_file: Path) -> str | None:
+    """``template: SOURCE (scale LO-HI)`` from a run's ``config.json`` (a ``--criteria`` run shows its
+    sentence); None without one."""
+    try:
+        template = json.loads(config_file.read_text(encoding="utf-8"))["result_config"]["template"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if not isinstance(template, dict) or not template.get("source"):
+        return None
+    return f"template: {template['source']} (scale {template.get('scale', '?')})"
 
 
 def find_record(records: list[dict[str, Any]], key: str) -> dict[str, Any]:

@@ -151,7 +151,10 @@ def load_hf(spec: str) -> Any:
         if saved:
             loaded = datasets.load_from_disk(str(folder))
         else:
-            loaded = datasets.load_dataset(str(folder) if folder.is_dir() else name, config, split=split)
+            cache = os.environ.get("HF_DATASETS_CACHE") or None  # read now (datasets reads it once, on import)
+            loaded = datasets.load_dataset(
+                str(folder) if folder.is_dir() else name, config, split=split, cache_dir=cache
+            )
     except Exception as error:  # datasets raises many kinds (FileNotFoundError, ConnectionError, its own)
         reason = str(error).splitlines()[0] if str(error) else type(error).__name__
         if folder.is_dir():

@@ -1,0 +1,83 @@
+"""``Run``, ``load_run``, ``meta_evaluate``, ``compare``: the same numbers as the commands."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import debate_eval
+from debate_eval import UserError
+from debate_eval.tasks.cli.main import main
+
+from .conftest import SCRIPTED
+
+
+@pytest.fixture
+def two_runs(api_env: Path) -> tuple[debate_eval.Run, debate_eval.Run]:
+    common = {"aspect": "coherence", "docs": 2, **SCRIPTED}
+    return (
+        debate_eval.evaluate("summeval", method="geval", out="runs/geval", **common),
+        debate_eval.evaluate("summeval", method="debate", max_rounds=1, out="runs/debate", **common),
+    )
+
+
+def test_meta_evaluate_gives_the_numbers_of_meta_eval_json(
+    two_runs: tuple[debate_eval.Run, debate_eval.Run], capsys: pytest.CaptureFixture[str]
+) -> None:
+    geval, _ = two_runs
+    capsys.readouterr()
+    assert main(["meta-eval", str(geval.path), "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    meta = geval.meta_evaluate()
+    assert isinstance(meta, debate_eval.MetaEval) and meta.to_dict() == printed
+    assert debate_eval.meta_evaluate(str(geval.path)).to_dict() == printed
+    table = meta.to_pandas()
+    assert list(table[["dataset", "aspect"]].itertuples(index=False, name=None)) == [("summeval", "coherence")]
+    assert table.loc[0, "n_items"] == printed["summeval"]["coherence"]["n_items"] == 32
+
+
+def test_several_runs_together_as_the_command(
+    two_runs: tuple[debate_eval.Run, debate_eval.Run], capsys: pytest.CaptureFixture[str]
+) -> None:
+    geval, debate = two_runs
+    capsys.readouterr()
+    assert main(["meta-eval", str(geval.path), str(debate.path), "--json", "--bootstrap", "0"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert debate_eval.meta_evaluate(geval, debate.path, bootstrap=0).to_dict() == printed
+
+
+def test_compare_is_the_paired_comparison_of_the_command(
+    two_runs: tuple[debate_eval.Run, debate_eval.Run], capsys: pytest.CaptureFixture[str]
+) -> None:
+    geval, debate = two_runs
+    capsys.readouterr()
+    assert main(["meta-eval", str(geval.path), str(debate.path), "--compare", "--json", "--bootstrap", "50"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    comparisons = debate_eval.compare(geval, debate, bootstrap=50)
+    assert [c.to_dict() for c in comparisons] == (printed if isinstance(printed, list) else printed["comparisons"])
+
+
+def test_records_table_transcript_and_report(two_runs: tuple[debate_eval.Run, debate_eval.Run], api_env: Path) -> None:
+    _, debate = two_runs
+    table = debate.to_pandas()
+    assert len(table) == 32 and {"score", "human_score", "parse_status", "prompt_tokens"} <= set(table.columns)
+    assert table["prompt_tokens"].gt(0).all() and table["method"].eq("debate").all()
+    first = debate.records[0]
+    messages = debate.transcript(first.item_id)
+    assert all(isinstance(m, debate_eval.Message) for m in messages)
+    assert [m.role for m in messages][:2] == ["commander", "scorer"] and messages[1].content
+    with pytest.raises(UserError, match="no item 'nope'"):
+        debate.transcript("nope")
+    page = debate.report(api_env / "page.html")
+    assert page.is_file() and "<html" in page.read_text(encoding="utf-8")[:500].lower()
+
+
+def test_load_run_takes_a_folder_or_its_results_file(two_runs: tuple[debate_eval.Run, debate_eval.Run]) -> None:
+    geval, _ = two_runs
+    for name in (geval.path, str(geval.path), geval.path / "results.jsonl"):
+        loaded = debate_eval.load_run(name)
+        assert loaded.path == geval.path and loaded.config_hash == geval.config_hash and len(loaded) == 32
+    with pytest.raises(UserError, match="no such run directory"):
+        debate_eval.load_run("no/such/run")
