@@ -17,10 +17,10 @@ from __future__ import annotations
 from enum import Enum
 from typing import TYPE_CHECKING
 
-from autogen_agentchat.agents import AssistantAgent
-from autogen_core.models import ChatCompletionClient
-
 if TYPE_CHECKING:
+    from autogen_agentchat.agents import AssistantAgent
+    from autogen_core.models import ChatCompletionClient
+
     from debate_eval.agents.personas import Persona
 
 # ------------------------------------------------------------------------------------------- role names
@@ -95,6 +95,8 @@ def role_of(agent_name: str) -> str:
 
 def make_assistant(name: str, persona: Persona, client: ChatCompletionClient) -> AssistantAgent:
     """An ``AssistantAgent`` with the persona's text as its system message."""
+    from autogen_agentchat.agents import AssistantAgent  # here: the vocabulary above loads without AutoGen
+
     return AssistantAgent(
         name=name,
         model_client=client,

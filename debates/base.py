@@ -23,14 +23,16 @@ import sys
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, is_dataclass
 from importlib import metadata
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from debate_eval.agents.errors import UserError
-from debate_eval.agents.models.pool import ClientPool
 from debate_eval.agents.roles import Relay
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
 from debate_eval.debates.scoring.scores import ParsedScore, ScoreRange, parse_score
 from debate_eval.debates.scoring.untrusted import UntrustedMaterial
+
+if TYPE_CHECKING:  # the registry and the options load without AutoGen (``run --help`` stays fast)
+    from debate_eval.agents.models.pool import ClientPool
 
 ENTRY_POINT_GROUP = "debate_eval.methods"
 TASK_TYPES = ("single", "pairwise")
@@ -38,13 +40,13 @@ DEFAULT_METHOD = "debate"  # --protocol's default, and the method of records tha
 BUILTIN_MODULES = (  # one line per built-in method module
     "debate_eval.debates.debate.method",
     "debate_eval.debates.geval",
-    "debate_eval.debates.chateval_method",
+    "debate_eval.debates.chateval.method",
     "debate_eval.debates.dialevalml",
     "debate_eval.debates.fennec.method",
 )
 
 ConfigT = TypeVar("ConfigT")
-Evaluator = Callable[[EvaluationTask, ClientPool], Awaitable[Outcome]]
+Evaluator = Callable[[EvaluationTask, "ClientPool"], Awaitable[Outcome]]
 
 
 @dataclass(frozen=True)

@@ -25,19 +25,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
-
-from autogen_agentchat.agents import AssistantAgent
-from autogen_agentchat.messages import BaseChatMessage, TextMessage
+from typing import TYPE_CHECKING, Any
 
 from debate_eval.agents.errors import UserError
-from debate_eval.agents.models.pool import ClientPool
-from debate_eval.agents.models.wrappers import CallRecord
 from debate_eval.agents.roles import EVALUATOR, USER, Relay
 from debate_eval.debates.base import Method, MethodContext, Reparser, non_negative_int, register_method, set_parse
 from debate_eval.debates.evaluation import EvaluationTask, Outcome, score_text
 from debate_eval.debates.scoring.scores import ParsedScore, ScoreRange
-from debate_eval.debates.transcript import build_transcript
+
+if TYPE_CHECKING:  # loaded without AutoGen: the registry and --help stay light
+    from debate_eval.agents.models.pool import ClientPool
+    from debate_eval.agents.models.wrappers import CallRecord
 
 PROMPT_DIR = Path(__file__).parent / "prompts" / "dialevalml"
 PROMPT_SCALE = ScoreRange(1.0, 5.0)  # the paper's "from 1-5"
@@ -137,6 +135,11 @@ def prompt_scale(task: EvaluationTask, config: DialEvalMLConfig) -> ScoreRange:
 
 async def run_dialevalml(task: EvaluationTask, config: DialEvalMLConfig, pool: ClientPool) -> Outcome:
     """Ask the simple prompt; ask again for the score alone (at most ``max_reasks`` times) while none comes."""
+    from autogen_agentchat.agents import AssistantAgent
+    from autogen_agentchat.messages import BaseChatMessage, TextMessage
+
+    from debate_eval.debates.transcript import build_transcript
+
     scale = prompt_scale(task, config)
     scored = EvaluationTask(task.item_id, task.prompt, task.aspect, scale, task.untrusted, task.kind)
     material = task.material()

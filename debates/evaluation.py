@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from debate_eval.agents.models.wrappers import CallRecord
 from debate_eval.debates.scoring.scores import ParsedScore, ScoreRange, parse_score
 from debate_eval.debates.scoring.untrusted import UntrustedMaterial
 from debate_eval.debates.scoring.verdicts import ParsedVerdict, parse_verdict, planted_verdicts
+
+if TYPE_CHECKING:  # loaded without AutoGen: the registry and --help stay light
+    from debate_eval.agents.models.wrappers import CallRecord
 
 
 @dataclass(frozen=True)

@@ -20,13 +20,8 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from autogen_agentchat.agents import AssistantAgent
-from autogen_agentchat.messages import BaseChatMessage, TextMessage
-
-from debate_eval.agents.models.pool import ClientPool
-from debate_eval.agents.models.wrappers import CallRecord
 from debate_eval.agents.roles import EVALUATOR, USER
 from debate_eval.debates.base import (
     Method,
@@ -40,8 +35,10 @@ from debate_eval.debates.base import (
 )
 from debate_eval.debates.evaluation import EvaluationTask, Outcome, score_text
 from debate_eval.debates.scoring.scores import ParsedScore
-from debate_eval.debates.scoring.weighted import weighted_score
-from debate_eval.debates.transcript import build_transcript
+
+if TYPE_CHECKING:  # loaded without AutoGen: the registry and --help stay light
+    from debate_eval.agents.models.pool import ClientPool
+    from debate_eval.agents.models.wrappers import CallRecord
 
 DEFAULT_TOP_LOGPROBS = 10
 
@@ -94,6 +91,12 @@ def samples_warning(config: GEvalConfig, temperature: float) -> str | None:
 
 async def run_geval(task: EvaluationTask, config: GEvalConfig, pool: ClientPool) -> Outcome:
     """Score ``task`` with one agent (or ``samples`` independent answers)."""
+    from autogen_agentchat.agents import AssistantAgent
+    from autogen_agentchat.messages import BaseChatMessage, TextMessage
+
+    from debate_eval.debates.scoring.weighted import weighted_score
+    from debate_eval.debates.transcript import build_transcript
+
     calls: list[CallRecord] = []
     material = task.material()
     messages: list[BaseChatMessage] = []

@@ -1,5 +1,7 @@
-"""The layers hold: scripts -> tasks -> debates -> agents, and the engine, data and analysis never import the
-command line. Read from the source with ``ast`` (imports inside functions included), so it needs no tool."""
+"""The layers hold: scripts -> tasks (cli -> api -> engine, data, analysis) -> debates -> agents: the engine,
+data and analysis never import the command line or the public API; the public API (``import debate_eval``,
+tasks/api) never imports the command line. Read from the source with ``ast`` (imports inside functions
+included), so it needs no tool."""
 
 from __future__ import annotations
 
@@ -16,7 +18,10 @@ FORBIDDEN = {
     "tasks/data": ("debate_eval.tasks.cli",),
     "tasks/engine": ("debate_eval.tasks.cli",),
     "tasks/analysis": ("debate_eval.tasks.cli",),
+    "tasks/api": ("debate_eval.tasks.cli",),
 }
+# The public package ``debate_eval`` is tasks/api/ (pyproject's package-dir); its modules are debate_eval._*.
+PUBLIC_IMPORTERS = ("tasks/api", "tasks/cli")  # the only folders that may import it
 # Known exceptions, each with its reason (a new one needs a reason here too).
 ALLOWED: dict[str, str] = {}
 
@@ -71,3 +76,34 @@ def test_engine_and_cli_reach_methods_only_through_the_registry(folder: str) -> 
         if any(module == name or module.startswith(name + ".") for name in banned)
     ]
     assert naming == []
+
+
+def imports_public_package(module: str) -> bool:
+    """``debate_eval`` itself or one of its own modules (``debate_eval._run``), not a layer below it."""
+    return module == "debate_eval" or module.startswith("debate_eval._")
+
+
+def test_only_the_command_line_uses_the_public_api() -> None:
+    """The API sits on the engine; nothing below it imports it (tasks/api's modules count as the tasks layer)."""
+    found = [
+        f"{path.relative_to(ROOT)}:{line} imports {module}"
+        for folder in ("agents", "debates", "tasks")
+        for path in sorted((ROOT / folder).rglob("*.py"))
+        if not any(str(path.relative_to(ROOT)).startswith(top + "/") for top in PUBLIC_IMPORTERS)
+        for line, module in imported_modules(path)
+        if imports_public_package(module)
+    ]
+    assert found == []
+
+
+def test_the_public_modules_are_imported_by_one_name_only() -> None:
+    """tasks/api is the package ``debate_eval``; importing it as ``debate_eval.tasks.api`` would load a second
+    copy of every class (an editable install can find that path)."""
+    found = [
+        f"{path.relative_to(ROOT)}:{line}"
+        for folder in ("agents", "debates", "tasks", "scripts", "tests")
+        for path in sorted((ROOT / folder).rglob("*.py"))
+        for line, module in imported_modules(path)
+        if module == "debate_eval.tasks.api" or module.startswith("debate_eval.tasks.api.")
+    ]
+    assert found == []

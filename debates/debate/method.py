@@ -14,10 +14,9 @@ Critic and ``--tie-breaker`` adds the Tie-breaker (the config records the staffi
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from debate_eval.agents.errors import UserError
-from debate_eval.agents.models.pool import ClientPool
 from debate_eval.agents.personas import get_persona
 from debate_eval.debates.base import (
     Method,
@@ -27,10 +26,12 @@ from debate_eval.debates.base import (
     non_negative_int,
     register_method,
 )
-from debate_eval.debates.debate.authors import authors_staffing, load_tiebreaker_template, rescore_authors
-from debate_eval.debates.debate.run import DebateConfig, run_debate
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
 from debate_eval.debates.fidelity import AUTHORS_CODE, PAPER, add_fidelity_options, fidelity_of
+
+if TYPE_CHECKING:  # loaded without AutoGen: the registry and --help stay light
+    from debate_eval.agents.models.pool import ClientPool
+    from debate_eval.debates.debate.run import DebateConfig
 
 
 def debate_config(
@@ -49,6 +50,9 @@ def debate_config(
     """The debate staffing: ``critic`` a persona name or file; the Tie-breaker's wording by dataset kind;
     with ``fidelity`` authors-code, the released script's own system messages (``authors_staffing``) and,
     given ``tiebreaker_template`` (a path), the user's copy of their Tie-breaker prompt file."""
+    from debate_eval.debates.debate.authors import authors_staffing, load_tiebreaker_template
+    from debate_eval.debates.debate.run import DebateConfig
+
     if max_rounds == 0 and tie_breaker:
         raise UserError("the Tie-breaker needs at least one round: use --max-rounds 1 or more")
     scorer, commander = "scorer", "commander"
@@ -94,11 +98,10 @@ LEGACY_KEYS = (
 )
 
 
-class DebateMethod(Method[DebateConfig]):
+class DebateMethod(Method["DebateConfig"]):
     """One DEBATE-family variant: its default Critic persona and whether a Tie-breaker decides."""
 
     task_types = ("single", "pairwise")
-    config_type = DebateConfig
     has_critic = True
     config_key = "debate"
 
@@ -108,10 +111,17 @@ class DebateMethod(Method[DebateConfig]):
         self.critic = critic
         self.tie_breaker = tie_breaker
 
+    @property
+    def config_type(self) -> type:  # type: ignore[override]
+        """``DebateConfig`` (imported when asked for: it lives with the debate's AutoGen code)."""
+        from debate_eval.debates.debate.run import DebateConfig
+
+        return DebateConfig
+
     def add_options(self, group: Any) -> None:
         """``--critic``, ``--max-rounds``, ``--tie-breaker``, ``--commander-llm``, ``--no-reask``,
         ``--marker-case-sensitive``."""
-        group.add_argument("--critic", help="Critic persona name (see `debate-eval personas`) or a text file")
+        group.add_argument("--critic", help="Critic persona name (see 'debate-eval personas') or a text file")
         group.add_argument(
             "--max-rounds",
             type=non_negative_int,
@@ -167,6 +177,8 @@ class DebateMethod(Method[DebateConfig]):
 
     def rescore(self, record: dict[str, Any], reparse: Reparser) -> dict[str, Any]:
         """``--fidelity authors-code`` records are read again with their extraction; others as usual."""
+        from debate_eval.debates.debate.authors import rescore_authors
+
         return record if rescore_authors(record, reparse) else super().rescore(record, reparse)
 
     def roles(self, config: DebateConfig) -> tuple[str, ...]:
@@ -184,6 +196,8 @@ class DebateMethod(Method[DebateConfig]):
             from debate_eval.debates.pairwise.debate import run_debate_pairwise
 
             return await run_debate_pairwise(task, config, pool)
+        from debate_eval.debates.debate.run import run_debate
+
         return await run_debate(task, config, pool)
 
     def legacy_config_dict(self, config: DebateConfig) -> dict[str, Any] | None:

@@ -10,18 +10,18 @@ from __future__ import annotations
 import argparse
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from debate_eval.agents.errors import UserError
-from debate_eval.agents.models.pool import ClientPool
 from debate_eval.agents.roles import CORRECTOR_ROLE, CRITERIA_WRITER_ROLE, GUIDELINE_WRITER_ROLE, JUDGE, JUDGE_ROLE
 from debate_eval.debates.base import Method, MethodContext, Reparser, register_method, set_parse
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
-from debate_eval.debates.fennec.correction import correct, scaled_threshold
 from debate_eval.debates.fennec.merge import merge_scores
-from debate_eval.debates.fennec.team import JUDGMENT, RESCORE, run_branches
 from debate_eval.debates.fennec.tree import format_tree
 from debate_eval.debates.scoring.untrusted import UntrustedMaterial
+
+if TYPE_CHECKING:  # the teams (AutoGen) load when an item is evaluated: the registry and --help stay light
+    from debate_eval.agents.models.pool import ClientPool
 
 DEFAULT_BRANCHES = 3
 
@@ -47,6 +47,9 @@ class FennecConfig:
 
 async def run_fennec(task: EvaluationTask, config: FennecConfig, pool: ClientPool) -> Outcome:
     """Criteria, branches, merge; then the correction when asked for."""
+    from debate_eval.debates.fennec.correction import correct, scaled_threshold
+    from debate_eval.debates.fennec.team import run_branches
+
     outcome = await run_branches(task, config.branches, pool)
     if config.correct:
         threshold = scaled_threshold(config.correct_below, task.scale)
@@ -161,6 +164,8 @@ class FennecMethod(Method[FennecConfig]):
 
     def rescore(self, record: dict[str, Any], reparse: Reparser) -> dict[str, Any]:
         """Every judgment parsed again; the score is their mean again, and a correction's gain is recomputed."""
+        from debate_eval.debates.fennec.team import JUDGMENT, RESCORE
+
         transcript = record.get("transcript") or []
         judged = [i for i, e in enumerate(transcript) if e.get("step") == JUDGMENT and e.get("agent") == JUDGE]
         parses = [reparse.entry(i) for i in judged]

@@ -11,16 +11,18 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from debate_eval.agents.models.pool import ClientPool
 from debate_eval.debates.evaluation import NO_SCORE, EvaluationTask, Outcome
 from debate_eval.debates.pairwise.aggregate import combine_orders
 from debate_eval.debates.pairwise.prompts import swapped_inputs
 from debate_eval.debates.scoring.verdicts import ParsedVerdict, no_verdict, swap_value
 
+if TYPE_CHECKING:  # loaded without AutoGen: the registry and --help stay light
+    from debate_eval.agents.models.pool import ClientPool
+
 ORIGINAL, SWAPPED = "original", "swapped"
-Evaluate = Callable[[EvaluationTask, ClientPool], Awaitable[Outcome]]
+Evaluate = Callable[[EvaluationTask, "ClientPool"], Awaitable[Outcome]]
 
 
 def with_swapped(task: EvaluationTask, render: Callable[[Mapping[str, str]], str]) -> EvaluationTask:

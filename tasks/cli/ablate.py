@@ -211,7 +211,7 @@ def add_subparser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "ablate",
         help="run a grid of methods / personas / rounds on the same items; write ablation.csv and .png",
-        description=__doc__.split("\n\n")[1] if __doc__ else None,
+        description=__doc__.split("\n\n")[1].replace("``", "'") if __doc__ else None,
     )
     add_selection_arguments(parser)
     add_method_arguments(parser)

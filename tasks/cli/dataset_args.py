@@ -27,6 +27,6 @@ def add_dataset_arguments(group: Any) -> None:
     group.add_argument(
         "--language",
         metavar="NAME",
-        help="xdial_fed_turn / xdial_fed_dialogue: the language of the text (default english; see `debate-eval "
-        "datasets`)",
+        help="xdial_fed_turn / xdial_fed_dialogue: the language of the text (default english; see 'debate-eval "
+        "datasets')",
     )

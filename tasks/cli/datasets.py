@@ -1,5 +1,6 @@
-"""``debate-eval datasets`` (and ``aspects``): every registered dataset with its aspects and scales, task type,
-meta-evaluation level, licence, and where its file is read from now."""
+"""``debate-eval datasets``: every registered dataset with its aspects and scales, task type, meta-evaluation
+level, licence, and where its file is read from now (``--brief``: one line per dataset; ``aspects``, the
+earlier name of that short form, is a hidden alias)."""
 
 from __future__ import annotations
 
@@ -62,7 +63,7 @@ def format_datasets(rows: list[dict[str, Any]]) -> str:
         if row["variants"]:
             option, values = next(iter(row["variants"].items()))
             lines.append(f"    --{option} {' | '.join(values)} (default {spec.default_variant})")
-        shipped = "ships in the package" if row["shipped"] else "not shipped: `debate-eval data download`"
+        shipped = "ships in the package" if row["shipped"] else "not shipped: 'debate-eval data download'"
         lines.append(f"    read from: {row['read_from']} ({shipped}); licence: {row['licence']}")
     lines.append(
         "your own file: run --dataset FILE.{jsonl,csv,json} --fields source=COL,output=COL,human=COL[,group=COL]"
@@ -71,23 +72,27 @@ def format_datasets(rows: list[dict[str, Any]]) -> str:
 
 
 def _datasets(args: argparse.Namespace) -> int:
+    if getattr(args, "brief", False):
+        for name, spec in all_datasets().items():
+            print(f"{name}: {format_aspects(spec)}")
+        return 0
     rows = dataset_rows(getattr(args, "data_dir", None))
     print(json.dumps(rows, indent=2, ensure_ascii=False) if getattr(args, "json", False) else format_datasets(rows))
     return 0
 
 
-def print_aspects(args: argparse.Namespace) -> int:
-    """``debate-eval aspects``: one line per dataset, its aspects and their human scales."""
-    for name, spec in all_datasets().items():
-        print(f"{name}: {format_aspects(spec)}")
-    return 0
-
-
 def add_subparser(subparsers: Any) -> None:
-    """Register ``datasets``."""
+    """Register ``datasets`` (and ``aspects``, hidden: ``datasets --brief``)."""
     parser = subparsers.add_parser(
-        "datasets", help="list the datasets: aspects and scales, task type, level, where each is read from"
+        "datasets",
+        help="list the datasets: aspects and scales, task type, level, where each is read from",
+        description="List every registered dataset: its aspects with their human scales, task type, "
+        "meta-evaluation level, inputs, licence, and where its file is read from now.",
     )
     parser.add_argument("--data-dir", help="data folder to look in (default: $DEBATE_EVAL_DATA_DIR)")
-    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    output = parser.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="machine-readable output")
+    output.add_argument("--brief", action="store_true", help="one line per dataset: its aspects and scales")
     parser.set_defaults(handler=_datasets)
+    alias = subparsers.add_parser("aspects", description="The earlier name of 'datasets --brief'.")
+    alias.set_defaults(handler=_datasets, brief=True)

@@ -12,74 +12,117 @@ import sys
 from typing import Any
 
 from debate_eval.agents.errors import UserError
-from debate_eval.agents.personas import ROLES, format_personas, list_personas
 from debate_eval.agents.redaction import redact
 from debate_eval.tasks.engine.environment import prepare_environment
 
-# Modules that each register one subcommand with ``add_subparser(subparsers)``.
-COMMAND_MODULES = (
-    "debate_eval.tasks.cli.run",
-    "debate_eval.tasks.cli.datasets",
-    "debate_eval.tasks.cli.show",
-    "debate_eval.tasks.cli.meta_eval",
-    "debate_eval.tasks.cli.parse",
-    "debate_eval.tasks.cli.import_",
-    "debate_eval.tasks.cli.methods",
-    "debate_eval.tasks.cli.rescore",
-    "debate_eval.tasks.data.download",
-    "debate_eval.tasks.cli.ablate",
-    "debate_eval.tasks.cli.repeat",
-    "debate_eval.tasks.cli.report",
-    "debate_eval.tasks.cli.ensemble",
-    "debate_eval.tasks.cli.robustness",
-    "debate_eval.tasks.cli.audit",
-)
+# Every command: the module that registers it (``add_subparser(subparsers)``) and its one line of --help. Only
+# the module of the command given is imported (``--help`` alone imports none), so the command line starts fast;
+# tests/tasks/cli/test_help.py checks these lines against the modules' own.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "run": ("debate_eval.tasks.cli.run", "evaluate one dataset/aspect"),
+    "datasets": (
+        "debate_eval.tasks.cli.datasets",
+        "list the datasets: aspects and scales, task type, level, where each is read from",
+    ),
+    "show": ("debate_eval.tasks.cli.show", "print a run's items, or one item's transcript"),
+    "meta-eval": (
+        "debate_eval.tasks.cli.meta_eval",
+        "correlate a run's scores (or verdicts) with the human ratings, with bootstrap intervals",
+    ),
+    "parse": (
+        "debate_eval.tasks.cli.parse",
+        "parse one raw answer: the score (or verdict) and the rule that produced it",
+    ),
+    "import": (
+        "debate_eval.tasks.cli.import_",
+        "turn published judge outputs into a run directory (show, rescore and meta-eval accept it)",
+    ),
+    "methods": (
+        "debate_eval.tasks.cli.methods",
+        "list the evaluation methods (built-in and installed plugins) with their task types and options",
+    ),
+    "rescore": (
+        "debate_eval.tasks.cli.rescore",
+        "re-parse every item's deciding answer from its transcript (no model calls)",
+    ),
+    "data": (
+        "debate_eval.tasks.data.download",
+        "download or check the meta-evaluation datasets (SummEval and Topical-Chat also ship inside)",
+    ),
+    "ablate": (
+        "debate_eval.tasks.cli.ablate",
+        "run a grid of methods / personas / rounds on the same items; write ablation.csv and .png",
+    ),
+    "repeat": (
+        "debate_eval.tasks.cli.repeat",
+        "rerun the same items several times without the cache and count differing final scores",
+    ),
+    "report": (
+        "debate_eval.tasks.cli.report",
+        "write one self-contained HTML page (overview, plots, items, transcripts) for one or several runs",
+    ),
+    "ensemble": (
+        "debate_eval.tasks.cli.ensemble",
+        "combine runs of the same items (submetrics) into a per-aspect weighted ensemble (DialEvalML)",
+    ),
+    "robustness": (
+        "debate_eval.tasks.cli.robustness",
+        "the same items in several languages, or with paraphrased responses: correlation and score drift",
+    ),
+    "audit": (
+        "debate_eval.tasks.cli.audit",
+        "the judge card: agreement, stability, position and verbosity bias, scale use, robustness, injection",
+    ),
+    "personas": ("debate_eval.tasks.cli.personas", "list the built-in personas with their text"),
+}
+HIDDEN = {"aspects": "datasets"}  # earlier command names, still accepted, not listed
+ALL = "*"
 
 
-def _personas(args: argparse.Namespace) -> int:
-    print(format_personas(list_personas(args.role)))
-    return 0
+class _Version(argparse.Action):
+    """``--version``: the installed version, looked up only when asked for (``importlib.metadata`` is slow)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        from debate_eval import __version__
+
+        print(f"debate-eval {__version__}")
+        parser.exit()
 
 
-def _aspects(args: argparse.Namespace) -> int:
-    from debate_eval.tasks.cli.datasets import print_aspects
-
-    return print_aspects(args)
-
-
-def _version() -> str:
-    from debate_eval import __version__
-
-    return str(__version__)
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """The full argument parser."""
+def build_parser(command: str | None = ALL) -> argparse.ArgumentParser:
+    """The argument parser: every command in full (``command`` ``ALL``), or only ``command`` in full and the
+    others as one-line entries (what ``--help`` lists), importing only that command's module."""
     parser = argparse.ArgumentParser(
         prog="debate-eval",
         description="DEBATE: multi-agent NLG evaluation (Scorer vs Devil's-Advocate Critic) on AutoGen.",
     )
-    parser.add_argument("--version", action="version", version=f"debate-eval {_version()}")
+    parser.add_argument("--version", action=_Version, nargs=0, help="print the version and exit")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name in COMMAND_MODULES:
-        try:
-            module: Any = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name != name:
-                raise
+    for name, (module_name, help_line) in COMMANDS.items():
+        if command not in (ALL, name):
+            subparsers.add_parser(name, help=help_line, add_help=False)
             continue
+        module: Any = importlib.import_module(module_name)
         module.add_subparser(subparsers)
-    personas = subparsers.add_parser("personas", help="list the built-in personas with their text")
-    personas.add_argument("--role", choices=ROLES, help="only this role")
-    personas.set_defaults(handler=_personas)
-    aspects = subparsers.add_parser("aspects", help="list the datasets and their aspects")
-    aspects.set_defaults(handler=_aspects)
     return parser
+
+
+def command_of(argv: list[str]) -> str | None:
+    """The command ``argv`` names (its first word that is a command), or None."""
+    for word in argv:
+        if word in COMMANDS:
+            return word
+        if word in HIDDEN:
+            return HIDDEN[word]
+        if not word.startswith("-"):
+            return None
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
-    args = build_parser().parse_args(argv)
+    words = sys.argv[1:] if argv is None else list(argv)
+    args = build_parser(command_of(words)).parse_args(words)
     try:
         prepare_environment(getattr(args, "env_file", None))  # before anything reads a setting (DEBATE_EVAL_DEBUG)
         return int(args.handler(args))

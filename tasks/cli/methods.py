@@ -14,7 +14,7 @@ def add_subparser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "methods",
         help="list the evaluation methods (built-in and installed plugins) with their task types and options",
-        description="List every method `run --protocol NAME` accepts: built-ins and the plugins installed "
+        description="List every method 'run --method NAME' accepts: built-ins and the plugins installed "
         "through the entry point group debate_eval.methods.",
     )
     parser.add_argument("--json", action="store_true", help="a JSON list of objects instead of text")

@@ -36,6 +36,8 @@ def add_subparser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "repeat",
         help="rerun the same items several times without the cache and count differing final scores",
+        description="The DEBATE paper's due-diligence check (Appendix E.1): evaluate a few random items many "
+        "times with the response cache off and count the items whose final score changed.",
     )
     group = parser.add_argument_group("what to evaluate")
     group.add_argument("--dataset", required=True)

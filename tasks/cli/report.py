@@ -20,7 +20,7 @@ def add_subparser(subparsers: Any) -> None:
     parser.add_argument("runs", nargs="+", metavar="RUN", help="run directories (or their results.jsonl)")
     parser.add_argument("--out", default="report.html", help="the HTML file to write (default: report.html)")
     parser.add_argument("--title", help="the page title (default: the runs' labels)")
-    parser.add_argument("--data-dir", help="dataset folder for the judged texts (default: as `run`)")
+    parser.add_argument("--data-dir", help="dataset folder for the judged texts (default: as for 'run')")
     parser.add_argument(
         "--no-texts", action="store_true", help="do not add the judged texts from the dataset (prompts only)"
     )

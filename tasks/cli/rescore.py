@@ -40,7 +40,10 @@ from debate_eval.tasks.engine.results import CONFIG_FILE, read_jsonl
 def add_subparser(subparsers: Any) -> None:
     """Register ``rescore``."""
     parser = subparsers.add_parser(
-        "rescore", help="re-parse every item's deciding answer from its transcript (no model calls)"
+        "rescore",
+        help="re-parse every item's deciding answer from its transcript (no model calls)",
+        description="Read every stored answer of a run again with the current score parser, exactly as a run "
+        "reads it, and write the re-parsed records; no model is called.",
     )
     parser.add_argument("results", help="a results.jsonl (its config.json must be beside it)")
     parser.add_argument("--data-dir", help="dataset folder (to know the texts under evaluation)")

@@ -9,9 +9,8 @@ option"), and defaults to None here: None means "not given".
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from debate_eval.agents.models.http_client import DEFAULT_MAX_ANSWER_BYTES
 from debate_eval.agents.models.providers import all_providers
@@ -27,14 +26,12 @@ from debate_eval.debates.base import (
 from debate_eval.tasks.cli.batch_args import add_batch_arguments
 from debate_eval.tasks.cli.dataset_args import add_dataset_arguments
 from debate_eval.tasks.data.datasets import DATASETS, get_dataset
-from debate_eval.tasks.engine import build
-from debate_eval.tasks.engine.accounting import cache_and_batch_lines
 from debate_eval.tasks.engine.config_file import read_request_file, request_toml
-from debate_eval.tasks.engine.item_errors import failed_items_note
 from debate_eval.tasks.engine.request import FLAGS, RunRequest, field_names
-from debate_eval.tasks.engine.results import RESULTS_FILE, read_jsonl
-from debate_eval.tasks.engine.run_config import RunConfig, RunOptions
-from debate_eval.tasks.engine.runner import RunSummary, run
+
+if TYPE_CHECKING:  # the engine loads when a run starts (``run --help`` stays fast)
+    from debate_eval.tasks.engine.run_config import RunConfig, RunOptions
+    from debate_eval.tasks.engine.runner import RunSummary
 
 
 def role_value(text: str) -> tuple[str, str]:
@@ -276,11 +273,15 @@ def request_from_args(args: argparse.Namespace) -> RunRequest:
 
 def build_run_config(args: argparse.Namespace) -> RunConfig:
     """The flags' ``RunConfig`` (``engine.build.build_run_config`` of ``request_from_args``)."""
+    from debate_eval.tasks.engine import build
+
     return build.build_run_config(request_from_args(args))
 
 
 def build_run_options(args: argparse.Namespace, config: RunConfig) -> RunOptions:
     """The flags' ``RunOptions`` (``engine.build.build_run_options``)."""
+    from debate_eval.tasks.engine import build
+
     return build.build_run_options(request_from_args(args), config)
 
 
@@ -290,6 +291,11 @@ def handle_run(args: argparse.Namespace) -> int:
     if getattr(args, "dump_config", False):
         print(request_toml(request), end="")
         return 0
+    import asyncio
+
+    from debate_eval.tasks.engine import build
+    from debate_eval.tasks.engine.runner import run
+
     config, options = build.build_run(request)
     for warning in build.method_warnings(config):
         print(f"debate-eval: {warning}", file=sys.stderr)
@@ -300,6 +306,10 @@ def handle_run(args: argparse.Namespace) -> int:
 
 def format_summary(summary: RunSummary, config: RunConfig) -> str:
     """The short report printed at the end of a run: this invocation, then the run's totals."""
+    from debate_eval.tasks.engine.accounting import cache_and_batch_lines
+    from debate_eval.tasks.engine.item_errors import failed_items_note
+    from debate_eval.tasks.engine.results import RESULTS_FILE, read_jsonl
+
     now, total = summary.now, summary.total
     transport = summary.transport.to_dict()
     lines = [

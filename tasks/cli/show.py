@@ -18,7 +18,13 @@ WIDTH = 100
 
 def add_subparser(subparsers: Any) -> None:
     """Register ``show``."""
-    parser = subparsers.add_parser("show", help="print a run's items, or one item's transcript")
+    parser = subparsers.add_parser(
+        "show",
+        help="print a run's items, or one item's transcript",
+        description="Without --item: the run's template and one line per item (human score, score, Critic "
+        "agreement, rounds, parse status). With --item: that item's whole transcript, message by message, with "
+        "the score parsed from each answer and the rule that found it.",
+    )
     parser.add_argument("run_dir", help="a run directory (or its results.jsonl)")
     parser.add_argument("--item", help="item id (or a unique prefix / its position in the list, 1-based)")
     parser.add_argument("--full", action="store_true", help="do not shorten long messages")

@@ -223,12 +223,16 @@ def _check_one(spec: DatasetSpec, data_dir: Path) -> str:
 def add_subparser(subparsers: Any) -> None:
     """Register ``debate-eval data {download,check}``."""
     data = subparsers.add_parser(
-        "data", help="download or check the meta-evaluation datasets (SummEval and Topical-Chat also ship inside)"
+        "data",
+        help="download or check the meta-evaluation datasets (SummEval and Topical-Chat also ship inside)",
+        description="'data download' fetches the datasets from upstream, verified by git blob id; 'data check' "
+        "loads and validates the files and verifies their ids.",
     )
     commands = data.add_subparsers(dest="data_command", required=True, metavar="{download,check}")
     download = commands.add_parser(
         "download",
         help="fetch the datasets from upstream (refreshes the packaged ones; the only way to get the others)",
+        description="Fetch the datasets from their upstream URLs and check each file's git blob id.",
     )
     download.add_argument(
         "--dir",
@@ -239,7 +243,11 @@ def add_subparser(subparsers: Any) -> None:
     download.add_argument("--dataset", action="append", choices=list(DATASETS), help="only this dataset (repeatable)")
     download.add_argument("--force", action="store_true", help="download again even if already verified")
     download.set_defaults(handler=_download_command)
-    check = commands.add_parser("check", help="validate the dataset files and verify their git blob ids")
+    check = commands.add_parser(
+        "check",
+        help="validate the dataset files and verify their git blob ids",
+        description="Load and validate every dataset file found, and verify its git blob id.",
+    )
     check.add_argument("--data-dir", help=f"data folder (default: ${DATA_DIR_ENV} or ~/.cache/debate-eval/data)")
     check.add_argument("--dataset", action="append", choices=list(DATASETS), help="only this dataset (repeatable)")
     check.set_defaults(handler=_check_command)

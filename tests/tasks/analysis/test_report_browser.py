@@ -19,12 +19,19 @@ from pathlib import Path
 
 import pytest
 
-from debate_eval.tasks.analysis.report import browser as cdp
 from debate_eval.tasks.analysis.report import write_report
 from debate_eval.tasks.cli.report_demo import make_pairwise_runs, make_runs
 
 pytestmark = pytest.mark.browser
 READY = "document.documentElement.getAttribute('data-report-ready') === '1'"  # the transcripts are unpacked
+
+
+def _load_path(name: str, path: Path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
 def _load(name: str):
@@ -36,6 +43,7 @@ def _load(name: str):
 
 
 rr = _load("report_records")
+cdp = _load_path("chromium_driver", Path(__file__).resolve().parents[3] / "scripts" / "chromium_driver.py")
 
 
 @pytest.fixture

@@ -1,19 +1,19 @@
 """ChatEval as a registered method (``chateval``): its options, roles and rescoring.
 
-The panel itself (``ChatEvalConfig``, ``run_chateval``) is in ``debates.chateval``; this module declares
-how the method is selected and configured. Kept apart so the discussion code stays one job.
+The panel itself (``run_chateval``, in ``run``/``panel``/``paper``/``faireval``) is loaded when an item is
+evaluated; this module declares how the method is selected and configured (with ``config``, the panel's
+settings), so the registry and ``run --help`` load without AutoGen.
 """
 
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from debate_eval.agents.errors import UserError
-from debate_eval.agents.models.pool import ClientPool
 from debate_eval.agents.personas import get_persona
 from debate_eval.debates.base import Method, MethodContext, Reparser, positive_int, register_method, set_parse
-from debate_eval.debates.chateval import (
+from debate_eval.debates.chateval.config import (
     DEFAULT_ROLES,
     DEFAULT_TURNS,
     ONE_BY_ONE,
@@ -21,13 +21,13 @@ from debate_eval.debates.chateval import (
     STRATEGIES,
     SUMMARIZER_ROLE,
     ChatEvalConfig,
-    average_final_scores,
-    run_chateval,
+    authors_referee,
 )
-from debate_eval.debates.chateval.config import authors_referee
-from debate_eval.debates.chateval.run import rescored_finals
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
 from debate_eval.debates.fidelity import AUTHORS_CODE, PAPER, add_fidelity_options, fidelity_of
+
+if TYPE_CHECKING:  # loaded without AutoGen: the registry and --help stay light
+    from debate_eval.agents.models.pool import ClientPool
 
 
 def chateval_config(
@@ -79,7 +79,7 @@ class ChatEvalMethod(Method[ChatEvalConfig]):
         group.add_argument(
             "--chateval-roles",
             metavar="A,B,C",
-            help="chateval: comma-separated referee personas (names of role 'referee' in `debate-eval personas`, "
+            help="chateval: comma-separated referee personas (names of role 'referee' in 'debate-eval personas', "
             f"or text files; default: {','.join(DEFAULT_ROLES)})",
         )
         group.add_argument(
@@ -122,6 +122,8 @@ class ChatEvalMethod(Method[ChatEvalConfig]):
             from debate_eval.debates.pairwise.chateval import run_chateval_pairwise
 
             return await run_chateval_pairwise(task, config, pool)
+        from debate_eval.debates.chateval.run import run_chateval
+
         return await run_chateval(task, config, pool)
 
     def describe(self, config: ChatEvalConfig) -> dict[str, Any]:
@@ -130,6 +132,9 @@ class ChatEvalMethod(Method[ChatEvalConfig]):
 
     def rescore(self, record: dict[str, Any], reparse: Reparser) -> dict[str, Any]:
         """The mean of each referee's last answer, parsed again."""
+        from debate_eval.debates.chateval.parsing import average_final_scores
+        from debate_eval.debates.chateval.run import rescored_finals
+
         finals = rescored_finals(record, reparse)  # each referee's own verdict line, as the run reads it
         score, parsed, excluded = average_final_scores(finals)
         details = record.setdefault("details", {})
