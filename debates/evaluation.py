@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Any
 
 from debate_eval.debates.scoring.scores import ParsedScore, ScoreRange, parse_score
 from debate_eval.debates.scoring.untrusted import UntrustedMaterial
-from debate_eval.debates.scoring.verdicts import ParsedVerdict, parse_verdict, planted_verdicts
 
-if TYPE_CHECKING:  # loaded without AutoGen: the registry and --help stay light
+if TYPE_CHECKING:  # loaded without AutoGen and the verdict parser: the registry and --help stay light
     from debate_eval.agents.models.wrappers import CallRecord
+    from debate_eval.debates.scoring.verdicts import ParsedVerdict
 
 
 @dataclass(frozen=True)
@@ -57,12 +57,16 @@ def score_text(text: str, task: EvaluationTask, material: UntrustedMaterial) -> 
 
 def planted(task: EvaluationTask) -> frozenset[str]:
     """The verdict phrases the judged texts of ``task`` hold (see ``verdicts.planted_verdicts``)."""
+    from debate_eval.debates.scoring.verdicts import planted_verdicts
+
     return planted_verdicts(task.untrusted)
 
 
 def verdict_text(text: str, material: UntrustedMaterial, planted_markers: frozenset[str]) -> ParsedVerdict:
     """Parse an agent's own verdict: copies of the untrusted texts are blanked out first, and verdict phrases
     planted in those texts decide nothing."""
+    from debate_eval.debates.scoring.verdicts import parse_verdict
+
     return parse_verdict(material.neutralize(text), planted_markers)
 
 

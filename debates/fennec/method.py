@@ -16,8 +16,6 @@ from debate_eval.agents.errors import UserError
 from debate_eval.agents.roles import CORRECTOR_ROLE, CRITERIA_WRITER_ROLE, GUIDELINE_WRITER_ROLE, JUDGE, JUDGE_ROLE
 from debate_eval.debates.base import Method, MethodContext, Reparser, register_method, set_parse
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
-from debate_eval.debates.fennec.merge import merge_scores
-from debate_eval.debates.fennec.tree import format_tree
 from debate_eval.debates.scoring.untrusted import UntrustedMaterial
 
 if TYPE_CHECKING:  # the teams (AutoGen) load when an item is evaluated: the registry and --help stay light
@@ -160,10 +158,13 @@ class FennecMethod(Method[FennecConfig]):
 
     def record_view(self, record: Mapping[str, Any], full: bool = False) -> str | None:
         """The branches as a tree (``debate-eval show``)."""
+        from debate_eval.debates.fennec.tree import format_tree
+
         return format_tree(record, full)
 
     def rescore(self, record: dict[str, Any], reparse: Reparser) -> dict[str, Any]:
         """Every judgment parsed again; the score is their mean again, and a correction's gain is recomputed."""
+        from debate_eval.debates.fennec.merge import merge_scores
         from debate_eval.debates.fennec.team import JUDGMENT, RESCORE
 
         transcript = record.get("transcript") or []

@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 
-from debate_eval.debates.geval import GEvalConfig, samples_warning, weighted_score
+from debate_eval.debates.geval import GEvalConfig, samples_warning
 from debate_eval.debates.scoring.scores import ScoreRange, parse_score
+from debate_eval.debates.scoring.weighted import weighted_score
 
 LIKERT = ScoreRange(1, 5)
 

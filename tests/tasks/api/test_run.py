@@ -3,24 +3,28 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 import debate_eval
 from debate_eval import UserError
+from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAIServer
+from debate_eval.tasks.analysis.report.scripted import varied_reply
 from debate_eval.tasks.cli.main import main
-
-from .conftest import SCRIPTED
 
 
 @pytest.fixture
-def two_runs(api_env: Path) -> tuple[debate_eval.Run, debate_eval.Run]:
-    common = {"aspect": "coherence", "docs": 2, **SCRIPTED}
-    return (
-        debate_eval.evaluate("summeval", method="geval", out="runs/geval", **common),
-        debate_eval.evaluate("summeval", method="debate", max_rounds=1, out="runs/debate", **common),
-    )
+def two_runs(api_env: Path) -> Iterator[tuple[debate_eval.Run, debate_eval.Run]]:
+    """Two runs whose scores vary (the report demo's scripted replies), so the correlations are numbers."""
+    with ScriptedOpenAIServer(reply=varied_reply) as server:
+        common = {"aspect": "coherence", "docs": 2, "base_url": server.base_url, "model": "scripted"}
+        common |= {"no_progress": True, "no_preflight": True}
+        yield (
+            debate_eval.evaluate("summeval", method="geval", out="runs/geval", **common),
+            debate_eval.evaluate("summeval", method="debate", max_rounds=1, out="runs/debate", **common),
+        )
 
 
 def test_meta_evaluate_gives_the_numbers_of_meta_eval_json(
@@ -36,6 +40,8 @@ def test_meta_evaluate_gives_the_numbers_of_meta_eval_json(
     table = meta.to_pandas()
     assert list(table[["dataset", "aspect"]].itertuples(index=False, name=None)) == [("summeval", "coherence")]
     assert table.loc[0, "n_items"] == printed["summeval"]["coherence"]["n_items"] == 32
+    assert isinstance(printed["summeval"]["coherence"]["spearman"], float)  # the scores vary: real numbers
+    assert table.loc[0, "spearman"] == pytest.approx(meta["summeval"]["coherence"].spearman)
 
 
 def test_several_runs_together_as_the_command(

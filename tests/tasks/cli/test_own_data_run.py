@@ -152,7 +152,7 @@ def test_own_file_errors_are_one_line_each_before_any_call(
     assert code == 2
 
 
-def test_own_file_needs_a_template(isolated_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_own_file_needs_criteria_or_a_template(isolated_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
     csv, _ = _write_own(isolated_env)
     with ScriptedOpenAIServer() as server:
         code = main(
@@ -171,7 +171,8 @@ def test_own_file_needs_a_template(isolated_env: Path, capsys: pytest.CaptureFix
             ]
         )
     err = capsys.readouterr().err.strip().splitlines()
-    assert code == 2 and len(err) == 1 and "needs --template FILE" in err[0] and "{{source}}" in err[0]
+    assert code == 2 and len(err) == 1 and "{{source}}" in err[0]
+    assert 'needs --criteria "one sentence: what is a good answer?" with --scale LO-HI, or --template FILE' in err[0]
 
 
 def test_datasets_lists_all_nine(capsys: pytest.CaptureFixture[str]) -> None:
