@@ -24,7 +24,6 @@ from __future__ import annotations
 from typing import Any
 
 from debate_eval.agents.models.providers import Provider, register_provider
-from debate_eval.agents.models.providers.errors import OpenAIErrors, status_error
 from debate_eval.agents.models.providers.openai import with_model_info
 from debate_eval.agents.models.settings import ModelSettings
 
@@ -42,6 +41,8 @@ def openai_error(error: BaseException) -> BaseException | None:
     if isinstance(error, anthropic.APIConnectionError):
         return openai.APIConnectionError(message=error.message, request=error.request)
     if isinstance(error, anthropic.APIStatusError):
+        from debate_eval.agents.models.providers.errors import status_error  # OpenAI SDK: loaded when used
+
         return status_error(error.message, error.response, error.body)
     return None
 
@@ -108,4 +109,6 @@ class AnthropicProvider(Provider):
             BaseAnthropicChatCompletionClient,
             {"client": SamplingFreeClient(sdk), "create_args": {"model": settings.model, **self.create_args(settings)}},
         )
+        from debate_eval.agents.models.providers.errors import OpenAIErrors  # AutoGen: loaded when used
+
         return OpenAIErrors(client, openai_error)

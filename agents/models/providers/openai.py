@@ -10,22 +10,24 @@ the key, not in the client.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
-
-from autogen_core.models import ModelFamily, ModelInfo
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from debate_eval.agents.models.providers import Provider, register_provider
 from debate_eval.agents.models.settings import ModelSettings
 
+if TYPE_CHECKING:  # AutoGen loads when a client is made: the provider registry (run --help) stays light
+    from autogen_core.models import ModelInfo
+
 OPENAI_API_URL = "https://api.openai.com/v1"
 T = TypeVar("T")
-GENERIC_MODEL_INFO = ModelInfo(
-    vision=False,
-    function_calling=False,
-    json_output=False,
-    family=ModelFamily.UNKNOWN,
-    structured_output=False,
-)
+# AutoGen's ModelInfo is a TypedDict: this literal is one (family "unknown" is ModelFamily.UNKNOWN)
+GENERIC_MODEL_INFO: ModelInfo = {
+    "vision": False,
+    "function_calling": False,
+    "json_output": False,
+    "family": "unknown",
+    "structured_output": False,
+}
 
 
 def with_model_info(client_class: Callable[..., T], kwargs: dict[str, Any]) -> T:

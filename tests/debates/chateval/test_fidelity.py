@@ -298,7 +298,7 @@ def test_authors_code_critic_is_their_released_text_and_a_silent_referee_stays_s
     """Their FairEval Critic says "judgement" (the paper's Appendix A: "judgment"); a referee that fails every
     attempt is "[Silence]" in their evaluation list (get_evaluation: the last N entries of the first referee's
     memory), as their code kept it."""
-    from debate_eval.debates.chateval_method import chateval_config
+    from debate_eval.debates.chateval.method import chateval_config
 
     config = chateval_config(fidelity="authors-code")
     assert [p.name for p in config.referees] == ["general-public", "critic"]

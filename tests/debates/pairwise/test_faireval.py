@@ -16,8 +16,8 @@ from autogen_ext.models.replay import ReplayChatCompletionClient
 from debate_eval.agents.models.pool import ClientPool
 from debate_eval.agents.models.settings import resolve_model_config
 from debate_eval.agents.models.wrappers import DelegatingClient
+from debate_eval.debates.chateval.method import chateval_config
 from debate_eval.debates.chateval.prompts import FAIREVAL_PAIRWISE_FINAL_PROMPT
-from debate_eval.debates.chateval_method import chateval_config
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
 from debate_eval.debates.pairwise.faireval import run_faireval_pairwise, their_verdict
 from debate_eval.debates.pairwise.rescore import rescore_pairwise
