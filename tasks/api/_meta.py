@@ -38,19 +38,15 @@ class MetaEval:
         return json.loads(json.dumps(self._json))
 
     def to_pandas(self) -> pandas.DataFrame:
-        """One row per dataset and aspect, one column per statistic (intervals as ``ci95_<statistic>``)."""
+        """One row per dataset and aspect, one column per value of ``to_dict()``; nested values are flattened
+        with ``_`` (``ci95_spearman``: the interval of Spearman's rho; a reason without an interval stays one
+        text column)."""
         import pandas
 
         rows = []
         for dataset, aspects in self.to_dict().items():
             for aspect, values in aspects.items():
-                row: dict[str, Any] = {"dataset": dataset, "aspect": aspect}
-                for name, value in values.items():
-                    if name == "ci95":
-                        row.update({f"ci95_{k}": v for k, v in (value or {}).items()})
-                    else:
-                        row[name] = value
-                rows.append(row)
+                rows.append({"dataset": dataset, "aspect": aspect, **_flat(values)})
         return pandas.DataFrame(rows)
 
     def __getitem__(self, dataset: str) -> Mapping[str, AspectReport | PairwiseReport]:
@@ -58,6 +54,18 @@ class MetaEval:
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.reports)
+
+
+def _flat(values: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """``{"ci95": {"spearman": [a, b]}}`` -> ``{"ci95_spearman": [a, b]}``."""
+    flat: dict[str, Any] = {}
+    for name, value in values.items():
+        key = f"{prefix}{name}"
+        if isinstance(value, Mapping) and value:
+            flat.update(_flat(value, key + "_"))
+        else:
+            flat[key] = value
+    return flat
 
 
 def _path_of(run: RunLike) -> str:
