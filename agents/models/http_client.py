@@ -43,9 +43,9 @@ import anyio
 import httpx2
 
 from debate_eval.agents.errors import UserError
+from debate_eval.agents.models.http_defaults import DEFAULT_MAX_ANSWER_BYTES
 from debate_eval.agents.models.settings import public_url
 
-DEFAULT_MAX_ANSWER_BYTES = 1_000_000
 DEFAULT_MAX_CONNECTIONS = 1000  # the openai SDK's default pool
 DEFAULT_MAX_KEEPALIVE = 100
 CA_BUNDLE_VARIABLES = ("SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE")  # in this order of precedence

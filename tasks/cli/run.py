@@ -12,7 +12,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from debate_eval.agents.models.http_client import DEFAULT_MAX_ANSWER_BYTES
+from debate_eval.agents.models.http_defaults import DEFAULT_MAX_ANSWER_BYTES
 from debate_eval.agents.models.providers import all_providers
 from debate_eval.agents.models.settings import ROLES
 from debate_eval.debates.base import (
