@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from debate_eval.agents.errors import UserError
+from debate_eval.agents.redaction import redact_record
 from debate_eval.tasks.engine.results import RESULTS_FILE, read_jsonl
 
 if TYPE_CHECKING:
@@ -164,7 +165,8 @@ class Run:
         if not self.results_file.is_file():
             return []
         latest: dict[tuple[str, str], dict[str, Any]] = {}
-        for record in read_jsonl(self.results_file):
+        stored, _ = redact_record(read_jsonl(self.results_file))  # as `show`: a file of an earlier version may hold one
+        for record in stored:
             if self.config_hash and record.get("config_hash") not in (None, self.config_hash):
                 continue
             latest[(str(record.get("item_id")), str(record.get("aspect")))] = record
