@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import sys
 
+from report_demo import screenshot  # beside this script, with the Chromium driver
+
 from debate_eval.tasks.cli.audit_demo import main
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(screenshot=screenshot))

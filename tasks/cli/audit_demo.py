@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 JUDGES = ("planted-length", "planted-copy")
@@ -24,8 +25,8 @@ def commands(out: Path, docs: int) -> list[list[str]]:
     ]  # fmt: skip
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the demo audits (and take the screenshot)."""
+def main(argv: list[str] | None = None, screenshot: Callable[..., Path] | None = None) -> int:
+    """Run the demo audits (and, with ``screenshot``, scripts/report_demo.py's Chromium one, take the PNG)."""
     parser = argparse.ArgumentParser(prog="audit_demo.py", description="A judge card of scripted judges.")
     parser.add_argument("out", type=Path, help="the audit folder")
     parser.add_argument("--docs", type=int, default=10, help="SummEval documents (16 summaries each)")
@@ -38,8 +39,8 @@ def main(argv: list[str] | None = None) -> int:
         if cli([*command, "--no-progress"]) != 0:
             return 1
     if args.screenshot:
-        from debate_eval.tasks.cli.report_demo import screenshot
-
+        if screenshot is None:  # the Chromium driver is a script, not part of the package
+            raise SystemExit("--screenshot: run python scripts/audit_demo.py (it has the Chromium driver)")
         print(screenshot(args.out / "report.html", args.screenshot, width=1300, height=1700))
     return 0
 

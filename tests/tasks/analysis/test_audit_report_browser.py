@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 
-from debate_eval.tasks.analysis.report import browser as cdp
 from debate_eval.tasks.cli.main import main
 
 pytestmark = pytest.mark.browser
@@ -31,6 +30,12 @@ def load_helper(name: str) -> Any:
 
 
 audit_data = load_helper("audit_data")
+_driver = importlib.util.spec_from_file_location(
+    "chromium_driver", Path(__file__).resolve().parents[3] / "scripts" / "chromium_driver.py"
+)
+cdp = importlib.util.module_from_spec(_driver)  # type: ignore[arg-type]
+sys.modules["chromium_driver"] = cdp
+_driver.loader.exec_module(cdp)  # type: ignore[union-attr]
 
 
 @pytest.fixture
