@@ -33,6 +33,7 @@ from debate_eval.debates.scoring.untrusted import UntrustedMaterial
 from debate_eval.tasks.data.datasets import load_items, resolve_data_dir
 from debate_eval.tasks.data.own_file import restore_dataset
 from debate_eval.tasks.data.templates import parse_scale
+from debate_eval.tasks.engine.config_checksum import edit_note
 from debate_eval.tasks.engine.lock import RunLock
 from debate_eval.tasks.engine.results import CONFIG_FILE, read_jsonl
 
@@ -55,6 +56,11 @@ def _load_config(results: Path) -> dict[str, Any]:
     path = results.parent / CONFIG_FILE
     try:
         config = json.loads(path.read_text(encoding="utf-8"))
+        edited = edit_note(path, config) if isinstance(config, dict) else None
+        if edited:
+            raise UserError(
+                f"{edited}; rescore reads the run's settings from it: rerun the run's own command to restore it"
+            )
         result_config = config["result_config"]
         return {
             "dataset": result_config["dataset"],

@@ -32,6 +32,7 @@ from typing import Any
 
 from debate_eval.agents.models.providers import all_providers
 from debate_eval.agents.models.settings import stable_hash
+from debate_eval.tasks.engine.config_checksum import sealed
 from debate_eval.tasks.engine.lock import RunLock
 from debate_eval.tasks.engine.results import CONFIG_FILE, RESULTS_FILE, write_json_atomic
 from debate_eval.tasks.engine.run_config import RunConfig
@@ -57,7 +58,7 @@ def migrate_legacy_run(out_dir: Path, config: RunConfig, document: dict[str, Any
         if results.exists():
             _rehash_lines(results, old, new)
         kept = {"models": existing["models"]} if isinstance(existing.get("models"), dict) else {}
-        write_json_atomic(out_dir / CONFIG_FILE, {**document, **kept, "migrated_from": {"config_hash": old}})
+        write_json_atomic(out_dir / CONFIG_FILE, sealed({**document, **kept, "migrated_from": {"config_hash": old}}))
     print(
         f"debate-eval: {out_dir}: written by an earlier version (config hash {old}); same configuration, "
         f"now hashed {new} ({reason}); its results are kept",

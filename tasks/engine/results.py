@@ -23,6 +23,7 @@ import errno
 import json
 import os
 import sys
+import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ from typing import Any
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.models.fd_budget import open_file_limit
 from debate_eval.agents.redaction import redact_record
+from debate_eval.tasks.engine.config_checksum import edit_note, result_config_edited, sealed
 from debate_eval.tasks.engine.lock import RunLock, owner_text
 from debate_eval.tasks.engine.records import validate_record
 
@@ -146,22 +148,46 @@ class ResultsStore:
             raise UserError(f"{path}: cannot write the results file ({exc.strerror}); use another --out") from None
 
     def _check_or_write_config(self, config: Mapping[str, Any]) -> None:
+        """Write ``config.json`` (with its checksums), or check the one there against this configuration.
+
+        A file edited by hand (``config_checksum``) is restored when this is the run's own configuration (the
+        same config hash; the edited file is kept beside it) and refused otherwise, naming the edited fields.
+        """
         if self.config_path.exists():
             try:
                 existing = json.loads(self.config_path.read_text(encoding="utf-8"))
             except (json.JSONDecodeError, UnicodeDecodeError):
                 raise UserError(f"{self.config_path}: not valid JSON; use a new --out directory") from None
+            if not isinstance(existing, dict):
+                raise UserError(f"{self.config_path}: not a debate-eval config.json; use a new --out directory")
             has_results = self.results_path.exists() and self.results_path.stat().st_size > 0
+            edited = edit_note(self.config_path, existing)
             if existing.get("config_hash") != self.config_hash and has_results:
+                if edited:
+                    raise UserError(
+                        f"{edited}; its results were made with the configuration it was written with: use a new "
+                        "--out directory, or rerun the run's own command (that restores config.json)"
+                    )
                 differing = ", ".join(_differences(existing.get("result_config", {}), config.get("result_config", {})))
+                if not differing and result_config_edited(existing):  # a file of an earlier version: no checksums
+                    differing = "config.json's result_config, edited by hand (it no longer matches its config_hash)"
                 raise UserError(
                     f"{self.out_dir} holds results of a different configuration (differs in: "
-                    f"{differing or 'unknown fields'}); use a new --out directory, or rerun with the same settings"
+                    f"{differing or 'the configuration hash only: written by another version'}); use a new --out "
+                    "directory, or rerun with the same settings"
                 )
-            if has_results:
+            if has_results and not edited:
                 return
-            # no result was written under the old configuration (e.g. its endpoint check failed): replace it
-        write_json_atomic(self.config_path, dict(config))
+            if has_results:  # the run's own configuration: restore the file, keep the edited one beside it
+                kept = self.config_path.with_name(f"{CONFIG_FILE}.edited-{time.strftime('%Y%m%d-%H%M%S')}")
+                os.replace(self.config_path, kept)
+                print(
+                    f"debate-eval: note: {edited}; restored from this run's configuration (the same config hash "
+                    f"{self.config_hash}); the edited file is kept as {kept.name}",
+                    file=sys.stderr,
+                )
+            # else no result was written under the old configuration (e.g. its endpoint check failed): replace it
+        write_json_atomic(self.config_path, sealed(dict(config)))
 
     def key(self, record: Mapping[str, Any]) -> str:
         """A record's resume key: its item id, with its aspect in a multi-aspect run (``aspects.result_key``)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +18,7 @@ from typing import Any
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.redaction import redact_record
 from debate_eval.tasks.analysis.records import DEFAULT_PROTOCOL
+from debate_eval.tasks.engine.config_checksum import edit_note
 from debate_eval.tasks.engine.records import validate_record
 from debate_eval.tasks.engine.results import numbered_records
 
@@ -120,6 +122,10 @@ def load_run(name: str | Path) -> Run:
         raise UserError(f"{path}: no {RESULTS_FILE} in this folder; give a run directory of `debate-eval run`")
     records, _ = redact_record(read_records(results))  # no configured secret on the page, whatever the file holds
     config = _read_json(folder / "config.json") if results.name == RESULTS_FILE else {}
+    edited = edit_note(folder / "config.json", config) if config else None
+    if edited:  # its settings may name a model that never ran: the page shows none of them
+        print(f"debate-eval: warning: {edited}; its settings are left out of the report", file=sys.stderr)
+        config = {}
     summary = _read_json(folder / "summary.json") if results.name == RESULTS_FILE else {}
     return Run(label="", path=folder, records=records, config=config, summary=summary)
 
