@@ -11,6 +11,9 @@ never go unseen:
 - ``report`` leaves the settings of an edited file out of the page (so it never names a model that never
   ran), ``rescore`` refuses to read one; each says which fields were edited.
 
+Every writer of a run folder's ``config.json`` seals what it writes (``ResultsStore``, ``migrate``, ``endpoints``):
+an unsealed rewrite would read as a hand edit.
+
 A ``config.json`` of an earlier version has no checksums: in a run folder, only its ``config_hash`` can be
 checked against its ``result_config`` (``result_config_edited``; imported and ensemble runs hash otherwise).
 """

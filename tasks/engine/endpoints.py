@@ -26,6 +26,7 @@ from typing import Any, TextIO
 
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.models.providers import get_provider
+from debate_eval.tasks.engine.config_checksum import sealed
 from debate_eval.tasks.engine.lock import RunLock
 from debate_eval.tasks.engine.results import CONFIG_FILE, RESULTS_FILE, write_json_atomic
 from debate_eval.tasks.engine.run_config import RunConfig
@@ -144,5 +145,5 @@ def check_endpoint_moves(
             file=stream or sys.stderr,
         )
     with RunLock(out_dir):  # no other run may write config.json meanwhile
-        write_json_atomic(config_path, {**existing, "models": current, "endpoint_changes": changes})
+        write_json_atomic(config_path, sealed({**existing, "models": current, "endpoint_changes": changes}))
     return moves
