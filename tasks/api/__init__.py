@@ -17,6 +17,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from debate_eval._audit import audit, load_card
     from debate_eval._evaluate import evaluate, evaluate_async
     from debate_eval._meta import MetaEval, compare, meta_evaluate
     from debate_eval._registry import datasets, methods, parse_score, parse_verdict
@@ -25,10 +26,16 @@ if TYPE_CHECKING:
     from debate_eval.debates.base import Method, MethodContext, register_method
     from debate_eval.debates.scoring.scores import ParsedScore, ScoreRange
     from debate_eval.debates.scoring.verdicts import ParsedVerdict
+    from debate_eval.tasks.analysis.audit.card import Card, JudgeCard
+    from debate_eval.tasks.analysis.audit.facet import Facet, Figure
     from debate_eval.tasks.analysis.meta_eval import Comparison
 
 __all__ = [
+    "Card",
     "Comparison",
+    "Facet",
+    "Figure",
+    "JudgeCard",
     "Message",
     "MetaEval",
     "Method",
@@ -40,10 +47,12 @@ __all__ = [
     "ScoreRange",
     "UserError",
     "__version__",
+    "audit",
     "compare",
     "datasets",
     "evaluate",
     "evaluate_async",
+    "load_card",
     "load_run",
     "meta_evaluate",
     "methods",
@@ -53,6 +62,12 @@ __all__ = [
 ]
 
 _WHERE = {  # public name -> the module that defines it
+    "audit": "debate_eval._audit",
+    "load_card": "debate_eval._audit",
+    "Card": "debate_eval.tasks.analysis.audit.card",
+    "JudgeCard": "debate_eval.tasks.analysis.audit.card",
+    "Facet": "debate_eval.tasks.analysis.audit.facet",
+    "Figure": "debate_eval.tasks.analysis.audit.facet",
     "evaluate": "debate_eval._evaluate",
     "evaluate_async": "debate_eval._evaluate",
     "Run": "debate_eval._run",

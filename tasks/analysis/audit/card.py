@@ -67,6 +67,47 @@ class Card:
                 return judge
         raise KeyError(f"no judge {label!r} in the card (judges: {', '.join(j.label for j in self.judges)})")
 
+    def figure(self, judge: str, facet: str, key: str) -> Figure:
+        """One figure: ``card.figure("geval", "stability", "alpha").value``."""
+        return self.judge(judge).facet(facet).figure(key)
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One row per judge, facet and figure (a facet without figures: one row with its status and reason);
+        an interval withheld by the minimum-units rule leaves ci_low/ci_high empty and says why in ci_note."""
+        out: list[dict[str, Any]] = []
+        for judge in self.judges:
+            for name, facet in judge.facets.items():
+                base = {"judge": judge.label, "method": judge.method, "facet": name, "status": facet.status,
+                        "reason": facet.reason, "n": facet.n, "unit": facet.unit}  # fmt: skip
+                if not facet.figures:
+                    out.append(base)
+                for figure in facet.figures:
+                    ci = figure.ci95
+                    out.append(
+                        {
+                            **base,
+                            "figure": figure.key,
+                            "label": figure.label,
+                            "value": figure.value,
+                            "ci_low": ci[0] if isinstance(ci, list) else None,
+                            "ci_high": ci[1] if isinstance(ci, list) else None,
+                            "ci_note": ci if isinstance(ci, str) else None,
+                            "baseline": figure.baseline,
+                            "baseline_label": figure.baseline_label,
+                        }
+                    )
+        return out
+
+    def to_pandas(self) -> Any:
+        """``rows()`` as a pandas DataFrame."""
+        import pandas
+
+        return pandas.DataFrame(self.rows())
+
+    def to_markdown(self) -> str:
+        """The card as Markdown (``card.md``)."""
+        return card_markdown(self)
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (``card.json``)."""
         out = asdict(self)

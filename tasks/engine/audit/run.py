@@ -22,6 +22,7 @@ from debate_eval.agents.models.token_estimate import count_text_tokens
 from debate_eval.tasks.analysis.audit.card import Card, card_markdown
 from debate_eval.tasks.analysis.audit.facet import Bootstrap
 from debate_eval.tasks.data.datasets import get_dataset, load_items, select_items
+from debate_eval.tasks.data.frames import needs_copy
 from debate_eval.tasks.data.registry import PAIRWISE, Item
 from debate_eval.tasks.engine.accounting import load_prices
 from debate_eval.tasks.engine.aspects import is_multi
@@ -39,7 +40,7 @@ from debate_eval.tasks.engine.audit.plan import (
     facet_runs,
     judges_of,
 )
-from debate_eval.tasks.engine.build import build_run_config, build_run_options, model_overrides
+from debate_eval.tasks.engine.build import build_run_config, build_run_options, model_overrides, resolve_dataset
 from debate_eval.tasks.engine.lock import RunLock
 from debate_eval.tasks.engine.paraphrases import (
     PARAPHRASES_FILE,
@@ -104,8 +105,9 @@ def _done(out_dir: Path, config: RunConfig) -> set[str]:
 class Audit:
     """One invocation of an audit (see the module docstring)."""
 
-    def __init__(self, request: AuditRequest, stream: TextIO, err: TextIO) -> None:
+    def __init__(self, request: AuditRequest, stream: TextIO, err: TextIO, data: object = None) -> None:
         self.request = request
+        self.data = data
         self.stream, self.err = stream, err
         self.out = request.out_dir()
         self.judges = judges_of(request)
@@ -119,10 +121,16 @@ class Audit:
     def prepare(self) -> None:
         """Check the request, load the items, register the shared derived sets, read audit.json."""
         run_request = self.request.run
-        if not run_request.dataset or not run_request.aspect:
+        if (self.data is None and not run_request.dataset) or not run_request.aspect:
             raise UserError("give the data to audit: --dataset NAME|FILE and --aspect NAME")
         if is_multi(str(run_request.aspect)):
             raise UserError(f"audit takes one aspect at a time; --aspect {run_request.aspect} names several")
+        if self.data is not None or needs_copy(run_request.dataset):  # copied once, into the audit folder
+            first_method = replace(run_request, method=self.request.methods()[0], out=str(self.out))
+            copied = resolve_dataset(first_method, self.data)
+            run_request = replace(run_request, dataset=copied.dataset)
+            self.request = replace(self.request, run=run_request)
+            self.judges = judges_of(self.request)
         for judge in self.judges:
             self.configs[judge.label] = build_run_config(judge.sub_request(self.out, BASE))
         first = self.configs[self.judges[0].label]
@@ -467,10 +475,14 @@ class Audit:
         return build_card(self.out, self.document, self.items, self.spec.inputs, settings, self.stopped)
 
 
-def run_audit(request: AuditRequest, stream: TextIO | None = None, err: TextIO | None = None) -> AuditResult:
-    """Run (or resume) the audit and write its card; see the module docstring. Progress lines go to ``stream``
-    (default standard output), the budget's stop to ``err`` (default standard error)."""
-    audit = Audit(request, stream or sys.stdout, err or sys.stderr)
+def run_audit(
+    request: AuditRequest, data: object = None, stream: TextIO | None = None, err: TextIO | None = None
+) -> AuditResult:
+    """Run (or resume) the audit and write its card; see the module docstring. ``data``: data given as an
+    object (a list of dicts, a DataFrame, a ``datasets.Dataset``), validated and copied to ``OUT/data.jsonl``
+    as ``evaluate`` does. Progress lines go to ``stream`` (default standard output), the budget's stop to
+    ``err`` (default standard error)."""
+    audit = Audit(request, stream or sys.stdout, err or sys.stderr, data)
     audit.out.mkdir(parents=True, exist_ok=True)
     with RunLock(audit.out):
         audit.prepare()

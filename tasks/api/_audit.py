@@ -1,0 +1,120 @@
+"""``audit``: the judge card from Python, through the engine ``debate-eval audit`` uses
+(``engine.audit.run.run_audit``), and ``load_card`` for a card written earlier."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import os
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from debate_eval._evaluate import Data, make_request
+from debate_eval.tasks.analysis.audit.card import FACETS, Card, read_card
+from debate_eval.tasks.analysis.bootstrap import DEFAULT_CI_METHOD, DEFAULT_RESAMPLES
+from debate_eval.tasks.engine.audit.plan import DEFAULT_PARAPHRASES, DEFAULT_REPEATS
+
+SOURCE = "audit()"
+
+
+def audit(
+    data: Data | None = None,
+    *,
+    aspect: str | None = None,
+    method: str | Sequence[str] | None = None,
+    model: str | None = None,
+    base_url: str | None = None,
+    provider: str | None = None,
+    out: str | os.PathLike[str] | None = None,
+    limit: int | None = None,
+    fields: Mapping[str, str] | str | None = None,
+    template: str | os.PathLike[str] | None = None,
+    criteria: str | None = None,
+    scale: str | tuple[float, float] | None = None,
+    facets: Sequence[str] = FACETS,
+    repeats: int = DEFAULT_REPEATS,
+    paraphrases: int = DEFAULT_PARAPHRASES,
+    paraphrase_model: str | None = None,
+    injections: Sequence[str] = (),
+    budget_usd: float | None = None,
+    bootstrap: int = DEFAULT_RESAMPLES,
+    ci_method: str = DEFAULT_CI_METHOD,
+    label: str | None = None,
+    config: str | os.PathLike[str] | None = None,
+    quiet: bool = False,
+    **options: Any,
+) -> Card:
+    """Audit a judge configuration on ``data`` and return its ``Card`` (``debate-eval audit``).
+
+    ``data`` and the run keywords are ``evaluate``'s (a dataset name, a file, a list of dicts, a DataFrame, ...;
+    every ``run`` option and method option by name; ``config=`` a TOML file under them). ``method`` may name
+    several methods (``["debate", "geval"]`` or ``"debate,geval"``): one judge each, side by side. The audit's
+    own keywords are the command's flags (``facets``, ``repeats``, ``paraphrases``, ``paraphrase_model``,
+    ``injections``, ``budget_usd``, ``bootstrap``, ``ci_method``, ``label``). Without ``out`` the audit goes
+    into a new temporary folder (``card.json`` there); with it, a rerun resumes and another model audited into
+    the same folder joins the card. ``quiet``: no progress lines on standard output.
+
+    Returns the card: ``card.figure("geval", "injection", "susceptibility").value``, ``card.to_pandas()`` (one
+    row per judge, facet and figure), ``card.to_markdown()``, ``card.judges[0].facets``. Bad input raises
+    ``UserError`` with the command's one-line message. Works inside a running event loop too (on a worker
+    thread, as ``evaluate``).
+    """
+    from debate_eval.tasks.engine.audit.plan import AuditRequest
+    from debate_eval.tasks.engine.audit.run import run_audit
+    from debate_eval.tasks.engine.environment import prepare_environment
+
+    methods = method if isinstance(method, str) or method is None else ",".join(method)
+    keywords = {
+        "aspect": aspect,
+        "method": methods,
+        "model": model,
+        "base_url": base_url,
+        "provider": provider,
+        "out": out,
+        "limit": limit,
+        "fields": fields,
+        "template": template,
+        "criteria": criteria,
+        "scale": scale,
+        **options,
+    }
+    run_request, obj = make_request(data, keywords, config)
+    prepare_environment(run_request.env_file)
+    if not run_request.out:
+        run_request = run_request.with_options(out=tempfile.mkdtemp(prefix="debate-eval-audit-"))
+    request = AuditRequest(
+        run=run_request,
+        facets=tuple(facets),
+        repeats=repeats,
+        paraphrases=paraphrases,
+        paraphrase_model=paraphrase_model,
+        injections=tuple(injections),
+        budget_usd=budget_usd,
+        bootstrap=bootstrap,
+        ci_method=ci_method,
+        label=label,
+        commands=(f"debate_eval.audit(out={str(run_request.out)!r}, ...)",),
+    )
+    stream = open(os.devnull, "w", encoding="utf-8") if quiet else None  # noqa: SIM115 - closed below
+
+    def work() -> Card:
+        return run_audit(request, obj, stream=stream).card
+
+    try:
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return work()
+        with concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="debate-eval") as pool:
+            return pool.submit(work).result()
+    finally:
+        if stream is not None:
+            stream.close()
+
+
+def load_card(path: str | os.PathLike[str]) -> Card:
+    """The card of an audit folder (or a ``card.json``) written by ``audit`` or ``debate-eval audit``."""
+    target = Path(path).expanduser()
+    return read_card(target / "card.json" if target.is_dir() else target)
