@@ -145,7 +145,7 @@ async def run_dialevalml(task: EvaluationTask, config: DialEvalMLConfig, pool: C
     material = task.material()
     level, prompt = render_prompt(task.inputs, task.aspect, scale)
     calls: list[CallRecord] = []
-    client = pool.for_debate("scorer", calls)
+    client = pool.for_debate("scorer", calls, answer="score_only")  # "Give a single score and nothing else"
     agent = AssistantAgent(EVALUATOR, model_client=client, system_message=None)
     messages: list[BaseChatMessage] = []
     question = TextMessage(source=USER, content=prompt)

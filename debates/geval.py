@@ -110,7 +110,9 @@ async def run_geval(task: EvaluationTask, config: GEvalConfig, pool: ClientPool)
             sampling["top_logprobs"] = config.top_logprobs
         if samples > 1 and base_seed is not None:
             sampling["seed"] = base_seed + k
-        client = pool.for_debate("scorer", calls, variant=f"sample{k}" if samples > 1 else "", sampling=sampling)
+        variant = f"sample{k}" if samples > 1 else ""
+        # G-Eval's form asks for "scores ONLY": a constrained answer is the score alone
+        client = pool.for_debate("scorer", calls, variant=variant, sampling=sampling, answer="score_only")
         agent = AssistantAgent(EVALUATOR, model_client=client, system_message=None)
         result = await agent.run(task=TextMessage(source=USER, content=task.prompt))
         chat = [m for m in result.messages if isinstance(m, BaseChatMessage)]

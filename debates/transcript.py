@@ -3,7 +3,8 @@
 Every message of every agent, in order, as AutoGen dumps it (``BaseChatMessage.dump()``: id, source,
 content, models_usage, metadata, created_at), plus what this project adds: the agent's role, the
 addressee and relay kind of Commander messages, whether the model call was answered from the cache, its
-finish reason (``stop``, ``length`` ...) and how many secrets were masked in its answer, and, for scoring
+finish reason (``stop``, ``length`` ...) and how many secrets were masked in its answer, the answer format
+the call was constrained to (``answer_format``: kind, mode, cap; absent for free answers), and, for scoring
 agents, the parsed score and how it was parsed.
 """
 
@@ -61,6 +62,8 @@ def build_transcript(
             if entry["usage"] is not None and (call.cached_prompt_tokens or call.batch):
                 entry["usage"] = {**entry["usage"], "cached_prompt_tokens": call.cached_prompt_tokens}
                 entry["batch"] = call.batch
+            if call.answer_format is not None:  # what the call was asked to write (--answer-format)
+                entry["answer_format"] = call.answer_format
         parsed = parse(message)
         if parsed is not None:
             entry["score"] = parsed.to_dict()

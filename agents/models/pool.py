@@ -27,6 +27,7 @@ from autogen_core.models import ChatCompletionClient
 from autogen_ext.models.cache import ChatCompletionCache
 from autogen_ext.models.openai import BaseOpenAIChatCompletionClient
 
+from debate_eval.agents.models.answer_format import FREE, AnswerFormat, AnswerPlan, current_answer_task
 from debate_eval.agents.models.answers import AnswerCheckClient
 from debate_eval.agents.models.batch import BatchDispatcher
 from debate_eval.agents.models.http_client import HttpOptions, NetworkOptions
@@ -143,11 +144,13 @@ class ClientPool:
         network: NetworkOptions | None = None,
         on_retry: RetryListener | None = print_retry,
         rate: RateOptions | None = None,
+        answers: AnswerPlan | None = None,
     ) -> None:
         """``batch``: queue every model call for the Batch API (``run --batch``) instead of sending it;
         ``network``: answer cap, connection pool, ``--fast-path``; ``on_retry``: told of every retry (default:
         one line on stderr; see ``agents/models/retry.py``); ``rate``: budgets and the most calls in flight per
-        endpoint and model (``agents/models/rate_limit.py``)."""
+        endpoint and model (``agents/models/rate_limit.py``); ``answers``: the run's answer formats
+        (``--answer-format``; None: every answer free)."""
         self.config = config
         self.server_urls = dict(server_urls or {})  # provider name -> the server started for the run
         if embedded_base_url is not None:
@@ -169,6 +172,7 @@ class ClientPool:
         self.rate = rate or RateOptions()
         self.limiters: dict[tuple[str, str, str], RateLimiter] = {}  # (provider, endpoint, model) -> limiter
         register_secrets(config.secrets())  # masked in everything the run writes or prints (agents.redaction)
+        self.answers = answers
 
     def settings_for(self, role: str, sampling: Mapping[str, Any] | None = None) -> ModelSettings:
         """The settings a role's requests use (``sampling`` changes some decoding fields)."""
@@ -212,9 +216,52 @@ class ClientPool:
         log: list[CallRecord],
         variant: str = "",
         sampling: Mapping[str, Any] | None = None,
+        *,
+        answer: str | None = None,
+        items: int = 0,
     ) -> ObservedClient:
-        """A per-debate client for ``role`` that records every call into ``log``."""
-        return ObservedClient(self.shared(role, variant, sampling), role, log)
+        """A per-debate client for ``role`` that records every call into ``log``; ``answer``: the kind of
+        answer it writes when the run constrains answers (default: the role's, see ``AnswerPlan``), ``items``
+        the length of a criteria list."""
+        return self.observe(self.shared(role, variant, sampling), role, log, answer=answer, items=items)
+
+    def observe(
+        self,
+        inner: ChatCompletionClient,
+        label: str,
+        log: list[CallRecord],
+        *,
+        settings_role: str | None = None,
+        answer: str | None = None,
+        items: int = 0,
+    ) -> ObservedClient:
+        """``inner`` (a stack of this pool, or an override) recorded as ``label`` into ``log``, asking for the
+        answer format of ``label`` (settings: ``settings_role``'s, default ``label``'s) when the run has one."""
+        fmt = self.answer_format(label, settings_role or label, answer, items)
+        if fmt is None:
+            return ObservedClient(inner, label, log)
+        provider = get_provider(self.settings_for(settings_role or label).provider)
+        return ObservedClient(inner, label, log, request_args=provider.answer_request(fmt), answer_format=fmt.to_dict())
+
+    def answer_format(
+        self, role: str, settings_role: str, kind: str | None = None, items: int = 0
+    ) -> AnswerFormat | None:
+        """The answer format of one call by ``role`` for the item being evaluated, or None (free answers)."""
+        if self.answers is None:
+            return None
+        settings = self.settings_for(settings_role)
+        provider = get_provider(settings.provider)
+        # the kinds' caps replace the default cap of a provider constrained by default (the embedded model's 256)
+        toy = provider.auto_answer_mode != FREE
+        return self.answers.format_for(
+            role,
+            settings_role,
+            kind,
+            configured_cap=settings.sampling.max_tokens,
+            provider_cap=provider.default_max_tokens if toy else None,
+            task=current_answer_task(),
+            items=items,
+        )
 
     def _base_url(self, settings: ModelSettings) -> str | None:
         return get_provider(settings.provider).base_url(settings, self.server_urls.get(settings.provider))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
@@ -32,6 +32,7 @@ class CallRecord:
     cached_prompt_tokens: int = 0  # prompt tokens the provider served from its prefix cache
     batch: bool = False  # answered through the Batch API
     redactions: int = 0  # secrets masked in the answer (``agents.redaction``)
+    answer_format: dict[str, Any] | None = None  # what the call was asked to write (AnswerFormat.to_dict), if set
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready record (logprobs omitted: they are large and kept only where a protocol uses them)."""
@@ -45,6 +46,7 @@ class CallRecord:
             "finish_reason": self.finish_reason,
             "latency_s": round(self.latency_s, 4),
             "redactions": self.redactions,
+            **({"answer_format": self.answer_format} if self.answer_format else {}),
         }
 
 
@@ -67,15 +69,33 @@ def recording_calls(log: list[CallRecord]) -> Iterator[list[CallRecord]]:
 
 class ObservedClient(DelegatingClient):
     """Appends a ``CallRecord`` to ``log`` for every completion (one wrapper per debate and role), and to the
-    log of ``recording_calls`` when one is active."""
+    log of ``recording_calls`` when one is active.
 
-    def __init__(self, inner: ChatCompletionClient, role: str, log: list[CallRecord]) -> None:
+    ``request_args`` (AutoGen ``extra_create_args``: an answer format's cap and grammar or schema, built by
+    the provider) are added to every request; they sit above the response cache, so they are part of its key.
+    ``answer_format`` (a JSON-ready description of that format) is recorded with each call.
+    """
+
+    def __init__(
+        self,
+        inner: ChatCompletionClient,
+        role: str,
+        log: list[CallRecord],
+        *,
+        request_args: Mapping[str, Any] | None = None,
+        answer_format: dict[str, Any] | None = None,
+    ) -> None:
         super().__init__(inner)
         self.role = role
         self.log = log
+        self.request_args = dict(request_args or {})
+        self.answer_format = answer_format
 
     async def create(self, messages: Sequence[LLMMessage], **kwargs: Any) -> CreateResult:  # type: ignore[override]
-        """Forward the request and record its result (also when its answer was refused: its tokens count)."""
+        """Forward the request (with ``request_args``) and record its result (also when its answer was refused:
+        its tokens count)."""
+        if self.request_args:
+            kwargs["extra_create_args"] = merged_args(self.request_args, kwargs.get("extra_create_args") or {})
         started = time.perf_counter()
         with observing_call() as meta:  # the transport notes cached prompt tokens and batch answers here
             try:
@@ -103,8 +123,17 @@ class ObservedClient(DelegatingClient):
             cached_prompt_tokens=0 if result.cached else meta.cached_prompt_tokens,
             batch=meta.batch and not result.cached,
             redactions=result.content.count(REDACTED) if isinstance(result.content, str) else 0,
+            answer_format=self.answer_format,
         )
         self.log.append(record)
         item_log = _ITEM_CALLS.get()
         if item_log is not None and item_log is not self.log:
             item_log.append(record)  # the same object: a protocol's later relabelling shows in both
+
+
+def merged_args(base: Mapping[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
+    """``base`` updated by ``extra``; their ``extra_body`` dicts are merged (``extra``'s keys win)."""
+    merged = {**base, **extra}
+    if isinstance(base.get("extra_body"), Mapping) and isinstance(extra.get("extra_body"), Mapping):
+        merged["extra_body"] = {**base["extra_body"], **extra["extra_body"]}
+    return merged

@@ -47,7 +47,7 @@ from autogen_core import CancellationToken
 from autogen_core.models import AssistantMessage, ChatCompletionClient, LLMMessage, RequestUsage, UserMessage
 
 from debate_eval.agents.models.pool import ClientPool
-from debate_eval.agents.models.wrappers import CallRecord, ObservedClient
+from debate_eval.agents.models.wrappers import CallRecord
 from debate_eval.agents.roles import USER, role_of
 from debate_eval.debates.chateval.config import (
     FAIREVAL_MAX_RETRY,
@@ -288,7 +288,7 @@ def _attempt_clients(pool: ClientPool, label: str, calls: list[CallRecord]) -> l
     for attempt in range(1, FAIREVAL_MAX_RETRY + 1):
         variant = "" if attempt == 1 else f"faireval-attempt-{attempt}"
         inner = pool.overrides.get(REFEREE) or pool.shared("scorer", variant)
-        clients.append(ObservedClient(inner, label, calls))
+        clients.append(pool.observe(inner, label, calls, settings_role="scorer", answer="score"))
     return clients
 
 

@@ -20,8 +20,10 @@ from autogen_core.models import AssistantMessage, ChatCompletionClient, LLMMessa
 
 from debate_eval.agents.models.pool import ClientPool
 from debate_eval.agents.models.wrappers import CallRecord, ObservedClient
-from debate_eval.agents.roles import USER
+from debate_eval.agents.roles import REFEREE_ROLE, USER
 from debate_eval.debates.group_chat import Accepts, RoutedGroupChat, SingleTaskManager
+
+ANSWER_KIND = {REFEREE_ROLE: "score"}  # a constrained referee ends with "Score: N"; the summarizer writes text
 
 
 class AttributedContext(UnboundedChatCompletionContext):
@@ -154,7 +156,7 @@ class ChatEvalPanel(RoutedGroupChat):
 def _client(pool: ClientPool, role: str, label: str, calls: list[CallRecord]) -> ObservedClient:
     """A recorded client for ``role`` with the Scorer's settings (an override for ``role`` wins)."""
     inner: ChatCompletionClient = pool.overrides.get(role) or pool.shared("scorer")
-    return ObservedClient(inner, label, calls)
+    return pool.observe(inner, label, calls, settings_role="scorer", answer=ANSWER_KIND.get(role, "text"))
 
 
 def _in_turn_order(

@@ -62,13 +62,20 @@ class Step:
 
 
 async def ask(
-    pool: ClientPool, agent_name: str, text: str, step: str, branch: int | None, follow_up: Callable[[str], str | None]
+    pool: ClientPool,
+    agent_name: str,
+    text: str,
+    step: str,
+    branch: int | None,
+    follow_up: Callable[[str], str | None],
+    items: int = 0,
 ) -> Step:
     """One conversation with a fresh agent of ``agent_name``'s role: ``text``, then at most one follow-up
-    (``follow_up(answer)`` returns the question, or None for none)."""
+    (``follow_up(answer)`` returns the question, or None for none); ``items``: the length of the list it
+    writes (the criteria), for a constrained answer."""
     role = role_of(agent_name)
     record = Step(step, branch)
-    client = pool.for_debate(role, record.calls)
+    client = pool.for_debate(role, record.calls, items=items)
     agent = AssistantAgent(agent_name, model_client=client, system_message=system_message(role))
     result = await agent.run(task=TextMessage(source=USER, content=text))
     record.messages += [m for m in result.messages if isinstance(m, BaseChatMessage)]
@@ -108,7 +115,7 @@ async def write_criteria(task: EvaluationTask, k: int, pool: ClientPool) -> tupl
         first.append(parse_criteria(answer, k))
         return criteria_reask(len(first[0].criteria), k) if len(first[0].criteria) < k else None
 
-    step = await ask(pool, CRITERIA_WRITER, criteria_prompt(task, k), CRITERIA, None, follow_up)
+    step = await ask(pool, CRITERIA_WRITER, criteria_prompt(task, k), CRITERIA, None, follow_up, items=k)
     parsed = first[0]
     if len(step.messages) > 2:  # re-asked
         parsed = merge_criteria(parsed, parse_criteria(step.answer, k), k)

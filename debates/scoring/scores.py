@@ -3,6 +3,9 @@
 Robust parsing in the style of prometheus-eval and DialEvalML. ``parse_score`` is a pure function; it
 never invents a score (no "0 when nothing was found") and never clamps. Rules, in order:
 
+0. ``structured``: the whole answer is one JSON object with a numeric ``score`` (``--structured-output``,
+   ``debates/scoring/structured.py``); anything else falls through to the free-text rules.
+
 1. Normalise: fold the text (``normal_form.fold``: NFKC, zero-width and bidi controls removed, look-alike
    Cyrillic/Greek letters read as Latin, any decimal digit as ASCII, one space for a run of spaces: the
    normalisation the copy check compares with, so ``Ｓｃｏｒｅ：４`` written by the agent itself is 4, while a
@@ -79,6 +82,7 @@ from debate_eval.debates.scoring.score_rules import (
     strict_rule,
 )
 from debate_eval.debates.scoring.score_types import STATUSES, ParsedScore, ScoreRange, checked, quote
+from debate_eval.debates.scoring.structured import structured_score
 
 __all__ = ["STATUSES", "ParsedScore", "ScoreRange", "parse_score"]
 
@@ -101,6 +105,9 @@ def parse_score(text: str, scale: ScoreRange, aspect: str | None = None) -> Pars
     """
     if not text or not text.strip():
         return ParsedScore(None, "no_score", "none", "No score: the message is empty.")
+    structured = structured_score(text, scale)  # rule 0: a JSON answer's own "score" (--structured-output)
+    if structured is not None:
+        return structured
     clean, index = normalise_with_map(text)
     turn_spans = [m.span() for m in PER_TURN.finditer(clean)]
     strict, aside, is_verdict = strict_rule(clean, scale, aspect, turn_spans)

@@ -4,6 +4,8 @@ The pairwise twin of ``scores.parse_score``: a pure function that never invents 
 nothing was found") and says how it read the answer. Values: ``first`` (the response shown first: A, 1,
 Output (a)), ``second`` (B, 2, Output (b)) and ``tie``. Rules, in order:
 
+0. ``structured``: the whole answer is one JSON object whose ``verdict`` is ``A``, ``B`` or ``C``
+   (``--structured-output``, ``debates/scoring/structured.py``); anything else falls through.
 1. Normalise: fold the text as the copy check does (``normal_form.fold``: NFKC, zero-width and bidi
    controls removed, look-alike Cyrillic/Greek letters read as Latin; ``［［Ｂ］］`` is ``[[B]]``), drop markdown
    emphasis (``*``, ``_`` around words) and turn en/em dashes into ``-``.
@@ -52,11 +54,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from debate_eval.debates.scoring.normal_form import fold
+from debate_eval.debates.scoring.structured import structured_verdict
 
 FIRST, SECOND, TIE = "first", "second", "tie"
 VALUES = (FIRST, SECOND, TIE)
 STATUSES = ("parsed", "no_verdict")
-METHODS = ("bracket", "labelled", "statement", "bare", "none")
+METHODS = ("structured", "bracket", "labelled", "statement", "bare", "none")
 
 
 @dataclass(frozen=True)
@@ -325,6 +328,9 @@ def parse_verdict(text: str, planted: frozenset[str] = frozenset()) -> ParsedVer
     """
     if not text or not text.strip():
         return no_verdict("No verdict: the message is empty.")
+    structured = structured_verdict(text)  # rule 0: a JSON answer's own "verdict" (--structured-output)
+    if structured is not None:
+        return ParsedVerdict(structured, "parsed", "structured", f"The JSON answer's verdict is {structured}.")
     clean = _normalise(text)
     bare = _BARE_MESSAGE.match(clean)
     if bare and _line_key(clean) not in planted:

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 from debate_eval.agents.models.http_defaults import DEFAULT_MAX_ANSWER_BYTES
 from debate_eval.agents.models.providers import all_providers
 from debate_eval.agents.models.settings import ROLES
+from debate_eval.debates.answers import ANSWER_FORMAT_HELP, STRUCTURED_HELP
+from debate_eval.debates.answers import REQUESTS as ANSWER_REQUESTS
 from debate_eval.debates.base import (
     DEFAULT_METHOD,
     add_method_options,
@@ -27,6 +29,7 @@ from debate_eval.tasks.cli.batch_args import add_batch_arguments
 from debate_eval.tasks.cli.dataset_args import add_dataset_arguments
 from debate_eval.tasks.data.datasets import DATASETS, get_dataset
 from debate_eval.tasks.engine.config_file import read_request_file, request_toml
+from debate_eval.tasks.engine.progress import MODES as PROGRESS_MODES
 from debate_eval.tasks.engine.request import FLAGS, RunRequest, field_names
 
 if TYPE_CHECKING:  # the engine loads when a run starts (``run --help`` stays fast)
@@ -161,6 +164,8 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--gguf", help="serve this GGUF with the embedded server instead of SmolLM2-135M")
     group.add_argument("--gguf-sha256", help="the SHA-256 the --gguf file must have")
     group.add_argument("--embedded-parallel", type=positive_int, help="embedded server slots (default 2)")
+    group.add_argument("--answer-format", choices=list(ANSWER_REQUESTS), default=None, help=ANSWER_FORMAT_HELP)
+    group.add_argument("--structured-output", action="store_true", default=None, help=STRUCTURED_HELP)
     group.add_argument("--env-file", help="read settings from this .env file (default: ./.env if present)")
 
 
@@ -197,7 +202,18 @@ def add_execution_arguments(parser: argparse.ArgumentParser) -> None:
         "--cache-dir",
         help="response cache folder (default: $DEBATE_EVAL_CACHE_DIR or ~/.cache/debate-eval/llm-cache)",
     )
-    group.add_argument("--no-progress", action="store_true", default=None, help="no progress bar")
+    group.add_argument(
+        "--progress",
+        choices=list(PROGRESS_MODES),
+        default=None,
+        help="what the run shows while it works (on stderr): bar (tqdm), lines (one plain line per finished item, "
+        "at most every 10 s, and one per retry: for logs, tee, nohup, CI), none; default auto: a bar on a "
+        "terminal, lines otherwise",
+    )
+    group.add_argument(
+        "--quiet", action="store_true", default=None, help="show nothing while the run works, not even retries"
+    )
+    group.add_argument("--no-progress", action="store_true", default=None, help="= --progress none")
     group.add_argument("--no-preflight", action="store_true", default=None, help="skip the one-request endpoint check")
     group.add_argument(
         "--max-answer-bytes",

@@ -9,9 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
+from debate_eval.agents.models.answer_format import describe_answers
 from debate_eval.agents.redaction import redact_record
 from debate_eval.debates.base import DEFAULT_METHOD, get_method
-from debate_eval.tasks.engine.results import RESULTS_FILE, read_jsonl
+from debate_eval.tasks.engine.results import CONFIG_FILE, RESULTS_FILE, read_jsonl
 
 WIDTH = 100
 
@@ -44,6 +45,9 @@ def handle_show(args: argparse.Namespace) -> int:
     """Print the item table or one transcript."""
     path = _results_path(args.run_dir)
     records, _ = redact_record(read_jsonl(path))  # a file of an earlier version may hold one
+    answers = answers_line(path.parent / CONFIG_FILE)
+    if answers:
+        print(answers)
     if args.item is None:
         header = template_line(path.parent / "config.json")
         if header:
@@ -64,6 +68,17 @@ def template_line(config_file: Path) -> str | None:
     if not isinstance(template, dict) or not template.get("source"):
         return None
     return f"template: {template['source']} (scale {template.get('scale', '?')})"
+
+
+def answers_line(config_path: Path) -> str | None:
+    """``answers: ...`` when the run's config.json says some answers were constrained (``--answer-format``),
+    else None (free answers, or no readable config.json)."""
+    try:
+        config = json.loads(config_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    answers = (config.get("result_config") or {}).get("answers") if isinstance(config, dict) else None
+    return f"answers: {describe_answers(answers)}" if answers else None
 
 
 def find_record(records: list[dict[str, Any]], key: str) -> dict[str, Any]:
@@ -216,6 +231,9 @@ def _format_messages(record: dict[str, Any], blocks: list[str], full: bool) -> s
             meta.append(f"{usage.get('prompt_tokens', 0)}+{usage.get('completion_tokens', 0)} tokens")
         if entry.get("cached"):
             meta.append("cached")
+        answer = entry.get("answer_format")
+        if answer:
+            meta.append(f"{answer.get('mode')} {answer.get('kind')}, cap {_fmt(answer.get('max_tokens'))}")
         score = entry.get("score")
         if score:
             meta.append(f"score {_fmt(score.get('value'))} [{score.get('status')}/{score.get('method')}]")

@@ -90,6 +90,7 @@ def multi_aspect_config(configs: Sequence[RunConfig]) -> RunConfig:
         models=first.models,
         method_config=first.method_config,
         swap=first.swap,
+        answers=first.answers,
         aspect_configs=tuple(configs),
     )
 

@@ -12,9 +12,11 @@ from dataclasses import replace
 from pathlib import Path
 
 from debate_eval.agents.errors import UserError
+from debate_eval.agents.models.answer_format import JSON
 from debate_eval.agents.models.batch import BatchOptions
 from debate_eval.agents.models.http_client import DEFAULT_MAX_ANSWER_BYTES
 from debate_eval.agents.models.settings import ROLES, ModelOverrides, resolve_model_config
+from debate_eval.debates.answers import AUTO, answer_plan
 from debate_eval.debates.base import DEFAULT_METHOD, MethodContext, get_method, method_namespace
 from debate_eval.tasks.data.criteria import criteria_template
 from debate_eval.tasks.data.datasets import check_aspect, get_dataset, resolve_data_dir
@@ -30,6 +32,9 @@ from debate_eval.tasks.data.registry import PAIRWISE, PAIRWISE_LABELS, looks_lik
 from debate_eval.tasks.data.templates import parse_scale, resolve_template
 from debate_eval.tasks.engine.aspects import build_for_aspects
 from debate_eval.tasks.engine.pairwise import check_run_task_type, pairwise_template
+from debate_eval.tasks.engine.progress import AUTO as PROGRESS_AUTO
+from debate_eval.tasks.engine.progress import MODES as PROGRESS_MODES
+from debate_eval.tasks.engine.progress import NONE, QUIET
 from debate_eval.tasks.engine.request import RunRequest
 from debate_eval.tasks.engine.run_config import RunConfig, RunOptions
 
@@ -158,15 +163,46 @@ def _aspect_run_config(request: RunRequest, aspect: str) -> RunConfig:
     context = MethodContext(
         dataset=dataset, dataset_kind=spec.kind, aspect=aspect, task_type=task_type, swap=bool(request.swap)
     )
+    models = resolve_model_config(model_overrides(request))
+    method_config = method.build_config(method_namespace(method, request.method_options), context)
     return RunConfig(
         dataset=dataset,
         aspect=aspect,
         protocol=name,
         template=template,
-        models=resolve_model_config(model_overrides(request)),
-        method_config=method.build_config(method_namespace(method, request.method_options), context),
+        models=models,
+        method_config=method_config,
         swap=request.swap,
+        answers=answer_plan(
+            requested_answer_format(request),
+            models,
+            getattr(method_config, "fidelity", None),
+            list(method.roles(method_config)),
+        ),
     )
+
+
+def requested_answer_format(request: RunRequest) -> str:
+    """``answer_format`` (default auto); ``structured_output`` is ``json`` and agrees with no other."""
+    chosen = request.answer_format
+    if request.structured_output:
+        if chosen not in (None, JSON):
+            raise UserError(f"--structured-output (structured_output) is --answer-format json, not {chosen}")
+        return JSON
+    return chosen or AUTO
+
+
+def progress_mode(request: RunRequest) -> str:
+    """``progress`` (default auto); ``no_progress`` is ``none`` (retries still one line each) and ``quiet``
+    shows nothing at all; neither agrees with another ``progress``."""
+    chosen = request.progress
+    if chosen is not None and chosen not in PROGRESS_MODES:
+        raise UserError(f"unknown progress display {chosen!r}; choose from {', '.join(PROGRESS_MODES)}")
+    if request.quiet or request.no_progress:
+        if chosen not in (None, NONE):
+            raise UserError(f"--quiet / --no-progress show no progress: not with --progress {chosen}")
+        return QUIET if request.quiet else NONE
+    return chosen or PROGRESS_AUTO
 
 
 def model_overrides(request: RunRequest) -> ModelOverrides:
@@ -243,7 +279,7 @@ def build_run_options(request: RunRequest, config: RunConfig) -> RunOptions:
         use_cache=not request.no_cache,
         reset_cache=request.reset_cache,
         cache_dir=Path(request.cache_dir) if request.cache_dir else None,
-        progress=False if request.no_progress else None,
+        progress=progress_mode(request),
         preflight=not request.no_preflight,
         batch=batch,
         max_answer_bytes=request.max_answer_bytes or DEFAULT_MAX_ANSWER_BYTES,

@@ -96,6 +96,8 @@ class RunRequest:
     gguf: str | None = _option(MODELS, PATH)
     gguf_sha256: str | None = _option(MODELS, TEXT)
     embedded_parallel: int | None = _option(MODELS, POSITIVE_INT)
+    answer_format: str | None = _option(MODELS, TEXT)  # auto | free | grammar | json (debates/answers.py)
+    structured_output: bool = _option(MODELS, SWITCH, False)  # = answer_format "json"
     env_file: str | None = _option(MODELS, PATH)
     # ---- execution (does not change results)
     out: str | None = _option(EXECUTION, PATH)
@@ -105,7 +107,9 @@ class RunRequest:
     no_cache: bool = _option(EXECUTION, SWITCH, False)
     reset_cache: bool = _option(EXECUTION, SWITCH, False)
     cache_dir: str | None = _option(EXECUTION, PATH)
-    no_progress: bool = _option(EXECUTION, SWITCH, False)
+    progress: str | None = _option(EXECUTION, TEXT)  # auto | bar | lines | none (engine/progress.py)
+    quiet: bool = _option(EXECUTION, SWITCH, False)  # = progress "none"
+    no_progress: bool = _option(EXECUTION, SWITCH, False)  # = progress "none" (the older spelling)
     no_preflight: bool = _option(EXECUTION, SWITCH, False)
     max_answer_bytes: int | None = _option(EXECUTION, POSITIVE_INT)  # None: http_client.DEFAULT_MAX_ANSWER_BYTES
     fast_path: bool = _option(EXECUTION, SWITCH, False)  # the opt-in private fast path (agents/models/fast_path.py)

@@ -19,9 +19,11 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from debate_eval.agents.models.answer_format import AnswerPlan
 from debate_eval.agents.models.batch import BatchOptions
 from debate_eval.agents.models.http_client import DEFAULT_MAX_ANSWER_BYTES
 from debate_eval.agents.models.settings import ModelConfig, stable_hash
+from debate_eval.debates.answers import plan_for_roles
 from debate_eval.debates.base import Evaluator, Method, get_method
 from debate_eval.tasks.data.own_file import dataset_options
 from debate_eval.tasks.data.templates import Template
@@ -42,6 +44,7 @@ class RunConfig:
     models: ModelConfig
     method_config: Any = None  # the method's config dataclass (``Method.build_config``)
     swap: bool = False  # pairwise: every item judged in both orders (--swap)
+    answers: AnswerPlan | None = None  # answer formats (--answer-format; None: every answer free)
 
     @property
     def method(self) -> Method[Any]:
@@ -49,12 +52,21 @@ class RunConfig:
         return get_method(self.protocol)
 
     def result_config(self) -> dict[str, Any]:
-        """The result-affecting settings (``method_result_config``), with ``swap: true`` for a --swap run (the
-        key is absent otherwise, so other runs keep their hash)."""
+        """The result-affecting settings (``method_result_config``), with ``swap: true`` for a --swap run and
+        ``answers`` when some role's answers are constrained (each key is absent otherwise, so other runs keep
+        their hash)."""
         config = self.method_result_config()
         if self.swap:
             config["swap"] = True
+        answers = self.answer_config()
+        if answers is not None:
+            config["answers"] = answers
         return config
+
+    def answer_config(self) -> dict[str, Any] | None:
+        """The answer formats of the roles this run calls (``debates.answers.plan_for_roles``), or None when
+        every answer is free."""
+        return plan_for_roles(self.answers, [*self.roles(), "scorer"])
 
     def method_result_config(self) -> dict[str, Any]:
         """The result-affecting settings, JSON-ready and secret-free: the method's config under its
@@ -127,7 +139,7 @@ class RunOptions:
     use_cache: bool = True
     reset_cache: bool = False  # move the response cache aside first (``agents.models.response_cache``)
     cache_dir: Path | None = None
-    progress: bool | None = None  # None: a progress bar when stderr is a terminal
+    progress: str | bool | None = None  # bar | lines | none; None/auto: a bar on a terminal, else lines (progress.py)
     preflight: bool = True
     batch: BatchOptions | None = None  # run --batch: model calls go out as Batch API batches
     max_answer_bytes: int | None = DEFAULT_MAX_ANSWER_BYTES  # --max-answer-bytes: cap per answer (None: none)

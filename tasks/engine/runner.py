@@ -14,6 +14,7 @@ from typing import Any, TextIO
 
 from autogen_core.models import ChatCompletionClient
 
+from debate_eval.agents.models.answer_format import AnswerTask, answering
 from debate_eval.agents.models.batch import BATCH_DIR, BatchDispatcher, BatchOptions, item_in_flight
 from debate_eval.agents.models.fd_budget import fit_concurrency
 from debate_eval.agents.models.http_client import NetworkOptions
@@ -242,13 +243,18 @@ async def evaluate_one(
     calls: list[CallRecord] = []
     started = time.perf_counter()
     try:
-        with recording_calls(calls):
+        with recording_calls(calls), answering(answer_task(task)):
             outcome = await evaluator(task, pool)
     except (asyncio.CancelledError, KeyboardInterrupt):
         raise
     except Exception as error:
         return make_record(item, config, None, describe_error(error), time.perf_counter() - started, calls)
     return make_record(item, config, outcome, None, time.perf_counter() - started)
+
+
+def answer_task(task: EvaluationTask) -> AnswerTask:
+    """What the answer formats of ``task``'s calls depend on: its scale and whether it is pairwise."""
+    return AnswerTask(low=task.scale.low, high=task.scale.high, pairwise=task.pairwise)
 
 
 @contextlib.asynccontextmanager
@@ -288,6 +294,7 @@ async def model_pool(
             batch=dispatcher,
             network=network,
             on_retry=on_retry,
+            answers=getattr(config, "answers", None),  # a paraphrase step's owner has none
             rate=rate,
         )
         try:
@@ -312,6 +319,14 @@ def run_concurrency(config: RunConfig, options: RunOptions, pending: int) -> tup
     return fit.concurrency, network
 
 
+def start_line(config: RunConfig, summary: RunSummary) -> str:
+    """The run's first line: ``DATASET/ASPECT [METHOD]: N items selected, M already done``."""
+    return (
+        f"{config.dataset}/{config.aspect} [{config.protocol}]: {summary.selected} items selected, "
+        f"{summary.already_done} already done"
+    )
+
+
 def default_concurrency(config: RunConfig) -> int:
     """Debates in flight: the embedded server's slots, or 8 for remote endpoints."""
     if config.models.needs_embedded:
@@ -327,9 +342,9 @@ async def run(
     stream: TextIO | None = None,
     on_retry: RetryListener | None = print_retry,
 ) -> RunSummary:
-    """Run (or resume) the evaluation of ``config`` into ``options.out_dir`` (``stream``: the progress bar's,
-    default ``sys.stderr`` as it is when the run starts; ``on_retry``: told of every retry as it happens,
-    ``agents/models/retry.py``, default one line on stderr)."""
+    """Run (or resume) the evaluation of ``config`` into ``options.out_dir`` (``stream``: the progress
+    display's, default ``sys.stderr`` as it is when the run starts; ``on_retry``: told of every retry as it
+    happens, ``agents/models/retry.py``; by default the progress display shows each as one line)."""
     stream = sys.stderr if stream is None else stream
     started = time.perf_counter()
     summary = RunSummary(out_dir=options.out_dir)
@@ -345,10 +360,14 @@ async def run(
         options.out_dir, config_document(config, options), config.config_hash(), by_aspect=multi
     )  # takes the lock
     failing = False
+    progress: Progress | None = None
     try:
         done = store.done_ids()
         pending = [job for job in jobs if result_key(job[0].item_id, job[2].aspect, multi) not in done]
         summary.selected, summary.already_done = len(jobs), len(jobs) - len(pending)
+        progress = Progress(total=len(pending), mode=options.progress, stream=stream, stats=summary.transport)
+        if not pending:
+            progress.start(start_line(config, summary))
         store.prepare_retries(result_key(item.item_id, c.aspect, multi) for item, _, c in pending)
         # both orders when a task has its twin; one evaluator per aspect
         evaluator = {c.aspect: swapping(c.evaluator()) for c in configs}
@@ -366,16 +385,22 @@ async def run(
                 batch=options.batch,
                 network=network,
                 rate=RateOptions(options.rpm, options.tpm, concurrency),
-                on_retry=on_retry,
+                # one line per retry, above the bar or among the lines (unless the caller listens itself)
+                on_retry=progress.retry if on_retry is print_retry else on_retry,
             ) as pool:
+                # once the endpoints answer (a bad URL, key or GGUF fails before it, in one line), before any item
+                progress.start(start_line(config, summary))
+                progress.add_field("budget", pool.rate_status)  # the endpoints' live rate budgets, if any
                 try:
-                    await _run_pending(pending, evaluator, config, pool, store, summary, options, concurrency, stream)
+                    await _run_pending(pending, evaluator, config, pool, store, summary, concurrency, progress)
                 finally:
                     summary.rate_limits = pool.rate_report()
     except BaseException:
         failing = True
         raise
     finally:
+        if progress is not None:
+            progress.close()
         store.close()
         summary.elapsed_s = time.perf_counter() - started
         for record in store.records.values():  # the whole run, earlier invocations included
@@ -402,12 +427,10 @@ async def _run_pending(
     pool: ClientPool,
     store: ResultsStore,
     summary: RunSummary,
-    options: RunOptions,
     concurrency: int,
-    stream: TextIO,
+    progress: Progress,
 ) -> None:
     limit = asyncio.Semaphore(concurrency)  # run_concurrency's: --concurrency fitted to the open-file limit
-    progress = Progress(total=len(pending), enabled=options.progress, stream=stream, status=pool.rate_status)
 
     async def one(item: Item, task: EvaluationTask, aspect_config: RunConfig) -> None:
         async with limit:
@@ -418,7 +441,5 @@ async def _run_pending(
         summary.now.add(record)
         progress.update(record, summary.now)
 
-    try:  # the first error (e.g. a full disk) or Ctrl-C cancels and awaits every other debate
-        await run_all(one(item, task, aspect_config) for item, task, aspect_config in pending)
-    finally:
-        progress.close()
+    # the first error (e.g. a full disk) or Ctrl-C cancels and awaits every other debate
+    await run_all(one(item, task, aspect_config) for item, task, aspect_config in pending)

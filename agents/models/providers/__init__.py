@@ -36,6 +36,7 @@ from debate_eval.agents.errors import UserError
 if TYPE_CHECKING:
     from autogen_core.models import ChatCompletionClient
 
+    from debate_eval.agents.models.answer_format import AnswerFormat
     from debate_eval.agents.models.settings import EmbeddedSettings, ModelConfig, ModelSettings
 
 BUILTIN_MODULES = (
@@ -64,6 +65,10 @@ class Provider:
     supports_batch: bool = False  # run --batch (the OpenAI Batch API routes /v1/files, /v1/batches)
     extra: str | None = None  # the pip extra that installs its SDK (``debate-eval[NAME]``), None: always there
     sdk_module: str | None = None  # the module the extra provides (checked before a client is built)
+    # how `--answer-format auto` requests this provider's answers: "grammar" (the embedded toy model) or "free"
+    auto_answer_mode: str = "free"
+    # the answer formats it can request (answer_request): "json" (a response schema), "grammar" (llama.cpp's)
+    answer_modes: tuple[str, ...] = ("json",)
 
     def endpoint_identity(self, settings: ModelSettings, embedded: EmbeddedSettings) -> Any:
         """What, besides provider and model name, identifies the model in config hashes and cache keys.
@@ -113,6 +118,25 @@ class Provider:
         (the run's HTTP client: proxies, CA bundle, observation) and its own retries are off (the pool's
         ``RetryingClient`` retries)."""
         raise NotImplementedError(f"provider {self.name!r} builds no client")
+
+    def answer_request(self, fmt: AnswerFormat) -> dict[str, Any]:
+        """Provider-specific request options (AutoGen ``extra_create_args``) that ask for ``fmt``: its
+        completion cap, and its grammar or JSON schema. The default speaks the OpenAI-compatible dialects:
+        ``grammar`` is llama.cpp's ``grammar`` field (GBNF, sent in the body), ``json`` is OpenAI's
+        ``response_format`` with a strict JSON schema (OpenAI, Azure, Gemini's OpenAI route, llama.cpp, vLLM,
+        SGLang). A kind with no schema (a critique, a list, free text) is only capped."""
+        from debate_eval.agents.models.answer_format import GRAMMAR, json_schema_response_format
+
+        args: dict[str, Any] = {}
+        if fmt.max_tokens is not None:
+            args["max_tokens"] = fmt.max_tokens
+        if fmt.mode == GRAMMAR:
+            grammar = fmt.grammar()
+            if grammar is not None:
+                args["extra_body"] = {"grammar": grammar}
+        elif fmt.json_schema() is not None:
+            args["response_format"] = json_schema_response_format(fmt)
+        return args
 
 
 _REGISTRY: dict[str, Provider] = {}

@@ -17,18 +17,26 @@
   (429, 529 and other 5xx, timeouts), the endpoint check and item errors work as for every provider.
 - ``--batch`` is refused: Anthropic's Message Batches API (requests inline, results as JSONL by batch) does
   not fit the OpenAI file-and-batch flow of ``agents/models/batch.py``.
+- ``--structured-output`` (answer formats, ``agents/models/answer_format.py``): the Messages API has no
+  response schema, so a scoring answer is asked for through a tool whose input schema is the answer's
+  (``{"rationale", "score"}`` or ``{"rationale", "verdict"}``), forced with ``tool_choice`` ``any`` (the one
+  tool); ``ToolAnswerClient`` (``tool_answers.py``) turns the tool call back into the answer's text (its input
+  as JSON), so agents, transcripts and the strict JSON parse see a plain JSON answer. A grammar cannot be
+  sent to this API.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from debate_eval.agents.models.answer_format import JSON, AnswerFormat
 from debate_eval.agents.models.providers import Provider, register_provider
-from debate_eval.agents.models.providers.openai import with_model_info
+from debate_eval.agents.models.providers.openai import GENERIC_MODEL_INFO
 from debate_eval.agents.models.settings import ModelSettings
 
 ANTHROPIC_API_URL = "https://api.anthropic.com"
 DEFAULT_MAX_TOKENS = 4096
+ANSWER_TOOL = "answer_tool"  # an answer format's tool, in extra_create_args: taken out by ToolAnswerClient
 
 
 def openai_error(error: BaseException) -> BaseException | None:
@@ -87,6 +95,7 @@ class AnthropicProvider(Provider):
     default_max_tokens = DEFAULT_MAX_TOKENS
     extra = "anthropic"
     sdk_module = "anthropic"
+    answer_modes = (JSON,)  # through a tool (ToolAnswerClient); the API takes no grammar
 
     def create_args(self, settings: ModelSettings) -> dict[str, Any]:
         """``max_tokens`` alone (see the module doc for why no sampling option is sent)."""
@@ -105,10 +114,29 @@ class AnthropicProvider(Provider):
             max_retries=0,
             **options,
         )
-        client = with_model_info(  # a model name AutoGen does not know: a plain text model
-            BaseAnthropicChatCompletionClient,
-            {"client": SamplingFreeClient(sdk), "create_args": {"model": settings.model, **self.create_args(settings)}},
-        )
+        create_args = {"model": settings.model, **self.create_args(settings)}
+        try:
+            client = BaseAnthropicChatCompletionClient(SamplingFreeClient(sdk), create_args=create_args)
+        except ValueError as exc:  # a model name AutoGen does not know: a text model that takes tools, as any Claude
+            if "model_info is required" not in str(exc):
+                raise
+            info = {**GENERIC_MODEL_INFO, "function_calling": True}  # tools: the --structured-output form
+            client = BaseAnthropicChatCompletionClient(
+                SamplingFreeClient(sdk), create_args=create_args, model_info=info
+            )
         from debate_eval.agents.models.providers.errors import OpenAIErrors  # AutoGen: loaded when used
+        from debate_eval.agents.models.providers.tool_answers import ToolAnswerClient
 
-        return OpenAIErrors(client, openai_error)
+        return ToolAnswerClient(OpenAIErrors(client, openai_error), ANSWER_TOOL)
+
+    def answer_request(self, fmt: AnswerFormat) -> dict[str, Any]:
+        """The cap as ``max_tokens``; a JSON answer as a tool with the answer's schema (``ToolAnswerClient``)."""
+        args: dict[str, Any] = {} if fmt.max_tokens is None else {"max_tokens": fmt.max_tokens}
+        schema = fmt.json_schema() if fmt.mode == JSON else None
+        if schema is not None:
+            args[ANSWER_TOOL] = {
+                "name": fmt.schema_name(),
+                "description": "Give your answer: every field of this tool's input, nothing else.",
+                "parameters": schema,
+            }
+        return args

@@ -10,6 +10,7 @@ import contextlib
 from pathlib import Path
 from typing import Any
 
+from debate_eval.agents.models.answer_format import GRAMMAR, AnswerFormat
 from debate_eval.agents.models.providers import register_provider
 from debate_eval.agents.models.providers.openai import OpenAIWireProvider
 from debate_eval.agents.models.settings import (
@@ -29,10 +30,12 @@ class EmbeddedProvider(OpenAIWireProvider):
     """llama.cpp in a child process, one per run, shared by every embedded role."""
 
     name = EMBEDDED
+    answer_modes = ("grammar", "json")
     description = "the embedded llama.cpp server (SmolLM2-135M by default, or --gguf)"
     default_model = EMBEDDED_MODEL_NAME
     default_max_tokens = EMBEDDED_MAX_TOKENS
     shares_slots = True
+    auto_answer_mode = "grammar"  # the toy model loops to its cap without one (README, "The embedded default model")
 
     def endpoint_identity(self, settings: ModelSettings, embedded: EmbeddedSettings) -> Any:
         """The GGUF's checksum and context size (the port changes every run)."""
@@ -46,6 +49,16 @@ class EmbeddedProvider(OpenAIWireProvider):
         server = EmbeddedServer(config.embedded, log_path=out_dir / SERVER_LOG, alias=alias)
         stack.enter_context(server)
         return server.base_url
+
+    def answer_request(self, fmt: AnswerFormat) -> dict[str, Any]:
+        """llama.cpp's own fields: the GBNF ``grammar``, or ``json_schema`` with the rationale's length bound
+        (llama.cpp enforces ``maxLength``; OpenAI's strict schemas do not accept it)."""
+        args: dict[str, Any] = {} if fmt.max_tokens is None else {"max_tokens": fmt.max_tokens}
+        body = {"grammar": fmt.grammar()} if fmt.mode == GRAMMAR else {"json_schema": fmt.json_schema(bounded=True)}
+        body = {key: value for key, value in body.items() if value is not None}
+        if body:
+            args["extra_body"] = body
+        return args
 
     def base_url(self, settings: ModelSettings, started: str | None) -> str:
         """The server started for this run."""

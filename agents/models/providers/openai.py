@@ -102,6 +102,7 @@ class OpenAICompatible(OpenAIWireProvider):
     """Requests go to the configured base URL (default: the OpenAI API); a model name is required."""
 
     name = "openai"
+    answer_modes = ("grammar", "json")  # llama.cpp's grammar field (any llama.cpp server), or a response schema
     description = "an OpenAI-compatible endpoint (--base-url, API key from the environment)"
     user_endpoint = True
     key_variables = ("OPENAI_API_KEY",)

@@ -27,6 +27,7 @@ class ScriptedProvider(OpenAIWireProvider):
     """The scripted server in a background thread of this process, for the length of the run."""
 
     name = SCRIPTED
+    answer_modes = ("grammar", "json")
     description = "the scripted test server: canned replies per role, no model (checks a pipeline offline)"
     default_model = SCRIPTED
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import threading
 import time
@@ -146,6 +147,37 @@ def default_reply(request: Request) -> str:
     return DEFAULT_REPLIES[role]
 
 
+def requested_schema(request: Request) -> Mapping[str, Any] | None:
+    """The JSON schema a request asks for: OpenAI's ``response_format`` or llama.cpp's ``json_schema``."""
+    response_format = request.get("response_format")
+    if isinstance(response_format, Mapping) and response_format.get("type") == "json_schema":
+        schema = (response_format.get("json_schema") or {}).get("schema")
+        return schema if isinstance(schema, Mapping) else None
+    schema = request.get("json_schema")
+    return schema if isinstance(schema, Mapping) else None
+
+
+def structured_reply(text: str, request: Request) -> str:
+    """``text`` as the JSON object the request's schema asks for (``rationale`` and ``score`` or ``verdict``,
+    read from the scripted text: its last number on the scale, its last [[X]]), or ``text`` itself when the
+    request asks for none."""
+    schema = requested_schema(request)
+    if schema is None:
+        return text
+    properties = schema.get("properties") or {}
+    answer: dict[str, Any] = {}
+    if "rationale" in properties:
+        answer["rationale"] = text.splitlines()[0] if text else ""
+    if "score" in properties:
+        allowed = properties["score"].get("enum") or list(range(int(properties["score"].get("minimum", 1)), 6))
+        numbers = [int(n) for n in re.findall(r"\d+", text) if int(n) in allowed]
+        answer["score"] = numbers[-1] if numbers else allowed[0]
+    if "verdict" in properties:
+        sides = re.findall(r"\[\[([ABC])\]\]", text)
+        answer["verdict"] = sides[-1] if sides else "C"
+    return json.dumps(answer)
+
+
 @dataclass
 class ScriptedOpenAIServer:
     """Use as a context manager; ``base_url`` is ``http://127.0.0.1:PORT/v1``."""
@@ -203,8 +235,8 @@ class ScriptedOpenAIServer:
             return self.faults.pop(0) if self.faults else None
 
     def completion(self, request: Request) -> dict[str, Any]:
-        """The JSON body of a successful answer."""
-        content = self.reply(request)
+        """The JSON body of a successful answer (a JSON object when the request asks for a JSON schema)."""
+        content = structured_reply(self.reply(request), request)
         prompt_words = sum(len(str(m.get("content", "")).split()) for m in request.get("messages", []))
         choice: dict[str, Any] = {
             "index": 0,

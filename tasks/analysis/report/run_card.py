@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from debate_eval.agents.models.answer_format import describe_answers
 from debate_eval.tasks.analysis.bootstrap import MIN_UNITS
 from debate_eval.tasks.analysis.report import numbers, plots
 from debate_eval.tasks.analysis.report.gather import Run
@@ -81,6 +82,7 @@ def overview(run: Run, index: int, expanded: bool = True) -> str:
         ("aspect", ", ".join(aspects)),
         ("method", run.method),
         ("template", _template(run)),
+        ("answers", describe_answers((run.config.get("result_config") or {}).get("answers"))),
         ("task", run.task_type),
         ("items", f"{totals['items']} ({totals['parsed']} with a score or verdict, {totals['failed']} failed)"),
         ("model calls", f"{totals['llm_calls']} to the model, {totals['cached_calls']} from the cache"),

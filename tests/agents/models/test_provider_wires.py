@@ -246,6 +246,39 @@ def test_a_debate_and_a_pairwise_geval_run_through_each_provider(
     assert "Traceback" not in capsys.readouterr().err
 
 
+def test_structured_output_through_each_provider(provider_setup: Any, isolated_env: Path) -> None:
+    """--structured-output: OpenAI-style providers send a strict JSON schema as response_format, Anthropic a
+    forced tool with that schema; either way the answer is read strictly (parse method "structured")."""
+    provider, fake, model = provider_setup
+    out = isolated_env / "structured"
+    what = ["--dataset", "summeval", "--aspect", "coherence", "--method", "geval", "--geval-no-logprobs"]
+    assert _run(provider, fake, model, out, *what, "--structured-output") == 0
+    records = _records(out)
+    assert all(r["score"] == 3 and r["parse_method"] == "structured" for r in records), records
+    # the items' requests (the endpoint check before them asks for one token, in no format)
+    posts = [seen.body for seen in fake.posts() if "Summary" in json.dumps(seen.body.get("messages"))]
+    assert len(posts) == 2
+    for body in posts:
+        if provider == "anthropic":  # its own default cap, not the embedded model's caps
+            assert body["tool_choice"] == {"type": "any"} and len(body["tools"]) == 1 and body["max_tokens"] == 4096
+            assert body["tools"][0]["input_schema"]["required"] == ["score"]
+        else:
+            assert body["response_format"]["type"] == "json_schema"
+            assert body["response_format"]["json_schema"]["schema"]["properties"]["score"]["enum"] == [1, 2, 3, 4, 5]
+    answers = json.loads((out / "config.json").read_text(encoding="utf-8"))["result_config"]["answers"]
+    assert answers["modes"] == {"scorer": "json"}
+
+
+def test_a_grammar_is_refused_where_the_api_takes_none(
+    provider_setup: Any, isolated_env: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    provider, fake, model = provider_setup
+    what = ["--dataset", "summeval", "--aspect", "coherence", "--answer-format", "grammar"]
+    assert _run(provider, fake, model, isolated_env / "g", *what) == 2 and not fake.posts()
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"the {provider} provider of the scorer cannot request answers as grammar" in err[0]
+
+
 def test_the_entra_token_provider_comes_from_azure_identity() -> None:
     """With azure-identity installed (the [azure] extra), a token provider is made without any network call;
     the credential chain itself runs only when the first request asks for a token."""

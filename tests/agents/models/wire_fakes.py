@@ -5,11 +5,11 @@ shape, with the scripted server's reply for the role the request reveals (``scri
 so a whole debate or G-Eval run goes through it. Each enforces what its real service is documented to
 enforce and a client could get wrong:
 
-- ``AnthropicFake`` (``POST /v1/messages``): the key (``x-api-key``, or ``Authorization: Bearer`` as the
-  ``anthropic`` SDK >= 2 sends it) and an ``anthropic-version`` header, a ``max_tokens``, only
-  ``user``/``assistant`` turns (the system prompt in ``system``), no field that ``messages.create`` of the
-  ``anthropic`` SDK >= 1.0 lacks (seed, penalties, temperature, top_p, top_k); errors in Anthropic's shape
-  (``{"type": "error", "error": ...}``).
+- ``AnthropicFake`` (``POST /v1/messages``; a forced tool call is answered with a ``tool_use`` block): the key
+  (``x-api-key``, or ``Authorization: Bearer`` as the ``anthropic`` SDK >= 2 sends it) and an
+  ``anthropic-version`` header, a ``max_tokens``, only ``user``/``assistant`` turns (the system prompt in
+  ``system``), no field that ``messages.create`` of the ``anthropic`` SDK >= 1.0 lacks (seed, penalties,
+  temperature, top_p, top_k); errors in Anthropic's shape (``{"type": "error", "error": ...}``).
 - ``AzureFake`` (``POST /openai/deployments/DEPLOYMENT/chat/completions?api-version=V``): the ``api-key``
   header (or an Entra ``Authorization: Bearer``), a known deployment (404 ``DeploymentNotFound`` otherwise),
   an ``api-version``; the answer names the model version behind the deployment.
@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from debate_eval.agents.models.providers.scripted_server import default_reply
+from debate_eval.agents.models.providers.scripted_server import default_reply, structured_reply
 
 # fields the Messages API does not take (the OpenAI ones, and the sampling fields the anthropic SDK >= 1.0 dropped)
 NOT_MESSAGES_FIELDS = ("seed", "frequency_penalty", "presence_penalty", "logprobs", "top_logprobs", "n", "temperature")
@@ -98,7 +98,9 @@ class WireFake:
 
 
 def openai_completion(request: dict[str, Any], text: str, model: str) -> dict[str, Any]:
-    """A chat-completion body in OpenAI's shape, with word counts as token usage."""
+    """A chat-completion body in OpenAI's shape, with word counts as token usage (a JSON answer when the
+    request's ``response_format`` asks for a schema, as the scripted server gives)."""
+    text = structured_reply(text, request)
     prompt = sum(len(str(m.get("content", "")).split()) for m in request.get("messages", []))
     return {
         "id": "chatcmpl-fake",
@@ -155,6 +157,14 @@ class AnthropicFake(WireFake):
         messages += [{"role": m["role"], "content": _text(m["content"])} for m in body["messages"]]
         text = default_reply({"messages": messages})
         words = sum(len(m["content"].split()) for m in messages)
+        content: list[dict[str, Any]] = [{"type": "text", "text": text}]
+        stop = "end_turn"
+        tools = body.get("tools") or []
+        if tools and (body.get("tool_choice") or {}).get("type") in ("any", "tool"):  # a forced tool call
+            schema = {"type": "json_schema", "json_schema": {"schema": tools[0]["input_schema"]}}
+            answer = json.loads(structured_reply(text, {"response_format": schema}))
+            content = [{"type": "tool_use", "id": "toolu_fake", "name": tools[0]["name"], "input": answer}]
+            stop = "tool_use"
         return Answer(
             200,
             {
@@ -162,8 +172,8 @@ class AnthropicFake(WireFake):
                 "type": "message",
                 "role": "assistant",
                 "model": self.served_model,
-                "content": [{"type": "text", "text": text}],
-                "stop_reason": "end_turn",
+                "content": content,
+                "stop_reason": stop,
                 "stop_sequence": None,
                 "usage": {"input_tokens": words, "output_tokens": len(text.split())},
             },

@@ -1,0 +1,52 @@
+"""The run's answer plan (debates/answers.py): auto constrains only the embedded model, authors-code stays free,
+and the plan enters the config only when some role is constrained."""
+
+from __future__ import annotations
+
+import pytest
+
+from debate_eval.agents.errors import UserError
+from debate_eval.agents.models.settings import ModelOverrides, resolve_model_config
+from debate_eval.debates.answers import answer_data, answer_plan, plan_for_roles
+
+EMBEDDED = resolve_model_config(ModelOverrides(), environ={})
+REMOTE = resolve_model_config(ModelOverrides(model="gpt-4o"), environ={"OPENAI_API_KEY": "sk-x"})
+MIXED = resolve_model_config(
+    ModelOverrides(role_models={"critic": "gpt-4o"}), environ={"DEBATE_EVAL_CRITIC_API_KEY": "sk-x"}
+)
+
+
+def test_auto_is_a_grammar_on_the_embedded_model_only() -> None:
+    assert answer_plan("auto", EMBEDDED).mode_for("scorer") == "grammar"
+    assert answer_plan("auto", REMOTE).mode_for("scorer") == "free"
+    mixed = answer_plan("auto", MIXED)
+    assert (mixed.mode_for("scorer"), mixed.mode_for("critic"), mixed.mode_for("referee")) == (
+        "grammar",
+        "free",
+        "grammar",
+    )
+    assert plan_for_roles(answer_plan("auto", REMOTE), ["scorer", "critic"]) is None  # the hash stays as it was
+    recorded = plan_for_roles(mixed, ["scorer", "critic"])
+    assert recorded is not None and recorded["modes"] == {"critic": "free", "scorer": "grammar"}
+    assert recorded["caps"] == answer_data()["caps"] and recorded["requested"] == "auto"
+
+
+def test_explicit_modes_apply_to_every_role() -> None:
+    assert answer_plan("json", REMOTE).mode_for("critic") == "json"
+    assert answer_plan("grammar", REMOTE).mode_for("tiebreaker") == "grammar"
+    assert answer_plan("free", EMBEDDED).active is False
+
+
+def test_authors_code_keeps_the_authors_free_text() -> None:
+    assert answer_plan("auto", EMBEDDED, "authors-code").active is False
+    for requested in ("grammar", "json"):
+        with pytest.raises(UserError, match="not with --fidelity authors-code"):
+            answer_plan(requested, EMBEDDED, "authors-code")
+    with pytest.raises(UserError, match="unknown answer format"):
+        answer_plan("yaml", EMBEDDED)
+
+
+def test_the_data_file_names_known_kinds_and_positive_caps() -> None:
+    data = answer_data()
+    assert data["kinds"]["scorer"] == "score" and data["kinds"]["critic"] == "critique"
+    assert all(cap >= 8 for cap in data["caps"].values())
