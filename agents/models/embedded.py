@@ -18,6 +18,8 @@ import argparse
 import hashlib
 import importlib.util
 import json
+import math
+import os
 import subprocess
 import sys
 import threading
@@ -86,6 +88,37 @@ def verify_gguf(gguf: GgufFile) -> None:
         raise UserError(f"{gguf.path}: SHA-256 mismatch (expected {gguf.sha256}, got {actual}); refusing to load it")
 
 
+def available_cpus() -> int:
+    """The CPUs this process may run on (its affinity mask where the system has one)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def idle_threads(cpus: int | None = None, load: float | None = None) -> int:
+    """llama.cpp threads for the CPUs other work leaves idle: the CPUs less the 1-minute load average, to the
+    nearest whole number, at least 1. llama.cpp's threads wait for each other actively, so one thread more than
+    the idle CPUs makes every step wait for a descheduled thread (on this project's 2-core machine under a load
+    of 6-8, two threads ran a batch of requests 4x slower than one: benchmarks/first_run.md)."""
+    cpus = available_cpus() if cpus is None else cpus
+    if load is None:
+        try:
+            load = os.getloadavg()[0]
+        except OSError:  # no load average on this system: use every CPU, as llama.cpp would
+            return cpus
+    return max(1, min(cpus, math.floor(cpus - load + 0.5)))
+
+
+def load_note() -> str:
+    """``N CPUs, load L`` for the server log."""
+    try:
+        load = f"{os.getloadavg()[0]:.2f}"
+    except OSError:
+        load = "unknown"
+    return f"{available_cpus()} CPUs, 1-minute load {load}"
+
+
 class EmbeddedServer:
     """Starts the llama.cpp server in a child process; use as a (sync) context manager.
 
@@ -100,6 +133,7 @@ class EmbeddedServer:
         self.log_path = log_path
         self.gguf = locate_gguf(settings)
         self.base_url: str | None = None
+        self.threads: int | None = None  # llama.cpp's threads, chosen at start
         self._process: subprocess.Popen[str] | None = None
         self._log: IO[bytes] | None = None
 
@@ -119,11 +153,14 @@ class EmbeddedServer:
             "--alias",
             self.alias,
         ]
-        if self.settings.threads:
-            command += ["--threads", str(self.settings.threads)]
+        self.threads = self.settings.threads or idle_threads()
+        command += ["--threads", str(self.threads)]
         if self.log_path is not None:
             self.log_path.parent.mkdir(parents=True, exist_ok=True)
             self._log = self.log_path.open("ab")
+            how = "DEBATE_EVAL_EMBEDDED_THREADS" if self.settings.threads else f"the idle CPUs ({load_note()})"
+            self._log.write(f"debate-eval: {self.threads} llama.cpp thread(s), from {how}\n".encode())
+            self._log.flush()
         self._process = subprocess.Popen(
             command,
             stdin=subprocess.PIPE,

@@ -103,7 +103,7 @@ class EmbeddedSettings:
     gguf_sha256: str | None = None  # required with a custom gguf_path
     parallel: int = 2  # llama.cpp slots = debates in flight
     ctx_per_slot: int = 8192
-    threads: int | None = None  # None: llama.cpp decides
+    threads: int | None = None  # None: the CPUs other work leaves idle at start (embedded.idle_threads)
 
     def identity(self) -> dict[str, Any]:
         """What changes the model's answers (for cache keys and config hashes)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -139,3 +140,65 @@ def test_geval_weights_by_llama_log_probabilities(embedded_env: Path) -> None:
     for record in results:
         if record["details"]["method"] != "logprob_weighted":
             assert record["details"]["method"] == "parsed" and record["details"]["logprobs"]  # says why not
+
+
+def test_the_server_honours_grammar_and_json_schema_fields(embedded_env: Path) -> None:
+    """llama.cpp's own request fields reach its sampler: a GBNF ``grammar`` and a ``json_schema`` (with the
+    rationale's maxLength) shape the answer exactly, and OpenAI's ``response_format`` is accepted too."""
+    from debate_eval.agents.models.answer_format import GRAMMAR, JSON, AnswerFormat, json_schema_response_format
+    from debate_eval.agents.models.embedded import EmbeddedServer
+    from debate_eval.agents.models.providers import get_provider
+    from debate_eval.agents.models.settings import EmbeddedSettings
+
+    def ask(url: str, extra: dict[str, Any]) -> dict[str, Any]:
+        import urllib.request
+
+        body = {
+            "model": "SmolLM2-135M-Instruct",
+            "temperature": 0,
+            "messages": [{"role": "user", "content": "Rate the coherence of 'The cat sat. Dogs fly.' from 1 to 5."}],
+            **extra,
+        }
+        request = urllib.request.Request(
+            f"{url}/chat/completions", json.dumps(body).encode(), {"Content-Type": "application/json"}
+        )
+        with urllib.request.urlopen(request, timeout=120) as response:
+            return json.loads(response.read())
+
+    score = AnswerFormat("score", GRAMMAR, max_tokens=40)
+    embedded = get_provider("embedded")
+    with EmbeddedServer(EmbeddedSettings(parallel=1), log_path=embedded_env / "fields.log") as server:
+        assert server.base_url is not None
+        grammar_args = embedded.answer_request(score)
+        answer = ask(server.base_url, {"max_tokens": 40, **grammar_args["extra_body"]})
+        content = answer["choices"][0]["message"]["content"]
+        assert re.fullmatch(r"[ -~]{1,32}\nScore: [1-5]", content), content
+        assert answer["choices"][0]["finish_reason"] == "stop" and answer["usage"]["completion_tokens"] < 40
+        as_json = embedded.answer_request(AnswerFormat("score", JSON, max_tokens=60))["extra_body"]
+        data = json.loads(ask(server.base_url, {"max_tokens": 60, **as_json})["choices"][0]["message"]["content"])
+        assert set(data) == {"rationale", "score"} and data["score"] in range(1, 6)
+        assert len(data["rationale"]) <= 60 - 8
+        response_format = json_schema_response_format(AnswerFormat("verdict", JSON))
+        verdict = ask(server.base_url, {"max_tokens": 200, "response_format": response_format})
+        assert json.loads(verdict["choices"][0]["message"]["content"])["verdict"] in ("A", "B", "C")
+
+
+def test_constrained_debate_scores_every_item_within_each_calls_cap(embedded_env: Path) -> None:
+    """Issue 24's "done when": the default debate (n = 2) on two SummEval items, as the README's main job runs
+    it: every item has a score on the 1-5 scale, and every model call ended before its cap (a constrained
+    answer always reaches its ending)."""
+    out = embedded_env / "constrained-debate"
+    args = ["run", "--dataset", "summeval", "--aspect", "coherence", "--limit", "2"]
+    assert main([*args, "--out", str(out), "--progress", "none"]) == 0
+    results = records(out)
+    assert len(results) == 2
+    for record in results:
+        assert record["error"] is None and record["parse_status"] == "parsed", record["parse_reason"]
+        assert 1 <= record["score"] <= 5
+        calls = [e for e in record["transcript"] if e["role"] in ("scorer", "critic")]
+        assert calls and all(e["answer_format"]["mode"] == "grammar" for e in calls)
+        for entry in calls:
+            cap = entry["answer_format"]["max_tokens"]
+            assert cap in (96,) and entry["usage"]["completion_tokens"] < cap, entry
+    answers = json.loads((out / "config.json").read_text())["result_config"]["answers"]
+    assert answers["modes"] == {"critic": "grammar", "scorer": "grammar"} and answers["caps"]["score"] == 96
