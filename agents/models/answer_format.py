@@ -10,6 +10,8 @@ caps, are data (``debates/prompts/answer_formats.json``, read by ``debates.answe
 ``score``       a short rationale on one line, then ``Score: N`` on a line of its own, N on the scale
 ``score_only``  the score alone (G-Eval's "scores ONLY" form, DialEvalML's "a single score and nothing else")
 ``verdict``     a short rationale on one line, then ``[[A]]``, ``[[B]]`` or ``[[C]]`` (a tie) on its own line
+``pair_scores`` a short rationale on one line, then ``Score A: N``, ``Score B: N`` and ``Verdict: [[X]]`` on
+                lines of their own (Fennec's judge of two responses)
 ``critique``    ``NO ISSUE``, or one short paragraph of feedback (the Critic's own choice, read as always)
 ``criteria``    exactly ``items`` numbered lines ``1. <name>: <what it checks>``
 ``text``        free text, only capped (relays, summaries, guidelines, rewrites): no grammar, no schema
@@ -34,11 +36,12 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
-KINDS = ("score", "score_only", "verdict", "critique", "criteria", "text")
+KINDS = ("score", "score_only", "verdict", "pair_scores", "critique", "criteria", "text")
 FREE, GRAMMAR, JSON = "free", "grammar", "json"
 MODES = (FREE, GRAMMAR, JSON)  # how a role's answers are requested: as today, a GBNF grammar, a JSON schema
 UNCAPPED_RATIONALE_CHARS = 1000  # the rationale's bound when a call has no completion cap
 ENDING_RESERVE = 8  # tokens kept for the forced ending ("\nScore: 10", "\n[[C]]") and the end of the answer
+PAIR_RESERVE = 32  # the same for "\nScore A: 10\nScore B: 10\nVerdict: [[C]]" (at most 32 characters)
 MAX_ENUMERATED = 100  # a scale with more integers than this is written as digits (the parser checks the range)
 SCORE_LABEL = "Score"
 VERDICTS = ("A", "B", "C")  # MT-Bench's brackets: [[A]], [[B]], [[C]] (a tie)
@@ -83,13 +86,13 @@ class AnswerFormat:
         printable ASCII character), or ``UNCAPPED_RATIONALE_CHARS`` without a cap."""
         if self.max_tokens is None:
             return UNCAPPED_RATIONALE_CHARS
-        reserve = 2 if self.kind in ("critique", "criteria") else ENDING_RESERVE
+        reserve = {"critique": 2, "criteria": 2, "pair_scores": PAIR_RESERVE}.get(self.kind, ENDING_RESERVE)
         return max(1, self.max_tokens - reserve)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready description (for transcripts: what a call was asked to write)."""
         data: dict[str, Any] = {"kind": self.kind, "mode": self.mode, "max_tokens": self.max_tokens}
-        if self.kind in ("score", "score_only"):
+        if self.kind in ("score", "score_only", "pair_scores"):
             data["scale"] = f"{self.low:g}-{self.high:g}"
         if self.kind == "criteria":
             data["items"] = self.items
@@ -107,6 +110,10 @@ class AnswerFormat:
         if self.kind == "verdict":
             choices = " | ".join(f'"[[{v}]]"' for v in VERDICTS)
             return f'root ::= rationale "\\n" ({choices})\nrationale ::= {line}'
+        if self.kind == "pair_scores":
+            choices = " | ".join(f'"[[{v}]]"' for v in VERDICTS)
+            ending = f'"\\nScore A: " value "\\nScore B: " value "\\nVerdict: " ({choices})'
+            return f"root ::= rationale {ending}\nrationale ::= {line}\n{self._value_rules()}"
         if self.kind == "critique":
             return f'root ::= "NO ISSUE" | feedback\nfeedback ::= {line}'
         if self.kind == "criteria":
@@ -134,8 +141,8 @@ class AnswerFormat:
 
     def json_schema(self, bounded: bool = False) -> dict[str, Any] | None:
         """The JSON schema of a ``score``, ``score_only`` or ``verdict`` answer (None for the other kinds,
-        which stay text). ``bounded`` adds the rationale's ``maxLength`` (llama.cpp enforces it; OpenAI's
-        strict mode does not accept it)."""
+        which stay text; a ``pair_scores`` answer too, whose side scores are read from its lines). ``bounded``
+        adds the rationale's ``maxLength`` (llama.cpp enforces it; OpenAI's strict mode does not accept it)."""
         properties: dict[str, Any] = {}
         if self.kind in ("score", "verdict"):
             rationale: dict[str, Any] = {"type": "string"}
@@ -230,12 +237,13 @@ class AnswerPlan:
         provider_cap: int | None,
         task: AnswerTask | None,
         items: int = 0,
+        scale: tuple[float, float] | None = None,
     ) -> AnswerFormat | None:
         """The format of one call by ``role`` (whose model settings are ``settings_role``'s), or None when its
         answers are free. ``kind``: the call site's (default: the role's); ``configured_cap``: the role's
         ``max_tokens``; ``provider_cap``: its provider's default cap, replaced by the kind's cap when the
         configured one is that default; a pairwise task turns a score into a verdict; ``items``: a criteria
-        list's length."""
+        list's length; ``scale``: the call's own scale (default the task's)."""
         mode = self.mode_for(settings_role)
         if mode == FREE or task is None:
             return None
@@ -247,7 +255,8 @@ class AnswerPlan:
             cap = self.caps[kind]
         if kind == "criteria" and items < 1:
             kind = "text"  # a list of unknown length is only capped
-        return AnswerFormat(kind=kind, mode=mode, max_tokens=cap, low=task.low, high=task.high, items=items)
+        low, high = scale if scale is not None else (task.low, task.high)
+        return AnswerFormat(kind=kind, mode=mode, max_tokens=cap, low=low, high=high, items=items)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready view."""

@@ -219,11 +219,12 @@ class ClientPool:
         *,
         answer: str | None = None,
         items: int = 0,
+        scale: tuple[float, float] | None = None,
     ) -> ObservedClient:
         """A per-debate client for ``role`` that records every call into ``log``; ``answer``: the kind of
         answer it writes when the run constrains answers (default: the role's, see ``AnswerPlan``), ``items``
-        the length of a criteria list."""
-        return self.observe(self.shared(role, variant, sampling), role, log, answer=answer, items=items)
+        the length of a criteria list, ``scale`` its scores' scale when not the item's."""
+        return self.observe(self.shared(role, variant, sampling), role, log, answer=answer, items=items, scale=scale)
 
     def observe(
         self,
@@ -234,17 +235,23 @@ class ClientPool:
         settings_role: str | None = None,
         answer: str | None = None,
         items: int = 0,
+        scale: tuple[float, float] | None = None,
     ) -> ObservedClient:
         """``inner`` (a stack of this pool, or an override) recorded as ``label`` into ``log``, asking for the
         answer format of ``label`` (settings: ``settings_role``'s, default ``label``'s) when the run has one."""
-        fmt = self.answer_format(label, settings_role or label, answer, items)
+        fmt = self.answer_format(label, settings_role or label, answer, items, scale)
         if fmt is None:
             return ObservedClient(inner, label, log)
         provider = get_provider(self.settings_for(settings_role or label).provider)
         return ObservedClient(inner, label, log, request_args=provider.answer_request(fmt), answer_format=fmt.to_dict())
 
     def answer_format(
-        self, role: str, settings_role: str, kind: str | None = None, items: int = 0
+        self,
+        role: str,
+        settings_role: str,
+        kind: str | None = None,
+        items: int = 0,
+        scale: tuple[float, float] | None = None,
     ) -> AnswerFormat | None:
         """The answer format of one call by ``role`` for the item being evaluated, or None (free answers)."""
         if self.answers is None:
@@ -261,6 +268,7 @@ class ClientPool:
             provider_cap=provider.default_max_tokens if toy else None,
             task=current_answer_task(),
             items=items,
+            scale=scale,
         )
 
     def _base_url(self, settings: ModelSettings) -> str | None:

@@ -29,6 +29,7 @@ from debate_eval.debates.fennec.criteria import CriteriaParse, merge_criteria, p
 from debate_eval.debates.fennec.judgments import judge_pairwise, judge_single, judgment_dict
 from debate_eval.debates.fennec.merge import merge_scores, merge_verdicts
 from debate_eval.debates.fennec.prompts import (
+    PAIRWISE_SCALE,
     criteria_prompt,
     criteria_reask,
     guideline_prompt,
@@ -69,13 +70,15 @@ async def ask(
     branch: int | None,
     follow_up: Callable[[str], str | None],
     items: int = 0,
+    answer: str | None = None,
+    scale: tuple[float, float] | None = None,
 ) -> Step:
     """One conversation with a fresh agent of ``agent_name``'s role: ``text``, then at most one follow-up
     (``follow_up(answer)`` returns the question, or None for none); ``items``: the length of the list it
-    writes (the criteria), for a constrained answer."""
+    writes (the criteria), ``answer`` and ``scale`` its kind and scale, for a constrained answer."""
     role = role_of(agent_name)
     record = Step(step, branch)
-    client = pool.for_debate(role, record.calls, items=items)
+    client = pool.for_debate(role, record.calls, items=items, answer=answer, scale=scale)
     agent = AssistantAgent(agent_name, model_client=client, system_message=system_message(role))
     result = await agent.run(task=TextMessage(source=USER, content=text))
     record.messages += [m for m in result.messages if isinstance(m, BaseChatMessage)]
@@ -136,7 +139,11 @@ async def judge(
 ) -> Step:
     """Step 3 for one criterion (``prompt``: P with a corrected text, for ``--rescore-corrected``)."""
     step = JUDGMENT if prompt is None else RESCORE
-    return await ask(pool, JUDGE, judge_prompt(task, criterion, guideline, prompt), step, index, no_follow_up)
+    text = judge_prompt(task, criterion, guideline, prompt)
+    if task.pairwise:  # a constrained answer ends with both sides' grades and the verdict, as the prompt asks
+        scale = (PAIRWISE_SCALE.low, PAIRWISE_SCALE.high)
+        return await ask(pool, JUDGE, text, step, index, no_follow_up, answer="pair_scores", scale=scale)
+    return await ask(pool, JUDGE, text, step, index, no_follow_up)
 
 
 def judging_material(task: EvaluationTask, texts: Sequence[str], judgments: Sequence[Step]) -> UntrustedMaterial:

@@ -150,3 +150,12 @@ def test_providers_ask_for_formats_in_their_own_fields() -> None:
     bounded = embedded.answer_request(AnswerFormat("score", JSON, 96))["extra_body"]["json_schema"]
     assert bounded["properties"]["rationale"]["maxLength"] == 96 - ENDING_RESERVE
     assert embedded.answer_request(AnswerFormat("text", GRAMMAR, 128)) == {"max_tokens": 128}
+
+
+def test_fennecs_pairwise_judge_grades_both_sides_then_gives_the_verdict() -> None:
+    fmt = PLAN.format_for("judge", "scorer", "pair_scores", 128, None, AnswerTask(pairwise=True), scale=(1, 5))
+    assert fmt is not None and (fmt.kind, fmt.low, fmt.high) == ("pair_scores", 1, 5)  # a pairwise item's own 0-1
+    grammar = fmt.grammar()
+    assert grammar is not None and bound(grammar, "rationale") == 128 - 32
+    assert '"\\nScore A: " value "\\nScore B: " value "\\nVerdict: " ("[[A]]" | "[[B]]" | "[[C]]")' in grammar
+    assert fmt.json_schema() is None  # its side scores are read from its lines: in json mode it stays text

@@ -110,6 +110,21 @@ def test_a_pairwise_run_asks_for_verdicts(isolated_env: Path) -> None:
     assert all(r["verdict"] == "first" for r in records(out))
 
 
+def test_fennec_asks_for_k_criteria_and_a_pairwise_judges_grades_and_verdict(isolated_env: Path) -> None:
+    pairs = isolated_env / "pairs.csv"
+    pairs.write_text("id,prompt,answer_1,answer_2,winner\na,Name a colour.,Red.,Blue.,A\n")
+    fields = "id=id,question=prompt,output_a=answer_1,output_b=answer_2,label=winner"
+    with ScriptedOpenAIServer() as server:
+        args = ["--method", "fennec", "--answer-format", "grammar", "--fields", fields, "--labels", "first=A,second=B"]
+        assert run_cli(server, isolated_env / "fennec", *args, dataset=str(pairs), aspect="preference") == 0
+        grammars = {role_of_request(r): r.get("grammar") for r in server.requests}
+    assert grammars["criteria_writer"].startswith('root ::= "1. " item "\\n" "2. " item "\\n" "3. " item')
+    judge = grammars["judge"]
+    assert '"\\nScore A: " value "\\nScore B: " value "\\nVerdict: " ("[[A]]" | "[[B]]" | "[[C]]")' in judge
+    assert 'value ::= "1" | "2" | "3" | "4" | "5"' in judge  # Fennec's 1-5 grades, not the item's 0-1
+    assert grammars["guideline_writer"] is None  # text: only capped
+
+
 @pytest.mark.parametrize("flag", [["--structured-output"], ["--answer-format", "grammar"]])
 def test_authors_code_refuses_constrained_answers_in_one_line(
     isolated_env: Path, capsys: pytest.CaptureFixture[str], flag: list[str]
