@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from debate_eval._audit import audit, load_card
     from debate_eval._evaluate import evaluate, evaluate_async
-    from debate_eval._meta import MetaEval, compare, meta_evaluate
+    from debate_eval._meta import MetaEval, assert_judge_meets, compare, meta_evaluate
     from debate_eval._registry import datasets, methods, parse_score, parse_verdict
     from debate_eval._run import Message, Record, Run, load_run
     from debate_eval.agents.errors import UserError
@@ -77,6 +77,7 @@ _WHERE = {  # public name -> the module that defines it
     "MetaEval": "debate_eval._meta",
     "meta_evaluate": "debate_eval._meta",
     "compare": "debate_eval._meta",
+    "assert_judge_meets": "debate_eval._meta",
     "Comparison": "debate_eval.tasks.analysis.meta_eval",
     "methods": "debate_eval._registry",
     "datasets": "debate_eval._registry",

@@ -1,5 +1,6 @@
 """Meta-evaluation from Python: ``meta_evaluate(runs...) -> MetaEval`` (the numbers of ``debate-eval
-meta-eval RUN... --json``) and ``compare(run_a, run_b)`` (``meta-eval RUN_A RUN_B --compare``)."""
+meta-eval RUN... --json``), ``compare(run_a, run_b)`` (``meta-eval RUN_A RUN_B --compare``) and
+``assert_judge_meets(run, spearman=0.4)`` (``meta-eval RUN --fail-under spearman=0.4``, for a pytest suite)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Union
 
 from debate_eval._run import Run, load_run
-from debate_eval.tasks.analysis.bootstrap import DEFAULT_RESAMPLES
+from debate_eval.tasks.analysis.bootstrap import DEFAULT_CI_METHOD, DEFAULT_RESAMPLES
+from debate_eval.tasks.analysis.compare import DEFAULT_MISSING
+from debate_eval.tasks.analysis.gates import assert_judge_meets as _assert_judge_meets
 from debate_eval.tasks.analysis.formatting import format_json
 from debate_eval.tasks.analysis.meta_eval import AspectReport, Comparison, PairwiseReport, compare_runs
 from debate_eval.tasks.analysis.meta_eval import meta_evaluate as evaluate_records
@@ -72,20 +75,50 @@ def _path_of(run: RunLike) -> str:
     return str(run.path if isinstance(run, Run) else load_run(run).path)
 
 
-def meta_evaluate(*runs: RunLike, bootstrap: int | None = None) -> MetaEval:
+def meta_evaluate(
+    *runs: RunLike, bootstrap: int | None = None, ci_method: str = DEFAULT_CI_METHOD
+) -> MetaEval:
     """Meta-evaluate one or several runs (``Run`` objects or run directories) together, as ``debate-eval
     meta-eval RUN... --json``: later runs win for a repeated item; ``bootstrap`` resamples for ``ci95``
-    (default as the command, 0 for none)."""
+    (default as the command, 0 for none); ``ci_method`` ``percentile`` or ``bca`` (``--ci-method``)."""
     if not runs:
         raise TypeError("meta_evaluate needs at least one run")
     resamples = DEFAULT_RESAMPLES if bootstrap is None else int(bootstrap)
     records = load_results([results_path(_path_of(run)) for run in runs])
-    report = evaluate_records(records, bootstrap=resamples)
+    report = evaluate_records(records, bootstrap=resamples, ci_method=ci_method)
     return MetaEval(reports=report, bootstrap=resamples, _json=json.loads(format_json(report)))
 
 
-def compare(run_a: RunLike, run_b: RunLike, *, bootstrap: int = DEFAULT_RESAMPLES) -> list[Comparison]:
-    """Run B against run A on the items both judged, per dataset and aspect: paired bootstrap differences of
-    each statistic (as ``debate-eval meta-eval RUN_A RUN_B --compare``; ``Comparison.to_dict()`` is its JSON)."""
+def compare(
+    run_a: RunLike,
+    run_b: RunLike,
+    *,
+    bootstrap: int = DEFAULT_RESAMPLES,
+    missing: str = DEFAULT_MISSING,
+    ci_method: str = DEFAULT_CI_METHOD,
+) -> list[Comparison]:
+    """Run B against run A on the items (or groups) both scored, per dataset and aspect: paired bootstrap
+    differences of each statistic, with the counts shared, used and dropped (as ``debate-eval meta-eval RUN_A
+    RUN_B --compare``; ``Comparison.to_dict()`` is its JSON). ``missing`` (pairwise): a missing verdict counts
+    as ``wrong`` (the default) or is ``drop``ped from both runs; ``ci_method``: ``percentile`` or ``bca``."""
     path_a, path_b = results_path(_path_of(run_a)), results_path(_path_of(run_b))
-    return compare_runs(load_results([path_a]), load_results([path_b]), n=bootstrap)
+    return compare_runs(
+        load_results([path_a]), load_results([path_b]), n=bootstrap, missing=missing, ci_method=ci_method
+    )
+
+
+def assert_judge_meets(
+    *runs: RunLike,
+    lower_ci: bool = False,
+    bootstrap: int = DEFAULT_RESAMPLES,
+    ci_method: str = DEFAULT_CI_METHOD,
+    **bars: float,
+) -> MetaEval:
+    """For a judge regression test in your own pytest suite: raise ``AssertionError`` (one line naming every
+    part below its bar) when a figure of ``runs``, or with ``lower_ci`` the lower end of its 95 % interval, is
+    below its bar (``spearman=0.40, kappa=0.3``; as ``meta-eval RUN --fail-under``/``--fail-under-ci``).
+    Returns the meta-evaluation, for further checks of your own."""
+    paths = [_path_of(run) for run in runs]
+    resamples = bootstrap if lower_ci else 0
+    report = _assert_judge_meets(*paths, lower_ci=lower_ci, bootstrap=bootstrap, ci_method=ci_method, **bars)
+    return MetaEval(reports=report, bootstrap=resamples, _json=json.loads(format_json(report)))

@@ -189,12 +189,13 @@ class Run:
             raise UserError(f"{self.path}: item {item_id!r} was judged under several aspects; give aspect= ({aspects})")
         return list(found[0].transcript)
 
-    def meta_evaluate(self, bootstrap: int | None = None) -> MetaEval:
+    def meta_evaluate(self, bootstrap: int | None = None, ci_method: str = "percentile") -> MetaEval:
         """How the scores (or verdicts) agree with the human ratings: the numbers of ``debate-eval meta-eval
-        RUN --json`` (``bootstrap`` resamples for the intervals; default as the command, 0 for none)."""
+        RUN --json`` (``bootstrap`` resamples for the intervals, default as the command, 0 for none;
+        ``ci_method`` ``percentile`` or ``bca``)."""
         from debate_eval._meta import meta_evaluate
 
-        return meta_evaluate(self, bootstrap=bootstrap)
+        return meta_evaluate(self, bootstrap=bootstrap, ci_method=ci_method)
 
     def report(self, path: str | os.PathLike[str] = "report.html", *, title: str | None = None) -> Path:
         """Write the run's HTML report (as ``debate-eval report RUN --out PATH``); returns its path."""

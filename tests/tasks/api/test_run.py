@@ -87,3 +87,29 @@ def test_load_run_takes_a_folder_or_its_results_file(two_runs: tuple[debate_eval
         assert loaded.path == geval.path and loaded.config_hash == geval.config_hash and len(loaded) == 32
     with pytest.raises(UserError, match="no such run directory"):
         debate_eval.load_run("no/such/run")
+
+
+def test_compare_passes_ci_method_like_the_command(
+    two_runs: tuple[debate_eval.Run, debate_eval.Run], capsys: pytest.CaptureFixture[str]
+) -> None:
+    geval, debate = two_runs
+    capsys.readouterr()
+    argv = ["meta-eval", str(geval.path), str(debate.path), "--compare", "--json", "--bootstrap", "50"]
+    assert main([*argv, "--ci-method", "bca"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    comparisons = debate_eval.compare(geval, debate, bootstrap=50, ci_method="bca")
+    assert [c.to_dict() for c in comparisons] == (printed if isinstance(printed, list) else printed["comparisons"])
+    with pytest.raises(UserError, match="--missing sometimes"):
+        debate_eval.compare(geval, debate, missing="sometimes")
+
+
+def test_assert_judge_meets_is_the_fail_under_gate(two_runs: tuple[debate_eval.Run, debate_eval.Run]) -> None:
+    geval, _ = two_runs
+    spearman = geval.meta_evaluate(bootstrap=0)["summeval"]["coherence"].spearman
+    assert isinstance(spearman, float)
+    meta = debate_eval.assert_judge_meets(geval, spearman=spearman - 0.01)
+    assert isinstance(meta, debate_eval.MetaEval) and meta["summeval"]["coherence"].spearman == spearman
+    with pytest.raises(AssertionError, match="spearman"):
+        debate_eval.assert_judge_meets(geval.path, spearman=spearman + 0.01)
+    with pytest.raises(AssertionError):  # 2 documents: the minimum-units rule withholds the interval
+        debate_eval.assert_judge_meets(geval, spearman=-1.0, lower_ci=True, bootstrap=50)
