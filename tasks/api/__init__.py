@@ -47,6 +47,7 @@ __all__ = [
     "ScoreRange",
     "UserError",
     "__version__",
+    "assert_judge_meets",
     "audit",
     "compare",
     "datasets",

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any, Union
 from debate_eval._run import Run, load_run
 from debate_eval.tasks.analysis.bootstrap import DEFAULT_CI_METHOD, DEFAULT_RESAMPLES
 from debate_eval.tasks.analysis.compare import DEFAULT_MISSING
-from debate_eval.tasks.analysis.gates import assert_judge_meets as _assert_judge_meets
 from debate_eval.tasks.analysis.formatting import format_json
+from debate_eval.tasks.analysis.gates import assert_judge_meets as _assert_judge_meets
 from debate_eval.tasks.analysis.meta_eval import AspectReport, Comparison, PairwiseReport, compare_runs
 from debate_eval.tasks.analysis.meta_eval import meta_evaluate as evaluate_records
 from debate_eval.tasks.analysis.records import load_results, results_path
@@ -75,9 +75,7 @@ def _path_of(run: RunLike) -> str:
     return str(run.path if isinstance(run, Run) else load_run(run).path)
 
 
-def meta_evaluate(
-    *runs: RunLike, bootstrap: int | None = None, ci_method: str = DEFAULT_CI_METHOD
-) -> MetaEval:
+def meta_evaluate(*runs: RunLike, bootstrap: int | None = None, ci_method: str = DEFAULT_CI_METHOD) -> MetaEval:
     """Meta-evaluate one or several runs (``Run`` objects or run directories) together, as ``debate-eval
     meta-eval RUN... --json``: later runs win for a repeated item; ``bootstrap`` resamples for ``ci95``
     (default as the command, 0 for none); ``ci_method`` ``percentile`` or ``bca`` (``--ci-method``)."""
