@@ -4,23 +4,79 @@ participants see only the messages a rule lets through, and whose manager takes 
 In a plain AutoGen group chat every participant sees every message. Here each participant's container
 asks ``RoutedGroupChat.accepts(agent_name)`` which messages to buffer for its agent, and may keep them in a
 fixed order of authors (so concurrent answers reach every agent in the same order on every run).
+
+Each run of a team has a runtime of its own (``TeamRuntime``), given to AutoGen through the team's public
+``runtime=`` argument and started and stopped around the run as AutoGen does for the runtime it would make
+itself (``RoutedGroupChat.run_stream``). Through that runtime's public constructor and its public
+``add_message_serializer`` the run skips AutoGen's telemetry work that nothing reads: while no OpenTelemetry
+tracer provider is set, its tracer provider is ``IdleTracerProvider`` (OpenTelemetry's public interface),
+whose spans are not made at all (AutoGen's runtime opens one for every message it routes, about 45 per
+model call); and while AutoGen's event log (``autogen_core.events``) is also off for INFO, no message type
+gets a JSON serializer, so the runtime no longer turns every routed message into JSON for span attributes
+and log records that are thrown away (together about 0.4 ms of event-loop CPU per model call in a DEBATE
+team: benchmarks/throughput.md). With a tracer provider set, or that log on, the runtime is AutoGen's as it
+is.
+
+The one exception to the project's public-API rule: the imports below from ``autogen_agentchat.teams.
+_group_chat`` (``BaseGroupChatManager``, ``ChatAgentContainer``, ``GroupChatError``, ``GroupChatTermination``).
+autogen-agentchat 0.7.5 (pinned in pyproject.toml: ``autogen-agentchat==0.7.5``) exports none of them
+publicly, yet its own documented way to build a custom team is to subclass ``BaseGroupChatManager`` (see
+``BaseGroupChat``'s docstring). The public alternative, ``GraphFlow`` with ``MessageFilterAgent`` (marked
+experimental), filters what an agent sees by author and position only: it cannot route a Commander's
+message to its addressee alone, nor reproduce the panel's timing (a referee's answers of one turn reach the
+others in the next, in a fixed order). They stay in this one module; a new AutoGen version means checking
+them here first.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping, Sequence
+import contextlib
+import logging
+import os
+from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from typing import Any
 
+from autogen_agentchat.base import TaskResult
 from autogen_agentchat.messages import BaseAgentEvent, BaseChatMessage, MessageFactory
 from autogen_agentchat.teams import BaseGroupChat
 from autogen_agentchat.teams._group_chat._base_group_chat_manager import BaseGroupChatManager
 from autogen_agentchat.teams._group_chat._chat_agent_container import ChatAgentContainer
 from autogen_agentchat.teams._group_chat._events import GroupChatError, GroupChatTermination
-from autogen_core import MessageContext, event
+from autogen_core import (
+    EVENT_LOGGER_NAME,
+    CancellationToken,
+    MessageContext,
+    MessageSerializer,
+    SingleThreadedAgentRuntime,
+    event,
+)
+
+from debate_eval.agents.telemetry import IdleTracerProvider, tracer_provider_set
 
 OutputQueue = asyncio.Queue[BaseAgentEvent | BaseChatMessage | GroupChatTermination]
 Accepts = Callable[[BaseChatMessage], bool]
+STOPPED = "The group chat is stopped."  # AutoGen's stop reason when its runtime goes idle before the end
+_EVENTS = logging.getLogger(EVENT_LOGGER_NAME)
+
+
+class TeamRuntime(SingleThreadedAgentRuntime):
+    """AutoGen's single-threaded runtime for one team run, without the telemetry work nothing reads (see the
+    module doc). Handler errors are left to the team, as AutoGen's runtimes given to a team do by default:
+    a participant's or the manager's error ends the chat with that error."""
+
+    def __init__(self) -> None:
+        provider = tracer_provider_set()
+        self.spans_idle = not provider or os.environ.get("AUTOGEN_DISABLE_RUNTIME_TRACING") == "true"
+        self.serializes = not self.spans_idle or _EVENTS.isEnabledFor(logging.INFO)
+        # with a provider set, AutoGen's own choice (its spans, or none when its variable turns them off)
+        super().__init__(tracer_provider=None if provider else IdleTracerProvider())
+
+    def add_message_serializer(self, serializer: MessageSerializer[Any] | Sequence[MessageSerializer[Any]]) -> None:
+        """Register ``serializer`` only when something reads the JSON it makes (spans or the event log); the
+        runtime itself passes messages as Python objects."""
+        if self.serializes:
+            super().add_message_serializer(serializer)
 
 
 class FilteredAgentContainer(ChatAgentContainer):
@@ -60,7 +116,66 @@ class SingleTaskManager(BaseGroupChatManager):
 
 
 class RoutedGroupChat(BaseGroupChat):
-    """A ``BaseGroupChat`` whose subclasses say what each participant sees and what their manager gets."""
+    """A ``BaseGroupChat`` whose subclasses say what each participant sees and what their manager gets, run on
+    a ``TeamRuntime`` of its own (made here: do not pass ``runtime=``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.team_runtime = TeamRuntime()
+        super().__init__(*args, runtime=self.team_runtime, **kwargs)
+
+    async def run_stream(
+        self,
+        *,
+        task: str | BaseChatMessage | Sequence[BaseChatMessage] | None = None,
+        cancellation_token: CancellationToken | None = None,
+        output_task_messages: bool = True,
+    ) -> AsyncGenerator[BaseAgentEvent | BaseChatMessage | TaskResult, None]:
+        """AutoGen's ``run_stream`` with the team's runtime started for the run and, as AutoGen runs the
+        runtime it makes itself, stopped once idle after the chat ended (or failed); at once when the run is
+        cancelled. Should the runtime go idle before the chat ends (nothing is left that could end it), the
+        stream ends as AutoGen's then does: a ``TaskResult`` with the stop reason ``STOPPED``."""
+        runtime = self.team_runtime
+        token = CancellationToken()  # the run's own: cancelled by the caller's, and to end an idle chat
+        if cancellation_token is not None:
+            cancellation_token.add_callback(token.cancel)
+        runtime.start()
+        stream = super().run_stream(task=task, cancellation_token=token, output_task_messages=output_task_messages)
+        watch = IdleWatch(runtime, token)
+        graceful = False  # the chat ended or failed (wait for idle), or it was cancelled (stop now)
+        try:
+            while True:
+                try:
+                    message = await anext(stream)
+                except StopAsyncIteration:
+                    graceful = True
+                    return
+                except asyncio.CancelledError:
+                    if not watch.fired:
+                        raise
+                    graceful = True
+                    yield TaskResult(messages=watch.seen, stop_reason=STOPPED)
+                    return
+                watch.saw(message)
+                yield message
+        except Exception:
+            graceful = True
+            raise
+        finally:
+            watch.ended = True
+            await stream.aclose()
+            await (watch.stop_when_idle() if graceful else watch.stop_now())
+
+    async def reset(self) -> None:
+        """AutoGen's ``reset``, with the team's runtime running for it (it is already, during a run)."""
+        try:
+            self.team_runtime.start()
+        except RuntimeError:  # already started: a run is on, and AutoGen's reset refuses to reset it
+            await super().reset()
+            return
+        try:
+            await super().reset()
+        finally:
+            await self.team_runtime.stop_when_idle()
 
     def accepts(self, agent_name: str) -> Accepts:
         """Which messages ``agent_name``'s container buffers (default: all)."""
@@ -125,3 +240,59 @@ class RoutedGroupChat(BaseGroupChat):
             )
 
         return factory
+
+
+SETTLE_ROUNDS = 50  # event-loop rounds a message already queued for the stream needs at most to come out
+
+
+class IdleWatch:
+    """Stops a team's runtime when it is idle, and ends the team's stream should the runtime go idle before
+    the chat ended (as AutoGen's own runtime does): started with the chat's first message (``saw``)."""
+
+    def __init__(self, runtime: SingleThreadedAgentRuntime, token: CancellationToken) -> None:
+        self.runtime = runtime
+        self.token = token
+        self.seen: list[BaseAgentEvent | BaseChatMessage] = []
+        self.ended = False  # the stream has its result (or failed, or was cancelled)
+        self.fired = False  # the runtime went idle first: the token was cancelled to end the stream
+        self._idle: asyncio.Future[None] | None = None
+
+    def saw(self, message: BaseAgentEvent | BaseChatMessage | TaskResult) -> None:
+        """Note a message of the stream (the first one starts the watch)."""
+        if isinstance(message, TaskResult):
+            self.ended = True
+        else:
+            self.seen.append(message)
+        if self._idle is None:
+            self._idle = asyncio.ensure_future(self._watch())
+
+    async def _watch(self) -> None:
+        await self.runtime.stop_when_idle()
+        for _ in range(SETTLE_ROUNDS):  # the runtime is stopped: only what it queued before can still come
+            if self.ended:
+                return
+            await asyncio.sleep(0)
+        if not self.ended:
+            self.fired = True
+            self.token.cancel()  # the stream's wait for its next message ends
+
+    async def stop_when_idle(self) -> None:
+        """Stop the runtime once it is idle; an error it raises then is dropped, as AutoGen drops it once the
+        chat has ended (the chat's own result or error is what the caller gets)."""
+        idle = self._idle or asyncio.ensure_future(self.runtime.stop_when_idle())
+        try:
+            await asyncio.shield(idle)
+        except asyncio.CancelledError:
+            await self.stop_now()
+            raise
+        except Exception:  # see the docstring
+            pass
+
+    async def stop_now(self) -> None:
+        """Stop the runtime without waiting for the messages still queued (the run is being cancelled)."""
+        if self._idle is not None and not self._idle.done():
+            self._idle.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._idle
+        with contextlib.suppress(RuntimeError, asyncio.CancelledError):  # RuntimeError: stopped already
+            await self.runtime.stop()

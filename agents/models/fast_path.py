@@ -31,6 +31,8 @@ from autogen_core import SingleThreadedAgentRuntime
 from autogen_core._telemetry._tracing import TraceHelper
 from opentelemetry import trace
 
+from debate_eval.agents.telemetry import IdleTracerProvider
+
 TESTED = {"autogen-core": "0.7.5"}  # distribution -> the version (or a prefix ending in ".") it was tested with
 
 
@@ -58,6 +60,8 @@ def telemetry_idle(tracer_provider: Any = None) -> bool:
     proxy then hands out no-op tracers)."""
     if _DISABLED is not None:
         return _DISABLED
+    if isinstance(tracer_provider, IdleTracerProvider):  # a team runtime's while no provider is set
+        return True
     if tracer_provider is not None and not isinstance(tracer_provider, trace.ProxyTracerProvider):
         return isinstance(tracer_provider, trace.NoOpTracerProvider)
     provider = getattr(trace, "_TRACER_PROVIDER", None)  # the global provider once set (get_tracer_provider()

@@ -1,0 +1,235 @@
+"""The runtime every routed team runs on (debates/group_chat.py): AutoGen's own, started and stopped around
+each run, without the telemetry work nothing reads, ending its stream as AutoGen's own runtime would."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+from autogen_agentchat.agents import AssistantAgent
+from autogen_agentchat.base import TaskResult
+from autogen_agentchat.messages import BaseAgentEvent, BaseChatMessage, TextMessage
+from autogen_core import EVENT_LOGGER_NAME, SingleThreadedAgentRuntime
+from autogen_core.models import ChatCompletionClient
+from autogen_ext.models.replay import ReplayChatCompletionClient
+from opentelemetry import trace
+
+from debate_eval.agents import telemetry
+from debate_eval.agents.telemetry import IdleTracerProvider
+from debate_eval.debates.group_chat import STOPPED, RoutedGroupChat, SingleTaskManager, TeamRuntime
+from tests.debates.debate.test_run import debate
+
+
+class ScriptedManager(SingleTaskManager):
+    """Asks ``alice`` then ``bob``; then names nobody (the chat can never end) or ends after ``turns``."""
+
+    def __init__(self, *args: Any, select_nobody: bool = False, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.order = ["alice", "bob"]
+        self.select_nobody = select_nobody
+
+    async def select_speaker(self, thread: Sequence[BaseAgentEvent | BaseChatMessage]) -> list[str] | str:
+        spoken = sum(1 for m in thread if isinstance(m, BaseChatMessage) and m.source in self.order)
+        if self.select_nobody and spoken >= 1:
+            return []  # no request goes out: the runtime goes idle with the chat not ended
+        return self.order[spoken % 2]
+
+
+class Pair(RoutedGroupChat):
+    def __init__(self, clients: dict[str, ChatCompletionClient], *, select_nobody: bool = False, turns: int = 2):
+        self._select_nobody = select_nobody
+        agents: list[Any] = [AssistantAgent(name, client) for name, client in clients.items()]
+        super().__init__(
+            name="Pair",
+            description="two agents",
+            participants=agents,
+            group_chat_manager_name="PairManager",
+            group_chat_manager_class=ScriptedManager,
+            max_turns=turns,
+        )
+
+    def manager_kwargs(self) -> dict[str, Any]:
+        return {"select_nobody": self._select_nobody}
+
+
+def replay(*answers: str) -> ReplayChatCompletionClient:
+    client = ReplayChatCompletionClient(list(answers))
+    client.set_cached_bool_value(False)
+    return client
+
+
+def runs_again(runtime: SingleThreadedAgentRuntime) -> bool:
+    """The runtime was stopped after the run: it can be started (and stopped) again."""
+
+    async def restart() -> None:
+        runtime.start()  # raises RuntimeError when it is still running
+        await runtime.stop()
+
+    asyncio.run(restart())
+    return True
+
+
+def test_a_team_runs_to_its_end_and_its_runtime_is_stopped() -> None:
+    team = Pair({"alice": replay("a1"), "bob": replay("b1")})
+    result = asyncio.run(asyncio.wait_for(team.run(task="go"), 60))  # the bound only guards against a hang
+    assert [m.source for m in result.messages] == ["user", "alice", "bob"]
+    assert result.stop_reason == "Maximum number of turns 2 reached."
+    assert runs_again(team.team_runtime)
+
+
+def test_a_chat_that_cannot_end_stops_as_autogens_own_runtime_stops_it() -> None:
+    """AutoGen's embedded runtime ends such a stream with "The group chat is stopped." once idle."""
+    team = Pair({"alice": replay("a1"), "bob": replay("b1")}, select_nobody=True, turns=10)
+    result = asyncio.run(asyncio.wait_for(team.run(task="go"), 60))
+    assert result.stop_reason == STOPPED == "The group chat is stopped."
+    assert [m.source for m in result.messages] == ["user", "alice"]
+    assert runs_again(team.team_runtime)
+
+
+class Failing(ReplayChatCompletionClient):
+    async def create(self, *args: Any, **kwargs: Any) -> Any:
+        raise ValueError("model exploded")
+
+
+def test_a_participants_error_ends_the_run_with_that_error() -> None:
+    team = Pair({"alice": replay("a1"), "bob": Failing(["unused"])})
+    with pytest.raises(RuntimeError, match="ValueError: model exploded"):
+        asyncio.run(asyncio.wait_for(team.run(task="go"), 60))
+    assert runs_again(team.team_runtime)
+
+
+class Slow(ReplayChatCompletionClient):
+    async def create(self, *args: Any, **kwargs: Any) -> Any:
+        await asyncio.sleep(30)
+        raise AssertionError("not cancelled")
+
+
+def test_a_cancelled_run_stops_its_runtime_at_once() -> None:
+    team = Pair({"alice": Slow(["x"]), "bob": replay("b1")})
+
+    async def main() -> None:
+        task = asyncio.ensure_future(team.run(task="go"))
+        await asyncio.sleep(0.2)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(task, 10)
+
+    asyncio.run(main())
+    assert runs_again(team.team_runtime)
+
+
+def test_the_callers_cancellation_token_cancels_the_run() -> None:
+    from autogen_core import CancellationToken
+
+    team = Pair({"alice": Slow(["x"]), "bob": replay("b1")})
+    token = CancellationToken()
+
+    async def main() -> None:
+        run = asyncio.ensure_future(team.run(task="go", cancellation_token=token))
+        await asyncio.sleep(0.2)
+        token.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(run, 10)
+
+    asyncio.run(main())
+
+
+def spy_runtime(monkeypatch: pytest.MonkeyPatch) -> tuple[list[dict[str, Any]], list[Any]]:
+    """What AutoGen's runtime constructor and ``add_message_serializer`` receive from a ``TeamRuntime``."""
+    inits: list[dict[str, Any]] = []
+    serializers: list[Any] = []
+    init, add = SingleThreadedAgentRuntime.__init__, SingleThreadedAgentRuntime.add_message_serializer
+
+    def spy_init(self: SingleThreadedAgentRuntime, **kwargs: Any) -> None:
+        inits.append(kwargs)
+        init(self, **kwargs)
+
+    def spy_add(self: SingleThreadedAgentRuntime, serializer: Any) -> None:
+        serializers.append(serializer)
+        add(self, serializer)
+
+    monkeypatch.setattr(SingleThreadedAgentRuntime, "__init__", spy_init)
+    monkeypatch.setattr(SingleThreadedAgentRuntime, "add_message_serializer", spy_add)
+    return inits, serializers
+
+
+def test_no_spans_through_the_proxy_and_no_json_while_nothing_reads_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("AUTOGEN_DISABLE_RUNTIME_TRACING", raising=False)
+    inits, serializers = spy_runtime(monkeypatch)
+    team = Pair({"alice": replay("a1"), "bob": replay("b1")})
+    result = asyncio.run(team.run(task="go"))
+    assert [m.source for m in result.messages] == ["user", "alice", "bob"]
+    assert isinstance(inits[0]["tracer_provider"], IdleTracerProvider)
+    assert serializers == []  # no message type got a JSON serializer: nothing was turned into JSON
+
+
+def test_the_event_log_on_keeps_autogens_serializers() -> None:
+    events = logging.getLogger(EVENT_LOGGER_NAME)
+    level, disabled = events.level, events.disabled
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = records.append  # type: ignore[method-assign]
+    events.addHandler(handler)
+    events.setLevel(logging.INFO)
+    events.disabled = False
+    try:
+        team = Pair({"alice": replay("a1"), "bob": replay("b1")})
+        assert team.team_runtime.serializes and team.team_runtime.spans_idle
+        asyncio.run(team.run(task="go"))
+    finally:
+        events.removeHandler(handler)
+        events.setLevel(level)
+        events.disabled = disabled
+    payloads = [getattr(r.msg, "kwargs", {}).get("payload", "") for r in records]
+    assert any('"content":"a1"' in p for p in payloads)  # the messages as AutoGen logs them
+
+
+def test_a_tracer_provider_keeps_autogens_spans(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Provider(trace.TracerProvider):
+        def get_tracer(self, *args: Any, **kwargs: Any) -> trace.Tracer:
+            return trace.NoOpTracer()
+
+    provider = Provider()
+    monkeypatch.delenv("AUTOGEN_DISABLE_RUNTIME_TRACING", raising=False)
+    monkeypatch.setattr(telemetry.trace, "get_tracer_provider", lambda: provider)
+    inits, serializers = spy_runtime(monkeypatch)
+    team = Pair({"alice": replay("a1"), "bob": replay("b1")})
+    asyncio.run(team.run(task="go"))
+    assert inits[0]["tracer_provider"] is None  # AutoGen's own choice: the global provider
+    assert serializers  # the span attributes hold the messages' JSON, as AutoGen makes them
+    monkeypatch.setenv("AUTOGEN_DISABLE_RUNTIME_TRACING", "true")  # AutoGen's own switch: no spans at all
+    assert TeamRuntime().spans_idle
+
+
+def test_a_debate_is_the_same_with_and_without_the_serializers(monkeypatch: pytest.MonkeyPatch) -> None:
+    scorer, critic = ["Coherence: 3", "Coherence: 2", "Coherence: 4"], ["Too high.", "Still too high."]
+    quiet, _ = debate(scorer, critic)
+    monkeypatch.setattr(TeamRuntime, "__init__", _loud_init)
+    loud, _ = debate(scorer, critic)
+    assert [_same(e) for e in quiet.transcript] == [_same(e) for e in loud.transcript]
+    assert (quiet.score, quiet.stop_reason, quiet.rounds) == (loud.score, loud.stop_reason, loud.rounds)
+
+
+def _same(entry: dict[str, Any]) -> dict[str, Any]:
+    """A transcript entry without what differs from run to run (message ids, clock times)."""
+    return {key: value for key, value in entry.items() if key not in ("id", "created_at", "latency_s")}
+
+
+def _loud_init(self: TeamRuntime) -> None:
+    """A ``TeamRuntime`` that is AutoGen's runtime as it is (spans through the proxy, every serializer)."""
+    self.spans_idle, self.serializes = False, True
+    SingleThreadedAgentRuntime.__init__(self)
+
+
+def test_the_task_message_comes_first_and_the_result_last() -> None:
+    team = Pair({"alice": replay("a1"), "bob": replay("b1")})
+
+    async def collect() -> list[Any]:
+        return [item async for item in team.run_stream(task=TextMessage(source="user", content="go"))]
+
+    items = asyncio.run(collect())
+    assert isinstance(items[0], TextMessage) and items[0].content == "go"
+    assert isinstance(items[-1], TaskResult) and len(items[-1].messages) == len(items) - 1
