@@ -14,14 +14,21 @@ The secrets are the configured ones, not a fixed list:
 count goes into its transcript entry and record). ``redact_record`` masks the configured values (not the
 shapes, which could match judged text) in every string of a result record, the last check before a record
 is written or shown.
+
+Inside ``environment_snapshot()`` (a run's debates: ``tasks/engine/runner.py``) the environment's secrets are
+the ones it held when the block began, read once instead of at every model call (reading every variable of
+the environment took about a tenth of a millisecond, twice per call); the registered ones are always current.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import os
 import re
 import urllib.parse
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextvars import ContextVar
 from typing import Any
 
 REDACTED = "[redacted]"
@@ -31,6 +38,7 @@ _KEY_SHAPES = re.compile(
     r"\b(?:sk-[A-Za-z0-9_\-]{6,}|AIza[0-9A-Za-z_\-]{20,})|\bBearer\s+[A-Za-z0-9_\-\.=+/]{8,}", re.IGNORECASE
 )
 _registered: set[str] = set()
+_SNAPSHOT: ContextVar[frozenset[str] | None] = ContextVar("debate_eval_environment_secrets", default=None)
 
 
 def register_secrets(values: Iterable[str | None]) -> None:
@@ -49,16 +57,40 @@ def url_secrets(url: str) -> list[str]:
     return [value for value in found if len(value) >= MIN_SECRET_CHARS]
 
 
-def secret_values(environ: Mapping[str, str] | None = None) -> list[str]:
-    """Every secret to mask, longest first: secret-named environment variables, URL credentials in the
-    environment, and the registered ones."""
+def environment_secrets(environ: Mapping[str, str] | None = None) -> set[str]:
+    """The secrets an environment holds (``os.environ`` by default): the values of secret-named variables and
+    the credentials of URLs."""
     env = os.environ if environ is None else environ
     values = {value for name, value in env.items() if _SECRET_NAME.search(name) and len(value) >= MIN_SECRET_CHARS}
     for value in env.values():
         if "://" in value and ("@" in value or "?" in value):
             values.update(url_secrets(value))
-    values |= _registered
-    return sorted(values, key=len, reverse=True)
+    return values
+
+
+@contextlib.contextmanager
+def environment_snapshot() -> Iterator[frozenset[str]]:
+    """In this block, and in the tasks started in it, ``os.environ``'s secrets are read once, now (see the
+    module doc); the registered secrets still count as they are registered."""
+    token = _SNAPSHOT.set(frozenset(environment_secrets()))
+    try:
+        yield _SNAPSHOT.get() or frozenset()
+    finally:
+        _SNAPSHOT.reset(token)
+
+
+def secret_values(environ: Mapping[str, str] | None = None) -> list[str]:
+    """Every secret to mask, longest first: secret-named environment variables, URL credentials in the
+    environment (``environ``, else ``os.environ`` or its ``environment_snapshot``), and the registered ones."""
+    snapshot = _SNAPSHOT.get() if environ is None else None
+    if snapshot is not None:
+        return list(_longest_first(snapshot | _registered))
+    return list(_longest_first(frozenset(environment_secrets(environ) | _registered)))
+
+
+@functools.lru_cache(maxsize=32)
+def _longest_first(values: frozenset[str]) -> tuple[str, ...]:
+    return tuple(sorted(values, key=len, reverse=True))
 
 
 def redact_counted(text: str, environ: Mapping[str, str] | None = None) -> tuple[str, int]:

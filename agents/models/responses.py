@@ -85,20 +85,23 @@ def check_completion_body(content: bytes, content_type: str, request: httpx2.Req
     )
 
 
-def _is_plain_chat_request(request: httpx2.Request) -> bool:
-    if request.method != "POST" or not request.url.path.endswith(CHAT_PATH):
-        return False
-    try:
-        return not json.loads(request.content or b"{}").get("stream")
-    except (ValueError, AttributeError, httpx2.RequestNotRead):
-        return True
+def _read_chat_answer(request: httpx2.Request, response: httpx2.Response) -> bytes | None:
+    """The body of a 200 answer to a ``POST .../chat/completions`` when it has been read and is no event stream
+    (a streamed answer is read later, by its caller: ``http_client`` reads every other body before the
+    observers see it). Decided from the response, not by parsing the request's JSON again at every call."""
+    if response.status_code != 200 or request.method != "POST" or not request.url.path.endswith(CHAT_PATH):
+        return None
+    if not response.is_stream_consumed or "text/event-stream" in response.headers.get("content-type", ""):
+        return None
+    return response.content
 
 
 def check_chat_completion(request: httpx2.Request, response: httpx2.Response) -> None:
     """Response observer (``http_client.ResponseObserver``): raise on a 200 to a non-streamed chat completion
     whose body is no usable chat completion."""
-    if response.status_code == 200 and _is_plain_chat_request(request):
-        check_completion_body(response.content, response.headers.get("content-type", ""), request)
+    content = _read_chat_answer(request, response)
+    if content is not None:
+        check_completion_body(content, response.headers.get("content-type", ""), request)
 
 
 CHAT_OBSERVERS = (check_chat_completion, note_chat_usage)  # what an OpenAI-style chat endpoint's answers pass

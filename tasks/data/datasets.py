@@ -8,7 +8,8 @@ one :class:`UserError` line naming the file, the row (counted from 1) and the fi
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from debate_eval.agents.errors import UserError
@@ -65,20 +66,42 @@ def load_items(dataset: str, data_dir: str | Path | None = None) -> list[Item]:
     download folder, or the packaged copy (SummEval and Topical-Chat), first that has it.
 
     A file found in a folder is used as it is (``data check`` verifies it); the packaged copy is verified
-    against its git blob id. When no source has the file, the :class:`UserError` says where it looked.
+    against its git blob id. When no source has the file, the :class:`UserError` says where it looked. The
+    items of the last few files read are kept for the next runs of the process (an audit's sub-runs, an
+    ablation's cells, the Python API): a file is read again when its size, time or inode changed.
     """
     spec = get_dataset(dataset)
     path = find_dataset_file(dataset, data_dir)
     if path is not None:
-        return spec.load(path)
+        stat = path.stat()
+        version = (stat.st_size, stat.st_mtime_ns, stat.st_ino)
+        return _loaded(spec, str(path.resolve()), version, lambda: spec.load(path))
     if has_packaged_copy(spec):
-        return spec.load(Path(packaged_label(spec)), data=packaged_bytes(spec))
+        label = Path(packaged_label(spec))
+        return _loaded(spec, f"{label} {spec.git_blob_id}", (), lambda: spec.load(label, data=packaged_bytes(spec)))
     looked = ", ".join(str(folder / spec.relative_path) for folder in data_dir_candidates(data_dir))
     raise UserError(
         f"dataset {spec.name}: file {spec.relative_path} not found (looked in {looked}); run "
         f"`debate-eval data download --dataset {spec.base_name}` to fetch it, or pass --data-dir / set "
         f"{DATA_DIR_ENV} to a folder that has {spec.relative_path}"
     )
+
+
+_LOADED: OrderedDict[tuple[object, ...], list[Item]] = OrderedDict()
+KEPT_FILES = 4  # the items of this many files are kept (SummEval's 1,600 took about 50 ms to read and check)
+
+
+def _loaded(spec: DatasetSpec, source: str, version: tuple[int, ...], load: Callable[[], list[Item]]) -> list[Item]:
+    """``load()``'s items, or the ones kept from reading the same ``version`` of the same ``source`` with the
+    same loader and options; a new list each time (the items themselves are frozen)."""
+    key = (spec.name, spec.loader, repr(sorted(dict(spec.options).items())), source, version)
+    items = _LOADED.get(key)
+    if items is None:
+        items = _LOADED[key] = load()
+        while len(_LOADED) > KEPT_FILES:
+            _LOADED.popitem(last=False)
+    _LOADED.move_to_end(key)
+    return list(items)
 
 
 def select_items(items: Sequence[Item], *, limit: int | None = None, docs: int | None = None) -> list[Item]:

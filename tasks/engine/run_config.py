@@ -13,6 +13,7 @@ debate's hash); ``legacy_config_hash`` gives that old hash; later versions count
 
 from __future__ import annotations
 
+import functools
 import platform
 from dataclasses import dataclass
 from importlib import metadata
@@ -158,6 +159,12 @@ class RunOptions:
 
 def versions() -> dict[str, str]:
     """Versions of the software that produced a run."""
+    return dict(_installed_versions())
+
+
+@functools.cache
+def _installed_versions() -> dict[str, str]:
+    """Read once per process: the package metadata lookups took several milliseconds per run."""
     found = {"python": platform.python_version()}
     for package in ("debate-eval", "pyautogen", "autogen-agentchat", "autogen-ext", "openai", "xllamacpp"):
         try:

@@ -29,6 +29,7 @@ from debate_eval.agents.models.wrappers import (
     print_retry,
     recording_calls,
 )
+from debate_eval.agents.redaction import environment_snapshot
 from debate_eval.debates.base import Evaluator
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
 from debate_eval.debates.pairwise.swap import swapping
@@ -37,6 +38,7 @@ from debate_eval.tasks.engine.accounting import Accounting, calls_usage, item_us
 from debate_eval.tasks.engine.aspects import per_aspect, result_key
 from debate_eval.tasks.engine.concurrency import run_all
 from debate_eval.tasks.engine.endpoints import check_endpoint_moves
+from debate_eval.tasks.engine.heap import collector_for_run
 from debate_eval.tasks.engine.item_errors import describe_error
 from debate_eval.tasks.engine.migrate import migrate_legacy_run
 from debate_eval.tasks.engine.pairwise import PAIRWISE, build_pairwise_task, check_task_type, pairwise_fields
@@ -164,8 +166,11 @@ def make_record(
     error: str | None,
     elapsed_s: float,
     calls: Sequence[CallRecord] = (),
+    *,
+    config_hash: str | None = None,
 ) -> dict[str, Any]:
-    """The results.jsonl line of one item (``calls``: what a failed item spent before it failed)."""
+    """The results.jsonl line of one item (``calls``: what a failed item spent before it failed; ``config_hash``:
+    ``config.config_hash()`` when the caller has it already, as the runner has for every item of a run)."""
     record: dict[str, Any] = {
         "item_id": item.item_id,
         "dataset": config.dataset,
@@ -176,7 +181,7 @@ def make_record(
         "human_score": item.human_scores.get(config.aspect),
         "score": None,
         "parse_status": "error",
-        "config_hash": config.config_hash(),
+        "config_hash": config_hash or config.config_hash(),
         "elapsed_s": round(elapsed_s, 3),
         "error": error,
     }
@@ -237,9 +242,16 @@ def _with_pairwise(record: dict[str, Any], item: Item, outcome: Outcome | None) 
 
 
 async def evaluate_one(
-    evaluator: Evaluator, item: Item, task: EvaluationTask, config: RunConfig, pool: ClientPool
+    evaluator: Evaluator,
+    item: Item,
+    task: EvaluationTask,
+    config: RunConfig,
+    pool: ClientPool,
+    *,
+    config_hash: str | None = None,
 ) -> dict[str, Any]:
-    """Evaluate one item; any error becomes a failed record (the run goes on) with the calls made before it."""
+    """Evaluate one item; any error becomes a failed record (the run goes on) with the calls made before it
+    (``config_hash``: the record's, if known; see ``make_record``)."""
     calls: list[CallRecord] = []
     started = time.perf_counter()
     try:
@@ -248,8 +260,9 @@ async def evaluate_one(
     except (asyncio.CancelledError, KeyboardInterrupt):
         raise
     except Exception as error:
-        return make_record(item, config, None, describe_error(error), time.perf_counter() - started, calls)
-    return make_record(item, config, outcome, None, time.perf_counter() - started)
+        elapsed = time.perf_counter() - started
+        return make_record(item, config, None, describe_error(error), elapsed, calls, config_hash=config_hash)
+    return make_record(item, config, outcome, None, time.perf_counter() - started, config_hash=config_hash)
 
 
 def answer_task(task: EvaluationTask) -> AnswerTask:
@@ -392,7 +405,10 @@ async def run(
                 progress.start(start_line(config, summary))
                 progress.add_field("budget", pool.rate_status)  # the endpoints' live rate budgets, if any
                 try:
-                    await _run_pending(pending, evaluator, config, pool, store, summary, concurrency, progress)
+                    # the garbage collector set for the debates (engine/heap.py); the environment's secrets
+                    # read once, not at every call (agents/redaction.py)
+                    with collector_for_run(), environment_snapshot():
+                        await _run_pending(pending, evaluator, config, pool, store, summary, concurrency, progress)
                 finally:
                     summary.rate_limits = pool.rate_report()
     except BaseException:
@@ -435,8 +451,10 @@ async def _run_pending(
     async def one(item: Item, task: EvaluationTask, aspect_config: RunConfig) -> None:
         async with limit:
             with item_in_flight(pool.batch):  # --batch sends its queue when every item in flight waits
-                record = await evaluate_one(evaluator[aspect_config.aspect], item, task, aspect_config, pool)
-        record["config_hash"] = store.config_hash  # the run's (a multi-aspect run's, not its aspect's)
+                # the run's hash (a multi-aspect run's, not its aspect's), computed once, not per item
+                record = await evaluate_one(
+                    evaluator[aspect_config.aspect], item, task, aspect_config, pool, config_hash=store.config_hash
+                )
         store.append(record)
         summary.now.add(record)
         progress.update(record, summary.now)

@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 
 from debate_eval.agents.models.settings import EmbeddedSettings, ModelConfig, ModelSettings
-from debate_eval.agents.redaction import redact, redact_counted, redact_record, register_secrets
+from debate_eval.agents.redaction import (
+    environment_snapshot,
+    redact,
+    redact_counted,
+    redact_record,
+    register_secrets,
+)
 
 
 def test_environment_secrets_and_key_shapes_are_masked() -> None:
@@ -72,3 +78,24 @@ def test_every_providers_key_variables_are_in_the_settings_secrets() -> None:
     env = {"ANTHROPIC_API_KEY": "anthropic-key-1234", "OLLAMA_API_KEY": "ollama-key-5678", "HOME": "/home/me"}
     config = ModelConfig(roles={"scorer": ModelSettings(provider="openai", model="m")}, embedded=EmbeddedSettings())
     assert {"anthropic-key-1234", "ollama-key-5678"} <= set(config.secrets(env))
+
+
+def test_inside_a_snapshot_the_environment_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run's debates redact every answer with the environment's secrets as the run began (read once, not
+    at every model call); registered secrets count as soon as they are registered; outside, it is live."""
+    monkeypatch.setattr("debate_eval.agents.redaction._registered", set())
+    monkeypatch.setenv("SOME_SERVICE_TOKEN", "token-before-run-1234")
+    with environment_snapshot() as snapshot:
+        assert "token-before-run-1234" in snapshot
+        monkeypatch.setattr("debate_eval.agents.redaction.environment_secrets", _not_again)
+        assert redact("echo token-before-run-1234") == "echo [redacted]"
+        register_secrets(["registered-key-5678"])
+        assert redact_counted("registered-key-5678 token-before-run-1234") == ("[redacted] [redacted]", 2)
+        assert redact_record({"a": ["token-before-run-1234"]}) == ({"a": ["[redacted]"]}, 1)
+    monkeypatch.undo()
+    monkeypatch.setenv("OTHER_SERVICE_TOKEN", "token-after-run-9012")
+    assert redact("token-after-run-9012") == "[redacted]"  # outside a snapshot: read when asked
+
+
+def _not_again(environ: object = None) -> set[str]:
+    raise AssertionError("the environment was read again inside the snapshot")

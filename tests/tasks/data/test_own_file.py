@@ -147,3 +147,26 @@ def test_pairwise_file_with_a_label_mapping(tmp_path: Path) -> None:
             aspect="preference",
             labels={"first": "A", "second": "B", "tie": "same"},
         )
+
+
+def test_a_file_read_once_is_kept_until_it_changes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A process's next runs on the same file reuse its checked items; an edited file is read again."""
+    from dataclasses import replace
+
+    from debate_eval.tasks.data import registry
+
+    name = _write(tmp_path, "kept.csv", CSV)
+    spec = register_own_file(name, fields=FIELDS, aspect="faithfulness", scale=(1, 5))
+    reads: list[Path] = []
+
+    def counting(path: Path, **options: object) -> list[object]:
+        reads.append(path)
+        return spec.loader(path, **options)
+
+    monkeypatch.setitem(registry._OWN_FILES, name, replace(spec, loader=counting))
+    first, second = load_items(name), load_items(name)
+    assert first == second and first is not second and len(first) == 9 and len(reads) == 1
+    first.clear()  # a caller's list is its own
+    assert len(load_items(name)) == 9 and len(reads) == 1
+    Path(name).write_text(CSV + 'd,"New text.","New.",2,"New."\n', encoding="utf-8")
+    assert len(load_items(name)) == 10 and len(reads) == 2
