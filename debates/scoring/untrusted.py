@@ -27,6 +27,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from debate_eval.debates.scoring.normal_form import fold, fold_with_map
@@ -84,10 +85,26 @@ def _norm_words(text: str) -> list[str]:
     return [word for word, _, _ in canonical_words(text)]
 
 
+@dataclass(frozen=True)
+class _Indexed:
+    """One judged text as the copy checks read it: whether it holds a NO ISSUE marker, its words joined by
+    spaces (with a space at each end) and its runs of ``min_words`` words."""
+
+    has_marker: bool
+    joined: str
+    grams: frozenset[tuple[str, ...]]
+
+
 @functools.lru_cache(maxsize=64)
-def _material_words(text: str) -> tuple[str, ...]:
-    """``_norm_words`` of a judged text, kept for the next items: the items of one document share it."""
-    return tuple(_norm_words(text))
+def _indexed(text: str, min_words: int) -> _Indexed:
+    """A judged text indexed once, kept for the next items: the items of one document share it (the document
+    was folded and indexed again for every item before)."""
+    words = _norm_words(text)
+    return _Indexed(
+        has_marker=NO_ISSUE_ANY_CASE.search(fold(text)) is not None,
+        joined=" " + " ".join(words) + " ",
+        grams=frozenset(zip(*(words[i:] for i in range(min_words)), strict=False)),
+    )
 
 
 class UntrustedMaterial:
@@ -95,12 +112,10 @@ class UntrustedMaterial:
 
     def __init__(self, texts: Sequence[str], min_words: int = MIN_COPIED_WORDS) -> None:
         self.min_words = min_words
-        self.has_marker = any(NO_ISSUE_ANY_CASE.search(fold(t)) for t in texts if t)
-        normalized = [_material_words(t) for t in texts if t]
-        self._joined = [" " + " ".join(words) + " " for words in normalized]
-        self._grams: set[tuple[str, ...]] = set()
-        for words in normalized:
-            self._grams.update(zip(*(words[i:] for i in range(min_words)), strict=False))
+        indexed = [_indexed(t, min_words) for t in texts if t]
+        self.has_marker = any(text.has_marker for text in indexed)
+        self._joined = [text.joined for text in indexed]
+        self._grams = frozenset().union(*(text.grams for text in indexed))
 
     def contains_phrase(self, phrase: str) -> bool:
         """True when ``phrase`` (two words or more) appears word for word in the material."""
