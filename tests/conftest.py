@@ -158,7 +158,6 @@ class RecordingProxy:
         self.lock = threading.Lock()
         self.url = ""
         self._server: Any = None
-        self._timer: Any = None
 
     def urls(self) -> list[str]:
         """The URLs of the requests that passed, in order."""
@@ -166,21 +165,10 @@ class RecordingProxy:
             return [url for _, url in self.requests]
 
     def __enter__(self) -> RecordingProxy:
-        import threading
-        from http.server import ThreadingHTTPServer
+        from debate_eval.agents.models.providers.local_server import FAKE_SERVING, LocalServer
 
-        class Server(ThreadingHTTPServer):
-            daemon_threads = True
-
-            def handle_error(self, request: Any, client_address: Any) -> None:  # a client that hung up
-                return
-
-        self._server = Server(("127.0.0.1", 0), _proxy_handler(self))
-        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
-        threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-        self._timer = threading.Timer(self.lifetime_s, self.stop)
-        self._timer.daemon = True
-        self._timer.start()
+        self._server = LocalServer(_proxy_handler(self), lifetime_s=self.lifetime_s, **FAKE_SERVING)
+        self.url = self._server.root
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -188,42 +176,29 @@ class RecordingProxy:
 
     def stop(self) -> None:
         """Stop serving (idempotent)."""
-        server, self._server = self._server, None
-        if self._timer is not None:
-            self._timer.cancel()
-        if server is not None:
-            server.shutdown()
-            server.server_close()
+        if self._server is not None:
+            self._server.stop()
 
 
 def _proxy_handler(proxy: RecordingProxy) -> type:
     import http.client
     import urllib.parse
-    from http.server import BaseHTTPRequestHandler
+
+    from debate_eval.agents.models.providers.local_server import QuietHandler
 
     hop_by_hop = {"connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "trailer", "upgrade"}
 
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, *args: Any) -> None:
-            return
-
+    class Handler(QuietHandler):
         def _reply(self, status: int, body: bytes, headers: Iterable[tuple[str, str]] = ()) -> None:
-            self.send_response(status)
-            for key, value in headers:
-                if key.lower() not in hop_by_hop and key.lower() != "content-length":
-                    self.send_header(key, value)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            kept = [(k, v) for k, v in headers if k.lower() not in hop_by_hop and k.lower() != "content-length"]
+            self.send_bytes(status, body, None, kept)
 
         def do_CONNECT(self) -> None:
             self._reply(405, b"this test proxy does not tunnel (no CONNECT)")
 
         def _forward(self) -> None:
             target = urllib.parse.urlsplit(self.path)
-            body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            body = self.read_body()
             with proxy.lock:
                 full = len(proxy.requests) >= proxy.max_requests
                 if not full:

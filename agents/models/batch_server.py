@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlparse
 
+from debate_eval.agents.models.providers.local_server import QuietHandler
 from debate_eval.agents.models.providers.scripted_server import STATS_PATH, Request, ScriptedOpenAIServer, _make_handler
 
 
@@ -64,12 +65,14 @@ class ScriptedBatchServer(ScriptedOpenAIServer):
     def start(self) -> ScriptedBatchServer:
         """Start serving; a timer stops the server after ``lifetime_s``."""
         super().start()
-        assert self._server is not None
-        self._server.RequestHandlerClass = _make_batch_handler(self)
         self._stopper = threading.Timer(self.lifetime_s, self.stop)
         self._stopper.daemon = True
         self._stopper.start()
         return self
+
+    def handler_class(self) -> type[QuietHandler]:
+        """The scripted server's handler with the Batch API's routes."""
+        return _make_batch_handler(self)
 
     def stop(self) -> None:
         """Stop serving."""
@@ -172,7 +175,7 @@ class ScriptedBatchServer(ScriptedOpenAIServer):
         }  # fmt: skip
 
 
-def _make_batch_handler(server: ScriptedBatchServer) -> type:
+def _make_batch_handler(server: ScriptedBatchServer) -> type[QuietHandler]:
     base = _make_handler(server)
 
     class Handler(base):  # type: ignore[misc, valid-type]
@@ -181,7 +184,7 @@ def _make_batch_handler(server: ScriptedBatchServer) -> type:
             one = re.search(r"/batches/([^/]+)$", path)
             content = re.search(r"/files/([^/]+)/content$", path)
             if path.endswith(STATS_PATH):
-                self._send(200, server.stats())
+                self.send_json(200, server.stats())
             elif one and one.group(1) in server.batches:
                 with server._lock:
                     drop = server.drop_polls > 0
@@ -189,14 +192,14 @@ def _make_batch_handler(server: ScriptedBatchServer) -> type:
                 if drop:  # lose the connection while polling
                     self.close_connection = True
                     return
-                self._send(200, server.retrieve(one.group(1)))
+                self.send_json(200, server.retrieve(one.group(1)))
             elif path.endswith("/batches"):
                 data = [server.batch_object(b) for b in reversed(list(server.batches.values()))]
-                self._send(200, {"object": "list", "data": data, "has_more": False})
+                self.send_json(200, {"object": "list", "data": data, "has_more": False})
             elif content and content.group(1) in server.files:
-                self._raw(server.files[content.group(1)])
+                self.send_bytes(200, server.files[content.group(1)], "application/octet-stream")
             elif one or content:
-                self._send(404, {"error": {"message": "no such batch or file"}})
+                self.send_json(404, {"error": {"message": "no such batch or file"}})
             else:
                 super().do_GET()
 
@@ -205,21 +208,14 @@ def _make_batch_handler(server: ScriptedBatchServer) -> type:
             if not (path.endswith("/files") or path.endswith("/batches")):
                 super().do_POST()
                 return
-            data = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            data = self.read_body()
             try:
                 if path.endswith("/files"):
-                    self._send(200, server.upload(_multipart_file(self.headers.get("Content-Type", ""), data)))
+                    self.send_json(200, server.upload(_multipart_file(self.headers.get("Content-Type", ""), data)))
                 else:
-                    self._send(200, server.create_batch(json.loads(data)))
+                    self.send_json(200, server.create_batch(json.loads(data)))
             except (KeyError, ValueError) as exc:
-                self._send(400, {"error": {"message": f"bad request: {exc}", "type": "invalid_request_error"}})
-
-        def _raw(self, data: bytes) -> None:
-            self.send_response(200)
-            self.send_header("Content-Type", "application/octet-stream")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+                self.send_json(400, {"error": {"message": f"bad request: {exc}", "type": "invalid_request_error"}})
 
     return Handler
 

@@ -17,12 +17,12 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from debate_eval.agents.models.providers.local_server import FAKE_SERVING, LocalServer, QuietHandler
 from debate_eval.agents.models.providers.scripted_server import default_reply, role_of_request
 from debate_eval.tasks.cli.main import main
 
@@ -64,8 +64,7 @@ class FaultServer:
     def __post_init__(self) -> None:
         self.lock = threading.Lock()
         self.base_url = ""
-        self._server: ThreadingHTTPServer | None = None
-        self._timer: threading.Timer | None = None
+        self._server: LocalServer | None = None
 
     @property
     def count(self) -> int:
@@ -73,32 +72,16 @@ class FaultServer:
             return len(self.requests)
 
     def __enter__(self) -> FaultServer:
-        self._server = _Server(("127.0.0.1", 0), _handler(self))
-        self.base_url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"
-        threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-        self._timer = threading.Timer(self.lifetime_s, self.stop)  # stops by itself
-        self._timer.daemon = True
-        self._timer.start()
+        self._server = LocalServer(_handler(self), lifetime_s=self.lifetime_s, **FAKE_SERVING)  # stops by itself
+        self.base_url = f"{self._server.root}/v1"
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
     def stop(self) -> None:
-        server, self._server = self._server, None
-        if self._timer is not None:
-            self._timer.cancel()
-        if server is not None:
-            server.shutdown()
-            server.server_close()
-
-
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    request_queue_size = 64
-
-    def handle_error(self, request: Any, client_address: Any) -> None:  # a client that hung up: not an error
-        return
+        if self._server is not None:
+            self._server.stop()
 
 
 def completion(request: dict[str, Any], text: str) -> dict[str, Any]:
@@ -112,13 +95,8 @@ def completion(request: dict[str, Any], text: str) -> dict[str, Any]:
     }
 
 
-def _handler(server: FaultServer) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, *args: Any) -> None:
-            return
-
+def _handler(server: FaultServer) -> type[QuietHandler]:
+    class Handler(QuietHandler):
         def _send(
             self,
             status: int,
@@ -127,12 +105,7 @@ def _handler(server: FaultServer) -> type[BaseHTTPRequestHandler]:
             headers: dict[str, str] | None = None,
             trickle_s: float = 0.0,
         ) -> None:
-            self.send_response(status)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(data)))
-            for key, value in (headers or {}).items():
-                self.send_header(key, value)
-            self.end_headers()
+            self.send_head_of(status, len(data), content_type, headers or {})
             if not trickle_s:
                 self.wfile.write(data)
                 return
@@ -148,7 +121,7 @@ def _handler(server: FaultServer) -> type[BaseHTTPRequestHandler]:
             self._send(404, b'{"error": {"message": "no such route"}}', "application/json")
 
         def do_POST(self) -> None:
-            request = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
+            request = json.loads(self.read_body() or b"{}")
             with server.lock:
                 number = len(server.requests)
                 server.requests.append(request)

@@ -26,12 +26,12 @@ import random
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from debate_eval.agents.models.providers.local_server import LocalServer, QuietHandler
 from debate_eval.agents.models.providers.scripted_server import Request, default_reply, role_of_request
 from debate_eval.agents.models.token_estimate import count_prompt_tokens, count_text_tokens
 
@@ -139,30 +139,20 @@ class RateLimitedServer:
         self._tokens = _Bucket(self.tpm, self.tpm * rate, self.tpm, now) if self.tpm else None
         self.stats = RateStats()
         self._concurrent = 0
-        self._server: ThreadingHTTPServer | None = None
-        self._timer: threading.Timer | None = None
+        self._server: LocalServer | None = None
         self.base_url = ""
 
     def start(self) -> RateLimitedServer:
         """Serve in a background thread; stop by itself after ``max_lifetime_s``."""
         count_text_tokens("", self.model)  # load the token encoding before the first request (not in one)
-        self._server = _Server(("127.0.0.1", 0), _make_handler(self))
-        self.base_url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
-        self._timer = threading.Timer(self.max_lifetime_s, self.stop)
-        self._timer.daemon = True
-        self._timer.start()
+        self._server = LocalServer(_make_handler(self), lifetime_s=self.max_lifetime_s, queue_size=256)
+        self.base_url = f"{self._server.root}/v1"
         return self
 
     def stop(self) -> None:
         """Stop serving."""
-        with self._lock:
-            server, self._server = self._server, None
-        if server is not None:
-            server.shutdown()
-            server.server_close()
-        if self._timer is not None:
-            self._timer.cancel()
+        if self._server is not None:
+            self._server.stop()
 
     def __enter__(self) -> RateLimitedServer:
         return self.start()
@@ -260,67 +250,42 @@ class RateLimitedServer:
             self.stats.max_concurrent = max(self.stats.max_concurrent, self._concurrent)
 
 
-class _Server(ThreadingHTTPServer):
-    request_queue_size = 256
-    daemon_threads = True
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """A client that went away mid-request is not an error of the server."""
-        if not isinstance(sys.exc_info()[1], ConnectionError | TimeoutError):
-            super().handle_error(request, client_address)
-
-
-def _make_handler(server: RateLimitedServer) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
+def _make_handler(server: RateLimitedServer) -> type[QuietHandler]:
+    class Handler(QuietHandler):
         disable_nagle_algorithm = True
-
-        def log_message(self, format: str, *args: Any) -> None:  # quiet
-            return
-
-        def _send(self, status: int, body: Mapping[str, Any], headers: Mapping[str, str] | None = None) -> None:
-            data = json.dumps(body).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            for key, value in (headers or {}).items():
-                self.send_header(key, value)
-            self.end_headers()
-            self.wfile.write(data)
 
         def do_GET(self) -> None:
             path = self.path.rstrip("/")
             if path.endswith("/models"):
-                self._send(200, {"object": "list", "data": [{"id": "scripted", "object": "model"}]})
+                self.send_json(200, {"object": "list", "data": [{"id": "scripted", "object": "model"}]})
             elif path.endswith(STATS_PATH):
                 with server._lock:
-                    self._send(200, server.stats.to_dict())
+                    self.send_json(200, server.stats.to_dict())
             else:
-                self._send(404, {"error": {"message": "not found"}})
+                self.send_json(404, {"error": {"message": "not found"}})
 
         def do_POST(self) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
             try:
-                request = json.loads(self.rfile.read(length) or b"{}")
+                request = json.loads(self.read_body() or b"{}")
             except json.JSONDecodeError:
-                self._send(400, {"error": {"message": "invalid JSON"}})
+                self.send_json(400, {"error": {"message": "invalid JSON"}})
                 return
             content = server.reply(request)
             status, headers, _ = server.admit(request, content)
             if status == 429:
                 message = "Rate limit reached for requests or tokens; retry after the time in retry-after."
                 error = {"message": message, "type": "requests", "code": "rate_limit_exceeded"}
-                self._send(429, {"error": error}, headers)
+                self.send_json(429, {"error": error}, headers)
                 return
             if status != 200:
-                self._send(status, {"error": {"message": "the endpoint's request bound is reached"}})
+                self.send_json(status, {"error": {"message": "the endpoint's request bound is reached"}})
                 return
             server.entered(1)
             try:
                 time.sleep(server.draw_latency())
             finally:
                 server.entered(-1)
-            self._send(200, server.completion(request, content), headers)
+            self.send_json(200, server.completion(request, content), headers)
 
     return Handler
 

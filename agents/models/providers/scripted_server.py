@@ -20,8 +20,9 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from debate_eval.agents.models.providers.local_server import LocalServer, QuietHandler
 
 Request = Mapping[str, Any]
 STATS_PATH = "/scripted/stats"  # GET: {"requests": count}, for a server running in another process
@@ -192,8 +193,7 @@ class ScriptedOpenAIServer:
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
+        self._server: LocalServer | None = None
         self.base_url = ""
 
     @property
@@ -204,20 +204,18 @@ class ScriptedOpenAIServer:
 
     def start(self) -> ScriptedOpenAIServer:
         """Start serving in a background thread."""
-        handler = _make_handler(self)
-        self._server = _Server(("127.0.0.1", 0), handler)
-        self._server.daemon_threads = True
-        port = self._server.server_address[1]
-        self.base_url = f"http://127.0.0.1:{port}/v1"
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-        self._thread.start()
+        self._server = LocalServer(self.handler_class())
+        self.base_url = f"{self._server.root}/v1"
         return self
+
+    def handler_class(self) -> type[QuietHandler]:
+        """The request handler (a subclass's server adds its routes)."""
+        return _make_handler(self)
 
     def stop(self) -> None:
         """Stop serving."""
         if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
+            self._server.stop()
             self._server = None
 
     def __enter__(self) -> ScriptedOpenAIServer:
@@ -275,48 +273,23 @@ class ScriptedOpenAIServer:
         return entries
 
 
-class _Server(ThreadingHTTPServer):
-    request_queue_size = 128  # many clients may connect at once (the default backlog is 5)
-    daemon_threads = True
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """A client that went away mid-request (a killed run, a timeout) is not an error of the server."""
-        if not isinstance(sys.exc_info()[1], ConnectionError | TimeoutError):
-            super().handle_error(request, client_address)
-
-
-def _make_handler(server: ScriptedOpenAIServer) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
+def _make_handler(server: ScriptedOpenAIServer) -> type[QuietHandler]:
+    class Handler(QuietHandler):
         disable_nagle_algorithm = True  # headers and body go out at once (no delayed-ACK stall)
-
-        def log_message(self, format: str, *args: Any) -> None:  # quiet
-            return
-
-        def _send(self, status: int, body: dict[str, Any], headers: Mapping[str, str] | None = None) -> None:
-            data = json.dumps(body).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            for key, value in (headers or {}).items():
-                self.send_header(key, value)
-            self.end_headers()
-            self.wfile.write(data)
 
         def do_GET(self) -> None:
             if self.path.rstrip("/").endswith("/models"):
-                self._send(200, {"object": "list", "data": [{"id": "scripted", "object": "model"}]})
+                self.send_json(200, {"object": "list", "data": [{"id": "scripted", "object": "model"}]})
             elif self.path.rstrip("/").endswith(STATS_PATH):
-                self._send(200, {"requests": server.count})
+                self.send_json(200, {"requests": server.count})
             else:
-                self._send(404, {"error": {"message": "not found"}})
+                self.send_json(404, {"error": {"message": "not found"}})
 
         def do_POST(self) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
             try:
-                request = json.loads(self.rfile.read(length) or b"{}")
+                request = json.loads(self.read_body() or b"{}")
             except json.JSONDecodeError:
-                self._send(400, {"error": {"message": "invalid JSON"}})
+                self.send_json(400, {"error": {"message": "invalid JSON"}})
                 return
             with server._lock:
                 server.requests.append(request)
@@ -329,9 +302,9 @@ def _make_handler(server: ScriptedOpenAIServer) -> type[BaseHTTPRequestHandler]:
             if fault is not None and fault.status:
                 headers = {"Retry-After": f"{fault.retry_after:g}"} if fault.retry_after is not None else {}
                 body = {"error": {"message": fault.message, "type": "injected", "code": fault.status}}
-                self._send(fault.status, body, headers)
+                self.send_json(fault.status, body, headers)
                 return
-            self._send(200, server.completion(request))
+            self.send_json(200, server.completion(request))
 
     return Handler
 

@@ -27,9 +27,9 @@ import threading
 import time
 import urllib.parse
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from debate_eval.agents.models.providers.local_server import FAKE_SERVING, LocalServer, QuietHandler
 from debate_eval.agents.models.providers.scripted_server import default_reply, structured_reply
 
 # fields the Messages API does not take (the OpenAI ones, and the sampling fields the anthropic SDK >= 1.0 dropped)
@@ -66,28 +66,19 @@ class WireFake:
     def __post_init__(self) -> None:
         self.lock = threading.Lock()
         self.root = ""
-        self._server: ThreadingHTTPServer | None = None
-        self._timer: threading.Timer | None = None
+        self._server: LocalServer | None = None
 
     def __enter__(self) -> WireFake:
-        self._server = _Server(("127.0.0.1", 0), _handler(self))
-        self.root = f"http://127.0.0.1:{self._server.server_address[1]}"
-        threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-        self._timer = threading.Timer(self.lifetime_s, self.stop)
-        self._timer.daemon = True
-        self._timer.start()
+        self._server = LocalServer(_handler(self), lifetime_s=self.lifetime_s, **FAKE_SERVING)
+        self.root = self._server.root
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
     def stop(self) -> None:
-        server, self._server = self._server, None
-        if self._timer is not None:
-            self._timer.cancel()
-        if server is not None:
-            server.shutdown()
-            server.server_close()
+        if self._server is not None:
+            self._server.stop()
 
     def posts(self) -> list[Seen]:
         with self.lock:
@@ -281,24 +272,11 @@ class OllamaFake(WireFake):
         return Answer(200, completion)
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    request_queue_size = 64
-
-    def handle_error(self, request: Any, client_address: Any) -> None:  # a client that hung up: not an error
-        return
-
-
-def _handler(fake: WireFake) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, *args: Any) -> None:
-            return
-
+def _handler(fake: WireFake) -> type[QuietHandler]:
+    class Handler(QuietHandler):
         def _serve(self) -> None:
             url = urllib.parse.urlsplit(self.path)
-            raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            raw = self.read_body()
             try:
                 body = json.loads(raw) if raw else {}
             except ValueError:
@@ -314,12 +292,7 @@ def _handler(fake: WireFake) -> type[BaseHTTPRequestHandler]:
                 over = len(fake.requests) >= fake.max_requests
                 fake.requests.append(seen)
             answer = Answer(503, {"error": {"message": "fake: request budget spent"}}) if over else fake.answer(seen)
-            data = json.dumps(answer.body).encode()
-            self.send_response(answer.status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            self.send_json(answer.status, answer.body)
 
         do_GET = _serve
         do_POST = _serve
