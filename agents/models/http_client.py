@@ -1,8 +1,7 @@
-"""The HTTP client under every model SDK: ``build_http_client`` (an instance) and ``http_client_factory`` (for
-an SDK that builds its client from a class, as ``ollama`` does).
+"""The HTTP client under every model SDK: ``build_http_client``.
 
-Every provider's SDK client gets its HTTP client here (the ``openai`` and ``anthropic`` SDKs use ``httpx2``,
-``ollama`` uses ``httpx``: pass ``module=``), so every request of a run behaves the same way:
+Every provider's SDK client gets its HTTP client here (the ``openai`` and ``anthropic`` SDKs use ``httpx2``),
+so every request of a run behaves the same way:
 
 - **Proxies and CA bundles as the environment says.** ``HTTP_PROXY``, ``HTTPS_PROXY``, ``ALL_PROXY`` and
   ``NO_PROXY`` are read by httpx itself: the client is built without a transport of its own (a transport
@@ -36,7 +35,6 @@ import os
 import ssl
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
-from types import ModuleType
 from typing import Any
 
 import anyio
@@ -50,7 +48,7 @@ DEFAULT_MAX_CONNECTIONS = 1000  # the openai SDK's default pool
 DEFAULT_MAX_KEEPALIVE = 100
 CA_BUNDLE_VARIABLES = ("SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE")  # in this order of precedence
 
-ResponseObserver = Callable[[Any, Any], None]  # (request, response) of httpx or httpx2; may raise
+ResponseObserver = Callable[[Any, Any], None]  # (request, response); may raise
 
 
 @dataclass(frozen=True)
@@ -116,19 +114,19 @@ def ca_bundle() -> tuple[str, str] | None:
     return None
 
 
-def ssl_context(module: ModuleType = httpx2) -> ssl.SSLContext:
-    """The SSL context of every client: the environment's CA bundle (``ca_bundle``), else ``module``'s default
+def ssl_context() -> ssl.SSLContext:
+    """The SSL context of every client: the environment's CA bundle (``ca_bundle``), else httpx2's default
     (made once per process and bundle: loading a bundle takes 0.1-0.3 s). A bundle that cannot be loaded is
     a ``UserError`` naming the variable."""
     named = ca_bundle()
     if named is None:
-        return _default_context(module)
+        return _default_context()
     return _bundle_context(*named)
 
 
 @functools.cache
-def _default_context(module: ModuleType) -> ssl.SSLContext:
-    return module.create_ssl_context()
+def _default_context() -> ssl.SSLContext:
+    return httpx2.create_ssl_context()
 
 
 @functools.cache
@@ -146,117 +144,92 @@ def _bundle_context(variable: str, path: str) -> ssl.SSLContext:
 
 
 def build_http_client(
-    options: HttpOptions | None = None,
-    observers: Sequence[ResponseObserver] = (),
-    *,
-    module: ModuleType = httpx2,
-    **kwargs: Any,
-) -> Any:
-    """A ``module.AsyncClient`` (httpx2 by default) for an SDK's ``http_client=``: proxies and CA bundles from
-    the environment, the deadline, the answer cap, no redirects and ``observers`` (see the module doc).
-    ``kwargs`` go to ``AsyncClient`` (e.g. ``headers``); ``transport``/``mounts`` are refused (they would
-    turn the environment's proxies off)."""
-    return http_client_factory(options, observers, module=module)(**kwargs)
+    options: HttpOptions | None = None, observers: Sequence[ResponseObserver] = (), **kwargs: Any
+) -> ObservedAsyncClient:
+    """An ``httpx2.AsyncClient`` for an SDK's ``http_client=``: proxies and CA bundles from the environment, the
+    deadline, the answer cap, no redirects and ``observers`` (see the module doc). ``kwargs`` go to
+    ``AsyncClient`` (e.g. ``headers``); ``transport``/``mounts`` are refused (they would turn the environment's
+    proxies off)."""
+    return ObservedAsyncClient(options=options or HttpOptions(), observers=tuple(observers), **kwargs)
 
 
-def http_client_factory(
-    options: HttpOptions | None = None, observers: Sequence[ResponseObserver] = (), *, module: ModuleType = httpx2
-) -> Callable[..., Any]:
-    """``build_http_client`` as a class-like factory: ``factory(**AsyncClient kwargs)``, for an SDK that makes
-    its client from a class it is given (``ollama.AsyncClient`` passes ``httpx.AsyncClient``-style kwargs)."""
-    return functools.partial(_client_class(module), options=options or HttpOptions(), observers=tuple(observers))
+class ObservedAsyncClient(httpx2.AsyncClient):
+    """``AsyncClient`` with a deadline, an answer cap, no redirects and response observers."""
 
+    def __init__(self, *, options: HttpOptions, observers: tuple[ResponseObserver, ...] = (), **kwargs: Any) -> None:
+        for name in ("transport", "mounts", "proxy"):
+            if kwargs.get(name) is not None:
+                raise TypeError(f"{name}= would bypass the environment's proxy settings")
+        kwargs["follow_redirects"] = False
+        kwargs.setdefault("verify", ssl_context())
+        kwargs.setdefault(
+            "limits",
+            httpx2.Limits(
+                max_connections=options.max_connections,
+                max_keepalive_connections=min(options.max_keepalive_connections, options.max_connections),
+            ),
+        )
+        if options.deadline_s is not None:
+            kwargs.setdefault("timeout", httpx2.Timeout(options.deadline_s))
+        super().__init__(**kwargs)
+        self.options = options
+        self.observers = observers
 
-@functools.cache
-def _client_class(module: ModuleType) -> type:
-    """The ``AsyncClient`` subclass of ``module`` (httpx or httpx2, which share this API)."""
-    capped_stream = _capped_stream_class(module)
-
-    class ObservedAsyncClient(module.AsyncClient):  # type: ignore[misc, name-defined]
-        """``AsyncClient`` with a deadline, an answer cap, no redirects and response observers."""
-
-        def __init__(
-            self, *, options: HttpOptions, observers: tuple[ResponseObserver, ...] = (), **kwargs: Any
-        ) -> None:
-            for name in ("transport", "mounts", "proxy"):
-                if kwargs.get(name) is not None:
-                    raise TypeError(f"{name}= would bypass the environment's proxy settings")
-            kwargs["follow_redirects"] = False
-            kwargs.setdefault("verify", ssl_context(module))
-            kwargs.setdefault(
-                "limits",
-                module.Limits(
-                    max_connections=options.max_connections,
-                    max_keepalive_connections=min(options.max_keepalive_connections, options.max_connections),
-                ),
+    async def send(self, request: Any, *, stream: bool = False, **kwargs: Any) -> Any:
+        """Send ``request`` within the deadline; read its answer up to the cap (unless ``stream``); pass it to
+        the observers."""
+        kwargs["follow_redirects"] = False
+        deadline = self.options.deadline_s
+        response = None
+        with anyio.move_on_after(deadline) as scope:
+            response = await self._send_bounded(request, stream, kwargs)
+        if response is None or scope.cancelled_caught:
+            raise httpx2.TimeoutException(
+                f"no complete answer from {public_url(str(request.url))} within {deadline:g} s (--timeout)",
+                request=request,
             )
-            if options.deadline_s is not None:
-                kwargs.setdefault("timeout", module.Timeout(options.deadline_s))
-            super().__init__(**kwargs)
-            self.options = options
-            self.observers = observers
+        for observer in self.observers:
+            observer(request, response)
+        return response
 
-        async def send(self, request: Any, *, stream: bool = False, **kwargs: Any) -> Any:
-            """Send ``request`` within the deadline; read its answer up to the cap (unless ``stream``);
-            pass it to the observers."""
-            kwargs["follow_redirects"] = False
-            deadline = self.options.deadline_s
-            response = None
-            with anyio.move_on_after(deadline) as scope:
-                response = await self._send_bounded(request, stream, kwargs)
-            if response is None or scope.cancelled_caught:
-                raise module.TimeoutException(
-                    f"no complete answer from {public_url(str(request.url))} within {deadline:g} s (--timeout)",
-                    request=request,
-                )
-            for observer in self.observers:
-                observer(request, response)
-            return response
-
-        async def _send_bounded(self, request: Any, stream: bool, kwargs: dict[str, Any]) -> Any:
-            response = await super().send(request, stream=True, **kwargs)
-            try:
-                if 300 <= response.status_code < 400:
-                    raise RedirectError(str(request.url), response.status_code, response.headers.get("location"))
-                limit = self.options.max_answer_bytes
-                if limit is not None:
-                    declared = response.headers.get("content-length", "")
-                    if declared.isdigit() and int(declared) > limit:
-                        raise AnswerTooLargeError(str(request.url), limit, int(declared))
-                    response.stream = capped_stream(response.stream, limit, str(request.url))
-                if not stream:
-                    await response.aread()
-                    if limit is not None and len(response.content) > limit:  # a compressed answer, decoded
-                        raise AnswerTooLargeError(str(request.url), limit, len(response.content))
-            except BaseException:
-                await response.aclose()
-                raise
-            return response
-
-    ObservedAsyncClient.__qualname__ = ObservedAsyncClient.__name__ = f"Observed{module.__name__}AsyncClient"
-    return ObservedAsyncClient
+    async def _send_bounded(self, request: Any, stream: bool, kwargs: dict[str, Any]) -> Any:
+        response = await super().send(request, stream=True, **kwargs)
+        try:
+            if 300 <= response.status_code < 400:
+                raise RedirectError(str(request.url), response.status_code, response.headers.get("location"))
+            limit = self.options.max_answer_bytes
+            if limit is not None:
+                declared = response.headers.get("content-length", "")
+                if declared.isdigit() and int(declared) > limit:
+                    raise AnswerTooLargeError(str(request.url), limit, int(declared))
+                response.stream = CappedStream(response.stream, limit, str(request.url))
+            if not stream:
+                await response.aread()
+                if limit is not None and len(response.content) > limit:  # a compressed answer, decoded
+                    raise AnswerTooLargeError(str(request.url), limit, len(response.content))
+        except BaseException:
+            await response.aclose()
+            raise
+        return response
 
 
-@functools.cache
-def _capped_stream_class(module: ModuleType) -> type:
-    class CappedStream(module.AsyncByteStream):  # type: ignore[misc, name-defined]
-        """The response's byte stream, raising ``AnswerTooLargeError`` once more than ``limit`` bytes came."""
+class CappedStream(httpx2.AsyncByteStream):
+    """The response's byte stream, raising ``AnswerTooLargeError`` once more than ``limit`` bytes came."""
 
-        def __init__(self, inner: Any, limit: int, url: str) -> None:
-            self.inner, self.limit, self.url = inner, limit, url
+    def __init__(self, inner: Any, limit: int, url: str) -> None:
+        self.inner, self.limit, self.url = inner, limit, url
 
-        async def __aiter__(self) -> AsyncIterator[bytes]:
-            seen = 0
-            async for chunk in self.inner:
-                seen += len(chunk)
-                if seen > self.limit:
-                    raise AnswerTooLargeError(self.url, self.limit, seen)
-                yield chunk
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        seen = 0
+        async for chunk in self.inner:
+            seen += len(chunk)
+            if seen > self.limit:
+                raise AnswerTooLargeError(self.url, self.limit, seen)
+            yield chunk
 
-        async def aclose(self) -> None:
-            await self.inner.aclose()
-
-    return CappedStream
+    async def aclose(self) -> None:
+        """Close the response's own stream."""
+        await self.inner.aclose()
 
 
 @dataclass(frozen=True)

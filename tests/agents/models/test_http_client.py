@@ -29,7 +29,6 @@ from debate_eval.agents.models.http_client import (
     HttpOptions,
     RedirectError,
     build_http_client,
-    http_client_factory,
     ssl_context,
 )
 from debate_eval.agents.models.pool import build_checked_client
@@ -378,16 +377,3 @@ def test_cached_prompt_tokens_are_observed_through_the_run_client() -> None:
 def test_a_transport_of_its_own_is_refused_it_would_bypass_the_proxies() -> None:
     with pytest.raises(TypeError, match="bypass the environment's proxy settings"):
         build_http_client(transport=httpx2.AsyncHTTPTransport())
-
-
-def test_the_factory_serves_an_sdk_that_builds_its_client_from_a_class(
-    clean_network_env: pytest.MonkeyPatch, recording_proxy: Any
-) -> None:
-    httpx = pytest.importorskip("httpx")  # ollama's SDK uses httpx, not httpx2
-    clean_network_env.setenv("HTTP_PROXY", recording_proxy.url)
-    with Server({"/api/chat": completion}) as server:
-        factory = http_client_factory(HttpOptions(deadline_s=5), module=httpx)
-        client = factory(base_url=server.url, follow_redirects=True, timeout=None, headers={})  # as ollama calls it
-        assert isinstance(client, httpx.AsyncClient) and client.follow_redirects is False
-        assert get(client, server.url + "/api/chat").status_code == 200
-    assert recording_proxy.urls() == [server.url + "/api/chat"]
