@@ -61,29 +61,24 @@ class OpenAIWireProvider(Provider):
         """
         if settings.sampling.literal:
             return self.build_literal_client(settings, base_url, http_client)
-        import openai
-
         from debate_eval.agents.models.plain_body import plain_body_chat_client
 
-        kwargs: dict[str, Any] = {
-            "base_url": base_url or OPENAI_API_URL,
-            "api_key": settings.api_key(),
-            "timeout": settings.timeout_s,
-            "max_retries": 0,
-            **self.client_options(settings),
-        }
-        if http_client is not None:
-            kwargs["http_client"] = http_client
         create_args = {"model": settings.model, **self.create_args(settings)}
-        return with_model_info(
-            plain_body_chat_client, {"sdk_client": openai.AsyncOpenAI(**kwargs), "create_args": create_args}
-        )
+        sdk_client = self.sdk_client(settings, base_url, http_client)
+        return with_model_info(plain_body_chat_client, {"sdk_client": sdk_client, "create_args": create_args})
 
     def build_literal_client(self, settings: ModelSettings, base_url: str | None, http_client: Any) -> Any:
         """``LiteralClient`` over the OpenAI SDK with the key, URL, timeout, options and HTTP client above."""
-        import openai
-
         from debate_eval.agents.models.literal_client import LiteralClient
+
+        return LiteralClient(
+            self.sdk_client(settings, base_url, http_client), settings.model, self.create_args(settings)
+        )
+
+    def sdk_client(self, settings: ModelSettings, base_url: str | None, http_client: Any) -> Any:
+        """The ``openai.AsyncOpenAI`` of both clients: key, URL, timeout, no SDK retries (the stack retries),
+        this provider's options and the shared HTTP client."""
+        import openai
 
         kwargs: dict[str, Any] = {
             "base_url": base_url or OPENAI_API_URL,
@@ -94,7 +89,7 @@ class OpenAIWireProvider(Provider):
         }
         if http_client is not None:
             kwargs["http_client"] = http_client
-        return LiteralClient(openai.AsyncOpenAI(**kwargs), settings.model, self.create_args(settings))
+        return openai.AsyncOpenAI(**kwargs)
 
 
 @register_provider
