@@ -3,15 +3,12 @@
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from debate_eval._evaluate import Data, make_request
+from debate_eval._evaluate import Data, outside_event_loop, prepared_request
 from debate_eval.tasks.analysis.audit.card import FACETS, Card, read_card
 from debate_eval.tasks.analysis.bootstrap import DEFAULT_CI_METHOD, DEFAULT_RESAMPLES
 from debate_eval.tasks.engine.audit.plan import DEFAULT_PARAPHRASES, DEFAULT_REPEATS
@@ -63,7 +60,6 @@ def audit(
     """
     from debate_eval.tasks.engine.audit.plan import AuditRequest
     from debate_eval.tasks.engine.audit.run import run_audit
-    from debate_eval.tasks.engine.environment import prepare_environment
 
     methods = method if isinstance(method, str) or method is None else ",".join(method)
     keywords = {
@@ -80,10 +76,7 @@ def audit(
         "scale": scale,
         **options,
     }
-    run_request, obj = make_request(data, keywords, config)
-    prepare_environment(run_request.env_file)
-    if not run_request.out:
-        run_request = run_request.with_options(out=tempfile.mkdtemp(prefix="debate-eval-audit-"))
+    run_request, obj = prepared_request(data, keywords, config, "debate-eval-audit-")
     request = AuditRequest(
         run=run_request,
         facets=tuple(facets),
@@ -103,12 +96,7 @@ def audit(
         return run_audit(request, obj, stream=stream).card
 
     try:
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            return work()
-        with concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="debate-eval") as pool:
-            return pool.submit(work).result()
+        return outside_event_loop(work)
     finally:
         if stream is not None:
             stream.close()

@@ -13,8 +13,8 @@ import concurrent.futures
 import os
 import tempfile
 import warnings
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Union
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar, Union
 
 from debate_eval._run import Run, load_run
 from debate_eval.tasks.engine.config_file import read_request_file
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 Data = Union[str, "os.PathLike[str]", Sequence[Mapping[str, Any]], "pandas.DataFrame", "datasets.Dataset"]
 SOURCE = "evaluate()"
+T = TypeVar("T")
 
 
 def make_request(
@@ -43,6 +44,31 @@ def make_request(
     if config is not None:
         request = read_request_file(config).updated(request)
     return request, obj
+
+
+def prepared_request(
+    data: Data | None, keywords: Mapping[str, Any], config: str | os.PathLike[str] | None, temp_prefix: str
+) -> tuple[RunRequest, object]:
+    """``make_request``, then its env file loaded and, without ``out``, a new temporary folder (``temp_prefix``
+    starts its name) as ``out``."""
+    from debate_eval.tasks.engine.environment import prepare_environment
+
+    request, obj = make_request(data, keywords, config)
+    prepare_environment(request.env_file)
+    if not request.out:
+        request = request.with_options(out=tempfile.mkdtemp(prefix=temp_prefix))
+    return request, obj
+
+
+def outside_event_loop(work: Callable[[], T]) -> T:
+    """``work()`` in this thread when no event loop runs in it, else on a worker thread of its own (a Jupyter
+    cell's loop is running: ``asyncio.run`` cannot run inside it)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return work()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="debate-eval") as pool:
+        return pool.submit(work).result()
 
 
 async def evaluate_async(
@@ -65,7 +91,6 @@ async def evaluate_async(
 ) -> Run:
     """``evaluate`` for code that already runs an event loop: ``run = await evaluate_async(...)``."""
     from debate_eval.tasks.engine import build
-    from debate_eval.tasks.engine.environment import prepare_environment
     from debate_eval.tasks.engine.runner import run
 
     keywords = {
@@ -83,10 +108,7 @@ async def evaluate_async(
         "scale": scale,
         **options,
     }
-    request, obj = make_request(data, keywords, config)
-    prepare_environment(request.env_file)
-    if not request.out:
-        request = request.with_options(out=tempfile.mkdtemp(prefix="debate-eval-"))
+    request, obj = prepared_request(data, keywords, config, "debate-eval-")
     run_config, run_options = build.build_run(request, obj)
     for warning in build.method_warnings(run_config):
         warnings.warn(warning, UserWarning, stacklevel=2)
@@ -140,9 +162,4 @@ def evaluate(
         config=config,
         **options,
     )
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(call)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="debate-eval") as pool:
-        return pool.submit(asyncio.run, call).result()
+    return outside_event_loop(lambda: asyncio.run(call))
