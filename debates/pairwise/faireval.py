@@ -198,13 +198,7 @@ def rescore_faireval(record: dict[str, Any], texts: list[str]) -> dict[str, Any]
     swapped = list((orders.get(SWAPPED) or {}).get("evaluation") or [])
     parsed, sums = their_verdict(original, swapped, UntrustedMaterial(tuple(texts)))
     new["details"] = replace_details(record, their_sums=sums, their_label=THEIR_LABELS[parsed.value or TIE])
-    new.update(
-        verdict=parsed.value,
-        verdict_parse=parsed.to_dict(),
-        parse_status=parsed.status,
-        parse_method=parsed.method,
-        parse_reason=parsed.reason,
-    )
+    new.update(parsed.record_fields())
     return new
 
 

@@ -109,11 +109,5 @@ def rescore_pairwise(record: dict[str, Any], texts: Sequence[str]) -> dict[str, 
         new.update(verdicts={"original": original.value, "swapped": back.value}, consistent=consistent)
     else:
         parsed = _order_verdict(transcript, decided_by, parse)
-    new.update(
-        verdict=parsed.value,
-        verdict_parse=parsed.to_dict(),
-        parse_status=parsed.status,
-        parse_method=parsed.method,
-        parse_reason=parsed.reason,
-    )
+    new.update(parsed.record_fields())
     return new

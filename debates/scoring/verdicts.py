@@ -52,6 +52,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from debate_eval.debates.scoring.normal_form import fold
 from debate_eval.debates.scoring.structured import structured_verdict
@@ -87,6 +88,17 @@ class ParsedVerdict:
     def to_dict(self) -> dict[str, str | None]:
         """JSON-ready form: ``{"value", "status", "method", "reason"}``."""
         return {"value": self.value, "status": self.status, "method": self.method, "reason": self.reason}
+
+    def record_fields(self) -> dict[str, Any]:
+        """A pairwise record's fields of this parse: ``verdict``, ``verdict_parse`` and ``parse_status``,
+        ``parse_method``, ``parse_reason``."""
+        return {
+            "verdict": self.value,
+            "verdict_parse": self.to_dict(),
+            "parse_status": self.status,
+            "parse_method": self.method,
+            "parse_reason": self.reason,
+        }
 
 
 def no_verdict(reason: str) -> ParsedVerdict:
