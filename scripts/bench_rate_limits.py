@@ -46,7 +46,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,8 +53,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_report import replace_section  # sibling script
+from endpoint_process import SERVER_MODULE, EndpointProcess  # sibling script
 
-SERVER_MODULE = "debate_eval.agents.models.providers.rate_limited_server"
 SECTION = "rate_limits"
 TARGET_SHARE = 0.90
 TARGET_429 = 0.02
@@ -71,28 +70,10 @@ class Scenario:
     binding: str  # "requests" or "tokens"
 
 
-class Endpoint:
-    """The rate-limited endpoint in a child process (stops when its standard input closes)."""
-
-    def __init__(self, scenario: Scenario, latency: str, seed: int) -> None:
-        command = [sys.executable, "-m", SERVER_MODULE, "--rpm", f"{scenario.rpm:g}", "--tpm", f"{scenario.tpm:g}"]
-        command += ["--latency", latency, "--seed", str(seed), "--max-lifetime", "3600"]
-        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-        assert self.process.stdout is not None
-        self.base_url = self.process.stdout.readline().strip()
-        if not self.base_url.startswith("http://127.0.0.1:"):
-            raise RuntimeError(f"the endpoint did not start: {self.base_url!r}")
-
-    def stats(self) -> dict[str, Any]:
-        """The endpoint's counters and its log of answered requests."""
-        with urllib.request.urlopen(self.base_url.removesuffix("/v1") + "/rate/stats", timeout=30) as response:
-            return json.loads(response.read())
-
-    def close(self) -> None:
-        """Close its standard input and wait for it."""
-        if self.process.stdin is not None:
-            self.process.stdin.close()
-        self.process.wait(timeout=30)
+def start_endpoint(scenario: Scenario, latency: str, seed: int) -> EndpointProcess:
+    """The rate-limited endpoint with the scenario's limits, in a child process."""
+    flags = ["--rpm", f"{scenario.rpm:g}", "--tpm", f"{scenario.tpm:g}", "--latency", latency]
+    return EndpointProcess([*flags, "--seed", str(seed), "--max-lifetime", "3600"])
 
 
 def binding_share(stats: dict[str, Any], scenario: Scenario) -> tuple[float, float, float]:
@@ -114,7 +95,7 @@ def binding_share(stats: dict[str, Any], scenario: Scenario) -> tuple[float, flo
 
 def run_scenario(args: argparse.Namespace, scenario: Scenario, work: Path) -> dict[str, Any]:
     """One run against a fresh endpoint; the figures of the row."""
-    endpoint = Endpoint(scenario, args.latency, args.seed)
+    endpoint = start_endpoint(scenario, args.latency, args.seed)
     out = work / scenario.name
     command = ["debate-eval", "run", "--dataset", "summeval", "--aspect", "coherence", "--limit", str(args.items)]
     command += ["--max-rounds", "2", "--concurrency", str(args.concurrency), "--base-url", endpoint.base_url]

@@ -57,7 +57,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -71,11 +70,11 @@ from debate_eval.tasks.engine.accounting import load_prices
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_report import replace_section  # sibling script
+from endpoint_process import EndpointProcess  # sibling script
 
 AUTHORS_REPO = "https://github.com/gunny97/DEBATE"
 AUTHORS_PACKAGES = ("pyautogen==0.1.14", "openai==0.28.0", "pandas", "tqdm")
 SUMMEVAL_BLOB = "812a51e6727b4a64e661603fa350d76586ef7de0"
-SERVER_MODULE = "debate_eval.agents.models.providers.rate_limited_server"
 SECTION = "vs_authors"
 ASPECT_PROMPTS = {"coherence": "coh", "consistency": "con", "fluency": "flu", "relevance": "rel"}
 TARGET_SPEEDUP = 10.0
@@ -127,28 +126,9 @@ def their_score(text: str, aspect: str) -> int | None:
     return int(digits[-1] if aspect == "fluency" else digits[0])
 
 
-class Endpoint:
-    """The scripted endpoint with hashed replies in a child process."""
-
-    def __init__(self, latency: str) -> None:
-        command = [sys.executable, "-m", SERVER_MODULE, "--replies", "hashed", "--latency", latency]
-        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-        assert self.process.stdout is not None
-        self.base_url = self.process.stdout.readline().strip()
-        if not self.base_url.startswith("http://127.0.0.1:"):
-            raise RuntimeError(f"the endpoint did not start: {self.base_url!r}")
-
-    def stats(self) -> dict[str, Any]:
-        with urllib.request.urlopen(self.base_url.removesuffix("/v1") + "/rate/stats", timeout=30) as response:
-            return json.loads(response.read())
-
-    def __enter__(self) -> Endpoint:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.process.stdin is not None:
-            self.process.stdin.close()
-        self.process.wait(timeout=30)
+def start_endpoint(latency: str) -> EndpointProcess:
+    """The scripted endpoint with hashed replies (no limit that binds), in a child process."""
+    return EndpointProcess(["--replies", "hashed", "--latency", latency])
 
 
 class TokenBatchServer(ScriptedBatchServer):
@@ -213,7 +193,7 @@ def run_authors(args: argparse.Namespace, checkout: Path, python: Path, subset: 
     command = [str(python), str(checkout / "debate.py"), "--prompt_fp", str(prompt), "--aspect", args.aspect]
     command += ["--save_fp", str(save), "--summeval_fp", str(subset), "--key", "sk-bench-not-a-key"]
     command += ["--model", args.model]
-    with Endpoint(args.latency) as endpoint:
+    with start_endpoint(args.latency) as endpoint:
         env = {**os.environ, "OPENAI_API_BASE": endpoint.base_url, "PYTHONPATH": str(shim)}
         env["BENCH_SLEEP_FILE"] = str(cwd / "slept.txt")
         wall, cpu, completed = timed(command, env, cwd)
@@ -240,7 +220,7 @@ def run_ours(args: argparse.Namespace, checkout: Path, work: Path, name: str, *e
             wall, cpu, completed = timed(full, env, work)
             stats = None
     else:
-        with Endpoint(args.latency) as endpoint:
+        with start_endpoint(args.latency) as endpoint:
             full = [*command, "--base-url", endpoint.base_url, "--out", str(out)]
             wall, cpu, completed = timed(full, env, work)
             stats = endpoint.stats()
