@@ -4,50 +4,18 @@ error. Skips without Chromium except in CI or with DEBATE_EVAL_REQUIRE_BROWSER=1
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import audit_data  # tests/tasks (see tests/tasks/conftest.py)
 import pytest
 
 from debate_eval.tasks.cli.main import main
 
 pytestmark = pytest.mark.browser
 READY = "document.documentElement.getAttribute('data-report-ready') === '1'"
-
-
-def load_helper(name: str) -> Any:
-    path = Path(__file__).resolve().parents[1] / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    sys.modules[name] = module
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module
-
-
-audit_data = load_helper("audit_data")
-_driver = importlib.util.spec_from_file_location(
-    "chromium_driver", Path(__file__).resolve().parents[3] / "scripts" / "chromium_driver.py"
-)
-cdp = importlib.util.module_from_spec(_driver)  # type: ignore[arg-type]
-sys.modules["chromium_driver"] = cdp
-_driver.loader.exec_module(cdp)  # type: ignore[union-attr]
-
-
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    executable = cdp.find_chromium()
-    if executable is None:
-        reason = "headless Chromium not found (apt-get install chromium, or set CHROMIUM=/path/to/chromium)"
-        if os.environ.get("CI") == "true" or os.environ.get("DEBATE_EVAL_REQUIRE_BROWSER") == "1":
-            pytest.fail(reason)
-        pytest.skip(reason)
-    with cdp.Browser(executable) as instance:
-        yield instance
 
 
 def rows(browser: Any) -> int:

@@ -3,22 +3,16 @@
 from __future__ import annotations
 
 import html as html_lib
-import importlib.util
 import json
 import re
-import sys
 from pathlib import Path
 
 import pytest
+import report_records as rr  # this folder (see conftest.py)
 
 from debate_eval.agents.errors import UserError
 from debate_eval.tasks.analysis.report import gather, numbers, write_report
 from debate_eval.tasks.analysis.report.page import page_data, render, safe_json, unpack_records
-
-_SPEC = importlib.util.spec_from_file_location("report_records", Path(__file__).with_name("report_records.py"))
-rr = importlib.util.module_from_spec(_SPEC)
-sys.modules["report_records"] = rr
-_SPEC.loader.exec_module(rr)
 
 
 def embedded_records(html: str) -> list[dict]:

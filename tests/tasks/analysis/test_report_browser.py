@@ -9,53 +9,19 @@ Set ``REPORT_SCREENSHOT_DIR`` to keep the screenshots.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import shutil
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import report_records as rr  # this folder (see conftest.py)
 
 from debate_eval.tasks.analysis.report import write_report
 from debate_eval.tasks.cli.report_demo import make_pairwise_runs, make_runs
 
 pytestmark = pytest.mark.browser
 READY = "document.documentElement.getAttribute('data-report-ready') === '1'"  # the transcripts are unpacked
-
-
-def _load_path(name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-def _load(name: str):
-    spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name(f"{name}.py"))
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-rr = _load("report_records")
-cdp = _load_path("chromium_driver", Path(__file__).resolve().parents[3] / "scripts" / "chromium_driver.py")
-
-
-@pytest.fixture
-def browser() -> Iterator:
-    executable = cdp.find_chromium()
-    if executable is None:
-        reason = "headless Chromium not found (apt-get install chromium, or set CHROMIUM=/path/to/chromium)"
-        if os.environ.get("CI") == "true" or os.environ.get("DEBATE_EVAL_REQUIRE_BROWSER") == "1":
-            pytest.fail(reason)
-        pytest.skip(reason)
-    with cdp.Browser(executable) as instance:
-        yield instance
 
 
 def keep(path: Path) -> None:

@@ -4,28 +4,15 @@ planted-*``, agents/models/providers/planted.py): the card shows each fault wher
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
+import audit_data  # tests/tasks (see tests/tasks/conftest.py)
 import pytest
 
 from debate_eval.tasks.cli.main import main
 
-
-def load_helper(name: str) -> Any:
-    """A helper module of tests/tasks (the tests run with --import-mode=importlib)."""
-    path = Path(__file__).resolve().parents[1] / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    sys.modules[name] = module
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module
-
-
-audit_data = load_helper("audit_data")
 single_args, pairwise_args = audit_data.single_args, audit_data.pairwise_args
 
 
