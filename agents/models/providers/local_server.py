@@ -92,6 +92,18 @@ class QuietHandler(BaseHTTPRequestHandler):
         """The request's body (``Content-Length`` bytes; none without the header)."""
         return self.rfile.read(int(self.headers.get("Content-Length") or 0))
 
+    def read_json(self) -> dict[str, Any] | None:
+        """The request's JSON object (``{}`` for no body), or None after answering 400 to a body that is not
+        a JSON object."""
+        try:
+            body = json.loads(self.read_body() or b"{}")
+        except json.JSONDecodeError:
+            body = None
+        if not isinstance(body, dict):
+            self.send_json(400, {"error": {"message": "invalid JSON"}})
+            return None
+        return body
+
     def send_head_of(
         self, status: int, length: int, content_type: str | None = "application/json", headers: Headers = ()
     ) -> None:

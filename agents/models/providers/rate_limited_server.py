@@ -265,10 +265,8 @@ def _make_handler(server: RateLimitedServer) -> type[QuietHandler]:
                 self.send_json(404, {"error": {"message": "not found"}})
 
         def do_POST(self) -> None:
-            try:
-                request = json.loads(self.read_body() or b"{}")
-            except json.JSONDecodeError:
-                self.send_json(400, {"error": {"message": "invalid JSON"}})
+            request = self.read_json()
+            if request is None:
                 return
             content = server.reply(request)
             status, headers, _ = server.admit(request, content)
