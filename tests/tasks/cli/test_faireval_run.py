@@ -5,6 +5,7 @@ scripted endpoint runs ChatEval's released FairEval flow (two scores per referee
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -33,8 +34,9 @@ def run(out: Path, *extra: str, server: ScriptedOpenAIServer) -> int:
 
 
 def test_their_flow_runs_both_orders_and_meta_eval_reports_table_1(
-    isolated_env: Path, capsys: pytest.CaptureFixture[str]
+    isolated_env: Path, dataset_path: Callable[[str], Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
+    dataset_path("faireval")  # FairEval does not ship with the package: skip with the reason when it is absent
     out = isolated_env / "faireval"
     with ScriptedOpenAIServer() as server:
         assert run(out, server=server) == 0
