@@ -151,12 +151,20 @@ def per_call_s(summary: dict[str, Any] | None) -> str:
     return f"{now['elapsed_s'] / now['llm_calls']:.2f}"
 
 
+def installed_version(name: str) -> str:
+    """A distribution's version, or "not installed" (a run on another endpoint needs no xllamacpp)."""
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return "not installed"
+
+
 def report(args: argparse.Namespace, command: str, ablate_command: str, work: Path, wall_s: float, start: str) -> str:
     """The Markdown report from the ablation's CSV and each cell's config.json, summary.json and results."""
     rows = list(csv.DictReader((work / "ablation.csv").open(encoding="utf-8")))
     item_ids = [item.item_id for item in select_items(load_items(DATASET, resolve_data_dir(None)), docs=args.docs)]
     versions = ", ".join(
-        f"{name} {metadata.version(name)}" for name in ("pyautogen", "autogen-agentchat", "openai", "xllamacpp")
+        f"{name} {installed_version(name)}" for name in ("pyautogen", "autogen-agentchat", "openai", "xllamacpp")
     )
     lines = [
         "# Every protocol on the embedded model (SmolLM2-135M-Instruct)",

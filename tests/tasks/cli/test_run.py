@@ -321,6 +321,7 @@ def test_unreachable_endpoint(isolated_env: Path, capsys: pytest.CaptureFixture[
 
 
 def test_a_gguf_with_a_wrong_checksum_is_refused(isolated_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("xllamacpp", reason="--gguf needs the [embedded] extra (xllamacpp)")
     gguf = isolated_env / "model.gguf"
     gguf.write_bytes(b"GGUF not really a model")
     code = main(
