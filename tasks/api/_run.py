@@ -197,11 +197,15 @@ class Run:
 
         return meta_evaluate(self, bootstrap=bootstrap, ci_method=ci_method)
 
-    def report(self, path: str | os.PathLike[str] = "report.html", *, title: str | None = None) -> Path:
-        """Write the run's HTML report (as ``debate-eval report RUN --out PATH``); returns its path."""
+    def report(
+        self, path: str | os.PathLike[str] = "report.html", *, title: str | None = None, ci_method: str = "percentile"
+    ) -> Path:
+        """Write the run's HTML report (as ``debate-eval report RUN --out PATH --ci-method CI_METHOD``); returns
+        its path. ``ci_method`` (``percentile`` or ``bca``) gives the intervals ``meta_evaluate(ci_method=)``
+        gives."""
         from debate_eval.tasks.analysis.report import write_report
 
-        return Path(write_report([str(self.path)], os.fspath(path), title=title))
+        return Path(write_report([str(self.path)], os.fspath(path), title=title, ci_method=ci_method))
 
     def __len__(self) -> int:
         return len(self.raw_records())

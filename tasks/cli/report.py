@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from debate_eval.tasks.analysis.bootstrap import CI_METHODS, DEFAULT_CI_METHOD
 from debate_eval.tasks.analysis.report import write_report
 
 
@@ -24,11 +25,25 @@ def add_subparser(subparsers: Any) -> None:
     parser.add_argument(
         "--no-texts", action="store_true", help="do not add the judged texts from the dataset (prompts only)"
     )
+    parser.add_argument(
+        "--ci-method",
+        choices=CI_METHODS,
+        default=DEFAULT_CI_METHOD,
+        help="bootstrap interval of the meta-evaluation tables, as meta-eval --ci-method: percentile (default) "
+        "or bca (scipy's bias-corrected and accelerated)",
+    )
     parser.set_defaults(handler=handle_report)
 
 
 def handle_report(args: argparse.Namespace) -> int:
     """Write the report and print its path."""
-    target = write_report(args.runs, args.out, title=args.title, data_dir=args.data_dir, with_texts=not args.no_texts)
+    target = write_report(
+        args.runs,
+        args.out,
+        title=args.title,
+        data_dir=args.data_dir,
+        with_texts=not args.no_texts,
+        ci_method=args.ci_method,
+    )
     print(f"report: {target} ({target.stat().st_size / 1e6:.1f} MB; open it in a browser, no server needed)")
     return 0

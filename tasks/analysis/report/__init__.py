@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from debate_eval.agents.errors import UserError
+from debate_eval.tasks.analysis.bootstrap import CI_METHODS, DEFAULT_CI_METHOD
 from debate_eval.tasks.analysis.report.gather import Run, attach_inputs, load_runs
 from debate_eval.tasks.analysis.report.page import render
 
@@ -22,13 +24,18 @@ def write_report(
     title: str | None = None,
     data_dir: str | Path | None = None,
     with_texts: bool = True,
+    ci_method: str = DEFAULT_CI_METHOD,
 ) -> Path:
     """Read the runs, render the page and write it to ``out`` (its folder is created); returns the path.
 
     With ``with_texts``, records that do not hold the judged texts get them from the dataset (``data_dir``,
-    else the usual places); a dataset that cannot be loaded is named in a note on the page. An audit folder
-    (``debate-eval audit --out DIR``, with its ``card.json``) gives its judge card page.
+    else the usual places); a dataset that cannot be loaded is named in a note on the page. ``ci_method``
+    (``percentile`` or ``bca``) is the bootstrap interval method of the meta-evaluation tables, as
+    ``meta-eval --ci-method``; the page names it. An audit folder (``debate-eval audit --out DIR``, with its
+    ``card.json``) gives its judge card page, whose intervals are the audit's own (``audit --ci-method``).
     """
+    if ci_method not in CI_METHODS:
+        raise UserError(f"ci_method: choose one of {', '.join(CI_METHODS)} (not {ci_method!r})")
     target = Path(out)
     if len(names) == 1 and (Path(names[0]) / "card.json").is_file():  # an audit folder: its judge card page
         from debate_eval.tasks.analysis.audit.card import read_card
@@ -42,7 +49,7 @@ def write_report(
         return target
     runs = load_runs(names)
     notes = attach_inputs(runs, data_dir) if with_texts else []
-    html = render(runs, title, notes)
+    html = render(runs, title, notes, ci_method=ci_method)
     target.parent.mkdir(parents=True, exist_ok=True)
     temporary = target.with_name(target.name + ".tmp")
     temporary.write_text(html, encoding="utf-8")

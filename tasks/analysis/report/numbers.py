@@ -16,13 +16,14 @@ from collections.abc import Iterable
 from typing import Any
 
 from debate_eval.tasks.analysis import paper_tables
+from debate_eval.tasks.analysis.bootstrap import DEFAULT_CI_METHOD, DEFAULT_RESAMPLES
 from debate_eval.tasks.analysis.correlations import ITEM, POOLED_DATASETS, evaluate_aspect
 from debate_eval.tasks.analysis.distribution import score_bin
 from debate_eval.tasks.analysis.pairwise_metrics import evaluate_pairwise
 from debate_eval.tasks.analysis.references import is_imported, no_reference_reason, reference_for
 from debate_eval.tasks.analysis.report.gather import Run, is_pairwise, method_of, number
 
-BOOTSTRAP_RESAMPLES = 1000
+BOOTSTRAP_RESAMPLES = DEFAULT_RESAMPLES  # as meta-eval's --bootstrap default
 VERDICTS = ("first", "second", "tie")
 GREEK = {"spearman": "ρ", "kendall": "τ", "pearson": "r"}
 DEFINITION_NAMES = {
@@ -46,14 +47,17 @@ def _definitions(dataset: str, level: str) -> list[str]:
     return [paper_tables.PER_GROUP, *pooled]
 
 
-def meta_eval_rows(run: Run, resamples: int = BOOTSTRAP_RESAMPLES) -> list[dict[str, Any]]:
+def meta_eval_rows(
+    run: Run, resamples: int = BOOTSTRAP_RESAMPLES, ci_method: str = DEFAULT_CI_METHOD
+) -> list[dict[str, Any]]:
     """One row per dataset/aspect and definition of the run's single-score records (Topical-Chat: per-context
     and pooled): the definition's two statistics with 95 % intervals (or the minimum-units text), counts, and
-    the published row ``meta-eval`` shows beside them (``paper_label``; ``paper`` None where it has none)."""
+    the published row ``meta-eval`` shows beside them (``paper_label``; ``paper`` None where it has none).
+    ``ci_method`` is ``meta-eval --ci-method``'s (``percentile`` or ``bca``)."""
     rows = []
     for (dataset, aspect), records in _parts(r for r in run.records if not is_pairwise(r)).items():
         method = method_of(records[0])
-        report = evaluate_aspect(dataset, aspect, method, records, bootstrap=resamples)
+        report = evaluate_aspect(dataset, aspect, method, records, bootstrap=resamples, ci_method=ci_method)
         imported = is_imported(records)
         for definition in _definitions(dataset, report.level):
             reference = reference_for(method, dataset, definition, imported=imported)
@@ -91,13 +95,17 @@ def meta_eval_rows(run: Run, resamples: int = BOOTSTRAP_RESAMPLES) -> list[dict[
     return rows
 
 
-def pairwise_rows(run: Run, resamples: int = BOOTSTRAP_RESAMPLES) -> list[dict[str, Any]]:
+def pairwise_rows(
+    run: Run, resamples: int = BOOTSTRAP_RESAMPLES, ci_method: str = DEFAULT_CI_METHOD
+) -> list[dict[str, Any]]:
     """STATS's pairwise report (accuracy, κ, consistency, agreement, intervals) per dataset/aspect, as dicts,
-    with the published row ``meta-eval`` shows (``paper_label``, ``paper``: metric → value, or None)."""
+    with the published row ``meta-eval`` shows (``paper_label``, ``paper``: metric → value, or None);
+    ``ci_method`` as in :func:`meta_eval_rows`."""
     rows = []
     for (dataset, aspect), records in _parts(r for r in run.records if is_pairwise(r)).items():
         method = method_of(records[0])
-        row = evaluate_pairwise(dataset, aspect, method, records, bootstrap=resamples).to_dict()
+        report = evaluate_pairwise(dataset, aspect, method, records, bootstrap=resamples, ci_method=ci_method)
+        row = report.to_dict()
         imported = is_imported(records)
         reference = reference_for(method, dataset, paper_tables.PAIRWISE, imported=imported)
         row["paper_label"] = reference.label() if reference else None

@@ -20,6 +20,7 @@ from datetime import datetime, timezone
 from importlib import resources
 from typing import Any
 
+from debate_eval.tasks.analysis.bootstrap import DEFAULT_CI_METHOD
 from debate_eval.tasks.analysis.report import numbers, run_card, sections
 from debate_eval.tasks.analysis.report.gather import Run, compare_key, is_pairwise, item_key, method_of, number
 from debate_eval.tasks.analysis.report.plots import PALETTE, esc
@@ -143,9 +144,16 @@ def _csp(script: str, style: str) -> str:
     )
 
 
-def render(runs: Sequence[Run], title: str | None = None, notes: Sequence[str] = (), lead: str = "") -> str:
+def render(
+    runs: Sequence[Run],
+    title: str | None = None,
+    notes: Sequence[str] = (),
+    lead: str = "",
+    ci_method: str = DEFAULT_CI_METHOD,
+) -> str:
     """The whole report page for ``runs``; ``notes`` are shown under the title (e.g. texts not loaded); ``lead``
-    is a section of escaped HTML shown first (an audit's judge card, ``audit_section``)."""
+    is a section of escaped HTML shown first (an audit's judge card, ``audit_section``); ``ci_method`` is the
+    bootstrap interval method of the meta-evaluation tables (``meta-eval --ci-method``)."""
     style, script = asset("report.css"), script_text()
     title = title or "debate-eval report: " + ", ".join(run.label for run in runs)
     data = page_data(runs)
@@ -156,8 +164,8 @@ def render(runs: Sequence[Run], title: str | None = None, notes: Sequence[str] =
         "generated": esc(datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")),
         "runs": esc(" · ".join(f"{run.label} ({len(run.records)} items)" for run in runs)),
         "notes": "".join(f"<p class='note warn'>{esc(note)}</p>" for note in notes),
-        "overview": sections.glance(runs)
-        + "".join(run_card.overview(run, i, expanded=len(runs) == 1) for i, run in enumerate(runs)),
+        "overview": sections.glance(runs, ci_method)
+        + "".join(run_card.overview(run, i, len(runs) == 1, ci_method) for i, run in enumerate(runs)),
         "plots": sections.plots_section(runs),
         "compare": f"<section id='compare' class='card'><h2>Side by side</h2>{compare}<div id='compare-table'></div>"
         "</section>"

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from debate_eval.agents.models.answer_format import describe_answers
-from debate_eval.tasks.analysis.bootstrap import MIN_UNITS
+from debate_eval.tasks.analysis.bootstrap import DEFAULT_CI_METHOD, MIN_UNITS
 from debate_eval.tasks.analysis.report import numbers, plots
 from debate_eval.tasks.analysis.report.gather import Run
 from debate_eval.tasks.analysis.report.plots import esc
@@ -70,9 +70,9 @@ def _template(run: Run) -> str:
     return f"{template.get('source', '?')}{scale}{digest}"
 
 
-def overview(run: Run, index: int, expanded: bool = True) -> str:
+def overview(run: Run, index: int, expanded: bool = True, ci_method: str = DEFAULT_CI_METHOD) -> str:
     """One run's card: what was run, on what, with what, what it cost, and how it meta-evaluates (closed
-    unless ``expanded``: with several runs the table at a glance comes first)."""
+    unless ``expanded``: with several runs the table at a glance comes first; intervals by ``ci_method``)."""
     totals = numbers.totals(run)
     datasets = sorted({str(r.get("dataset")) for r in run.records})
     aspects = sorted({str(r.get("aspect")) for r in run.records})
@@ -119,7 +119,7 @@ def overview(run: Run, index: int, expanded: bool = True) -> str:
         html.append("<details class='settings'><summary>method settings (config.json)</summary><table class='kv'>")
         html += [f"<tr><th>{esc(k)}</th><td>{_value_html(v)}</td></tr>" for k, v in settings]
         html.append("</table></details>")
-    html.append(meta_table(run))
+    html.append(meta_table(run, ci_method))
     html.append("</details>")
     return "".join(html)
 
@@ -139,11 +139,12 @@ def _paper_html(label: str | None, note: str | None, values: list[tuple[str, flo
     return f"<span class='paperlabel'>no paper number: {esc(note or 'none for this method')}</span>"
 
 
-def meta_table(run: Run) -> str:
+def meta_table(run: Run, ci_method: str = DEFAULT_CI_METHOD) -> str:
     """The meta-evaluation of a run (correlations with 95 % intervals beside the published row ``meta-eval``
-    shows; pairwise accuracy/κ/consistency), Topical-Chat under both definitions."""
+    shows; pairwise accuracy/κ/consistency), Topical-Chat under both definitions. The intervals are
+    ``meta-eval --ci-method ci_method``'s, and the notes under the tables name the method."""
     parts = []
-    rows = numbers.meta_eval_rows(run)
+    rows = numbers.meta_eval_rows(run, ci_method=ci_method)
     if rows:
         parts.append(
             "<table class='meta'><tr><th>dataset/aspect</th><th>definition</th><th>items</th><th>no score</th>"
@@ -163,10 +164,10 @@ def meta_table(run: Run) -> str:
             "</table><p class='note'>As <code>debate-eval meta-eval</code>: per group = correlations "
             "per document/context averaged (DEBATE Appendix E.5; a group whose scores are all equal is skipped); "
             "pooled = one correlation over all responses (UniEval's correlation.py, as G-Eval and ChatEval report "
-            "Topical-Chat); item level = over all items. Intervals: percentile bootstrap over groups (items at "
+            f"Topical-Chat); item level = over all items. Intervals: {esc(ci_method)} bootstrap over groups (items at "
             f"item level); below {MIN_UNITS} groups or items no interval is given (too few).</p>"
         )
-    pairwise = numbers.pairwise_rows(run)
+    pairwise = numbers.pairwise_rows(run, ci_method=ci_method)
     if pairwise:
         parts.append(
             "<table class='meta'><tr><th>dataset/aspect</th><th>items</th><th>no verdict</th>"
@@ -191,8 +192,8 @@ def meta_table(run: Run) -> str:
         parts.append(
             "</table><p class='note'>Accuracy and κ against the human labels; consistency: share of "
             "items whose verdicts agree after swapping the two responses (--swap); agreement: accuracy "
-            f"on the consistent items (Fennec). Intervals: percentile bootstrap over items; below {MIN_UNITS} items "
-            "none is given (too few).</p>"
+            f"on the consistent items (Fennec). Intervals: {esc(ci_method)} bootstrap over items; below "
+            f"{MIN_UNITS} items none is given (too few).</p>"
         )
     for title, statistics, rows in numbers.published(run):
         head = "".join(f"<th>{esc(s)}</th>" for s in statistics)

@@ -7,6 +7,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from debate_eval.tasks.analysis.bootstrap import DEFAULT_CI_METHOD
 from debate_eval.tasks.analysis.report import numbers, plots
 from debate_eval.tasks.analysis.report.gather import Run, compare_key, is_pairwise, item_key, number
 from debate_eval.tasks.analysis.report.plots import esc
@@ -158,8 +159,9 @@ def _cell(cell: dict[str, Any]) -> str:
     return text
 
 
-def glance(runs: Sequence[Run]) -> str:
-    """With several runs: one line each (method, data, items, the dataset's statistics, tokens, cost)."""
+def glance(runs: Sequence[Run], ci_method: str = DEFAULT_CI_METHOD) -> str:
+    """With several runs: one line each (method, data, items, the dataset's statistics with ``ci_method``
+    bootstrap intervals, tokens, cost)."""
     if len(runs) < 2:
         return ""
     lines = []
@@ -167,7 +169,7 @@ def glance(runs: Sequence[Run]) -> str:
         totals = numbers.totals(run)
         stats = [
             f"{esc(row['aspect'])} ({esc(row['definition_name'])}): " + ", ".join(_cell(c) for c in row["cells"])
-            for row in numbers.meta_eval_rows(run)
+            for row in numbers.meta_eval_rows(run, ci_method=ci_method)
         ] + [
             f"{esc(row['aspect'])}: "
             + ", ".join(
@@ -181,7 +183,7 @@ def glance(runs: Sequence[Run]) -> str:
                 )
                 for key, name in (("accuracy", "acc"), ("kappa", "κ"), ("consistency", "consistency"))
             )
-            for row in numbers.pairwise_rows(run)
+            for row in numbers.pairwise_rows(run, ci_method=ci_method)
         ]
         cost = "–" if totals["cost"] is None else f"${totals['cost']:.4f}"
         data = ", ".join(sorted({f"{r.get('dataset')}/{r.get('aspect')}" for r in run.records}))
@@ -192,8 +194,8 @@ def glance(runs: Sequence[Run]) -> str:
         )
     return (
         "<table class='meta glance'><tr><th>run</th><th>method</th><th>data</th><th>items</th><th>scored</th>"
-        "<th>meta-evaluation (95% CI; in brackets the published number meta-eval shows for the method, not "
-        "this run)</th><th>tokens</th>"
+        f"<th>meta-evaluation (95% CI, {esc(ci_method)} bootstrap; in brackets the published number meta-eval "
+        "shows for the method, not this run)</th><th>tokens</th>"
         "<th>cost</th></tr>" + "".join(lines) + "</table><p class='note'>Open a run below for its settings, "
         "models, tokens per role and the papers' tables.</p>"
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html as html_lib
 import json
+import random
 import re
 from pathlib import Path
 
@@ -11,6 +12,8 @@ import pytest
 import report_records as rr  # this folder (see conftest.py)
 
 from debate_eval.agents.errors import UserError
+from debate_eval.tasks.analysis.bootstrap import CI_METHODS
+from debate_eval.tasks.analysis.meta_eval import load_results, meta_evaluate
 from debate_eval.tasks.analysis.report import gather, numbers, write_report
 from debate_eval.tasks.analysis.report.page import page_data, render, safe_json, unpack_records
 
@@ -244,3 +247,21 @@ def test_the_same_items_in_two_languages_line_up_side_by_side(tmp_path: Path) ->
     assert "1 items are in all 3 single-score runs" not in html  # an own file with a dash is not a variant
     html = render(gather.load_runs([english, chinese]))
     assert "1 items are in all 2 single-score runs" in html
+
+
+def test_report_rows_equal_meta_eval_for_each_ci_method(tmp_path: Path) -> None:
+    rng = random.Random(7)
+    records = [
+        rr.debate_record(i, float(rng.randint(1, 5)), [float(rng.randint(1, 5))], group=f"d{i // 4}") for i in range(56)
+    ]
+    folder = rr.write_run(tmp_path / "run", records)
+    run = gather.load_runs([folder])[0]
+    intervals = {}
+    for method in CI_METHODS:
+        report = meta_evaluate(load_results([folder / "results.jsonl"]), 300, ci_method=method)
+        (expected,) = report["summeval"].values()
+        ci95 = expected.ci95
+        (row,) = numbers.meta_eval_rows(run, resamples=300, ci_method=method)
+        intervals[method] = [cell["ci"] for cell in row["cells"]]
+        assert intervals[method] == [list(ci95[cell["statistic"]]) for cell in row["cells"]]
+    assert intervals["bca"] != intervals["percentile"]

@@ -113,3 +113,26 @@ def test_assert_judge_meets_is_the_fail_under_gate(two_runs: tuple[debate_eval.R
         debate_eval.assert_judge_meets(geval.path, spearman=spearman + 0.01)
     with pytest.raises(AssertionError):  # 2 documents: the minimum-units rule withholds the interval
         debate_eval.assert_judge_meets(geval, spearman=-1.0, lower_ci=True, bootstrap=50)
+
+
+def test_run_report_takes_ci_method_like_meta_evaluate(tmp_path: Path) -> None:
+    import random
+    import re
+
+    rng = random.Random(7)
+    lines = []
+    for i in range(56):  # 14 documents: enough groups for intervals
+        record = {"item_id": f"d{i // 4}/S{i}", "dataset": "summeval", "aspect": "coherence", "protocol": "debate",
+                  "group_id": f"d{i // 4}", "system_id": f"S{i}", "score": float(rng.randint(1, 5)),
+                  "human_score": float(rng.randint(1, 5)), "parse_status": "parsed", "transcript": []}  # fmt: skip
+        lines.append(json.dumps(record) + "\n")
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "results.jsonl").write_text("".join(lines), encoding="utf-8")
+    run = debate_eval.load_run(tmp_path / "run")
+    ci95 = run.meta_evaluate(ci_method="bca").to_dict()["summeval"]["coherence"]["ci95"]
+    page = run.report(tmp_path / "page.html", ci_method="bca").read_text(encoding="utf-8")
+    shown = re.findall(r"<span class='ci'>\[([^<]*)\]</span>", page)
+    assert shown == [f"{ci95[s][0]:.3f}, {ci95[s][1]:.3f}" for s in ("spearman", "kendall")]
+    assert "Intervals: bca bootstrap" in page
+    with pytest.raises(UserError, match="ci_method: choose one of percentile, bca"):
+        run.report(tmp_path / "other.html", ci_method="basic")

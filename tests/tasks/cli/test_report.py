@@ -67,3 +67,49 @@ def test_report_refuses_a_missing_run_in_one_line(tmp_path: Path, capsys) -> Non
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "no such run directory" in err[0]
     assert not (tmp_path / "r.html").exists()
+
+
+def _varied_run(folder: Path, groups: int = 14) -> Path:
+    """A DEBATE-shaped run over ``groups`` documents of 4 summaries with seeded scores (enough groups for
+    intervals under the minimum-units rule, scores that vary so the two interval methods differ)."""
+    import random
+
+    rng = random.Random(7)
+    records = []
+    for i in range(4 * groups):
+        record = {"item_id": f"d{i // 4}/S{i}", "dataset": "summeval", "aspect": "coherence", "protocol": "debate",
+                  "group_id": f"d{i // 4}", "system_id": f"S{i}", "score": float(rng.randint(1, 5)),
+                  "human_score": float(rng.randint(1, 5)), "parse_status": "parsed", "transcript": []}  # fmt: skip
+        records.append(record)
+    folder.mkdir(parents=True)
+    (folder / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return folder
+
+
+def _interval(values: list[float]) -> str:
+    return f"[{values[0]:.3f}, {values[1]:.3f}]"
+
+
+def test_report_ci_method_gives_meta_evals_intervals_and_names_the_method(tmp_path: Path, capsys) -> None:
+    run = _varied_run(tmp_path / "run")
+    printed = {}
+    for method in ("percentile", "bca"):
+        capsys.readouterr()
+        assert main(["meta-eval", str(run), "--json", "--ci-method", method]) == 0
+        printed[method] = json.loads(capsys.readouterr().out)["summeval"]["coherence"]["ci95"]
+    wanted = {method: [_interval(printed[method][s]) for s in ("spearman", "kendall")] for method in printed}
+    assert wanted["bca"] != wanted["percentile"]  # else the test could not tell the methods apart
+    for method in ("percentile", "bca"):
+        out = tmp_path / f"{method}.html"
+        assert main(["report", str(run), "--out", str(out), "--ci-method", method]) == 0
+        html = out.read_text(encoding="utf-8")
+        shown = re.findall(r"<span class='ci'>(\[[^<]*\])</span>", html)
+        other = "bca" if method == "percentile" else "percentile"
+        assert shown == wanted[method] and shown != wanted[other]
+        assert f"Intervals: {method} bootstrap over groups" in html
+
+
+def test_report_refuses_an_unknown_ci_method(tmp_path: Path, capsys) -> None:
+    with pytest.raises(SystemExit) as raised:
+        main(["report", str(tmp_path), "--ci-method", "basic"])
+    assert raised.value.code == 2 and "invalid choice: 'basic'" in capsys.readouterr().err
