@@ -4,7 +4,8 @@ AutoGen's ``OpenAIChatCompletionClient`` keeps only ``prompt_tokens`` and ``comp
 ``usage``; providers that cache prompt prefixes also report ``usage.prompt_tokens_details.cached_tokens``
 (billed at a lower rate). ``ObservedClient`` (``recording.py``) opens a ``CallMeta`` with ``observing_call()``
 around each completion; the SDK's request task inherits it (a context variable), and ``note_chat_usage``, a
-response observer of the HTTP client (``http_client.py``), writes the cached tokens into it. The batch
+response observer of the HTTP client (``http_client.py``), writes the cached tokens into it (Anthropic's
+Messages API answers: ``messages_answers.check_messages_answer``). The batch
 transport (``batch.py``) fills the same record with ``note_response``.
 """
 
@@ -24,7 +25,10 @@ CHAT_PATH = "/chat/completions"
 class CallMeta:
     """What the HTTP layer learnt about one model call."""
 
-    cached_prompt_tokens: int = 0  # usage.prompt_tokens_details.cached_tokens
+    cached_prompt_tokens: int = 0  # usage.prompt_tokens_details.cached_tokens (Anthropic: cache_read_input_tokens)
+    # prompt tokens the provider's own prompt count leaves out: Anthropic's cache reads and writes, which its
+    # input_tokens excludes (messages_answers.py); its provider adds them to the call's prompt tokens
+    uncounted_prompt_tokens: int = 0
     batch: bool = False  # answered through the Batch API (billed at the batch rate)
 
 

@@ -87,7 +87,10 @@ class RoleUsage:
     completion_tokens: int = 0
     calls: int = 0
     cached_calls: int = 0
-    billed_prompt_tokens: int = 0  # tokens of calls that reached the model (not answered from the cache)
+    # prompt tokens of calls that reached the model (not answered from the cache): every token of the prompt,
+    # cached ones included (OpenAI's prompt_tokens; Anthropic's input_tokens + cache reads + cache writes, see
+    # agents/models/messages_answers.py)
+    billed_prompt_tokens: int = 0
     billed_completion_tokens: int = 0
     billed_cached_prompt_tokens: int = 0  # of the billed prompt tokens, those the provider's prefix cache served
     batch_calls: int = 0  # billed calls made through the Batch API (priced at the batch rate)
@@ -227,10 +230,14 @@ def cache_and_batch_lines(accounting: Accounting, transport: Mapping[str, Any]) 
     if billed and cached:
         lines.append(
             f"prompt cache: {cached:,} of {billed:,} billed prompt tokens ({100 * cached / billed:.1f}%) served from "
-            "the provider's cache (usage.prompt_tokens_details.cached_tokens), priced at cached_input_per_million"
+            "the provider's cache (usage.prompt_tokens_details.cached_tokens; Anthropic: cache_read_input_tokens), "
+            "priced at cached_input_per_million"
         )
     elif billed:
-        lines.append("prompt cache: the endpoint reported no cached prompt tokens (usage.prompt_tokens_details)")
+        lines.append(
+            "prompt cache: the endpoint reported no cached prompt tokens (usage.prompt_tokens_details; "
+            "Anthropic: cache_read_input_tokens)"
+        )
     batch = transport.get("batch")
     if batch or accounting.batch_calls:
         batch = batch or {}

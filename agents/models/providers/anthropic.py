@@ -12,7 +12,13 @@
   temperature on every call, so its SDK client is handed over through ``SamplingFreeClient``, which leaves
   those three out. The paper's temperature 0 is therefore not sent: each role's ``config.json`` entry shows
   what it sends (``request_options``).
-- Usage: ``input_tokens`` and ``output_tokens`` become prompt and completion tokens.
+- Usage: ``output_tokens`` become completion tokens; prompt tokens are ``input_tokens`` plus the prompt
+  cache's reads and writes (``cache_read_input_tokens``, ``cache_creation_input_tokens``), which Anthropic's
+  ``input_tokens`` leaves out, and the cache reads are the call's cached prompt tokens (read by the HTTP layer,
+  ``agents/models/messages_answers.py``; added by ``CacheCountedClient``, ``anthropic_usage.py``). No cache is
+  requested (no ``cache_control``), but the API may report cached tokens on its own.
+- An empty answer (no content block, or only empty text blocks) is ``EmptyAnswerError``, as for chat
+  completions (``messages_answers.py``).
 - Errors are raised as the OpenAI SDK's classes of the same meaning (``providers/errors.py``), so retries
   (429, 529 and other 5xx, timeouts), the endpoint check and item errors work as for every provider.
 - ``--batch`` is refused: Anthropic's Message Batches API (requests inline, results as JSONL by batch) does
@@ -40,10 +46,14 @@ ANSWER_TOOL = "answer_tool"  # an answer format's tool, in extra_create_args: ta
 
 
 def openai_error(error: BaseException) -> BaseException | None:
-    """The OpenAI SDK's error for an Anthropic SDK error (None for anything else)."""
+    """The OpenAI SDK's error for an Anthropic SDK error (None for anything else). An OpenAI SDK error that the
+    run's own HTTP layer raised (``EmptyAnswerError``, ``BadResponseError``: its observers speak the OpenAI
+    SDK's classes), which the Anthropic SDK wrapped as a connection error, is given back as it was raised."""
     import anthropic
     import openai
 
+    if isinstance(error, anthropic.APIConnectionError) and isinstance(error.__cause__, openai.OpenAIError):
+        return error.__cause__
     if isinstance(error, anthropic.APITimeoutError):
         return openai.APITimeoutError(request=error.request)
     if isinstance(error, anthropic.APIConnectionError):
@@ -124,10 +134,11 @@ class AnthropicProvider(Provider):
             client = BaseAnthropicChatCompletionClient(
                 SamplingFreeClient(sdk), create_args=create_args, model_info=info
             )
-        from debate_eval.agents.models.providers.errors import OpenAIErrors  # AutoGen: loaded when used
+        from debate_eval.agents.models.providers.anthropic_usage import CacheCountedClient  # AutoGen: when used
+        from debate_eval.agents.models.providers.errors import OpenAIErrors
         from debate_eval.agents.models.providers.tool_answers import ToolAnswerClient
 
-        return ToolAnswerClient(OpenAIErrors(client, openai_error), ANSWER_TOOL)
+        return ToolAnswerClient(OpenAIErrors(CacheCountedClient(client), openai_error), ANSWER_TOOL)
 
     def answer_request(self, fmt: AnswerFormat) -> dict[str, Any]:
         """The cap as ``max_tokens``; a JSON answer as a tool with the answer's schema (``ToolAnswerClient``)."""

@@ -52,4 +52,6 @@ class OpenAIErrors(DelegatingClient):
             translated = self.mapper(error)
             if translated is None:
                 raise
+            if translated is error.__cause__:  # the error the SDK wrapped, given back: no cycle of causes
+                raise translated from None
             raise translated from error

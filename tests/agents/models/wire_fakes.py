@@ -9,7 +9,9 @@ enforce and a client could get wrong:
   (``x-api-key``, or ``Authorization: Bearer`` as the ``anthropic`` SDK >= 2 sends it) and an
   ``anthropic-version`` header, a ``max_tokens``, only ``user``/``assistant`` turns (the system prompt in
   ``system``), no field that ``messages.create`` of the ``anthropic`` SDK >= 1.0 lacks (seed, penalties,
-  temperature, top_p, top_k); errors in Anthropic's shape (``{"type": "error", "error": ...}``).
+  temperature, top_p, top_k); errors in Anthropic's shape (``{"type": "error", "error": ...}``). Its
+  answers may report prompt-cache counts (``cache_read``, ``cache_creation``) and carry other content blocks
+  or stop reason (``content``, ``stop_reason``: an empty answer).
 - ``AzureFake`` (``POST /openai/deployments/DEPLOYMENT/chat/completions?api-version=V``): the ``api-key``
   header (or an Entra ``Authorization: Bearer``), a known deployment (404 ``DeploymentNotFound`` otherwise),
   an ``api-version``; the answer names the model version behind the deployment.
@@ -122,6 +124,10 @@ class AnthropicFake(WireFake):
 
     key: str = "sk-ant-fake"
     served_model: str = "claude-sonnet-4-6"  # what the answers name (an alias resolves to a snapshot)
+    cache_read: int | None = None  # usage.cache_read_input_tokens to report (left out when None)
+    cache_creation: int | None = None  # usage.cache_creation_input_tokens to report (left out when None)
+    content: list[dict[str, Any]] | None = None  # the content blocks of every answer (e.g. [] for an empty one)
+    stop_reason: str | None = None  # the stop_reason of every answer (default: end_turn, or tool_use)
 
     @property
     def base_url(self) -> str:
@@ -156,6 +162,11 @@ class AnthropicFake(WireFake):
             answer = json.loads(structured_reply(text, {"response_format": schema}))
             content = [{"type": "tool_use", "id": "toolu_fake", "name": tools[0]["name"], "input": answer}]
             stop = "tool_use"
+        usage: dict[str, Any] = {"input_tokens": words, "output_tokens": len(text.split())}
+        if self.cache_read is not None:
+            usage["cache_read_input_tokens"] = self.cache_read
+        if self.cache_creation is not None:
+            usage["cache_creation_input_tokens"] = self.cache_creation
         return Answer(
             200,
             {
@@ -163,10 +174,10 @@ class AnthropicFake(WireFake):
                 "type": "message",
                 "role": "assistant",
                 "model": self.served_model,
-                "content": content,
-                "stop_reason": stop,
+                "content": content if self.content is None else self.content,
+                "stop_reason": self.stop_reason or stop,
                 "stop_sequence": None,
-                "usage": {"input_tokens": words, "output_tokens": len(text.split())},
+                "usage": usage,
             },
         )
 

@@ -1,0 +1,102 @@
+"""Anthropic Messages API answers (``POST .../v1/messages``) as the run's HTTP client reads them.
+
+``check_messages_answer`` is a response observer of the run's HTTP client (``http_client.py``), beside the
+chat-completion ones of ``responses.py`` and ``call_meta.py``. On a 200, non-streamed answer whose body is a
+Messages API ``message`` it does two things:
+
+- **Prompt cache usage** (into the current call's ``CallMeta``): Anthropic reports cache hits as
+  ``usage.cache_read_input_tokens`` and cache writes as ``usage.cache_creation_input_tokens``, and, unlike
+  OpenAI's ``prompt_tokens`` (which includes ``prompt_tokens_details.cached_tokens``), its ``input_tokens``
+  counts neither. To keep one definition for every provider, a call's prompt tokens are all the tokens of its
+  prompt, ``input_tokens + cache_creation_input_tokens + cache_read_input_tokens``, and its cached prompt
+  tokens are ``cache_read_input_tokens`` (priced at ``cached_input_per_million``, which for Claude is
+  Anthropic's cache-read price). Cache writes are priced as ordinary input: Anthropic bills them at 1.25x
+  (5-minute cache) or 2x (1-hour cache) the input price, so the estimate is low by that share of them. The
+  two cache counts that ``input_tokens`` leaves out are noted as ``CallMeta.uncounted_prompt_tokens``; the
+  Anthropic provider adds them to the call's prompt tokens (``providers/anthropic_usage.py``).
+- **Empty answers**: a ``message`` with no content blocks, or none but empty text blocks (no ``tool_use``),
+  raises ``EmptyAnswerError``, as an empty chat completion does (``responses.py``): final, not retried, never
+  cached; the item fails in one line and a rerun asks again.
+
+Any other body (an error object, not JSON) is left to the ``anthropic`` SDK, which reports it itself.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx2
+
+from debate_eval.agents.models.call_meta import current_call
+from debate_eval.agents.models.responses import EmptyAnswerError
+from debate_eval.agents.models.settings import public_url
+
+MESSAGES_PATH = "/v1/messages"
+
+
+def _messages_answer(request: httpx2.Request, response: httpx2.Response) -> dict[str, Any] | None:
+    """The JSON ``message`` of a 200 answer to a non-streamed ``POST .../v1/messages`` (None otherwise)."""
+    if response.status_code != 200 or request.method != "POST" or not request.url.path.endswith(MESSAGES_PATH):
+        return None
+    if not response.is_stream_consumed or "text/event-stream" in response.headers.get("content-type", ""):
+        return None  # a streamed answer: read later, by its caller
+    try:
+        body = json.loads(response.content)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return body if isinstance(body, dict) and body.get("type") == "message" else None
+
+
+def _count(usage: dict[str, Any], name: str) -> int:
+    try:
+        return max(0, int(usage.get(name) or 0))
+    except (TypeError, ValueError):
+        return 0
+
+
+def note_cache_usage(usage: Any) -> None:
+    """Write a ``message``'s cache counts into the current call's ``CallMeta`` (nothing when none is open):
+    ``cached_prompt_tokens`` = cache reads, ``uncounted_prompt_tokens`` = cache reads + cache writes."""
+    meta = current_call()
+    if meta is None or not isinstance(usage, dict):
+        return
+    read = _count(usage, "cache_read_input_tokens")
+    written = _count(usage, "cache_creation_input_tokens")
+    meta.cached_prompt_tokens = read
+    meta.uncounted_prompt_tokens = read + written
+
+
+def is_empty_answer(body: dict[str, Any]) -> bool:
+    """No content block with text or a tool call (``content`` ``[]``, or only empty or blank text blocks)."""
+    content = body.get("content")
+    if not isinstance(content, list):
+        return True
+    for block in content:
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "tool_use":
+            return False
+        text = block.get("text")
+        if block.get("type") == "text" and isinstance(text, str) and text.strip():
+            return False
+    return True
+
+
+def check_messages_answer(request: httpx2.Request, response: httpx2.Response) -> None:
+    """Response observer (``http_client.ResponseObserver``): note a Messages API answer's cache usage and
+    raise ``EmptyAnswerError`` when it holds no answer."""
+    body = _messages_answer(request, response)
+    if body is None:
+        return
+    note_cache_usage(body.get("usage"))
+    if not is_empty_answer(body):
+        return
+    stop = body.get("stop_reason")
+    hint = "; raise --max-tokens" if stop == "max_tokens" else "; a rerun asks again"
+    finish = "length" if stop == "max_tokens" else (str(stop) if stop is not None else None)  # as AutoGen maps it
+    raise EmptyAnswerError(
+        f"the model at {public_url(str(request.url))} returned an empty answer (stop_reason={stop}){hint}",
+        request,
+        finish,
+    )
