@@ -37,6 +37,7 @@ from debate_eval.agents.models.providers import get_provider
 from debate_eval.agents.models.rate_client import RateLimitedClient, add_rate_limit_hook
 from debate_eval.agents.models.rate_limit import RateLimiter, RateOptions
 from debate_eval.agents.models.responses import CHAT_OBSERVERS
+from debate_eval.agents.models.served_model import ServedModel
 from debate_eval.agents.models.settings import (
     EMBEDDED,
     OPENAI,
@@ -175,6 +176,7 @@ class ClientPool:
         self.limiters: dict[tuple[str, str, str], RateLimiter] = {}  # (provider, endpoint, model) -> limiter
         register_secrets(config.secrets())  # masked in everything the run writes or prints (agents.redaction)
         self.answers = answers
+        self.served_models: dict[str, ServedModel] = {}  # by role, from the endpoint check (``preflight``)
 
     def settings_for(self, role: str, sampling: Mapping[str, Any] | None = None) -> ModelSettings:
         """The settings a role's requests use (``sampling`` changes some decoding fields)."""
@@ -329,19 +331,27 @@ class ClientPool:
         return [limiter.report() for limiter in self.limiters.values()]
 
     async def preflight(self, roles: list[str]) -> None:
-        """One tiny request per distinct endpoint, retried like the run's (see ``agents/models/preflight.py``)."""
+        """One tiny request per distinct endpoint, retried like the run's (see ``agents/models/preflight.py``);
+        then what each answering endpoint serves, in ``served_models``."""
         endpoints = [
             Endpoint(role, self.settings_for(role), self._base_url(self.settings_for(role)))
             for role in roles
             if role not in self.overrides
         ]
-        await check_endpoints(
+        self.served_models = await check_endpoints(
             endpoints,
             lambda settings, base_url: build_checked_client(settings, base_url, self.network),
             self.retry,
             self.stats,
             on_retry=self.on_retry,
+            identify=self.served_model,
         )
+
+    async def served_model(self, settings: ModelSettings, base_url: str | None) -> ServedModel:
+        """What ``settings``' endpoint serves under its model name (the provider's ``served_model``, through the
+        run's HTTP client); best effort."""
+        provider = get_provider(settings.provider)
+        return await provider.served_model(settings, base_url, self.http_client(settings), self.config.embedded)
 
     async def close(self) -> None:
         """Close every client built by the pool."""

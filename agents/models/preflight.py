@@ -7,6 +7,9 @@ retrying cannot fix fails at once, in one line naming the endpoint, the role and
 connection or an unknown host (a wrong address: not retried here, though the run retries a refused
 connection, e.g. while a server restarts), a rejected key (401/403), an unknown model (404), a refused
 request (400), a redirect. An empty answer is no fault of the endpoint: the check passes.
+
+Once an endpoint answers, it is asked what it serves under the model's name (``identify``: the provider's
+``served_model``, best effort, ``agents/models/served_model.py``); ``check_endpoints`` returns that per role.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from __future__ import annotations
 import socket
 import urllib.parse
 import urllib.request
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +27,7 @@ from autogen_core.models import ChatCompletionClient, UserMessage
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.models.http_client import final_http_error
 from debate_eval.agents.models.responses import BadResponseError, EmptyAnswerError
+from debate_eval.agents.models.served_model import ServedModel
 from debate_eval.agents.models.settings import ModelSettings, public_url
 from debate_eval.agents.models.wrappers import (
     RetryingClient,
@@ -37,6 +41,7 @@ DEFAULT_ENDPOINT = "https://api.openai.com/v1"
 PROMPT = "Reply with OK."
 
 ClientFactory = Callable[[ModelSettings, "str | None"], ChatCompletionClient]
+Identify = Callable[[ModelSettings, "str | None"], Awaitable[ServedModel]]
 
 
 @dataclass(frozen=True)
@@ -59,26 +64,32 @@ async def check_endpoints(
     policy: RetryPolicy | None = None,
     stats: TransportStats | None = None,
     on_retry: RetryListener | None = print_retry,
-) -> None:
+    identify: Identify | None = None,
+) -> dict[str, ServedModel]:
     """Send one test request to each distinct (URL, settings and credentials); raise a one-line ``UserError``
-    on a lasting fault.
+    on a lasting fault. What each role's endpoint serves (``identify``, asked once per distinct endpoint
+    after it answered), by role; empty without ``identify``.
 
     ``policy`` is the run's retry policy (default: the role's ``max_retries`` with the default backoff);
     ``on_retry`` is told of each retry. A refused connection or an unknown host is not retried here.
     """
-    seen: set[tuple[str | None, str]] = set()
+    served: dict[tuple[str | None, str], ServedModel | None] = {}
+    by_role: dict[str, ServedModel] = {}
     for endpoint in endpoints:
         key = (endpoint.base_url, endpoint.settings.client_identity())  # a role with its own key is checked too
-        if key in seen:
-            continue
-        seen.add(key)
-        await check_endpoint(
-            endpoint,
-            build_client,
-            policy or RetryPolicy(max_retries=endpoint.settings.max_retries),
-            stats,
-            on_retry=on_retry,
-        )
+        if key not in served:
+            await check_endpoint(
+                endpoint,
+                build_client,
+                policy or RetryPolicy(max_retries=endpoint.settings.max_retries),
+                stats,
+                on_retry=on_retry,
+            )
+            served[key] = await identify(endpoint.settings, endpoint.base_url) if identify else None
+        found = served[key]
+        if found is not None:
+            by_role[endpoint.role] = found
+    return by_role
 
 
 async def check_endpoint(

@@ -10,6 +10,9 @@ with the current one, role by role:
 - another server: refused in one line, since the same model name may be another model there, unless
   ``--allow-endpoint-change`` says the move is deliberate; then it resumes, with a note, and
   ``config.json`` records the change under ``endpoint_changes``.
+
+What the endpoint serves (its served-model fingerprint, where it reports one) is checked once the endpoint
+check has asked it, with the same flag (``fingerprints.py``).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from typing import Any, TextIO
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.models.providers import get_provider
 from debate_eval.tasks.engine.config_checksum import sealed
+from debate_eval.tasks.engine.fingerprints import with_recorded_served_models
 from debate_eval.tasks.engine.lock import RunLock
 from debate_eval.tasks.engine.results import CONFIG_FILE, RESULTS_FILE, write_json_atomic
 from debate_eval.tasks.engine.run_config import RunConfig
@@ -145,5 +149,6 @@ def check_endpoint_moves(
             file=stream or sys.stderr,
         )
     with RunLock(out_dir):  # no other run may write config.json meanwhile
-        write_json_atomic(config_path, sealed({**existing, "models": current, "endpoint_changes": changes}))
+        models = with_recorded_served_models(current, recorded)  # the weights' fingerprints stay (fingerprints.py)
+        write_json_atomic(config_path, sealed({**existing, "models": models, "endpoint_changes": changes}))
     return moves

@@ -38,6 +38,7 @@ from debate_eval.tasks.engine.accounting import Accounting, calls_usage, item_us
 from debate_eval.tasks.engine.aspects import per_aspect, result_key
 from debate_eval.tasks.engine.concurrency import run_all
 from debate_eval.tasks.engine.endpoints import check_endpoint_moves
+from debate_eval.tasks.engine.fingerprints import check_served_models
 from debate_eval.tasks.engine.heap import collector_for_run
 from debate_eval.tasks.engine.item_errors import describe_error
 from debate_eval.tasks.engine.migrate import migrate_legacy_run
@@ -401,6 +402,10 @@ async def run(
                 # one line per retry, above the bar or among the lines (unless the caller listens itself)
                 on_retry=progress.retry if on_retry is print_retry else on_retry,
             ) as pool:
+                # the weights each endpoint serves, as recorded (fingerprints.py); a change refused in one line
+                check_served_models(
+                    options.out_dir, config.roles(), pool.served_models, allow=options.allow_endpoint_change
+                )
                 # once the endpoints answer (a bad URL, key or GGUF fails before it, in one line), before any item
                 progress.start(start_line(config, summary))
                 progress.add_field("budget", pool.rate_status)  # the endpoints' live rate budgets, if any

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from autogen_core.models import ChatCompletionClient
 
     from debate_eval.agents.models.answer_format import AnswerFormat
+    from debate_eval.agents.models.served_model import ServedModel
     from debate_eval.agents.models.settings import EmbeddedSettings, ModelConfig, ModelSettings
 
 BUILTIN_MODULES = (
@@ -77,6 +78,17 @@ class Provider:
         secret; None for a user's endpoint. A server of the run's own names what it serves (a GGUF checksum).
         """
         return None
+
+    async def served_model(
+        self, settings: ModelSettings, base_url: str | None, http_client: Any, embedded: EmbeddedSettings
+    ) -> ServedModel:
+        """What identifies the weights served under ``settings.model`` (``agents/models/served_model.py``),
+        asked of the server through ``http_client`` (the run's: proxies, CA bundle) with the role's key, at
+        most ``settings.timeout_s``; best effort: a server that says nothing gives None and the reason. This
+        default: none (the provider's API names no weights)."""
+        from debate_eval.agents.models.served_model import ServedModel
+
+        return ServedModel.unknown(f"the {self.name} API reports no weight identity")
 
     def role_settings(self, prefix: str, env: Mapping[str, str]) -> dict[str, Any]:
         """Provider-specific ``ModelSettings`` fields of one role, from its variables (``prefix`` is

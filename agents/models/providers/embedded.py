@@ -13,6 +13,7 @@ from typing import Any
 from debate_eval.agents.models.answer_format import GRAMMAR, AnswerFormat
 from debate_eval.agents.models.providers import register_provider
 from debate_eval.agents.models.providers.openai import OpenAIWireProvider
+from debate_eval.agents.models.served_model import EMBEDDED_SHA256, ServedModel
 from debate_eval.agents.models.settings import (
     EMBEDDED,
     EMBEDDED_MAX_TOKENS,
@@ -40,6 +41,14 @@ class EmbeddedProvider(OpenAIWireProvider):
     def endpoint_identity(self, settings: ModelSettings, embedded: EmbeddedSettings) -> Any:
         """The GGUF's checksum and context size (the port changes every run)."""
         return {"embedded": embedded.identity()}
+
+    async def served_model(
+        self, settings: ModelSettings, base_url: str | None, http_client: Any, embedded: EmbeddedSettings
+    ) -> ServedModel:
+        """The GGUF's SHA-256, the one checked when the server started (not hashed again)."""
+        from debate_eval.agents.models.embedded import DEFAULT_SHA256
+
+        return ServedModel((embedded.gguf_sha256 or DEFAULT_SHA256).lower(), EMBEDDED_SHA256)
 
     def start(self, config: ModelConfig, roles: list[str], out_dir: Path, stack: contextlib.ExitStack) -> str:
         """Start the server (log: ``OUT/embedded-server.log``), serving under the first role's model name."""

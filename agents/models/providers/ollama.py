@@ -19,9 +19,12 @@ Ollama's default context (a few thousand tokens) truncates long prompts silently
 
 from __future__ import annotations
 
+from typing import Any
+
 from debate_eval.agents.models.providers import register_provider
 from debate_eval.agents.models.providers.openai import OpenAIWireProvider
-from debate_eval.agents.models.settings import ModelSettings
+from debate_eval.agents.models.served_model import ServedModel, failure_reason, from_ollama_tags
+from debate_eval.agents.models.settings import EmbeddedSettings, ModelSettings
 
 OLLAMA_DEFAULT_HOST = "http://127.0.0.1:11434"
 
@@ -49,3 +52,14 @@ class OllamaProvider(OpenAIWireProvider):
     def base_url(self, settings: ModelSettings, started: str | None) -> str:
         """``ROOT/v1`` of the configured host."""
         return ollama_root(settings.base_url or OLLAMA_DEFAULT_HOST) + "/v1"
+
+    async def served_model(
+        self, settings: ModelSettings, base_url: str | None, http_client: Any, embedded: EmbeddedSettings
+    ) -> ServedModel:
+        """The model's ``digest`` from ``GET ROOT/api/tags`` (``served_model.from_ollama_tags``)."""
+        root = ollama_root(base_url or settings.base_url or OLLAMA_DEFAULT_HOST)
+        try:
+            body = await self.get_json(settings, base_url, http_client, f"{root}/api/tags")
+        except Exception as error:  # best effort: a gateway without the route still runs
+            return ServedModel.unknown(failure_reason("GET /api/tags", error))
+        return from_ollama_tags(body, settings.model)

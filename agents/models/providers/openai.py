@@ -9,11 +9,14 @@ the key, not in the client.
 
 from __future__ import annotations
 
+import asyncio
+import urllib.parse
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from debate_eval.agents.models.providers import Provider, register_provider
-from debate_eval.agents.models.settings import ModelSettings
+from debate_eval.agents.models.served_model import ServedModel, failure_reason, from_openai_models
+from debate_eval.agents.models.settings import EmbeddedSettings, ModelSettings
 
 if TYPE_CHECKING:  # AutoGen loads when a client is made: the provider registry (run --help) stays light
     from autogen_core.models import ModelInfo
@@ -75,6 +78,13 @@ class OpenAIWireProvider(Provider):
             self.sdk_client(settings, base_url, http_client), settings.model, self.create_args(settings)
         )
 
+    async def get_json(self, settings: ModelSettings, base_url: str | None, http_client: Any, route: str) -> Any:
+        """The JSON answer to ``GET route`` (relative to ``base_url``, or an absolute URL) through the SDK's
+        documented request method (``AsyncOpenAI.get``: the role's key, ``http_client``, no retries), within
+        the role's timeout."""
+        sdk = self.sdk_client(settings, base_url, http_client)  # not closed: that would close the shared client
+        return await asyncio.wait_for(sdk.get(route, cast_to=object), settings.timeout_s)
+
     def sdk_client(self, settings: ModelSettings, base_url: str | None, http_client: Any) -> Any:
         """The ``openai.AsyncOpenAI`` of both clients: key, URL, timeout, no SDK retries (the stack retries),
         this provider's options and the shared HTTP client."""
@@ -104,6 +114,20 @@ class OpenAICompatible(OpenAIWireProvider):
     url_variables = ("OPENAI_BASE_URL",)
     supports_batch = True
     default_base_url = OPENAI_API_URL
+
+    async def served_model(
+        self, settings: ModelSettings, base_url: str | None, http_client: Any, embedded: EmbeddedSettings
+    ) -> ServedModel:
+        """vLLM's ``root`` or llama.cpp's ``meta`` from ``GET /models`` (``served_model.from_openai_models``);
+        none for the OpenAI API itself (its ``/models`` names no weights)."""
+        host = urllib.parse.urlsplit(base_url or OPENAI_API_URL).hostname or ""
+        if host == "api.openai.com":
+            return ServedModel.unknown("the OpenAI API reports no weight identity")
+        try:
+            body = await self.get_json(settings, base_url, http_client, "/models")
+        except Exception as error:  # best effort: a server without the route still runs
+            return ServedModel.unknown(failure_reason("GET /models", error))
+        return from_openai_models(body, settings.model)
 
     def role_settings(self, prefix: str, env: Mapping[str, str]) -> dict[str, Any]:
         """The OpenAI organisation: ``DEBATE_EVAL_<ROLE>_ORGANIZATION``, else ``OPENAI_ORG_ID``."""

@@ -17,6 +17,7 @@ from typing import Any
 
 from debate_eval.agents.models.providers import register_provider
 from debate_eval.agents.models.providers.openai import OpenAIWireProvider
+from debate_eval.agents.models.served_model import ServedModel
 from debate_eval.agents.models.settings import EmbeddedSettings, ModelConfig, ModelSettings
 
 SCRIPTED = "scripted"
@@ -36,6 +37,12 @@ class ScriptedProvider(OpenAIWireProvider):
         from debate_eval.agents.models.providers.planted import script_for
 
         return {SCRIPTED: settings.model if script_for(settings.model) else "default replies"}
+
+    async def served_model(
+        self, settings: ModelSettings, base_url: str | None, http_client: Any, embedded: EmbeddedSettings
+    ) -> ServedModel:
+        """None: the scripted server serves no weights."""
+        return ServedModel.unknown("the scripted server serves no model")
 
     def start(self, config: ModelConfig, roles: list[str], out_dir: Path, stack: contextlib.ExitStack) -> str:
         """Start the server (with the planted script the Scorer's model names, if any); it stops when the run

@@ -190,6 +190,9 @@ class ScriptedOpenAIServer:
     top_logprobs: dict[str, float] | None = None  # logprobs offered for a numeric answer token
     requests: list[dict[str, Any]] = field(default_factory=list)
     headers: list[dict[str, str]] = field(default_factory=list)  # each request's headers (names lower-cased)
+    # GET /v1/models entries (None: one entry, "scripted"), e.g. with vLLM's "root" or llama.cpp's "meta"
+    model_entries: list[dict[str, Any]] | None = None
+    serve_models: bool = True  # False: GET /v1/models is a 404, as on a server without the route
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -278,8 +281,10 @@ def _make_handler(server: ScriptedOpenAIServer) -> type[QuietHandler]:
         disable_nagle_algorithm = True  # headers and body go out at once (no delayed-ACK stall)
 
         def do_GET(self) -> None:
-            if self.path.rstrip("/").endswith("/models"):
-                self.send_json(200, {"object": "list", "data": [{"id": "scripted", "object": "model"}]})
+            if self.path.rstrip("/").endswith("/models") and server.serve_models:
+                entries = server.model_entries
+                data = [{"id": "scripted", "object": "model"}] if entries is None else entries
+                self.send_json(200, {"object": "list", "data": data})
             elif self.path.rstrip("/").endswith(STATS_PATH):
                 self.send_json(200, {"requests": server.count})
             else:

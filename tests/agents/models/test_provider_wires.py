@@ -231,6 +231,11 @@ def test_a_debate_and_a_pairwise_geval_run_through_each_provider(
     assert summary["estimated_cost_usd"] is not None and summary["llm_calls"] == 6
     config = json.loads((debate / "config.json").read_text(encoding="utf-8"))
     assert config["result_config"]["models"]["scorer"]["provider"] == provider
+    served = config["models"]["roles"]["scorer"]["served_model"]  # asked at the endpoint check (Ollama: its tags)
+    no_identity = {"fingerprint": None, "reason": f"the {provider} API reports no weight identity"}
+    assert served == (
+        {"fingerprint": "sha256:" + "ab" * 32, "source": "ollama digest"} if provider == "ollama" else no_identity
+    )
 
     pairs = isolated_env / "pairs.csv"
     pairs.write_text(OWN_PAIRS, encoding="utf-8")
