@@ -131,8 +131,9 @@ def test_requests_go_through_the_environments_proxy_and_no_proxy_exempts_a_host(
     outcome = cli(run_args(server, fault_env / "run"))
     assert_clean(outcome, code=0, message=None, results=ITEMS, server=server)
     passed = recording_proxy.urls()
-    assert len(passed) == server.count > ITEMS  # every request, the endpoint check included
-    assert set(passed) == {server.base_url + "/chat/completions"}
+    # every request, the endpoint check's included: its test POST and its GET /models (a 404 here: no fingerprint)
+    assert len(passed) == server.count + 1 and server.count > ITEMS
+    assert set(passed) == {server.base_url + "/chat/completions", server.base_url + "/models"}
 
     monkeypatch.setenv("NO_PROXY", "localhost")  # the same server by another name: not through the proxy
     local = FaultServer()
