@@ -79,14 +79,25 @@ def is_chat_request(request: Any) -> bool:
     return request.method == "POST" and request.url.path.endswith(CHAT_PATH)
 
 
+def answer_body(request: Any, response: Any, path: str) -> bytes | None:
+    """The body of a 200 answer to a ``POST`` whose URL path ends in ``path``, when it has been read and is no
+    event stream (a streamed answer is read later, by its caller: ``http_client`` reads every other body
+    before the observers see it); None otherwise. Decided from the request line and the response, without
+    parsing the request's JSON. The one gate of the response observers (``note_chat_usage``,
+    ``responses.check_chat_completion``, ``messages_answers.check_messages_answer``)."""
+    if response.status_code != 200 or request.method != "POST" or not request.url.path.endswith(path):
+        return None
+    if not response.is_stream_consumed or "text/event-stream" in response.headers.get("content-type", ""):
+        return None
+    return response.content
+
+
 def note_chat_usage(request: Any, response: Any) -> None:
     """Response observer (``http_client.ResponseObserver``): the cached prompt tokens of a successful chat
     completion, into the current call's ``CallMeta``. Most endpoints never send them: no parse then."""
-    if response.status_code != 200 or _CALL.get() is None or not is_chat_request(request):
+    if _CALL.get() is None:
         return
-    if not response.is_stream_consumed:  # a streamed answer: its body is read later, by the caller
-        return
-    content = response.content
-    if b"prompt_tokens_details" in content:
+    content = answer_body(request, response, CHAT_PATH)
+    if content is not None and b"prompt_tokens_details" in content:
         with contextlib.suppress(ValueError):
             note_response(json.loads(content))

@@ -28,7 +28,7 @@ from typing import Any
 
 import httpx2
 
-from debate_eval.agents.models.call_meta import current_call
+from debate_eval.agents.models.call_meta import answer_body, current_call
 from debate_eval.agents.models.responses import EmptyAnswerError
 from debate_eval.agents.models.settings import public_url
 
@@ -37,12 +37,11 @@ MESSAGES_PATH = "/v1/messages"
 
 def _messages_answer(request: httpx2.Request, response: httpx2.Response) -> dict[str, Any] | None:
     """The JSON ``message`` of a 200 answer to a non-streamed ``POST .../v1/messages`` (None otherwise)."""
-    if response.status_code != 200 or request.method != "POST" or not request.url.path.endswith(MESSAGES_PATH):
+    content = answer_body(request, response, MESSAGES_PATH)
+    if content is None:
         return None
-    if not response.is_stream_consumed or "text/event-stream" in response.headers.get("content-type", ""):
-        return None  # a streamed answer: read later, by its caller
     try:
-        body = json.loads(response.content)
+        body = json.loads(content)
     except (ValueError, UnicodeDecodeError):
         return None
     return body if isinstance(body, dict) and body.get("type") == "message" else None

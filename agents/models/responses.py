@@ -23,7 +23,7 @@ from typing import Any
 import httpx2
 import openai
 
-from debate_eval.agents.models.call_meta import CHAT_PATH, note_chat_usage
+from debate_eval.agents.models.call_meta import CHAT_PATH, answer_body, note_chat_usage
 from debate_eval.agents.models.http_client import HttpOptions, build_http_client
 from debate_eval.agents.models.settings import public_url
 
@@ -85,21 +85,10 @@ def check_completion_body(content: bytes, content_type: str, request: httpx2.Req
     )
 
 
-def _read_chat_answer(request: httpx2.Request, response: httpx2.Response) -> bytes | None:
-    """The body of a 200 answer to a ``POST .../chat/completions`` when it has been read and is no event stream
-    (a streamed answer is read later, by its caller: ``http_client`` reads every other body before the
-    observers see it). Decided from the response, not by parsing the request's JSON again at every call."""
-    if response.status_code != 200 or request.method != "POST" or not request.url.path.endswith(CHAT_PATH):
-        return None
-    if not response.is_stream_consumed or "text/event-stream" in response.headers.get("content-type", ""):
-        return None
-    return response.content
-
-
 def check_chat_completion(request: httpx2.Request, response: httpx2.Response) -> None:
     """Response observer (``http_client.ResponseObserver``): raise on a 200 to a non-streamed chat completion
     whose body is no usable chat completion."""
-    content = _read_chat_answer(request, response)
+    content = answer_body(request, response, CHAT_PATH)
     if content is not None:
         check_completion_body(content, response.headers.get("content-type", ""), request)
 
