@@ -30,12 +30,11 @@ from typing import Any, TextIO
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.models.providers import get_provider
 from debate_eval.tasks.engine.config_checksum import sealed
-from debate_eval.tasks.engine.fingerprints import with_recorded_served_models
+from debate_eval.tasks.engine.fingerprints import ALLOW_FLAG, with_recorded_served_models
 from debate_eval.tasks.engine.lock import RunLock
 from debate_eval.tasks.engine.results import CONFIG_FILE, RESULTS_FILE, write_json_atomic
 from debate_eval.tasks.engine.run_config import RunConfig
 
-ALLOW_FLAG = "--allow-endpoint-change"
 LOOPBACK_NAMES = {"localhost", "ip6-localhost", "ip6-loopback"}
 
 

@@ -29,7 +29,7 @@ from debate_eval.agents.models.served_model import ServedModel
 from debate_eval.tasks.engine.config_checksum import sealed
 from debate_eval.tasks.engine.results import CONFIG_FILE, write_json_atomic
 
-ALLOW_FLAG = "--allow-endpoint-change"
+ALLOW_FLAG = "--allow-endpoint-change"  # accepts a URL move to another server (endpoints.py) or other weights
 SERVED_MODEL = "served_model"
 
 
