@@ -40,7 +40,7 @@ from typing import Any
 from autogen_agentchat.base import TaskResult
 from autogen_agentchat.messages import BaseAgentEvent, BaseChatMessage, MessageFactory
 from autogen_agentchat.teams import BaseGroupChat
-from autogen_agentchat.teams._group_chat._base_group_chat_manager import BaseGroupChatManager
+from autogen_agentchat.teams._group_chat._base_group_chat_manager import BaseGroupChatManager  # private: module doc
 from autogen_agentchat.teams._group_chat._chat_agent_container import ChatAgentContainer
 from autogen_agentchat.teams._group_chat._events import GroupChatError, GroupChatTermination
 from autogen_core import (

@@ -28,7 +28,7 @@ from importlib import metadata
 from typing import Any
 
 from autogen_core import SingleThreadedAgentRuntime
-from autogen_core._telemetry._tracing import TraceHelper
+from autogen_core._telemetry._tracing import TraceHelper  # private: opt-in only, version-checked (TESTED), pinned
 from opentelemetry import trace
 
 from debate_eval.agents.telemetry import IdleTracerProvider
