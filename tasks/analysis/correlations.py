@@ -10,11 +10,11 @@
 - A record whose ``score`` is null is excluded, never imputed, and counted in ``n_missing``. A record without
   a human score is excluded as well and counted in ``n_unrated``. A statistic that is undefined is ``None``;
   the output never holds NaN.
-- ``global_*`` are always the item-level values over all items, ignoring the groups: the **pooled** definition
+- ``pooled_*`` are always the item-level values over all items, ignoring the groups: the **pooled** definition
   (UniEval's ``correlation.py``, which G-Eval and ChatEval follow for Topical-Chat "turn level"), beside the
   **per-group** one (DEBATE, Appendix E.5: per context / per document, averaged).
 - ``ci95`` (when a bootstrap is asked for): 95 % intervals of the reported statistics, resampling groups
-  (group level) or items (item level); ``global_ci95`` the same for the pooled statistics, resampling groups
+  (group level) or items (item level); ``pooled_ci95`` the same for the pooled statistics, resampling groups
   (the items of a context are not independent), for the datasets where a paper reports the pooled numbers
   (Topical-Chat; ``POOLED_DATASETS``), else None. Below the minimum number of units (see :mod:`bootstrap`)
   each holds the text ``"too few groups (n=2)"`` instead.
@@ -35,7 +35,7 @@ from debate_eval.tasks.analysis.records import Record, group_of, number
 
 STATISTICS = ("spearman", "kendall", "pearson")
 GROUP, ITEM = "group", "item"
-# Datasets whose pooled (item-level over all items) correlation a paper reports: they get ``global_ci95``.
+# Datasets whose pooled (item-level over all items) correlation a paper reports: they get ``pooled_ci95``.
 POOLED_DATASETS = frozenset({"topical_chat"})
 # Datasets correlated item by item over all items of a level (the registry's ``level`` says it first).
 ITEM_LEVEL_DATASETS = frozenset({"fed_turn", "fed_dialogue", "xdial_fed_turn", "xdial_fed_dialogue"})
@@ -53,9 +53,9 @@ class AspectReport:
     spearman: float | None
     kendall: float | None
     pearson: float | None
-    global_spearman: float | None
-    global_kendall: float | None
-    global_pearson: float | None
+    pooled_spearman: float | None
+    pooled_kendall: float | None
+    pooled_pearson: float | None
     n_items: int
     n_missing: int
     n_groups: int
@@ -63,7 +63,7 @@ class AspectReport:
     level: str = GROUP
     ci95: Intervals = field(default=None)
     n_unrated: int = 0
-    global_ci95: Intervals = field(default=None)
+    pooled_ci95: Intervals = field(default=None)
     imported: bool = False  # the records came from ``debate-eval import`` (no paper row unless asked)
 
     def to_dict(self) -> dict[str, Any]:
@@ -180,17 +180,17 @@ def evaluate_aspect(
             *(overall.get(name) for name in STATISTICS),
             *(overall.get(name) for name in STATISTICS),
             n_items=len(records), n_missing=n_missing, n_groups=0, n_skipped=0, level=ITEM, ci95=ci95,
-            n_unrated=n_unrated, global_ci95=ci95,
+            n_unrated=n_unrated, pooled_ci95=ci95,
         )  # fmt: skip
     group_pairs = [pairs(group) for group in by_group(records).values()]
     per_group = [correlations(group) for group in group_pairs]
     used = [values for values in per_group if values is not None]
     averaged = average_of_groups(used)
     ci95 = bootstrap_ci(used, average_of_groups, STATISTICS, unit="groups", **options) if bootstrap else None
-    global_ci95: Intervals = None
+    pooled_ci95: Intervals = None
     if bootstrap and dataset in POOLED_DATASETS:
         scored_groups = [group for group in group_pairs if group]
-        global_ci95 = bootstrap_ci(scored_groups, _pooled, STATISTICS, unit="groups", **options)
+        pooled_ci95 = bootstrap_ci(scored_groups, _pooled, STATISTICS, unit="groups", **options)
     return AspectReport(
         dataset=dataset,
         aspect=aspect,
@@ -198,9 +198,9 @@ def evaluate_aspect(
         spearman=averaged["spearman"],
         kendall=averaged["kendall"],
         pearson=averaged["pearson"],
-        global_spearman=overall.get("spearman"),
-        global_kendall=overall.get("kendall"),
-        global_pearson=overall.get("pearson"),
+        pooled_spearman=overall.get("spearman"),
+        pooled_kendall=overall.get("kendall"),
+        pooled_pearson=overall.get("pearson"),
         n_items=len(records),
         n_missing=n_missing,
         n_groups=len(used),
@@ -208,5 +208,5 @@ def evaluate_aspect(
         level=GROUP,
         ci95=ci95,
         n_unrated=n_unrated,
-        global_ci95=global_ci95,
+        pooled_ci95=pooled_ci95,
     )

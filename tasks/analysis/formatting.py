@@ -35,9 +35,9 @@ JSON_FIELDS = (
     "spearman",
     "kendall",
     "pearson",
-    "global_spearman",
-    "global_kendall",
-    "global_pearson",
+    "pooled_spearman",
+    "pooled_kendall",
+    "pooled_pearson",
     "n_items",
     "n_missing",
     "n_unrated",
@@ -46,7 +46,7 @@ JSON_FIELDS = (
     "protocol",
     "level",
     "ci95",
-    "global_ci95",
+    "pooled_ci95",
 )
 PAIRWISE_JSON_FIELDS = (
     "task_type",
@@ -132,7 +132,7 @@ def _intervals_text(intervals: dict[str, Any] | str | None, names: Sequence[str]
 
 
 def _measured(entry: AspectReport, definition: str, statistic: str) -> float | None:
-    return getattr(entry, f"global_{statistic}" if definition == POOLED else statistic)
+    return getattr(entry, f"pooled_{statistic}" if definition == POOLED else statistic)
 
 
 def _row(label: str, counts: tuple[int, int, int, str], measured: list[str], paper: list[str], ci: str) -> str:
@@ -153,7 +153,7 @@ def _table_row(
 ) -> str:
     measured = [fmt(_measured(entry, definition, name)) for name in pair]
     paper = [fmt(reference.value(entry.aspect, name) if reference else None) for name in pair]
-    intervals = entry.global_ci95 if definition == POOLED else entry.ci95
+    intervals = entry.pooled_ci95 if definition == POOLED else entry.ci95
     counts = (entry.n_items, entry.n_missing, entry.n_unrated, _groups(entry, definition))
     return _row(label, counts, measured, paper, _intervals_text(intervals, pair))
 

@@ -1,7 +1,7 @@
 """Quality bars for a judge in CI: ``meta-eval RUN --fail-under spearman=0.40,kappa=0.3`` and a pytest helper.
 
 A bar ``statistic=value`` applies to every dataset/aspect of the run that reports the statistic
-(``spearman``, ``kendall``, ``pearson``, their pooled ``global_*`` forms, or the pairwise ``accuracy``,
+(``spearman``, ``kendall``, ``pearson``, their pooled forms ``pooled_*``, or the pairwise ``accuracy``,
 ``kappa``, ``macro_f1``, ``consistency``, ``agreement``). A part fails when its figure is below the bar, is
 undefined, or (``lower_ci``) when the lower end of its 95 % interval is below the bar or there is no
 interval (no bootstrap, or the minimum-units rule withheld it: a gate never passes on too few units).
@@ -27,7 +27,7 @@ from debate_eval.tasks.analysis.bootstrap import DEFAULT_CI_METHOD, DEFAULT_RESA
 from debate_eval.tasks.analysis.correlations import STATISTICS, AspectReport
 from debate_eval.tasks.analysis.pairwise_metrics import METRICS, PairwiseReport
 
-GATE_STATISTICS = (*STATISTICS, *(f"global_{s}" for s in STATISTICS), *METRICS)
+GATE_STATISTICS = (*STATISTICS, *(f"pooled_{s}" for s in STATISTICS), *METRICS)
 Report = dict[str, dict[str, "AspectReport | PairwiseReport"]]
 
 
@@ -50,9 +50,9 @@ def parse_bars(text: str) -> dict[str, float]:
 
 
 def _interval(entry: AspectReport | PairwiseReport, statistic: str) -> Any:
-    if statistic.startswith("global_"):
-        intervals = getattr(entry, "global_ci95", None)
-        statistic = statistic.removeprefix("global_")
+    if statistic.startswith("pooled_"):
+        intervals = getattr(entry, "pooled_ci95", None)
+        statistic = statistic.removeprefix("pooled_")
     else:
         intervals = entry.ci95
     if intervals is None or is_withheld(intervals):

@@ -72,7 +72,7 @@ CSV_COLUMNS = (
     "spearman",
     "kendall",
     "pearson",
-    "global_spearman",
+    "pooled_spearman",
     "accuracy",
     "kappa",
     "macro_f1",

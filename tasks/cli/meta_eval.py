@@ -4,7 +4,7 @@
   beside the published row chosen per method, dataset and definition (``tasks.analysis.references``), with
   bootstrap 95 % intervals (``--bootstrap N`` resamples, 0 for none; ``--ci-method percentile|bca``); below
   10 groups/items the intervals are "too few groups (n=…)" instead of numbers.
-- ``--json``: the same as JSON, with ``ci95``, ``global_ci95`` and ``paper`` per dataset and aspect.
+- ``--json``: the same as JSON, with ``ci95``, ``pooled_ci95`` and ``paper`` per dataset and aspect.
 - ``--distribution``: also the score distribution (Appendix B), beside the DEBATE paper's Table 2.
 - ``--reference``: alone, also print each paper's own table for the datasets present, grouped by definition;
   with a name (a method, a DEBATE Table 1 row, DEBATE-Sophisticated, or none) choose the row beside the run.

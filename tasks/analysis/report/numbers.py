@@ -62,7 +62,7 @@ def meta_eval_rows(
         for definition in _definitions(dataset, report.level):
             reference = reference_for(method, dataset, definition, imported=imported)
             pooled = definition == paper_tables.POOLED
-            intervals = report.global_ci95 if pooled else report.ci95
+            intervals = report.pooled_ci95 if pooled else report.ci95
             cells = []
             default = paper_tables.PAPER_STATISTICS.get(dataset, ("spearman", "kendall"))
             for statistic in paper_tables.DEFINITION_STATISTICS.get((dataset, definition), default):
@@ -70,7 +70,7 @@ def meta_eval_rows(
                     {
                         "statistic": statistic,
                         "symbol": GREEK.get(statistic, statistic),
-                        "value": getattr(report, f"global_{statistic}" if pooled else statistic),
+                        "value": getattr(report, f"pooled_{statistic}" if pooled else statistic),
                         "ci": intervals if isinstance(intervals, str) else (intervals or {}).get(statistic),
                         "paper": reference.value(aspect, statistic) if reference else None,
                     }

@@ -50,9 +50,9 @@ def test_group_average_over_documents() -> None:
     # global: all 9 items pooled, by the independent formulas
     predicted = [2, 3, 4, 5, 2, 1, 4, 3, 5]
     human = [1, 2, 3, 4, 1, 2, 3, 4, 5]
-    assert entry.global_spearman == pytest.approx(spearman(predicted, human))
-    assert entry.global_kendall == pytest.approx(kendall_tau_b(predicted, human))
-    assert entry.global_pearson == pytest.approx(pearson(predicted, human))
+    assert entry.pooled_spearman == pytest.approx(spearman(predicted, human))
+    assert entry.pooled_kendall == pytest.approx(kendall_tau_b(predicted, human))
+    assert entry.pooled_pearson == pytest.approx(pearson(predicted, human))
 
 
 def test_group_with_constant_human_scores_is_skipped_and_counted() -> None:
@@ -73,7 +73,7 @@ def test_only_constant_groups_give_none_not_nan() -> None:
     report = meta_evaluate(group("d1", [2, 2, 2], [1, 2, 3]))
     entry = only(report)
     assert (entry.spearman, entry.kendall, entry.pearson) == (None, None, None)
-    assert entry.global_spearman is None
+    assert entry.pooled_spearman is None
     assert (entry.n_groups, entry.n_skipped) == (0, 1)
     assert "NaN" not in format_json(report)
     assert json.loads(format_json(report))["summeval"]["coherence"]["spearman"] is None

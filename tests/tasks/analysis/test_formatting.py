@@ -22,9 +22,9 @@ def test_json_shape() -> None:
         "spearman",
         "kendall",
         "pearson",
-        "global_spearman",
-        "global_kendall",
-        "global_pearson",
+        "pooled_spearman",
+        "pooled_kendall",
+        "pooled_pearson",
         "n_items",
         "n_missing",
         "n_unrated",  # records without a human score (issue 22)
@@ -33,7 +33,7 @@ def test_json_shape() -> None:
         "protocol",
         "level",  # added with the bootstrap (issue 10)
         "ci95",
-        "global_ci95",  # the pooled statistics' interval (Topical-Chat; issue 22)
+        "pooled_ci95",  # the pooled statistics' interval (Topical-Chat; issue 22)
         "paper",  # the published row beside the part, per definition (issue 22)
     }
     entry = payload["summeval"]["coherence"]
@@ -115,12 +115,12 @@ def _topical_chat(protocol: str, contexts: int = 12) -> list[dict[str, Any]]:
 def test_topical_chat_shows_both_definitions_with_intervals_and_their_papers() -> None:
     report = meta_evaluate(_topical_chat("chateval"), bootstrap=200)
     entry = report["topical_chat"]["coherence"]
-    assert isinstance(entry.ci95["pearson"], list) and isinstance(entry.global_ci95["spearman"], list)
+    assert isinstance(entry.ci95["pearson"], list) and isinstance(entry.pooled_ci95["spearman"], list)
     table = format_table(report)
     per_context, pooled = (line for line in table.splitlines() if line.startswith("topical_chat/coherence"))
     assert "(pooled)" not in per_context and "(pooled)" in pooled
     for line, (first, second) in ((per_context, ("pearson", "spearman")), (pooled, ("spearman", "kendall"))):
-        intervals = entry.ci95 if line is per_context else entry.global_ci95
+        intervals = entry.ci95 if line is per_context else entry.pooled_ci95
         assert f"[{intervals[first][0]:.3f}, {intervals[first][1]:.3f}]" in line
         assert f"[{intervals[second][0]:.3f}, {intervals[second][1]:.3f}]" in line
     assert "per-context: per dialogue context, averaged (DEBATE App. E.5)" in table
@@ -132,7 +132,7 @@ def test_topical_chat_shows_both_definitions_with_intervals_and_their_papers() -
     assert per_context.split()[-6:-4] == ["0.657", "0.641"]  # DEBATE Table 1, ChatEval row, coherence r / rho
     assert "'tau' column holds Pearson r for its ROUGE-L and BERTScore rows" in table
     payload = json.loads(format_json(report))["topical_chat"]["coherence"]
-    assert payload["global_ci95"]["spearman"] == pytest.approx(entry.global_ci95["spearman"])
+    assert payload["pooled_ci95"]["spearman"] == pytest.approx(entry.pooled_ci95["spearman"])
     assert payload["paper"]["pooled"]["row"] == "GPT-4(MA)"
 
 

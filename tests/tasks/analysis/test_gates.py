@@ -14,7 +14,7 @@ from debate_eval.tasks.analysis.meta_eval import meta_evaluate
 
 def test_parse_bars() -> None:
     assert parse_bars("spearman=0.40, kappa=0.3") == {"spearman": 0.4, "kappa": 0.3}
-    assert parse_bars("global_pearson=0.5") == {"global_pearson": 0.5}
+    assert parse_bars("pooled_pearson=0.5") == {"pooled_pearson": 0.5}
     for bad in ("spearman", "rho=0.4", "spearman=high", ""):
         with pytest.raises(UserError, match="--fail-under"):
             parse_bars(bad)

@@ -55,7 +55,7 @@ def test_fed_is_item_level_over_all_items() -> None:
     entry = meta_evaluate(records, bootstrap=300, min_units=2)["fed_turn"]["interesting"]
     assert entry.level == "item"
     assert entry.spearman == pytest.approx(spearman(scores, humans))
-    assert entry.spearman == entry.global_spearman
+    assert entry.spearman == entry.pooled_spearman
     assert (entry.n_groups, entry.n_skipped) == (0, 0)
     low, high = entry.ci95["spearman"]
     assert -1.0 <= low <= high <= 1.0

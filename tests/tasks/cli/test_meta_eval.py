@@ -239,7 +239,7 @@ def test_a_two_document_run_prints_no_numeric_interval_or_p(tmp_path: Path, caps
     assert row.endswith("too few groups (n=2)") and "[" not in out.split("95% CI")[1]
     _status, out = _run_command(["meta-eval", str(run), "--json"], capsys)
     entry = json.loads(out)["summeval"]["coherence"]
-    assert entry["ci95"] == "too few groups (n=2)" and entry["global_ci95"] is None
+    assert entry["ci95"] == "too few groups (n=2)" and entry["pooled_ci95"] is None
     _status, out = _run_command(["meta-eval", str(run), str(run), "--compare"], capsys)
     for statistic in ("spearman", "kendall", "pearson"):
         line = next(line for line in out.splitlines() if line.strip().startswith(statistic))
