@@ -19,7 +19,6 @@ with ``output``: turn level; an own file with only ``output`` is judged as a who
 
 from __future__ import annotations
 
-import argparse
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -29,7 +28,15 @@ from typing import TYPE_CHECKING, Any
 
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.roles import EVALUATOR, USER, Relay
-from debate_eval.debates.base import Method, MethodContext, Reparser, non_negative_int, register_method, set_parse
+from debate_eval.debates.base import (
+    Method,
+    MethodContext,
+    Reparser,
+    non_negative_int,
+    option,
+    register_method,
+    set_parse,
+)
 from debate_eval.debates.evaluation import EvaluationTask, Outcome, score_text
 from debate_eval.debates.scoring.scores import ParsedScore, ScoreRange
 
@@ -184,6 +191,22 @@ async def run_dialevalml(task: EvaluationTask, config: DialEvalMLConfig, pool: C
     )
 
 
+@dataclass(frozen=True)
+class DialEvalMLOptions:
+    """DialEvalML's options."""
+
+    max_reasks: int = option(
+        DEFAULT_MAX_REASKS,
+        convert=non_negative_int,
+        help=f"dialevalml: times an answer without a score is asked again (default {DEFAULT_MAX_REASKS})",
+    )
+    dialevalml_scale: str = option(
+        "paper",
+        choices=SCALES,
+        help="dialevalml: the scale the prompt asks: paper = 1-5 (default), aspect = the aspect's own scale",
+    )
+
+
 @register_method
 class DialEvalMLMethod(Method[DialEvalMLConfig]):
     """``dialevalml``: the simple per-aspect prompt, re-asked while no score comes, normalised to [0, 1]."""
@@ -192,28 +215,11 @@ class DialEvalMLMethod(Method[DialEvalMLConfig]):
     description = "DialEvalML: one short prompt per aspect (turn or dialogue level), score normalised to [0, 1]"
     task_types = ("single",)
     config_type = DialEvalMLConfig
+    Options = DialEvalMLOptions
 
-    def add_options(self, group: Any) -> None:
-        """``--max-reasks``, ``--dialevalml-scale``."""
-        group.add_argument(
-            "--max-reasks",
-            type=non_negative_int,
-            default=DEFAULT_MAX_REASKS,
-            help=f"dialevalml: times an answer without a score is asked again (default {DEFAULT_MAX_REASKS})",
-        )
-        group.add_argument(
-            "--dialevalml-scale",
-            choices=SCALES,
-            default="paper",
-            help="dialevalml: the scale the prompt asks: paper = 1-5 (default), aspect = the aspect's own scale",
-        )
-
-    def build_config(self, args: argparse.Namespace, ctx: MethodContext) -> DialEvalMLConfig:
+    def build_config(self, options: DialEvalMLOptions, ctx: MethodContext) -> DialEvalMLConfig:
         """Dialogue data only (an own file counts: its inputs are checked per item)."""
-        return DialEvalMLConfig(
-            max_reasks=getattr(args, "max_reasks", DEFAULT_MAX_REASKS),
-            scale=getattr(args, "dialevalml_scale", "paper") or "paper",
-        )
+        return DialEvalMLConfig(max_reasks=options.max_reasks, scale=options.dialevalml_scale or "paper")
 
     def roles(self, config: DialEvalMLConfig) -> tuple[str, ...]:
         """One agent, on the Scorer's model."""

@@ -9,12 +9,15 @@
     ``tiebreaker`` branch of ``sangwongenip/geval``; ChatEval: ``chanchimin/ChatEval``'s FairEval setting).
     Their plain bugs are reproduced only with ``--reproduce-authors-bugs``.
 
-Both methods declare the same two options; whichever method's group comes first adds them.
+Both methods declare the same two options (``fidelity_option``, ``bugs_option``); the command line shows them
+once, in the group of the first.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from debate_eval.debates.method import option
 
 PAPER = "paper"
 AUTHORS_CODE = "authors-code"
@@ -30,16 +33,18 @@ BUGS_HELP = (
 )
 
 
-def add_fidelity_options(group: Any) -> None:
-    """Add ``--fidelity`` and ``--reproduce-authors-bugs`` to ``group`` unless its parser has them already."""
-    if "--fidelity" not in group._option_string_actions:
-        group.add_argument("--fidelity", choices=list(FIDELITIES), default=PAPER, help=FIDELITY_HELP)
-    if "--reproduce-authors-bugs" not in group._option_string_actions:
-        group.add_argument("--reproduce-authors-bugs", action="store_true", help=BUGS_HELP)
+def fidelity_option() -> Any:
+    """The ``fidelity`` field of a method's ``Options`` (``--fidelity paper|authors-code``)."""
+    return option(PAPER, choices=FIDELITIES, help=FIDELITY_HELP)
+
+
+def bugs_option() -> Any:
+    """The ``reproduce_authors_bugs`` field of a method's ``Options`` (``--reproduce-authors-bugs``)."""
+    return option(False, help=BUGS_HELP)
 
 
 def fidelity_of(args: Any) -> tuple[str, bool]:
-    """``(fidelity, reproduce_bugs)`` from parsed arguments (defaults when the options are absent)."""
+    """``(fidelity, reproduce_bugs)`` from a method's parsed ``Options`` (defaults when it has neither)."""
     fidelity = getattr(args, "fidelity", None) or PAPER
     if fidelity not in FIDELITIES:
         raise ValueError(f"unknown fidelity {fidelity!r}; choose from {', '.join(FIDELITIES)}")

@@ -18,7 +18,6 @@ Scoring method, in order of preference (the outcome records which one was used):
 
 from __future__ import annotations
 
-import argparse
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +28,7 @@ from debate_eval.debates.base import (
     Reparser,
     deciding_parse,
     legacy_view,
+    option,
     positive_int,
     register_method,
     set_parse,
@@ -162,6 +162,16 @@ async def run_geval(task: EvaluationTask, config: GEvalConfig, pool: ClientPool)
     )
 
 
+@dataclass(frozen=True)
+class GEvalOptions:
+    """G-Eval's options."""
+
+    geval_samples: int = option(
+        1, convert=positive_int, help="geval: average this many sampled answers instead of using log-probabilities"
+    )
+    geval_no_logprobs: bool = option(False, help="geval: do not request log-probabilities")
+
+
 @register_method
 class GEvalMethod(Method[GEvalConfig]):
     """``geval``: one agent, one call per item (probability-weighted when possible)."""
@@ -171,23 +181,14 @@ class GEvalMethod(Method[GEvalConfig]):
     task_types = ("single", "pairwise")
     config_type = GEvalConfig
     config_key = "geval"
+    Options = GEvalOptions
 
-    def add_options(self, group: Any) -> None:
-        """``--geval-samples``, ``--geval-no-logprobs``."""
-        group.add_argument(
-            "--geval-samples",
-            type=positive_int,
-            default=1,
-            help="geval: average this many sampled answers instead of using log-probabilities",
-        )
-        group.add_argument("--geval-no-logprobs", action="store_true", help="geval: do not request log-probabilities")
-
-    def build_config(self, args: argparse.Namespace, ctx: MethodContext) -> GEvalConfig:
+    def build_config(self, options: GEvalOptions, ctx: MethodContext) -> GEvalConfig:
         """Log-probabilities unless ``--geval-no-logprobs``; ``--geval-samples`` answers."""
         return GEvalConfig(
-            use_logprobs=not getattr(args, "geval_no_logprobs", False),
+            use_logprobs=not options.geval_no_logprobs,
             top_logprobs=DEFAULT_TOP_LOGPROBS,
-            samples=getattr(args, "geval_samples", 1),
+            samples=options.geval_samples,
         )
 
     async def evaluate(self, task: EvaluationTask, config: GEvalConfig, pool: ClientPool) -> Outcome:

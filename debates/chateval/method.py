@@ -7,12 +7,20 @@ settings), so the registry and ``run --help`` load without AutoGen.
 
 from __future__ import annotations
 
-import argparse
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.personas import get_persona
-from debate_eval.debates.base import Method, MethodContext, Reparser, positive_int, register_method, set_parse
+from debate_eval.debates.base import (
+    Method,
+    MethodContext,
+    Reparser,
+    option,
+    positive_int,
+    register_method,
+    set_parse,
+)
 from debate_eval.debates.chateval.config import (
     DEFAULT_ROLES,
     DEFAULT_TURNS,
@@ -24,7 +32,7 @@ from debate_eval.debates.chateval.config import (
     authors_referee,
 )
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
-from debate_eval.debates.fidelity import AUTHORS_CODE, PAPER, add_fidelity_options, fidelity_of
+from debate_eval.debates.fidelity import AUTHORS_CODE, PAPER, bugs_option, fidelity_of, fidelity_option
 
 if TYPE_CHECKING:  # loaded without AutoGen: the registry and --help stay light
     from debate_eval.agents.models.pool import ClientPool
@@ -62,6 +70,25 @@ def chateval_config(
     )
 
 
+@dataclass(frozen=True)
+class ChatEvalOptions:
+    """ChatEval's options."""
+
+    chateval_roles: str | None = option(
+        metavar="A,B,C",
+        help="chateval: comma-separated referee personas (names of role 'referee' in 'debate-eval personas', "
+        f"or text files; default: {','.join(DEFAULT_ROLES)})",
+    )
+    chateval_turns: int | None = option(
+        convert=positive_int, help=f"chateval: T, the discussion turns (default {DEFAULT_TURNS})"
+    )
+    chateval_strategy: str | None = option(
+        choices=STRATEGIES, help=f"chateval: communication strategy (default {ONE_BY_ONE})"
+    )
+    fidelity: str = fidelity_option()
+    reproduce_authors_bugs: bool = bugs_option()
+
+
 @register_method
 class ChatEvalMethod(Method[ChatEvalConfig]):
     """``chateval``: role-played referees discuss for T turns; the mean of their final scores."""
@@ -73,37 +100,17 @@ class ChatEvalMethod(Method[ChatEvalConfig]):
     # no legacy_config_dict: ChatEval's paper mode changed since 0afcb53 (two referees, a bounded re-ask),
     # so a ChatEval run directory of that version is another configuration, refused rather than mixed
     config_key = "chateval"
+    Options = ChatEvalOptions
 
-    def add_options(self, group: Any) -> None:
-        """``--chateval-roles``, ``--chateval-turns``, ``--chateval-strategy``."""
-        group.add_argument(
-            "--chateval-roles",
-            metavar="A,B,C",
-            help="chateval: comma-separated referee personas (names of role 'referee' in 'debate-eval personas', "
-            f"or text files; default: {','.join(DEFAULT_ROLES)})",
-        )
-        group.add_argument(
-            "--chateval-turns", type=positive_int, help=f"chateval: T, the discussion turns (default {DEFAULT_TURNS})"
-        )
-        group.add_argument(
-            "--chateval-strategy",
-            choices=list(STRATEGIES),
-            help=f"chateval: communication strategy (default {ONE_BY_ONE})",
-        )
-        add_fidelity_options(group)
-
-    def build_config(self, args: argparse.Namespace, ctx: MethodContext) -> ChatEvalConfig:
+    def build_config(self, options: ChatEvalOptions, ctx: MethodContext) -> ChatEvalConfig:
         """The panel from ``--chateval-*``."""
-        if ctx.task_type == "pairwise" and fidelity_of(args)[0] != PAPER and ctx.swap:
+        if ctx.task_type == "pairwise" and fidelity_of(options)[0] != PAPER and ctx.swap:
             raise UserError(
                 "chateval --fidelity authors-code judges every pairwise item in both orders already (their "
                 "FairEval flow sums the scores of both); drop --swap"
             )
         return chateval_config(
-            getattr(args, "chateval_roles", None),
-            getattr(args, "chateval_turns", None),
-            getattr(args, "chateval_strategy", None),
-            *fidelity_of(args),
+            options.chateval_roles, options.chateval_turns, options.chateval_strategy, *fidelity_of(options)
         )
 
     def roles(self, config: ChatEvalConfig) -> tuple[str, ...]:

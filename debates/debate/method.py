@@ -13,7 +13,7 @@ Critic and ``--tie-breaker`` adds the Tie-breaker (the config records the staffi
 
 from __future__ import annotations
 
-import argparse
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from debate_eval.agents.errors import UserError
@@ -24,10 +24,11 @@ from debate_eval.debates.base import (
     Reparser,
     legacy_view,
     non_negative_int,
+    option,
     register_method,
 )
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
-from debate_eval.debates.fidelity import AUTHORS_CODE, PAPER, add_fidelity_options, fidelity_of
+from debate_eval.debates.fidelity import AUTHORS_CODE, PAPER, bugs_option, fidelity_of, fidelity_option
 
 if TYPE_CHECKING:  # loaded without AutoGen: the registry and --help stay light
     from debate_eval.agents.models.pool import ClientPool
@@ -98,12 +99,46 @@ LEGACY_KEYS = (
 )
 
 
+@dataclass(frozen=True)
+class DebateOptions:
+    """The options the four DEBATE variants share."""
+
+    critic: str | None = option(help="Critic persona name (see 'debate-eval personas') or a text file")
+    max_rounds: int = option(
+        2,
+        convert=non_negative_int,
+        help="n, the most Critic rounds (default 2: the paper leaves n open and finds 4 best; the authors' "
+        "official script also used 2, their tiebreaker branch 5)",
+    )
+    tie_breaker: bool = option(False, help="a Tie-breaker decides when the Critic never agrees")
+    commander_llm: bool = option(
+        False,
+        help="--fidelity paper: the Commander writes its relays with the model (default: fixed relay texts, "
+        "no Commander call)",
+    )
+    no_reask: bool = option(False, help="do not ask the deciding agent again when its answer has no parsable score")
+    marker_case_sensitive: bool = option(
+        False,
+        help="accept NO ISSUE only in upper case; default: any case (--fidelity authors-code uses their "
+        "case-sensitive NO_ISSUE / NO_ISSUES substring)",
+    )
+    tiebreaker_template: str | None = option(
+        metavar="FILE",
+        help="--fidelity authors-code with a Tie-breaker: your copy of the authors' Tie-breaker prompt file "
+        "(e.g. prompts/summeval/coh_tiebreak.txt of sangwongenip/geval, branch tiebreaker; not shipped: it "
+        "has no licence), filled as their script filled it ({{Document}}, {{Summary}}, {{Debate}})",
+    )
+    fidelity: str = fidelity_option()
+    reproduce_authors_bugs: bool = bugs_option()
+
+
 class DebateMethod(Method["DebateConfig"]):
     """One DEBATE-family variant: its default Critic persona and whether a Tie-breaker decides."""
 
     task_types = ("single", "pairwise")
     has_critic = True
     config_key = "debate"
+    Options = DebateOptions
 
     def __init__(self, name: str, description: str, critic: str, tie_breaker: bool) -> None:
         self.name = name
@@ -118,61 +153,22 @@ class DebateMethod(Method["DebateConfig"]):
 
         return DebateConfig
 
-    def add_options(self, group: Any) -> None:
-        """``--critic``, ``--max-rounds``, ``--tie-breaker``, ``--commander-llm``, ``--no-reask``,
-        ``--marker-case-sensitive``."""
-        group.add_argument("--critic", help="Critic persona name (see 'debate-eval personas') or a text file")
-        group.add_argument(
-            "--max-rounds",
-            type=non_negative_int,
-            default=2,
-            help="n, the most Critic rounds (default 2: the paper leaves n open and finds 4 best; the authors' "
-            "official script also used 2, their tiebreaker branch 5)",
-        )
-        group.add_argument(
-            "--tie-breaker", action="store_true", help="a Tie-breaker decides when the Critic never agrees"
-        )
-        group.add_argument(
-            "--commander-llm",
-            action="store_true",
-            help="--fidelity paper: the Commander writes its relays with the model (default: fixed relay texts, "
-            "no Commander call)",
-        )
-        group.add_argument(
-            "--no-reask",
-            action="store_true",
-            help="do not ask the deciding agent again when its answer has no parsable score",
-        )
-        group.add_argument(
-            "--marker-case-sensitive",
-            action="store_true",
-            help="accept NO ISSUE only in upper case; default: any case (--fidelity authors-code uses their "
-            "case-sensitive NO_ISSUE / NO_ISSUES substring)",
-        )
-        group.add_argument(
-            "--tiebreaker-template",
-            metavar="FILE",
-            help="--fidelity authors-code with a Tie-breaker: your copy of the authors' Tie-breaker prompt file "
-            "(e.g. prompts/summeval/coh_tiebreak.txt of sangwongenip/geval, branch tiebreaker; not shipped: it "
-            "has no licence), filled as their script filled it ({{Document}}, {{Summary}}, {{Debate}})",
-        )
-        add_fidelity_options(group)
-
-    def build_config(self, args: argparse.Namespace, ctx: MethodContext) -> DebateConfig:
+    def build_config(self, options: DebateOptions, ctx: MethodContext) -> DebateConfig:
         """The staffing from the options (``--critic`` and ``--tie-breaker`` override the variant's)."""
-        if ctx.task_type == "pairwise" and fidelity_of(args)[0] != PAPER:
+        fidelity, reproduce_bugs = fidelity_of(options)
+        if ctx.task_type == "pairwise" and fidelity != PAPER:
             raise UserError("--fidelity authors-code has no pairwise form (the authors' code scores single texts)")
         return debate_config(
-            getattr(args, "critic", None) or self.critic,
-            self.tie_breaker or bool(getattr(args, "tie_breaker", False)),
+            options.critic or self.critic,
+            self.tie_breaker or options.tie_breaker,
             ctx.dataset_kind,
-            max_rounds=getattr(args, "max_rounds", 2),
-            commander_llm=bool(getattr(args, "commander_llm", False)),
-            reask=not getattr(args, "no_reask", False),
-            marker_case_sensitive=bool(getattr(args, "marker_case_sensitive", False)),
-            fidelity=fidelity_of(args)[0],
-            reproduce_bugs=fidelity_of(args)[1],
-            tiebreaker_template=getattr(args, "tiebreaker_template", None),
+            max_rounds=options.max_rounds,
+            commander_llm=options.commander_llm,
+            reask=not options.no_reask,
+            marker_case_sensitive=options.marker_case_sensitive,
+            fidelity=fidelity,
+            reproduce_bugs=reproduce_bugs,
+            tiebreaker_template=options.tiebreaker_template,
         )
 
     def rescore(self, record: dict[str, Any], reparse: Reparser) -> dict[str, Any]:

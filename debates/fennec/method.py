@@ -7,14 +7,13 @@ grades the corrected text again. Personas do not apply; ``--role-model`` does fo
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.roles import CORRECTOR_ROLE, CRITERIA_WRITER_ROLE, GUIDELINE_WRITER_ROLE, JUDGE, JUDGE_ROLE
-from debate_eval.debates.base import Method, MethodContext, Reparser, register_method, set_parse
+from debate_eval.debates.base import Method, MethodContext, OptionError, Reparser, option, register_method, set_parse
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
 from debate_eval.debates.scoring.untrusted import UntrustedMaterial
 
@@ -58,8 +57,30 @@ async def run_fennec(task: EvaluationTask, config: FennecConfig, pool: ClientPoo
 def _branches(text: str) -> int:
     value = int(text)
     if not 1 <= value <= 10:
-        raise argparse.ArgumentTypeError(f"expected 1 to 10 branches, got {text}")
+        raise OptionError(f"expected 1 to 10 branches, got {text}")
     return value
+
+
+@dataclass(frozen=True)
+class FennecOptions:
+    """Fennec's options."""
+
+    branches: int = option(
+        DEFAULT_BRANCHES,
+        convert=_branches,
+        help=f"fennec: k, the criteria (branches) per item (default {DEFAULT_BRANCHES}; the paper studies 1-5)",
+    )
+    correct: bool = option(
+        False, help="fennec: rewrite responses scored below --correct-below (single) or losing (pairwise)"
+    )
+    correct_below: float | None = option(
+        convert=float,
+        metavar="S",
+        help="fennec: correct single items scored below S (default: the scale's middle, 3 on 1-5)",
+    )
+    rescore_corrected: bool = option(
+        False, help="fennec: grade each corrected text again under the same criteria; report the gain"
+    )
 
 
 def corrections(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -96,46 +117,20 @@ class FennecMethod(Method[FennecConfig]):
     task_types = ("single", "pairwise")
     config_type = FennecConfig
     config_key = "fennec"
+    Options = FennecOptions
 
-    def add_options(self, group: Any) -> None:
-        """``--branches``, ``--correct``, ``--correct-below``, ``--rescore-corrected``."""
-        group.add_argument(
-            "--branches",
-            type=_branches,
-            default=DEFAULT_BRANCHES,
-            help=f"fennec: k, the criteria (branches) per item (default {DEFAULT_BRANCHES}; the paper studies 1-5)",
-        )
-        group.add_argument(
-            "--correct",
-            action="store_true",
-            help="fennec: rewrite responses scored below --correct-below (single) or losing (pairwise)",
-        )
-        group.add_argument(
-            "--correct-below",
-            type=float,
-            metavar="S",
-            help="fennec: correct single items scored below S (default: the scale's middle, 3 on 1-5)",
-        )
-        group.add_argument(
-            "--rescore-corrected",
-            action="store_true",
-            help="fennec: grade each corrected text again under the same criteria; report the gain",
-        )
-
-    def build_config(self, args: argparse.Namespace, ctx: MethodContext) -> FennecConfig:
+    def build_config(self, options: FennecOptions, ctx: MethodContext) -> FennecConfig:
         """From ``--branches`` and the correction options (which need ``--correct``)."""
-        do_correct = bool(getattr(args, "correct", False))
-        below = getattr(args, "correct_below", None)
-        rescore = bool(getattr(args, "rescore_corrected", False))
-        if (below is not None or rescore) and not do_correct:
+        below = options.correct_below
+        if (below is not None or options.rescore_corrected) and not options.correct:
             raise UserError("--correct-below and --rescore-corrected need --correct")
         if below is not None and ctx.task_type == "pairwise":
             raise UserError("--correct-below is for single-score items; a pairwise run corrects the losing response")
         return FennecConfig(
-            branches=getattr(args, "branches", DEFAULT_BRANCHES) or DEFAULT_BRANCHES,
-            correct=do_correct,
+            branches=options.branches or DEFAULT_BRANCHES,
+            correct=options.correct,
             correct_below=below,
-            rescore_corrected=rescore,
+            rescore_corrected=options.rescore_corrected,
         )
 
     def roles(self, config: FennecConfig) -> tuple[str, ...]:

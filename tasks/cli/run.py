@@ -2,14 +2,15 @@
 
 The flags only collect what was given into a ``RunRequest`` (``request_from_args``; a ``--config`` file
 under them); ``engine.build`` interprets it, the same way for ``evaluate()`` in Python. Every flag's dest is
-the name of a ``RunRequest`` field or of a method option (see /work/notes/API-DESIGN.md, "Adding a run
-option"), and defaults to None here: None means "not given".
+the name of a ``RunRequest`` field or of a method option (generated from the method's ``Options``), and
+defaults to None here: None means "not given".
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from debate_eval.agents.models.http_defaults import DEFAULT_MAX_ANSWER_BYTES
@@ -19,7 +20,9 @@ from debate_eval.debates.answers import ANSWER_FORMAT_HELP, STRUCTURED_HELP
 from debate_eval.debates.answers import REQUESTS as ANSWER_REQUESTS
 from debate_eval.debates.base import (
     DEFAULT_METHOD,
-    add_method_options,
+    Method,
+    MethodOption,
+    OptionError,
     all_methods,
     method_option_names,
     non_negative_int,
@@ -84,6 +87,56 @@ def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def flag_type(convert: Callable[[str], Any]) -> Callable[[str], Any]:
+    """argparse type of a method option's ``convert``: a refused value (``OptionError``) is argparse's one-line
+    error with the option's own message; text that is no value at all reads as ``invalid NAME value``."""
+
+    def parse(text: str) -> Any:
+        try:
+            return convert(text)
+        except OptionError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+
+    parse.__name__ = getattr(convert, "__name__", "value")
+    return parse
+
+
+def add_option_flag(group: Any, option: MethodOption) -> None:
+    """The flag of one method option; its default is None (an option not given is absent from the request)."""
+    if option.switch:
+        group.add_argument(option.flag, dest=option.name, action="store_true", default=None, help=option.help)
+        return
+    group.add_argument(
+        option.flag,
+        dest=option.name,
+        default=None,
+        help=option.help,
+        metavar=option.metavar,
+        choices=list(option.choices) if option.choices is not None else None,
+        type=flag_type(option.convert) if option.convert is not None else None,
+    )
+
+
+def add_method_options(parser: argparse.ArgumentParser, methods: Iterable[Method[Any]] | None = None) -> set[str]:
+    """Every method's own options (generated from its ``Options``), one argument group per set of methods
+    sharing them, each option once (in the group of the first method declaring it); returns their names.
+    Their defaults are None here (an option not given is absent from the run's request; the method applies
+    its own defaults), so flags, a TOML file and keywords meet on equal terms."""
+    groups: dict[Any, list[Method[Any]]] = {}
+    for method in methods if methods is not None else all_methods().values():
+        groups.setdefault(method.options_key(), []).append(method)
+    names: set[str] = set()
+    for members in groups.values():
+        new = [option for option in members[0].declared_options().values() if option.name not in names]
+        if not new:
+            continue
+        group = parser.add_argument_group(f"options of {', '.join(m.name for m in members)}")
+        for option in new:
+            add_option_flag(group, option)
+            names.add(option.name)
+    return names
+
+
 def add_method_arguments(parser: argparse.ArgumentParser) -> None:
     """How to evaluate: the method (``--method``; ``--protocol``, its earlier name, is a hidden alias) and
     every method's own options."""
@@ -140,6 +193,11 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="ROLE=URL",
         help=f"endpoint of one role, ROLE one of {', '.join(ROLES)} (repeatable)",
     )
+    group.add_argument("--gguf", help="serve this GGUF with the embedded server instead of SmolLM2-135M")
+    group.add_argument("--gguf-sha256", help="the SHA-256 the --gguf file must have")
+    group.add_argument("--embedded-parallel", type=positive_int, help="embedded server slots (default 2)")
+    group.add_argument("--env-file", help="read settings from this .env file (default: ./.env if present)")
+    group = parser.add_argument_group("model requests (sampling, answer length and format, time limits)")
     group.add_argument("--temperature", type=float, help="default 0 (the paper)")
     group.add_argument("--top-p", type=float, help="default 1 (the paper)")
     group.add_argument(
@@ -161,12 +219,8 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
         help="retries of transient errors: 5xx, 429, timeouts, resets, a 200 that is no completion (default 6; "
         "the first waits about $DEBATE_EVAL_RETRY_BACKOFF s, default 1, then doubling; the endpoint check too)",
     )
-    group.add_argument("--gguf", help="serve this GGUF with the embedded server instead of SmolLM2-135M")
-    group.add_argument("--gguf-sha256", help="the SHA-256 the --gguf file must have")
-    group.add_argument("--embedded-parallel", type=positive_int, help="embedded server slots (default 2)")
     group.add_argument("--answer-format", choices=list(ANSWER_REQUESTS), default=None, help=ANSWER_FORMAT_HELP)
     group.add_argument("--structured-output", action="store_true", default=None, help=STRUCTURED_HELP)
-    group.add_argument("--env-file", help="read settings from this .env file (default: ./.env if present)")
 
 
 def add_execution_arguments(parser: argparse.ArgumentParser) -> None:
@@ -243,6 +297,7 @@ def add_subparser(subparsers: Any) -> None:
     """Register ``run``."""
     parser = subparsers.add_parser(
         "run",
+        usage="debate-eval run --dataset NAME|FILE --aspect NAME [--method NAME] [options]",
         help="evaluate one dataset/aspect",
         description="Evaluate one dataset/aspect with DEBATE (or a baseline) and write results.jsonl, "
         "config.json and summary.json into the run directory. Models: with no API key ($OPENAI_API_KEY) and no "

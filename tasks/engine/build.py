@@ -17,7 +17,7 @@ from debate_eval.agents.models.batch import BatchOptions
 from debate_eval.agents.models.http_client import DEFAULT_MAX_ANSWER_BYTES
 from debate_eval.agents.models.settings import ROLES, ModelOverrides, resolve_model_config
 from debate_eval.debates.answers import AUTO, answer_plan
-from debate_eval.debates.base import DEFAULT_METHOD, MethodContext, get_method, method_namespace
+from debate_eval.debates.base import DEFAULT_METHOD, MethodContext, get_method
 from debate_eval.tasks.data.criteria import criteria_template
 from debate_eval.tasks.data.datasets import check_aspect, get_dataset, resolve_data_dir
 from debate_eval.tasks.data.frames import DATA_FILE, needs_copy, table_rows, write_rows
@@ -164,7 +164,7 @@ def _aspect_run_config(request: RunRequest, aspect: str) -> RunConfig:
         dataset=dataset, dataset_kind=spec.kind, aspect=aspect, task_type=task_type, swap=bool(request.swap)
     )
     models = resolve_model_config(model_overrides(request))
-    method_config = method.build_config(method_namespace(method, request.method_options), context)
+    method_config = method.configure(request.method_options, context)
     return RunConfig(
         dataset=dataset,
         aspect=aspect,

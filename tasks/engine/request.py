@@ -7,8 +7,8 @@ decided anywhere else, so an option added here works from all three entry points
 
 **One name per option.** A field's name is the argparse ``dest`` of its flag and the key in a TOML file or
 an ``evaluate`` keyword: ``--max-tokens`` is ``max_tokens``, ``--no-cache`` is ``no_cache = true``. A method's
-own options (``--max-rounds``, ``--geval-samples``, declared once in the method's ``add_options``) travel in
-``method_options`` under their dests and are checked by ``debates.base.method_namespace``.
+own options (``--max-rounds``, ``--geval-samples``, declared once in the method's ``Options``) travel in
+``method_options`` under their names and are checked by the method (``Method.parse_options``).
 
 A field left at its default (None, False, empty) means "not given": the engine's default, or the
 environment's (``$DEBATE_EVAL_MODEL``, ``$OPENAI_BASE_URL``, ...), applies.

@@ -305,12 +305,12 @@ def test_authors_marker_planted_in_the_judged_text_does_not_end_the_debate() -> 
 def test_n_defaults_to_2_in_both_modes_and_their_branch_ran_5(method: str) -> None:
     """The README's "n default" row: 2 (a project choice; the official script's n_iters=2), in both modes; the
     tiebreaker branch's n_iters=5 is --max-rounds 5."""
-    from debate_eval.debates.base import MethodContext, get_method, method_namespace
+    from debate_eval.debates.base import MethodContext, get_method
 
     chosen = get_method(method)
     context = MethodContext(dataset="summeval")
     for fidelity in ("paper", "authors-code"):
-        config = chosen.build_config(method_namespace(chosen, {"fidelity": fidelity}), context)
+        config = chosen.configure({"fidelity": fidelity}, context)
         assert config.max_rounds == 2
-    five = chosen.build_config(method_namespace(chosen, {"fidelity": "authors-code", "max_rounds": 5}), context)
+    five = chosen.configure({"fidelity": "authors-code", "max_rounds": 5}, context)
     assert five.max_rounds == 5 == TIEBREAKER_BRANCH.default_rounds and OFFICIAL.default_rounds == 2

@@ -41,3 +41,18 @@ def test_one_default_method_for_run_show_rescore_and_the_analysis() -> None:
     add_method_arguments(parser)
     assert method_name(request_from_args(parser.parse_args([]))) == DEFAULT_METHOD == DEFAULT_PROTOCOL
     assert DEFAULT_METHOD in all_methods()
+
+
+def test_run_help_groups_fit_on_one_screen(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Run options, models, model requests, data and each method's options are groups of their own, each at most
+    45 lines on an 80-column terminal; the usage line is one line, not every flag."""
+    monkeypatch.setenv("COLUMNS", "80")
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("usage: debate-eval run --dataset") and lines[1] == ""
+    starts = [i for i, line in enumerate(lines) if line and not line.startswith(" ") and line.endswith(":")]
+    sizes = {lines[a]: b - a for a, b in zip(starts, [*starts[1:], len(lines)], strict=True)}
+    assert {"what to evaluate:", "method:", "execution:", "options of geval:"} <= set(sizes)
+    assert any(title.startswith("models") for title in sizes) and any("model requests" in t for t in sizes)
+    assert max(sizes.values()) <= 45, sizes

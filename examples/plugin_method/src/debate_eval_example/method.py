@@ -7,7 +7,6 @@ is installed (``pip install -e examples/plugin_method``). Nothing in debate-eval
 
 from __future__ import annotations
 
-import argparse
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -19,7 +18,7 @@ from autogen_agentchat.messages import BaseChatMessage, TextMessage
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.models.pool import ClientPool
 from debate_eval.agents.models.wrappers import CallRecord
-from debate_eval.debates.base import Method, MethodContext, register_method
+from debate_eval.debates.base import Method, MethodContext, option, register_method
 from debate_eval.debates.evaluation import EvaluationTask, Outcome, score_text
 from debate_eval.debates.transcript import build_transcript
 
@@ -42,6 +41,14 @@ class ExampleConfig:
         return {"system_prompt": self.system_prompt}
 
 
+@dataclass(frozen=True)
+class ExampleOptions:
+    """Its options: each field is a flag (``--example-prompt FILE``), a ``--config`` key and an ``evaluate()``
+    keyword (``example_prompt``)."""
+
+    example_prompt: str | None = option(metavar="FILE", help="example-single: a system prompt file")
+
+
 @register_method
 class ExampleSingle(Method[ExampleConfig]):
     """One judge, one answer, scored by debate-eval's own score parser."""
@@ -50,20 +57,16 @@ class ExampleSingle(Method[ExampleConfig]):
     description = "Example plugin: one model call per item with its own prompt, scored by the project's parser"
     task_types = ("single",)
     config_type = ExampleConfig
+    Options = ExampleOptions
 
-    def add_options(self, group: Any) -> None:
-        """``--example-prompt FILE`` replaces the packaged system prompt."""
-        group.add_argument("--example-prompt", metavar="FILE", help="example-single: a system prompt file")
-
-    def build_config(self, args: argparse.Namespace, ctx: MethodContext) -> ExampleConfig:
+    def build_config(self, options: ExampleOptions, ctx: MethodContext) -> ExampleConfig:
         """The system prompt: ``--example-prompt`` or the packaged one."""
-        path = getattr(args, "example_prompt", None)
-        if not path:
+        if not options.example_prompt:
             return ExampleConfig(default_prompt())
         try:
-            return ExampleConfig(Path(path).read_text(encoding="utf-8").strip())
+            return ExampleConfig(Path(options.example_prompt).read_text(encoding="utf-8").strip())
         except OSError as error:
-            raise UserError(f"--example-prompt {path}: cannot read it ({error.strerror})") from None
+            raise UserError(f"--example-prompt {options.example_prompt}: cannot read it ({error.strerror})") from None
 
     def roles(self, config: ExampleConfig) -> tuple[str, ...]:
         """The one model role it calls."""

@@ -1,0 +1,316 @@
+"""The typed method contract: a method's ``Options``, its configuration, evaluation and rescoring.
+
+A method is a ``Method`` subclass that declares its name, a one-line description, the task types it supports,
+its ``Options`` (a dataclass whose fields are made with ``option(...)``), the model roles it calls, how it
+evaluates one item and how ``rescore`` re-parses its transcript. Its options are declared once, as data::
+
+    @dataclass(frozen=True)
+    class Options:
+        rounds: int = option(2, help="the most rounds (default 2)", convert=positive_int)
+        plain: bool = option(False, help="use the plain prompt")
+
+and everything else is generated from them: the command-line flags (``--rounds``, ``--plain``: a ``False``
+default makes a switch), the keys of a ``--config`` TOML file and the keywords of ``evaluate()`` and
+``Judge`` (``rounds``, ``plain``), the listing of ``debate-eval methods``. A field's name is all three names;
+``convert`` turns a text into the value and checks it (``OptionError`` for a refused value, its message
+shown as is), ``choices`` lists the allowed values. ``build_config`` gets the parsed ``Options``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import MISSING, asdict, dataclass, field, fields, is_dataclass, replace
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+
+from debate_eval.agents.errors import UserError
+from debate_eval.agents.roles import Relay
+from debate_eval.debates.evaluation import EvaluationTask, Outcome
+from debate_eval.debates.scoring.scores import ParsedScore, ScoreRange, parse_score
+from debate_eval.debates.scoring.untrusted import UntrustedMaterial
+
+if TYPE_CHECKING:  # the contract and the options load without AutoGen (``run --help`` stays fast)
+    from debate_eval.agents.models.pool import ClientPool
+
+ConfigT = TypeVar("ConfigT")
+Evaluator = Callable[[EvaluationTask, "ClientPool"], Awaitable[Outcome]]
+OPTION_KEY = "debate_eval.option"  # where ``option`` keeps a field's declaration in its metadata
+
+
+class OptionError(ValueError):
+    """A value an option refuses; the message says what was expected (``expected an integer >= 1, got 0``)."""
+
+
+def positive_int(text: str) -> int:
+    """An option's ``convert``: an integer >= 1."""
+    value = int(text)
+    if value < 1:
+        raise OptionError(f"expected an integer >= 1, got {text}")
+    return value
+
+
+def non_negative_int(text: str) -> int:
+    """An option's ``convert``: an integer >= 0."""
+    value = int(text)
+    if value < 0:
+        raise OptionError(f"expected an integer >= 0, got {text}")
+    return value
+
+
+def option(
+    default: Any = None,
+    *,
+    help: str,
+    choices: Iterable[Any] | None = None,
+    convert: Callable[[str], Any] | None = None,
+    metavar: str | None = None,
+) -> Any:
+    """A field of a method's ``Options``: its default, help text, allowed ``choices`` and ``convert`` (text to
+    value, raising ``OptionError`` or ``ValueError`` for a refused one). A ``False`` default without
+    ``convert`` makes a switch (a flag without a value)."""
+    declared = {
+        "help": help,
+        "choices": tuple(choices) if choices is not None else None,
+        "convert": convert,
+        "metavar": metavar,
+        "switch": default is False and convert is None,
+    }
+    return field(default=default, metadata={OPTION_KEY: declared})
+
+
+@dataclass(frozen=True)
+class NoOptions:
+    """The ``Options`` of a method without options of its own."""
+
+
+@dataclass(frozen=True)
+class MethodOption:
+    """One option of a method, as every entry point sees it: ``name`` is the field of its ``Options``, the
+    keyword of ``evaluate(**method_options)`` and the key in a ``--config`` TOML file; ``flag`` is the
+    command-line flag (``max_rounds`` -> ``--max-rounds``)."""
+
+    name: str
+    default: Any
+    help: str
+    choices: tuple[Any, ...] | None
+    switch: bool  # a flag without a value: True when given
+    convert: Callable[[str], Any] | None  # checks and converts a value given as text
+    metavar: str | None = None
+
+    @property
+    def flag(self) -> str:
+        """The flag, e.g. ``--max-rounds``."""
+        return "--" + self.name.replace("_", "-")
+
+    @property
+    def flags(self) -> tuple[str, ...]:
+        """Every spelling of the flag (one)."""
+        return (self.flag,)
+
+    def check(self, value: Any) -> Any:
+        """``value`` checked and converted as the flag would be; a ``UserError`` (one line naming the option)
+        otherwise."""
+        label = f"{self.flag} ({self.name})"
+        if self.switch:
+            if not isinstance(value, bool):
+                raise UserError(f"{label}: expected true or false, got {value!r}")
+            return value
+        if value is None:
+            return None
+        if self.convert is not None and not isinstance(value, (list, tuple, dict)):
+            if isinstance(value, bool):
+                raise UserError(f"{label}: expected a value, got {value!r}")
+            try:
+                value = self.convert(value if isinstance(value, str) else str(value))
+            except (ValueError, TypeError) as error:
+                raise UserError(f"{label}: {error}") from None
+        if self.choices is not None and value not in self.choices:
+            raise UserError(f"{label}: {value!r} is not one of {', '.join(map(str, self.choices))}")
+        return value
+
+
+def options_of(options_type: type) -> dict[str, MethodOption]:
+    """The options an ``Options`` dataclass declares, by name, in field order."""
+    found: dict[str, MethodOption] = {}
+    for spec in fields(options_type):
+        declared = spec.metadata.get(OPTION_KEY)
+        if declared is None:
+            raise TypeError(f"{options_type.__name__}.{spec.name}: declare it with option(...)")
+        default = spec.default if spec.default is not MISSING else None
+        found[spec.name] = MethodOption(name=spec.name, default=default, **declared)
+    return found
+
+
+@dataclass(frozen=True)
+class MethodContext:
+    """What a method's configuration may depend on besides its own options."""
+
+    dataset: str
+    dataset_kind: str = "summarization"  # or "dialogue"
+    aspect: str | None = None
+    task_type: str = "single"
+    swap: bool = False  # pairwise: every item is judged in both orders by the engine (--swap)
+    # every method option given for the run, by name (a method built on another reads the other's here)
+    options: Mapping[str, Any] = field(default_factory=dict, hash=False, compare=False)
+
+
+@dataclass(frozen=True)
+class Reparser:
+    """Re-parses the stored answers of one record, exactly as a run parses them (``rescore``)."""
+
+    transcript: list[dict[str, Any]]
+    scale: ScoreRange
+    aspect: str | None
+    material: UntrustedMaterial
+
+    def text(self, text: str) -> ParsedScore:
+        """Parse an agent's answer: copies of the texts under evaluation are blanked out first."""
+        return parse_score(self.material.neutralize(text), self.scale, self.aspect)
+
+    def entry(self, index: int) -> ParsedScore:
+        """Parse the transcript entry at ``index``."""
+        return self.text(str(self.transcript[index].get("content", "")))
+
+
+class Method(Generic[ConfigT]):
+    """One evaluation method. Subclass it, set the class attributes and ``Options``, implement
+    ``build_config`` and ``evaluate``; override the rest when the defaults do not fit."""
+
+    name: str = ""
+    description: str = ""  # one line, shown by `debate-eval methods`
+    task_types: tuple[str, ...] = ("single",)
+    config_type: type = object  # the config dataclass ``build_config`` returns
+    Options: ClassVar[type] = NoOptions  # the method's options (fields made with ``option``)
+    has_critic: ClassVar[bool] = False  # outcomes carry ``agreed``/``rounds`` (a Critic that can say NO ISSUE)
+    # the key of its config in a run's result config (default: its name); a built-in's key is also where
+    # the versions before the registry wrote it, so their config hashes are still recognised
+    config_key: ClassVar[str | None] = None
+
+    def options_key(self) -> Any:
+        """Methods with equal keys share one set of options (default: the class)."""
+        return type(self)
+
+    def declared_options(self) -> dict[str, MethodOption]:
+        """The method's options, by name (from ``Options``)."""
+        return options_of(self.Options)
+
+    def parse_options(self, values: Mapping[str, Any]) -> Any:
+        """The method's ``Options`` from ``values`` (option name -> value, from flags, a TOML file or
+        ``evaluate(**method_options)``), each checked; the others at their defaults.
+
+        A name no registered method declares is a ``UserError`` (with the nearest names); a name another method
+        declares is ignored, as on the command line (``--chateval-roles`` does not change a debate), so one set of
+        options can drive several methods (``ablate``'s grid).
+        """
+        own = self.declared_options()
+        unknown = [name for name in values if name not in own]
+        if unknown:
+            from debate_eval.debates.base import check_option_names
+
+            check_option_names(unknown)
+        return self.Options(**{name: own[name].check(value) for name, value in values.items() if name in own})
+
+    def configure(self, values: Mapping[str, Any], ctx: MethodContext) -> ConfigT:
+        """The method's configuration from the run's method options ``values`` (``build_config`` of the
+        parsed ``Options``; ``ctx.options`` holds every value given)."""
+        return self.build_config(self.parse_options(values), replace(ctx, options=dict(values)))
+
+    def build_config(self, options: Any, ctx: MethodContext) -> ConfigT:
+        """The method's configuration from its parsed ``Options`` (a ``UserError`` for bad values)."""
+        raise NotImplementedError
+
+    def roles(self, config: ConfigT) -> tuple[str, ...]:
+        """The model roles the method calls (each resolved by ``ModelConfig.for_role``)."""
+        return ("scorer",)
+
+    async def evaluate(self, task: EvaluationTask, config: ConfigT, pool: ClientPool) -> Outcome:
+        """Evaluate one item."""
+        raise NotImplementedError
+
+    def config_dict(self, config: ConfigT) -> dict[str, Any]:
+        """JSON-ready view of ``config`` (its ``to_dict()`` when it has one)."""
+        to_dict = getattr(config, "to_dict", None)
+        if callable(to_dict):
+            return dict(to_dict())
+        if is_dataclass(config) and not isinstance(config, type):
+            return asdict(config)
+        return {}
+
+    def legacy_config_dict(self, config: ConfigT) -> dict[str, Any] | None:
+        """``config`` as versions up to 0afcb53 wrote it (their config hashes are still accepted), or None
+        when no such version could have run it (default: None, a method new since)."""
+        return None
+
+    def describe(self, config: ConfigT) -> dict[str, Any]:
+        """The settings a table shows for a run of this method (e.g. critic, rounds); default none."""
+        return {}
+
+    def warnings(self, config: ConfigT, temperature: float) -> list[str]:
+        """One-line warnings printed when a run starts (``temperature``: the Scorer's)."""
+        return []
+
+    def summary_lines(self, records: Iterable[dict[str, Any]]) -> list[str]:
+        """Lines the run summary adds for this method, from the run's records (default: none)."""
+        return []
+
+    def record_view(self, record: Mapping[str, Any], full: bool = False) -> str | None:
+        """A block ``debate-eval show`` prints before one record's messages (default: none)."""
+        return None
+
+    def rescore(self, record: dict[str, Any], reparse: Reparser) -> dict[str, Any]:
+        """Re-parse the deciding answer of ``record`` (a copy; every transcript entry's score is already
+        re-parsed) and update its ``score`` and parse fields. Default: the deciding agent's last answer, or
+        its answer after a re-ask when the first had no score."""
+        chosen, _ = deciding_parse(record, reparse)
+        if chosen is not None:
+            set_parse(record, chosen)
+            record["score"] = chosen.value if chosen.ok else None
+        return record
+
+    def rescore_pairwise(self, record: dict[str, Any], texts: list[str]) -> dict[str, Any]:
+        """A copy of the pairwise ``record`` with its verdicts parsed again from its transcript (``texts``: the
+        item's judged texts). Default: as the run decided them (``debates.pairwise.rescore``)."""
+        from debate_eval.debates.pairwise.rescore import rescore_pairwise
+
+        return rescore_pairwise(record, texts)
+
+    def evaluator(self, config: ConfigT) -> Evaluator:
+        """The coroutine function that evaluates one task under ``config``."""
+        return lambda task, pool: self.evaluate(task, config, pool)
+
+
+def legacy_view(
+    config: Mapping[str, Any], keys: Iterable[str], defaults: Mapping[str, Any] | None = None
+) -> dict[str, Any] | None:
+    """``config`` restricted to ``keys`` (the fields an earlier version wrote), or None when a newer field
+    holds anything but None or its value in ``defaults`` (then no earlier version ran this configuration)."""
+    keys = tuple(keys)
+    for key, value in config.items():
+        if key not in keys and value is not None and (defaults is None or defaults.get(key, object()) != value):
+            return None
+    if any(key not in config for key in keys):
+        return None
+    return {key: config[key] for key in keys}
+
+
+def set_parse(record: dict[str, Any], parsed: ParsedScore) -> None:
+    """Write ``parsed``'s status, method and reason into ``record``."""
+    record.update(parse_status=parsed.status, parse_method=parsed.method, parse_reason=parsed.reason)
+
+
+def deciding_parse(record: Mapping[str, Any], reparse: Reparser) -> tuple[ParsedScore | None, list[int]]:
+    """The deciding agent's parsed answer (after a re-ask, the re-ask's answer when the first had no
+    score) and the indexes of all its answers; ``None`` when the transcript has no answer of it."""
+    transcript = record.get("transcript") or []
+    decider = record.get("decided_by")
+    answers = [i for i, e in enumerate(transcript) if e.get("agent") == decider]
+    reask_answer = None
+    if record.get("reasked") and len(transcript) >= 2 and transcript[-2].get("relay") == Relay.REASK.value:
+        reask_answer = len(transcript) - 1
+    firsts = [i for i in answers if i != reask_answer]
+    if not firsts:
+        return None, answers
+    chosen = reparse.entry(firsts[-1])
+    if not chosen.ok and reask_answer is not None:
+        retry = reparse.entry(reask_answer)
+        chosen = retry if retry.ok else chosen
+    return chosen, answers
