@@ -3,7 +3,7 @@
 ``paper``
     The method as its paper describes it (DEBATE: Algorithm 1, Appendices D, E and G; ChatEval: its
     Algorithms 1-3 with its main setting of two referees). Choices a paper leaves open are the project's
-    and are listed in the README ("Fidelity").
+    and are listed in docs/fidelity.md.
 ``authors-code``
     The behaviour of the authors' released code, message for message (DEBATE: ``gunny97/DEBATE`` and the
     ``tiebreaker`` branch of ``sangwongenip/geval``; ChatEval: ``chanchimin/ChatEval``'s FairEval setting).

@@ -1,4 +1,4 @@
-"""The README's judge card of scripted judges: ``python scripts/audit_demo.py OUT [--docs N] [--screenshot PNG]``.
+"""The judge card of docs/judge-card.md: ``python scripts/audit_demo.py OUT [--docs N] [--screenshot PNG]``.
 
 A thin entry point over ``debate_eval.tasks.cli.audit_demo`` (two ``debate-eval audit`` commands with scripted
 judges whose faults are planted; their numbers are no model's).

@@ -1,7 +1,7 @@
 """Scripted demo runs and their report: ``python scripts/report_demo.py OUT [--docs N] [--screenshot PNG]``.
 
 Three small SummEval coherence runs (DEBATE, G-Eval and ChatEval) against the scripted server
-(``debate_eval.tasks.cli.report_demo``), their report, and screenshots of it (the README's), taken in
+(``debate_eval.tasks.cli.report_demo``), their report, and screenshots of it (docs/report.md's), taken in
 headless Chromium with ``chromium_driver.py`` beside this script. The scores are a hash of the request, never
 model results.
 """

@@ -4,7 +4,7 @@ Settings come from, in order of precedence: command-line flags, the process envi
 (read with python-dotenv; it never overrides the environment), then the paper's defaults (Appendix E.1:
 temperature 0, top_p 1, frequency and presence penalty 0) and seed 453, a project choice: no paper names a
 seed, and the 453 in the DEBATE authors' ``llm_config`` is pyautogen 0.1's cache seed, never sent to the API
-(``--fidelity authors-code`` therefore sends none unless ``--seed`` is given; see the README, "Fidelity").
+(``--fidelity authors-code`` therefore sends none unless ``--seed`` is given; see docs/fidelity.md).
 
 Each role has a provider (``agents/models/providers``: ``--provider``, ``--role-provider ROLE=NAME``,
 ``DEBATE_EVAL_[<ROLE>_]PROVIDER``); the provider names the variables its key and URL are read from

@@ -7,6 +7,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import re
 import shutil
@@ -38,13 +40,21 @@ def api_markdown() -> str:
     return "\n".join(lines)
 
 
+def help_text(argv: list[str]) -> str:
+    """What ``debate-eval ARGV --help`` prints, from the command line's own parser."""
+    from debate_eval.tasks.cli.main import build_parser, command_of
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.suppress(SystemExit):
+        build_parser(command_of(argv)).parse_args([*argv, "--help"])
+    return out.getvalue().rstrip()
+
+
 def cli_markdown() -> str:
     """The CLI reference: ``debate-eval --help`` and every command's ``--help``, from the parser itself."""
-    from debate_eval.tasks.cli.main import COMMANDS, build_parser
+    from debate_eval.tasks.cli.main import COMMANDS
 
-    os.environ["COLUMNS"] = "110"  # argparse wraps to the terminal width: fix it so the page is the same everywhere
-    parser = build_parser()
-    subparsers = next(a for a in parser._actions if a.dest == "command")
+    os.environ["COLUMNS"] = "100"  # argparse wraps to the terminal's width: the same page on every machine
     lines = [
         "# Command-line reference",
         "",
@@ -52,14 +62,13 @@ def cli_markdown() -> str:
         "`debate-eval COMMAND --help` prints it.",
         "",
         "```text",
-        parser.format_help().rstrip(),
+        help_text([]),
         "```",
         "",
     ]
     for name, (_module, help_line) in COMMANDS.items():
-        sub = subparsers.choices[name]
         lines += [f"## `debate-eval {name}`", "", help_line[0].upper() + help_line[1:] + ".", "", "```text"]
-        lines += [sub.format_help().rstrip(), "```", ""]
+        lines += [help_text([name]), "```", ""]
     return "\n".join(lines)
 
 

@@ -1,4 +1,4 @@
-"""The README's judge card of scripted judges (``python scripts/audit_demo.py OUT [--docs N] [--screenshot PNG]``).
+"""The judge card of docs/judge-card.md (``python scripts/audit_demo.py OUT [--docs N] [--screenshot PNG]``).
 
 Two ``debate-eval audit`` commands into one folder, G-Eval on the first N SummEval documents (coherence) with two
 scripted judges whose faults are planted (``agents/models/providers/planted.py``): ``planted-length`` scores the

@@ -36,7 +36,7 @@ class EmbeddedProvider(OpenAIWireProvider):
     default_model = EMBEDDED_MODEL_NAME
     default_max_tokens = EMBEDDED_MAX_TOKENS
     shares_slots = True
-    auto_answer_mode = "grammar"  # the toy model loops to its cap without one (README, "The embedded default model")
+    auto_answer_mode = "grammar"  # the toy model loops to its cap without one (docs/models.md)
 
     def endpoint_identity(self, settings: ModelSettings, embedded: EmbeddedSettings) -> Any:
         """The GGUF's checksum and context size (the port changes every run)."""
