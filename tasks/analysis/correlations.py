@@ -8,8 +8,8 @@
 - **Item level** (FED and xDial-Eval's FED, as the dialogue-evaluation literature does; the user's own data
   without groups): the three statistics over all items with a prediction. ``n_groups``/``n_skipped`` are 0.
 - A record whose ``score`` is null is excluded, never imputed, and counted in ``n_missing``. A record without
-  a human score is excluded as well and counted in ``n_unrated``. A statistic that is undefined is ``None``;
-  the output never holds NaN.
+  a human score is excluded as well and counted in ``n_unrated``. ``n_scored`` counts the items with both.
+  A statistic that is undefined is ``None``; the output never holds NaN.
 - ``pooled_*`` are always the item-level values over all items, ignoring the groups: the **pooled** definition
   (UniEval's ``correlation.py``, which G-Eval and ChatEval follow for Topical-Chat "turn level"), beside the
   **per-group** one (DEBATE, Appendix E.5: per context / per document, averaged).
@@ -65,6 +65,7 @@ class AspectReport:
     n_unrated: int = 0
     pooled_ci95: Intervals = field(default=None)
     imported: bool = False  # the records came from ``debate-eval import`` (no paper row unless asked)
+    n_scored: int = 0  # items with both a score and a human score: what the figures stand on
 
     def to_dict(self) -> dict[str, Any]:
         """All fields as a plain dict (JSON-serialisable: no NaN)."""
@@ -180,7 +181,7 @@ def evaluate_aspect(
             *(overall.get(name) for name in STATISTICS),
             *(overall.get(name) for name in STATISTICS),
             n_items=len(records), n_missing=n_missing, n_groups=0, n_skipped=0, level=ITEM, ci95=ci95,
-            n_unrated=n_unrated, pooled_ci95=ci95,
+            n_unrated=n_unrated, pooled_ci95=ci95, n_scored=len(item_pairs),
         )  # fmt: skip
     group_pairs = [pairs(group) for group in by_group(records).values()]
     per_group = [correlations(group) for group in group_pairs]
@@ -209,4 +210,5 @@ def evaluate_aspect(
         ci95=ci95,
         n_unrated=n_unrated,
         pooled_ci95=pooled_ci95,
+        n_scored=sum(len(group) for group in group_pairs),
     )

@@ -2,9 +2,25 @@
 
 A bar ``statistic=value`` applies to every dataset/aspect of the run that reports the statistic
 (``spearman``, ``kendall``, ``pearson``, their pooled forms ``pooled_*``, or the pairwise ``accuracy``,
-``kappa``, ``macro_f1``, ``consistency``, ``agreement``). A part fails when its figure is below the bar, is
-undefined, or (``lower_ci``) when the lower end of its 95 % interval is below the bar or there is no
-interval (no bootstrap, or the minimum-units rule withheld it: a gate never passes on too few units).
+``kappa``, ``macro_f1``, ``consistency``, ``agreement``). A bar is a finite number in the statistic's range
+(``[-1, 1]`` for correlations and κ, ``[0, 1]`` for the shares), each statistic at most once; anything else is
+a ``UserError`` (exit 2).
+
+A part fails when its figure is below the bar, is undefined, or (``lower_ci``) when the lower end of its 95 %
+interval is below the bar or there is no interval (no bootstrap, or the minimum-units rule withheld it).
+
+**Coverage** (on by default, ``min_coverage`` = :data:`DEFAULT_MIN_COVERAGE`): a figure that stands on too
+little fails too, naming the shortfall, so a gate never passes on a judge that answered 3 of 100 items:
+
+- the share of the rated items (with a human score or label) that have a score or verdict must be at least
+  ``min_coverage``;
+- at group level (SummEval documents, Topical-Chat contexts), the share of the groups with a defined
+  correlation (``n_groups`` of ``n_groups + n_skipped``) must be at least ``min_coverage``;
+- ``consistency`` and ``agreement`` also need that share of the items judged in both orders (``--swap``);
+- the figure must stand on at least ``min_units`` units (the minimum-units rule, :data:`bootstrap.MIN_UNITS`:
+  groups at group level, scored items otherwise).
+
+``min_coverage=0`` turns the coverage requirement off (shares and units).
 
 In a user's own test suite (pytest)::
 
@@ -13,40 +29,122 @@ In a user's own test suite (pytest)::
     def test_judge_still_agrees_with_humans():
         assert_judge_meets("runs/nightly", spearman=0.40, lower_ci=True)
 
-``assert_judge_meets`` raises ``AssertionError`` with one line naming every part below its bar.
+``assert_judge_meets`` raises ``AssertionError`` with one line naming every part below its bar or short of
+coverage.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
+from numbers import Real
 from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
-from debate_eval.tasks.analysis.bootstrap import DEFAULT_CI_METHOD, DEFAULT_RESAMPLES, is_withheld
-from debate_eval.tasks.analysis.correlations import STATISTICS, AspectReport
+from debate_eval.tasks.analysis.bootstrap import (
+    DEFAULT_CI_METHOD,
+    DEFAULT_RESAMPLES,
+    MIN_UNITS,
+    is_withheld,
+)
+from debate_eval.tasks.analysis.correlations import ITEM, STATISTICS, AspectReport
 from debate_eval.tasks.analysis.pairwise_metrics import METRICS, PairwiseReport
 
-GATE_STATISTICS = (*STATISTICS, *(f"pooled_{s}" for s in STATISTICS), *METRICS)
+POOLED_PREFIX = "pooled_"
+GATE_STATISTICS = (*STATISTICS, *(f"{POOLED_PREFIX}{s}" for s in STATISTICS), *METRICS)
+# Older spellings still accepted in a bar (a CI configuration written before the rename): old -> current.
+BAR_ALIASES = {f"global_{s}": f"{POOLED_PREFIX}{s}" for s in STATISTICS}
+SHARE_STATISTICS = frozenset({"accuracy", "macro_f1", "consistency", "agreement"})  # range [0, 1]
+DEFAULT_MIN_COVERAGE = 0.9
+COVERAGE_MARK = "stands on too little:"  # every coverage failure text holds this
 Report = dict[str, dict[str, "AspectReport | PairwiseReport"]]
 
 
+def bar_range(statistic: str) -> tuple[float, float]:
+    """The values a bar on ``statistic`` may take: ``(0, 1)`` for shares, ``(-1, 1)`` for correlations and κ."""
+    return (0.0, 1.0) if statistic in SHARE_STATISTICS else (-1.0, 1.0)
+
+
+def check_bar(statistic: str, value: Any, where: str) -> float:
+    """``value`` as a float when it is a finite number in ``statistic``'s range; a ``UserError`` naming
+    ``where`` (``--fail-under 'spearman=nan'``) otherwise."""
+    if isinstance(value, bool) or not isinstance(value, Real):
+        raise UserError(f"{where}: the bar for {statistic} must be a number, not {value!r}")
+    number = float(value)
+    low, high = bar_range(statistic)
+    if not math.isfinite(number) or not low <= number <= high:
+        raise UserError(
+            f"{where}: the bar for {statistic} must be a finite number in [{low:g}, {high:g}], not {value!r}"
+        )
+    return number
+
+
+def check_min_coverage(value: Any, where: str = "--min-coverage") -> float:
+    """``value`` as a float when it is a share in [0, 1]; a ``UserError`` otherwise."""
+    if isinstance(value, bool) or not isinstance(value, Real) or not 0.0 <= float(value) <= 1.0:
+        raise UserError(f"{where} {value!r}: give a share between 0 and 1 (0: no coverage requirement)")
+    return float(value)
+
+
 def parse_bars(text: str) -> dict[str, float]:
-    """``"spearman=0.40,kappa=0.3"`` → ``{"spearman": 0.4, "kappa": 0.3}``; a ``UserError`` naming the bad part."""
+    """``"spearman=0.40,kappa=0.3"`` → ``{"spearman": 0.4, "kappa": 0.3}``; a ``UserError`` naming the bad part
+    (not ``STATISTIC=NUMBER``, an unknown statistic, a number that is not finite or out of range, a statistic
+    given twice, or nothing at all)."""
+    if not text.strip():
+        raise UserError(f"--fail-under {text!r}: give at least one STATISTIC=NUMBER, e.g. spearman=0.40")
     bars: dict[str, float] = {}
     for part in (p.strip() for p in text.split(",")):
         name, sep, value = part.partition("=")
-        name = name.strip()
+        name = BAR_ALIASES.get(name.strip(), name.strip())
         if not sep or name not in GATE_STATISTICS:
             raise UserError(
                 f"--fail-under {text!r}: {part!r} is not STATISTIC=NUMBER with STATISTIC one of "
                 + ", ".join(GATE_STATISTICS)
             )
+        if name in bars:
+            raise UserError(f"--fail-under {text!r}: {name} is given more than once; give each statistic one bar")
         try:
-            bars[name] = float(value)
+            number = float(value)
         except ValueError:
             raise UserError(f"--fail-under {text!r}: {value.strip()!r} is not a number (in {part!r})") from None
+        bars[name] = check_bar(name, number, f"--fail-under {text!r}")
     return bars
+
+
+def _share_text(have: int, total: int, what: str, min_coverage: float) -> str | None:
+    if total <= 0 or have / total >= min_coverage:
+        return None
+    return f"{have} of {total} {what} ({have / total:.0%}, needs {min_coverage:.0%})"
+
+
+def coverage_shortfall(
+    entry: AspectReport | PairwiseReport, statistic: str, min_coverage: float, min_units: int = MIN_UNITS
+) -> str | None:
+    """Why ``statistic``'s figure of ``entry`` stands on too little (module docstring), or None when it does
+    not (or ``min_coverage`` is 0)."""
+    if min_coverage <= 0:
+        return None
+    shortfalls: list[str | None] = []
+    if isinstance(entry, PairwiseReport):
+        rated = entry.n_items - entry.n_unlabelled
+        shortfalls.append(_share_text(entry.n_scored, rated, "labelled items with a verdict", min_coverage))
+        if statistic in ("consistency", "agreement"):
+            shortfalls.append(_share_text(entry.n_swapped, entry.n_items, "items judged in both orders", min_coverage))
+        units, unit = entry.n_scored, "items"
+    else:
+        rated = entry.n_items - entry.n_unrated
+        shortfalls.append(_share_text(entry.n_scored, rated, "rated items with a score", min_coverage))
+        if entry.level == ITEM or statistic.startswith(POOLED_PREFIX):
+            units, unit = entry.n_scored, "items"
+        else:
+            groups = entry.n_groups + entry.n_skipped
+            shortfalls.append(_share_text(entry.n_groups, groups, "groups with a defined correlation", min_coverage))
+            units, unit = entry.n_groups, "groups"
+    if units < min_units:
+        shortfalls.append(f"{units} {unit} (the minimum is {min_units})")
+    found = [text for text in shortfalls if text]
+    return "; ".join(found) if found else None
 
 
 def _interval(entry: AspectReport | PairwiseReport, statistic: str) -> Any:
@@ -60,11 +158,18 @@ def _interval(entry: AspectReport | PairwiseReport, statistic: str) -> Any:
     return intervals.get(statistic)
 
 
-def check_bars(report: Report, bars: Mapping[str, float], lower_ci: bool = False) -> list[str]:
-    """One short text per part below a bar (empty when every part meets every bar).
+def check_bars(
+    report: Report,
+    bars: Mapping[str, float],
+    lower_ci: bool = False,
+    min_coverage: float = DEFAULT_MIN_COVERAGE,
+    min_units: int = MIN_UNITS,
+) -> list[str]:
+    """One short text per part below a bar or short of coverage (empty when every part meets every bar).
 
     A ``UserError`` when a bar names a statistic no part of the report has (e.g. ``kappa`` on a run without
-    pairwise records), so a typo never passes silently.
+    pairwise records), so a typo never passes silently. Coverage (module docstring) is checked for every
+    defined figure; ``min_coverage`` 0 turns it off.
     """
     failures: list[str] = []
     for statistic, bar in bars.items():
@@ -81,6 +186,9 @@ def check_bars(report: Report, bars: Mapping[str, float], lower_ci: bool = False
             if value is None:
                 failures.append(f"{name} {statistic} undefined (bar {bar:g})")
                 continue
+            shortfall = coverage_shortfall(entry, statistic, min_coverage, min_units)
+            if shortfall:
+                failures.append(f"{name} {statistic} {COVERAGE_MARK} {shortfall}")
             if not lower_ci:
                 if value < bar:
                     failures.append(f"{name} {statistic} {value:.3f} < {bar:g}")
@@ -96,9 +204,16 @@ def check_bars(report: Report, bars: Mapping[str, float], lower_ci: bool = False
 
 
 def failure_line(failures: Sequence[str], lower_ci: bool = False) -> str:
-    """The one line a failed gate prints."""
+    """The one line a failed gate prints: the parts below the bar first, then those short of coverage."""
     what = "lower CI bound below the bar" if lower_ci else "below the bar"
-    return f"meta-eval: {what}: " + "; ".join(failures)
+    below = [f for f in failures if COVERAGE_MARK not in f]
+    short = [f for f in failures if COVERAGE_MARK in f]
+    sections = []
+    if below:
+        sections.append(f"{what}: " + "; ".join(below))
+    if short:
+        sections.append("; ".join(short))
+    return "meta-eval: " + " | ".join(sections)
 
 
 def assert_judge_meets(
@@ -106,13 +221,16 @@ def assert_judge_meets(
     lower_ci: bool = False,
     bootstrap: int = DEFAULT_RESAMPLES,
     ci_method: str = DEFAULT_CI_METHOD,
+    min_coverage: float = DEFAULT_MIN_COVERAGE,
     **bars: float,
 ) -> Report:
     """For a user's own pytest suite: meta-evaluate ``runs`` (run folders or results files) and raise
-    ``AssertionError`` (one line) when a figure, or with ``lower_ci`` its lower 95 % bound, is below its bar.
+    ``AssertionError`` (one line) when a figure, or with ``lower_ci`` its lower 95 % bound, is below its bar,
+    or stands on too little (``min_coverage``, see the module docstring; 0 turns it off).
 
-    ``bars`` are ``statistic=value`` (e.g. ``spearman=0.40, kappa=0.3``; see :data:`GATE_STATISTICS`).
-    Returns the report, for further checks of your own.
+    ``bars`` are ``statistic=value`` (e.g. ``spearman=0.40, kappa=0.3``; see :data:`GATE_STATISTICS`), each a
+    finite number in the statistic's range (a ``UserError`` otherwise). Returns the report, for further
+    checks of your own.
     """
     from debate_eval.tasks.analysis.meta_eval import meta_evaluate
     from debate_eval.tasks.analysis.records import load_results, results_path
@@ -121,16 +239,21 @@ def assert_judge_meets(
         raise UserError("assert_judge_meets: give at least one run folder or results file")
     if not bars:
         raise UserError("assert_judge_meets: give at least one bar, e.g. spearman=0.40")
-    unknown = [name for name in bars if name not in GATE_STATISTICS]
+    named = {BAR_ALIASES.get(name, name): value for name, value in bars.items()}
+    unknown = [name for name in named if name not in GATE_STATISTICS]
     if unknown:
         raise UserError(
             f"assert_judge_meets: unknown statistic {', '.join(unknown)}; one of {', '.join(GATE_STATISTICS)}"
         )
+    if len(named) < len(bars):
+        raise UserError("assert_judge_meets: a pooled statistic is given twice (pooled_* and its older name)")
+    checked = {name: check_bar(name, value, "assert_judge_meets") for name, value in named.items()}
+    coverage = check_min_coverage(min_coverage, "assert_judge_meets: min_coverage")
     if lower_ci and bootstrap <= 0:
         raise UserError("assert_judge_meets: lower_ci needs bootstrap > 0")
     records = load_results([results_path(run) for run in runs])
     report = meta_evaluate(records, bootstrap=bootstrap if lower_ci else 0, ci_method=ci_method)
-    failures = check_bars(report, {name: float(value) for name, value in bars.items()}, lower_ci)
+    failures = check_bars(report, checked, lower_ci, coverage)
     if failures:
         raise AssertionError(failure_line(failures, lower_ci))
     return report

@@ -54,6 +54,7 @@ class PairwiseReport:
     task_type: str = "pairwise"
     ci95: Intervals = field(default=None)
     imported: bool = False  # the records came from ``debate-eval import`` (no paper row unless asked)
+    n_scored: int = 0  # items with both a verdict and a human label: what the figures stand on
 
     def to_dict(self) -> dict[str, Any]:
         """All fields as a plain dict (JSON-serialisable)."""
@@ -145,4 +146,5 @@ def evaluate_pairwise(
         n_swapped=len(swapped),
         n_consistent=sum(swapped),
         ci95=ci95,
+        n_scored=scored,
     )

@@ -14,6 +14,7 @@ from debate_eval._run import Run, load_run
 from debate_eval.tasks.analysis.bootstrap import DEFAULT_CI_METHOD, DEFAULT_RESAMPLES
 from debate_eval.tasks.analysis.compare import DEFAULT_MISSING
 from debate_eval.tasks.analysis.formatting import format_json
+from debate_eval.tasks.analysis.gates import DEFAULT_MIN_COVERAGE
 from debate_eval.tasks.analysis.gates import assert_judge_meets as _assert_judge_meets
 from debate_eval.tasks.analysis.meta_eval import AspectReport, Comparison, PairwiseReport, compare_runs
 from debate_eval.tasks.analysis.meta_eval import meta_evaluate as evaluate_records
@@ -110,13 +111,19 @@ def assert_judge_meets(
     lower_ci: bool = False,
     bootstrap: int = DEFAULT_RESAMPLES,
     ci_method: str = DEFAULT_CI_METHOD,
+    min_coverage: float = DEFAULT_MIN_COVERAGE,
     **bars: float,
 ) -> MetaEval:
     """For a judge regression test in your own pytest suite: raise ``AssertionError`` (one line naming every
-    part below its bar) when a figure of ``runs``, or with ``lower_ci`` the lower end of its 95 % interval, is
-    below its bar (``spearman=0.40, kappa=0.3``; as ``meta-eval RUN --fail-under``/``--fail-under-ci``).
-    Returns the meta-evaluation, for further checks of your own."""
+    part below its bar or short of coverage) when a figure of ``runs``, or with ``lower_ci`` the lower end of
+    its 95 % interval, is below its bar (``spearman=0.40, kappa=0.3``; as ``meta-eval RUN --fail-under``/
+    ``--fail-under-ci``), or when it stands on too little: fewer than ``min_coverage`` of the rated items with
+    a score/verdict or of the groups with a defined correlation, or fewer than 10 units (``--min-coverage``;
+    0 turns the requirement off). A bar that is not a finite number in the statistic's range is a
+    ``UserError``. Returns the meta-evaluation, for further checks of your own."""
     paths = [_path_of(run) for run in runs]
     resamples = bootstrap if lower_ci else 0
-    report = _assert_judge_meets(*paths, lower_ci=lower_ci, bootstrap=bootstrap, ci_method=ci_method, **bars)
+    report = _assert_judge_meets(
+        *paths, lower_ci=lower_ci, bootstrap=bootstrap, ci_method=ci_method, min_coverage=min_coverage, **bars
+    )
     return MetaEval(reports=report, bootstrap=resamples, _json=json.loads(format_json(report)))

@@ -11,7 +11,10 @@
 - ``meta-eval RUN_A RUN_B --compare``: paired comparison of B − A on what both scored: counts, Δ, interval,
   p; McNemar for pairwise accuracy; ``--missing wrong|drop`` for pairwise items without a verdict.
 - ``--fail-under spearman=0.40[,kappa=0.3]`` (``--fail-under-ci``: the lower 95 % bound): exit 1 with one
-  line when a figure is below its bar (for CI).
+  line when a figure is below its bar or stands on too little (``--min-coverage``, default 0.9: the share of
+  rated items with a score/verdict and of groups with a defined correlation, and the minimum-units rule; see
+  :mod:`tasks.analysis.gates`), for CI. A bar that is not a finite number in range, a statistic given twice
+  or an empty ``--fail-under`` is an error (exit 2).
 """
 
 from __future__ import annotations
@@ -31,7 +34,13 @@ from debate_eval.tasks.analysis.formatting import (
     format_published,
     format_table,
 )
-from debate_eval.tasks.analysis.gates import check_bars, failure_line, parse_bars
+from debate_eval.tasks.analysis.gates import (
+    DEFAULT_MIN_COVERAGE,
+    check_bars,
+    check_min_coverage,
+    failure_line,
+    parse_bars,
+)
 from debate_eval.tasks.analysis.meta_eval import compare_runs, meta_evaluate
 from debate_eval.tasks.analysis.records import load_results, results_path
 from debate_eval.tasks.analysis.references import REFERENCE_NAMES
@@ -44,7 +53,8 @@ def handle_meta_eval(args: argparse.Namespace) -> int:
     with ``--fail-under``, return 1 when a figure is below its bar."""
     if args.bootstrap < 0:
         raise UserError(f"--bootstrap {args.bootstrap}: give a number of resamples >= 0")
-    bars = parse_bars(args.fail_under) if args.fail_under else {}
+    bars = parse_bars(args.fail_under) if args.fail_under is not None else {}
+    min_coverage = check_min_coverage(args.min_coverage)
     if args.fail_under_ci and not bars:
         raise UserError("--fail-under-ci needs --fail-under STATISTIC=NUMBER")
     if args.fail_under_ci and args.bootstrap == 0:
@@ -67,7 +77,7 @@ def handle_meta_eval(args: argparse.Namespace) -> int:
             print()
             print(format_distribution(score_distribution(records)))
     if bars:
-        failures = check_bars(report, bars, lower_ci=args.fail_under_ci)
+        failures = check_bars(report, bars, lower_ci=args.fail_under_ci, min_coverage=min_coverage)
         if failures:
             print(failure_line(failures, args.fail_under_ci), file=sys.stderr)
             return 1
@@ -146,6 +156,15 @@ def add_subparser(subparsers: Any) -> None:
         "--fail-under",
         metavar="STAT=X[,STAT=Y]",
         help="exit 1 with one line when a figure is below its bar, e.g. spearman=0.40,kappa=0.3 (for CI)",
+    )
+    parser.add_argument(
+        "--min-coverage",
+        type=float,
+        default=DEFAULT_MIN_COVERAGE,
+        metavar="SHARE",
+        help=f"with --fail-under: a figure also fails when fewer than this share of the rated items have a "
+        f"score/verdict, or of the groups a defined correlation, or when it stands on fewer than 10 units "
+        f"(default {DEFAULT_MIN_COVERAGE}; 0: no coverage requirement)",
     )
     parser.add_argument(
         "--fail-under-ci",

@@ -8,7 +8,7 @@ import pytest
 from constructed_cases import copy_and_abstain, small_gain, two_documents, write_run
 
 from debate_eval.agents.errors import UserError
-from debate_eval.tasks.analysis.gates import assert_judge_meets, check_bars, parse_bars
+from debate_eval.tasks.analysis.gates import assert_judge_meets, check_bars, failure_line, parse_bars
 from debate_eval.tasks.analysis.meta_eval import meta_evaluate
 
 
@@ -55,3 +55,107 @@ def test_assert_judge_meets_in_a_users_test_suite(tmp_path: Path) -> None:
         assert_judge_meets(run, rho=0.4)
     with pytest.raises(UserError, match="at least one bar"):
         assert_judge_meets(run)
+
+
+def _few_answered(n_items: int = 100, answered: int = 3) -> list[dict]:
+    """A pairwise judge that gave a verdict on ``answered`` of ``n_items`` labelled pairs, each one right."""
+    records = []
+    for item in range(n_items):
+        label = ("first", "second", "tie")[item % 3]
+        records.append({"item_id": f"q{item:03d}", "dataset": "faireval", "aspect": "preference",
+                        "protocol": "debate", "task_type": "pairwise", "human_label": label,
+                        "verdict": label if item < answered else None})  # fmt: skip
+    return records
+
+
+def _one_defined_document(n_docs: int = 20) -> list[dict]:
+    """20 documents of 4 summaries; the judge's scores vary (a defined rho, 1.0) only on the first document."""
+    records = []
+    for doc in range(n_docs):
+        for summary in range(4):
+            records.append({"item_id": f"d{doc:02d}-s{summary}", "dataset": "summeval", "aspect": "coherence",
+                            "protocol": "debate", "group_id": f"d{doc:02d}", "human_score": float(summary + 1),
+                            "score": float(summary + 1) if doc == 0 else 3.0})  # fmt: skip
+    return records
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("spearman=nan", r"the bar for spearman must be a finite number in \[-1, 1\], not nan"),
+        ("spearman=inf", r"the bar for spearman must be a finite number in \[-1, 1\], not inf"),
+        ("spearman=1.5", r"the bar for spearman must be a finite number in \[-1, 1\], not 1\.5"),
+        ("kappa=-1.2", r"the bar for kappa must be a finite number in \[-1, 1\]"),
+        ("accuracy=-0.1", r"the bar for accuracy must be a finite number in \[0, 1\]"),
+        ("spearman=0.95,spearman=0.1", "spearman is given more than once"),
+        ("pooled_spearman=0.3,global_spearman=0.2", "pooled_spearman is given more than once"),
+        ("", "give at least one STATISTIC=NUMBER"),
+        ("  ", "give at least one STATISTIC=NUMBER"),
+    ],
+)
+def test_a_bar_is_one_finite_number_in_range_per_statistic(text: str, message: str) -> None:
+    with pytest.raises(UserError, match=message):
+        parse_bars(text)
+
+
+def test_the_older_pooled_name_is_read_as_pooled() -> None:
+    assert parse_bars("global_spearman=0.3") == {"pooled_spearman": 0.3}
+
+
+def test_a_judge_that_answered_3_of_100_pairs_fails_on_coverage() -> None:
+    report = meta_evaluate(_few_answered())
+    assert report["faireval"]["preference"].accuracy == 1.0
+    assert check_bars(report, {"accuracy": 0.9}) == [
+        "faireval/preference accuracy stands on too little: 3 of 100 labelled items with a verdict (3%, needs 90%); "
+        "3 items (the minimum is 10)"
+    ]
+    assert check_bars(report, {"accuracy": 0.9}, min_coverage=0) == []  # the requirement turned off
+    almost = meta_evaluate(_few_answered(answered=95))
+    assert check_bars(almost, {"accuracy": 0.9}) == []
+    assert check_bars(almost, {"accuracy": 0.9}, min_coverage=0.96) == [
+        "faireval/preference accuracy stands on too little: 95 of 100 labelled items with a verdict (95%, needs 96%)"
+    ]
+
+
+def test_a_rho_defined_on_1_of_20_documents_fails_on_coverage() -> None:
+    report = meta_evaluate(_one_defined_document())
+    assert report["summeval"]["coherence"].spearman == pytest.approx(1.0)
+    assert check_bars(report, {"spearman": 0.9}) == [
+        "summeval/coherence spearman stands on too little: 1 of 20 groups with a defined correlation (5%, needs 90%); "
+        "1 groups (the minimum is 10)"
+    ]
+    # below the bar and short of coverage: both named, the bar first
+    (below,) = check_bars(report, {"pooled_spearman": 0.9}, min_coverage=0)
+    assert below.startswith("summeval/coherence pooled_spearman 0.")
+    line = failure_line([*check_bars(report, {"spearman": 0.9}), below])
+    assert line.startswith("meta-eval: below the bar: summeval/coherence pooled_spearman 0.")
+    assert line.endswith(" | summeval/coherence spearman stands on too little: 1 of 20 groups with a defined "
+                         "correlation (5%, needs 90%); 1 groups (the minimum is 10)")  # fmt: skip
+
+
+def test_assert_judge_meets_refuses_bad_bars_and_checks_coverage(tmp_path: Path) -> None:
+    run = write_run(tmp_path / "nightly", small_gain()[0])
+    for bars, message in (
+        ({"spearman": float("nan")}, "not nan"),
+        ({"spearman": float("inf")}, "not inf"),
+        ({"spearman": 2}, r"in \[-1, 1\], not 2"),
+        ({"accuracy": -0.5}, r"in \[0, 1\], not -0.5"),
+        ({"spearman": "0.4"}, "must be a number, not '0.4'"),
+        ({"spearman": True}, "must be a number, not True"),
+        ({"pooled_spearman": 0.1, "global_spearman": 0.2}, "given twice"),
+    ):
+        with pytest.raises(UserError, match=message):
+            assert_judge_meets(run, **bars)
+    with pytest.raises(UserError, match=r"min_coverage 1\.5: give a share between 0 and 1"):
+        assert_judge_meets(run, spearman=0.4, min_coverage=1.5)
+    few = write_run(tmp_path / "few", _few_answered())
+    with pytest.raises(
+        AssertionError, match=r"^meta-eval: faireval/preference accuracy stands on too little: 3 of 100"
+    ):
+        assert_judge_meets(few, accuracy=0.9)
+    assert_judge_meets(few, accuracy=0.9, min_coverage=0)
+    one = write_run(tmp_path / "one", _one_defined_document())
+    with pytest.raises(AssertionError, match="1 of 20 groups with a defined correlation"):
+        assert_judge_meets(one, spearman=0.9)
+    with pytest.raises(AssertionError, match="1 of 20 groups with a defined correlation"):
+        assert_judge_meets(one, spearman=0.9, lower_ci=True, bootstrap=50)

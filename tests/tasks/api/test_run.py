@@ -107,10 +107,15 @@ def test_assert_judge_meets_is_the_fail_under_gate(two_runs: tuple[debate_eval.R
     geval, _ = two_runs
     spearman = geval.meta_evaluate(bootstrap=0)["summeval"]["coherence"].spearman
     assert isinstance(spearman, float)
-    meta = debate_eval.assert_judge_meets(geval, spearman=spearman - 0.01)
+    # 2 documents: the default coverage requirement (10 groups) fails the gate; min_coverage=0 turns it off
+    with pytest.raises(AssertionError, match=r"^meta-eval: summeval/coherence spearman stands on too little: 2 groups"):
+        debate_eval.assert_judge_meets(geval, spearman=spearman - 0.01)
+    meta = debate_eval.assert_judge_meets(geval, spearman=spearman - 0.01, min_coverage=0)
     assert isinstance(meta, debate_eval.MetaEval) and meta["summeval"]["coherence"].spearman == spearman
     with pytest.raises(AssertionError, match="spearman"):
-        debate_eval.assert_judge_meets(geval.path, spearman=spearman + 0.01)
+        debate_eval.assert_judge_meets(geval.path, spearman=spearman + 0.01, min_coverage=0)
+    with pytest.raises(UserError, match="the bar for spearman must be a finite number in \\[-1, 1\\], not nan"):
+        debate_eval.assert_judge_meets(geval, spearman=float("nan"))
     with pytest.raises(AssertionError):  # 2 documents: the minimum-units rule withholds the interval
         debate_eval.assert_judge_meets(geval, spearman=-1.0, lower_ci=True, bootstrap=50)
 

@@ -281,3 +281,57 @@ def test_fail_under_bad_input_is_one_clear_line(tmp_path: Path, capsys: pytest.C
     with pytest.raises(UserError, match="--fail-under-ci needs intervals"):
         _run_command(["meta-eval", str(run), "--fail-under", "spearman=0.3", "--fail-under-ci", "--bootstrap", "0"],
                      capsys)  # fmt: skip
+
+
+def test_fail_under_refuses_bars_that_cannot_gate(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """A NaN, out-of-range or repeated bar, or an empty --fail-under: one line, exit 2 (never a passing gate)."""
+    from debate_eval.tasks.cli.main import main
+
+    run = str(write_run(tmp_path / "run", small_gain()[0]))
+    for value, message in (
+        ("spearman=nan", "the bar for spearman must be a finite number in [-1, 1], not nan"),
+        ("spearman=-inf", "the bar for spearman must be a finite number in [-1, 1], not -inf"),
+        ("accuracy=1.01", "the bar for accuracy must be a finite number in [0, 1], not 1.01"),
+        ("spearman=0.95,spearman=0.1", "spearman is given more than once"),
+        ("", "give at least one STATISTIC=NUMBER"),
+    ):
+        capsys.readouterr()
+        assert main(["meta-eval", run, "--fail-under", value, "--bootstrap", "0"]) == 2
+        err = capsys.readouterr().err
+        assert message in err and len(err.splitlines()) == 1 and "Traceback" not in err
+    assert main(["meta-eval", run, "--fail-under", "spearman=0.4", "--min-coverage", "2", "--bootstrap", "0"]) == 2
+    assert "--min-coverage 2.0: give a share between 0 and 1" in capsys.readouterr().err
+
+
+def test_fail_under_fails_a_figure_on_too_little(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """3 of 100 pairs answered (all right), rho defined on 1 of 20 documents: exit 1 naming the shortfall;
+    --min-coverage 0 turns the requirement off."""
+    few = []
+    for item in range(100):
+        label = ("first", "second", "tie")[item % 3]
+        few.append({"item_id": f"q{item:03d}", "dataset": "faireval", "aspect": "preference", "protocol": "debate",
+                    "task_type": "pairwise", "human_label": label, "verdict": label if item < 3 else None})  # fmt: skip
+    one = [
+        {"item_id": f"d{d:02d}-s{s}", "dataset": "summeval", "aspect": "coherence", "protocol": "debate",
+         "group_id": f"d{d:02d}", "human_score": float(s + 1), "score": float(s + 1) if d == 0 else 3.0}
+        for d in range(20) for s in range(4)
+    ]  # fmt: skip
+    few_run, one_run = str(write_run(tmp_path / "few", few)), str(write_run(tmp_path / "one", one))
+    status, _out, err = _run_with_stderr(["meta-eval", few_run, "--fail-under", "accuracy=0.9", "--bootstrap", "0"],
+                                         capsys)  # fmt: skip
+    assert status == 1
+    assert err == (
+        "meta-eval: faireval/preference accuracy stands on too little: 3 of 100 labelled items with a verdict "
+        "(3%, needs 90%); 3 items (the minimum is 10)\n"
+    )
+    status, _out, err = _run_with_stderr(["meta-eval", one_run, "--fail-under", "spearman=0.9", "--bootstrap", "0"],
+                                         capsys)  # fmt: skip
+    assert status == 1
+    assert "summeval/coherence spearman stands on too little: 1 of 20 groups with a defined correlation" in err
+    for run, bar in ((few_run, "accuracy=0.9"), (one_run, "spearman=0.9")):
+        argv = ["meta-eval", run, "--fail-under", bar, "--bootstrap", "0", "--min-coverage", "0"]
+        assert _run_with_stderr(argv, capsys)[0] == 0
+    status, _out, err = _run_with_stderr(
+        ["meta-eval", few_run, "--fail-under", "accuracy=0.9", "--bootstrap", "50", "--fail-under-ci"], capsys
+    )
+    assert status == 1 and "withheld: too few items (n=3)" in err and "3 of 100 labelled items" in err
