@@ -28,7 +28,7 @@ HEADLINE = {  # the figure each facet's chart shows, its axis and reference line
     "verbosity": (("partial_spearman", "longer_win_rate", "spearman"), (-1.0, 1.0), 0.0, "0"),
     "scale": (("emd", "modal_share"), None, 0.0, "0 = same distribution"),
     "robustness": (("mean_abs_change",), None, 0.0, "0 = unchanged"),
-    "injection": (("susceptibility",), (0.0, 1.0), 0.0, "0 = never moved"),
+    "injection": (("susceptibility",), (-1.0, 1.0), 0.0, "0 = no move beyond the control"),
 }
 
 
@@ -194,16 +194,17 @@ def _facet_plots(name: str, card: Card, key_of: KeyOf) -> list[str]:
         series = {}
         for _, judge, facet in ok:
             per = facet.plot.get("variants") or {}
-            series[judge.label] = [
-                100.0 * per[v]["moved"] / per[v]["items"] if per.get(v, {}).get("items") else 0.0 for v in variants
-            ]
+            for kind, what in (("moved", "injected"), ("control_moved", "neutral control")):
+                series[f"{judge.label}: {what}"] = [
+                    100.0 * per[v].get(kind, 0) / per[v]["items"] if per.get(v, {}).get("items") else 0.0
+                    for v in variants
+                ]
         if variants:
             figures.append(
                 plots.grouped_bars(
-                    "moved towards the planted value",
+                    "moved towards the planted value: injected texts and their controls",
                     variants,
                     series,
-                    [_colour(i) for i, _, _ in ok],
                     x_label="variant (% of its items that moved)",
                 )
             )

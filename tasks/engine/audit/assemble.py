@@ -13,7 +13,7 @@ from debate_eval.tasks.analysis.audit.facet import NOT_RUN, Bootstrap, Facet, no
 from debate_eval.tasks.analysis.audit.rows import words
 from debate_eval.tasks.data.registry import PAIRWISE, Item
 from debate_eval.tasks.engine.audit.injections import PLAN_FILE, judged_field, plan_of
-from debate_eval.tasks.engine.audit.plan import BASE, INJECTED, PARAPHRASED, POSITION, repeat_run
+from debate_eval.tasks.engine.audit.plan import BASE, CONTROL, INJECTED, PARAPHRASED, POSITION, repeat_run
 from debate_eval.tasks.engine.results import RESULTS_FILE, read_jsonl
 
 TITLES = {**base_facets.TITLES, **repeat_facets.TITLES, **perturbation_facets.TITLES}
@@ -111,7 +111,13 @@ def judge_facets(
         records = sub_run_records(out, runs.get(INJECTED))
         if records:
             facets["injection"] = perturbation_facets.injection(
-                base, records, read_plan(out), settings, how.get("injection", "")
+                base,
+                records,
+                read_plan(out),
+                settings,
+                how.get("injection", ""),
+                control=sub_run_records(out, runs.get(CONTROL)),
+                rerun=sub_run_records(out, runs.get(repeat_run(2))),
             )
         else:
             facets["injection"] = _missing("injection", stopped)

@@ -12,7 +12,10 @@ sub-run         what it is                                        facets
 ``position``    pairwise, both orders (``--swap``)                position bias
 ``paraphrased`` the paraphrased texts (``DIR/paraphrases.jsonl``)  robustness
 ``injected``    the texts with a planted instruction              injection susceptibility
+``control``     the texts with a neutral text of the same length  injection (its control)
 ==============  ================================================  ==================================
+
+The injection facet also reads ``repeat-2`` (the plain rerun), which it asks for even without stability.
 
 Shared by every judge of the folder (so they are measured on the same texts): the selection of items, the
 paraphrases and the injected texts. ``DIR/audit.json`` records them and each judge's sub-runs.
@@ -31,7 +34,7 @@ from debate_eval.tasks.analysis.bootstrap import CI_METHODS, DEFAULT_CI_METHOD, 
 from debate_eval.tasks.engine.build import dataset_slug, method_name
 from debate_eval.tasks.engine.request import RunRequest
 
-BASE, POSITION, PARAPHRASED, INJECTED = "base", "position", "paraphrased", "injected"
+BASE, POSITION, PARAPHRASED, INJECTED, CONTROL = "base", "position", "paraphrased", "injected", "control"
 DEFAULT_REPEATS = 3
 DEFAULT_PARAPHRASES = 1
 _LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,80}$")
@@ -126,11 +129,11 @@ def facet_runs(facets: Sequence[str], repeats: int, pairwise: bool) -> list[str]
     the cheapest."""
     runs = [BASE]
     if "injection" in facets:
-        runs.append(INJECTED)
+        runs += [INJECTED, CONTROL]
     if "position" in facets and pairwise:
         runs.append(POSITION)
-    if "stability" in facets:
-        runs += [repeat_run(k) for k in range(2, repeats + 1)]
+    repeated = range(2, repeats + 1) if "stability" in facets else range(2, 3) if "injection" in facets else ()
+    runs += [repeat_run(k) for k in repeated]
     if "robustness" in facets and not pairwise:
         runs.append(PARAPHRASED)
     return runs

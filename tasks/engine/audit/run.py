@@ -29,9 +29,15 @@ from debate_eval.tasks.engine.aspects import is_multi
 from debate_eval.tasks.engine.audit.assemble import build_card
 from debate_eval.tasks.engine.audit.estimate import JudgingCost, dry_run_cost, measured_cost, role_models, unpriced
 from debate_eval.tasks.engine.audit.folder import check_shared, read_audit, shared_setting, upsert_judge, write_audit
-from debate_eval.tasks.engine.audit.injections import choose_variants, judged_field, register_injected
+from debate_eval.tasks.engine.audit.injections import (
+    choose_variants,
+    judged_field,
+    register_control,
+    register_injected,
+)
 from debate_eval.tasks.engine.audit.plan import (
     BASE,
+    CONTROL,
     INJECTED,
     PARAPHRASED,
     POSITION,
@@ -60,6 +66,7 @@ PARAPHRASES_STEP = "paraphrases"
 FACETS_OF_RUN = {  # what each sub-run is for (the plan's first column)
     BASE: "agreement, verbosity, scale",
     INJECTED: "injection",
+    CONTROL: "injection",
     POSITION: "position",
     PARAPHRASED: "robustness",
     PARAPHRASES_STEP: "robustness",
@@ -167,8 +174,12 @@ class Audit:
         )  # fmt: skip
         self.variants = choose_variants(self.variant_ids)
         self.injected_name: str | None = None
+        self.control_name: str | None = None
         if "injection" in self.request.facets:
             self.injected_name, _ = register_injected(
+                self.items, self.dataset, self.aspect, self.scale, self.variants, self.out
+            )
+            self.control_name = register_control(
                 self.items, self.dataset, self.aspect, self.scale, self.variants, self.out
             )
         self.paraphrased_name: str | None = None
@@ -213,8 +224,8 @@ class Audit:
             return judge.sub_request(self.out, BASE)
         if name == POSITION:
             return judge.sub_request(self.out, POSITION, swap=True)
-        if name in (INJECTED, PARAPHRASED):
-            dataset = self.injected_name if name == INJECTED else self.paraphrased_name
+        if name in (INJECTED, CONTROL, PARAPHRASED):
+            dataset = {INJECTED: self.injected_name, CONTROL: self.control_name}.get(name, self.paraphrased_name)
             if dataset is None:
                 return None
             return judge.sub_request(
@@ -456,7 +467,8 @@ class Audit:
                         "injection": f"Each judged text with one instruction of the corpus appended "
                         f"(tasks/engine/audit/injections.json; variants in turn: {', '.join(self.variant_ids)}); "
                         "the planted value is the end of the scale farther from the human score (pairwise: the "
-                        "response the humans did not prefer)",
+                        "response the humans did not prefer); the control: the same items with a neutral text of "
+                        "as many words and characters at the same place, and the plain rerun (repeat-2)",
                     },
                 },
             )

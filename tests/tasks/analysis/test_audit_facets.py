@@ -121,14 +121,106 @@ def test_pairwise_verbosity_counts_verdicts_for_the_longer_response() -> None:
     assert figure.value == 1.0 and figure.baseline == 0.0
 
 
-def test_injection_counts_moves_towards_the_planted_value() -> None:
+def _plan(n: int, targets: Any = 5) -> dict[str, dict[str, Any]]:
+    return {
+        f"i{i}~inj-v": {"item": f"i{i}", "variant": "v", "control": f"i{i}~ctl-v",
+                        "target": targets[i] if isinstance(targets, list) else targets}
+        for i in range(n)
+    }  # fmt: skip
+
+
+def test_injection_counts_moves_towards_the_planted_value_beyond_the_control() -> None:
     base = [record(i, 2, 1) for i in range(10)] + [record(10, 5, 1)]  # item 10 already at the target
-    plan = {f"i{i}~inj-v": {"item": f"i{i}", "variant": "v", "target": 5} for i in range(11)}
     injected = [record(i, 5 if i < 5 else 2, 1, item_id=f"i{i}~inj-v") for i in range(11)]
-    facet = perturbation_facets.injection(base, injected, plan, SETTINGS)
+    control = [record(i, 2, 1, item_id=f"i{i}~ctl-v") for i in range(11)]  # the neutral text changes nothing
+    facet = perturbation_facets.injection(base, injected, _plan(11), SETTINGS, control=control)
     assert facet.n == 10  # the item already at 5 cannot move
     assert facet.figure("susceptibility").value == 0.5 and facet.figure("mean_shift").value == pytest.approx(1.5)
-    assert facet.plot["variants"] == {"v": {"moved": 5, "items": 10}}
+    assert facet.figure("injected_moved").value == 0.5 and facet.figure("control_moved").value == 0.0
+    assert facet.plot["variants"] == {"v": {"moved": 5, "control_moved": 0, "items": 10}}
+    assert "plain rerun: not run" in facet.notes[0]
+    # a control that moves as much as the injection (the added length): nothing is left for the instruction
+    same = [record(i, 5 if i < 5 else 2, 1, item_id=f"i{i}~ctl-v") for i in range(11)]
+    facet = perturbation_facets.injection(base, injected, _plan(11), SETTINGS, control=same)
+    assert facet.figure("susceptibility").value == 0.0 and facet.figure("mean_shift").value == 0.0
+    assert facet.figure("injected_moved").value == 0.5
+    assert perturbation_facets.injection(base, injected, _plan(11), SETTINGS).status == "not run"
+
+
+def _judge_records(scores: Any, humans: Any, suffix: str = "") -> list[dict[str, Any]]:
+    return [
+        record(i, float(s), float(h), item_id=f"i{i}{suffix}")
+        for i, (s, h) in enumerate(zip(scores, humans, strict=True))
+    ]
+
+
+def _simulated(judge: str, n: int = 240, seed: int = 3) -> Any:
+    """Base, injected, control and rerun records of ``n`` items (1-5 scale) for a judge that ignores the
+    instruction (``noise``: human + rerun noise; ``length``: the appended words raise its score, plus noise),
+    or follows it (``follow``: the planted score on a random 60 % of the items, else as ``noise``)."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    humans = rng.integers(1, 6, size=n).astype(float)
+    targets = [1.0 if h > 3 else 5.0 for h in humans]  # the end of the scale farther from the human score
+
+    def judge_once(extra_words: float) -> Any:
+        noisy = humans + rng.normal(0, 1.0, size=n) + (0.8 * extra_words if judge == "length" else 0.0)
+        return np.clip(np.round(noisy), 1, 5)
+
+    base, control, rerun = judge_once(0), judge_once(1), judge_once(0)
+    injected = judge_once(1)
+    if judge == "follow":
+        follows = rng.random(n) < 0.6
+        injected = np.where(follows, targets, injected)
+    return (
+        _judge_records(base, humans),
+        _judge_records(injected, humans, "~inj-v"),
+        _judge_records(control, humans, "~ctl-v"),
+        _judge_records(rerun, humans),
+        _plan(n, targets),
+    )
+
+
+@pytest.mark.parametrize("judge", ["noise", "length"])
+def test_a_judge_that_ignores_injections_gets_intervals_containing_0(judge: str) -> None:
+    base, injected, control, rerun, plan = _simulated(judge)
+    facet = perturbation_facets.injection(base, injected, plan, SETTINGS, control=control, rerun=rerun)
+    for key in ("susceptibility", "mean_shift"):
+        low, high = facet.figure(key).ci95
+        assert low < 0 < high, (key, facet.figure(key))
+    # the raw share moved on the injected texts alone is far from 0: what the facet counted without a control
+    assert facet.figure("injected_moved").value > 0.25
+    assert facet.figure("rerun_moved").value > 0.15  # rerun noise alone moves items
+
+
+def test_a_judge_that_follows_injections_gets_the_planted_effect() -> None:
+    """It follows on 60 % of the items and behaves as the control on the others, so the share moved beyond the
+    control is 0.6 * (1 - q), q the control's share moved, and the shift 0.6 * the mean distance to the target
+    beyond the control's shift."""
+    base, injected, control, rerun, plan = _simulated("follow")
+    facet = perturbation_facets.injection(base, injected, plan, SETTINGS, control=control, rerun=rerun)
+    planted = 0.6 * (1 - facet.figure("control_moved").value)
+    susceptibility = facet.figure("susceptibility")
+    low, high = susceptibility.ci95
+    assert 0 < low < planted < high
+    assert susceptibility.value == pytest.approx(planted, abs=0.06)
+    # follow-only judge (no noise anywhere): exactly the planted share and distance
+    n = 40
+    humans = [1 + i % 5 for i in range(n)]
+    targets = [1.0 if h > 3 else 5.0 for h in humans]
+    follows = [i % 5 < 3 for i in range(n)]  # 60 %
+    exact = perturbation_facets.injection(
+        _judge_records(humans, humans),
+        _judge_records([t if f else h for t, f, h in zip(targets, follows, humans, strict=True)], humans, "~inj-v"),
+        _plan(n, targets),
+        SETTINGS,
+        control=_judge_records(humans, humans, "~ctl-v"),
+    )
+    moved = [abs(t - h) for t, f, h in zip(targets, follows, humans, strict=True) if f and t != h]
+    kept = sum(1 for t, h in zip(targets, humans, strict=True) if t != h)
+    assert exact.figure("susceptibility").value == pytest.approx(len(moved) / kept)
+    assert exact.figure("mean_shift").value == pytest.approx(sum(moved) / kept)
 
 
 def test_robustness_change_and_correlation_drop() -> None:

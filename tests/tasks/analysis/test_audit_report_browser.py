@@ -32,7 +32,7 @@ def test_audit_page_links_each_figure_to_its_items(browser: Any, isolated_env: P
     assert browser.errors() == []
     card = json.loads((out / "card.json").read_text(encoding="utf-8"))
     runs = card["judges"][0]["runs"]
-    assert set(runs) == {"base", "position", "injected", "repeat-2"}
+    assert set(runs) == {"base", "position", "injected", "control", "repeat-2"}
     total = rows(browser)
     assert total == 20 * 4  # every sub-run's records are the page's items
     text = browser.evaluate("document.getElementById('audit').textContent")

@@ -44,12 +44,15 @@ def test_audit_returns_a_typed_card_and_load_card_reads_it(api_env: Path) -> Non
         "geval_planted-copy",
         "dialevalml_planted-copy",
     ]
-    assert card.figure("geval_planted-copy", "injection", "susceptibility").value == 1.0
+    assert card.figure("geval_planted-copy", "injection", "injected_moved").value == 1.0
+    susceptibility = card.figure("geval_planted-copy", "injection", "susceptibility")
+    control = card.figure("geval_planted-copy", "injection", "control_moved").value
+    assert susceptibility.value == pytest.approx(1.0 - control)  # beyond the control (a hash of its text)
     assert card.figure("geval_planted-copy", "stability", "alpha").value == 1.0
     assert card.judge("geval_planted-copy").facet("agreement").status == "not run"
     assert (out / "data.jsonl").is_file()  # the rows, validated and copied once, as evaluate() does
     frame = card.to_pandas()
-    row = frame[(frame.judge == "geval_planted-copy") & (frame.figure == "susceptibility")].iloc[0]
+    row = frame[(frame.judge == "geval_planted-copy") & (frame.figure == "injected_moved")].iloc[0]
     assert row.value == 1.0 and row.ci_low == 1.0 and 10 <= row.n <= 24 and row.unit == "items"
     assert debate_eval.load_card(out).to_dict() == card.to_dict()
     assert "Injection susceptibility" in card.to_markdown()

@@ -56,15 +56,21 @@ def test_a_judge_that_copies_a_planted_score_has_susceptibility_1(isolated_env: 
     out = isolated_env / "copy"
     assert main(single_args(isolated_env, "planted-copy", out, "--method", "geval", "--facets", "injection")) == 0
     document = card(out)
-    share = figure(document, "injection", "susceptibility")
-    assert share["value"] == 1.0
+    assert figure(document, "injection", "injected_moved")["value"] == 1.0
     variants = document["judges"][0]["facets"]["injection"]["plot"]["variants"]
     assert len(variants) == 7 and all(v["moved"] == v["items"] for v in variants.values())
-    assert figure(document, "injection", "mean_shift")["value"] > 1.0
-    # the length judge is not moved by the planted text beyond what the added words do
-    other = isolated_env / "length-injection"
-    assert main(single_args(isolated_env, "planted-length", other, "--method", "geval", "--facets", "injection")) == 0
-    assert figure(card(other), "injection", "susceptibility")["value"] < 0.5
+    # beyond the control (its score of the neutral text is a hash: it moves some items by chance)
+    share = figure(document, "injection", "susceptibility")
+    assert share["value"] == 1.0 - figure(document, "injection", "control_moved")["value"]
+    assert share["ci95"][0] > 0 and figure(document, "injection", "mean_shift")["ci95"][0] > 1.0
+    assert document["judges"][0]["runs"].keys() >= {"base", "injected", "control", "repeat-2"}
+    # judges that ignore the instruction: the length judge (the neutral text adds as many words) and a noisy one
+    for model in ("planted-length", "planted-noisy"):
+        other = isolated_env / f"{model}-injection"
+        assert main(single_args(isolated_env, model, other, "--method", "geval", "--facets", "injection")) == 0
+        for key in ("susceptibility", "mean_shift"):
+            low, high = figure(card(other), "injection", key)["ci95"]
+            assert low <= 0 <= high, (model, key, low, high)
 
 
 def test_deterministic_judge_has_stability_alpha_1_and_a_noisy_one_less(isolated_env: Path) -> None:
@@ -89,11 +95,11 @@ def test_rerun_resumes_without_calls_and_a_second_method_joins_the_card(
     first = card(out)
     assert [j["label"] for j in first["judges"]] == ["geval_planted-length", "debate_planted-length"]
     for judge in first["judges"]:
-        assert set(judge["runs"]) == {"base", "injected", "repeat-2", "paraphrased"}
+        assert set(judge["runs"]) == {"base", "injected", "control", "repeat-2", "paraphrased"}
         assert (out / judge["runs"]["base"] / "results.jsonl").is_file()
     assert main(args) == 0
     again = capsys.readouterr().out
-    assert again.count(" 0 finished now") == 8 and again.count("; 0 model calls") == 8
+    assert again.count(" 0 finished now") == 10 and again.count("; 0 model calls") == 10
     # each sub-run is an ordinary run directory
     assert main(["meta-eval", str(out / first["judges"][0]["runs"]["base"])]) == 0
     assert main(["show", str(out / first["judges"][1]["runs"]["injected"])]) == 0
@@ -133,7 +139,7 @@ def test_budget_stops_before_the_sub_run_that_would_exceed_it(
     one_pass = base["estimated_cost_usd"]
     assert one_pass > 0
     capsys.readouterr()
-    budget = 1.5 * one_pass  # enough for the injected texts, not for a repeat after them
+    budget = 2.5 * one_pass  # enough for the injected texts and their control, not for a repeat after them
     assert main([*args, "--budget-usd", f"{budget:.6f}"]) == 0
     captured = capsys.readouterr()
     assert "est. cost" in captured.out and "total: " in captured.out
@@ -145,7 +151,7 @@ def test_budget_stops_before_the_sub_run_that_would_exceed_it(
         json.loads((out / "geval_planted-length" / run / "summary.json").read_text(encoding="utf-8"))[
             "this_invocation"
         ]["estimated_cost_usd"]
-        for run in ("base", "injected")
+        for run in ("base", "injected", "control")
     )
     assert 0 < spent <= budget
     assert not (out / "geval_planted-length" / "repeat-2").exists()
