@@ -192,3 +192,24 @@ def test_a_python_block_that_fails_fails_and_a_skipped_one_does_not_run(tmp_path
     )
     with pytest.raises(TypeError):  # Score 9 is outside 1-5: no value, and None + 1 fails
         run_document(RUN, page)
+
+
+def github_anchor(heading: str) -> str:
+    """The anchor GitHub gives a Markdown heading."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def test_the_readme_links_lead_somewhere() -> None:
+    """The README is outside the site's strict build: its links to pages, anchors and files are checked here."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    links = re.findall(r"\]\(([^)\s]+)\)", text)
+    assert any(link.startswith("docs/") for link in links)
+    for link in links:
+        if link.startswith(("http://", "https://")):
+            continue
+        target, _, anchor = link.partition("#")
+        path = ROOT / target
+        assert path.exists(), f"README.md links to {link}: no such file"
+        if anchor:
+            headings = re.findall(r"^#+ (.+)$", path.read_text(encoding="utf-8"), re.M)
+            assert anchor in {github_anchor(heading) for heading in headings}, f"README.md: no anchor {link}"
