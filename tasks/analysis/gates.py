@@ -233,7 +233,7 @@ def assert_judge_meets(
     checks of your own.
     """
     from debate_eval.tasks.analysis.meta_eval import meta_evaluate
-    from debate_eval.tasks.analysis.records import load_results, results_path
+    from debate_eval.tasks.analysis.records import load_results, require_human_ratings, results_path
 
     if not runs:
         raise UserError("assert_judge_meets: give at least one run folder or results file")
@@ -252,6 +252,7 @@ def assert_judge_meets(
     if lower_ci and bootstrap <= 0:
         raise UserError("assert_judge_meets: lower_ci needs bootstrap > 0")
     records = load_results([results_path(run) for run in runs])
+    require_human_ratings(records, ", ".join(str(run) for run in runs))
     report = meta_evaluate(records, bootstrap=bootstrap if lower_ci else 0, ci_method=ci_method)
     failures = check_bars(report, checked, lower_ci, coverage)
     if failures:

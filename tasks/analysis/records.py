@@ -36,6 +36,7 @@ __all__ = [
     "protocol_of",
     "read_checked",
     "record_key",
+    "require_human_ratings",
     "results_path",
 ]
 
@@ -80,6 +81,26 @@ def check_record(path: Path, number: int, record: Record) -> None:
     run resumes from is never rejected here, and the other way round.
     """
     validate_record(record, path, number)
+
+
+def has_human_rating(record: Record) -> bool:
+    """Whether ``record`` carries a human rating: a ``human_score`` (single score) or a ``human_label``
+    (pairwise)."""
+    if is_pairwise(record):
+        return record.get("human_label") in VERDICTS
+    value = record.get("human_score")
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def require_human_ratings(records: Sequence[Record], where: str) -> None:
+    """Raise a one-line ``UserError`` when none of ``records`` (``where``: the runs they come from) carries a
+    human rating: a run of unrated outputs has nothing to meta-evaluate, which is not a pass."""
+    if not any(has_human_rating(record) for record in records):
+        raise UserError(
+            f"{where}: no human ratings in its {len(records)} record(s): nothing to meta-evaluate (its scores "
+            "are in `debate-eval show` and `report`; map a rating column with --fields human=COLUMN, or "
+            "label=COLUMN for pairwise, to meta-evaluate)"
+        )
 
 
 def is_pairwise(record: Record) -> bool:

@@ -18,7 +18,7 @@ from debate_eval.tasks.analysis.gates import DEFAULT_MIN_COVERAGE
 from debate_eval.tasks.analysis.gates import assert_judge_meets as _assert_judge_meets
 from debate_eval.tasks.analysis.meta_eval import AspectReport, Comparison, PairwiseReport, compare_runs
 from debate_eval.tasks.analysis.meta_eval import meta_evaluate as evaluate_records
-from debate_eval.tasks.analysis.records import load_results, results_path
+from debate_eval.tasks.analysis.records import load_results, require_human_ratings, results_path
 
 if TYPE_CHECKING:
     import pandas
@@ -83,7 +83,9 @@ def meta_evaluate(*runs: RunLike, bootstrap: int | None = None, ci_method: str =
     if not runs:
         raise TypeError("meta_evaluate needs at least one run")
     resamples = DEFAULT_RESAMPLES if bootstrap is None else int(bootstrap)
-    records = load_results([results_path(_path_of(run)) for run in runs])
+    paths = [_path_of(run) for run in runs]
+    records = load_results([results_path(path) for path in paths])
+    require_human_ratings(records, ", ".join(paths))
     report = evaluate_records(records, bootstrap=resamples, ci_method=ci_method)
     return MetaEval(reports=report, bootstrap=resamples, _json=json.loads(format_json(report)))
 
@@ -100,10 +102,11 @@ def compare(
     differences of each statistic, with the counts shared, used and dropped (as ``debate-eval meta-eval RUN_A
     RUN_B --compare``; ``Comparison.to_dict()`` is its JSON). ``missing`` (pairwise): a missing verdict counts
     as ``wrong`` (the default) or is ``drop``ped from both runs; ``ci_method``: ``percentile`` or ``bca``."""
-    path_a, path_b = results_path(_path_of(run_a)), results_path(_path_of(run_b))
-    return compare_runs(
-        load_results([path_a]), load_results([path_b]), n=bootstrap, missing=missing, ci_method=ci_method
-    )
+    run_paths = [_path_of(run_a), _path_of(run_b)]
+    records_a, records_b = (load_results([results_path(path)]) for path in run_paths)
+    require_human_ratings(records_a, run_paths[0])
+    require_human_ratings(records_b, run_paths[1])
+    return compare_runs(records_a, records_b, n=bootstrap, missing=missing, ci_method=ci_method)
 
 
 def assert_judge_meets(

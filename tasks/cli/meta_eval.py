@@ -15,6 +15,9 @@
   rated items with a score/verdict and of groups with a defined correlation, and the minimum-units rule; see
   :mod:`tasks.analysis.gates`), for CI. A bar that is not a finite number in range, a statistic given twice
   or an empty ``--fail-under`` is an error (exit 2).
+- A run without human ratings (unlabelled outputs) has nothing to meta-evaluate: one line, exit 2 (with
+  ``--fail-under`` too: nothing computed is not a pass). Records without a rating beside rated ones are counted
+  as unrated and left out.
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ from debate_eval.tasks.analysis.gates import (
     parse_bars,
 )
 from debate_eval.tasks.analysis.meta_eval import compare_runs, meta_evaluate
-from debate_eval.tasks.analysis.records import load_results, results_path
+from debate_eval.tasks.analysis.records import load_results, require_human_ratings, results_path
 from debate_eval.tasks.analysis.references import REFERENCE_NAMES
 
 ALL_REFERENCES = "all"
@@ -64,6 +67,7 @@ def handle_meta_eval(args: argparse.Namespace) -> int:
             raise UserError("--fail-under applies to one meta-evaluation, not to --compare")
         return _compare(args)
     records = load_results([results_path(path) for path in args.results])
+    require_human_ratings(records, ", ".join(args.results))
     report = meta_evaluate(records, bootstrap=args.bootstrap, ci_method=args.ci_method)
     column = args.reference if args.reference != ALL_REFERENCES else None
     if args.json:
@@ -90,9 +94,10 @@ def _compare(args: argparse.Namespace) -> int:
     if args.distribution:
         raise UserError("--compare does not combine with --distribution")
     path_a, path_b = (results_path(path) for path in args.results)
-    comparisons = compare_runs(
-        load_results([path_a]), load_results([path_b]), n=args.bootstrap, missing=args.missing, ci_method=args.ci_method
-    )
+    records_a, records_b = load_results([path_a]), load_results([path_b])
+    require_human_ratings(records_a, str(args.results[0]))
+    require_human_ratings(records_b, str(args.results[1]))
+    comparisons = compare_runs(records_a, records_b, n=args.bootstrap, missing=args.missing, ci_method=args.ci_method)
     if args.json:
         print(comparison_json(comparisons))
     else:

@@ -402,6 +402,7 @@ def format_summary(summary: RunSummary, config: RunConfig) -> str:
         if (summary.out_dir / RESULTS_FILE).is_file():  # the method's own lines (e.g. Fennec's corrections)
             records = read_jsonl(summary.out_dir / RESULTS_FILE)
             own = [r for r in records if r.get("config_hash") == config.config_hash()]
+            lines.append(distribution_line(own))
             lines += config.method.summary_lines(own)
     acc = total.accounting
     tokens = (
@@ -431,6 +432,24 @@ def format_summary(summary: RunSummary, config: RunConfig) -> str:
         f"{out / 'results.jsonl'}"
     )
     return "\n".join(lines)
+
+
+def distribution_line(records: list[dict[str, Any]]) -> str:
+    """How the run's scores fell, one line: ``score distribution: 1: 0, 2: 3, 3: 5 (rounded half up)``, or
+    the verdicts' counts of a pairwise run."""
+    from collections import Counter
+
+    from debate_eval.tasks.analysis.distribution import score_bin
+
+    if any(r.get("task_type") == "pairwise" for r in records):
+        verdicts = Counter(r.get("verdict") or "none" for r in records)
+        shown = ", ".join(f"{name} {verdicts[name]}" for name in ("first", "second", "tie", "none"))
+        return f"verdict distribution: {shown}"
+    bins = Counter(score_bin(float(r["score"])) for r in records if isinstance(r.get("score"), (int, float)))
+    if not bins:
+        return "score distribution: no scores"
+    shown = ", ".join(f"{b}: {bins[b]}" for b in range(min(bins), max(bins) + 1))
+    return f"score distribution: {shown} (scores rounded half up)"
 
 
 def _dollars(cost: float | None) -> str:

@@ -2,11 +2,16 @@
 
 ``--fields`` maps the project's field names to the file's columns:
 
-- single score: ``source=COL,output=COL,human=COL`` (required), ``group=COL`` (optional: without it every
-  item is its own group and correlation is item-level), ``reference=COL``, ``context=COL``, ``id=COL``;
-- pairwise: ``question=COL,output_a=COL,output_b=COL,label=COL`` (required), ``input=COL``, ``id=COL``,
-  ``group=COL``; ``--labels first=A,second=B,tie=T`` says which values of the label column mean what
-  (default: the words first/second/tie, any case).
+- single score: ``source=COL,output=COL`` (required), ``human=COL`` (optional), ``group=COL`` (optional:
+  without it every item is its own group and correlation is item-level), ``reference=COL``, ``context=COL``,
+  ``id=COL``;
+- pairwise: ``question=COL,output_a=COL,output_b=COL`` (required), ``label=COL`` (optional), ``input=COL``,
+  ``id=COL``, ``group=COL``; ``--labels first=A,second=B,tie=T`` says which values of the label column mean
+  what (default: the words first/second/tie, any case).
+
+Human ratings are optional: without a ``human`` (or ``label``) column the file is judged as any other (scores or
+verdicts, transcripts, resume, report), only ``meta-eval`` has nothing to compare them with. A row whose rating
+is empty (or null) is unrated: it is judged, and left out of the agreement figures (counted as unrated).
 
 A field not given defaults to the column of the same name when the file has one. The whole file is
 validated before anything is evaluated: every bad row is one line naming the file, the row (counted from
@@ -54,9 +59,9 @@ from debate_eval.tasks.data.rows import (
 )
 
 SINGLE_FIELDS = ("source", "output", "human", "group", "reference", "context", "id")
-SINGLE_REQUIRED = ("source", "output", "human")
+SINGLE_REQUIRED = ("source", "output")
 PAIRWISE_FIELDS = ("question", "input", "output_a", "output_b", "label", "group", "id")
-PAIRWISE_REQUIRED = ("question", "output_a", "output_b", "label")
+PAIRWISE_REQUIRED = ("question", "output_a", "output_b")
 #: Inputs in the order a judge sees them; the text judged comes last.
 SINGLE_INPUT_ORDER = ("context", "source", "reference", "output")
 PAIRWISE_INPUT_ORDER = ("question", "input", "output_a", "output_b")
@@ -284,15 +289,18 @@ def validate_rows(
         }
         human_scores: dict[str, float] = {}
         human_label = None
-        if task_type == PAIRWISE:
-            raw = check.text(index, row, resolved["label"])
+        rating_column = resolved.get("label" if task_type == PAIRWISE else "human")
+        if rating_column is None or _unrated(row.get(rating_column)):
+            pass  # no human rating for this row: judged, left out of the agreement figures
+        elif task_type == PAIRWISE:
+            raw = check.text(index, row, rating_column)
             if raw is not None:
                 human_label = label_of.get(raw.strip().casefold())
                 if human_label is None:
                     known = ", ".join(f"{value}={label}" for value, label in label_of.items())
-                    check.fail(index, resolved["label"], f"unknown label {raw!r} (known: {known}; see --labels)")
+                    check.fail(index, rating_column, f"unknown label {raw!r} (known: {known}; see --labels)")
         else:
-            score = check.number(index, row, resolved["human"], scale)
+            score = check.number(index, row, rating_column, scale)
             if score is not None:
                 human_scores[aspect] = score
         if len(check.errors) > errors_before:
@@ -312,6 +320,11 @@ def validate_rows(
         )
     check.raise_if_any(len(rows))
     return items
+
+
+def _unrated(value: Any) -> bool:
+    """Whether a rating cell holds no rating: absent, null or empty (whitespace-only) text."""
+    return value is None or (isinstance(value, str) and not value.strip())
 
 
 def own_task_type(fields: Mapping[str, str]) -> str:
@@ -341,7 +354,7 @@ def register_own_file(
     if labels and task_type != PAIRWISE:
         raise UserError("--labels is for pairwise files (map question=, output_a=, output_b=, label= with --fields)")
     if not aspect or not aspect.strip():
-        raise UserError("--aspect: give the quality your human scores rate, e.g. --aspect helpfulness")
+        raise UserError("--aspect: give the quality to judge (that your ratings rate, if any), e.g. --aspect fluency")
     resolved_scale = None if scale is None else (float(scale[0]), float(scale[1]))
     spec = DatasetSpec(
         name=name,
@@ -369,8 +382,8 @@ def register_own_file(
     grouped = any(item.group_id != item.item_id for item in items)
     spec = replace(spec, inputs=present, level=GROUP_LEVEL if grouped else ITEM_LEVEL)
     if task_type == SINGLE and resolved_scale is None:  # not checked; shown by `datasets` as the range seen
-        values = [item.human_scores[aspect] for item in items]
-        spec = replace(spec, aspects={aspect: (min(values), max(values))})
+        values = [item.human_scores[aspect] for item in items if aspect in item.human_scores]
+        spec = replace(spec, aspects={aspect: (min(values), max(values)) if values else None})
     return register_own_file_spec(spec)
 
 

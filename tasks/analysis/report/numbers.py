@@ -133,6 +133,16 @@ def published(run: Run) -> list[tuple[str, list[str], list[tuple[str, list[float
     return out
 
 
+def has_human_ratings(records: Iterable[dict[str, Any]]) -> bool:
+    """Whether any of ``records`` carries a human score or label (a run of unlabelled outputs has none)."""
+    return any(r.get("human_label") in VERDICTS or number(r.get("human_score")) is not None for r in records)
+
+
+def verdict_counts(records: Iterable[dict[str, Any]]) -> Counter[str]:
+    """Counts of verdicts (``first``/``second``/``tie``/``none``)."""
+    return Counter(r.get("verdict") if r.get("verdict") in VERDICTS else "none" for r in records)
+
+
 def confusion(records: Iterable[dict[str, Any]]) -> dict[str, dict[str, int]]:
     """Counts of verdicts (``first``/``second``/``tie``/``none``) per human label."""
     counts: dict[str, Counter[str]] = {label: Counter() for label in VERDICTS}

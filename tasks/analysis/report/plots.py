@@ -103,7 +103,7 @@ def scatter(
 
 def grouped_bars(
     title: str,
-    bins: Sequence[int],
+    bins: Sequence[int | str],
     series: Mapping[str, Sequence[float]],
     colours: Sequence[str] | None = None,
     unit: str = "%",

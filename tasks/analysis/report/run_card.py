@@ -16,6 +16,7 @@ SECTION_KEYS = ("template", "models", "dataset", "aspect", "protocol", "method")
 LONG_TEXT = 90
 DECODING = ("temperature", "top_p", "seed", "max_tokens")
 PAIRWISE_METRICS = ("accuracy", "kappa", "consistency", "agreement")
+NO_HUMAN_RATINGS = "No human ratings in this run: nothing to meta-evaluate (its scores and transcripts are below)."
 
 
 def fmt(value: float | None, digits: int = 3) -> str:
@@ -143,6 +144,8 @@ def meta_table(run: Run, ci_method: str = DEFAULT_CI_METHOD) -> str:
     """The meta-evaluation of a run (correlations with 95 % intervals beside the published row ``meta-eval``
     shows; pairwise accuracy/κ/consistency), Topical-Chat under both definitions. The intervals are
     ``meta-eval --ci-method ci_method``'s, and the notes under the tables name the method."""
+    if not numbers.has_human_ratings(run.records):
+        return f"<p class='note no-human'>{esc(NO_HUMAN_RATINGS)}</p>"
     parts = []
     rows = numbers.meta_eval_rows(run, ci_method=ci_method)
     if rows:

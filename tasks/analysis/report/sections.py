@@ -37,7 +37,8 @@ def _score_plots(runs: Sequence[Run]) -> list[str]:
         ]  # fmt: skip
         subsets = [(index, run, records) for index, run, records in subsets if records]
         low, high = _scale([r for _, _, records in subsets for r in records])
-        for index, run, records in subsets:
+        rated = numbers.has_human_ratings(r for _, _, records in subsets for r in records)
+        for index, run, records in subsets if rated else ():  # no human ratings: no scatter against them
             points = [
                 (h, s, f"{index}|{item_key(r)}", f"{r.get('item_id')}: human {h:g}, {run.label} {s:g}")
                 for r in records
@@ -46,11 +47,11 @@ def _score_plots(runs: Sequence[Run]) -> list[str]:
             colour = plots.PALETTE[index % len(plots.PALETTE)]
             figures.append(plots.scatter(f"{run.label}: predicted vs human{suffix}", points, low, high, colour))
         humans = {item_key(r): r for _, _, records in subsets for r in records}
-        dists = {"humans": numbers.score_distribution(humans.values(), "human_score")}
+        dists = {"humans": numbers.score_distribution(humans.values(), "human_score")} if rated else {}
         dists |= {run.label: numbers.score_distribution(records, "score") for _, run, records in subsets}
         bins = sorted({b for d in dists.values() for b in d})
         series = {name: [100 * d.get(b, 0) / (sum(d.values()) or 1) for b in bins] for name, d in dists.items()}
-        colours = [plots.HUMAN_COLOUR] + [plots.PALETTE[index % len(plots.PALETTE)] for index, _, _ in subsets]
+        colours = [plots.HUMAN_COLOUR] * rated + [plots.PALETTE[index % len(plots.PALETTE)] for index, _, _ in subsets]
         figures.append(plots.grouped_bars(f"score distribution (% of scores){suffix}", bins, series, colours))
     return figures
 
@@ -77,7 +78,19 @@ def plots_section(runs: Sequence[Run]) -> str:
                     )
                 )
         pairwise = [r for r in run.records if is_pairwise(r)]
-        if pairwise:
+        if pairwise and not numbers.has_human_ratings(pairwise):  # unlabelled pairs: how the verdicts fell
+            counts = numbers.verdict_counts(pairwise)
+            kinds = [*numbers.VERDICTS, "none"]
+            figures.append(
+                plots.grouped_bars(
+                    f"{run.label}: verdicts (no human labels)",
+                    kinds,
+                    {run.label: [100 * counts[kind] / len(pairwise) for kind in kinds]},
+                    [plots.PALETTE[runs.index(run) % len(plots.PALETTE)]],
+                    x_label="verdict",
+                )
+            )
+        elif pairwise:
             figures.append(
                 plots.confusion(
                     f"{run.label}: verdicts vs human labels",
@@ -118,6 +131,8 @@ def comparison(runs: Sequence[Run]) -> str:
         group = [run for run in runs if run.task_type == task]
         if len(group) < 2:
             continue
+        if not numbers.has_human_ratings(r for run in group for r in run.records):
+            continue  # closest to the humans: there are none
         by_run = [{compare_key(r): r for r in run.records} for run in group]
         shared = sorted(set.intersection(*(set(m) for m in by_run)))
         extra = ["tie", "no score"] if task == "single" else ["tie", "all wrong", "no verdict"]
@@ -185,6 +200,8 @@ def glance(runs: Sequence[Run], ci_method: str = DEFAULT_CI_METHOD) -> str:
             )
             for row in numbers.pairwise_rows(run, ci_method=ci_method)
         ]
+        if not numbers.has_human_ratings(run.records):
+            stats = ["no human ratings"]
         cost = "–" if totals["cost"] is None else f"${totals['cost']:.4f}"
         data = ", ".join(sorted({f"{r.get('dataset')}/{r.get('aspect')}" for r in run.records}))
         lines.append(

@@ -161,8 +161,8 @@ def test_a_missing_column_is_the_command_lines_error(api_env: Path, rows: list[d
         UserError, match=re.escape("DataFrame: --fields human=y: no such column (the file's columns: doc")
     ):
         debate_eval.evaluate(frame, scale="1-5", **OWN, **SCRIPTED)
-    unmapped = {**OWN, "fields": {"source": "doc", "output": "summ"}}
-    with pytest.raises(UserError, match=re.escape("DataFrame: no column for human; map them with --fields human=")):
+    unmapped = {**OWN, "fields": {"output": "summ"}}  # no human column is fine; no source column is not
+    with pytest.raises(UserError, match=re.escape("DataFrame: no column for source; map them with --fields source=")):
         debate_eval.evaluate(frame, scale="1-5", **unmapped, **SCRIPTED)
     with pytest.raises(UserError, match="expected a dataset name, a file path, a list of dicts"):
         debate_eval.evaluate(42, **OWN, **SCRIPTED)  # type: ignore[arg-type]
