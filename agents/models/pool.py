@@ -148,12 +148,14 @@ class ClientPool:
         on_retry: RetryListener | None = print_retry,
         rate: RateOptions | None = None,
         answers: AnswerPlan | None = None,
+        shared_limits: bool = False,
     ) -> None:
         """``batch``: queue every model call for the Batch API (``run --batch``) instead of sending it;
         ``network``: answer cap, connection pool, ``--fast-path``; ``on_retry``: told of every retry (default:
         one line on stderr; see ``agents/models/retry.py``); ``rate``: budgets and the most calls in flight per
         endpoint and model (``agents/models/rate_limit.py``); ``answers``: the run's answer formats
-        (``--answer-format``; None: every answer free)."""
+        (``--answer-format``; None: every answer free); ``shared_limits``: take each endpoint's limiter from
+        the process-wide registry (``agents/models/shared_limits.py``) instead of one of this pool's own."""
         self.config = config
         self.server_urls = dict(server_urls or {})  # provider name -> the server started for the run
         if embedded_base_url is not None:
@@ -174,6 +176,7 @@ class ClientPool:
         self.fast_path = self.network.fast_path and enable_fast_path()
         self.rate = rate or RateOptions()
         self.limiters: dict[tuple[str, str, str], RateLimiter] = {}  # (provider, endpoint, model) -> limiter
+        self.shared_limits = shared_limits
         register_secrets(config.secrets())  # masked in everything the run writes or prints (agents.redaction)
         self.answers = answers
         self.served_models: dict[str, ServedModel] = {}  # by role, from the endpoint check (``preflight``)
@@ -315,7 +318,11 @@ class ClientPool:
         """The rate limiter of ``settings``' endpoint and model, shared by every role and stack that uses them."""
         key = (settings.provider, public_url(base_url) if base_url else "", settings.model)
         limiter = self.limiters.get(key)
-        if limiter is None:
+        if limiter is None and self.shared_limits:
+            from debate_eval.agents.models.shared_limits import shared_limiter
+
+            limiter = self.limiters[key] = shared_limiter(settings, base_url, self.rate)
+        elif limiter is None:
             name = f"{settings.model} at {key[1] or settings.provider}"
             limiter = RateLimiter(name, max_in_flight=self.rate.max_in_flight, rpm=self.rate.rpm, tpm=self.rate.tpm)
             self.limiters[key] = limiter

@@ -8,6 +8,9 @@ The public Python API; nothing else is promised. Quick start::
     run.to_pandas()                      # one row per item: score, human score, parse status, tokens
     run.meta_evaluate().to_pandas()      # Spearman / Kendall / Pearson vs the human ratings
 
+    with debate_eval.Judge(method="geval", criteria="Is the summary faithful?", provider="scripted") as judge:
+        judge.score("A cat sat.", source="The cat sat on the mat.").score   # one output, a typed Judgment
+
 Names are loaded on first use, so ``import debate_eval`` (and ``debate-eval --help``) stays fast.
 """
 
@@ -19,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from debate_eval._audit import audit, load_card
     from debate_eval._evaluate import evaluate, evaluate_async
+    from debate_eval._judge import Judge, Judgment, PairJudgment
     from debate_eval._meta import MetaEval, assert_judge_meets, compare, meta_evaluate
     from debate_eval._registry import datasets, methods, parse_score, parse_verdict
     from debate_eval._run import Message, Record, Run, load_run
@@ -35,11 +39,14 @@ __all__ = [
     "Comparison",
     "Facet",
     "Figure",
+    "Judge",
     "JudgeCard",
+    "Judgment",
     "Message",
     "MetaEval",
     "Method",
     "MethodContext",
+    "PairJudgment",
     "ParsedScore",
     "ParsedVerdict",
     "Record",
@@ -71,6 +78,9 @@ _WHERE = {  # public name -> the module that defines it
     "Figure": "debate_eval.tasks.analysis.audit.facet",
     "evaluate": "debate_eval._evaluate",
     "evaluate_async": "debate_eval._evaluate",
+    "Judge": "debate_eval._judge",
+    "Judgment": "debate_eval._judge",
+    "PairJudgment": "debate_eval._judge",
     "Run": "debate_eval._run",
     "Record": "debate_eval._run",
     "Message": "debate_eval._run",

@@ -1,0 +1,659 @@
+"""``Judge``: a long-lived judge for a host program, built once from ``evaluate``'s keywords.
+
+A judge holds, for its whole life, one client pool (its HTTP connections), one response cache and the
+endpoints' rate limiters, which it takes from the process-wide registry (``agents/models/shared_limits.py``):
+two judges on one endpoint and model, and all their concurrent calls, share one budget. Each call judges one
+output (``score``) or one pair (``compare``) through the same method code, prompt and parser as a run, and
+returns a typed ``Judgment`` / ``PairJudgment``; the endpoints are checked once, at the first call.
+
+Nothing is written unless ``record_to=DIR``: then every judgment is appended to that run directory as
+``debate-eval run`` appends its items (lock, ``config.json``, ``results.jsonl``, ``summary.json`` on close),
+and a call whose id that directory already holds under the same configuration is answered from it with no
+model call (resume). ``show``, ``report`` and ``meta-eval`` read the directory as any run's.
+
+Every judge of the process runs its calls on one event loop in a background thread (the limiters' waits
+belong to one loop): the synchronous forms work in a plain script and inside a running loop (Jupyter) alike,
+and the ``*_async`` forms await the same calls from the caller's loop. Cancelling an awaiting caller cancels
+its call; a judgment is appended only whole, after its call finished.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
+import threading
+from collections.abc import Awaitable, Coroutine, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, TypeVar
+
+from debate_eval._run import Message
+from debate_eval.agents.errors import UserError
+from debate_eval.tasks.data.own_file import PAIRWISE_INPUT_ORDER, SINGLE_INPUT_ORDER
+
+T = TypeVar("T")
+DATASET = "judge"  # the dataset name of a judge's records
+SINGLE_INPUTS = SINGLE_INPUT_ORDER  # context, source, reference, output (the text judged last)
+PAIR_INPUTS = PAIRWISE_INPUT_ORDER  # question, input, output_a, output_b
+DEFAULT_IN_FLIGHT = 64  # calls in flight per endpoint and model (the shared window's bound) without concurrency=
+_BUILD_LOCK = threading.Lock()  # a judge's configuration is built with its inputs registered under DATASET
+
+
+# ---------------------------------------------------------------------------------------------- results
+
+
+@dataclass(frozen=True)
+class Judgment:
+    """One output judged: ``score`` on ``scale`` (None when no score could be read: see ``parse_status``
+    and ``parse_reason``), ``normalized_score`` on [0, 1], the deciding ``rationale`` (the text of the answer
+    the score was read from), the debate's ``rounds`` and whether the Critic ``agreed``, every message, the
+    tokens and the estimated cost (None without a price), and ``error`` when the call failed."""
+
+    id: str
+    method: str
+    aspect: str
+    score: float | None
+    scale: tuple[float, float]
+    normalized_score: float | None
+    parse_status: str | None
+    parse_method: str | None
+    parse_reason: str | None
+    rationale: str | None
+    rounds: int
+    agreed: bool | None
+    stop_reason: str | None
+    messages: tuple[Message, ...]
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: float | None
+    error: str | None
+
+    @property
+    def ok(self) -> bool:
+        """True when the call finished and a score was read."""
+        return self.error is None and self.score is not None
+
+
+@dataclass(frozen=True)
+class PairJudgment:
+    """One pair judged: ``verdict`` ``first`` / ``second`` / ``tie`` (None when none could be read), with
+    ``swap`` the verdict of each order (``verdicts``: the original order's, then the swapped order's mapped
+    back) and whether they agree (``consistent``); the rest as ``Judgment``."""
+
+    id: str
+    method: str
+    aspect: str
+    verdict: str | None
+    verdicts: tuple[str | None, ...]
+    consistent: bool | None
+    parse_status: str | None
+    parse_method: str | None
+    parse_reason: str | None
+    rationale: str | None
+    rounds: int
+    agreed: bool | None
+    stop_reason: str | None
+    messages: tuple[Message, ...]
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: float | None
+    error: str | None
+
+    @property
+    def ok(self) -> bool:
+        """True when the call finished and a verdict was read."""
+        return self.error is None and self.verdict is not None
+
+
+# ------------------------------------------------------------------------------------------ the loop
+
+
+class _Loop:
+    """The event loop every judge of the process runs its calls on, in a daemon thread started on first use."""
+
+    _lock = threading.Lock()
+    _loop: asyncio.AbstractEventLoop | None = None
+
+    @classmethod
+    def get(cls) -> asyncio.AbstractEventLoop:
+        with cls._lock:
+            if cls._loop is None or cls._loop.is_closed():
+                loop = asyncio.new_event_loop()
+                threading.Thread(target=loop.run_forever, name="debate-eval-judge", daemon=True).start()
+                cls._loop = loop
+            return cls._loop
+
+    @classmethod
+    def submit(cls, work: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+        return asyncio.run_coroutine_threadsafe(work, cls.get())
+
+    @classmethod
+    def in_loop_thread(cls) -> bool:
+        try:
+            return asyncio.get_running_loop() is cls._loop
+        except RuntimeError:
+            return False
+
+
+def _blocking(work: Coroutine[Any, Any, T]) -> T:
+    """Run ``work`` on the judges' loop and wait for it (a KeyboardInterrupt cancels it)."""
+    if _Loop.in_loop_thread():
+        work.close()
+        raise RuntimeError("a Judge's blocking method was called from its own event loop; await the *_async form")
+    future = _Loop.submit(work)
+    try:
+        return future.result()
+    except BaseException:
+        future.cancel()
+        raise
+
+
+async def _awaited(work: Coroutine[Any, Any, T]) -> T:
+    """Await ``work`` running on the judges' loop from the caller's loop (cancelling the caller cancels it)."""
+    if _Loop.in_loop_thread():
+        return await work
+    return await asyncio.wrap_future(_Loop.submit(work))
+
+
+# ------------------------------------------------------------------------------------------ the judge
+
+
+class Judge:
+    """A judge built once and called many times: ``score(output, source=...)`` -> ``Judgment``,
+    ``compare(a, b, question=...)`` -> ``PairJudgment``, their ``*_async`` twins and ``score_many``.
+
+    The keywords are ``evaluate``'s: ``method`` (default ``debate``), ``aspect``, ``criteria`` (one sentence,
+    with ``scale``) or ``template`` (a G-Eval-style file with ``{{source}}``, ``{{output}}``, ``{{reference}}``,
+    ``{{context}}``), ``model`` / ``provider`` (and ``base_url``, ``temperature``, ``max_tokens``, ...: every
+    ``debate-eval run`` option), ``roles`` (a model per role, ``{"critic": "gpt-4o"}``) and the method's
+    options (``max_rounds=3``). ``record_to``: a run directory the judgments are appended to (and resumed
+    from); without it nothing is written. ``concurrency`` bounds the calls in flight per endpoint and model.
+    Bad options raise ``UserError`` with the command's one-line message. Close it (``close()``, ``with`` or
+    ``async with``) to release its connections and its run directory's lock.
+    """
+
+    def __init__(
+        self,
+        method: str = "debate",
+        aspect: str = "coherence",
+        criteria: str | None = None,
+        template: str | os.PathLike[str] | None = None,
+        scale: tuple[float, float] | str | None = (1, 5),
+        model: str | None = None,
+        provider: str | None = None,
+        roles: Mapping[str, str] | None = None,
+        record_to: str | os.PathLike[str] | None = None,
+        **method_options: Any,
+    ) -> None:
+        from debate_eval.tasks.engine.environment import prepare_environment
+        from debate_eval.tasks.engine.request import RunRequest
+
+        if isinstance(scale, (tuple, list)):
+            scale = f"{float(scale[0]):g}-{float(scale[1]):g}"
+        keywords = {
+            "method": method,
+            "aspect": aspect,
+            "criteria": criteria,
+            "template": os.fspath(template) if template is not None else None,
+            "scale": scale,
+            "model": model,
+            "provider": provider,
+            "role_model": dict(roles) if roles else None,
+            "out": os.fspath(record_to) if record_to is not None else None,
+            **method_options,
+        }
+        given = {name: value for name, value in keywords.items() if value is not None}
+        self._request = RunRequest.from_mapping({**given, "dataset": DATASET}, source="Judge()")
+        if "," in str(aspect) or aspect == "all":
+            raise UserError("Judge(): give one aspect (a run judges several with --aspect a,b)")
+        prepare_environment(self._request.env_file)
+        self.method = self._request.method or "debate"
+        self.aspect = str(aspect)
+        self.record_to = Path(record_to) if record_to is not None else None
+        self._configs: dict[tuple[str, tuple[str, ...], bool], Any] = {}
+        self._evaluators: dict[str, Any] = {}
+        self._pool: Any = None
+        self._stack: contextlib.ExitStack | None = None
+        self._temp: tempfile.TemporaryDirectory[str] | None = None
+        self._started: asyncio.Lock | None = None
+        self._store: Any = None
+        self._store_config: Any = None
+        self._prices: Any = None
+        self._closed = False
+        if criteria is not None or template is not None:
+            self._config(self._single_names({"output": ""}), swap=False)  # bad options fail here, not at a call
+
+    # ------------------------------------------------------------------ configuration
+
+    def _single_names(self, inputs: Mapping[str, str | None]) -> tuple[str, ...]:
+        """The inputs a single-score prompt shows: a template's placeholders, else those given (and output)."""
+        if self._request.template:
+            return ("template",)
+        return tuple(name for name in SINGLE_INPUTS if name == "output" or inputs.get(name) is not None)
+
+    def _config(self, names: tuple[str, ...], *, swap: bool, pairwise: bool = False) -> Any:
+        """The ``RunConfig`` of judgments with these inputs (built once, as ``run`` builds a run's)."""
+        key = ("pairwise" if pairwise else "single", names, swap)
+        found = self._configs.get(key)
+        if found is not None:
+            return found
+        from debate_eval.tasks.data.registry import ITEM_LEVEL, DatasetSpec, register_own_file_spec
+        from debate_eval.tasks.engine import build
+
+        request = self._request
+        if pairwise:
+            if request.criteria:
+                request = replace(request, criteria=None)  # the pairwise prompt is the method's own
+            request = replace(request, swap=swap, template=None, scale=None)
+            inputs, task_type = PAIR_INPUTS, "pairwise"
+        else:
+            if not request.criteria and not request.template:
+                raise UserError(
+                    'Judge(): score() needs criteria="one sentence: what is a good answer?" (with scale=(LO, HI)) '
+                    "or template=FILE, a G-Eval-style prompt with {{output}} (and {{source}}, {{reference}}, "
+                    "{{context}})"
+                )
+            inputs, task_type = (SINGLE_INPUTS if names == ("template",) else names), "single"
+        spec = DatasetSpec(
+            name=DATASET,
+            relative_path="",
+            aspects={self.aspect: None},
+            kind="summarization",
+            description="judgments of debate_eval.Judge",
+            inputs=tuple(inputs),
+            task_type=task_type,
+            level=ITEM_LEVEL,
+            licence="yours",
+        )
+        with _BUILD_LOCK:
+            register_own_file_spec(spec)
+            config = build.build_run_config(request)
+        self._configs[key] = config
+        return config
+
+    # ------------------------------------------------------------------ lifetime
+
+    async def _start(self, config: Any) -> None:
+        """The pool (and, with ``record_to``, the run directory) on first use; the endpoints checked once."""
+        if self._closed:
+            raise UserError("this Judge is closed")
+        if self._started is None:
+            self._started = asyncio.Lock()
+        async with self._started:
+            if self._pool is None:
+                await self._open_pool(config)
+            if self.record_to is not None and self._store is None:
+                self._open_store(config)
+        if self._store is not None and config.config_hash() != self._store.config_hash:
+            raise UserError(
+                f"{self.record_to} records judgments of one configuration; this call's differs (other inputs, "
+                "a pairwise call or swap): give it a Judge with another record_to"
+            )
+
+    async def _open_pool(self, config: Any) -> None:
+        from debate_eval.agents.models.pool import ClientPool, default_cache_dir
+        from debate_eval.agents.models.providers import start_providers
+        from debate_eval.agents.models.rate_limit import RateOptions
+        from debate_eval.agents.models.response_cache import open_response_cache
+        from debate_eval.agents.models.wrappers import TransportStats
+        from debate_eval.tasks.engine.accounting import load_prices
+
+        request = self._request
+        stack = contextlib.ExitStack()
+        try:
+            folder = self.record_to
+            if folder is None and config.models.needs_embedded:  # the embedded server's log, removed on close
+                self._temp = tempfile.TemporaryDirectory(prefix="debate-eval-judge-")
+                folder = Path(self._temp.name)
+            started = start_providers(config.models, config.roles(), folder or Path(tempfile.gettempdir()), stack)
+            cache = None
+            if not request.no_cache:
+                directory = Path(request.cache_dir) if request.cache_dir else default_cache_dir()
+                cache = open_response_cache(directory, reset=request.reset_cache)
+            in_flight = request.concurrency or DEFAULT_IN_FLIGHT
+            self._stats = TransportStats()
+            pool = ClientPool(
+                config.models,
+                server_urls=started,
+                cache=cache,
+                stats=self._stats,
+                answers=config.answers,
+                rate=RateOptions(request.rpm, request.tpm, in_flight),
+                shared_limits=True,
+            )
+            if not request.no_preflight:
+                await pool.preflight(config.roles())
+        except BaseException:
+            stack.close()
+            raise
+        self._pool, self._stack, self._prices = pool, stack, load_prices()
+
+    def _open_store(self, config: Any) -> None:
+        from debate_eval.tasks.engine import build
+        from debate_eval.tasks.engine.endpoints import check_endpoint_moves
+        from debate_eval.tasks.engine.fingerprints import check_served_models
+        from debate_eval.tasks.engine.results import ResultsStore
+        from debate_eval.tasks.engine.run_config import config_document
+
+        assert self.record_to is not None
+        options = build.build_run_options(self._request, config)
+        document = config_document(config, options)
+        allow = self._request.allow_endpoint_change
+        check_endpoint_moves(self.record_to, config, document, allow=allow)
+        self._store = ResultsStore(self.record_to, document, config.config_hash())  # takes the lock
+        check_served_models(self.record_to, config.roles(), self._pool.served_models, allow=allow)
+        self._store_config = config
+
+    async def aclose(self) -> None:
+        """Release the connections, the run directory's lock and the embedded server, if any (idempotent)."""
+        await _awaited(self._aclose())
+
+    async def _aclose(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        if self._pool is not None:
+            await self._pool.close()
+        if self._store is not None:
+            self._write_summary()
+            self._store.close()
+        if self._stack is not None:
+            self._stack.close()
+        if self._temp is not None:
+            self._temp.cleanup()
+
+    def close(self) -> None:
+        """``aclose`` for synchronous code."""
+        _blocking(self._aclose())
+
+    def _write_summary(self) -> None:
+        """``summary.json`` of the run directory: the totals over its judgments, as a run writes them."""
+        from debate_eval.tasks.engine.results import ResultsWriteError, write_json_atomic
+        from debate_eval.tasks.engine.runner import SUMMARY_FILE, Tally
+
+        total = Tally()
+        for record in self._store.records.values():
+            if record.get("config_hash") == self._store.config_hash:
+                total.add(record)
+        cost = total.accounting.cost(self._models(total.accounting.roles), self._prices or {})
+        with contextlib.suppress(ResultsWriteError):
+            write_json_atomic(self._store.out_dir / SUMMARY_FILE, total.to_dict(cost))
+
+    def __enter__(self) -> Judge:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    async def __aenter__(self) -> Judge:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    def __repr__(self) -> str:
+        where = f", record_to={str(self.record_to)!r}" if self.record_to else ""
+        return f"Judge(method={self.method!r}, aspect={self.aspect!r}{where})"
+
+    # ------------------------------------------------------------------ calls
+
+    def score(
+        self,
+        output: str,
+        *,
+        source: str | None = None,
+        reference: str | None = None,
+        context: str | None = None,
+        id: str | None = None,
+    ) -> Judgment:
+        """Judge one output (with its source, reference, context when the prompt shows them): a ``Judgment``."""
+        return _blocking(self._score(output, source=source, reference=reference, context=context, id=id))
+
+    async def score_async(
+        self,
+        output: str,
+        *,
+        source: str | None = None,
+        reference: str | None = None,
+        context: str | None = None,
+        id: str | None = None,
+    ) -> Judgment:
+        """``score`` for code that runs an event loop: ``j = await judge.score_async(...)``."""
+        return await _awaited(self._score(output, source=source, reference=reference, context=context, id=id))
+
+    def compare(
+        self,
+        output_a: str,
+        output_b: str,
+        *,
+        question: str | None = None,
+        input: str | None = None,
+        swap: bool = False,
+        id: str | None = None,
+    ) -> PairJudgment:
+        """Judge which of two outputs is better (``swap``: in both orders): a ``PairJudgment``."""
+        return _blocking(self._compare(output_a, output_b, question=question, input=input, swap=swap, id=id))
+
+    async def compare_async(
+        self,
+        output_a: str,
+        output_b: str,
+        *,
+        question: str | None = None,
+        input: str | None = None,
+        swap: bool = False,
+        id: str | None = None,
+    ) -> PairJudgment:
+        """``compare`` for code that runs an event loop."""
+        return await _awaited(self._compare(output_a, output_b, question=question, input=input, swap=swap, id=id))
+
+    def score_many(
+        self, rows: Iterable[Mapping[str, Any] | str], concurrency: int = 8, progress: bool = False
+    ) -> list[Judgment]:
+        """Judge many outputs, ``concurrency`` at a time, in the order given: each row an output (text) or a
+        mapping with ``output`` and any of ``source``, ``reference``, ``context``, ``id``; ``progress``: a bar
+        on stderr."""
+        return _blocking(self._score_many(list(rows), concurrency, progress))
+
+    async def score_many_async(
+        self, rows: Iterable[Mapping[str, Any] | str], concurrency: int = 8, progress: bool = False
+    ) -> list[Judgment]:
+        """``score_many`` for code that runs an event loop."""
+        return await _awaited(self._score_many(list(rows), concurrency, progress))
+
+    async def _score_many(
+        self, rows: list[Mapping[str, Any] | str], concurrency: int, progress: bool
+    ) -> list[Judgment]:
+        if concurrency < 1:
+            raise UserError(f"score_many: concurrency={concurrency}: give 1 or more")
+        calls = [self._row_call(row, number) for number, row in enumerate(rows, start=1)]
+        limit = asyncio.Semaphore(concurrency)
+        bar = None
+        if progress:
+            from tqdm import tqdm
+
+            bar = tqdm(total=len(calls), unit="item", desc=f"judging {self.aspect}")
+
+        async def one(call: Awaitable[Judgment]) -> Judgment:
+            async with limit:
+                judgment = await call
+            if bar is not None:
+                bar.update(1)
+            return judgment
+
+        try:
+            return list(await asyncio.gather(*(one(call) for call in calls)))
+        finally:
+            if bar is not None:
+                bar.close()
+
+    def _row_call(self, row: Mapping[str, Any] | str, number: int) -> Coroutine[Any, Any, Judgment]:
+        if isinstance(row, str):
+            return self._score(row)
+        if not isinstance(row, Mapping) or not isinstance(row.get("output"), str):
+            raise UserError(f"score_many: row {number} (counted from 1): expected a text or a mapping with 'output'")
+        unknown = sorted(set(row) - {*SINGLE_INPUTS, "id"})
+        if unknown:
+            raise UserError(f"score_many: row {number} (counted from 1): unknown key(s) {', '.join(unknown)}")
+        values = {name: row.get(name) for name in ("source", "reference", "context")}
+        return self._score(row["output"], **values, id=None if row.get("id") is None else str(row["id"]))
+
+    async def _score(
+        self,
+        output: str,
+        *,
+        source: str | None = None,
+        reference: str | None = None,
+        context: str | None = None,
+        id: str | None = None,
+    ) -> Judgment:
+        given = {"context": context, "source": source, "reference": reference, "output": output}
+        for name, value in given.items():
+            if value is not None and not isinstance(value, str):
+                raise UserError(f"Judge.score: {name} must be text, got {type(value).__name__}")
+        config = self._config(self._single_names(given), swap=False)
+        inputs = {name: value for name, value in given.items() if value is not None}
+        if config.template.source and self._request.template:
+            missing = [name for name in config.template.placeholders if name not in inputs]
+            if missing:
+                shown = ", ".join(missing)
+                raise UserError(f"Judge.score: the template {config.template.source} shows {shown}: give it")
+        record = await self._judge(config, inputs, id, pairwise=False)
+        return self._judgment(record, config)
+
+    async def _compare(
+        self,
+        output_a: str,
+        output_b: str,
+        *,
+        question: str | None,
+        input: str | None,
+        swap: bool,
+        id: str | None,
+    ) -> PairJudgment:
+        given = {"question": question or "", "input": input or "", "output_a": output_a, "output_b": output_b}
+        for name, value in given.items():
+            if not isinstance(value, str):
+                raise UserError(f"Judge.compare: {name} must be text, got {type(value).__name__}")
+        config = self._config(PAIR_INPUTS, swap=bool(swap), pairwise=True)
+        record = await self._judge(config, given, id, pairwise=True)
+        return self._pair_judgment(record, config)
+
+    async def _judge(
+        self, config: Any, inputs: dict[str, str], item_id: str | None, *, pairwise: bool
+    ) -> dict[str, Any]:
+        """One item through the method: the stored judgment when ``record_to`` holds it, else a new one
+        (appended there whole, once finished)."""
+        from debate_eval.agents.models.batch import item_in_flight
+        from debate_eval.debates.evaluation import EvaluationTask
+        from debate_eval.debates.pairwise.swap import swapping
+        from debate_eval.tasks.data.registry import Item
+        from debate_eval.tasks.engine.pairwise import build_pairwise_task
+        from debate_eval.tasks.engine.runner import evaluate_one
+
+        digest = hashlib.sha256(json.dumps(inputs, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
+        item_id = str(item_id) if item_id is not None else f"sha256:{digest[:16]}"
+        await self._start(config)
+        config_hash = config.config_hash()
+        if self._store is not None:
+            stored = self._store.records.get(item_id)
+            if stored is not None and stored.get("config_hash") == config_hash and not stored.get("error"):
+                if (stored.get("details") or {}).get("judge_inputs_sha256") not in (None, digest):
+                    raise UserError(f"{self.record_to}: id {item_id!r} was judged on other inputs; give another id")
+                return stored
+        if pairwise:
+            task = build_pairwise_task(item_id, inputs, config.template, config.aspect, "summarization", config.swap)
+        else:
+            task = EvaluationTask(
+                item_id=item_id,
+                prompt=config.template.render(inputs),
+                aspect=config.aspect,
+                scale=config.template.scale,
+                untrusted=tuple(inputs.values()),
+                inputs=dict(inputs),
+            )
+        item = Item(
+            item_id=item_id,
+            dataset=DATASET,
+            group_id=item_id,
+            system_id="",
+            inputs=inputs,
+            human_scores={},
+            row_index=0,
+            task_type="pairwise" if pairwise else "single",
+        )
+        evaluator = self._evaluators.get(config_hash)
+        if evaluator is None:
+            evaluator = self._evaluators[config_hash] = swapping(config.evaluator())
+        with item_in_flight(self._pool.batch):
+            record = await evaluate_one(evaluator, item, task, config, self._pool, config_hash=config_hash)
+        record["details"] = {**(record.get("details") or {}), "judge_inputs_sha256": digest}
+        if self._store is not None:
+            self._store.append(record)
+        return record
+
+    # ------------------------------------------------------------------ results
+
+    def _models(self, roles: Iterable[str]) -> dict[str, str]:
+        config = self._store_config or next(iter(self._configs.values()))
+        return {role: config.models.for_role(role).model for role in {*roles, *config.roles()}}
+
+    def _usage(self, record: Mapping[str, Any]) -> tuple[int, int, float | None]:
+        from debate_eval.tasks.engine.accounting import Accounting
+
+        usage = record.get("usage") or {}
+        accounting = Accounting()
+        accounting.add_item(usage)
+        cost = accounting.cost(self._models(usage), self._prices or {})
+        prompt = sum(int(u.get("prompt_tokens") or 0) for u in usage.values() if isinstance(u, Mapping))
+        completion = sum(int(u.get("completion_tokens") or 0) for u in usage.values() if isinstance(u, Mapping))
+        return prompt, completion, cost
+
+    def _common(self, record: Mapping[str, Any], config: Any) -> dict[str, Any]:
+        transcript = [e for e in record.get("transcript") or () if isinstance(e, Mapping)]
+        decider = [e for e in transcript if e.get("agent") == record.get("decided_by")] or transcript
+        prompt, completion, cost = self._usage(record)
+        agreed = record.get("agreed")
+        return {
+            "id": str(record.get("item_id")),
+            "method": str(config.protocol),
+            "aspect": str(config.aspect),
+            "parse_status": record.get("parse_status"),
+            "parse_method": record.get("parse_method"),
+            "parse_reason": record.get("parse_reason"),
+            "rationale": str(decider[-1].get("content") or "") if decider else None,
+            "rounds": int(record.get("rounds") or 0),
+            "agreed": agreed if isinstance(agreed, bool) else None,
+            "stop_reason": record.get("stop_reason"),
+            "messages": tuple(Message.from_dict(entry) for entry in transcript),
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "cost_usd": cost,
+            "error": record.get("error"),
+        }
+
+    def _judgment(self, record: Mapping[str, Any], config: Any) -> Judgment:
+        low, high = float(config.template.scale.low), float(config.template.scale.high)
+        value = record.get("score")
+        score = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+        normalized = None
+        if score is not None and high > low:
+            normalized = min(1.0, max(0.0, (score - low) / (high - low)))
+        return Judgment(score=score, scale=(low, high), normalized_score=normalized, **self._common(record, config))
+
+    def _pair_judgment(self, record: Mapping[str, Any], config: Any) -> PairJudgment:
+        verdict = record.get("verdict")
+        verdicts = record.get("verdicts")  # with swap: {"original": ..., "swapped": ...} (mapped back)
+        orders: Sequence[Any] = tuple(verdicts.values()) if isinstance(verdicts, Mapping) else (verdict,)
+        consistent = record.get("consistent")
+        return PairJudgment(
+            verdict=verdict,
+            verdicts=tuple(orders),
+            consistent=consistent if isinstance(consistent, bool) else None,
+            **self._common(record, config),
+        )

@@ -1,0 +1,176 @@
+"""``debate_eval.Judge``: typed judgments from ``score`` / ``compare`` (and their async twins, ``score_many``,
+inside a running loop), nothing written without ``record_to``, resume with it, one rate limiter per endpoint
+shared by two judges, and a cancelled call that leaves no half-written line. Against the scripted provider
+and local test servers (127.0.0.1)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import tempfile
+import threading
+from pathlib import Path
+
+import pytest
+
+import debate_eval
+from debate_eval import UserError
+from debate_eval.agents.models.providers.rate_limited_server import Latency, RateLimitedServer
+from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAIServer, default_reply
+from debate_eval.agents.models.shared_limits import limiter_key, shared_limiters
+
+CRITERIA = "Is the summary faithful to the article?"
+SOURCE = "The council met on Monday and approved the budget."
+
+
+def test_typed_judgments(api_env: Path) -> None:
+    with debate_eval.Judge(criteria=CRITERIA, provider="scripted") as judge:  # DEBATE, scale 1-5
+        judgment = judge.score("The budget was approved.", source=SOURCE, id="a")
+        pair = judge.compare("Yes.", "No.", question="Was the budget approved?", swap=True)
+    assert isinstance(judgment, debate_eval.Judgment) and judgment.ok and judgment.id == "a"
+    assert (judgment.method, judgment.aspect, judgment.scale) == ("debate", "coherence", (1.0, 5.0))
+    assert judgment.score == pytest.approx(3.0) and judgment.normalized_score == pytest.approx(0.5)
+    assert judgment.parse_status == "parsed" and judgment.rounds == 2 and judgment.agreed is False
+    assert all(isinstance(m, debate_eval.Message) for m in judgment.messages) and len(judgment.messages) > 2
+    assert judgment.rationale in [m.content for m in judgment.messages]
+    assert judgment.prompt_tokens > 0 and judgment.completion_tokens > 0 and judgment.error is None
+    assert isinstance(pair, debate_eval.PairJudgment) and pair.verdict in ("first", "second", "tie")
+    assert len(pair.verdicts) == 2 and isinstance(pair.consistent, bool) and pair.id.startswith("sha256:")
+    with pytest.raises(Exception, match=r"frozen|cannot assign"):
+        judgment.score = 5.0  # type: ignore[misc]
+
+
+def test_async_twins_score_many_and_a_running_loop(api_env: Path) -> None:
+    judge = debate_eval.Judge(method="geval", criteria=CRITERIA, provider="scripted")
+
+    async def notebook_cell() -> list[debate_eval.Judgment]:
+        blocking = judge.score("Approved.", source=SOURCE)  # a sync call while this thread's loop runs
+        awaited = await judge.score_async("Approved.", source=SOURCE)
+        return [blocking, awaited]
+
+    try:
+        first, second = asyncio.run(notebook_cell())
+        assert first.score == second.score == pytest.approx(3.0) and first.id == second.id
+        rows = [{"output": f"Summary {i}.", "source": SOURCE, "id": f"r{i}"} for i in range(5)]
+        many = judge.score_many([*rows, "A bare output."], concurrency=3)
+        assert [j.id for j in many[:5]] == [f"r{i}" for i in range(5)] and all(j.ok for j in many)
+        with pytest.raises(UserError, match=r"row 1 \(counted from 1\): unknown key\(s\) human"):
+            judge.score_many([{"output": "x", "human": 3}])
+    finally:
+        judge.close()
+    judge.close()  # idempotent
+    with pytest.raises(UserError, match="this Judge is closed"):
+        judge.score("late")
+
+
+def test_options_are_checked_when_the_judge_is_built(api_env: Path) -> None:
+    with pytest.raises(UserError, match="unknown method"):
+        debate_eval.Judge(method="nope", criteria=CRITERIA, provider="scripted")
+    judge = debate_eval.Judge(method="geval", provider="scripted")  # no criteria: compare works, score says why
+    try:
+        with pytest.raises(UserError, match='score\\(\\) needs criteria="one sentence'):
+            judge.score("x")
+        assert judge.compare("a", "b").ok
+    finally:
+        judge.close()
+
+
+def test_nothing_is_written_without_record_to(api_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    temp = api_env / "tmp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    before = sorted(p.name for p in api_env.iterdir())
+    with debate_eval.Judge(method="geval", criteria=CRITERIA, provider="scripted", no_cache=True) as judge:
+        assert judge.score("Approved.", source=SOURCE).ok and judge.compare("a", "b").ok
+    assert sorted(p.name for p in api_env.iterdir()) == before and list(temp.iterdir()) == []
+
+
+def test_record_to_appends_and_resumes(api_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    options = {"method": "geval", "criteria": CRITERIA, "model": "m", "no_preflight": True, "record_to": "judged"}
+    with ScriptedOpenAIServer() as server:
+        with debate_eval.Judge(base_url=server.base_url, **options) as judge:
+            made = [judge.score(f"Summary {i}.", source=SOURCE, id=f"i{i}") for i in range(3)]
+            calls = server.count
+            with pytest.raises(UserError, match="records judgments of one configuration"):
+                judge.score("No source given.", id="other")  # another prompt: another configuration
+        assert calls == 3
+        with debate_eval.Judge(base_url=server.base_url, **options) as judge:
+            again = [judge.score(f"Summary {i}.", source=SOURCE, id=f"i{i}") for i in range(3)]
+            assert server.count == calls  # answered from the run directory: no model call
+            with pytest.raises(UserError, match="id 'i1' was judged on other inputs"):
+                judge.score("Something else.", source=SOURCE, id="i1")
+            judge.score("Summary 3.", source=SOURCE, id="i3")
+            assert server.count == calls + 1
+    assert [(j.id, j.score) for j in again] == [(j.id, j.score) for j in made]
+    lines = (api_env / "judged" / "results.jsonl").read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line)["item_id"] for line in lines] == ["i0", "i1", "i2", "i3"]
+    assert json.loads((api_env / "judged" / "summary.json").read_text(encoding="utf-8"))["items"] == 4
+    run = debate_eval.load_run("judged")
+    assert len(run.records) == 4 and run.records[0].score == pytest.approx(3.0)
+    from debate_eval.tasks.cli.main import main
+
+    capsys.readouterr()
+    assert main(["show", "judged"]) == 0 and "4 items" in capsys.readouterr().out
+    assert main(["meta-eval", "judged"]) == 2  # judgments carry no human rating
+    assert main(["report", "judged", "--out", "judged.html"]) == 0
+
+
+def test_two_judges_on_one_endpoint_share_one_limiter(api_env: Path) -> None:
+    with RateLimitedServer(rpm=4, window_s=8.0, latency=Latency(0.0, 0.0)) as server:
+        options = {"method": "geval", "criteria": CRITERIA, "model": "m", "no_preflight": True, "no_cache": True}
+        with (
+            debate_eval.Judge(base_url=server.base_url, **options) as first,
+            debate_eval.Judge(base_url=server.base_url, aspect="fluency", **options) as second,
+        ):
+            for i in range(4):  # the endpoint's whole budget; its headers say so
+                assert first.score(f"Summary {i}.", source=SOURCE).ok
+            assert second.score("Another summary.", source=SOURCE).ok  # waits for the budget, is not refused
+            limiters = {key: limiter for key, limiter in shared_limiters().items() if key[1] == server.base_url}
+        assert len(limiters) == 1  # one budget for both judges (same endpoint, model and no key)
+        ((key, limiter),) = limiters.items()
+        assert key == ("openai", server.base_url, "m", "") and "sk-" not in repr(key)
+        assert limiter.stats.calls == server.stats.requests == 5 and server.stats.rate_limited == 0
+
+
+def test_the_limiter_key_fingerprints_the_credential(monkeypatch: pytest.MonkeyPatch) -> None:
+    from debate_eval.agents.models.settings import ModelSettings
+
+    monkeypatch.setenv("JUDGE_TEST_KEY", "sk-secret-value-1")
+    settings = ModelSettings("openai", "m", base_url="http://127.0.0.1:9/v1", api_key_env="JUDGE_TEST_KEY")
+    key = limiter_key(settings, "http://user:pw@127.0.0.1:9/v1")
+    assert "sk-secret-value-1" not in repr(key) and "pw" not in key[1] and len(key[3]) == 16
+    monkeypatch.setenv("JUDGE_TEST_KEY", "sk-secret-value-2")
+    assert limiter_key(settings, "http://127.0.0.1:9/v1")[3] != key[3]  # another key, another budget
+
+
+def test_a_cancelled_call_leaves_nothing_half_written(api_env: Path) -> None:
+    release = threading.Event()
+
+    def held(request: dict) -> str:
+        if "Held summary." in json.dumps(request):
+            release.wait(timeout=30)  # bounded: the test releases it as soon as the call is cancelled
+        return default_reply(request)
+
+    options = {"method": "geval", "criteria": CRITERIA, "model": "m", "no_preflight": True, "no_cache": True}
+
+    async def scenario(base_url: str, server: ScriptedOpenAIServer) -> None:
+        async with debate_eval.Judge(base_url=base_url, record_to="judged", **options) as judge:
+            assert (await judge.score_async("Quick summary.", source=SOURCE, id="done")).ok
+            call = asyncio.create_task(judge.score_async("Held summary.", source=SOURCE, id="held"))
+            for _ in range(3000):  # until the server holds the call (bounded)
+                if server.count >= 2:
+                    break
+                await asyncio.sleep(0.01)
+            assert server.count == 2
+            call.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await call
+            release.set()
+            lines = (api_env / "judged" / "results.jsonl").read_text(encoding="utf-8").splitlines()
+            assert [json.loads(line)["item_id"] for line in lines] == ["done"]
+            assert (await judge.score_async("Held summary.", source=SOURCE, id="held")).ok  # a new call, whole
+
+    with ScriptedOpenAIServer(reply=held) as server:
+        asyncio.run(scenario(server.base_url, server))
+    lines = (api_env / "judged" / "results.jsonl").read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line)["item_id"] for line in lines] == ["done", "held"]
