@@ -19,6 +19,9 @@ so every request of a run behaves the same way:
   the endpoint then answered with an unrelated error ("no model 'x'"). ``RedirectError`` says where the
   endpoint points instead.
 - **A connection pool** of ``max_connections`` (``fd_budget`` sizes it to the open-file limit).
+- **Session affinity** (``affinity.py``): inside a debate every request carries its session key in the
+  routers' headers, and a base URL given several replicas (``route_replicas``) sends each session to one of
+  them (pinned; new sessions to the replica with the fewest requests in flight).
 - **Response observers**: each answer, once its body is read, goes to every observer in order: this is the
   one place where response headers and bodies are looked at (the chat completion check, cached prompt
   tokens; rate-limit headers). An observer is ``observer(request, response)``; it may raise to fail the
@@ -41,6 +44,7 @@ import anyio
 import httpx2
 
 from debate_eval.agents.errors import UserError
+from debate_eval.agents.models.affinity import SESSION_HEADERS, ReplicaSet, session_key
 from debate_eval.agents.models.http_defaults import DEFAULT_MAX_ANSWER_BYTES
 from debate_eval.agents.models.settings import public_url
 
@@ -59,6 +63,7 @@ class HttpOptions:
     max_answer_bytes: int | None = DEFAULT_MAX_ANSWER_BYTES  # per answer; None: no cap
     max_connections: int = DEFAULT_MAX_CONNECTIONS
     max_keepalive_connections: int = DEFAULT_MAX_KEEPALIVE
+    session_keys: bool = True  # send the debate's session key in the routers' headers (``affinity.py``)
 
 
 class FinalHttpError(Exception):
@@ -174,11 +179,46 @@ class ObservedAsyncClient(httpx2.AsyncClient):
         super().__init__(**kwargs)
         self.options = options
         self.observers = observers
+        self.replica_sets: dict[str, ReplicaSet] = {}  # first base URL -> its replicas (``route_replicas``)
+
+    def route_replicas(self, urls: Sequence[str]) -> ReplicaSet:
+        """Spread the requests to ``urls[0]`` over ``urls`` by session (see ``affinity.ReplicaSet``); the same
+        set again returns the one registered."""
+        primary = urls[0].rstrip("/")
+        existing = self.replica_sets.get(primary)
+        if existing is None or existing.urls != tuple(url.rstrip("/") for url in urls):
+            existing = self.replica_sets[primary] = ReplicaSet(urls)
+        return existing
 
     async def send(self, request: Any, *, stream: bool = False, **kwargs: Any) -> Any:
         """Send ``request`` within the deadline; read its answer up to the cap (unless ``stream``); pass it to
-        the observers."""
+        the observers. Inside a debate the request carries its session key and goes to its session's replica."""
         kwargs["follow_redirects"] = False
+        key = session_key() if self.options.session_keys else None
+        if key is not None:
+            for name in SESSION_HEADERS:
+                request.headers[name] = key
+        placed = self._place(request, key) if self.replica_sets else None
+        try:
+            return await self._send_observed(request, stream, kwargs)
+        finally:
+            if placed is not None:
+                placed[0].release(placed[1])
+
+    def _place(self, request: Any, key: str | None) -> tuple[ReplicaSet, int] | None:
+        """Move ``request`` to its session's replica when its URL is under a replicated base URL."""
+        url = str(request.url)
+        for replicas in self.replica_sets.values():
+            if replicas.rewrite(url, 0) is None:
+                continue
+            index = replicas.acquire(key)
+            if index:
+                request.url = httpx2.URL(replicas.rewrite(url, index))
+                request.headers["Host"] = request.url.netloc.decode("ascii")
+            return replicas, index
+        return None
+
+    async def _send_observed(self, request: Any, stream: bool, kwargs: dict[str, Any]) -> Any:
         deadline = self.options.deadline_s
         response = None
         with anyio.move_on_after(deadline) as scope:
@@ -239,9 +279,13 @@ class NetworkOptions:
     max_answer_bytes: int | None = DEFAULT_MAX_ANSWER_BYTES  # --max-answer-bytes
     max_connections: int = DEFAULT_MAX_CONNECTIONS  # lowered to the open-file limit (``fd_budget``)
     fast_path: bool = False  # --fast-path: the opt-in private fast path (``fast_path.py``)
+    session_keys: bool = True  # session keys in the routers' headers (``affinity.py``)
 
     def http_options(self, deadline_s: float | None) -> HttpOptions:
         """``HttpOptions`` of a client whose requests have ``deadline_s`` (a role's ``--timeout``)."""
         return HttpOptions(
-            deadline_s=deadline_s, max_answer_bytes=self.max_answer_bytes, max_connections=self.max_connections
+            deadline_s=deadline_s,
+            max_answer_bytes=self.max_answer_bytes,
+            max_connections=self.max_connections,
+            session_keys=self.session_keys,
         )

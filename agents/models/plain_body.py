@@ -23,16 +23,21 @@ from autogen_core.models import ModelInfo
 from autogen_ext.models.openai import BaseOpenAIChatCompletionClient
 from openai.types.chat import ChatCompletion
 
+from debate_eval.agents.models.affinity import session_key
+
 CHAT_ROUTE = "/chat/completions"
 # create()'s request options -> the keys of the SDK's public RequestOptions
 OPTION_KEYS = {"extra_headers": "headers", "extra_query": "params", "extra_body": "extra_json", "timeout": "timeout"}
 
 
 class PlainBodyCompletions:
-    """``chat.completions`` whose ``create`` posts a non-streamed body as it is (``client.post``)."""
+    """``chat.completions`` whose ``create`` posts a non-streamed body as it is (``client.post``), plus the
+    debate's session key in ``session_field`` when one is given (``affinity.py``: the OpenAI API's
+    ``prompt_cache_key``)."""
 
-    def __init__(self, client: openai.AsyncOpenAI) -> None:
+    def __init__(self, client: openai.AsyncOpenAI, session_field: str | None = None) -> None:
         self._client = client
+        self._session_field = session_field
 
     async def create(self, **params: Any) -> Any:
         """Post a non-streaming chat completion; a streaming one goes through the SDK as usual."""
@@ -40,27 +45,35 @@ class PlainBodyCompletions:
             return await self._client.chat.completions.create(**params)
         options = {OPTION_KEYS[name]: params.pop(name) for name in list(params) if name in OPTION_KEYS}
         body = {key: value for key, value in params.items() if not isinstance(value, openai.NotGiven | openai.Omit)}
+        if self._session_field is not None and self._session_field not in body:
+            key = session_key()
+            if key is not None:
+                body[self._session_field] = key
         return await self._client.post(CHAT_ROUTE, body=body, cast_to=ChatCompletion, options=options)
 
 
 class PlainBodyClient:
     """An ``openai.AsyncOpenAI`` (by delegation) whose ``chat.completions.create`` skips the body walk."""
 
-    def __init__(self, client: openai.AsyncOpenAI) -> None:
+    def __init__(self, client: openai.AsyncOpenAI, session_field: str | None = None) -> None:
         self.sdk_client = client
-        self.chat = SimpleNamespace(completions=PlainBodyCompletions(client))
+        self.chat = SimpleNamespace(completions=PlainBodyCompletions(client, session_field))
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.sdk_client, name)
 
 
 def plain_body_chat_client(
-    sdk_client: openai.AsyncOpenAI, create_args: dict[str, Any], model_info: ModelInfo | None = None
+    sdk_client: openai.AsyncOpenAI,
+    create_args: dict[str, Any],
+    model_info: ModelInfo | None = None,
+    session_field: str | None = None,
 ) -> BaseOpenAIChatCompletionClient:
     """AutoGen's OpenAI chat client over ``PlainBodyClient(sdk_client)`` (``create_args``: ``model`` and the
-    decoding settings sent with every request; ``model_info``: required for a model AutoGen does not know)."""
+    decoding settings sent with every request; ``model_info``: required for a model AutoGen does not know;
+    ``session_field``: the body field of the debate's session key, if the endpoint reads one)."""
     return BaseOpenAIChatCompletionClient(
-        client=PlainBodyClient(sdk_client),  # type: ignore[arg-type]  # duck-typed AsyncOpenAI
+        client=PlainBodyClient(sdk_client, session_field),  # type: ignore[arg-type]  # duck-typed AsyncOpenAI
         create_args=create_args,
         model_info=model_info,
         include_name_in_message=False,

@@ -296,7 +296,10 @@ class ClientPool:
             get_provider(settings.provider).check_batch()
             raw = build_client(settings, base_url, self.batch.http_client(settings, base_url))
         else:  # reads usage.prompt_tokens_details.cached_tokens, which AutoGen's RequestUsage drops
-            raw = build_client(settings, base_url, add_rate_limit_hook(self.http_client(settings)))
+            http = self.http_client(settings)
+            if settings.replica_urls and base_url:  # one session per replica (``affinity.py``)
+                http.route_replicas((base_url, *settings.replica_urls))
+            raw = build_client(settings, base_url, add_rate_limit_hook(http))
         policy = self.retry or RetryPolicy(max_retries=settings.max_retries)
         transport: ChatCompletionClient = raw
         if get_provider(settings.provider).shares_slots:  # a queued request waits here, not against its timeout
@@ -345,14 +348,16 @@ class ClientPool:
             for role in roles
             if role not in self.overrides
         ]
+
+        def factory(settings: ModelSettings, base_url: str | None) -> ChatCompletionClient:
+            return build_checked_client(settings, base_url, self.network)
+
         self.served_models = await check_endpoints(
-            endpoints,
-            lambda settings, base_url: build_checked_client(settings, base_url, self.network),
-            self.retry,
-            self.stats,
-            on_retry=self.on_retry,
-            identify=self.served_model,
+            endpoints, factory, self.retry, self.stats, on_retry=self.on_retry, identify=self.served_model
         )
+        replicas = [Endpoint(e.role, e.settings, url) for e in endpoints for url in e.settings.replica_urls]
+        if replicas:  # every replica answers too (what each serves is the first URL's, as the run assumes)
+            await check_endpoints(replicas, factory, self.retry, self.stats, on_retry=self.on_retry)
 
     async def served_model(self, settings: ModelSettings, base_url: str | None) -> ServedModel:
         """What ``settings``' endpoint serves under its model name (the provider's ``served_model``, through the

@@ -12,6 +12,7 @@ from typing import Any
 
 from autogen_core.models import ChatCompletionClient, CreateResult, LLMMessage
 
+from debate_eval.agents.models.affinity import role_call
 from debate_eval.agents.models.answers import UnusableAnswerError, redacted_result
 from debate_eval.agents.models.call_meta import observing_call
 from debate_eval.agents.models.delegating import DelegatingClient
@@ -97,7 +98,8 @@ class ObservedClient(DelegatingClient):
         if self.request_args:
             kwargs["extra_create_args"] = merged_args(self.request_args, kwargs.get("extra_create_args") or {})
         started = time.perf_counter()
-        with observing_call() as meta:  # the transport notes cached prompt tokens and batch answers here
+        # the transport notes cached prompt tokens and batch answers in ``meta``; it sends the role's session key
+        with observing_call() as meta, role_call(self.role):
             try:
                 result = await super().create(messages, **kwargs)
             except UnusableAnswerError as refused:

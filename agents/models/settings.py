@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
+from debate_eval.agents.models.affinity import split_urls
 from debate_eval.agents.models.providers import all_providers, get_provider
 from debate_eval.agents.roles import MODEL_ROLES
 
@@ -124,6 +125,8 @@ class ModelSettings:
     organization: str | None = None  # OpenAI: the organisation (OpenAI-Organization header); not a secret
     deployment: str | None = None  # Azure OpenAI: the deployment name (default: the model name)
     api_version: str | None = None  # Azure OpenAI: the api-version query parameter
+    # further replicas of ``base_url`` (``--base-url URL1,URL2``): sessions spread over all (``affinity.py``)
+    replica_urls: tuple[str, ...] = ()
 
     def identity(self, embedded: EmbeddedSettings | None = None) -> dict[str, Any]:
         """Everything that changes the answer to a request: provider, model, sampling, and what the provider
@@ -171,13 +174,18 @@ class ModelSettings:
 
         env = os.environ if environ is None else environ
         found = [env[self.api_key_env]] if self.api_key_env and env.get(self.api_key_env) else []
-        return found + (url_secrets(self.base_url) if self.base_url else [])
+        urls = [url for url in (self.base_url, *self.replica_urls) if url]
+        return found + [secret for url in urls for secret in url_secrets(url)]
 
     def to_public_dict(self) -> dict[str, Any]:
         """JSON-ready settings with no secret (the key's variable name only), with the options the provider
         sends with each request (``request_options``: e.g. no sampling option for Anthropic)."""
         data = asdict(self)
         data["base_url"] = public_url(self.base_url) if self.base_url else None
+        if self.replica_urls:
+            data["replica_urls"] = [public_url(url) for url in self.replica_urls]
+        else:  # absent, so that a run with one URL keeps the configuration (and hash) it always had
+            del data["replica_urls"]
         data["api_key"] = f"${self.api_key_env}" if self.api_key_env else None
         del data["api_key_env"]
         data["request_options"] = get_provider(self.provider).create_args(self)  # what each request carries
@@ -331,6 +339,7 @@ def _resolve_role(role: str, cli: ModelOverrides, env: Mapping[str, str]) -> Mod
         cli.base_url,
         *(env.get(name) or None for name in provider.url_variables),
     )
+    base_url, replica_urls = split_urls(base_url)
     key_env = next((name for name in (prefix + "API_KEY", *provider.key_variables) if env.get(name)), None)
     model = _first(
         cli.role_models.get(role),
@@ -370,6 +379,7 @@ def _resolve_role(role: str, cli: ModelOverrides, env: Mapping[str, str]) -> Mod
         provider=provider.name,
         model=model,
         base_url=base_url,
+        replica_urls=replica_urls,
         api_key_env=key_env,
         sampling=sampling,
         timeout_s=timeout,

@@ -14,6 +14,7 @@ from typing import Any, TextIO
 
 from autogen_core.models import ChatCompletionClient
 
+from debate_eval.agents.models.affinity import debate_session, session_keys_enabled
 from debate_eval.agents.models.answer_format import AnswerTask, answering
 from debate_eval.agents.models.batch import BATCH_DIR, BatchDispatcher, BatchOptions, item_in_flight
 from debate_eval.agents.models.fd_budget import fit_concurrency
@@ -256,7 +257,8 @@ async def evaluate_one(
     calls: list[CallRecord] = []
     started = time.perf_counter()
     try:
-        with recording_calls(calls), answering(answer_task(task)):
+        session = debate_session(config_hash or "", str(item.item_id), str(config.aspect))
+        with recording_calls(calls), answering(answer_task(task)), session:
             outcome = await evaluator(task, pool)
     except (asyncio.CancelledError, KeyboardInterrupt):
         raise
@@ -322,7 +324,9 @@ async def model_pool(
 def run_concurrency(config: RunConfig, options: RunOptions, pending: int) -> tuple[int, NetworkOptions]:
     """Debates in flight and the network options of a run: ``--concurrency`` (or the default), lowered to what
     the open-file limit leaves room for, with a note on stderr when it is (``agents/models/fd_budget.py``)."""
-    network = NetworkOptions(max_answer_bytes=options.max_answer_bytes, fast_path=options.fast_path)
+    network = NetworkOptions(
+        max_answer_bytes=options.max_answer_bytes, fast_path=options.fast_path, session_keys=session_keys_enabled()
+    )
     if options.batch:  # every item in flight at once, so that each round of calls goes out as one batch
         return options.concurrency or pending, network
     fit = fit_concurrency(options.concurrency or default_concurrency(config))

@@ -68,7 +68,16 @@ class OpenAIWireProvider(Provider):
 
         create_args = {"model": settings.model, **self.create_args(settings)}
         sdk_client = self.sdk_client(settings, base_url, http_client)
-        return with_model_info(plain_body_chat_client, {"sdk_client": sdk_client, "create_args": create_args})
+        kwargs = {"sdk_client": sdk_client, "create_args": create_args}
+        field = self.session_body_field(base_url)
+        if field is not None:
+            kwargs["session_field"] = field
+        return with_model_info(plain_body_chat_client, kwargs)
+
+    def session_body_field(self, base_url: str | None) -> str | None:
+        """The body field that carries a debate's session key to this endpoint (``affinity.py``), or None: only
+        the OpenAI API reads one (``prompt_cache_key``); other servers get the key in headers only."""
+        return None
 
     def build_literal_client(self, settings: ModelSettings, base_url: str | None, http_client: Any) -> Any:
         """``LiteralClient`` over the OpenAI SDK with the key, URL, timeout, options and HTTP client above."""
@@ -128,6 +137,13 @@ class OpenAICompatible(OpenAIWireProvider):
         except Exception as error:  # best effort: a server without the route still runs
             return ServedModel.unknown(failure_reason("GET /models", error))
         return from_openai_models(body, settings.model)
+
+    def session_body_field(self, base_url: str | None) -> str | None:
+        """``prompt_cache_key`` for the OpenAI API itself (its prompt cache routes by it)."""
+        from debate_eval.agents.models.affinity import BODY_FIELD, OPENAI_API_HOST
+
+        host = urllib.parse.urlsplit(base_url or OPENAI_API_URL).hostname or ""
+        return BODY_FIELD if host == OPENAI_API_HOST else None
 
     def role_settings(self, prefix: str, env: Mapping[str, str]) -> dict[str, Any]:
         """The OpenAI organisation: ``DEBATE_EVAL_<ROLE>_ORGANIZATION``, else ``OPENAI_ORG_ID``."""
