@@ -217,6 +217,7 @@ class Judge:
         self.record_to = Path(record_to) if record_to is not None else None
         self._configs: dict[tuple[str, tuple[str, ...], bool], Any] = {}
         self._evaluators: dict[str, Any] = {}
+        self._hashes: dict[int, str] = {}
         self._pool: Any = None
         self._stack: contextlib.ExitStack | None = None
         self._temp: tempfile.TemporaryDirectory[str] | None = None
@@ -274,6 +275,7 @@ class Judge:
             register_own_file_spec(spec)
             config = build.build_run_config(request)
         self._configs[key] = config
+        self._hashes[id(config)] = config.config_hash()  # hashed once: the template and settings, JSON-encoded
         return config
 
     # ------------------------------------------------------------------ lifetime
@@ -289,7 +291,7 @@ class Judge:
                 await self._open_pool(config)
             if self.record_to is not None and self._store is None:
                 self._open_store(config)
-        if self._store is not None and config.config_hash() != self._store.config_hash:
+        if self._store is not None and self._hashes[id(config)] != self._store.config_hash:
             raise UserError(
                 f"{self.record_to} records judgments of one configuration; this call's differs (other inputs, "
                 "a pairwise call or swap): give it a Judge with another record_to"
@@ -345,7 +347,7 @@ class Judge:
         document = config_document(config, options)
         allow = self._request.allow_endpoint_change
         check_endpoint_moves(self.record_to, config, document, allow=allow)
-        self._store = ResultsStore(self.record_to, document, config.config_hash())  # takes the lock
+        self._store = ResultsStore(self.record_to, document, self._hashes[id(config)])  # takes the lock
         check_served_models(self.record_to, config.roles(), self._pool.served_models, allow=allow)
         self._store_config = config
 
@@ -486,8 +488,12 @@ class Judge:
                 bar.update(1)
             return judgment
 
-        try:
-            return list(await asyncio.gather(*(one(call) for call in calls)))
+        from debate_eval.agents.redaction import environment_snapshot
+        from debate_eval.tasks.engine.heap import collector_for_run
+
+        try:  # as a run: the collector set for many debates, the environment's secrets read once
+            with collector_for_run(), environment_snapshot():
+                return list(await asyncio.gather(*(one(call) for call in calls)))
         finally:
             if bar is not None:
                 bar.close()
@@ -550,6 +556,7 @@ class Judge:
         """One item through the method: the stored judgment when ``record_to`` holds it, else a new one
         (appended there whole, once finished)."""
         from debate_eval.agents.models.batch import item_in_flight
+        from debate_eval.agents.redaction import environment_snapshot
         from debate_eval.debates.evaluation import EvaluationTask
         from debate_eval.debates.pairwise.swap import swapping
         from debate_eval.tasks.data.registry import Item
@@ -559,7 +566,7 @@ class Judge:
         digest = hashlib.sha256(json.dumps(inputs, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
         item_id = str(item_id) if item_id is not None else f"sha256:{digest[:16]}"
         await self._start(config)
-        config_hash = config.config_hash()
+        config_hash = self._hashes[id(config)]
         if self._store is not None:
             stored = self._store.records.get(item_id)
             if stored is not None and stored.get("config_hash") == config_hash and not stored.get("error"):
@@ -590,7 +597,8 @@ class Judge:
         evaluator = self._evaluators.get(config_hash)
         if evaluator is None:
             evaluator = self._evaluators[config_hash] = swapping(config.evaluator())
-        with item_in_flight(self._pool.batch):
+        # the environment's secrets read once for the call, not at every message (agents/redaction.py)
+        with item_in_flight(self._pool.batch), environment_snapshot():
             record = await evaluate_one(evaluator, item, task, config, self._pool, config_hash=config_hash)
         record["details"] = {**(record.get("details") or {}), "judge_inputs_sha256": digest}
         if self._store is not None:
