@@ -66,6 +66,9 @@ class AspectReport:
     pooled_ci95: Intervals = field(default=None)
     imported: bool = False  # the records came from ``debate-eval import`` (no paper row unless asked)
     n_scored: int = 0  # items with both a score and a human score: what the figures stand on
+    # the systems' mean scores correlated (``systems.system_level``) and compared (``systems.compare_systems``)
+    system_level: dict[str, Any] | None = None
+    systems: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """All fields as a plain dict (JSON-serialisable: no NaN)."""

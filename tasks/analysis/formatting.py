@@ -28,6 +28,7 @@ from debate_eval.tasks.analysis.paper_tables import (
 )
 from debate_eval.tasks.analysis.records import DEFAULT_PROTOCOL
 from debate_eval.tasks.analysis.references import REFERENCE_NAMES, Reference, no_reference_reason, reference_for
+from debate_eval.tasks.analysis.systems import comparison_lines, system_level_lines, win_rate_lines
 
 Report = dict[str, dict[str, "AspectReport | PairwiseReport"]]
 
@@ -47,6 +48,8 @@ JSON_FIELDS = (
     "level",
     "ci95",
     "pooled_ci95",
+    "system_level",
+    "systems",
 )
 PAIRWISE_JSON_FIELDS = (
     "task_type",
@@ -62,6 +65,7 @@ PAIRWISE_JSON_FIELDS = (
     "n_consistent",
     "protocol",
     "ci95",
+    "systems",
 )
 PAIRWISE_COLUMNS = ("accuracy", "kappa", "macro_f1", "consistency", "agreement")
 LABEL_WIDTH = 38
@@ -319,7 +323,22 @@ def format_table(report: Report, reference: str | None = None) -> str:
             lines.extend(_pairwise_block(dataset, pairwise, reference))
     if not report:
         lines.append("(no records)")
+    lines += _systems_block(report)
     return "\n".join(lines)
+
+
+def _systems_block(report: Report) -> list[str]:
+    """The systems' lines (:mod:`systems`): system-level correlation, per-system means and pairs, win rates."""
+    lines: list[str] = []
+    for dataset, aspects in report.items():
+        for key, entry in aspects.items():
+            label = f"{dataset}/{key}"
+            if isinstance(entry, PairwiseReport):
+                lines += win_rate_lines(label, entry.systems)
+            else:
+                lines += system_level_lines(label, entry.system_level)
+                lines += comparison_lines(label, entry.systems)
+    return ["", "Systems", *lines] if lines else []
 
 
 def _published_block(table: PublishedTable) -> list[str]:

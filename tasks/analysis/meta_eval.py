@@ -36,6 +36,7 @@ from debate_eval.tasks.analysis.records import (
     record_key,
 )
 from debate_eval.tasks.analysis.references import is_imported
+from debate_eval.tasks.analysis.systems import compare_systems, system_level, win_rates
 
 __all__ = [
     "DEFAULT_PROTOCOL",
@@ -68,6 +69,10 @@ def meta_evaluate(
     A dataset/aspect/protocol whose records are pairwise gets a :class:`PairwiseReport`, else an
     :class:`AspectReport`; ``imported`` is set when its records came from ``debate-eval import``.
     ``ci_method`` (``percentile`` or ``bca``) and ``min_units`` are the bootstrap's (see :mod:`bootstrap`).
+    Records of several systems (:mod:`systems`) add ``system_level`` (the systems' mean scores correlated with
+    their mean human scores) and ``systems`` (per system: mean, interval, PPI estimate; pairs: paired
+    difference, p, wins/ties/losses) to an :class:`AspectReport`, and ``systems`` (win rates) to a
+    :class:`PairwiseReport`.
     """
     report: Report = {}
     for dataset, aspects in keyed_parts(records).items():
@@ -75,5 +80,11 @@ def meta_evaluate(
             evaluate = evaluate_pairwise if any(is_pairwise(r) for r in part) else evaluate_aspect
             entry = evaluate(dataset, aspect, protocol, part, bootstrap, ci_method=ci_method, min_units=min_units)
             entry.imported = is_imported(part)
+            options = {"bootstrap": bootstrap, "ci_method": ci_method, "min_units": min_units}
+            if isinstance(entry, PairwiseReport):
+                entry.systems = win_rates(part, **options)
+            else:
+                entry.system_level = system_level(part, **options)
+                entry.systems = compare_systems(part, **options)
             report.setdefault(dataset, {})[key] = entry
     return report

@@ -424,6 +424,10 @@ def format_summary(summary: RunSummary, config: RunConfig) -> str:
         lines.append(f"estimated cost: {cost} for the run (prices in prices.csv; cached calls are free)")
     else:
         lines.append("estimated cost: unknown (a model has no price in prices.csv; tokens above)")
+    if summary.systems:  # per system: mean and paired comparisons, or win rates (summary.json has them all)
+        from debate_eval.tasks.analysis.systems import summary_lines
+
+        lines += summary_lines(summary.systems)
     if total.errors:
         lines.append(failed_items_note(total.errors))
     out = summary.out_dir

@@ -4,10 +4,13 @@
 
 - single score: ``source=COL,output=COL`` (required), ``human=COL`` (optional), ``group=COL`` (optional:
   without it every item is its own group and correlation is item-level), ``reference=COL``, ``context=COL``,
-  ``id=COL``;
+  ``id=COL``, ``system=COL`` (optional: the system that produced the output; outputs of several systems on the
+  same input are compared, see ``analysis.systems``; without ``group``, the outputs on one source text form a
+  group);
 - pairwise: ``question=COL,output_a=COL,output_b=COL`` (required), ``label=COL`` (optional), ``input=COL``,
-  ``id=COL``, ``group=COL``; ``--labels first=A,second=B,tie=T`` says which values of the label column mean
-  what (default: the words first/second/tie, any case).
+  ``id=COL``, ``group=COL``, ``system_a=COL,system_b=COL`` (optional: the systems of the two outputs, for their
+  win rates); ``--labels first=A,second=B,tie=T`` says which values of the label column mean what (default: the
+  words first/second/tie, any case).
 
 Human ratings are optional: without a ``human`` (or ``label``) column the file is judged as any other (scores or
 verdicts, transcripts, resume, report), only ``meta-eval`` has nothing to compare them with. A row whose rating
@@ -23,6 +26,7 @@ placeholders are the field names: ``{{source}}``, ``{{output}}``, ``{{reference}
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 import math
@@ -58,9 +62,9 @@ from debate_eval.tasks.data.rows import (
     row_label,
 )
 
-SINGLE_FIELDS = ("source", "output", "human", "group", "reference", "context", "id")
+SINGLE_FIELDS = ("source", "output", "human", "group", "reference", "context", "id", "system")
 SINGLE_REQUIRED = ("source", "output")
-PAIRWISE_FIELDS = ("question", "input", "output_a", "output_b", "label", "group", "id")
+PAIRWISE_FIELDS = ("question", "input", "output_a", "output_b", "label", "group", "id", "system_a", "system_b")
 PAIRWISE_REQUIRED = ("question", "output_a", "output_b")
 #: Inputs in the order a judge sees them; the text judged comes last.
 SINGLE_INPUT_ORDER = ("context", "source", "reference", "output")
@@ -279,6 +283,8 @@ def validate_rows(
         elif item_id is not None:
             seen_ids[item_id] = index
         group = check.text(index, row, resolved["group"]) if "group" in resolved else item_id
+        if "group" not in resolved and "system" in resolved and isinstance(row.get(resolved["source"]), str):
+            group = _source_group(row[resolved["source"]])  # several systems' outputs on one source: one group
         order = PAIRWISE_INPUT_ORDER if task_type == PAIRWISE else SINGLE_INPUT_ORDER
         # A pairwise response may be empty (a model that answered nothing; PandaLM has 54 such).
         optional = ("input", "output_a", "output_b") if task_type == PAIRWISE else ("reference", "context")
@@ -303,6 +309,7 @@ def validate_rows(
             score = check.number(index, row, rating_column, scale)
             if score is not None:
                 human_scores[aspect] = score
+        system, pair = _systems(check, index, row, resolved)
         if len(check.errors) > errors_before:
             continue
         items.append(
@@ -310,12 +317,13 @@ def validate_rows(
                 item_id=str(item_id),
                 dataset=dataset,
                 group_id=str(group),
-                system_id=str(row.get("system_id", "") or ""),
+                system_id=system,
                 inputs={name: value or "" for name, value in inputs.items()},
                 human_scores=human_scores,
                 row_index=index,
                 task_type=task_type,
                 human_label=human_label,
+                system_pair=pair,
             )
         )
     check.raise_if_any(len(rows))
@@ -325,6 +333,31 @@ def validate_rows(
 def _unrated(value: Any) -> bool:
     """Whether a rating cell holds no rating: absent, null or empty (whitespace-only) text."""
     return value is None or (isinstance(value, str) and not value.strip())
+
+
+def _source_group(source: str) -> str:
+    """The group of the outputs on one source text, when the rows name their system but no group."""
+    return "source-" + hashlib.sha256(source.encode("utf-8")).hexdigest()[:12]
+
+
+def _systems(
+    check: _Validator, index: int, row: dict[str, Any], resolved: Mapping[str, str]
+) -> tuple[str, tuple[str, str] | None]:
+    """The row's system (``system=COL``; else a ``system_id`` column, as before the field existed; else empty)
+    and, for a pairwise row mapping ``system_a`` and ``system_b``, its two systems."""
+    if "system_a" in resolved or "system_b" in resolved:
+        a = check.text(index, row, resolved["system_a"]) if "system_a" in resolved else None
+        b = check.text(index, row, resolved["system_b"]) if "system_b" in resolved else None
+        if "system_a" not in resolved or "system_b" not in resolved:
+            missing = "system_b" if "system_a" in resolved else "system_a"
+            check.fail(index, resolved.get("system_a") or resolved["system_b"], f"map {missing}=COLUMN as well")
+            return "", None
+        if a is None or b is None:
+            return "", None
+        return f"{a.strip()}_vs_{b.strip()}", (a.strip(), b.strip())
+    if "system" in resolved:
+        return (check.text(index, row, resolved["system"]) or "").strip(), None
+    return str(row.get("system_id", "") or ""), None
 
 
 def own_task_type(fields: Mapping[str, str]) -> str:

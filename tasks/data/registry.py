@@ -55,6 +55,8 @@ class Item:
     own group (their ``item_id``). ``row_index`` is the 0-based position in the file (messages count rows
     from 1). A pairwise item has ``task_type="pairwise"``, inputs ``question``, ``input``, ``output_a``,
     ``output_b`` and ``human_label`` in ``first``/``second``/``tie``; its ``human_scores`` are empty.
+    ``system_id`` names the system that produced the output (empty when unknown); a pairwise item may name the
+    systems of both outputs in ``system_pair``.
     """
 
     item_id: str
@@ -66,6 +68,8 @@ class Item:
     row_index: int
     task_type: str = SINGLE
     human_label: str | None = None
+    #: A pairwise item's two systems (output_a's, output_b's), when the data names them.
+    system_pair: tuple[str, str] | None = None
 
 
 Loader = Callable[..., list[Item]]

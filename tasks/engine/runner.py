@@ -115,13 +115,17 @@ class RunSummary:
     cost_usd: float | None = None  # this invocation
     rate_limits: list[dict[str, Any]] = field(default_factory=list)  # each endpoint's limiter (rate_limit.py)
     total_cost_usd: float | None = None
+    # per aspect, the systems' means and paired comparisons or win rates (analysis.systems.run_systems)
+    systems: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready summary (``summary.json``): the run's totals, and this invocation apart."""
         now = self.now.to_dict(self.cost_usd)
         now["attempted"] = now.pop("items")
+        systems = {"systems": self.systems} if self.systems else {}
         return {
             **self.total.to_dict(self.total_cost_usd),
+            **systems,
             "this_invocation": {
                 "selected": self.selected,
                 "already_done": self.already_done,
@@ -240,7 +244,11 @@ def _with_pairwise(record: dict[str, Any], item: Item, outcome: Outcome | None) 
     """A pairwise item's record with its verdict, human label and both orders (``engine.pairwise``)."""
     if getattr(item, "task_type", "single") != PAIRWISE:
         return record
-    return {**record, **pairwise_fields(getattr(item, "human_label", None), item.inputs, outcome)}
+    fields = pairwise_fields(getattr(item, "human_label", None), item.inputs, outcome)
+    pair = getattr(item, "system_pair", None)
+    if pair:  # the systems of output_a and output_b (their win rates: analysis.systems)
+        fields.update(system_a=pair[0], system_b=pair[1])
+    return {**record, **fields}
 
 
 async def evaluate_one(
@@ -428,9 +436,13 @@ async def run(
             progress.close()
         store.close()
         summary.elapsed_s = time.perf_counter() - started
-        for record in store.records.values():  # the whole run, earlier invocations included
-            if record.get("config_hash") == store.config_hash:
-                summary.total.add(record)
+        own = [r for r in store.records.values() if r.get("config_hash") == store.config_hash]
+        for record in own:  # the whole run, earlier invocations included
+            summary.total.add(record)
+        if any(r.get("system_id") or r.get("system_a") for r in own) or any(r.get("human_score") is None for r in own):
+            from debate_eval.tasks.analysis.systems import run_systems  # numpy/scipy: only when there are systems
+
+            summary.systems = run_systems(own)
         # a role outside ROLES (G-Eval's evaluator, a ChatEval referee) uses the Scorer's model
         roles = {*config.roles(), "evaluator", *summary.now.accounting.roles, *summary.total.accounting.roles}
         models = {role: config.models.for_role(role).model for role in roles}

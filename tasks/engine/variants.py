@@ -33,6 +33,8 @@ def register_variant_items(
             row = {"item_id": item.item_id, "group_id": item.group_id, "system_id": item.system_id}
             row.update(inputs=dict(item.inputs), human_scores=dict(item.human_scores))
             row.update(task_type=item.task_type, human_label=item.human_label)
+            if item.system_pair:
+                row["system_pair"] = list(item.system_pair)
             handle.write(json.dumps(row, ensure_ascii=False) + "\n")
     return register_variant_file(dataset, path, suffix, description, level)
 
@@ -56,6 +58,7 @@ def register_variant_file(dataset: str, path: Path, suffix: str, description: st
                 row_index=index,
                 task_type=row.get("task_type") or spec.task_type,
                 human_label=row.get("human_label"),
+                system_pair=tuple(row["system_pair"]) if row.get("system_pair") else None,
             )
             for index, row in enumerate(rows)
         ]

@@ -1,0 +1,429 @@
+"""Systems: which system produced each judged output, and the answers a user comparing systems wants.
+
+- **The system of a record** (:func:`system_of`): its ``system_id`` (own data: ``--fields ...,system=COLUMN``;
+  a DataFrame's column the same way); for SummEval and Topical-Chat, whose item ids are ``GROUP/SYSTEM``, the
+  part after the group when the record has no ``system_id``. A pairwise record names both of its systems in
+  ``system_a`` and ``system_b`` (``--fields ...,system_a=COLUMN,system_b=COLUMN``).
+- **System-level correlation** (:func:`system_level`): Kendall τ (tau-b), Spearman ρ and Pearson r between the
+  systems' mean judge score and their mean human score, each mean over the system's items with both scores
+  (SummEval's "system level", beside the summary-level figures of :mod:`correlations`). The 95 % intervals
+  resample groups (documents) with replacement and recompute every system's two means on the resample.
+- **Per-system comparison** (:func:`compare_systems`): per system the mean judge score with its 95 % interval
+  (resampling the system's items); for each pair of systems judged on the same inputs (the same ``group_id``:
+  a SummEval document, an own file's ``group`` column) the paired difference of their means (first − second)
+  over the shared inputs, its interval and two-sided p (resampling the shared inputs, :mod:`bootstrap`), and
+  the wins, ties and losses of the first system input by input. A system with several outputs in one group
+  is represented there by their mean.
+- **Win rates** (:func:`win_rates`): for pairwise records naming both systems, each system's wins, ties and
+  losses against each other system, and its win rate ``(wins + ties / 2) / comparisons`` with an interval.
+- **Prediction-powered inference** (:mod:`ppi`): where only part of a system's outputs carry human ratings,
+  its mean on the human scale by PPI++, beside the judge-only and human-only means (in :func:`compare_systems`).
+
+Every interval follows the minimum-units rule of :mod:`bootstrap` (the text ``"too few groups (n=4)"`` in place
+of a number). The output is JSON-ready (no NaN).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from itertools import combinations
+from typing import Any
+
+import numpy as np
+
+from debate_eval.tasks.analysis.bootstrap import (
+    BCA,
+    DEFAULT_CI_METHOD,
+    DEFAULT_RESAMPLES,
+    MIN_UNITS,
+    SEED,
+    Interval,
+    _check_method,
+    _resamples,
+    bootstrap_ci,
+    paired_bootstrap,
+    percentile_interval,
+    too_few_units,
+    two_sided_p,
+)
+from debate_eval.tasks.analysis.correlations import STATISTICS, correlations
+from debate_eval.tasks.analysis.records import Record, group_of, is_pairwise, number
+
+#: Datasets whose item ids are ``GROUP/SYSTEM`` (the loaders build them so).
+SYSTEM_IN_ITEM_ID = frozenset({"summeval", "topical_chat"})
+#: The name the per-system block gives the records when none of them names a system.
+ALL_SYSTEMS = "(all)"
+
+
+def system_of(record: Record) -> str | None:
+    """The system that produced the record's output, or None when it does not say (see the module doc)."""
+    value = record.get("system_id")
+    if value not in (None, ""):
+        return str(value)
+    dataset = str(record.get("dataset") or "").split("-", 1)[0]
+    item_id = str(record.get("item_id") or "")
+    if dataset not in SYSTEM_IN_ITEM_ID or "/" not in item_id:
+        return None
+    group = str(record.get("group_id") or "")
+    if group and item_id.startswith(group + "/"):
+        return item_id[len(group) + 1 :] or None
+    return item_id.split("/", 1)[1] or None
+
+
+def systems_of(records: Iterable[Record]) -> list[str]:
+    """The distinct systems named by single-score records, sorted."""
+    return sorted({name for name in (system_of(r) for r in records if not is_pairwise(r)) if name is not None})
+
+
+def _mean_interval(
+    values: np.ndarray, n: int, method: str, min_units: int, unit: str
+) -> tuple[Interval, list[float] | None]:
+    """The bootstrap 95 % interval of the mean of ``values`` (resampling them) and the resampled means
+    (None for BCa or when withheld)."""
+    if n <= 0:
+        return None, None
+    withheld = too_few_units(len(values), unit, min_units)
+    if withheld:
+        return withheld, None
+    if method == BCA:
+        intervals = bootstrap_ci(
+            list(values), lambda v: {"mean": float(np.mean(v))}, ("mean",), n=n, method=method, unit=unit
+        )
+        return (intervals or {}).get("mean") if isinstance(intervals, dict) else intervals, None
+    draws = values[_resamples(len(values), n, SEED)].mean(axis=1)
+    return percentile_interval(list(draws)), list(draws)
+
+
+def _plain(value: float | None) -> float | None:
+    return None if value is None or not np.isfinite(value) else float(value)
+
+
+# --- system level ----------------------------------------------------------------------------------------------
+
+
+def system_level(
+    records: Sequence[Record],
+    bootstrap: int = 0,
+    ci_method: str = DEFAULT_CI_METHOD,
+    min_units: int = MIN_UNITS,
+) -> dict[str, Any] | None:
+    """The system-level correlation of single-score records (None below two systems with rated, scored items).
+
+    Returns ``{"kendall", "spearman", "pearson", "n_systems", "n_groups", "ci95", "systems": {name:
+    {"judge_mean", "human_mean", "n_items"}}}``; ``ci95`` resamples the groups (``bootstrap`` resamples; 0:
+    None; the minimum-units text below ``min_units`` groups).
+    """
+    _check_method(ci_method)
+    rated = []
+    for record in records:
+        system, score, human = system_of(record), number(record.get("score")), number(record.get("human_score"))
+        if system is not None and score is not None and human is not None and not is_pairwise(record):
+            rated.append((group_of(record), system, score, human))
+    systems = sorted({system for _, system, _, _ in rated})
+    if len(systems) < 2:
+        return None
+    groups = list(dict.fromkeys(group for group, _, _, _ in rated))
+    g_index, s_index = {g: i for i, g in enumerate(groups)}, {s: i for i, s in enumerate(systems)}
+    judge = np.zeros((len(groups), len(systems)))
+    human = np.zeros_like(judge)
+    count = np.zeros_like(judge)
+    for group, system, score, rating in rated:
+        g, s = g_index[group], s_index[system]
+        judge[g, s] += score
+        human[g, s] += rating
+        count[g, s] += 1
+
+    def means(rows: Sequence[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        n = count[rows].sum(axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return judge[rows].sum(axis=0) / n, human[rows].sum(axis=0) / n, n
+
+    def statistic(rows: list[int]) -> dict[str, float] | None:
+        judge_mean, human_mean, n = means(rows)
+        present = n > 0
+        return correlations(list(zip(judge_mean[present], human_mean[present], strict=True)))
+
+    everything = list(range(len(groups)))
+    judge_mean, human_mean, n_items = means(everything)
+    values = statistic(everything) or {}
+    ci95 = (
+        bootstrap_ci(everything, statistic, STATISTICS, n=bootstrap, method=ci_method, min_units=min_units)
+        if bootstrap
+        else None
+    )
+    return {
+        **{name: values.get(name) for name in STATISTICS},
+        "n_systems": len(systems),
+        "n_groups": len(groups),
+        "ci95": ci95,
+        "systems": {
+            name: {
+                "judge_mean": _plain(judge_mean[i]),
+                "human_mean": _plain(human_mean[i]),
+                "n_items": int(n_items[i]),
+            }
+            for i, name in enumerate(systems)
+        },
+    }
+
+
+# --- per-system comparison -------------------------------------------------------------------------------------
+
+
+def _scores_by_system(records: Iterable[Record]) -> dict[str, dict[str, list[float]]]:
+    """system -> group -> the judge scores of its outputs there (single-score records with a score)."""
+    out: dict[str, dict[str, list[float]]] = {}
+    for record in records:
+        score = number(record.get("score"))
+        if is_pairwise(record) or score is None:
+            continue
+        system = system_of(record) or ALL_SYSTEMS
+        out.setdefault(system, {}).setdefault(group_of(record), []).append(score)
+    return out
+
+
+def paired_difference(
+    first: dict[str, list[float]],
+    second: dict[str, list[float]],
+    bootstrap: int = DEFAULT_RESAMPLES,
+    ci_method: str = DEFAULT_CI_METHOD,
+    min_units: int = MIN_UNITS,
+) -> dict[str, Any] | None:
+    """First − second on the groups both scored (None when they share none): the mean difference, its
+    interval and p (resampling the shared groups; :func:`bootstrap.paired_bootstrap` for BCa), and the
+    first system's wins, ties and losses group by group."""
+    shared = [group for group in first if group in second]
+    if not shared:
+        return None
+    a = np.array([np.mean(first[group]) for group in shared])
+    b = np.array([np.mean(second[group]) for group in shared])
+    differences = a - b
+    ci95: Interval
+    p_value: float | str | None
+    if bootstrap <= 0:
+        ci95, p_value = None, None
+    elif ci_method == BCA:
+        units = list(zip(a, b, strict=True))
+        [result] = paired_bootstrap(
+            units,
+            lambda u: {"d": float(np.mean([x for _, x in u]))},  # B − A of the module: second − first
+            lambda u: {"d": float(np.mean([x for x, _ in u]))},
+            ("d",),
+            n=bootstrap,
+            method=BCA,
+            min_units=min_units,
+        )
+        ci95, p_value = result.ci95, result.p_value
+    else:
+        withheld = too_few_units(len(shared), "groups", min_units)
+        if withheld:
+            ci95, p_value = withheld, withheld
+        else:
+            draws = differences[_resamples(len(shared), bootstrap, SEED)].mean(axis=1)
+            ci95, p_value = percentile_interval(list(draws)), two_sided_p(list(draws))
+    return {
+        "n_inputs": len(shared),
+        "mean_first": float(a.mean()),
+        "mean_second": float(b.mean()),
+        "difference": float(differences.mean()),
+        "ci95": ci95,
+        "p_value": p_value,
+        "wins": int(np.sum(differences > 0)),
+        "ties": int(np.sum(differences == 0)),
+        "losses": int(np.sum(differences < 0)),
+    }
+
+
+def compare_systems(
+    records: Sequence[Record],
+    bootstrap: int = DEFAULT_RESAMPLES,
+    ci_method: str = DEFAULT_CI_METHOD,
+    min_units: int = MIN_UNITS,
+) -> dict[str, Any] | None:
+    """Per system its mean judge score with an interval (and the PPI estimate where part of its outputs are
+    rated), and the paired comparison of every two systems on shared inputs (see the module doc).
+
+    None when the single-score records name fewer than two systems and no system has both rated and unrated
+    outputs (nothing to compare or estimate). ``pairs`` lists each unordered pair once, in sorted order, with
+    no entry for two systems without a shared input.
+    """
+    _check_method(ci_method)
+    from debate_eval.tasks.analysis.ppi import ppi_applies, system_estimates
+
+    single = [record for record in records if not is_pairwise(record)]
+    scores = _scores_by_system(single)
+    by_system: dict[str, list[Record]] = {}
+    for record in single:
+        by_system.setdefault(system_of(record) or ALL_SYSTEMS, []).append(record)
+    if len(scores) < 2 and not any(ppi_applies(part) for part in by_system.values()):
+        return None
+    systems: dict[str, Any] = {}
+    for name in sorted(by_system):
+        values = np.array([v for group in scores.get(name, {}).values() for v in group])
+        ci95, _ = _mean_interval(values, bootstrap, ci_method, min_units, "items")
+        entry: dict[str, Any] = {
+            "n_items": len(by_system[name]),
+            "n_scored": len(values),
+            "mean": float(values.mean()) if len(values) else None,
+            "ci95": ci95,
+        }
+        if ppi_applies(by_system[name]):
+            entry["ppi"] = system_estimates(by_system[name], min_units=min_units)
+        systems[name] = entry
+    pairs = []
+    for first, second in combinations(sorted(scores), 2):
+        difference = paired_difference(scores[first], scores[second], bootstrap, ci_method, min_units)
+        if difference is not None:
+            pairs.append({"first": first, "second": second, **difference})
+    return {"systems": systems, "pairs": pairs, "n_resamples": bootstrap, "ci_method": ci_method}
+
+
+# --- pairwise runs: win rates ----------------------------------------------------------------------------------
+
+
+def win_rates(
+    records: Sequence[Record],
+    bootstrap: int = DEFAULT_RESAMPLES,
+    ci_method: str = DEFAULT_CI_METHOD,
+    min_units: int = MIN_UNITS,
+) -> dict[str, Any] | None:
+    """Each system's wins, ties and losses in pairwise records naming ``system_a`` and ``system_b``, overall
+    and against each other system; ``win_rate`` = (wins + ties / 2) / comparisons with a 95 % interval
+    (resampling the system's comparisons). Records without a verdict are left out. None when no pairwise
+    record names two systems."""
+    _check_method(ci_method)
+    outcomes: dict[str, dict[str, list[float]]] = {}  # system -> opponent -> 1 / 0.5 / 0
+    for record in records:
+        a, b, verdict = record.get("system_a"), record.get("system_b"), record.get("verdict")
+        if not is_pairwise(record) or a in (None, "") or b in (None, "") or verdict not in ("first", "second", "tie"):
+            continue
+        a_points = {"first": 1.0, "second": 0.0, "tie": 0.5}[verdict]
+        outcomes.setdefault(str(a), {}).setdefault(str(b), []).append(a_points)
+        outcomes.setdefault(str(b), {}).setdefault(str(a), []).append(1.0 - a_points)
+    if not outcomes:
+        return None
+
+    def tally(points: list[float]) -> dict[str, Any]:
+        array = np.array(points)
+        return {
+            "comparisons": len(points),
+            "wins": int(np.sum(array == 1.0)),
+            "ties": int(np.sum(array == 0.5)),
+            "losses": int(np.sum(array == 0.0)),
+            "win_rate": float(array.mean()),
+        }
+
+    systems: dict[str, Any] = {}
+    for name in sorted(outcomes):
+        every = [p for opponent in sorted(outcomes[name]) for p in outcomes[name][opponent]]
+        ci95, _ = _mean_interval(np.array(every), bootstrap, ci_method, min_units, "items")
+        systems[name] = {
+            **tally(every),
+            "ci95": ci95,
+            "against": {opponent: tally(points) for opponent, points in sorted(outcomes[name].items())},
+        }
+    return {"systems": systems, "n_resamples": bootstrap, "ci_method": ci_method}
+
+
+# --- text ------------------------------------------------------------------------------------------------------
+
+#: Pairs listed one by one in the text forms up to this many (all of them in JSON).
+MAX_PAIR_LINES = 6
+
+
+def _num(value: Any, digits: int = 3) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _ci(interval: Any, digits: int = 3) -> str:
+    if interval is None:
+        return ""
+    if isinstance(interval, str):
+        return f" ({interval})"
+    return f" [{interval[0]:.{digits}f}, {interval[1]:.{digits}f}]"
+
+
+def _p(value: Any) -> str:
+    if value is None or isinstance(value, str):
+        return ""
+    return f", p={value:.3g}"
+
+
+def system_level_lines(label: str, level: dict[str, Any] | None) -> list[str]:
+    """The system-level correlation in one line (none when ``level`` is None)."""
+    if not level:
+        return []
+    ci95 = level.get("ci95")
+    parts = []
+    for name, symbol in (("kendall", "tau"), ("spearman", "rho"), ("pearson", "r")):
+        interval = ci95.get(name) if isinstance(ci95, dict) else (ci95 if isinstance(ci95, str) else None)
+        parts.append(f"{symbol} {_num(level.get(name))}{_ci(interval)}")
+    return [
+        f"{label}: system level ({level['n_systems']} systems' mean scores over {level['n_groups']} groups): "
+        + ", ".join(parts)
+    ]
+
+
+def comparison_lines(label: str, block: dict[str, Any] | None) -> list[str]:
+    """Per system its mean (and PPI estimate), then the pairs (up to :data:`MAX_PAIR_LINES`)."""
+    if not block:
+        return []
+    lines = [f"{label}: per system, mean judge score [95% CI]"]
+    for name, entry in block["systems"].items():
+        line = f"  {name}: {_num(entry['mean'])}{_ci(entry['ci95'])} ({entry['n_scored']} scored)"
+        ppi = entry.get("ppi")
+        if ppi:
+            line += (
+                f"; human scale from {ppi['n_rated']} rated + {ppi['n_unrated']} unrated: "
+                f"PPI {_num(ppi['ppi']['mean'])}{_ci(ppi['ppi']['ci95'])}, "
+                f"human only {_num(ppi['human_only']['mean'])}{_ci(ppi['human_only']['ci95'])}, "
+                f"judge only {_num(ppi['judge_only']['mean'])}{_ci(ppi['judge_only']['ci95'])}"
+            )
+        lines.append(line)
+    pairs = block["pairs"]
+    if pairs:
+        lines.append(f"{label}: pairs on shared inputs, first - second [95% CI], p, first's wins/ties/losses")
+        for pair in pairs[:MAX_PAIR_LINES]:
+            lines.append(
+                f"  {pair['first']} - {pair['second']}: {pair['difference']:+.3f}{_ci(pair['ci95'])}"
+                f"{_p(pair['p_value'])}, {pair['wins']}/{pair['ties']}/{pair['losses']} over {pair['n_inputs']} inputs"
+            )
+        if len(pairs) > MAX_PAIR_LINES:
+            lines.append(f"  ... {len(pairs) - MAX_PAIR_LINES} more pairs (all in the JSON)")
+    return lines
+
+
+def win_rate_lines(label: str, block: dict[str, Any] | None) -> list[str]:
+    """Each system's win rate (wins + ties / 2 over its comparisons) with its interval."""
+    if not block:
+        return []
+    lines = [f"{label}: per system, win rate [95% CI] (ties count half), wins/ties/losses"]
+    for name, entry in block["systems"].items():
+        lines.append(
+            f"  {name}: {_num(entry['win_rate'])}{_ci(entry['ci95'])}, "
+            f"{entry['wins']}/{entry['ties']}/{entry['losses']} in {entry['comparisons']} comparisons"
+        )
+    return lines
+
+
+def run_systems(records: Sequence[Record], bootstrap: int = DEFAULT_RESAMPLES) -> dict[str, Any] | None:
+    """The systems block of a run's summary: aspect -> :func:`compare_systems` (single-score records) or
+    :func:`win_rates` (pairwise), for the aspects with something to report; None when none has."""
+    by_aspect: dict[str, list[Record]] = {}
+    for record in records:
+        by_aspect.setdefault(str(record.get("aspect")), []).append(record)
+    out = {}
+    for aspect, part in by_aspect.items():
+        pairwise = any(is_pairwise(record) for record in part)
+        block = win_rates(part, bootstrap) if pairwise else compare_systems(part, bootstrap)
+        if block is not None:
+            out[aspect] = block
+    return out or None
+
+
+def summary_lines(block: dict[str, Any] | None) -> list[str]:
+    """The run summary's lines about its systems (see :func:`run_systems`)."""
+    lines: list[str] = []
+    for aspect, entry in (block or {}).items():
+        lines += win_rate_lines(aspect, entry) if "pairs" not in entry else comparison_lines(aspect, entry)
+    return lines
