@@ -67,6 +67,7 @@ PAIRWISE_JSON_FIELDS = (
     "ci95",
     "systems",
 )
+SYSTEM_FIELDS = ("system_level", "systems")
 PAIRWISE_COLUMNS = ("accuracy", "kappa", "macro_f1", "consistency", "agreement")
 LABEL_WIDTH = 38
 
@@ -95,7 +96,8 @@ def entry_reference(
 
 
 def format_json(report: Report, reference: str | None = None) -> str:
-    """The report as JSON: ``{dataset: {aspect: {statistic: value, counts..., "protocol", "ci95", "paper"}}}``.
+    """The report as JSON: ``{dataset: {aspect: {statistic: value, counts..., "protocol", "ci95", "paper"}}}``,
+    plus ``system_level`` and ``systems`` when the records name several systems (:mod:`systems`).
 
     ``paper`` maps each definition the part is reported under to the published row beside it (paper, table,
     row, note, values) or null.
@@ -106,6 +108,9 @@ def format_json(report: Report, reference: str | None = None) -> str:
         for key, entry in aspects.items():
             fields = PAIRWISE_JSON_FIELDS if isinstance(entry, PairwiseReport) else JSON_FIELDS
             out = {name: getattr(entry, name) for name in fields}
+            for name in SYSTEM_FIELDS:  # present when the records name systems (see systems.py)
+                if out.get(name) is None:
+                    out.pop(name, None)
             out["paper"] = {}
             for definition in definitions_of(dataset, entry):
                 found = entry_reference(dataset, entry, definition, reference)

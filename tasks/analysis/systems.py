@@ -25,6 +25,7 @@ of a number). The output is JSON-ready (no NaN).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from itertools import combinations
 from typing import Any
@@ -55,6 +56,11 @@ SYSTEM_IN_ITEM_ID = frozenset({"summeval", "topical_chat"})
 ALL_SYSTEMS = "(all)"
 
 
+def natural_key(name: str) -> tuple[Any, ...]:
+    """Sort key putting ``M2`` before ``M10`` (digit runs compared as numbers)."""
+    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name))
+
+
 def system_of(record: Record) -> str | None:
     """The system that produced the record's output, or None when it does not say (see the module doc)."""
     value = record.get("system_id")
@@ -72,7 +78,9 @@ def system_of(record: Record) -> str | None:
 
 def systems_of(records: Iterable[Record]) -> list[str]:
     """The distinct systems named by single-score records, sorted."""
-    return sorted({name for name in (system_of(r) for r in records if not is_pairwise(r)) if name is not None})
+    return sorted(
+        {name for name in (system_of(r) for r in records if not is_pairwise(r)) if name is not None}, key=natural_key
+    )
 
 
 def _mean_interval(
@@ -119,7 +127,7 @@ def system_level(
         system, score, human = system_of(record), number(record.get("score")), number(record.get("human_score"))
         if system is not None and score is not None and human is not None and not is_pairwise(record):
             rated.append((group_of(record), system, score, human))
-    systems = sorted({system for _, system, _, _ in rated})
+    systems = sorted({system for _, system, _, _ in rated}, key=natural_key)
     if len(systems) < 2:
         return None
     groups = list(dict.fromkeys(group for group, _, _, _ in rated))
@@ -258,7 +266,7 @@ def compare_systems(
     if len(scores) < 2 and not any(ppi_applies(part) for part in by_system.values()):
         return None
     systems: dict[str, Any] = {}
-    for name in sorted(by_system):
+    for name in sorted(by_system, key=natural_key):
         values = np.array([v for group in scores.get(name, {}).values() for v in group])
         ci95, _ = _mean_interval(values, bootstrap, ci_method, min_units, "items")
         entry: dict[str, Any] = {
@@ -271,7 +279,7 @@ def compare_systems(
             entry["ppi"] = system_estimates(by_system[name], min_units=min_units)
         systems[name] = entry
     pairs = []
-    for first, second in combinations(sorted(scores), 2):
+    for first, second in combinations(sorted(scores, key=natural_key), 2):
         difference = paired_difference(scores[first], scores[second], bootstrap, ci_method, min_units)
         if difference is not None:
             pairs.append({"first": first, "second": second, **difference})
@@ -314,13 +322,13 @@ def win_rates(
         }
 
     systems: dict[str, Any] = {}
-    for name in sorted(outcomes):
-        every = [p for opponent in sorted(outcomes[name]) for p in outcomes[name][opponent]]
+    for name in sorted(outcomes, key=natural_key):
+        every = [p for points in outcomes[name].values() for p in points]
         ci95, _ = _mean_interval(np.array(every), bootstrap, ci_method, min_units, "items")
         systems[name] = {
             **tally(every),
             "ci95": ci95,
-            "against": {opponent: tally(points) for opponent, points in sorted(outcomes[name].items())},
+            "against": {o: tally(outcomes[name][o]) for o in sorted(outcomes[name], key=natural_key)},
         }
     return {"systems": systems, "n_resamples": bootstrap, "ci_method": ci_method}
 
@@ -368,7 +376,7 @@ def comparison_lines(label: str, block: dict[str, Any] | None) -> list[str]:
     """Per system its mean (and PPI estimate), then the pairs (up to :data:`MAX_PAIR_LINES`)."""
     if not block:
         return []
-    lines = [f"{label}: per system, mean judge score [95% CI]"]
+    lines = [f"{label}: per system, mean judge score, 95% CI"]
     for name, entry in block["systems"].items():
         line = f"  {name}: {_num(entry['mean'])}{_ci(entry['ci95'])} ({entry['n_scored']} scored)"
         ppi = entry.get("ppi")
@@ -382,7 +390,7 @@ def comparison_lines(label: str, block: dict[str, Any] | None) -> list[str]:
         lines.append(line)
     pairs = block["pairs"]
     if pairs:
-        lines.append(f"{label}: pairs on shared inputs, first - second [95% CI], p, first's wins/ties/losses")
+        lines.append(f"{label}: pairs on shared inputs, first - second, 95% CI, p, first's wins/ties/losses")
         for pair in pairs[:MAX_PAIR_LINES]:
             lines.append(
                 f"  {pair['first']} - {pair['second']}: {pair['difference']:+.3f}{_ci(pair['ci95'])}"
@@ -397,7 +405,7 @@ def win_rate_lines(label: str, block: dict[str, Any] | None) -> list[str]:
     """Each system's win rate (wins + ties / 2 over its comparisons) with its interval."""
     if not block:
         return []
-    lines = [f"{label}: per system, win rate [95% CI] (ties count half), wins/ties/losses"]
+    lines = [f"{label}: per system, win rate, 95% CI (ties count half), wins/ties/losses"]
     for name, entry in block["systems"].items():
         lines.append(
             f"  {name}: {_num(entry['win_rate'])}{_ci(entry['ci95'])}, "
