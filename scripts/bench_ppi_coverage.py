@@ -14,10 +14,13 @@ judge on the 1-5 scale that rounds and over-rates by about one point (the ``DEBA
 from __future__ import annotations
 
 import argparse
+import os
+import platform
 import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
@@ -91,6 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=2023)
     parser.add_argument("--out", default="benchmarks/ppi_coverage.md", help="Markdown file, or - to print only")
     args = parser.parse_args(argv)
+    load = os.getloadavg()[0]
     started = time.perf_counter()
     rows = []
     results = []
@@ -106,7 +110,8 @@ def main(argv: list[str] | None = None) -> int:
         "# PPI coverage: a biased judge, few human ratings",
         "",
         f"Command: `{command}` (seed {args.seed}; {args.replications} replications per row; "
-        f"{time.perf_counter() - started:.0f} s).",
+        f"{time.perf_counter() - started:.0f} s on {platform.node() or 'this machine'}, {os.cpu_count()} cores, "
+        f"load average {load:.1f} at the start; {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC).",
         "",
         "Each replication draws one system's outputs: some rated by humans, many more scored only by a judge that",
         "over-rates. Coverage is the share of nominal 95 % intervals that contain the true mean human rating;",

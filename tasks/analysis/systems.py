@@ -6,14 +6,14 @@
   ``system_a`` and ``system_b`` (``--fields ...,system_a=COLUMN,system_b=COLUMN``).
 - **System-level correlation** (:func:`system_level`): Kendall τ (tau-b), Spearman ρ and Pearson r between the
   systems' mean judge score and their mean human score, each mean over the system's items with both scores
-  (SummEval's "system level", beside the summary-level figures of :mod:`correlations`). The 95 % intervals
-  resample groups (documents) with replacement and recompute every system's two means on the resample.
+  (SummEval's "system level", beside the summary-level figures of :mod:`correlations`), from three systems on.
+  The 95 % intervals resample groups (documents) with replacement and recompute every system's two means.
 - **Per-system comparison** (:func:`compare_systems`): per system the mean judge score with its 95 % interval
   (resampling the system's items); for each pair of systems judged on the same inputs (the same ``group_id``:
-  a SummEval document, an own file's ``group`` column) the paired difference of their means (first − second)
-  over the shared inputs, its interval and two-sided p (resampling the shared inputs, :mod:`bootstrap`), and
-  the wins, ties and losses of the first system input by input. A system with several outputs in one group
-  is represented there by their mean.
+  a SummEval document; in own data the ``group`` column, else the source text) the paired difference of their
+  means (first − second) over the shared inputs, its interval and two-sided p (resampling the shared inputs,
+  :mod:`bootstrap`), and the wins, ties and losses of the first system input by input. A system with several
+  outputs in one group is represented there by their mean.
 - **Win rates** (:func:`win_rates`): for pairwise records naming both systems, each system's wins, ties and
   losses against each other system, and its win rate ``(wins + ties / 2) / comparisons`` with an interval.
 - **Prediction-powered inference** (:mod:`ppi`): where only part of a system's outputs carry human ratings,
@@ -52,6 +52,8 @@ from debate_eval.tasks.analysis.records import Record, group_of, is_pairwise, nu
 
 #: Datasets whose item ids are ``GROUP/SYSTEM`` (the loaders build them so).
 SYSTEM_IN_ITEM_ID = frozenset({"summeval", "topical_chat"})
+#: Fewer systems than this get no system-level correlation (any two points correlate at +1 or -1).
+MIN_SYSTEMS = 3
 #: The name the per-system block gives the records when none of them names a system.
 ALL_SYSTEMS = "(all)"
 
@@ -115,7 +117,8 @@ def system_level(
     ci_method: str = DEFAULT_CI_METHOD,
     min_units: int = MIN_UNITS,
 ) -> dict[str, Any] | None:
-    """The system-level correlation of single-score records (None below two systems with rated, scored items).
+    """The system-level correlation of single-score records (None below three systems with rated, scored items:
+    two points always correlate at +1 or -1).
 
     Returns ``{"kendall", "spearman", "pearson", "n_systems", "n_groups", "ci95", "systems": {name:
     {"judge_mean", "human_mean", "n_items"}}}``; ``ci95`` resamples the groups (``bootstrap`` resamples; 0:
@@ -128,7 +131,7 @@ def system_level(
         if system is not None and score is not None and human is not None and not is_pairwise(record):
             rated.append((group_of(record), system, score, human))
     systems = sorted({system for _, system, _, _ in rated}, key=natural_key)
-    if len(systems) < 2:
+    if len(systems) < MIN_SYSTEMS:
         return None
     groups = list(dict.fromkeys(group for group, _, _, _ in rated))
     g_index, s_index = {g: i for i, g in enumerate(groups)}, {s: i for i, s in enumerate(systems)}

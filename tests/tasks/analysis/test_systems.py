@@ -131,8 +131,11 @@ def test_system_level_on_summeval_scores_equals_the_independent_computation(shar
     assert "system level (16 systems' mean scores over 100 groups)" in format_table({"summeval": {"coherence": report}})
 
 
-def test_system_level_needs_two_systems_and_withholds_intervals_below_ten_documents() -> None:
+def test_system_level_needs_three_systems_and_withholds_intervals_below_ten_documents() -> None:
     assert system_level([record(f"d{i}", "only", i % 5, i % 3) for i in range(20)]) is None
+    two = [r for r in constructed() if r["system_id"] in ("S1", "S2")]
+    assert system_level(two) is None  # two points: always +1 or -1
+    assert system_level([r for r in constructed() if r["system_id"] in ("S1", "S2", "S3")])["n_systems"] == 3
     few = [r for r in constructed() if r["group_id"] in {f"d{i}" for i in range(4)}]
     assert system_level(few, bootstrap=100)["ci95"] == "too few groups (n=4)"
 
