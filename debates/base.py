@@ -78,6 +78,7 @@ BUILTIN_MODULES = (  # one line per built-in method module
     "debate_eval.debates.chateval.method",
     "debate_eval.debates.dialevalml",
     "debate_eval.debates.fennec.method",
+    "debate_eval.debates.self_consistency.method",
 )
 
 # ----------------------------------------------------------------------------------------------- registry

@@ -11,8 +11,9 @@ Scoring method, in order of preference (the outcome records which one was used):
    that integer. Otherwise (no parsed score, a number word, a decimal, a per-turn average, a number split
    over tokens) nothing is weighted: the parsed score stands and ``details["logprobs"]`` says why.
 2. ``sample_mean``: with ``samples`` > 1, the mean parsed score of that many answers (each its own request,
-   seeds ``seed + k``), as G-Eval's n=20 sampling. At temperature 0 the answers are identical (greedy
-   decoding): the details then carry a ``note`` (and ``samples_warning`` gives the run-start warning).
+   seeds ``seed + k``, cache variants apart: ``debates.kit.samples``), as G-Eval's n=20 sampling. At
+   temperature 0 the answers are identical (greedy decoding): the details then carry a ``note`` (and
+   ``samples_warning`` gives the run-start warning).
 3. ``parsed``: the parsed score of the single answer.
 """
 
@@ -34,6 +35,7 @@ from debate_eval.debates.base import (
     set_parse,
 )
 from debate_eval.debates.evaluation import EvaluationTask, Outcome, score_text
+from debate_eval.debates.kit.samples import sample_request
 from debate_eval.debates.scoring.scores import ParsedScore
 
 if TYPE_CHECKING:  # loaded without AutoGen: the registry and --help stay light
@@ -103,14 +105,12 @@ async def run_geval(task: EvaluationTask, config: GEvalConfig, pool: ClientPool)
     parses: list[ParsedScore] = []
     parsed_texts: list[str] = []
     samples = max(1, config.samples)
-    base_seed = pool.settings_for("scorer").sampling.seed
     for k in range(samples):
         sampling: dict[str, Any] = {}
         if config.use_logprobs and samples == 1:
             sampling["top_logprobs"] = config.top_logprobs
-        if samples > 1 and base_seed is not None:
-            sampling["seed"] = base_seed + k
-        variant = f"sample{k}" if samples > 1 else ""
+        variant, seed = sample_request(pool, "scorer", k, samples, sampling)  # each sample a fresh call
+        sampling.update(seed)
         # G-Eval's form asks for "scores ONLY": a constrained answer is the score alone
         client = pool.for_debate("scorer", calls, variant=variant, sampling=sampling, answer="score_only")
         agent = AssistantAgent(EVALUATOR, model_client=client, system_message=None)

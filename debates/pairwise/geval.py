@@ -19,6 +19,7 @@ from debate_eval.agents.models.pool import ClientPool
 from debate_eval.agents.models.wrappers import CallRecord
 from debate_eval.agents.roles import EVALUATOR, USER
 from debate_eval.debates.evaluation import NO_SCORE, EvaluationTask, Outcome, planted, verdict_text
+from debate_eval.debates.kit.samples import sample_request
 from debate_eval.debates.pairwise.aggregate import majority_verdict
 from debate_eval.debates.pairwise.prompts import judge_material, reask_text
 from debate_eval.debates.pairwise.transcripts import pairwise_transcript
@@ -36,10 +37,9 @@ async def run_geval_pairwise(task: EvaluationTask, samples: int, pool: ClientPoo
     parses: list[ParsedVerdict] = []
     reasked = False
     samples = max(1, samples)
-    base_seed = pool.settings_for("scorer").sampling.seed
     for k in range(samples):
-        sampling: dict[str, Any] = {"seed": base_seed + k} if samples > 1 and base_seed is not None else {}
-        client = pool.for_debate("scorer", calls, variant=f"sample{k}" if samples > 1 else "", sampling=sampling)
+        variant, sampling = sample_request(pool, "scorer", k, samples)  # each sample a fresh call
+        client = pool.for_debate("scorer", calls, variant=variant, sampling=sampling)
         agent = AssistantAgent(EVALUATOR, model_client=client, system_message=None)
         result = await agent.run(task=TextMessage(source=USER, content=task.prompt))
         chat = [m for m in result.messages if isinstance(m, BaseChatMessage)]

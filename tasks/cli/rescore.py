@@ -11,8 +11,8 @@ file is kept as ``results.jsonl.bak-<time>``.
 G-Eval probability-weighted scores (``details.method == "logprob_weighted"``) keep their value: the
 log-probabilities are not stored; only their parse fields are refreshed. G-Eval sample means and ChatEval's
 mean of the referees' final scores are recomputed. Pairwise records: every verdict is parsed again and the
-item's verdict recomputed as its method decided it, both orders of a --swap run included
-(``debates.pairwise.rescore``).
+item's verdict recomputed as its method decided it (``Method.rescore_pairwise``), both orders of a --swap run
+included.
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ from typing import Any
 
 from debate_eval.agents.errors import UserError
 from debate_eval.debates.base import DEFAULT_METHOD, Reparser, get_method
-from debate_eval.debates.pairwise.rescore import rescore_pairwise
 from debate_eval.debates.scoring.scores import ScoreRange
 from debate_eval.debates.scoring.untrusted import UntrustedMaterial
 from debate_eval.tasks.data.datasets import load_items, resolve_data_dir
@@ -121,8 +120,9 @@ def handle_rescore(args: argparse.Namespace) -> int:
             rescored.append(record)
             after[str(record.get("parse_status"))] += 1
             continue
-        if record.get("task_type") == "pairwise":  # verdicts, re-parsed as the run parsed them
-            new = rescore_pairwise(record, list(inputs[record["item_id"]].values()))
+        if record.get("task_type") == "pairwise":  # verdicts, re-parsed as the run parsed them (by its method)
+            method = get_method(str(config["protocol"] or record.get("protocol") or DEFAULT_METHOD))
+            new = method.rescore_pairwise(record, list(inputs[record["item_id"]].values()))
             pairwise += new.get("verdict") != record.get("verdict")
             after[str(new.get("parse_status"))] += 1
             rescored.append(new)

@@ -17,7 +17,10 @@ from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAISe
 from debate_eval.debates import base
 from debate_eval.tasks.cli.main import main
 
-BUILT_IN = ["debate", "multiagent", "tiebreaker", "both", "geval", "chateval", "dialevalml", "fennec"]
+BUILT_IN = [
+    *("debate", "multiagent", "tiebreaker", "both", "geval", "chateval", "dialevalml", "fennec"),
+    "self-consistency",
+]
 EXAMPLE_SRC = Path(__file__).resolve().parents[3] / "examples" / "plugin_method" / "src"
 
 

@@ -1,0 +1,74 @@
+"""K samples of one judge, each a fresh model call.
+
+Asking the same request K times would give K copies of one answer: the response cache keys a request by its
+messages and settings, and a fixed seed fixes the decoding. So sample ``k`` of ``K`` (K > 1) sends its calls
+under the cache variant ``sample{k}`` (its own cache entries) and with the seed ``seed + k`` (the role's seed,
+or the one the call already sets; no seed when none is set). With K = 1 nothing changes: one sample is the
+method itself. At temperature 0 the samples are still the same answer (greedy decoding); methods warn.
+
+``sample_request`` gives one call's variant and seed (G-Eval's ``--geval-samples`` uses it for its evaluator);
+``SamplePool`` applies them to every call a whole method makes (``self-consistency`` runs any method's judge
+through it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # loaded without AutoGen: the registry and --help stay light
+    from autogen_core.models import ChatCompletionClient
+
+    from debate_eval.agents.models.pool import ClientPool
+    from debate_eval.agents.models.wrappers import CallRecord, ObservedClient
+
+
+def sample_variant(k: int, samples: int) -> str:
+    """The cache variant of sample ``k`` of ``samples``: ``sample{k}``, or ``""`` for a single sample."""
+    return f"sample{k}" if samples > 1 else ""
+
+
+def sample_request(
+    pool: ClientPool, role: str, k: int, samples: int, sampling: Mapping[str, Any] | None = None
+) -> tuple[str, dict[str, Any]]:
+    """The cache variant and the sampling fields (``{"seed": seed + k}``, or none) of sample ``k``'s calls by
+    ``role``; ``sampling``: what the call sets already (its seed, if any, is the one offset)."""
+    if samples <= 1:
+        return "", {}
+    seed = pool.settings_for(role, sampling).sampling.seed
+    return sample_variant(k, samples), ({"seed": seed + k} if seed is not None else {})
+
+
+class SamplePool:
+    """``pool`` as sample ``k`` of ``samples`` sees it: every client it hands out (``shared``, ``for_debate``)
+    sends its calls under that sample's cache variant and seed; everything else is ``pool``'s."""
+
+    def __init__(self, pool: ClientPool, k: int, samples: int) -> None:
+        """Sample ``k`` (from 0) of ``samples``."""
+        self._pool = pool
+        self.k = k
+        self.samples = samples
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._pool, name)
+
+    def shared(self, role: str, variant: str = "", sampling: Mapping[str, Any] | None = None) -> ChatCompletionClient:
+        """``pool.shared`` under this sample's variant (before the caller's own, if any) and seed."""
+        own, seed = sample_request(self._pool, role, self.k, self.samples, sampling)
+        joined = f"{own}/{variant}" if own and variant else own or variant
+        return self._pool.shared(role, joined, {**(sampling or {}), **seed} or None)
+
+    def for_debate(
+        self,
+        role: str,
+        log: list[CallRecord],
+        variant: str = "",
+        sampling: Mapping[str, Any] | None = None,
+        *,
+        answer: str | None = None,
+        items: int = 0,
+        scale: tuple[float, float] | None = None,
+    ) -> ObservedClient:
+        """``pool.for_debate`` with this sample's client (``shared``)."""
+        client = self.shared(role, variant, sampling)
+        return self._pool.observe(client, role, log, answer=answer, items=items, scale=scale)

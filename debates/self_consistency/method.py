@@ -1,0 +1,184 @@
+"""``self-consistency``: K independent samples of a base method's judge per item, combined.
+
+The standard self-consistency / jury baseline (Wang et al. 2023, self-consistency: sample several answers and
+take the majority; Verga et al. 2024, a jury of judges: pool their scores or votes): the base method
+(``--sc-base``, any registered method, default ``geval``) judges the item ``--sc-samples`` times, each sample a
+fresh model call (its own cache variant and seed, ``debates.kit.samples``), and the samples are combined
+(``--sc-combine``, ``debates.kit.combine``): the mean or the majority of the scores, the majority of the
+verdicts (a tie when split) or their mean preference. The base method's own options apply to every sample
+(``--sc-base debate --max-rounds 3``).
+
+The record's transcript holds every sample's messages, each entry marked with its ``sample`` (from 0);
+``details`` holds the base method's name, the combination, and per sample its score or verdict and what the
+base method recorded (``sample_results``), which ``rescore`` reads back through the base method's own rescore.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from debate_eval.agents.errors import UserError
+from debate_eval.debates.base import (
+    Method,
+    MethodContext,
+    Reparser,
+    get_method,
+    option,
+    positive_int,
+    register_method,
+)
+from debate_eval.debates.evaluation import NO_SCORE, EvaluationTask, Outcome
+from debate_eval.debates.kit.combine import COMBINES, MAJORITY, MEAN, combine_scores, combine_verdicts
+from debate_eval.debates.kit.samples import SamplePool
+
+if TYPE_CHECKING:  # loaded without AutoGen: the registry and --help stay light
+    from debate_eval.agents.models.pool import ClientPool
+
+NAME = "self-consistency"
+DECIDED_BY = "samples"  # Outcome.decided_by: the combined samples, not one agent's answer
+DEFAULT_BASE = "geval"
+DEFAULT_SAMPLES = 5
+
+
+@dataclass(frozen=True)
+class SelfConsistencyOptions:
+    """Self-consistency's options (the base method's own options apply to each sample)."""
+
+    sc_base: str = option(
+        DEFAULT_BASE,
+        metavar="METHOD",
+        help=f"self-consistency: the method whose judge is sampled (default {DEFAULT_BASE}; its own options apply)",
+    )
+    sc_samples: int = option(
+        DEFAULT_SAMPLES,
+        convert=positive_int,
+        help=f"self-consistency: K, the samples per item, each a fresh call (default {DEFAULT_SAMPLES})",
+    )
+    sc_combine: str | None = option(
+        choices=COMBINES,
+        help="self-consistency: how the samples combine (default: mean of the scores, majority of the verdicts, "
+        "a tie when split)",
+    )
+
+
+@dataclass(frozen=True)
+class SelfConsistencyConfig:
+    """The base method and its configuration, the samples per item and how they combine."""
+
+    base: str
+    base_config: Any
+    samples: int = DEFAULT_SAMPLES
+    combine: str = MEAN
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready view for config.json (the base method's config included: it changes the results)."""
+        base = get_method(self.base)
+        return {
+            "base": self.base,
+            "samples": self.samples,
+            "combine": self.combine,
+            "base_config": base.config_dict(self.base_config),
+        }
+
+
+def sample_result(outcome: Outcome) -> dict[str, Any]:
+    """What a record keeps of one sample besides its messages (what the base method's rescore reads)."""
+    parse = outcome.verdict_parse if outcome.verdict_parse is not None else outcome.parse
+    return {
+        "score": outcome.score,
+        "verdict": outcome.verdict,
+        "parse": parse.to_dict(),
+        "decided_by": outcome.decided_by,
+        "stop_reason": outcome.stop_reason,
+        "agreed": outcome.agreed,
+        "rounds": outcome.rounds,
+        "reasked": outcome.reasked,
+        "details": outcome.details,
+    }
+
+
+def combine_outcomes(task: EvaluationTask, outcomes: list[Outcome], config: SelfConsistencyConfig) -> Outcome:
+    """One outcome from the samples' outcomes: every sample's messages (marked with ``sample``), every call,
+    the combined score or verdict."""
+    transcript: list[dict[str, Any]] = []
+    for k, outcome in enumerate(outcomes):
+        for entry in outcome.transcript:
+            transcript.append({**entry, "index": len(transcript), "sample": k})
+    details = {
+        "base": config.base,
+        "combine": config.combine,
+        "samples": config.samples,
+        "sample_results": [sample_result(outcome) for outcome in outcomes],
+    }
+    common: dict[str, Any] = {
+        "decided_by": DECIDED_BY,
+        "stop_reason": "samples",
+        "transcript": transcript,
+        "calls": [call for outcome in outcomes for call in outcome.calls],
+        "reasked": any(outcome.reasked for outcome in outcomes),
+        "details": details,
+    }
+    if task.pairwise:
+        parses = [o.verdict_parse for o in outcomes if o.verdict_parse is not None]
+        verdict = combine_verdicts(parses, config.combine)
+        return Outcome(score=None, parse=NO_SCORE, verdict=verdict.value, verdict_parse=verdict, **common)
+    parsed = combine_scores([outcome.parse for outcome in outcomes], config.combine)
+    return Outcome(score=parsed.value, parse=parsed, **common)
+
+
+@register_method
+class SelfConsistencyMethod(Method[SelfConsistencyConfig]):
+    """``self-consistency``: K samples of a base method's judge, combined by mean or majority."""
+
+    name = NAME
+    description = "Self-consistency / jury: K samples of a base method's judge, mean or majority"
+    task_types = ("single", "pairwise")
+    config_type = SelfConsistencyConfig
+    Options = SelfConsistencyOptions
+
+    def build_config(self, options: SelfConsistencyOptions, ctx: MethodContext) -> SelfConsistencyConfig:
+        """The base method configured from the same options, K and the combination."""
+        if options.sc_base == NAME:
+            raise UserError("--sc-base: self-consistency samples another method's judge, not itself")
+        base = get_method(options.sc_base)
+        if ctx.task_type not in base.task_types:
+            raise UserError(f"--sc-base {base.name}: it has no {ctx.task_type} form")
+        combine = options.sc_combine or (MAJORITY if ctx.task_type == "pairwise" else MEAN)
+        return SelfConsistencyConfig(base.name, base.configure(ctx.options, ctx), options.sc_samples, combine)
+
+    def roles(self, config: SelfConsistencyConfig) -> tuple[str, ...]:
+        """The base method's roles."""
+        return get_method(config.base).roles(config.base_config)
+
+    async def evaluate(self, task: EvaluationTask, config: SelfConsistencyConfig, pool: ClientPool) -> Outcome:
+        """The base method on ``task`` once per sample, one after the other, each through its ``SamplePool``."""
+        judge = get_method(config.base).evaluator(config.base_config)
+        outcomes = [await judge(task, SamplePool(pool, k, config.samples)) for k in range(config.samples)]  # type: ignore[arg-type]
+        return combine_outcomes(task, outcomes, config)
+
+    def describe(self, config: SelfConsistencyConfig) -> dict[str, Any]:
+        """Base method, samples, combination."""
+        return {"base": config.base, "samples": config.samples, "combine": config.combine}
+
+    def warnings(self, config: SelfConsistencyConfig, temperature: float) -> list[str]:
+        """The base method's warnings; identical samples at temperature 0."""
+        found = list(get_method(config.base).warnings(config.base_config, temperature))
+        if config.samples > 1 and temperature == 0:
+            found.append(
+                f"warning: --sc-samples {config.samples} at temperature 0 gives {config.samples} identical answers "
+                "(greedy decoding; only the seed differs): set --temperature above 0 for independent samples"
+            )
+        return found
+
+    def rescore(self, record: dict[str, Any], reparse: Reparser) -> dict[str, Any]:
+        """Each sample re-read by the base method's rescore, then combined again."""
+        from debate_eval.debates.self_consistency.rescore import rescore_samples
+
+        return rescore_samples(record, reparse)
+
+    def rescore_pairwise(self, record: dict[str, Any], texts: list[str]) -> dict[str, Any]:
+        """Each sample's verdict re-read by the base method's pairwise rescore, then combined (per order)."""
+        from debate_eval.debates.self_consistency.rescore import rescore_samples_pairwise
+
+        return rescore_samples_pairwise(record, texts)
