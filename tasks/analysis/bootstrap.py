@@ -159,10 +159,18 @@ class PairedDifference:
     n_units: int
     n_resamples: int
     ci_method: str = DEFAULT_CI_METHOD
+    p_ttest: float | str | None = None  # paired t-test on per-group differences (group level only)
+    p_holm: float | str | None = None  # the reported p, Holm-adjusted over the comparison's family
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
         return dict(self.__dict__)
+
+    @property
+    def p_reported(self) -> float | str | None:
+        """The p the comparison reports for this statistic (and adjusts in its family): the paired t-test's
+        where there is one (group level), else the paired bootstrap's."""
+        return self.p_ttest if self.p_ttest is not None else self.p_value
 
     @property
     def p_at_floor(self) -> bool:

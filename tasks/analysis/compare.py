@@ -15,6 +15,17 @@ was left out and why:
   a verdict (every metric). Beside the bootstrap, an exact McNemar test of the paired accuracy (a two-sided
   binomial test on the items exactly one run got right).
 
+- **Pooled** (Topical-Chat, the definition G-Eval and ChatEval report): beside the per-context statistics,
+  ``pooled_spearman``/``pooled_kendall``/``pooled_pearson`` over every item both runs scored and humans rated,
+  the paired bootstrap resampling the contexts that hold such items.
+
+**p-values.** Each statistic gets the paired bootstrap's p (``p_value``); at group level also the paired t-test
+on the per-group differences (``p_ttest``: the reported Δ is their mean), which holds the nominal rate on few
+groups where the bootstrap's runs high (``benchmarks/equal_judges.md``). The *reported* p is the t-test's where
+there is one, else the bootstrap's; McNemar's for pairwise accuracy besides. **Family**: every reported p and
+McNemar p the command prints (all statistics of all dataset/aspects compared) is Holm-adjusted together
+(``p_holm``, ``family_size``): read ``p_holm`` when asking whether *any* of the printed differences is real.
+
 Item drop reasons: ``no_human`` (no human score or label), ``no_score_a``, ``no_score_b``, ``no_score_both``
 (pairwise: no verdict, with ``missing="drop"``). Below ``MIN_UNITS`` units the interval and every p-value
 are the minimum-units text (``"too few groups (n=2)"``), never numbers.
@@ -24,7 +35,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from debate_eval.agents.errors import UserError
@@ -33,13 +44,23 @@ from debate_eval.tasks.analysis.bootstrap import (
     DEFAULT_RESAMPLES,
     MIN_UNITS,
     PairedDifference,
+    is_withheld,
     paired_bootstrap,
     too_few_units,
 )
-from debate_eval.tasks.analysis.correlations import ITEM, STATISTICS, average_of_groups, correlation_level, correlations
+from debate_eval.tasks.analysis.correlations import (
+    GROUP,
+    ITEM,
+    POOLED_DATASETS,
+    STATISTICS,
+    average_of_groups,
+    correlation_level,
+    correlations,
+)
 from debate_eval.tasks.analysis.pairwise_metrics import METRICS, NO_VERDICT, metrics
 from debate_eval.tasks.analysis.records import Record, group_of, is_pairwise, number, protocol_of
 
+POOLED_PREFIX = "pooled_"
 MISSING_POLICIES = ("wrong", "drop")
 DEFAULT_MISSING = "wrong"
 CLASS_METRICS = ("kappa", "macro_f1")  # need a class for every verdict: compared with --missing drop only
@@ -52,6 +73,7 @@ class McNemar:
     a_only: int
     b_only: int
     p_value: float | str | None
+    p_holm: float | str | None = None  # Holm-adjusted over the comparison's family
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -83,6 +105,7 @@ class Comparison:
     mcnemar: McNemar | None = None
     ci_method: str = DEFAULT_CI_METHOD
     differences: list[PairedDifference] = field(default_factory=list)
+    family_size: int = 0  # how many p-values the Holm adjustment ran over (every comparison of the command)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -165,6 +188,52 @@ def _single_units(comparison: Comparison, shared: list[tuple[Record, Record]]) -
         return lambda sample: average_of_groups([unit[side] for unit in sample])
 
     return units, group_stat(0), group_stat(1)
+
+
+def _pooled_units(shared: list[tuple[Record, Record]]) -> list[list[tuple[float, float, float]]]:
+    """Per group, (score A, score B, human) of the items both runs scored and humans rated: the units of the
+    pooled definition's paired bootstrap (every group with such items, defined per-group correlation or not)."""
+    groups: dict[str, list[tuple[float, float, float]]] = {}
+    for a, b in shared:
+        if _score_reason(a, b, "human_score", number) is None:
+            groups.setdefault(group_of(a), []).append(
+                (number(a["score"]), number(b["score"]), number(a["human_score"]))
+            )  # type: ignore[arg-type]
+    return list(groups.values())
+
+
+def _pooled_stat(side: int) -> Any:
+    def values(sample: list[list[tuple[float, float, float]]]) -> dict[str, float] | None:
+        found = correlations([(unit[side], unit[2]) for group in sample for unit in group])
+        return {f"{POOLED_PREFIX}{name}": value for name, value in found.items()} if found else None
+
+    return values
+
+
+def paired_t_p(differences: Sequence[float]) -> float | None:
+    """Two-sided p of the paired t-test of "mean difference 0" on per-unit differences (scipy's one-sample t
+    test); 1 when every difference is 0, 0 when they are all the same other value; None below 2 units."""
+    import numpy as np
+    from scipy import stats
+
+    if len(differences) < 2:
+        return None
+    array = np.asarray(differences, dtype=float)
+    if np.allclose(array, array[0], rtol=0.0, atol=1e-12):
+        return 1.0 if abs(array[0]) <= 1e-12 else 0.0
+    return float(stats.ttest_1samp(array, 0.0).pvalue)
+
+
+def _with_t_tests(differences: list[PairedDifference], units: Sequence[Any], min_units: int) -> list[PairedDifference]:
+    """The group-level differences with ``p_ttest``: the paired t-test on the per-group differences B − A of
+    each statistic (the reported Δ is their mean); the minimum-units text below ``min_units`` groups."""
+    out = []
+    for difference in differences:
+        withheld = too_few_units(len(units), "groups", min_units)
+        per_group = [b[difference.statistic] - a[difference.statistic] for a, b, _ in units]
+        p: float | str | None = withheld or paired_t_p(per_group)
+        out.append(replace(difference, p_ttest=p))
+    return out
 
 
 def _verdict(value: Any, missing: str) -> str | None:
@@ -273,9 +342,61 @@ def compare_runs(
         else:
             names = STATISTICS
             units, stat_a, stat_b = _single_units(comparison, shared)
+        options = {"method": ci_method, "min_units": min_units}
         if units:
-            comparison.differences = paired_bootstrap(
-                units, stat_a, stat_b, names, n, method=ci_method, unit=comparison.unit, min_units=min_units
-            )
+            comparison.differences = paired_bootstrap(units, stat_a, stat_b, names, n, unit=comparison.unit, **options)
+            if comparison.level == GROUP:
+                comparison.differences = _with_t_tests(comparison.differences, units, min_units)
+        if comparison.level == GROUP and comparison.dataset in POOLED_DATASETS:
+            pooled = _pooled_units(shared)
+            if pooled:
+                pooled_names = [f"{POOLED_PREFIX}{name}" for name in STATISTICS]
+                comparison.differences += paired_bootstrap(
+                    pooled, _pooled_stat(0), _pooled_stat(1), pooled_names, n, unit="groups", **options
+                )
         comparisons.append(comparison)
+    adjust_family(comparisons)
     return comparisons
+
+
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Holm's step-down adjustment of ``p_values`` (same order): the i-th smallest p times ``m − i + 1``, made
+    monotone and capped at 1. Controls the family-wise error rate at any dependence between the tests."""
+    order = sorted(range(len(p_values)), key=lambda i: p_values[i])
+    adjusted = [1.0] * len(p_values)
+    running = 0.0
+    for rank, index in enumerate(order):
+        running = max(running, min(1.0, (len(p_values) - rank) * p_values[index]))
+        adjusted[index] = running
+    return adjusted
+
+
+def adjust_family(comparisons: Sequence[Comparison]) -> int:
+    """Holm-adjust the family of every p-value the comparison prints: one per statistic and dataset/aspect
+    (its reported p: the paired t-test's at group level, else the paired bootstrap's) and McNemar's. Sets
+    ``p_holm`` (the minimum-units text where the p is withheld, None where there is none) and each comparison's
+    ``family_size``; returns the size."""
+    slots: list[tuple[Comparison, int | None]] = []
+    values: list[float] = []
+    for comparison in comparisons:
+        for index, difference in enumerate(comparison.differences):
+            if isinstance(difference.p_reported, float):
+                slots.append((comparison, index))
+                values.append(difference.p_reported)
+        if comparison.mcnemar is not None and isinstance(comparison.mcnemar.p_value, float):
+            slots.append((comparison, None))
+            values.append(comparison.mcnemar.p_value)
+    adjusted = holm(values)
+    for comparison in comparisons:
+        comparison.family_size = len(values)
+        comparison.differences = [
+            replace(d, p_holm=d.p_reported if is_withheld(d.p_reported) else None) for d in comparison.differences
+        ]
+        if comparison.mcnemar is not None and is_withheld(comparison.mcnemar.p_value):
+            comparison.mcnemar.p_holm = comparison.mcnemar.p_value
+    for (comparison, index), value in zip(slots, adjusted, strict=True):
+        if index is None:
+            comparison.mcnemar.p_holm = value  # type: ignore[union-attr]
+        else:
+            comparison.differences[index] = replace(comparison.differences[index], p_holm=value)
+    return len(values)

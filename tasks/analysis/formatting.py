@@ -382,16 +382,25 @@ def format_published(datasets: Sequence[str]) -> str:
     return "\n".join(lines)
 
 
-def fmt_p(difference: Any) -> str:
-    """A p-value: the minimum-units text, ``<=`` the smallest p the resamples can show, or three decimals."""
-    p = difference.p_value
+def fmt_pvalue(p: float | str | None) -> str:
+    """A p-value as text: the minimum-units text as it is, ``-`` for none, three decimals from 0.001, below
+    that two significant digits in scientific form (``6.1e-05``), ``<1e-15`` for what is 0 in floating point."""
     if p is None:
         return "-"
     if is_withheld(p):
         return str(p)
-    if getattr(difference, "p_at_floor", False):
+    if p >= 0.001:
+        return f"{p:.3f}"
+    return f"{p:.1e}" if p >= 1e-15 else "<1e-15"
+
+
+def fmt_p(difference: Any) -> str:
+    """The paired bootstrap's p: the minimum-units text, ``<=`` the smallest p the resamples can show, or as
+    :func:`fmt_pvalue`."""
+    p = difference.p_value
+    if isinstance(p, float) and getattr(difference, "p_at_floor", False):
         return f"<={p:.3g}"
-    return f"{p:.3f}"
+    return fmt_pvalue(p)
 
 
 def _dropped_text(comparison: Any) -> str:
@@ -438,20 +447,44 @@ def format_comparison(comparisons: Sequence[Any], label_a: str, label_b: str, n:
             )
         elif comparison.missing == "drop":
             lines.append("  --missing drop: items without a verdict in either run are left out")
-        lines.append(f"  {'statistic':<12} {'A':>7} {'B':>7} {'delta':>7}   {'95% CI':<22} {'p':>8}")
+        lines.append(
+            f"  {'statistic':<12} {'A':>7} {'B':>7} {'delta':>7}   {'95% CI':<22} {'p boot':>9} {'p t':>9} "
+            f"{'p Holm':>9}"
+        )
+        pooled_heading = False
         for d in comparison.differences:
             if d.a is None and d.b is None:
                 continue  # e.g. consistency of runs without --swap
+            name = d.statistic
+            if name.startswith("pooled_"):
+                name = name.removeprefix("pooled_")
+                if not pooled_heading:
+                    lines.append(
+                        f"  pooled over all items (as G-Eval and ChatEval report; resampling {d.n_units} groups):"
+                    )
+                    pooled_heading = True
             ci = fmt_interval(d.ci95) or "-"
-            lines.append(f"  {d.statistic:<12} {fmt(d.a):>7} {fmt(d.b):>7} {fmt(d.delta):>7}   {ci:<22} {fmt_p(d):>8}")
+            lines.append(
+                f"  {name:<12} {fmt(d.a):>7} {fmt(d.b):>7} {fmt(d.delta):>7}   {ci:<22} {fmt_p(d):>9} "
+                f"{fmt_pvalue(d.p_ttest):>9} {fmt_pvalue(d.p_holm):>9}"
+            )
         if comparison.mcnemar is not None:
             m = comparison.mcnemar
-            p = m.p_value if is_withheld(m.p_value) else fmt(m.p_value)
-            lines.append(f"  McNemar (exact, paired accuracy): only A right {m.a_only}, only B right {m.b_only}, p {p}")
+            lines.append(
+                f"  McNemar (exact, paired accuracy): only A right {m.a_only}, only B right {m.b_only}, "
+                f"p {fmt_pvalue(m.p_value)}, Holm {fmt_pvalue(m.p_holm)}"
+            )
         if not comparison.differences:
             lines.append("  (nothing both runs scored)")
     if not comparisons:
         lines.append("(the two runs share no dataset/aspect)")
+    else:
+        size = comparisons[0].family_size
+        lines.append(
+            f"p boot: paired bootstrap; p t: paired t-test on the per-group differences (group level; the reported "
+            f"p where given, else p boot). p Holm: the reported p (and McNemar's), Holm-adjusted over the family of "
+            f"all {size} printed above: read it when asking whether any of these differences is real."
+        )
     return "\n".join(lines)
 
 

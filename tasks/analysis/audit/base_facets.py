@@ -6,6 +6,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
 from scipy.stats import wasserstein_distance
 
 from debate_eval.tasks.analysis.audit.facet import (
@@ -187,46 +188,113 @@ def _longer(lengths: Any) -> str | None:
     return "first" if a > b else "second" if b > a else None
 
 
+LC_PENALTY = 1.0  # L2 penalty on the length coefficient (a judge that always picks the longer one separates)
+
+
+def length_controlled(outcomes: Sequence[float], lengths: Sequence[float]) -> dict[str, float] | None:
+    """AlpacaEval's length control for one judge's pairwise verdicts: the logistic regression
+    ``logit P(first) = b0 + b1 · x``, ``x`` the length difference (first − second) already standardised and
+    passed through tanh, fitted by Newton's method with an L2 penalty :data:`LC_PENALTY` on ``b1`` (so a
+    judge whose verdicts the length separates perfectly still has a finite coefficient). Returns
+    ``{"effect": b1, "controlled": sigmoid(b0)}``: the length effect and the share for the first response
+    at equal length (the length-controlled score); None with fewer than 2 outcomes or only one kind."""
+    y, x = np.asarray(outcomes, dtype=float), np.asarray(lengths, dtype=float)
+    if len(y) < 2 or np.all(y == y[0]):
+        return None
+    design = np.column_stack([np.ones_like(x), x])
+    penalty = np.diag([0.0, LC_PENALTY])
+    beta = np.zeros(2)
+    for _ in range(50):
+        p = 1.0 / (1.0 + np.exp(-(design @ beta)))
+        gradient = design.T @ (y - p) - penalty @ beta
+        hessian = design.T @ (design * (p * (1 - p))[:, None]) + penalty
+        try:
+            step = np.linalg.solve(hessian, gradient)
+        except np.linalg.LinAlgError:
+            return None
+        beta = beta + step
+        if np.max(np.abs(step)) < 1e-10:
+            break
+    if not np.all(np.isfinite(beta)):
+        return None
+    return {"effect": float(beta[1]), "controlled": float(1.0 / (1.0 + np.exp(-beta[0])))}
+
+
 def _pairwise_verbosity(records: Sequence[Record], lengths: Mapping[str, Any], settings: Bootstrap) -> Facet:
     rows = []
     for r in records:
-        longer = _longer(lengths.get(str(r["item_id"])))
-        if longer is None:
+        pair = lengths.get(str(r["item_id"]))
+        if not isinstance(pair, (list, tuple)) or len(pair) != 2:
             continue
+        longer = _longer(pair)
         verdict, label = verdict_of(r), r.get("human_label")
         rows.append(
             {
                 "id": str(r["item_id"]),
-                "judge": None if verdict in (None, "tie") else verdict == longer,
-                "human": None if label not in ("first", "second") else label == longer,
+                "difference": float(pair[0]) - float(pair[1]),
+                "judge": None if verdict in (None, "tie") or longer is None else verdict == longer,
+                "human": None if label not in ("first", "second") or longer is None else label == longer,
+                "judge_first": None if verdict not in ("first", "second") else float(verdict == "first"),
+                "human_first": None if label not in ("first", "second") else float(label == "first"),
             }
         )
+    spread = float(np.std([row["difference"] for row in rows])) if rows else 0.0
+    for row in rows:
+        row["x"] = float(np.tanh(row["difference"] / spread)) if spread > 0 else 0.0
     units = [[row] for row in rows]
+
+    def controlled(every: list[dict[str, Any]], who: str) -> dict[str, float] | None:
+        used = [r for r in every if r[who] is not None]
+        return length_controlled([r[who] for r in used], [r["x"] for r in used])
 
     def statistic(sample: list[list[dict[str, Any]]]) -> dict[str, float | None]:
         every = flat(sample)
+        judge, human = controlled(every, "judge_first") or {}, controlled(every, "human_first") or {}
+        decisive = [r["judge_first"] for r in every if r["judge_first"] is not None]
         return {
             "judge": share([r["judge"] for r in every if r["judge"] is not None]),
             "human": share([r["human"] for r in every if r["human"] is not None]),
+            "effect": judge.get("effect"),
+            "human_effect": human.get("effect"),
+            "controlled": judge.get("controlled"),
+            "first": sum(decisive) / len(decisive) if decisive else None,
         }
 
-    values, ci = statistic(units), intervals(units, statistic, ["judge", "human"], settings, "items")
-    longer_picked = [ItemLink(BASE, ids([row for row in rows if row["judge"]]), "verdicts for the longer response")]
-    figure = Figure(
-        "longer_win_rate", "share of decisive verdicts for the longer response", values["judge"], ci["judge"],
-        baseline=values["human"], baseline_label="humans: share of decisive labels for the longer response",
-        baseline_ci95=ci["human"], items=longer_picked,
-    )  # fmt: skip
+    names = ["judge", "human", "effect", "human_effect", "controlled", "first"]
+    values, ci = statistic(units), intervals(units, statistic, names, settings, "items")
+    decided = [row for row in rows if row["judge"] is not None]
+    longer_picked = [ItemLink(BASE, ids([row for row in decided if row["judge"]]), "verdicts for the longer response")]
+    figures = [
+        Figure(
+            "longer_win_rate", "share of decisive verdicts for the longer response", values["judge"], ci["judge"],
+            baseline=values["human"], baseline_label="humans: share of decisive labels for the longer response",
+            baseline_ci95=ci["human"], items=longer_picked,
+        ),
+        Figure(
+            "length_effect", "length effect: logistic coefficient of tanh(standardised length difference)",
+            values["effect"], ci["effect"], baseline=values["human_effect"],
+            baseline_label="humans: the same regression on their labels", baseline_ci95=ci["human_effect"],
+        ),
+        Figure(
+            "lc_first_win_rate", "length-controlled share of decisive verdicts for the first response",
+            values["controlled"], ci["controlled"], baseline=values["first"],
+            baseline_label="the same share without length control", baseline_ci95=ci["first"],
+        ),
+    ]  # fmt: skip
     return Facet(
         name=VERBOSITY,
         title=TITLES[VERBOSITY],
         method="Length = words of each response. Over the items whose responses differ in length: the share of "
         "the judge's decisive verdicts (not ties) that pick the longer response, beside the same share of the "
-        f"human labels. {describe_interval(settings, 'items')}",
+        "human labels. Length control as AlpacaEval's: a logistic regression of the decisive verdict (first = 1) "
+        "on tanh((words A − words B) / their standard deviation), with an intercept and an L2 penalty of "
+        f"{LC_PENALTY:g} on the length coefficient; the coefficient is the length effect (0: none; beside it the "
+        "same regression on the human labels), and the sigmoid of the intercept the length-controlled share for "
+        f"the first response (the share at equal length). {describe_interval(settings, 'items')}",
         n=len(rows),
         unit="items",
         runs=[BASE],
-        figures=[figure],
+        figures=figures,
         plot={},
     )
 

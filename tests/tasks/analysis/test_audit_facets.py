@@ -243,3 +243,42 @@ def test_card_round_trips_through_json_and_markdown() -> None:
     text = card_markdown(card)
     assert "| geval | Spearman ρ | 1.000" in text and "debate-eval audit ..." in text
     assert not any(isinstance(v, float) and math.isnan(v) for v in json.loads(json.dumps(card.to_dict())).values())
+
+
+def test_length_control_is_the_penalised_logistic_regression() -> None:
+    """AlpacaEval's regression, checked against scipy's optimiser on the same penalised likelihood."""
+    import numpy as np
+    from scipy.optimize import minimize
+
+    rng = np.random.default_rng(5)
+    x = np.tanh(rng.normal(0, 1, size=400))
+    y = (rng.random(400) < 1 / (1 + np.exp(-(0.4 + 1.5 * x)))).astype(float)
+
+    def loss(beta: np.ndarray) -> float:
+        z = beta[0] + beta[1] * x
+        return float(np.sum(np.logaddexp(0, z) - y * z) + 0.5 * base_facets.LC_PENALTY * beta[1] ** 2)
+
+    expected = minimize(loss, np.zeros(2), method="BFGS", options={"gtol": 1e-10}).x
+    found = base_facets.length_controlled(list(y), list(x))
+    assert found["effect"] == pytest.approx(expected[1], abs=1e-5)
+    assert found["controlled"] == pytest.approx(1 / (1 + np.exp(-expected[0])), abs=1e-6)
+    assert 1.0 < found["effect"] < 2.0 and 0.55 < found["controlled"] < 0.65  # near the planted 1.5 and 0.6
+    assert base_facets.length_controlled([1.0, 1.0], [0.2, -0.3]) is None  # one kind of outcome
+
+
+def test_pairwise_verbosity_reports_alpacaeval_length_control() -> None:
+    import numpy as np
+
+    rng = np.random.default_rng(9)
+    lengths = {f"p{i}": (int(rng.integers(5, 60)), int(rng.integers(5, 60))) for i in range(80)}
+    labels = ["first" if i % 2 else "second" for i in range(80)]  # the humans: unrelated to length
+    longer = [pair(i, "first" if a >= b else "second", labels[i]) for i, (a, b) in enumerate(lengths.values())]
+    facet = base_facets.verbosity(longer, lengths, SETTINGS)
+    effect = facet.figure("length_effect")
+    assert effect.ci95[0] > 1.0 and effect.baseline_ci95[0] < 0 < effect.baseline_ci95[1]
+    # a judge that ignores length and prefers the first response 70 % of the time (by item, not by length)
+    first = [pair(i, "first" if i % 10 < 7 else "second", labels[i]) for i in range(80)]
+    facet = base_facets.verbosity(first, lengths, SETTINGS)
+    effect, controlled = facet.figure("length_effect"), facet.figure("lc_first_win_rate")
+    assert effect.ci95[0] < 0 < effect.ci95[1]
+    assert controlled.baseline == pytest.approx(0.7) and controlled.value == pytest.approx(0.7, abs=0.05)

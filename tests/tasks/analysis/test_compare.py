@@ -124,3 +124,98 @@ def test_bca_comparison_reports_its_method() -> None:
     assert comparison.ci_method == spearman.ci_method == "bca"
     low, high = spearman.ci95
     assert low < spearman.delta < high
+
+
+def test_holm_adjusts_step_down_and_stays_monotone() -> None:
+    from debate_eval.tasks.analysis.compare import holm
+
+    # sorted 0.005, 0.01, 0.03, 0.04 -> 4*0.005, 3*0.01, 2*0.03, max(1*0.04, 0.06)
+    assert holm([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert holm([0.5, 0.9]) == [1.0, 1.0] and holm([]) == []
+
+
+def _topical(seed: int, noise: float, contexts: int = 30) -> list[dict]:
+    """Topical-Chat-like records: ``contexts`` contexts of 6 responses, 2 aspects, scores = humans + noise."""
+    rng = np.random.default_rng(seed)
+    humans = np.round(np.random.default_rng(0).integers(1, 4, size=(2, contexts, 6, 3)).mean(axis=3), 4)
+    records = []
+    for a, aspect in enumerate(("naturalness", "coherence")):
+        for c in range(contexts):
+            for r in range(6):
+                score = float(np.clip(np.round(humans[a, c, r] + rng.normal(0, noise)), 1, 3))
+                records.append(rec(f"c{c:02d}-r{r}", f"c{c:02d}", float(humans[a, c, r]), score,
+                                   dataset="topical_chat", aspect=aspect, protocol="chateval"))  # fmt: skip
+    return records
+
+
+def test_the_paired_t_test_is_scipys_on_the_per_group_differences() -> None:
+    from scipy import stats
+
+    run_a, run_b = _topical(1, 0.9), _topical(2, 0.5)
+    comparisons = compare_runs(run_a, run_b, n=200)
+    for comparison in comparisons:
+        b_by_id = {r["item_id"]: r for r in run_b if r["aspect"] == comparison.aspect}
+        per_a, per_b = [], []
+        for records in by_group([r for r in run_a if r["aspect"] == comparison.aspect]).values():
+            mine = correlations(pairs(records))
+            theirs = correlations(pairs([b_by_id[r["item_id"]] for r in records]))
+            if mine and theirs:
+                per_a.append(mine["spearman"])
+                per_b.append(theirs["spearman"])
+        spearman = _difference(comparison, "spearman")
+        assert spearman.n_units == len(per_a) >= 10
+        assert spearman.p_ttest == pytest.approx(float(stats.ttest_rel(per_b, per_a).pvalue))
+        assert spearman.p_reported == spearman.p_ttest  # the group-level comparison reports the t-test's p
+
+
+def test_pooled_definition_is_compared_for_topical_chat() -> None:
+    from debate_eval.tasks.analysis.meta_eval import meta_evaluate
+
+    run_a, run_b = _topical(1, 0.9), _topical(2, 0.5)
+    comparisons = compare_runs(run_a, run_b, n=300)
+    report_a, report_b = meta_evaluate(run_a)["topical_chat"], meta_evaluate(run_b)["topical_chat"]
+    for comparison in comparisons:
+        names = [d.statistic for d in comparison.differences]
+        assert names == ["spearman", "kendall", "pearson", "pooled_spearman", "pooled_kendall", "pooled_pearson"]
+        pooled = _difference(comparison, "pooled_spearman")
+        a, b = report_a[comparison.aspect].pooled_spearman, report_b[comparison.aspect].pooled_spearman
+        assert (pooled.a, pooled.b) == (pytest.approx(a), pytest.approx(b))
+        assert pooled.delta == pytest.approx(b - a) and pooled.n_units == 30 and pooled.p_ttest is None
+        assert pooled.ci95[0] < pooled.delta < pooled.ci95[1]
+    # the same run against itself: every difference 0, p 1
+    for comparison in compare_runs(run_a, run_a, n=100):
+        for difference in comparison.differences:
+            assert (difference.delta, difference.p_reported, difference.p_holm) == (0.0, 1.0, 1.0)
+    # not Topical-Chat: no pooled rows
+    run = [r for d in range(12) for r in group(f"d{d}", [1, 2, 3, 4], [1, 3, 2, 4])]
+    assert [d.statistic for d in compare_runs(run, run, n=50)[0].differences] == ["spearman", "kendall", "pearson"]
+
+
+def test_the_family_of_printed_p_values_is_holm_adjusted() -> None:
+    from debate_eval.tasks.analysis.compare import holm
+
+    run_a, run_b = _topical(1, 0.9), _topical(2, 0.5)
+    comparisons = compare_runs(run_a, run_b, n=300)
+    differences = [d for c in comparisons for d in c.differences]
+    assert all(c.family_size == 12 for c in comparisons)  # 2 aspects x (3 per-context + 3 pooled)
+    assert [d.p_holm for d in differences] == pytest.approx(holm([d.p_reported for d in differences]))
+    assert all(d.p_holm >= d.p_reported for d in differences)
+    # pairwise: McNemar joins the family
+    run_a, run_b = copy_and_abstain()
+    (comparison,) = compare_runs(run_a, run_b, n=200)
+    reported = [d.p_reported for d in comparison.differences if isinstance(d.p_reported, float)]
+    assert comparison.family_size == len(reported) + 1
+    assert comparison.mcnemar.p_holm == pytest.approx(holm([*reported, comparison.mcnemar.p_value])[-1])
+    # below the minimum units the Holm column holds the same text, never a number
+    two = [r for d in range(2) for r in group(f"d{d}", [1, 2, 3, 4], [1, 3, 2, 4])]
+    (small,) = compare_runs(two, two)
+    assert {d.p_holm for d in small.differences} == {"too few groups (n=2)"} and small.family_size == 0
+
+
+def test_small_p_values_are_printed_in_scientific_form() -> None:
+    from debate_eval.tasks.analysis.formatting import fmt_pvalue
+
+    assert [fmt_pvalue(p) for p in (0.5, 0.0123, 0.001, 6.1e-05, 4.2e-9, 0.0, None)] == [
+        "0.500", "0.012", "0.001", "6.1e-05", "4.2e-09", "<1e-15", "-"
+    ]  # fmt: skip
+    assert fmt_pvalue("too few items (n=5)") == "too few items (n=5)"

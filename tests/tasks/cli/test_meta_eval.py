@@ -192,10 +192,13 @@ def test_compare_two_runs(tmp_path: Path, capsys: pytest.CaptureFixture) -> None
     assert "60 items in both runs (only A: 0, only B: 0)" in out
     assert "used: 12 groups (60 items); left out: nothing" in out
     spearman_line = next(line for line in out.splitlines() if line.strip().startswith("spearman"))
-    _, value_a, value_b, delta, *_rest, p = spearman_line.split()
+    _, value_a, value_b, delta, _low, _high, p, p_t, p_holm = spearman_line.split()
     assert float(value_b) == 1.0
     assert float(delta) == pytest.approx(1.0 - float(value_a), abs=1e-3)
     assert p == "<=0.00995"  # no resample of 200 reached 0: p is at its bound 2/201, never 0
+    # the t-test on 12 per-document differences (two values, both positive) is far below 0.001: scientific form
+    assert p_t == "<1e-15" or "e-" in p_t
+    assert p_holm != "-" and "p Holm: the reported p" in out and "family of all 3 printed above" in out
     status, out = _run_command(["meta-eval", str(a), str(b), "--compare", "--json"], capsys)
     (entry,) = json.loads(out)
     assert (entry["n_shared"], entry["n_used"], entry["unit"]) == (60, 12, "groups")
@@ -243,7 +246,7 @@ def test_a_two_document_run_prints_no_numeric_interval_or_p(tmp_path: Path, caps
     _status, out = _run_command(["meta-eval", str(run), str(run), "--compare"], capsys)
     for statistic in ("spearman", "kendall", "pearson"):
         line = next(line for line in out.splitlines() if line.strip().startswith(statistic))
-        assert line.split()[4:] == ["too", "few", "groups", "(n=2)"] * 2
+        assert line.split()[4:] == ["too", "few", "groups", "(n=2)"] * 4  # interval, p boot, p t, p Holm
     _status, out = _run_command(["meta-eval", str(run), str(run), "--compare", "--json"], capsys)
     for difference in json.loads(out)[0]["differences"].values():
         assert difference["ci95"] == difference["p_value"] == "too few groups (n=2)"
@@ -335,3 +338,35 @@ def test_fail_under_fails_a_figure_on_too_little(tmp_path: Path, capsys: pytest.
         ["meta-eval", few_run, "--fail-under", "accuracy=0.9", "--bootstrap", "50", "--fail-under-ci"], capsys
     )
     assert status == 1 and "withheld: too few items (n=3)" in err and "3 of 100 labelled items" in err
+
+
+def test_compare_prints_small_p_values_holm_and_the_pooled_rows(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    from constructed_cases import topical_chat
+
+    verdicts = ("first", "second", "tie")
+    pairs_a, pairs_b = [], []
+    for item in range(40):  # B right on all 40, A on the first 20: McNemar p = 2 / 2**20
+        label = verdicts[item % 3]
+        wrong = verdicts[(item + 1) % 3]
+        common = {"item_id": f"q{item:02d}", "dataset": "faireval", "aspect": "preference", "task_type": "pairwise",
+                  "human_label": label}  # fmt: skip
+        pairs_a.append({**common, "protocol": "debate", "verdict": label if item < 20 else wrong})
+        pairs_b.append({**common, "protocol": "geval", "verdict": label})
+    a, b = write_run(tmp_path / "a", pairs_a), write_run(tmp_path / "b", pairs_b)
+    _status, out = _run_command(["meta-eval", str(a), str(b), "--compare", "--bootstrap", "200"], capsys)
+    assert "only A right 0, only B right 20, p 1.9e-06, Holm" in out  # was printed 0.000
+    assert "0.000" not in out.split("McNemar")[1].split(",")[2]
+    records = topical_chat(contexts=20)
+    shifted = [{**r, "score": min(3.0, r["score"] + (r["item_id"].endswith("r0")))} for r in records]
+    one, other = write_run(tmp_path / "tc_a", records), write_run(tmp_path / "tc_b", shifted)
+    _status, out = _run_command(["meta-eval", str(one), str(other), "--compare", "--bootstrap", "100"], capsys)
+    assert out.count("pooled over all items (as G-Eval and ChatEval report; resampling 20 groups):") == 4
+    assert "family of all 24 printed above" in out  # 4 aspects x (3 per-context + 3 pooled)
+    _status, out = _run_command(["meta-eval", str(one), str(other), "--compare", "--json", "--bootstrap", "100"],
+                                capsys)  # fmt: skip
+    entry = json.loads(out)[0]
+    assert entry["family_size"] == 24
+    assert set(entry["differences"]) == {"spearman", "kendall", "pearson", "pooled_spearman", "pooled_kendall",
+                                         "pooled_pearson"}  # fmt: skip
+    for difference in entry["differences"].values():
+        assert {"p_value", "p_ttest", "p_holm"} <= set(difference)

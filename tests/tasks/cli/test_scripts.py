@@ -55,6 +55,20 @@ def test_bootstrap_coverage_benchmark_writes_its_table(tmp_path: Path) -> None:
     assert "--replications 40 --resamples 50" in text
 
 
+def test_equal_judges_benchmark_writes_its_table(tmp_path: Path) -> None:
+    """``scripts/bench_equal_judges.py`` (the evidence for --compare's reported p and Holm) runs end to end, small."""
+    out = tmp_path / "equal.md"
+    completed = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "bench_equal_judges.py"), "--out", str(out), "--docs", "12",
+         "--replications", "2", "--resamples", "50"],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert completed.returncode == 0, completed.stderr
+    text = out.read_text(encoding="utf-8")
+    row = next(line for line in text.splitlines() if line.startswith("| 12 | 2 |"))
+    assert len(row.split("|")) == 10 and "--docs 12 --replications 2 --resamples 50" in text
+
+
 def test_audit_demo_script_is_an_entry_point_over_the_cli_layer() -> None:
     """``scripts/audit_demo.py`` runs the two audits of ``tasks/cli/audit_demo.py`` (the README's card)."""
     completed = subprocess.run(
