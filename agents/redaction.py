@@ -114,6 +114,18 @@ def redact(text: str, environ: Mapping[str, str] | None = None) -> str:
     return redact_counted(text, environ)[0]
 
 
+def redact_json(value: Any, environ: Mapping[str, str] | None = None) -> Any:
+    """``value`` (any JSON value: an error body) with every secret, and anything shaped like a key, masked in
+    its strings (keys included)."""
+    if isinstance(value, str):
+        return redact(value, environ)
+    if isinstance(value, dict):
+        return {redact_json(key, environ): redact_json(item, environ) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [redact_json(item, environ) for item in value]
+    return value
+
+
 def redact_record(record: Any, environ: Mapping[str, str] | None = None) -> tuple[Any, int]:
     """``record`` (any JSON value) with every configured secret masked in its strings, and how many."""
     values = secret_values(environ)

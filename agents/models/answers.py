@@ -24,14 +24,14 @@ from typing import Any
 from autogen_core.models import CreateResult, LLMMessage
 
 from debate_eval.agents.models.delegating import DelegatingClient
-from debate_eval.agents.redaction import redact_counted
+from debate_eval.agents.redaction import redact, redact_counted
 
 
 class UnusableAnswerError(RuntimeError):
     """A completion that is no text answer; ``result`` is the completion (its usage is counted)."""
 
     def __init__(self, message: str, result: CreateResult) -> None:
-        super().__init__(message)
+        super().__init__(redact(message))
         self.result = result
 
 

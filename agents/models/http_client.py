@@ -43,7 +43,7 @@ from typing import Any
 import anyio
 import httpx2
 
-from debate_eval.agents.errors import UserError
+from debate_eval.agents.errors import RedactedError, UserError
 from debate_eval.agents.models.affinity import SESSION_HEADERS, ReplicaSet, session_key
 from debate_eval.agents.models.http_defaults import DEFAULT_MAX_ANSWER_BYTES
 from debate_eval.agents.models.settings import public_url
@@ -66,7 +66,7 @@ class HttpOptions:
     session_keys: bool = True  # send the debate's session key in the routers' headers (``affinity.py``)
 
 
-class FinalHttpError(Exception):
+class FinalHttpError(RedactedError):
     """An answer that retrying cannot change (``final_http_error`` finds one behind an SDK's wrapper)."""
 
 

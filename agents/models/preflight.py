@@ -24,7 +24,7 @@ from typing import Any
 import openai
 from autogen_core.models import ChatCompletionClient, UserMessage
 
-from debate_eval.agents.errors import UserError
+from debate_eval.agents.errors import UserError, scrub_exception
 from debate_eval.agents.models.http_client import final_http_error
 from debate_eval.agents.models.responses import BadResponseError, EmptyAnswerError
 from debate_eval.agents.models.served_model import ServedModel
@@ -115,6 +115,7 @@ async def check_endpoint(
     except EmptyAnswerError:
         return  # the endpoint answered; what the model says to "Reply with OK." in one token does not matter
     except Exception as error:
+        scrub_exception(error)  # the error stays in the chain as ``__context__``: no key in it either
         raise UserError(describe_failure(endpoint, error, policy.max_retries)) from None
     finally:
         await raw.close()

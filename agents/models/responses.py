@@ -26,6 +26,7 @@ import openai
 from debate_eval.agents.models.call_meta import CHAT_PATH, answer_body, note_chat_usage
 from debate_eval.agents.models.http_client import HttpOptions, build_http_client
 from debate_eval.agents.models.settings import public_url
+from debate_eval.agents.redaction import redact
 
 SNIPPET_CHARS = 80
 
@@ -34,14 +35,14 @@ class BadResponseError(openai.APIConnectionError):
     """The endpoint answered 200 with a body that is not a chat completion (retried as transient)."""
 
     def __init__(self, message: str, request: httpx2.Request) -> None:
-        super().__init__(message=message, request=request)
+        super().__init__(message=redact(message), request=request)
 
 
 class EmptyAnswerError(openai.APIError):
     """The endpoint returned a chat completion with an empty answer (final; never cached)."""
 
     def __init__(self, message: str, request: httpx2.Request, finish_reason: str | None) -> None:
-        super().__init__(message, request, body=None)
+        super().__init__(redact(message), request, body=None)
         self.finish_reason = finish_reason
 
 

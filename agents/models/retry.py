@@ -23,6 +23,7 @@ from typing import Any
 import openai
 from autogen_core.models import ChatCompletionClient, CreateResult, LLMMessage
 
+from debate_eval.agents.errors import scrub_exception
 from debate_eval.agents.models.delegating import DelegatingClient
 from debate_eval.agents.models.http_client import final_http_error
 from debate_eval.agents.redaction import redact
@@ -222,6 +223,7 @@ class RetryingClient(DelegatingClient):
                 final = reason is None or (self.is_final is not None and self.is_final(error))
                 if final or attempt >= self.policy.max_retries:
                     self.stats.failures[type(error).__name__] += 1
+                    scrub_exception(error)  # a provider's body may echo the key: never raised in clear
                     raise
                 assert reason is not None
                 self.stats.retries[reason] += 1
