@@ -10,11 +10,19 @@ Two styles are in use (names compared case-insensitively):
 
 Both may add ``retry-after`` (seconds or an HTTP date) and ``retry-after-ms`` (milliseconds, preferred).
 A value that cannot be read is left out (None), never an error: a provider's odd header must not fail a run.
+
+Every duration read from a header is finite: a non-finite one (``inf``, ``nan``, ``1e400``) is unreadable,
+so the caller falls back to its backoff. A wait is at most ``MAX_HEADER_WAIT_S`` (300 s, the retry's
+documented maximum, ``RetryPolicy.max_retry_after_s``): ``retry_after_s`` is capped here, a ``reset`` (which
+also measures a window) where the limiter turns it into a wait (``rate_limit.Bucket.observe``). Which header gave a
+wait, as received (short, printable) and whether it was capped, is kept beside it (``reset_header``,
+``retry_after_header``) so a long wait can say why.
 """
 
 from __future__ import annotations
 
 import email.utils
+import math
 import re
 import time
 from collections.abc import Mapping
@@ -23,6 +31,8 @@ from datetime import datetime
 
 _DURATION_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(h|ms|us|µs|ns|m|s)")
 _UNIT_SECONDS = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9}
+MAX_HEADER_WAIT_S = 300.0  # the longest wait any header may ask for (the retry's documented maximum)
+_SHOWN_CHARS = 40  # how much of a header's value a message quotes
 
 
 @dataclass(frozen=True)
@@ -32,6 +42,7 @@ class LimitWindow:
     limit: float | None = None
     remaining: float | None = None
     reset_s: float | None = None
+    reset_header: str = field(default="", compare=False)  # the reset header as received, for messages
 
     @property
     def known(self) -> bool:
@@ -49,6 +60,7 @@ class RateLimitHeaders:
     output_tokens: LimitWindow = field(default_factory=LimitWindow)  # Anthropic only
     retry_after_s: float | None = None
     style: str = ""
+    retry_after_header: str = field(default="", compare=False)  # the header behind ``retry_after_s``
 
     @property
     def token_window(self) -> LimitWindow:
@@ -67,7 +79,8 @@ def parse_duration(text: str) -> float | None:
     if not text:
         return None
     try:
-        return max(0.0, float(text))
+        seconds = float(text)
+        return max(0.0, seconds) if math.isfinite(seconds) else None
     except ValueError:
         pass
     total, end = 0.0, 0
@@ -76,7 +89,25 @@ def parse_duration(text: str) -> float | None:
             return None
         total += float(match.group(1)) * _UNIT_SECONDS[match.group(2)]
         end = match.end()
-    return total if end == len(text) and end > 0 else None
+    return _finite(total) if end == len(text) and end > 0 else None
+
+
+def _finite(seconds: float | None) -> float | None:
+    return seconds if seconds is not None and math.isfinite(seconds) else None
+
+
+def capped_wait(seconds: float | None) -> float | None:
+    """``seconds`` when finite, at most ``MAX_HEADER_WAIT_S``; None when missing or not finite."""
+    seconds = _finite(seconds)
+    return None if seconds is None else min(max(0.0, seconds), MAX_HEADER_WAIT_S)
+
+
+def header_source(name: str, value: str, seconds: float | None) -> str:
+    """``name: value`` as a message may quote it (short, printable), saying when ``seconds`` was capped."""
+    shown = "".join(char if char.isprintable() else "?" for char in value.strip())
+    shown = shown if len(shown) <= _SHOWN_CHARS else shown[: _SHOWN_CHARS - 3] + "..."
+    capped = seconds is not None and seconds > MAX_HEADER_WAIT_S
+    return f"{name}: {shown}" + (f", capped at {MAX_HEADER_WAIT_S:g} s" if capped else "")
 
 
 def parse_reset_time(text: str, now: float) -> float | None:
@@ -84,7 +115,7 @@ def parse_reset_time(text: str, now: float) -> float | None:
     text = text.strip()
     try:
         moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
+    except (ValueError, OverflowError):
         return parse_duration(text)
     if moment.tzinfo is None:
         return None
@@ -92,30 +123,45 @@ def parse_reset_time(text: str, now: float) -> float | None:
 
 
 def parse_retry_after(headers: Mapping[str, str], now: float) -> float | None:
-    """``retry-after-ms`` (milliseconds), else ``retry-after`` (seconds or an HTTP date), in seconds."""
+    """``retry-after-ms`` (milliseconds), else ``retry-after`` (seconds or an HTTP date), in seconds: finite,
+    at most ``MAX_HEADER_WAIT_S``; None when neither can be read."""
+    return capped_wait(_raw_retry_after(headers, now)[0])
+
+
+def retry_after_source(headers: Mapping[str, str], now: float | None = None) -> tuple[float | None, str]:
+    """``parse_retry_after`` and the header it came from (``header_source``; "" when none could be read)."""
+    now = time.time() if now is None else now
+    seconds, name = _raw_retry_after(headers, now)
+    if seconds is None:
+        return None, ""
+    return capped_wait(seconds), header_source(name, headers.get(name) or "", seconds)
+
+
+def _raw_retry_after(headers: Mapping[str, str], now: float) -> tuple[float | None, str]:
+    headers = {str(key).lower(): str(value) for key, value in headers.items()}
     millis = _number(headers.get("retry-after-ms"))
-    if millis is not None:
-        return max(0.0, millis / 1000)
+    if millis is not None and math.isfinite(millis / 1000):
+        return max(0.0, millis / 1000), "retry-after-ms"
     value = (headers.get("retry-after") or "").strip()
     if not value:
-        return None
+        return None, ""
     seconds = _number(value)
     if seconds is not None:
-        return max(0.0, seconds)
+        return max(0.0, seconds), "retry-after"
     try:
         moment = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
+    except (TypeError, ValueError, OverflowError):
+        return None, ""
     if moment is None or moment.tzinfo is None:
-        return None
-    return max(0.0, moment.timestamp() - now)
+        return None, ""
+    return max(0.0, moment.timestamp() - now), "retry-after"
 
 
 def parse_rate_limit_headers(headers: Mapping[str, str], now: float | None = None) -> RateLimitHeaders:
     """Read the rate-limit headers of a response (either style); ``now``: epoch seconds (default: the clock)."""
     now = time.time() if now is None else now
     lowered = {str(key).lower(): str(value) for key, value in headers.items()}
-    retry_after = parse_retry_after(lowered, now)
+    retry_after, retry_source = retry_after_source(lowered, now)
     anthropic = {kind: _anthropic_window(lowered, kind, now) for kind in ANTHROPIC_KINDS}
     if any(window != LimitWindow() for window in anthropic.values()):
         return RateLimitHeaders(
@@ -125,30 +171,39 @@ def parse_rate_limit_headers(headers: Mapping[str, str], now: float | None = Non
             output_tokens=anthropic["output-tokens"],
             retry_after_s=retry_after,
             style="anthropic",
+            retry_after_header=retry_source,
         )
     requests, tokens = _openai_window(lowered, "requests"), _openai_window(lowered, "tokens")
     style = "openai" if requests != LimitWindow() or tokens != LimitWindow() else ""
-    return RateLimitHeaders(requests=requests, tokens=tokens, retry_after_s=retry_after, style=style)
+    return RateLimitHeaders(
+        requests=requests, tokens=tokens, retry_after_s=retry_after, style=style, retry_after_header=retry_source
+    )
 
 
 ANTHROPIC_KINDS = ("requests", "tokens", "input-tokens", "output-tokens")
 
 
 def _openai_window(headers: Mapping[str, str], kind: str) -> LimitWindow:
-    reset = headers.get(f"x-ratelimit-reset-{kind}")
+    name = f"x-ratelimit-reset-{kind}"
+    reset = headers.get(name)
+    seconds = parse_duration(reset) if reset else None
     return LimitWindow(
         limit=_number(headers.get(f"x-ratelimit-limit-{kind}")),
         remaining=_number(headers.get(f"x-ratelimit-remaining-{kind}")),
-        reset_s=parse_duration(reset) if reset else None,
+        reset_s=seconds,
+        reset_header=header_source(name, reset, seconds) if reset and seconds is not None else "",
     )
 
 
 def _anthropic_window(headers: Mapping[str, str], kind: str, now: float) -> LimitWindow:
-    reset = headers.get(f"anthropic-ratelimit-{kind}-reset")
+    name = f"anthropic-ratelimit-{kind}-reset"
+    reset = headers.get(name)
+    seconds = parse_reset_time(reset, now) if reset else None
     return LimitWindow(
         limit=_number(headers.get(f"anthropic-ratelimit-{kind}-limit")),
         remaining=_number(headers.get(f"anthropic-ratelimit-{kind}-remaining")),
-        reset_s=parse_reset_time(reset, now) if reset else None,
+        reset_s=seconds,
+        reset_header=header_source(name, reset, seconds) if reset and seconds is not None else "",
     )
 
 

@@ -21,6 +21,10 @@ increase), x0.5 after a 429 (whose ``retry-after`` also stops every call of the 
 x0.8 when a header shows the budget nearly empty (multiplicative decrease); at most one decrease per
 round-trip time. A nearly empty budget does not push the window below what the known rate needs (rate x
 mean latency x 1.5: Little's law with a margin), so the window settles near what the limit sustains.
+
+No wait is endless or silent: a header's durations are finite and capped (``rate_headers.MAX_HEADER_WAIT_S``,
+the hold of a 429 too), a bucket always refills, and a call that must wait more than ``LONG_WAIT_S`` says so
+in one line (``notice``, default: stderr): how long, for which endpoint, and the header behind the wait.
 """
 
 from __future__ import annotations
@@ -28,12 +32,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+import sys
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from debate_eval.agents.models.rate_headers import LimitWindow, RateLimitHeaders
+from debate_eval.agents.models.rate_headers import MAX_HEADER_WAIT_S, LimitWindow, RateLimitHeaders, capped_wait
 
 logger = logging.getLogger(__name__)
 WINDOW_S = 60.0  # --rpm / --tpm and header limits without a usable reset are per minute
@@ -47,6 +52,12 @@ LATENCY_EWMA = 0.2
 COMPLETION_EWMA = 0.2
 TOKEN_MARGIN = 1.1  # a call reserves its estimate plus 10% (providers count tokens their own way)
 DEFAULT_COMPLETION_TOKENS = 256  # the guess before any answer (or the max_tokens cap, when a call sets one)
+LONG_WAIT_S = 5.0  # a call that waits longer for the budget says so in one line
+
+
+def print_notice(line: str) -> None:
+    """The default ``RateLimiter`` notice: ``line`` on stderr."""
+    print(line, file=sys.stderr, flush=True)
 
 
 @dataclass(frozen=True)
@@ -69,6 +80,7 @@ class Bucket:
     updated: float
     by_hand: bool = False
     rate_seen: bool = False  # a header's reset has given the refill rate
+    source: str = ""  # the header that last set the refill rate or the level (for messages)
 
     def available(self, now: float) -> float:
         """What is left at ``now``."""
@@ -77,7 +89,7 @@ class Bucket:
     def wait_time(self, amount: float, now: float) -> float:
         """Seconds until ``amount`` (at most the whole limit) is available."""
         missing = min(amount, self.limit) - self.available(now)
-        if missing <= 0:
+        if missing <= 1e-9 * max(1.0, amount):  # rounding: a wait the clock could not even advance by
             return 0.0
         return missing / self.rate if self.rate > 0 else MAX_SLEEP_S
 
@@ -97,8 +109,11 @@ class Bucket:
         if window.limit is not None and window.limit > 0 and not self.by_hand:
             self.limit = window.limit
         used = (window.limit or 0) - (window.remaining if window.remaining is not None else math.inf)
-        if window.limit and window.reset_s and used >= max(2.0, RATE_FROM_RESET_MIN_USED * window.limit):
-            rate = (used - 0.5) / window.reset_s  # ``remaining`` is rounded down: half a unit less was used
+        if window.reset_header:
+            self.source = window.reset_header
+        reset = capped_wait(window.reset_s)  # no wait for a refill is longer than a header's longest wait
+        if window.limit and reset and used >= max(2.0, RATE_FROM_RESET_MIN_USED * window.limit):
+            rate = (used - 0.5) / reset  # ``remaining`` is rounded down: half a unit less was used
             if not self.by_hand:
                 self.rate = self.rate + 0.5 * (rate - self.rate) if self.rate_seen else rate
                 self.rate_seen = True
@@ -107,6 +122,11 @@ class Bucket:
         level = window.remaining - taken_after
         self.level = min(self.available(now), level) if self.by_hand else min(self.limit, level)
         self.updated = now
+
+    @property
+    def window_s(self) -> float:
+        """Seconds the bucket takes to refill from empty."""
+        return self.limit / self.rate if self.rate > 0 else math.inf
 
     def share_left(self, now: float) -> float:
         """What is left as a share of the limit."""
@@ -169,8 +189,13 @@ class RateLimiter:
         tpm: float | None = None,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
+        notice: Callable[[str], None] | None = print_notice,
     ) -> None:
+        """``notice``: told, in one line, of every wait longer than ``LONG_WAIT_S`` (None: nobody)."""
         self.name = name
+        self.notice = notice
+        self._noticed_until = -math.inf  # the end of the last wait a notice announced
+        self._block_source = ""  # the header behind ``blocked_until``
         self.max_in_flight = max(1, int(max_in_flight))
         self.window = float(self.max_in_flight)
         self.in_flight = 0
@@ -215,6 +240,8 @@ class RateLimiter:
                     wait = self._wait_time(tokens, now)
                     if wait <= 0:
                         break
+                    if wait > LONG_WAIT_S and now + wait > self._noticed_until + LONG_WAIT_S:
+                        self._announce(wait, tokens, now)
                     await self._sleep(min(wait, MAX_SLEEP_S))
                 return self._take(tokens, now)
         except BaseException:
@@ -222,6 +249,20 @@ class RateLimiter:
             raise
         finally:
             self.stats.waited_s += self._clock() - waited_from
+
+    def _announce(self, wait: float, tokens: float, now: float) -> None:
+        self._noticed_until = now + wait
+        if self.notice is None:
+            return
+        why = []
+        if self.blocked_until - now >= wait - 1e-9:
+            why.append(f"the endpoint answered 429 ({self._block_source or 'no retry-after'})")
+        for label, bucket, amount in (("request", self.requests, 1.0), ("token", self.tokens, tokens)):
+            if bucket is not None and bucket.wait_time(amount, now) >= wait - 1e-9:
+                source = f"; {bucket.source}" if bucket.source else ""
+                limit = "set by hand" if bucket.by_hand else f"{_short(bucket.limit)} per {bucket.window_s:.0f} s"
+                why.append(f"the {label} budget is spent ({limit}{source})")
+        self.notice(f"debate-eval: waiting {wait:.0f} s before the next call to {self.name}: {'; '.join(why)}")
 
     def _wait_time(self, tokens: float, now: float) -> float:
         wait = self.blocked_until - now
@@ -278,8 +319,11 @@ class RateLimiter:
             )
         if rate_limited:
             self.stats.rate_limited += 1
-            if retry_after_s:
-                self.blocked_until = max(self.blocked_until, now + retry_after_s)
+            hold = capped_wait(retry_after_s)  # finite, at most the retry's own maximum
+            if hold:
+                if now + hold > self.blocked_until:
+                    self._block_source = headers.retry_after_header if headers is not None else ""
+                self.blocked_until = max(self.blocked_until, now + min(hold, MAX_HEADER_WAIT_S))
             self._decrease(DECREASE_ON_429, now, floor=1.0)
         elif self._nearly_empty(now):
             self._decrease(DECREASE_NEAR_EMPTY, now, floor=self.needed_in_flight())
@@ -370,13 +414,19 @@ class RateLimiter:
         }
 
     def status(self) -> str:
-        """The live budget on one line: ``rpm 12/60 tpm 8.1k/90k in flight 3/8``."""
+        """The live budget on one line: ``rpm 12/60 tpm 8.1k/90k in flight 3/8``; a budget whose window is not
+        a minute shows its own limit and window: ``requests 19/20 per 10 s``."""
         now = self._clock()
         parts = []
-        for label, bucket in (("rpm", self.requests), ("tpm", self.tokens)):
-            if bucket is not None:
-                scale = WINDOW_S / (bucket.limit / bucket.rate) if bucket.rate else 1.0
-                parts.append(f"{label} {_short(bucket.available(now) * scale)}/{_short(bucket.limit * scale)}")
+        for label, name, bucket in (("rpm", "requests", self.requests), ("tpm", "tokens", self.tokens)):
+            if bucket is None:
+                continue
+            shown = f"{_short(bucket.available(now))}/{_short(bucket.limit)}"
+            window = bucket.window_s
+            if abs(window - WINDOW_S) <= 0.01 * WINDOW_S:
+                parts.append(f"{label} {shown}")
+            else:
+                parts.append(f"{name} {shown} per {window:.3g} s")
         parts.append(f"in flight {self.in_flight}/{math.floor(self.window)}")
         return " ".join(parts)
 

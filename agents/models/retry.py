@@ -10,11 +10,9 @@ one plain line to stderr; a progress display passes its own listener (``ClientPo
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import os
 import random
 import sys
-import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -26,6 +24,7 @@ from autogen_core.models import ChatCompletionClient, CreateResult, LLMMessage
 from debate_eval.agents.errors import scrub_exception
 from debate_eval.agents.models.delegating import DelegatingClient
 from debate_eval.agents.models.http_client import final_http_error
+from debate_eval.agents.models.rate_headers import MAX_HEADER_WAIT_S, retry_after_source
 from debate_eval.agents.redaction import redact
 
 BACKOFF_ENV = "DEBATE_EVAL_RETRY_BACKOFF"
@@ -47,7 +46,7 @@ class RetryPolicy:
     max_retries: int = 6
     base_delay_s: float = field(default_factory=default_backoff)
     max_delay_s: float = 60.0
-    max_retry_after_s: float = 300.0
+    max_retry_after_s: float = MAX_HEADER_WAIT_S  # the longest wait, whatever a header asks for
     retry_after_jitter: float = 0.1  # a Retry-After of s waits uniform(s, s * 1.1), so debates do not retry at once
 
     def backoff(self, attempt: int, rng: random.Random) -> float:
@@ -110,31 +109,18 @@ def retry_reason(error: BaseException) -> str | None:
 
 
 def retry_after_seconds(error: BaseException) -> float | None:
-    """The server's Retry-After (seconds or HTTP date; or retry-after-ms), if the error carries one."""
+    """The server's Retry-After (seconds or HTTP date; or retry-after-ms), if the error carries one: finite
+    and at most ``MAX_HEADER_WAIT_S``; None (the backoff) when unreadable or not finite (e.g. "soon", "inf")."""
+    return retry_after_of(error)[0]
+
+
+def retry_after_of(error: BaseException) -> tuple[float | None, str]:
+    """``retry_after_seconds`` and the header it came from, as a message quotes it ("" when none)."""
     response = getattr(error, "response", None)
     headers = getattr(response, "headers", None)
     if not headers:
-        return None
-    millis = headers.get("retry-after-ms")
-    if millis:
-        try:
-            return max(0.0, float(millis) / 1000)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        parsed = email.utils.parsedate_to_datetime(value)
-    except (ValueError, TypeError):  # neither seconds nor an HTTP date (e.g. "soon"): use the backoff
-        return None
-    if parsed is None:
-        return None
-    return max(0.0, parsed.timestamp() - time.time())
+        return None, ""
+    return retry_after_source(headers)
 
 
 @dataclass(frozen=True)
@@ -147,12 +133,15 @@ class RetryEvent:
     max_retries: int
     wait_s: float  # the wait before the next attempt
     endpoint: str = ""  # where the request went, with no credentials (e.g. "http://127.0.0.1:8000/v1 model m")
+    wait_source: str = ""  # the header the wait comes from ("retry-after: 20"), "" for the backoff
 
     def line(self) -> str:
         """The event as one plain line."""
         where = f" ({self.endpoint})" if self.endpoint else ""
+        source = f"; {self.wait_source}" if self.wait_source else ""
         return (
-            f"debate-eval: retry {self.attempt} of {self.max_retries} in {self.wait_s:.1f} s after {self.cause}{where}"
+            f"debate-eval: retry {self.attempt} of {self.max_retries} in {self.wait_s:.1f} s after {self.cause}"
+            f"{where}{source}"
         )
 
 
@@ -228,11 +217,17 @@ class RetryingClient(DelegatingClient):
                 assert reason is not None
                 self.stats.retries[reason] += 1
                 status = getattr(error, "status_code", None)
-                retry_after = retry_after_seconds(error) if status in RETRY_AFTER_STATUSES else None
+                retry_after, source = retry_after_of(error) if status in RETRY_AFTER_STATUSES else (None, "")
                 wait = self.policy.delay(attempt, self._rng, retry_after)
                 if self.on_retry is not None:
                     event = RetryEvent(
-                        retry_cause(error), reason, attempt + 1, self.policy.max_retries, wait, self.endpoint
+                        retry_cause(error),
+                        reason,
+                        attempt + 1,
+                        self.policy.max_retries,
+                        wait,
+                        self.endpoint,
+                        source if retry_after is not None and wait >= retry_after else "",
                     )
                     self.on_retry(event)
                 await self._sleep(wait)
