@@ -213,3 +213,9 @@ def test_the_readme_links_lead_somewhere() -> None:
         if anchor:
             headings = re.findall(r"^#+ (.+)$", path.read_text(encoding="utf-8"), re.M)
             assert anchor in {github_anchor(heading) for heading in headings}, f"README.md: no anchor {link}"
+
+
+def test_every_benchmark_report_is_listed_on_the_benchmarks_page() -> None:
+    listed = set(re.findall(r"\]\(benchmarks/([^)#]+\.md)\)", (DOCS / "benchmarks.md").read_text(encoding="utf-8")))
+    reports = {path.name for path in (ROOT / "benchmarks").glob("*.md")}
+    assert reports <= listed, f"docs/benchmarks.md does not link {sorted(reports - listed)}"
