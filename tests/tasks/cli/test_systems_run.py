@@ -114,3 +114,38 @@ def test_a_pairwise_file_mapping_one_system_column_is_refused_in_one_line(
     err = capsys.readouterr().err
     assert f'{data}: row 1 (counted from 1): column "sa": map system_b=COLUMN as well' in err
     assert "Traceback" not in err
+
+
+def test_an_imported_summeval_run_gets_the_system_level_correlation(
+    isolated_env: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The DEBATE authors' released format, three SummEval documents x five systems: the systems come from the
+    item ids (``DOC/SYSTEM``) and the system-level figures equal pandas/scipy on the imported records."""
+    pandas = pytest.importorskip("pandas")
+    from scipy import stats
+
+    from debate_eval.tasks.data.datasets import load_items
+
+    items = load_items("summeval", None)
+    docs = list(dict.fromkeys(item.group_id for item in items))[:3]
+    systems = ["M0", "M1", "M5", "M8", "M23"]
+    prompt = "Evaluation Criteria:\n\nCoherence (1-5) - the collective quality of all sentences."
+    rows = [
+        {"doc_id": doc, "system_id": system, "prompt": prompt, "coherence": f"- Coherence: {1 + (i + d) % 5}"}
+        for d, doc in enumerate(docs)
+        for i, system in enumerate(systems)
+    ]
+    released = isolated_env / "released.json"
+    released.write_text(json.dumps(rows), encoding="utf-8")
+    out = isolated_env / "imported"
+    assert main(["import", "debate-authors", str(released), "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["meta-eval", str(out), "--json"]) == 0
+    level = json.loads(capsys.readouterr().out)["summeval"]["coherence"]["system_level"]
+    records = pandas.DataFrame([json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()])
+    records["system"] = records["item_id"].str.split("/").str[1]
+    means = records.groupby("system")[["score", "human_score"]].mean()
+    assert (level["n_systems"], level["n_groups"]) == (5, 3) and set(level["systems"]) == set(systems)
+    assert level["kendall"] == pytest.approx(stats.kendalltau(means["score"], means["human_score"]).statistic)
+    assert level["pearson"] == pytest.approx(stats.pearsonr(means["score"], means["human_score"]).statistic)
+    assert level["ci95"] == "too few groups (n=3)"
