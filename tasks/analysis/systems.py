@@ -12,8 +12,9 @@
   (resampling the system's items); for each pair of systems judged on the same inputs (the same ``group_id``:
   a SummEval document; in own data the ``group`` column, else the source text) the paired difference of their
   means (first − second) over the shared inputs, its interval and two-sided p (resampling the shared inputs,
-  :mod:`bootstrap`), and the wins, ties and losses of the first system input by input. A system with several
-  outputs in one group is represented there by their mean.
+  :mod:`bootstrap`; ``p_holm``: Holm-adjusted over all the pairs, for reading many pairs at once), and the
+  wins, ties and losses of the first system input by input. A system with several outputs in one group is
+  represented there by their mean.
 - **Win rates** (:func:`win_rates`): for pairwise records naming both systems, each system's wins, ties and
   losses against each other system, and its win rate ``(wins + ties / 2) / comparisons`` with an interval.
 - **Prediction-powered inference** (:mod:`ppi`): where only part of a system's outputs carry human ratings,
@@ -286,7 +287,21 @@ def compare_systems(
         difference = paired_difference(scores[first], scores[second], bootstrap, ci_method, min_units)
         if difference is not None:
             pairs.append({"first": first, "second": second, **difference})
+    for pair, adjusted in zip(pairs, holm([pair["p_value"] for pair in pairs]), strict=True):
+        pair["p_holm"] = adjusted
     return {"systems": systems, "pairs": pairs, "n_resamples": bootstrap, "ci_method": ci_method}
+
+
+def holm(p_values: Sequence[float | str | None]) -> list[float | str | None]:
+    """Holm's step-down adjustment of the numeric p-values (for testing every pair of systems at once); a
+    withheld (text) or missing p-value stays as it is and does not count among the tests."""
+    numeric = sorted((p, i) for i, p in enumerate(p_values) if isinstance(p, float))
+    out: list[float | str | None] = list(p_values)
+    running = 0.0
+    for rank, (p, i) in enumerate(numeric):
+        running = max(running, min(1.0, (len(numeric) - rank) * p))
+        out[i] = running
+    return out
 
 
 # --- pairwise runs: win rates ----------------------------------------------------------------------------------
@@ -354,10 +369,10 @@ def _ci(interval: Any, digits: int = 3) -> str:
     return f" [{interval[0]:.{digits}f}, {interval[1]:.{digits}f}]"
 
 
-def _p(value: Any) -> str:
+def _p(value: Any, name: str = "p") -> str:
     if value is None or isinstance(value, str):
         return ""
-    return f", p={value:.3g}"
+    return f", {name}={value:.3g}"
 
 
 def system_level_lines(label: str, level: dict[str, Any] | None) -> list[str]:
@@ -397,7 +412,8 @@ def comparison_lines(label: str, block: dict[str, Any] | None) -> list[str]:
         for pair in pairs[:MAX_PAIR_LINES]:
             lines.append(
                 f"  {pair['first']} - {pair['second']}: {pair['difference']:+.3f}{_ci(pair['ci95'])}"
-                f"{_p(pair['p_value'])}, {pair['wins']}/{pair['ties']}/{pair['losses']} over {pair['n_inputs']} inputs"
+                f"{_p(pair['p_value'])}{_p(pair.get('p_holm'), 'Holm p')}, "
+                f"{pair['wins']}/{pair['ties']}/{pair['losses']} over {pair['n_inputs']} inputs"
             )
         if len(pairs) > MAX_PAIR_LINES:
             lines.append(f"  ... {len(pairs) - MAX_PAIR_LINES} more pairs (all in the JSON)")

@@ -18,6 +18,7 @@ from debate_eval.tasks.analysis.formatting import format_json, format_table
 from debate_eval.tasks.analysis.meta_eval import meta_evaluate
 from debate_eval.tasks.analysis.systems import (
     compare_systems,
+    holm,
     run_systems,
     summary_lines,
     system_level,
@@ -184,6 +185,15 @@ def test_paired_difference_is_the_bootstrap_modules_paired_bootstrap() -> None:
     assert ab["ci95"] == pytest.approx(reference.ci95) and ab["p_value"] == pytest.approx(reference.p_value)
     bca = next(p for p in compare_systems(records, bootstrap=300, ci_method="bca")["pairs"] if p["second"] == "B")
     assert bca["ci95"][1] < 0 and bca["difference"] == ab["difference"]
+
+
+def test_holm_adjustment_equals_statsmodels() -> None:
+    multitest = pytest.importorskip("statsmodels.stats.multitest")
+    block = compare_systems(constructed(), bootstrap=300)
+    p = [pair["p_value"] for pair in block["pairs"]]
+    expected = multitest.multipletests(p, method="holm")[1]
+    assert [pair["p_holm"] for pair in block["pairs"]] == pytest.approx(list(expected))
+    assert holm([0.01, "too few groups (n=3)", None, 0.04]) == [0.02, "too few groups (n=3)", None, 0.04]
 
 
 def test_pairs_only_on_shared_inputs_and_run_summary_lines() -> None:
