@@ -95,8 +95,11 @@ def mean_estimates(
         out["human_only"]["ci95"] = too_few_units(len(humans), "rated items", max(min_units, 2))
     if len(y) == 0 or len(unlabeled) == 0:
         return out
-    out["ppi"]["mean"] = float(np.asarray(ppi_py.ppi_mean_pointestimate(y, y_hat, unlabeled)).reshape(-1)[0])
-    out["ppi"]["ci95"] = withheld or _pair(ppi_py.ppi_mean_ci(y, y_hat, unlabeled, alpha=alpha))
+    # judge scores that never vary: the tuned lambda divides by their variance (0/0); with lambda = 0 the
+    # estimate is the raters' mean, which is what any lambda gives when the judge's scores are all equal
+    lam = None if np.var(judged) > 0 else 0.0
+    out["ppi"]["mean"] = float(np.asarray(ppi_py.ppi_mean_pointestimate(y, y_hat, unlabeled, lam=lam)).reshape(-1)[0])
+    out["ppi"]["ci95"] = withheld or _pair(ppi_py.ppi_mean_ci(y, y_hat, unlabeled, alpha=alpha, lam=lam))
     return out
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import math
 import sys
 import time
 from collections.abc import AsyncIterator, Mapping, Sequence
@@ -64,6 +65,8 @@ class Tally:
     rounds_total: int = 0
     accounting: Accounting = field(default_factory=Accounting)
     errors: dict[str, int] = field(default_factory=dict)
+    scores: dict[int, int] = field(default_factory=dict)  # score bin (rounded half up) -> finished items
+    verdicts: dict[str, int] = field(default_factory=dict)  # pairwise: verdict (or "none") -> finished items
 
     def add(self, record: Mapping[str, Any]) -> None:
         """Count one item's record."""
@@ -79,6 +82,12 @@ class Tally:
             self.unparsed += 1
         else:
             self.parsed += 1
+        if record.get("task_type") == "pairwise":
+            verdict = str(record.get("verdict") or "none")
+            self.verdicts[verdict] = self.verdicts.get(verdict, 0) + 1
+        elif isinstance(record.get("score"), (int, float)):
+            score = math.floor(float(record["score"]) + 0.5 + 1e-9)  # as analysis.distribution.score_bin
+            self.scores[score] = self.scores.get(score, 0) + 1
         if record.get("agreed"):
             self.agreed += 1
         self.rounds_total += int(record.get("rounds") or 0)
@@ -97,6 +106,8 @@ class Tally:
             "usage": self.accounting.to_dict(),
             "estimated_cost_usd": cost_usd,
             "errors": self.errors,
+            **({"score_distribution": {str(b): self.scores[b] for b in sorted(self.scores)}} if self.scores else {}),
+            **({"verdict_distribution": dict(sorted(self.verdicts.items()))} if self.verdicts else {}),
         }
 
 

@@ -6,6 +6,7 @@ meta-evaluated on its rated rows, the others counted as unrated."""
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -45,7 +46,7 @@ def test_unlabelled_file_runs_resumes_shows_and_reports(isolated_env: Path, caps
     assert len(records) == 6 and all(r["score"] == 3.0 and r["human_score"] is None for r in records)
     assert all(r["transcript"] for r in records)
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
-    assert summary["parsed"] == 6 and summary["llm_calls"] > 0
+    assert summary["parsed"] == 6 and summary["llm_calls"] > 0 and summary["score_distribution"] == {"3": 6}
 
     assert main([*argv, *SCRIPTED]) == 0  # resume: every item is done, no model call
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
@@ -97,6 +98,8 @@ def test_pairwise_file_without_labels(isolated_env: Path, capsys: pytest.Capture
     assert main([*argv, "--method", "geval", "--swap", "--out", str(out), *SCRIPTED]) == 0
     assert "verdict distribution: first" in capsys.readouterr().out
     records = _records(out)
+    counted = json.loads((out / "summary.json").read_text(encoding="utf-8"))["verdict_distribution"]
+    assert sum(counted.values()) == 4 and counted == dict(Counter(str(r["verdict"]) for r in records))
     assert len(records) == 4 and all(r["verdict"] in ("first", "second", "tie") for r in records)
     assert all(r["human_label"] is None and len(r["verdicts"]) == 2 for r in records)
     assert main(["report", str(out), "--out", str(isolated_env / "report.html")]) == 0
