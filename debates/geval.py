@@ -209,6 +209,14 @@ class GEvalMethod(Method[GEvalConfig]):
         warning = samples_warning(config, temperature)
         return [warning] if warning else []
 
+    def rescore_pairwise(self, record: dict[str, Any], texts: list[str]) -> dict[str, Any]:
+        """The deciding answer's verdict re-read; with ``--geval-samples`` (one session per sample, each started
+        by a task message of the user) each sample's, then their majority (a tie when split)."""
+        from debate_eval.debates.kit.reread import reread_pairwise
+        from debate_eval.debates.pairwise.geval import samples_verdict
+
+        return reread_pairwise(record, texts, samples_verdict)
+
     def rescore(self, record: dict[str, Any], reparse: Reparser) -> dict[str, Any]:
         """The answer parsed again; a probability-weighted score keeps its value (the log-probabilities are
         not stored), a sample mean is recomputed."""

@@ -268,10 +268,11 @@ class Method(Generic[ConfigT]):
 
     def rescore_pairwise(self, record: dict[str, Any], texts: list[str]) -> dict[str, Any]:
         """A copy of the pairwise ``record`` with its verdicts parsed again from its transcript (``texts``: the
-        item's judged texts). Default: as the run decided them (``debates.pairwise.rescore``)."""
-        from debate_eval.debates.pairwise.rescore import rescore_pairwise
+        item's judged texts; ``debates.kit.reread``). Default: per order, the deciding agent's last answer
+        before a re-ask, or the re-ask's answer when that one had no verdict."""
+        from debate_eval.debates.kit.reread import deciding_verdict, reread_pairwise
 
-        return rescore_pairwise(record, texts)
+        return reread_pairwise(record, texts, deciding_verdict)
 
     def evaluator(self, config: ConfigT) -> Evaluator:
         """The coroutine function that evaluates one task under ``config``."""

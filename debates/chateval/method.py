@@ -7,6 +7,7 @@ settings), so the registry and ``run --help`` load without AutoGen.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -136,6 +137,17 @@ class ChatEvalMethod(Method[ChatEvalConfig]):
     def describe(self, config: ChatEvalConfig) -> dict[str, Any]:
         """Strategy, turns, referees."""
         return {"strategy": config.strategy, "turns": config.turns, "referees": [p.name for p in config.referees]}
+
+    def rescore_pairwise(self, record: dict[str, Any], texts: list[str]) -> dict[str, Any]:
+        """The referees' final verdicts re-read, their majority again; a record of the FairEval flow
+        (``--fidelity authors-code``): their aggregation of the stored scores of both orders."""
+        from debate_eval.debates.kit.reread import reread_pairwise
+        from debate_eval.debates.pairwise.chateval import referees_verdict
+        from debate_eval.debates.pairwise.faireval import is_faireval_record, rescore_faireval
+
+        if is_faireval_record(record):
+            return rescore_faireval(json.loads(json.dumps(record)), texts)
+        return reread_pairwise(record, texts, referees_verdict)
 
     def rescore(self, record: dict[str, Any], reparse: Reparser) -> dict[str, Any]:
         """The mean of each referee's last answer, parsed again."""

@@ -7,7 +7,7 @@ grades the corrected text again. Personas do not apply; ``--role-model`` does fo
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -108,6 +108,22 @@ def correction_summary(records: Iterable[dict[str, Any]]) -> str | None:
     return line
 
 
+def branches_verdict(entries: Sequence[dict[str, Any]], decided_by: str, parse: Any) -> Any:
+    """One order's verdict re-read (``rescore``): the summed preferences of its branch judgments."""
+    from debate_eval.debates.fennec.merge import merge_verdicts
+    from debate_eval.debates.fennec.team import JUDGMENT
+
+    return merge_verdicts([parse(e) for e in entries if e.get("step") == JUDGMENT and "verdict" in e])
+
+
+def judgment_prompt(transcript: Sequence[dict[str, Any]]) -> str:
+    """The prompt of a Fennec pairwise record: P with the instructions of its first judgment."""
+    from debate_eval.debates.fennec.team import JUDGMENT
+    from debate_eval.debates.kit.reread import first_message
+
+    return next((str(e.get("content", "")) for e in transcript if e.get("step") == JUDGMENT), first_message(transcript))
+
+
 @register_method
 class FennecMethod(Method[FennecConfig]):
     """``fennec``: criteria, then per criterion a guideline and a judgment, merged; optional correction."""
@@ -156,6 +172,13 @@ class FennecMethod(Method[FennecConfig]):
         from debate_eval.debates.fennec.tree import format_tree
 
         return format_tree(record, full)
+
+    def rescore_pairwise(self, record: dict[str, Any], texts: list[str]) -> dict[str, Any]:
+        """Every branch judgment's verdict re-read (the instructions of its first judgment set aside), then
+        their summed preferences again."""
+        from debate_eval.debates.kit.reread import reread_pairwise
+
+        return reread_pairwise(record, texts, branches_verdict, judgment_prompt)
 
     def rescore(self, record: dict[str, Any], reparse: Reparser) -> dict[str, Any]:
         """Every judgment parsed again; the score is their mean again, and a correction's gain is recomputed."""

@@ -14,6 +14,7 @@ verdicts, a tie when the panel is split (``aggregate.majority_verdict``), no ver
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from autogen_agentchat.messages import BaseChatMessage
@@ -24,6 +25,7 @@ from debate_eval.debates.chateval import ChatEvalConfig, referee_names
 from debate_eval.debates.chateval.paper import run_paper_panel
 from debate_eval.debates.chateval.run import label_panel
 from debate_eval.debates.evaluation import NO_SCORE, EvaluationTask, Outcome, planted, verdict_text
+from debate_eval.debates.kit.reread import REASK, Parse, deciding_verdict
 from debate_eval.debates.pairwise.aggregate import majority_verdict
 from debate_eval.debates.pairwise.prompts import judge_material, prompt_text, reask_text
 from debate_eval.debates.pairwise.transcripts import pairwise_transcript
@@ -94,3 +96,14 @@ async def run_chateval_pairwise(task: EvaluationTask, config: ChatEvalConfig, po
         verdict=verdict.value,
         verdict_parse=verdict,
     )
+
+
+def referees_verdict(entries: Sequence[dict[str, Any]], decided_by: str, parse: Parse) -> ParsedVerdict:
+    """One order's verdict re-read (``rescore``): each referee's final verdict (its last answer, or its re-ask's
+    answer when that had none), then the majority, a tie when the panel is split."""
+    referees = list(dict.fromkeys(str(e["agent"]) for e in entries if e.get("role") == "referee"))
+    finals = {}
+    for name in referees:
+        own = [e for e in entries if e.get("agent") == name or (e.get("relay") == REASK and e.get("to") == name)]
+        finals[name] = deciding_verdict(own, name, parse)
+    return majority_verdict(finals)

@@ -10,6 +10,8 @@ verdict is parsed, never weighted.
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Sequence
 from typing import Any
 
 from autogen_agentchat.agents import AssistantAgent
@@ -19,6 +21,7 @@ from debate_eval.agents.models.pool import ClientPool
 from debate_eval.agents.models.wrappers import CallRecord
 from debate_eval.agents.roles import EVALUATOR, USER
 from debate_eval.debates.evaluation import NO_SCORE, EvaluationTask, Outcome, planted, verdict_text
+from debate_eval.debates.kit.reread import Parse, deciding_verdict
 from debate_eval.debates.kit.samples import sample_request
 from debate_eval.debates.pairwise.aggregate import majority_verdict
 from debate_eval.debates.pairwise.prompts import judge_material, reask_text
@@ -26,6 +29,20 @@ from debate_eval.debates.pairwise.transcripts import pairwise_transcript
 from debate_eval.debates.scoring.verdicts import ParsedVerdict
 
 REASK_RELAY = "reask"
+
+
+def samples_verdict(entries: Sequence[dict[str, Any]], decided_by: str, parse: Parse) -> ParsedVerdict:
+    """One order's verdict re-read (``rescore``): the Evaluator's, or with several samples (each a session
+    started by a task message of the user) the majority of the samples' verdicts."""
+    starts = [i for i, e in enumerate(entries) if e.get("agent") == "user" and not e.get("relay")]
+    if decided_by != EVALUATOR or len(starts) <= 1:
+        return deciding_verdict(entries, decided_by, parse)
+    bounds = [*starts, len(entries)]
+    votes = {
+        f"sample{k}": deciding_verdict(entries[a:b], decided_by, parse)
+        for k, (a, b) in enumerate(itertools.pairwise(bounds))
+    }
+    return majority_verdict(votes)
 
 
 async def run_geval_pairwise(task: EvaluationTask, samples: int, pool: ClientPool) -> Outcome:

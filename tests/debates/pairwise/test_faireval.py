@@ -16,11 +16,11 @@ from autogen_ext.models.replay import ReplayChatCompletionClient
 from debate_eval.agents.models.pool import ClientPool
 from debate_eval.agents.models.settings import resolve_model_config
 from debate_eval.agents.models.wrappers import DelegatingClient
+from debate_eval.debates.base import get_method
 from debate_eval.debates.chateval.method import chateval_config
 from debate_eval.debates.chateval.prompts import FAIREVAL_PAIRWISE_FINAL_PROMPT
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
 from debate_eval.debates.pairwise.faireval import run_faireval_pairwise, their_verdict
-from debate_eval.debates.pairwise.rescore import rescore_pairwise
 from debate_eval.debates.scoring.scores import ScoreRange
 from debate_eval.debates.scoring.untrusted import UntrustedMaterial
 
@@ -208,6 +208,6 @@ def test_rescore_recomputes_their_aggregation_from_the_stored_lists() -> None:
         "decided_by": outcome.decided_by,
         "verdict": None,
     }
-    rescored = rescore_pairwise(record, list(INPUTS.values()))
+    rescored = get_method("chateval").rescore_pairwise(record, list(INPUTS.values()))
     assert rescored["verdict"] == outcome.verdict == "second"
     assert rescored["parse_method"] == "authors_score_sum"

@@ -7,6 +7,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from debate_eval.agents.personas import get_persona
+from debate_eval.debates.base import get_method
 from debate_eval.debates.chateval import ChatEvalConfig
 from debate_eval.debates.debate.run import DebateConfig
 from debate_eval.debates.evaluation import Outcome
@@ -14,7 +15,6 @@ from debate_eval.debates.pairwise.chateval import run_chateval_pairwise
 from debate_eval.debates.pairwise.debate import run_debate_pairwise
 from debate_eval.debates.pairwise.geval import run_geval_pairwise
 from debate_eval.debates.pairwise.prompts import render_task
-from debate_eval.debates.pairwise.rescore import rescore_pairwise
 from debate_eval.debates.pairwise.swap import evaluate_both_orders, with_swapped
 
 
@@ -29,8 +29,13 @@ def record_of(outcome: Outcome) -> dict[str, Any]:
     }
 
 
-def check_same(outcome: Outcome, texts: list[str]) -> dict[str, Any]:
-    new = rescore_pairwise(record_of(outcome), texts)
+def rescore_pairwise(method: str, record: dict[str, Any], texts: list[str]) -> dict[str, Any]:
+    """``rescore`` of a pairwise record, through its method."""
+    return get_method(method).rescore_pairwise(record, texts)
+
+
+def check_same(method: str, outcome: Outcome, texts: list[str]) -> dict[str, Any]:
+    new = rescore_pairwise(method, record_of(outcome), texts)
     assert (new["verdict"], new.get("verdicts"), new.get("consistent")) == (
         outcome.verdict,
         outcome.verdicts,
@@ -43,11 +48,11 @@ def check_same(outcome: Outcome, texts: list[str]) -> dict[str, Any]:
 def test_geval_with_reask_and_samples(pw: SimpleNamespace) -> None:
     texts = list(pw.inputs.values())
     pool, _ = pw.pool(scorer=["Hmm.", "[[B]]"])
-    check_same(asyncio.run(run_geval_pairwise(pw.task(), 1, pool)), texts)
+    check_same("geval", asyncio.run(run_geval_pairwise(pw.task(), 1, pool)), texts)
     pool, _ = pw.pool(scorer=["[[A]]", "no idea", "[[B]]", "[[B]]"])  # sample 2 is re-asked
     outcome = asyncio.run(run_geval_pairwise(pw.task(), 3, pool))
     assert outcome.verdict == "second"
-    check_same(outcome, texts)
+    check_same("geval", outcome, texts)
 
 
 def test_debate_and_an_edited_answer(pw: SimpleNamespace) -> None:
@@ -60,12 +65,12 @@ def test_debate_and_an_edited_answer(pw: SimpleNamespace) -> None:
     pool, _ = pw.pool(scorer=["[[A]]", "I cannot tell.", "[[B]]"], critic=["Wrong."])
     outcome = asyncio.run(run_debate_pairwise(pw.task(), config, pool))
     assert outcome.verdict == "second" and outcome.reasked
-    new = check_same(outcome, list(pw.inputs.values()))
+    new = check_same("debate", outcome, list(pw.inputs.values()))
     # the Scorer's last answer before the re-ask now reads as a verdict: it decides
     record = record_of(outcome)
     scorer_answers = [e for e in record["transcript"] if e["agent"] == "Scorer"]
     scorer_answers[1]["content"] = "On reflection, Response A is better."
-    assert rescore_pairwise(record, list(pw.inputs.values()))["verdict"] == "first"
+    assert rescore_pairwise("debate", record, list(pw.inputs.values()))["verdict"] == "first"
     assert new["transcript"][1]["verdict"]["value"] == "first"
 
 
@@ -73,7 +78,7 @@ def test_chateval_with_a_reasked_referee(pw: SimpleNamespace) -> None:
     pool, _ = pw.pool(referee=["[[A]]", "[[B]]", "[[A]]", "thinking", "[[B]]"])
     outcome = asyncio.run(run_chateval_pairwise(pw.task(), ChatEvalConfig(turns=2), pool))
     assert outcome.details["reasked_referees"]
-    check_same(outcome, list(pw.inputs.values()))
+    check_same("chateval", outcome, list(pw.inputs.values()))
 
 
 def test_both_orders(pw: SimpleNamespace) -> None:
@@ -81,7 +86,7 @@ def test_both_orders(pw: SimpleNamespace) -> None:
     task = with_swapped(pw.task(), render_task)
     outcome = asyncio.run(evaluate_both_orders(lambda t, p: run_geval_pairwise(t, 1, p), task, pool))
     record = record_of(outcome)
-    check_same(outcome, list(pw.inputs.values()))
+    check_same("geval", outcome, list(pw.inputs.values()))
     record["transcript"][-1]["content"] = "[[B]]"  # the swapped order now prefers the same response
-    new = rescore_pairwise(record, list(pw.inputs.values()))
+    new = rescore_pairwise("geval", record, list(pw.inputs.values()))
     assert new["verdict"] == "first" and new["consistent"] is True

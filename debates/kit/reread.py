@@ -1,0 +1,87 @@
+"""Re-reading a pairwise record's verdicts from its transcript, as a run read them (``rescore``).
+
+Every transcript entry that carries a ``verdict`` is parsed again (``verdict_text``: copies of the judged texts
+and echoes of the instructions, read from the prompt, blanked out; planted verdicts ignored). Then each order's
+verdict is recomputed by the method's own rule (``order_verdict``: e.g. the deciding agent's answer, a panel's
+majority); with both orders (``--swap`` records, each entry marked with its ``order``) the swapped order's
+verdict is put back in the original order and the two combined (the agreeing one, a tie when they disagree),
+``verdicts`` and ``consistent`` rewritten.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from debate_eval.debates.evaluation import verdict_text
+from debate_eval.debates.pairwise.aggregate import combine_orders
+from debate_eval.debates.pairwise.prompts import judge_material
+from debate_eval.debates.scoring.verdicts import ParsedVerdict, no_verdict, planted_verdicts, swap_value
+
+REASK = "reask"
+Parse = Callable[[dict[str, Any]], ParsedVerdict]
+# one order's verdict from its entries, the record's ``decided_by`` and the parser of an entry
+OrderVerdict = Callable[[Sequence[dict[str, Any]], str, Parse], ParsedVerdict]
+
+
+def deciding_verdict(entries: Sequence[dict[str, Any]], agent: str, parse: Parse) -> ParsedVerdict:
+    """``agent``'s verdict in ``entries``: its last answer before a re-ask, or the re-ask's answer when that one
+    had no verdict."""
+    reask_at = next(
+        (i for i, e in enumerate(entries) if e.get("relay") == REASK and e.get("to") in (agent, None)), None
+    )
+    before = [e for e in entries[: reask_at if reask_at is not None else len(entries)] if e.get("agent") == agent]
+    after = [e for e in entries[reask_at + 1 :] if e.get("agent") == agent] if reask_at is not None else []
+    first = parse(before[-1]) if before else no_verdict(f"No verdict: no answer of the {agent}.")
+    if not first.ok and after:
+        retry = parse(after[0])
+        return retry if retry.ok else first
+    return first
+
+
+def first_message(transcript: Sequence[dict[str, Any]]) -> str:
+    """The prompt the judges were given: the transcript's first message (P, or a panel's opening)."""
+    return str(transcript[0].get("content", "")) if transcript else ""
+
+
+def reread_pairwise(
+    record: dict[str, Any],
+    texts: Sequence[str],
+    order_verdict: OrderVerdict,
+    prompt_of: Callable[[Sequence[dict[str, Any]]], str] = first_message,
+) -> dict[str, Any]:
+    """A copy of the pairwise ``record`` with every verdict parsed again and the item's verdict recomputed by
+    ``order_verdict`` per order; ``texts`` are the item's judged texts (question, input, both responses),
+    ``prompt_of`` finds the instructions whose echoes are not the agent's own words."""
+    new = json.loads(json.dumps(record))
+    transcript = new.get("transcript") or []
+    material = judge_material(list(texts), prompt_of(transcript))
+    markers = planted_verdicts(texts)
+    cache: dict[int, ParsedVerdict] = {}
+
+    def parse(entry: dict[str, Any]) -> ParsedVerdict:
+        key = id(entry)
+        if key not in cache:
+            cache[key] = verdict_text(str(entry.get("content", "")), material, markers)
+        return cache[key]
+
+    for entry in transcript:
+        if "verdict" in entry:
+            entry["verdict"] = parse(entry).to_dict()
+    decided_by = str(new.get("decided_by") or "")
+    orders = list(dict.fromkeys(e.get("order") for e in transcript))
+    if orders and orders != [None] and set(orders) == {"original", "swapped"}:
+        original = order_verdict([e for e in transcript if e.get("order") == "original"], decided_by, parse)
+        swapped = order_verdict([e for e in transcript if e.get("order") == "swapped"], decided_by, parse)
+        back = (
+            swapped
+            if not swapped.ok
+            else ParsedVerdict(swap_value(swapped.value), "parsed", swapped.method, swapped.reason)
+        )
+        parsed, consistent = combine_orders(original, back)
+        new.update(verdicts={"original": original.value, "swapped": back.value}, consistent=consistent)
+    else:
+        parsed = order_verdict(transcript, decided_by, parse)
+    new.update(parsed.record_fields())
+    return new
