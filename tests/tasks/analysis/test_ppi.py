@@ -83,3 +83,12 @@ def test_no_ppi_when_every_output_or_none_is_rated() -> None:
     assert "ppi" not in block["systems"]["A"]
     unrated = [{**r, "human_score": None} for r in rated]
     assert "ppi" not in compare_systems(unrated, bootstrap=0)["systems"]["B"]
+
+
+def test_without_ppi_python_the_entry_says_which_extra_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    from debate_eval.tasks.analysis import ppi
+
+    monkeypatch.setattr(ppi, "_ppi", lambda: None)
+    found = mean_estimates(np.array([3.0, 4.0]), np.array([4.0, 4.0]), np.array([5.0, 4.0, 3.0]))
+    assert found["ppi"] == {"mean": None, "ci95": "ppi-python is not installed: pip install 'debate-eval[ppi]'"}
+    assert found["judge_only"]["mean"] == pytest.approx(4.0) and found["human_only"]["mean"] == pytest.approx(3.5)

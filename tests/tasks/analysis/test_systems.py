@@ -238,3 +238,12 @@ def test_win_rates_count_ties_half_and_each_opponent_apart() -> None:
     assert x["against"]["Y"]["win_rate"] == pytest.approx(15 / 20) and x["against"]["Z"]["win_rate"] == 1.0
     assert block["systems"]["Y"]["win_rate"] == pytest.approx(5 / 20) and block["systems"]["Z"]["wins"] == 0
     assert win_rates([pairwise_record(1, "", "", "first")]) is None
+
+
+def test_bca_intervals_of_the_system_means() -> None:
+    records = known_winner()
+    percentile = compare_systems(records, bootstrap=400)["systems"]["B"]
+    bca = compare_systems(records, bootstrap=400, ci_method="bca")["systems"]["B"]
+    assert bca["mean"] == percentile["mean"] and bca["ci95"] != percentile["ci95"]
+    assert bca["ci95"][0] < bca["mean"] < bca["ci95"][1]
+    assert abs(bca["ci95"][0] - percentile["ci95"][0]) < 0.2 and abs(bca["ci95"][1] - percentile["ci95"][1]) < 0.2
