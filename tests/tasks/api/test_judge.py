@@ -174,3 +174,14 @@ def test_a_cancelled_call_leaves_nothing_half_written(api_env: Path) -> None:
         asyncio.run(scenario(server.base_url, server))
     lines = (api_env / "judged" / "results.jsonl").read_text(encoding="utf-8").splitlines()
     assert [json.loads(line)["item_id"] for line in lines] == ["done", "held"]
+
+
+def test_the_endpoint_is_checked_once_at_the_first_call(api_env: Path) -> None:
+    with ScriptedOpenAIServer() as server:
+        options = {"method": "geval", "criteria": CRITERIA, "model": "m", "no_cache": True}
+        judge = debate_eval.Judge(base_url=server.base_url, **options)
+        assert server.count == 0  # built: no request yet
+        with judge:
+            judgments = [judge.score(f"Summary {i}.", source=SOURCE) for i in range(4)]
+        assert all(j.ok for j in judgments)
+        assert server.count == 1 + 4  # one endpoint check, then one call an item (G-Eval)
