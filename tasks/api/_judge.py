@@ -171,7 +171,9 @@ class Judge:
     with ``scale``) or ``template`` (a G-Eval-style file with ``{{source}}``, ``{{output}}``, ``{{reference}}``,
     ``{{context}}``), ``model`` / ``provider`` (and ``base_url``, ``temperature``, ``max_tokens``, ...: every
     ``debate-eval run`` option), ``roles`` (a model per role, ``{"critic": "gpt-4o"}``) and the method's
-    options (``max_rounds=3``). ``record_to``: a run directory the judgments are appended to (and resumed
+    options (``max_rounds=3``); ``config=FILE`` reads a ``--config`` TOML file first (the keywords given here
+    win, their defaults too: pass ``method=None`` to take the file's method).
+    ``record_to``: a run directory the judgments are appended to (and resumed
     from); without it nothing is written. ``concurrency`` bounds the calls in flight per endpoint and model.
     Bad options raise ``UserError`` with the command's one-line message. Close it (``close()``, ``with`` or
     ``async with``) to release its connections and its run directory's lock.
@@ -207,8 +209,13 @@ class Judge:
             "out": os.fspath(record_to) if record_to is not None else None,
             **method_options,
         }
+        config_file = keywords.pop("config", None)  # a --config TOML file under the keywords, as evaluate's
         given = {name: value for name, value in keywords.items() if value is not None}
         self._request = RunRequest.from_mapping({**given, "dataset": DATASET}, source="Judge()")
+        if config_file is not None:
+            from debate_eval.tasks.engine.config_file import read_request_file
+
+            self._request = read_request_file(config_file).updated(self._request)
         if "," in str(aspect) or aspect == "all":
             raise UserError("Judge(): give one aspect (a run judges several with --aspect a,b)")
         prepare_environment(self._request.env_file)

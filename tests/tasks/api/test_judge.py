@@ -63,6 +63,15 @@ def test_async_twins_score_many_and_a_running_loop(api_env: Path) -> None:
         judge.score("late")
 
 
+def test_a_config_file_under_the_keywords(api_env: Path) -> None:
+    (api_env / "judge.toml").write_text('method = "geval"\nmax_tokens = 64\n', encoding="utf-8")
+    with debate_eval.Judge(method=None, criteria=CRITERIA, provider="scripted", config="judge.toml") as judge:
+        assert judge.score("Approved.", source=SOURCE).method == "geval"
+    with debate_eval.Judge(criteria=CRITERIA, provider="scripted", config="judge.toml", max_rounds=1) as judge:
+        judgment = judge.score("Approved.", source=SOURCE)  # the keyword's default method wins over the file's
+    assert (judgment.method, judgment.rounds) == ("debate", 1)
+
+
 def test_options_are_checked_when_the_judge_is_built(api_env: Path) -> None:
     with pytest.raises(UserError, match="unknown method"):
         debate_eval.Judge(method="nope", criteria=CRITERIA, provider="scripted")
