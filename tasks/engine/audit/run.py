@@ -303,6 +303,13 @@ class Audit:
         usd = None if price is None else price.cost(prompt, 0, completion)
         return Step(PARAPHRASES_STEP, None, len(missing), float(len(missing)), usd, f"by {self.paraphrase_model}")
 
+    def purpose(self, run_name: str) -> str:
+        """What a sub-run is for (the plan's column): repeat-2 is also the injection facet's plain rerun."""
+        facets = self.request.facets
+        if run_name == "repeat-2" and "injection" in facets:
+            return "stability, injection rerun" if "stability" in facets else "injection rerun"
+        return FACETS_OF_RUN.get(run_name, "stability")
+
     def print_plan(self, steps: Sequence[Step]) -> None:
         """The calls (and dollars) each facet needs, before anything runs."""
         out = self.stream
@@ -318,7 +325,7 @@ class Audit:
         for step in steps:
             who = step.judge.label if step.judge else "(shared)"
             cost = "unknown" if step.usd is None else f"${step.usd:.4f}"
-            facet = FACETS_OF_RUN.get(step.run, "stability")
+            facet = self.purpose(step.run)
             line = f"  {step.run:<14} {who:<22} {facet:<28} {step.judgings:>8} {step.calls:>8.0f} {cost:>10}"
             print(line + (f"  ({step.note})" if step.note else ""), file=out)
         total_calls = sum(step.calls for step in steps)
