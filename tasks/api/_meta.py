@@ -100,8 +100,11 @@ def compare(
 ) -> list[Comparison]:
     """Run B against run A on the items (or groups) both scored, per dataset and aspect: paired bootstrap
     differences of each statistic, with the counts shared, used and dropped (as ``debate-eval meta-eval RUN_A
-    RUN_B --compare``; ``Comparison.to_dict()`` is its JSON). ``missing`` (pairwise): a missing verdict counts
-    as ``wrong`` (the default) or is ``drop``ped from both runs; ``ci_method``: ``percentile`` or ``bca``."""
+    RUN_B --compare``; ``Comparison.to_dict()`` is its JSON). Each difference has the bootstrap's ``p_value``,
+    at group level the paired t-test's ``p_ttest`` (then the reported p), and ``p_holm``: the reported p
+    Holm-adjusted over every p of the returned comparisons (``family_size``). ``missing`` (pairwise): a missing
+    verdict counts as ``wrong`` (the default) or is ``drop``ped from both runs; ``ci_method``: ``percentile``
+    or ``bca``."""
     run_paths = [_path_of(run_a), _path_of(run_b)]
     records_a, records_b = (load_results([results_path(path)]) for path in run_paths)
     require_human_ratings(records_a, run_paths[0])

@@ -9,7 +9,9 @@
 - ``--reference``: alone, also print each paper's own table for the datasets present, grouped by definition;
   with a name (a method, a DEBATE Table 1 row, DEBATE-Sophisticated, or none) choose the row beside the run.
 - ``meta-eval RUN_A RUN_B --compare``: paired comparison of B − A on what both scored: counts, Δ, interval,
-  p; McNemar for pairwise accuracy; ``--missing wrong|drop`` for pairwise items without a verdict.
+  the paired bootstrap's p, the paired t-test's on per-group differences (the reported p at group level) and
+  the reported p Holm-adjusted over every p the command prints; the pooled Topical-Chat definition too;
+  McNemar for pairwise accuracy; ``--missing wrong|drop`` for pairwise items without a verdict.
 - ``--fail-under spearman=0.40[,kappa=0.3]`` (``--fail-under-ci``: the lower 95 % bound): exit 1 with one
   line when a figure is below its bar or stands on too little (``--min-coverage``, default 0.9: the share of
   rated items with a score/verdict and of groups with a defined correlation, and the minimum-units rule; see
