@@ -74,6 +74,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "the judge card: agreement, stability, position and verbosity bias, scale use, robustness, injection",
     ),
     "personas": ("debate_eval.tasks.cli.personas", "list the built-in personas with their text"),
+    "merge": (
+        "debate_eval.tasks.cli.merge",
+        "join the shard directories of one run (run --shard K/N) into one run directory",
+    ),
 }
 HIDDEN = {"aspects": "datasets"}  # earlier command names, still accepted, not listed
 ALL = "*"

@@ -40,6 +40,14 @@ if TYPE_CHECKING:  # the engine loads when a run starts (``run --help`` stays fa
     from debate_eval.tasks.engine.runner import RunSummary
 
 
+SHARD_HELP = (
+    "K/N: run only shard K of N (counted from 0: 0/4 .. 3/4, as a Slurm array --array=0-3 or Kubernetes' "
+    "JOB_COMPLETION_INDEX); an item's shard is a SHA-256 hash of its id, so the N shards of one command "
+    "split its items with none lost or repeated; give each shard its own --out and join them with "
+    "debate-eval merge"
+)
+
+
 def role_value(text: str) -> tuple[str, str]:
     """argparse type: ``ROLE=VALUE``."""
     role, sep, value = text.partition("=")
@@ -288,6 +296,14 @@ def add_execution_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="resume a run directory at another server than its results were made at (same provider and model "
         "name; noted in config.json); the same server under another name or port resumes without it",
+    )
+
+    group.add_argument("--shard", metavar="K/N", help=SHARD_HELP)
+    group.add_argument(
+        "--workers",
+        type=positive_int,
+        help="processes on this machine, each an async runner over its share of the items (shard k/N), writing "
+        "into one run directory; --rpm/--tpm are divided among them (default 1)",
     )
 
     add_batch_arguments(parser)

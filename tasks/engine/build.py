@@ -37,6 +37,7 @@ from debate_eval.tasks.engine.progress import MODES as PROGRESS_MODES
 from debate_eval.tasks.engine.progress import NONE, QUIET
 from debate_eval.tasks.engine.request import RunRequest
 from debate_eval.tasks.engine.run_config import RunConfig, RunOptions
+from debate_eval.tasks.engine.shards import parse_shard, shard_dir_name
 
 FIELD_NAMES = tuple(dict.fromkeys(SINGLE_FIELDS + PAIRWISE_FIELDS))
 
@@ -270,8 +271,14 @@ def build_run_options(request: RunRequest, config: RunConfig) -> RunOptions:
             wait_s=request.batch_wait,
             poll_s=request.batch_poll or defaults.poll_s,
         )
+    shard = parse_shard(request.shard) if request.shard else None
+    out_dir = Path(request.out) if request.out else default_out(config)
+    if shard and not request.out:  # each shard its own directory (engine.shards)
+        out_dir = out_dir.with_name(f"{out_dir.name}_{shard_dir_name(shard)}")
+    if shard and (request.workers or 1) > 1:
+        raise UserError("--shard and --workers do not go together: run each shard with one worker, or --workers alone")
     return RunOptions(
-        out_dir=Path(request.out) if request.out else default_out(config),
+        out_dir=out_dir,
         data_dir=resolve_data_dir(request.data_dir),
         limit=request.limit,
         docs=request.docs,
@@ -287,6 +294,8 @@ def build_run_options(request: RunRequest, config: RunConfig) -> RunOptions:
         rpm=request.rpm,
         tpm=request.tpm,
         allow_endpoint_change=request.allow_endpoint_change,
+        shard=shard,
+        workers=request.workers or 1,
     )
 
 

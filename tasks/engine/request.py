@@ -118,6 +118,8 @@ class RunRequest:
     batch_wait: float | None = _option(EXECUTION, POSITIVE_FLOAT)
     batch_poll: float | None = _option(EXECUTION, POSITIVE_FLOAT)
     allow_endpoint_change: bool = _option(EXECUTION, SWITCH, False)  # resume at another server (engine.endpoints)
+    shard: str | None = _option(EXECUTION, TEXT)  # "K/N": only shard K of N of the items (engine.shards)
+    workers: int | None = _option(EXECUTION, POSITIVE_INT)  # processes on this machine (engine.workers)
 
     @classmethod
     def from_mapping(cls, values: Mapping[str, Any], source: str = "options") -> RunRequest:

@@ -148,6 +148,8 @@ class RunOptions:
     rpm: float | None = None  # --rpm: a request budget per minute for each endpoint and model (None: headers)
     tpm: float | None = None  # --tpm: a token budget per minute
     allow_endpoint_change: bool = False  # resume at another server than the results were made at (endpoints.py)
+    shard: tuple[int, int] | None = None  # --shard K/N: only the items of shard K of N (engine/shards.py)
+    workers: int = 1  # --workers N: processes, each over shard k/N of the items (engine/workers.py)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready view for config.json."""

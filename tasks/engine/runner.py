@@ -48,6 +48,7 @@ from debate_eval.tasks.engine.pairwise import PAIRWISE, build_pairwise_task, che
 from debate_eval.tasks.engine.progress import Progress
 from debate_eval.tasks.engine.results import ResultsStore, ResultsWriteError, write_json_atomic
 from debate_eval.tasks.engine.run_config import DEFAULT_REMOTE_CONCURRENCY, RunConfig, RunOptions, config_document
+from debate_eval.tasks.engine.shards import in_shard
 
 SUMMARY_FILE = "summary.json"
 
@@ -385,7 +386,13 @@ async def run(
     stream = sys.stderr if stream is None else stream
     started = time.perf_counter()
     summary = RunSummary(out_dir=options.out_dir)
+    if options.workers > 1:  # N processes, each over shard k/N, into this run directory (engine.workers)
+        from debate_eval.tasks.engine.workers import run_workers
+
+        return await run_workers(config, options, stream=stream)
     items = select_items(load_items(config.dataset, options.data_dir), limit=options.limit, docs=options.docs)
+    if options.shard is not None:  # the selection first, so the shards of one command split the same items
+        items = [item for item in items if in_shard(item.item_id, options.shard)]
     configs = per_aspect(config)  # a multi-aspect run (--aspect a,b / all): one config per aspect (engine.aspects)
     multi = len(configs) > 1
     per_config = [build_tasks(aspect_config, items) for aspect_config in configs]

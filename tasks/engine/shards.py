@@ -1,0 +1,268 @@
+"""Shards of a run's items, and merging shard directories into one run directory.
+
+- ``--shard K/N`` selects the items whose stable hash of the item id falls in shard ``K`` of ``N``. Shards are
+  counted from 0 (``0/4`` .. ``3/4``), as Kubernetes' ``JOB_COMPLETION_INDEX`` and a Slurm array
+  ``--array=0-3`` count them. The hash is SHA-256 of the item id (never Python's ``hash``, which changes
+  between processes), so every machine and every rerun puts an item in the same shard. The selection
+  (``--limit``, ``--docs``) is made first, so the shards of one command partition the same items.
+- ``merge_shards`` writes one run directory from shard directories of one configuration: their
+  ``config.json`` must carry the same config hash (a mismatch names the fields that differ); an item finished
+  in two directories counts once (the first directory given wins), a failed line is superseded by a finished
+  one. The files are streamed: only an index of keys is held, never the records.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import sys
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from debate_eval.agents.errors import UserError
+from debate_eval.tasks.engine.config_checksum import sealed
+from debate_eval.tasks.engine.lock import RunLock
+from debate_eval.tasks.engine.records import validate_record
+from debate_eval.tasks.engine.results import CONFIG_FILE, RESULTS_FILE, _differences, write_json_atomic
+
+_SHARD = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
+
+
+def parse_shard(text: str, source: str = "--shard") -> tuple[int, int]:
+    """``"K/N"`` as ``(K, N)`` with ``0 <= K < N``; a one-line ``UserError`` otherwise."""
+    match = _SHARD.match(str(text))
+    if not match or int(match.group(2)) < 1 or int(match.group(1)) >= int(match.group(2)):
+        raise UserError(f"{source}: expected K/N with 0 <= K < N (shards are counted from 0: 0/4 .. 3/4), got {text!r}")
+    return int(match.group(1)), int(match.group(2))
+
+
+def shard_of(item_id: object, count: int) -> int:
+    """The shard (0 .. ``count`` - 1) of an item id: the first 8 bytes of its SHA-256, modulo ``count``."""
+    digest = hashlib.sha256(str(item_id).encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big") % count
+
+
+def in_shard(item_id: object, shard: tuple[int, int] | None) -> bool:
+    """True when the item belongs to ``shard`` (``(K, N)``; None: every item does)."""
+    return shard is None or shard_of(item_id, shard[1]) == shard[0]
+
+
+def shard_dir_name(shard: tuple[int, int]) -> str:
+    """The suffix of a shard's default run directory: ``shard-K-of-N``."""
+    return f"shard-{shard[0]}-of-{shard[1]}"
+
+
+def record_key(record: dict[str, Any]) -> str:
+    """A record's key across shards: its item id and aspect (one result per item and aspect)."""
+    return f"{record['item_id']}\x1f{record.get('aspect')}"
+
+
+def iter_lines(path: Path) -> Iterator[tuple[int, bytes, dict[str, Any]]]:
+    """The lines of a results file, one at a time: line number (from 1), raw bytes (with the newline) and the
+    checked record. A last line cut short by a crash is skipped with a notice."""
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            if not raw.strip():
+                continue
+            try:
+                record = json.loads(raw)
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                if not raw.endswith(b"\n"):
+                    print(
+                        f"warning: {path}: line {number} is incomplete (an interrupted write); skipped", file=sys.stderr
+                    )
+                    return
+                raise UserError(f"{path}: line {number} is not valid JSON; fix or remove that line") from None
+            if not isinstance(record, dict):
+                raise UserError(f"{path}: line {number} is not a JSON object")
+            validate_record(record, path, number)
+            yield number, raw if raw.endswith(b"\n") else raw + b"\n", record
+
+
+def read_config(directory: Path) -> dict[str, Any]:
+    """A shard directory's ``config.json`` (one line when it is missing or unreadable)."""
+    path = directory / CONFIG_FILE
+    if not path.is_file():
+        raise UserError(f"{directory}: not a run directory (no {CONFIG_FILE})")
+    try:
+        config = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError):
+        raise UserError(f"{path}: not valid JSON") from None
+    if not isinstance(config, dict) or not config.get("config_hash"):
+        raise UserError(f"{path}: not a debate-eval config.json (no config_hash)")
+    return config
+
+
+def check_same_configuration(directories: Sequence[Path], configs: Sequence[dict[str, Any]]) -> str:
+    """The configuration hash the directories share; a one-line ``UserError`` naming the first directory that
+    differs and the fields it differs in otherwise."""
+    first = configs[0]
+    for directory, config in zip(directories[1:], configs[1:], strict=True):
+        if config["config_hash"] != first["config_hash"]:
+            differing = ", ".join(_differences(first.get("result_config", {}), config.get("result_config", {})))
+            raise UserError(
+                f"{directory} holds another configuration than {directories[0]} (differs in: "
+                f"{differing or 'the configuration hash only: written by another version'}); merge only the "
+                "shards of one command"
+            )
+    return str(first["config_hash"])
+
+
+@dataclass
+class MergeReport:
+    """What a merge wrote: lines kept, finished and failed items, lines left out and why."""
+
+    out_dir: Path
+    written: int = 0
+    finished: int = 0
+    failed: int = 0
+    duplicates: int = 0  # finished lines of an item already finished in an earlier directory (counted once)
+    superseded: int = 0  # failed lines replaced by a finished (or later failed) line of the same item
+    other_config: int = 0  # lines of another configuration (an earlier run in the same directory)
+    shards: list[list[int] | None] = field(default_factory=list)
+    missing_shards: list[int] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        """The report's lines, for the command line."""
+        out = [
+            f"merged into {self.out_dir / RESULTS_FILE}: {self.written} items ({self.finished} finished, "
+            f"{self.failed} failed)"
+        ]
+        dropped = []
+        if self.duplicates:
+            dropped.append(f"{self.duplicates} repeated finished lines counted once")
+        if self.superseded:
+            dropped.append(f"{self.superseded} failed lines superseded")
+        if self.other_config:
+            dropped.append(f"{self.other_config} lines of another configuration")
+        if dropped:
+            out.append("left out: " + ", ".join(dropped))
+        if self.missing_shards:
+            out.append(
+                "note: shards " + ", ".join(str(k) for k in self.missing_shards) + " were not given; merge them "
+                "too (or rerun them) for every item"
+            )
+        return out
+
+
+def merge_shards(out_dir: Path, directories: Sequence[Path]) -> MergeReport:
+    """Write one run directory ``out_dir`` from the shard directories (see the module docstring).
+
+    ``out_dir`` must be new or empty (no ``results.jsonl``); it is written under its run lock, the results
+    into a temporary file renamed into place, so an interrupted merge leaves no half file.
+    """
+    if not directories:
+        raise UserError("merge: give at least one shard directory")
+    directories = [Path(d) for d in directories]
+    resolved = {d.resolve() for d in directories}
+    if len(resolved) != len(directories):
+        raise UserError("merge: a shard directory is given twice")
+    if Path(out_dir).resolve() in resolved:
+        raise UserError(f"{out_dir}: the output directory is one of the shard directories; use a new one")
+    configs = [read_config(d) for d in directories]
+    config_hash = check_same_configuration(directories, configs)
+    report = MergeReport(out_dir=Path(out_dir))
+    report.shards = [_shard_of_config(c) for c in configs]
+    counts = {s[1] for s in report.shards if s}
+    if len(counts) == 1:
+        count = counts.pop()
+        given = {s[0] for s in report.shards if s}
+        report.missing_shards = [k for k in range(count) if k not in given]
+
+    # pass 1: the winning line of every key (directory index, line number); only keys and two ints are held
+    winner: dict[str, tuple[int, int, bool]] = {}
+    for index, directory in enumerate(directories):
+        path = directory / RESULTS_FILE
+        if not path.is_file():
+            continue
+        for number, _, record in iter_lines(path):
+            if record.get("config_hash") != config_hash:
+                report.other_config += 1
+                continue
+            key = record_key(record)
+            finished = not record.get("error")
+            held = winner.get(key)
+            if held is None:
+                winner[key] = (index, number, finished)
+            elif held[2]:  # finished already: counted once
+                if finished:
+                    report.duplicates += 1
+                else:
+                    report.superseded += 1
+            else:  # a failed line is superseded by any later line of the item
+                report.superseded += 1
+                winner[key] = (index, number, finished)
+
+    out = Path(out_dir)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"{out}: cannot create the output directory: {exc.strerror}") from None
+    lock = RunLock(out)
+    try:
+        lock.acquire()
+    except OSError as exc:
+        raise UserError(f"{out}: the output directory is not writable ({exc.strerror})") from None
+    try:
+        target = out / RESULTS_FILE
+        if target.exists() and target.stat().st_size:
+            raise UserError(f"{out}: already holds {RESULTS_FILE}; merge into a new directory")
+        from debate_eval.tasks.engine.runner import SUMMARY_FILE, Tally  # the run's own totals
+
+        total = Tally()
+        tmp = out / f".{RESULTS_FILE}.{os.getpid()}.tmp"
+        try:
+            with tmp.open("wb") as handle:
+                for index, directory in enumerate(directories):
+                    path = directory / RESULTS_FILE
+                    if not path.is_file():
+                        continue
+                    for number, raw, record in iter_lines(path):
+                        if record.get("config_hash") != config_hash:
+                            continue
+                        held = winner.get(record_key(record))
+                        if held is not None and held[0] == index and held[1] == number:
+                            handle.write(raw)
+                            total.add(record)
+                            report.written += 1
+                            if held[2]:
+                                report.finished += 1
+                            else:
+                                report.failed += 1
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, target)
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            raise UserError(f"{target}: cannot write the merged results ({exc.strerror})") from None
+        document = _without_seal(configs[0])
+        options = dict(document.get("run_options") or {})
+        options.pop("shard", None)
+        options.pop("workers", None)
+        options["out_dir"] = str(out)
+        document["run_options"] = options
+        document["merged_from"] = [str(d) for d in directories]
+        write_json_atomic(out / CONFIG_FILE, sealed(document))
+        write_json_atomic(out / SUMMARY_FILE, {**total.to_dict(None), "merged_from": document["merged_from"]})
+    finally:
+        lock.release()
+    return report
+
+
+def _without_seal(document: dict[str, Any]) -> dict[str, Any]:
+    """A config document without its checksums (``sealed`` adds them again)."""
+    from debate_eval.tasks.engine.config_checksum import CHECKSUMS
+
+    return {key: value for key, value in document.items() if key != CHECKSUMS}
+
+
+def _shard_of_config(config: dict[str, Any]) -> list[int] | None:
+    """The ``[K, N]`` a shard directory was run with (None: not a shard)."""
+    shard = (config.get("run_options") or {}).get("shard")
+    if isinstance(shard, list) and len(shard) == 2 and all(isinstance(v, int) for v in shard):
+        return [int(shard[0]), int(shard[1])]
+    return None
