@@ -298,6 +298,7 @@ def add_execution_arguments(parser: argparse.ArgumentParser) -> None:
         "name; noted in config.json); the same server under another name or port resumes without it",
     )
 
+    group = parser.add_argument_group("scale-out (several processes or machines; see docs/scale.md)")
     group.add_argument("--shard", metavar="K/N", help=SHARD_HELP)
     group.add_argument(
         "--workers",
