@@ -74,9 +74,9 @@ TASK_TYPES = ("single", "pairwise")
 DEFAULT_METHOD = "debate"  # --protocol's default, and the method of records that predate their "protocol" field
 BUILTIN_MODULES = (  # one line per built-in method module
     "debate_eval.debates.debate.method",
-    "debate_eval.debates.geval",
+    "debate_eval.debates.geval.method",
     "debate_eval.debates.chateval.method",
-    "debate_eval.debates.dialevalml",
+    "debate_eval.debates.dialevalml.method",
     "debate_eval.debates.fennec.method",
     "debate_eval.debates.self_consistency.method",
 )

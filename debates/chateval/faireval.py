@@ -25,7 +25,7 @@ This is this project's code; none of theirs is copied. What it reproduces, reque
   made the configured 0 a 0.0), ``top_p=1``, ``n=1``, ``stop=None``, penalties 0, no seed.
 
 The two forms differ only in what ``FairEvalForm`` holds: the filled template, the final prompt and the
-format check (``single_score_form`` here; the pairwise one in ``debates/pairwise/faireval.py``).
+format check (``single_score_form`` here; the pairwise one in ``debates/chateval/pairwise_faireval.py``).
 
 ``reproduce_bugs``: their concurrent agent checks the format whenever ``cnt_turn >= max_turns - agents``,
 with ``cnt_turn`` counting turns, not messages; with two referees and two turns that is every turn, so a

@@ -120,14 +120,14 @@ class ChatEvalMethod(Method[ChatEvalConfig]):
 
     async def evaluate(self, task: EvaluationTask, config: ChatEvalConfig, pool: ClientPool) -> Outcome:
         """Run the discussion and average the referees' final scores; for a pairwise task, the majority of
-        their final verdicts (``debates.pairwise.chateval``), or with ``--fidelity authors-code`` their
-        FairEval flow over both orders (``debates.pairwise.faireval``)."""
+        their final verdicts (``debates.chateval.pairwise``), or with ``--fidelity authors-code`` their
+        FairEval flow over both orders (``debates.chateval.pairwise_faireval``)."""
         if task.pairwise:
             if config.authors_code:
-                from debate_eval.debates.pairwise.faireval import run_faireval_pairwise
+                from debate_eval.debates.chateval.pairwise_faireval import run_faireval_pairwise
 
                 return await run_faireval_pairwise(task, config, pool)
-            from debate_eval.debates.pairwise.chateval import run_chateval_pairwise
+            from debate_eval.debates.chateval.pairwise import run_chateval_pairwise
 
             return await run_chateval_pairwise(task, config, pool)
         from debate_eval.debates.chateval.run import run_chateval
@@ -141,9 +141,9 @@ class ChatEvalMethod(Method[ChatEvalConfig]):
     def rescore_pairwise(self, record: dict[str, Any], texts: list[str]) -> dict[str, Any]:
         """The referees' final verdicts re-read, their majority again; a record of the FairEval flow
         (``--fidelity authors-code``): their aggregation of the stored scores of both orders."""
+        from debate_eval.debates.chateval.pairwise import referees_verdict
+        from debate_eval.debates.chateval.pairwise_faireval import is_faireval_record, rescore_faireval
         from debate_eval.debates.kit.reread import reread_pairwise
-        from debate_eval.debates.pairwise.chateval import referees_verdict
-        from debate_eval.debates.pairwise.faireval import is_faireval_record, rescore_faireval
 
         if is_faireval_record(record):
             return rescore_faireval(json.loads(json.dumps(record)), texts)

@@ -76,7 +76,7 @@ async def run_paper_panel(
 ) -> list[tuple[BaseChatMessage, int | None]]:
     """Run the discussion (and the re-asks); every chat message with its discussion turn (None: the task).
 
-    The pairwise form (``debates.pairwise.chateval``) runs the same panel with its own texts: ``opening``
+    The pairwise form (``debates.chateval.pairwise``) runs the same panel with its own texts: ``opening``
     (default P and ``PANEL_INSTRUCTIONS``), the summarizer's ``summarizer_message``, ``answered(text,
     other referees)`` (default: the referee's own score parses), the ``reask`` text and ``reask_limit``."""
     material = task.material()

@@ -32,8 +32,8 @@ from debate_eval.debates.chateval.paper import run_paper_panel
 from debate_eval.debates.chateval.parsing import PAPER_LABEL, average_final_scores, referee_score
 from debate_eval.debates.chateval.prompts import FAIREVAL_VERDICT
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
+from debate_eval.debates.kit.transcript import build_transcript
 from debate_eval.debates.scoring.scores import ParsedScore
-from debate_eval.debates.transcript import build_transcript
 
 
 async def run_chateval(task: EvaluationTask, config: ChatEvalConfig, pool: ClientPool) -> Outcome:

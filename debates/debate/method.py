@@ -187,9 +187,9 @@ class DebateMethod(Method["DebateConfig"]):
         return tuple(roles)
 
     async def evaluate(self, task: EvaluationTask, config: DebateConfig, pool: ClientPool) -> Outcome:
-        """Run the debate (Algorithm 1); for a pairwise task, its pairwise form (``debates.pairwise.debate``)."""
+        """Run the debate (Algorithm 1); for a pairwise task, its pairwise form (``debates.debate.pairwise``)."""
         if task.pairwise:
-            from debate_eval.debates.pairwise.debate import run_debate_pairwise
+            from debate_eval.debates.debate.pairwise import run_debate_pairwise
 
             return await run_debate_pairwise(task, config, pool)
         from debate_eval.debates.debate.run import run_debate

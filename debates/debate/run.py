@@ -34,9 +34,9 @@ from debate_eval.debates.debate.authors import (
 from debate_eval.debates.debate.team import run_team
 from debate_eval.debates.evaluation import EvaluationTask, Outcome, score_text
 from debate_eval.debates.fidelity import AUTHORS_CODE, FIDELITIES, PAPER
+from debate_eval.debates.kit.transcript import build_transcript
 from debate_eval.debates.scoring.scores import ParsedScore
 from debate_eval.debates.scoring.untrusted import UntrustedMaterial, says_no_issue
-from debate_eval.debates.transcript import build_transcript
 
 
 @dataclass(frozen=True)

@@ -36,10 +36,10 @@ from debate_eval.debates.fennec.prompts import (
     judge_prompt,
     system_message,
 )
+from debate_eval.debates.kit.transcript import build_transcript
 from debate_eval.debates.pairwise.prompts import judge_material
 from debate_eval.debates.scoring.scores import ParsedScore
 from debate_eval.debates.scoring.untrusted import UntrustedMaterial
-from debate_eval.debates.transcript import build_transcript
 
 CRITERIA, GUIDELINE, JUDGMENT = "criteria", "guideline", "judgment"
 CORRECTION, RESCORE = "correction", "rescore"

@@ -1,2 +1,3 @@
-"""What methods share: k independent samples of a judge (``samples``) and combining samples' scores and verdicts
-(``combine``)."""
+"""What methods share: K independent samples of a judge (``samples``), combining scores and verdicts (``combine``:
+mean, majority, the two orders), re-reading pairwise records (``reread``), transcripts (``transcript``,
+``pairwise_transcript``)."""

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from debate_eval.debates.evaluation import verdict_text
-from debate_eval.debates.pairwise.aggregate import combine_orders
+from debate_eval.debates.kit.combine import combine_orders
 from debate_eval.debates.pairwise.prompts import judge_material
 from debate_eval.debates.scoring.verdicts import ParsedVerdict, no_verdict, planted_verdicts, swap_value
 

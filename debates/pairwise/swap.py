@@ -3,7 +3,7 @@
 The engine builds ``task.swapped`` (``with_swapped``): the same item with ``output_a`` and ``output_b``
 exchanged and P rendered again. ``evaluate_both_orders`` runs a method on the task as given, then on its
 twin, puts the second verdict back in the original order (``first`` <-> ``second``) and combines them
-(``aggregate.combine_orders``): the agreeing verdict, ``tie`` when they disagree. The outcome keeps both
+(``kit.combine.combine_orders``): the agreeing verdict, ``tie`` when they disagree. The outcome keeps both
 transcripts (each entry marked with its ``order``), every call, and both orders' verdicts.
 """
 
@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from debate_eval.debates.evaluation import NO_SCORE, EvaluationTask, Outcome
-from debate_eval.debates.pairwise.aggregate import combine_orders
+from debate_eval.debates.kit.combine import combine_orders
 from debate_eval.debates.pairwise.prompts import swapped_inputs
 from debate_eval.debates.scoring.verdicts import ParsedVerdict, no_verdict, swap_value
 

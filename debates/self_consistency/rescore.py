@@ -7,8 +7,7 @@ import json
 from typing import Any
 
 from debate_eval.debates.base import Reparser, get_method, set_parse
-from debate_eval.debates.kit.combine import combine_scores, combine_verdicts
-from debate_eval.debates.pairwise.aggregate import combine_orders
+from debate_eval.debates.kit.combine import combine_orders, combine_scores, combine_verdicts
 from debate_eval.debates.scoring.scores import ParsedScore
 from debate_eval.debates.scoring.verdicts import ParsedVerdict, no_verdict, swap_value
 

@@ -31,7 +31,7 @@ from debate_eval.agents.models.pool import ClientPool
 from debate_eval.agents.models.settings import ModelConfig
 from debate_eval.agents.models.wrappers import CallRecord
 from debate_eval.agents.roles import EVALUATOR, USER
-from debate_eval.debates.transcript import build_transcript
+from debate_eval.debates.kit.transcript import build_transcript
 from debate_eval.tasks.data.registry import Item
 from debate_eval.tasks.engine.accounting import item_usage
 from debate_eval.tasks.engine.variants import register_variant_items

@@ -40,7 +40,7 @@ from debate_eval.debates.chateval import (
     run_chateval,
 )
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
-from debate_eval.debates.geval import GEvalConfig
+from debate_eval.debates.geval.method import GEvalConfig
 from debate_eval.debates.scoring.scores import ScoreRange
 from debate_eval.tasks.cli.main import build_parser
 from debate_eval.tasks.cli.run import build_run_config

@@ -18,7 +18,7 @@ from typing import Any
 
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.roles import EVALUATOR
-from debate_eval.debates.geval import sample_record_fields
+from debate_eval.debates.geval.method import sample_record_fields
 from debate_eval.debates.scoring.scores import ScoreRange
 from debate_eval.tasks.analysis.imports.common import (
     ImportResult,

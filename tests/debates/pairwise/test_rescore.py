@@ -9,11 +9,11 @@ from typing import Any
 from debate_eval.agents.personas import get_persona
 from debate_eval.debates.base import get_method
 from debate_eval.debates.chateval import ChatEvalConfig
+from debate_eval.debates.chateval.pairwise import run_chateval_pairwise
+from debate_eval.debates.debate.pairwise import run_debate_pairwise
 from debate_eval.debates.debate.run import DebateConfig
 from debate_eval.debates.evaluation import Outcome
-from debate_eval.debates.pairwise.chateval import run_chateval_pairwise
-from debate_eval.debates.pairwise.debate import run_debate_pairwise
-from debate_eval.debates.pairwise.geval import run_geval_pairwise
+from debate_eval.debates.geval.pairwise import run_geval_pairwise
 from debate_eval.debates.pairwise.prompts import render_task
 from debate_eval.debates.pairwise.swap import evaluate_both_orders, with_swapped
 

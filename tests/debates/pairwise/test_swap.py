@@ -7,8 +7,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from debate_eval.debates.pairwise.aggregate import combine_orders, majority_verdict
-from debate_eval.debates.pairwise.geval import run_geval_pairwise
+from debate_eval.debates.geval.pairwise import run_geval_pairwise
+from debate_eval.debates.kit.combine import combine_orders, majority_verdict
 from debate_eval.debates.pairwise.prompts import render_task
 from debate_eval.debates.pairwise.swap import evaluate_both_orders, swapping, with_swapped
 from debate_eval.debates.scoring.verdicts import ParsedVerdict, no_verdict

@@ -20,7 +20,7 @@ from debate_eval.agents.models.pool import ClientPool
 from debate_eval.agents.models.wrappers import CallRecord
 from debate_eval.debates.base import Method, MethodContext, option, register_method
 from debate_eval.debates.evaluation import EvaluationTask, Outcome, score_text
-from debate_eval.debates.transcript import build_transcript
+from debate_eval.debates.kit.transcript import build_transcript
 
 JUDGE = "Scorer"  # the agent's name; its role, "scorer", picks its model settings and its transcript entries
 

@@ -21,11 +21,11 @@ from debate_eval.agents.models.pool import ClientPool
 from debate_eval.agents.models.wrappers import CallRecord
 from debate_eval.agents.roles import EVALUATOR, USER
 from debate_eval.debates.evaluation import NO_SCORE, EvaluationTask, Outcome, planted, verdict_text
+from debate_eval.debates.kit.combine import majority_verdict
+from debate_eval.debates.kit.pairwise_transcript import pairwise_transcript
 from debate_eval.debates.kit.reread import Parse, deciding_verdict
 from debate_eval.debates.kit.samples import sample_request
-from debate_eval.debates.pairwise.aggregate import majority_verdict
 from debate_eval.debates.pairwise.prompts import judge_material, reask_text
-from debate_eval.debates.pairwise.transcripts import pairwise_transcript
 from debate_eval.debates.scoring.verdicts import ParsedVerdict
 
 REASK_RELAY = "reask"

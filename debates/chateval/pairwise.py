@@ -25,10 +25,10 @@ from debate_eval.debates.chateval import ChatEvalConfig, referee_names
 from debate_eval.debates.chateval.paper import run_paper_panel
 from debate_eval.debates.chateval.run import label_panel
 from debate_eval.debates.evaluation import NO_SCORE, EvaluationTask, Outcome, planted, verdict_text
+from debate_eval.debates.kit.combine import majority_verdict
+from debate_eval.debates.kit.pairwise_transcript import pairwise_transcript
 from debate_eval.debates.kit.reread import REASK, Parse, deciding_verdict
-from debate_eval.debates.pairwise.aggregate import majority_verdict
 from debate_eval.debates.pairwise.prompts import judge_material, prompt_text, reask_text
-from debate_eval.debates.pairwise.transcripts import pairwise_transcript
 from debate_eval.debates.scoring.verdicts import ParsedVerdict
 
 DECIDED_BY = "referees"

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from debate_eval.debates.geval import GEvalConfig, samples_warning
+from debate_eval.debates.geval.method import GEvalConfig, samples_warning
 from debate_eval.debates.scoring.scores import ScoreRange, parse_score
 from debate_eval.debates.scoring.weighted import weighted_score
 
@@ -193,7 +193,7 @@ def test_sample_mean_reports_parse_status_over_the_samples_live_and_after_rescor
     from debate_eval.agents.models.settings import PAPER_SEED, ModelOverrides, resolve_model_config
     from debate_eval.debates.base import Reparser
     from debate_eval.debates.evaluation import EvaluationTask
-    from debate_eval.debates.geval import GEvalMethod, run_geval
+    from debate_eval.debates.geval.method import GEvalMethod, run_geval
     from debate_eval.debates.scoring.untrusted import UntrustedMaterial
 
     answers = ["Score: 4", "Score: 2", "Score: 3", "I cannot tell."]  # the last sample has no score

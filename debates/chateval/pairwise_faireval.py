@@ -43,9 +43,9 @@ from debate_eval.debates.chateval.prompts import (
 )
 from debate_eval.debates.chateval.run import label_panel
 from debate_eval.debates.evaluation import NO_SCORE, EvaluationTask, Outcome
+from debate_eval.debates.kit.transcript import build_transcript
 from debate_eval.debates.scoring.untrusted import UntrustedMaterial
 from debate_eval.debates.scoring.verdicts import FIRST, SECOND, TIE, ParsedVerdict
-from debate_eval.debates.transcript import build_transcript
 
 ORIGINAL, SWAPPED = "original", "swapped"
 ORDERS = ((ORIGINAL, "output_a", "output_b"), (SWAPPED, "output_b", "output_a"))  # (order, Assistant 1, 2)

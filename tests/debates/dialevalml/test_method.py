@@ -13,7 +13,7 @@ from debate_eval.agents.models.pool import ClientPool
 from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAIServer
 from debate_eval.agents.models.settings import ModelOverrides, resolve_model_config
 from debate_eval.debates.base import get_method
-from debate_eval.debates.dialevalml import (
+from debate_eval.debates.dialevalml.method import (
     DialEvalMLConfig,
     aspect_label,
     normalize,

@@ -96,8 +96,8 @@ async def run_geval(task: EvaluationTask, config: GEvalConfig, pool: ClientPool)
     from autogen_agentchat.agents import AssistantAgent
     from autogen_agentchat.messages import BaseChatMessage, TextMessage
 
+    from debate_eval.debates.kit.transcript import build_transcript
     from debate_eval.debates.scoring.weighted import weighted_score
-    from debate_eval.debates.transcript import build_transcript
 
     calls: list[CallRecord] = []
     material = task.material()
@@ -193,9 +193,9 @@ class GEvalMethod(Method[GEvalConfig]):
 
     async def evaluate(self, task: EvaluationTask, config: GEvalConfig, pool: ClientPool) -> Outcome:
         """One answer (or ``samples`` answers) of the single agent; for a pairwise task, its verdict
-        (``debates.pairwise.geval``)."""
+        (``debates.geval.pairwise``)."""
         if task.pairwise:
-            from debate_eval.debates.pairwise.geval import run_geval_pairwise
+            from debate_eval.debates.geval.pairwise import run_geval_pairwise
 
             return await run_geval_pairwise(task, config.samples, pool)
         return await run_geval(task, config, pool)
@@ -212,8 +212,8 @@ class GEvalMethod(Method[GEvalConfig]):
     def rescore_pairwise(self, record: dict[str, Any], texts: list[str]) -> dict[str, Any]:
         """The deciding answer's verdict re-read; with ``--geval-samples`` (one session per sample, each started
         by a task message of the user) each sample's, then their majority (a tie when split)."""
+        from debate_eval.debates.geval.pairwise import samples_verdict
         from debate_eval.debates.kit.reread import reread_pairwise
-        from debate_eval.debates.pairwise.geval import samples_verdict
 
         return reread_pairwise(record, texts, samples_verdict)
 

@@ -1,7 +1,7 @@
 """DialEvalML's prompted submetric (Mendonça et al. 2023): one short prompt per aspect, one call per item.
 
 The paper's prompt asks for "a single score and nothing else" on a 1-5 scale, at turn level (a context and
-its response) or dialogue level (the whole dialogue); the prompts (``debates/prompts/dialevalml/``) say the
+its response) or dialogue level (the whole dialogue); the prompts (``debates/dialevalml/prompts/``) say the
 same in this project's words. The answer is parsed with the project's parser (a bare number is the normal
 answer; a per-turn list is averaged, as the paper does); while no score comes, the same conversation is
 asked again for the score alone, at most ``max_reasks`` times (the paper: "until a score is provided").
@@ -44,7 +44,7 @@ if TYPE_CHECKING:  # loaded without AutoGen: the registry and --help stay light
     from debate_eval.agents.models.pool import ClientPool
     from debate_eval.agents.models.wrappers import CallRecord
 
-PROMPT_DIR = Path(__file__).parent / "prompts" / "dialevalml"
+PROMPT_DIR = Path(__file__).parent / "prompts"
 PROMPT_SCALE = ScoreRange(1.0, 5.0)  # the paper's "from 1-5"
 DEFAULT_MAX_REASKS = 3
 TURN, DIALOGUE = "turn", "dialogue"
@@ -53,7 +53,7 @@ SCALES = ("paper", "aspect")
 
 @cache
 def prompt_text(name: str) -> str:
-    """The text of ``debates/prompts/dialevalml/NAME.txt`` (or NAME itself when it has a suffix), without its
+    """The text of ``prompts/NAME.txt`` beside this module (or NAME itself when it has a suffix), without its
     final newline."""
     file = name if "." in name else f"{name}.txt"
     return (PROMPT_DIR / file).read_text(encoding="utf-8").rstrip("\n")
@@ -145,7 +145,7 @@ async def run_dialevalml(task: EvaluationTask, config: DialEvalMLConfig, pool: C
     from autogen_agentchat.agents import AssistantAgent
     from autogen_agentchat.messages import BaseChatMessage, TextMessage
 
-    from debate_eval.debates.transcript import build_transcript
+    from debate_eval.debates.kit.transcript import build_transcript
 
     scale = prompt_scale(task, config)
     scored = EvaluationTask(task.item_id, task.prompt, task.aspect, scale, task.untrusted, task.kind)

@@ -9,8 +9,8 @@ from autogen_agentchat.messages import BaseAgentEvent, BaseChatMessage
 
 from debate_eval.agents.models.wrappers import CallRecord
 from debate_eval.debates.evaluation import verdict_text
+from debate_eval.debates.kit.transcript import build_transcript
 from debate_eval.debates.scoring.untrusted import UntrustedMaterial
-from debate_eval.debates.transcript import build_transcript
 
 
 def pairwise_transcript(

@@ -1,0 +1,1 @@
+"""DialEvalML's prompted submetric: ``method`` (registration, options, evaluation) and its ``prompts/``."""

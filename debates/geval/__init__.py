@@ -1,0 +1,1 @@
+"""G-Eval: ``method`` (its registration, options and single-score form) and ``pairwise`` (its verdict form)."""
