@@ -1,6 +1,6 @@
 """The ``--batch`` row of scripts/bench_throughput.py: DEBATE debates through the Batch API routes.
 
-Starts ``ScriptedBatchServer`` (debate_eval.agents.models.batch_server) on 127.0.0.1 in a child process,
+Starts ``ScriptedBatchServer`` (tests/support/batch_server.py) on 127.0.0.1 in a child process,
 completing each batch ``batch_delay_ms`` after its creation, and runs ``debate_eval.tasks.engine.runner.run``
 with ``RunOptions(batch=...)`` on the first ``debates`` SummEval coherence items: every item in flight, one
 batch per sequential step. Checks every record and the server's counts; returns wall time and batches.
@@ -24,6 +24,8 @@ from debate_eval.tasks.engine.results import read_jsonl
 from debate_eval.tasks.engine.run_config import RunConfig, RunOptions
 from debate_eval.tasks.engine.runner import run
 
+BATCH_SERVER = Path(__file__).resolve().parents[1] / "tests" / "support" / "batch_server.py"  # a fake endpoint
+
 
 @dataclass
 class BatchRow:
@@ -46,7 +48,7 @@ async def measure_batch(
     make_config: object, debates: int, rounds: int, data_dir: Path, batch_delay_ms: float
 ) -> BatchRow:
     """Run ``debates`` debates with ``--batch`` against the scripted batch endpoint in a child process."""
-    command = [sys.executable, "-m", "debate_eval.agents.models.batch_server", "--batch-delay-ms", str(batch_delay_ms)]
+    command = [sys.executable, str(BATCH_SERVER), "--batch-delay-ms", str(batch_delay_ms)]
     server = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert server.stdout is not None

@@ -1,7 +1,7 @@
 """Benchmark of ``debate_eval.Judge``: per-item CPU overhead, throughput against ``evaluate``, and a shared rate
 budget under 1,000 concurrent calls.
 
-The endpoint is the scripted OpenAI-compatible one (``agents/models/providers/rate_limited_server.py``) in a
+The endpoint is the scripted OpenAI-compatible one (``tests/support/rate_limited_server.py``) in a
 process of its own, so its work does not count as the client's CPU. Measured:
 
 1. **Per-item CPU overhead** (target <= 5 ms): ``Judge.score`` called one item at a time (G-Eval: one model

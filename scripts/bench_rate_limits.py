@@ -1,6 +1,6 @@
 """Rate-limit benchmark: how much of a provider's binding limit `debate-eval run` uses, with 0 failed items.
 
-Starts the rate-limited scripted endpoint (``agents/models/providers/rate_limited_server.py``) in a process of
+Starts the rate-limited scripted endpoint (``tests/support/rate_limited_server.py``) in a process of
 its own: latency uniform in ``--latency`` seconds, a request limit and a token limit per minute as buckets
 that refill continuously and start full (as a provider's do for an idle key), OpenAI-style headers, 429 with
 ``retry-after`` past the limit. Then runs, as a user would::

@@ -61,16 +61,17 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from debate_eval.agents.models.batch_server import ScriptedBatchServer
-from debate_eval.agents.models.providers.rate_limited_server import hashed_reply
 from debate_eval.agents.models.providers.scripted_server import Request
 from debate_eval.agents.models.token_estimate import count_prompt_tokens, count_text_tokens
 from debate_eval.tasks.data.datasets import resolve_data_dir
 from debate_eval.tasks.engine.accounting import load_prices
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # tests/support: the fake endpoints
 from bench_report import replace_section  # sibling script
 from endpoint_process import EndpointProcess  # sibling script
+from support.batch_server import ScriptedBatchServer
+from support.rate_limited_server import hashed_reply
 
 AUTHORS_REPO = "https://github.com/gunny97/DEBATE"
 AUTHORS_PACKAGES = ("pyautogen==0.1.14", "openai==0.28.0", "pandas", "tqdm")

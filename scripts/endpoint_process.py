@@ -4,13 +4,16 @@ does not compete with the client's event loop): ``with EndpointProcess([...flags
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import urllib.request
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
-SERVER_MODULE = "debate_eval.agents.models.providers.rate_limited_server"
+SERVER_MODULE = "support.rate_limited_server"  # tests/support (fake endpoints), not part of the package
+TESTS = Path(__file__).resolve().parents[1] / "tests"
 
 
 class EndpointProcess:
@@ -19,7 +22,8 @@ class EndpointProcess:
 
     def __init__(self, flags: Sequence[str]) -> None:
         command = [sys.executable, "-m", SERVER_MODULE, *flags]
-        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(TESTS), os.environ.get("PYTHONPATH")]))}
+        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
         assert self.process.stdout is not None
         self.base_url = self.process.stdout.readline().strip()
         if not self.base_url.startswith("http://127.0.0.1:"):

@@ -12,9 +12,9 @@ import time
 from pathlib import Path
 
 import pytest
+from support.batch_server import ScriptedBatchServer
 
 from debate_eval.agents.models.batch_api import line_outcome, parse_output
-from debate_eval.agents.models.batch_server import ScriptedBatchServer
 from debate_eval.agents.models.batch_state import DONE, SUBMITTED, BatchState, request_key
 from debate_eval.tasks.cli.main import main
 

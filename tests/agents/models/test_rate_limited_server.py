@@ -9,13 +9,13 @@ import urllib.request
 from typing import Any
 
 import pytest
-
-from debate_eval.agents.models.providers.rate_limited_server import (
+from support.rate_limited_server import (
     Latency,
     RateLimitedServer,
     hashed_reply,
     hashed_score,
 )
+
 from debate_eval.agents.models.rate_headers import parse_rate_limit_headers
 from debate_eval.agents.models.token_estimate import count_prompt_tokens, count_text_tokens
 

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 import report_records as rr  # this folder (see conftest.py)
+from support.demo_runs import make_pairwise_runs, make_runs
 
 from debate_eval.tasks.analysis.report import write_report
-from debate_eval.tasks.cli.report_demo import make_pairwise_runs, make_runs
 
 pytestmark = pytest.mark.browser
 READY = "document.documentElement.getAttribute('data-report-ready') === '1'"  # the transcripts are unpacked

@@ -12,10 +12,10 @@ import threading
 from pathlib import Path
 
 import pytest
+from support.rate_limited_server import Latency, RateLimitedServer
 
 import debate_eval
 from debate_eval import UserError
-from debate_eval.agents.models.providers.rate_limited_server import Latency, RateLimitedServer
 from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAIServer, default_reply
 from debate_eval.agents.models.shared_limits import limiter_key, shared_limiters
 

@@ -7,11 +7,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support.varied_replies import varied_reply
 
 import debate_eval
 from debate_eval import UserError
 from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAIServer
-from debate_eval.tasks.analysis.report.scripted import varied_reply
 from debate_eval.tasks.cli.main import main
 
 

@@ -8,10 +8,10 @@ import re
 from pathlib import Path
 
 import pytest
+from support.demo_runs import make_runs
 
 from debate_eval.tasks.analysis.report.page import unpack_records
 from debate_eval.tasks.cli.main import main
-from debate_eval.tasks.cli.report_demo import make_runs
 
 
 def page_records(html: str) -> list[dict]:

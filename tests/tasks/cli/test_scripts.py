@@ -33,9 +33,12 @@ def test_dataset_scripts_run_one_aspect(isolated_env: Path, script: str, aspect:
 
 
 def test_report_demo_script_is_an_entry_point_over_the_cli_layer() -> None:
-    """``scripts/report_demo.py`` runs the demo of ``tasks/cli/report_demo.py`` (its runs: test_report.py)."""
+    """``scripts/demos/report_demo.py`` runs the demo of ``tests/support/demo_runs.py`` (its runs: test_report.py)."""
     completed = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "report_demo.py"), "--help"], capture_output=True, text=True, timeout=60
+        [sys.executable, str(ROOT / "scripts/demos/report_demo.py"), "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert completed.returncode == 0, completed.stderr
     assert "usage: report_demo.py" in completed.stdout and "--screenshot" in completed.stdout
@@ -70,9 +73,12 @@ def test_equal_judges_benchmark_writes_its_table(tmp_path: Path) -> None:
 
 
 def test_audit_demo_script_is_an_entry_point_over_the_cli_layer() -> None:
-    """``scripts/audit_demo.py`` runs the two audits of ``tasks/cli/audit_demo.py`` (the README's card)."""
+    """``scripts/demos/audit_demo.py`` runs the two audits (the README's card)."""
     completed = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "audit_demo.py"), "--help"], capture_output=True, text=True, timeout=60
+        [sys.executable, str(ROOT / "scripts/demos/audit_demo.py"), "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert completed.returncode == 0, completed.stderr
     assert "scripted" in completed.stdout

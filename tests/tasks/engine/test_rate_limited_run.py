@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.rate_limited_server import Latency, RateLimitedServer
 
-from debate_eval.agents.models.providers.rate_limited_server import Latency, RateLimitedServer
 from debate_eval.tasks.cli.main import main
 
 

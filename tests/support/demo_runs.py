@@ -1,10 +1,9 @@
-"""Scripted demo runs for the report (``python scripts/report_demo.py OUT [--screenshot PNG]`` writes them, their
-report and its screenshots; the tests use the same runs).
+"""Scripted runs for the report's tests and its demo (``python scripts/demos/report_demo.py OUT [--screenshot PNG]``
+writes them, their report and its screenshots).
 
-Small runs against the scripted server with ``varied_reply`` (``tasks/analysis/report/scripted.py``): scores
+Small runs against the scripted server with ``varied_reply`` (``varied_replies.py`` beside this module): scores
 that differ, Scorers that move, Critics that sometimes agree, so the report has something to show. They are
-never model results. The runs go through ``debate-eval run`` (this module's ``main`` calls the CLI), which is
-why the demo sits in the command line's layer and not in the report package.
+never model results. The runs go through ``debate-eval run`` (the CLI's ``main``).
 """
 
 from __future__ import annotations
@@ -12,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAIServer
-from debate_eval.tasks.analysis.report.scripted import varied_reply
+from support.varied_replies import varied_reply
 
 METHODS = ("debate", "geval", "chateval")  # the demo's choice of runs to show, not a branch on a method
 

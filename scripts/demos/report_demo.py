@@ -1,9 +1,9 @@
-"""Scripted demo runs and their report: ``python scripts/report_demo.py OUT [--docs N] [--screenshot PNG]``.
+"""Scripted demo runs and their report: ``python scripts/demos/report_demo.py OUT [--docs N] [--screenshot PNG]``.
 
 Three small SummEval coherence runs (DEBATE, G-Eval and ChatEval) against the scripted server
-(``debate_eval.tasks.cli.report_demo``), their report, and screenshots of it (docs/report.md's), taken in
-headless Chromium with ``chromium_driver.py`` beside this script. The scores are a hash of the request, never
-model results.
+(``tests/support/demo_runs.py``, the runs the report's tests use), their report, and screenshots of it
+(docs/report.md's), taken in headless Chromium with ``tests/support/chromium_driver.py``. The scores are a hash
+of the request, never model results.
 """
 
 from __future__ import annotations
@@ -12,10 +12,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from chromium_driver import Browser, find_chromium
-
 from debate_eval.tasks.analysis.report import write_report
-from debate_eval.tasks.cli.report_demo import make_runs
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))  # tests/support: the demo runs
+from support.chromium_driver import Browser, find_chromium
+from support.demo_runs import make_runs
 
 
 def screenshot(page: Path, png: Path, width: int = 1400, height: int = 1500, open_row: bool = False) -> Path:

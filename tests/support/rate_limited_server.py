@@ -13,7 +13,7 @@ will get). A request that does not fit gets ``429`` at once, with ``retry-after`
 
 Bounded and self-stopping: after ``max_requests`` requests it answers 503, and it shuts itself down after
 ``max_lifetime_s`` seconds (or when its context ends). ``GET /rate/stats`` gives its counters, so a
-benchmark can run it in a process of its own (``python -m debate_eval.agents.models.providers.rate_limited_server``).
+benchmark can run it in a process of its own (``python tests/support/rate_limited_server.py``).
 """
 
 from __future__ import annotations

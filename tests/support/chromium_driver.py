@@ -1,6 +1,6 @@
 """A minimal headless-Chromium driver over the DevTools protocol on a pipe (``--remote-debugging-pipe``), for
 the report's browser tests (tests/tasks/analysis/test_report_browser.py) and the docs' screenshots
-(``scripts/report_demo.py --screenshot``). A test and demo tool: it does not ship in the package.
+(``scripts/demos/report_demo.py --screenshot``). A test and demo tool: it does not ship in the package.
 
 Why this and not selenium or playwright: Chromium itself speaks the protocol on file descriptors 3 and 4,
 so the test needs only the Debian ``chromium`` package and the standard library: no Python dependency, no

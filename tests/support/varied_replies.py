@@ -1,10 +1,9 @@
 """Scripted runs to look at: varied, deterministic replies for the scripted server, so a report of a
 scripted run has scores that differ, Scorers that move and Critics that sometimes agree.
 
-This is a test and documentation aid (like ``agents.models.providers.scripted_server``), never a model: the scores
-are a hash of the request, unrelated to the text's quality. The demo runs that use it (``python
-scripts/report_demo.py OUT [--screenshot PNG]``) drive ``debate-eval run`` and so live in the command line's
-layer, ``tasks/cli/report_demo.py``.
+A test and demo aid, never a model: the scores are a hash of the request, unrelated to the text's quality.
+The scripted runs that use it are ``demo_runs.py`` beside this module (the report tests and
+``scripts/demos/report_demo.py``).
 """
 
 from __future__ import annotations
