@@ -15,6 +15,7 @@ from typing import Any, TextIO
 
 from autogen_core.models import ChatCompletionClient
 
+from debate_eval.agents.errors import UserError
 from debate_eval.agents.models.affinity import debate_session, session_keys_enabled
 from debate_eval.agents.models.answer_format import AnswerTask, answering
 from debate_eval.agents.models.batch import BATCH_DIR, BatchDispatcher, BatchOptions, item_in_flight
@@ -389,6 +390,8 @@ async def run(
     if options.workers > 1:  # N processes, each over shard k/N, into this run directory (engine.workers)
         from debate_eval.tasks.engine.workers import run_workers
 
+        if clients:
+            raise UserError("--workers runs the models in separate processes: it takes no client objects")
         return await run_workers(config, options, stream=stream)
     items = select_items(load_items(config.dataset, options.data_dir), limit=options.limit, docs=options.docs)
     if options.shard is not None:  # the selection first, so the shards of one command split the same items
@@ -407,6 +410,10 @@ async def run(
     progress: Progress | None = None
     try:
         done = store.done_ids()
+        if options.skip_done_of is not None:  # a worker of --workers: the items its run directory holds finished
+            from debate_eval.tasks.engine.workers import finished_keys
+
+            done |= finished_keys(options.skip_done_of, store.config_hash, multi)
         pending = [job for job in jobs if result_key(job[0].item_id, job[2].aspect, multi) not in done]
         summary.selected, summary.already_done = len(jobs), len(jobs) - len(pending)
         progress = Progress(total=len(pending), mode=options.progress, stream=stream, stats=summary.transport)

@@ -1,0 +1,318 @@
+"""``run --workers N``: N processes on this machine, each the async runner over shard k/N of the items, writing
+into one run directory.
+
+- The parent holds the run directory's lock and its ``results.jsonl`` for the whole run. Worker ``k`` is a
+  process (``multiprocessing``'s spawn) running the ordinary runner over shard ``k`` of ``N`` (``shards.py``)
+  into its own directory ``OUT/workers/k-of-N`` (its own lock, resume and response cache use), skipping the
+  items the run directory already holds finished.
+- The parent reads each worker's new complete lines as they come and appends the finished ones to
+  ``OUT/results.jsonl`` (an item finished already is never appended twice); a failed item's line is appended
+  when the worker ends without finishing it. The progress display counts the lines appended.
+- A worker killed by a signal (``kill -9``, out of memory) is started again over the same shard: it resumes from its
+  own directory and the run directory, so only its unfinished items run again. A worker that stops on an error
+  of its own (a bad endpoint, or a script without ``if __name__ == "__main__":`` that the spawned worker
+  imports again) stops the run with that error.
+- On the way out every worker line is appended and the worker directories are removed; a parent killed
+  before that leaves them, and the next run appends what they hold first.
+- ``--rpm``/``--tpm`` are divided evenly among the workers. Budgets learnt from rate-limit headers are learnt
+  by each worker on its own (each sees the provider's remaining budget, which all of them spend).
+- The response cache (``diskcache``: SQLite with its own locking) is shared by the workers as by separate runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import json
+import multiprocessing
+import shutil
+import sys
+import time
+from collections.abc import Iterator
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any, TextIO
+
+from debate_eval.agents.errors import UserError
+from debate_eval.tasks.data.registry import get_dataset
+from debate_eval.tasks.engine.aspects import per_aspect
+from debate_eval.tasks.engine.lock import RunLock
+from debate_eval.tasks.engine.results import RESULTS_FILE, ResultsStore, write_json_atomic
+from debate_eval.tasks.engine.run_config import RunConfig, RunOptions, config_document
+
+WORKERS_DIR = "workers"
+MAX_RESTARTS = 3  # a worker that dies more often than this stops the run
+POLL_S = 0.1  # how often the parent looks for new worker lines
+
+
+def worker_dir(out_dir: Path, k: int, count: int) -> Path:
+    """Worker ``k``'s directory inside the run directory."""
+    return out_dir / WORKERS_DIR / f"{k}-of-{count}"
+
+
+def options_of_worker(options: RunOptions, k: int, count: int) -> RunOptions:
+    """Worker ``k``'s run options: its shard and directory, no display of its own, and its share of the rate
+    budgets given by hand (``--rpm``/``--tpm`` divided evenly)."""
+    return dataclasses.replace(
+        options,
+        out_dir=worker_dir(options.out_dir, k, count),
+        shard=(k, count),
+        workers=1,
+        progress="none",
+        skip_done_of=options.out_dir,
+        rpm=options.rpm / count if options.rpm else None,
+        tpm=options.tpm / count if options.tpm else None,
+    )
+
+
+def finished_keys(out_dir: Path, config_hash: str, multi: bool) -> set[str]:
+    """The keys of the items finished in a run directory's ``results.jsonl`` under ``config_hash`` (read in
+    a stream; a last line still being written is not counted)."""
+    keys: set[str] = set()
+    path = out_dir / RESULTS_FILE
+    if not path.is_file():
+        return keys
+    with path.open("rb") as handle:
+        for raw in handle:
+            if not raw.endswith(b"\n") or not raw.strip():
+                continue
+            record = json.loads(raw)
+            if record.get("config_hash") == config_hash and not record.get("error"):
+                keys.add(_key(record, multi))
+    return keys
+
+
+def _key(record: dict[str, Any], multi: bool) -> str:
+    item_id = str(record["item_id"])
+    return f"{item_id}\x1f{record.get('aspect')}" if multi else item_id
+
+
+class _Tail:
+    """The complete lines a worker's results file gained since the last look."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.offset = 0
+        self.partial = b""
+
+    def new_records(self) -> Iterator[dict[str, Any]]:
+        if not self.path.is_file():
+            return
+        with self.path.open("rb") as handle:
+            handle.seek(self.offset)
+            data = handle.read()
+        self.offset += len(data)
+        data = self.partial + data
+        *lines, self.partial = data.split(b"\n")
+        for raw in lines:
+            if raw.strip():
+                yield json.loads(raw)
+
+
+def _worker_main(config: RunConfig, options: RunOptions, errors: Connection, own_file: Any = None) -> None:
+    """A worker process: the ordinary runner over its shard; a ``UserError`` is sent to the parent (exit 2).
+    ``own_file``: the dataset spec of the user's own file, registered in the parent (``data.registry``)."""
+    from debate_eval.tasks.data.registry import register_own_file_spec
+    from debate_eval.tasks.engine.runner import run
+
+    try:
+        if own_file is not None:
+            register_own_file_spec(own_file)
+        asyncio.run(run(config, options))
+    except UserError as error:
+        errors.send(str(error))
+        sys.exit(2)
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except Exception as error:  # a bug: said in one line by the parent (DEBATE_EVAL_DEBUG: the traceback too)
+        errors.send(f"{type(error).__name__}: {error}")
+        raise
+
+
+@dataclasses.dataclass
+class _Worker:
+    k: int
+    options: RunOptions
+    tail: _Tail
+    process: Any = None
+    errors: Connection | None = None
+    restarts: int = 0
+    done: bool = False
+
+
+async def run_workers(config: RunConfig, options: RunOptions, *, stream: TextIO | None = None) -> Any:
+    """Run ``config`` with ``options.workers`` processes into ``options.out_dir`` (see the module docstring);
+    returns the run's ``RunSummary`` as ``runner.run`` does."""
+    from debate_eval.tasks.data.datasets import load_items, select_items
+    from debate_eval.tasks.engine.accounting import load_prices
+    from debate_eval.tasks.engine.aspects import result_key
+    from debate_eval.tasks.engine.progress import Progress
+    from debate_eval.tasks.engine.runner import SUMMARY_FILE, RunSummary, Tally, start_line
+
+    stream = sys.stderr if stream is None else stream
+    started = time.perf_counter()
+    count = options.workers
+    summary = RunSummary(out_dir=options.out_dir)
+    configs = per_aspect(config)
+    multi = len(configs) > 1
+    items = select_items(load_items(config.dataset, options.data_dir), limit=options.limit, docs=options.docs)
+    keys = [result_key(item.item_id, c.aspect, multi) for item in items for c in configs]
+    store = ResultsStore(options.out_dir, config_document(config, options), config.config_hash(), by_aspect=multi)
+    progress: Progress | None = None
+    failed: dict[str, dict[str, Any]] = {}
+    workers: list[_Worker] = []
+    try:
+        done = store.done_ids()
+        _drain_leftovers(options.out_dir, store, done, multi)  # a parent killed before it appended them
+        pending = [key for key in keys if key not in done]
+        summary.selected, summary.already_done = len(keys), len(keys) - len(pending)
+        store.prepare_retries(pending)
+        progress = Progress(total=len(pending), mode=options.progress, stream=stream, stats=summary.transport)
+        progress.start(start_line(config, summary))
+
+        def take(record: dict[str, Any]) -> None:
+            key = _key(record, multi)
+            if key in done or record.get("config_hash") != store.config_hash:
+                return
+            if record.get("error"):
+                failed[key] = record  # appended at the end unless a retry finishes it
+                return
+            failed.pop(key, None)
+            done.add(key)
+            store.append(record)
+            summary.now.add(record)
+            assert progress is not None
+            progress.update(record, summary.now)
+
+        if pending:
+            context = multiprocessing.get_context("spawn")
+            for k in range(count):
+                worker_options = options_of_worker(options, k, count)
+                directory = worker_options.out_dir
+                workers.append(_Worker(k, worker_options, _Tail(directory / RESULTS_FILE)))
+            for worker in workers:
+                _start(context, worker, config)
+            while not all(worker.done for worker in workers):
+                await asyncio.sleep(POLL_S)
+                for worker in workers:
+                    if worker.done:
+                        continue
+                    code = worker.process.exitcode
+                    for record in worker.tail.new_records():
+                        take(record)
+                    if code is None:
+                        continue
+                    for record in worker.tail.new_records():  # what it wrote just before it ended
+                        take(record)
+                    worker.process.join()
+                    if code == 0:
+                        worker.done = True
+                    elif code > 0:  # an error of its own (exit status 2: a UserError), not a kill
+                        message = _message(worker.errors)
+                        raise UserError(
+                            f"worker {worker.k + 1} of {count}: "
+                            + (message or f"ended with exit status {code} before it ran (see its error above)")
+                            + (f"; {store.kept_text()}" if code != 2 else "")
+                        )
+                    elif worker.restarts < MAX_RESTARTS:
+                        worker.restarts += 1
+                        print(
+                            f"debate-eval: note: worker {worker.k + 1} of {count} ended (exit status {code}); "
+                            f"started again for its unfinished items ({worker.restarts} of {MAX_RESTARTS})",
+                            file=stream,
+                        )
+                        _start(context, worker, config)
+                    else:
+                        raise UserError(
+                            f"worker {worker.k + 1} of {count} ended {MAX_RESTARTS + 1} times (exit status {code}); "
+                            f"{store.kept_text()}: rerun the same command to resume"
+                        )
+    finally:
+        for worker in workers:  # on an error or Ctrl-C: stop the other workers (they resume next time)
+            if worker.process is not None and worker.process.is_alive():
+                worker.process.terminate()
+                worker.process.join(10)
+        with contextlib.suppress(Exception):
+            for worker in workers:
+                for record in worker.tail.new_records():
+                    take(record)
+        for key, record in failed.items():
+            if key not in done:
+                with contextlib.suppress(Exception):
+                    store.append(record)
+                    summary.now.add(record)
+        if progress is not None:
+            progress.close()
+        all_appended = all(worker.done for worker in workers)
+        store.close()
+        if all_appended:
+            shutil.rmtree(options.out_dir / WORKERS_DIR, ignore_errors=True)
+        summary.elapsed_s = time.perf_counter() - started
+        summary.total = Tally()
+        for record in _stream(options.out_dir / RESULTS_FILE):
+            if record.get("config_hash") == store.config_hash:
+                summary.total.add(record)
+        roles = {*config.roles(), "evaluator", *summary.now.accounting.roles, *summary.total.accounting.roles}
+        models = {role: config.models.for_role(role).model for role in roles}
+        prices = load_prices()
+        summary.cost_usd = summary.now.accounting.cost(models, prices)
+        summary.total_cost_usd = summary.total.accounting.cost(models, prices)
+        with contextlib.suppress(Exception):
+            write_json_atomic(options.out_dir / SUMMARY_FILE, {**summary.to_dict(), "workers": count})
+    return summary
+
+
+def _start(context: Any, worker: _Worker, config: RunConfig) -> None:
+    from debate_eval.tasks.data.registry import looks_like_own_file
+
+    own_file = get_dataset(config.dataset) if looks_like_own_file(config.dataset) else None
+    receive, send = context.Pipe(duplex=False)
+    worker.errors = receive
+    worker.process = context.Process(
+        target=_worker_main,
+        args=(config, worker.options, send, own_file),
+        name=f"debate-eval-worker-{worker.k}",
+        daemon=True,
+    )
+    worker.process.start()
+    send.close()
+
+
+def _message(errors: Connection | None) -> str | None:
+    """The error a worker sent before it ended (None: it sent none)."""
+    try:
+        return str(errors.recv()) if errors is not None and errors.poll() else None
+    except (EOFError, OSError):
+        return None
+
+
+def _drain_leftovers(out_dir: Path, store: ResultsStore, done: set[str], multi: bool) -> None:
+    """Append what worker directories left by an earlier run hold (finished lines not in the run directory),
+    then remove them. A worker directory whose worker still runs is refused in one line."""
+    root = out_dir / WORKERS_DIR
+    if not root.is_dir():
+        return
+    for directory in sorted(p for p in root.iterdir() if p.is_dir()):
+        lock = RunLock(directory)
+        lock.acquire()  # a worker of another run still at work: a one-line UserError naming it
+        try:
+            for record in _stream(directory / RESULTS_FILE):
+                key = _key(record, multi)
+                if record.get("config_hash") != store.config_hash or key in done or record.get("error"):
+                    continue
+                done.add(key)
+                store.append(record)
+        finally:
+            lock.release()
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def _stream(path: Path) -> Iterator[dict[str, Any]]:
+    """The complete lines of a results file, one at a time."""
+    if not path.is_file():
+        return
+    with path.open("rb") as handle:
+        for raw in handle:
+            if raw.endswith(b"\n") and raw.strip():
+                yield json.loads(raw)
