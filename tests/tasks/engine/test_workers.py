@@ -11,7 +11,6 @@ import sys
 import time
 from pathlib import Path
 
-import psutil
 import pytest
 
 from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAIServer
@@ -25,6 +24,23 @@ ITEMS = 40
 
 def ids_of(path: Path) -> list[str]:
     return [json.loads(line)["item_id"] for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def spawned_children(pid: int) -> list[int]:
+    """The worker processes (multiprocessing's spawn_main) whose parent is ``pid``, read from /proc."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        if ppid == pid and b"spawn_main" in cmdline:
+            found.append(int(entry.name))
+    return found
 
 
 def run_args(server: ScriptedOpenAIServer, out: Path, *extra: str) -> list[str]:
@@ -79,7 +95,7 @@ def test_lines_left_in_a_worker_directory_are_appended_not_run_again(isolated_en
     assert all(in_shard(i, (0, 2)) for i in shard0)
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="finds the worker processes in /proc (Linux)")
 def test_a_worker_killed_with_sigkill_is_started_again_for_its_remaining_items(isolated_env: Path) -> None:
     out = isolated_env / "run"
     with ScriptedOpenAIServer(latency_s=0.05) as server:
@@ -94,11 +110,9 @@ def test_a_worker_killed_with_sigkill_is_started_again_for_its_remaining_items(i
         # the gate: the server has received 8 calls (both workers are at work, each has items left)
         while server.count < 8 and time.monotonic() < deadline and parent.poll() is None:
             time.sleep(0.01)
-        workers = [
-            p for p in psutil.Process(parent.pid).children() if any("spawn_main" in part for part in p.cmdline())
-        ]
+        workers = spawned_children(parent.pid)
         assert len(workers) == 2, "both workers should be running"
-        os.kill(workers[0].pid, signal.SIGKILL)
+        os.kill(workers[0], signal.SIGKILL)
         _, err = parent.communicate(timeout=300)
     assert parent.returncode == 0, err
     assert "ended (exit status -9); started again for its unfinished items" in err
