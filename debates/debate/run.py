@@ -1,42 +1,34 @@
 """Run one DEBATE (or MultiAgent / Tie-breaker / Both) evaluation of one item.
 
-``fidelity`` picks whose debate is run: ``paper`` (Algorithm 1, Appendices D, E, G) or ``authors-code``
-(their released code's message sequence, parsing and Tie-breaker input; see ``authors.py``).
+``fidelity`` picks whose debate is run, a ``Flow`` (``flow.py``): ``paper`` (Algorithm 1, Appendices D, E, G;
+``paper.py``) or ``authors-code`` (their released code's message sequence, parsing and Tie-breaker input;
+``authors_code.py`` on the pieces in ``authors.py``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from autogen_agentchat.base import ChatAgent
-from autogen_agentchat.messages import BaseAgentEvent, BaseChatMessage, TextMessage
-from autogen_core import CancellationToken
+from autogen_agentchat.messages import BaseChatMessage
 
-from debate_eval.agents.commander import REASK, CommanderAgent
+from debate_eval.agents.commander import CommanderAgent
 from debate_eval.agents.models.pool import ClientPool
 from debate_eval.agents.models.wrappers import CallRecord
 from debate_eval.agents.personas import Persona
-from debate_eval.agents.roles import COMMANDER, CRITIC, SCORER, TIEBREAKER, Relay, make_assistant
-from debate_eval.debates.debate.algorithm import DebateProtocol
+from debate_eval.agents.roles import COMMANDER, CRITIC, SCORER, TIEBREAKER, make_assistant
 from debate_eval.debates.debate.authors import (
-    AUTHORS_TIEBREAK,
     AuthorsBranch,
-    AuthorsCodeProtocol,
-    SystemPromptAgent,
     TiebreakerTemplate,
     authors_branch,
-    authors_marker,
-    authors_score,
-    their_final_message,
 )
+from debate_eval.debates.debate.flow import flow_of
 from debate_eval.debates.debate.team import run_team
-from debate_eval.debates.evaluation import EvaluationTask, Outcome, score_text
+from debate_eval.debates.evaluation import EvaluationTask, Outcome
 from debate_eval.debates.fidelity import AUTHORS_CODE, FIDELITIES, PAPER
 from debate_eval.debates.kit.transcript import build_transcript
 from debate_eval.debates.scoring.scores import ParsedScore
-from debate_eval.debates.scoring.untrusted import UntrustedMaterial, says_no_issue
 
 
 @dataclass(frozen=True)
@@ -97,36 +89,19 @@ class DebateConfig:
 
 
 async def run_debate(task: EvaluationTask, config: DebateConfig, pool: ClientPool) -> Outcome:
-    """Run the debate for ``task`` and parse the final score."""
+    """Run the debate for ``task`` and parse the final score, following the flow of ``config``'s fidelity
+    (``flow.flow_of``: the paper's or the authors' code's)."""
     calls: list[CallRecord] = []
     material = task.material()
-    branch = config.branch if config.authors_code else None
-    protocol: DebateProtocol
-    if branch is not None:
-        marker = branch.marker
-        protocol = AuthorsCodeProtocol(
-            max_rounds=config.max_rounds,
-            tie_breaker=config.tiebreaker is not None,
-            critic_agrees=lambda text: authors_marker(text, marker, material),
-        )
-    else:
-        protocol = DebateProtocol(
-            max_rounds=config.max_rounds,
-            tie_breaker=config.tiebreaker is not None,
-            critic_agrees=lambda text: says_no_issue(text, material, case_sensitive=config.marker_case_sensitive),
-        )
+    flow = flow_of(config)
+    protocol = flow.protocol(config, material)
     agents: dict[str, ChatAgent] = {
         SCORER: make_assistant(SCORER, config.scorer, pool.for_debate("scorer", calls)),
         CRITIC: make_assistant(CRITIC, config.critic, pool.for_debate("critic", calls)),
     }
     tiebreak_text = None
     if config.tiebreaker is not None:
-        client = pool.for_debate("tiebreaker", calls)
-        if branch is not None:
-            agents[TIEBREAKER] = SystemPromptAgent(TIEBREAKER, client, config.tiebreaker.description)
-            tiebreak_text = _authors_tiebreak(task, config.tiebreaker, config.tiebreaker_template)
-        else:
-            agents[TIEBREAKER] = make_assistant(TIEBREAKER, config.tiebreaker, client)
+        agents[TIEBREAKER], tiebreak_text = flow.tiebreaker(task, config, pool.for_debate("tiebreaker", calls))
     llm = None
     if config.commander_llm:
         llm = make_assistant(COMMANDER, config.commander, pool.for_debate("commander", calls))
@@ -136,96 +111,27 @@ async def run_debate(task: EvaluationTask, config: DebateConfig, pool: ClientPoo
         system_message=config.commander.text,
         answer_hint=task.answer_hint(),
         llm=llm,
-        forward_first=branch is not None,
-        reply_client=pool.for_debate("commander", calls) if branch is not None else None,
+        forward_first=flow.forward_first,
+        reply_client=pool.for_debate("commander", calls) if flow.commander_replies else None,
         tiebreak_text=tiebreak_text,
     )
     participants: list[ChatAgent] = [commander, *agents.values()]
     messages = await run_team(participants, protocol, task.prompt, commander_llm=config.commander_llm)
+    final = await flow.final(task, config, material, messages, protocol, agents)
 
-    decider = protocol.decided_by
-    details: dict[str, Any] = {"fidelity": config.fidelity}
-    reasked = False
-    if branch is not None:
-        chat = [m for m in messages if isinstance(m, BaseChatMessage)]
-        final = _last_message(chat, decider)
-        if decider == SCORER and config.reproduce_bugs:
-            final = their_final_message(chat)
-            decider = final.source
-        parsed = authors_score(final.to_text(), task.aspect, branch.extraction, material)
-        assert isinstance(protocol, AuthorsCodeProtocol)
-        details["authors_code"] = {
-            "branch": branch.name,
-            "commander_replies": protocol.commander_replies,
-            "scorer_unanswered": protocol.unanswered,
-            "final_relay": final.metadata.get("relay") if final.source == COMMANDER else None,
-        }
-    else:
-        parsed = score_text(_last_from(messages, decider), task, material)
-        if not parsed.ok and config.reask:
-            reasked = True
-            question = TextMessage(
-                source=COMMANDER,
-                content=REASK.format(answer_hint=task.answer_hint()),
-                metadata={"to": decider, "relay": Relay.REASK.value},
-            )
-            answer = await agents[decider].on_messages([question], CancellationToken())
-            messages += [question, answer.chat_message]
-            retry = score_text(answer.chat_message.to_text(), task, material)
-            if retry.ok:
-                parsed = retry
+    def parse(message: BaseChatMessage) -> ParsedScore | None:
+        return flow.parse(message.to_text(), task, material) if message.source in (SCORER, TIEBREAKER) else None
 
-    transcript = build_transcript(messages, calls, _scoring_parser(task, material, branch))
+    transcript = build_transcript(final.messages, calls, parse)
     return Outcome(
-        score=parsed.value if parsed.ok else None,
-        parse=parsed,
-        decided_by=decider,
+        score=final.parsed.value if final.parsed.ok else None,
+        parse=final.parsed,
+        decided_by=final.decider,
         stop_reason=protocol.stop_reason.value,
         transcript=transcript,
         calls=calls,
         agreed=protocol.agreed,
         rounds=protocol.rounds,
-        reasked=reasked,
-        details=details,
+        reasked=final.reasked,
+        details={"fidelity": config.fidelity, **final.details},
     )
-
-
-def _authors_tiebreak(
-    task: EvaluationTask, persona: Persona, template: TiebreakerTemplate | None
-) -> Callable[[str], str]:
-    """The authors' Tie-breaker text for ``task``, given their debate log: the user's copy of their prompt file
-    filled in, else their layout around the task prompt (``AUTHORS_TIEBREAK``)."""
-
-    def text(log: str) -> str:
-        if template is not None:
-            return template.render(task.inputs, log)
-        return AUTHORS_TIEBREAK.format(
-            persona=persona.text, task=task.prompt, debate=log, low=task.scale.low, high=task.scale.high
-        )
-
-    return text
-
-
-def _last_message(messages: list[BaseChatMessage], source: str) -> BaseChatMessage:
-    for message in reversed(messages):
-        if message.source == source:
-            return message
-    raise RuntimeError(f"the debate has no message from the {source}")
-
-
-def _last_from(messages: list[BaseAgentEvent | BaseChatMessage], source: str) -> str:
-    for message in reversed(messages):
-        if isinstance(message, BaseChatMessage) and message.source == source:
-            return message.to_text()
-    raise RuntimeError(f"the debate has no message from the {source}")
-
-
-def _scoring_parser(task: EvaluationTask, material: UntrustedMaterial, branch: AuthorsBranch | None = None):  # type: ignore[no-untyped-def]
-    def parse(message: BaseChatMessage) -> ParsedScore | None:
-        if message.source not in (SCORER, TIEBREAKER):
-            return None
-        if branch is not None:
-            return authors_score(message.to_text(), task.aspect, branch.extraction, material)
-        return score_text(message.to_text(), task, material)
-
-    return parse

@@ -1,0 +1,109 @@
+"""The authors' released DEBATE code as a ``Flow`` (``--fidelity authors-code``; the pieces are in
+``authors.py``): their NO_ISSUE substring ends the debate, the Commander forwards first and its auto-replies
+are model calls, the Tie-breaker gets their text around the debate log, and the final answer is read with
+their extraction (with ``--reproduce-authors-bugs``, taken at their ``[-2]`` index)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from autogen_agentchat.base import ChatAgent
+from autogen_agentchat.messages import BaseAgentEvent, BaseChatMessage
+
+from debate_eval.agents.roles import COMMANDER, SCORER, TIEBREAKER
+from debate_eval.debates.debate.algorithm import DebateProtocol
+from debate_eval.debates.debate.authors import (
+    AUTHORS_TIEBREAK,
+    AuthorsBranch,
+    AuthorsCodeProtocol,
+    SystemPromptAgent,
+    authors_marker,
+    authors_score,
+    their_final_message,
+)
+from debate_eval.debates.debate.flow import Final
+from debate_eval.debates.evaluation import EvaluationTask
+from debate_eval.debates.scoring.scores import ParsedScore
+from debate_eval.debates.scoring.untrusted import UntrustedMaterial
+
+if TYPE_CHECKING:
+    from autogen_core.models import ChatCompletionClient
+
+    from debate_eval.debates.debate.run import DebateConfig
+
+
+class AuthorsCodeFlow:
+    """``--fidelity authors-code``, following the released script of ``branch``."""
+
+    forward_first = True
+    commander_replies = True
+
+    def __init__(self, branch: AuthorsBranch) -> None:
+        """The released script followed (their official script, or their tiebreaker branch)."""
+        self.branch = branch
+
+    def protocol(self, config: DebateConfig, material: UntrustedMaterial) -> DebateProtocol:
+        """Their turn order; the Critic agrees with their case-sensitive marker substring."""
+        marker = self.branch.marker
+        return AuthorsCodeProtocol(
+            max_rounds=config.max_rounds,
+            tie_breaker=config.tiebreaker is not None,
+            critic_agrees=lambda text: authors_marker(text, marker, material),
+        )
+
+    def tiebreaker(
+        self, task: EvaluationTask, config: DebateConfig, client: ChatCompletionClient
+    ) -> tuple[ChatAgent, Callable[[str], str] | None]:
+        """Their Tie-breaker (a system prompt, no persona turns) and its input: the user's copy of their prompt
+        file filled in, else their layout around the task prompt (``AUTHORS_TIEBREAK``)."""
+        persona, template = config.tiebreaker, config.tiebreaker_template
+        assert persona is not None
+
+        def text(log: str) -> str:
+            if template is not None:
+                return template.render(task.inputs, log)
+            return AUTHORS_TIEBREAK.format(
+                persona=persona.text, task=task.prompt, debate=log, low=task.scale.low, high=task.scale.high
+            )
+
+        return SystemPromptAgent(TIEBREAKER, client, persona.description), text
+
+    def parse(self, text: str, task: EvaluationTask, material: UntrustedMaterial) -> ParsedScore:
+        """Their extraction."""
+        return authors_score(text, task.aspect, self.branch.extraction, material)
+
+    async def final(
+        self,
+        task: EvaluationTask,
+        config: DebateConfig,
+        material: UntrustedMaterial,
+        messages: list[BaseAgentEvent | BaseChatMessage],
+        protocol: DebateProtocol,
+        agents: dict[str, ChatAgent],
+    ) -> Final:
+        """The deciding agent's last message (their ``[-2]`` message with ``--reproduce-authors-bugs``), read
+        with their extraction; no re-ask."""
+        assert isinstance(protocol, AuthorsCodeProtocol)
+        decider = protocol.decided_by
+        chat = [m for m in messages if isinstance(m, BaseChatMessage)]
+        final = _last_message(chat, decider)
+        if decider == SCORER and config.reproduce_bugs:
+            final = their_final_message(chat)
+            decider = final.source
+        details = {
+            "authors_code": {
+                "branch": self.branch.name,
+                "commander_replies": protocol.commander_replies,
+                "scorer_unanswered": protocol.unanswered,
+                "final_relay": final.metadata.get("relay") if final.source == COMMANDER else None,
+            }
+        }
+        return Final(self.parse(final.to_text(), task, material), decider, messages, details=details)
+
+
+def _last_message(messages: list[BaseChatMessage], source: str) -> BaseChatMessage:
+    for message in reversed(messages):
+        if message.source == source:
+            return message
+    raise RuntimeError(f"the debate has no message from the {source}")

@@ -1,0 +1,83 @@
+"""Whose debate is run: a ``Flow`` is one fidelity of DEBATE (``paper.py``: the paper's Algorithm 1;
+``authors_code.py``: the authors' released code), the strategy ``run_debate`` follows, as ChatEval runs its
+``paper`` or ``faireval`` panel.
+
+A flow decides what differs between the two, and only that: when the Critic agrees and when the debate ends
+(``protocol``), how the Tie-breaker is staffed (``tiebreaker``), how the Commander forwards and replies
+(``forward_first``, ``commander_replies``), how an answer is read (``parse``) and how the final score is chosen
+(``final``). The team, its agents' clients, the transcript and the outcome are ``run_debate``'s.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from autogen_agentchat.base import ChatAgent
+    from autogen_agentchat.messages import BaseAgentEvent, BaseChatMessage
+    from autogen_core.models import ChatCompletionClient
+
+    from debate_eval.debates.debate.algorithm import DebateProtocol
+    from debate_eval.debates.debate.run import DebateConfig
+    from debate_eval.debates.evaluation import EvaluationTask
+    from debate_eval.debates.scoring.scores import ParsedScore
+    from debate_eval.debates.scoring.untrusted import UntrustedMaterial
+
+
+@dataclass
+class Final:
+    """How a debate ended: the parsed score, the agent whose answer it is, whether that agent was asked again,
+    the messages (with a re-ask's, if any) and what the flow adds to the outcome's details."""
+
+    parsed: ParsedScore
+    decider: str
+    messages: list[BaseAgentEvent | BaseChatMessage]
+    reasked: bool = False
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+class Flow(Protocol):
+    """One fidelity of DEBATE (see the module)."""
+
+    forward_first: bool  # the Commander forwards the task before the Scorer's first answer
+    commander_replies: bool  # the Commander's auto-replies are model calls
+
+    def protocol(self, config: DebateConfig, material: UntrustedMaterial) -> DebateProtocol:
+        """The state machine: rounds, the Critic's agreement, the Tie-breaker."""
+        ...
+
+    def tiebreaker(
+        self, task: EvaluationTask, config: DebateConfig, client: ChatCompletionClient
+    ) -> tuple[ChatAgent, Callable[[str], str] | None]:
+        """The Tie-breaker agent and, when the Commander writes its input from the debate log, that text."""
+        ...
+
+    def parse(self, text: str, task: EvaluationTask, material: UntrustedMaterial) -> ParsedScore:
+        """An answer of the Scorer or the Tie-breaker, read as this flow reads it."""
+        ...
+
+    async def final(
+        self,
+        task: EvaluationTask,
+        config: DebateConfig,
+        material: UntrustedMaterial,
+        messages: list[BaseAgentEvent | BaseChatMessage],
+        protocol: DebateProtocol,
+        agents: dict[str, ChatAgent],
+    ) -> Final:
+        """The final score of a finished debate."""
+        ...
+
+
+def flow_of(config: DebateConfig) -> Flow:
+    """The flow of ``config``'s fidelity."""
+    if config.authors_code:
+        from debate_eval.debates.debate.authors_code import AuthorsCodeFlow
+
+        assert config.branch is not None  # set by DebateConfig for authors-code
+        return AuthorsCodeFlow(config.branch)
+    from debate_eval.debates.debate.paper import PaperFlow
+
+    return PaperFlow()
