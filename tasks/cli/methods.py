@@ -36,17 +36,18 @@ def format_methods(described: list[dict[str, Any]], shares: dict[str, str] | Non
     """The text listing: a line per method, then its options indented (``shares``: method -> the earlier
     method whose options it shares, listed there once)."""
     lines: list[str] = []
+    width = max([14, *(len(entry["name"]) for entry in described)])  # the names' column
     for entry in described:
-        lines.append(f"{entry['name']:<14} {entry['description']}")
-        lines.append(f"{'':<14} task types: {', '.join(entry['task_types'])}; from {entry['source']}")
+        lines.append(f"{entry['name']:<{width}} {entry['description']}")
+        lines.append(f"{'':<{width}} task types: {', '.join(entry['task_types'])}; from {entry['source']}")
         if shares and entry["name"] in shares:
-            lines.append(f"{'':<16}options: those of {shares[entry['name']]}")
+            lines.append(f"{'':<{width + 2}}options: those of {shares[entry['name']]}")
             continue
         for option in entry["options"]:
             flags = ", ".join(option["flags"])
             if option["takes_value"]:
                 flags += " VALUE" if not option["choices"] else " {" + ",".join(map(str, option["choices"])) + "}"
-            lines.append(f"{'':<16}{flags}: {option['help']}")
+            lines.append(f"{'':<{width + 2}}{flags}: {option['help']}")
     return "\n".join(lines)
 
 
