@@ -1,7 +1,7 @@
 """``example-single``: one model call per item, with this package's own system prompt.
 
 A complete debate-eval method in one module. The entry point in ``pyproject.toml`` names this module;
-importing it registers the method, so ``debate-eval run --protocol example-single`` works once the package
+importing it registers the method, so ``debate-eval run --method example-single`` works once the package
 is installed (``pip install -e examples/plugin_method``). Nothing in debate-eval itself is edited.
 """
 
