@@ -42,7 +42,15 @@ from scipy import optimize, stats
 
 from debate_eval.agents.errors import UserError
 from debate_eval.tasks.analysis.correlations import ITEM, correlation_level, correlations, pairs
-from debate_eval.tasks.analysis.records import Record, group_of, is_pairwise, load_results, number, results_path
+from debate_eval.tasks.analysis.records import (
+    Record,
+    group_of,
+    is_pairwise,
+    load_results,
+    number,
+    protocol_of,
+    results_path,
+)
 
 WEIGHTINGS = ("correlation", "regression")
 SIGNIFICANCE = 0.05
@@ -107,7 +115,7 @@ def load_submetric(name: str | Path) -> Submetric:
         if is_pairwise(record):
             continue
         by_part.setdefault((str(record["dataset"]), str(record["aspect"])), {})[str(record["item_id"])] = record
-    protocols = sorted({str(r.get("protocol") or "debate") for part in by_part.values() for r in part.values()})
+    protocols = sorted({protocol_of(r) for part in by_part.values() for r in part.values()})
     label = "+".join(protocols) or path.parent.name
     return Submetric(label=label, path=path.parent, records=by_part, config=config)
 
@@ -278,7 +286,7 @@ def _record(base: Record, score: float, labels: list[str], values: np.ndarray, d
         "item_id": base["item_id"],
         "dataset": base["dataset"],
         "aspect": base["aspect"],
-        "protocol": "ensemble",
+        "method": "ensemble",
         "group_id": base.get("group_id"),
         "system_id": base.get("system_id"),
         "human_score": base.get("human_score"),

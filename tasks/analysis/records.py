@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
-from debate_eval.tasks.engine.records import PAIRWISE, REQUIRED_KEYS, VERDICTS, validate_record
-from debate_eval.tasks.engine.results import RESULTS_FILE, numbered_records
+from debate_eval.tasks.engine.compat import method_of
+from debate_eval.tasks.engine.record import PAIRWISE, REQUIRED_KEYS, VERDICTS, validate_record
+from debate_eval.tasks.engine.rundir import RESULTS_FILE, iter_json_lines
 
 DEFAULT_PROTOCOL = "debate"  # debates.base.DEFAULT_METHOD (not imported: analysis loads without AutoGen)
 __all__ = [
@@ -68,16 +69,17 @@ def read_checked(path: Path) -> list[Record]:
     """The records of one results file, each validated by :func:`check_record`."""
     if not path.is_file():
         raise UserError(f"{path}: no such results file (give the results.jsonl written by `debate-eval run`)")
-    records, _ = numbered_records(path)
-    for number, record in records:
+    records = []
+    for number, record in iter_json_lines(path):
         check_record(path, number, record)
-    return [record for _, record in records]
+        records.append(record)
+    return records
 
 
 def check_record(path: Path, number: int, record: Record) -> None:
     """Raise a one-line ``UserError`` naming file, line (counted from 1) and field when ``record`` is unusable.
 
-    The one record check of the project (``tasks/engine/records.py``), shared with resume, so a line that a
+    The one record check of the project (``tasks/engine/record.py``), shared with resume, so a line that a
     run resumes from is never rejected here, and the other way round.
     """
     validate_record(record, path, number)
@@ -114,8 +116,8 @@ def record_key(record: Record) -> tuple[str, str, str, str]:
 
 
 def protocol_of(record: Record) -> str:
-    """The record's protocol; files written before the field existed are DEBATE runs."""
-    return str(record.get("protocol") or DEFAULT_PROTOCOL)
+    """The record's method (``method``; older files: ``protocol``, or none for DEBATE runs; ``compat``)."""
+    return method_of(record)
 
 
 def group_of(record: Record) -> str:

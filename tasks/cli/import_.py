@@ -102,14 +102,14 @@ def handle_import(args: argparse.Namespace) -> int:
     config = config_payload(
         first["dataset"],
         first["aspect"],
-        first["protocol"],
+        first["method"],
         scale,
         args.format,
         [path for path, _, _ in results],
         {k: (str(v) if v is not None else None) for k, v in options.items() if k != "data_dir"},
     )
     written = write_run(Path(args.out), config, records)
-    what = f"{first['dataset']}/{first['aspect']} ({first['protocol']})"
+    what = f"{first['dataset']}/{first['aspect']} ({first['method']})"
     print(f"{written}: {len(records)} items of {what}; {_counts(records)}")
     if repeated:
         print(f"{repeated} items appeared in more than one file; the later file's row was kept")

@@ -79,7 +79,7 @@ async def repeat_items(
 
         async def one(repetition: int, item: Item, task: Any) -> None:
             async with limit:
-                record = await evaluate_one(evaluator, item, task, config, pool)
+                record = (await evaluate_one(evaluator, item, task, config, pool)).to_json()
             record["repetition"] = repetition
             records.append(record)
 

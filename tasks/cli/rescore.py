@@ -26,12 +26,13 @@ from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
-from debate_eval.debates.base import DEFAULT_METHOD, Reparser, get_method
+from debate_eval.debates.base import Reparser, get_method
 from debate_eval.debates.scoring.scores import ScoreRange
 from debate_eval.debates.scoring.untrusted import UntrustedMaterial
 from debate_eval.tasks.data.datasets import load_items, resolve_data_dir
 from debate_eval.tasks.data.own_file import restore_dataset
 from debate_eval.tasks.data.templates import parse_scale
+from debate_eval.tasks.engine.compat import method_of
 from debate_eval.tasks.engine.config_checksum import edit_note
 from debate_eval.tasks.engine.lock import RunLock
 from debate_eval.tasks.engine.results import CONFIG_FILE, read_jsonl
@@ -91,7 +92,7 @@ def rescore_record(
     for index, entry in enumerate(transcript):
         if "score" in entry:
             entry["score"] = reparse.entry(index).to_dict()
-    return get_method(str(protocol or new.get("protocol") or DEFAULT_METHOD)).rescore(new, reparse)
+    return get_method(str(protocol or method_of(new))).rescore(new, reparse)
 
 
 def handle_rescore(args: argparse.Namespace) -> int:
@@ -121,7 +122,7 @@ def handle_rescore(args: argparse.Namespace) -> int:
             after[str(record.get("parse_status"))] += 1
             continue
         if record.get("task_type") == "pairwise":  # verdicts, re-parsed as the run parsed them (by its method)
-            method = get_method(str(config["protocol"] or record.get("protocol") or DEFAULT_METHOD))
+            method = get_method(str(config["protocol"] or method_of(record)))
             new = method.rescore_pairwise(record, list(inputs[record["item_id"]].values()))
             pairwise += new.get("verdict") != record.get("verdict")
             after[str(new.get("parse_status"))] += 1

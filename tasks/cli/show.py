@@ -11,7 +11,8 @@ from typing import Any
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.models.answer_format import describe_answers
 from debate_eval.agents.redaction import redact_record
-from debate_eval.debates.base import DEFAULT_METHOD, get_method
+from debate_eval.debates.base import get_method
+from debate_eval.tasks.engine.compat import method_of
 from debate_eval.tasks.engine.results import CONFIG_FILE, RESULTS_FILE, read_jsonl
 
 WIDTH = 100
@@ -158,7 +159,7 @@ def _shorten(text: str, full: bool) -> str:
 def _pairwise_head(record: dict[str, Any], full: bool) -> list[str]:
     """The verdicts and both responses of a pairwise record."""
     head = (
-        f"item {record.get('item_id')}  [{record.get('dataset')}/{record.get('aspect')}, {record.get('protocol')}, "
+        f"item {record.get('item_id')}  [{record.get('dataset')}/{record.get('aspect')}, {method_of(record)}, "
         f"pairwise]\nhuman {_fmt(record.get('human_label'))}   verdict {_fmt(record.get('verdict'))} "
         f"({record.get('parse_status')}, {record.get('parse_method', '-')})   agreed {_fmt(record.get('agreed'))}   "
         f"rounds {_fmt(record.get('rounds'))}   stop {record.get('stop_reason', '-')}"
@@ -195,7 +196,7 @@ def format_transcript(record: dict[str, Any], *, full: bool = False) -> str:
     if _is_pairwise(record):
         return _format_messages(record, _pairwise_head(record, full), full)
     head = (
-        f"item {record.get('item_id')}  [{record.get('dataset')}/{record.get('aspect')}, {record.get('protocol')}]\n"
+        f"item {record.get('item_id')}  [{record.get('dataset')}/{record.get('aspect')}, {method_of(record)}]\n"
         f"human {_fmt(record.get('human_score'))}   score {_fmt(record.get('score'))} "
         f"({record.get('parse_status')}, {record.get('parse_method', '-')})   agreed {_fmt(record.get('agreed'))}   "
         f"rounds {_fmt(record.get('rounds'))}   stop {record.get('stop_reason', '-')}"
@@ -205,7 +206,7 @@ def format_transcript(record: dict[str, Any], *, full: bool = False) -> str:
 
 def _method_view(record: dict[str, Any], full: bool) -> str | None:
     try:
-        method = get_method(str(record.get("protocol") or DEFAULT_METHOD))
+        method = get_method(method_of(record))
     except UserError:  # a plugin's record with the plugin not installed: its messages still show
         return None
     return method.record_view(record, full)

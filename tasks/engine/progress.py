@@ -26,8 +26,10 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any, Protocol, TextIO
+
+from debate_eval.tasks.engine.record import Record
 
 AUTO, BAR, LINES, NONE, QUIET = "auto", "bar", "lines", "none", "quiet"
 MODES = (AUTO, BAR, LINES, NONE)  # the --progress choices (--quiet is QUIET)
@@ -122,14 +124,13 @@ class Progress:
         """Print the run's first line (``N items selected, M already done``)."""
         self._print(line)
 
-    def update(self, record: Mapping[str, Any], counts: _Counts) -> None:
+    def update(self, record: Record, counts: _Counts) -> None:
         """Count one finished item (``counts``: the invocation's tally, after this item)."""
         self.done += 1
         if self._first_done is None:
             self._first_done = self.clock()
-        for usage in (record.get("usage") or {}).values():
-            self.tokens += int(usage.get("prompt_tokens") or 0) + int(usage.get("completion_tokens") or 0)
-        self.calls += int(record.get("llm_calls") or 0)
+        self.tokens += record.prompt_tokens() + record.completion_tokens()
+        self.calls += int(record.llm_calls or 0)
         self.failed, self.parsed = counts.failed, counts.parsed
         if self.mode == BAR:
             self._bar.set_postfix(self._postfix(), refresh=False)

@@ -14,6 +14,8 @@
   up-front check that the folder is writable.
 - A write that fails (a full disk) stops the run with one line; a partly written line is cut off, so the
   file keeps only whole lines; temporary files are removed.
+- The store keeps an index of the items in the file (their keys, whether each is finished under this
+  configuration), not their records: a resume reads the file once, one record at a time.
 """
 
 from __future__ import annotations
@@ -24,98 +26,107 @@ import json
 import os
 import sys
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.models.fd_budget import open_file_limit
 from debate_eval.agents.redaction import redact_record
-from debate_eval.tasks.engine.config_checksum import edit_note, result_config_edited, sealed
+from debate_eval.tasks.engine.config_checksum import edit_note, result_config_edited
 from debate_eval.tasks.engine.lock import RunLock, owner_text
-from debate_eval.tasks.engine.records import validate_record
+from debate_eval.tasks.engine.record import Record, validate_record
+from debate_eval.tasks.engine.rundir import (
+    CONFIG_FILE,
+    RESULTS_FILE,
+    ResultsWriteError,
+    RunDir,
+    ScanEnd,
+    fsync_directory,
+    iter_json_lines,
+    numbered_records,
+    repair_tail,
+    write_json_atomic,
+)
 
-CONFIG_FILE = "config.json"
-RESULTS_FILE = "results.jsonl"
-
-
-def numbered_records(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], int]:
-    """The JSON objects of a JSON-lines file with their line numbers, and the byte length of the good part.
-
-    A last line with no trailing newline that does not parse is an interrupted write: it is left out, with a
-    notice on stderr. Any other line that is not a JSON object is a ``UserError`` naming file and line.
-    """
-    data = path.read_bytes()
-    lines = data.split(b"\n")
-    records: list[tuple[int, dict[str, Any]]] = []
-    good_end = 0
-    for number, raw in enumerate(lines, start=1):
-        unterminated = number == len(lines)
-        if raw.strip():
-            try:
-                record = json.loads(raw)
-            except (json.JSONDecodeError, UnicodeDecodeError):
-                if unterminated:
-                    print(
-                        f"warning: {path}: line {number} is incomplete (an interrupted write); skipped", file=sys.stderr
-                    )
-                    break
-                raise UserError(f"{path}: line {number} is not valid JSON; fix or remove that line") from None
-            if not isinstance(record, dict):
-                raise UserError(f"{path}: line {number} is not a JSON object")
-            records.append((number, record))
-        good_end += len(raw) + (0 if unterminated else 1)
-    return records, good_end
+__all__ = [
+    "CONFIG_FILE",
+    "RESULTS_FILE",
+    "ResultsStore",
+    "ResultsWriteError",
+    "numbered_records",
+    "read_jsonl",
+    "write_advice",
+    "write_json_atomic",
+]
 
 
 def read_jsonl(path: Path, *, repair: bool = False) -> list[dict[str, Any]]:
-    """Read a results file (none: empty); every record is checked by ``validate_record`` (the same check as
-    meta-eval's), so resume never accepts a line that another command rejects.
+    """Read a results file (none: empty) as JSON objects; every line is checked by ``validate_record`` (the
+    record check of every reader), so no command accepts a line that another rejects.
 
     With ``repair``, an interrupted last line is cut from the file, and a complete last line that lacks its
     newline gets one, so the next append starts a line of its own.
     """
     if not path.exists():
         return []
-    records, good_end = numbered_records(path)
-    for number, record in records:
-        validate_record(record, path, number)
-    if repair and path.stat().st_size:
-        with path.open("r+b") as handle:
-            if good_end < path.stat().st_size:
-                handle.truncate(good_end)
-            if good_end:
-                handle.seek(good_end - 1)
-                if handle.read(1) != b"\n":
-                    handle.write(b"\n")
-    return [record for _, record in records]
-
-
-class ResultsWriteError(UserError):
-    """A result could not be written (disk full, folder gone read-only): the run stops, finished lines stay."""
+    end = ScanEnd()
+    objects = [validate_record(obj, path, number) for number, obj in iter_json_lines(path, end)]
+    if repair:
+        repair_tail(path, end)
+    return objects
 
 
 class ResultsStore:
     """The results of one run directory, held under the run lock from creation to ``close()``."""
 
-    def __init__(self, out_dir: Path, config: Mapping[str, Any], config_hash: str, *, by_aspect: bool = False) -> None:
+    def __init__(
+        self,
+        out_dir: Path,
+        config: Mapping[str, Any],
+        config_hash: str,
+        *,
+        by_aspect: bool = False,
+        on_record: Callable[[Record], None] | None = None,
+    ) -> None:
+        """Take the lock, check or write ``config.json`` and index ``results.jsonl`` (repairing an interrupted
+        last line). ``on_record`` is given every record of this configuration found in the file (to tally a
+        run's totals without a second read; ``tally_exact`` says whether that tally still holds)."""
         self.out_dir = out_dir
+        self.run_dir = RunDir(out_dir)
         self.config_hash = config_hash
         self.by_aspect = by_aspect  # a multi-aspect run (``engine.aspects``): one result per item and aspect
-        self.results_path = out_dir / RESULTS_FILE
-        self.config_path = out_dir / CONFIG_FILE
+        self.results_path = self.run_dir.results_path
+        self.config_path = self.run_dir.config_path
         self.written = 0  # lines appended by this invocation
+        # key -> (the line is of this configuration, the item failed); the last line of a key wins
+        self._index: dict[str, tuple[bool, bool]] = {}
+        self._duplicates = False  # the file repeats a key (files of earlier versions)
+        self.tally_exact = True  # every record given to ``on_record`` is still the run's record of its key
         self._fd: int | None = None
         self.lock = self._take_lock()
         try:
             self._check_writable(self.results_path)
             self._check_or_write_config(config)
-            self.records: dict[str, dict[str, Any]] = {}
-            for record in read_jsonl(self.results_path, repair=True):
-                self.records[self.key(record)] = record  # the last line of an item (and aspect) wins
+            self._read_index(on_record)
         except BaseException:
             self.lock.release()
             raise
+
+    def _read_index(self, on_record: Callable[[Record], None] | None) -> None:
+        end = ScanEnd()
+        for record in self.run_dir.iter_records(end):
+            key = self.key(record)
+            mine = record.config_hash == self.config_hash
+            if key in self._index:
+                self._duplicates = True
+                if self._index[key][0]:
+                    self.tally_exact = False  # an earlier line of this key was tallied
+            self._index[key] = (mine, bool(record.error))
+            if mine and on_record is not None:
+                on_record(record)
+        if self.results_path.is_file():
+            repair_tail(self.results_path, end)
 
     def _take_lock(self) -> RunLock:
         """Create the folder and take its lock: the up-front check that the folder is writable."""
@@ -187,20 +198,31 @@ class ResultsStore:
                     file=sys.stderr,
                 )
             # else no result was written under the old configuration (e.g. its endpoint check failed): replace it
-        write_json_atomic(self.config_path, sealed(dict(config)))
+        self.run_dir.write_config(dict(config))
 
-    def key(self, record: Mapping[str, Any]) -> str:
+    def key(self, record: Record) -> str:
         """A record's resume key: its item id, with its aspect in a multi-aspect run (``aspects.result_key``)."""
-        item_id = str(record["item_id"])
-        return f"{item_id}\x1f{record.get('aspect')}" if self.by_aspect else item_id
+        return f"{record.key}\x1f{record.aspect}" if self.by_aspect else record.key
 
     def done_ids(self) -> set[str]:
         """Keys (``key``) of the items already finished under this configuration (failed items are not done)."""
-        return {
-            item_id
-            for item_id, record in self.records.items()
-            if record.get("config_hash") == self.config_hash and not record.get("error")
-        }
+        return {key for key, (mine, failed) in self._index.items() if mine and not failed}
+
+    def __len__(self) -> int:
+        """Items (keys) in the results file."""
+        return len(self._index)
+
+    def run_records(self) -> Iterator[Record]:
+        """The run's records, one at a time: the last line of each key, of this configuration."""
+        if not self._duplicates:
+            for record in self.run_dir.iter_records():
+                if record.config_hash == self.config_hash:
+                    yield record
+            return
+        last = {self.key(record): number for number, record in self.run_dir.iter_numbered()}
+        for number, record in self.run_dir.iter_numbered():
+            if record.config_hash == self.config_hash and last[self.key(record)] == number:
+                yield record
 
     def prepare_retries(self, item_ids: Iterable[str]) -> None:
         """Drop the old (failed) lines of items about to be run again.
@@ -208,19 +230,15 @@ class ResultsStore:
         The file is rewritten from its own lines (every other line kept byte for byte) into a temporary file
         that is fsynced and then renamed over it; the run lock guarantees no other run appends meanwhile.
         """
-        retry = set(item_ids) & set(self.records)
+        retry = set(item_ids) & set(self._index)
         if not retry:
             return
-        raw_lines = self.results_path.read_bytes().split(b"\n")
-        kept = [
-            raw_lines[number - 1] + b"\n"
-            for number, record in numbered_records(self.results_path)[0]
-            if self.key(record) not in retry
-        ]
         tmp = self.out_dir / f".{RESULTS_FILE}.{os.getpid()}.tmp"
         try:
-            with tmp.open("wb") as handle:
-                handle.writelines(kept)
+            with tmp.open("wb") as handle, self.results_path.open("rb") as source:
+                for raw in source:  # every kept line byte for byte, one at a time
+                    if raw.strip() and self.key(_key_record(raw)) not in retry:
+                        handle.write(raw if raw.endswith(b"\n") else raw + b"\n")
                 handle.flush()
                 os.fsync(handle.fileno())
             os.replace(tmp, self.results_path)
@@ -231,20 +249,22 @@ class ResultsStore:
                 f"{self.results_path}: cannot rewrite the results file to retry failed items ({exc.strerror}); "
                 "it is unchanged"
             ) from None
-        _fsync_directory(self.out_dir)
-        for item_id in retry:
-            del self.records[item_id]
+        fsync_directory(self.out_dir)
+        for key in retry:
+            if self._index.pop(key)[0]:
+                self.tally_exact = False  # its record was tallied and is gone
 
-    def append(self, record: dict[str, Any]) -> None:
+    def append(self, record: Record | Mapping[str, Any]) -> None:
         """Append one item's record with a single write and hand it to the operating system.
 
         On a write error (a full disk) a partly written line is cut off again, so the file keeps only whole
         lines, and a one-line ``ResultsWriteError`` says how many results are saved.
         """
-        record, masked = redact_record(record)  # the last check: no configured secret is ever written
+        line = record.to_json() if isinstance(record, Record) else dict(record)
+        line, masked = redact_record(line)  # the last check: no configured secret is ever written
         if masked:
-            record["redactions"] = int(record.get("redactions") or 0) + masked
-        data = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
+            line["redactions"] = int(line.get("redactions") or 0) + masked
+        data = (json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8")
         before: int | None = None
         try:
             if self._fd is None:
@@ -260,14 +280,15 @@ class ResultsStore:
                 f"{self.kept_text()}: {write_advice(exc)} and rerun the same command to resume"
             ) from None
         self.written += 1
-        self.records[self.key(record)] = record
+        written = record if isinstance(record, Record) else Record.from_json(line)
+        self._index[self.key(written)] = (written.config_hash == self.config_hash, bool(written.error))
 
     def kept_text(self) -> str:
         """What is safe in the results file, for a message: "the N results already written (F finished, E
         failed) are kept"."""
-        done = sum(1 for r in self.records.values() if not r.get("error"))
-        failed = len(self.records) - done
-        return f"the {len(self.records)} results already written ({done} finished, {failed} failed) are kept"
+        failed = sum(1 for _, error in self._index.values() if error)
+        done = len(self._index) - failed
+        return f"the {len(self._index)} results already written ({done} finished, {failed} failed) are kept"
 
     def close(self) -> None:
         """Flush the results file to disk, close it and release the run lock (never raises)."""
@@ -278,6 +299,11 @@ class ResultsStore:
             with contextlib.suppress(OSError):
                 os.close(fd)
         self.lock.release()
+
+
+def _key_record(raw: bytes) -> Record:
+    """The record of a line already checked when the store was opened (for its key)."""
+    return Record.from_json(json.loads(raw))
 
 
 def write_advice(exc: OSError) -> str:
@@ -298,29 +324,6 @@ def _write_all(fd: int, data: bytes) -> None:
     while view:
         written = os.write(fd, view)
         view = view[written:]
-
-
-def _fsync_directory(directory: Path) -> None:
-    """Make a rename in ``directory`` durable (best effort: not every system can open a directory)."""
-    with contextlib.suppress(OSError, AttributeError):
-        fd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-
-def write_json_atomic(path: Path, data: Any) -> None:
-    """Write JSON to ``path`` via a temporary file and ``os.replace``; on failure the temporary file is
-    removed and a one-line ``ResultsWriteError`` names the file."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        os.replace(tmp, path)
-    except OSError as exc:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise ResultsWriteError(f"{path}: cannot write ({exc.strerror})") from None
 
 
 def _differences(old: Any, new: Any, prefix: str = "") -> list[str]:

@@ -8,7 +8,7 @@ import dataclasses
 import math
 import sys
 import time
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -47,11 +47,11 @@ from debate_eval.tasks.engine.item_errors import describe_error
 from debate_eval.tasks.engine.migrate import migrate_legacy_run
 from debate_eval.tasks.engine.pairwise import PAIRWISE, build_pairwise_task, check_task_type, pairwise_fields
 from debate_eval.tasks.engine.progress import Progress
-from debate_eval.tasks.engine.results import ResultsStore, ResultsWriteError, write_json_atomic
+from debate_eval.tasks.engine.record import PARSER_VERSION, Message, Record
+from debate_eval.tasks.engine.results import ResultsStore
 from debate_eval.tasks.engine.run_config import DEFAULT_REMOTE_CONCURRENCY, RunConfig, RunOptions, config_document
+from debate_eval.tasks.engine.rundir import ResultsWriteError
 from debate_eval.tasks.engine.shards import in_shard
-
-SUMMARY_FILE = "summary.json"
 
 
 @dataclass
@@ -70,29 +70,29 @@ class Tally:
     scores: dict[int, int] = field(default_factory=dict)  # score bin (rounded half up) -> finished items
     verdicts: dict[str, int] = field(default_factory=dict)  # pairwise: verdict (or "none") -> finished items
 
-    def add(self, record: Mapping[str, Any]) -> None:
+    def add(self, record: Record) -> None:
         """Count one item's record."""
         self.items += 1
-        self.accounting.add_item(record.get("usage") or {})
-        if record.get("error"):
+        self.accounting.add_item(record.usage or {})
+        if record.error:
             self.failed += 1
-            kind = str(record["error"]).split(":")[0]
+            kind = str(record.error).split(":")[0]
             self.errors[kind] = self.errors.get(kind, 0) + 1
             return
         self.finished += 1
-        if record.get("score") is None and record.get("verdict") is None:  # a pairwise record has a verdict
-            self.unparsed += 1
-        else:
+        if record.judged:  # a pairwise record has a verdict
             self.parsed += 1
-        if record.get("task_type") == "pairwise":
-            verdict = str(record.get("verdict") or "none")
+        else:
+            self.unparsed += 1
+        if record.pairwise:
+            verdict = str(record.verdict or "none")
             self.verdicts[verdict] = self.verdicts.get(verdict, 0) + 1
-        elif isinstance(record.get("score"), (int, float)):
-            score = math.floor(float(record["score"]) + 0.5 + 1e-9)  # as analysis.distribution.score_bin
+        elif isinstance(record.score, (int, float)):
+            score = math.floor(float(record.score) + 0.5 + 1e-9)  # as analysis.distribution.score_bin
             self.scores[score] = self.scores.get(score, 0) + 1
-        if record.get("agreed"):
+        if record.agreed:
             self.agreed += 1
-        self.rounds_total += int(record.get("rounds") or 0)
+        self.rounds_total += int(record.rounds or 0)
 
     def to_dict(self, cost_usd: float | None) -> dict[str, Any]:
         """JSON-ready counts and usage."""
@@ -187,73 +187,71 @@ def make_record(
     calls: Sequence[CallRecord] = (),
     *,
     config_hash: str | None = None,
-) -> dict[str, Any]:
-    """The results.jsonl line of one item (``calls``: what a failed item spent before it failed; ``config_hash``:
+) -> Record:
+    """The result record of one item (``calls``: what a failed item spent before it failed; ``config_hash``:
     ``config.config_hash()`` when the caller has it already, as the runner has for every item of a run)."""
-    record: dict[str, Any] = {
+    core: dict[str, Any] = {
         "item_id": item.item_id,
         "dataset": config.dataset,
         "aspect": config.aspect,
-        "protocol": config.protocol,
+        "method": config.protocol,
         "group_id": item.group_id,
         "system_id": item.system_id,
         "human_score": item.human_scores.get(config.aspect),
-        "score": None,
-        "parse_status": "error",
         "config_hash": config_hash or config.config_hash(),
         "elapsed_s": round(elapsed_s, 3),
         "error": error,
+        "parser_version": PARSER_VERSION,
     }
     if outcome is None:
         usage = calls_usage(calls)
         llm_calls, cached_calls = usage_calls(usage)
-        failed = {**record, "usage": usage, "llm_calls": llm_calls, "cached_calls": cached_calls, "transcript": []}
+        failed = Record(
+            **core, parse_status="error", usage=usage, llm_calls=llm_calls, cached_calls=cached_calls, transcript=()
+        )
         return _with_pairwise(failed, item, None)
     usage = item_usage(outcome.transcript)
     llm_calls, cached_calls = usage_calls(usage)
-    record.update(
-        {
-            "score": outcome.score,
-            "parse_status": outcome.parse.status,
-            "parse_method": outcome.parse.method,
-            "parse_reason": outcome.parse.reason,
-            "reasked": outcome.reasked,
-            "agreed": outcome.agreed,
-            "rounds": outcome.rounds,
-            "stop_reason": outcome.stop_reason,
-            "decided_by": outcome.decided_by,
-            "details": outcome.details,
-            "usage": usage,
-            "llm_calls": llm_calls,
-            "cached_calls": cached_calls,
-            "transcript": outcome.transcript,
-        }
-    )
-    if "score_normalized" in outcome.details:  # DialEvalML: the score mapped to [0, 1]
-        record["score_normalized"] = outcome.details["score_normalized"]
     redactions = sum(int(entry.get("redactions") or 0) for entry in outcome.transcript)
-    if redactions:
-        record["redactions"] = redactions  # secrets masked in the answers (agents.redaction)
+    record = Record(
+        **core,
+        score=outcome.score,
+        parse_status=outcome.parse.status,
+        parse_method=outcome.parse.method,
+        parse_reason=outcome.parse.reason,
+        reasked=outcome.reasked,
+        agreed=outcome.agreed,
+        rounds=outcome.rounds,
+        stop_reason=outcome.stop_reason,
+        decided_by=outcome.decided_by,
+        details=outcome.details,
+        usage=usage,
+        llm_calls=llm_calls,
+        cached_calls=cached_calls,
+        transcript=tuple(Message.from_dict(entry) for entry in outcome.transcript),
+        # DialEvalML: the score mapped to [0, 1]
+        score_normalized=outcome.details.get("score_normalized"),
+        redactions=redactions or None,  # secrets masked in the answers (agents.redaction)
+    )
     return flag_truncated(_with_pairwise(record, item, outcome))
 
 
-def flag_truncated(record: dict[str, Any]) -> dict[str, Any]:
+def flag_truncated(record: Record) -> Record:
     """A record without a score or verdict whose deciding answer was cut at the token limit
     (``finish_reason: length``): ``truncated: true``, and its parse reason says so and what to do."""
-    if record.get("score") is not None or record.get("verdict") is not None:
+    if record.judged:
         return record
-    decider = [e for e in record.get("transcript") or [] if e.get("agent") == record.get("decided_by")]
-    if not decider or decider[-1].get("finish_reason") != "length":
+    decider = [m for m in record.transcript if m.raw.get("agent") == record.decided_by]
+    if not decider or decider[-1].raw.get("finish_reason") != "length":
         return record
-    record["truncated"] = True
-    reason = record.get("parse_reason") or "No score."
-    record["parse_reason"] = (
-        f"{reason} The answer was cut off at the token limit (finish_reason=length): raise --max-tokens."
+    reason = record.parse_reason or "No score."
+    return record.replace(
+        truncated=True,
+        parse_reason=f"{reason} The answer was cut off at the token limit (finish_reason=length): raise --max-tokens.",
     )
-    return record
 
 
-def _with_pairwise(record: dict[str, Any], item: Item, outcome: Outcome | None) -> dict[str, Any]:
+def _with_pairwise(record: Record, item: Item, outcome: Outcome | None) -> Record:
     """A pairwise item's record with its verdict, human label and both orders (``engine.pairwise``)."""
     if getattr(item, "task_type", "single") != PAIRWISE:
         return record
@@ -261,7 +259,7 @@ def _with_pairwise(record: dict[str, Any], item: Item, outcome: Outcome | None) 
     pair = getattr(item, "system_pair", None)
     if pair:  # the systems of output_a and output_b (their win rates: analysis.systems)
         fields.update(system_a=pair[0], system_b=pair[1])
-    return {**record, **fields}
+    return record.replace(**fields)
 
 
 async def evaluate_one(
@@ -272,7 +270,7 @@ async def evaluate_one(
     pool: ClientPool,
     *,
     config_hash: str | None = None,
-) -> dict[str, Any]:
+) -> Record:
     """Evaluate one item; any error becomes a failed record (the run goes on) with the calls made before it
     (``config_hash``: the record's, if known; see ``make_record``)."""
     calls: list[CallRecord] = []
@@ -403,9 +401,16 @@ async def run(
     document = config_document(config, options)
     migrate_legacy_run(options.out_dir, config, document)  # a directory of an earlier version
     check_endpoint_moves(options.out_dir, config, document, allow=options.allow_endpoint_change)
+    systems_rows: list[dict[str, Any]] = []  # what the systems block reads of each record (no transcripts)
+
+    def count(record: Record) -> None:  # one record of the run, in its totals
+        summary.total.add(record)
+        systems_rows.append(record.systems_row())
+
+    # takes the lock; the records already in the file count in the run's totals as the index is read
     store = ResultsStore(
-        options.out_dir, config_document(config, options), config.config_hash(), by_aspect=multi
-    )  # takes the lock
+        options.out_dir, config_document(config, options), config.config_hash(), by_aspect=multi, on_record=count
+    )
     failing = False
     progress: Progress | None = None
     try:
@@ -450,7 +455,9 @@ async def run(
                     # the garbage collector set for the debates (engine/heap.py); the environment's secrets
                     # read once, not at every call (agents/redaction.py)
                     with collector_for_run(), environment_snapshot():
-                        await _run_pending(pending, evaluator, config, pool, store, summary, concurrency, progress)
+                        await _run_pending(
+                            pending, evaluator, config, pool, store, summary, concurrency, progress, count
+                        )
                 finally:
                     summary.rate_limits = pool.rate_report()
     except BaseException:
@@ -461,13 +468,15 @@ async def run(
             progress.close()
         store.close()
         summary.elapsed_s = time.perf_counter() - started
-        own = [r for r in store.records.values() if r.get("config_hash") == store.config_hash]
-        for record in own:  # the whole run, earlier invocations included
-            summary.total.add(record)
-        if any(r.get("system_id") or r.get("system_a") for r in own) or any(r.get("human_score") is None for r in own):
+        if not store.tally_exact:  # a retried or repeated item was counted: count the whole run again
+            summary.total = Tally()
+            systems_rows.clear()
+            for record in store.run_records():  # the whole run, earlier invocations included
+                count(record)
+        if any(row.get("system_id") or row.get("system_a") or row.get("human_score") is None for row in systems_rows):
             from debate_eval.tasks.analysis.systems import run_systems  # numpy/scipy: only when there are systems
 
-            summary.systems = run_systems(own)
+            summary.systems = run_systems(systems_rows)
         # a role outside ROLES (G-Eval's evaluator, a ChatEval referee) uses the Scorer's model
         roles = {*config.roles(), "evaluator", *summary.now.accounting.roles, *summary.total.accounting.roles}
         models = {role: config.models.for_role(role).model for role in roles}
@@ -475,7 +484,7 @@ async def run(
         summary.cost_usd = summary.now.accounting.cost(models, prices)
         summary.total_cost_usd = summary.total.accounting.cost(models, prices)
         try:
-            write_json_atomic(options.out_dir / SUMMARY_FILE, summary.to_dict())
+            store.run_dir.write_summary(summary.to_dict())
         except ResultsWriteError:
             if not failing:  # the error already on its way (a full disk, Ctrl-C) is the one to report
                 raise
@@ -491,6 +500,7 @@ async def _run_pending(
     summary: RunSummary,
     concurrency: int,
     progress: Progress,
+    count: Callable[[Record], None],
 ) -> None:
     limit = asyncio.Semaphore(concurrency)  # run_concurrency's: --concurrency fitted to the open-file limit
 
@@ -503,6 +513,7 @@ async def _run_pending(
                 )
         store.append(record)
         summary.now.add(record)
+        count(record)  # in the run's totals
         progress.update(record, summary.now)
 
     # the first error (e.g. a full disk) or Ctrl-C cancels and awaits every other debate

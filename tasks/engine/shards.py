@@ -26,8 +26,9 @@ from typing import Any
 from debate_eval.agents.errors import UserError
 from debate_eval.tasks.engine.config_checksum import sealed
 from debate_eval.tasks.engine.lock import RunLock
-from debate_eval.tasks.engine.records import validate_record
-from debate_eval.tasks.engine.results import CONFIG_FILE, RESULTS_FILE, _differences, write_json_atomic
+from debate_eval.tasks.engine.record import Record
+from debate_eval.tasks.engine.results import _differences
+from debate_eval.tasks.engine.rundir import CONFIG_FILE, RESULTS_FILE, SUMMARY_FILE, write_json_atomic
 
 _SHARD = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
 
@@ -56,12 +57,12 @@ def shard_dir_name(shard: tuple[int, int]) -> str:
     return f"shard-{shard[0]}-of-{shard[1]}"
 
 
-def record_key(record: dict[str, Any]) -> str:
+def record_key(record: Record) -> str:
     """A record's key across shards: its item id and aspect (one result per item and aspect)."""
-    return f"{record['item_id']}\x1f{record.get('aspect')}"
+    return f"{record.key}\x1f{record.aspect}"
 
 
-def iter_lines(path: Path) -> Iterator[tuple[int, bytes, dict[str, Any]]]:
+def iter_lines(path: Path) -> Iterator[tuple[int, bytes, Record]]:
     """The lines of a results file, one at a time: line number (from 1), raw bytes (with the newline) and the
     checked record. A last line cut short by a crash is skipped with a notice."""
     with path.open("rb") as handle:
@@ -69,7 +70,7 @@ def iter_lines(path: Path) -> Iterator[tuple[int, bytes, dict[str, Any]]]:
             if not raw.strip():
                 continue
             try:
-                record = json.loads(raw)
+                obj = json.loads(raw)
             except (json.JSONDecodeError, UnicodeDecodeError):
                 if not raw.endswith(b"\n"):
                     print(
@@ -77,10 +78,9 @@ def iter_lines(path: Path) -> Iterator[tuple[int, bytes, dict[str, Any]]]:
                     )
                     return
                 raise UserError(f"{path}: line {number} is not valid JSON; fix or remove that line") from None
-            if not isinstance(record, dict):
+            if not isinstance(obj, dict):
                 raise UserError(f"{path}: line {number} is not a JSON object")
-            validate_record(record, path, number)
-            yield number, raw if raw.endswith(b"\n") else raw + b"\n", record
+            yield number, raw if raw.endswith(b"\n") else raw + b"\n", Record.from_json(obj, path=path, line=number)
 
 
 def read_config(directory: Path) -> dict[str, Any]:
@@ -180,11 +180,11 @@ def merge_shards(out_dir: Path, directories: Sequence[Path]) -> MergeReport:
         if not path.is_file():
             continue
         for number, _, record in iter_lines(path):
-            if record.get("config_hash") != config_hash:
+            if record.config_hash != config_hash:
                 report.other_config += 1
                 continue
             key = record_key(record)
-            finished = not record.get("error")
+            finished = record.ok
             held = winner.get(key)
             if held is None:
                 winner[key] = (index, number, finished)
@@ -211,7 +211,7 @@ def merge_shards(out_dir: Path, directories: Sequence[Path]) -> MergeReport:
         target = out / RESULTS_FILE
         if target.exists() and target.stat().st_size:
             raise UserError(f"{out}: already holds {RESULTS_FILE}; merge into a new directory")
-        from debate_eval.tasks.engine.runner import SUMMARY_FILE, Tally  # the run's own totals
+        from debate_eval.tasks.engine.runner import Tally  # the run's own totals
 
         total = Tally()
         tmp = out / f".{RESULTS_FILE}.{os.getpid()}.tmp"
@@ -222,7 +222,7 @@ def merge_shards(out_dir: Path, directories: Sequence[Path]) -> MergeReport:
                     if not path.is_file():
                         continue
                     for number, raw, record in iter_lines(path):
-                        if record.get("config_hash") != config_hash:
+                        if record.config_hash != config_hash:
                             continue
                         held = winner.get(record_key(record))
                         if held is not None and held[0] == index and held[1] == number:

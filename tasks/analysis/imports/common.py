@@ -101,7 +101,7 @@ def base_record(item: Item, aspect: str, protocol: str, source: Mapping[str, Any
         "item_id": item.item_id,
         "dataset": item.dataset,
         "aspect": aspect,
-        "protocol": protocol,
+        "method": protocol,
         "group_id": item.group_id,
         "system_id": item.system_id,
         "task_type": item.task_type,

@@ -7,7 +7,6 @@ reads their fields defensively. Nothing here computes statistics; see ``numbers.
 
 from __future__ import annotations
 
-import json
 import math
 import sys
 from collections.abc import Sequence
@@ -17,12 +16,10 @@ from typing import Any
 
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.redaction import redact_record
-from debate_eval.tasks.analysis.records import DEFAULT_PROTOCOL
+from debate_eval.tasks.engine import compat
 from debate_eval.tasks.engine.config_checksum import edit_note
-from debate_eval.tasks.engine.records import validate_record
-from debate_eval.tasks.engine.results import numbered_records
-
-RESULTS_FILE = "results.jsonl"
+from debate_eval.tasks.engine.record import validate_record
+from debate_eval.tasks.engine.rundir import RESULTS_FILE, RunDir, iter_json_lines, read_json_object
 
 
 @dataclass
@@ -51,8 +48,8 @@ class Run:
 
 
 def method_of(record: dict[str, Any]) -> str:
-    """The record's method: ``method`` or ``protocol`` (files written before either existed are DEBATE)."""
-    return str(record.get("method") or record.get("protocol") or DEFAULT_PROTOCOL)
+    """The record's method (older files are read through ``compat``)."""
+    return compat.method_of(record)
 
 
 def is_pairwise(record: dict[str, Any]) -> bool:
@@ -84,26 +81,17 @@ def compare_key(record: dict[str, Any]) -> str:
 
 
 def _read_json(path: Path) -> dict[str, Any]:
-    if not path.is_file():
-        return {}
-    try:
-        value = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise UserError(f"{path}: not valid JSON ({exc.msg if hasattr(exc, 'msg') else exc})") from None
-    if not isinstance(value, dict):
-        raise UserError(f"{path}: expected a JSON object")
-    return value
+    return read_json_object(path)
 
 
 def read_records(path: Path) -> list[dict[str, Any]]:
     """The records of a results file, the last line per item winning (a resumed run may repeat an item).
 
-    Every record is checked by the one record validator (``engine.records.validate_record``, as resume and
+    Every record is checked by the one record validator (``engine.record.validate_record``, as resume and
     meta-eval check it): a bad line is a ``UserError`` naming file, line (counted from 1) and field.
     """
     latest: dict[str, dict[str, Any]] = {}
-    numbered, _ = numbered_records(path)
-    for line, record in numbered:
+    for line, record in iter_json_lines(path):
         validate_record(record, path, line)
         latest[f"{item_key(record)}/{method_of(record)}"] = record
     return list(latest.values())
@@ -121,12 +109,13 @@ def load_run(name: str | Path) -> Run:
     if not results.is_file():
         raise UserError(f"{path}: no {RESULTS_FILE} in this folder; give a run directory of `debate-eval run`")
     records, _ = redact_record(read_records(results))  # no configured secret on the page, whatever the file holds
-    config = _read_json(folder / "config.json") if results.name == RESULTS_FILE else {}
-    edited = edit_note(folder / "config.json", config) if config else None
+    run_dir = RunDir(folder)
+    config = _read_json(run_dir.config_path) if results.name == RESULTS_FILE else {}
+    edited = edit_note(run_dir.config_path, config) if config else None
     if edited:  # its settings may name a model that never ran: the page shows none of them
         print(f"debate-eval: warning: {edited}; its settings are left out of the report", file=sys.stderr)
         config = {}
-    summary = _read_json(folder / "summary.json") if results.name == RESULTS_FILE else {}
+    summary = _read_json(run_dir.summary_path) if results.name == RESULTS_FILE else {}
     return Run(label="", path=folder, records=records, config=config, summary=summary)
 
 

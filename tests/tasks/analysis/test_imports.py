@@ -63,7 +63,7 @@ def test_debate_authors_answer_field_aspect_and_scale_from_the_file(tmp_path: Pa
         "bare_number",
     ]
     first = result.records[0]
-    assert (first["dataset"], first["protocol"], first["human_score"]) == ("summeval", "debate", 1.0)
+    assert (first["dataset"], first["method"], first["human_score"]) == ("summeval", "debate", 1.0)
     assert first["transcript"][0]["content"] == "- Consistency: 1"  # the raw answer is kept
     assert first["imported"] == {
         "format": "debate-authors",
@@ -148,7 +148,7 @@ def test_jsonl_single_and_pairwise(tmp_path: Path, dataset_path: Callable[[str],
     result, aspect, _ = jsonl.import_file(path, options)
     assert [r["score"] for r in result.records] == [2.0]
     assert result.unmatched == ["nope"]
-    assert result.records[0]["protocol"] == "geval"
+    assert result.records[0]["method"] == "geval"
     dataset_path("pandalm")  # the pairwise half needs PandaLM, which does not ship: skips with the reason
     pairs = tmp_path / "pairs.jsonl"
     pairs.write_text(

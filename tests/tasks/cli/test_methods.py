@@ -144,7 +144,7 @@ def test_run_with_the_example_plugin_makes_one_call_per_item(isolated_env: Path,
     assert system["role"] == "system" and system["content"].startswith("You are a careful, impartial evaluator")
     records = [json.loads(line) for line in (out / "results.jsonl").read_text(encoding="utf-8").splitlines()]
     assert len(records) == 4 and len({r["item_id"] for r in records}) == 4
-    assert all(r["protocol"] == "example-single" and r["llm_calls"] == 1 and r["error"] is None for r in records)
+    assert all(r["method"] == "example-single" and r["llm_calls"] == 1 and r["error"] is None for r in records)
     assert all(r["score"] == 3 and r["parse_status"] == "parsed" for r in records)  # "Score: 3", by the parser
     config = json.loads((out / "config.json").read_text(encoding="utf-8"))["result_config"]
     assert config["example-single"]["system_prompt"].startswith("You are a careful")

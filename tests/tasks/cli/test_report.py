@@ -58,7 +58,7 @@ def test_report_of_three_runs_side_by_side(scripted_runs: list[Path], tmp_path: 
     html = out.read_text(encoding="utf-8")
     assert "<title>three &lt;b&gt;runs&lt;/b&gt;</title>" in html
     assert "16 items are in all 3 single-score runs" in html and "Side by side" in html
-    assert {r["protocol"] for r in page_records(html)} == {"debate", "geval", "chateval"}
+    assert {r["method"] for r in page_records(html)} == {"debate", "geval", "chateval"}
     assert "ChatEval" in html and "G-Eval-4" in html
 
 

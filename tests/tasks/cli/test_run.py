@@ -53,7 +53,7 @@ def test_run_writes_results_config_and_transcripts(isolated_env: Path, monkeypat
     records = read_records(out)
     assert len(records) == 3 and all(set(r) >= RESULT_FIELDS for r in records)
     first = records[0]
-    assert first["dataset"] == "summeval" and first["protocol"] == "debate" and first["score"] == 3
+    assert first["dataset"] == "summeval" and first["method"] == "debate" and first["score"] == 3
     assert first["group_id"] == first["item_id"].split("/")[0] and first["human_score"] is not None
     assert first["rounds"] == 2 and first["agreed"] is False and first["parse_method"] == "labelled"
     assert [e["role"] for e in first["transcript"]] == [

@@ -115,7 +115,7 @@ def test_docs_2_through_meta_eval(
     assert main([*args, "--out", str(out), "--no-progress"]) == 0
     results = records(out)
     assert len(results) == items and len({r["group_id"] for r in results}) == 2
-    assert all(r["error"] is None and r["protocol"] == protocol for r in results)
+    assert all(r["error"] is None and r["method"] == protocol for r in results)
     if protocol == "debate":
         assert all(r["transcript"][0]["agent"] == "Commander" and r["rounds"] == 1 for r in results)
     capsys.readouterr()

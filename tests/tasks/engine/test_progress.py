@@ -17,6 +17,7 @@ import pytest
 
 from debate_eval.agents.models.providers.scripted_server import Fault, ScriptedOpenAIServer
 from debate_eval.tasks.engine.progress import BAR, LINES, NONE, Progress, duration, resolve_mode
+from debate_eval.tasks.engine.record import Record
 
 
 class Tty(io.StringIO):
@@ -52,7 +53,13 @@ class Clock:
         return self.now
 
 
-RECORD = {"usage": {"scorer": {"prompt_tokens": 100, "completion_tokens": 20}}, "llm_calls": 3}
+RECORD = Record(
+    item_id="1",
+    dataset="summeval",
+    aspect="coherence",
+    usage={"scorer": {"prompt_tokens": 100, "completion_tokens": 20}},
+    llm_calls=3,
+)
 
 
 def test_modes() -> None:

@@ -1,4 +1,4 @@
-"""One record validator: resume refuses exactly the lines meta-eval refuses (issue 14, defect 8)."""
+"""One record validator: resume refuses exactly the lines meta-eval refuses."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from debate_eval.agents.errors import UserError
 from debate_eval.tasks.analysis.meta_eval import load_results
-from debate_eval.tasks.engine.records import validate_record
+from debate_eval.tasks.engine.record import validate_record
 from debate_eval.tasks.engine.results import ResultsStore, read_jsonl
 
 GOOD = {"item_id": "d1-s1", "dataset": "summeval", "aspect": "coherence", "group_id": "d1", "score": 3}

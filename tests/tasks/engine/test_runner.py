@@ -25,8 +25,8 @@ def config() -> RunConfig:
 def test_a_record_with_the_runs_hash_given_is_the_record_it_computes() -> None:
     item = Item("d/1", "summeval", "d", "M1", {"Document": "d", "Summary": "s"}, {"coherence": 3.0}, 0)
     run_config = config()
-    computed = make_record(item, run_config, None, "ValueError: x", 1.0)
-    given = make_record(item, run_config, None, "ValueError: x", 1.0, config_hash=run_config.config_hash())
+    computed = make_record(item, run_config, None, "ValueError: x", 1.0).to_json()
+    given = make_record(item, run_config, None, "ValueError: x", 1.0, config_hash=run_config.config_hash()).to_json()
     assert given == computed and list(given) == list(computed)
     assert computed["config_hash"] == run_config.config_hash()
 

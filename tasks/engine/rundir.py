@@ -1,0 +1,227 @@
+"""The run directory: the one reader and writer of ``config.json``, ``results.jsonl`` and ``summary.json``.
+
+The engine, the API (``load_run``), ``show``, ``rescore``, ``meta-eval``, ``report`` and ``audit`` open a run
+directory through :class:`RunDir`:
+
+- ``config`` / ``summary``: the JSON documents (``{}`` when absent, one line when unreadable);
+  ``write_config`` seals the document with its checksums (``config_checksum``) and writes it atomically;
+- ``iter_records()``: the records of ``results.jsonl``, one at a time (the file is never held whole), each
+  checked by ``Record.from_json`` (one line naming file, line and field when a line is unusable); a last line
+  cut short by a crash is skipped with a notice;
+- ``latest_records()``: the latest record per key (a resumed run may repeat an item);
+- ``lock()``: the directory's run lock (``lock.py``); ``write_json_atomic``: a temporary file and a rename.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+from collections.abc import Callable, Hashable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from debate_eval.agents.errors import UserError
+from debate_eval.agents.redaction import redact_record
+from debate_eval.tasks.engine.config_checksum import sealed
+from debate_eval.tasks.engine.lock import RunLock
+from debate_eval.tasks.engine.record import Record, validate_record
+
+CONFIG_FILE = "config.json"
+RESULTS_FILE = "results.jsonl"
+SUMMARY_FILE = "summary.json"
+
+
+class ResultsWriteError(UserError):
+    """A result could not be written (disk full, folder gone read-only): the run stops, finished lines stay."""
+
+
+@dataclass
+class ScanEnd:
+    """Where a scan of a results file ended: the byte length of its good part (an interrupted last line is
+    not counted)."""
+
+    good_end: int = 0
+
+
+def iter_json_lines(path: Path, end: ScanEnd | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The JSON objects of a JSON-lines file with their line numbers (counted from 1), one at a time.
+
+    A last line with no trailing newline that does not parse is an interrupted write: it is left out, with a
+    notice on stderr. Any other line that is not a JSON object is a ``UserError`` naming file and line.
+    ``end`` (if given) is filled in as the scan goes: the byte length of the good part of the file.
+    """
+    end = end if end is not None else ScanEnd()
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            unterminated = not raw.endswith(b"\n")
+            if raw.strip():
+                try:
+                    obj = json.loads(raw)
+                except (json.JSONDecodeError, UnicodeDecodeError):
+                    if unterminated:
+                        print(
+                            f"warning: {path}: line {number} is incomplete (an interrupted write); skipped",
+                            file=sys.stderr,
+                        )
+                        return
+                    raise UserError(f"{path}: line {number} is not valid JSON; fix or remove that line") from None
+                if not isinstance(obj, dict):
+                    raise UserError(f"{path}: line {number} is not a JSON object")
+                end.good_end += len(raw)
+                yield number, obj
+            else:
+                end.good_end += len(raw)
+
+
+def numbered_records(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], int]:
+    """Every JSON object of a JSON-lines file with its line number, and the byte length of the good part
+    (``iter_json_lines`` read to the end; for small files and tests)."""
+    end = ScanEnd()
+    records = list(iter_json_lines(path, end))
+    return records, end.good_end
+
+
+def repair_tail(path: Path, end: ScanEnd) -> None:
+    """Cut an interrupted last line from ``path`` and give a complete last line its missing newline, so the
+    next append starts a line of its own (``end``: a finished scan of the file)."""
+    size = path.stat().st_size
+    if not size:
+        return
+    with path.open("r+b") as handle:
+        if end.good_end < size:
+            handle.truncate(end.good_end)
+        if end.good_end:
+            handle.seek(end.good_end - 1)
+            if handle.read(1) != b"\n":
+                handle.write(b"\n")
+
+
+class RunDir:
+    """A run directory (it need not exist yet): its files, documents, records and lock."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+
+    def __repr__(self) -> str:
+        return f"RunDir({str(self.path)!r})"
+
+    @property
+    def config_path(self) -> Path:
+        """``config.json``."""
+        return self.path / CONFIG_FILE
+
+    @property
+    def results_path(self) -> Path:
+        """``results.jsonl``."""
+        return self.path / RESULTS_FILE
+
+    @property
+    def summary_path(self) -> Path:
+        """``summary.json``."""
+        return self.path / SUMMARY_FILE
+
+    def has_results(self) -> bool:
+        """True when ``results.jsonl`` exists and is not empty."""
+        return self.results_path.is_file() and self.results_path.stat().st_size > 0
+
+    # -- documents ----------------------------------------------------------------------------------------------
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """``config.json`` (``{}`` when absent); a file that is not a JSON object is a one-line ``UserError``."""
+        return read_json_object(self.config_path)
+
+    @property
+    def summary(self) -> dict[str, Any]:
+        """``summary.json`` (``{}`` when absent)."""
+        return read_json_object(self.summary_path)
+
+    def write_config(self, document: dict[str, Any]) -> None:
+        """Write ``config.json`` sealed with its checksums (``config_checksum``), atomically."""
+        write_json_atomic(self.config_path, sealed(dict(document)))
+
+    def write_summary(self, summary: dict[str, Any]) -> None:
+        """Write ``summary.json`` atomically."""
+        write_json_atomic(self.summary_path, summary)
+
+    # -- records ------------------------------------------------------------------------------------------------
+
+    def iter_records(self, end: ScanEnd | None = None, *, redact: bool = False) -> Iterator[Record]:
+        """The records of ``results.jsonl`` in file order, one at a time (none when there is no file); with
+        ``redact``, every configured secret masked (a file of an earlier version may hold one)."""
+        for _, record in self.iter_numbered(end, redact=redact):
+            yield record
+
+    def iter_numbered(self, end: ScanEnd | None = None, *, redact: bool = False) -> Iterator[tuple[int, Record]]:
+        """``iter_records`` with each record's line number (counted from 1)."""
+        path = self.results_path
+        if not path.is_file():
+            return
+        for number, obj in iter_json_lines(path, end):
+            validate_record(obj, path, number)
+            if redact:
+                obj, _ = redact_record(obj)
+            yield number, Record.from_json(obj, path=path, line=number)
+
+    def latest_records(
+        self,
+        key: Callable[[Record], Hashable],
+        keep: Callable[[Record], bool] | None = None,
+        *,
+        redact: bool = False,
+    ) -> list[Record]:
+        """The last record per ``key`` among those ``keep`` accepts, in the order their keys first appear."""
+        latest: dict[Hashable, Record] = {}
+        for record in self.iter_records(redact=redact):
+            if keep is None or keep(record):
+                latest[key(record)] = record
+        return list(latest.values())
+
+    def lock(self) -> RunLock:
+        """The directory's run lock (not yet taken: ``acquire()`` it or use it as a context manager)."""
+        return RunLock(self.path)
+
+
+def read_json_object(path: Path, *, not_object: str = "refuse") -> dict[str, Any]:
+    """A JSON document that should be an object (``{}`` when the file is absent). A file that is not JSON is a
+    one-line ``UserError`` naming the file; one that is JSON but no object too, or ``{}`` with
+    ``not_object="ignore"``."""
+    if not path.is_file():
+        return {}
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read it ({exc.strerror})") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise UserError(f"{path}: not valid JSON ({exc.msg if hasattr(exc, 'msg') else exc})") from None
+    if not isinstance(value, dict):
+        if not_object == "ignore":
+            return {}
+        raise UserError(f"{path}: expected a JSON object")
+    return value
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    """Write JSON to ``path`` via a temporary file and ``os.replace``; on failure the temporary file is
+    removed and a one-line ``ResultsWriteError`` names the file."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise ResultsWriteError(f"{path}: cannot write ({exc.strerror})") from None
+
+
+def fsync_directory(directory: Path) -> None:
+    """Make a rename in ``directory`` durable (best effort: not every system can open a directory)."""
+    with contextlib.suppress(OSError, AttributeError):
+        fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
