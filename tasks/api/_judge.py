@@ -382,16 +382,15 @@ class Judge:
 
     def _write_summary(self) -> None:
         """``summary.json`` of the run directory: the totals over its judgments, as a run writes them."""
-        from debate_eval.tasks.engine.results import ResultsWriteError, write_json_atomic
-        from debate_eval.tasks.engine.runner import SUMMARY_FILE, Tally
+        from debate_eval.tasks.engine.rundir import ResultsWriteError
+        from debate_eval.tasks.engine.runner import Tally
 
         total = Tally()
-        for record in self._store.records.values():
-            if record.get("config_hash") == self._store.config_hash:
-                total.add(record)
+        for record in self._store.run_records():  # one at a time, from the file
+            total.add(record)
         cost = total.accounting.cost(self._models(total.accounting.roles), self._prices or {})
         with contextlib.suppress(ResultsWriteError):
-            write_json_atomic(self._store.out_dir / SUMMARY_FILE, total.to_dict(cost))
+            self._store.run_dir.write_summary(total.to_dict(cost))
 
     def __enter__(self) -> Judge:
         return self
@@ -575,11 +574,11 @@ class Judge:
         await self._start(config)
         config_hash = self._hashes[id(config)]
         if self._store is not None:
-            stored = self._store.records.get(item_id)
-            if stored is not None and stored.get("config_hash") == config_hash and not stored.get("error"):
-                if (stored.get("details") or {}).get("judge_inputs_sha256") not in (None, digest):
+            stored = self._store.get(item_id)
+            if stored is not None and stored.config_hash == config_hash and stored.ok:
+                if (stored.details or {}).get("judge_inputs_sha256") not in (None, digest):
                     raise UserError(f"{self.record_to}: id {item_id!r} was judged on other inputs; give another id")
-                return stored
+                return stored.to_json()
         if pairwise:
             task = build_pairwise_task(item_id, inputs, config.template, config.aspect, "summarization", config.swap)
         else:
@@ -606,11 +605,11 @@ class Judge:
             evaluator = self._evaluators[config_hash] = swapping(config.evaluator())
         # the environment's secrets read once for the call, not at every message (agents/redaction.py)
         with item_in_flight(self._pool.batch), environment_snapshot():
-            record = await evaluate_one(evaluator, item, task, config, self._pool, config_hash=config_hash)
-        record["details"] = {**(record.get("details") or {}), "judge_inputs_sha256": digest}
+            judged = await evaluate_one(evaluator, item, task, config, self._pool, config_hash=config_hash)
+        judged = judged.replace(details={**(judged.details or {}), "judge_inputs_sha256": digest})
         if self._store is not None:
-            self._store.append(record)
-        return record
+            self._store.append(judged)
+        return judged.to_json()
 
     # ------------------------------------------------------------------ results
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from debate_eval.agents.models.http_defaults import DEFAULT_MAX_ANSWER_BYTES
@@ -37,7 +38,7 @@ from debate_eval.tasks.engine.request import FLAGS, RunRequest, field_names
 
 if TYPE_CHECKING:  # the engine loads when a run starts (``run --help`` stays fast)
     from debate_eval.tasks.engine.run_config import RunConfig, RunOptions
-    from debate_eval.tasks.engine.runner import RunSummary
+    from debate_eval.tasks.engine.runner import RunSummary, Tally
 
 
 SHARD_HELP = (
@@ -396,7 +397,7 @@ def format_summary(summary: RunSummary, config: RunConfig) -> str:
     """The short report printed at the end of a run: this invocation, then the run's totals."""
     from debate_eval.tasks.engine.accounting import cache_and_batch_lines
     from debate_eval.tasks.engine.item_errors import failed_items_note
-    from debate_eval.tasks.engine.results import RESULTS_FILE, read_jsonl
+    from debate_eval.tasks.engine.rundir import RESULTS_FILE
 
     now, total = summary.now, summary.total
     transport = summary.transport.to_dict()
@@ -417,10 +418,8 @@ def format_summary(summary: RunSummary, config: RunConfig) -> str:
             line += f"; Critic said NO ISSUE in {total.agreed}/{total.finished}; mean rounds {mean_rounds:.2f}"
         lines.append(line)
         if (summary.out_dir / RESULTS_FILE).is_file():  # the method's own lines (e.g. Fennec's corrections)
-            records = read_jsonl(summary.out_dir / RESULTS_FILE)
-            own = [r for r in records if r.get("config_hash") == config.config_hash()]
-            lines.append(distribution_line(own))
-            lines += config.method.summary_lines(own)
+            lines.append(distribution_line(total))
+            lines += config.method.summary_lines(RunRecords(summary.out_dir, config.config_hash()))
     acc = total.accounting
     tokens = (
         sum(u.prompt_tokens for u in acc.roles.values()),
@@ -455,22 +454,33 @@ def format_summary(summary: RunSummary, config: RunConfig) -> str:
     return "\n".join(lines)
 
 
-def distribution_line(records: list[dict[str, Any]]) -> str:
+def distribution_line(total: Tally) -> str:
     """How the run's scores fell, one line: ``score distribution: 1: 0, 2: 3, 3: 5 (rounded half up)``, or
-    the verdicts' counts of a pairwise run."""
-    from collections import Counter
-
-    from debate_eval.tasks.analysis.distribution import score_bin
-
-    if any(r.get("task_type") == "pairwise" for r in records):
-        verdicts = Counter(r.get("verdict") or "none" for r in records)
-        shown = ", ".join(f"{name} {verdicts[name]}" for name in ("first", "second", "tie", "none"))
+    the verdicts' counts of a pairwise run (a failed item has none)."""
+    if total.pairwise:
+        verdicts = {**total.verdicts, "none": total.verdicts.get("none", 0) + total.failed}
+        shown = ", ".join(f"{name} {verdicts.get(name, 0)}" for name in ("first", "second", "tie", "none"))
         return f"verdict distribution: {shown}"
-    bins = Counter(score_bin(float(r["score"])) for r in records if isinstance(r.get("score"), (int, float)))
+    bins = total.scores
     if not bins:
         return "score distribution: no scores"
-    shown = ", ".join(f"{b}: {bins[b]}" for b in range(min(bins), max(bins) + 1))
+    shown = ", ".join(f"{b}: {bins.get(b, 0)}" for b in range(min(bins), max(bins) + 1))
     return f"score distribution: {shown} (scores rounded half up)"
+
+
+class RunRecords:
+    """The records of one configuration in a run directory, as JSON objects, read from the file each time
+    they are iterated (never held together)."""
+
+    def __init__(self, out_dir: Path, config_hash: str) -> None:
+        self.out_dir, self.config_hash = out_dir, config_hash
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        from debate_eval.tasks.engine.rundir import RunDir
+
+        for record in RunDir(self.out_dir).iter_records():
+            if record.config_hash == self.config_hash:
+                yield record.to_json()
 
 
 def _dollars(cost: float | None) -> str:

@@ -99,8 +99,8 @@ class ResultsStore:
         self.results_path = self.run_dir.results_path
         self.config_path = self.run_dir.config_path
         self.written = 0  # lines appended by this invocation
-        # key -> (the line is of this configuration, the item failed); the last line of a key wins
-        self._index: dict[str, tuple[bool, bool]] = {}
+        # key -> (the line is of this configuration, the item failed, its byte offset); the last line wins
+        self._index: dict[str, tuple[bool, bool, int]] = {}
         self._duplicates = False  # the file repeats a key (files of earlier versions)
         self.tally_exact = True  # every record given to ``on_record`` is still the run's record of its key
         self._fd: int | None = None
@@ -122,7 +122,7 @@ class ResultsStore:
                 self._duplicates = True
                 if self._index[key][0]:
                     self.tally_exact = False  # an earlier line of this key was tallied
-            self._index[key] = (mine, bool(record.error))
+            self._index[key] = (mine, bool(record.error), end.line_start)
             if mine and on_record is not None:
                 on_record(record)
         if self.results_path.is_file():
@@ -206,7 +206,12 @@ class ResultsStore:
 
     def done_ids(self) -> set[str]:
         """Keys (``key``) of the items already finished under this configuration (failed items are not done)."""
-        return {key for key, (mine, failed) in self._index.items() if mine and not failed}
+        return {key for key, (mine, failed, _) in self._index.items() if mine and not failed}
+
+    def get(self, key: str) -> Record | None:
+        """The record of ``key`` (``key``), read from the file; None when the file has none."""
+        entry = self._index.get(key)
+        return None if entry is None else self.run_dir.record_at(entry[2])
 
     def __len__(self) -> int:
         """Items (keys) in the results file."""
@@ -234,10 +239,13 @@ class ResultsStore:
         if not retry:
             return
         tmp = self.out_dir / f".{RESULTS_FILE}.{os.getpid()}.tmp"
+        offsets: dict[str, int] = {}
         try:
             with tmp.open("wb") as handle, self.results_path.open("rb") as source:
                 for raw in source:  # every kept line byte for byte, one at a time
-                    if raw.strip() and self.key(_key_record(raw)) not in retry:
+                    key = self.key(_key_record(raw)) if raw.strip() else None
+                    if key is not None and key not in retry:
+                        offsets[key] = handle.tell()
                         handle.write(raw if raw.endswith(b"\n") else raw + b"\n")
                 handle.flush()
                 os.fsync(handle.fileno())
@@ -253,6 +261,9 @@ class ResultsStore:
         for key in retry:
             if self._index.pop(key)[0]:
                 self.tally_exact = False  # its record was tallied and is gone
+        for key, offset in offsets.items():
+            mine, failed, _ = self._index[key]
+            self._index[key] = (mine, failed, offset)
 
     def append(self, record: Record | Mapping[str, Any]) -> None:
         """Append one item's record with a single write and hand it to the operating system.
@@ -281,12 +292,13 @@ class ResultsStore:
             ) from None
         self.written += 1
         written = record if isinstance(record, Record) else Record.from_json(line)
-        self._index[self.key(written)] = (written.config_hash == self.config_hash, bool(written.error))
+        offset = before or 0
+        self._index[self.key(written)] = (written.config_hash == self.config_hash, bool(written.error), offset)
 
     def kept_text(self) -> str:
         """What is safe in the results file, for a message: "the N results already written (F finished, E
         failed) are kept"."""
-        failed = sum(1 for _, error in self._index.values() if error)
+        failed = sum(1 for _, error, _ in self._index.values() if error)
         done = len(self._index) - failed
         return f"the {len(self._index)} results already written ({done} finished, {failed} failed) are kept"
 

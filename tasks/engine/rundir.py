@@ -44,6 +44,7 @@ class ScanEnd:
     not counted)."""
 
     good_end: int = 0
+    line_start: int = 0  # the byte offset of the line just read
 
 
 def iter_json_lines(path: Path, end: ScanEnd | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -70,6 +71,7 @@ def iter_json_lines(path: Path, end: ScanEnd | None = None) -> Iterator[tuple[in
                     raise UserError(f"{path}: line {number} is not valid JSON; fix or remove that line") from None
                 if not isinstance(obj, dict):
                     raise UserError(f"{path}: line {number} is not a JSON object")
+                end.line_start = end.good_end
                 end.good_end += len(raw)
                 yield number, obj
             else:
@@ -160,6 +162,7 @@ class RunDir:
         path = self.results_path
         if not path.is_file():
             return
+        end = end if end is not None else ScanEnd()
         for number, obj in iter_json_lines(path, end):
             validate_record(obj, path, number)
             if redact:
@@ -179,6 +182,12 @@ class RunDir:
             if keep is None or keep(record):
                 latest[key(record)] = record
         return list(latest.values())
+
+    def record_at(self, offset: int) -> Record:
+        """The record of the line that starts at byte ``offset`` of ``results.jsonl``."""
+        with self.results_path.open("rb") as handle:
+            handle.seek(offset)
+            return Record.from_json(json.loads(handle.readline()), path=self.results_path)
 
     def lock(self) -> RunLock:
         """The directory's run lock (not yet taken: ``acquire()`` it or use it as a context manager)."""

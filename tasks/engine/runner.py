@@ -69,11 +69,13 @@ class Tally:
     errors: dict[str, int] = field(default_factory=dict)
     scores: dict[int, int] = field(default_factory=dict)  # score bin (rounded half up) -> finished items
     verdicts: dict[str, int] = field(default_factory=dict)  # pairwise: verdict (or "none") -> finished items
+    pairwise: bool = False  # any record is a pairwise one (failed ones too)
 
     def add(self, record: Record) -> None:
         """Count one item's record."""
         self.items += 1
         self.accounting.add_item(record.usage or {})
+        self.pairwise = self.pairwise or record.pairwise
         if record.error:
             self.failed += 1
             kind = str(record.error).split(":")[0]
