@@ -38,6 +38,7 @@ from debate_eval.agents.errors import UserError
 from debate_eval.tasks.data.registry import get_dataset
 from debate_eval.tasks.engine.aspects import per_aspect
 from debate_eval.tasks.engine.lock import RunLock
+from debate_eval.tasks.engine.record import Record
 from debate_eval.tasks.engine.results import RESULTS_FILE, ResultsStore, write_json_atomic
 from debate_eval.tasks.engine.run_config import RunConfig, RunOptions, config_document
 
@@ -77,15 +78,14 @@ def finished_keys(out_dir: Path, config_hash: str, multi: bool) -> set[str]:
         for raw in handle:
             if not raw.endswith(b"\n") or not raw.strip():
                 continue
-            record = json.loads(raw)
-            if record.get("config_hash") == config_hash and not record.get("error"):
+            record = Record.from_json(json.loads(raw), path=path)
+            if record.config_hash == config_hash and record.ok:
                 keys.add(_key(record, multi))
     return keys
 
 
-def _key(record: dict[str, Any], multi: bool) -> str:
-    item_id = str(record["item_id"])
-    return f"{item_id}\x1f{record.get('aspect')}" if multi else item_id
+def _key(record: Record, multi: bool) -> str:
+    return f"{record.key}\x1f{record.aspect}" if multi else record.key
 
 
 class _Tail:
@@ -96,7 +96,7 @@ class _Tail:
         self.offset = 0
         self.partial = b""
 
-    def new_records(self) -> Iterator[dict[str, Any]]:
+    def new_records(self) -> Iterator[Record]:
         if not self.path.is_file():
             return
         with self.path.open("rb") as handle:
@@ -107,7 +107,7 @@ class _Tail:
         *lines, self.partial = data.split(b"\n")
         for raw in lines:
             if raw.strip():
-                yield json.loads(raw)
+                yield Record.from_json(json.loads(raw), path=self.path)
 
 
 def _worker_main(config: RunConfig, options: RunOptions, errors: Connection, own_file: Any = None) -> None:
@@ -148,7 +148,8 @@ async def run_workers(config: RunConfig, options: RunOptions, *, stream: TextIO 
     from debate_eval.tasks.engine.accounting import load_prices
     from debate_eval.tasks.engine.aspects import result_key
     from debate_eval.tasks.engine.progress import Progress
-    from debate_eval.tasks.engine.runner import SUMMARY_FILE, RunSummary, Tally, start_line
+    from debate_eval.tasks.engine.rundir import SUMMARY_FILE
+    from debate_eval.tasks.engine.runner import RunSummary, Tally, start_line
 
     stream = sys.stderr if stream is None else stream
     started = time.perf_counter()
@@ -160,7 +161,7 @@ async def run_workers(config: RunConfig, options: RunOptions, *, stream: TextIO 
     keys = [result_key(item.item_id, c.aspect, multi) for item in items for c in configs]
     store = ResultsStore(options.out_dir, config_document(config, options), config.config_hash(), by_aspect=multi)
     progress: Progress | None = None
-    failed: dict[str, dict[str, Any]] = {}
+    failed: dict[str, Record] = {}
     workers: list[_Worker] = []
     try:
         done = store.done_ids()
@@ -171,11 +172,11 @@ async def run_workers(config: RunConfig, options: RunOptions, *, stream: TextIO 
         progress = Progress(total=len(pending), mode=options.progress, stream=stream, stats=summary.transport)
         progress.start(start_line(config, summary))
 
-        def take(record: dict[str, Any]) -> None:
+        def take(record: Record) -> None:
             key = _key(record, multi)
-            if key in done or record.get("config_hash") != store.config_hash:
+            if key in done or record.config_hash != store.config_hash:
                 return
-            if record.get("error"):
+            if record.error:
                 failed[key] = record  # appended at the end unless a retry finishes it
                 return
             failed.pop(key, None)
@@ -251,7 +252,7 @@ async def run_workers(config: RunConfig, options: RunOptions, *, stream: TextIO 
         summary.elapsed_s = time.perf_counter() - started
         summary.total = Tally()
         for record in _stream(options.out_dir / RESULTS_FILE):
-            if record.get("config_hash") == store.config_hash:
+            if record.config_hash == store.config_hash:
                 summary.total.add(record)
         roles = {*config.roles(), "evaluator", *summary.now.accounting.roles, *summary.total.accounting.roles}
         models = {role: config.models.for_role(role).model for role in roles}
@@ -299,7 +300,7 @@ def _drain_leftovers(out_dir: Path, store: ResultsStore, done: set[str], multi: 
         try:
             for record in _stream(directory / RESULTS_FILE):
                 key = _key(record, multi)
-                if record.get("config_hash") != store.config_hash or key in done or record.get("error"):
+                if record.config_hash != store.config_hash or key in done or record.error:
                     continue
                 done.add(key)
                 store.append(record)
@@ -308,11 +309,11 @@ def _drain_leftovers(out_dir: Path, store: ResultsStore, done: set[str], multi: 
     shutil.rmtree(root, ignore_errors=True)
 
 
-def _stream(path: Path) -> Iterator[dict[str, Any]]:
-    """The complete lines of a results file, one at a time."""
+def _stream(path: Path) -> Iterator[Record]:
+    """The records of the complete lines of a results file, one at a time."""
     if not path.is_file():
         return
     with path.open("rb") as handle:
         for raw in handle:
             if raw.endswith(b"\n") and raw.strip():
-                yield json.loads(raw)
+                yield Record.from_json(json.loads(raw), path=path)
