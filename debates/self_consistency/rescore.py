@@ -11,7 +11,7 @@ from debate_eval.debates.kit.combine import combine_orders, combine_scores, comb
 from debate_eval.debates.scoring.scores import ParsedScore
 from debate_eval.debates.scoring.verdicts import ParsedVerdict, no_verdict, swap_value
 
-SHARED = ("item_id", "dataset", "aspect", "task_type", "protocol")  # a sample's record shares these with the item
+SHARED = ("item_id", "dataset", "aspect", "task_type", "method")  # a sample's record shares these with the item
 ORDERS = ("original", "swapped")
 
 

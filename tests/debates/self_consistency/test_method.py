@@ -43,7 +43,7 @@ def test_k_samples_are_k_fresh_calls_and_their_mean(isolated_env: Path) -> None:
         seeds = Counter(request["seed"] for request in server.requests)
     assert seeds == {SEED: 2, SEED + 1: 2, SEED + 2: 2}  # every sample reached the model, once per item
     for record in records(out):
-        assert record["protocol"] == "self-consistency" and record["decided_by"] == "samples"
+        assert record["method"] == "self-consistency" and record["decided_by"] == "samples"
         assert record["llm_calls"] == 3 and record["cached_calls"] == 0
         assert [(e["sample"], e["agent"]) for e in record["transcript"]] == [
             (k, agent) for k in range(3) for agent in ("user", "Evaluator")
