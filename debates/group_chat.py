@@ -17,15 +17,35 @@ and log records that are thrown away (together about 0.4 ms of event-loop CPU pe
 team: benchmarks/throughput.md). With a tracer provider set, or that log on, the runtime is AutoGen's as it
 is.
 
-The one exception to the project's public-API rule: the imports below from ``autogen_agentchat.teams.
-_group_chat`` (``BaseGroupChatManager``, ``ChatAgentContainer``, ``GroupChatError``, ``GroupChatTermination``).
-autogen-agentchat 0.7.5 (pinned in pyproject.toml: ``autogen-agentchat==0.7.5``) exports none of them
-publicly, yet its own documented way to build a custom team is to subclass ``BaseGroupChatManager`` (see
-``BaseGroupChat``'s docstring). The public alternative, ``GraphFlow`` with ``MessageFilterAgent`` (marked
-experimental), filters what an agent sees by author and position only: it cannot route a Commander's
-message to its addressee alone, nor reproduce the panel's timing (a referee's answers of one turn reach the
-others in the next, in a fixed order). They stay in this one module; a new AutoGen version means checking
-them here first.
+The managers and containers subclass AutoGen's private group-chat classes (``BaseGroupChatManager``,
+``ChatAgentContainer``; autogen-agentchat exports neither, yet documents subclassing the manager as the way to a
+custom team). They come from ``agents/models/autogen_private.py``, the one module of private AutoGen imports,
+with the versions they were checked with.
+
+Why not AutoGen's public graph team (autogen-agentchat 0.7.5: ``GraphFlow`` built with ``DiGraphBuilder``,
+conditional edges, ``MessageFilterAgent``, custom ``TerminationCondition``s), checked against its source:
+
+- **Addressed messages.** Every ``GraphFlow`` participant's container buffers every message of the chat;
+  ``MessageFilterAgent`` narrows that by author and position only (``PerSourceFilter``: source, first/last,
+  count). DEBATE's Commander sends to the Scorer, the Critic and the Tie-breaker, all with the source
+  ``Commander``, and each must see only what is addressed to it (``metadata["to"]``); "the Commander's last
+  message" is not that once an authors'-code auto-reply (the Commander's own model-written reply to the
+  Scorer) sits between two relays.
+- **Next speaker from the protocol's state.** An edge condition sees only the last message
+  (``DiGraphEdge.check_condition(message)``). Who speaks next is ``DebateProtocol``'s decision over the whole
+  debate: the round count against the maximum, the authors' reply counters, the Tie-breaker after a
+  disagreement (the re-ask of an unparsable score runs after the team, in ``debates/debate/run.py``).
+  Conditions closing over the protocol would move the state machine into edge callbacks evaluated in
+  AutoGen's order, and a node may not mix conditional and unconditional edges.
+- **Termination on the Critic's own text.** A string condition is ``"NO ISSUE" in message.to_model_text()``,
+  which also matches the judged text the Critic quotes; the protocol reads NO ISSUE only in the Critic's own
+  words (untrusted text never ends a debate).
+- **Byte-identical transcripts.** ``GraphFlow`` ends a chat it completes with its own ``StopMessage``
+  ("Digraph execution is complete") and stop reason, and the panel's concurrent turns would reach the others
+  in completion order; the transcripts (both fidelity modes, tests/debates) need this module's fixed author
+  order (``buffer_order``) and the methods' own stop reasons.
+
+So the teams stay ``BaseGroupChat`` subclasses with ``RoutedGroupChat.accepts`` routing.
 """
 
 from __future__ import annotations
@@ -40,9 +60,6 @@ from typing import Any
 from autogen_agentchat.base import TaskResult
 from autogen_agentchat.messages import BaseAgentEvent, BaseChatMessage, MessageFactory
 from autogen_agentchat.teams import BaseGroupChat
-from autogen_agentchat.teams._group_chat._base_group_chat_manager import BaseGroupChatManager  # private: module doc
-from autogen_agentchat.teams._group_chat._chat_agent_container import ChatAgentContainer
-from autogen_agentchat.teams._group_chat._events import GroupChatError, GroupChatTermination
 from autogen_core import (
     EVENT_LOGGER_NAME,
     CancellationToken,
@@ -52,6 +69,12 @@ from autogen_core import (
     event,
 )
 
+from debate_eval.agents.models.autogen_private import (  # private AutoGen classes: see that module
+    BaseGroupChatManager,
+    ChatAgentContainer,
+    GroupChatError,
+    GroupChatTermination,
+)
 from debate_eval.agents.telemetry import IdleTracerProvider, tracer_provider_set
 
 OutputQueue = asyncio.Queue[BaseAgentEvent | BaseChatMessage | GroupChatTermination]

@@ -320,8 +320,8 @@ CUTS = [
     "",
     "- the OpenAI SDK's `async_maybe_transform` walk of every request body against its TypedDicts: AutoGen's "
     "public `BaseOpenAIChatCompletionClient(client=...)` over `PlainBodyClient`, whose `chat.completions.create` "
-    "posts AutoGen's body with the SDK's documented `post` (`agents/models/plain_body.py`; the same JSON: "
-    "tests/agents/models/test_plain_body.py). The raw baseline keeps the SDK's walk;",
+    "posts AutoGen's body with the SDK's documented `post` (`agents/models/sdk_body_passthrough.py`; the same JSON: "
+    "tests/agents/models/test_sdk_body_passthrough.py). The raw baseline keeps the SDK's walk;",
     "- AutoGen's runtime telemetry that nothing reads: every team runs on a `TeamRuntime` of its own "
     "(`debates/group_chat.py`), AutoGen's `SingleThreadedAgentRuntime` given through the team's public "
     "`runtime=` argument. While no OpenTelemetry tracer provider is set, its provider makes no spans at all "

@@ -4,7 +4,7 @@ An ``AnswerFormat`` describes one call's answer, whatever the provider: its ``ki
 score, the number of items of a list, and the completion cap it is sized for. It builds the two
 enforceable forms a provider can send: a llama.cpp GBNF ``grammar`` and a JSON schema. How a provider asks
 for either is the provider's business (``Provider.answer_request``); which kind each role gets, and the
-caps, are data (``debates/prompts/answer_formats.json``, read by ``debates.answers``).
+caps, are data (``debates/prompts/answer_formats.json``, read by ``debates.answer_plan``).
 
 ==============  ==========================================================================================
 ``score``       a short rationale on one line, then ``Score: N`` on a line of its own, N on the scale
@@ -211,7 +211,7 @@ class AnswerPlan:
     such as G-Eval's evaluator or ChatEval's referees, use the Scorer's), the default kind of each role, and
     the completion cap of each kind on a provider that sets caps of its own (the embedded model).
 
-    Built by ``debates.answers.answer_plan``; ``format_for`` resolves one call."""
+    Built by ``debates.answer_plan.answer_plan``; ``format_for`` resolves one call."""
 
     modes: Mapping[str, str]  # settings role -> free | grammar | json
     kinds: Mapping[str, str]  # role -> its default kind

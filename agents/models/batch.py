@@ -32,8 +32,8 @@ from debate_eval.agents.errors import UserError
 from debate_eval.agents.models.batch_api import CHAT_ENDPOINT, BatchEndpoint, LineOutcome, batch_error
 from debate_eval.agents.models.batch_state import DONE, PREPARED, SUBMITTED, UPLOADED, BatchState, Submission
 from debate_eval.agents.models.batch_state import request_key as request_key
-from debate_eval.agents.models.call_meta import is_chat_request, note_response
 from debate_eval.agents.models.http_client import HttpOptions, build_http_client
+from debate_eval.agents.models.http_usage import is_chat_request, note_response
 from debate_eval.agents.models.settings import EMBEDDED, ModelSettings, public_url, stable_hash
 from debate_eval.agents.models.wrappers import TransportStats
 

@@ -6,7 +6,7 @@ was tested with (``TESTED``) and that every method it replaces is there; otherwi
 takes the default path (public APIs only). The patches are undone when the run's ``ClientPool`` closes. Its
 gain is measured beside the default path in benchmarks/throughput.md (scripts/bench_throughput.py). It
 changes nothing that reaches the endpoint or a configured tracer (tests/agents/models/test_fast_path.py).
-(The request-body shortcut it used to hold is on the default path now, with public APIs: ``plain_body.py``.)
+(The request-body shortcut it used to hold is on the default path now, with public APIs: ``sdk_body_passthrough.py``.)
 
 AutoGen's runtime telemetry when nothing records it. ``SingleThreadedAgentRuntime`` opens an
 OpenTelemetry span around every message it routes and, for each delivery, serialises the whole message to
@@ -28,12 +28,13 @@ from importlib import metadata
 from typing import Any
 
 from autogen_core import SingleThreadedAgentRuntime
-from autogen_core._telemetry._tracing import TraceHelper  # private: opt-in only, version-checked (TESTED), pinned
 from opentelemetry import trace
 
+from debate_eval.agents.models import autogen_private
+from debate_eval.agents.models.autogen_private import TraceHelper  # private: opt-in only, version-checked
 from debate_eval.agents.telemetry import IdleTracerProvider
 
-TESTED = {"autogen-core": "0.7.5"}  # distribution -> the version (or a prefix ending in ".") it was tested with
+TESTED = {"autogen-core": autogen_private.TESTED["autogen-core"]}  # distribution -> version (or prefix ending in ".")
 
 
 def fast_path_problem() -> str | None:

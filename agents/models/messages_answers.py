@@ -1,7 +1,7 @@
 """Anthropic Messages API answers (``POST .../v1/messages``) as the run's HTTP client reads them.
 
 ``check_messages_answer`` is a response observer of the run's HTTP client (``http_client.py``), beside the
-chat-completion ones of ``responses.py`` and ``call_meta.py``. On a 200, non-streamed answer whose body is a
+chat-completion ones of ``responses.py`` and ``http_usage.py``. On a 200, non-streamed answer whose body is a
 Messages API ``message`` it does two things:
 
 - **Prompt cache usage** (into the current call's ``CallMeta``): Anthropic reports cache hits as
@@ -28,7 +28,7 @@ from typing import Any
 
 import httpx2
 
-from debate_eval.agents.models.call_meta import answer_body, current_call
+from debate_eval.agents.models.http_usage import answer_body, current_call
 from debate_eval.agents.models.responses import EmptyAnswerError
 from debate_eval.agents.models.settings import public_url
 

@@ -27,8 +27,8 @@ from autogen_core.models import ChatCompletionClient
 from autogen_ext.models.cache import ChatCompletionCache
 from autogen_ext.models.openai import BaseOpenAIChatCompletionClient
 
+from debate_eval.agents.models.answer_check import AnswerCheckClient
 from debate_eval.agents.models.answer_format import FREE, AnswerFormat, AnswerPlan, current_answer_task
-from debate_eval.agents.models.answers import AnswerCheckClient
 from debate_eval.agents.models.batch import BatchDispatcher
 from debate_eval.agents.models.http_client import HttpOptions, NetworkOptions, build_http_client
 from debate_eval.agents.models.messages_answers import check_messages_answer

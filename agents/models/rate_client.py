@@ -20,7 +20,7 @@ from typing import Any
 import openai
 from autogen_core.models import ChatCompletionClient, CreateResult, LLMMessage
 
-from debate_eval.agents.models.delegating import DelegatingClient
+from debate_eval.agents.models.client_layers import DelegatingClient
 from debate_eval.agents.models.rate_headers import parse_rate_limit_headers
 from debate_eval.agents.models.rate_limit import TOKEN_MARGIN, RateLimiter, Ticket
 from debate_eval.agents.models.token_estimate import count_prompt_tokens, encoder_name

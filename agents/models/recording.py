@@ -13,9 +13,9 @@ from typing import Any
 from autogen_core.models import ChatCompletionClient, CreateResult, LLMMessage
 
 from debate_eval.agents.models.affinity import role_call
-from debate_eval.agents.models.answers import UnusableAnswerError, redacted_result
-from debate_eval.agents.models.call_meta import observing_call
-from debate_eval.agents.models.delegating import DelegatingClient
+from debate_eval.agents.models.answer_check import UnusableAnswerError, redacted_result
+from debate_eval.agents.models.client_layers import DelegatingClient
+from debate_eval.agents.models.http_usage import observing_call
 from debate_eval.agents.redaction import REDACTED
 
 

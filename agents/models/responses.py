@@ -23,8 +23,8 @@ from typing import Any
 import httpx2
 import openai
 
-from debate_eval.agents.models.call_meta import CHAT_PATH, answer_body, note_chat_usage
 from debate_eval.agents.models.http_client import HttpOptions, build_http_client
+from debate_eval.agents.models.http_usage import CHAT_PATH, answer_body, note_chat_usage
 from debate_eval.agents.models.settings import public_url
 from debate_eval.agents.redaction import redact
 

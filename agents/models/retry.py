@@ -22,7 +22,7 @@ import openai
 from autogen_core.models import ChatCompletionClient, CreateResult, LLMMessage
 
 from debate_eval.agents.errors import scrub_exception
-from debate_eval.agents.models.delegating import DelegatingClient
+from debate_eval.agents.models.client_layers import DelegatingClient
 from debate_eval.agents.models.http_client import final_http_error
 from debate_eval.agents.models.rate_headers import MAX_HEADER_WAIT_S, retry_after_source
 from debate_eval.agents.redaction import redact

@@ -50,7 +50,7 @@ class SamplingSettings:
 
     ``literal`` (``--fidelity authors-code``): the request carries only the fields that are set (``None``: not
     sent), whole numbers go as JSON integers (``"temperature": 0``, as the authors' scripts wrote it), and the
-    client adds nothing of its own (no ``stream`` flag; see ``agents/models/literal_client.py``).
+    client adds nothing of its own (no ``stream`` flag; see ``agents/models/exact_body_client.py``).
     """
 
     temperature: float = 0.0

@@ -1,9 +1,9 @@
-"""Thin ``ChatCompletionClient`` wrappers around AutoGen's own clients (the public face of ``delegating``,
+"""Thin ``ChatCompletionClient`` wrappers around AutoGen's own clients (the public face of ``client_layers``,
 ``retry`` and ``recording``, where the layers live).
 
 The stack each role talks through, innermost first:
 
-1. the provider's AutoGen client (OpenAI-style ones: ``plain_body.py``) with the SDK's own retries off, over
+1. the provider's AutoGen client (OpenAI-style ones: ``sdk_body_passthrough.py``) with the SDK's own retries off, over
    the run's HTTP client (``http_client.py``: proxies, CA bundle, the deadline per request, the answer cap,
    response observers);
 2. ``LimitedClient`` (the embedded model only): at most as many requests in flight as the server has slots,
@@ -11,7 +11,7 @@ The stack each role talks through, innermost first:
 3. ``RetryingClient``: retries 429 and 503 (honouring Retry-After), other 5xx, timeouts and connection errors
    with capped exponential backoff and jitter; any other error is final. Counts attempts and retries and
    tells its ``on_retry`` listener of each one (default: one line on stderr);
-3b. ``AnswerCheckClient`` (``answers``): a tool call or a content-filtered answer is no answer (an error, so
+3b. ``AnswerCheckClient`` (``answer_check``): a tool call or a content-filtered answer is no answer (an error, so
    never cached); every configured secret in an answer is redacted before the cache stores it;
 4. ``ChatCompletionCache`` (AutoGen) over a ``NamespacedStore`` of a disk ``DiskCacheStore``: the namespace
    carries model, endpoint and sampling settings, which AutoGen's cache key (messages only) leaves out.
@@ -24,7 +24,7 @@ The stack each role talks through, innermost first:
 
 from __future__ import annotations
 
-from debate_eval.agents.models.delegating import ConcurrencyLimit, DelegatingClient, LimitedClient, NamespacedStore
+from debate_eval.agents.models.client_layers import ConcurrencyLimit, DelegatingClient, LimitedClient, NamespacedStore
 from debate_eval.agents.models.recording import CallRecord, ObservedClient, recording_calls
 from debate_eval.agents.models.retry import (
     BACKOFF_ENV,

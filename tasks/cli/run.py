@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 from debate_eval.agents.models.http_defaults import DEFAULT_MAX_ANSWER_BYTES
 from debate_eval.agents.models.providers import all_providers
 from debate_eval.agents.models.settings import ROLES
-from debate_eval.debates.answers import ANSWER_FORMAT_HELP, STRUCTURED_HELP
-from debate_eval.debates.answers import REQUESTS as ANSWER_REQUESTS
+from debate_eval.debates.answer_plan import ANSWER_FORMAT_HELP, STRUCTURED_HELP
+from debate_eval.debates.answer_plan import REQUESTS as ANSWER_REQUESTS
 from debate_eval.debates.base import (
     DEFAULT_METHOD,
     Method,

@@ -16,7 +16,7 @@ from debate_eval.agents.models.answer_format import JSON
 from debate_eval.agents.models.batch import BatchOptions
 from debate_eval.agents.models.http_client import DEFAULT_MAX_ANSWER_BYTES
 from debate_eval.agents.models.settings import ROLES, ModelOverrides, resolve_model_config
-from debate_eval.debates.answers import AUTO, answer_plan
+from debate_eval.debates.answer_plan import AUTO, answer_plan
 from debate_eval.debates.base import DEFAULT_METHOD, MethodContext, get_method
 from debate_eval.tasks.data.criteria import criteria_template
 from debate_eval.tasks.data.datasets import check_aspect, get_dataset, resolve_data_dir

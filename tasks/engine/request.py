@@ -96,7 +96,7 @@ class RunRequest:
     gguf: str | None = _option(MODELS, PATH)
     gguf_sha256: str | None = _option(MODELS, TEXT)
     embedded_parallel: int | None = _option(MODELS, POSITIVE_INT)
-    answer_format: str | None = _option(MODELS, TEXT)  # auto | free | grammar | json (debates/answers.py)
+    answer_format: str | None = _option(MODELS, TEXT)  # auto | free | grammar | json (debates/answer_plan.py)
     structured_output: bool = _option(MODELS, SWITCH, False)  # = answer_format "json"
     env_file: str | None = _option(MODELS, PATH)
     # ---- execution (does not change results)

@@ -24,7 +24,7 @@ from debate_eval.agents.models.answer_format import AnswerPlan
 from debate_eval.agents.models.batch import BatchOptions
 from debate_eval.agents.models.http_client import DEFAULT_MAX_ANSWER_BYTES
 from debate_eval.agents.models.settings import ModelConfig, stable_hash
-from debate_eval.debates.answers import plan_for_roles
+from debate_eval.debates.answer_plan import plan_for_roles
 from debate_eval.debates.base import Evaluator, Method, get_method
 from debate_eval.tasks.data.own_file import dataset_options
 from debate_eval.tasks.data.templates import Template
@@ -65,7 +65,7 @@ class RunConfig:
         return config
 
     def answer_config(self) -> dict[str, Any] | None:
-        """The answer formats of the roles this run calls (``debates.answers.plan_for_roles``), or None when
+        """The answer formats of the roles this run calls (``debates.answer_plan.plan_for_roles``), or None when
         every answer is free."""
         return plan_for_roles(self.answers, [*self.roles(), "scorer"])
 

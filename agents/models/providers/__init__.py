@@ -3,12 +3,12 @@ its endpoint needs.
 
 ==============  ==========================================================================================
 ``openai``      any OpenAI-compatible endpoint (``--base-url`` / ``OPENAI_API_KEY``): OpenAI, vLLM, SGLang,
-                LM Studio, llama.cpp's server, a LiteLLM proxy; AutoGen's OpenAI client (``plain_body.py``)
+                LM Studio, llama.cpp's server, a LiteLLM proxy; AutoGen's OpenAI client
 ``azure``       Azure OpenAI (endpoint, deployment, api-version, key or Entra token);
                 ``AzureOpenAIChatCompletionClient``
 ``anthropic``   Anthropic's native Messages API; ``AnthropicChatCompletionClient`` (extra ``[anthropic]``)
-``gemini``      Google's OpenAI-compatible Gemini endpoint; AutoGen's OpenAI client (``plain_body.py``)
-``ollama``      Ollama through its OpenAI-compatible route (``/v1``); AutoGen's OpenAI client (``plain_body.py``)
+``gemini``      Google's OpenAI-compatible Gemini endpoint; AutoGen's OpenAI client
+``ollama``      Ollama through its OpenAI-compatible route (``/v1``); AutoGen's OpenAI client
 ``embedded``    the embedded llama.cpp server (no key, no URL): started for the run, its slots shared
 ``scripted``    the scripted test server (``--provider scripted``): canned replies per role, no model at all
 ==============  ==========================================================================================

@@ -15,8 +15,8 @@ from typing import Any
 
 from autogen_core.models import CreateResult, LLMMessage, RequestUsage
 
-from debate_eval.agents.models.call_meta import current_call
-from debate_eval.agents.models.delegating import DelegatingClient
+from debate_eval.agents.models.client_layers import DelegatingClient
+from debate_eval.agents.models.http_usage import current_call
 
 
 def with_prompt_tokens(result: CreateResult, extra: int) -> CreateResult:

@@ -15,7 +15,7 @@ from typing import Any
 import openai
 from autogen_core.models import ChatCompletionClient, CreateResult, LLMMessage
 
-from debate_eval.agents.models.delegating import DelegatingClient
+from debate_eval.agents.models.client_layers import DelegatingClient
 
 ErrorMapper = Callable[[BaseException], "BaseException | None"]
 

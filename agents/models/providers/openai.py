@@ -1,6 +1,6 @@
 """``openai``: any OpenAI-compatible endpoint (OpenAI, vLLM, SGLang, LM Studio, llama.cpp's server, a LiteLLM
 proxy, ...), by base URL, through AutoGen's OpenAI client (``BaseOpenAIChatCompletionClient`` over the SDK's
-``AsyncOpenAI``, its chat bodies posted as AutoGen built them: ``agents/models/plain_body.py``).
+``AsyncOpenAI``, its chat bodies posted as AutoGen built them: ``agents/models/sdk_body_passthrough.py``).
 
 ``OpenAIWireProvider`` is the base of every provider that speaks OpenAI chat completions (this one, Gemini,
 Ollama, the embedded and the scripted servers): they differ in where requests go and which variables hold
@@ -47,7 +47,7 @@ def with_model_info(client_class: Callable[..., T], kwargs: dict[str, Any]) -> T
 
 class OpenAIWireProvider(Provider):
     """A provider whose endpoint speaks OpenAI chat completions; ``build_client`` makes AutoGen's OpenAI client
-    over ``plain_body.PlainBodyClient`` (public APIs: the SDK's ``post``, AutoGen's public constructor)."""
+    over ``sdk_body_passthrough.PlainBodyClient`` (public APIs: the SDK's ``post``, AutoGen's public constructor)."""
 
     def client_options(self, settings: ModelSettings) -> dict[str, Any]:
         """Client settings besides model, URL, key and HTTP client (e.g. the OpenAI organisation)."""
@@ -64,7 +64,7 @@ class OpenAIWireProvider(Provider):
         """
         if settings.sampling.literal:
             return self.build_literal_client(settings, base_url, http_client)
-        from debate_eval.agents.models.plain_body import plain_body_chat_client
+        from debate_eval.agents.models.sdk_body_passthrough import plain_body_chat_client
 
         create_args = {"model": settings.model, **self.create_args(settings)}
         sdk_client = self.sdk_client(settings, base_url, http_client)
@@ -81,7 +81,7 @@ class OpenAIWireProvider(Provider):
 
     def build_literal_client(self, settings: ModelSettings, base_url: str | None, http_client: Any) -> Any:
         """``LiteralClient`` over the OpenAI SDK with the key, URL, timeout, options and HTTP client above."""
-        from debate_eval.agents.models.literal_client import LiteralClient
+        from debate_eval.agents.models.exact_body_client import LiteralClient
 
         return LiteralClient(
             self.sdk_client(settings, base_url, http_client), settings.model, self.create_args(settings)

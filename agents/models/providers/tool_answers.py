@@ -9,7 +9,7 @@ from typing import Any
 from autogen_core import FunctionCall
 from autogen_core.models import ChatCompletionClient, CreateResult, LLMMessage
 
-from debate_eval.agents.models.delegating import DelegatingClient
+from debate_eval.agents.models.client_layers import DelegatingClient
 
 
 class ToolAnswerClient(DelegatingClient):

@@ -117,8 +117,8 @@ def test_the_openai_api_gets_the_key_as_prompt_cache_key_other_endpoints_do_not(
     import openai
     from autogen_core.models import UserMessage
 
-    from debate_eval.agents.models.plain_body import plain_body_chat_client
     from debate_eval.agents.models.providers import get_provider
+    from debate_eval.agents.models.sdk_body_passthrough import plain_body_chat_client
 
     provider = get_provider("openai")
     assert provider.session_body_field("https://api.openai.com/v1") == "prompt_cache_key"

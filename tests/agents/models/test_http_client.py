@@ -23,7 +23,6 @@ import pytest
 from autogen_core.models import UserMessage
 
 from debate_eval.agents.errors import UserError
-from debate_eval.agents.models.call_meta import observing_call
 from debate_eval.agents.models.http_client import (
     AnswerTooLargeError,
     HttpOptions,
@@ -31,6 +30,7 @@ from debate_eval.agents.models.http_client import (
     build_http_client,
     ssl_context,
 )
+from debate_eval.agents.models.http_usage import observing_call
 from debate_eval.agents.models.pool import build_checked_client
 from debate_eval.agents.models.preflight import unreachable
 from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAIServer

@@ -14,7 +14,7 @@ import pytest
 from autogen_core.models import SystemMessage, UserMessage
 from wire_fakes import AnthropicFake
 
-from debate_eval.agents.models.call_meta import CallMeta, observing_call
+from debate_eval.agents.models.http_usage import CallMeta, observing_call
 from debate_eval.agents.models.messages_answers import is_empty_answer
 from debate_eval.agents.models.pool import build_client, provider_http_client
 from debate_eval.agents.models.providers import get_provider

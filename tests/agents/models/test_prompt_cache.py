@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from support.batch_server import ScriptedBatchServer
 
-from debate_eval.agents.models.call_meta import cached_tokens
+from debate_eval.agents.models.http_usage import cached_tokens
 from debate_eval.tasks.cli.main import main
 from debate_eval.tasks.engine.accounting import Accounting, Price, item_usage, load_prices
 

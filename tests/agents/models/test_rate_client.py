@@ -9,7 +9,7 @@ import openai
 import pytest
 from autogen_core.models import CreateResult, RequestUsage, UserMessage
 
-from debate_eval.agents.models.delegating import DelegatingClient
+from debate_eval.agents.models.client_layers import DelegatingClient
 from debate_eval.agents.models.rate_client import (
     RateLimitedClient,
     add_rate_limit_hook,

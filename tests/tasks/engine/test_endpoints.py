@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from debate_eval.agents.models.delegating import NamespacedStore
+from debate_eval.agents.models.client_layers import NamespacedStore
 from debate_eval.agents.models.pool import ClientPool
 from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAIServer
 from debate_eval.agents.models.settings import resolve_model_config

@@ -10,7 +10,7 @@ documented method for requests of one's own, ``post`` (same URL, headers, auth, 
 response parsing into ``ChatCompletion``, errors), with the body as it is; everything else (``beta``,
 streaming, ``close``) is the SDK client unchanged. AutoGen takes it through its public constructor,
 ``BaseOpenAIChatCompletionClient(client=...)`` (``plain_body_chat_client``). Nothing is patched: the same
-JSON reaches the endpoint (tests/agents/models/test_plain_body.py).
+JSON reaches the endpoint (tests/agents/models/test_sdk_body_passthrough.py).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ import pytest
 from autogen_core import FunctionCall
 from autogen_core.models import CreateResult, RequestUsage
 
-from debate_eval.agents.models.answers import ContentFilterError, ToolCallAnswerError, checked_answer
+from debate_eval.agents.models.answer_check import ContentFilterError, ToolCallAnswerError, checked_answer
 
 USAGE = RequestUsage(prompt_tokens=11, completion_tokens=9)
 

@@ -1,4 +1,4 @@
-"""The run's answer plan (debates/answers.py): auto constrains only the embedded model, authors-code stays free,
+"""The run's answer plan (debates/answer_plan.py): auto constrains only the embedded model, authors-code stays free,
 and the plan enters the config only when some role is constrained."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import pytest
 
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.models.settings import ModelOverrides, resolve_model_config
-from debate_eval.debates.answers import answer_data, answer_plan, plan_for_roles
+from debate_eval.debates.answer_plan import answer_data, answer_plan, plan_for_roles
 
 EMBEDDED = resolve_model_config(ModelOverrides(), environ={})
 REMOTE = resolve_model_config(ModelOverrides(model="gpt-4o"), environ={"OPENAI_API_KEY": "sk-x"})

@@ -7,10 +7,10 @@ import asyncio
 from autogen_core.models import SystemMessage, UserMessage
 from autogen_ext.models.openai import OpenAIChatCompletionClient
 
-from debate_eval.agents.models.plain_body import PlainBodyClient
 from debate_eval.agents.models.pool import build_openai_client
 from debate_eval.agents.models.providers.openai import GENERIC_MODEL_INFO
 from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAIServer
+from debate_eval.agents.models.sdk_body_passthrough import PlainBodyClient
 from debate_eval.agents.models.settings import ModelOverrides, resolve_model_config, with_sampling
 
 

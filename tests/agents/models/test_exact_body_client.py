@@ -10,7 +10,7 @@ import openai
 import pytest
 from autogen_core.models import AssistantMessage, FunctionExecutionResultMessage, SystemMessage, UserMessage
 
-from debate_eval.agents.models.literal_client import LiteralClient, wire_messages
+from debate_eval.agents.models.exact_body_client import LiteralClient, wire_messages
 from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAIServer
 
 

@@ -23,7 +23,7 @@ from typing import Any
 
 from autogen_core.models import CreateResult, LLMMessage
 
-from debate_eval.agents.models.delegating import DelegatingClient
+from debate_eval.agents.models.client_layers import DelegatingClient
 from debate_eval.agents.redaction import redact, redact_counted
 
 
