@@ -34,9 +34,9 @@ conditional edges, ``MessageFilterAgent``, custom ``TerminationCondition``s), ch
 - **Next speaker from the protocol's state.** An edge condition sees only the last message
   (``DiGraphEdge.check_condition(message)``). Who speaks next is ``DebateProtocol``'s decision over the whole
   debate: the round count against the maximum, the authors' reply counters, the Tie-breaker after a
-  disagreement (the re-ask of an unparsable score runs after the team, in ``debates/debate/run.py``).
-  Conditions closing over the protocol would move the state machine into edge callbacks evaluated in
-  AutoGen's order, and a node may not mix conditional and unconditional edges.
+  disagreement (the re-ask of an unparsable score runs after the team: ``PaperFlow.final`` in
+  ``debates/debate/paper.py``). Conditions closing over the protocol would move the state machine into edge
+  callbacks evaluated in AutoGen's order, and a node may not mix conditional and unconditional edges.
 - **Termination on the Critic's own text.** A string condition is ``"NO ISSUE" in message.to_model_text()``,
   which also matches the judged text the Critic quotes; the protocol reads NO ISSUE only in the Critic's own
   words (untrusted text never ends a debate).
