@@ -305,7 +305,16 @@ def add_execution_arguments(parser: argparse.ArgumentParser) -> None:
         "--workers",
         type=positive_int,
         help="processes on this machine, each an async runner over its share of the items (shard k/N), writing "
-        "into one run directory; --rpm/--tpm are divided among them (default 1)",
+        "into one run directory; --rpm/--tpm are divided among them (default 1); with --ray: the number of "
+        "shards (default: one per CPU of the cluster)",
+    )
+    group.add_argument(
+        "--ray",
+        nargs="?",
+        const="local",
+        metavar="ADDRESS",
+        help="run the shards as Ray tasks, their results streamed back and appended here: no ADDRESS (or local) "
+        "starts Ray on this machine, auto or ray://HOST:10001 joins a cluster (needs the ray extra)",
     )
 
     add_batch_arguments(parser)

@@ -275,8 +275,10 @@ def build_run_options(request: RunRequest, config: RunConfig) -> RunOptions:
     out_dir = Path(request.out) if request.out else default_out(config)
     if shard and not request.out:  # each shard its own directory (engine.shards)
         out_dir = out_dir.with_name(f"{out_dir.name}_{shard_dir_name(shard)}")
-    if shard and (request.workers or 1) > 1:
-        raise UserError("--shard and --workers do not go together: run each shard with one worker, or --workers alone")
+    if shard and ((request.workers or 1) > 1 or request.ray):
+        raise UserError(
+            "--shard does not go with --workers or --ray: run each shard with one worker, or the run with either"
+        )
     return RunOptions(
         out_dir=out_dir,
         data_dir=resolve_data_dir(request.data_dir),
@@ -296,6 +298,7 @@ def build_run_options(request: RunRequest, config: RunConfig) -> RunOptions:
         allow_endpoint_change=request.allow_endpoint_change,
         shard=shard,
         workers=request.workers or 1,
+        ray=request.ray or None,
     )
 
 

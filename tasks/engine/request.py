@@ -120,6 +120,7 @@ class RunRequest:
     allow_endpoint_change: bool = _option(EXECUTION, SWITCH, False)  # resume at another server (engine.endpoints)
     shard: str | None = _option(EXECUTION, TEXT)  # "K/N": only shard K of N of the items (engine.shards)
     workers: int | None = _option(EXECUTION, POSITIVE_INT)  # processes on this machine (engine.workers)
+    ray: str | None = _option(EXECUTION, TEXT)  # the shards as Ray tasks: "local", "auto" or an address
 
     @classmethod
     def from_mapping(cls, values: Mapping[str, Any], source: str = "options") -> RunRequest:

@@ -150,6 +150,7 @@ class RunOptions:
     allow_endpoint_change: bool = False  # resume at another server than the results were made at (endpoints.py)
     shard: tuple[int, int] | None = None  # --shard K/N: only the items of shard K of N (engine/shards.py)
     workers: int = 1  # --workers N: processes, each over shard k/N of the items (engine/workers.py)
+    ray: str | None = None  # --ray [ADDRESS]: the shards as Ray tasks (engine/ray_engine.py)
     skip_done_of: Path | None = None  # a worker's run directory: its finished items are not run again
 
     def to_dict(self) -> dict[str, Any]:

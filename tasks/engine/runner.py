@@ -387,11 +387,15 @@ async def run(
     stream = sys.stderr if stream is None else stream
     started = time.perf_counter()
     summary = RunSummary(out_dir=options.out_dir)
-    if options.workers > 1:  # N processes, each over shard k/N, into this run directory (engine.workers)
+    if options.workers > 1 or options.ray:  # processes or Ray tasks over shards, into this run directory
+        if clients:
+            raise UserError("--workers and --ray run the models in other processes: they take no client objects")
+        if options.ray:
+            from debate_eval.tasks.engine.ray_engine import run_ray
+
+            return await run_ray(config, options, stream=stream)
         from debate_eval.tasks.engine.workers import run_workers
 
-        if clients:
-            raise UserError("--workers runs the models in separate processes: it takes no client objects")
         return await run_workers(config, options, stream=stream)
     items = select_items(load_items(config.dataset, options.data_dir), limit=options.limit, docs=options.docs)
     if options.shard is not None:  # the selection first, so the shards of one command split the same items

@@ -60,6 +60,7 @@ def options_of_worker(options: RunOptions, k: int, count: int) -> RunOptions:
         out_dir=worker_dir(options.out_dir, k, count),
         shard=(k, count),
         workers=1,
+        ray=None,
         progress="none",
         skip_done_of=options.out_dir,
         rpm=options.rpm / count if options.rpm else None,
@@ -69,7 +70,10 @@ def options_of_worker(options: RunOptions, k: int, count: int) -> RunOptions:
 
 def finished_keys(out_dir: Path, config_hash: str, multi: bool) -> set[str]:
     """The keys of the items finished in a run directory's ``results.jsonl`` under ``config_hash`` (read in
-    a stream; a last line still being written is not counted)."""
+    a stream; a last line still being written is not counted); ``out_dir`` may also be a file of keys, one a
+    line (what a Ray task is given)."""
+    if out_dir.is_file():
+        return set(out_dir.read_text(encoding="utf-8").splitlines())
     keys: set[str] = set()
     path = out_dir / RESULTS_FILE
     if not path.is_file():
@@ -130,6 +134,32 @@ def _worker_main(config: RunConfig, options: RunOptions, errors: Connection, own
         raise
 
 
+DONE, LOST, ERROR, RECORDS = "done", "lost", "error", "records"
+
+
+class Backend:
+    """Where the shards run: local processes (``ProcessBackend``) or Ray tasks (``ray_engine.RayBackend``).
+
+    ``start(k, options, done)`` starts shard ``k`` (``options``: ``options_of_worker``'s; ``done``: the keys
+    finished so far); ``events()`` yields what happened since the last call, as ``(k, kind, value)``:
+    ``RECORDS`` (a list of records), ``DONE``, ``LOST`` (killed: started again) or ``ERROR`` (its one-line
+    message: the run stops); ``stop()`` ends what still runs; ``clean`` says whether every line was handed over.
+    """
+
+    name = "worker"
+
+    def start(self, k: int, options: RunOptions, done: set[str]) -> None:
+        """Start shard ``k``."""
+        raise NotImplementedError
+
+    def events(self) -> Iterator[tuple[int, str, Any]]:
+        """What happened since the last call."""
+        raise NotImplementedError
+
+    def stop(self) -> None:
+        """End every shard still running (they resume next time)."""
+
+
 @dataclasses.dataclass
 class _Worker:
     k: int
@@ -137,13 +167,65 @@ class _Worker:
     tail: _Tail
     process: Any = None
     errors: Connection | None = None
-    restarts: int = 0
-    done: bool = False
 
 
-async def run_workers(config: RunConfig, options: RunOptions, *, stream: TextIO | None = None) -> Any:
-    """Run ``config`` with ``options.workers`` processes into ``options.out_dir`` (see the module docstring);
-    returns the run's ``RunSummary`` as ``runner.run`` does."""
+class ProcessBackend(Backend):
+    """Spawned processes on this machine, each writing its own directory inside the run directory."""
+
+    def __init__(self, config: RunConfig) -> None:
+        self.config = config
+        self.context = multiprocessing.get_context("spawn")
+        self.workers: dict[int, _Worker] = {}
+
+    def start(self, k: int, options: RunOptions, done: set[str]) -> None:
+        """Start (or start again) worker ``k``: it resumes from its own directory and skips ``options``'s
+        ``skip_done_of`` (the run directory)."""
+        worker = self.workers.get(k) or _Worker(k, options, _Tail(options.out_dir / RESULTS_FILE))
+        self.workers[k] = worker
+        _start(self.context, worker, self.config)
+
+    def events(self) -> Iterator[tuple[int, str, Any]]:
+        """New lines of every worker, and how the ones that ended ended."""
+        for worker in list(self.workers.values()):
+            if worker.process is None:
+                continue
+            code = worker.process.exitcode
+            records = list(worker.tail.new_records())
+            if code is not None:
+                records += worker.tail.new_records()  # what it wrote just before it ended
+            if records:
+                yield worker.k, RECORDS, records
+            if code is None:
+                continue
+            worker.process.join()
+            worker.process = None
+            if code == 0:
+                yield worker.k, DONE, None
+            elif code > 0:  # an error of its own (exit status 2: a UserError), not a kill
+                message = _message(worker.errors)
+                yield worker.k, ERROR, message or f"ended with exit status {code} before it ran (see its error above)"
+            else:
+                yield worker.k, LOST, f"exit status {code}"
+
+    def stop(self) -> None:
+        """Terminate the workers still running."""
+        for worker in self.workers.values():
+            if worker.process is not None and worker.process.is_alive():
+                worker.process.terminate()
+                worker.process.join(10)
+
+
+async def run_workers(
+    config: RunConfig,
+    options: RunOptions,
+    *,
+    stream: TextIO | None = None,
+    backend: Backend | None = None,
+    shards: int | None = None,
+) -> Any:
+    """Run ``config`` as ``shards`` shards (default ``options.workers``) on ``backend`` (default: local
+    processes) into ``options.out_dir`` (see the module docstring); returns the run's ``RunSummary`` as
+    ``runner.run`` does."""
     from debate_eval.tasks.data.datasets import load_items, select_items
     from debate_eval.tasks.engine.accounting import load_prices
     from debate_eval.tasks.engine.aspects import result_key
@@ -153,7 +235,8 @@ async def run_workers(config: RunConfig, options: RunOptions, *, stream: TextIO 
 
     stream = sys.stderr if stream is None else stream
     started = time.perf_counter()
-    count = options.workers
+    backend = backend or ProcessBackend(config)
+    count = shards or options.workers
     summary = RunSummary(out_dir=options.out_dir)
     configs = per_aspect(config)
     multi = len(configs) > 1
@@ -162,82 +245,70 @@ async def run_workers(config: RunConfig, options: RunOptions, *, stream: TextIO 
     store = ResultsStore(options.out_dir, config_document(config, options), config.config_hash(), by_aspect=multi)
     progress: Progress | None = None
     failed: dict[str, Record] = {}
-    workers: list[_Worker] = []
+    done: set[str] = set()
+    running: set[int] = set()
+    clean = False
+
+    def take(record: Record) -> None:
+        key = _key(record, multi)
+        if key in done or record.config_hash != store.config_hash:
+            return
+        if record.error:
+            failed[key] = record  # appended at the end unless a retry finishes it
+            return
+        failed.pop(key, None)
+        done.add(key)
+        store.append(record)
+        summary.now.add(record)
+        if progress is not None:
+            progress.update(record, summary.now)
+
     try:
-        done = store.done_ids()
+        done |= store.done_ids()
         _drain_leftovers(options.out_dir, store, done, multi)  # a parent killed before it appended them
         pending = [key for key in keys if key not in done]
         summary.selected, summary.already_done = len(keys), len(keys) - len(pending)
         store.prepare_retries(pending)
         progress = Progress(total=len(pending), mode=options.progress, stream=stream, stats=summary.transport)
         progress.start(start_line(config, summary))
-
-        def take(record: Record) -> None:
-            key = _key(record, multi)
-            if key in done or record.config_hash != store.config_hash:
-                return
-            if record.error:
-                failed[key] = record  # appended at the end unless a retry finishes it
-                return
-            failed.pop(key, None)
-            done.add(key)
-            store.append(record)
-            summary.now.add(record)
-            assert progress is not None
-            progress.update(record, summary.now)
-
+        restarts = dict.fromkeys(range(count), 0)
         if pending:
-            context = multiprocessing.get_context("spawn")
             for k in range(count):
-                worker_options = options_of_worker(options, k, count)
-                directory = worker_options.out_dir
-                workers.append(_Worker(k, worker_options, _Tail(directory / RESULTS_FILE)))
-            for worker in workers:
-                _start(context, worker, config)
-            while not all(worker.done for worker in workers):
-                await asyncio.sleep(POLL_S)
-                for worker in workers:
-                    if worker.done:
-                        continue
-                    code = worker.process.exitcode
-                    for record in worker.tail.new_records():
+                backend.start(k, options_of_worker(options, k, count), done)
+                running.add(k)
+        while running:
+            await asyncio.sleep(POLL_S)
+            for k, kind, value in backend.events():
+                if kind == RECORDS:
+                    for record in value:
                         take(record)
-                    if code is None:
-                        continue
-                    for record in worker.tail.new_records():  # what it wrote just before it ended
-                        take(record)
-                    worker.process.join()
-                    if code == 0:
-                        worker.done = True
-                    elif code > 0:  # an error of its own (exit status 2: a UserError), not a kill
-                        message = _message(worker.errors)
-                        raise UserError(
-                            f"worker {worker.k + 1} of {count}: "
-                            + (message or f"ended with exit status {code} before it ran (see its error above)")
-                            + (f"; {store.kept_text()}" if code != 2 else "")
-                        )
-                    elif worker.restarts < MAX_RESTARTS:
-                        worker.restarts += 1
-                        print(
-                            f"debate-eval: note: worker {worker.k + 1} of {count} ended (exit status {code}); "
-                            f"started again for its unfinished items ({worker.restarts} of {MAX_RESTARTS})",
-                            file=stream,
-                        )
-                        _start(context, worker, config)
-                    else:
-                        raise UserError(
-                            f"worker {worker.k + 1} of {count} ended {MAX_RESTARTS + 1} times (exit status {code}); "
-                            f"{store.kept_text()}: rerun the same command to resume"
-                        )
+                elif kind == DONE:
+                    running.discard(k)
+                elif kind == ERROR:
+                    running.discard(k)
+                    raise UserError(f"{backend.name} {k + 1} of {count}: {value}; {store.kept_text()}")
+                elif restarts[k] < MAX_RESTARTS:
+                    restarts[k] += 1
+                    print(
+                        f"debate-eval: note: {backend.name} {k + 1} of {count} ended ({value}); started again for "
+                        f"its unfinished items ({restarts[k]} of {MAX_RESTARTS})",
+                        file=stream,
+                    )
+                    backend.start(k, options_of_worker(options, k, count), done)
+                else:
+                    running.discard(k)
+                    raise UserError(
+                        f"{backend.name} {k + 1} of {count} ended {MAX_RESTARTS + 1} times ({value}); "
+                        f"{store.kept_text()}: rerun the same command to resume"
+                    )
+        clean = True
     finally:
-        for worker in workers:  # on an error or Ctrl-C: stop the other workers (they resume next time)
-            if worker.process is not None and worker.process.is_alive():
-                worker.process.terminate()
-                worker.process.join(10)
+        backend.stop()  # on an error or Ctrl-C: stop the other shards (they resume next time)
         with contextlib.suppress(Exception):
-            for worker in workers:
-                for record in worker.tail.new_records():
-                    take(record)
+            for _, kind, value in backend.events():
+                if kind == RECORDS:
+                    for record in value:
+                        take(record)
         for key, record in failed.items():
             if key not in done:
                 with contextlib.suppress(Exception):
@@ -245,9 +316,8 @@ async def run_workers(config: RunConfig, options: RunOptions, *, stream: TextIO 
                     summary.now.add(record)
         if progress is not None:
             progress.close()
-        all_appended = all(worker.done for worker in workers)
         store.close()
-        if all_appended:
+        if clean:
             shutil.rmtree(options.out_dir / WORKERS_DIR, ignore_errors=True)
         summary.elapsed_s = time.perf_counter() - started
         summary.total = Tally()

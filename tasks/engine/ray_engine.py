@@ -1,0 +1,184 @@
+"""``run --ray [ADDRESS]`` / ``evaluate(..., ray=ADDRESS)``: the shards of a run as Ray tasks.
+
+Each shard (``shards.py``) is one Ray task running the ordinary async runner into a temporary directory on its
+node; the task streams its new result lines back to the driver (a Ray generator task) as they are written, and
+the driver appends them to the run directory as ``--workers`` does (``workers.run_workers``: one lock, resume,
+an item never twice). A task that is lost (its worker process or node dies) is submitted again with the keys
+finished so far, so only its unfinished items run again. Needs the ``ray`` extra
+(``pip install 'debate-eval[ray]'``).
+
+``ADDRESS``: ``local`` starts a Ray instance on this machine for the run; ``auto`` or ``ray://HOST:10001`` joins
+a running cluster (``ray.init(address=...)``). Every node needs debate-eval installed and the data readable
+at the same path (``--dataset`` file, ``$DEBATE_EVAL_DATA_DIR``); each node has its own response cache.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import os
+import queue
+import shutil
+import tempfile
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from debate_eval.agents.errors import UserError
+from debate_eval.tasks.engine.results import RESULTS_FILE
+from debate_eval.tasks.engine.run_config import RunConfig, RunOptions
+from debate_eval.tasks.engine.workers import DONE, ERROR, LOST, POLL_S, RECORDS, Backend, _Tail
+
+LOCAL = "local"
+
+
+def import_ray() -> Any:
+    """The ``ray`` module, or a one-line ``UserError`` naming the extra to install."""
+    try:
+        import ray
+    except ImportError:
+        raise UserError("--ray needs Ray: pip install 'debate-eval[ray]'") from None
+    return ray
+
+
+def shard_task(config: RunConfig, options: RunOptions, done_keys: list[str], own_file: Any) -> Iterator[dict]:
+    """The body of one Ray task (a generator): the runner over one shard into a temporary directory, its new
+    result lines yielded in batches as they are written. First yields ``{"pid": ...}``; a ``UserError`` (or a
+    bug) ends it with ``{"error": ...}``."""
+    from debate_eval.tasks.data.registry import register_own_file_spec
+    from debate_eval.tasks.engine.runner import run
+
+    yield {"pid": os.getpid()}
+    directory = Path(tempfile.mkdtemp(prefix="debate-eval-ray-"))
+    try:
+        keys = directory / "done.keys"
+        keys.write_text("".join(f"{key}\n" for key in done_keys), encoding="utf-8")
+        task_options = dataclasses.replace(options, out_dir=directory / "run", skip_done_of=keys, progress="none")
+        failure: list[BaseException] = []
+
+        def body() -> None:
+            try:
+                if own_file is not None:
+                    register_own_file_spec(own_file)
+                asyncio.run(run(config, task_options))
+            except BaseException as error:  # handed to the driver below
+                failure.append(error)
+
+        thread = threading.Thread(target=body, name="debate-eval-ray-shard", daemon=True)
+        thread.start()
+        tail = _Tail(task_options.out_dir / RESULTS_FILE)
+        while thread.is_alive():
+            thread.join(POLL_S)
+            batch = list(tail.new_records())
+            if batch:
+                yield {"records": batch}
+        batch = list(tail.new_records())
+        if batch:
+            yield {"records": batch}
+        if failure:
+            error = failure[0]
+            yield {"error": str(error) if isinstance(error, UserError) else f"{type(error).__name__}: {error}"}
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+class RayBackend(Backend):
+    """The shards as Ray tasks, their lines streamed to the driver (see the module docstring).
+
+    ``on_start(k, pid)`` (tests) is told the process id of each task as it starts.
+    """
+
+    name = "Ray task"
+
+    def __init__(self, config: RunConfig, *, on_start: Callable[[int, int], None] | None = None) -> None:
+        self.ray = import_ray()
+        self.config = config
+        self.on_start = on_start
+        self.events_queue: queue.Queue[tuple[int, int, str, Any]] = queue.Queue()
+        self.generation: dict[int, int] = {}  # a shard started again: the lost task's late events are ignored
+        self.refs: dict[int, Any] = {}
+        self.remote = self.ray.remote(max_retries=0)(shard_task)
+
+    def start(self, k: int, options: RunOptions, done: set[str]) -> None:
+        """Submit shard ``k`` with the keys of its items finished so far."""
+        from debate_eval.tasks.data.registry import get_dataset, looks_like_own_file
+        from debate_eval.tasks.engine.shards import in_shard
+
+        own_file = get_dataset(self.config.dataset) if looks_like_own_file(self.config.dataset) else None
+        shard = options.shard
+        mine = [key for key in done if in_shard(key.split("\x1f", 1)[0], shard)]
+        task_options = dataclasses.replace(options, skip_done_of=None)
+        generation = self.generation.get(k, 0) + 1
+        self.generation[k] = generation
+        generator = self.remote.remote(self.config, task_options, mine, own_file)
+        self.refs[k] = generator
+        threading.Thread(
+            target=self._consume, args=(k, generation, generator), name=f"debate-eval-ray-{k}", daemon=True
+        ).start()
+
+    def _consume(self, k: int, generation: int, generator: Any) -> None:
+        """Read one task's stream into the queue (a thread per task: ``ray.get`` blocks)."""
+        try:
+            for ref in generator:
+                message = self.ray.get(ref)
+                if "pid" in message:
+                    if self.on_start is not None:
+                        self.on_start(k, int(message["pid"]))
+                elif "records" in message:
+                    self.events_queue.put((k, generation, RECORDS, message["records"]))
+                elif "error" in message:
+                    self.events_queue.put((k, generation, ERROR, message["error"]))
+                    return
+        except Exception as error:  # the task's process or node died: lost, submitted again
+            self.events_queue.put((k, generation, LOST, type(error).__name__))
+            return
+        self.events_queue.put((k, generation, DONE, None))
+
+    def events(self) -> Iterator[tuple[int, str, Any]]:
+        """What the tasks' streams brought since the last call."""
+        while True:
+            try:
+                k, generation, kind, value = self.events_queue.get_nowait()
+            except queue.Empty:
+                return
+            if generation == self.generation.get(k) or kind == RECORDS:  # a lost task's lines still count
+                yield k, kind, value
+
+    def stop(self) -> None:
+        """Cancel the tasks still running."""
+        for ref in self.refs.values():
+            try:
+                self.ray.cancel(ref, force=True)
+            except Exception:  # finished already, or the cluster is gone
+                continue
+
+
+def start_ray(ray: Any, address: str) -> None:
+    """Join the cluster at ``address`` (``auto``, ``ray://...``), or start a local instance for ``local``; a
+    Ray already started in this process is used as it is."""
+    if ray.is_initialized():
+        return
+    if address == LOCAL:
+        ray.init(include_dashboard=False, log_to_driver=False, configure_logging=False)
+    else:
+        try:
+            ray.init(address=address, log_to_driver=False, configure_logging=False)
+        except ConnectionError as error:
+            raise UserError(f"--ray {address}: cannot reach the Ray cluster ({error})") from None
+
+
+def cluster_cpus(ray: Any) -> int:
+    """The CPUs of the cluster (at least 1): the default number of shards."""
+    return max(1, int(ray.cluster_resources().get("CPU", 1)))
+
+
+async def run_ray(config: RunConfig, options: RunOptions, *, stream: Any = None) -> Any:
+    """Run ``config`` as Ray tasks (``options.ray``: the address; ``options.workers`` > 1: the number of shards,
+    else one per CPU of the cluster); returns the ``RunSummary``."""
+    from debate_eval.tasks.engine.workers import run_workers
+
+    ray = import_ray()
+    start_ray(ray, options.ray or LOCAL)
+    shards = options.workers if options.workers > 1 else cluster_cpus(ray)
+    return await run_workers(config, options, stream=stream, backend=RayBackend(config), shards=shards)

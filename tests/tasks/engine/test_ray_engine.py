@@ -1,0 +1,141 @@
+"""run --ray: the shards as Ray tasks on a local Ray instance (two CPUs), their lines streamed to the driver and
+appended once; a lost task (its worker process killed) is submitted again for its remaining items."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAIServer
+from debate_eval.tasks.cli.main import main
+
+ITEMS = 30
+
+
+@pytest.fixture(scope="module")
+def ray_instance(shared_data_dir: Path) -> Iterator[object]:
+    """A local Ray instance for the module (Ray absent: skipped, or failed with DEBATE_EVAL_REQUIRE_RAY=1)."""
+    try:
+        import ray
+    except ImportError:
+        if os.environ.get("DEBATE_EVAL_REQUIRE_RAY") == "1":
+            pytest.fail("Ray is missing and DEBATE_EVAL_REQUIRE_RAY=1: pip install 'debate-eval[ray]'")
+        pytest.skip("Ray is not installed (pip install 'debate-eval[ray]')")
+    # Ray's worker processes take the environment as it is now: the real data, and (where an installed Ray's
+    # dashboard agent imports protos generated for a newer protobuf than the one installed) no version check
+    saved = {
+        name: os.environ.get(name) for name in ("DEBATE_EVAL_DATA_DIR", "TEMPORARILY_DISABLE_PROTOBUF_VERSION_CHECK")
+    }
+    os.environ["DEBATE_EVAL_DATA_DIR"] = str(shared_data_dir)
+    os.environ.setdefault("TEMPORARILY_DISABLE_PROTOBUF_VERSION_CHECK", "true")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    try:
+        yield ray
+    finally:
+        ray.shutdown()
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def ids_of(path: Path) -> list[str]:
+    return [json.loads(line)["item_id"] for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def request(server: ScriptedOpenAIServer, out: Path) -> dict[str, object]:
+    return {
+        "dataset": "summeval",
+        "aspect": "coherence",
+        "limit": ITEMS,
+        "method": "geval",
+        "base_url": server.base_url,
+        "model": "scripted",
+        "out": str(out),
+        "concurrency": 2,
+        "no_cache": True,
+        "no_preflight": True,
+        "progress": "none",
+    }
+
+
+def run_args(server: ScriptedOpenAIServer, out: Path, *extra: str) -> list[str]:
+    args = ["run", "--dataset", "summeval", "--aspect", "coherence", "--limit", str(ITEMS), "--method", "geval"]
+    args += ["--base-url", server.base_url, "--model", "scripted", "--out", str(out), "--no-cache"]
+    return [*args, "--concurrency", "2", "--no-progress", "--no-preflight", *extra]
+
+
+def test_ray_tasks_append_every_item_once(
+    ray_instance: object, isolated_env: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = isolated_env / "run"
+    with ScriptedOpenAIServer() as server:
+        assert main(run_args(server, out, "--ray", "--workers", "2")) == 0
+        assert server.count == ITEMS
+        ids = ids_of(out / "results.jsonl")
+        assert sorted(ids) == sorted(set(ids)) and len(ids) == ITEMS
+        summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+        assert summary["finished"] == ITEMS and summary["workers"] == 2
+        capsys.readouterr()
+        assert main(run_args(server, out, "--ray")) == 0  # resume: nothing to do, no call
+        captured = capsys.readouterr()
+        assert f"{ITEMS} items selected, {ITEMS} already done" in captured.out + captured.err
+        assert server.count == ITEMS
+    assert main(["meta-eval", str(out), "--json"]) == 0
+
+
+def test_a_lost_ray_task_is_submitted_again_without_duplicates(
+    ray_instance: object, isolated_env: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from debate_eval.tasks.engine import build
+    from debate_eval.tasks.engine.ray_engine import RayBackend
+    from debate_eval.tasks.engine.request import RunRequest
+    from debate_eval.tasks.engine.workers import run_workers
+
+    out = isolated_env / "run"
+    killed: list[int] = []
+    with ScriptedOpenAIServer(latency_s=0.05) as server:
+        config, options = build.build_run(RunRequest.from_mapping(request(server, out)))
+
+        def on_start(k: int, pid: int) -> None:
+            if k != 0 or killed:
+                return
+
+            def kill_after_gate() -> None:
+                deadline = time.monotonic() + 120
+                while server.count < 6 and time.monotonic() < deadline:  # the gate: calls the server received
+                    time.sleep(0.01)
+                os.kill(pid, signal.SIGKILL)
+
+            killed.append(pid)
+            threading.Thread(target=kill_after_gate, daemon=True).start()
+
+        backend = RayBackend(config, on_start=on_start)
+        summary = asyncio.run(run_workers(config, options, backend=backend, shards=2))
+    assert killed, "the first task of shard 0 should have started"
+    assert "Ray task 1 of 2 ended" in capsys.readouterr().err
+    ids = ids_of(out / "results.jsonl")
+    assert len(ids) == len(set(ids)) == ITEMS
+    assert summary.total.finished == ITEMS
+
+
+def test_without_ray_the_run_says_which_extra_to_install(
+    monkeypatch: pytest.MonkeyPatch, isolated_env: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "ray", None)  # as if Ray were not installed
+    with ScriptedOpenAIServer() as server:
+        assert main(run_args(server, isolated_env / "run", "--ray")) == 2
+        assert server.count == 0
+    err = capsys.readouterr().err.strip()
+    assert err == "debate-eval: error: --ray needs Ray: pip install 'debate-eval[ray]'"
