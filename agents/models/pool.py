@@ -247,10 +247,14 @@ class ClientPool:
         """``inner`` (a stack of this pool, or an override) recorded as ``label`` into ``log``, asking for the
         answer format of ``label`` (settings: ``settings_role``'s, default ``label``'s) when the run has one."""
         fmt = self.answer_format(label, settings_role or label, answer, items, scale)
+        settings = self.settings_for(settings_role or label)
+        named = {"model": settings.model, "provider": settings.provider}  # for the call's span (agents.telemetry)
         if fmt is None:
-            return ObservedClient(inner, label, log)
-        provider = get_provider(self.settings_for(settings_role or label).provider)
-        return ObservedClient(inner, label, log, request_args=provider.answer_request(fmt), answer_format=fmt.to_dict())
+            return ObservedClient(inner, label, log, **named)
+        provider = get_provider(settings.provider)
+        return ObservedClient(
+            inner, label, log, request_args=provider.answer_request(fmt), answer_format=fmt.to_dict(), **named
+        )
 
     def answer_format(
         self,

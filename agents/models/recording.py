@@ -17,6 +17,7 @@ from debate_eval.agents.models.answer_check import UnusableAnswerError, redacted
 from debate_eval.agents.models.client_layers import DelegatingClient
 from debate_eval.agents.models.http_usage import observing_call
 from debate_eval.agents.redaction import REDACTED
+from debate_eval.agents.telemetry import CallSpan, model_call
 
 
 @dataclass
@@ -74,7 +75,8 @@ class ObservedClient(DelegatingClient):
 
     ``request_args`` (AutoGen ``extra_create_args``: an answer format's cap and grammar or schema, built by
     the provider) are added to every request; they sit above the response cache, so they are part of its key.
-    ``answer_format`` (a JSON-ready description of that format) is recorded with each call.
+    ``answer_format`` (a JSON-ready description of that format) is recorded with each call. ``model`` and
+    ``provider`` name what answers, for the call's span when the run is traced (``agents.telemetry``).
     """
 
     def __init__(
@@ -85,12 +87,16 @@ class ObservedClient(DelegatingClient):
         *,
         request_args: Mapping[str, Any] | None = None,
         answer_format: dict[str, Any] | None = None,
+        model: str | None = None,
+        provider: str | None = None,
     ) -> None:
         super().__init__(inner)
         self.role = role
         self.log = log
         self.request_args = dict(request_args or {})
         self.answer_format = answer_format
+        self.model = model
+        self.provider = provider
 
     async def create(self, messages: Sequence[LLMMessage], **kwargs: Any) -> CreateResult:  # type: ignore[override]
         """Forward the request (with ``request_args``) and record its result (also when its answer was refused:
@@ -98,19 +104,21 @@ class ObservedClient(DelegatingClient):
         if self.request_args:
             kwargs["extra_create_args"] = merged_args(self.request_args, kwargs.get("extra_create_args") or {})
         started = time.perf_counter()
-        # the transport notes cached prompt tokens and batch answers in ``meta``; it sends the role's session key
-        with observing_call() as meta, role_call(self.role):
-            try:
-                result = await super().create(messages, **kwargs)
-            except UnusableAnswerError as refused:
-                self._record(refused.result, started, meta)
-                raise
-        if isinstance(result.content, str):  # an answer cached by an earlier version may hold a secret
-            result = redacted_result(result)
-        self._record(result, started, meta)
+        # the transport notes cached prompt tokens and batch answers in ``meta``; it sends the role's session key;
+        # the call's span only when the run is traced (agents/telemetry.py)
+        with model_call(self.role, self.model, self.provider, messages) as span:
+            with observing_call() as meta, role_call(self.role):
+                try:
+                    result = await super().create(messages, **kwargs)
+                except UnusableAnswerError as refused:
+                    self._record(refused.result, started, meta, span)
+                    raise
+            if isinstance(result.content, str):  # an answer cached by an earlier version may hold a secret
+                result = redacted_result(result)
+            self._record(result, started, meta, span)
         return result
 
-    def _record(self, result: CreateResult, started: float, meta: Any) -> None:
+    def _record(self, result: CreateResult, started: float, meta: Any, span: CallSpan | None = None) -> None:
         logprobs = None
         if result.logprobs:
             logprobs = [entry.model_dump() for entry in result.logprobs]
@@ -127,6 +135,14 @@ class ObservedClient(DelegatingClient):
             redactions=result.content.count(REDACTED) if isinstance(result.content, str) else 0,
             answer_format=self.answer_format,
         )
+        if span is not None:
+            span.result(
+                input_tokens=record.prompt_tokens,
+                output_tokens=record.completion_tokens,
+                cached=record.cached,
+                finish_reason=record.finish_reason,
+                answer=result.content,
+            )
         self.log.append(record)
         item_log = _ITEM_CALLS.get()
         if item_log is not None and item_log is not self.log:

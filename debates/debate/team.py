@@ -19,7 +19,8 @@ from autogen_agentchat.base import ChatAgent, TerminationCondition
 from autogen_agentchat.conditions import FunctionalTermination
 from autogen_agentchat.messages import BaseAgentEvent, BaseChatMessage, TextMessage
 
-from debate_eval.agents.roles import COMMANDER, SCORER, USER
+from debate_eval.agents.roles import COMMANDER, CRITIC, SCORER, USER
+from debate_eval.agents.telemetry import debate_round
 from debate_eval.debates.debate.algorithm import DebateProtocol
 from debate_eval.debates.group_chat import Accepts, RoutedGroupChat, SingleTaskManager
 
@@ -43,6 +44,7 @@ class MultiAgentsDebateManager(SingleTaskManager):
         speaker = self._protocol.next_speaker()
         if speaker is None:
             raise RuntimeError("no next speaker: the debate should have ended")
+        debate_round(self._protocol.rounds + (speaker == CRITIC))  # the round's span, when the run is traced
         return speaker
 
     async def reset(self) -> None:

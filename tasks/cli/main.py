@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from typing import Any
 
@@ -78,6 +79,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "debate_eval.tasks.cli.merge",
         "join the shard directories of one run (run --shard K/N) into one run directory",
     ),
+    "export": (
+        "debate_eval.tasks.cli.export",
+        "write a run in another tool's format (an inspect_ai eval log, for inspect view)",
+    ),
 }
 HIDDEN = {"aspects": "datasets"}  # earlier command names, still accepted, not listed
 ALL = "*"
@@ -129,6 +134,10 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser(command_of(words)).parse_args(words)
     try:
         prepare_environment(getattr(args, "env_file", None))  # before anything reads a setting (DEBATE_EVAL_DEBUG)
+        if any(name.startswith("OTEL_") for name in os.environ):  # OpenTelemetry asked for by its environment
+            from debate_eval.agents.telemetry import configure_from_environment
+
+            configure_from_environment()
         return int(args.handler(args))
     except UserError as error:
         print(f"debate-eval: error: {redact(str(error))}", file=sys.stderr)

@@ -298,6 +298,13 @@ def add_execution_arguments(parser: argparse.ArgumentParser) -> None:
         help="resume a run directory at another server than its results were made at (same provider and model "
         "name; noted in config.json); the same server under another name or port resumes without it",
     )
+    group.add_argument(
+        "--trace-content",
+        action="store_true",
+        default=None,
+        help="with OpenTelemetry tracing on (OTEL_* variables, the [otel] extra), also put the judged texts and "
+        "the models' answers on the spans (secrets masked); off by default",
+    )
 
     group = parser.add_argument_group("scale-out (several processes or machines; see docs/scale.md)")
     group.add_argument("--shard", metavar="K/N", help=SHARD_HELP)

@@ -299,6 +299,7 @@ def build_run_options(request: RunRequest, config: RunConfig) -> RunOptions:
         shard=shard,
         workers=request.workers or 1,
         ray=request.ray or None,
+        trace_content=request.trace_content,
     )
 
 

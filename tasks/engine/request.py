@@ -121,6 +121,7 @@ class RunRequest:
     shard: str | None = _option(EXECUTION, TEXT)  # "K/N": only shard K of N of the items (engine.shards)
     workers: int | None = _option(EXECUTION, POSITIVE_INT)  # processes on this machine (engine.workers)
     ray: str | None = _option(EXECUTION, TEXT)  # the shards as Ray tasks: "local", "auto" or an address
+    trace_content: bool = _option(EXECUTION, SWITCH, False)  # judged texts and answers on spans (agents.telemetry)
 
     @classmethod
     def from_mapping(cls, values: Mapping[str, Any], source: str = "options") -> RunRequest:

@@ -152,6 +152,7 @@ class RunOptions:
     workers: int = 1  # --workers N: processes, each over shard k/N of the items (engine/workers.py)
     ray: str | None = None  # --ray [ADDRESS]: the shards as Ray tasks (engine/ray_engine.py)
     skip_done_of: Path | None = None  # a worker's run directory: its finished items are not run again
+    trace_content: bool = False  # --trace-content: judged texts and answers on the spans, when traced (telemetry)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready view for config.json."""

@@ -33,6 +33,7 @@ from debate_eval.agents.models.wrappers import (
     recording_calls,
 )
 from debate_eval.agents.redaction import environment_snapshot
+from debate_eval.agents.telemetry import item_result, item_span, run_result, run_span
 from debate_eval.debates.base import Evaluator
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
 from debate_eval.debates.pairwise.swap import swapping
@@ -277,16 +278,21 @@ async def evaluate_one(
     (``config_hash``: the record's, if known; see ``make_record``)."""
     calls: list[CallRecord] = []
     started = time.perf_counter()
-    try:
-        session = debate_session(config_hash or "", str(item.item_id), str(config.aspect))
-        with recording_calls(calls), answering(answer_task(task)), session:
-            outcome = await evaluator(task, pool)
-    except (asyncio.CancelledError, KeyboardInterrupt):
-        raise
-    except Exception as error:
-        elapsed = time.perf_counter() - started
-        return make_record(item, config, None, describe_error(error), elapsed, calls, config_hash=config_hash)
-    return make_record(item, config, outcome, None, time.perf_counter() - started, config_hash=config_hash)
+    # the item's span, when a tracer provider is set (agents/telemetry.py); nothing otherwise
+    with item_span(item_id=item.item_id, aspect=config.aspect, method=config.protocol, dataset=config.dataset) as span:
+        try:
+            session = debate_session(config_hash or "", str(item.item_id), str(config.aspect))
+            with recording_calls(calls), answering(answer_task(task)), session:
+                outcome = await evaluator(task, pool)
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            raise
+        except Exception as error:
+            elapsed = time.perf_counter() - started
+            record = make_record(item, config, None, describe_error(error), elapsed, calls, config_hash=config_hash)
+        else:
+            record = make_record(item, config, outcome, None, time.perf_counter() - started, config_hash=config_hash)
+        item_result(span, record)
+    return record
 
 
 def answer_task(task: EvaluationTask) -> AnswerTask:
@@ -459,11 +465,22 @@ async def run(
                 progress.add_field("budget", pool.rate_status)  # the endpoints' live rate budgets, if any
                 try:
                     # the garbage collector set for the debates (engine/heap.py); the environment's secrets
-                    # read once, not at every call (agents/redaction.py)
-                    with collector_for_run(), environment_snapshot():
+                    # read once, not at every call (agents/redaction.py); the run's span when traced
+                    with (
+                        collector_for_run(),
+                        environment_snapshot(),
+                        run_span(
+                            dataset=config.dataset,
+                            aspect=config.aspect,
+                            method=config.protocol,
+                            items=len(pending),
+                            content=options.trace_content,
+                        ) as span,
+                    ):
                         await _run_pending(
                             pending, evaluator, config, pool, store, summary, concurrency, progress, count
                         )
+                        run_result(span, finished=summary.now.finished, failed=summary.now.failed)
                 finally:
                     summary.rate_limits = pool.rate_report()
     except BaseException:

@@ -37,3 +37,47 @@ def test_a_provider_is_set_only_when_someone_set_one(monkeypatch: pytest.MonkeyP
     assert tracer_provider_set()
     monkeypatch.setattr(telemetry.trace, "get_tracer_provider", trace.NoOpTracerProvider)
     assert not tracer_provider_set()
+
+
+@pytest.mark.parametrize(
+    ("environ", "wanted"),
+    [
+        ({}, False),
+        ({"OTEL_SERVICE_NAME": "judge"}, False),
+        ({"OTEL_TRACES_EXPORTER": "none"}, False),
+        ({"OTEL_TRACES_EXPORTER": "console"}, True),
+        ({"OTEL_TRACES_EXPORTER": "none,otlp"}, True),
+        ({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318"}, True),
+        ({"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://127.0.0.1:4318/v1/traces"}, True),
+        ({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318", "OTEL_TRACES_EXPORTER": "none"}, False),
+        ({"OTEL_TRACES_EXPORTER": "otlp", "OTEL_SDK_DISABLED": "true"}, False),
+    ],
+)
+def test_traces_are_requested_by_the_otel_environment(environ: dict[str, str], wanted: bool) -> None:
+    assert telemetry.traces_requested(environ) is wanted
+
+
+def test_no_provider_is_set_when_the_environment_asks_for_none() -> None:
+    assert telemetry.configure_from_environment({"OTEL_TRACES_EXPORTER": "none"}) is False
+    assert not tracer_provider_set()
+
+
+def test_without_a_traced_item_a_model_call_makes_no_span() -> None:
+    with telemetry.model_call("scorer", "m", "p", ()) as span:
+        assert span is None
+    telemetry.debate_round(1)  # no item in flight: nothing to do
+    with telemetry.item_span(item_id="a", aspect="x", method="debate") as item:
+        assert item is None  # no provider set
+
+
+def test_trace_content_is_off_unless_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(telemetry.CONTENT_ENV, raising=False)
+    assert not telemetry.trace_content()
+    monkeypatch.setenv(telemetry.CONTENT_ENV, "true")
+    assert telemetry.trace_content()
+    monkeypatch.delenv(telemetry.CONTENT_ENV)
+    telemetry.set_trace_content(True)
+    try:
+        assert telemetry.trace_content()
+    finally:
+        telemetry.set_trace_content(False)

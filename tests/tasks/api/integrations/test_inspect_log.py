@@ -1,0 +1,39 @@
+"""``debate_eval.integrations.inspect_log``: a run as an inspect_ai eval log from Python (the ``export``
+command's tests cover the command line), and the one-line error of a missing extra."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+import debate_eval
+from debate_eval.integrations import require
+from tests.conftest import integration_library
+
+SCRIPTED = {"provider": "scripted", "no_progress": True}
+
+
+def test_a_missing_library_names_its_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "deepeval", None)
+    with pytest.raises(debate_eval.UserError) as caught:
+        require("deepeval", "deepeval")
+    assert str(caught.value) == "deepeval is not installed: pip install 'debate-eval[deepeval]'"
+    assert caught.value.__cause__ is None and caught.value.__suppress_context__
+
+
+def test_a_multi_aspect_run_has_one_sample_per_item_and_aspect(isolated_env: Path) -> None:
+    integration_library("inspect_ai", "inspect")
+    from inspect_ai.log import read_eval_log
+
+    from debate_eval.integrations.inspect_log import export_inspect_log
+
+    run = debate_eval.evaluate("summeval", aspect="coherence,fluency", method="geval", limit=2, out="r", **SCRIPTED)
+    path = export_inspect_log(run, Path("out") / "log.eval")
+    log = read_eval_log(str(path))
+    assert log.samples is not None
+    assert sorted(str(s.id) for s in log.samples) == sorted(f"{r.item_id}/{r.aspect}" for r in run.records)
+    assert len(log.samples) == 4
+    by_id = {f"{r.item_id}/{r.aspect}": r for r in run.records}
+    assert all(s.scores and s.scores["debate_eval"].value == by_id[str(s.id)].score for s in log.samples)
