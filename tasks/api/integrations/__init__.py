@@ -1,10 +1,16 @@
-"""Where debate-eval's judges meet other evaluation tools, each in an optional extra of its own:
+"""Where debate-eval's judges meet other evaluation tools, each a thin module over ``debate_eval.Judge``:
 
+- ``debate_eval.integrations.inspect``: inspect_ai scorers ``debate_judge`` and ``debate_judge_pairwise``
+  (extra ``inspect``);
 - ``debate_eval.integrations.inspect_log``: a run written as an inspect_ai eval log (``debate-eval export RUN
-  --format inspect``), for ``inspect view`` (extra ``inspect``).
+  --format inspect``), for ``inspect view`` (extra ``inspect``);
+- ``debate_eval.integrations.deepeval``: the deepeval metric ``DebateMetric`` (extra ``deepeval``);
+- ``debate_eval.integrations.promptfoo``: promptfoo's Python assertion ``get_assert`` and grading provider
+  ``call_api`` (no extra).
 
-Each module imports its library only when used, and says in one line which extra to install when it is
-missing. OpenTelemetry traces of a run live in ``debate_eval.agents.telemetry`` (extra ``otel``).
+Importing ``debate_eval`` imports none of them; each imports its library when it is imported, and says in
+one line which extra to install when it is missing. OpenTelemetry traces of a run live in
+``debate_eval.agents.telemetry`` (extra ``otel``).
 """
 
 from __future__ import annotations

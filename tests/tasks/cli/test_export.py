@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import importlib.util
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -11,8 +13,10 @@ import pytest
 
 import debate_eval
 from debate_eval.tasks.cli.main import main
+from tests.conftest import REQUIRE_INTEGRATIONS
 
 SCRIPTED = {"provider": "scripted", "no_progress": True}
+REQUIRED = os.environ.get(REQUIRE_INTEGRATIONS) == "1"  # read now: isolated_env removes DEBATE_EVAL_* later
 
 
 def test_without_inspect_ai_one_line_names_the_extra(
@@ -36,9 +40,10 @@ class TestWithInspect:
 
     @pytest.fixture(autouse=True)
     def _inspect(self) -> None:
-        from tests.conftest import integration_library
-
-        integration_library("inspect_ai", "inspect")
+        if importlib.util.find_spec("inspect_ai") is None:
+            if REQUIRED:
+                pytest.fail("inspect_ai is not installed")
+            pytest.skip("inspect_ai is not installed: pip install 'debate-eval[inspect]'")
 
     @pytest.mark.parametrize("suffix", [".eval", ".json"])
     def test_a_debate_run_reads_back(self, isolated_env: Path, suffix: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -90,7 +95,7 @@ class TestWithInspect:
         verdicts = {r.item_id: r.verdict for r in run.records}
         assert {str(s.id): s.scores["debate_eval"].value for s in log.samples if s.scores} == verdicts
         assert all(v in ("first", "second", "tie") for v in verdicts.values())
-        assert [s.target for s in log.samples] == [str(r.human_label) for r in run.records]
+        assert {str(s.id): s.target for s in log.samples} == {r.item_id: str(r.human_label) for r in run.records}
 
     def test_a_wrong_suffix_is_refused(self, isolated_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
         debate_eval.evaluate("summeval", aspect="coherence", method="geval", limit=1, out="r", **SCRIPTED)

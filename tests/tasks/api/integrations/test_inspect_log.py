@@ -15,6 +15,12 @@ from tests.conftest import integration_library
 SCRIPTED = {"provider": "scripted", "no_progress": True}
 
 
+@pytest.fixture
+def inspect_installed() -> None:
+    """inspect_ai, or a skip (a failure under DEBATE_EVAL_REQUIRE_INTEGRATIONS=1): asked before isolated_env."""
+    integration_library("inspect_ai", "inspect")
+
+
 def test_a_missing_library_names_its_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "deepeval", None)
     with pytest.raises(debate_eval.UserError) as caught:
@@ -23,8 +29,7 @@ def test_a_missing_library_names_its_extra(monkeypatch: pytest.MonkeyPatch) -> N
     assert caught.value.__cause__ is None and caught.value.__suppress_context__
 
 
-def test_a_multi_aspect_run_has_one_sample_per_item_and_aspect(isolated_env: Path) -> None:
-    integration_library("inspect_ai", "inspect")
+def test_a_multi_aspect_run_has_one_sample_per_item_and_aspect(inspect_installed: None, isolated_env: Path) -> None:
     from inspect_ai.log import read_eval_log
 
     from debate_eval.integrations.inspect_log import export_inspect_log
