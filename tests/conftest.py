@@ -17,21 +17,6 @@ def _require_data() -> bool:
     return os.environ.get("DEBATE_EVAL_REQUIRE_DATA") == "1"
 
 
-REQUIRE_INTEGRATIONS = "DEBATE_EVAL_REQUIRE_INTEGRATIONS"  # CI's integrations venv: a missing library fails
-
-
-def integration_library(module: str, extra: str) -> Any:
-    """Import ``module``, the library of an optional extra: the calling test module is skipped with the reason
-    when it is missing, unless ``DEBATE_EVAL_REQUIRE_INTEGRATIONS=1`` (CI's venv with the extras), where the
-    import error fails it. Call it at module level (the variable is read before fixtures clean the
-    environment)."""
-    if os.environ.get(REQUIRE_INTEGRATIONS) == "1":
-        import importlib
-
-        return importlib.import_module(module)
-    return pytest.importorskip(module, reason=f"{module} is not installed: pip install 'debate-eval[{extra}]'")
-
-
 def _packaged_copies(folder: Path) -> Path:
     """Write the verified packaged copies (SummEval, Topical-Chat) into ``folder`` in the data layout."""
     from debate_eval.tasks.data.datasets import all_datasets

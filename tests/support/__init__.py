@@ -1,6 +1,7 @@
 """Test and demo fixtures that do not ship in the package: fake endpoints (``rate_limited_server``,
 ``batch_server``), varied scripted replies and the scripted runs made with them (``varied_replies``,
-``demo_runs``), and the headless-Chromium driver (``chromium_driver``).
+``demo_runs``), the headless-Chromium driver (``chromium_driver``), and the optional integrations' libraries
+(``integrations``: skip without them, fail without them in CI's venv of them).
 
 Imported as the top-level package ``support``: the tests get ``tests/`` on ``sys.path`` from pytest's
 ``pythonpath`` setting (pyproject.toml); a script puts it there itself before importing, one line::

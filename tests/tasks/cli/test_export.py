@@ -10,10 +10,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from support.integrations import REQUIRE_INTEGRATIONS
 
 import debate_eval
 from debate_eval.tasks.cli.main import main
-from tests.conftest import REQUIRE_INTEGRATIONS
 
 SCRIPTED = {"provider": "scripted", "no_progress": True}
 REQUIRED = os.environ.get(REQUIRE_INTEGRATIONS) == "1"  # read now: isolated_env removes DEBATE_EVAL_* later

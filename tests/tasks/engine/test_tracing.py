@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 from opentelemetry import trace
+from support.integrations import integration_library
 
 import debate_eval
 from debate_eval.agents.telemetry import TRACER_NAME
 from debate_eval.tasks.data.datasets import load_items, select_items
-from tests.conftest import integration_library
 
 integration_library("opentelemetry.sdk", "otel")
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider  # noqa: E402

@@ -11,8 +11,9 @@ import pytest
 os.environ.setdefault("DEEPEVAL_TELEMETRY_OPT_OUT", "YES")  # before deepeval is imported: no usage reports
 os.environ.setdefault("DEEPEVAL_GRPC_LOGGING", "NO")
 
+from support.integrations import integration_library
+
 import debate_eval
-from tests.conftest import integration_library
 
 integration_library("deepeval", "deepeval")
 from deepeval import assert_test, evaluate  # noqa: E402

@@ -13,8 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from tests.conftest import REQUIRE_INTEGRATIONS
+from support.integrations import REQUIRE_INTEGRATIONS
 
 PAGE = Path(__file__).resolve().parents[4] / "docs" / "integrations.md"
 SKIPPED = re.compile(r"^<!-- skip: next -->\n\n```python\n(.*?)^```", re.M | re.S)

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.integrations import integration_library
 
 import debate_eval
-from tests.conftest import integration_library
 
 integration_library("inspect_ai", "inspect")
 from inspect_ai import Task, eval  # noqa: E402

@@ -7,10 +7,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.integrations import integration_library
 
 import debate_eval
 from debate_eval.integrations import require
-from tests.conftest import integration_library
 
 SCRIPTED = {"provider": "scripted", "no_progress": True}
 
