@@ -106,7 +106,7 @@ def validate_record(obj: Any, path: Path | str | None = None, line_number: int |
     numbers or null; for pairwise records, ``verdict``/``human_label`` one of first, second, tie or null and
     ``consistent`` a boolean or null.
     """
-    where = _where(path, line_number)
+    where = _Where(path, line_number)
     if not isinstance(obj, dict):
         raise UserError(f"{where} is not a JSON object; is this a results.jsonl file?")
     missing = [key for key in REQUIRED_KEYS if obj.get(key) is None or obj.get(key) == ""]
@@ -130,12 +130,18 @@ def validate_record(obj: Any, path: Path | str | None = None, line_number: int |
     return obj
 
 
-def _where(path: Path | str | None, line_number: int | None) -> str:
-    if path is None and line_number is None:
-        return "result record"
-    if line_number is None:
-        return f"{path}"
-    return f"{path if path is not None else 'results'}: line {line_number} (counted from 1)"
+class _Where:
+    """Where a line is, for an error message (formatted only when there is an error)."""
+
+    def __init__(self, path: Path | str | None, line_number: int | None) -> None:
+        self.path, self.line_number = path, line_number
+
+    def __format__(self, spec: str) -> str:
+        if self.path is None and self.line_number is None:
+            return "result record"
+        if self.line_number is None:
+            return f"{self.path}"
+        return f"{self.path if self.path is not None else 'results'}: line {self.line_number} (counted from 1)"
 
 
 @dataclass(frozen=True)
@@ -217,24 +223,42 @@ class Record:
     truncated: bool | None = None  # the deciding answer was cut at the token limit
     parser_version: int | None = None  # the parsers' version that read the answers (None: before versions)
     extra: Mapping[str, Any] = field(default_factory=dict, repr=False)  # keys this schema does not know
+    without_messages: bool = field(default=False, repr=False, compare=False)  # read with messages=False
 
     # -- JSON -------------------------------------------------------------------------------------------------
 
     @classmethod
-    def from_json(cls, obj: Any, *, path: Path | str | None = None, line: int | None = None) -> Record:
+    def from_json(
+        cls, obj: Any, *, path: Path | str | None = None, line: int | None = None, messages: bool = True
+    ) -> Record:
         """The record of one ``results.jsonl`` line (its parsed JSON object), checked by ``validate_record``:
         a line that is not a usable record is a one-line ``UserError`` naming ``path``, ``line`` (counted from
-        1) and the field. Older formats are read through ``compat``."""
+        1) and the field. Older formats are read through ``compat``.
+
+        ``messages=False`` leaves the transcript out (for counting a large file fast): such a record is never
+        written back (``to_json`` refuses it)."""
         validate_record(obj, path, line)
         values = compat.current_record(obj)
-        known = {name: values[name] for name in _FIELD_NAMES if name in values}
-        transcript = known.pop("transcript", None) or ()
-        extra = {key: value for key, value in values.items() if key not in _FIELDS}
-        return cls(
-            transcript=tuple(Message.from_dict(e) if isinstance(e, Mapping) else _odd(e) for e in transcript),
-            extra=extra,
-            **known,
-        )
+        # built without __init__ (a frozen dataclass sets each of its fields through object.__setattr__): a
+        # resume reads every line of a large file
+        record = object.__new__(cls)
+        state = record.__dict__
+        state.update(_DEFAULTS)
+        extra = {}
+        for key, value in values.items():
+            if key in _FIELDS:
+                state[key] = value
+            else:
+                extra[key] = value
+        state["extra"] = extra
+        if state["usage"] is _NO_USAGE:
+            state["usage"] = {}
+        transcript = state["transcript"] or ()
+        if not messages:
+            state["transcript"], state["without_messages"] = (), True
+        else:
+            state["transcript"] = tuple(Message.from_dict(e) if isinstance(e, Mapping) else _odd(e) for e in transcript)
+        return record
 
     def to_json(self) -> dict[str, Any]:
         """The record as its ``results.jsonl`` line (a JSON object), keys in the engine's order.
@@ -242,6 +266,8 @@ class Record:
         Always written: the core keys, ``usage`` and ``transcript``; for a finished item (no ``error``) the
         parse and debate keys; for a pairwise record its verdict fields; other keys when they have a value.
         """
+        if self.without_messages:
+            raise ValueError("a record read without its messages (messages=False) is never written back")
         out: dict[str, Any] = {}
         finished = self.error is None
         pairwise = self.task_type == PAIRWISE
@@ -363,5 +389,10 @@ def _odd(entry: Any) -> Message:
     return Message(index=0, agent="", role="", content=str(entry), raw={"content": entry})
 
 
-_FIELDS = {f.name for f in dataclasses.fields(Record)} - {"extra"}
-_FIELD_NAMES = tuple(f.name for f in dataclasses.fields(Record) if f.name != "extra")
+_FIELDS = {f.name for f in dataclasses.fields(Record)} - {"extra", "without_messages"}
+_NO_USAGE: Mapping[str, Any] = {}  # the default usage, replaced by a record's own empty mapping
+_DEFAULTS = {
+    f.name: (_NO_USAGE if f.name == "usage" else f.default)
+    for f in dataclasses.fields(Record)
+    if f.name not in ("extra",)
+}

@@ -90,7 +90,8 @@ class ResultsStore:
         on_record: Callable[[Record], None] | None = None,
     ) -> None:
         """Take the lock, check or write ``config.json`` and index ``results.jsonl`` (repairing an interrupted
-        last line). ``on_record`` is given every record of this configuration found in the file (to tally a
+        last line). ``on_record`` is given every record of this configuration found in the file, without its
+        messages (to tally a
         run's totals without a second read; ``tally_exact`` says whether that tally still holds)."""
         self.out_dir = out_dir
         self.run_dir = RunDir(out_dir)
@@ -115,7 +116,7 @@ class ResultsStore:
 
     def _read_index(self, on_record: Callable[[Record], None] | None) -> None:
         end = ScanEnd()
-        for record in self.run_dir.iter_records(end):
+        for record in self.run_dir.iter_records(end, messages=False):
             key = self.key(record)
             mine = record.config_hash == self.config_hash
             if key in self._index:
@@ -217,15 +218,16 @@ class ResultsStore:
         """Items (keys) in the results file."""
         return len(self._index)
 
-    def run_records(self) -> Iterator[Record]:
-        """The run's records, one at a time: the last line of each key, of this configuration."""
+    def run_records(self, *, messages: bool = True) -> Iterator[Record]:
+        """The run's records, one at a time: the last line of each key, of this configuration (``messages``:
+        with their transcripts)."""
         if not self._duplicates:
-            for record in self.run_dir.iter_records():
+            for record in self.run_dir.iter_records(messages=messages):
                 if record.config_hash == self.config_hash:
                     yield record
             return
-        last = {self.key(record): number for number, record in self.run_dir.iter_numbered()}
-        for number, record in self.run_dir.iter_numbered():
+        last = {self.key(record): number for number, record in self.run_dir.iter_numbered(messages=False)}
+        for number, record in self.run_dir.iter_numbered(messages=messages):
             if record.config_hash == self.config_hash and last[self.key(record)] == number:
                 yield record
 

@@ -151,23 +151,27 @@ class RunDir:
 
     # -- records ------------------------------------------------------------------------------------------------
 
-    def iter_records(self, end: ScanEnd | None = None, *, redact: bool = False) -> Iterator[Record]:
+    def iter_records(
+        self, end: ScanEnd | None = None, *, redact: bool = False, messages: bool = True
+    ) -> Iterator[Record]:
         """The records of ``results.jsonl`` in file order, one at a time (none when there is no file); with
-        ``redact``, every configured secret masked (a file of an earlier version may hold one)."""
-        for _, record in self.iter_numbered(end, redact=redact):
+        ``redact``, every configured secret masked (a file of an earlier version may hold one); without
+        ``messages``, the records' transcripts left out (``Record.from_json``)."""
+        for _, record in self.iter_numbered(end, redact=redact, messages=messages):
             yield record
 
-    def iter_numbered(self, end: ScanEnd | None = None, *, redact: bool = False) -> Iterator[tuple[int, Record]]:
+    def iter_numbered(
+        self, end: ScanEnd | None = None, *, redact: bool = False, messages: bool = True
+    ) -> Iterator[tuple[int, Record]]:
         """``iter_records`` with each record's line number (counted from 1)."""
         path = self.results_path
         if not path.is_file():
             return
         end = end if end is not None else ScanEnd()
         for number, obj in iter_json_lines(path, end):
-            validate_record(obj, path, number)
-            if redact:
-                obj, _ = redact_record(obj)
-            yield number, Record.from_json(obj, path=path, line=number)
+            if redact:  # checked before the masking, as the file holds it
+                obj, _ = redact_record(validate_record(obj, path, number))
+            yield number, Record.from_json(obj, path=path, line=number, messages=messages)
 
     def latest_records(
         self,

@@ -413,11 +413,12 @@ async def run(
     document = config_document(config, options)
     migrate_legacy_run(options.out_dir, config, document)  # a directory of an earlier version
     check_endpoint_moves(options.out_dir, config, document, allow=options.allow_endpoint_change)
-    systems_rows: list[dict[str, Any]] = []  # what the systems block reads of each record (no transcripts)
+    systems = False  # a record names a system or has no human rating: the summary compares systems
 
     def count(record: Record) -> None:  # one record of the run, in its totals
+        nonlocal systems
         summary.total.add(record)
-        systems_rows.append(record.systems_row())
+        systems = systems or bool(record.system_id or record.system_a or record.human_score is None)
 
     # takes the lock; the records already in the file count in the run's totals as the index is read
     store = ResultsStore(
@@ -493,13 +494,13 @@ async def run(
         summary.elapsed_s = time.perf_counter() - started
         if not store.tally_exact:  # a retried or repeated item was counted: count the whole run again
             summary.total = Tally()
-            systems_rows.clear()
-            for record in store.run_records():  # the whole run, earlier invocations included
+            for record in store.run_records(messages=False):  # the whole run, earlier invocations included
                 count(record)
-        if any(row.get("system_id") or row.get("system_a") or row.get("human_score") is None for row in systems_rows):
+        if systems:
             from debate_eval.tasks.analysis.systems import run_systems  # numpy/scipy: only when there are systems
 
-            summary.systems = run_systems(systems_rows)
+            # what the comparison reads of each record (no transcripts), read again from the file
+            summary.systems = run_systems([record.systems_row() for record in store.run_records(messages=False)])
         # a role outside ROLES (G-Eval's evaluator, a ChatEval referee) uses the Scorer's model
         roles = {*config.roles(), "evaluator", *summary.now.accounting.roles, *summary.total.accounting.roles}
         models = {role: config.models.for_role(role).model for role in roles}

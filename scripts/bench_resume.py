@@ -1,0 +1,81 @@
+"""Resume of a run whose items are all finished: wall time and peak RSS at several sizes (flat memory).
+
+For each size N the script writes an own-data JSONL file of N rows, runs ``debate-eval run`` on its first 8
+rows (G-Eval, scripted provider) to get the run directory's ``config.json`` and a real record, then writes
+N records (that record with each row's id) into ``results.jsonl`` and times the same command over all N rows
+(nothing left to do: the resume reads the file and writes ``summary.json``), in a fresh process measured by
+``/usr/bin/time -v``. Prints a Markdown table.
+
+    python scripts/bench_resume.py --sizes 10000 100000 [--work DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def command(data: Path, out: Path, limit: int | None) -> list[str]:
+    """The ``debate-eval run`` command of the benchmark."""
+    argv = [sys.executable, "-m", "debate_eval.tasks.cli.main", "run", "--dataset", str(data)]
+    argv += ["--fields", "source=doc,output=summ,human=rating", "--aspect", "quality", "--criteria", "Faithful?"]
+    argv += ["--scale", "1-5", "--method", "geval", "--provider", "scripted", "--no-progress", "--out", str(out)]
+    return argv + (["--limit", str(limit)] if limit else [])
+
+
+def prepare(work: Path, size: int) -> tuple[Path, Path]:
+    """The data file and a run directory holding ``size`` finished records."""
+    data, out = work / f"rows-{size}.jsonl", work / f"run-{size}"
+    with data.open("w", encoding="utf-8") as handle:
+        for i in range(size):
+            row = {"doc": f"Article {i}: the council met on Monday and approved the budget.", "summ": f"Summary {i}."}
+            handle.write(json.dumps({**row, "rating": 1 + i % 5}) + "\n")
+    subprocess.run(command(data, out, 8), check=True, capture_output=True)
+    template = json.loads((out / "results.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    with (out / "results.jsonl").open("w", encoding="utf-8") as handle:
+        for i in range(size):
+            item = f"row-{i + 1}"
+            handle.write(json.dumps({**template, "item_id": item, "group_id": item}, ensure_ascii=False) + "\n")
+    return data, out
+
+
+def measure(data: Path, out: Path) -> tuple[float, float, str]:
+    """Wall seconds, peak RSS (MB) and the summary line of the resume."""
+    started = time.perf_counter()
+    done = subprocess.run(["/usr/bin/time", "-v", *command(data, out, None)], capture_output=True, text=True)
+    wall = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(done.stderr[-2000:])
+    rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", done.stderr)
+    first = next((line for line in done.stdout.splitlines() if "already done" in line), "")
+    return wall, int(rss.group(1)) / 1024 if rss else float("nan"), first
+
+
+def main() -> None:
+    """Run the benchmark and print its table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10000, 100000])
+    parser.add_argument("--work", type=Path, default=None)
+    args = parser.parse_args()
+    os.environ.setdefault("DEBATE_EVAL_DATA_DIR", str(Path.cwd() / "data"))
+    with tempfile.TemporaryDirectory(prefix="bench-resume-") as temp:
+        work = args.work or Path(temp)
+        work.mkdir(parents=True, exist_ok=True)
+        print("| items | results.jsonl | resume wall | peak RSS | first line |")
+        print("|---:|---:|---:|---:|---|")
+        for size in args.sizes:
+            data, out = prepare(work, size)
+            megabytes = (out / "results.jsonl").stat().st_size / 1e6
+            wall, rss, first = measure(data, out)
+            print(f"| {size:,} | {megabytes:.0f} MB | {wall:.2f} s | {rss:.0f} MB | {first} |")
+
+
+if __name__ == "__main__":
+    main()
