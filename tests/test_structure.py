@@ -137,3 +137,16 @@ def test_support_is_not_part_of_the_package() -> None:
 
     assert Path(support.rate_limited_server.__file__).resolve().parent == ROOT / "tests" / "support"
     assert not any("rate_limited_server" in name or "demo" in name for name in package_modules())
+
+
+def test_every_package_folder_is_listed_in_pyproject() -> None:
+    """A module in a folder that ``[tool.setuptools] packages`` does not list would be left out of the wheel."""
+    from debate_eval.tasks.engine.config_file import _toml_module  # tomllib, or tomli on Python 3.10
+
+    listed = set(
+        _toml_module().loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"]
+    )
+    folders = {
+        name if path.name == "__init__.py" else name.rpartition(".")[0] for name, path in package_modules().items()
+    }
+    assert folders - listed == set()

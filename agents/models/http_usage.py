@@ -5,7 +5,7 @@ AutoGen's ``OpenAIChatCompletionClient`` keeps only ``prompt_tokens`` and ``comp
 (billed at a lower rate). ``ObservedClient`` (``recording.py``) opens a ``CallMeta`` with ``observing_call()``
 around each completion; the SDK's request task inherits it (a context variable), and ``note_chat_usage``, a
 response observer of the HTTP client (``http_client.py``), writes the cached tokens into it (Anthropic's
-Messages API answers: ``messages_answers.check_messages_answer``). The batch
+Messages API answers: ``messages_response.check_messages_answer``). The batch
 transport (``batch.py``) fills the same record with ``note_response``.
 """
 
@@ -27,7 +27,7 @@ class CallMeta:
 
     cached_prompt_tokens: int = 0  # usage.prompt_tokens_details.cached_tokens (Anthropic: cache_read_input_tokens)
     # prompt tokens the provider's own prompt count leaves out: Anthropic's cache reads and writes, which its
-    # input_tokens excludes (messages_answers.py); its provider adds them to the call's prompt tokens
+    # input_tokens excludes (anthropic/messages_response.py); its provider adds them to the call's prompt tokens
     uncounted_prompt_tokens: int = 0
     batch: bool = False  # answered through the Batch API (billed at the batch rate)
 
@@ -84,7 +84,7 @@ def answer_body(request: Any, response: Any, path: str) -> bytes | None:
     event stream (a streamed answer is read later, by its caller: ``http_client`` reads every other body
     before the observers see it); None otherwise. Decided from the request line and the response, without
     parsing the request's JSON. The one gate of the response observers (``note_chat_usage``,
-    ``responses.check_chat_completion``, ``messages_answers.check_messages_answer``)."""
+    ``responses.check_chat_completion``, ``messages_response.check_messages_answer``)."""
     if response.status_code != 200 or request.method != "POST" or not request.url.path.endswith(path):
         return None
     if not response.is_stream_consumed or "text/event-stream" in response.headers.get("content-type", ""):

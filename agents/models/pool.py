@@ -31,9 +31,9 @@ from debate_eval.agents.models.answer_check import AnswerCheckClient
 from debate_eval.agents.models.answer_format import FREE, AnswerFormat, AnswerPlan, current_answer_task
 from debate_eval.agents.models.batch import BatchDispatcher
 from debate_eval.agents.models.http_client import HttpOptions, NetworkOptions, build_http_client
-from debate_eval.agents.models.messages_answers import check_messages_answer
 from debate_eval.agents.models.preflight import Endpoint, check_endpoints
 from debate_eval.agents.models.providers import get_provider
+from debate_eval.agents.models.providers.anthropic.messages_response import check_messages_answer
 from debate_eval.agents.models.rate_client import RateLimitedClient, add_rate_limit_hook
 from debate_eval.agents.models.rate_limit import RateLimiter, RateOptions
 from debate_eval.agents.models.responses import CHAT_OBSERVERS
@@ -74,7 +74,7 @@ def default_cache_dir() -> Path:
 
 def provider_http_client(options: HttpOptions | None = None) -> Any:
     """The HTTP client every provider's SDK sends through (the network layer's ``build_http_client`` with the
-    chat completion check and cached-token observer, and the Messages API's (``messages_answers``): proxies and
+    chat completion check and cached-token observer, and the Messages API's (``messages_response``): proxies and
     CA bundle from the environment, the deadline, the answer cap). Providers never build their own;
     ``ClientPool.http_client`` shares one per run."""
     return build_http_client(options, (*CHAT_OBSERVERS, check_messages_answer))

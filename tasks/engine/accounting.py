@@ -89,7 +89,7 @@ class RoleUsage:
     cached_calls: int = 0
     # prompt tokens of calls that reached the model (not answered from the cache): every token of the prompt,
     # cached ones included (OpenAI's prompt_tokens; Anthropic's input_tokens + cache reads + cache writes, see
-    # agents/models/messages_answers.py)
+    # agents/models/providers/anthropic/messages_response.py)
     billed_prompt_tokens: int = 0
     billed_completion_tokens: int = 0
     billed_cached_prompt_tokens: int = 0  # of the billed prompt tokens, those the provider's prefix cache served

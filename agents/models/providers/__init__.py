@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 BUILTIN_MODULES = (
     "debate_eval.agents.models.providers.openai",
     "debate_eval.agents.models.providers.azure",
-    "debate_eval.agents.models.providers.anthropic",
+    "debate_eval.agents.models.providers.anthropic.provider",
     "debate_eval.agents.models.providers.gemini",
     "debate_eval.agents.models.providers.ollama",
     "debate_eval.agents.models.providers.embedded",

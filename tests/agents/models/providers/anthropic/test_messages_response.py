@@ -1,4 +1,4 @@
-"""Anthropic Messages API answers read by the run's HTTP client (``messages_answers.py``): prompt-cache usage
+"""Anthropic Messages API answers read by the run's HTTP client (``messages_response.py``): prompt-cache usage
 (``cache_read_input_tokens``, ``cache_creation_input_tokens``) and empty answers, against the local Anthropic
 wire fake (``wire_fakes.AnthropicFake``), through the provider's client and through the command line."""
 
@@ -15,9 +15,9 @@ from autogen_core.models import SystemMessage, UserMessage
 from wire_fakes import AnthropicFake
 
 from debate_eval.agents.models.http_usage import CallMeta, observing_call
-from debate_eval.agents.models.messages_answers import is_empty_answer
 from debate_eval.agents.models.pool import build_client, provider_http_client
 from debate_eval.agents.models.providers import get_provider
+from debate_eval.agents.models.providers.anthropic.messages_response import is_empty_answer
 from debate_eval.agents.models.responses import EmptyAnswerError
 from debate_eval.agents.models.settings import ModelOverrides, resolve_model_config
 from debate_eval.tasks.cli.main import main

@@ -1,5 +1,5 @@
 """``ToolAnswerClient``: a structured answer asked for through a forced tool call, for an API with tools but no
-response schema (Anthropic's Messages API; see ``anthropic.py``). Imported when a client is built."""
+response schema (Anthropic's Messages API; see ``provider.py``). Imported when a client is built."""
 
 from __future__ import annotations
 

@@ -15,10 +15,10 @@
 - Usage: ``output_tokens`` become completion tokens; prompt tokens are ``input_tokens`` plus the prompt
   cache's reads and writes (``cache_read_input_tokens``, ``cache_creation_input_tokens``), which Anthropic's
   ``input_tokens`` leaves out, and the cache reads are the call's cached prompt tokens (read by the HTTP layer,
-  ``agents/models/messages_answers.py``; added by ``CacheCountedClient``, ``anthropic_usage.py``). No cache is
+  ``messages_response.py``; added by ``CacheCountedClient``, ``cache_usage.py``). No cache is
   requested (no ``cache_control``), but the API may report cached tokens on its own.
 - An empty answer (no content block, or only empty text blocks) is ``EmptyAnswerError``, as for chat
-  completions (``messages_answers.py``).
+  completions (``messages_response.py``).
 - Errors are raised as the OpenAI SDK's classes of the same meaning (``providers/errors.py``), so retries
   (429, 529 and other 5xx, timeouts), the endpoint check and item errors work as for every provider.
 - ``--batch`` is refused: Anthropic's Message Batches API (requests inline, results as JSONL by batch) does
@@ -26,7 +26,7 @@
 - ``--structured-output`` (answer formats, ``agents/models/answer_format.py``): the Messages API has no
   response schema, so a scoring answer is asked for through a tool whose input schema is the answer's
   (``{"rationale", "score"}`` or ``{"rationale", "verdict"}``), forced with ``tool_choice`` ``any`` (the one
-  tool); ``ToolAnswerClient`` (``tool_answers.py``) turns the tool call back into the answer's text (its input
+  tool); ``ToolAnswerClient`` (``forced_tool.py``) turns the tool call back into the answer's text (its input
   as JSON), so agents, transcripts and the strict JSON parse see a plain JSON answer. A grammar cannot be
   sent to this API.
 """
@@ -134,9 +134,9 @@ class AnthropicProvider(Provider):
             client = BaseAnthropicChatCompletionClient(
                 SamplingFreeClient(sdk), create_args=create_args, model_info=info
             )
-        from debate_eval.agents.models.providers.anthropic_usage import CacheCountedClient  # AutoGen: when used
+        from debate_eval.agents.models.providers.anthropic.cache_usage import CacheCountedClient  # AutoGen: when used
+        from debate_eval.agents.models.providers.anthropic.forced_tool import ToolAnswerClient
         from debate_eval.agents.models.providers.errors import OpenAIErrors
-        from debate_eval.agents.models.providers.tool_answers import ToolAnswerClient
 
         return ToolAnswerClient(OpenAIErrors(CacheCountedClient(client), openai_error), ANSWER_TOOL)
 

@@ -2,7 +2,7 @@
 
 AutoGen's Anthropic client reports ``usage.input_tokens`` as the prompt tokens, and Anthropic's
 ``input_tokens`` leaves out the tokens read from or written to its prompt cache. ``CacheCountedClient``
-adds them back (``CallMeta.uncounted_prompt_tokens``, noted by the HTTP layer, ``messages_answers.py``), so
+adds them back (``CallMeta.uncounted_prompt_tokens``, noted by the HTTP layer, ``messages_response.py``), so
 a call's prompt tokens mean what they mean for every other provider: all the tokens of its prompt, of which
 ``cached_prompt_tokens`` were served from the cache. It sits right above AutoGen's client, below the
 response cache, so an answer replayed from the cache carries the same counts.
