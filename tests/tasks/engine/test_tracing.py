@@ -172,3 +172,29 @@ def test_the_command_line_reads_the_otel_environment(isolated_env: Path) -> None
     rounds = ["debate_eval.round 0", "debate_eval.round 1"]
     assert names == ["chat scripted"] * 3 + ["debate_eval.item debate", *rounds, "debate_eval.run debate"]
     assert {span["resource"]["attributes"]["service.name"] for span in found} == {"judge-ci"}
+
+
+def test_a_judges_spans_are_children_of_the_callers_span(isolated_env: Path, spans: InMemorySpanExporter) -> None:
+    """``debate_eval.Judge`` runs its calls on a loop of its own thread: the caller's current span (an inspect
+    sample's, a request's) still parents each judgment's item span, from the blocking and the async form (the
+    call is handed to that loop with the caller's context variables, OpenTelemetry's context among them)."""
+    import asyncio
+
+    caller = trace.get_tracer("host program")
+    judge_options = {"criteria": "Is the summary coherent?", "provider": "scripted", "max_rounds": 1}
+    with debate_eval.Judge(**judge_options) as judge:
+        with caller.start_as_current_span("sample 1") as sample:
+            judge.score("The council approved the budget.", source="The council met and approved the budget.")
+
+        async def from_a_loop() -> trace.Span:
+            with caller.start_as_current_span("sample 2") as span:
+                await judge.score_async("The council met.", source="The council met on Monday.")
+                return span
+
+        second = asyncio.run(from_a_loop())
+    items = sorted((s for s in ours(spans) if s.name == "debate_eval.item debate"), key=lambda s: s.start_time or 0)
+    assert [s.parent.span_id if s.parent else None for s in items] == [
+        sample.get_span_context().span_id,
+        second.get_span_context().span_id,
+    ]
+    assert all(s.context.trace_id == s.parent.trace_id for s in items if s.parent)
