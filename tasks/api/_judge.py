@@ -44,6 +44,12 @@ DEFAULT_IN_FLIGHT = 64  # calls in flight per endpoint and model (the shared win
 _BUILD_LOCK = threading.Lock()  # a judge's configuration is built with its inputs registered under DATASET
 
 
+def _inputs_digest(inputs: Mapping[str, str], exclude: str) -> str:
+    """A short SHA-256 of ``inputs`` without ``exclude`` (the inputs several systems' outputs share)."""
+    shared = {name: value for name, value in inputs.items() if name != exclude}
+    return hashlib.sha256(json.dumps(shared, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()[:16]
+
+
 # ---------------------------------------------------------------------------------------------- results
 
 
@@ -52,7 +58,8 @@ class Judgment:
     """One output judged: ``score`` on ``scale`` (None when no score could be read: see ``parse_status``
     and ``parse_reason``), ``normalized_score`` on [0, 1], the deciding ``rationale`` (the text of the answer
     the score was read from), the debate's ``rounds`` and whether the Critic ``agreed``, every message, the
-    tokens and the estimated cost (None without a price), and ``error`` when the call failed."""
+    tokens and the estimated cost (None without a price), and ``error`` when the call failed. ``system``:
+    the system that wrote the output, as given (with ``record_to``, the run's per-system comparison uses it)."""
 
     id: str
     method: str
@@ -72,6 +79,7 @@ class Judgment:
     completion_tokens: int
     cost_usd: float | None
     error: str | None
+    system: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -386,11 +394,20 @@ class Judge:
         from debate_eval.tasks.engine.runner import Tally
 
         total = Tally()
+        systems = False
         for record in self._store.run_records():  # one at a time, from the file
             total.add(record)
+            systems = systems or bool(record.system_id)
         cost = total.accounting.cost(self._models(total.accounting.roles), self._prices or {})
+        summary = total.to_dict(cost)
+        if systems:  # judgments that name their system: the per-system comparison, as a run's summary has it
+            from debate_eval.tasks.analysis.systems import run_systems
+
+            block = run_systems([record.systems_row() for record in self._store.run_records(messages=False)])
+            if block:
+                summary["systems"] = block
         with contextlib.suppress(ResultsWriteError):
-            self._store.run_dir.write_summary(total.to_dict(cost))
+            self._store.run_dir.write_summary(summary)
 
     def __enter__(self) -> Judge:
         return self
@@ -418,9 +435,11 @@ class Judge:
         reference: str | None = None,
         context: str | None = None,
         id: str | None = None,
+        system: str | None = None,
     ) -> Judgment:
-        """Judge one output (with its source, reference, context when the prompt shows them): a ``Judgment``."""
-        return _blocking(self._score(output, source=source, reference=reference, context=context, id=id))
+        """Judge one output (with its source, reference, context when the prompt shows them): a ``Judgment``.
+        ``system``: the system that wrote ``output`` (recorded as the record's ``system_id``)."""
+        return _blocking(self._score(output, source=source, reference=reference, context=context, id=id, system=system))
 
     async def score_async(
         self,
@@ -430,9 +449,12 @@ class Judge:
         reference: str | None = None,
         context: str | None = None,
         id: str | None = None,
+        system: str | None = None,
     ) -> Judgment:
         """``score`` for code that runs an event loop: ``j = await judge.score_async(...)``."""
-        return await _awaited(self._score(output, source=source, reference=reference, context=context, id=id))
+        return await _awaited(
+            self._score(output, source=source, reference=reference, context=context, id=id, system=system)
+        )
 
     def compare(
         self,
@@ -464,8 +486,8 @@ class Judge:
         self, rows: Iterable[Mapping[str, Any] | str], concurrency: int = 8, progress: bool = False
     ) -> list[Judgment]:
         """Judge many outputs, ``concurrency`` at a time, in the order given: each row an output (text) or a
-        mapping with ``output`` and any of ``source``, ``reference``, ``context``, ``id``; ``progress``: a bar
-        on stderr."""
+        mapping with ``output`` and any of ``source``, ``reference``, ``context``, ``id``, ``system``;
+        ``progress``: a bar on stderr."""
         return _blocking(self._score_many(list(rows), concurrency, progress))
 
     async def score_many_async(
@@ -509,11 +531,12 @@ class Judge:
             return self._score(row)
         if not isinstance(row, Mapping) or not isinstance(row.get("output"), str):
             raise UserError(f"score_many: row {number} (counted from 1): expected a text or a mapping with 'output'")
-        unknown = sorted(set(row) - {*SINGLE_INPUTS, "id"})
+        unknown = sorted(set(row) - {*SINGLE_INPUTS, "id", "system"})
         if unknown:
             raise UserError(f"score_many: row {number} (counted from 1): unknown key(s) {', '.join(unknown)}")
         values = {name: row.get(name) for name in ("source", "reference", "context")}
-        return self._score(row["output"], **values, id=None if row.get("id") is None else str(row["id"]))
+        system = None if row.get("system") is None else str(row["system"])
+        return self._score(row["output"], **values, id=None if row.get("id") is None else str(row["id"]), system=system)
 
     async def _score(
         self,
@@ -523,7 +546,10 @@ class Judge:
         reference: str | None = None,
         context: str | None = None,
         id: str | None = None,
+        system: str | None = None,
     ) -> Judgment:
+        if system is not None and not isinstance(system, str):
+            raise UserError(f"Judge.score: system must be text, got {type(system).__name__}")
         given = {"context": context, "source": source, "reference": reference, "output": output}
         for name, value in given.items():
             if value is not None and not isinstance(value, str):
@@ -535,7 +561,7 @@ class Judge:
             if missing:
                 shown = ", ".join(missing)
                 raise UserError(f"Judge.score: the template {config.template.source} shows {shown}: give it")
-        record = await self._judge(config, inputs, id, pairwise=False)
+        record = await self._judge(config, inputs, id, pairwise=False, system=system)
         return self._judgment(record, config)
 
     async def _compare(
@@ -557,7 +583,7 @@ class Judge:
         return self._pair_judgment(record, config)
 
     async def _judge(
-        self, config: Any, inputs: dict[str, str], item_id: str | None, *, pairwise: bool
+        self, config: Any, inputs: dict[str, str], item_id: str | None, *, pairwise: bool, system: str | None = None
     ) -> dict[str, Any]:
         """One item through the method: the stored judgment when ``record_to`` holds it, else a new one
         (appended there whole, once finished)."""
@@ -569,7 +595,8 @@ class Judge:
         from debate_eval.tasks.engine.pairwise import build_pairwise_task
         from debate_eval.tasks.engine.runner import evaluate_one
 
-        digest = hashlib.sha256(json.dumps(inputs, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
+        identity = inputs if system is None else {**inputs, "\x00system": system}  # one system's output, not another's
+        digest = hashlib.sha256(json.dumps(identity, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
         item_id = str(item_id) if item_id is not None else f"sha256:{digest[:16]}"
         await self._start(config)
         config_hash = self._hashes[id(config)]
@@ -593,8 +620,9 @@ class Judge:
         item = Item(
             item_id=item_id,
             dataset=DATASET,
-            group_id=item_id,
-            system_id="",
+            # outputs of several systems on the same inputs form one group: their paired comparison's unit
+            group_id=item_id if system is None else "inputs:" + _inputs_digest(inputs, exclude="output"),
+            system_id=system or "",
             inputs=inputs,
             human_scores={},
             row_index=0,
@@ -658,7 +686,10 @@ class Judge:
         normalized = None
         if score is not None and high > low:
             normalized = min(1.0, max(0.0, (score - low) / (high - low)))
-        return Judgment(score=score, scale=(low, high), normalized_score=normalized, **self._common(record, config))
+        system = record.get("system_id") or None
+        return Judgment(
+            score=score, scale=(low, high), normalized_score=normalized, system=system, **self._common(record, config)
+        )
 
     def _pair_judgment(self, record: Mapping[str, Any], config: Any) -> PairJudgment:
         verdict = record.get("verdict")

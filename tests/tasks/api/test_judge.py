@@ -194,3 +194,24 @@ def test_the_endpoint_is_checked_once_at_the_first_call(api_env: Path) -> None:
             judgments = [judge.score(f"Summary {i}.", source=SOURCE) for i in range(4)]
         assert all(j.ok for j in judgments)
         assert server.count == 1 + 4  # one endpoint check, then one call an item (G-Eval)
+
+
+def test_judgments_name_their_system_and_the_summary_compares_systems(api_env: Path) -> None:
+    # the planted length judge scores by length: the system writing longer outputs must win every pair
+    options = {"method": "geval", "criteria": CRITERIA, "provider": "scripted", "model": "planted-length"}
+    rows = []
+    for number in range(12):
+        source = f"{SOURCE} Item {number}."
+        rows.append({"output": "Approved.", "source": source, "system": "terse"})
+        rows.append({"output": " ".join(["The council approved the budget"] * 5), "source": source, "system": "full"})
+    with debate_eval.Judge(record_to="systems", **options) as judge:
+        judgments = judge.score_many(rows, concurrency=4)
+        single = judge.score("Approved.", source=SOURCE, system="terse", id="one")
+    assert [j.system for j in judgments] == [row["system"] for row in rows] and single.system == "terse"
+    assert len({j.id for j in judgments}) == len(rows)  # the same source, two systems: two items
+    summary = json.loads((api_env / "systems" / "summary.json").read_text(encoding="utf-8"))
+    (block,) = summary["systems"].values()
+    assert set(block["systems"]) == {"terse", "full"}
+    assert block["systems"]["full"]["mean"] > block["systems"]["terse"]["mean"]
+    (pair,) = block["pairs"]
+    assert {pair["wins"], pair["losses"]} == {12, 0} and pair["ties"] == 0  # paired on the 12 shared sources
