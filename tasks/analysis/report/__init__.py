@@ -13,9 +13,9 @@ from pathlib import Path
 from debate_eval.agents.errors import UserError
 from debate_eval.tasks.analysis.bootstrap import CI_METHODS, DEFAULT_CI_METHOD
 from debate_eval.tasks.analysis.report.gather import Run, attach_inputs, load_runs
-from debate_eval.tasks.analysis.report.page import render
+from debate_eval.tasks.analysis.report.page import SAMPLE_ITEMS, SIDECAR_SUFFIX, render, render_page
 
-__all__ = ["Run", "load_runs", "render", "write_report"]
+__all__ = ["Run", "load_runs", "render", "render_page", "write_report"]
 
 
 def write_report(
@@ -29,7 +29,9 @@ def write_report(
     """Read the runs, render the page and write it to ``out`` (its folder is created); returns the path.
 
     With ``with_texts``, records that do not hold the judged texts get them from the dataset (``data_dir``,
-    else the usual places); a dataset that cannot be loaded is named in a note on the page. ``ci_method``
+    else the usual places); a dataset that cannot be loaded is named in a note on the page. A run of more than
+    ``SAMPLE_ITEMS`` items gets a page with a sample of them (its plots and figures use every item) and the full
+    table in ``OUT.items.json.gz`` beside it, which the page loads when the reader picks it. ``ci_method``
     (``percentile`` or ``bca``) is the bootstrap interval method of the meta-evaluation tables, as
     ``meta-eval --ci-method``; the page names it. An audit folder (``debate-eval audit --out DIR``, with its
     ``card.json``) gives its judge card page, whose intervals are the audit's own (``audit --ci-method``).
@@ -49,8 +51,17 @@ def write_report(
         return target
     runs = load_runs(names)
     notes = attach_inputs(runs, data_dir) if with_texts else []
-    html = render(runs, title, notes, ci_method=ci_method)
+    sidecar_path = target.with_name(target.name + SIDECAR_SUFFIX)
+    html, sidecar = render_page(
+        runs, title, notes, ci_method=ci_method, sample=SAMPLE_ITEMS, sidecar_name=sidecar_path.name
+    )
     target.parent.mkdir(parents=True, exist_ok=True)
+    if sidecar is not None:  # a run larger than a page holds: every item beside it, written first
+        temporary = sidecar_path.with_name(sidecar_path.name + ".tmp")
+        temporary.write_bytes(sidecar)
+        temporary.replace(sidecar_path)
+    else:
+        sidecar_path.unlink(missing_ok=True)  # an earlier, larger report's
     temporary = target.with_name(target.name + ".tmp")
     temporary.write_text(html, encoding="utf-8")
     temporary.replace(target)

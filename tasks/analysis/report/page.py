@@ -26,6 +26,8 @@ from debate_eval.tasks.analysis.report.gather import Run, compare_key, is_pairwi
 from debate_eval.tasks.analysis.report.plots import PALETTE, esc
 
 ASSETS = "assets"
+SAMPLE_ITEMS = 2000  # records a page embeds; a larger run embeds a sample, the full table goes in a sidecar
+SIDECAR_SUFFIX = ".items.json.gz"  # beside the page: every row and record, gzipped JSON the page can load
 # The page's script, in this order, joined inside one function (they share its variables).
 SCRIPTS = (
     "report_base.js",
@@ -134,6 +136,39 @@ def page_data(runs: Sequence[Run]) -> dict[str, Any]:
     }
 
 
+def sample_indexes(total: int, limit: int) -> list[int]:
+    """``limit`` indexes spread evenly over ``range(total)`` (every ``total/limit``-th; all when it fits)."""
+    if total <= limit:
+        return list(range(total))
+    return [i * total // limit for i in range(limit)]
+
+
+def sampled(data: dict[str, Any], records: list[dict[str, Any]], limit: int) -> tuple[list[dict[str, Any]], bytes]:
+    """Keep a sample of ``limit`` rows in ``data`` (their records renumbered) and return the sample's records
+    and the sidecar: gzipped JSON ``{"rows": [...], "records": [...]}`` of every row and record."""
+    full = json.dumps({"rows": data["rows"], "records": records}, ensure_ascii=False, allow_nan=False, default=str)
+    sidecar = gzip.compress(full.encode("utf-8"), compresslevel=6, mtime=0)
+    rows = []
+    kept = []
+    for index in sample_indexes(len(data["rows"]), limit):
+        row = dict(data["rows"][index])
+        kept.append(records[row["rec"]])
+        row["rec"] = len(kept) - 1
+        rows.append(row)
+    data["rows"] = rows
+    return kept, sidecar
+
+
+def sidecar_block(name: str, shown: int, total: int) -> str:
+    """The note and file picker of a sampled page (the page may not fetch files: the reader picks it)."""
+    return (
+        f"<p class='note warn' id='sample-note'>This page holds {shown:,} of the {total:,} items (spread evenly "
+        f"over the run); the plots and figures above use every item. The full table with every transcript is "
+        f"in <code>{esc(name)}</code> beside this page: <label>load it <input id='items-file' type='file' "
+        f"accept='.gz'></label></p>"
+    )
+
+
 def _csp(script: str, style: str) -> str:
     def digest(text: str) -> str:
         return base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")
@@ -151,13 +186,34 @@ def render(
     lead: str = "",
     ci_method: str = DEFAULT_CI_METHOD,
 ) -> str:
-    """The whole report page for ``runs``; ``notes`` are shown under the title (e.g. texts not loaded); ``lead``
-    is a section of escaped HTML shown first (an audit's judge card, ``audit_section``); ``ci_method`` is the
-    bootstrap interval method of the meta-evaluation tables (``meta-eval --ci-method``)."""
+    """The whole report page for ``runs`` with every item; ``notes`` are shown under the title (e.g. texts not
+    loaded); ``lead`` is a section of escaped HTML shown first (an audit's judge card, ``audit_section``);
+    ``ci_method`` is the bootstrap interval method of the meta-evaluation tables (``meta-eval --ci-method``)."""
+    return render_page(runs, title, notes, lead, ci_method)[0]
+
+
+def render_page(
+    runs: Sequence[Run],
+    title: str | None = None,
+    notes: Sequence[str] = (),
+    lead: str = "",
+    ci_method: str = DEFAULT_CI_METHOD,
+    *,
+    sample: int | None = None,
+    sidecar_name: str = "",
+) -> tuple[str, bytes | None]:
+    """``render``, and with ``sample`` a page that embeds at most that many items (spread evenly) and the
+    sidecar of every item (``sampled``) to write beside it as ``sidecar_name`` (None: every item fits)."""
     style, script = asset("report.css"), script_text()
     title = title or "debate-eval report: " + ", ".join(run.label for run in runs)
     data = page_data(runs)
-    packed = pack_records(data.pop("records"))
+    records = data.pop("records")
+    sidecar, block = None, ""
+    if sample is not None and len(records) > sample:
+        total = len(records)
+        records, sidecar = sampled(data, records, sample)
+        block = sidecar_block(sidecar_name, len(records), total)
+    packed = pack_records(records)
     compare = sections.comparison(runs)
     body = {
         "title": esc(title),
@@ -179,6 +235,7 @@ def render(
         "script": script,
         "data": safe_json(data),
         "records": packed,
+        "sidecar": block,
     }
     # One pass over the template only: a run's text that looks like a placeholder stays as it is.
-    return re.sub(r"\{\{(\w+)\}\}", lambda match: body[match.group(1)], asset("page.html"))
+    return re.sub(r"\{\{(\w+)\}\}", lambda match: body[match.group(1)], asset("page.html")), sidecar

@@ -54,6 +54,9 @@ def _axis_ticks(values: Sequence[float], to_px: Callable[[float], float], horizo
     return out
 
 
+MAX_POINTS = 2000  # points a scatter draws (an even sample beyond)
+
+
 def scatter(
     title: str,
     points: Sequence[tuple[float, float, str, str]],
@@ -64,8 +67,13 @@ def scatter(
 ) -> str:
     """Predicted (y) against human (x) scores; each point is (human, predicted, item key, hover text).
 
-    Points are jittered (fixed seed) so equal pairs do not hide each other; the diagonal is y = x.
+    Points are jittered (fixed seed) so equal pairs do not hide each other; the diagonal is y = x. More than
+    ``MAX_POINTS`` points: an even sample of them is drawn, and the title says how many (a page stays small).
     """
+    if len(points) > MAX_POINTS:
+        total = len(points)
+        points = [points[i * total // MAX_POINTS] for i in range(MAX_POINTS)]
+        title = f"{title} ({MAX_POINTS:,} of {total:,} items drawn)"
     rng = random.Random(453)
     span = (high - low) or 1.0
     low_px, high_px = MARGIN, WIDTH - 12

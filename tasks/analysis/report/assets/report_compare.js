@@ -51,6 +51,27 @@
     });
   }
 
+  /* A sampled page (a large run): the reader picks the sidecar with every row and record; it replaces the
+     sample in the table (the page itself may not fetch files). */
+  function gunzipJson(blob) {
+    var stream = blob.stream().pipeThrough(new DecompressionStream("gzip"));
+    return new Response(stream).text().then(JSON.parse);
+  }
+  var itemsFile = document.getElementById("items-file");
+  if (itemsFile) itemsFile.addEventListener("change", function () {
+    var file = itemsFile.files && itemsFile.files[0], note = document.getElementById("sample-note");
+    if (!file) return;
+    note.textContent = "loading " + file.name + "…";
+    gunzipJson(file).then(function (full) {
+      if (!full || !Array.isArray(full.rows) || !Array.isArray(full.records)) throw new Error("not a report's items file");
+      rows = full.rows;
+      records = full.records;
+      renderRows();
+      note.textContent = "All " + rows.length + " items loaded from " + file.name + ".";
+      document.documentElement.setAttribute("data-items-loaded", String(rows.length));
+    }).catch(function (e) { note.textContent = "Could not load " + file.name + ": " + e.message; });
+  });
+
   buildHead();
   renderRows();
   compareTable();

@@ -1,0 +1,234 @@
+"""Scale benchmark: a G-Eval run (one call an item) over own-data JSONL of N items on scripted endpoints in
+processes of their own, at --concurrency 64; then resume (all done), meta-eval, report and show on it; workers 1
+vs 2, shards merged and a Ray run. Every command runs in a process of its own under /usr/bin/time (wall
+seconds, peak RSS of the largest process). Writes benchmarks/scale.md (``--out``).
+
+    python scripts/bench_scale.py --items 10000,40000 --compare-items 10000 --out benchmarks/scale.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+CLI = [sys.executable, "-m", "debate_eval.tasks.cli.main"]
+SERVER = [sys.executable, "-m", "debate_eval.agents.models.providers.scripted_server"]
+
+
+class Servers:
+    """``count`` scripted endpoints, each a process of its own (stopped when their standard input closes)."""
+
+    def __init__(self, count: int) -> None:
+        self.processes = [
+            subprocess.Popen(SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) for _ in range(count)
+        ]
+        self.urls = [p.stdout.readline().strip() for p in self.processes if p.stdout is not None]
+
+    def close(self) -> None:
+        for process in self.processes:
+            if process.stdin is not None:
+                process.stdin.close()
+            process.wait(timeout=30)
+
+
+def timed(command: Sequence[str], env: dict[str, str]) -> tuple[float, float, str]:
+    """Run ``command`` under /usr/bin/time: wall seconds, peak RSS (MB) of its largest process, stdout."""
+    with tempfile.NamedTemporaryFile("r", suffix=".time") as report:
+        started = time.perf_counter()
+        done = subprocess.run(
+            ["/usr/bin/time", "-f", "%M", "-o", report.name, *command],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        wall = time.perf_counter() - started
+        if done.returncode != 0:
+            raise SystemExit(f"failed ({done.returncode}): {' '.join(command)}\n{done.stderr[-2000:]}")
+        rss_kb = float(report.read().strip().splitlines()[-1])
+    return wall, rss_kb / 1024, done.stdout
+
+
+def write_data(path: Path, items: int) -> None:
+    """Own data: id, source, output, human (a rating, so meta-eval has something to correlate)."""
+    with path.open("w", encoding="utf-8") as handle:
+        for i in range(items):
+            row = {
+                "id": f"item-{i}",
+                "source": f"Source document {i}. " + "The committee met and decided several things. " * 4,
+                "output": f"Summary {i}: the committee decided " + "things " * (i % 7 + 1),
+                "human": 1 + i % 5,
+            }
+            handle.write(json.dumps(row) + "\n")
+
+
+def run_command(data: Path, out: Path, urls: Sequence[str], concurrency: int, *extra: str) -> list[str]:
+    return [
+        *CLI,
+        "run",
+        "--dataset",
+        str(data),
+        "--criteria",
+        "Is the summary coherent?",
+        "--scale",
+        "1-5",
+        "--aspect",
+        "coherence",
+        "--method",
+        "geval",
+        "--base-url",
+        ",".join(urls),
+        "--model",
+        "scripted",
+        "--concurrency",
+        str(concurrency),
+        "--no-cache",
+        "--no-preflight",
+        "--progress",
+        "none",
+        "--out",
+        str(out),
+        *extra,
+    ]
+
+
+def mb(path: Path) -> float:
+    return path.stat().st_size / 1e6
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--items", default="10000,40000", help="item counts of the main table")
+    parser.add_argument("--compare-items", type=int, default=10000, help="items of the workers/shards/Ray rows")
+    parser.add_argument("--concurrency", type=int, default=64)
+    parser.add_argument("--servers", type=int, default=2, help="scripted endpoint processes (--base-url A,B)")
+    parser.add_argument("--no-ray", action="store_true", help="leave out the Ray row")
+    parser.add_argument("--out", default="benchmarks/scale.md")
+    args = parser.parse_args(argv)
+    command = "python scripts/bench_scale.py " + " ".join(argv if argv is not None else sys.argv[1:])
+    work = Path(tempfile.mkdtemp(prefix="bench-scale-"))
+    env = {
+        **os.environ,
+        "DEBATE_EVAL_CACHE_DIR": str(work / "cache"),
+        "TEMPORARILY_DISABLE_PROTOBUF_VERSION_CHECK": "true",
+    }
+    load_before = os.getloadavg()
+    servers = Servers(args.servers)
+    rows: list[str] = []
+    compare: list[str] = []
+    try:
+        for items in [int(x) for x in args.items.split(",") if x]:
+            data = work / f"data-{items}.jsonl"
+            write_data(data, items)
+            out = work / f"run-{items}"
+            wall, rss, _ = timed(run_command(data, out, servers.urls, args.concurrency), env)
+            resume_wall, resume_rss, _ = timed(run_command(data, out, servers.urls, args.concurrency), env)
+            meta_wall, meta_rss, _ = timed([*CLI, "meta-eval", str(out), "--json", "--min-coverage", "0"], env)
+            page = work / f"report-{items}.html"
+            report_wall, report_rss, _ = timed([*CLI, "report", str(out), "--out", str(page)], env)
+            show_wall, show_rss, _ = timed([*CLI, "show", str(out)], env)
+            size = mb(out / "results.jsonl")
+            rows.append(
+                f"| {items:,} | {wall:.0f} s | {items / wall:.0f} | {rss:.0f} MB | {size:.0f} MB | "
+                f"{resume_wall:.1f} s, {resume_rss:.0f} MB | {meta_wall:.1f} s, {meta_rss:.0f} MB | "
+                f"{report_wall:.1f} s, {mb(page):.1f} MB page, {report_rss:.0f} MB | "
+                f"{show_wall:.1f} s, {show_rss:.0f} MB |"
+            )
+            print(rows[-1], flush=True)
+            shutil.rmtree(out)
+        items = args.compare_items
+        data = work / f"data-{items}.jsonl"
+        if not data.exists():
+            write_data(data, items)
+        one = None
+        for workers in (1, 2):
+            out = work / f"workers-{workers}"
+            wall, rss, _ = timed(run_command(data, out, servers.urls, args.concurrency, "--workers", str(workers)), env)
+            rate = items / wall
+            one = one or rate
+            compare.append(
+                f"| `--workers {workers}` | {items:,} | {wall:.1f} s | {rate:.0f} | {rate / one:.2f}x | {rss:.0f} MB |"
+            )
+            print(compare[-1], flush=True)
+            shutil.rmtree(out)
+        shard_dirs = [work / f"shard-{k}" for k in range(2)]
+        started = time.perf_counter()
+        processes = [
+            subprocess.Popen(
+                run_command(data, d, servers.urls, args.concurrency, "--shard", f"{k}/2"),
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            for k, d in enumerate(shard_dirs)
+        ]
+        if any(p.wait() for p in processes):
+            raise SystemExit("a shard failed")
+        shards_wall = time.perf_counter() - started
+        merged = work / "merged"
+        merge_wall, merge_rss, _ = timed([*CLI, "merge", str(merged), *map(str, shard_dirs)], env)
+        lines = sum(1 for _ in (merged / "results.jsonl").open("rb"))
+        compare.append(
+            f"| 2 shards (`--shard 0/2`, `1/2`, two processes) + `merge` | {items:,} | {shards_wall:.1f} s + merge "
+            f"{merge_wall:.1f} s ({merge_rss:.0f} MB) | {items / shards_wall:.0f} | {items / shards_wall / one:.2f}x | "
+            f"merged: {lines:,} lines |"
+        )
+        print(compare[-1], flush=True)
+        if not args.no_ray:
+            out = work / "ray"
+            wall, rss, _ = timed(run_command(data, out, servers.urls, args.concurrency, "--ray", "--workers", "2"), env)
+            lines = sum(1 for _ in (out / "results.jsonl").open("rb"))
+            compare.append(
+                f"| `--ray --workers 2` (a local Ray instance started by the run) | {items:,} | {wall:.1f} s | "
+                f"{items / wall:.0f} | {items / wall / one:.2f}x | {rss:.0f} MB (driver); {lines:,} lines |"
+            )
+            print(compare[-1], flush=True)
+    finally:
+        servers.close()
+        shutil.rmtree(work, ignore_errors=True)
+    load_after = os.getloadavg()
+    text = f"""# Scale: items, memory, workers, shards, Ray
+
+Command: `{command}` (at {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC).
+Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; load average
+{load_before[0]:.1f} before and {load_after[0]:.1f} after (the cores are shared with other work: the figures
+are as measured under that load). G-Eval (one call an item) over own-data JSONL, `--concurrency
+{args.concurrency}`, no response cache, {args.servers} scripted endpoints, each a process of its own
+(`--base-url A,B`). Peak RSS: the largest process of the command (`/usr/bin/time -f %M`).
+
+## Items
+
+| items | run wall | items/s | peak RSS | results.jsonl | resume (all done) | meta-eval | report | show |
+|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+{chr(10).join(rows)}
+
+Before (the issue's figures, measured on main at `ae996ea`, quoted as they were measured there):
+
+| items | run wall | items/s | peak RSS | results.jsonl | resume (all done) | meta-eval | report | show |
+|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+| 5,000 | 36 s | 151 | 207 MB | 15 MB | 2.9 s | 1.7 s | 3.8 s, 4.4 MB page | 0.5 s |
+| 40,000 | 278 s | 151 | 874 MB | 117 MB | 18.9 s, 915 MB | 5.8 s, 803 MB | 21 s, 35 MB page, 1.07 GB | 4.6 s, 725 MB |
+
+## Workers, shards, Ray
+
+| how | items | wall | items/s | vs one worker | memory / lines |
+|---|---:|---:|---:|---:|---|
+{chr(10).join(compare)}
+"""
+    Path(args.out).write_text(text, encoding="utf-8")
+    print(f"written: {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
