@@ -57,8 +57,8 @@ from debate_eval.tasks.engine.aspects import is_multi
 from debate_eval.tasks.engine.build import build_run_options, resolve_dataset
 from debate_eval.tasks.engine.config_file import request_toml
 from debate_eval.tasks.engine.request import RunRequest
-from debate_eval.tasks.engine.results import read_jsonl
 from debate_eval.tasks.engine.run_config import RunConfig
+from debate_eval.tasks.engine.rundir import RunDir
 from debate_eval.tasks.engine.runner import RunSummary, run
 
 CSV_COLUMNS = (
@@ -106,12 +106,8 @@ def selected_item_ids(request: RunRequest) -> list[str]:
 def selected_records(results: Path, item_ids: Collection[str]) -> list[dict[str, Any]]:
     """The latest record of every selected item in a results file (items of other selections are ignored)."""
     wanted = set(item_ids)
-    latest: dict[str, dict[str, Any]] = {}
-    for record in read_jsonl(results):
-        item_id = str(record.get("item_id"))
-        if item_id in wanted:
-            latest[item_id] = record
-    return list(latest.values())
+    records = RunDir(results.parent).latest_records(key=lambda record: record.key, keep=lambda r: r.key in wanted)
+    return [record.to_json() for record in records]
 
 
 def cell_row(

@@ -79,8 +79,8 @@ def read_stored(path: Path) -> dict[str, dict[str, Any]]:
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
-            stored[str(record["item_id"])] = record
+            entry = json.loads(line)
+            stored[str(entry["item_id"])] = entry
         except (json.JSONDecodeError, KeyError, TypeError):
             raise UserError(f"{path}: line {number} (counted from 1) is not a stored paraphrase; remove it") from None
     return stored
@@ -151,11 +151,11 @@ def paraphrased_items(items: Sequence[Item], stored: Mapping[str, Mapping[str, A
     """Item ``ID~pK`` per rewrite K of item ``ID`` (its group: ``ID``, so the spread per item is a group)."""
     out: list[Item] = []
     for item in items:
-        record = stored.get(item.item_id)
-        if not record:
+        entry = stored.get(item.item_id)
+        if not entry:
             continue
-        field = str(record["field"])
-        for k, text in enumerate(record.get("paraphrases") or [], start=1):
+        field = str(entry["field"])
+        for k, text in enumerate(entry.get("paraphrases") or [], start=1):
             out.append(
                 replace(
                     item,

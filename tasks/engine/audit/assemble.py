@@ -14,7 +14,7 @@ from debate_eval.tasks.analysis.audit.rows import words
 from debate_eval.tasks.data.registry import PAIRWISE, Item
 from debate_eval.tasks.engine.audit.injections import PLAN_FILE, judged_field, plan_of
 from debate_eval.tasks.engine.audit.plan import BASE, CONTROL, INJECTED, PARAPHRASED, POSITION, repeat_run
-from debate_eval.tasks.engine.results import RESULTS_FILE, read_jsonl
+from debate_eval.tasks.engine.rundir import RunDir
 
 TITLES = {**base_facets.TITLES, **repeat_facets.TITLES, **perturbation_facets.TITLES}
 
@@ -24,14 +24,11 @@ def sub_run_records(out: Path, entry: Mapping[str, Any] | None) -> list[dict[str
     line of an item winning; [] when it has none yet."""
     if not entry:
         return []
-    path = out / str(entry["dir"]) / RESULTS_FILE
-    if not path.is_file():
-        return []
-    latest: dict[str, dict[str, Any]] = {}
-    for record in read_jsonl(path):
-        if record.get("config_hash") == entry.get("config_hash"):
-            latest[str(record["item_id"])] = record
-    return list(latest.values())
+    config_hash = entry.get("config_hash")
+    records = RunDir(out / str(entry["dir"])).latest_records(
+        key=lambda record: record.key, keep=lambda record: record.config_hash == config_hash
+    )
+    return [record.to_json() for record in records]
 
 
 def lengths_of(items: Sequence[Item], inputs_order: Sequence[str]) -> dict[str, Any]:

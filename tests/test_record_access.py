@@ -1,0 +1,83 @@
+"""Records are read through the typed ``Record`` (``tasks/engine/record.py``), never by string key, and the
+history of older formats lives in the compat module only.
+
+``RECORD_BY_KEY`` lists the modules that still read a result record as a dict (``record["..."]`` or
+``record.get(...)``): a shrinking allow-list. A module converted to ``Record`` leaves it (the test fails while a
+listed module no longer needs its place, so the list only shrinks); a module not listed may not start.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ("agents", "debates", "tasks")
+RECORD_MODULE = "tasks/engine/record.py"
+BY_KEY = re.compile(r"record\[\"|record\.get\(")
+# still reading records by key; each one converted to ``Record`` leaves the list
+RECORD_BY_KEY = {
+    "agents/telemetry.py",
+    "debates/chateval/method.py",
+    "debates/chateval/pairwise_faireval.py",
+    "debates/chateval/run.py",
+    "debates/debate/authors.py",
+    "debates/dialevalml/method.py",
+    "debates/fennec/method.py",
+    "debates/fennec/tree.py",
+    "debates/geval/method.py",
+    "debates/method.py",
+    "debates/self_consistency/rescore.py",
+    "tasks/analysis/audit/perturbation_facets.py",
+    "tasks/analysis/audit/repeat_facets.py",
+    "tasks/analysis/audit/rows.py",
+    "tasks/analysis/compare.py",
+    "tasks/analysis/correlations.py",
+    "tasks/analysis/ensemble.py",
+    "tasks/analysis/imports/common.py",
+    "tasks/analysis/imports/debate_authors.py",
+    "tasks/analysis/pairwise_metrics.py",
+    "tasks/analysis/ppi.py",
+    "tasks/analysis/records.py",
+    "tasks/analysis/references.py",
+    "tasks/analysis/report/audit_section.py",
+    "tasks/analysis/report/gather.py",
+    "tasks/analysis/report/numbers.py",
+    "tasks/analysis/report/page.py",
+    "tasks/analysis/report/sections.py",
+    "tasks/analysis/systems.py",
+    "tasks/api/_judge.py",
+    "tasks/cli/import_.py",
+    "tasks/cli/repeat.py",
+    "tasks/cli/rescore.py",
+    "tasks/cli/show.py",
+    "tasks/engine/audit/estimate.py",
+    "tasks/engine/audit/run.py",
+    "tasks/engine/migrate.py",
+}
+
+
+def package_files() -> list[Path]:
+    """Every Python module of the package."""
+    return sorted(path for folder in PACKAGE for path in (ROOT / folder).rglob("*.py"))
+
+
+def reading_by_key() -> set[str]:
+    """The package modules (paths from the repository root) that read a record by string key."""
+    return {
+        path.relative_to(ROOT).as_posix() for path in package_files() if BY_KEY.search(path.read_text(encoding="utf-8"))
+    }
+
+
+def test_no_new_module_reads_a_record_by_key() -> None:
+    found = reading_by_key() - {RECORD_MODULE}
+    assert found - RECORD_BY_KEY == set(), "read result records through debate_eval.tasks.engine.record.Record"
+
+
+def test_the_allow_list_only_shrinks() -> None:
+    assert RECORD_BY_KEY - reading_by_key() == set(), "these modules no longer read records by key: unlist them"
+
+
+def test_the_check_finds_a_read_by_key() -> None:
+    assert BY_KEY.search('x = record["score"]') and BY_KEY.search("record.get('score')")
+    assert not BY_KEY.search("record.score")
