@@ -23,7 +23,7 @@ from debate_eval.agents.models.pool import ClientPool
 from debate_eval.agents.models.wrappers import CallRecord
 from debate_eval.debates.chateval import ChatEvalConfig, referee_names
 from debate_eval.debates.chateval.paper import run_paper_panel
-from debate_eval.debates.chateval.run import label_panel
+from debate_eval.debates.chateval.run import label_panel, panel_details
 from debate_eval.debates.evaluation import NO_SCORE, EvaluationTask, Outcome, planted, verdict_text
 from debate_eval.debates.kit.combine import majority_verdict
 from debate_eval.debates.kit.pairwise_transcript import pairwise_transcript
@@ -74,11 +74,7 @@ async def run_chateval_pairwise(task: EvaluationTask, config: ChatEvalConfig, po
     label_panel(transcript, calls, ordered, persona_of)
     verdict = majority_verdict(finals)
     details: dict[str, Any] = {
-        "fidelity": fidelity,
-        "strategy": config.strategy,
-        "turns": config.turns,
-        "roles": [p.name for p in config.referees],
-        "referees": {name: persona.name for name, persona in persona_of.items()},
+        **panel_details(fidelity, config, persona_of),
         "final_verdicts": {name: p.value for name, p in finals.items()},
         "final_parse_status": {name: p.status for name, p in finals.items()},
         "reasked_referees": reasked,

@@ -67,11 +67,7 @@ async def run_chateval(task: EvaluationTask, config: ChatEvalConfig, pool: Clien
     finals = {name: parse_of(last[name]) for name in names}
     score, parsed, excluded = average_final_scores(finals)
     details: dict[str, Any] = {
-        "fidelity": config.fidelity,
-        "strategy": config.strategy,
-        "turns": config.turns,
-        "roles": [p.name for p in config.referees],
-        "referees": {name: persona.name for name, persona in persona_of.items()},
+        **panel_details(config.fidelity, config, persona_of),
         "final_scores": {name: p.value for name, p in finals.items()},
         "final_parse_status": {name: p.status for name, p in finals.items()},
         "excluded": excluded,
@@ -104,6 +100,18 @@ def rescored_finals(record: dict[str, Any], reparse: Any) -> dict[str, ParsedSco
     return {
         name: referee_score(text, task, reparse.material, label=label, others=[n for n in last if n != name])
         for name, text in last.items()
+    }
+
+
+def panel_details(fidelity: str, config: ChatEvalConfig, persona_of: Mapping[str, Any]) -> dict[str, Any]:
+    """The details every ChatEval record starts with: the fidelity, the panel's strategy and turns, the
+    referees' roles and each referee's persona."""
+    return {
+        "fidelity": fidelity,
+        "strategy": config.strategy,
+        "turns": config.turns,
+        "roles": [p.name for p in config.referees],
+        "referees": {name: persona.name for name, persona in persona_of.items()},
     }
 
 

@@ -74,14 +74,19 @@ def reread_pairwise(
     if orders and orders != [None] and set(orders) == {"original", "swapped"}:
         original = order_verdict([e for e in transcript if e.get("order") == "original"], decided_by, parse)
         swapped = order_verdict([e for e in transcript if e.get("order") == "swapped"], decided_by, parse)
-        back = (
-            swapped
-            if not swapped.ok
-            else ParsedVerdict(swap_value(swapped.value), "parsed", swapped.method, swapped.reason)
-        )
-        parsed, consistent = combine_orders(original, back)
-        new.update(verdicts={"original": original.value, "swapped": back.value}, consistent=consistent)
+        parsed = combine_both_orders(new, original, swapped)
     else:
         parsed = order_verdict(transcript, decided_by, parse)
     new.update(parsed.record_fields())
     return new
+
+
+def combine_both_orders(record: dict[str, Any], original: ParsedVerdict, swapped: ParsedVerdict) -> ParsedVerdict:
+    """The verdict of both orders re-read: the swapped order's put back in the original order, then the two
+    combined (``combine_orders``); ``record``'s ``verdicts`` and ``consistent`` are rewritten."""
+    back = swapped
+    if swapped.ok:
+        back = ParsedVerdict(swap_value(swapped.value), "parsed", swapped.method, swapped.reason)
+    parsed, consistent = combine_orders(original, back)
+    record.update(verdicts={"original": original.value, "swapped": back.value}, consistent=consistent)
+    return parsed

@@ -64,11 +64,8 @@ class SamplePool:
         log: list[CallRecord],
         variant: str = "",
         sampling: Mapping[str, Any] | None = None,
-        *,
-        answer: str | None = None,
-        items: int = 0,
-        scale: tuple[float, float] | None = None,
+        **observe: Any,
     ) -> ObservedClient:
-        """``pool.for_debate`` with this sample's client (``shared``)."""
-        client = self.shared(role, variant, sampling)
-        return self._pool.observe(client, role, log, answer=answer, items=items, scale=scale)
+        """``pool.for_debate`` with this sample's client (``shared``); ``observe``: ``pool.observe``'s keywords
+        (``answer``, ``items``, ``scale``)."""
+        return self._pool.observe(self.shared(role, variant, sampling), role, log, **observe)

@@ -7,9 +7,10 @@ import json
 from typing import Any
 
 from debate_eval.debates.base import Reparser, get_method, set_parse
-from debate_eval.debates.kit.combine import combine_orders, combine_scores, combine_verdicts
+from debate_eval.debates.kit.combine import combine_scores, combine_verdicts
+from debate_eval.debates.kit.reread import combine_both_orders
 from debate_eval.debates.scoring.scores import ParsedScore
-from debate_eval.debates.scoring.verdicts import ParsedVerdict, no_verdict, swap_value
+from debate_eval.debates.scoring.verdicts import ParsedVerdict, no_verdict
 
 SHARED = ("item_id", "dataset", "aspect", "task_type", "method")  # a sample's record shares these with the item
 ORDERS = ("original", "swapped")
@@ -94,12 +95,7 @@ def rescore_samples_pairwise(record: dict[str, Any], texts: list[str]) -> dict[s
             )
             for order in ORDERS
         }
-        original, swapped = found["original"], found["swapped"]
-        back = swapped
-        if swapped.ok:
-            back = ParsedVerdict(swap_value(swapped.value), "parsed", swapped.method, swapped.reason)
-        parsed, consistent = combine_orders(original, back)
-        new.update(verdicts={"original": original.value, "swapped": back.value}, consistent=consistent)
+        parsed = combine_both_orders(new, found["original"], found["swapped"])
     else:
         parsed = _sample_verdicts(transcript, details, texts)
     new.update(parsed.record_fields())
