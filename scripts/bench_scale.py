@@ -113,6 +113,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--servers", type=int, default=2, help="scripted endpoint processes (--base-url A,B)")
     parser.add_argument("--no-ray", action="store_true", help="leave out the Ray row")
+    parser.add_argument("--no-compare", action="store_true", help="leave out the workers/shards/Ray rows")
     parser.add_argument("--out", default="benchmarks/scale.md")
     args = parser.parse_args(argv)
     command = "python scripts/bench_scale.py " + " ".join(argv if argv is not None else sys.argv[1:])
@@ -148,10 +149,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             shutil.rmtree(out)
         items = args.compare_items
         data = work / f"data-{items}.jsonl"
-        if not data.exists():
+        if not data.exists() and not args.no_compare:
             write_data(data, items)
         one = None
-        for workers in (1, 2):
+        for workers in () if args.no_compare else (1, 2):
             out = work / f"workers-{workers}"
             wall, rss, _ = timed(run_command(data, out, servers.urls, args.concurrency, "--workers", str(workers)), env)
             rate = items / wall
@@ -161,6 +162,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             print(compare[-1], flush=True)
             shutil.rmtree(out)
+        if args.no_compare:
+            return 0 if write(args, command, rows, compare, load_before) else 1
         shard_dirs = [work / f"shard-{k}" for k in range(2)]
         started = time.perf_counter()
         processes = [
@@ -196,6 +199,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         servers.close()
         shutil.rmtree(work, ignore_errors=True)
+    write(args, command, rows, compare, load_before)
+    return 0
+
+
+def write(args: argparse.Namespace, command: str, rows: list[str], compare: list[str], load_before: tuple) -> bool:
+    """Write the Markdown report."""
     load_after = os.getloadavg()
     text = f"""# Scale: items, memory, workers, shards, Ray
 
@@ -227,7 +236,7 @@ Before (the issue's figures, measured on main at `ae996ea`, quoted as they were 
 """
     Path(args.out).write_text(text, encoding="utf-8")
     print(f"written: {args.out}")
-    return 0
+    return True
 
 
 if __name__ == "__main__":
