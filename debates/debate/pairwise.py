@@ -19,7 +19,7 @@ single texts.
 from __future__ import annotations
 
 from autogen_agentchat.base import ChatAgent
-from autogen_agentchat.messages import BaseAgentEvent, BaseChatMessage, TextMessage
+from autogen_agentchat.messages import TextMessage
 from autogen_core import CancellationToken
 
 from debate_eval.agents.commander import CommanderAgent
@@ -27,6 +27,7 @@ from debate_eval.agents.models.pool import ClientPool
 from debate_eval.agents.models.wrappers import CallRecord
 from debate_eval.agents.roles import COMMANDER, CRITIC, SCORER, TIEBREAKER, USER, Relay, make_assistant
 from debate_eval.debates.debate.algorithm import DebateProtocol
+from debate_eval.debates.debate.paper import read_decider
 from debate_eval.debates.debate.run import DebateConfig
 from debate_eval.debates.debate.team import run_team
 from debate_eval.debates.evaluation import NO_SCORE, EvaluationTask, Outcome, planted, verdict_text
@@ -102,18 +103,13 @@ async def run_debate_pairwise(task: EvaluationTask, config: DebateConfig, pool: 
     messages = await run_team([commander, *agents.values()], protocol, task.prompt, commander_llm=config.commander_llm)
 
     decider = protocol.decided_by
-    parsed = verdict_text(_last_from(messages, decider), judged, markers)
-    reasked = False
-    if not parsed.ok and config.reask:
-        reasked = True
-        question = TextMessage(
-            source=COMMANDER, content=reask_text(), metadata={"to": decider, "relay": Relay.REASK.value}
-        )
-        answer = await agents[decider].on_messages([question], CancellationToken())
-        messages += [question, answer.chat_message]
-        retry = verdict_text(answer.chat_message.to_text(), judged, markers)
-        if retry.ok:
-            parsed = retry
+    parsed, messages, reasked = await read_decider(
+        messages,
+        agents,
+        decider,
+        lambda text: verdict_text(text, judged, markers),
+        reask_text if config.reask else None,
+    )
 
     transcript = pairwise_transcript(messages, calls, {SCORER, TIEBREAKER}, judged, markers)
     return Outcome(
@@ -130,10 +126,3 @@ async def run_debate_pairwise(task: EvaluationTask, config: DebateConfig, pool: 
         verdict=parsed.value,
         verdict_parse=parsed,
     )
-
-
-def _last_from(messages: list[BaseAgentEvent | BaseChatMessage], source: str) -> str:
-    for message in reversed(messages):
-        if isinstance(message, BaseChatMessage) and message.source == source:
-            return message.to_text()
-    raise RuntimeError(f"the debate has no message from the {source}")

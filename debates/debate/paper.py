@@ -4,8 +4,8 @@ score alone when it has none (``reask``)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from autogen_agentchat.base import ChatAgent
 from autogen_agentchat.messages import BaseAgentEvent, BaseChatMessage, TextMessage
@@ -61,21 +61,38 @@ class PaperFlow:
     ) -> Final:
         """The deciding agent's last answer; without a score, its answer to one re-ask (``config.reask``)."""
         decider = protocol.decided_by
-        parsed = score_text(_last_from(messages, decider), task, material)
-        reasked = False
-        if not parsed.ok and config.reask:
-            reasked = True
-            question = TextMessage(
-                source=COMMANDER,
-                content=REASK.format(answer_hint=task.answer_hint()),
-                metadata={"to": decider, "relay": Relay.REASK.value},
-            )
-            answer = await agents[decider].on_messages([question], CancellationToken())
-            messages = [*messages, question, answer.chat_message]
-            retry = score_text(answer.chat_message.to_text(), task, material)
-            if retry.ok:
-                parsed = retry
+        question = (lambda: REASK.format(answer_hint=task.answer_hint())) if config.reask else None
+        parsed, messages, reasked = await read_decider(
+            messages, agents, decider, lambda text: score_text(text, task, material), question
+        )
         return Final(parsed, decider, messages, reasked)
+
+
+class _Reading(Protocol):
+    @property
+    def ok(self) -> bool: ...
+
+
+R = TypeVar("R", bound=_Reading)
+
+
+async def read_decider(
+    messages: list[BaseAgentEvent | BaseChatMessage],
+    agents: Mapping[str, ChatAgent],
+    decider: str,
+    read: Callable[[str], R],
+    reask: Callable[[], str] | None,
+) -> tuple[R, list[BaseAgentEvent | BaseChatMessage], bool]:
+    """The deciding agent's last answer as ``read`` reads it (a score, a verdict); when that has none and
+    ``reask`` gives a question, the agent's answer to that question, asked once (the question and the answer
+    follow the messages). Returns the reading, the messages and whether the agent was asked again."""
+    parsed = read(_last_from(messages, decider))
+    if parsed.ok or reask is None:
+        return parsed, messages, False
+    question = TextMessage(source=COMMANDER, content=reask(), metadata={"to": decider, "relay": Relay.REASK.value})
+    answer = await agents[decider].on_messages([question], CancellationToken())
+    retry = read(answer.chat_message.to_text())
+    return (retry if retry.ok else parsed), [*messages, question, answer.chat_message], True
 
 
 def _last_from(messages: list[BaseAgentEvent | BaseChatMessage], source: str) -> str:
