@@ -2,8 +2,9 @@
 
 One module per job: ``config`` (``ChatEvalConfig``, names), ``prompts`` (every text sent), ``panel`` (the
 AutoGen teams and model contexts of ``paper`` mode), ``paper`` (``--fidelity paper``: Algorithms 1-3),
-``faireval`` (``--fidelity authors-code``: the released FairEval flow), ``parsing`` (a referee's own
-verdict line, the mean) and ``run`` (``run_chateval``). The names below are the package's public face.
+``faireval`` (``--fidelity authors-code``: the released FairEval flow) and ``run`` (``run_chateval``); the
+answers are read by ``debates/scoring/`` (``referee_scores``: a referee's own verdict line, the mean;
+``faireval_scores``: FairEval's score lines). The names below are the package's public face.
 """
 
 import importlib
@@ -35,8 +36,8 @@ _WHERE = {
     "panel_schedule": "debate_eval.debates.chateval.panel",
     "panel_prompt": "debate_eval.debates.chateval.paper",
     "referee_system_message": "debate_eval.debates.chateval.paper",
-    "average_final_scores": "debate_eval.debates.chateval.parsing",
-    "referee_score": "debate_eval.debates.chateval.parsing",
+    "average_final_scores": "debate_eval.debates.scoring.referee_scores",
+    "referee_score": "debate_eval.debates.scoring.referee_scores",
     "NAME_LINE": "debate_eval.debates.chateval.prompts",
     "PANEL_INSTRUCTIONS": "debate_eval.debates.chateval.prompts",
     "SUMMARIZER_SYSTEM_MESSAGE": "debate_eval.debates.chateval.prompts",

@@ -34,7 +34,6 @@ first-turn answer, asked for no score, is retried until it happens to end with o
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -61,32 +60,18 @@ from debate_eval.debates.chateval.config import (
     referee_names,
 )
 from debate_eval.debates.chateval.panel import ChatEvalPanel, _client
-from debate_eval.debates.chateval.parsing import has_verdict
 from debate_eval.debates.chateval.prompts import (
     FAIREVAL_FINAL_PROMPT,
     FAIREVAL_FRAME,
     FAIREVAL_SILENCE,
     FAIREVAL_SUMMARY_PROMPT,
-    FAIREVAL_VERDICT,
 )
 from debate_eval.debates.evaluation import EvaluationTask
-from debate_eval.debates.scoring.untrusted import UntrustedMaterial
+from debate_eval.debates.scoring.faireval_scores import their_format_ok
 
 RETRY_RELAY = "format_retry"  # a rejected attempt, kept in the transcript
 SUMMARY_RELAY = "summary"
 Key = tuple[int, float]  # (turn, place in the turn): the order of a referee's memory
-
-
-def their_lines(text: str) -> list[str]:
-    """``LLMEvalParser``'s lines: stripped, runs of newlines collapsed, split."""
-    return re.sub(r"\n+", "\n", text.strip()).split("\n")
-
-
-def their_format_ok(text: str, task: EvaluationTask, material: UntrustedMaterial) -> bool:
-    """``LLMEvalParser`` for one score: the last non-empty line starts with "The score:" (and, this project's
-    addition, holds a score on the scale)."""
-    lines = their_lines(text)
-    return lines[-1].startswith(FAIREVAL_VERDICT) and has_verdict(lines[-1], task, material, FAIREVAL_VERDICT)
 
 
 @dataclass(frozen=True)

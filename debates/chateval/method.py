@@ -151,8 +151,8 @@ class ChatEvalMethod(Method[ChatEvalConfig]):
 
     def rescore(self, record: dict[str, Any], reparse: Reparser) -> dict[str, Any]:
         """The mean of each referee's last answer, parsed again."""
-        from debate_eval.debates.chateval.parsing import average_final_scores
         from debate_eval.debates.chateval.run import rescored_finals
+        from debate_eval.debates.scoring.referee_scores import average_final_scores
 
         finals = rescored_finals(record, reparse)  # each referee's own verdict line, as the run reads it
         score, parsed, excluded = average_final_scores(finals)

@@ -12,14 +12,11 @@ orders: ``--reverse_input``), the FairEval ``config.yaml`` (prompt, roles, final
   assistant lines, up to 3 identical attempts until the last two lines start with "The score of Assistant
   1:" / "The score of Assistant 2:", then ``[Silence]``).
 - **Their evaluation** per order: the last N entries of the first referee's memory (N referees).
-- **Their aggregation**: position k of the two evaluation lists adds, to response A, the score for
-  Assistant 1 in the first order and for Assistant 2 in the second, and to B the other two; each score is
-  ``float`` of what follows the label on the answer's second-last (Assistant 1) or last (Assistant 2) line.
-  A > B: ``first`` (their ``gpt35``), A < B: ``second`` (``vicuna``), equal: ``tie``. When any score does
-  not parse (a ``[Silence]`` entry, a trailing blank line, "8/10") the item is a ``tie``, as their FairEval
-  scoring made it. Their script holds two variants: ``single`` reads the first entry only, with the FairEval
-  labels (equal and unparsable: tie); ``average`` sums every entry of both orders, with the adversarial set's
-  labels (no tie). This flow sums every entry (the panel's scores) with the FairEval labels.
+- **Their aggregation** over both orders (the score lines, the sums, a ``tie`` when any score does not parse):
+  a parsing rule, in ``debates/scoring/faireval_scores.py``. Their script holds two variants: ``single``
+  reads the first entry only, with the FairEval labels (equal and unparsable: tie); ``average`` sums every
+  entry of both orders, with the adversarial set's labels (no tie). This flow sums every entry (the panel's
+  scores) with the FairEval labels.
 
 Judged text stays untrusted (a project rule in every mode): copies of the question and answers are blanked
 out of a referee's answer before the format check and before the score lines are read. The question shown
@@ -28,32 +25,32 @@ is the item's question, with its ``input`` below it when there is one (FairEval 
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
 from debate_eval.agents.models.pool import ClientPool
 from debate_eval.agents.models.wrappers import CallRecord
 from debate_eval.debates.chateval.config import DECIDED_BY, ChatEvalConfig, referee_names
-from debate_eval.debates.chateval.faireval import RETRY_RELAY, FairEvalForm, run_faireval_panel, their_lines
+from debate_eval.debates.chateval.faireval import RETRY_RELAY, FairEvalForm, run_faireval_panel
 from debate_eval.debates.chateval.prompts import (
     FAIREVAL_PAIRWISE_FINAL_PROMPT,
     FAIREVAL_PAIRWISE_FRAME,
-    FAIREVAL_SCORE_LINES,
 )
 from debate_eval.debates.chateval.run import label_panel
 from debate_eval.debates.evaluation import NO_SCORE, EvaluationTask, Outcome
 from debate_eval.debates.kit.transcript import build_transcript
+from debate_eval.debates.scoring.faireval_scores import (
+    ScoreLineError,
+    their_pairwise_format_ok,
+    their_score,
+    their_verdict,
+)
 from debate_eval.debates.scoring.untrusted import UntrustedMaterial
-from debate_eval.debates.scoring.verdicts import FIRST, SECOND, TIE, ParsedVerdict
+from debate_eval.debates.scoring.verdicts import FIRST, SECOND, TIE
 
 ORIGINAL, SWAPPED = "original", "swapped"
 ORDERS = ((ORIGINAL, "output_a", "output_b"), (SWAPPED, "output_b", "output_a"))  # (order, Assistant 1, 2)
 THEIR_LABELS = {FIRST: "gpt35", SECOND: "vicuna", TIE: "tie"}  # FairEval's human_results names
-
-
-class ScoreLineError(ValueError):
-    """A score their calc script could not read (it made the item a tie)."""
 
 
 def question_text(inputs: dict[str, str]) -> str:
@@ -78,51 +75,9 @@ def pairwise_form(task: EvaluationTask, first: str, second: str) -> FairEvalForm
         )
 
     def format_ok(text: str) -> bool:
-        lines = their_lines(material.neutralize(text))
-        return (
-            len(lines) >= 2
-            and lines[-2].startswith(FAIREVAL_SCORE_LINES[0])
-            and lines[-1].startswith(FAIREVAL_SCORE_LINES[1])
-        )
+        return their_pairwise_format_ok(text, material)
 
     return FairEvalForm(prompt, FAIREVAL_PAIRWISE_FINAL_PROMPT, format_ok, kind="pairwise")
-
-
-def their_score(text: str, assistant: int, material: UntrustedMaterial) -> float:
-    """Their calc script's score for Assistant ``assistant`` (1 or 2) in one evaluation text: ``float`` of what
-    follows the label on the second-last (1) or last (2) line of the raw text. Raises ``ScoreLineError``."""
-    lines = material.neutralize(text).split("\n")
-    index = -2 if assistant == 1 else -1
-    if len(lines) < -index:
-        raise ScoreLineError(f"{text[:40]!r} has no line for Assistant {assistant}")
-    field = lines[index].split(FAIREVAL_SCORE_LINES[assistant - 1])[-1]
-    try:
-        value = float(field)
-    except ValueError:
-        raise ScoreLineError(f"{field.strip()[:40]!r} is no number (Assistant {assistant})") from None
-    if not math.isfinite(value):
-        raise ScoreLineError(f"{field.strip()!r} is not a finite number (Assistant {assistant})")
-    return value
-
-
-def their_verdict(
-    original: list[dict[str, str]], swapped: list[dict[str, str]], material: UntrustedMaterial
-) -> tuple[ParsedVerdict, dict[str, float] | None]:
-    """Their aggregation over both orders (see the module docstring): the verdict and A's and B's sums."""
-    total_a = total_b = 0.0
-    try:
-        for kept, reversed_ in zip(original, swapped, strict=False):
-            total_a += their_score(kept["evaluation"], 1, material)
-            total_b += their_score(kept["evaluation"], 2, material)
-            total_b += their_score(reversed_["evaluation"], 1, material)
-            total_a += their_score(reversed_["evaluation"], 2, material)
-    except ScoreLineError as error:
-        reason = f"A score did not parse ({error}), so a tie, as their FairEval scoring made it."
-        return ParsedVerdict(TIE, "parsed", "authors_unparsed_tie", reason), None
-    sums = {"output_a": total_a, "output_b": total_b}
-    value = FIRST if total_a > total_b else SECOND if total_a < total_b else TIE
-    reason = f"Sums over the referees and both orders: A {total_a:g}, B {total_b:g}."
-    return ParsedVerdict(value, "parsed", "authors_score_sum", reason), sums
 
 
 @dataclass

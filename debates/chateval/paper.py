@@ -10,7 +10,7 @@ of the current turn, and after the turn all answers join every history in the re
 answers; the referees' histories get the summary only.
 
 A referee whose final answer has no score of its own is asked again (``REASK``, at most ``REASK_LIMIT``
-times). Scores are read from a referee's own verdict line (``parsing.referee_score``).
+times). Scores are read from a referee's own verdict line (``scoring.referee_scores.referee_score``).
 """
 
 from __future__ import annotations
@@ -44,9 +44,9 @@ from debate_eval.debates.chateval.panel import (
     _client,
     _in_turn_order,
 )
-from debate_eval.debates.chateval.parsing import PAPER_LABEL, referee_score
 from debate_eval.debates.chateval.prompts import NAME_LINE, PANEL_INSTRUCTIONS, REASK, SUMMARIZER_SYSTEM_MESSAGE
 from debate_eval.debates.evaluation import EvaluationTask
+from debate_eval.debates.scoring.referee_scores import PAPER_LABEL, referee_score
 
 REASK_RELAY = "reask"
 

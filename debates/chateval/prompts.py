@@ -61,7 +61,6 @@ FAIREVAL_FINAL_PROMPT = (
     "Evaluation evidence: [your explanation here]\n"
     "The score: [score only]"
 )
-FAIREVAL_VERDICT = "The score:"  # their parser checks the last line(s) start with "The score of Assistant i:"
 FAIREVAL_SUMMARY_PROMPT = (
     "Summarize the lines of the new lines which contains the currently observed chat history with other "
     "people.\n"
@@ -118,4 +117,3 @@ FAIREVAL_PAIRWISE_FINAL_PROMPT = (
     "The score of Assistant 1: [score only]\n"
     "The score of Assistant 2: [score only]"
 )
-FAIREVAL_SCORE_LINES = ("The score of Assistant 1:", "The score of Assistant 2:")  # their parser's last two lines

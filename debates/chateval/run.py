@@ -2,7 +2,7 @@
 
 Final score: the mean of the referees' final scores, each read from the referee's *last* answer (after a
 re-ask in ``paper`` mode; the last turn's accepted answer in ``authors-code`` mode) by
-``parsing.referee_score``; a referee without a score on the scale is excluded; with no score at all the
+``scoring.referee_scores.referee_score``; a referee without a score on the scale is excluded; with no score at all the
 outcome has no score (parse status ``no_score``).
 
 Model settings: referees and summarizer use the Scorer's settings. A client override (``ClientPool``
@@ -29,10 +29,10 @@ from debate_eval.debates.chateval.config import (
 )
 from debate_eval.debates.chateval.faireval import RETRY_RELAY, run_faireval_panel
 from debate_eval.debates.chateval.paper import run_paper_panel
-from debate_eval.debates.chateval.parsing import PAPER_LABEL, average_final_scores, referee_score
-from debate_eval.debates.chateval.prompts import FAIREVAL_VERDICT
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
 from debate_eval.debates.kit.transcript import build_transcript
+from debate_eval.debates.scoring.faireval_scores import FAIREVAL_VERDICT
+from debate_eval.debates.scoring.referee_scores import PAPER_LABEL, average_final_scores, referee_score
 from debate_eval.debates.scoring.scores import ParsedScore
 
 

@@ -21,10 +21,8 @@ as rules of this project's own code (none of theirs is copied):
 - **Tie-breaker.** One system message (their prompt with the debate log substituted: the user's copy of
   their prompt file with ``--tiebreaker-template``, else their layout around this project's task prompt),
   sent with their ``openai.ChatCompletion.create`` arguments (``TIEBREAKER_DECODING``).
-- **Parsing.** ``evalute_score.py``: the first digit of the first number (fluency: the last digit of the
-  last number), no re-ask; ``meta_eval_summeval.py`` (tiebreaker branch): the first number. NO ISSUE: a
-  case-sensitive substring, ``NO_ISSUE`` (official) or ``NO_ISSUES`` (tiebreaker branch), of the Critic's
-  latest message.
+- **Parsing.** Their score extraction and NO ISSUE check (no re-ask) are parsing rules, kept with the other
+  parsers in ``debates/scoring/authors_scores.py``.
 
 Safety kept in this mode too (a project rule, not theirs): copies of the judged texts are blanked out of an
 agent's message before the marker check and the score extraction.
@@ -47,8 +45,7 @@ from autogen_core.models import ChatCompletionClient, SystemMessage
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.roles import COMMANDER, SCORER, Relay
 from debate_eval.debates.debate.algorithm import DebateProtocol, ProtocolError
-from debate_eval.debates.scoring.scores import ParsedScore
-from debate_eval.debates.scoring.untrusted import UntrustedMaterial, says_no_issue
+from debate_eval.debates.scoring.authors_scores import authors_score
 
 TERMINATE = "TERMINATE"  # pyautogen's is_termination_msg in their code: a message ending with it ends a chat
 # Their inference_tiebreaker's openai.ChatCompletion.create arguments besides model and messages, as written
@@ -164,37 +161,6 @@ AUTHORS_CRITIC = {"devils-advocate": "authors-devils-advocate", "plain": "author
 def authors_branch(tie_breaker: bool) -> AuthorsBranch:
     """The released script a protocol follows: the tiebreaker branch with a Tie-breaker, else the official."""
     return TIEBREAKER_BRANCH if tie_breaker else OFFICIAL
-
-
-def authors_score(text: str, aspect: str, extraction: str, material: UntrustedMaterial) -> ParsedScore:
-    """Their evaluation scripts' score of ``text`` (copies of the judged texts blanked first).
-
-    ``first-digit``: the first digit of the first number; for fluency the last digit of the last number.
-    ``first-number``: the first number. Their value is kept even off the scale (their scripts kept it).
-    """
-    numbers = re.findall(r"\d+", material.neutralize(text))
-    if not numbers:
-        return ParsedScore(None, "no_score", "none", "No number in the answer (their scripts skipped the item).")
-    if extraction == "first-number":
-        value, method, what = int(numbers[0]), "authors_first_number", f"the first number {numbers[0]!r}"
-    elif aspect.lower() == "fluency":
-        value, method = int(str(int(numbers[-1]))[-1]), "authors_last_digit"
-        what = f"the last digit of the last number {numbers[-1]!r}"
-    else:
-        value, method = int(str(int(numbers[0]))[0]), "authors_first_digit"
-        what = f"the first digit of the first number {numbers[0]!r}"
-    return ParsedScore(float(value), "parsed", method, f"Authors' extraction: {what}.")
-
-
-def authors_marker(text: str, marker: str, material: UntrustedMaterial) -> bool:
-    """Their NO ISSUE check: ``marker`` as a case-sensitive substring (copies of the judged texts blanked).
-
-    When the judged texts themselves hold a marker, the marker must also stand as the Critic's own verdict
-    (``says_no_issue``'s rule for that case), so a planted "NO_ISSUE" echoed in passing ends nothing.
-    """
-    if marker not in material.neutralize(text):
-        return False
-    return not material.has_marker or says_no_issue(text, material, case_sensitive=True)
 
 
 def ends_chat(content: str) -> bool:

@@ -18,12 +18,11 @@ from debate_eval.debates.debate.authors import (
     AuthorsBranch,
     AuthorsCodeProtocol,
     SystemPromptAgent,
-    authors_marker,
-    authors_score,
     their_final_message,
 )
 from debate_eval.debates.debate.flow import Final
 from debate_eval.debates.evaluation import EvaluationTask
+from debate_eval.debates.scoring.authors_scores import authors_marker, authors_score
 from debate_eval.debates.scoring.scores import ParsedScore
 from debate_eval.debates.scoring.untrusted import UntrustedMaterial
 

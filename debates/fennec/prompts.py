@@ -28,13 +28,13 @@ from importlib import resources
 
 from debate_eval.debates.evaluation import EvaluationTask
 from debate_eval.debates.pairwise.prompts import task_inputs
+from debate_eval.debates.scoring.branch_judgments import PAIRWISE_SCALE
 from debate_eval.debates.scoring.scores import ScoreRange
 
 # The input that holds the judged text, per dataset (compared case-insensitively): SummEval's Summary,
 # Topical-Chat's Response, FED's response (turn level) or dialogue (dialogue level), an own file's output.
 JUDGED_KEYS = ("summary", "response", "output", "dialogue")
 HIDDEN = "[the text under evaluation is not shown at this step]"
-PAIRWISE_SCALE = ScoreRange(1, 5)  # the paper's 1-5 guideline and per-response grades
 
 
 @cache

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
+from debate_eval.debates.scoring import PARSER_VERSION as PARSER_VERSION  # what the runner records
 from debate_eval.tasks.engine import compat
 
 REQUIRED_KEYS = ("item_id", "dataset", "aspect")
@@ -27,9 +28,6 @@ VERDICTS = ("first", "second", "tie")
 PAIRWISE = "pairwise"
 SINGLE = "single"
 DEFAULT_METHOD = compat.DEFAULT_METHOD
-# The version of the score and verdict parsers that read a record's answers: a parser change that can read an
-# answer differently raises it, so one run never mixes records read by two parsers.
-PARSER_VERSION = 1
 
 # The columns of a record's table row (``Record.row``, ``Run.to_pandas``): no transcript.
 TABLE_COLUMNS = (

@@ -37,6 +37,7 @@ from debate_eval.agents.telemetry import item_result, item_span, run_result, run
 from debate_eval.debates.base import Evaluator
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
 from debate_eval.debates.pairwise.swap import swapping
+from debate_eval.debates.scoring import PARSER_VERSION
 from debate_eval.tasks.data.datasets import Item, get_dataset, load_items, select_items
 from debate_eval.tasks.engine.accounting import Accounting, calls_usage, item_usage, load_prices, usage_calls
 from debate_eval.tasks.engine.aspects import per_aspect, result_key
@@ -48,7 +49,7 @@ from debate_eval.tasks.engine.item_errors import describe_error
 from debate_eval.tasks.engine.migrate import migrate_legacy_run
 from debate_eval.tasks.engine.pairwise import PAIRWISE, build_pairwise_task, check_task_type, pairwise_fields
 from debate_eval.tasks.engine.progress import Progress
-from debate_eval.tasks.engine.record import PARSER_VERSION, Message, Record
+from debate_eval.tasks.engine.record import Message, Record
 from debate_eval.tasks.engine.results import ResultsStore
 from debate_eval.tasks.engine.run_config import DEFAULT_REMOTE_CONCURRENCY, RunConfig, RunOptions, config_document
 from debate_eval.tasks.engine.rundir import ResultsWriteError

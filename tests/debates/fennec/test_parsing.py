@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from debate_eval.debates.fennec.criteria import merge_criteria, parse_criteria
-from debate_eval.debates.fennec.judgments import side_scores
 from debate_eval.debates.fennec.merge import merge_scores, merge_verdicts
 from debate_eval.debates.scoring.scores import ParsedScore
 from debate_eval.debates.scoring.verdicts import ParsedVerdict, no_verdict
@@ -96,8 +95,3 @@ def verdict(value: str | None) -> ParsedVerdict:
 )
 def test_merge_verdicts_sums_preferences(votes: list[str | None], expected: str | None) -> None:
     assert merge_verdicts([verdict(v) for v in votes]).value == expected
-
-
-def test_side_scores_take_the_last_lines_on_the_scale() -> None:
-    text = "Score A: 2\nScore B: 4\nOn reflection:\n**Score A:** 3/5\nScore for Response B = 9"
-    assert side_scores(text) == {"A": 3.0, "B": None}

@@ -1,4 +1,4 @@
-"""Parsing one branch's judgment, as a run and ``rescore`` both read it.
+"""Fennec: parsing one branch's judgment, as a run and ``rescore`` both read it.
 
 - single: the project's score parser on the judge's answer with copies of the judged texts blanked out
   (``score_text``), on the aspect's scale;
@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from debate_eval.debates.evaluation import EvaluationTask, score_text, verdict_text
-from debate_eval.debates.fennec.prompts import PAIRWISE_SCALE
 from debate_eval.debates.scoring.normal_form import fold
 from debate_eval.debates.scoring.scores import ParsedScore, ScoreRange
 from debate_eval.debates.scoring.untrusted import UntrustedMaterial
 from debate_eval.debates.scoring.verdicts import ParsedVerdict
 
+PAIRWISE_SCALE = ScoreRange(1, 5)  # the paper's 1-5 guideline and per-response grades
 _SIDE_SCORE = re.compile(
     r"^[\s*#>-]*(?:\*\*)?\s*score\s*(?:for\s*)?(?:response\s*)?\(?(?P<side>[AB])\)?\s*(?:\*\*)?\s*[:=]\s*(?:\*\*)?\s*"
     r"(?P<value>\d+(?:\.\d+)?)\s*(?:/\s*\d+)?",

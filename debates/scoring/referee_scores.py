@@ -1,4 +1,4 @@
-"""Reading a referee's score: its own verdict line first, and the panel's mean.
+"""ChatEval: reading a referee's score: its own verdict line first, and the panel's mean.
 
 A referee often quotes the others ("Critic's Score: 3", "[Critic]: ... Score: 3"). When the referee's message
 has a verdict line of its own - a line that *starts* with the label the panel was told to use ("Score:" in
