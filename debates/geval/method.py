@@ -39,6 +39,9 @@ from debate_eval.debates.kit.samples import sample_request
 from debate_eval.debates.scoring.scores import ParsedScore
 
 if TYPE_CHECKING:  # loaded without AutoGen: the registry and --help stay light
+    from autogen_agentchat.agents import AssistantAgent
+    from autogen_agentchat.messages import BaseChatMessage
+
     from debate_eval.agents.models.pool import ClientPool
     from debate_eval.agents.models.wrappers import CallRecord
 
@@ -91,10 +94,31 @@ def samples_warning(config: GEvalConfig, temperature: float) -> str | None:
     return None
 
 
-async def run_geval(task: EvaluationTask, config: GEvalConfig, pool: ClientPool) -> Outcome:
-    """Score ``task`` with one agent (or ``samples`` independent answers)."""
+async def ask_evaluator(
+    task: EvaluationTask,
+    pool: ClientPool,
+    calls: list[CallRecord],
+    k: int,
+    samples: int,
+    sampling: dict[str, Any],
+    answer: str | None = None,
+) -> tuple[AssistantAgent, list[BaseChatMessage]]:
+    """Sample ``k`` of ``samples``: a fresh Evaluator (the Scorer's settings, ``sampling`` plus the sample's
+    seed, its own cache variant; its calls recorded into ``calls``) answers ``task``'s prompt. Returns the
+    agent (to ask again in the same conversation) and the chat messages of its run."""
     from autogen_agentchat.agents import AssistantAgent
     from autogen_agentchat.messages import BaseChatMessage, TextMessage
+
+    variant, seed = sample_request(pool, "scorer", k, samples, sampling)  # each sample a fresh call
+    sampling = {**sampling, **seed}
+    client = pool.for_debate("scorer", calls, variant=variant, sampling=sampling, answer=answer)
+    agent = AssistantAgent(EVALUATOR, model_client=client, system_message=None)
+    result = await agent.run(task=TextMessage(source=USER, content=task.prompt))
+    return agent, [m for m in result.messages if isinstance(m, BaseChatMessage)]
+
+
+async def run_geval(task: EvaluationTask, config: GEvalConfig, pool: ClientPool) -> Outcome:
+    """Score ``task`` with one agent (or ``samples`` independent answers)."""
 
     from debate_eval.debates.kit.transcript import build_transcript
     from debate_eval.debates.scoring.weighted import weighted_score
@@ -109,13 +133,8 @@ async def run_geval(task: EvaluationTask, config: GEvalConfig, pool: ClientPool)
         sampling: dict[str, Any] = {}
         if config.use_logprobs and samples == 1:
             sampling["top_logprobs"] = config.top_logprobs
-        variant, seed = sample_request(pool, "scorer", k, samples, sampling)  # each sample a fresh call
-        sampling.update(seed)
         # G-Eval's form asks for "scores ONLY": a constrained answer is the score alone
-        client = pool.for_debate("scorer", calls, variant=variant, sampling=sampling, answer="score_only")
-        agent = AssistantAgent(EVALUATOR, model_client=client, system_message=None)
-        result = await agent.run(task=TextMessage(source=USER, content=task.prompt))
-        chat = [m for m in result.messages if isinstance(m, BaseChatMessage)]
+        _, chat = await ask_evaluator(task, pool, calls, k, samples, sampling, answer="score_only")
         messages += chat
         answer = chat[-1].to_text()
         parses.append(score_text(answer, task, material))

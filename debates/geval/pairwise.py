@@ -14,17 +14,16 @@ import itertools
 from collections.abc import Sequence
 from typing import Any
 
-from autogen_agentchat.agents import AssistantAgent
 from autogen_agentchat.messages import BaseChatMessage, TextMessage
 
 from debate_eval.agents.models.pool import ClientPool
 from debate_eval.agents.models.wrappers import CallRecord
 from debate_eval.agents.roles import EVALUATOR, USER
 from debate_eval.debates.evaluation import NO_SCORE, EvaluationTask, Outcome, planted, verdict_text
+from debate_eval.debates.geval.method import ask_evaluator
 from debate_eval.debates.kit.combine import majority_verdict
 from debate_eval.debates.kit.pairwise_transcript import pairwise_transcript
 from debate_eval.debates.kit.reread import Parse, deciding_verdict
-from debate_eval.debates.kit.samples import sample_request
 from debate_eval.debates.pairwise.prompts import judge_material, reask_text
 from debate_eval.debates.scoring.verdicts import ParsedVerdict
 
@@ -55,11 +54,7 @@ async def run_geval_pairwise(task: EvaluationTask, samples: int, pool: ClientPoo
     reasked = False
     samples = max(1, samples)
     for k in range(samples):
-        variant, sampling = sample_request(pool, "scorer", k, samples)  # each sample a fresh call
-        client = pool.for_debate("scorer", calls, variant=variant, sampling=sampling)
-        agent = AssistantAgent(EVALUATOR, model_client=client, system_message=None)
-        result = await agent.run(task=TextMessage(source=USER, content=task.prompt))
-        chat = [m for m in result.messages if isinstance(m, BaseChatMessage)]
+        agent, chat = await ask_evaluator(task, pool, calls, k, samples, {})
         parsed = verdict_text(chat[-1].to_text(), material, markers)
         if not parsed.ok:  # ask once more, in the same conversation, for the verdict alone
             reasked = True
