@@ -94,3 +94,15 @@ class Outcome:
     # and whether they agree (None when either order has no verdict).
     verdicts: dict[str, str | None] | None = None
     consistent: bool | None = None
+
+    def run_fields(self) -> dict[str, Any]:
+        """How the outcome was reached, as a record keeps it of a sample or an order: ``decided_by``,
+        ``stop_reason``, ``agreed``, ``rounds``, ``reasked`` and ``details``."""
+        return {
+            "decided_by": self.decided_by,
+            "stop_reason": self.stop_reason,
+            "agreed": self.agreed,
+            "rounds": self.rounds,
+            "reasked": self.reasked,
+            "details": self.details,
+        }

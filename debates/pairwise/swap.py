@@ -45,12 +45,7 @@ def _order_summary(outcome: Outcome, verdict: str | None) -> dict[str, Any]:
         "verdict": verdict,
         "verdict_as_given": outcome.verdict,
         "verdict_parse": parse,
-        "decided_by": outcome.decided_by,
-        "stop_reason": outcome.stop_reason,
-        "agreed": outcome.agreed,
-        "rounds": outcome.rounds,
-        "reasked": outcome.reasked,
-        "details": outcome.details,
+        **outcome.run_fields(),
     }
 
 

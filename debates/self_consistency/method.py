@@ -89,12 +89,7 @@ def sample_result(outcome: Outcome) -> dict[str, Any]:
         "score": outcome.score,
         "verdict": outcome.verdict,
         "parse": parse.to_dict(),
-        "decided_by": outcome.decided_by,
-        "stop_reason": outcome.stop_reason,
-        "agreed": outcome.agreed,
-        "rounds": outcome.rounds,
-        "reasked": outcome.reasked,
-        "details": outcome.details,
+        **outcome.run_fields(),
     }
 
 
