@@ -235,11 +235,6 @@ class Method(Generic[ConfigT]):
             return asdict(config)
         return {}
 
-    def legacy_config_dict(self, config: ConfigT) -> dict[str, Any] | None:
-        """``config`` as versions up to 0afcb53 wrote it (their config hashes are still accepted), or None
-        when no such version could have run it (default: None, a method new since)."""
-        return None
-
     def describe(self, config: ConfigT) -> dict[str, Any]:
         """The settings a table shows for a run of this method (e.g. critic, rounds); default none."""
         return {}
@@ -277,20 +272,6 @@ class Method(Generic[ConfigT]):
     def evaluator(self, config: ConfigT) -> Evaluator:
         """The coroutine function that evaluates one task under ``config``."""
         return lambda task, pool: self.evaluate(task, config, pool)
-
-
-def legacy_view(
-    config: Mapping[str, Any], keys: Iterable[str], defaults: Mapping[str, Any] | None = None
-) -> dict[str, Any] | None:
-    """``config`` restricted to ``keys`` (the fields an earlier version wrote), or None when a newer field
-    holds anything but None or its value in ``defaults`` (then no earlier version ran this configuration)."""
-    keys = tuple(keys)
-    for key, value in config.items():
-        if key not in keys and value is not None and (defaults is None or defaults.get(key, object()) != value):
-            return None
-    if any(key not in config for key in keys):
-        return None
-    return {key: config[key] for key in keys}
 
 
 def set_parse(record: dict[str, Any], parsed: ParsedScore) -> None:

@@ -1,5 +1,5 @@
 """Records are read through the typed ``Record`` (``tasks/engine/record.py``), never by string key, and the
-history of older formats lives in the compat module only.
+history of older formats lives in the compat package (``tasks/engine/compat/``) only.
 
 ``RECORD_BY_KEY`` lists the modules that still read a result record as a dict (``record["..."]`` or
 ``record.get(...)``): a shrinking allow-list. A module converted to ``Record`` leaves it (the test fails while a
@@ -53,7 +53,7 @@ RECORD_BY_KEY = {
     "tasks/cli/show.py",
     "tasks/engine/audit/estimate.py",
     "tasks/engine/audit/run.py",
-    "tasks/engine/migrate.py",
+    "tasks/engine/compat/hashes.py",
 }
 
 
@@ -76,6 +76,28 @@ def test_no_new_module_reads_a_record_by_key() -> None:
 
 def test_the_allow_list_only_shrinks() -> None:
     assert RECORD_BY_KEY - reading_by_key() == set(), "these modules no longer read records by key: unlist them"
+
+
+COMPAT = "tasks/engine/compat/"
+LEGACY = re.compile(r"legacy", re.IGNORECASE)
+
+
+def test_no_legacy_outside_the_compat_package() -> None:
+    """Older formats, hashes and migrations are the compat package's (each with the version that drops it)."""
+    found = sorted(
+        path.relative_to(ROOT).as_posix()
+        for path in package_files()
+        if not path.relative_to(ROOT).as_posix().startswith(COMPAT) and LEGACY.search(path.read_text(encoding="utf-8"))
+    )
+    assert found == [], "reading earlier versions belongs in tasks/engine/compat/"
+
+
+def test_compat_says_when_each_reading_is_dropped() -> None:
+    from debate_eval.tasks.engine import compat
+    from debate_eval.tasks.engine.compat import hashes
+
+    assert compat.METHOD_KEY_DROPPED_IN and hashes.REMOVED_IN
+    assert "Dropped in" in (compat.__doc__ or "") and "Dropped in" in (hashes.__doc__ or "")
 
 
 def test_the_check_finds_a_read_by_key() -> None:

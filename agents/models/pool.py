@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -149,14 +149,18 @@ class ClientPool:
         rate: RateOptions | None = None,
         answers: AnswerPlan | None = None,
         shared_limits: bool = False,
+        older_namespace: Callable[[ClientPool, ModelSettings, str], str | None] | None = None,
     ) -> None:
         """``batch``: queue every model call for the Batch API (``run --batch``) instead of sending it;
         ``network``: answer cap, connection pool, ``--fast-path``; ``on_retry``: told of every retry (default:
         one line on stderr; see ``agents/models/retry.py``); ``rate``: budgets and the most calls in flight per
         endpoint and model (``agents/models/rate_limit.py``); ``answers``: the run's answer formats
         (``--answer-format``; None: every answer free); ``shared_limits``: take each endpoint's limiter from
-        the process-wide registry (``agents/models/shared_limits.py``) instead of one of this pool's own."""
+        the process-wide registry (``agents/models/shared_limits.py``) instead of one of this pool's own;
+        ``older_namespace``: the cache namespace an earlier version gave a role's settings (and variant), read
+        when the current one has no answer (None: no other)."""
         self.config = config
+        self.older_namespace = older_namespace
         self.server_urls = dict(server_urls or {})  # provider name -> the server started for the run
         if embedded_base_url is not None:
             self.server_urls[EMBEDDED] = embedded_base_url
@@ -191,15 +195,6 @@ class ClientPool:
         sampling, ``variant``): no URL, no key, so every spelling of an endpoint shares its answers."""
         return stable_hash({"identity": settings.identity(self.config.embedded), "variant": variant})[:32]
 
-    def legacy_namespace_for(self, settings: ModelSettings, variant: str = "") -> str | None:
-        """The namespace versions up to URL-free hashing used (the endpoint's public URL in it, and a hash of
-        a URL with credentials), read when the current one has no answer; None when it is the same."""
-        data: dict[str, Any] = {"identity": settings.legacy_identity(self.config.embedded), "variant": variant}
-        if settings.base_url and public_url(settings.base_url) != settings.base_url:
-            data["endpoint_sha256"] = stable_hash(settings.base_url)
-        old = stable_hash(data)[:32]
-        return None if old == self.namespace_for(settings, variant) else old
-
     def shared(self, role: str, variant: str = "", sampling: Mapping[str, Any] | None = None) -> ChatCompletionClient:
         """The shared client stack for ``role``.
 
@@ -213,7 +208,8 @@ class ClientPool:
         key = f"{namespace}:{settings.client_identity()}"  # own credentials, own client; same model, same cache
         stack = self._stacks.get(key)
         if stack is None:
-            stack = self._build(settings, namespace, self.legacy_namespace_for(settings, variant))
+            older = self.older_namespace(self, settings, variant) if self.older_namespace else None
+            stack = self._build(settings, namespace, older)
             self._stacks[key] = stack
         return stack.shared
 
@@ -294,7 +290,7 @@ class ClientPool:
             client = self._http_clients[options] = provider_http_client(options)
         return client
 
-    def _build(self, settings: ModelSettings, namespace: str, legacy_namespace: str | None = None) -> _Stack:
+    def _build(self, settings: ModelSettings, namespace: str, older_namespace: str | None = None) -> _Stack:
         base_url = self._base_url(settings)
         if self.batch is not None:  # the SDK's requests go to the batch queue (cache and retries stay above)
             get_provider(settings.provider).check_batch()
@@ -317,7 +313,7 @@ class ClientPool:
         )
         shared: ChatCompletionClient = AnswerCheckClient(retrying)  # tool calls, content filter, secrets
         if self.cache is not None:
-            fallbacks = (legacy_namespace,) if legacy_namespace else ()
+            fallbacks = (older_namespace,) if older_namespace else ()
             shared = ChatCompletionCache(shared, NamespacedStore(self.cache, namespace, fallbacks))
         return _Stack(raw=raw, shared=shared, settings=settings, base_url=base_url)
 

@@ -142,14 +142,6 @@ class ModelSettings:
             "sampling": self.sampling.identity(),
         }
 
-    def legacy_identity(self, embedded: EmbeddedSettings | None = None) -> dict[str, Any]:
-        """The identity as versions up to URL-free hashing gave it: a user's endpoint identified by its public
-        URL (None for the default endpoint). For the migration of their run directories and caches."""
-        identity = self.identity(embedded)
-        if get_provider(self.provider).user_endpoint:
-            identity["endpoint"] = public_url(self.base_url) if self.base_url else None
-        return identity
-
     def api_key(self, environ: Mapping[str, str] | None = None) -> str:
         """The API key from the environment (a placeholder for keyless local servers)."""
         return self.configured_key(environ) or "not-needed"

@@ -98,8 +98,6 @@ class ChatEvalMethod(Method[ChatEvalConfig]):
     description = "ChatEval: referees with role personas discuss; mean of their scores"
     task_types = ("single", "pairwise")
     config_type = ChatEvalConfig
-    # no legacy_config_dict: ChatEval's paper mode changed since 0afcb53 (two referees, a bounded re-ask),
-    # so a ChatEval run directory of that version is another configuration, refused rather than mixed
     config_key = "chateval"
     Options = ChatEvalOptions
 

@@ -22,7 +22,6 @@ from debate_eval.debates.base import (
     Method,
     MethodContext,
     Reparser,
-    legacy_view,
     non_negative_int,
     option,
     register_method,
@@ -85,18 +84,6 @@ def debate_config(
         reproduce_bugs=reproduce_bugs,
         tiebreaker_template=template,
     )
-
-
-LEGACY_KEYS = (
-    "scorer",
-    "critic",
-    "commander",
-    "tiebreaker",
-    "max_rounds",
-    "commander_llm",
-    "reask",
-    "marker_case_sensitive",
-)
 
 
 @dataclass(frozen=True)
@@ -195,10 +182,6 @@ class DebateMethod(Method["DebateConfig"]):
         from debate_eval.debates.debate.run import run_debate
 
         return await run_debate(task, config, pool)
-
-    def legacy_config_dict(self, config: DebateConfig) -> dict[str, Any] | None:
-        """The eight fields of 0afcb53's ``DebateConfig`` (the paper's debate only)."""
-        return legacy_view(self.config_dict(config), LEGACY_KEYS, {"fidelity": "paper"})
 
     def describe(self, config: DebateConfig) -> dict[str, Any]:
         """Critic persona, rounds, Tie-breaker, Commander."""

@@ -28,7 +28,6 @@ from debate_eval.debates.base import (
     MethodContext,
     Reparser,
     deciding_parse,
-    legacy_view,
     option,
     positive_int,
     register_method,
@@ -218,10 +217,6 @@ class GEvalMethod(Method[GEvalConfig]):
 
             return await run_geval_pairwise(task, config.samples, pool)
         return await run_geval(task, config, pool)
-
-    def legacy_config_dict(self, config: GEvalConfig) -> dict[str, Any] | None:
-        """0afcb53's three fields."""
-        return legacy_view(self.config_dict(config), ("use_logprobs", "top_logprobs", "samples"))
 
     def warnings(self, config: GEvalConfig, temperature: float) -> list[str]:
         """Sampling at temperature 0."""

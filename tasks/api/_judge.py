@@ -319,6 +319,7 @@ class Judge:
         from debate_eval.agents.models.response_cache import open_response_cache
         from debate_eval.agents.models.wrappers import TransportStats
         from debate_eval.tasks.engine.accounting import load_prices
+        from debate_eval.tasks.engine.compat.hashes import url_era_namespace
 
         request = self._request
         stack = contextlib.ExitStack()
@@ -342,6 +343,7 @@ class Judge:
                 answers=config.answers,
                 rate=RateOptions(request.rpm, request.tpm, in_flight),
                 shared_limits=True,
+                older_namespace=url_era_namespace,  # cached answers of earlier versions are still found
             )
             if not request.no_preflight:
                 await pool.preflight(config.roles())

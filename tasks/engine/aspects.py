@@ -64,10 +64,6 @@ class MultiAspectConfig(RunConfig):
         first = self.aspect_configs[0].result_config()
         return {**first, "aspect": self.aspect, "aspects": {c.aspect: c.result_config() for c in self.aspect_configs}}
 
-    def legacy_result_config(self) -> dict[str, Any] | None:
-        """No earlier version ran several aspects in one run."""
-        return None
-
     def roles(self) -> list[str]:
         """Every role any aspect's configuration calls."""
         roles: list[str] = []

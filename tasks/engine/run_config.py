@@ -6,9 +6,7 @@
 
 The hash counts only the models of the roles the method calls, each by provider, model name and sampling
 (``ModelSettings.identity``), not by the URL it is reached at (checked on resume by ``engine.endpoints``).
-Versions up to 0afcb53 counted all four roles (so e.g. ``DEBATE_EVAL_TIEBREAKER_MODEL`` changed a plain
-debate's hash); ``legacy_config_hash`` gives that old hash; later versions counted a user's endpoint URL.
-``migrate.migrate_legacy_run`` moves a run directory of either to the current hash on resume.
+Hashes of earlier versions are recognised by ``engine.compat.hashes``.
 """
 
 from __future__ import annotations
@@ -30,8 +28,6 @@ from debate_eval.tasks.data.own_file import dataset_options
 from debate_eval.tasks.data.templates import Template
 
 DEFAULT_REMOTE_CONCURRENCY = 8
-LEGACY_ROLES = ("scorer", "critic", "commander", "tiebreaker")  # up to 0afcb53 all four were hashed
-LEGACY_CONFIG_KEYS = ("debate", "geval", "chateval")
 
 
 @dataclass(frozen=True)
@@ -83,24 +79,6 @@ class RunConfig:
         """Identifies the results of this configuration."""
         return stable_hash(self.result_config())[:16]
 
-    def legacy_result_config(self) -> dict[str, Any] | None:
-        """The result config as versions up to 0afcb53 wrote it (None for a method that did not exist then):
-        ``debate`` and ``geval`` always (null when unused), ``chateval`` only when set, and the models of all
-        four roles, used or not."""
-        key = self.method.config_key
-        legacy = self.method.legacy_config_dict(self.method_config)
-        if key not in LEGACY_CONFIG_KEYS or legacy is None:
-            return None
-        config = {**self._what(), "debate": None, "geval": None, "models": {}}
-        config[key] = legacy
-        config["models"] = {role: self._model_identity(role, legacy=True) for role in sorted(LEGACY_ROLES)}
-        return config
-
-    def legacy_config_hash(self) -> str | None:
-        """The hash an earlier version gave this configuration (None: no earlier version knew it)."""
-        legacy = self.legacy_result_config()
-        return stable_hash(legacy)[:16] if legacy is not None else None
-
     def _what(self) -> dict[str, Any]:
         return {
             "dataset": self.dataset,
@@ -115,9 +93,8 @@ class RunConfig:
             **dataset_options(self.dataset),  # an own file: its columns and blob id ({} for a registered set)
         }
 
-    def _model_identity(self, role: str, *, legacy: bool = False) -> dict[str, Any]:
-        settings = self.models.for_role(role)
-        return settings.legacy_identity(self.models.embedded) if legacy else settings.identity(self.models.embedded)
+    def _model_identity(self, role: str) -> dict[str, Any]:
+        return self.models.for_role(role).identity(self.models.embedded)
 
     def evaluator(self) -> Evaluator:
         """The coroutine function that evaluates one item under this configuration's method."""

@@ -41,12 +41,12 @@ from debate_eval.debates.scoring import PARSER_VERSION
 from debate_eval.tasks.data.datasets import Item, get_dataset, load_items, select_items
 from debate_eval.tasks.engine.accounting import Accounting, calls_usage, item_usage, load_prices, usage_calls
 from debate_eval.tasks.engine.aspects import per_aspect, result_key
+from debate_eval.tasks.engine.compat.hashes import move_earlier_run, url_era_namespace
 from debate_eval.tasks.engine.concurrency import run_all
 from debate_eval.tasks.engine.endpoints import check_endpoint_moves
 from debate_eval.tasks.engine.fingerprints import check_served_models
 from debate_eval.tasks.engine.heap import collector_for_run
 from debate_eval.tasks.engine.item_errors import describe_error
-from debate_eval.tasks.engine.migrate import migrate_legacy_run
 from debate_eval.tasks.engine.pairwise import PAIRWISE, build_pairwise_task, check_task_type, pairwise_fields
 from debate_eval.tasks.engine.progress import Progress
 from debate_eval.tasks.engine.record import Message, Record
@@ -340,6 +340,7 @@ async def model_pool(
             on_retry=on_retry,
             answers=getattr(config, "answers", None),  # a paraphrase step's owner has none
             rate=rate,
+            older_namespace=url_era_namespace,  # cached answers of earlier versions are still found
         )
         try:
             if preflight:
@@ -412,7 +413,7 @@ async def run(
     per_config = [build_tasks(aspect_config, items) for aspect_config in configs]
     jobs = [(item, tasks[i], c) for i, item in enumerate(items) for c, tasks in zip(configs, per_config, strict=True)]
     document = config_document(config, options)
-    migrate_legacy_run(options.out_dir, config, document)  # a directory of an earlier version
+    move_earlier_run(options.out_dir, config, document)  # a directory of an earlier version (engine.compat)
     check_endpoint_moves(options.out_dir, config, document, allow=options.allow_endpoint_change)
     systems = False  # a record names a system or has no human rating: the summary compares systems
 

@@ -11,6 +11,7 @@ from debate_eval.agents.errors import UserError
 from debate_eval.agents.models.providers import all_providers, get_provider
 from debate_eval.agents.models.settings import EmbeddedSettings, ModelOverrides, resolve_model_config
 from debate_eval.tasks.cli.main import main
+from debate_eval.tasks.engine.compat.hashes import url_identity
 
 
 def test_the_builtin_providers_are_registered() -> None:
@@ -49,7 +50,7 @@ def test_endpoint_identities_leave_ports_and_secrets_out() -> None:
     assert config.for_role("scorer").identity(embedded)["endpoint"] == {"embedded": embedded.identity()}
     remote = resolve_model_config(ModelOverrides(base_url="https://u:pw@host/v1?key=s3cret", model="m"), environ={})
     assert remote.for_role("scorer").identity()["endpoint"] is None  # a user's endpoint: never the URL
-    assert remote.for_role("scorer").legacy_identity()["endpoint"] == "https://host/v1?key=***"
+    assert url_identity(remote.for_role("scorer"))["endpoint"] == "https://host/v1?key=***"
     scripted = resolve_model_config(ModelOverrides(provider="scripted"), environ={})
     assert scripted.for_role("scorer").identity()["endpoint"] == {"scripted": "default replies"}
 

@@ -16,6 +16,7 @@ from debate_eval.agents.models.settings import (
     load_env_file,
     resolve_model_config,
 )
+from debate_eval.tasks.engine.compat.hashes import url_era_namespace, url_identity
 
 SECRET = "sk-test-0123456789abcdefSECRET"
 
@@ -69,7 +70,7 @@ def test_public_views_and_identity_carry_no_secret() -> None:
     assert config.for_role("scorer").api_key(env) == SECRET
     assert config.for_role("scorer").identity()["endpoint"] is None  # the URL is no part of the model's identity
     assert config.to_public_dict()["roles"]["scorer"]["base_url"] == "http://x/v1"  # config.json keeps it
-    assert config.for_role("scorer").legacy_identity()["endpoint"] == "http://x/v1"  # as earlier versions hashed it
+    assert url_identity(config.for_role("scorer"))["endpoint"] == "http://x/v1"  # as earlier versions hashed it
 
 
 def test_credentials_in_the_base_url_are_left_out_and_keep_the_clients_apart() -> None:
@@ -79,7 +80,7 @@ def test_credentials_in_the_base_url_are_left_out_and_keep_the_clients_apart() -
     assert SECRET not in dumped and "QUERY-SECRET" not in dumped and "alice" not in dumped
     public = "https://llm.example:8443/v1?api-key=***&api-version=***"
     assert config.to_public_dict()["roles"]["scorer"]["base_url"] == public
-    assert config.for_role("scorer").legacy_identity()["endpoint"] == public
+    assert url_identity(config.for_role("scorer"))["endpoint"] == public
     assert config.for_role("scorer").base_url == url  # the client still gets the real URL
 
     other = resolve_model_config(
@@ -88,8 +89,8 @@ def test_credentials_in_the_base_url_are_left_out_and_keep_the_clients_apart() -
     namespace = ClientPool(config).namespace_for(config.for_role("scorer"))
     assert namespace == ClientPool(other).namespace_for(other.for_role("scorer"))  # the same model's answers
     assert config.for_role("scorer").client_identity() != other.for_role("scorer").client_identity()  # own clients
-    legacy = ClientPool(config).legacy_namespace_for(config.for_role("scorer"))
-    assert legacy is not None and legacy != ClientPool(other).legacy_namespace_for(other.for_role("scorer"))
+    legacy = url_era_namespace(ClientPool(config), config.for_role("scorer"))
+    assert legacy is not None and legacy != url_era_namespace(ClientPool(other), other.for_role("scorer"))
     assert SECRET not in namespace + legacy
 
 

@@ -22,6 +22,7 @@ from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAISe
 from debate_eval.agents.models.settings import resolve_model_config
 from debate_eval.tasks.cli.main import main
 from debate_eval.tasks.engine.build import build_run_config as build
+from debate_eval.tasks.engine.compat.hashes import url_era_namespace
 from debate_eval.tasks.engine.endpoints import same_server
 from debate_eval.tasks.engine.request import RunRequest
 from debate_eval.tasks.engine.results import read_jsonl
@@ -119,7 +120,7 @@ def test_a_new_run_at_localhost_extends_at_127_0_0_1(isolated_env: Path, capsys:
 
 
 def test_cache_namespaces_leave_the_url_out_and_read_the_earlier_ones() -> None:
-    """The URL-era namespaces (golden, from the code before) are what ``legacy_namespace_for`` gives, and a
+    """The URL-era namespaces (golden, from the code before) are what ``url_era_namespace`` gives, and a
     store reads them when the current namespace has no answer."""
     golden = {
         "http://localhost:8000/v1": ("eddd68ae45ac52d4998a2012dad933db", "fcb6a009dcdebdbb2ef635705a07cb4f"),
@@ -129,7 +130,7 @@ def test_cache_namespaces_leave_the_url_out_and_read_the_earlier_ones() -> None:
     for url, (plain, sample) in golden.items():
         config = resolve_model_config(environ={"OPENAI_BASE_URL": url, "DEBATE_EVAL_MODEL": "m"})
         pool, settings = ClientPool(config), config.for_role("scorer")
-        assert (pool.legacy_namespace_for(settings), pool.legacy_namespace_for(settings, "sample1")) == (plain, sample)
+        assert (url_era_namespace(pool, settings), url_era_namespace(pool, settings, "sample1")) == (plain, sample)
         current.add(pool.namespace_for(settings))
     assert len(current) == 1  # one model, one namespace, whatever the URL
 

@@ -17,6 +17,7 @@ import pytest
 
 from debate_eval.tasks.cli.main import build_parser, main
 from debate_eval.tasks.cli.run import build_run_config
+from debate_eval.tasks.engine.compat.hashes import pre_registry_config_hash
 from debate_eval.tasks.engine.results import read_jsonl
 
 LEGACY_RUN = Path(__file__).parent / "data" / "legacy_run_0afcb53"
@@ -51,13 +52,13 @@ def config_of(argv: list[str]):  # type: ignore[no-untyped-def]
 @pytest.mark.parametrize(("argv", "old_hash"), GOLDEN)
 def test_the_legacy_hash_is_the_previous_versions(isolated_env: Path, argv: list[str], old_hash: str) -> None:
     config = config_of(argv)
-    assert config.legacy_config_hash() == old_hash
+    assert pre_registry_config_hash(config) == old_hash
     assert config.config_hash() != old_hash  # the new hash leaves unused roles out
 
 
 @pytest.mark.parametrize("argv", CHANGED_SINCE)
 def test_a_method_changed_since_has_no_legacy_hash(isolated_env: Path, argv: list[str]) -> None:
-    assert config_of(argv).legacy_config_hash() is None
+    assert pre_registry_config_hash(config_of(argv)) is None
 
 
 def test_an_unused_roles_model_no_longer_changes_the_hash(isolated_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -67,7 +68,9 @@ def test_an_unused_roles_model_no_longer_changes_the_hash(isolated_env: Path, mo
     assert moved["debate"].config_hash() == plain["debate"].config_hash()
     assert moved["geval"].config_hash() == plain["geval"].config_hash()
     assert moved["tiebreaker"].config_hash() != plain["tiebreaker"].config_hash()  # it calls the Tie-breaker
-    assert moved["debate"].legacy_config_hash() != plain["debate"].legacy_config_hash()  # the old hash did count it
+    assert pre_registry_config_hash(moved["debate"]) != pre_registry_config_hash(
+        plain["debate"]
+    )  # the old hash did count it
     assert sorted(plain["debate"].result_config()["models"]) == ["critic", "scorer"]
 
 

@@ -1,10 +1,13 @@
-"""Reading run directories written by earlier versions: the only module that knows older formats.
+"""Reading run directories written by earlier versions: the only package that knows older formats.
 
-Each reading below says the version in which it will be dropped; until then an older run directory is read
-(and resumed) as it is, with no model call.
+Each reading says the version in which it will be dropped; until then an older run directory is read (and
+resumed) as it is, with no model call.
 
-- Record key ``protocol`` (before 0.2.0 a record named its method ``protocol``) and records with neither key
+- Here: the record key ``protocol`` (records of 0.1.0 named their method so) and records with neither key
   (written before records named a method: DEBATE). Dropped in 0.3.0.
+- ``hashes``: the config hashes and response-cache namespaces of development versions before 0.1.0 (all four
+  roles' models hashed; a user's endpoint hashed by its URL), recognised so that such a run directory moves
+  to the current hash and its cached answers are still found. Dropped in 0.2.0.
 """
 
 from __future__ import annotations
