@@ -543,4 +543,12 @@ async def _run_pending(
         progress.update(record, summary.now)
 
     # the first error (e.g. a full disk) or Ctrl-C cancels and awaits every other debate
-    await run_all(one(item, task, aspect_config) for item, task, aspect_config in pending)
+    jobs = iter(pending)  # shared by the lanes: each takes the next item when it is free
+
+    async def lane() -> None:
+        for item, task, aspect_config in jobs:
+            await one(item, task, aspect_config)
+
+    # as many lanes as debates in flight, not a task per item: a run of 100k items keeps 64 tasks, not 100k
+    # (each waiting on the semaphore, and scanned by every garbage collection)
+    await run_all(lane() for _ in range(min(concurrency, len(pending))))
