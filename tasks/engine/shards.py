@@ -83,6 +83,23 @@ def iter_lines(path: Path) -> Iterator[tuple[int, bytes, Record]]:
             yield number, raw if raw.endswith(b"\n") else raw + b"\n", Record.from_json(obj, path=path, line=number)
 
 
+def _shard_lines(
+    directories: Sequence[Path], config_hash: str, report: MergeReport | None = None
+) -> Iterator[tuple[int, int, bytes, Record]]:
+    """The lines of the shards' results files written under ``config_hash``, in order, each with its
+    directory's index and its line number; with ``report``, the other lines are counted (``other_config``)."""
+    for index, directory in enumerate(directories):
+        path = directory / RESULTS_FILE
+        if not path.is_file():
+            continue
+        for number, raw, record in iter_lines(path):
+            if record.config_hash != config_hash:
+                if report is not None:
+                    report.other_config += 1
+                continue
+            yield index, number, raw, record
+
+
 def read_config(directory: Path) -> dict[str, Any]:
     """A shard directory's ``config.json`` (one line when it is missing or unreadable)."""
     path = directory / CONFIG_FILE
@@ -175,27 +192,20 @@ def merge_shards(out_dir: Path, directories: Sequence[Path]) -> MergeReport:
 
     # pass 1: the winning line of every key (directory index, line number); only keys and two ints are held
     winner: dict[str, tuple[int, int, bool]] = {}
-    for index, directory in enumerate(directories):
-        path = directory / RESULTS_FILE
-        if not path.is_file():
-            continue
-        for number, _, record in iter_lines(path):
-            if record.config_hash != config_hash:
-                report.other_config += 1
-                continue
-            key = record_key(record)
-            finished = record.ok
-            held = winner.get(key)
-            if held is None:
-                winner[key] = (index, number, finished)
-            elif held[2]:  # finished already: counted once
-                if finished:
-                    report.duplicates += 1
-                else:
-                    report.superseded += 1
-            else:  # a failed line is superseded by any later line of the item
+    for index, number, _, record in _shard_lines(directories, config_hash, report):
+        key = record_key(record)
+        finished = record.ok
+        held = winner.get(key)
+        if held is None:
+            winner[key] = (index, number, finished)
+        elif held[2]:  # finished already: counted once
+            if finished:
+                report.duplicates += 1
+            else:
                 report.superseded += 1
-                winner[key] = (index, number, finished)
+        else:  # a failed line is superseded by any later line of the item
+            report.superseded += 1
+            winner[key] = (index, number, finished)
 
     out = Path(out_dir)
     try:
@@ -217,22 +227,16 @@ def merge_shards(out_dir: Path, directories: Sequence[Path]) -> MergeReport:
         tmp = out / f".{RESULTS_FILE}.{os.getpid()}.tmp"
         try:
             with tmp.open("wb") as handle:
-                for index, directory in enumerate(directories):
-                    path = directory / RESULTS_FILE
-                    if not path.is_file():
-                        continue
-                    for number, raw, record in iter_lines(path):
-                        if record.config_hash != config_hash:
-                            continue
-                        held = winner.get(record_key(record))
-                        if held is not None and held[0] == index and held[1] == number:
-                            handle.write(raw)
-                            total.add(record)
-                            report.written += 1
-                            if held[2]:
-                                report.finished += 1
-                            else:
-                                report.failed += 1
+                for index, number, raw, record in _shard_lines(directories, config_hash):
+                    held = winner.get(record_key(record))
+                    if held is not None and held[0] == index and held[1] == number:
+                        handle.write(raw)
+                        total.add(record)
+                        report.written += 1
+                        if held[2]:
+                            report.finished += 1
+                        else:
+                            report.failed += 1
                 handle.flush()
                 os.fsync(handle.fileno())
             os.replace(tmp, target)
