@@ -81,6 +81,9 @@ def test_shards_merged_equal_the_whole_run(isolated_env: Path, capsys: pytest.Ca
     assert main(["meta-eval", str(isolated_env / "whole"), "--json"]) == 0
     assert strip_paths(json.loads(capsys.readouterr().out)) == strip_paths(merged_report)
     assert main(["show", str(merged)]) == 0
+    import debate_eval  # and the Python API reads it as any run
+
+    assert sorted(record.item_id for record in debate_eval.load_run(merged).records) == sorted(whole)
     # a merge into a directory that holds results is refused; the shards stay as they are
     assert main(["merge", str(merged), *map(str, shard_dirs)]) == 2
     assert "already holds results.jsonl" in capsys.readouterr().err
