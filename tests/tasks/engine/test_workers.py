@@ -139,3 +139,20 @@ def test_evaluate_with_workers_judges_own_rows_once_each(isolated_env: Path) -> 
     )
     ids = [record.item_id for record in run.records]
     assert sorted(ids) == sorted(f"r{i}" for i in range(30))
+
+
+def test_two_workers_against_a_rate_limited_endpoint_finish_every_item_once(isolated_env: Path) -> None:
+    from support.rate_limited_server import Latency, RateLimitedServer
+
+    # 60 requests per 2 s window; both workers learn it from the headers and share it (each refusal retried)
+    server = RateLimitedServer(rpm=60, window_s=2.0, latency=Latency(0.01, 0.05))
+    out = isolated_env / "run"
+    with server:
+        args = ["run", "--dataset", "summeval", "--aspect", "coherence", "--limit", "64", "--method", "geval"]
+        args += ["--base-url", server.base_url, "--model", "scripted", "--out", str(out), "--no-cache"]
+        assert main([*args, "--concurrency", "32", "--no-progress", "--no-preflight", "--workers", "2"]) == 0
+        answered = server.stats.requests - server.stats.rate_limited
+    records = [json.loads(x) for x in (out / "results.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert len(records) == len({r["item_id"] for r in records}) == 64
+    assert all(r["error"] is None for r in records)
+    assert answered == 64  # one answered call an item: none lost, none made twice
