@@ -52,8 +52,6 @@ RECORD_BY_KEY = {
     "tasks/cli/rescore.py",
     "tasks/cli/show.py",
     "tasks/engine/audit/estimate.py",
-    "tasks/engine/audit/run.py",
-    "tasks/engine/compat/hashes.py",
 }
 
 

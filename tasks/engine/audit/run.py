@@ -412,8 +412,8 @@ class Audit:
         models = resolve_model_config(overrides)
         before = {
             key
-            for key, record in read_stored(self.out / PARAPHRASES_FILE).items()
-            if record.get("model") == self.paraphrase_model and record.get("n") == self.paraphrases
+            for key, entry in read_stored(self.out / PARAPHRASES_FILE).items()
+            if entry.get("model") == self.paraphrase_model and entry.get("n") == self.paraphrases
         }
         stored = asyncio.run(
             make_paraphrases(
@@ -428,10 +428,10 @@ class Audit:
                 field=self._paraphrase_field(),
             )
         )
-        made = [record for key, record in stored.items() if key not in before]
+        made = [entry for key, entry in stored.items() if key not in before]  # paraphrase entries
         price = load_prices().get(self.paraphrase_model)
-        for record in made:
-            for usage in (record.get("usage") or {}).values():
+        for entry in made:
+            for usage in (entry.get("usage") or {}).values():
                 cost = (
                     None
                     if price is None

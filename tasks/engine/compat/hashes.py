@@ -191,14 +191,14 @@ def _url_era_hash(existing: dict[str, Any]) -> str | None:
 def _rehash_lines(path: Path, old: str, new: str) -> None:
     lines = path.read_bytes().split(b"\n")
     out: list[bytes] = []
-    for raw in lines:
+    for raw in lines:  # the JSON object of each line, every other key kept as it is (no Record round trip)
         try:
-            record = json.loads(raw) if raw.strip() else None
+            line = json.loads(raw) if raw.strip() else None
         except (ValueError, UnicodeDecodeError):
-            record = None
-        if isinstance(record, dict) and record.get("config_hash") == old:
-            record["config_hash"] = new
-            raw = json.dumps(record, ensure_ascii=False).encode("utf-8")
+            line = None
+        if isinstance(line, dict) and line.get("config_hash") == old:
+            line["config_hash"] = new
+            raw = json.dumps(line, ensure_ascii=False).encode("utf-8")
         out.append(raw)
     tmp = path.with_suffix(".jsonl.migrate.tmp")
     with tmp.open("wb") as handle:
