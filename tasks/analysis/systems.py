@@ -50,6 +50,7 @@ from debate_eval.tasks.analysis.bootstrap import (
 )
 from debate_eval.tasks.analysis.correlations import STATISTICS, correlations
 from debate_eval.tasks.analysis.records import Record, group_of, is_pairwise, number
+from debate_eval.tasks.data.printable import escaped
 
 #: Datasets whose item ids are ``GROUP/SYSTEM`` (the loaders build them so).
 SYSTEM_IN_ITEM_ID = frozenset({"summeval", "topical_chat"})
@@ -396,7 +397,7 @@ def comparison_lines(label: str, block: dict[str, Any] | None) -> list[str]:
         return []
     lines = [f"{label}: per system, mean judge score, 95% CI"]
     for name, entry in block["systems"].items():
-        line = f"  {name}: {_num(entry['mean'])}{_ci(entry['ci95'])} ({entry['n_scored']} scored)"
+        line = f"  {escaped(name)}: {_num(entry['mean'])}{_ci(entry['ci95'])} ({entry['n_scored']} scored)"
         ppi = entry.get("ppi")
         if ppi:
             line += (
@@ -411,7 +412,7 @@ def comparison_lines(label: str, block: dict[str, Any] | None) -> list[str]:
         lines.append(f"{label}: pairs on shared inputs, first - second, 95% CI, p, first's wins/ties/losses")
         for pair in pairs[:MAX_PAIR_LINES]:
             lines.append(
-                f"  {pair['first']} - {pair['second']}: {pair['difference']:+.3f}{_ci(pair['ci95'])}"
+                f"  {escaped(pair['first'])} - {escaped(pair['second'])}: {pair['difference']:+.3f}{_ci(pair['ci95'])}"
                 f"{_p(pair['p_value'])}{_p(pair.get('p_holm'), 'Holm p')}, "
                 f"{pair['wins']}/{pair['ties']}/{pair['losses']} over {pair['n_inputs']} inputs"
             )
@@ -427,7 +428,7 @@ def win_rate_lines(label: str, block: dict[str, Any] | None) -> list[str]:
     lines = [f"{label}: per system, win rate, 95% CI (ties count half), wins/ties/losses"]
     for name, entry in block["systems"].items():
         lines.append(
-            f"  {name}: {_num(entry['win_rate'])}{_ci(entry['ci95'])}, "
+            f"  {escaped(name)}: {_num(entry['win_rate'])}{_ci(entry['ci95'])}, "
             f"{entry['wins']}/{entry['ties']}/{entry['losses']} in {entry['comparisons']} comparisons"
         )
     return lines

@@ -12,6 +12,7 @@ from debate_eval.agents.errors import UserError
 from debate_eval.agents.models.answer_format import describe_answers
 from debate_eval.agents.redaction import redact_record
 from debate_eval.debates.base import get_method
+from debate_eval.tasks.data.printable import escaped
 from debate_eval.tasks.engine.compat import method_of
 from debate_eval.tasks.engine.results import CONFIG_FILE, RESULTS_FILE, read_jsonl
 
@@ -53,9 +54,9 @@ def handle_show(args: argparse.Namespace) -> int:
         header = template_line(path.parent / "config.json")
         if header:
             print(header)
-        print(format_table(records))
+        print(escaped(format_table(records), lines=True))
     else:
-        print(format_transcript(find_record(records, args.item), full=args.full))
+        print(escaped(format_transcript(find_record(records, args.item), full=args.full), lines=True))
     return 0
 
 
@@ -101,7 +102,11 @@ def _fmt(value: Any) -> str:
         return "-"
     if isinstance(value, float):
         return f"{value:.3g}"
-    return str(value)
+    return escaped(value)  # a field of the data or the record: no control character reaches the terminal
+
+
+def _status(record: dict[str, Any]) -> str:
+    return "error: " + escaped(record["error"])[:60] if record.get("error") else _fmt(record.get("parse_status", ""))
 
 
 def _is_pairwise(record: dict[str, Any]) -> bool:
@@ -119,11 +124,11 @@ def format_pairwise_table(records: list[dict[str, Any]]) -> str:
     """One line per pairwise item: position, id, human label, verdict, both orders' verdicts, rounds, status."""
     lines = [f"{'#':>4}  {'item':<44} {'human':>7} {'verdict':>7} {'orders':>13} {'rounds':>6}  status"]
     for number, record in enumerate(records, start=1):
-        status = "error: " + str(record["error"])[:60] if record.get("error") else record.get("parse_status", "")
+        status = _status(record)
         if record.get("consistent") is not None:
             status += "  consistent" if record["consistent"] else "  inconsistent"
         lines.append(
-            f"{number:>4}  {str(record.get('item_id'))[:44]:<44} {_fmt(record.get('human_label')):>7} "
+            f"{number:>4}  {_fmt(record.get('item_id'))[:44]:<44} {_fmt(record.get('human_label')):>7} "
             f"{_fmt(record.get('verdict')):>7} {_orders(record):>13} {_fmt(record.get('rounds')):>6}  {status}"
         )
     lines.append(f"{len(records)} items; `debate-eval show DIR --item N` prints one transcript")
@@ -137,10 +142,10 @@ def format_table(records: list[dict[str, Any]]) -> str:
     lines = [f"{'#':>4}  {'item':<58} {'human':>6} {'score':>6} {'agreed':>6} {'rounds':>6}  status"]
     several_aspects = len({r.get("aspect") for r in records}) > 1  # a multi-aspect run (--aspect a,b / all)
     for number, record in enumerate(records, start=1):
-        status = "error: " + str(record["error"])[:60] if record.get("error") else record.get("parse_status", "")
-        label = str(record.get("item_id"))
+        status = _status(record)
+        label = _fmt(record.get("item_id"))
         if several_aspects:  # the aspect stays whole; a long id gives way (SummEval's ids are 52 characters)
-            tag = f" [{record.get('aspect')}]"
+            tag = f" [{_fmt(record.get('aspect'))}]"
             label = label[: max(0, 58 - len(tag))] + tag
         lines.append(
             f"{number:>4}  {label[:58]:<58} {_fmt(record.get('human_score')):>6} "
@@ -159,8 +164,9 @@ def _shorten(text: str, full: bool) -> str:
 def _pairwise_head(record: dict[str, Any], full: bool) -> list[str]:
     """The verdicts and both responses of a pairwise record."""
     head = (
-        f"item {record.get('item_id')}  [{record.get('dataset')}/{record.get('aspect')}, {method_of(record)}, "
-        f"pairwise]\nhuman {_fmt(record.get('human_label'))}   verdict {_fmt(record.get('verdict'))} "
+        f"item {_fmt(record.get('item_id'))}  [{record.get('dataset')}/{record.get('aspect')}, "
+        f"{method_of(record)}, pairwise]\nhuman {_fmt(record.get('human_label'))}   "
+        f"verdict {_fmt(record.get('verdict'))} "
         f"({record.get('parse_status')}, {record.get('parse_method', '-')})   agreed {_fmt(record.get('agreed'))}   "
         f"rounds {_fmt(record.get('rounds'))}   stop {record.get('stop_reason', '-')}"
     )
@@ -196,7 +202,8 @@ def format_transcript(record: dict[str, Any], *, full: bool = False) -> str:
     if _is_pairwise(record):
         return _format_messages(record, _pairwise_head(record, full), full)
     head = (
-        f"item {record.get('item_id')}  [{record.get('dataset')}/{record.get('aspect')}, {method_of(record)}]\n"
+        f"item {_fmt(record.get('item_id'))}  [{record.get('dataset')}/{record.get('aspect')}, "
+        f"{method_of(record)}]\n"
         f"human {_fmt(record.get('human_score'))}   score {_fmt(record.get('score'))} "
         f"({record.get('parse_status')}, {record.get('parse_method', '-')})   agreed {_fmt(record.get('agreed'))}   "
         f"rounds {_fmt(record.get('rounds'))}   stop {record.get('stop_reason', '-')}"

@@ -104,8 +104,8 @@ def _plain(value: Any) -> Any:
     if value is None:
         return None
     item = getattr(value, "item", None)
-    if callable(item) and type(value).__module__ == "numpy":
-        value = item()
+    if callable(item) and type(value).__module__ == "numpy" and getattr(value, "ndim", 0) == 0:
+        value = item()  # a numpy scalar; an array (a list in a cell) becomes a list, named by the validator
     if isinstance(value, float) and math.isnan(value):
         return None
     if type(value).__name__ in ("NaTType", "NAType"):

@@ -59,7 +59,9 @@ from debate_eval.tasks.data.rows import (
     parse_json,
     parse_jsonl_rows,
     read_bytes,
+    read_table_bytes,
     row_label,
+    table_suffix,
 )
 
 SINGLE_FIELDS = ("source", "output", "human", "group", "reference", "context", "id", "system")
@@ -74,8 +76,8 @@ MAX_ERROR_LINES = 50
 
 def read_table(path: Path) -> tuple[list[dict[str, Any]], list[str], bool]:
     """The rows of a ``.jsonl`` / ``.csv`` / ``.json`` file, the column names, and whether it is a CSV."""
-    suffix = path.suffix.lower()
-    data = read_bytes(path)
+    suffix = table_suffix(path)
+    data = read_table_bytes(path)
     try:
         text = decode_text(path, data)
     except UserError as exc:
@@ -98,7 +100,7 @@ def read_table(path: Path) -> tuple[list[dict[str, Any]], list[str], bool]:
         if not isinstance(rows, list):
             raise UserError(f"{path}: expected a JSON list of row objects at the top level, got {describe(rows)}")
     else:
-        raise UserError(f"{path}: own data must be a .jsonl, .csv or .json file")
+        raise UserError(f"{path}: own data must be a .jsonl, .csv or .json file (or one compressed: .gz, .xz)")
     for index, row in enumerate(rows):
         if not isinstance(row, dict):
             raise UserError(f"{path}: {row_label(index)}: expected an object, got {describe(row)}")
@@ -110,16 +112,16 @@ def undecodable_row(path: Path, data: bytes) -> str | None:
     """The one-line error for a file that is not UTF-8, naming the first row (as the other row errors count
     them) and column with a byte that is not; None when the rows cannot be read that way."""
     text = data.decode("utf-8", errors="surrogateescape").removeprefix("\ufeff")
-    is_csv = path.suffix.lower() == ".csv"
+    is_csv = table_suffix(path) == ".csv"
     try:
         if is_csv:
             reader = csv.DictReader(io.StringIO(text, newline=""))
             rows: list[Any] = list(reader)
             header = list(reader.fieldnames or [])
         else:
-            rows = parse_jsonl_rows(path, text) if path.suffix.lower() == ".jsonl" else json.loads(text)
+            rows = parse_jsonl_rows(path, text) if table_suffix(path) == ".jsonl" else json.loads(text)
             header = []
-    except (csv.Error, UserError, ValueError):
+    except (csv.Error, UserError, ValueError, RecursionError):
         return None
     where = "counted from 1, the header line not counted" if is_csv else "counted from 1"
 

@@ -127,7 +127,11 @@ class DatasetSpec:
 _REGISTRY: dict[str, DatasetSpec] = {}
 _OWN_FILES: dict[str, DatasetSpec] = {}  # the user's own files, by the name (path) they were given as
 _BUILTINS_LOADED = False
-OWN_FILE_SUFFIXES = (".jsonl", ".csv", ".json")
+OWN_FILE_SUFFIXES = tuple(
+    kind + compression
+    for kind in (".jsonl", ".csv", ".json")
+    for compression in ("", ".gz", ".xz", ".zst", ".bz2", ".zip")  # the last three are refused by name
+)
 
 
 def register_dataset(spec: DatasetSpec) -> DatasetSpec:

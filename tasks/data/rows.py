@@ -2,11 +2,18 @@
 
 Rows are counted from 1 and every message says so, for example
 ``summeval.json: row 18 (counted from 1): field "scores.coherence": expected a number, got "high"``.
+
+A row nested deeper than the JSON reader goes (``json`` recurses) is refused in one line naming its row and
+depth. Own files may be compressed with gzip (``.jsonl.gz``, ``.csv.gz``, ``.json.gz``) or xz (``.xz``),
+which the standard library reads (``read_table_bytes``); other compressions (``.zst``, ``.bz2``, ``.zip``)
+are refused by name.
 """
 
 from __future__ import annotations
 
+import gzip
 import json
+import lzma
 import math
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -57,10 +64,80 @@ def latin1_hint(data: bytes) -> str:
     return "; the file looks like Latin-1/Windows-1252: save it as UTF-8"
 
 
+COMPRESSIONS = {".gz": gzip.decompress, ".xz": lzma.decompress}  # read with the standard library
+REFUSED_COMPRESSIONS = (".zst", ".bz2", ".zip", ".7z", ".lz4")
+MAX_DECOMPRESSED_BYTES = 4 * 1024**3  # a compressed own file may expand to this much
+
+
+def table_suffix(path: Path) -> str:
+    """The suffix that says how ``path``'s rows are written (``.jsonl``, ``.csv``, ``.json``), a compression
+    suffix (``.gz``, ``.xz``) set aside; lower-cased."""
+    suffixes = [suffix.lower() for suffix in Path(path).suffixes]
+    if suffixes and suffixes[-1] in (*COMPRESSIONS, *REFUSED_COMPRESSIONS):
+        suffixes.pop()
+    return suffixes[-1] if suffixes else ""
+
+
+def read_table_bytes(path: Path) -> bytes:
+    """The bytes of an own data file, decompressed when its name ends in ``.gz`` or ``.xz``; another
+    compression is a one-line :class:`UserError` naming it."""
+    data = read_bytes(path)
+    compression = Path(path).suffix.lower()
+    if compression in REFUSED_COMPRESSIONS:
+        raise UserError(
+            f"{path}: {compression} compressed files are not read (gzip .gz and xz .xz are); decompress it first"
+        )
+    decompress = COMPRESSIONS.get(compression)
+    if decompress is None:
+        return data
+    try:
+        data = decompress(data)
+    except (OSError, EOFError, lzma.LZMAError, ValueError) as exc:
+        raise UserError(f"{path}: not a readable {compression} file ({exc})") from None
+    if len(data) > MAX_DECOMPRESSED_BYTES:
+        raise UserError(f"{path}: decompresses to more than {MAX_DECOMPRESSED_BYTES // 1024**3} GiB")
+    return data
+
+
+def nesting(text: str) -> tuple[int, int]:
+    """The deepest nesting of brackets in the JSON ``text`` and the top-level row it is in (0-based; for a
+    file whose top level is a list, the element; else 0). Strings are skipped."""
+    depth = deepest = row = row_of_deepest = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest, row_of_deepest = depth, row
+        elif char in "]}":
+            depth -= 1
+        elif char == "," and depth == 1:
+            row += 1
+    return deepest, row_of_deepest
+
+
+def too_deep(path: Path, text: str, *, row: int | None = None, line: int | None = None) -> UserError:
+    """The error for JSON nested deeper than the reader goes: its row (given, or found) and depth."""
+    depth, found = nesting(text)
+    where = row_label(found if row is None else row) + (f", line {line}" if line is not None else "")
+    return UserError(f"{path}: {where}: nested {depth:,} levels deep, more than JSON rows may be; flatten the row")
+
+
 def parse_json(path: Path, text: str) -> Any:
-    """The JSON value of ``text``; a syntax error names the line and column."""
+    """The JSON value of ``text``; a syntax error names the line and column, nesting too deep the row."""
     try:
         return json.loads(text)
+    except RecursionError:
+        raise too_deep(path, text) from None
     except json.JSONDecodeError as exc:
         truncated = exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string")
         hint = " (the file looks truncated)" if truncated else ""
@@ -94,6 +171,8 @@ def parse_jsonl_rows(path: Path, text: str) -> list[Any]:
             continue
         try:
             rows.append(json.loads(line))
+        except RecursionError:
+            raise too_deep(path, line, row=len(rows), line=line_number) from None
         except json.JSONDecodeError as exc:
             raise UserError(
                 f"{path}: {row_label(len(rows))}, line {line_number}: invalid JSON at column {exc.colno}: {exc.msg}"
