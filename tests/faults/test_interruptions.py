@@ -1,7 +1,9 @@
 """Ctrl-C and kill -9 mid-run, then a rerun; two runs on one directory (issue 14, defects 3 and 6).
 
-The run under test is the real command in a process of its own. A gate in the fault server holds every
-request once two results are written, so the signal always lands mid-run (no timing assumptions).
+The run under test is the real command in a process of its own. A gate in the fault server answers the
+requests of the first items it receives and holds every request of any other item until the test opens it,
+so those items cannot finish before the signal however the machine is loaded: the gate is on what the
+server received, not on what the client has written.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import signal
 import socket
 import sys
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -22,15 +25,55 @@ from faultkit import ITEMS, Action, Outcome, assert_clean, assert_no_key, run_ar
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 
 
-def gated(results: Path, after_lines: int, gate: threading.Event) -> Callable[[int, dict[str, Any]], Action | None]:
-    """Answer normally until ``results`` has ``after_lines`` lines, then hold each request until ``gate``."""
+def item_texts() -> list[str]:
+    """The judged texts of the suite's items (every request about an item quotes its text)."""
+    from debate_eval.tasks.data.datasets import load_items, select_items
+
+    texts = [item.inputs["Summary"] for item in select_items(load_items("summeval"), limit=ITEMS)]
+    assert len(set(texts)) == ITEMS
+    return texts
+
+
+class Gate(threading.Event):
+    """Opened by the test; ``held`` counts the requests it held."""
+
+    held = 0
+
+    def wait_held(self, process: Any, limit_s: float = 60) -> bool:
+        """Wait (bounded) until a request is held or ``process`` ended; whether one is held."""
+        deadline = time.monotonic() + limit_s
+        while not self.held and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        return bool(self.held)
+
+
+def gated(items: int, gate: Gate) -> Callable[[int, dict[str, Any]], Action | None]:
+    """Answer the requests of the first ``items`` items the server receives (and requests about no item:
+    the endpoint check); hold each request about any other item until ``gate`` opens."""
+    texts, admitted, lock = item_texts(), [], threading.Lock()
 
     def script(number: int, request: dict[str, Any]) -> Action | None:
-        if results.exists() and results.read_bytes().count(b"\n") >= after_lines:
+        body = json.dumps(request.get("messages"), ensure_ascii=False)
+        about = [text for text in texts if json.dumps(text, ensure_ascii=False)[1:-1] in body]
+        with lock:
+            for text in about:
+                if text not in admitted and len(admitted) < items:
+                    admitted.append(text)
+            held = any(text not in admitted for text in about)
+            gate.held += held
+        if held:
             gate.wait(30)  # bounded: the test opens the gate as soon as the run under test has stopped
         return None
 
     return script
+
+
+def patient(args: list[str]) -> list[str]:
+    """``args`` with a timeout longer than the gate holds a request (so a held item cannot time out, fail
+    and write its line before the signal)."""
+    args = list(args)
+    args[args.index("--timeout") + 1] = "60"
+    return args
 
 
 def endpoint_checks(requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -43,12 +86,13 @@ def test_an_interrupted_run_keeps_its_results_and_a_rerun_finishes(
     fault_env: Path, cli: Callable[[list[str]], Outcome], server_factory: Any, how: str
 ) -> None:
     out = fault_env / "run"
-    gate = threading.Event()
-    server = server_factory(script=gated(out / "results.jsonl", 2, gate))
-    args = run_args(server, out)
+    gate = Gate()
+    server = server_factory(script=gated(2, gate))
+    args = patient(run_args(server, out))
     process = start_cli(args)
     try:
         assert wait_for_lines(out / "results.jsonl", 2, process) >= 2
+        assert gate.wait_held(process)  # another item's request reached the server and is held there
         process.send_signal(signal.SIGINT if how == "SIGINT" else signal.SIGKILL)
         stdout, stderr = process.communicate(timeout=60)
     finally:
@@ -84,9 +128,9 @@ def test_a_second_run_on_the_same_directory_refuses_and_the_first_loses_nothing(
     fault_env: Path, cli: Callable[[list[str]], Outcome], server_factory: Any
 ) -> None:
     out = fault_env / "run"
-    gate = threading.Event()
-    server = server_factory(script=gated(out / "results.jsonl", 1, gate))
-    args = run_args(server, out)
+    gate = Gate()
+    server = server_factory(script=gated(1, gate))
+    args = patient(run_args(server, out))
     first = start_cli(args)
     try:
         assert wait_for_lines(out / "results.jsonl", 1, first) >= 1
