@@ -17,6 +17,9 @@ Messages API ``message`` it does two things:
 - **Empty answers**: a ``message`` with no content blocks, or none but empty text blocks (no ``tool_use``),
   raises ``EmptyAnswerError``, as an empty chat completion does (``responses.py``): final, not retried, never
   cached; the item fails in one line and a rerun asks again.
+- **Refusals**: a ``stop_reason`` other than an answer's (``end_turn``, ``max_tokens``, ``stop_sequence``,
+  ``tool_use``, ``pause_turn``), e.g. ``refusal``, raises ``RefusedAnswerError`` the same way, whatever partial
+  text the message holds: a refusal's "Score: 5" is no score, and the item's error names the stop reason.
 
 Any other body (an error object, not JSON) is left to the ``anthropic`` SDK, which reports it itself.
 """
@@ -82,6 +85,21 @@ def is_empty_answer(body: dict[str, Any]) -> bool:
     return True
 
 
+ANSWERED_STOP_REASONS = ("end_turn", "max_tokens", "stop_sequence", "tool_use", "pause_turn")
+
+
+class RefusedAnswerError(EmptyAnswerError):
+    """The Messages API stopped for another reason than an answer (``stop_reason: refusal``, ...): whatever
+    partial text it holds (even "Score: 5") is no answer; final, never cached, recorded with its reason."""
+
+
+def answer_text(body: dict[str, Any]) -> str:
+    """The text of an answer's text blocks."""
+    content = body.get("content")
+    blocks = content if isinstance(content, list) else []
+    return "".join(str(b.get("text") or "") for b in blocks if isinstance(b, dict) and b.get("type") == "text")
+
+
 def check_messages_answer(request: httpx2.Request, response: httpx2.Response) -> None:
     """Response observer (``http_client.ResponseObserver``): note a Messages API answer's cache usage and
     raise ``EmptyAnswerError`` when it holds no answer."""
@@ -89,9 +107,16 @@ def check_messages_answer(request: httpx2.Request, response: httpx2.Response) ->
     if body is None:
         return
     note_cache_usage(body.get("usage"))
+    stop = body.get("stop_reason")
+    if stop is not None and stop not in ANSWERED_STOP_REASONS:  # a refusal: its partial text is no answer
+        raise RefusedAnswerError(
+            f"the model at {public_url(str(request.url))} did not answer (stop_reason={stop}; "
+            f"{len(answer_text(body))} characters of partial text not used); a rerun asks again",
+            request,
+            str(stop),
+        )
     if not is_empty_answer(body):
         return
-    stop = body.get("stop_reason")
     hint = "; raise --max-tokens" if stop == "max_tokens" else "; a rerun asks again"
     finish = "length" if stop == "max_tokens" else (str(stop) if stop is not None else None)  # as AutoGen maps it
     raise EmptyAnswerError(

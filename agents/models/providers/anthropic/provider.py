@@ -41,6 +41,7 @@ from debate_eval.agents.models.providers.openai import GENERIC_MODEL_INFO
 from debate_eval.agents.models.settings import ModelSettings
 
 ANTHROPIC_API_URL = "https://api.anthropic.com"
+NO_TOOL_MODELS = ("claude-instant", "claude-2")  # the retired models that took no tools
 DEFAULT_MAX_TOKENS = 4096
 ANSWER_TOOL = "answer_tool"  # an answer format's tool, in extra_create_args: taken out by ToolAnswerClient
 
@@ -131,6 +132,13 @@ class AnthropicProvider(Provider):
             if "model_info is required" not in str(exc):
                 raise
             info = {**GENERIC_MODEL_INFO, "function_calling": True}  # tools: the --structured-output form
+            client = BaseAnthropicChatCompletionClient(
+                SamplingFreeClient(sdk), create_args=create_args, model_info=info
+            )
+        if not client.model_info.get("function_calling") and not settings.model.startswith(NO_TOOL_MODELS):
+            # AutoGen matches an unknown name by its prefix ("claude-house-judge" as claude-2.0, no tools): every
+            # Claude of the Messages API takes tools, which --structured-output asks its answers through
+            info = {**client.model_info, "function_calling": True}
             client = BaseAnthropicChatCompletionClient(
                 SamplingFreeClient(sdk), create_args=create_args, model_info=info
             )
