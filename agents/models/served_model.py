@@ -13,13 +13,18 @@ the answer per role (``models.roles.ROLE.served_model``); a resume compares it (
 
 Anything else (LM Studio, a proxy, OpenAI, Azure, Anthropic, Gemini) reports no weight identity: the
 fingerprint is None, with the reason. Asking is best effort: a failure is a reason, never an error.
+What a server says is untrusted: a fingerprint (and a reason) is stored with its secrets masked, its
+control characters dropped and its length capped (``clean_text``).
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from debate_eval.agents.redaction import redact
 
 VLLM_ROOT = "vllm root"
 LLAMA_CPP_META = "llama.cpp meta"
@@ -29,6 +34,22 @@ EMBEDDED_SHA256 = "embedded sha256"
 META_FIELDS = ("n_params", "size", "n_vocab", "n_ctx_train", "n_embd", "vocab_type")
 
 
+MAX_FINGERPRINT_CHARS = 300
+
+
+def clean_text(text: str | None) -> str | None:
+    """A server's text as it may be stored and shown: secrets masked, control characters dropped, at most
+    ``MAX_FINGERPRINT_CHARS`` characters (a longer one ends with its SHA-256, so two still differ)."""
+    if text is None:
+        return None
+    text = "".join(char for char in redact(text) if char.isprintable())
+    if len(text) <= MAX_FINGERPRINT_CHARS:
+        return text
+    digest = hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()[:16]
+    tail = f"... ({len(text):,} characters, sha256 {digest})"
+    return text[: MAX_FINGERPRINT_CHARS - len(tail)] + tail
+
+
 @dataclass(frozen=True)
 class ServedModel:
     """The fingerprint of the weights a server serves under a model name, or None with the reason."""
@@ -36,6 +57,11 @@ class ServedModel:
     fingerprint: str | None
     source: str | None = None  # how it was found (``VLLM_ROOT``, ...)
     reason: str | None = None  # why there is none
+
+    def __post_init__(self) -> None:
+        # what a server says is untrusted: no secret, no control character, not longer than a line
+        object.__setattr__(self, "fingerprint", clean_text(self.fingerprint))
+        object.__setattr__(self, "reason", clean_text(self.reason))
 
     @classmethod
     def unknown(cls, reason: str) -> ServedModel:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
+from debate_eval.agents.redaction import REDACTED, redact
 from debate_eval.tasks.engine.request import RunRequest, field_names
 
 _BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
@@ -61,17 +62,39 @@ def read_request_file(path: str | os.PathLike[str]) -> RunRequest:
 
 def request_toml(request: RunRequest) -> str:
     """The TOML text of the options ``request`` sets (``--dump-config``); reading it back gives the same
-    request."""
+    request. Validated as a run validates it (an option no method declares is the run's ``UserError``), and
+    with secrets masked: a key named like one (``api_key``, ``token``, ...) and any configured or key-shaped
+    value (``agents/redaction.py``) is written ``[redacted]``."""
+    from debate_eval.debates.base import check_option_names
+
+    check_option_names(name for name, value in request.method_options.items() if value is not None)
     lines = []
     given = request.given()
     for name in field_names():
         if name == "method_options" or name not in given:
             continue
-        lines.append(f"{_key(name)} = {_value(given[name])}")
+        lines.append(f"{_key(name)} = {_value(_masked(name, given[name]))}")
     for name, value in request.method_options.items():
         if value is not None:
-            lines.append(f"{_key(name)} = {_value(value)}")
+            lines.append(f"{_key(name)} = {_value(_masked(name, value))}")
     return "\n".join(lines) + "\n"
+
+
+_SECRET_KEY = re.compile(r"(api_?key|token|secret|password|passwd)$", re.IGNORECASE)
+
+
+def _masked(name: str, value: Any) -> Any:
+    """``value`` as ``--dump-config`` may print it: ``[redacted]`` under a secret's name, else with every
+    secret in its text masked."""
+    if _SECRET_KEY.search(name) and isinstance(value, str) and value:
+        return REDACTED
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, Mapping):
+        return {key: _masked(str(key), item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_masked(name, item) for item in value]
+    return value
 
 
 def _key(name: str) -> str:

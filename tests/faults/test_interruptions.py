@@ -167,3 +167,18 @@ def test_rescore_refuses_to_rewrite_under_a_running_run(
         outcome = cli(["rescore", str(out)])
     assert_clean(outcome, code=2, message="is in use by another debate-eval run", results=ITEMS, server=server)
     assert (out / "results.jsonl").read_bytes() == before and not list(out.glob("results.jsonl.bak-*"))
+
+
+def test_audit_refuses_an_out_folder_a_run_is_using(
+    fault_env: Path, cli: Callable[[list[str]], Outcome], server_factory: Any
+) -> None:
+    from debate_eval.tasks.engine.lock import RunLock
+
+    out = fault_env / "run"
+    out.mkdir()
+    with RunLock(out):  # a run under way in this folder
+        audit = cli(["audit", "--dataset", "summeval", "--aspect", "coherence", "--limit", "2",
+                     "--provider", "scripted", "--facets", "agreement", "--out", str(out)])  # fmt: skip
+        assert audit.code == 2 and "Traceback" not in audit.output, audit.output
+        assert "is in use by another debate-eval run" in audit.stderr, audit.stderr
+        assert sorted(path.name for path in out.iterdir()) == [".debate-eval.lock"]  # nothing written beside it
