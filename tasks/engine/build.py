@@ -18,6 +18,7 @@ from debate_eval.agents.models.http_client import DEFAULT_MAX_ANSWER_BYTES
 from debate_eval.agents.models.settings import ROLES, ModelOverrides, resolve_model_config
 from debate_eval.debates.answer_plan import AUTO, answer_plan
 from debate_eval.debates.base import DEFAULT_METHOD, MethodContext, get_method
+from debate_eval.debates.fidelity import AUTHORS_CODE
 from debate_eval.tasks.data.criteria import criteria_template
 from debate_eval.tasks.data.datasets import check_aspect, get_dataset, resolve_data_dir
 from debate_eval.tasks.data.frames import DATA_FILE, needs_copy, table_rows, write_rows
@@ -311,6 +312,15 @@ def dataset_slug(dataset: str) -> str:
 
 
 def method_warnings(config: RunConfig) -> list[str]:
-    """The method's one-line warnings for this configuration (e.g. G-Eval's samples at temperature 0)."""
+    """The method's one-line warnings for this configuration (e.g. G-Eval's samples at temperature 0), and
+    ``--fidelity authors-code`` with this project's own template (their prompt file makes it their run)."""
     temperature = config.models.for_role("scorer").sampling.temperature
-    return list(config.method.warnings(config.method_config, temperature))
+    found = list(config.method.warnings(config.method_config, temperature))
+    fidelity = getattr(config.method_config, "fidelity", None)
+    if fidelity == AUTHORS_CODE and config.template.source.startswith("builtin:"):
+        found.append(
+            f"--fidelity authors-code without --template sends this project's own wording of the prompt "
+            f"({config.template.source}), not the authors': give their prompt file (e.g. DEBATE's "
+            "prompts/summeval/coh_detailed.txt) with --template FILE for their run"
+        )
+    return found
