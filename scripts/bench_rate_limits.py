@@ -25,6 +25,13 @@ Measured, per scenario (the endpoint's own log of answered requests and the run'
 - the client's CPU time and the machine's load (on a loaded machine the shares stay meaningful: they measure
   waiting on the endpoint, not CPU).
 
+With ``--cold-start`` it measures the first window instead (section ``rate_limits_cold_start``): G-Eval
+(one call an item) at ``--concurrency 64`` with the endpoint check on (its answer's headers set the first
+wave's budget), against (a) Azure-style fixed windows, 120 RPM enforced as 20 requests per 10 s window and
+whole at the window's end, and (b) a per-minute token bucket, each sending OpenAI's ``x-ratelimit-*``
+headers on every answer. The 429 share counts every request, the endpoint check and the first window
+included; the share of the binding limit is the same measure as above.
+
 The report goes between this script's markers in ``--out`` (default ``benchmarks/rate_limits.md``), which
 ``scripts/bench_vs_authors.py`` shares.
 
@@ -98,6 +105,143 @@ def binding_share(stats: dict[str, Any], scenario: Scenario) -> tuple[float | No
 def share_text(share: float | None) -> str:
     """The share for a table or a line, or why there is none."""
     return "not binding" if share is None else f"{share:.3f}"
+
+
+@dataclass
+class ColdStart:
+    """A cold-start scenario: the endpoint's flags, its binding limit per window, and the window."""
+
+    name: str
+    flags: list[str]
+    binding: str
+    limit: float  # per window
+    window_s: float
+    fixed: bool = False  # fixed windows (else a continuously refilled bucket)
+
+
+def windows_share(stats: dict[str, Any], scenario: ColdStart) -> float | None:
+    """The share of the binding limit the run used.
+
+    A per-minute bucket: what was answered beyond the starting bucket over what its refill allowed from the
+    first request to the last (``binding_share``). Fixed windows: what was answered in the windows the run
+    used, up to the one before its last, over their budget (``limit`` each): in the last window the run had
+    only what was left of its work to send."""
+    answers = stats["answers"]
+    if not scenario.fixed:
+        total = stats["answered"] if scenario.binding == "requests" else stats["tokens_charged"]
+        seconds = max(1e-9, answers[-1][0] - answers[0][0])
+        allowed = scenario.limit / scenario.window_s * seconds
+        return (total - scenario.limit) / allowed if total > scenario.limit else None
+    windows = [int((clock - stats["started_s"]) // scenario.window_s) for clock, _ in answers]
+    full = [w for w in windows if w < windows[-1]]
+    used = len(set(range(windows[0], windows[-1])))
+    return len(full) / (scenario.limit * used) if used else None
+
+
+def first_window(stats: dict[str, Any], scenario: ColdStart) -> list[float]:
+    """The answers of the run's first window: the endpoint's window of its first request (fixed windows), or
+    the ``window_s`` from its first request (a bucket)."""
+    answers = [clock for clock, _ in stats["answers"]]
+    if scenario.fixed:
+        index = [int((clock - stats["started_s"]) // scenario.window_s) for clock in answers]
+        return [clock for clock, window in zip(answers, index, strict=True) if window == index[0]]
+    return [clock for clock in answers if clock - answers[0] < scenario.window_s]
+
+
+def run_cold_start(args: argparse.Namespace, scenario: ColdStart, work: Path) -> dict[str, Any]:
+    """One G-Eval run with the endpoint check against a fresh endpoint; the figures of the row."""
+    flags = [*scenario.flags, "--latency", args.latency, "--seed", str(args.seed), "--max-lifetime", "3600"]
+    endpoint = EndpointProcess(flags)
+    out = work / scenario.name.replace(" ", "_")
+    command = ["debate-eval", "run", "--dataset", "summeval", "--aspect", "coherence", "--method", "geval"]
+    command += ["--limit", str(args.cold_items), "--concurrency", str(args.concurrency)]
+    command += ["--base-url", endpoint.base_url, "--model", "gpt-4o", "--no-cache", "--no-progress"]
+    command += ["--out", str(out)]
+    env = {**os.environ, "OPENAI_API_KEY": "sk-bench-not-a-key", "DEBATE_EVAL_CACHE_DIR": str(work / "cache")}
+    started = time.perf_counter()
+    try:
+        completed = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+        wall = time.perf_counter() - started
+        stats = endpoint.stats()
+    finally:
+        endpoint.close()
+    if completed.returncode not in (0, 1):
+        raise RuntimeError(f"debate-eval run failed ({completed.returncode}): {completed.stderr[-2000:]}")
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    first = first_window(stats, scenario)
+    return {
+        "scenario": scenario,
+        "command": shlex.join(command[:-2] + ["--out", "OUT"]).replace(endpoint.base_url, "URL"),
+        "endpoint": f"python -m {SERVER_MODULE} {shlex.join(flags)}",
+        "wall_s": wall,
+        "items": summary["this_invocation"]["attempted"],
+        "failed": summary["this_invocation"]["failed"],
+        "requests": stats["requests"],
+        "answered": stats["answered"],
+        "rate_limited": stats["rate_limited"],
+        "first_window": len(first),
+        "share": windows_share(stats, scenario),
+    }
+
+
+def cold_start_report(args: argparse.Namespace, command: str, rows: Sequence[dict[str, Any]], load: str) -> str:
+    """The Markdown section of the cold-start runs."""
+    lines = [
+        "## Cold start: the first window (`scripts/bench_rate_limits.py --cold-start`)",
+        "",
+        "```bash",
+        command,
+        "```",
+        "",
+        f"- Date: {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC. Machine: {platform.platform()}, "
+        f"{os.cpu_count()} CPUs, shared with other jobs; {load}.",
+        f"- Run: {args.cold_items} SummEval coherence items, G-Eval (one call an item), `--concurrency "
+        f"{args.concurrency}`, the endpoint check on (its answer's headers are the first wave's budget), no "
+        f"budget by hand, no cache; latency uniform {args.latency} s; OpenAI-style headers on every answer.",
+        "- Commands (URL: the endpoint's, OUT: a fresh folder):",
+        "",
+    ]
+    for row in rows:
+        lines.append(f"  - {row['scenario'].name}: endpoint `{row['endpoint']}`; run `{row['command']}`")
+    lines += [
+        "",
+        "| endpoint | limit | items | failed | requests (check included) | 429s (share) | answered in the first "
+        "window | share of the limit | wall s |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for row in rows:
+        scenario = row["scenario"]
+        unit = "requests" if scenario.binding == "requests" else "tokens"
+        lines.append(
+            f"| {scenario.name} | {scenario.limit:,.0f} {unit} per {scenario.window_s:g} s | {row['items']} | "
+            f"{row['failed']} | {row['requests']} | {row['rate_limited']} "
+            f"({row['rate_limited'] / row['requests']:.1%}) | {row['first_window']} | "
+            f"**{share_text(row['share'])}** | {row['wall_s']:.1f} |"
+        )
+    lines += [
+        "",
+        "Targets: <= 2% of requests answered 429, first window included; >= 0.90 of the limit.",
+        "",
+    ]
+    for row in rows:
+        checks = [
+            (f"<= {TARGET_429:.0%} answered 429", row["rate_limited"] / row["requests"] <= TARGET_429),
+            (f">= {TARGET_SHARE:.2f} of the limit", row["share"] is not None and row["share"] >= TARGET_SHARE),
+            ("0 failed items", row["failed"] == 0),
+        ]
+        lines.append(
+            f"- {row['scenario'].name}: " + "; ".join(f"{w}: {'met' if ok else '**not met**'}" for w, ok in checks)
+        )
+    lines += [
+        "",
+        "The share of the limit: for the token bucket, (answered − the starting bucket) ÷ (limit per second × "
+        "endpoint busy s, from its first request to its last), as in the section above; for fixed windows, the "
+        "requests answered in the windows from the first the run used to the one before its last, over those "
+        "windows' budget (in its last window a run has only what is left of its work). Answered in the first "
+        "window: requests the endpoint answered in the window of the run's first request (fixed windows: the "
+        "endpoint's; the bucket: one minute from it), the check included.",
+    ]
+    return "\n".join(lines) + "\n"
 
 
 def run_scenario(args: argparse.Namespace, scenario: Scenario, work: Path) -> dict[str, Any]:
@@ -214,12 +358,17 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--only", choices=("rpm", "tpm"), help="run one scenario")
     parser.add_argument("--out", type=Path, default=Path("benchmarks/rate_limits.md"))
+    parser.add_argument("--cold-start", action="store_true", help="measure the first window instead (G-Eval)")
+    parser.add_argument("--cold-items", type=int, default=120, help="G-Eval items of a cold-start run")
+    parser.add_argument("--cold-tpm", type=float, default=60_000, help="the per-minute token bucket's limit")
     return parser.parse_args(argv)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     command = shlex.join(["python", "scripts/bench_rate_limits.py", *(sys.argv[1:] if argv is None else argv)])
+    if args.cold_start:
+        return cold_start_main(args, command)
     scenarios = [
         Scenario("requests (RPM)", rpm=args.rpm, tpm=1e9, binding="requests"),
         Scenario("tokens (TPM)", rpm=1e6, tpm=args.tpm, binding="tokens"),
@@ -243,6 +392,37 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{after[0]:.2f}/{after[1]:.2f}/{after[2]:.2f} after"
     )
     replace_section(args.out, SECTION, report(args, command, rows, load), title="Rate limits")
+    print(f"wrote {args.out}", file=sys.stderr)
+    return 0
+
+
+def cold_start_main(args: argparse.Namespace, command: str) -> int:
+    """``--cold-start``: both window styles, one section."""
+    scenarios = [
+        ColdStart(
+            "Azure-style 10 s windows", ["--rpm", "20", "--window", "10", "--fixed-windows"], "requests", 20, 10, True
+        ),
+        ColdStart("per-minute token bucket", ["--tpm", f"{args.cold_tpm:g}"], "tokens", args.cold_tpm, 60),
+    ]
+    load_before = os.getloadavg()
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="bench-cold-") as work:
+        for scenario in scenarios:
+            row = run_cold_start(args, scenario, Path(work))
+            print(
+                f"{scenario.name}: {row['rate_limited']} 429s of {row['requests']}, first window "
+                f"{row['first_window']}, share {share_text(row['share'])}, {row['failed']} failed, "
+                f"{row['wall_s']:.1f} s",
+                file=sys.stderr,
+            )
+            rows.append(row)
+    after = os.getloadavg()
+    load = (
+        f"load average (1/5/15 min) {load_before[0]:.2f}/{load_before[1]:.2f}/{load_before[2]:.2f} before, "
+        f"{after[0]:.2f}/{after[1]:.2f}/{after[2]:.2f} after"
+    )
+    section = cold_start_report(args, command, rows, load)
+    replace_section(args.out, f"{SECTION}_cold_start", section, title="Rate limits")
     print(f"wrote {args.out}", file=sys.stderr)
     return 0
 

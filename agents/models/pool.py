@@ -97,12 +97,14 @@ def build_openai_client(
 
 
 def build_checked_client(
-    settings: ModelSettings, base_url: str | None, network: NetworkOptions | None = None
+    settings: ModelSettings, base_url: str | None, network: NetworkOptions | None = None, *, rate_hook: bool = False
 ) -> ChatCompletionClient:
     """The provider's client over a fresh HTTP client of the network layer (``provider_http_client``), whose
-    200 answers that are no completion raise (``agents/models/responses.py``)."""
+    200 answers that are no completion raise (``agents/models/responses.py``); ``rate_hook``: the answers'
+    rate-limit headers go to the call's ``RateLimiter`` ticket (``rate_client``)."""
     options = (network or NetworkOptions()).http_options(settings.timeout_s)
-    return build_client(settings, base_url, provider_http_client(options))
+    http = provider_http_client(options)
+    return build_client(settings, base_url, add_rate_limit_hook(http) if rate_hook else http)
 
 
 def enable_fast_path() -> bool:
@@ -350,7 +352,13 @@ class ClientPool:
         ]
 
         def factory(settings: ModelSettings, base_url: str | None) -> ChatCompletionClient:
-            return build_checked_client(settings, base_url, self.network)
+            if self.batch is not None or get_provider(settings.provider).shares_slots:
+                return build_checked_client(settings, base_url, self.network)
+            # the check is the endpoint's first call: its answer's rate-limit headers (what is left, when it
+            # resets) set the budget the first wave of calls starts from (``rate_limit``)
+            client = build_checked_client(settings, base_url, self.network, rate_hook=True)
+            limiter = self.limiter_for(settings, base_url)
+            return RateLimitedClient(client, limiter, model=settings.model, max_tokens=1)
 
         self.served_models = await check_endpoints(
             endpoints, factory, self.retry, self.stats, on_retry=self.on_retry, identify=self.served_model

@@ -53,6 +53,9 @@ COMPLETION_EWMA = 0.2
 TOKEN_MARGIN = 1.1  # a call reserves its estimate plus 10% (providers count tokens their own way)
 DEFAULT_COMPLETION_TOKENS = 256  # the guess before any answer (or the max_tokens cap, when a call sets one)
 LONG_WAIT_S = 5.0  # a call that waits longer for the budget says so in one line
+WINDOWS_SCATTER = 2.0  # resets whose rates differ more than this come from fixed windows
+CONTINUOUS_SPAN = 2.0  # resets that agree (within CONTINUOUS_AGREE) over this span of use: a refilled bucket
+CONTINUOUS_AGREE = 1.5
 
 
 def print_notice(line: str) -> None:
@@ -81,13 +84,30 @@ class Bucket:
     by_hand: bool = False
     rate_seen: bool = False  # a header's reset has given the refill rate
     source: str = ""  # the header that last set the refill rate or the level (for messages)
+    hold_until: float = -math.inf  # the reset a header gave: nothing refills before it, the limit is whole at it
+    hold_level: float = 0.0  # the level when the hold began (what is taken during it counts after it)
+    hold_debt: float = 0.0  # what calls sent after the answered one took: not whole again at the reset
+    hold_span: float = 0.0  # the reset's length (after the reset, refill resumes once as long again has passed)
+    refill: str = ""  # "continuous" or "windows" once the headers have shown which; "" until then
+    estimates: tuple[float, float, float, float] = (math.inf, 0.0, math.inf, 0.0)  # rates, used: least, most
 
     def available(self, now: float) -> float:
         """What is left at ``now``."""
-        return min(self.limit, self.level + self.rate * max(0.0, now - self.updated))
+        if self.hold_until == -math.inf:
+            return min(self.limit, self.level + self.rate * max(0.0, now - self.updated))
+        if now < self.hold_until:
+            return min(self.limit, self.level)
+        if self.updated < self.hold_until:  # the window has reset since: whole again, less what was taken
+            whole = self.limit - self.hold_debt + (self.level - self.hold_level)
+            return min(self.limit, whole + self.rate * max(0.0, now - self.hold_until - self.hold_span))
+        return min(
+            self.limit, self.level + self.rate * max(0.0, now - max(self.updated, self.hold_until + self.hold_span))
+        )
 
     def wait_time(self, amount: float, now: float) -> float:
         """Seconds until ``amount`` (at most the whole limit) is available."""
+        if now < self.hold_until and min(amount, self.limit) > self.level + 1e-9:
+            return self.hold_until - now
         missing = min(amount, self.limit) - self.available(now)
         if missing <= 1e-9 * max(1.0, amount):  # rounding: a wait the clock could not even advance by
             return 0.0
@@ -101,11 +121,19 @@ class Bucket:
         """Return ``amount`` (negative: spend more) after the fact."""
         self.level, self.updated = self.available(now) + amount, now
 
-    def observe(self, window: LimitWindow, taken_after: float | None, now: float) -> None:
+    def observe(self, window: LimitWindow, taken_after: float | None, now: float, unsure: float = 0.0) -> None:
         """Follow what a header said: the limit, its refill rate, and (unless ``taken_after`` is None: a stale
         answer) what is left now: ``remaining`` less what the calls sent after that one took. Refill since is
         not counted, so the level errs low by at most rate x latency, which costs nothing while the budget
-        binds (the bucket then never fills up)."""
+        binds (the bucket then never fills up). ``unsure``: what calls sent before this one and unanswered
+        took, which may not be in ``remaining`` yet (counted as taken once the resets have shown fixed windows).
+
+        Until the resets have shown a continuous refill (``refill``), a header's reset is a hold: nothing
+        refills before it and the limit is whole at it (``hold_until``). So a window that ends at its reset
+        (Azure enforces a per-minute quota as 10 s windows) and reports ``remaining: 0`` is waited out before
+        sending, not after a 429; a bucket that refills continuously is whole at its reset too (less what calls
+        sent after the answered one took: ``hold_debt``), and its
+        answers (each a fresh level) say sooner what came back."""
         if window.limit is not None and window.limit > 0 and not self.by_hand:
             self.limit = window.limit
         used = (window.limit or 0) - (window.remaining if window.remaining is not None else math.inf)
@@ -114,14 +142,35 @@ class Bucket:
         reset = capped_wait(window.reset_s)  # no wait for a refill is longer than a header's longest wait
         if window.limit and reset and used >= max(2.0, RATE_FROM_RESET_MIN_USED * window.limit):
             rate = (used - 0.5) / reset  # ``remaining`` is rounded down: half a unit less was used
+            self._classify(rate, used)
             if not self.by_hand:
                 self.rate = self.rate + 0.5 * (rate - self.rate) if self.rate_seen else rate
                 self.rate_seen = True
         if window.remaining is None or taken_after is None:
             return
-        level = window.remaining - taken_after
+        level = window.remaining - taken_after - (unsure if self.refill == "windows" else 0.0)
         self.level = min(self.available(now), level) if self.by_hand else min(self.limit, level)
         self.updated = now
+        if reset is not None and not self.by_hand and self.refill != "continuous":
+            # nothing refills before the reset (a window that ends then), the limit is whole at it
+            self.hold_until, self.hold_level, self.hold_span = now + reset, self.level, reset
+            self.hold_debt = max(0.0, taken_after)
+            self.source = window.reset_header or self.source
+        else:
+            self.hold_until = -math.inf
+
+    def _classify(self, rate: float, used: float) -> None:
+        """Tell a continuously refilled bucket (its resets give one rate whatever was used: the time to refill
+        it) from fixed windows (a reset is the window's end whatever was used: the rates grow with it)."""
+        least, most, least_used, most_used = self.estimates
+        least, most = min(least, rate), max(most, rate)
+        least_used, most_used = min(least_used, used), max(most_used, used)
+        self.estimates = (least, most, least_used, most_used)
+        if most > WINDOWS_SCATTER * least:
+            self.refill = "windows"
+        elif most_used >= CONTINUOUS_SPAN * least_used and most <= CONTINUOUS_AGREE * least and not self.refill:
+            self.refill = "continuous"
+            self.hold_until = -math.inf
 
     @property
     def window_s(self) -> float:
@@ -196,6 +245,7 @@ class RateLimiter:
         self.notice = notice
         self._noticed_until = -math.inf  # the end of the last wait a notice announced
         self._block_source = ""  # the header behind ``blocked_until``
+        self._outstanding: dict[float, float] = {}  # calls sent and not yet answered: send number -> tokens
         self.max_in_flight = max(1, int(max_in_flight))
         self.window = float(self.max_in_flight)
         self.in_flight = 0
@@ -279,6 +329,7 @@ class RateLimiter:
             self.tokens.take(tokens, now)
         self.sent_calls += 1
         self.sent_tokens += tokens
+        self._outstanding[self.sent_calls] = tokens
         self.tokens_per_call += (tokens - self.tokens_per_call) / min(self.sent_calls, 1 / COMPLETION_EWMA)
         self.stats.calls += 1
         if logger.isEnabledFor(logging.DEBUG):
@@ -299,6 +350,7 @@ class RateLimiter:
         """The call is answered (or failed): learn from its headers, status and usage; free its slot."""
         now = self._clock()
         headers = ticket.headers
+        self._outstanding.pop(ticket.requests_mark, None)
         self._note_latency(now - ticket.sent_at)
         if completion_tokens is not None:
             self.completion_tokens += COMPLETION_EWMA * (completion_tokens - self.completion_tokens)
@@ -337,9 +389,12 @@ class RateLimiter:
         fresh = ticket.requests_mark > self._observed_mark
         if fresh:
             self._observed_mark = ticket.requests_mark
-        for attr, window, after in (
-            ("requests", headers.requests, self.sent_calls - ticket.requests_mark),
-            ("tokens", headers.token_window, self.sent_tokens - ticket.tokens_mark),
+        # calls sent before this one and not answered yet may have reached the endpoint after it (a burst's
+        # requests race): counted as taken too where a window must not be overrun (``Bucket.observe``)
+        earlier = [tokens for mark, tokens in self._outstanding.items() if mark < ticket.requests_mark]
+        for attr, window, after, unsure in (
+            ("requests", headers.requests, self.sent_calls - ticket.requests_mark, float(len(earlier))),
+            ("tokens", headers.token_window, self.sent_tokens - ticket.tokens_mark, sum(earlier)),
         ):
             bucket: Bucket | None = getattr(self, attr)
             if bucket is None:
@@ -347,7 +402,7 @@ class RateLimiter:
                 if bucket is None:
                     continue
                 setattr(self, attr, bucket)
-            bucket.observe(window, after if fresh else None, now)
+            bucket.observe(window, after if fresh else None, now, unsure=unsure)
 
     def _nearly_empty(self, now: float) -> bool:
         return any(b is not None and b.share_left(now) < NEAR_EMPTY for b in (self.requests, self.tokens))

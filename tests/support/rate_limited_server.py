@@ -4,7 +4,9 @@ It answers ``POST /v1/chat/completions`` like the scripted server (``scripted_se
 reply function of the caller's, e.g. ``hashed_reply``) after a latency drawn from a distribution
 (``Latency``: uniform between two bounds, seeded), and enforces a requests-per-window and a
 tokens-per-window limit the way providers do: buckets of ``limit`` that refill continuously
-(``limit / window_s`` a second), full at start. A request is charged on arrival (1 request; its prompt
+(``limit / window_s`` a second), full at start; or, with ``fixed_windows``, as Azure OpenAI enforces a
+per-minute quota: ``limit`` per window of ``window_s`` seconds (e.g. 20 per 10 s for 120 RPM), whole again
+when the window ends, the reset header saying when that is. A request is charged on arrival (1 request; its prompt
 tokens counted as ``token_estimate`` counts them, plus its ``max_tokens`` or else the tokens of the reply it
 will get). A request that does not fit gets ``429`` at once, with ``retry-after`` / ``retry-after-ms``
 (the time until it would fit). Every answer carries OpenAI-style headers (``x-ratelimit-limit-requests``,
@@ -56,16 +58,31 @@ class _Bucket:
     rate: float
     level: float
     updated: float
+    window_s: float | None = None  # fixed windows of this length (None: continuous refill)
+    window_end: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.window_s is not None:
+            self.window_end = self.updated + self.window_s
 
     def refill(self, now: float) -> None:
-        self.level = min(self.limit, self.level + self.rate * (now - self.updated))
+        if self.window_s is not None:
+            if now >= self.window_end:
+                self.level = self.limit
+                self.window_end += self.window_s * math.floor((now - self.window_end) / self.window_s + 1)
+        else:
+            self.level = min(self.limit, self.level + self.rate * (now - self.updated))
         self.updated = now
 
     def wait_for(self, amount: float) -> float:
         missing = min(amount, self.limit) - self.level
+        if self.window_s is not None:
+            return 0.0 if missing <= 0 else self.window_end - self.updated
         return max(0.0, missing / self.rate) if self.rate > 0 else math.inf
 
     def reset_s(self) -> float:
+        if self.window_s is not None:
+            return self.window_end - self.updated
         return (self.limit - self.level) / self.rate if self.rate > 0 else 0.0
 
 
@@ -83,6 +100,7 @@ class RateStats:
     first_s: float | None = None  # clock of the first and last request
     last_s: float | None = None
     max_concurrent: int = 0
+    started_s: float = 0.0  # clock when the limits started (fixed windows are counted from it)
     answers: list[tuple[float, float]] = field(default_factory=list)  # (clock, tokens) of each answered request
     bodies: list[tuple[str, int, int]] = field(default_factory=list)  # (body sha256, prompt, completion tokens)
     dry_requests_s: float | None = None  # clock when the request budget first ran out (less than 1 left)
@@ -129,15 +147,17 @@ class RateLimitedServer:
     max_requests: int = 100_000
     max_lifetime_s: float = 3600.0
     model: str = "gpt-4o"  # whose token counting the endpoint uses
+    fixed_windows: bool = False  # limits per fixed window of window_s (Azure), not continuously refilled
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
         self._rng = random.Random(self.seed)
         now = time.monotonic()
         rate = 1.0 / self.window_s
-        self._requests = _Bucket(self.rpm, self.rpm * rate, self.rpm, now) if self.rpm else None
-        self._tokens = _Bucket(self.tpm, self.tpm * rate, self.tpm, now) if self.tpm else None
-        self.stats = RateStats()
+        fixed = self.window_s if self.fixed_windows else None
+        self._requests = _Bucket(self.rpm, self.rpm * rate, self.rpm, now, fixed) if self.rpm else None
+        self._tokens = _Bucket(self.tpm, self.tpm * rate, self.tpm, now, fixed) if self.tpm else None
+        self.stats = RateStats(started_s=now)
         self._concurrent = 0
         self._server: LocalServer | None = None
         self.base_url = ""
@@ -299,6 +319,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--max-requests", type=int, default=100_000)
     parser.add_argument("--max-lifetime", type=float, default=3600.0)
+    parser.add_argument("--fixed-windows", action="store_true", help="limits per fixed window (Azure's way)")
     args = parser.parse_args(argv)
     low, _, high = args.latency.partition("-")
     latency = Latency(float(low), float(high or low))
@@ -312,6 +333,7 @@ def main(argv: list[str] | None = None) -> int:
         seed=args.seed,
         max_requests=args.max_requests,
         max_lifetime_s=args.max_lifetime,
+        fixed_windows=args.fixed_windows,
     )
     with server:
         print(server.base_url, flush=True)
