@@ -13,9 +13,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.rate_limited_server import Latency, RateLimitedServer
 
 from debate_eval.agents.models.pool import ClientPool
-from debate_eval.agents.models.providers.rate_limited_server import Latency, RateLimitedServer
 from debate_eval.agents.models.rate_headers import parse_rate_limit_headers
 from debate_eval.agents.models.settings import ModelOverrides, resolve_model_config
 
