@@ -32,15 +32,14 @@ EXTRA = "inspect"
 def export_inspect_log(run: Run | str | os.PathLike[str], out: str | os.PathLike[str]) -> Path:
     """Write ``run`` (a ``Run`` or a run directory) as an inspect eval log at ``out`` (``.eval``, inspect's
     default, or ``.json``); returns its path."""
-    require("inspect_ai", EXTRA)
-    from inspect_ai.log import write_eval_log
-
-    run = run if isinstance(run, Run) else load_run(run)
+    run = run if isinstance(run, Run) else load_run(run)  # what the user gave is checked first, the extra then
     path = Path(out)
     if path.suffix not in (".eval", ".json"):
         from debate_eval.agents.errors import UserError
 
         raise UserError(f"{path}: an inspect log is a .eval or .json file")
+    require("inspect_ai", EXTRA)
+    from inspect_ai.log import write_eval_log
     path.parent.mkdir(parents=True, exist_ok=True)
     write_eval_log(eval_log(run), str(path), format="auto")
     return path
