@@ -40,6 +40,7 @@ def export_inspect_log(run: Run | str | os.PathLike[str], out: str | os.PathLike
         raise UserError(f"{path}: an inspect log is a .eval or .json file")
     require("inspect_ai", EXTRA)
     from inspect_ai.log import write_eval_log
+
     path.parent.mkdir(parents=True, exist_ok=True)
     write_eval_log(eval_log(run), str(path), format="auto")
     return path
