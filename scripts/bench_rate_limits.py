@@ -328,7 +328,7 @@ def report(args: argparse.Namespace, command: str, rows: Sequence[dict[str, Any]
             f"{row['cpu_s']:.1f} | "
             f"{limiter['start_in_flight']} → {limiter['end_in_flight']} |"
         )
-    lines += ["", "Targets (issue 25):", ""]
+    lines += ["", "Targets:", ""]
     for row in rows:
         name = row["scenario"].name
         checks = [

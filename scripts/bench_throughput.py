@@ -16,7 +16,7 @@ Ideal wall time = debates x calls per debate x latency / min(concurrency, debate
 unmeasured (imports, first-use caches, the dataset's first read). Every side's event-loop thread CPU time is
 measured too: on a shared machine wall times are noisy, CPU per call much less so. The
 report (``--out``) gives the command, the machine and its load, the table, and PASS/FAIL for the targets:
-the default path's CPU per call <= 1.5x the raw client's at every concurrency (issue 25), framework <= 1.15x
+the default path's CPU per call <= 1.5x the raw client's at every concurrency, framework <= 1.15x
 the raw client at every concurrency >= 32 (wall time, medians), <= 1.05x at concurrency 1, and >= 0.8 of
 ideal at the highest concurrency. ``--batch-debates`` adds a ``--batch`` row (scripts/
 bench_batch_row.py): wall time and number of batches of that many debates through the scripted Batch API
@@ -68,7 +68,7 @@ from bench_profile import profile
 TARGET_IDEAL = 0.8
 TARGET_RAW = 1.05  # at concurrency 1
 TARGET_RAW_HIGH = 1.15  # at concurrency >= HIGH
-TARGET_CPU = 1.5  # the default path's CPU per call over the raw client's (issue 25 item 5)
+TARGET_CPU = 1.5  # the default path's CPU per call over the raw client's
 HIGH = 32
 WARM_UP_DEBATES = 8
 
@@ -311,7 +311,7 @@ def report(args: argparse.Namespace, command: str, rows: Sequence[Row], calls: i
 
 CUTS = [
     "",
-    "## The default path and `--fast-path` (issue 21 item 4, issue 25 item 5)",
+    "## The default path and `--fast-path`",
     "",
     "The default path uses public APIs only (no private internals of AutoGen, the openai SDK or httpx are "
     "patched; tests/agents/models/test_no_private_patches.py; the one private import left, of "

@@ -34,7 +34,7 @@ lower where items repeat another item's summary.
 Scores: their final answer read as their ``evalute_score.py`` reads it (the first digit of the first number;
 an item without a number is skipped), against the run's ``score``. Cost: the endpoint's token counts at
 ``tasks/engine/prices.csv``'s price for ``--model`` (gpt-4-1106-preview: the paper's $10 / $30 per million).
-Targets (issue 25): >= 10x the authors' items per minute; equal tokens per item in authors-code mode.
+Targets: >= 10x the authors' items per minute; equal tokens per item in authors-code mode.
 
 Usage (from the repository root)::
 

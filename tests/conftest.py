@@ -93,7 +93,7 @@ def isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, shared_data_di
     return tmp_path
 
 
-# Forms of a marker that only look like it (issue 23, item 1): a test that takes the ``disguise`` argument runs
+# Forms of a marker that only look like it: a test that takes the ``disguise`` argument runs
 # once per form, with a function that writes a text in that form.
 _CYRILLIC = str.maketrans("ABCEHIKMOPSTXacopsxy", "АВСЕНІКМОРЅТХасорѕху")
 _GREEK = str.maketrans("ABEHIKMNOPTXYZov", "ΑΒΕΗΙΚΜΝΟΡΤΧΥΖον")

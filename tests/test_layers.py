@@ -66,7 +66,7 @@ def method_packages() -> list[str]:
 
 @pytest.mark.parametrize("folder", ["tasks/engine", "tasks/cli"])
 def test_engine_and_cli_reach_methods_only_through_the_registry(folder: str) -> None:
-    """Issue 9: the engine and the commands never import a method's module (they call ``get_method``)."""
+    """The engine and the commands never import a method's module (they call ``get_method``)."""
     banned = method_packages()
     assert "debate_eval.debates.dialevalml" in banned and "debate_eval.debates.debate" in banned
     naming = [

@@ -1,4 +1,4 @@
-"""What a server says about the weights behind a model name: the served-model fingerprint (issue 20, item 6).
+"""What a server says about the weights behind a model name: the served-model fingerprint.
 
 The config hash names a model by provider and name, so it stays computable offline. A server may serve other
 weights under the same name (a vLLM ``--served-model-name``, an Ollama tag pulled again), so the endpoint

@@ -1,4 +1,4 @@
-"""``debate-eval audit``: the judge card, how far to trust a judge configuration on your data (issue 27).
+"""``debate-eval audit``: the judge card, how far to trust a judge configuration on your data.
 
 The flags are ``run``'s (data, method and its options, models, execution; ``--method a,b`` audits several
 methods side by side) plus the audit's own; ``engine.audit.run.run_audit`` does the work. The audit folder

@@ -1,4 +1,4 @@
-"""Where a run's models were reached, checked on resume (issue 20, item 6).
+"""Where a run's models were reached, checked on resume.
 
 The config hash names a model by provider, model name and sampling, not by the URL it was reached at, so a
 run directory resumes whether its server is spelled ``localhost`` or ``127.0.0.1``. The URL (and an Azure

@@ -1,4 +1,4 @@
-"""The served-model fingerprints of a run, recorded in ``config.json`` and checked on resume (issue 20, item 6).
+"""The served-model fingerprints of a run, recorded in ``config.json`` and checked on resume.
 
 The endpoint check before a run asks each endpoint what weights it serves under the role's model name
 (``agents/models/served_model.py``: vLLM's ``root``, llama.cpp's ``meta``, Ollama's digest, the embedded

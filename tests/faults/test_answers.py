@@ -1,4 +1,4 @@
-"""Odd 200 answers against the real command line (issue 23, items 3, 6 and 9): a key echoed inside an answer,
+"""Odd 200 answers against the real command line: a key echoed inside an answer,
 an answer that is a tool call with no text, and the finish reasons content_filter and length.
 
 Every case checks the exit code, the one-line message, that no traceback is printed, the number of results

@@ -1,4 +1,4 @@
-"""A damaged response cache against the real command line (issue 23, item 5): one line naming the file and
+"""A damaged response cache against the real command line: one line naming the file and
 what to do, no model call, no traceback; ``--no-cache`` runs without it; ``--reset-cache`` moves it aside
 (never deletes it) and starts an empty one; damage found mid-run costs the cache, not the run."""
 

@@ -1,4 +1,4 @@
-"""Per-role credentials (issue 23, defect 2; issue 21, item 3): a role with its own API key is billed to that
+"""Per-role credentials: a role with its own API key is billed to that
 key, even when its endpoint and model are the other roles'.
 
 Before the fix the clients were shared by a key-less identity (``agents/models/pool.py``): every Critic

@@ -1,5 +1,5 @@
 """Endpoint faults against the real command line: 5xx bursts, 429s, hangs, bodies that are no completion,
-context-length errors, empty answers and a rejected key (issue 14, defects 1, 2 and the "Also" items).
+context-length errors, empty answers and a rejected key.
 
 Every case checks the exit code, the one-line message, that no traceback is printed, the number of results
 (no loss, no duplicate) and that the fake API key appears nowhere.

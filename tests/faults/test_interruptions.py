@@ -1,4 +1,4 @@
-"""Ctrl-C and kill -9 mid-run, then a rerun; two runs on one directory (issue 14, defects 3 and 6).
+"""Ctrl-C and kill -9 mid-run, then a rerun; two runs on one directory.
 
 The run under test is the real command in a process of its own. A gate in the fault server answers the
 requests of the first items it receives and holds every request of any other item until the test opens it,

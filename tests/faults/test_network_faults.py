@@ -1,4 +1,4 @@
-"""Network faults against the real command line (issue 21 item 2, issue 23 items 4, 8, 10 and the 302):
+"""Network faults against the real command line:
 an address nothing listens on, proxies from the environment, a body trickled a byte at a time, an answer
 too large, a redirect on the chat route, the open-file limit, and retries shown as they happen.
 

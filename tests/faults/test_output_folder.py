@@ -1,4 +1,4 @@
-"""Output folders that cannot take the results: read-only and full (issue 14, defects 4 and 5).
+"""Output folders that cannot take the results: read-only and full.
 
 A read-only folder is made immutable (``chattr +i``, which binds root too) or, for other users,
 ``chmod 555``; a full disk is a 64 KiB tmpfs where mounting is allowed, else an injected ``ENOSPC`` on the

@@ -1,4 +1,4 @@
-"""Bad input to the readers, through the real command line (issue 23, items 7 and 11 and the "Also" items): a
+"""Bad input to the readers, through the real command line: a
 record with bad values given to ``report``, a hand-edited ``config.json``, an own data file that is not UTF-8,
 and a folder given as ``--dataset``.
 Each is one line naming the file, the line or row (counted from 1) and the field; exit 2; no traceback; no
@@ -72,7 +72,7 @@ def test_a_folder_given_as_dataset_is_called_a_folder(
     assert server.count == 0
 
 
-# --- A hand-edited config.json (issue 23, item 11) -------------------------------------------------------------
+# --- A hand-edited config.json -------------------------------------------------------------
 
 
 def edit_models(config_path: Path, model: str) -> None:

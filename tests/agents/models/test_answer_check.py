@@ -1,4 +1,4 @@
-"""What a completion's answer may be used for (issue 23, items 3, 6 and 9): tool calls and content-filtered
+"""What a completion's answer may be used for: tool calls and content-filtered
 answers are refused with their usage kept; secrets in a text answer are masked."""
 
 from __future__ import annotations

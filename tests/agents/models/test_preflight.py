@@ -1,5 +1,4 @@
-"""The endpoint check retries what the run would retry and fails fast, in one line, on what it cannot fix
-(issue 14, defects 1 and 2)."""
+"""The endpoint check retries what the run would retry and fails fast, in one line, on what it cannot fix."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Every provider's requests honour ``HTTP_PROXY`` and ``NO_PROXY`` (issue 21, "Done when" item 2).
+"""Every provider's requests honour ``HTTP_PROXY`` and ``NO_PROXY``.
 
 The network layer's own test (``tests/faults/test_network_faults.py``) covers the ``openai`` path; here the
 ``anthropic``, ``azure``, ``gemini`` and ``ollama`` providers run a 1-item debate against their wire fakes

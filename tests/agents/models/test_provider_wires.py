@@ -1,6 +1,6 @@
 """Each provider against a local fake of its wire protocol (``wire_fakes.py``): the exact request it sends
 (path, query, headers, body), and a 2-item debate and a 2-item pairwise G-Eval through the real command line
-with usage, cost and transcripts (issue 21, item 1)."""
+with usage, cost and transcripts."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The served-model fingerprint (issue 20, item 6): the parsers of what servers report, and each provider's
+"""The served-model fingerprint: the parsers of what servers report, and each provider's
 question to a local fake on 127.0.0.1 (the scripted server's ``GET /v1/models``, the Ollama fake's
 ``GET /api/tags``)."""
 

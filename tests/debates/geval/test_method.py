@@ -185,7 +185,7 @@ def test_span_is_found_between_blanked_copies() -> None:
 
 def test_sample_mean_reports_parse_status_over_the_samples_live_and_after_rescore() -> None:
     """--geval-samples 4 with one unparsable answer: "3/4 parsed" (not the last sample's fields); rescore after
-    that answer is edited to hold a score reports "4/4 parsed" and the new mean (issue 10, item 5)."""
+    that answer is edited to hold a score reports "4/4 parsed" and the new mean."""
     import asyncio
 
     from debate_eval.agents.models.pool import ClientPool

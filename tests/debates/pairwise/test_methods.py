@@ -199,7 +199,7 @@ def test_debate_authors_code_has_no_pairwise_form(pw: SimpleNamespace) -> None:
 
 # ------------------------------------------------------------------------------------------------ ChatEval
 
-# the default panel is the paper's two referees (issue 17); these tests were written for three
+# the default panel is the paper's two referees; these tests were written for three
 THREE_REFEREES = tuple(get_persona(r, "referee") for r in ("general-public", "critic", "news-author"))
 
 

@@ -270,7 +270,7 @@ def test_parse_is_pure() -> None:
     assert parse_score(text, LIKERT) == parse_score(text, LIKERT)
 
 
-# G-Eval's rule (issue 10): an answer that starts with a bare number takes it, unless a verdict line says otherwise.
+# G-Eval's rule: an answer that starts with a bare number takes it, unless a verdict line says otherwise.
 LEADING_CASES = [
     ("4\n\nThe summary is coherent and well organised.", LIKERT, "coherence", 4.0, "parsed", "leading_number"),
     ("4. The summary is consistent.", LIKERT, "consistency", 4.0, "parsed", "leading_number"),

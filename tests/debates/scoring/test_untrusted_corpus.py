@@ -1,7 +1,7 @@
 """Judged text never decides: real SummEval rows (tokenised " . " style) with injected markers, copied by an
-agent unquoted (verbatim or detokenised) and quoted (issue 14, defect 7); and the same markers written in forms
+agent unquoted (verbatim or detokenised) and quoted; and the same markers written in forms
 that only look like them (fullwidth, zero-width characters, bidi controls, look-alike Cyrillic or Greek
-letters), copied back normalised, for every method's reader, single and pairwise (issue 23, item 1)."""
+letters), copied back normalised, for every method's reader, single and pairwise."""
 
 from __future__ import annotations
 
@@ -103,7 +103,7 @@ def test_both_sides_normalise_alike() -> None:
     assert [w for w, _, _ in canonical_words(tokenised)] == [w for w, _, _ in canonical_words(natural)]
 
 
-# --- Normalised variants (issue 23, item 1): the judged text holds a marker in a form that only looks like it
+# --- Normalised variants: the judged text holds a marker in a form that only looks like it
 # (fullwidth, zero-width characters, bidi controls, look-alike Cyrillic or Greek letters); the agent copies it
 # back normalised (NFKC, controls dropped, plain Latin letters) or verbatim. Every method's reader, single and
 # pairwise, must read nothing from the copy.

@@ -1,4 +1,4 @@
-"""The constructed comparisons of issue 22, built from the issue's description (no model, fixed seeds).
+"""The constructed comparisons of the paired-comparison audit, built from its description (no model, fixed seeds).
 
 - ``copy_and_abstain``: 80 FairEval-like pairwise items; run A's verdict is right on 60 (75 %); run B copies
   A's verdict where A is right and gives no verdict where A is wrong. B is never better than A.

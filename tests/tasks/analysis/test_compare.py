@@ -1,4 +1,4 @@
-"""The paired comparison (``--compare``) on issue 22's constructed cases, its counts, McNemar and --missing."""
+"""The paired comparison (``--compare``) on the audit's constructed cases, its counts, McNemar and --missing."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ def _difference(comparison: Any, statistic: str) -> Any:
 
 
 def _unpaired_group_bootstrap(run_a: list[dict], run_b: list[dict], n: int = 1000) -> tuple[float, list[float]]:
-    """The comparison before issue 22, written out independently: per group each run's own correlation (None
+    """The comparison as it was first defined, written out independently: per group each run's own correlation (None
     where undefined), each side averaging only its defined groups, groups resampled together."""
     b_by_id = {r["item_id"]: r for r in run_b}
     units = []
@@ -43,7 +43,7 @@ def test_copy_and_abstain_is_never_better() -> None:
     run_a, run_b = copy_and_abstain()
     (wrong,) = compare_runs(run_a, run_b)  # default: a missing verdict counts as wrong
     accuracy = _difference(wrong, "accuracy")
-    assert (accuracy.a, accuracy.b, accuracy.delta) == (0.75, 0.75, 0.0)  # before issue 22: B 1.000, delta +0.250
+    assert (accuracy.a, accuracy.b, accuracy.delta) == (0.75, 0.75, 0.0)  # as first defined: B 1.000, delta +0.250
     assert accuracy.ci95 == [0.0, 0.0] and accuracy.p_value == 1.0
     assert (wrong.n_shared, wrong.n_used, wrong.missing_counted_wrong) == (80, 80, {"a": 0, "b": 20})
     assert _difference(wrong, "kappa").delta is None  # kappa needs a class for every verdict: --missing drop
@@ -75,7 +75,7 @@ def test_small_gain_keeps_the_same_delta_and_interval() -> None:
     assert comparison.n_used == 100 and comparison.dropped == {}
     assert spearman.delta == pytest.approx(before_delta, abs=1e-12)
     assert spearman.ci95 == pytest.approx(before_ci, abs=1e-12)
-    # as printed before issue 22: 0.018 [0.004, 0.037], p 0.020; p is now 2 (k + 1) / (B + 1)
+    # as first printed: 0.018 [0.004, 0.037], p 0.020; p is now 2 (k + 1) / (B + 1)
     assert (round(spearman.delta, 3), [round(v, 3) for v in spearman.ci95]) == (0.018, [0.004, 0.037])
     assert spearman.p_value == pytest.approx(2 * 11 / 1001)
 

@@ -27,14 +27,14 @@ def test_json_shape() -> None:
         "pooled_pearson",
         "n_items",
         "n_missing",
-        "n_unrated",  # records without a human score (issue 22)
+        "n_unrated",  # records without a human score
         "n_groups",
         "n_skipped",
         "protocol",
-        "level",  # added with the bootstrap (issue 10)
+        "level",  # added with the bootstrap
         "ci95",
-        "pooled_ci95",  # the pooled statistics' interval (Topical-Chat; issue 22)
-        "paper",  # the published row beside the part, per definition (issue 22)
+        "pooled_ci95",  # the pooled statistics' interval (Topical-Chat)
+        "paper",  # the published row beside the part, per definition
     }
     entry = payload["summeval"]["coherence"]
     assert entry["spearman"] == pytest.approx(1.0)

@@ -1,6 +1,6 @@
 """``debate-eval audit`` end to end with scripted judges whose faults are planted (``--provider scripted --model
-planted-*``, agents/models/providers/planted.py): the card shows each fault where it should (issue 27's
-"done when"), reruns resume with no call, several judges share a folder, the budget stops before a sub-run."""
+planted-*``, agents/models/providers/planted.py): the card shows each fault where it should,
+reruns resume with no call, several judges share a folder, the budget stops before a sub-run."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 26, done-when: ``run --fidelity authors-code`` with a CRLF prompt file sends, request for request, the
+"""``run --fidelity authors-code`` with a CRLF prompt file sends, request for request, the
 bodies the DEBATE authors' scripts send: the same ``messages`` (role and content, byte for byte) and the same
 other keys and values (``"temperature": 0`` as an integer, nothing else; the Tie-breaker call with their
 ``n``, ``stop: null`` and integer zeros), for the official ``debate.py`` and the ``tiebreaker`` branch.

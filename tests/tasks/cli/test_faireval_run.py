@@ -1,4 +1,4 @@
-"""Issue 26, done-when: ``run --dataset faireval --method chateval --fidelity authors-code --limit 4`` on a
+"""``run --dataset faireval --method chateval --fidelity authors-code --limit 4`` on a
 scripted endpoint runs ChatEval's released FairEval flow (two scores per referee per order, both orders) and
 ``meta-eval`` reports accuracy and kappa as their Table 1 does (Acc. in %, Kap. with two decimals)."""
 

@@ -50,7 +50,7 @@ def test_import_then_show_meta_eval_and_rescore(tmp_path: Path, capsys: pytest.C
     entry = json.loads(out)["summeval"]["consistency"]
     assert (entry["n_items"], entry["n_missing"], entry["protocol"]) == (5, 0, "debate")
     assert entry["ci95"] == "too few groups (n=1)"  # one group: the minimum-units rule, no numbers
-    assert entry["paper"] == {"per-group": None}  # an imported run: no paper row unless asked (issue 22)
+    assert entry["paper"] == {"per-group": None}  # an imported run: no paper row unless asked
     status, out, _ = run(["show", str(out_dir), "--item", "2"], capsys)
     assert "- Consistency: 5" in out
     # rescore accepts the directory and lists ids the dataset does not hold instead of skipping them silently

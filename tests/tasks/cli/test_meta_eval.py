@@ -217,7 +217,8 @@ def test_compare_needs_two_runs_and_bootstrap_not_negative(tmp_path: Path, capsy
 
 
 def test_constructed_cases_on_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    """Issue 22's three constructed cases, as files, through the command: delta 0 / delta 0 / the old delta."""
+    """The three constructed cases of the paired-comparison audit, as files, through the command: delta 0 /
+    delta 0 / the old delta."""
     write_all(tmp_path)
     compare = ["--compare", "--bootstrap", "1000"]
     _status, out = _run_command(
@@ -232,7 +233,7 @@ def test_constructed_cases_on_the_command_line(tmp_path: Path, capsys: pytest.Ca
     assert "used: 67 groups (1072 items); left out: groups where B's correlation is undefined 33" in out
     assert "spearman       0.592   0.592   0.000   [0.000, 0.000]" in out
     _status, out = _run_command(["meta-eval", *(str(tmp_path / "small_gain" / r) for r in "ab"), *compare], capsys)
-    assert "spearman       0.497   0.514   0.018   [0.004, 0.037]" in out  # as before issue 22
+    assert "spearman       0.497   0.514   0.018   [0.004, 0.037]" in out  # as first defined
 
 
 def test_a_two_document_run_prints_no_numeric_interval_or_p(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:

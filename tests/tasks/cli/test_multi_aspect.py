@@ -1,5 +1,5 @@
 """``run --aspect a,b`` / ``all``: every item once per aspect in one run directory, resumed per item and aspect;
-the done-when case of issue 13 (a scripted endpoint answering "3", dialevalml on 4 fed_turn items)."""
+the multi-aspect acceptance case (a scripted endpoint answering "3", dialevalml on 4 fed_turn items)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""``debate-eval robustness`` end to end on a scripted endpoint: two languages of xdial_fed_turn (done-when of
-issue 13), paraphrases stored and reused, and the one-line refusals."""
+"""``debate-eval robustness`` end to end on a scripted endpoint: two languages of xdial_fed_turn,
+paraphrases stored and reused, and the one-line refusals."""
 
 from __future__ import annotations
 

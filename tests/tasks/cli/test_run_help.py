@@ -1,4 +1,4 @@
-"""``run --help`` says what no key means, what each method does and which roles exist (issue 14, "Also")."""
+"""``run --help`` says what no key means, what each method does and which roles exist."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Checksums of config.json (issue 23, item 11): an edit is found and its fields named."""
+"""Checksums of config.json: an edit is found and its fields named."""
 
 from __future__ import annotations
 

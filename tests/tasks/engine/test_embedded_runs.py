@@ -184,7 +184,7 @@ def test_the_server_honours_grammar_and_json_schema_fields(embedded_env: Path) -
 
 
 def test_constrained_debate_scores_every_item_within_each_calls_cap(embedded_env: Path) -> None:
-    """Issue 24's "done when": the default debate (n = 2) on two SummEval items, as the README's main job runs
+    """The first-run acceptance case: the default debate (n = 2) on two SummEval items, as the README's main job runs
     it: every item has a score on the 1-5 scale, and every model call ended before its cap (a constrained
     answer always reaches its ending)."""
     out = embedded_env / "constrained-debate"

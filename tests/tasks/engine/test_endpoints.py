@@ -1,4 +1,4 @@
-"""Resume and cache are not tied to the URL spelling (issue 20, item 6).
+"""Resume and cache are not tied to the URL spelling.
 
 ``data/url_era_run/`` was written by the code of commit 9d37737 + b39a689 (before URL-free hashing):
 ``debate-eval run`` on SummEval coherence, 2 items, one Critic round, ``--base-url http://localhost:33233/v1

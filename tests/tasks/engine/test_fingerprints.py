@@ -1,4 +1,4 @@
-"""The served-model fingerprint recorded in ``config.json`` and checked on resume (issue 20, item 6), through the
+"""The served-model fingerprint recorded in ``config.json`` and checked on resume, through the
 command line against the scripted server on 127.0.0.1 answering ``GET /v1/models`` as vLLM does (``root``)."""
 
 from __future__ import annotations

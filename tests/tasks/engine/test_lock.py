@@ -1,4 +1,4 @@
-"""The run-directory lock and the atomic rewrite of results.jsonl (issue 14, defect 3)."""
+"""The run-directory lock and the atomic rewrite of results.jsonl."""
 
 from __future__ import annotations
 

@@ -150,7 +150,7 @@ def test_durations() -> None:
 
 
 def test_a_run_logged_to_a_file_shows_its_start_items_and_retries(isolated_env: Path) -> None:
-    """Issue 24's "done when": ``debate-eval run ... > log 2>&1`` (no terminal) writes the start line first,
+    """The first-run acceptance case: ``debate-eval run ... > log 2>&1`` (no terminal) writes the start line first,
     a line per finished item (at most one per 10 s: here the first and the last) and a line per retry with
     its cause."""
     log = isolated_env / "run.log"

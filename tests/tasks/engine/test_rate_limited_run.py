@@ -1,4 +1,4 @@
-"""Runs through `debate-eval run` against the rate-limited scripted endpoint (issue 25's done-when case).
+"""Runs through `debate-eval run` against the rate-limited scripted endpoint.
 
 The endpoint's limit is 60 requests per window, as a 60-RPM limit; the window is 2 s instead of 60 s so the
 test takes seconds (the budget refills 30 requests a second). No timing is asserted: only that nothing
