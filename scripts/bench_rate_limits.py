@@ -375,25 +375,35 @@ def main(argv: Sequence[str] | None = None) -> int:
     ]
     if args.only:
         scenarios = [s for s in scenarios if (s.binding == "requests") == (args.only == "rpm")]
+    rows, load = run_all(
+        "bench-rate-",
+        [(scenario.name, lambda work, scenario=scenario: run_scenario(args, scenario, work)) for scenario in scenarios],
+        lambda row: (
+            f"share {share_text(row['share'])} (whole run {row['share_whole']:.3f}), {row['rate_limited']} 429s of "
+            f"{row['requests']}, {row['failed']} failed, {row['wall_s']:.1f} s"
+        ),
+    )
+    replace_section(args.out, SECTION, report(args, command, rows, load), title="Rate limits")
+    print(f"wrote {args.out}", file=sys.stderr)
+    return 0
+
+
+def run_all(prefix: str, runs: list[tuple[str, Any]], describe: Any) -> tuple[list[dict[str, Any]], str]:
+    """Run each ``(name, run(work_dir))`` in one temporary folder, printing ``name: describe(row)`` after each;
+    returns the rows and the load average before and after, as the reports state it."""
     load_before = os.getloadavg()
     rows = []
-    with tempfile.TemporaryDirectory(prefix="bench-rate-") as work:
-        for scenario in scenarios:
-            row = run_scenario(args, scenario, Path(work))
-            print(
-                f"{scenario.name}: share {share_text(row['share'])} (whole run {row['share_whole']:.3f}), "
-                f"{row['rate_limited']} 429s of {row['requests']}, {row['failed']} failed, {row['wall_s']:.1f} s",
-                file=sys.stderr,
-            )
+    with tempfile.TemporaryDirectory(prefix=prefix) as work:
+        for name, run in runs:
+            row = run(Path(work))
+            print(f"{name}: {describe(row)}", file=sys.stderr)
             rows.append(row)
     after = os.getloadavg()
     load = (
         f"load average (1/5/15 min) {load_before[0]:.2f}/{load_before[1]:.2f}/{load_before[2]:.2f} before, "
         f"{after[0]:.2f}/{after[1]:.2f}/{after[2]:.2f} after"
     )
-    replace_section(args.out, SECTION, report(args, command, rows, load), title="Rate limits")
-    print(f"wrote {args.out}", file=sys.stderr)
-    return 0
+    return rows, load
 
 
 def cold_start_main(args: argparse.Namespace, command: str) -> int:
@@ -404,22 +414,16 @@ def cold_start_main(args: argparse.Namespace, command: str) -> int:
         ),
         ColdStart("per-minute token bucket", ["--tpm", f"{args.cold_tpm:g}"], "tokens", args.cold_tpm, 60),
     ]
-    load_before = os.getloadavg()
-    rows = []
-    with tempfile.TemporaryDirectory(prefix="bench-cold-") as work:
-        for scenario in scenarios:
-            row = run_cold_start(args, scenario, Path(work))
-            print(
-                f"{scenario.name}: {row['rate_limited']} 429s of {row['requests']}, first window "
-                f"{row['first_window']}, share {share_text(row['share'])}, {row['failed']} failed, "
-                f"{row['wall_s']:.1f} s",
-                file=sys.stderr,
-            )
-            rows.append(row)
-    after = os.getloadavg()
-    load = (
-        f"load average (1/5/15 min) {load_before[0]:.2f}/{load_before[1]:.2f}/{load_before[2]:.2f} before, "
-        f"{after[0]:.2f}/{after[1]:.2f}/{after[2]:.2f} after"
+    rows, load = run_all(
+        "bench-cold-",
+        [
+            (scenario.name, lambda work, scenario=scenario: run_cold_start(args, scenario, work))
+            for scenario in scenarios
+        ],
+        lambda row: (
+            f"{row['rate_limited']} 429s of {row['requests']}, first window {row['first_window']}, share "
+            f"{share_text(row['share'])}, {row['failed']} failed, {row['wall_s']:.1f} s"
+        ),
     )
     section = cold_start_report(args, command, rows, load)
     replace_section(args.out, f"{SECTION}_cold_start", section, title="Rate limits")
