@@ -1,9 +1,9 @@
 """The method registry (the contract a method implements is ``debates.method``, re-exported here).
 
-A method is a ``Method`` subclass (``debates.method``) that declares its name, a one-line description, the
-task types it supports, its ``Options``, the model roles it calls, how it evaluates one item and how
-``rescore`` re-parses its transcript; ``@register_method`` (or ``register_method(instance)``) makes it
-selectable by ``run --method NAME``.
+A method is a ``Method`` subclass (``debates.method``) that declares its name, a one-line description, its
+``Options`` and the model roles it calls, implements ``judge`` (single tasks) and/or ``judge_pair`` (pairwise
+tasks: the task types it supports follow from which) and re-parses its transcript in ``rescore``;
+``@register_method`` (or ``register_method(instance)``) makes it selectable by ``run --method NAME``.
 
 Built-in methods live in the modules of ``BUILTIN_MODULES``. Third-party packages add methods through the
 entry point group ``debate_eval.methods`` (as pytest and inspect_ai load plugins)::
@@ -33,6 +33,7 @@ from debate_eval.debates.method import (
     OptionError,
     Reparser,
     deciding_parse,
+    implemented_task_types,
     non_negative_int,
     option,
     positive_int,
@@ -98,9 +99,18 @@ def register_method(method: M) -> M:
         raise TypeError(f"register_method: {method!r} is not a Method")
     if not instance.name or not instance.description:
         raise TypeError(f"register_method: {type(instance).__name__} needs a name and a description")
-    unknown = set(instance.task_types) - set(TASK_TYPES)
-    if unknown or not instance.task_types:
-        raise TypeError(f"register_method: {instance.name}: task types must be among {', '.join(TASK_TYPES)}")
+    implemented = implemented_task_types(type(instance))
+    overrides_evaluate = any("evaluate" in vars(cls) for cls in type(instance).__mro__ if cls is not Method)
+    if overrides_evaluate or not implemented:
+        raise TypeError(
+            f"register_method: {instance.name}: implement judge() (single tasks) and/or judge_pair() (pairwise "
+            "tasks); the task types follow from which it implements"
+        )
+    if tuple(instance.task_types) != implemented:
+        raise TypeError(
+            f"register_method: {instance.name}: task_types {tuple(instance.task_types)} do not match what it "
+            f"implements {implemented} (judge: single, judge_pair: pairwise); drop the attribute"
+        )
     existing = _REGISTRY.get(instance.name)
     if existing is not None and type(existing) is not type(instance):
         raise ValueError(f"method name {instance.name!r} is registered twice")

@@ -1,8 +1,24 @@
-"""The typed method contract: a method's ``Options``, its configuration, evaluation and rescoring.
+"""The typed method contract: a method's ``Options``, its configuration, judging and rescoring.
 
-A method is a ``Method`` subclass that declares its name, a one-line description, the task types it supports,
-its ``Options`` (a dataclass whose fields are made with ``option(...)``), the model roles it calls, how it
-evaluates one item and how ``rescore`` re-parses its transcript. Its options are declared once, as data::
+A method is a ``Method`` subclass that declares its name, a one-line description, its ``Options`` (a dataclass
+whose fields are made with ``option(...)``) and the model roles it calls, and implements how it judges:
+
+- ``judge(task, config, pool) -> Outcome`` for a single task (score one text), and, if it has a pairwise
+  form, ``judge_pair(task, config, pool) -> Outcome`` for a pairwise one (which of two outputs is better);
+- ``rescore`` / ``rescore_pairwise`` re-read its stored transcript of each task type with no model call.
+
+The task types it supports follow from which of ``judge`` and ``judge_pair`` it implements (``task_types``);
+``evaluator(config)`` is the one place that picks between them, from the task's type, and is what the engine,
+``Judge`` and ``repeat`` call. Under ``--swap`` the engine calls ``judge_pair`` once per order and combines the
+two (``debates.pairwise.swap``); a method never sees both orders at once.
+
+``Outcome`` (``debates.evaluation``) is the method-level result: score or verdict, how it was parsed, the
+transcript and the model calls. It is not what users read: the engine turns it into one ``results.jsonl``
+line, the typed ``Record`` (``tasks.engine.record``: the item's identity, usage and cost from the calls,
+config hash, timing), and the Python API turns that record into a ``debate_eval.Judgment`` (single) or
+``debate_eval.PairJudgment`` (pairwise).
+
+Its options are declared once, as data::
 
     @dataclass(frozen=True)
     class Options:
@@ -173,11 +189,10 @@ class Reparser:
 
 class Method(Generic[ConfigT]):
     """One evaluation method. Subclass it, set the class attributes and ``Options``, implement
-    ``build_config`` and ``evaluate``; override the rest when the defaults do not fit."""
+    ``build_config`` and ``judge`` and/or ``judge_pair``; override the rest when the defaults do not fit."""
 
     name: str = ""
     description: str = ""  # one line, shown by `debate-eval methods`
-    task_types: tuple[str, ...] = ("single",)
     config_type: type = object  # the config dataclass ``build_config`` returns
     Options: ClassVar[type] = NoOptions  # the method's options (fields made with ``option``)
     has_critic: ClassVar[bool] = False  # outcomes carry ``agreed``/``rounds`` (a Critic that can say NO ISSUE)
@@ -222,9 +237,20 @@ class Method(Generic[ConfigT]):
         """The model roles the method calls (each resolved by ``ModelConfig.for_role``)."""
         return ("scorer",)
 
-    async def evaluate(self, task: EvaluationTask, config: ConfigT, pool: ClientPool) -> Outcome:
-        """Evaluate one item."""
-        raise NotImplementedError
+    async def judge(self, task: EvaluationTask, config: ConfigT, pool: ClientPool) -> Outcome:
+        """Judge one single task: score its one text. A method with a single form implements it."""
+        raise NotImplementedError(f"method {self.name!r} has no single form")
+
+    async def judge_pair(self, task: EvaluationTask, config: ConfigT, pool: ClientPool) -> Outcome:
+        """Judge one pairwise task (one order of it): its verdict ``first`` / ``second`` / ``tie`` between
+        ``output_a`` and ``output_b``. A method with a pairwise form implements it."""
+        raise NotImplementedError(f"method {self.name!r} has no pairwise form")
+
+    @property
+    def task_types(self) -> tuple[str, ...]:
+        """The task types it supports: ``single`` when it implements ``judge``, ``pairwise`` when it
+        implements ``judge_pair``."""
+        return implemented_task_types(type(self))
 
     def config_dict(self, config: ConfigT) -> dict[str, Any]:
         """JSON-ready view of ``config`` (its ``to_dict()`` when it has one)."""
@@ -270,8 +296,26 @@ class Method(Generic[ConfigT]):
         return reread_pairwise(record, texts, deciding_verdict)
 
     def evaluator(self, config: ConfigT) -> Evaluator:
-        """The coroutine function that evaluates one task under ``config``."""
-        return lambda task, pool: self.evaluate(task, config, pool)
+        """The coroutine function that judges one task under ``config``: ``judge_pair`` for a pairwise task,
+        ``judge`` for a single one (the one place that dispatches on the task type)."""
+
+        async def run(task: EvaluationTask, pool: ClientPool) -> Outcome:
+            if task.pairwise:
+                return await self.judge_pair(task, config, pool)
+            return await self.judge(task, config, pool)
+
+        return run
+
+
+def implemented_task_types(method_type: type) -> tuple[str, ...]:
+    """The task types a ``Method`` subclass implements: ``single`` for ``judge``, ``pairwise`` for
+    ``judge_pair`` (each counted when the class, or a base below ``Method``, overrides it)."""
+    found = []
+    if getattr(method_type, "judge", Method.judge) is not Method.judge:
+        found.append("single")
+    if getattr(method_type, "judge_pair", Method.judge_pair) is not Method.judge_pair:
+        found.append("pairwise")
+    return tuple(found)
 
 
 def set_parse(record: dict[str, Any], parsed: ParsedScore) -> None:

@@ -96,7 +96,6 @@ class ChatEvalMethod(Method[ChatEvalConfig]):
 
     name = "chateval"
     description = "ChatEval: referees with role personas discuss; mean of their scores"
-    task_types = ("single", "pairwise")
     config_type = ChatEvalConfig
     config_key = "chateval"
     Options = ChatEvalOptions
@@ -116,21 +115,22 @@ class ChatEvalMethod(Method[ChatEvalConfig]):
         """Referees (with the Scorer's settings unless a client is given for the role), and the summarizer."""
         return (REFEREE, SUMMARIZER_ROLE) if config.uses_summarizer else (REFEREE,)
 
-    async def evaluate(self, task: EvaluationTask, config: ChatEvalConfig, pool: ClientPool) -> Outcome:
-        """Run the discussion and average the referees' final scores; for a pairwise task, the majority of
-        their final verdicts (``debates.chateval.pairwise``), or with ``--fidelity authors-code`` their
-        FairEval flow over both orders (``debates.chateval.pairwise_faireval``)."""
-        if task.pairwise:
-            if config.authors_code:
-                from debate_eval.debates.chateval.pairwise_faireval import run_faireval_pairwise
-
-                return await run_faireval_pairwise(task, config, pool)
-            from debate_eval.debates.chateval.pairwise import run_chateval_pairwise
-
-            return await run_chateval_pairwise(task, config, pool)
+    async def judge(self, task: EvaluationTask, config: ChatEvalConfig, pool: ClientPool) -> Outcome:
+        """Run the discussion and average the referees' final scores."""
         from debate_eval.debates.chateval.run import run_chateval
 
         return await run_chateval(task, config, pool)
+
+    async def judge_pair(self, task: EvaluationTask, config: ChatEvalConfig, pool: ClientPool) -> Outcome:
+        """The majority of the referees' final verdicts (``debates.chateval.pairwise``), or with ``--fidelity
+        authors-code`` their FairEval flow over both orders (``debates.chateval.pairwise_faireval``)."""
+        if config.authors_code:
+            from debate_eval.debates.chateval.pairwise_faireval import run_faireval_pairwise
+
+            return await run_faireval_pairwise(task, config, pool)
+        from debate_eval.debates.chateval.pairwise import run_chateval_pairwise
+
+        return await run_chateval_pairwise(task, config, pool)
 
     def describe(self, config: ChatEvalConfig) -> dict[str, Any]:
         """Strategy, turns, referees."""

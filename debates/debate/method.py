@@ -122,7 +122,6 @@ class DebateOptions:
 class DebateMethod(Method["DebateConfig"]):
     """One DEBATE-family variant: its default Critic persona and whether a Tie-breaker decides."""
 
-    task_types = ("single", "pairwise")
     has_critic = True
     config_key = "debate"
     Options = DebateOptions
@@ -173,15 +172,17 @@ class DebateMethod(Method["DebateConfig"]):
             roles.append("commander")
         return tuple(roles)
 
-    async def evaluate(self, task: EvaluationTask, config: DebateConfig, pool: ClientPool) -> Outcome:
-        """Run the debate (Algorithm 1); for a pairwise task, its pairwise form (``debates.debate.pairwise``)."""
-        if task.pairwise:
-            from debate_eval.debates.debate.pairwise import run_debate_pairwise
-
-            return await run_debate_pairwise(task, config, pool)
+    async def judge(self, task: EvaluationTask, config: DebateConfig, pool: ClientPool) -> Outcome:
+        """Run the debate (Algorithm 1)."""
         from debate_eval.debates.debate.run import run_debate
 
         return await run_debate(task, config, pool)
+
+    async def judge_pair(self, task: EvaluationTask, config: DebateConfig, pool: ClientPool) -> Outcome:
+        """Run the debate's pairwise form (``debates.debate.pairwise``)."""
+        from debate_eval.debates.debate.pairwise import run_debate_pairwise
+
+        return await run_debate_pairwise(task, config, pool)
 
     def describe(self, config: DebateConfig) -> dict[str, Any]:
         """Critic persona, rounds, Tie-breaker, Commander."""

@@ -213,7 +213,6 @@ class DialEvalMLMethod(Method[DialEvalMLConfig]):
 
     name = "dialevalml"
     description = "DialEvalML: one short prompt per aspect (turn or dialogue level), score normalised to [0, 1]"
-    task_types = ("single",)
     config_type = DialEvalMLConfig
     Options = DialEvalMLOptions
 
@@ -225,7 +224,7 @@ class DialEvalMLMethod(Method[DialEvalMLConfig]):
         """One agent, on the Scorer's model."""
         return ("scorer",)
 
-    async def evaluate(self, task: EvaluationTask, config: DialEvalMLConfig, pool: ClientPool) -> Outcome:
+    async def judge(self, task: EvaluationTask, config: DialEvalMLConfig, pool: ClientPool) -> Outcome:
         """One conversation per item and aspect."""
         return await run_dialevalml(task, config, pool)
 

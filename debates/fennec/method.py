@@ -130,7 +130,6 @@ class FennecMethod(Method[FennecConfig]):
 
     name = "fennec"
     description = "Fennec: k criteria, a guideline and a judgment per criterion, merged; optional correction"
-    task_types = ("single", "pairwise")
     config_type = FennecConfig
     config_key = "fennec"
     Options = FennecOptions
@@ -154,8 +153,13 @@ class FennecMethod(Method[FennecConfig]):
         roles = (CRITERIA_WRITER_ROLE, GUIDELINE_WRITER_ROLE, JUDGE_ROLE)
         return (*roles, CORRECTOR_ROLE) if config.correct else roles
 
-    async def evaluate(self, task: EvaluationTask, config: FennecConfig, pool: ClientPool) -> Outcome:
-        """One item (one order of a pairwise item; the engine runs both under ``--swap``)."""
+    async def judge(self, task: EvaluationTask, config: FennecConfig, pool: ClientPool) -> Outcome:
+        """One item: criteria, a guideline and a judgment per criterion, their mean score."""
+        return await run_fennec(task, config, pool)
+
+    async def judge_pair(self, task: EvaluationTask, config: FennecConfig, pool: ClientPool) -> Outcome:
+        """One order of a pairwise item (the engine runs both under ``--swap``): the same branches, with the
+        pairwise prompts, their summed preferences."""
         return await run_fennec(task, config, pool)
 
     def describe(self, config: FennecConfig) -> dict[str, Any]:

@@ -196,7 +196,6 @@ class GEvalMethod(Method[GEvalConfig]):
 
     name = "geval"
     description = "G-Eval: one agent, one call (probability-weighted when possible)"
-    task_types = ("single", "pairwise")
     config_type = GEvalConfig
     config_key = "geval"
     Options = GEvalOptions
@@ -209,14 +208,15 @@ class GEvalMethod(Method[GEvalConfig]):
             samples=options.geval_samples,
         )
 
-    async def evaluate(self, task: EvaluationTask, config: GEvalConfig, pool: ClientPool) -> Outcome:
-        """One answer (or ``samples`` answers) of the single agent; for a pairwise task, its verdict
-        (``debates.geval.pairwise``)."""
-        if task.pairwise:
-            from debate_eval.debates.geval.pairwise import run_geval_pairwise
-
-            return await run_geval_pairwise(task, config.samples, pool)
+    async def judge(self, task: EvaluationTask, config: GEvalConfig, pool: ClientPool) -> Outcome:
+        """One answer (or ``samples`` answers) of the single agent."""
         return await run_geval(task, config, pool)
+
+    async def judge_pair(self, task: EvaluationTask, config: GEvalConfig, pool: ClientPool) -> Outcome:
+        """The single agent's verdict (or the majority of ``samples`` verdicts; ``debates.geval.pairwise``)."""
+        from debate_eval.debates.geval.pairwise import run_geval_pairwise
+
+        return await run_geval_pairwise(task, config.samples, pool)
 
     def warnings(self, config: GEvalConfig, temperature: float) -> list[str]:
         """Sampling at temperature 0."""

@@ -15,6 +15,7 @@ base method recorded (``sample_results``), which ``rescore`` reads back through 
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -93,9 +94,9 @@ def sample_result(outcome: Outcome) -> dict[str, Any]:
     }
 
 
-def combine_outcomes(task: EvaluationTask, outcomes: list[Outcome], config: SelfConsistencyConfig) -> Outcome:
-    """One outcome from the samples' outcomes: every sample's messages (marked with ``sample``), every call,
-    the combined score or verdict."""
+def samples_fields(outcomes: list[Outcome], config: SelfConsistencyConfig) -> dict[str, Any]:
+    """The ``Outcome`` fields the samples share, score or verdict aside: every sample's messages (marked with
+    ``sample``), every call, each sample's result in ``details``."""
     transcript: list[dict[str, Any]] = []
     for k, outcome in enumerate(outcomes):
         for entry in outcome.transcript:
@@ -106,7 +107,7 @@ def combine_outcomes(task: EvaluationTask, outcomes: list[Outcome], config: Self
         "samples": config.samples,
         "sample_results": [sample_result(outcome) for outcome in outcomes],
     }
-    common: dict[str, Any] = {
+    return {
         "decided_by": DECIDED_BY,
         "stop_reason": "samples",
         "transcript": transcript,
@@ -114,12 +115,21 @@ def combine_outcomes(task: EvaluationTask, outcomes: list[Outcome], config: Self
         "reasked": any(outcome.reasked for outcome in outcomes),
         "details": details,
     }
-    if task.pairwise:
-        parses = [o.verdict_parse for o in outcomes if o.verdict_parse is not None]
-        verdict = combine_verdicts(parses, config.combine)
-        return Outcome(score=None, parse=NO_SCORE, verdict=verdict.value, verdict_parse=verdict, **common)
+
+
+def combine_sample_scores(outcomes: list[Outcome], config: SelfConsistencyConfig) -> Outcome:
+    """One outcome from the samples of a single task: their scores combined."""
     parsed = combine_scores([outcome.parse for outcome in outcomes], config.combine)
-    return Outcome(score=parsed.value, parse=parsed, **common)
+    return Outcome(score=parsed.value, parse=parsed, **samples_fields(outcomes, config))
+
+
+def combine_sample_verdicts(outcomes: list[Outcome], config: SelfConsistencyConfig) -> Outcome:
+    """One outcome from the samples of a pairwise task (one order): their verdicts combined."""
+    parses = [o.verdict_parse for o in outcomes if o.verdict_parse is not None]
+    verdict = combine_verdicts(parses, config.combine)
+    return Outcome(
+        score=None, parse=NO_SCORE, verdict=verdict.value, verdict_parse=verdict, **samples_fields(outcomes, config)
+    )
 
 
 @register_method
@@ -128,7 +138,6 @@ class SelfConsistencyMethod(Method[SelfConsistencyConfig]):
 
     name = NAME
     description = "Self-consistency / jury: K samples of a base method's judge, mean or majority"
-    task_types = ("single", "pairwise")
     config_type = SelfConsistencyConfig
     Options = SelfConsistencyOptions
 
@@ -146,11 +155,15 @@ class SelfConsistencyMethod(Method[SelfConsistencyConfig]):
         """The base method's roles."""
         return get_method(config.base).roles(config.base_config)
 
-    async def evaluate(self, task: EvaluationTask, config: SelfConsistencyConfig, pool: ClientPool) -> Outcome:
-        """The base method on ``task`` once per sample, one after the other, each through its ``SamplePool``."""
-        judge = get_method(config.base).evaluator(config.base_config)
-        outcomes = [await judge(task, SamplePool(pool, k, config.samples)) for k in range(config.samples)]  # type: ignore[arg-type]
-        return combine_outcomes(task, outcomes, config)
+    async def judge(self, task: EvaluationTask, config: SelfConsistencyConfig, pool: ClientPool) -> Outcome:
+        """The base method's ``judge`` on ``task`` once per sample; the scores combined."""
+        base = get_method(config.base)
+        return combine_sample_scores(await _samples(base.judge, task, config, pool), config)
+
+    async def judge_pair(self, task: EvaluationTask, config: SelfConsistencyConfig, pool: ClientPool) -> Outcome:
+        """The base method's ``judge_pair`` on ``task`` once per sample; the verdicts combined."""
+        base = get_method(config.base)
+        return combine_sample_verdicts(await _samples(base.judge_pair, task, config, pool), config)
 
     def describe(self, config: SelfConsistencyConfig) -> dict[str, Any]:
         """Base method, samples, combination."""
@@ -177,3 +190,14 @@ class SelfConsistencyMethod(Method[SelfConsistencyConfig]):
         from debate_eval.debates.self_consistency.rescore import rescore_samples_pairwise
 
         return rescore_samples_pairwise(record, texts)
+
+
+async def _samples(
+    judge: Callable[[EvaluationTask, Any, ClientPool], Awaitable[Outcome]],
+    task: EvaluationTask,
+    config: SelfConsistencyConfig,
+    pool: ClientPool,
+) -> list[Outcome]:
+    """``judge`` (a base method's ``judge`` or ``judge_pair``) on ``task`` once per sample, one after the other,
+    each through its ``SamplePool``."""
+    return [await judge(task, config.base_config, SamplePool(pool, k, config.samples)) for k in range(config.samples)]  # type: ignore[arg-type]

@@ -1,17 +1,30 @@
-"""The typed method contract: options declared once, as an ``Options`` dataclass, and nothing under debates/
-that knows about argparse (the command line is generated from the declarations in the tasks layer)."""
+"""The typed method contract: options declared once, as an ``Options`` dataclass, task types that follow from
+``judge`` / ``judge_pair``, and nothing under debates/ that knows about argparse (the command line is generated
+from the declarations in the tasks layer)."""
 
 from __future__ import annotations
 
 import ast
+import asyncio
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from debate_eval.agents.errors import UserError
-from debate_eval.debates.base import all_methods
-from debate_eval.debates.method import Method, MethodContext, OptionError, option, options_of, positive_int
+from debate_eval.debates.base import all_methods, method_names, register_method
+from debate_eval.debates.evaluation import NO_SCORE, EvaluationTask, Outcome
+from debate_eval.debates.method import (
+    Method,
+    MethodContext,
+    OptionError,
+    implemented_task_types,
+    option,
+    options_of,
+    positive_int,
+)
+from debate_eval.debates.scoring.scores import ScoreRange
 
 DEBATES = Path(__file__).resolve().parents[2] / "debates"
 
@@ -86,3 +99,64 @@ def test_every_built_in_declares_its_options_as_data() -> None:
     for method in all_methods().values():
         for name, declared in method.declared_options().items():
             assert declared.help and declared.flag == "--" + name.replace("_", "-"), (method.name, name)
+
+
+class SingleOnly(Toy):
+    name = "toy-single"
+
+    async def judge(self, task: EvaluationTask, config: dict, pool: Any) -> Outcome:
+        return _outcome("judge", task)
+
+
+class BothForms(SingleOnly):
+    name = "toy-both"
+
+    async def judge_pair(self, task: EvaluationTask, config: dict, pool: Any) -> Outcome:
+        return _outcome("judge_pair", task)
+
+
+def _outcome(called: str, task: EvaluationTask) -> Outcome:
+    return Outcome(None, NO_SCORE, decided_by=called, stop_reason=task.task_type, transcript=[], calls=[])
+
+
+def _task(task_type: str) -> EvaluationTask:
+    return EvaluationTask("i1", "P", "coherence", ScoreRange(1, 5), (), task_type=task_type)
+
+
+def test_task_types_follow_from_judge_and_judge_pair() -> None:
+    assert Toy().task_types == ()
+    assert SingleOnly().task_types == ("single",)
+    assert BothForms().task_types == ("single", "pairwise")
+    for method in all_methods().values():
+        assert method.task_types == implemented_task_types(type(method)) != (), method.name
+
+
+def test_the_evaluator_dispatches_on_the_task_type() -> None:
+    evaluate = BothForms().evaluator({})
+    single = asyncio.run(evaluate(_task("single"), None))  # type: ignore[arg-type]
+    pair = asyncio.run(evaluate(_task("pairwise"), None))  # type: ignore[arg-type]
+    assert (single.decided_by, single.stop_reason) == ("judge", "single")
+    assert (pair.decided_by, pair.stop_reason) == ("judge_pair", "pairwise")
+    with pytest.raises(NotImplementedError, match="method 'toy-single' has no pairwise form"):
+        asyncio.run(SingleOnly().evaluator({})(_task("pairwise"), None))  # type: ignore[arg-type]
+
+
+def test_registration_wants_judge_or_judge_pair() -> None:
+    class OldStyle(Toy):
+        name = "toy-old"
+
+        async def evaluate(self, task: EvaluationTask, config: dict, pool: Any) -> Outcome:
+            return _outcome("evaluate", task)
+
+    class Mislabelled(SingleOnly):
+        name = "toy-mislabelled"
+        task_types = ("single", "pairwise")
+
+    for method, message in (
+        (Toy(), "implement judge"),
+        (OldStyle(), "implement judge"),
+        (Mislabelled(), r"task_types \('single', 'pairwise'\) do not match what it implements \('single',\)"),
+    ):
+        with pytest.raises(TypeError, match=message):
+            register_method(method)
+        assert method.name not in method_names()

@@ -55,7 +55,6 @@ class ExampleSingle(Method[ExampleConfig]):
 
     name = "example-single"
     description = "Example plugin: one model call per item with its own prompt, scored by the project's parser"
-    task_types = ("single",)
     config_type = ExampleConfig
     Options = ExampleOptions
 
@@ -72,7 +71,7 @@ class ExampleSingle(Method[ExampleConfig]):
         """The one model role it calls."""
         return ("scorer",)
 
-    async def evaluate(self, task: EvaluationTask, config: ExampleConfig, pool: ClientPool) -> Outcome:
+    async def judge(self, task: EvaluationTask, config: ExampleConfig, pool: ClientPool) -> Outcome:
         """Ask once; parse the answer (copies of the judged texts are blanked out before parsing)."""
         calls: list[CallRecord] = []
         material = task.material()
