@@ -28,7 +28,7 @@ import random
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
@@ -102,6 +102,7 @@ class RateStats:
     max_concurrent: int = 0
     started_s: float = 0.0  # clock when the limits started (fixed windows are counted from it)
     answers: list[tuple[float, float]] = field(default_factory=list)  # (clock, tokens) of each answered request
+    arrivals: list[float] = field(default_factory=list)  # clock of every request charged or refused (429 too)
     bodies: list[tuple[str, int, int]] = field(default_factory=list)  # (body sha256, prompt, completion tokens)
     dry_requests_s: float | None = None  # clock when the request budget first ran out (less than 1 left)
     dry_tokens_s: float | None = None  # ... the token budget (less left than the request just charged)
@@ -109,6 +110,19 @@ class RateStats:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready counters."""
         return dict(self.__dict__)
+
+
+def most_over_the_limit(arrivals: Sequence[float], limit: float, window_s: float) -> float:
+    """How far the requests of the busiest stretch of ``arrivals`` (clocks) exceed what a bucket of ``limit``
+    per ``window_s`` (continuously refilled, full at start) admits: the largest
+    ``count - limit - limit * span / window_s`` over every stretch between two arrivals (``count`` requests
+    arrived in it, ``span`` seconds long). At most 0 when every request fit the limit."""
+    times = sorted(arrivals)
+    worst = -float(limit)
+    for i, first in enumerate(times):
+        for j in range(i, len(times)):
+            worst = max(worst, (j - i + 1) - limit - limit * (times[j] - first) / window_s)
+    return worst
 
 
 def hashed_score(request: Request, low: int = 1, high: int = 5) -> int:
@@ -195,6 +209,7 @@ class RateLimitedServer:
             if self.stats.requests > self.max_requests:
                 self.stats.refused += 1
                 return 503, {}, 0.0
+            self.stats.arrivals.append(now)
             for bucket in (self._requests, self._tokens):
                 if bucket is not None:
                     bucket.refill(now)

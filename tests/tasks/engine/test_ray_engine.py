@@ -139,3 +139,28 @@ def test_without_ray_the_run_says_which_extra_to_install(
         assert server.count == 0
     err = capsys.readouterr().err.strip()
     assert err == "debate-eval: error: --ray needs Ray: pip install 'debate-eval[ray]'"
+
+
+def test_ray_tasks_with_the_endpoints_limit_as_their_budget_stay_within_it(
+    ray_instance: object, isolated_env: Path
+) -> None:
+    """``--rpm`` divided among the Ray tasks as among ``--workers``: 150 items (one call each) against an
+    endpoint of 120 requests per minute (a continuously refilled bucket, full at start), ``--rpm 120``; what
+    the endpoint recorded: each item's call answered once, at most 2% of requests refused with 429 (the
+    limiter's target), no stretch of arrivals beyond the limit by more."""
+    from support.rate_limited_server import Latency, RateLimitedServer, most_over_the_limit
+
+    limit, items = 120, 150
+    server = RateLimitedServer(rpm=limit, window_s=60.0, latency=Latency(0.01, 0.03), max_lifetime_s=300)
+    out = isolated_env / "run"
+    with server:
+        args = ["run", "--dataset", "summeval", "--aspect", "coherence", "--limit", str(items), "--method", "geval"]
+        args += ["--base-url", server.base_url, "--model", "scripted", "--out", str(out), "--no-cache"]
+        args += ["--concurrency", "32", "--no-progress", "--no-preflight", "--rpm", str(limit)]
+        assert main([*args, "--ray", "--workers", "2"]) == 0
+    stats = server.stats
+    ids = ids_of(out / "results.jsonl")
+    assert len(ids) == len(set(ids)) == items
+    assert stats.answered == items and stats.requests == len(stats.arrivals) == items + stats.rate_limited
+    assert stats.rate_limited <= 0.02 * stats.requests, f"{stats.rate_limited} of {stats.requests} got 429"
+    assert most_over_the_limit(stats.arrivals, limit, 60.0) <= 0.02 * stats.requests
