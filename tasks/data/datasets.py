@@ -8,8 +8,7 @@ one :class:`UserError` line naming the file, the row (counted from 1) and the fi
 
 from __future__ import annotations
 
-from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from debate_eval.agents.errors import UserError
@@ -23,8 +22,10 @@ from debate_eval.tasks.data.registry import (
     check_aspect,
     data_dir_candidates,
     default_data_dir,
+    file_version,
     get_dataset,
     git_blob_id,
+    loaded_items,
     register_dataset,
     resolve_data_dir,
 )
@@ -73,35 +74,17 @@ def load_items(dataset: str, data_dir: str | Path | None = None) -> list[Item]:
     spec = get_dataset(dataset)
     path = find_dataset_file(dataset, data_dir)
     if path is not None:
-        stat = path.stat()
-        version = (stat.st_size, stat.st_mtime_ns, stat.st_ino)
-        return _loaded(spec, str(path.resolve()), version, lambda: spec.load(path))
+        return loaded_items(spec, str(path.resolve()), file_version(path), lambda: spec.load(path))
     if has_packaged_copy(spec):
         label = Path(packaged_label(spec))
-        return _loaded(spec, f"{label} {spec.git_blob_id}", (), lambda: spec.load(label, data=packaged_bytes(spec)))
+        source = f"{label} {spec.git_blob_id}"
+        return loaded_items(spec, source, (), lambda: spec.load(label, data=packaged_bytes(spec)))
     looked = ", ".join(str(folder / spec.relative_path) for folder in data_dir_candidates(data_dir))
     raise UserError(
         f"dataset {spec.name}: file {spec.relative_path} not found (looked in {looked}); run "
         f"`debate-eval data download --dataset {spec.base_name}` to fetch it, or pass --data-dir / set "
         f"{DATA_DIR_ENV} to a folder that has {spec.relative_path}"
     )
-
-
-_LOADED: OrderedDict[tuple[object, ...], list[Item]] = OrderedDict()
-KEPT_FILES = 4  # the items of this many files are kept (SummEval's 1,600 took about 50 ms to read and check)
-
-
-def _loaded(spec: DatasetSpec, source: str, version: tuple[int, ...], load: Callable[[], list[Item]]) -> list[Item]:
-    """``load()``'s items, or the ones kept from reading the same ``version`` of the same ``source`` with the
-    same loader and options; a new list each time (the items themselves are frozen)."""
-    key = (spec.name, spec.loader, repr(sorted(dict(spec.options).items())), source, version)
-    items = _LOADED.get(key)
-    if items is None:
-        items = _LOADED[key] = load()
-        while len(_LOADED) > KEPT_FILES:
-            _LOADED.popitem(last=False)
-    _LOADED.move_to_end(key)
-    return list(items)
 
 
 def select_items(items: Sequence[Item], *, limit: int | None = None, docs: int | None = None) -> list[Item]:

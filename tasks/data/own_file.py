@@ -45,9 +45,11 @@ from debate_eval.tasks.data.registry import (
     SINGLE,
     DatasetSpec,
     Item,
+    file_version,
     folder_given,
     get_dataset,
     git_blob_id,
+    loaded_items,
     looks_like_own_file,
     register_own_file_spec,
 )
@@ -411,7 +413,8 @@ def register_own_file(
             "task_type": task_type,
         },
     )
-    items = spec.load(path)  # validates the whole file now, before anything is evaluated
+    # validates the whole file now, before anything is evaluated; kept for the run's ``load_items``
+    items = loaded_items(spec, str(path.resolve()), file_version(path), lambda: spec.load(path))
     spec = replace(spec, git_blob_id=git_blob_id(read_bytes(path)), size_bytes=path.stat().st_size)
     present = tuple(name for name in spec.inputs if name in items[0].inputs)
     grouped = any(item.group_id != item.item_id for item in items)

@@ -53,7 +53,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
@@ -112,17 +112,22 @@ class Template:
         ignored. Raises :class:`UserError` naming the placeholder(s) and this template's source when a
         placeholder has no value in ``inputs``.
         """
-        missing = [name for name in self.placeholders if name not in inputs]
-        if missing:
-            given = ", ".join(sorted(inputs)) or "none"
-            raise UserError(
-                f"template {self.source} uses {', '.join('{{' + name + '}}' for name in missing)} "
-                f"but no value was given for it (inputs given: {given})"
-            )
+        self.check_inputs(inputs)
         for name in self.placeholders:
             if not isinstance(inputs[name], str):
                 raise TypeError(f"input {name!r} must be a str, not {type(inputs[name]).__name__}")
         return PLACEHOLDER_RE.sub(lambda match: inputs[match.group(1)], self.text)
+
+    def check_inputs(self, names: Collection[str]) -> None:
+        """Raise the :class:`UserError` ``render`` would for inputs named ``names``: every placeholder needs a
+        value (a run checks each shape of its items' inputs before any model call, and renders later)."""
+        missing = [name for name in self.placeholders if name not in names]
+        if missing:
+            given = ", ".join(sorted(names)) or "none"
+            raise UserError(
+                f"template {self.source} uses {', '.join('{{' + name + '}}' for name in missing)} "
+                f"but no value was given for it (inputs given: {given})"
+            )
 
     def sha256(self) -> str:
         """Hex SHA-256 of the template text and scale (what a run's configuration hash depends on)."""

@@ -8,7 +8,7 @@ import dataclasses
 import math
 import sys
 import time
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -36,6 +36,7 @@ from debate_eval.agents.redaction import environment_snapshot
 from debate_eval.agents.telemetry import item_result, item_span, run_result, run_span
 from debate_eval.debates.base import Evaluator
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
+from debate_eval.debates.pairwise.prompts import PAIRWISE_INPUTS
 from debate_eval.debates.pairwise.swap import swapping
 from debate_eval.debates.scoring import PARSER_VERSION
 from debate_eval.tasks.data.datasets import Item, get_dataset, load_items, select_items
@@ -155,31 +156,50 @@ class RunSummary:
         }
 
 
-def build_tasks(config: RunConfig, items: Sequence[Item]) -> list[EvaluationTask]:
-    """Render the prompt of every item (a template problem fails here, before any model call). A method that
-    cannot judge the dataset's task type is refused here; pairwise items get their swapped twin with --swap."""
-    spec = get_dataset(config.dataset)
-    kind = spec.kind
-    task_type = getattr(spec, "task_type", "single")
-    check_task_type(config.protocol, config.method.task_types, config.dataset, task_type)
-    if task_type == PAIRWISE:
-        swap = bool(getattr(config, "swap", False))
-        return [
-            build_pairwise_task(item.item_id, dict(item.inputs), config.template, config.aspect, kind, swap)
-            for item in items
-        ]
-    return [
-        EvaluationTask(
+class TaskBuilder:
+    """Renders the task of one item under one configuration, when the item is scheduled (a run of 100k items
+    holds no prompt it has not started). A method that cannot judge the dataset's task type is refused when
+    the builder is made; ``check`` refuses a template that some item cannot fill, before any model call."""
+
+    def __init__(self, config: RunConfig) -> None:
+        spec = get_dataset(config.dataset)
+        self.config = config
+        self.kind = spec.kind
+        self.task_type = getattr(spec, "task_type", "single")
+        check_task_type(config.protocol, config.method.task_types, config.dataset, task_type=self.task_type)
+        self.swap = bool(getattr(config, "swap", False))
+
+    def check(self, items: Iterable[Item]) -> None:
+        """Each shape of the items' inputs (their names) fills the template: the one-line ``UserError`` that
+        rendering would raise, raised now, without rendering a prompt."""
+        if self.task_type == PAIRWISE:  # every pairwise input is shown, empty or not (``task_inputs``)
+            self.config.template.check_inputs(PAIRWISE_INPUTS)
+            return
+        for shape in {tuple(item.inputs) for item in items}:
+            self.config.template.check_inputs(shape)
+
+    def __call__(self, item: Item) -> EvaluationTask:
+        """The task of ``item``: its prompt rendered now; pairwise items get their swapped twin with --swap."""
+        config = self.config
+        if self.task_type == PAIRWISE:
+            inputs = dict(item.inputs)
+            return build_pairwise_task(item.item_id, inputs, config.template, config.aspect, self.kind, self.swap)
+        return EvaluationTask(
             item_id=item.item_id,
             prompt=config.template.render(item.inputs),
             aspect=config.aspect,
             scale=config.template.scale,
             untrusted=tuple(item.inputs.values()),
-            kind=kind,
+            kind=self.kind,
             inputs=dict(item.inputs),  # a method may show some inputs apart (Fennec's criteria: never the output)
         )
-        for item in items
-    ]
+
+
+def build_tasks(config: RunConfig, items: Sequence[Item]) -> list[EvaluationTask]:
+    """Render the prompt of every item (a template problem fails here, before any model call). A method that
+    cannot judge the dataset's task type is refused here; pairwise items get their swapped twin with --swap."""
+    builder = TaskBuilder(config)
+    return [builder(item) for item in items]
 
 
 def make_record(
@@ -410,8 +430,10 @@ async def run(
         items = [item for item in items if in_shard(item.item_id, options.shard)]
     configs = per_aspect(config)  # a multi-aspect run (--aspect a,b / all): one config per aspect (engine.aspects)
     multi = len(configs) > 1
-    per_config = [build_tasks(aspect_config, items) for aspect_config in configs]
-    jobs = [(item, tasks[i], c) for i, item in enumerate(items) for c, tasks in zip(configs, per_config, strict=True)]
+    builders = {c.aspect: TaskBuilder(c) for c in configs}
+    for builder in builders.values():  # a template some item cannot fill fails now; prompts are rendered later
+        builder.check(items)
+    jobs = [(item, c) for item in items for c in configs]
     document = config_document(config, options)
     move_earlier_run(options.out_dir, config, document)  # a directory of an earlier version (engine.compat)
     check_endpoint_moves(options.out_dir, config, document, allow=options.allow_endpoint_change)
@@ -434,12 +456,12 @@ async def run(
             from debate_eval.tasks.engine.workers import finished_keys
 
             done |= finished_keys(options.skip_done_of, store.config_hash, multi)
-        pending = [job for job in jobs if result_key(job[0].item_id, job[2].aspect, multi) not in done]
+        pending = [job for job in jobs if result_key(job[0].item_id, job[1].aspect, multi) not in done]
         summary.selected, summary.already_done = len(jobs), len(jobs) - len(pending)
         progress = Progress(total=len(pending), mode=options.progress, stream=stream, stats=summary.transport)
         if not pending:
             progress.start(start_line(config, summary))
-        store.prepare_retries(result_key(item.item_id, c.aspect, multi) for item, _, c in pending)
+        store.prepare_retries(result_key(item.item_id, c.aspect, multi) for item, c in pending)
         # both orders when a task has its twin; one evaluator per aspect
         evaluator = {c.aspect: swapping(c.evaluator()) for c in configs}
         if pending:
@@ -481,7 +503,7 @@ async def run(
                         ) as span,
                     ):
                         await _run_pending(
-                            pending, evaluator, config, pool, store, summary, concurrency, progress, count
+                            pending, builders, evaluator, pool, store, summary, concurrency, progress, count
                         )
                         run_result(span, finished=summary.now.finished, failed=summary.now.failed)
                 finally:
@@ -518,9 +540,9 @@ async def run(
 
 
 async def _run_pending(
-    pending: list[tuple[Item, EvaluationTask, RunConfig]],
+    pending: list[tuple[Item, RunConfig]],
+    builders: Mapping[str, TaskBuilder],
     evaluator: Mapping[str, Evaluator],
-    config: RunConfig,
     pool: ClientPool,
     store: ResultsStore,
     summary: RunSummary,
@@ -530,8 +552,9 @@ async def _run_pending(
 ) -> None:
     limit = asyncio.Semaphore(concurrency)  # run_concurrency's: --concurrency fitted to the open-file limit
 
-    async def one(item: Item, task: EvaluationTask, aspect_config: RunConfig) -> None:
+    async def one(item: Item, aspect_config: RunConfig) -> None:
         async with limit:
+            task = builders[aspect_config.aspect](item)  # the prompt is rendered as the item starts
             with item_in_flight(pool.batch):  # --batch sends its queue when every item in flight waits
                 # the run's hash (a multi-aspect run's, not its aspect's), computed once, not per item
                 record = await evaluate_one(
@@ -546,8 +569,8 @@ async def _run_pending(
     jobs = iter(pending)  # shared by the lanes: each takes the next item when it is free
 
     async def lane() -> None:
-        for item, task, aspect_config in jobs:
-            await one(item, task, aspect_config)
+        for item, aspect_config in jobs:
+            await one(item, aspect_config)
 
     # as many lanes as debates in flight, not a task per item: a run of 100k items keeps 64 tasks, not 100k
     # (each waiting on the semaphore, and scanned by every garbage collection)
