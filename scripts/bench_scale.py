@@ -4,6 +4,12 @@ vs 2, shards merged and a Ray run. Every command runs in a process of its own un
 seconds, peak RSS of the largest process). Writes benchmarks/scale.md (``--out``).
 
     python scripts/bench_scale.py --items 10000,40000 --compare-items 10000 --out benchmarks/scale.md
+
+``--only meta-eval --run-dir DIR`` builds the run of ``--items`` items in DIR (kept; reused when it is there)
+and times ``meta-eval`` on it alone, printing one row and writing no file: the same DIR measured by another
+checkout's Python (``/path/to/other/.venv/bin/python scripts/bench_scale.py ...``) gives a before/after pair.
+
+    python scripts/bench_scale.py --items 40000 --only meta-eval --run-dir /tmp/scale-40k
 """
 
 from __future__ import annotations
@@ -115,7 +121,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-ray", action="store_true", help="leave out the Ray row")
     parser.add_argument("--no-compare", action="store_true", help="leave out the workers/shards/Ray rows")
     parser.add_argument("--out", default="benchmarks/scale.md")
+    parser.add_argument("--only", choices=["meta-eval"], help="time this command alone (one row printed, no file)")
+    parser.add_argument("--run-dir", type=Path, help="with --only: the run's folder, built when absent and kept")
     args = parser.parse_args(argv)
+    if args.only:
+        return only_meta_eval(args)
     command = "python scripts/bench_scale.py " + " ".join(argv if argv is not None else sys.argv[1:])
     work = Path(tempfile.mkdtemp(prefix="bench-scale-"))
     env = {
@@ -200,6 +210,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         servers.close()
         shutil.rmtree(work, ignore_errors=True)
     write(args, command, rows, compare, load_before)
+    return 0
+
+
+def only_meta_eval(args: argparse.Namespace) -> int:
+    """Build (or reuse) the run of ``--items`` items in ``--run-dir`` and time ``meta-eval`` on it alone."""
+    if args.run_dir is None:
+        raise SystemExit("--only needs --run-dir DIR (the run is kept there for a second measurement)")
+    [items] = [int(x) for x in args.items.split(",") if x]
+    env = {**os.environ, "DEBATE_EVAL_CACHE_DIR": str(args.run_dir.parent / f"{args.run_dir.name}-cache")}
+    if not (args.run_dir / "results.jsonl").is_file():
+        data = args.run_dir.parent / f"{args.run_dir.name}-data.jsonl"
+        write_data(data, items)
+        servers = Servers(args.servers)
+        try:
+            wall, rss, _ = timed(run_command(data, args.run_dir, servers.urls, args.concurrency), env)
+        finally:
+            servers.close()
+        print(f"built {args.run_dir}: {items:,} items in {wall:.0f} s, {rss:.0f} MB", flush=True)
+    load = os.getloadavg()[0]
+    meta_wall, meta_rss, _ = timed([*CLI, "meta-eval", str(args.run_dir), "--json", "--min-coverage", "0"], env)
+    print(
+        f"| {items:,} | {mb(args.run_dir / 'results.jsonl'):.0f} MB | {meta_wall:.1f} s, {meta_rss:.0f} MB | "
+        f"{load:.1f} → {os.getloadavg()[0]:.1f} |"
+    )
     return 0
 
 

@@ -58,7 +58,7 @@ from debate_eval.tasks.analysis.correlations import (
     correlations,
 )
 from debate_eval.tasks.analysis.pairwise_metrics import METRICS, NO_VERDICT, metrics
-from debate_eval.tasks.analysis.records import Record, group_of, is_pairwise, number, protocol_of
+from debate_eval.tasks.analysis.records import RecordLike, ScoreRow, group_of, number, score_row
 
 POOLED_PREFIX = "pooled_"
 MISSING_POLICIES = ("wrong", "drop")
@@ -115,27 +115,28 @@ class Comparison:
         return out
 
 
-def by_item(records: Iterable[Record], label: str) -> dict[tuple[str, str], dict[str, Record]]:
+def by_item(records: Iterable[RecordLike], label: str) -> dict[tuple[str, str], dict[str, ScoreRow]]:
     """(dataset, aspect) → item id → record; a run with two protocols on one dataset/aspect is refused."""
-    out: dict[tuple[str, str], dict[str, Record]] = {}
+    out: dict[tuple[str, str], dict[str, ScoreRow]] = {}
     protocols: dict[tuple[str, str], str] = {}
     for record in records:
-        key = (str(record["dataset"]), str(record["aspect"]))
-        protocol = protocol_of(record)
+        row = score_row(record)
+        key = (str(row.dataset), str(row.aspect))
+        protocol = row.method
         if protocols.setdefault(key, protocol) != protocol:
             raise UserError(
                 f"{label} holds {key[0]}/{key[1]} from two protocols ({protocols[key]}, {protocol}); "
                 "--compare needs one protocol per run"
             )
-        out.setdefault(key, {})[str(record["item_id"])] = record
+        out.setdefault(key, {})[row.key] = row
     return out
 
 
-def _score_reason(a: Record, b: Record, human_key: str, value_of: Any) -> str | None:
-    """Why a shared item is left out of a paired comparison, or None when both runs scored it."""
-    if value_of(a.get(human_key)) is None:
+def _score_reason(a: ScoreRow, b: ScoreRow) -> str | None:
+    """Why a shared item is left out of a paired comparison of scores, or None when both runs scored it."""
+    if number(a.human_score) is None:
         return "no_human"
-    missing_a, missing_b = value_of(a.get("score")) is None, value_of(b.get("score")) is None
+    missing_a, missing_b = number(a.score) is None, number(b.score) is None
     if missing_a and missing_b:
         return "no_score_both"
     if missing_a:
@@ -143,12 +144,12 @@ def _score_reason(a: Record, b: Record, human_key: str, value_of: Any) -> str | 
     return "no_score_b" if missing_b else None
 
 
-def _single_units(comparison: Comparison, shared: list[tuple[Record, Record]]) -> tuple[list[Any], Any, Any]:
+def _single_units(comparison: Comparison, shared: list[tuple[ScoreRow, ScoreRow]]) -> tuple[list[Any], Any, Any]:
     """Resampling units and the two statistics of a correlation comparison; fills the counts."""
     dropped: Counter[str] = Counter()
     usable = []
     for a, b in shared:
-        reason = _score_reason(a, b, "human_score", number)
+        reason = _score_reason(a, b)
         if reason:
             dropped[reason] += 1
         else:
@@ -156,7 +157,7 @@ def _single_units(comparison: Comparison, shared: list[tuple[Record, Record]]) -
     level = correlation_level(comparison.dataset, [a for a, _ in usable] or [a for a, _ in shared])
     comparison.level = level
     if level == ITEM:
-        units = [(number(a["score"]), number(b["score"]), number(a["human_score"])) for a, b in usable]
+        units = [(number(a.score), number(b.score), number(a.human_score)) for a, b in usable]
         comparison.unit, comparison.n_used, comparison.items_used = "items", len(units), len(units)
         comparison.dropped = dict(dropped)
 
@@ -164,14 +165,14 @@ def _single_units(comparison: Comparison, shared: list[tuple[Record, Record]]) -
             return lambda sample: correlations([(u[side], u[2]) for u in sample])
 
         return units, item_stat(0), item_stat(1)
-    groups: dict[str, list[tuple[Record, Record]]] = {}
+    groups: dict[str, list[tuple[ScoreRow, ScoreRow]]] = {}
     for a, b in usable:
         groups.setdefault(group_of(a), []).append((a, b))
     units = []
     for group in groups.values():
-        humans = [number(a["human_score"]) for a, _ in group]
-        corr_a = correlations(list(zip([number(a["score"]) for a, _ in group], humans, strict=True)))
-        corr_b = correlations(list(zip([number(b["score"]) for _, b in group], humans, strict=True)))
+        humans = [number(a.human_score) for a, _ in group]
+        corr_a = correlations(list(zip([number(a.score) for a, _ in group], humans, strict=True)))
+        corr_b = correlations(list(zip([number(b.score) for _, b in group], humans, strict=True)))
         if corr_a is None and corr_b is None:
             dropped["groups_undefined_both"] += 1
         elif corr_a is None:
@@ -190,15 +191,13 @@ def _single_units(comparison: Comparison, shared: list[tuple[Record, Record]]) -
     return units, group_stat(0), group_stat(1)
 
 
-def _pooled_units(shared: list[tuple[Record, Record]]) -> list[list[tuple[float, float, float]]]:
+def _pooled_units(shared: list[tuple[ScoreRow, ScoreRow]]) -> list[list[tuple[float, float, float]]]:
     """Per group, (score A, score B, human) of the items both runs scored and humans rated: the units of the
     pooled definition's paired bootstrap (every group with such items, defined per-group correlation or not)."""
     groups: dict[str, list[tuple[float, float, float]]] = {}
     for a, b in shared:
-        if _score_reason(a, b, "human_score", number) is None:
-            groups.setdefault(group_of(a), []).append(
-                (number(a["score"]), number(b["score"]), number(a["human_score"]))
-            )  # type: ignore[arg-type]
+        if _score_reason(a, b) is None:
+            groups.setdefault(group_of(a), []).append((number(a.score), number(b.score), number(a.human_score)))  # type: ignore[arg-type]
     return list(groups.values())
 
 
@@ -243,25 +242,25 @@ def _verdict(value: Any, missing: str) -> str | None:
 
 
 def _pairwise_units(
-    comparison: Comparison, shared: list[tuple[Record, Record]], missing: str
+    comparison: Comparison, shared: list[tuple[ScoreRow, ScoreRow]], missing: str
 ) -> tuple[list[Any], Any, Any]:
     """Resampling units (items) and the two statistics of a pairwise comparison; fills the counts."""
     dropped: Counter[str] = Counter()
     counted_wrong: Counter[str] = Counter()
     units = []
     for a, b in shared:
-        label = a.get("human_label")
+        label = a.human_label
         if label is None:
             dropped["no_human"] += 1
             continue
-        verdict_a, verdict_b = a.get("verdict"), b.get("verdict")
+        verdict_a, verdict_b = a.verdict, b.verdict
         if missing == "drop" and (verdict_a is None or verdict_b is None):
             both = verdict_a is None and verdict_b is None
             dropped["no_verdict_both" if both else "no_verdict_a" if verdict_a is None else "no_verdict_b"] += 1
             continue
         counted_wrong["a"] += verdict_a is None
         counted_wrong["b"] += verdict_b is None
-        consistent_a, consistent_b = a.get("consistent"), b.get("consistent")
+        consistent_a, consistent_b = a.consistent, b.consistent
         units.append(
             (
                 _verdict(verdict_a, missing),
@@ -305,8 +304,8 @@ def mcnemar(units: Sequence[tuple[Any, ...]], min_units: int = MIN_UNITS) -> McN
 
 
 def compare_runs(
-    records_a: Sequence[Record],
-    records_b: Sequence[Record],
+    records_a: Sequence[RecordLike],
+    records_b: Sequence[RecordLike],
     n: int = DEFAULT_RESAMPLES,
     missing: str = DEFAULT_MISSING,
     ci_method: str = DEFAULT_CI_METHOD,
@@ -327,15 +326,15 @@ def compare_runs(
         comparison = Comparison(
             dataset=key[0],
             aspect=key[1],
-            protocol_a=protocol_of(shared[0][0]) if shared else "-",
-            protocol_b=protocol_of(shared[0][1]) if shared else "-",
+            protocol_a=shared[0][0].method if shared else "-",
+            protocol_b=shared[0][1].method if shared else "-",
             level="pairwise",
             n_shared=len(shared),
             only_a=len(items_a) - len(shared),
             only_b=len(items_b) - len(shared),
             ci_method=ci_method,
         )
-        if any(is_pairwise(a) for a, _ in shared):
+        if any(a.pairwise for a, _ in shared):
             names: Sequence[str] = METRICS
             units, stat_a, stat_b = _pairwise_units(comparison, shared, missing)
             comparison.mcnemar = mcnemar(units, min_units)

@@ -31,7 +31,7 @@ import numpy as np
 from scipy import stats
 
 from debate_eval.tasks.analysis.bootstrap import DEFAULT_CI_METHOD, MIN_UNITS, Intervals, bootstrap_ci
-from debate_eval.tasks.analysis.records import Record, group_of, number
+from debate_eval.tasks.analysis.records import RecordLike, ScoreRow, group_of, number, score_row, score_rows
 
 STATISTICS = ("spearman", "kendall", "pearson")
 GROUP, ITEM = "group", "item"
@@ -75,7 +75,7 @@ class AspectReport:
         return asdict(self)
 
 
-def correlation_level(dataset: str, records: Sequence[Record]) -> str:
+def correlation_level(dataset: str, records: Sequence[RecordLike]) -> str:
     """The level the dataset registry declares (``level``: SummEval/Topical-Chat group, FED item level); for a
     name the registry does not know (the user's own file), ``"item"`` when no group holds two items (records
     without ``group_id``, or each item its own group), else ``"group"``."""
@@ -93,11 +93,12 @@ def correlation_level(dataset: str, records: Sequence[Record]) -> str:
     return GROUP
 
 
-def pairs(records: Iterable[Record]) -> Pairs:
+def pairs(records: Iterable[RecordLike]) -> Pairs:
     """(predicted, human) for the records that have both."""
     out = []
     for record in records:
-        predicted, human = number(record.get("score")), number(record.get("human_score"))
+        row = score_row(record)
+        predicted, human = number(row.score), number(row.human_score)
         if predicted is not None and human is not None:
             out.append((predicted, human))
     return out
@@ -140,9 +141,9 @@ def mean(values: Sequence[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def by_group(records: Iterable[Record]) -> dict[str, list[Record]]:
+def by_group(records: Iterable[RecordLike]) -> dict[str, list[RecordLike]]:
     """The records per group (see :func:`records.group_of`), in first-seen order."""
-    groups: dict[str, list[Record]] = {}
+    groups: dict[str, list[RecordLike]] = {}
     for record in records:
         groups.setdefault(group_of(record), []).append(record)
     return groups
@@ -162,7 +163,7 @@ def evaluate_aspect(
     dataset: str,
     aspect: str,
     protocol: str,
-    records: list[Record],
+    records: Sequence[RecordLike],
     bootstrap: int = 0,
     ci_method: str = DEFAULT_CI_METHOD,
     min_units: int = MIN_UNITS,
@@ -171,22 +172,23 @@ def evaluate_aspect(
 
     ``ci_method`` (``percentile`` or ``bca``) and ``min_units`` are passed to :func:`bootstrap.bootstrap_ci`.
     """
-    level = correlation_level(dataset, records)
-    overall = correlations(pairs(records)) or {}
-    n_missing = sum(1 for record in records if number(record.get("score")) is None)
-    n_unrated = sum(1 for record in records if number(record.get("human_score")) is None)
+    rows: list[ScoreRow] = score_rows(records)
+    level = correlation_level(dataset, rows)
+    overall = correlations(pairs(rows)) or {}
+    n_missing = sum(1 for row in rows if number(row.score) is None)
+    n_unrated = sum(1 for row in rows if number(row.human_score) is None)
     options = {"n": bootstrap, "method": ci_method, "min_units": min_units}
     if level == ITEM:
-        item_pairs = pairs(records)
+        item_pairs = pairs(rows)
         ci95 = bootstrap_ci(item_pairs, correlations, STATISTICS, unit="items", **options) if bootstrap else None
         return AspectReport(
             dataset, aspect, protocol,
             *(overall.get(name) for name in STATISTICS),
             *(overall.get(name) for name in STATISTICS),
-            n_items=len(records), n_missing=n_missing, n_groups=0, n_skipped=0, level=ITEM, ci95=ci95,
+            n_items=len(rows), n_missing=n_missing, n_groups=0, n_skipped=0, level=ITEM, ci95=ci95,
             n_unrated=n_unrated, pooled_ci95=ci95, n_scored=len(item_pairs),
         )  # fmt: skip
-    group_pairs = [pairs(group) for group in by_group(records).values()]
+    group_pairs = [pairs(group) for group in by_group(rows).values()]
     per_group = [correlations(group) for group in group_pairs]
     used = [values for values in per_group if values is not None]
     averaged = average_of_groups(used)
@@ -205,7 +207,7 @@ def evaluate_aspect(
         pooled_spearman=overall.get("spearman"),
         pooled_kendall=overall.get("kendall"),
         pooled_pearson=overall.get("pearson"),
-        n_items=len(records),
+        n_items=len(rows),
         n_missing=n_missing,
         n_groups=len(used),
         n_skipped=len(per_group) - len(used),

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from debate_eval.tasks.analysis.paper_tables import PAPER_TABLE2_DISTRIBUTION
-from debate_eval.tasks.analysis.records import aspect_key, number, partition
+from debate_eval.tasks.analysis.records import RecordLike, ScoreRow, aspect_key, number, partition
 
 
 def score_bin(value: float) -> int:
@@ -22,9 +22,9 @@ def _percentages(bins: list[int], values: list[float]) -> dict[int, float]:
     return {b: (100.0 * counts[b] / len(values) if values else 0.0) for b in bins}
 
 
-def _distribution_entry(records: list[dict[str, Any]]) -> dict[str, Any]:
-    human = [v for r in records if (v := number(r.get("human_score"))) is not None]
-    predicted = [v for r in records if (v := number(r.get("score"))) is not None]
+def _distribution_entry(rows: list[ScoreRow]) -> dict[str, Any]:
+    human = [v for row in rows if (v := number(row.human_score)) is not None]
+    predicted = [v for row in rows if (v := number(row.score)) is not None]
     observed = [score_bin(v) for v in human + predicted]
     bins = list(range(min(observed), max(observed) + 1)) if observed else []
     return {
@@ -36,7 +36,7 @@ def _distribution_entry(records: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def score_distribution(records: Iterable[dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
+def score_distribution(records: Iterable[RecordLike]) -> dict[str, dict[str, dict[str, Any]]]:
     """Percentage of human and predicted scores per integer bin, per dataset → aspect key (Table 2).
 
     Each entry: ``{"bins": [..], "human": {bin: %}, "predicted": {bin: %}, "n_human": n, "n_predicted": n}``.

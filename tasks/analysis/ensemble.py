@@ -43,13 +43,13 @@ from scipy import optimize, stats
 from debate_eval.agents.errors import UserError
 from debate_eval.tasks.analysis.correlations import ITEM, correlation_level, correlations, pairs
 from debate_eval.tasks.analysis.records import (
-    Record,
+    RecordLike,
+    ScoreRow,
     group_of,
-    is_pairwise,
     load_results,
     number,
-    protocol_of,
     results_path,
+    score_row,
 )
 
 WEIGHTINGS = ("correlation", "regression")
@@ -63,7 +63,7 @@ class Submetric:
 
     label: str
     path: Path
-    records: dict[tuple[str, str], dict[str, Record]]
+    records: dict[tuple[str, str], dict[str, ScoreRow]]
     config: dict[str, Any] = field(default_factory=dict)
 
 
@@ -81,7 +81,7 @@ class AspectFit:
     dev_spearman: dict[str, float | None]
     test_correlations: dict[str, dict[str, float] | None]  # submetric (and "ensemble") -> statistics
     split_by: str  # "group" or "item"
-    records: list[Record] = field(default_factory=list)  # the ensemble's records, dev and test
+    records: list[dict[str, Any]] = field(default_factory=list)  # the ensemble's result lines, dev and test
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready (``weights.json``)."""
@@ -110,12 +110,12 @@ def load_submetric(name: str | Path) -> Submetric:
             config = json.loads(config_path.read_text(encoding="utf-8")).get("result_config") or {}
         except (json.JSONDecodeError, UnicodeDecodeError, AttributeError):
             config = {}
-    by_part: dict[tuple[str, str], dict[str, Record]] = {}
-    for record in load_results([path]):
-        if is_pairwise(record):
+    by_part: dict[tuple[str, str], dict[str, ScoreRow]] = {}
+    for row in load_results([path]):
+        if row.pairwise:
             continue
-        by_part.setdefault((str(record["dataset"]), str(record["aspect"])), {})[str(record["item_id"])] = record
-    protocols = sorted({protocol_of(r) for part in by_part.values() for r in part.values()})
+        by_part.setdefault((str(row.dataset), str(row.aspect)), {})[row.key] = row
+    protocols = sorted({row.method for part in by_part.values() for row in part.values()})
     label = "+".join(protocols) or path.parent.name
     return Submetric(label=label, path=path.parent, records=by_part, config=config)
 
@@ -139,9 +139,10 @@ def _scale(config: Mapping[str, Any], aspect: str) -> tuple[float, float] | None
     return (low, high) if high > low else None
 
 
-def has_score(record: Record) -> bool:
+def has_score(record: RecordLike) -> bool:
     """Whether a submetric's record has a score (raw or normalised) to combine."""
-    return number(record.get("score_normalized")) is not None or number(record.get("score")) is not None
+    row = score_row(record)
+    return number(row.score_normalized) is not None or number(row.score) is not None
 
 
 def normalised(
@@ -151,12 +152,12 @@ def normalised(
     ``score_normalized``, no scale in ``config.json``) is fitted on ``fit_items`` only (all items when None)."""
     part = submetric.records.get((dataset, aspect), {})
     scale = _scale(submetric.config, aspect)
-    raw = {item: number(r.get("score")) for item, r in part.items()}
+    raw = {item: number(row.score) for item, row in part.items()}
     values = [v for item, v in raw.items() if v is not None and (fit_items is None or item in fit_items)]
     low, high = scale or ((min(values), max(values)) if values else (0.0, 1.0))
     out: dict[str, float] = {}
-    for item, record in part.items():
-        given = number(record.get("score_normalized"))
+    for item, row in part.items():
+        given = number(row.score_normalized)
         if given is not None:
             out[item] = given
         elif raw[item] is not None:
@@ -164,15 +165,16 @@ def normalised(
     return out
 
 
-def split(records: Sequence[Record], dataset: str, dev_fraction: float, seed: int) -> tuple[set[str], str]:
+def split(records: Sequence[RecordLike], dataset: str, dev_fraction: float, seed: int) -> tuple[set[str], str]:
     """The dev item ids (by group when the dataset is meta-evaluated per group) and what was split."""
-    level = correlation_level(dataset, list(records))
-    unit = (lambda r: str(r["item_id"])) if level == ITEM else group_of
-    units = sorted({unit(r) for r in records})
+    rows = [score_row(record) for record in records]
+    level = correlation_level(dataset, rows)
+    unit: Any = (lambda row: row.key) if level == ITEM else group_of
+    units = sorted({unit(row) for row in rows})
     random.Random(seed).shuffle(units)
     count = min(len(units) - 1, max(MIN_DEV_ITEMS, round(dev_fraction * len(units))))  # and one test unit left
     dev_units = set(units[:count])
-    dev = {str(r["item_id"]) for r in records if unit(r) in dev_units}
+    dev = {row.key for row in rows if unit(row) in dev_units}
     return dev, "item" if level == ITEM else "group"
 
 
@@ -239,8 +241,7 @@ def fit_aspect(
     shared = [
         item
         for item in base
-        if all(item in part and has_score(part[item]) for part in parts)
-        and number(base[item].get("human_score")) is not None
+        if all(item in part and has_score(part[item]) for part in parts) and number(base[item].human_score) is not None
     ]
     if len(shared) < 2 * MIN_DEV_ITEMS:
         raise UserError(
@@ -258,7 +259,7 @@ def fit_aspect(
     scores = [normalised(s, dataset, aspect, fit_items=set(dev_items)) for s in submetrics]
     matrix = {i: np.array([s[i] for s in scores]) for i in shared}
     x_dev = np.array([matrix[i] for i in dev_items])
-    y_dev = np.array([float(base[i]["human_score"]) for i in dev_items])
+    y_dev = np.array([float(base[i].human_score) for i in dev_items])
     groups = [group_of(base[i]) for i in dev_items] if split_by == "group" else None
     rhos: list[float | None]
     if weighting == "regression":
@@ -273,7 +274,7 @@ def fit_aspect(
     test = [r for r in records if r["split"] == "test"]
     test_corr: dict[str, dict[str, float] | None] = {}
     for index, label in enumerate(labels):
-        test_corr[label] = correlations([(float(matrix[i][index]), float(base[i]["human_score"])) for i in test_items])
+        test_corr[label] = correlations([(float(matrix[i][index]), float(base[i].human_score)) for i in test_items])
     test_corr["ensemble"] = correlations(pairs(test))
     return AspectFit(
         dataset, aspect, labels, weights, intercept, dev_items, test_items,
@@ -281,15 +282,16 @@ def fit_aspect(
     )  # fmt: skip
 
 
-def _record(base: Record, score: float, labels: list[str], values: np.ndarray, dev: bool) -> Record:
+def _record(base: ScoreRow, score: float, labels: list[str], values: np.ndarray, dev: bool) -> dict[str, Any]:
+    """The ensemble's result line of one item (a ``results.jsonl`` line of the ensemble's run directory)."""
     return {
-        "item_id": base["item_id"],
-        "dataset": base["dataset"],
-        "aspect": base["aspect"],
+        "item_id": base.item_id,
+        "dataset": base.dataset,
+        "aspect": base.aspect,
         "method": "ensemble",
-        "group_id": base.get("group_id"),
-        "system_id": base.get("system_id"),
-        "human_score": base.get("human_score"),
+        "group_id": base.group_id,
+        "system_id": base.system_id,
+        "human_score": base.human_score,
         "score": score,
         "parse_status": "parsed",
         "split": "dev" if dev else "test",

@@ -27,9 +27,8 @@ from debate_eval.tasks.analysis.pairwise_metrics import PairwiseReport, evaluate
 from debate_eval.tasks.analysis.paper_tables import PAPER_STATISTICS, PAPER_TABLE1, paper_value
 from debate_eval.tasks.analysis.records import (
     DEFAULT_PROTOCOL,
-    Record,
+    RecordLike,
     aspect_key,
-    is_pairwise,
     keyed_parts,
     load_results,
     protocol_of,
@@ -62,7 +61,7 @@ Report = dict[str, dict[str, "AspectReport | PairwiseReport"]]
 
 
 def meta_evaluate(
-    records: Iterable[Record], bootstrap: int = 0, ci_method: str = DEFAULT_CI_METHOD, min_units: int = MIN_UNITS
+    records: Iterable[RecordLike], bootstrap: int = 0, ci_method: str = DEFAULT_CI_METHOD, min_units: int = MIN_UNITS
 ) -> Report:
     """dataset → aspect key → report, with ``bootstrap`` resamples for ``ci95`` (0: no intervals).
 
@@ -77,7 +76,7 @@ def meta_evaluate(
     report: Report = {}
     for dataset, aspects in keyed_parts(records).items():
         for key, ((_, aspect, protocol), part) in aspects.items():
-            evaluate = evaluate_pairwise if any(is_pairwise(r) for r in part) else evaluate_aspect
+            evaluate = evaluate_pairwise if any(row.pairwise for row in part) else evaluate_aspect
             entry = evaluate(dataset, aspect, protocol, part, bootstrap, ci_method=ci_method, min_units=min_units)
             entry.imported = is_imported(part)
             options = {"bootstrap": bootstrap, "ci_method": ci_method, "min_units": min_units}

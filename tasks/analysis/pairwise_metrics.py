@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from debate_eval.tasks.analysis.bootstrap import DEFAULT_CI_METHOD, MIN_UNITS, Intervals, bootstrap_ci, too_few_units
-from debate_eval.tasks.analysis.records import VERDICTS, Record
+from debate_eval.tasks.analysis.records import VERDICTS, RecordLike, score_row
 
 METRICS = ("accuracy", "kappa", "macro_f1", "consistency", "agreement")
 NO_VERDICT = "none"  # a missing verdict counted as wrong (never equal to a human label)
@@ -108,17 +108,18 @@ def metrics(items: Sequence[Judged]) -> dict[str, float | None]:
     }
 
 
-def judged(record: Record) -> Judged:
+def judged(record: RecordLike) -> Judged:
     """(verdict, human label, consistent) of one pairwise record."""
-    consistent = record.get("consistent")
-    return record.get("verdict"), record.get("human_label"), consistent if isinstance(consistent, bool) else None
+    row = score_row(record)
+    consistent = row.consistent
+    return row.verdict, row.human_label, consistent if isinstance(consistent, bool) else None
 
 
 def evaluate_pairwise(
     dataset: str,
     aspect: str,
     protocol: str,
-    records: list[Record],
+    records: Sequence[RecordLike],
     bootstrap: int = 0,
     ci_method: str = DEFAULT_CI_METHOD,
     min_units: int = MIN_UNITS,

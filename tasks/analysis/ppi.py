@@ -21,18 +21,19 @@ from typing import Any
 import numpy as np
 
 from debate_eval.tasks.analysis.bootstrap import LEVEL, MIN_UNITS, too_few_units
-from debate_eval.tasks.analysis.records import Record, number
+from debate_eval.tasks.analysis.records import RecordLike, number, score_row
 
 PPI_EXTRA = "pip install 'debate-eval[ppi]'"
 METHOD = "PPI++ (ppi-python: power-tuned lambda)"
 
 
-def _split(records: Sequence[Record]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _split(records: Sequence[RecordLike]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(human ratings of the rated outputs with a judge score, their judge scores, the judge scores of the
     unrated outputs, every human rating)."""
     y, y_hat, unlabeled, humans = [], [], [], []
     for record in records:
-        score, human = number(record.get("score")), number(record.get("human_score"))
+        row = score_row(record)
+        score, human = number(row.score), number(row.human_score)
         if human is not None:
             humans.append(human)
         if score is None:
@@ -45,7 +46,7 @@ def _split(records: Sequence[Record]) -> tuple[np.ndarray, np.ndarray, np.ndarra
     return np.array(y), np.array(y_hat), np.array(unlabeled), np.array(humans)
 
 
-def ppi_applies(records: Sequence[Record]) -> bool:
+def ppi_applies(records: Sequence[RecordLike]) -> bool:
     """Whether some of the records' scored outputs are rated and some are not (what PPI is for)."""
     y, _, unlabeled, _ = _split(records)
     return len(y) > 0 and len(unlabeled) > 0
@@ -103,7 +104,7 @@ def mean_estimates(
     return out
 
 
-def system_estimates(records: Sequence[Record], min_units: int = MIN_UNITS) -> dict[str, Any]:
+def system_estimates(records: Sequence[RecordLike], min_units: int = MIN_UNITS) -> dict[str, Any]:
     """:func:`mean_estimates` of one system's records (``score`` the judge's, ``human_score`` where rated)."""
     y, y_hat, unlabeled, humans = _split(records)
     return mean_estimates(y, y_hat, unlabeled, humans, min_units=min_units)

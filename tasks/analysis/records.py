@@ -11,14 +11,15 @@ carry ``verdict`` / ``human_label`` (``"first"``, ``"second"``, ``"tie"`` or nul
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+import sys
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
-from debate_eval.tasks.engine.compat import method_of
-from debate_eval.tasks.engine.record import PAIRWISE, REQUIRED_KEYS, VERDICTS, validate_record
-from debate_eval.tasks.engine.rundir import RESULTS_FILE, iter_json_lines
+from debate_eval.tasks.engine.record import PAIRWISE, REQUIRED_KEYS, VERDICTS, Record
+from debate_eval.tasks.engine.rundir import RESULTS_FILE, iter_record_file
 
 DEFAULT_PROTOCOL = "debate"  # debates.base.DEFAULT_METHOD (not imported: analysis loads without AutoGen)
 __all__ = [
@@ -26,23 +27,108 @@ __all__ = [
     "PAIRWISE",
     "REQUIRED_KEYS",
     "VERDICTS",
+    "RecordLike",
+    "ScoreRow",
     "aspect_key",
-    "check_record",
     "group_of",
     "is_pairwise",
+    "iter_checked",
     "keyed_parts",
     "load_results",
     "number",
     "partition",
     "protocol_of",
-    "read_checked",
     "record_key",
     "require_human_ratings",
     "results_path",
+    "score_rows",
 ]
 
-Record = dict[str, Any]
 PartKey = tuple[str, str, str]  # (dataset, aspect, protocol)
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreRow:
+    """What the meta-evaluation reads of one result record (:class:`Record`): the item, its group and systems,
+    the judge's score or verdict, the human's rating and whether the item finished. Never the transcript,
+    ``details`` or ``usage``: a large run is held as these rows (a few hundred bytes each), not as records.
+
+    The fields are the record's, under the same names (``imported``: the record came from ``debate-eval
+    import``)."""
+
+    item_id: str | int
+    dataset: str
+    aspect: str
+    method: str
+    group_id: str | None = None
+    system_id: str | None = None
+    human_score: float | None = None
+    score: float | None = None
+    score_normalized: float | None = None
+    parse_status: str | None = None
+    error: str | None = None
+    config_hash: str | None = None
+    task_type: str | None = None
+    verdict: str | None = None
+    human_label: str | None = None
+    consistent: bool | None = None
+    system_a: str | None = None
+    system_b: str | None = None
+    imported: bool = False
+
+    @classmethod
+    def of(cls, record: Record) -> ScoreRow:
+        """The row of a record (the names every row repeats are interned: one string per dataset)."""
+        intern = sys.intern
+        return cls(
+            item_id=record.item_id,
+            dataset=intern(str(record.dataset)),
+            aspect=intern(str(record.aspect)),
+            method=intern(str(record.method)),
+            group_id=record.group_id,
+            system_id=record.system_id,
+            human_score=record.human_score,
+            score=record.score,
+            score_normalized=record.score_normalized,
+            parse_status=record.parse_status,
+            error=record.error,
+            config_hash=record.config_hash,
+            task_type=record.task_type,
+            verdict=record.verdict,
+            human_label=record.human_label,
+            consistent=record.consistent,
+            system_a=record.system_a,
+            system_b=record.system_b,
+            imported=bool(record.extra.get("imported")),
+        )
+
+    @property
+    def pairwise(self) -> bool:
+        """True for a pairwise (A versus B) record."""
+        return self.task_type == PAIRWISE
+
+    @property
+    def key(self) -> str:
+        """The item's id as text (ids may be stored as integers)."""
+        return str(self.item_id)
+
+
+#: A record as the meta-evaluation takes it: a typed record, its row, or a ``results.jsonl`` line's JSON object.
+RecordLike = Record | ScoreRow | Mapping[str, Any]
+
+
+def score_row(record: RecordLike) -> ScoreRow:
+    """The row of a record, a row or a result line's JSON object (checked as ``Record.from_json`` checks it)."""
+    if isinstance(record, ScoreRow):
+        return record
+    if isinstance(record, Record):
+        return ScoreRow.of(record)
+    return ScoreRow.of(Record.from_json(record, messages=False))
+
+
+def score_rows(records: Iterable[RecordLike]) -> list[ScoreRow]:
+    """The rows of ``records`` (:func:`score_row` of each), in order."""
+    return [score_row(record) for record in records]
 
 
 def results_path(name: str | Path) -> Path:
@@ -51,50 +137,43 @@ def results_path(name: str | Path) -> Path:
     return path / RESULTS_FILE if path.is_dir() else path
 
 
-def load_results(paths: Sequence[Path]) -> list[Record]:
-    """Read ``results.jsonl`` files; the last line per (dataset, aspect, protocol, item_id) wins.
+def load_results(paths: Sequence[Path]) -> list[ScoreRow]:
+    """Read ``results.jsonl`` files as rows (:class:`ScoreRow`); the last line per (dataset, aspect, protocol,
+    item_id) wins.
 
-    Raises ``UserError`` for a missing file, a line that is not a JSON object (with file and line number) or
-    a record without the keys the meta-evaluation needs. A final line without a trailing newline that does
-    not parse (a run killed mid-write) is skipped with a warning on stderr.
+    The files are streamed: each line is read into a record (without its messages), kept as its row, and the
+    record dropped, so a large run never stands in memory as records. Raises ``UserError`` for a missing
+    file, a line that is not a JSON object (with file and line number) or a record without the keys the
+    meta-evaluation needs. A final line without a trailing newline that does not parse (a run killed
+    mid-write) is skipped with a warning on stderr.
     """
-    latest: dict[tuple[str, str, str, str], Record] = {}
+    latest: dict[tuple[str, str, str, str], ScoreRow] = {}
     for path in paths:
-        for record in read_checked(Path(path)):
-            latest[record_key(record)] = record
+        for record in iter_checked(Path(path)):
+            row = ScoreRow.of(record)
+            latest[record_key(row)] = row
     return list(latest.values())
 
 
-def read_checked(path: Path) -> list[Record]:
-    """The records of one results file, each validated by :func:`check_record`."""
+def iter_checked(path: Path) -> Iterator[Record]:
+    """The records of one results file, one at a time and without their messages, each checked by
+    ``Record.from_json``."""
     if not path.is_file():
         raise UserError(f"{path}: no such results file (give the results.jsonl written by `debate-eval run`)")
-    records = []
-    for number, record in iter_json_lines(path):
-        check_record(path, number, record)
-        records.append(record)
-    return records
+    yield from iter_record_file(path, messages=False)
 
 
-def check_record(path: Path, number: int, record: Record) -> None:
-    """Raise a one-line ``UserError`` naming file, line (counted from 1) and field when ``record`` is unusable.
-
-    The one record check of the project (``tasks/engine/record.py``), shared with resume, so a line that a
-    run resumes from is never rejected here, and the other way round.
-    """
-    validate_record(record, path, number)
-
-
-def has_human_rating(record: Record) -> bool:
+def has_human_rating(record: RecordLike) -> bool:
     """Whether ``record`` carries a human rating: a ``human_score`` (single score) or a ``human_label``
     (pairwise)."""
-    if is_pairwise(record):
-        return record.get("human_label") in VERDICTS
-    value = record.get("human_score")
+    row = score_row(record)
+    if row.pairwise:
+        return row.human_label in VERDICTS
+    value = row.human_score
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def require_human_ratings(records: Sequence[Record], where: str) -> None:
+def require_human_ratings(records: Sequence[RecordLike], where: str) -> None:
     """Raise a one-line ``UserError`` when none of ``records`` (``where``: the runs they come from) carries a
     human rating: a run of unrated outputs has nothing to meta-evaluate, which is not a pass."""
     if not any(has_human_rating(record) for record in records):
@@ -105,25 +184,28 @@ def require_human_ratings(records: Sequence[Record], where: str) -> None:
         )
 
 
-def is_pairwise(record: Record) -> bool:
+def is_pairwise(record: RecordLike) -> bool:
     """True for a pairwise (A versus B) record."""
-    return record.get("task_type") == PAIRWISE
+    return score_row(record).pairwise
 
 
-def record_key(record: Record) -> tuple[str, str, str, str]:
+def record_key(record: RecordLike) -> tuple[str, str, str, str]:
     """The identity of a record: (dataset, aspect, protocol, item_id)."""
-    return (str(record["dataset"]), str(record["aspect"]), protocol_of(record), str(record["item_id"]))
+    row = score_row(record)
+    return (str(row.dataset), str(row.aspect), row.method, row.key)
 
 
-def protocol_of(record: Record) -> str:
-    """The record's method (``method``; older files: ``protocol``, or none for DEBATE runs; ``compat``)."""
-    return method_of(record)
+def protocol_of(record: RecordLike) -> str:
+    """The record's method (``method``; older files: ``protocol``, or none for DEBATE runs: read by ``compat``
+    when the record is read)."""
+    return score_row(record).method
 
 
-def group_of(record: Record) -> str:
+def group_of(record: RecordLike) -> str:
     """The record's group (SummEval document, Topical-Chat context); the item itself when it has none."""
-    group = record.get("group_id")
-    return str(group) if group not in (None, "") else f"item:{record['item_id']}"
+    row = score_row(record)
+    group = row.group_id
+    return str(group) if group not in (None, "") else f"item:{row.item_id}"
 
 
 def number(value: Any) -> float | None:
@@ -134,12 +216,12 @@ def number(value: Any) -> float | None:
     return result if math.isfinite(result) else None
 
 
-def partition(records: Iterable[Record]) -> dict[PartKey, list[Record]]:
-    """The records split by (dataset, aspect, protocol), in first-seen order."""
-    parts: dict[PartKey, list[Record]] = {}
+def partition(records: Iterable[RecordLike]) -> dict[PartKey, list[ScoreRow]]:
+    """The records' rows split by (dataset, aspect, protocol), in first-seen order."""
+    parts: dict[PartKey, list[ScoreRow]] = {}
     for record in records:
-        key = (str(record["dataset"]), str(record["aspect"]), protocol_of(record))
-        parts.setdefault(key, []).append(record)
+        row = score_row(record)
+        parts.setdefault((str(row.dataset), str(row.aspect), row.method), []).append(row)
     return parts
 
 
@@ -150,11 +232,11 @@ def aspect_key(aspect: str, protocol: str, several_protocols: bool) -> str:
     return aspect
 
 
-def keyed_parts(records: Iterable[Record]) -> dict[str, dict[str, tuple[PartKey, list[Record]]]]:
+def keyed_parts(records: Iterable[RecordLike]) -> dict[str, dict[str, tuple[PartKey, list[ScoreRow]]]]:
     """dataset → aspect key → ((dataset, aspect, protocol), records), keys as in :func:`aspect_key`."""
     parts = partition(records)
     several = len({protocol for _, _, protocol in parts}) > 1
-    keyed: dict[str, dict[str, tuple[PartKey, list[Record]]]] = {}
+    keyed: dict[str, dict[str, tuple[PartKey, list[ScoreRow]]]] = {}
     for part_key, part in parts.items():
         dataset, aspect, protocol = part_key
         keyed.setdefault(dataset, {})[aspect_key(aspect, protocol, several)] = (part_key, part)

@@ -35,6 +35,7 @@ from debate_eval.tasks.analysis.paper_tables import (
     POOLED,
     PUBLISHED,
 )
+from debate_eval.tasks.analysis.records import RecordLike, score_row
 
 DEBATE_PAPER = "DEBATE (Kim et al. 2024)"
 DEBATE_FAMILY = ("debate", "tiebreaker", "both")
@@ -188,6 +189,6 @@ def reference_for(
     return method_reference(method, dataset, definition)
 
 
-def is_imported(records: Iterable[Mapping[str, object]]) -> bool:
+def is_imported(records: Iterable[RecordLike]) -> bool:
     """Whether the records came from ``debate-eval import`` (they carry ``imported``)."""
-    return any(record.get("imported") for record in records)
+    return any(score_row(record).imported for record in records)

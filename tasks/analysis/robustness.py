@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from debate_eval.tasks.analysis.correlations import STATISTICS, correlations, pairs
-from debate_eval.tasks.analysis.records import Record, number
+from debate_eval.tasks.analysis.records import RecordLike, ScoreRow, number, score_rows
 
 COLUMNS = (
     "mode", "variant", "aspect", "items", "scored", *STATISTICS, "mean_abs_diff", "compared", "mean_spread",
@@ -33,18 +33,14 @@ REFERENCE_LANGUAGE = "english"
 ORIGINAL, PARAPHRASED = "original", "paraphrased"
 
 
-def _scores(records: Sequence[Record], aspect: str) -> dict[str, float]:
-    return {
-        str(r["item_id"]): value
-        for r in records
-        if str(r.get("aspect")) == aspect and (value := number(r.get("score"))) is not None
-    }
+def _scores(rows: Sequence[ScoreRow], aspect: str) -> dict[str, float]:
+    return {row.key: value for row in rows if str(row.aspect) == aspect and (value := number(row.score)) is not None}
 
 
-def _row(mode: str, variant: str, aspect: str, records: Sequence[Record]) -> dict[str, Any]:
-    part = [r for r in records if str(r.get("aspect")) == aspect and not r.get("error")]
+def _row(mode: str, variant: str, aspect: str, rows: Sequence[ScoreRow]) -> dict[str, Any]:
+    part = [row for row in rows if str(row.aspect) == aspect and not row.error]
     stats = correlations(pairs(part)) or {}
-    scored = sum(1 for r in part if number(r.get("score")) is not None)
+    scored = sum(1 for row in part if number(row.score) is not None)
     return {
         "mode": mode,
         "variant": variant,
@@ -62,23 +58,24 @@ def _mean(values: Sequence[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def aspects_of(*groups: Sequence[Record]) -> list[str]:
+def aspects_of(*groups: Sequence[RecordLike]) -> list[str]:
     """The aspects in the records, in first-seen order."""
-    return list(dict.fromkeys(str(r.get("aspect")) for group in groups for r in group))
+    return list(dict.fromkeys(str(row.aspect) for group in groups for row in score_rows(group)))
 
 
-def _rated(records: Sequence[Record], aspect: str) -> dict[str, float]:
+def _rated(rows: Sequence[ScoreRow], aspect: str) -> dict[str, float]:
     return {
-        str(r["item_id"]): value
-        for r in records
-        if str(r.get("aspect")) == aspect and not r.get("error") and (value := number(r.get("score"))) is not None
-        and number(r.get("human_score")) is not None
+        row.key: value
+        for row in rows
+        if str(row.aspect) == aspect and not row.error and (value := number(row.score)) is not None
+        and number(row.human_score) is not None
     }  # fmt: skip
 
 
-def language_rows(by_language: Mapping[str, Sequence[Record]], reference: str = REFERENCE_LANGUAGE) -> list[dict]:
+def language_rows(by_language: Mapping[str, Sequence[RecordLike]], reference: str = REFERENCE_LANGUAGE) -> list[dict]:
     """One row per language and aspect, every language correlated on the items all of them scored (and humans
     rated); the difference is taken from ``reference``'s scores of the same items."""
+    by_language = {language: score_rows(records) for language, records in by_language.items()}
     rows = []
     for aspect in aspects_of(*by_language.values()):
         rated = {language: _rated(records, aspect) for language, records in by_language.items()}
@@ -86,8 +83,8 @@ def language_rows(by_language: Mapping[str, Sequence[Record]], reference: str = 
         reference_scores = rated.get(reference, {})
         for language, records in by_language.items():
             row = _row("language", language, aspect, records)
-            common_records = [r for r in records if str(r.get("aspect")) == aspect and str(r["item_id"]) in common]
-            stats = correlations(pairs(r for r in common_records if not r.get("error"))) or {}
+            common_rows = [row for row in records if str(row.aspect) == aspect and row.key in common]
+            stats = correlations(pairs(row for row in common_rows if not row.error)) or {}
             diffs = [abs(rated[language][i] - reference_scores[i]) for i in common if i in reference_scores]
             row.update(
                 {name: stats.get(name) for name in STATISTICS},
@@ -106,9 +103,10 @@ def original_id(item_id: str, separator: str = "~p") -> tuple[str, int]:
 
 
 def paraphrase_rows(
-    original: Sequence[Record], paraphrased: Sequence[Record]
+    original: Sequence[RecordLike], paraphrased: Sequence[RecordLike]
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The rows of the paraphrase check and the per-item scores (aspect -> item -> original/rewrites/spread)."""
+    original, paraphrased = score_rows(original), score_rows(paraphrased)
     rows: list[dict[str, Any]] = []
     per_item: dict[str, Any] = {}
     for aspect in aspects_of(original, paraphrased):
@@ -128,7 +126,7 @@ def paraphrase_rows(
         row.update(mean_abs_diff=_mean(diffs), compared=len(diffs), mean_spread=_mean(list(spreads.values())))
         rows.append(row)
         for k in sorted({k for scores in rewrites.values() for k in scores}):
-            subset = [r for r in paraphrased if original_id(str(r["item_id"]))[1] == k]
+            subset = [row for row in paraphrased if original_id(row.key)[1] == k]
             k_diffs = [abs(scores[k] - first[i]) for i, scores in rewrites.items() if k in scores and i in first]
             rows.append(
                 {

@@ -49,7 +49,7 @@ from debate_eval.tasks.analysis.bootstrap import (
     two_sided_p,
 )
 from debate_eval.tasks.analysis.correlations import STATISTICS, correlations
-from debate_eval.tasks.analysis.records import Record, group_of, is_pairwise, number
+from debate_eval.tasks.analysis.records import RecordLike, ScoreRow, group_of, number, score_row, score_rows
 from debate_eval.tasks.data.printable import escaped
 
 #: Datasets whose item ids are ``GROUP/SYSTEM`` (the loaders build them so).
@@ -65,25 +65,27 @@ def natural_key(name: str) -> tuple[Any, ...]:
     return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name))
 
 
-def system_of(record: Record) -> str | None:
+def system_of(record: RecordLike) -> str | None:
     """The system that produced the record's output, or None when it does not say (see the module doc)."""
-    value = record.get("system_id")
+    row = score_row(record)
+    value = row.system_id
     if value not in (None, ""):
         return str(value)
-    dataset = str(record.get("dataset") or "").split("-", 1)[0]
-    item_id = str(record.get("item_id") or "")
+    dataset = str(row.dataset or "").split("-", 1)[0]
+    item_id = str(row.item_id or "")
     if dataset not in SYSTEM_IN_ITEM_ID or "/" not in item_id:
         return None
-    group = str(record.get("group_id") or "")
+    group = str(row.group_id or "")
     if group and item_id.startswith(group + "/"):
         return item_id[len(group) + 1 :] or None
     return item_id.split("/", 1)[1] or None
 
 
-def systems_of(records: Iterable[Record]) -> list[str]:
+def systems_of(records: Iterable[RecordLike]) -> list[str]:
     """The distinct systems named by single-score records, sorted."""
+    rows = score_rows(records)
     return sorted(
-        {name for name in (system_of(r) for r in records if not is_pairwise(r)) if name is not None}, key=natural_key
+        {name for name in (system_of(r) for r in rows if not r.pairwise) if name is not None}, key=natural_key
     )
 
 
@@ -114,7 +116,7 @@ def _plain(value: float | None) -> float | None:
 
 
 def system_level(
-    records: Sequence[Record],
+    records: Sequence[RecordLike],
     bootstrap: int = 0,
     ci_method: str = DEFAULT_CI_METHOD,
     min_units: int = MIN_UNITS,
@@ -128,10 +130,10 @@ def system_level(
     """
     _check_method(ci_method)
     rated = []
-    for record in records:
-        system, score, human = system_of(record), number(record.get("score")), number(record.get("human_score"))
-        if system is not None and score is not None and human is not None and not is_pairwise(record):
-            rated.append((group_of(record), system, score, human))
+    for row in score_rows(records):
+        system, score, human = system_of(row), number(row.score), number(row.human_score)
+        if system is not None and score is not None and human is not None and not row.pairwise:
+            rated.append((group_of(row), system, score, human))
     systems = sorted({system for _, system, _, _ in rated}, key=natural_key)
     if len(systems) < MIN_SYSTEMS:
         return None
@@ -183,15 +185,15 @@ def system_level(
 # --- per-system comparison -------------------------------------------------------------------------------------
 
 
-def _scores_by_system(records: Iterable[Record]) -> dict[str, dict[str, list[float]]]:
+def _scores_by_system(rows: Iterable[ScoreRow]) -> dict[str, dict[str, list[float]]]:
     """system -> group -> the judge scores of its outputs there (single-score records with a score)."""
     out: dict[str, dict[str, list[float]]] = {}
-    for record in records:
-        score = number(record.get("score"))
-        if is_pairwise(record) or score is None:
+    for row in rows:
+        score = number(row.score)
+        if row.pairwise or score is None:
             continue
-        system = system_of(record) or ALL_SYSTEMS
-        out.setdefault(system, {}).setdefault(group_of(record), []).append(score)
+        system = system_of(row) or ALL_SYSTEMS
+        out.setdefault(system, {}).setdefault(group_of(row), []).append(score)
     return out
 
 
@@ -248,7 +250,7 @@ def paired_difference(
 
 
 def compare_systems(
-    records: Sequence[Record],
+    records: Sequence[RecordLike],
     bootstrap: int = DEFAULT_RESAMPLES,
     ci_method: str = DEFAULT_CI_METHOD,
     min_units: int = MIN_UNITS,
@@ -263,11 +265,11 @@ def compare_systems(
     _check_method(ci_method)
     from debate_eval.tasks.analysis.ppi import ppi_applies, system_estimates
 
-    single = [record for record in records if not is_pairwise(record)]
+    single = [row for row in score_rows(records) if not row.pairwise]
     scores = _scores_by_system(single)
-    by_system: dict[str, list[Record]] = {}
-    for record in single:
-        by_system.setdefault(system_of(record) or ALL_SYSTEMS, []).append(record)
+    by_system: dict[str, list[ScoreRow]] = {}
+    for row in single:
+        by_system.setdefault(system_of(row) or ALL_SYSTEMS, []).append(row)
     if len(scores) < 2 and not any(ppi_applies(part) for part in by_system.values()):
         return None
     systems: dict[str, Any] = {}
@@ -309,7 +311,7 @@ def holm(p_values: Sequence[float | str | None]) -> list[float | str | None]:
 
 
 def win_rates(
-    records: Sequence[Record],
+    records: Sequence[RecordLike],
     bootstrap: int = DEFAULT_RESAMPLES,
     ci_method: str = DEFAULT_CI_METHOD,
     min_units: int = MIN_UNITS,
@@ -320,9 +322,9 @@ def win_rates(
     record names two systems."""
     _check_method(ci_method)
     outcomes: dict[str, dict[str, list[float]]] = {}  # system -> opponent -> 1 / 0.5 / 0
-    for record in records:
-        a, b, verdict = record.get("system_a"), record.get("system_b"), record.get("verdict")
-        if not is_pairwise(record) or a in (None, "") or b in (None, "") or verdict not in ("first", "second", "tie"):
+    for row in score_rows(records):
+        a, b, verdict = row.system_a, row.system_b, row.verdict
+        if not row.pairwise or a in (None, "") or b in (None, "") or verdict not in ("first", "second", "tie"):
             continue
         a_points = {"first": 1.0, "second": 0.0, "tie": 0.5}[verdict]
         outcomes.setdefault(str(a), {}).setdefault(str(b), []).append(a_points)
@@ -434,15 +436,15 @@ def win_rate_lines(label: str, block: dict[str, Any] | None) -> list[str]:
     return lines
 
 
-def run_systems(records: Sequence[Record], bootstrap: int = DEFAULT_RESAMPLES) -> dict[str, Any] | None:
+def run_systems(records: Iterable[RecordLike], bootstrap: int = DEFAULT_RESAMPLES) -> dict[str, Any] | None:
     """The systems block of a run's summary: aspect -> :func:`compare_systems` (single-score records) or
     :func:`win_rates` (pairwise), for the aspects with something to report; None when none has."""
-    by_aspect: dict[str, list[Record]] = {}
-    for record in records:
-        by_aspect.setdefault(str(record.get("aspect")), []).append(record)
+    by_aspect: dict[str, list[ScoreRow]] = {}
+    for row in score_rows(records):
+        by_aspect.setdefault(str(row.aspect), []).append(row)
     out = {}
     for aspect, part in by_aspect.items():
-        pairwise = any(is_pairwise(record) for record in part)
+        pairwise = any(row.pairwise for row in part)
         block = win_rates(part, bootstrap) if pairwise else compare_systems(part, bootstrap)
         if block is not None:
             out[aspect] = block

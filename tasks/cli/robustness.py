@@ -23,7 +23,7 @@ from typing import Any
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.extras import require
 from debate_eval.agents.models.settings import resolve_model_config
-from debate_eval.tasks.analysis.records import load_results
+from debate_eval.tasks.analysis.records import ScoreRow, load_results
 from debate_eval.tasks.analysis.robustness import (
     REFERENCE_LANGUAGE,
     format_rows,
@@ -75,12 +75,12 @@ def add_subparser(subparsers: Any) -> None:
     parser.set_defaults(handler=handle_robustness, method="dialevalml")
 
 
-def _records(out: Path) -> list[dict[str, Any]]:
+def _records(out: Path) -> list[ScoreRow]:
     path = out / RESULTS_FILE
     return load_results([path]) if path.is_file() else []
 
 
-def _run(request: RunRequest, out: Path) -> tuple[Any, list[dict[str, Any]]]:
+def _run(request: RunRequest, out: Path) -> tuple[Any, list[ScoreRow]]:
     """One run of ``request`` into ``out`` (resumed when it exists); its config and records."""
     config, options = build_run(replace(request, out=str(out)))
     summary = asyncio.run(run(config, options))
@@ -88,7 +88,7 @@ def _run(request: RunRequest, out: Path) -> tuple[Any, list[dict[str, Any]]]:
         f"{out}: {summary.selected} evaluations, {summary.already_done} already done, {summary.now.finished} "
         f"finished now, {summary.now.failed} failed"
     )
-    return config, [r for r in _records(out) if r.get("config_hash") == config.config_hash()]
+    return config, [row for row in _records(out) if row.config_hash == config.config_hash()]
 
 
 def languages_check(

@@ -78,6 +78,24 @@ def iter_json_lines(path: Path, end: ScanEnd | None = None) -> Iterator[tuple[in
                 end.good_end += len(raw)
 
 
+def iter_numbered_file(
+    path: Path, end: ScanEnd | None = None, *, redact: bool = False, messages: bool = True
+) -> Iterator[tuple[int, Record]]:
+    """The records of a results file (a run directory's ``results.jsonl`` or a copy under another name) with
+    their line numbers, one at a time, as ``RunDir.iter_numbered`` reads them."""
+    end = end if end is not None else ScanEnd()
+    for number, obj in iter_json_lines(path, end):
+        if redact:  # checked before the masking, as the file holds it
+            obj, _ = redact_record(validate_record(obj, path, number))
+        yield number, Record.from_json(obj, path=path, line=number, messages=messages)
+
+
+def iter_record_file(path: Path, *, messages: bool = True) -> Iterator[Record]:
+    """The records of a results file, one at a time (``iter_numbered_file`` without the line numbers)."""
+    for _, record in iter_numbered_file(path, messages=messages):
+        yield record
+
+
 def numbered_records(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], int]:
     """Every JSON object of a JSON-lines file with its line number, and the byte length of the good part
     (``iter_json_lines`` read to the end; for small files and tests)."""
@@ -167,11 +185,7 @@ class RunDir:
         path = self.results_path
         if not path.is_file():
             return
-        end = end if end is not None else ScanEnd()
-        for number, obj in iter_json_lines(path, end):
-            if redact:  # checked before the masking, as the file holds it
-                obj, _ = redact_record(validate_record(obj, path, number))
-            yield number, Record.from_json(obj, path=path, line=number, messages=messages)
+        yield from iter_numbered_file(path, end, redact=redact, messages=messages)
 
     def latest_records(
         self,

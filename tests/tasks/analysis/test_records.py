@@ -19,7 +19,7 @@ def test_last_record_wins_for_duplicated_item_ids(tmp_path: Path) -> None:
     path = write_jsonl(tmp_path / "results.jsonl", first + retry)
     records = load_results([path])
     assert len(records) == 3
-    assert {r["item_id"]: r["score"] for r in records} == {"d1-0": 1, "d1-1": 2, "d1-2": 3}
+    assert {r.item_id: r.score for r in records} == {"d1-0": 1, "d1-1": 2, "d1-2": 3}
     entry = only(meta_evaluate(records))
     assert (entry.n_items, entry.n_missing) == (3, 0)
 
@@ -29,7 +29,7 @@ def test_last_record_wins_across_files_and_missing_protocol_is_debate(tmp_path: 
     new = write_jsonl(tmp_path / "b.jsonl", [rec("d1-0", "d1", 1, 5)])
     records = load_results([old, new])
     assert len(records) == 3
-    assert {r["item_id"]: r["score"] for r in records}["d1-0"] == 5
+    assert {r.item_id: r.score for r in records}["d1-0"] == 5
     report = meta_evaluate(records)
     assert set(report["summeval"]) == {"coherence"}
     assert report["summeval"]["coherence"].protocol == "debate"
@@ -43,7 +43,7 @@ def test_same_item_id_under_other_protocol_is_kept(tmp_path: Path) -> None:
 def test_truncated_final_line_is_skipped_with_warning(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     path = write_jsonl(tmp_path / "results.jsonl", group("d1", [1, 2], [1, 2]), tail='{"item_id": "d1-2", "da')
     records = load_results([path])
-    assert [r["item_id"] for r in records] == ["d1-0", "d1-1"]
+    assert [r.item_id for r in records] == ["d1-0", "d1-1"]
     err = capsys.readouterr().err
     assert "warning" in err
     assert "line 3" in err

@@ -371,3 +371,39 @@ def test_compare_prints_small_p_values_holm_and_the_pooled_rows(tmp_path: Path, 
                                          "pooled_pearson"}  # fmt: skip
     for difference in entry["differences"].values():
         assert {"p_value", "p_ttest", "p_holm"} <= set(difference)
+
+
+def test_meta_eval_streams_the_records_and_keeps_none(
+    tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each line is read into a record, kept as its row (no transcript) and the record dropped: when the
+    statistics start, every record read is gone (weak references, no garbage collection asked for)."""
+    import weakref
+
+    from debate_eval.tasks.engine.record import Record
+
+    records = group("d1", [1, 2, 3, 4, 5], [2, 3, 4, 5, 5]) + group("d2", [5, 4, 3, 2, 1], [4, 4, 2, 1, 1])
+    for record in records:
+        record["transcript"] = [{"index": 0, "agent": "scorer", "role": "scorer", "content": "words " * 200}]
+    path = write_jsonl(tmp_path / "results.jsonl", records)
+    read: list[weakref.ref[Record]] = []
+    from_json = Record.from_json.__func__  # type: ignore[attr-defined]
+
+    def counted(cls: type[Record], obj: object, **options: object) -> Record:
+        record = from_json(cls, obj, **options)
+        read.append(weakref.ref(record))
+        return record
+
+    alive_at_start: list[int] = []
+    evaluate = meta_eval.meta_evaluate
+
+    def checked(rows: list, **options: object) -> object:
+        alive_at_start.append(sum(1 for ref in read if ref() is not None))
+        assert all(not hasattr(row, "transcript") for row in rows)
+        return evaluate(rows, **options)
+
+    monkeypatch.setattr(Record, "from_json", classmethod(counted))
+    monkeypatch.setattr(meta_eval, "meta_evaluate", checked)
+    status, out = _run_command(["meta-eval", str(path), "--bootstrap", "0"], capsys)
+    assert status == 0 and "summeval/coherence" in out
+    assert len(read) == len(records) and alive_at_start == [0]
