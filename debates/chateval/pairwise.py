@@ -27,12 +27,12 @@ from debate_eval.debates.chateval.run import label_panel, panel_details
 from debate_eval.debates.evaluation import NO_SCORE, EvaluationTask, Outcome, planted, verdict_text
 from debate_eval.debates.kit.combine import majority_verdict
 from debate_eval.debates.kit.pairwise_transcript import pairwise_transcript
-from debate_eval.debates.kit.reread import REASK, Parse, deciding_verdict
+from debate_eval.debates.kit.reask import RELAY
+from debate_eval.debates.kit.reread import Parse, deciding_verdict
 from debate_eval.debates.pairwise.prompts import judge_material, prompt_text, reask_text
 from debate_eval.debates.scoring.verdicts import ParsedVerdict
 
 DECIDED_BY = "referees"
-REASK_RELAY = "reask"
 REASK_LIMIT = 1  # a referee whose final message has no verdict is asked once more
 
 
@@ -66,7 +66,7 @@ async def run_chateval_pairwise(task: EvaluationTask, config: ChatEvalConfig, po
         reask_limit=REASK_LIMIT,
     )
     messages: list[BaseChatMessage] = [message for message, _ in ordered]
-    reasked = [str(m.metadata.get("to")) for m in messages if m.metadata.get("relay") == REASK_RELAY]
+    reasked = [str(m.metadata.get("to")) for m in messages if m.metadata.get("relay") == RELAY]
     last = {m.source: m for m in messages if m.source in persona_of}
     finals: dict[str, ParsedVerdict] = {name: verdict_text(last[name].to_text(), material, markers) for name in names}
 
@@ -100,6 +100,6 @@ def referees_verdict(entries: Sequence[dict[str, Any]], decided_by: str, parse: 
     referees = list(dict.fromkeys(str(e["agent"]) for e in entries if e.get("role") == "referee"))
     finals = {}
     for name in referees:
-        own = [e for e in entries if e.get("agent") == name or (e.get("relay") == REASK and e.get("to") == name)]
+        own = [e for e in entries if e.get("agent") == name or (e.get("relay") == RELAY and e.get("to") == name)]
         finals[name] = deciding_verdict(own, name, parse)
     return majority_verdict(finals)

@@ -16,12 +16,12 @@ times). Scores are read from a referee's own verdict line (``scoring.referee_sco
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from autogen_agentchat.agents import AssistantAgent
 from autogen_agentchat.base import ChatAgent, TaskResult
 from autogen_agentchat.messages import BaseChatMessage, TextMessage
 from autogen_agentchat.teams import BaseGroupChat, RoundRobinGroupChat
-from autogen_core import CancellationToken
 from autogen_core.model_context import ChatCompletionContext
 
 from debate_eval.agents.models.pool import ClientPool
@@ -46,9 +46,11 @@ from debate_eval.debates.chateval.panel import (
 )
 from debate_eval.debates.chateval.prompts import NAME_LINE, PANEL_INSTRUCTIONS, REASK, SUMMARIZER_SYSTEM_MESSAGE
 from debate_eval.debates.evaluation import EvaluationTask
+from debate_eval.debates.kit.reask import Reask, ask_again, in_context, latest
 from debate_eval.debates.scoring.referee_scores import PAPER_LABEL, referee_score
 
-REASK_RELAY = "reask"
+if TYPE_CHECKING:
+    from debate_eval.debates.scoring.untrusted import UntrustedMaterial
 
 
 def referee_system_message(persona: Persona, name: str) -> str:
@@ -123,20 +125,31 @@ async def run_paper_panel(
     ordered: list[tuple[BaseChatMessage, int | None]] = [(chat[0], None)]
     ordered += _in_turn_order(chat[1:], schedule, names[0])
 
+    question = reask or REASK.format(low=task.scale.low, high=task.scale.high)
     for name in names:  # a referee whose final answer has no score is asked again, a bounded number of times
         last = next(m for m, _ in reversed(ordered) if m.source == name)
         others = [n for n in names if n != name]
-        for _ in range(reask_limit):
-            if answered is not None and answered(last.to_text(), others):
-                break
-            if answered is None and referee_score(last.to_text(), task, material, label=PAPER_LABEL, others=others).ok:
-                break
-            question = TextMessage(
-                source=USER,
-                content=reask or REASK.format(low=task.scale.low, high=task.scale.high),
-                metadata={"to": name, "relay": REASK_RELAY},
-            )
-            answer = await referees[name].on_messages([question], CancellationToken())
-            last = answer.chat_message
-            ordered += [(question, config.turns), (last, config.turns)]
+        request = Reask(
+            lambda _: question,
+            _answer_check(task, material, others, answered),
+            to=name,
+            limit=reask_limit,
+            done=bool,
+            settle=latest,
+        )
+        final = await ask_again(request.read(last.to_text()), in_context(referees[name]), request)
+        ordered += [(message, config.turns) for message in final.messages]
     return ordered
+
+
+def _answer_check(
+    task: EvaluationTask,
+    material: UntrustedMaterial,
+    others: list[str],
+    answered: Callable[[str, list[str]], bool] | None,
+) -> Callable[[str], bool]:
+    """Whether a referee's answer holds what it was asked for: ``answered(text, others)``, by default its own
+    score on the paper's verdict line."""
+    if answered is not None:
+        return lambda text: answered(text, others)
+    return lambda text: referee_score(text, task, material, label=PAPER_LABEL, others=others).ok

@@ -30,8 +30,9 @@ from debate_eval.debates.debate.algorithm import DebateProtocol
 from debate_eval.debates.debate.paper import read_decider
 from debate_eval.debates.debate.run import DebateConfig
 from debate_eval.debates.debate.team import run_team
-from debate_eval.debates.evaluation import NO_SCORE, EvaluationTask, Outcome, planted, verdict_text
+from debate_eval.debates.evaluation import NO_SCORE, EvaluationTask, Outcome, planted
 from debate_eval.debates.kit.pairwise_transcript import pairwise_transcript
+from debate_eval.debates.kit.reask import Reask
 from debate_eval.debates.pairwise.prompts import answer_hint, judge_material, pairwise_persona, prompt_table, reask_text
 from debate_eval.debates.scoring.untrusted import says_no_issue
 
@@ -103,13 +104,10 @@ async def run_debate_pairwise(task: EvaluationTask, config: DebateConfig, pool: 
     messages = await run_team([commander, *agents.values()], protocol, task.prompt, commander_llm=config.commander_llm)
 
     decider = protocol.decided_by
-    parsed, messages, reasked = await read_decider(
-        messages,
-        agents,
-        decider,
-        lambda text: verdict_text(text, judged, markers),
-        reask_text if config.reask else None,
+    request = Reask.for_verdict(
+        judged, markers, lambda _: reask_text(), source=COMMANDER, to=decider, limit=1 if config.reask else 0
     )
+    parsed, messages, reasked = await read_decider(messages, agents, request)
 
     transcript = pairwise_transcript(messages, calls, {SCORER, TIEBREAKER}, judged, markers)
     return Outcome(

@@ -5,17 +5,17 @@ score alone when it has none (``reask``)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from autogen_agentchat.base import ChatAgent
-from autogen_agentchat.messages import BaseAgentEvent, BaseChatMessage, TextMessage
-from autogen_core import CancellationToken
+from autogen_agentchat.messages import BaseAgentEvent, BaseChatMessage
 
 from debate_eval.agents.commander import REASK
-from debate_eval.agents.roles import COMMANDER, TIEBREAKER, Relay, make_assistant
+from debate_eval.agents.roles import COMMANDER, TIEBREAKER, make_assistant
 from debate_eval.debates.debate.algorithm import DebateProtocol
 from debate_eval.debates.debate.flow import Final
 from debate_eval.debates.evaluation import EvaluationTask, score_text
+from debate_eval.debates.kit.reask import Reask, ask_again, in_context
 from debate_eval.debates.scoring.scores import ParsedScore
 from debate_eval.debates.scoring.untrusted import UntrustedMaterial, says_no_issue
 
@@ -61,38 +61,31 @@ class PaperFlow:
     ) -> Final:
         """The deciding agent's last answer; without a score, its answer to one re-ask (``config.reask``)."""
         decider = protocol.decided_by
-        question = (lambda: REASK.format(answer_hint=task.answer_hint())) if config.reask else None
-        parsed, messages, reasked = await read_decider(
-            messages, agents, decider, lambda text: score_text(text, task, material), question
+        request = Reask.for_score(
+            task,
+            material,
+            lambda _: REASK.format(answer_hint=task.answer_hint()),
+            source=COMMANDER,
+            to=decider,
+            limit=1 if config.reask else 0,
         )
+        parsed, messages, reasked = await read_decider(messages, agents, request)
         return Final(parsed, decider, messages, reasked)
 
 
-class _Reading(Protocol):
-    @property
-    def ok(self) -> bool: ...
-
-
-R = TypeVar("R", bound=_Reading)
+R = TypeVar("R")
 
 
 async def read_decider(
-    messages: list[BaseAgentEvent | BaseChatMessage],
-    agents: Mapping[str, ChatAgent],
-    decider: str,
-    read: Callable[[str], R],
-    reask: Callable[[], str] | None,
+    messages: list[BaseAgentEvent | BaseChatMessage], agents: Mapping[str, ChatAgent], request: Reask[R]
 ) -> tuple[R, list[BaseAgentEvent | BaseChatMessage], bool]:
-    """The deciding agent's last answer as ``read`` reads it (a score, a verdict); when that has none and
-    ``reask`` gives a question, the agent's answer to that question, asked once (the question and the answer
-    follow the messages). Returns the reading, the messages and whether the agent was asked again."""
-    parsed = read(_last_from(messages, decider))
-    if parsed.ok or reask is None:
-        return parsed, messages, False
-    question = TextMessage(source=COMMANDER, content=reask(), metadata={"to": decider, "relay": Relay.REASK.value})
-    answer = await agents[decider].on_messages([question], CancellationToken())
-    retry = read(answer.chat_message.to_text())
-    return (retry if retry.ok else parsed), [*messages, question, answer.chat_message], True
+    """The deciding agent's (``request.to``) last answer as ``request`` reads it (a score, a verdict); when that
+    has none, its answer from its own context to the re-ask (``request.limit`` times at most; the questions and
+    answers follow the messages). Returns the reading, the messages and whether the agent was asked again."""
+    assert request.to is not None, "the re-ask names the deciding agent"
+    decider = request.to
+    final = await ask_again(request.read(_last_from(messages, decider)), in_context(agents[decider]), request)
+    return final.reading, [*messages, *final.messages], final.reasked
 
 
 def _last_from(messages: list[BaseAgentEvent | BaseChatMessage], source: str) -> str:

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from debate_eval.agents.errors import UserError
-from debate_eval.agents.roles import EVALUATOR, USER, Relay
+from debate_eval.agents.roles import EVALUATOR, USER
 from debate_eval.debates.base import (
     Method,
     MethodContext,
@@ -145,6 +145,7 @@ async def run_dialevalml(task: EvaluationTask, config: DialEvalMLConfig, pool: C
     from autogen_agentchat.agents import AssistantAgent
     from autogen_agentchat.messages import BaseChatMessage, TextMessage
 
+    from debate_eval.debates.kit.reask import Reask, ask_again, in_conversation, latest
     from debate_eval.debates.kit.transcript import build_transcript
 
     scale = prompt_scale(task, config)
@@ -154,19 +155,15 @@ async def run_dialevalml(task: EvaluationTask, config: DialEvalMLConfig, pool: C
     calls: list[CallRecord] = []
     client = pool.for_debate("scorer", calls, answer="score_only")  # "Give a single score and nothing else"
     agent = AssistantAgent(EVALUATOR, model_client=client, system_message=None)
-    messages: list[BaseChatMessage] = []
-    question = TextMessage(source=USER, content=prompt)
-    reasks = 0
-    while True:
-        result = await agent.run(task=question)
-        messages += [m for m in result.messages if isinstance(m, BaseChatMessage)]
-        parsed = score_text(messages[-1].to_text(), scored, material)
-        if parsed.ok or reasks >= config.max_reasks:
-            break
-        reasks += 1
-        question = TextMessage(
-            source=USER, content=reask_prompt(task.aspect, scale), metadata={"relay": Relay.REASK.value}
-        )
+    result = await agent.run(task=TextMessage(source=USER, content=prompt))
+    messages: list[BaseChatMessage] = [m for m in result.messages if isinstance(m, BaseChatMessage)]
+    # while no score comes, the same conversation is asked for the score alone; the last answer stands
+    request = Reask.for_score(
+        scored, material, lambda _: reask_prompt(task.aspect, scale), limit=config.max_reasks, settle=latest
+    )
+    final = await ask_again(request.read(messages[-1].to_text()), in_conversation(agent), request)
+    messages += final.messages
+    parsed, reasks = final.reading, final.count
     for call in calls:  # the evaluator's calls are made through the Scorer's settings
         call.role = "evaluator"
     transcript = build_transcript(

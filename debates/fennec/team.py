@@ -35,6 +35,7 @@ from debate_eval.debates.fennec.prompts import (
     judge_prompt,
     system_message,
 )
+from debate_eval.debates.kit.reask import Reask, ask_again, in_conversation
 from debate_eval.debates.kit.transcript import build_transcript
 from debate_eval.debates.pairwise.prompts import judge_material
 from debate_eval.debates.scoring.branch_judgments import judge_pairwise, judge_single, judgment_dict
@@ -43,7 +44,6 @@ from debate_eval.debates.scoring.untrusted import UntrustedMaterial
 
 CRITERIA, GUIDELINE, JUDGMENT = "criteria", "guideline", "judgment"
 CORRECTION, RESCORE = "correction", "rescore"
-REASK_RELAY = "reask"
 BRANCHES = "branches"  # decided_by: the merged branch judgments
 
 
@@ -55,6 +55,7 @@ class Step:
     branch: int | None
     messages: list[BaseChatMessage] = field(default_factory=list)
     calls: list[CallRecord] = field(default_factory=list)
+    reading: Any = None  # a re-asked step's reading of its answers (``ask``'s ``follow_up``)
 
     @property
     def answer(self) -> str:
@@ -68,30 +69,28 @@ async def ask(
     text: str,
     step: str,
     branch: int | None,
-    follow_up: Callable[[str], str | None],
+    follow_up: Reask[Any] | None,
     items: int = 0,
     answer: str | None = None,
     scale: tuple[float, float] | None = None,
 ) -> Step:
-    """One conversation with a fresh agent of ``agent_name``'s role: ``text``, then at most one follow-up
-    (``follow_up(answer)`` returns the question, or None for none); ``items``: the length of the list it
-    writes (the criteria), ``answer`` and ``scale`` its kind and scale, for a constrained answer."""
+    """One conversation with a fresh agent of ``agent_name``'s role: ``text``, then the re-ask ``follow_up``
+    (None for none) in the same conversation, its reading in ``Step.reading``; ``items``: the length of the
+    list it writes (the criteria), ``answer`` and ``scale`` its kind and scale, for a constrained answer."""
     role = role_of(agent_name)
     record = Step(step, branch)
     client = pool.for_debate(role, record.calls, items=items, answer=answer, scale=scale)
     agent = AssistantAgent(agent_name, model_client=client, system_message=system_message(role))
     result = await agent.run(task=TextMessage(source=USER, content=text))
     record.messages += [m for m in result.messages if isinstance(m, BaseChatMessage)]
-    question = follow_up(record.answer)
-    if question is not None:
-        retry = await agent.run(task=TextMessage(source=USER, content=question, metadata={"relay": REASK_RELAY}))
-        record.messages += [m for m in retry.messages if isinstance(m, BaseChatMessage)]
+    if follow_up is not None:
+        final = await ask_again(follow_up.read(record.answer), in_conversation(agent), follow_up)
+        record.messages += final.messages
+        record.reading = final.reading
     return record
 
 
-def no_follow_up(answer: str) -> None:
-    """For steps that are never asked again."""
-    return None
+no_follow_up = None  # for steps that are never asked again
 
 
 def step_transcript(steps: Sequence[Step], parse: Callable[[Step, BaseChatMessage], dict[str, Any] | None]) -> list:
@@ -112,17 +111,14 @@ def step_transcript(steps: Sequence[Step], parse: Callable[[Step, BaseChatMessag
 
 async def write_criteria(task: EvaluationTask, k: int, pool: ClientPool) -> tuple[Step, CriteriaParse]:
     """Step 1: ``k`` criteria (re-asked once when fewer came; then what came)."""
-    first: list[CriteriaParse] = []
-
-    def follow_up(answer: str) -> str | None:
-        first.append(parse_criteria(answer, k))
-        return criteria_reask(len(first[0].criteria), k) if len(first[0].criteria) < k else None
-
-    step = await ask(pool, CRITERIA_WRITER, criteria_prompt(task, k), CRITERIA, None, follow_up, items=k)
-    parsed = first[0]
-    if len(step.messages) > 2:  # re-asked
-        parsed = merge_criteria(parsed, parse_criteria(step.answer, k), k)
-    return step, parsed
+    request: Reask[CriteriaParse] = Reask(
+        lambda first: criteria_reask(len(first.criteria), k),
+        lambda answer: parse_criteria(answer, k),
+        done=lambda parsed: len(parsed.criteria) >= k,
+        settle=lambda first, second: merge_criteria(first, second, k),
+    )
+    step = await ask(pool, CRITERIA_WRITER, criteria_prompt(task, k), CRITERIA, None, request, items=k)
+    return step, step.reading
 
 
 async def branch(

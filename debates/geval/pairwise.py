@@ -14,20 +14,19 @@ import itertools
 from collections.abc import Sequence
 from typing import Any
 
-from autogen_agentchat.messages import BaseChatMessage, TextMessage
+from autogen_agentchat.messages import BaseChatMessage
 
 from debate_eval.agents.models.pool import ClientPool
 from debate_eval.agents.models.wrappers import CallRecord
-from debate_eval.agents.roles import EVALUATOR, USER
-from debate_eval.debates.evaluation import NO_SCORE, EvaluationTask, Outcome, planted, verdict_text
+from debate_eval.agents.roles import EVALUATOR
+from debate_eval.debates.evaluation import NO_SCORE, EvaluationTask, Outcome, planted
 from debate_eval.debates.geval.method import ask_evaluator
 from debate_eval.debates.kit.combine import majority_verdict
 from debate_eval.debates.kit.pairwise_transcript import pairwise_transcript
+from debate_eval.debates.kit.reask import Reask, ask_again, in_conversation
 from debate_eval.debates.kit.reread import Parse, deciding_verdict
 from debate_eval.debates.pairwise.prompts import judge_material, reask_text
 from debate_eval.debates.scoring.verdicts import ParsedVerdict
-
-REASK_RELAY = "reask"
 
 
 def samples_verdict(entries: Sequence[dict[str, Any]], decided_by: str, parse: Parse) -> ParsedVerdict:
@@ -53,18 +52,14 @@ async def run_geval_pairwise(task: EvaluationTask, samples: int, pool: ClientPoo
     parses: list[ParsedVerdict] = []
     reasked = False
     samples = max(1, samples)
+    # an answer without a verdict: asked once more, in the same conversation, for the verdict alone
+    request = Reask.for_verdict(material, markers, lambda _: reask_text())
     for k in range(samples):
         agent, chat = await ask_evaluator(task, pool, calls, k, samples, {})
-        parsed = verdict_text(chat[-1].to_text(), material, markers)
-        if not parsed.ok:  # ask once more, in the same conversation, for the verdict alone
-            reasked = True
-            question = TextMessage(source=USER, content=reask_text(), metadata={"relay": REASK_RELAY})
-            retry = await agent.run(task=question)
-            chat += [m for m in retry.messages if isinstance(m, BaseChatMessage)]
-            second = verdict_text(chat[-1].to_text(), material, markers)
-            parsed = second if second.ok else parsed
-        messages += chat
-        parses.append(parsed)
+        final = await ask_again(request.read(chat[-1].to_text()), in_conversation(agent), request)
+        reasked = reasked or final.reasked
+        messages += [*chat, *final.messages]
+        parses.append(final.reading)
 
     for call in calls:  # the evaluator's calls are made through the Scorer's settings
         call.role = "evaluator"

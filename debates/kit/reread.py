@@ -16,10 +16,10 @@ from typing import Any
 
 from debate_eval.debates.evaluation import verdict_text
 from debate_eval.debates.kit.combine import combine_orders
+from debate_eval.debates.kit.reask import RELAY
 from debate_eval.debates.pairwise.prompts import judge_material
 from debate_eval.debates.scoring.verdicts import ParsedVerdict, no_verdict, planted_verdicts, swap_value
 
-REASK = "reask"
 Parse = Callable[[dict[str, Any]], ParsedVerdict]
 # one order's verdict from its entries, the record's ``decided_by`` and the parser of an entry
 OrderVerdict = Callable[[Sequence[dict[str, Any]], str, Parse], ParsedVerdict]
@@ -29,7 +29,7 @@ def deciding_verdict(entries: Sequence[dict[str, Any]], agent: str, parse: Parse
     """``agent``'s verdict in ``entries``: its last answer before a re-ask, or the re-ask's answer when that one
     had no verdict."""
     reask_at = next(
-        (i for i, e in enumerate(entries) if e.get("relay") == REASK and e.get("to") in (agent, None)), None
+        (i for i, e in enumerate(entries) if e.get("relay") == RELAY and e.get("to") in (agent, None)), None
     )
     before = [e for e in entries[: reask_at if reask_at is not None else len(entries)] if e.get("agent") == agent]
     after = [e for e in entries[reask_at + 1 :] if e.get("agent") == agent] if reask_at is not None else []
