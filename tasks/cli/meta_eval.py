@@ -49,6 +49,7 @@ from debate_eval.tasks.analysis.gates import (
 from debate_eval.tasks.analysis.meta_eval import compare_runs, meta_evaluate
 from debate_eval.tasks.analysis.records import load_results, require_human_ratings, results_path
 from debate_eval.tasks.analysis.references import REFERENCE_NAMES
+from debate_eval.tasks.engine.reread import mixed_versions_warning
 
 ALL_REFERENCES = "all"
 
@@ -70,6 +71,7 @@ def handle_meta_eval(args: argparse.Namespace) -> int:
         return _compare(args)
     records = load_results([results_path(path) for path in args.results])
     require_human_ratings(records, ", ".join(args.results))
+    _warn_parsers(records, ", ".join(args.results))
     report = meta_evaluate(records, bootstrap=args.bootstrap, ci_method=args.ci_method)
     column = args.reference if args.reference != ALL_REFERENCES else None
     if args.json:
@@ -99,12 +101,21 @@ def _compare(args: argparse.Namespace) -> int:
     records_a, records_b = load_results([path_a]), load_results([path_b])
     require_human_ratings(records_a, str(args.results[0]))
     require_human_ratings(records_b, str(args.results[1]))
+    _warn_parsers(records_a, args.results[0])
+    _warn_parsers(records_b, args.results[1])
     comparisons = compare_runs(records_a, records_b, n=args.bootstrap, missing=args.missing, ci_method=args.ci_method)
     if args.json:
         print(comparison_json(comparisons))
     else:
         print(format_comparison(comparisons, str(path_a), str(path_b), args.bootstrap))
     return 0
+
+
+def _warn_parsers(records: Any, where: str) -> None:
+    """One line on stderr when the records were read by more than one parser version (``engine/reread.py``)."""
+    warning = mixed_versions_warning(records, where)
+    if warning:
+        print(warning, file=sys.stderr)
 
 
 def add_subparser(subparsers: Any) -> None:

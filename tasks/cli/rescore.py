@@ -5,8 +5,9 @@ recomputes the item's score: by default the deciding answer read back from the t
 last answer, the Tie-breaker's verdict, or the G-Eval answer; after a re-ask, the re-ask's answer when the
 first had no score). Parsing is exactly as a run does: what the agent copied from the texts under evaluation is
 blanked out first, so the dataset is loaded to know those texts. ``score``, ``parse_status``,
-``parse_method`` and ``parse_reason`` are rewritten, and every transcript entry's parsed score too. The old
-file is kept as ``results.jsonl.bak-<time>``.
+``parse_method`` and ``parse_reason`` are rewritten, and every transcript entry's parsed score too, and each
+re-read record names the current ``parser_version`` (``tasks/engine/reread.py`` holds the re-reading, shared
+with a resumed run). The old file is kept as ``results.jsonl.bak-<time>``.
 
 G-Eval probability-weighted scores (``details.method == "logprob_weighted"``) keep their value: the
 log-probabilities are not stored; only their parse fields are refreshed. G-Eval sample means and ChatEval's
@@ -26,15 +27,14 @@ from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
-from debate_eval.debates.base import Reparser, get_method
-from debate_eval.debates.scoring.scores import ScoreRange
-from debate_eval.debates.scoring.untrusted import UntrustedMaterial
+from debate_eval.debates.base import get_method
 from debate_eval.tasks.data.datasets import load_items, resolve_data_dir
 from debate_eval.tasks.data.own_file import restore_dataset
 from debate_eval.tasks.data.templates import parse_scale
 from debate_eval.tasks.engine.compat import method_of
 from debate_eval.tasks.engine.config_checksum import edit_note
 from debate_eval.tasks.engine.lock import RunLock
+from debate_eval.tasks.engine.reread import reread_line
 from debate_eval.tasks.engine.results import CONFIG_FILE, read_jsonl
 
 
@@ -81,20 +81,6 @@ def _load_config(results: Path) -> dict[str, Any]:
         raise UserError(f"{path}: not a debate-eval config.json (missing result_config)") from None
 
 
-def rescore_record(
-    record: dict[str, Any], scale: ScoreRange, material: UntrustedMaterial, protocol: str | None = None
-) -> dict[str, Any]:
-    """A copy of ``record`` with its parsed scores recomputed: every transcript entry's score, then the
-    record's own score by its method's ``rescore`` (``protocol``: the run's method, else the record's)."""
-    new = json.loads(json.dumps(record))
-    transcript = new.get("transcript") or []
-    reparse = Reparser(transcript, scale, new.get("aspect"), material)
-    for index, entry in enumerate(transcript):
-        if "score" in entry:
-            entry["score"] = reparse.entry(index).to_dict()
-    return get_method(str(protocol or method_of(new))).rescore(new, reparse)
-
-
 def handle_rescore(args: argparse.Namespace) -> int:
     """Rescore a results file in place (keeping a backup)."""
     results = Path(args.results)
@@ -123,14 +109,14 @@ def handle_rescore(args: argparse.Namespace) -> int:
             continue
         if record.get("task_type") == "pairwise":  # verdicts, re-parsed as the run parsed them (by its method)
             method = get_method(str(config["protocol"] or method_of(record)))
-            new = method.rescore_pairwise(record, list(inputs[record["item_id"]].values()))
+            new = reread_line(record, method, None, list(inputs[record["item_id"]].values()), pairwise=True)
             pairwise += new.get("verdict") != record.get("verdict")
             after[str(new.get("parse_status"))] += 1
             rescored.append(new)
             continue
-        material = UntrustedMaterial(list(inputs[record["item_id"]].values()))
         scale = config["scales"].get(record.get("aspect"), config["scale"])
-        new = rescore_record(record, scale, material, config["protocol"])
+        method = get_method(str(config["protocol"] or method_of(record)))
+        new = reread_line(record, method, scale, list(inputs[record["item_id"]].values()), pairwise=False)
         changed += new.get("score") != record.get("score")
         after[str(new.get("parse_status"))] += 1
         rescored.append(new)

@@ -129,6 +129,14 @@ class ResultsStore:
         if self.results_path.is_file():
             repair_tail(self.results_path, end)
 
+    def reread_index(self) -> None:
+        """Index the file again after it was rewritten under this store's lock (its lines moved: the records
+        an older parser read, re-read by ``reread.reread_older``); the records tallied so far no longer hold."""
+        self._index.clear()
+        self._duplicates = False
+        self._read_index(None)
+        self.tally_exact = False
+
     def _take_lock(self) -> RunLock:
         """Create the folder and take its lock: the up-front check that the folder is writable."""
         try:

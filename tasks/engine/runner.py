@@ -51,6 +51,7 @@ from debate_eval.tasks.engine.item_errors import describe_error
 from debate_eval.tasks.engine.pairwise import PAIRWISE, build_pairwise_task, check_task_type, pairwise_fields
 from debate_eval.tasks.engine.progress import Progress
 from debate_eval.tasks.engine.record import Message, Record
+from debate_eval.tasks.engine.reread import ParserVersions, Reread, reread_run
 from debate_eval.tasks.engine.results import ResultsStore
 from debate_eval.tasks.engine.run_config import DEFAULT_REMOTE_CONCURRENCY, RunConfig, RunOptions, config_document
 from debate_eval.tasks.engine.rundir import ResultsWriteError
@@ -135,6 +136,7 @@ class RunSummary:
     total_cost_usd: float | None = None
     # per aspect, the systems' means and paired comparisons or win rates (analysis.systems.run_systems)
     systems: dict[str, Any] | None = None
+    reread: Reread | None = None  # records of an older parser read again on resume (engine/reread.py)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready summary (``summary.json``): the run's totals, and this invocation apart."""
@@ -152,6 +154,7 @@ class RunSummary:
                 "transport": self.transport.to_dict(),
                 "rate_limits": self.rate_limits,
                 "elapsed_s": round(self.elapsed_s, 3),
+                **({"reread": self.reread.to_dict()} if self.reread else {}),
             },
         }
 
@@ -444,13 +447,23 @@ async def run(
         summary.total.add(record)
         systems = systems or bool(record.system_id or record.system_a or record.human_score is None)
 
+    versions = ParserVersions()  # the parser versions of the records already in the file
+
+    def indexed(record: Record) -> None:  # a record already in the file, as the store indexes it
+        versions.add(record)
+        count(record)
+
     # takes the lock; the records already in the file count in the run's totals as the index is read
     store = ResultsStore(
-        options.out_dir, config_document(config, options), config.config_hash(), by_aspect=multi, on_record=count
+        options.out_dir, config_document(config, options), config.config_hash(), by_aspect=multi, on_record=indexed
     )
     failing = False
     progress: Progress | None = None
     try:
+        # records an older parser read are read again from their transcripts first (engine/reread.py)
+        summary.reread = reread_run(
+            store, versions, configs, lambda: load_items(config.dataset, options.data_dir), stream
+        )
         done = store.done_ids()
         if options.skip_done_of is not None:  # a worker of --workers: the items its run directory holds finished
             from debate_eval.tasks.engine.workers import finished_keys

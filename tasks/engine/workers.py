@@ -230,6 +230,7 @@ async def run_workers(
     from debate_eval.tasks.engine.accounting import load_prices
     from debate_eval.tasks.engine.aspects import result_key
     from debate_eval.tasks.engine.progress import Progress
+    from debate_eval.tasks.engine.reread import ParserVersions, reread_run
     from debate_eval.tasks.engine.rundir import SUMMARY_FILE
     from debate_eval.tasks.engine.runner import RunSummary, Tally, start_line
 
@@ -242,7 +243,14 @@ async def run_workers(
     multi = len(configs) > 1
     items = select_items(load_items(config.dataset, options.data_dir), limit=options.limit, docs=options.docs)
     keys = [result_key(item.item_id, c.aspect, multi) for item in items for c in configs]
-    store = ResultsStore(options.out_dir, config_document(config, options), config.config_hash(), by_aspect=multi)
+    versions = ParserVersions()  # the parser versions of the records already in the file
+    store = ResultsStore(
+        options.out_dir,
+        config_document(config, options),
+        config.config_hash(),
+        by_aspect=multi,
+        on_record=versions.add,
+    )
     progress: Progress | None = None
     failed: dict[str, Record] = {}
     done: set[str] = set()
@@ -264,6 +272,10 @@ async def run_workers(
             progress.update(record, summary.now)
 
     try:
+        # records an older parser read are read again from their transcripts first (engine/reread.py)
+        summary.reread = reread_run(
+            store, versions, configs, lambda: load_items(config.dataset, options.data_dir), stream
+        )
         done |= store.done_ids()
         _drain_leftovers(options.out_dir, store, done, multi)  # a parent killed before it appended them
         pending = [key for key in keys if key not in done]

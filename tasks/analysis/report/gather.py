@@ -19,6 +19,7 @@ from debate_eval.agents.redaction import redact_record
 from debate_eval.tasks.engine import compat
 from debate_eval.tasks.engine.config_checksum import edit_note
 from debate_eval.tasks.engine.record import validate_record
+from debate_eval.tasks.engine.reread import mixed_versions_warning
 from debate_eval.tasks.engine.rundir import RESULTS_FILE, RunDir, iter_json_lines, read_json_object
 
 
@@ -109,6 +110,9 @@ def load_run(name: str | Path) -> Run:
     if not results.is_file():
         raise UserError(f"{path}: no {RESULTS_FILE} in this folder; give a run directory of `debate-eval run`")
     records, _ = redact_record(read_records(results))  # no configured secret on the page, whatever the file holds
+    warning = mixed_versions_warning(records, folder)  # records of two parsers (engine/reread.py): one line
+    if warning:
+        print(warning, file=sys.stderr)
     run_dir = RunDir(folder)
     config = _read_json(run_dir.config_path) if results.name == RESULTS_FILE else {}
     edited = edit_note(run_dir.config_path, config) if config else None

@@ -1,0 +1,296 @@
+"""Resuming a run under a newer parser: the finished records an older parser read are read again, so one run
+never mixes two parsers.
+
+Every record names the ``parser_version`` that read its answers (``debates.scoring.PARSER_VERSION``). When
+``run`` resumes a run directory whose finished records were read by an older version (or by a version before
+versions, no ``parser_version``), it reads each of them again from its transcript with the current rules, as
+``debate-eval rescore`` does (the method's ``rescore`` / ``rescore_pairwise``; no model is called), before it
+runs anything:
+
+- ``ParserVersions`` collects the versions of the run's records while the store indexes the file (no extra read
+  when there is nothing to do).
+- ``reread_older`` rewrites ``results.jsonl`` under the run lock: a line of another configuration, a failed
+  item's line and a line the current parser read are copied byte for byte; every other line is re-read. The new
+  file is written beside the old one, flushed to disk and renamed over it, so a run killed midway leaves the old
+  file whole (its next resume does the work again). The run says so in one line and ``summary.json`` records it
+  (``this_invocation.reread``).
+- A record that cannot be re-read (its item is no longer in the dataset, it has no transcript, or its method's
+  rescore fails on it) keeps its old reading and its old ``parser_version``, which says which parser read it;
+  the run's line counts it, ``summary.json`` names it with the reason, and ``meta-eval`` and ``report`` warn that
+  the run mixes parser versions (``mixed_versions_warning``). The next resume tries it again.
+- Records read by a newer parser than this one (a newer debate-eval wrote them) are refused in one line: reading
+  them again with older rules would undo a fix.
+
+``reread_line`` is the re-reading of one record, shared with ``debate-eval rescore``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TextIO
+
+from debate_eval.agents.errors import UserError
+from debate_eval.agents.redaction import redact_record
+from debate_eval.debates.scoring import PARSER_VERSION
+from debate_eval.tasks.engine.record import Record
+from debate_eval.tasks.engine.rundir import RESULTS_FILE, ResultsWriteError, fsync_directory
+
+if TYPE_CHECKING:
+    from debate_eval.debates.method import Method
+    from debate_eval.debates.scoring.scores import ScoreRange
+    from debate_eval.tasks.data.datasets import Item
+    from debate_eval.tasks.engine.results import ResultsStore
+    from debate_eval.tasks.engine.run_config import RunConfig
+
+TMP_SUFFIX = ".reread.tmp"  # ``.results.jsonl.<pid>.reread.tmp`` beside the results file while it is rewritten
+KEPT_LISTED = 20  # the records that kept their old reading named in summary.json (the count is always there)
+
+
+def version_text(version: int | None) -> str:
+    """A parser version for a message: ``1``, or ``none`` for a record written before versions."""
+    return "none" if version is None else str(version)
+
+
+def is_older(version: int | None) -> bool:
+    """Whether a record's ``parser_version`` is older than the current parser's (``None``: before versions)."""
+    return not isinstance(version, int) or isinstance(version, bool) or version < PARSER_VERSION
+
+
+@dataclass
+class ParserVersions:
+    """The parser versions of a run's finished records, collected as the store indexes the file (``add`` is
+    the store's ``on_record``; records of other configurations are never given to it)."""
+
+    older: Counter[int | None] = field(default_factory=Counter)
+    newer: Counter[int] = field(default_factory=Counter)
+
+    def add(self, record: Record) -> None:
+        """Count one record of the run (a failed one is not read by any parser: not counted)."""
+        if record.error:
+            return
+        version = record.parser_version
+        if is_older(version):
+            self.older[version] += 1
+        elif version is not None and version > PARSER_VERSION:
+            self.newer[version] += 1
+
+
+@dataclass
+class Reread:
+    """What ``reread_older`` did: records re-read (by their old version) and those that kept their reading."""
+
+    reread: Counter[int | None] = field(default_factory=Counter)
+    kept: dict[str, str] = field(default_factory=dict)  # resume key -> why its transcript could not be re-read
+
+    @property
+    def records(self) -> int:
+        """Records re-read and rewritten."""
+        return sum(self.reread.values())
+
+    def __bool__(self) -> bool:
+        return bool(self.reread or self.kept)
+
+    def line(self) -> str:
+        """The run's one line about it."""
+        parts = []
+        if self.records:
+            versions = ", ".join(version_text(v) for v in sorted(self.reread, key=version_order))
+            parts.append(
+                f"re-read {self.records} finished records of parser version {versions} from their transcripts "
+                "(no model call)"
+            )
+        if self.kept:
+            reason = next(iter(self.kept.values()))
+            parts.append(
+                f"{len(self.kept)} finished records of an older version could not be re-read and keep their older "
+                f"reading (first: {reason}; listed in summary.json)"
+            )
+        return f"debate-eval: parser version {PARSER_VERSION}: " + "; ".join(parts)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready, for ``summary.json``'s ``this_invocation.reread``."""
+        return {
+            "to_version": PARSER_VERSION,
+            "records": self.records,
+            "from_versions": {version_text(v): self.reread[v] for v in sorted(self.reread, key=version_order)},
+            "kept": len(self.kept),
+            "kept_items": dict(list(self.kept.items())[:KEPT_LISTED]),
+        }
+
+
+def version_order(version: Any) -> tuple[int, int, str]:
+    """A sort key of parser versions: none first, then by number (a hand-edited odd value last)."""
+    if version is None:
+        return (0, 0, "")
+    if isinstance(version, int) and not isinstance(version, bool):
+        return (1, version, "")
+    return (2, 0, str(version))
+
+
+def check_newer(versions: ParserVersions, where: object) -> None:
+    """Refuse a run whose records a newer parser read (one line naming the versions)."""
+    if versions.newer:
+        found = ", ".join(str(v) for v in sorted(versions.newer))
+        raise UserError(
+            f"{where}: {sum(versions.newer.values())} records were read by parser version {found}, newer than "
+            f"this debate-eval's {PARSER_VERSION}; resume it with the newer debate-eval (or `debate-eval rescore` "
+            "it to read them with this version's rules)"
+        )
+
+
+def reread_older(
+    store: ResultsStore,
+    versions: ParserVersions,
+    configs: Sequence[RunConfig],
+    load_items: Callable[[], Iterable[Item]],
+) -> Reread:
+    """Re-read the run's finished records of an older parser (see the module docstring) and rewrite the
+    results file; nothing happens (the dataset is not loaded) when every record is of this version.
+
+    ``configs``: the run's single-aspect configurations (each aspect's scale and method); ``load_items``: the
+    dataset's items (the texts under evaluation, blanked out of answers as a run does).
+    """
+    check_newer(versions, store.out_dir)
+    done = Reread()
+    if not versions.older:
+        return done
+    by_aspect = {config.aspect: config for config in configs}
+    inputs = {str(item.item_id): dict(item.inputs) for item in load_items()}
+    path = store.results_path
+    for stale in store.out_dir.glob(f".{RESULTS_FILE}.*{TMP_SUFFIX}"):  # left by a run killed while rewriting
+        with contextlib.suppress(OSError):
+            stale.unlink()
+    tmp = store.out_dir / f".{RESULTS_FILE}.{os.getpid()}{TMP_SUFFIX}"
+    try:
+        with tmp.open("wb") as target, path.open("rb") as source:
+            for raw in source:  # one line at a time: the file is never held whole
+                record = Record.from_json(json.loads(raw)) if raw.strip() else None
+                if (
+                    record is None
+                    or record.config_hash != store.config_hash
+                    or record.error
+                    or not is_older(record.parser_version)
+                ):
+                    target.write(raw)
+                    continue
+                key = store.key(record)
+                why = _cannot_reread(record, by_aspect, inputs)
+                if why is None:
+                    try:
+                        new = reread_record(record, by_aspect[record.aspect], inputs[record.key])
+                    except (KeyboardInterrupt, SystemExit, MemoryError):
+                        raise
+                    except Exception as exc:  # one odd record keeps its reading; the run goes on
+                        why = f"{record.key}: its method's rescore failed ({type(exc).__name__})"
+                if why is not None:
+                    done.kept[key] = why
+                    target.write(raw)
+                    continue
+                line, masked = redact_record(new.to_json())  # as every line written: no configured secret
+                if masked:
+                    line["redactions"] = (new.redactions or 0) + masked
+                target.write((json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8"))
+                done.reread[record.parser_version] += 1
+            target.flush()
+            os.fsync(target.fileno())
+        if done.records:
+            os.replace(tmp, path)
+            fsync_directory(store.out_dir)
+    except OSError as exc:
+        raise ResultsWriteError(
+            f"{path}: cannot rewrite the results file to re-read its older records ({exc.strerror}); it is unchanged"
+        ) from None
+    finally:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+    if done.records:
+        store.reread_index()
+    return done
+
+
+def reread_run(
+    store: ResultsStore,
+    versions: ParserVersions,
+    configs: Sequence[RunConfig],
+    load_items: Callable[[], Iterable[Item]],
+    stream: TextIO,
+) -> Reread | None:
+    """``reread_older`` as a run calls it before it runs anything: its one line on ``stream`` when it re-read or
+    kept a record; what it did (for ``summary.json``), or None when every record is of this parser."""
+    done = reread_older(store, versions, configs, load_items)
+    if not done:
+        return None
+    print(done.line(), file=stream)
+    return done
+
+
+def _cannot_reread(record: Record, by_aspect: Mapping[str, RunConfig], inputs: Mapping[str, Any]) -> str | None:
+    """Why a record's transcript cannot be re-read, or None when it can."""
+    if record.aspect not in by_aspect:
+        return f"{record.key}: aspect {record.aspect} is not one of this run's"
+    if record.key not in inputs:
+        return f"{record.key}: the item is no longer in the dataset"
+    if not record.transcript:
+        return f"{record.key}: no transcript"
+    return None
+
+
+def reread_record(record: Record, config: RunConfig, inputs: Mapping[str, Any]) -> Record:
+    """``record`` read again by the current parser, named with the current ``parser_version`` (``config``: its
+    aspect's configuration, for the method and the scale; ``inputs``: its item's texts under evaluation)."""
+    texts = [str(text) for text in inputs.values()]
+    line = reread_line(record.to_json(), config.method, config.template.scale, texts, pairwise=record.pairwise)
+    again = Record.from_json(line)
+    from debate_eval.tasks.engine.runner import flag_truncated  # the run's own check (runner imports this module)
+
+    if again.truncated and again.judged:  # the new reading found a score in the cut answer
+        again = again.replace(truncated=None)
+    elif not again.judged:
+        again = flag_truncated(again.replace(truncated=None))
+    return again
+
+
+def reread_line(
+    line: dict[str, Any], method: Method, scale: ScoreRange | None, texts: Sequence[str], *, pairwise: bool
+) -> dict[str, Any]:
+    """A copy of one result line (its JSON object) with its answers parsed again as a run parses them, named with
+    the current ``parser_version``: a ``pairwise`` line's verdicts by ``method.rescore_pairwise``; otherwise every
+    transcript entry's score, then the line's own score by ``method.rescore`` (``texts``: the item's texts under
+    evaluation, blanked out of the answers first)."""
+    from debate_eval.debates.method import Reparser
+    from debate_eval.debates.scoring.untrusted import UntrustedMaterial
+
+    if pairwise:
+        new = method.rescore_pairwise(line, list(texts))
+    else:
+        new = json.loads(json.dumps(line))
+        transcript = new.get("transcript") or []
+        reparse = Reparser(transcript, scale, new.get("aspect"), UntrustedMaterial(list(texts)))
+        for index, entry in enumerate(transcript):
+            if isinstance(entry, dict) and "score" in entry:
+                entry["score"] = reparse.entry(index).to_dict()
+        new = method.rescore(new, reparse)
+    new["parser_version"] = PARSER_VERSION
+    return new
+
+
+def mixed_versions_warning(records: Iterable[Record | Mapping[str, Any]], where: object) -> str | None:
+    """The one-line warning of a reader (``meta-eval``, ``report``) when the finished ``records`` it read (typed, or
+    as JSON objects) were read by more than one parser version; None when they were not."""
+    counts: Counter[int | None] = Counter()
+    for one in records:
+        record = one if isinstance(one, Record) else Record.from_json(one, messages=False)
+        if not record.error:
+            counts[record.parser_version] += 1
+    if len(counts) < 2:
+        return None
+    parts = ", ".join(f"{counts[v]} by version {version_text(v)}" for v in sorted(counts, key=version_order))
+    return (
+        f"debate-eval: warning: {where}: its records were read by different parser versions ({parts}); resume the "
+        f"run or `debate-eval rescore` it so that one parser (version {PARSER_VERSION}) reads them all"
+    )
