@@ -75,6 +75,7 @@ class ScoreRow:
     system_a: str | None = None
     system_b: str | None = None
     imported: bool = False
+    parser_version: int | None = None  # the parser version that read it (a mix is warned of: engine/reread.py)
 
     @classmethod
     def of(cls, record: Record) -> ScoreRow:
@@ -100,6 +101,7 @@ class ScoreRow:
             system_a=record.system_a,
             system_b=record.system_b,
             imported=bool(record.extra.get("imported")),
+            parser_version=record.parser_version,
         )
 
     @property

@@ -279,12 +279,13 @@ def reread_line(
     return new
 
 
-def mixed_versions_warning(records: Iterable[Record | Mapping[str, Any]], where: object) -> str | None:
-    """The one-line warning of a reader (``meta-eval``, ``report``) when the finished ``records`` it read (typed, or
-    as JSON objects) were read by more than one parser version; None when they were not."""
+def mixed_versions_warning(records: Iterable[Any], where: object) -> str | None:
+    """The one-line warning of a reader (``meta-eval``, ``report``) when the finished ``records`` it read were read
+    by more than one parser version; None when they were not. ``records``: objects with ``parser_version`` and
+    ``error`` (a ``Record``, a meta-evaluation row) or JSON objects of result lines."""
     counts: Counter[int | None] = Counter()
     for one in records:
-        record = one if isinstance(one, Record) else Record.from_json(one, messages=False)
+        record = Record.from_json(one, messages=False) if isinstance(one, Mapping) else one
         if not record.error:
             counts[record.parser_version] += 1
     if len(counts) < 2:
