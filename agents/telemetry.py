@@ -17,6 +17,12 @@ makes one span for the run (``run_span``), one per item (``item_span``), one per
 (``--trace-content``, or ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true``), with every configured
 secret masked; keys and URLs never. With no provider set nothing is made: a model call pays one
 ``ContextVar.get``.
+
+Across processes the run's trace goes on by W3C trace context (``traceparent``/``tracestate``, OpenTelemetry's
+configured propagators): ``trace_carrier()`` is the current context as such a carrier, ``continued_trace``
+makes a carrier's context current (a ``--workers`` process, a Ray task: their spans become children of the
+run's span), and ``environment_carrier()`` reads one from the ``TRACEPARENT``/``TRACESTATE`` environment
+variables (OpenTelemetry's carrier for a process started by a traced one), which the command line continues.
 """
 
 from __future__ import annotations
@@ -32,7 +38,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from opentelemetry import context as otel_context
-from opentelemetry import trace
+from opentelemetry import propagate, trace
 
 from debate_eval.agents.redaction import redact
 
@@ -414,3 +420,61 @@ def configure_from_environment(environ: Mapping[str, str] | None = None) -> bool
         provider.add_span_processor(BatchSpanProcessor(exporter))
     trace.set_tracer_provider(provider)  # flushed and shut down at exit (the SDK's atexit hook)
     return tracer_provider_set()
+
+
+# --- the run's trace in other processes: W3C trace context -------------------------------------------------
+
+ENVIRONMENT_CARRIER = ("TRACEPARENT", "TRACESTATE", "BAGGAGE")  # OpenTelemetry's environment-variable carrier
+FLUSH_TIMEOUT_MS = 10_000  # the most a worker waits for its spans to be exported before it ends
+
+
+def trace_carrier() -> dict[str, str]:
+    """The current trace context as a W3C carrier (``{"traceparent": ..., "tracestate": ...}``, by the
+    configured propagators); empty while no span is recording (nothing to continue)."""
+    if not trace.get_current_span().get_span_context().is_valid:
+        return {}
+    carrier: dict[str, str] = {}
+    propagate.inject(carrier)
+    return carrier
+
+
+def environment_carrier(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The trace context a parent process left in ``TRACEPARENT``/``TRACESTATE``/``BAGGAGE`` (OpenTelemetry's
+    environment carrier), as the propagators' carrier; empty when there is none."""
+    env = os.environ if environ is None else environ
+    return {name.lower(): env[name] for name in ENVIRONMENT_CARRIER if env.get(name, "").strip()}
+
+
+@contextlib.contextmanager
+def continued_trace(carrier: Mapping[str, str] | None) -> Iterator[None]:
+    """Make the trace context of ``carrier`` (``trace_carrier()`` of another process) current while the block
+    runs, so the spans started in it are children of the span it names; nothing when it is empty."""
+    if not carrier:
+        yield
+        return
+    token = otel_context.attach(propagate.extract(dict(carrier)))
+    try:
+        yield
+    finally:
+        otel_context.detach(token)
+
+
+@contextlib.contextmanager
+def worker_trace(carrier: Mapping[str, str] | None) -> Iterator[None]:
+    """A worker process or Ray task of a traced run (``carrier``: the run's ``trace_carrier()``; empty: the
+    run is not traced, and nothing is done): a tracer provider from the ``OTEL_*`` environment as on the
+    command line (``configure_from_environment``; a provider set already is kept), the run's trace context
+    current while the block runs, and the spans exported before it ends (a Ray worker process outlives its
+    task, and a batch processor would otherwise hold them)."""
+    if not carrier:
+        yield
+        return
+    configure_from_environment()
+    try:
+        with continued_trace(carrier):
+            yield
+    finally:
+        flush = getattr(trace.get_tracer_provider(), "force_flush", None)
+        if callable(flush):
+            with contextlib.suppress(Exception):
+                flush(FLUSH_TIMEOUT_MS)

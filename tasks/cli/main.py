@@ -138,6 +138,11 @@ def main(argv: list[str] | None = None) -> int:
             from debate_eval.agents.telemetry import configure_from_environment
 
             configure_from_environment()
+        if os.environ.get("TRACEPARENT"):  # started by a traced process: its trace goes on (W3C trace context)
+            from debate_eval.agents.telemetry import continued_trace, environment_carrier
+
+            with continued_trace(environment_carrier()):
+                return int(args.handler(args))
         return int(args.handler(args))
     except UserError as error:
         print(f"debate-eval: error: {redact(str(error))}", file=sys.stderr)

@@ -10,6 +10,11 @@ finished so far, so only its unfinished items run again. Needs the ``ray`` extra
 ``ADDRESS``: ``local`` starts a Ray instance on this machine for the run; ``auto`` or ``ray://HOST:10001`` joins
 a running cluster (``ray.init(address=...)``). Every node needs debate-eval installed and the data readable
 at the same path (``--dataset`` file, ``$DEBATE_EVAL_DATA_DIR``); each node has its own response cache.
+
+A traced run (``agents/telemetry.py``) passes its W3C trace context to each task with its arguments, and the
+driver's ``OTEL_*`` variables (but those of headers, which may hold credentials) in the task's
+``runtime_env``: the task sets up its tracer provider from them, its spans are children of the driver's run
+span, and they are exported before the task ends.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
+from debate_eval.agents.telemetry import trace_carrier, worker_trace
 from debate_eval.tasks.engine.results import RESULTS_FILE
 from debate_eval.tasks.engine.run_config import RunConfig, RunOptions
 from debate_eval.tasks.engine.workers import DONE, ERROR, LOST, POLL_S, RECORDS, Backend, _Tail
@@ -42,10 +48,16 @@ def import_ray() -> Any:
     return ray
 
 
-def shard_task(config: RunConfig, options: RunOptions, done_keys: list[str], own_file: Any) -> Iterator[dict]:
+def shard_task(
+    config: RunConfig,
+    options: RunOptions,
+    done_keys: list[str],
+    own_file: Any,
+    trace_context: dict[str, str] | None = None,
+) -> Iterator[dict]:
     """The body of one Ray task (a generator): the runner over one shard into a temporary directory, its new
     result lines yielded in batches as they are written. First yields ``{"pid": ...}``; a ``UserError`` (or a
-    bug) ends it with ``{"error": ...}``."""
+    bug) ends it with ``{"error": ...}``. ``trace_context``: the run's W3C trace context when it is traced."""
     from debate_eval.tasks.data.registry import register_own_file_spec
     from debate_eval.tasks.engine.runner import run
 
@@ -61,7 +73,8 @@ def shard_task(config: RunConfig, options: RunOptions, done_keys: list[str], own
             try:
                 if own_file is not None:
                     register_own_file_spec(own_file)
-                asyncio.run(run(config, task_options))
+                with worker_trace(trace_context):  # in this thread: the context is the thread's
+                    asyncio.run(run(config, task_options))
             except BaseException as error:  # handed to the driver below
                 failure.append(error)
 
@@ -101,7 +114,8 @@ class RayBackend(Backend):
         self.remote = self.ray.remote(max_retries=0)(shard_task)
 
     def start(self, k: int, options: RunOptions, done: set[str]) -> None:
-        """Submit shard ``k`` with the keys of its items finished so far."""
+        """Submit shard ``k`` with the keys of its items finished so far (and, in a traced run, the current
+        trace context and the ``OTEL_*`` environment: ``tracing_environment``)."""
         from debate_eval.tasks.data.registry import get_dataset, looks_like_own_file
         from debate_eval.tasks.engine.shards import in_shard
 
@@ -111,7 +125,9 @@ class RayBackend(Backend):
         task_options = dataclasses.replace(options, skip_done_of=None)
         generation = self.generation.get(k, 0) + 1
         self.generation[k] = generation
-        generator = self.remote.remote(self.config, task_options, mine, own_file)
+        carrier = trace_carrier()
+        remote = self.remote.options(runtime_env={"env_vars": tracing_environment()}) if carrier else self.remote
+        generator = remote.remote(self.config, task_options, mine, own_file, carrier)
         self.refs[k] = generator
         threading.Thread(
             target=self._consume, args=(k, generation, generator), name=f"debate-eval-ray-{k}", daemon=True
@@ -152,6 +168,14 @@ class RayBackend(Backend):
                 self.ray.cancel(ref, force=True)
             except Exception:  # finished already, or the cluster is gone
                 continue
+
+
+def tracing_environment(environ: dict[str, str] | None = None) -> dict[str, str]:
+    """The ``OTEL_*`` variables a traced run hands to its Ray tasks, so they export where the driver does:
+    all but those of headers (``OTEL_EXPORTER_OTLP_HEADERS`` and the like may hold credentials, which a Ray
+    cluster shows with the task; set those on the nodes or the job's ``runtime_env``)."""
+    env = os.environ if environ is None else environ
+    return {name: value for name, value in env.items() if name.startswith("OTEL_") and "HEADERS" not in name}
 
 
 def start_ray(ray: Any, address: str) -> None:

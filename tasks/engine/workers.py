@@ -17,6 +17,9 @@ into one run directory.
 - ``--rpm``/``--tpm`` are divided evenly among the workers. Budgets learnt from rate-limit headers are learnt
   by each worker on its own (each sees the provider's remaining budget, which all of them spend).
 - The response cache (``diskcache``: SQLite with its own locking) is shared by the workers as by separate runs.
+- A traced run (``agents/telemetry.py``) has its span in the parent; each worker gets the run's W3C trace
+  context with its arguments, sets up its tracer provider from the ``OTEL_*`` environment it inherits, and
+  its spans (its shard's run, items, rounds, calls) are children of the parent's run span, in one trace.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from debate_eval.agents.errors import UserError
+from debate_eval.agents.telemetry import run_result, run_span, trace_carrier, worker_trace
 from debate_eval.tasks.data.registry import get_dataset
 from debate_eval.tasks.engine.aspects import per_aspect
 from debate_eval.tasks.engine.lock import RunLock
@@ -114,16 +118,24 @@ class _Tail:
                 yield Record.from_json(json.loads(raw), path=self.path)
 
 
-def _worker_main(config: RunConfig, options: RunOptions, errors: Connection, own_file: Any = None) -> None:
+def _worker_main(
+    config: RunConfig,
+    options: RunOptions,
+    errors: Connection,
+    own_file: Any = None,
+    trace_context: dict[str, str] | None = None,
+) -> None:
     """A worker process: the ordinary runner over its shard; a ``UserError`` is sent to the parent (exit 2).
-    ``own_file``: the dataset spec of the user's own file, registered in the parent (``data.registry``)."""
+    ``own_file``: the dataset spec of the user's own file, registered in the parent (``data.registry``);
+    ``trace_context``: the run's W3C trace context when it is traced (``telemetry.worker_trace``)."""
     from debate_eval.tasks.data.registry import register_own_file_spec
     from debate_eval.tasks.engine.runner import run
 
     try:
         if own_file is not None:
             register_own_file_spec(own_file)
-        asyncio.run(run(config, options))
+        with worker_trace(trace_context):
+            asyncio.run(run(config, options))
     except UserError as error:
         errors.send(str(error))
         sys.exit(2)
@@ -179,7 +191,7 @@ class ProcessBackend(Backend):
 
     def start(self, k: int, options: RunOptions, done: set[str]) -> None:
         """Start (or start again) worker ``k``: it resumes from its own directory and skips ``options``'s
-        ``skip_done_of`` (the run directory)."""
+        ``skip_done_of`` (the run directory); the current trace context (the run's span) goes with it."""
         worker = self.workers.get(k) or _Worker(k, options, _Tail(options.out_dir / RESULTS_FILE))
         self.workers[k] = worker
         _start(self.context, worker, self.config)
@@ -256,6 +268,8 @@ async def run_workers(
     done: set[str] = set()
     running: set[int] = set()
     clean = False
+    spans = contextlib.ExitStack()  # the run's span, when traced: the shards' spans are its children
+    span = None
 
     def take(record: Record) -> None:
         key = _key(record, multi)
@@ -283,6 +297,15 @@ async def run_workers(
         store.prepare_retries(pending)
         progress = Progress(total=len(pending), mode=options.progress, stream=stream, stats=summary.transport)
         progress.start(start_line(config, summary))
+        span = spans.enter_context(
+            run_span(
+                dataset=config.dataset,
+                aspect=config.aspect,
+                method=config.protocol,
+                items=len(pending),
+                content=options.trace_content,
+            )
+        )
         restarts = dict.fromkeys(range(count), 0)
         if pending:
             for k in range(count):
@@ -315,6 +338,7 @@ async def run_workers(
                     )
         clean = True
     finally:
+        error = sys.exc_info()[1]
         backend.stop()  # on an error or Ctrl-C: stop the other shards (they resume next time)
         with contextlib.suppress(Exception):
             for _, kind, value in backend.events():
@@ -343,6 +367,8 @@ async def run_workers(
         summary.total_cost_usd = summary.total.accounting.cost(models, prices)
         with contextlib.suppress(Exception):
             write_json_atomic(options.out_dir / SUMMARY_FILE, {**summary.to_dict(), "workers": count})
+        run_result(span, finished=summary.now.finished, failed=summary.now.failed)
+        spans.__exit__(*((type(error), error, error.__traceback__) if error else (None, None, None)))
     return summary
 
 
@@ -354,7 +380,7 @@ def _start(context: Any, worker: _Worker, config: RunConfig) -> None:
     worker.errors = receive
     worker.process = context.Process(
         target=_worker_main,
-        args=(config, worker.options, send, own_file),
+        args=(config, worker.options, send, own_file, trace_carrier()),
         name=f"debate-eval-worker-{worker.k}",
         daemon=True,
     )

@@ -164,3 +164,43 @@ def test_ray_tasks_with_the_endpoints_limit_as_their_budget_stay_within_it(
     assert stats.answered == items and stats.requests == len(stats.arrivals) == items + stats.rate_limited
     assert stats.rate_limited <= 0.02 * stats.requests, f"{stats.rate_limited} of {stats.requests} got 429"
     assert most_over_the_limit(stats.arrivals, limit, 60.0) <= 0.02 * stats.requests
+
+
+def test_ray_tasks_continue_the_drivers_trace(
+    ray_instance: object, isolated_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A traced driver (an SDK tracer provider, its spans kept in memory) passes its W3C trace context to each
+    task with its arguments and its ``OTEL_*`` variables in the task's ``runtime_env``: each task exports
+    to the OTLP receiver the variables name, its spans in the driver's trace, its run span a child of the
+    driver's run span."""
+    from support.integrations import integration_library
+
+    integration_library("opentelemetry.exporter.otlp.proto.http", "otel")
+    from opentelemetry import trace
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+    from support.otlp_receiver import OtlpReceiver
+
+    from debate_eval.agents.telemetry import TRACER_NAME
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    monkeypatch.setattr(trace, "get_tracer_provider", lambda: provider)  # the driver's, for this test only
+    out = isolated_env / "run"
+    with OtlpReceiver() as receiver, ScriptedOpenAIServer() as server:
+        monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.endpoint)
+        monkeypatch.setenv("OTEL_SERVICE_NAME", "judge-ray")
+        assert main(run_args(server, out, "--ray", "--workers", "2")) == 0
+        tasks = [span for span in receiver.spans if span.scope == TRACER_NAME]  # exported before each task ended
+    driver = [s for s in exporter.get_finished_spans() if s.instrumentation_scope.name == TRACER_NAME]
+    (run,) = [span for span in driver if span.name == "debate_eval.run geval"]
+    trace_id, span_id = f"{run.context.trace_id:032x}", f"{run.context.span_id:016x}"
+    assert {span.trace_id for span in tasks} == {trace_id}
+    assert {span.resource.get("service.name") for span in tasks} == {"judge-ray"}
+    shards = [span for span in tasks if span.name == "debate_eval.run geval"]
+    assert len(shards) == 2 and {span.parent_id for span in shards} == {span_id}
+    items = [span for span in tasks if span.name == "debate_eval.item geval"]
+    assert sorted(span.attributes["debate_eval.item_id"] for span in items) == sorted(ids_of(out / "results.jsonl"))
+    assert {span.parent_id for span in items} == {span.span_id for span in shards}
