@@ -65,6 +65,15 @@ def timed(command: Sequence[str], env: dict[str, str]) -> tuple[float, float, st
     return wall, rss_kb / 1024, done.stdout
 
 
+def phase(items: int, name: str, command: Sequence[str], env: dict[str, str]) -> tuple[float, float, str]:
+    """``timed(command)``, with a line on stdout as soon as it ends (a long row's phases are known one by one,
+    with the load average then)."""
+    wall, rss, out = timed(command, env)
+    load = os.getloadavg()
+    print(f"{items:,} items, {name}: {wall:.1f} s, {rss:.0f} MB (load {load[0]:.1f} {load[1]:.1f})", flush=True)
+    return wall, rss, out
+
+
 def write_data(path: Path, items: int) -> None:
     """Own data: id, source, output, human (a rating, so meta-eval has something to correlate)."""
     with path.open("w", encoding="utf-8") as handle:
@@ -142,12 +151,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             data = work / f"data-{items}.jsonl"
             write_data(data, items)
             out = work / f"run-{items}"
-            wall, rss, _ = timed(run_command(data, out, servers.urls, args.concurrency), env)
-            resume_wall, resume_rss, _ = timed(run_command(data, out, servers.urls, args.concurrency), env)
-            meta_wall, meta_rss, _ = timed([*CLI, "meta-eval", str(out), "--json", "--min-coverage", "0"], env)
+            wall, rss, _ = phase(items, "run", run_command(data, out, servers.urls, args.concurrency), env)
+            resume_wall, resume_rss, _ = phase(
+                items, "resume", run_command(data, out, servers.urls, args.concurrency), env
+            )
+            meta_wall, meta_rss, _ = phase(
+                items, "meta-eval", [*CLI, "meta-eval", str(out), "--json", "--min-coverage", "0"], env
+            )
             page = work / f"report-{items}.html"
-            report_wall, report_rss, _ = timed([*CLI, "report", str(out), "--out", str(page)], env)
-            show_wall, show_rss, _ = timed([*CLI, "show", str(out)], env)
+            report_wall, report_rss, _ = phase(items, "report", [*CLI, "report", str(out), "--out", str(page)], env)
+            show_wall, show_rss, _ = phase(items, "show", [*CLI, "show", str(out)], env)
             size = mb(out / "results.jsonl")
             rows.append(
                 f"| {items:,} | {wall:.0f} s | {items / wall:.0f} | {rss:.0f} MB | {size:.0f} MB | "
