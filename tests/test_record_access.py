@@ -33,16 +33,9 @@ RECORD_BY_KEY = {
     "tasks/analysis/audit/rows.py",
     "tasks/analysis/imports/common.py",
     "tasks/analysis/imports/debate_authors.py",
-    "tasks/analysis/report/audit_section.py",
-    "tasks/analysis/report/gather.py",
-    "tasks/analysis/report/numbers.py",
-    "tasks/analysis/report/page.py",
-    "tasks/analysis/report/sections.py",
-    "tasks/api/_judge.py",
     "tasks/cli/import_.py",
     "tasks/cli/repeat.py",
     "tasks/cli/rescore.py",
-    "tasks/cli/show.py",
     "tasks/engine/audit/estimate.py",
 }
 

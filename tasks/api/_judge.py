@@ -35,6 +35,7 @@ from typing import Any, TypeVar
 from debate_eval._run import Message
 from debate_eval.agents.errors import UserError
 from debate_eval.tasks.data.own_file import PAIRWISE_INPUT_ORDER, SINGLE_INPUT_ORDER
+from debate_eval.tasks.engine.record import Record
 
 T = TypeVar("T")
 DATASET = "judge"  # the dataset name of a judge's records
@@ -586,7 +587,7 @@ class Judge:
 
     async def _judge(
         self, config: Any, inputs: dict[str, str], item_id: str | None, *, pairwise: bool, system: str | None = None
-    ) -> dict[str, Any]:
+    ) -> Record:
         """One item through the method: the stored judgment when ``record_to`` holds it, else a new one
         (appended there whole, once finished)."""
         from debate_eval.agents.models.batch import item_in_flight
@@ -607,7 +608,7 @@ class Judge:
             if stored is not None and stored.config_hash == config_hash and stored.ok:
                 if (stored.details or {}).get("judge_inputs_sha256") not in (None, digest):
                     raise UserError(f"{self.record_to}: id {item_id!r} was judged on other inputs; give another id")
-                return stored.to_json()
+                return stored
         if pairwise:
             task = build_pairwise_task(item_id, inputs, config.template, config.aspect, "summarization", config.swap)
         else:
@@ -639,7 +640,7 @@ class Judge:
         judged = judged.replace(details={**(judged.details or {}), "judge_inputs_sha256": digest})
         if self._store is not None:
             self._store.append(judged)
-        return judged.to_json()
+        return judged
 
     # ------------------------------------------------------------------ results
 
@@ -647,57 +648,55 @@ class Judge:
         config = self._store_config or next(iter(self._configs.values()))
         return {role: config.models.for_role(role).model for role in {*roles, *config.roles()}}
 
-    def _usage(self, record: Mapping[str, Any]) -> tuple[int, int, float | None]:
+    def _usage(self, record: Record) -> tuple[int, int, float | None]:
         from debate_eval.tasks.engine.accounting import Accounting
 
-        usage = record.get("usage") or {}
+        usage = dict(record.usage or {})
         accounting = Accounting()
         accounting.add_item(usage)
         cost = accounting.cost(self._models(usage), self._prices or {})
-        prompt = sum(int(u.get("prompt_tokens") or 0) for u in usage.values() if isinstance(u, Mapping))
-        completion = sum(int(u.get("completion_tokens") or 0) for u in usage.values() if isinstance(u, Mapping))
-        return prompt, completion, cost
+        return record.prompt_tokens(), record.completion_tokens(), cost
 
-    def _common(self, record: Mapping[str, Any], config: Any) -> dict[str, Any]:
-        transcript = [e for e in record.get("transcript") or () if isinstance(e, Mapping)]
-        decider = [e for e in transcript if e.get("agent") == record.get("decided_by")] or transcript
+    def _common(self, record: Record, config: Any) -> dict[str, Any]:
+        transcript = record.transcript
+        decider = [m for m in transcript if m.agent == record.decided_by] or transcript
         prompt, completion, cost = self._usage(record)
-        agreed = record.get("agreed")
+        agreed = record.agreed
         return {
-            "id": str(record.get("item_id")),
+            "id": record.key,
             "method": str(config.protocol),
             "aspect": str(config.aspect),
-            "parse_status": record.get("parse_status"),
-            "parse_method": record.get("parse_method"),
-            "parse_reason": record.get("parse_reason"),
-            "rationale": str(decider[-1].get("content") or "") if decider else None,
-            "rounds": int(record.get("rounds") or 0),
+            "parse_status": record.parse_status,
+            "parse_method": record.parse_method,
+            "parse_reason": record.parse_reason,
+            "rationale": decider[-1].content if decider else None,
+            "rounds": int(record.rounds or 0),
             "agreed": agreed if isinstance(agreed, bool) else None,
-            "stop_reason": record.get("stop_reason"),
-            "messages": tuple(Message.from_dict(entry) for entry in transcript),
+            "stop_reason": record.stop_reason,
+            "messages": tuple(transcript),
             "prompt_tokens": prompt,
             "completion_tokens": completion,
             "cost_usd": cost,
-            "error": record.get("error"),
+            "error": record.error,
         }
 
-    def _judgment(self, record: Mapping[str, Any], config: Any) -> Judgment:
+    def _judgment(self, record: Record, config: Any) -> Judgment:
         low, high = float(config.template.scale.low), float(config.template.scale.high)
-        value = record.get("score")
+        value = record.score
         score = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
         normalized = None
         if score is not None and high > low:
             normalized = min(1.0, max(0.0, (score - low) / (high - low)))
-        system = record.get("system_id") or None
+        system = record.system_id or None
         return Judgment(
             score=score, scale=(low, high), normalized_score=normalized, system=system, **self._common(record, config)
         )
 
-    def _pair_judgment(self, record: Mapping[str, Any], config: Any) -> PairJudgment:
-        verdict = record.get("verdict")
-        verdicts = record.get("verdicts")  # with swap: {"original": ..., "swapped": ...} (mapped back)
+    def _pair_judgment(self, record: Record, config: Any) -> PairJudgment:
+        verdict = record.verdict
+        verdicts = record.verdicts  # with swap: {"original": ..., "swapped": ...} (mapped back)
         orders: Sequence[Any] = tuple(verdicts.values()) if isinstance(verdicts, Mapping) else (verdict,)
-        consistent = record.get("consistent")
+        consistent = record.consistent
         return PairJudgment(
             verdict=verdict,
             verdicts=tuple(orders),

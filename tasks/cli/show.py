@@ -1,20 +1,25 @@
-"""``debate-eval show``: read a run's transcripts in the terminal."""
+"""``debate-eval show``: read a run's transcripts in the terminal.
+
+The records are read one at a time (``rundir.iter_numbered_file``): the table keeps a short row of text per
+item, ``--item`` the position of the line it prints, which alone is read again with its messages."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import textwrap
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.models.answer_format import describe_answers
-from debate_eval.agents.redaction import redact_record
 from debate_eval.debates.base import get_method
 from debate_eval.tasks.data.printable import escaped
-from debate_eval.tasks.engine.compat import method_of
-from debate_eval.tasks.engine.results import CONFIG_FILE, RESULTS_FILE, read_jsonl
+from debate_eval.tasks.engine.record import Record
+from debate_eval.tasks.engine.results import CONFIG_FILE, RESULTS_FILE
+from debate_eval.tasks.engine.rundir import ScanEnd, iter_numbered_file, lines_at
 
 WIDTH = 100
 
@@ -44,9 +49,9 @@ def _results_path(run_dir: str) -> Path:
 
 
 def handle_show(args: argparse.Namespace) -> int:
-    """Print the item table or one transcript."""
+    """Print the item table or one transcript (a file of an earlier version may hold a secret: every record
+    is read with the configured secrets masked)."""
     path = _results_path(args.run_dir)
-    records, _ = redact_record(read_jsonl(path))  # a file of an earlier version may hold one
     answers = answers_line(path.parent / CONFIG_FILE)
     if answers:
         print(answers)
@@ -54,9 +59,11 @@ def handle_show(args: argparse.Namespace) -> int:
         header = template_line(path.parent / "config.json")
         if header:
             print(header)
-        print(escaped(format_table(records), lines=True))
+        records = (record for _, record in iter_numbered_file(path, redact=True, messages=False))
+        for line in table_lines(records):
+            print(escaped(line, lines=True))
     else:
-        print(escaped(format_transcript(find_record(records, args.item), full=args.full), lines=True))
+        print(escaped(format_transcript(find_in_file(path, args.item), full=args.full), lines=True))
     return 0
 
 
@@ -83,18 +90,58 @@ def answers_line(config_path: Path) -> str | None:
     return f"answers: {describe_answers(answers)}" if answers else None
 
 
-def find_record(records: list[dict[str, Any]], key: str) -> dict[str, Any]:
+class _Finder:
+    """Which record ``--item KEY`` names, decided as the records go by: the last whose item id is ``KEY``,
+    else the one at position ``KEY``, else the one item whose id starts with ``KEY``. Keeps what each rule
+    found (a record, or where it is), never the records passed over."""
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+        self.position = int(key) if key.isdigit() else None
+        self.exact: Any = None
+        self.at: Any = None
+        self.prefixed: set[str | int] = set()
+        self.prefix: Any = None
+        self.count = 0
+
+    def see(self, record: Record, found: Any) -> None:
+        """Take ``record`` (its ``found``: the record itself or where it is) into account."""
+        self.count += 1
+        if record.item_id == self.key:
+            self.exact = found
+        if self.count == self.position:
+            self.at = found
+        if str(record.item_id).startswith(self.key):
+            self.prefixed.add(record.item_id)
+            self.prefix = found if len(self.prefixed) == 1 else None
+
+    def result(self) -> Any:
+        """What the rules found, or a one-line ``UserError``."""
+        for found in (self.exact, self.at, self.prefix):
+            if found is not None:
+                return found
+        many = len(self.prefixed)
+        hint = f"{many} items start with it" if many else "no item has that id"
+        raise UserError(f"--item {self.key!r}: {hint}; run `debate-eval show DIR` to list the items")
+
+
+def find_record(records: Iterable[Record], key: str) -> Record:
     """The record whose item id is ``key``, starts with it uniquely, or sits at position ``key``."""
-    exact = [r for r in records if r.get("item_id") == key]
-    if exact:
-        return exact[-1]
-    if key.isdigit() and 1 <= int(key) <= len(records):
-        return records[int(key) - 1]
-    prefixed = {r["item_id"]: r for r in records if str(r.get("item_id", "")).startswith(key)}
-    if len(prefixed) == 1:
-        return next(iter(prefixed.values()))
-    hint = f"{len(prefixed)} items start with it" if prefixed else "no item has that id"
-    raise UserError(f"--item {key!r}: {hint}; run `debate-eval show DIR` to list the items")
+    finder = _Finder(key)
+    for record in records:
+        finder.see(record, record)
+    return finder.result()
+
+
+def find_in_file(path: Path, key: str) -> Record:
+    """``find_record`` over a results file: the records are read without their messages, and the one found
+    is read again whole (every configured secret masked)."""
+    finder = _Finder(key)
+    end = ScanEnd()
+    for _, record in iter_numbered_file(path, end, redact=True, messages=False):
+        finder.see(record, end.line_start)
+    offset = finder.result()
+    return next(record for _, record in lines_at(path, [offset], redact=True))
 
 
 def _fmt(value: Any) -> str:
@@ -105,54 +152,85 @@ def _fmt(value: Any) -> str:
     return escaped(value)  # a field of the data or the record: no control character reaches the terminal
 
 
-def _status(record: dict[str, Any]) -> str:
-    return "error: " + escaped(record["error"])[:60] if record.get("error") else _fmt(record.get("parse_status", ""))
+def _status(record: Record) -> str:
+    return "error: " + escaped(record.error)[:60] if record.error else _fmt(record.parse_status)
 
 
-def _is_pairwise(record: dict[str, Any]) -> bool:
-    return record.get("task_type") == "pairwise"
-
-
-def _orders(record: dict[str, Any]) -> str:
-    verdicts = record.get("verdicts") or {}
+def _orders(record: Record) -> str:
+    verdicts = record.verdicts or {}
     if not verdicts:
         return "-"
     return f"{_fmt(verdicts.get('original'))}/{_fmt(verdicts.get('swapped'))}"
 
 
-def format_pairwise_table(records: list[dict[str, Any]]) -> str:
-    """One line per pairwise item: position, id, human label, verdict, both orders' verdicts, rounds, status."""
-    lines = [f"{'#':>4}  {'item':<44} {'human':>7} {'verdict':>7} {'orders':>13} {'rounds':>6}  status"]
-    for number, record in enumerate(records, start=1):
-        status = _status(record)
-        if record.get("consistent") is not None:
-            status += "  consistent" if record["consistent"] else "  inconsistent"
-        lines.append(
-            f"{number:>4}  {_fmt(record.get('item_id'))[:44]:<44} {_fmt(record.get('human_label')):>7} "
-            f"{_fmt(record.get('verdict')):>7} {_orders(record):>13} {_fmt(record.get('rounds')):>6}  {status}"
+@dataclass(slots=True)
+class Row:
+    """What the table shows of one record, as text (the record itself is not kept)."""
+
+    item: str
+    aspect: str
+    pairwise: bool
+    human: str
+    score: str
+    label: str
+    verdict: str
+    agreed: str
+    rounds: str
+    status: str
+    orders: str
+    consistent: str
+
+    @classmethod
+    def of(cls, record: Record) -> Row:
+        """The row of a record."""
+        consistent = ""
+        if record.consistent is not None:
+            consistent = "  consistent" if record.consistent else "  inconsistent"
+        return cls(
+            item=_fmt(record.item_id),
+            aspect=_fmt(record.aspect),
+            pairwise=record.pairwise,
+            human=_fmt(record.human_score),
+            score=_fmt(record.score),
+            label=_fmt(record.human_label),
+            verdict=_fmt(record.verdict),
+            agreed=_fmt(record.agreed),
+            rounds=_fmt(record.rounds),
+            status=_status(record),
+            orders=_orders(record),
+            consistent=consistent,
         )
-    lines.append(f"{len(records)} items; `debate-eval show DIR --item N` prints one transcript")
-    return "\n".join(lines)
 
 
-def format_table(records: list[dict[str, Any]]) -> str:
-    """One line per item: position, id, human score, machine score, agreement, rounds, status."""
-    if records and all(_is_pairwise(r) for r in records):
-        return format_pairwise_table(records)
-    lines = [f"{'#':>4}  {'item':<58} {'human':>6} {'score':>6} {'agreed':>6} {'rounds':>6}  status"]
-    several_aspects = len({r.get("aspect") for r in records}) > 1  # a multi-aspect run (--aspect a,b / all)
-    for number, record in enumerate(records, start=1):
-        status = _status(record)
-        label = _fmt(record.get("item_id"))
-        if several_aspects:  # the aspect stays whole; a long id gives way (SummEval's ids are 52 characters)
-            tag = f" [{_fmt(record.get('aspect'))}]"
-            label = label[: max(0, 58 - len(tag))] + tag
-        lines.append(
-            f"{number:>4}  {label[:58]:<58} {_fmt(record.get('human_score')):>6} "
-            f"{_fmt(record.get('score')):>6} {_fmt(record.get('agreed')):>6} {_fmt(record.get('rounds')):>6}  {status}"
-        )
-    lines.append(f"{len(records)} items; `debate-eval show DIR --item N` prints one transcript")
-    return "\n".join(lines)
+def table_lines(records: Iterable[Record]) -> Iterator[str]:
+    """The lines of ``format_table``; each record is read once and only its row is kept."""
+    rows = [Row.of(record) for record in records]
+    if rows and all(row.pairwise for row in rows):
+        yield f"{'#':>4}  {'item':<44} {'human':>7} {'verdict':>7} {'orders':>13} {'rounds':>6}  status"
+        for number, row in enumerate(rows, start=1):
+            yield (
+                f"{number:>4}  {row.item[:44]:<44} {row.label:>7} {row.verdict:>7} {row.orders:>13} {row.rounds:>6}  "
+                f"{row.status}{row.consistent}"
+            )
+    else:
+        yield f"{'#':>4}  {'item':<58} {'human':>6} {'score':>6} {'agreed':>6} {'rounds':>6}  status"
+        several_aspects = len({row.aspect for row in rows}) > 1  # a multi-aspect run (--aspect a,b / all)
+        for number, row in enumerate(rows, start=1):
+            label = row.item
+            if several_aspects:  # the aspect stays whole; a long id gives way (SummEval's ids are 52 characters)
+                tag = f" [{row.aspect}]"
+                label = label[: max(0, 58 - len(tag))] + tag
+            yield (
+                f"{number:>4}  {label[:58]:<58} {row.human:>6} {row.score:>6} {row.agreed:>6} {row.rounds:>6}  "
+                f"{row.status}"
+            )
+    yield f"{len(rows)} items; `debate-eval show DIR --item N` prints one transcript"
+
+
+def format_table(records: Iterable[Record]) -> str:
+    """One line per item: position, id, human score (or label), score (or verdict), agreement (or both
+    orders' verdicts), rounds, status."""
+    return "\n".join(table_lines(records))
 
 
 def _shorten(text: str, full: bool) -> str:
@@ -161,25 +239,31 @@ def _shorten(text: str, full: bool) -> str:
     return f"{text[:700]}\n[... {len(text) - 1400} characters not shown; --full shows all ...]\n{text[-700:]}"
 
 
-def _pairwise_head(record: dict[str, Any], full: bool) -> list[str]:
+def _finished(record: Record, value: Any) -> str:
+    """A parse or debate field as the line holds it: the engine writes these keys (null too) for a finished
+    item only, so an item without them shows ``-``."""
+    return str(value) if value is not None or record.ok else "-"
+
+
+def _pairwise_head(record: Record, full: bool) -> list[str]:
     """The verdicts and both responses of a pairwise record."""
     head = (
-        f"item {_fmt(record.get('item_id'))}  [{record.get('dataset')}/{record.get('aspect')}, "
-        f"{method_of(record)}, pairwise]\nhuman {_fmt(record.get('human_label'))}   "
-        f"verdict {_fmt(record.get('verdict'))} "
-        f"({record.get('parse_status')}, {record.get('parse_method', '-')})   agreed {_fmt(record.get('agreed'))}   "
-        f"rounds {_fmt(record.get('rounds'))}   stop {record.get('stop_reason', '-')}"
+        f"item {_fmt(record.item_id)}  [{record.dataset}/{record.aspect}, "
+        f"{record.method}, pairwise]\nhuman {_fmt(record.human_label)}   "
+        f"verdict {_fmt(record.verdict)} "
+        f"({record.parse_status}, {_finished(record, record.parse_method)})   agreed {_fmt(record.agreed)}   "
+        f"rounds {_fmt(record.rounds)}   stop {_finished(record, record.stop_reason)}"
     )
-    if record.get("verdicts"):
-        verdicts = record["verdicts"]
+    if record.verdicts:
+        verdicts = record.verdicts
         head += (
             f"\nboth orders (in the original order): original {_fmt(verdicts.get('original'))}, "
-            f"swapped {_fmt(verdicts.get('swapped'))}   consistent {_fmt(record.get('consistent'))}"
+            f"swapped {_fmt(verdicts.get('swapped'))}   consistent {_fmt(record.consistent)}"
         )
-    if record.get("parse_reason"):
-        head += f"\n{record['parse_reason']}"
+    if record.parse_reason:
+        head += f"\n{record.parse_reason}"
     blocks = [head]
-    inputs = record.get("inputs") or {}
+    inputs = record.inputs if isinstance(record.inputs, dict) else {}
     for key, title in (
         ("question", "Question"),
         ("input", "Input"),
@@ -196,37 +280,37 @@ def _pairwise_head(record: dict[str, Any], full: bool) -> list[str]:
     return blocks
 
 
-def format_transcript(record: dict[str, Any], *, full: bool = False) -> str:
+def format_transcript(record: Record, *, full: bool = False) -> str:
     """Every message of one item, with speaker, addressee, usage and parsed scores (pairwise: the question,
     both responses and each order's verdicts first)."""
-    if _is_pairwise(record):
+    if record.pairwise:
         return _format_messages(record, _pairwise_head(record, full), full)
     head = (
-        f"item {_fmt(record.get('item_id'))}  [{record.get('dataset')}/{record.get('aspect')}, "
-        f"{method_of(record)}]\n"
-        f"human {_fmt(record.get('human_score'))}   score {_fmt(record.get('score'))} "
-        f"({record.get('parse_status')}, {record.get('parse_method', '-')})   agreed {_fmt(record.get('agreed'))}   "
-        f"rounds {_fmt(record.get('rounds'))}   stop {record.get('stop_reason', '-')}"
+        f"item {_fmt(record.item_id)}  [{record.dataset}/{record.aspect}, "
+        f"{record.method}]\n"
+        f"human {_fmt(record.human_score)}   score {_fmt(record.score)} "
+        f"({record.parse_status}, {_finished(record, record.parse_method)})   agreed {_fmt(record.agreed)}   "
+        f"rounds {_fmt(record.rounds)}   stop {_finished(record, record.stop_reason)}"
     )
     return _format_messages(record, [head], full)
 
 
-def _method_view(record: dict[str, Any], full: bool) -> str | None:
+def _method_view(record: Record, full: bool) -> str | None:
     try:
-        method = get_method(method_of(record))
+        method = get_method(record.method)
     except UserError:  # a plugin's record with the plugin not installed: its messages still show
         return None
     return method.record_view(record, full)
 
 
-def _format_messages(record: dict[str, Any], blocks: list[str], full: bool) -> str:
-    if record.get("error"):
-        blocks.append(f"ERROR: {record['error']}")
+def _format_messages(record: Record, blocks: list[str], full: bool) -> str:
+    if record.error:
+        blocks.append(f"ERROR: {record.error}")
     view = _method_view(record, full)  # the method's own block (e.g. Fennec's tree), before the messages
     if view:
         blocks.append(view)
     order = None
-    for entry in record.get("transcript") or []:
+    for entry in (message.to_dict() for message in record.transcript):
         if entry.get("order") and entry["order"] != order:
             order = entry["order"]
             shown = "Response A = output_a" if order == "original" else "responses exchanged: Response A = output_b"

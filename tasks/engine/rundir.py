@@ -18,7 +18,7 @@ import contextlib
 import json
 import os
 import sys
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -93,6 +93,25 @@ def iter_numbered_file(
 def iter_record_file(path: Path, *, messages: bool = True) -> Iterator[Record]:
     """The records of a results file, one at a time (``iter_numbered_file`` without the line numbers)."""
     for _, record in iter_numbered_file(path, messages=messages):
+        yield record
+
+
+def lines_at(path: Path, offsets: Iterable[int], *, redact: bool = False) -> Iterator[tuple[dict[str, Any], Record]]:
+    """The lines of a results file that start at the byte ``offsets`` (from a scan's ``ScanEnd.line_start``),
+    one at a time, in the order given: each line's JSON object as the file holds it and its record; with
+    ``redact``, every configured secret masked in both."""
+    with path.open("rb") as handle:
+        for offset in offsets:
+            handle.seek(offset)
+            obj = json.loads(handle.readline())
+            if redact:
+                obj, _ = redact_record(validate_record(obj, path))
+            yield obj, Record.from_json(obj, path=path)
+
+
+def records_at(path: Path, offsets: Iterable[int], *, redact: bool = False) -> Iterator[Record]:
+    """The records of ``lines_at``."""
+    for _, record in lines_at(path, offsets, redact=redact):
         yield record
 
 

@@ -52,14 +52,15 @@ def write_report(
     runs = load_runs(names)
     notes = attach_inputs(runs, data_dir) if with_texts else []
     sidecar_path = target.with_name(target.name + SIDECAR_SUFFIX)
-    html, sidecar = render_page(
-        runs, title, notes, ci_method=ci_method, sample=SAMPLE_ITEMS, sidecar_name=sidecar_path.name
-    )
     target.parent.mkdir(parents=True, exist_ok=True)
-    if sidecar is not None:  # a run larger than a page holds: every item beside it, written first
-        temporary = sidecar_path.with_name(sidecar_path.name + ".tmp")
-        temporary.write_bytes(sidecar)
-        temporary.replace(sidecar_path)
+    partial = sidecar_path.with_name(sidecar_path.name + ".tmp")
+    try:
+        html, wrote = render_page(runs, title, notes, ci_method=ci_method, sample=SAMPLE_ITEMS, sidecar=partial)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+    if wrote:  # a run larger than a page holds: every item beside it, in place before the page
+        partial.replace(sidecar_path)
     else:
         sidecar_path.unlink(missing_ok=True)  # an earlier, larger report's
     temporary = target.with_name(target.name + ".tmp")

@@ -270,8 +270,8 @@ def key_resolver(runs: Sequence[Any], index_of: Mapping[tuple[str, str], int]) -
 
     keys: dict[tuple[int, str], str] = {}
     for index, run in enumerate(runs):
-        for record in run.records:
-            keys[(index, str(record.get("item_id")))] = item_key(record)
+        for item in run.items:
+            keys[(index, str(item.item_id))] = item_key(item)
 
     def key_of(judge: str, run: str, item: str) -> str | None:
         index = index_of.get((judge, run))

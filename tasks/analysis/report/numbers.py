@@ -12,7 +12,7 @@ dataset and definition; none for imported runs); the papers' own tables come fro
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from debate_eval.tasks.analysis import paper_tables
@@ -21,7 +21,9 @@ from debate_eval.tasks.analysis.correlations import ITEM, POOLED_DATASETS, evalu
 from debate_eval.tasks.analysis.distribution import score_bin
 from debate_eval.tasks.analysis.pairwise_metrics import evaluate_pairwise
 from debate_eval.tasks.analysis.references import is_imported, no_reference_reason, reference_for
-from debate_eval.tasks.analysis.report.gather import Run, is_pairwise, method_of, number
+from debate_eval.tasks.analysis.report import gather
+from debate_eval.tasks.analysis.report.gather import Item, Run, is_pairwise, number
+from debate_eval.tasks.engine.record import Record
 
 BOOTSTRAP_RESAMPLES = DEFAULT_RESAMPLES  # as meta-eval's --bootstrap default
 VERDICTS = ("first", "second", "tie")
@@ -33,11 +35,17 @@ DEFINITION_NAMES = {
 }
 
 
-def _parts(records: Iterable[dict[str, Any]]) -> dict[tuple[str, str], list[dict[str, Any]]]:
-    parts: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for record in records:
-        parts.setdefault((str(record.get("dataset")), str(record.get("aspect"))), []).append(record)
+def _parts(items: Iterable[Item]) -> dict[tuple[str, str], list[Item]]:
+    parts: dict[tuple[str, str], list[Item]] = {}
+    for item in items:
+        parts.setdefault((str(item.dataset), str(item.aspect)), []).append(item)
     return dict(sorted(parts.items()))
+
+
+def _items(records: Iterable[Record | Item]) -> Iterator[Item]:
+    """The items of records (an item as it is)."""
+    for record in records:
+        yield record if isinstance(record, Item) else Item.of(record)
 
 
 def _definitions(dataset: str, level: str) -> list[str]:
@@ -55,8 +63,8 @@ def meta_eval_rows(
     the published row ``meta-eval`` shows beside them (``paper_label``; ``paper`` None where it has none).
     ``ci_method`` is ``meta-eval --ci-method``'s (``percentile`` or ``bca``)."""
     rows = []
-    for (dataset, aspect), records in _parts(r for r in run.records if not is_pairwise(r)).items():
-        method = method_of(records[0])
+    for (dataset, aspect), items in _parts(r for r in run.items if not is_pairwise(r)).items():
+        method, records = items[0].method, [item.record() for item in items]
         report = evaluate_aspect(dataset, aspect, method, records, bootstrap=resamples, ci_method=ci_method)
         imported = is_imported(records)
         for definition in _definitions(dataset, report.level):
@@ -102,8 +110,8 @@ def pairwise_rows(
     with the published row ``meta-eval`` shows (``paper_label``, ``paper``: metric → value, or None);
     ``ci_method`` as in :func:`meta_eval_rows`."""
     rows = []
-    for (dataset, aspect), records in _parts(r for r in run.records if is_pairwise(r)).items():
-        method = method_of(records[0])
+    for (dataset, aspect), items in _parts(r for r in run.items if is_pairwise(r)).items():
+        method, records = items[0].method, [item.record() for item in items]
         report = evaluate_pairwise(dataset, aspect, method, records, bootstrap=resamples, ci_method=ci_method)
         row = report.to_dict()
         imported = is_imported(records)
@@ -119,8 +127,8 @@ def published(run: Run) -> list[tuple[str, list[str], list[tuple[str, list[float
     """The published tables on the run's datasets, restricted to its aspects (and averages): for each,
     (title, statistics, [(evaluator, values)])."""
     out = []
-    aspects = {str(r.get("aspect")) for r in run.records} | {"average"}
-    for dataset in sorted({str(r.get("dataset")) for r in run.records}):
+    aspects = {str(item.aspect) for item in run.items} | {"average"}
+    for dataset in sorted({str(item.dataset) for item in run.items}):
         for table in paper_tables.published_for(dataset):
             rows = [
                 (f"{evaluator} ({aspect})", [values.get(s) for s in table.statistics])
@@ -133,62 +141,50 @@ def published(run: Run) -> list[tuple[str, list[str], list[tuple[str, list[float
     return out
 
 
-def has_human_ratings(records: Iterable[dict[str, Any]]) -> bool:
+def has_human_ratings(records: Iterable[Record | Item]) -> bool:
     """Whether any of ``records`` carries a human score or label (a run of unlabelled outputs has none)."""
-    return any(r.get("human_label") in VERDICTS or number(r.get("human_score")) is not None for r in records)
+    return any(r.human_label in VERDICTS or number(r.human_score) is not None for r in records)
 
 
-def verdict_counts(records: Iterable[dict[str, Any]]) -> Counter[str]:
+def _verdict(record: Record | Item) -> str:
+    return str(record.verdict) if record.verdict in VERDICTS else "none"
+
+
+def verdict_counts(records: Iterable[Record | Item]) -> Counter[str]:
     """Counts of verdicts (``first``/``second``/``tie``/``none``)."""
-    return Counter(r.get("verdict") if r.get("verdict") in VERDICTS else "none" for r in records)
+    return Counter(_verdict(r) for r in records)
 
 
-def confusion(records: Iterable[dict[str, Any]]) -> dict[str, dict[str, int]]:
+def confusion(records: Iterable[Record | Item]) -> dict[str, dict[str, int]]:
     """Counts of verdicts (``first``/``second``/``tie``/``none``) per human label."""
     counts: dict[str, Counter[str]] = {label: Counter() for label in VERDICTS}
     for record in records:
-        label = record.get("human_label")
-        if label in VERDICTS:
-            counts[label][record.get("verdict") if record.get("verdict") in VERDICTS else "none"] += 1
+        if record.human_label in VERDICTS:
+            counts[str(record.human_label)][_verdict(record)] += 1
     return {label: dict(c) for label, c in counts.items()}
 
 
-def score_distribution(records: Iterable[dict[str, Any]], key: str) -> Counter[int]:
-    """Counts of ``key`` scores per integer bin (rounded half up, as the paper's Appendix B)."""
-    return Counter(score_bin(v) for r in records if (v := number(r.get(key))) is not None)
+def score_distribution(records: Iterable[Record | Item], key: str) -> Counter[int]:
+    """Counts of ``key`` (``score`` or ``human_score``) per integer bin (rounded half up, as the paper's
+    Appendix B)."""
+    return Counter(score_bin(v) for r in records if (v := number(getattr(r, key))) is not None)
 
 
-def scorer_scores(record: dict[str, Any]) -> list[float | None]:
+def scorer_scores(record: Record) -> list[float | None]:
     """The Scorer's parsed score in each of its answers, in order (None where an answer had none).
 
     A re-ask answer replaces the answer it re-asked for, so there is one value per round.
     """
-    values: list[float | None] = []
-    reasking = False  # the Commander's last relay asked the Scorer again for its score alone
-    for entry in record.get("transcript") or []:
-        if not isinstance(entry, dict):
-            continue
-        if entry.get("role") == "commander":
-            reasking = entry.get("relay") == "reask"
-        if entry.get("role") != "scorer":
-            continue
-        score = entry.get("score") if isinstance(entry.get("score"), dict) else {}
-        value = number(score.get("value"))
-        if reasking and values:
-            values[-1] = value if value is not None else values[-1]
-        else:
-            values.append(value)
-        reasking = False
-    return values
+    return list(gather.scorer_scores(record))
 
 
-def scorer_moves(records: Iterable[dict[str, Any]]) -> list[dict[str, int]]:
+def scorer_moves(records: Iterable[Record | Item]) -> list[dict[str, int]]:
     """Per debate round (after the Critic's i-th feedback): how many Scorers kept their score, moved towards
     the human score, moved away from it, moved with no human score to compare, or gave no score."""
     rounds: list[Counter[str]] = []
-    for record in records:
-        values = scorer_scores(record)
-        human = number(record.get("human_score"))
+    for item in _items(records):
+        values = item.scorer if item.scorer is not None else ()
+        human = item.human_score
         for index in range(1, len(values)):
             while len(rounds) < index:
                 rounds.append(Counter())
@@ -209,19 +205,16 @@ def scorer_moves(records: Iterable[dict[str, Any]]) -> list[dict[str, int]]:
     return [dict(counter) for counter in rounds]
 
 
-def order_agreement(records: Iterable[dict[str, Any]]) -> dict[str, dict[str, int]] | None:
+def order_agreement(records: Iterable[Record | Item]) -> dict[str, dict[str, int]] | None:
     """With --swap: counts of the verdict in the original order (rows) against the verdict in the swapped
     order mapped back to A/B (columns); the diagonal is the position-consistent items. None without --swap."""
     counts: dict[str, Counter[str]] = {label: Counter() for label in (*VERDICTS, "none")}
     seen = False
-    for record in records:
-        verdicts = record.get("verdicts")
-        if isinstance(verdicts, dict) and "swapped" in verdicts:
+    for item in _items(records):
+        if item.orders is not None:
             seen = True
-            original, swapped = (
-                v if v in VERDICTS else "none" for v in (verdicts.get("original"), verdicts.get("swapped"))
-            )
-            counts[original][swapped] += 1
+            original, swapped = (v if v in VERDICTS else "none" for v in item.orders)
+            counts[str(original)][str(swapped)] += 1
     return {label: dict(c) for label, c in counts.items()} if seen else None
 
 
@@ -233,20 +226,14 @@ def totals(run: Run) -> dict[str, Any]:
     if isinstance(summary.get("usage"), dict):
         usage = {str(k): v for k, v in summary["usage"].items() if isinstance(v, dict)}
     else:
-        for record in run.records:
-            usage_of_record = record.get("usage")
-            for role, entry in (usage_of_record if isinstance(usage_of_record, dict) else {}).items():
-                if isinstance(entry, dict):
-                    target = usage.setdefault(str(role), {})
-                    for key in ("prompt_tokens", "completion_tokens", "calls", "cached_calls"):
-                        target[key] = target.get(key, 0) + int(number(entry.get(key)) or 0)
-    records = run.records
+        usage = {role: dict(entry) for role, entry in run.usage.items()}
+    items = run.items
     return {
-        "items": len(records),
-        "failed": sum(1 for r in records if r.get("error")),
-        "parsed": sum(1 for r in records if number(r.get("score")) is not None or r.get("verdict") in VERDICTS),
-        "llm_calls": summary.get("llm_calls", sum(int(number(r.get("llm_calls")) or 0) for r in records)),
-        "cached_calls": summary.get("cached_calls", sum(int(number(r.get("cached_calls")) or 0) for r in records)),
+        "items": len(items),
+        "failed": sum(1 for r in items if r.error),
+        "parsed": sum(1 for r in items if r.score is not None or r.verdict in VERDICTS),
+        "llm_calls": summary.get("llm_calls", sum(r.llm_calls for r in items)),
+        "cached_calls": summary.get("cached_calls", sum(r.cached_calls for r in items)),
         "usage": usage,
         "prompt_tokens": sum(int(number(u.get("prompt_tokens")) or 0) for u in usage.values()),
         "completion_tokens": sum(int(number(u.get("completion_tokens")) or 0) for u in usage.values()),

@@ -15,14 +15,15 @@ import gzip
 import hashlib
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import datetime, timezone
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from debate_eval.tasks.analysis.bootstrap import DEFAULT_CI_METHOD
 from debate_eval.tasks.analysis.report import numbers, run_card, sections
-from debate_eval.tasks.analysis.report.gather import Run, compare_key, is_pairwise, item_key, method_of, number
+from debate_eval.tasks.analysis.report.gather import Item, Run, compare_key, is_pairwise, item_key
 from debate_eval.tasks.analysis.report.plots import PALETTE, esc
 
 ASSETS = "assets"
@@ -77,63 +78,66 @@ def unpack_records(text: str) -> list[dict[str, Any]]:
     return json.loads(gzip.decompress(base64.b64decode(text)))
 
 
-def _tokens(record: dict[str, Any]) -> int:
-    total = 0
-    usage = record.get("usage")
-    for entry in (usage if isinstance(usage, dict) else {}).values():
-        if isinstance(entry, dict):
-            total += int(number(entry.get("prompt_tokens")) or 0) + int(number(entry.get("completion_tokens")) or 0)
-    return total
-
-
-def item_row(run_index: int, record: dict[str, Any], record_index: int) -> dict[str, Any]:
+def item_row(run_index: int, item: Item, record_index: int) -> dict[str, Any]:
     """The table row of one record (what the filters and sorting read)."""
-    human, score = number(record.get("human_score")), number(record.get("score"))
-    pairwise = is_pairwise(record)
-    verdict, label = record.get("verdict"), record.get("human_label")
+    human, score = item.human_score, item.score
+    pairwise = is_pairwise(item)
+    verdict, label = item.verdict, item.human_label
     if pairwise:
         match = None if verdict not in numbers.VERDICTS or label not in numbers.VERDICTS else verdict == label
         error = None if match is None else float(not match)
     else:
         match = None
         error = None if human is None or score is None else abs(score - human)
-    status = str(record.get("parse_status") or ("failed" if record.get("error") else "unknown"))
+    status = str(item.parse_status or ("failed" if item.error else "unknown"))
     return {
         "run": run_index,
         "rec": record_index,
-        "key": item_key(record),
-        "ckey": compare_key(record),
-        "id": str(record.get("item_id")),
-        "group": "" if record.get("group_id") is None else str(record.get("group_id")),
-        "method": method_of(record),
+        "key": item_key(item),
+        "ckey": compare_key(item),
+        "id": str(item.item_id),
+        "group": "" if item.group_id is None else str(item.group_id),
+        "method": item.method,
         "pairwise": pairwise,
         "human": label if pairwise else human,
         "score": verdict if pairwise else score,
         "err": error,
-        "agreed": match if pairwise else record.get("agreed") if isinstance(record.get("agreed"), bool) else None,
-        "consistent": record.get("consistent") if isinstance(record.get("consistent"), bool) else None,
-        "rounds": number(record.get("rounds")),
-        "parse": "failed" if record.get("error") else status,
-        "stop": str(record.get("stop_reason") or ""),
-        "tokens": _tokens(record),
+        "agreed": match if pairwise else item.agreed,
+        "consistent": item.consistent,
+        "rounds": item.rounds,
+        "parse": "failed" if item.error else status,
+        "stop": str(item.stop_reason or ""),
+        "tokens": item.tokens,
     }
+
+
+def _runs_data(runs: Sequence[Run]) -> list[dict[str, Any]]:
+    return [
+        {"label": run.label, "method": run.method, "task": run.task_type, "colour": PALETTE[i % len(PALETTE)]}
+        for i, run in enumerate(runs)
+    ]
+
+
+def _rows(runs: Sequence[Run]) -> Iterator[dict[str, Any]]:
+    """The table row of every item of every run, one at a time (``rec`` counts over the runs)."""
+    index = 0
+    for run_index, run in enumerate(runs):
+        for item in run.items:
+            yield item_row(run_index, item, index)
+            index += 1
+
+
+def _records(runs: Sequence[Run]) -> Iterator[dict[str, Any]]:
+    """Every record of every run as JSON (transcripts included), read one at a time."""
+    for run in runs:
+        for line, _ in run.iter_lines():
+            yield line
 
 
 def page_data(runs: Sequence[Run]) -> dict[str, Any]:
-    """Everything the script needs: runs, table rows and the full records (transcripts included)."""
-    rows, records = [], []
-    for run_index, run in enumerate(runs):
-        for record in run.records:
-            rows.append(item_row(run_index, record, len(records)))
-            records.append(record)
-    return {
-        "runs": [
-            {"label": run.label, "method": run.method, "task": run.task_type, "colour": PALETTE[i % len(PALETTE)]}
-            for i, run in enumerate(runs)
-        ],
-        "rows": rows,
-        "records": records,
-    }
+    """Everything the script needs: runs, table rows and the full records (transcripts included; every record
+    read whole, for a page that embeds them all)."""
+    return {"runs": _runs_data(runs), "rows": list(_rows(runs)), "records": list(_records(runs))}
 
 
 def sample_indexes(total: int, limit: int) -> list[int]:
@@ -143,20 +147,26 @@ def sample_indexes(total: int, limit: int) -> list[int]:
     return [i * total // limit for i in range(limit)]
 
 
-def sampled(data: dict[str, Any], records: list[dict[str, Any]], limit: int) -> tuple[list[dict[str, Any]], bytes]:
-    """Keep a sample of ``limit`` rows in ``data`` (their records renumbered) and return the sample's records
-    and the sidecar: gzipped JSON ``{"rows": [...], "records": [...]}`` of every row and record."""
-    full = json.dumps({"rows": data["rows"], "records": records}, ensure_ascii=False, allow_nan=False, default=str)
-    sidecar = gzip.compress(full.encode("utf-8"), compresslevel=6, mtime=0)
-    rows = []
+def _dump(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, allow_nan=False, default=str)
+
+
+def write_sidecar(runs: Sequence[Run], target: Path, keep: set[int]) -> list[dict[str, Any]]:
+    """Write the sidecar to ``target``: gzipped JSON ``{"rows": [...], "records": [...]}`` of every row and
+    record, streamed (rows from the items, records read one at a time, none held). Returns the records at
+    the indexes ``keep`` (counted over the runs, in order): the page's sample."""
     kept = []
-    for index in sample_indexes(len(data["rows"]), limit):
-        row = dict(data["rows"][index])
-        kept.append(records[row["rec"]])
-        row["rec"] = len(kept) - 1
-        rows.append(row)
-    data["rows"] = rows
-    return kept, sidecar
+    with target.open("wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=6, mtime=0) as out:
+        out.write(b'{"rows": [')
+        for index, row in enumerate(_rows(runs)):
+            out.write(((", " if index else "") + _dump(row)).encode("utf-8"))
+        out.write(b'], "records": [')
+        for index, record in enumerate(_records(runs)):
+            out.write(((", " if index else "") + _dump(record)).encode("utf-8"))
+            if index in keep:
+                kept.append(record)
+        out.write(b"]}")
+    return kept
 
 
 def sidecar_block(name: str, shown: int, total: int) -> str:
@@ -200,25 +210,37 @@ def render_page(
     ci_method: str = DEFAULT_CI_METHOD,
     *,
     sample: int | None = None,
-    sidecar_name: str = "",
-) -> tuple[str, bytes | None]:
+    sidecar: Path | None = None,
+) -> tuple[str, bool]:
     """``render``, and with ``sample`` a page that embeds at most that many items (spread evenly) and the
-    sidecar of every item (``sampled``) to write beside it as ``sidecar_name`` (None: every item fits)."""
+    sidecar of every item written to ``sidecar`` (``write_sidecar``; the page names the file ``sidecar``'s
+    name without a ``.tmp`` suffix). Returns the page and whether a sidecar was written (not when every
+    item fits). The records are read one at a time: only the embedded ones are held."""
     style, script = asset("report.css"), script_text()
     title = title or "debate-eval report: " + ", ".join(run.label for run in runs)
-    data = page_data(runs)
-    records = data.pop("records")
-    sidecar, block = None, ""
-    if sample is not None and len(records) > sample:
-        total = len(records)
-        records, sidecar = sampled(data, records, sample)
-        block = sidecar_block(sidecar_name, len(records), total)
+    rows_total = sum(len(run.items) for run in runs)
+    block, wrote = "", False
+    if sample is not None and sidecar is not None and rows_total > sample:
+        indexes = sample_indexes(rows_total, sample)
+        records = write_sidecar(runs, sidecar, set(indexes))
+        wanted = set(indexes)
+        rows = []
+        for position, row in enumerate(_rows(runs)):  # the sample's rows, renumbered
+            if position in wanted:
+                row["rec"] = len(rows)
+                rows.append(row)
+        name = sidecar.name.removesuffix(".tmp")
+        block, wrote = sidecar_block(name, len(records), rows_total), True
+        data = {"runs": _runs_data(runs), "rows": rows}
+    else:
+        data = page_data(runs)
+        records = data.pop("records")
     packed = pack_records(records)
     compare = sections.comparison(runs)
     body = {
         "title": esc(title),
         "generated": esc(datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")),
-        "runs": esc(" · ".join(f"{run.label} ({len(run.records)} items)" for run in runs)),
+        "runs": esc(" · ".join(f"{run.label} ({len(run.items)} items)" for run in runs)),
         "notes": "".join(f"<p class='note warn'>{esc(note)}</p>" for note in notes),
         "overview": sections.glance(runs, ci_method)
         + "".join(run_card.overview(run, i, len(runs) == 1, ci_method) for i, run in enumerate(runs)),
@@ -238,4 +260,4 @@ def render_page(
         "sidecar": block,
     }
     # One pass over the template only: a run's text that looks like a placeholder stays as it is.
-    return re.sub(r"\{\{(\w+)\}\}", lambda match: body[match.group(1)], asset("page.html")), sidecar
+    return re.sub(r"\{\{(\w+)\}\}", lambda match: body[match.group(1)], asset("page.html")), wrote

@@ -75,8 +75,8 @@ def overview(run: Run, index: int, expanded: bool = True, ci_method: str = DEFAU
     """One run's card: what was run, on what, with what, what it cost, and how it meta-evaluates (closed
     unless ``expanded``: with several runs the table at a glance comes first; intervals by ``ci_method``)."""
     totals = numbers.totals(run)
-    datasets = sorted({str(r.get("dataset")) for r in run.records})
-    aspects = sorted({str(r.get("aspect")) for r in run.records})
+    datasets = sorted({str(item.dataset) for item in run.items})
+    aspects = sorted({str(item.aspect) for item in run.items})
     facts = [
         ("run folder", str(run.path)),
         ("dataset", ", ".join(datasets)),
@@ -144,7 +144,7 @@ def meta_table(run: Run, ci_method: str = DEFAULT_CI_METHOD) -> str:
     """The meta-evaluation of a run (correlations with 95 % intervals beside the published row ``meta-eval``
     shows; pairwise accuracy/κ/consistency), Topical-Chat under both definitions. The intervals are
     ``meta-eval --ci-method ci_method``'s, and the notes under the tables name the method."""
-    if not numbers.has_human_ratings(run.records):
+    if not numbers.has_human_ratings(run.items):
         return f"<p class='note no-human'>{esc(NO_HUMAN_RATINGS)}</p>"
     parts = []
     rows = numbers.meta_eval_rows(run, ci_method=ci_method)

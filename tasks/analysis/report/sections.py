@@ -9,15 +9,15 @@ from typing import Any
 
 from debate_eval.tasks.analysis.bootstrap import DEFAULT_CI_METHOD
 from debate_eval.tasks.analysis.report import numbers, plots
-from debate_eval.tasks.analysis.report.gather import Run, compare_key, is_pairwise, item_key, number
+from debate_eval.tasks.analysis.report.gather import Item, Run, compare_key, is_pairwise, item_key, number
 from debate_eval.tasks.analysis.report.plots import esc
 from debate_eval.tasks.analysis.report.run_card import ci_html, fmt
 
 TASK_NAMES = {"single": "single-score", "pairwise": "pairwise"}
 
 
-def _scale(records: Sequence[dict[str, Any]]) -> tuple[float, float]:
-    values = [v for r in records for k in ("score", "human_score") if (v := number(r.get(k))) is not None]
+def _scale(records: Sequence[Item]) -> tuple[float, float]:
+    values = [v for r in records for k in ("score", "human_score") if (v := number(getattr(r, k))) is not None]
     if not values:
         return 1.0, 5.0
     return float(math.floor(min(values))), float(math.ceil(max(values)))
@@ -26,12 +26,12 @@ def _scale(records: Sequence[dict[str, Any]]) -> tuple[float, float]:
 def _score_plots(runs: Sequence[Run]) -> list[str]:
     """Per dataset/aspect (scales differ): a scatter per run and the distributions of humans and runs."""
     figures = []
-    parts = sorted({(str(r.get("dataset")), str(r.get("aspect"))) for run in runs for r in run.records
+    parts = sorted({(str(r.dataset), str(r.aspect)) for run in runs for r in run.items
                     if not is_pairwise(r)})  # fmt: skip
     for dataset, aspect in parts:
         suffix = f" · {dataset}/{aspect}" if len(parts) > 1 else ""
         subsets = [
-            (index, run, [r for r in run.records if not is_pairwise(r) and (r.get("dataset"), r.get("aspect")) ==
+            (index, run, [r for r in run.items if not is_pairwise(r) and (r.dataset, r.aspect) ==
                           (dataset, aspect)])
             for index, run in enumerate(runs)
         ]  # fmt: skip
@@ -40,9 +40,9 @@ def _score_plots(runs: Sequence[Run]) -> list[str]:
         rated = numbers.has_human_ratings(r for _, _, records in subsets for r in records)
         for index, run, records in subsets if rated else ():  # no human ratings: no scatter against them
             points = [
-                (h, s, f"{index}|{item_key(r)}", f"{r.get('item_id')}: human {h:g}, {run.label} {s:g}")
+                (h, s, f"{index}|{item_key(r)}", f"{r.item_id}: human {h:g}, {run.label} {s:g}")
                 for r in records
-                if (h := number(r.get("human_score"))) is not None and (s := number(r.get("score"))) is not None
+                if (h := number(r.human_score)) is not None and (s := number(r.score)) is not None
             ]
             colour = plots.PALETTE[index % len(plots.PALETTE)]
             figures.append(plots.scatter(f"{run.label}: predicted vs human{suffix}", points, low, high, colour))
@@ -56,17 +56,11 @@ def _score_plots(runs: Sequence[Run]) -> list[str]:
     return figures
 
 
-def _has_critic(record: dict[str, Any]) -> bool:
-    """Whether the record's transcript holds a Critic's turn (a Scorer-Critic debate, whatever the method's name)."""
-    transcript = record.get("transcript")
-    return isinstance(transcript, list) and any(isinstance(e, dict) and e.get("role") == "critic" for e in transcript)
-
-
 def plots_section(runs: Sequence[Run]) -> str:
     """Scatter per run, distributions of humans vs runs, Scorer moves per round, pairwise confusion."""
     figures = _score_plots(runs)
     for run in runs:
-        debated = [r for r in run.records if not is_pairwise(r) and _has_critic(r)]
+        debated = [r for r in run.items if r.scorer is not None]
         if debated:
             moves = numbers.scorer_moves(debated)
             if any(kind != "no score" for stack in moves for kind in stack):
@@ -77,7 +71,7 @@ def plots_section(runs: Sequence[Run]) -> str:
                         moves,
                     )
                 )
-        pairwise = [r for r in run.records if is_pairwise(r)]
+        pairwise = [r for r in run.items if is_pairwise(r)]
         if pairwise and not numbers.has_human_ratings(pairwise):  # unlabelled pairs: how the verdicts fell
             counts = numbers.verdict_counts(pairwise)
             kinds = [*numbers.VERDICTS, "none"]
@@ -114,13 +108,13 @@ def plots_section(runs: Sequence[Run]) -> str:
     return "<div class='plots'>" + "".join(f"<figure>{f}</figure>" for f in figures) + "</div>"
 
 
-def _error(record: dict[str, Any]) -> float | None:
+def _error(record: Item) -> float | None:
     """|score − human| of a single-score record; 0 or 1 (verdict right or wrong) of a pairwise one."""
     if is_pairwise(record):
-        verdict, label = record.get("verdict"), record.get("human_label")
+        verdict, label = record.verdict, record.human_label
         known = verdict in numbers.VERDICTS and label in numbers.VERDICTS
         return float(verdict != label) if known else None
-    score, human = number(record.get("score")), number(record.get("human_score"))
+    score, human = number(record.score), number(record.human_score)
     return None if score is None or human is None else abs(score - human)
 
 
@@ -131,9 +125,9 @@ def comparison(runs: Sequence[Run]) -> str:
         group = [run for run in runs if run.task_type == task]
         if len(group) < 2:
             continue
-        if not numbers.has_human_ratings(r for run in group for r in run.records):
+        if not numbers.has_human_ratings(r for run in group for r in run.items):
             continue  # closest to the humans: there are none
-        by_run = [{compare_key(r): r for r in run.records} for run in group]
+        by_run = [{compare_key(r): r for r in run.items} for run in group]
         shared = sorted(set.intersection(*(set(m) for m in by_run)))
         extra = ["tie", "no score"] if task == "single" else ["tie", "all wrong", "no verdict"]
         closer = dict.fromkeys([run.label for run in group] + extra, 0)
@@ -200,10 +194,10 @@ def glance(runs: Sequence[Run], ci_method: str = DEFAULT_CI_METHOD) -> str:
             )
             for row in numbers.pairwise_rows(run, ci_method=ci_method)
         ]
-        if not numbers.has_human_ratings(run.records):
+        if not numbers.has_human_ratings(run.items):
             stats = ["no human ratings"]
         cost = "–" if totals["cost"] is None else f"${totals['cost']:.4f}"
-        data = ", ".join(sorted({f"{r.get('dataset')}/{r.get('aspect')}" for r in run.records}))
+        data = ", ".join(sorted({f"{r.dataset}/{r.aspect}" for r in run.items}))
         lines.append(
             f"<tr><td><a href='#run-{index}'>{esc(run.label)}</a></td><td>{esc(run.method)}</td><td>{esc(data)}</td>"
             f"<td>{totals['items']}</td><td>{totals['parsed']}</td><td>{'<br>'.join(stats) or '–'}</td>"

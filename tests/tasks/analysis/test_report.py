@@ -16,6 +16,7 @@ from debate_eval.tasks.analysis.bootstrap import CI_METHODS
 from debate_eval.tasks.analysis.meta_eval import load_results, meta_evaluate
 from debate_eval.tasks.analysis.report import gather, numbers, write_report
 from debate_eval.tasks.analysis.report.page import page_data, render, safe_json, unpack_records
+from debate_eval.tasks.engine.record import Record
 
 
 def embedded_records(html: str) -> list[dict]:
@@ -58,7 +59,7 @@ def test_scorer_moves_towards_and_away_from_the_human_score() -> None:
         rr.debate_record(2, 2.0, [2.0, 4.0, None]),  # away, then no score
         rr.debate_record(3, 3.0, [2.0, 4.0]),  # same distance
     ]
-    assert numbers.scorer_moves(records) == [
+    assert numbers.scorer_moves([Record.from_json(r) for r in records]) == [
         {"towards": 1, "away": 1, "same distance": 1},
         {"unchanged": 1, "no score": 1},
     ]
@@ -70,8 +71,8 @@ def test_a_reasked_answer_is_the_same_round() -> None:
         rr.message("Commander", "commander", "Your score alone?", "Scorer", "reask"),
         rr.scorer(3.0),
     ]
-    assert numbers.scorer_scores(record) == [4.0, 3.0]
-    assert numbers.scorer_moves([record]) == [{"towards": 1}]
+    assert numbers.scorer_scores(Record.from_json(record)) == [4.0, 3.0]
+    assert numbers.scorer_moves([Record.from_json(record)]) == [{"towards": 1}]
 
 
 def _grouped(protocol: str, groups: int, **fields: object) -> list[dict]:
@@ -224,8 +225,8 @@ def test_judged_texts_come_from_the_dataset_only_when_the_prompts_hold_them(tmp_
     runs = gather.load_runs([rr.write_run(tmp_path / "run", [record, other])])
     assert gather.attach_inputs(runs) == []
     first, second = runs[0].records
-    assert first["inputs"] == dict(item.inputs) and first["inputs_source"] == "dataset"
-    assert "inputs" not in second
+    assert first.inputs == dict(item.inputs) and first.extra["inputs_source"] == "dataset"
+    assert second.inputs is None
 
 
 def test_odd_records_of_unknown_methods_still_render(tmp_path: Path) -> None:

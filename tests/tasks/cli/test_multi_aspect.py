@@ -123,7 +123,7 @@ def test_own_dialogue_file_with_dialevalml_rescore_and_report_inputs(
     monkeypatch.setattr(registry, "_OWN_FILES", {})
     runs = load_runs([out])
     assert attach_inputs(runs) == []
-    outputs = sorted(record["inputs"]["output"] for record in runs[0].records)
+    outputs = sorted(record.inputs["output"] for record in runs[0].records)
     assert outputs == [f"System: reply number {i}" for i in range(4)]
 
 
@@ -155,10 +155,20 @@ def test_repeat_and_ablate_take_one_aspect(
 def test_show_keeps_the_aspect_of_a_long_item_id() -> None:
     """SummEval's ids are 52 characters: the table shortens the id, never the aspect tag."""
     from debate_eval.tasks.cli.show import format_table
+    from debate_eval.tasks.engine.record import Record
 
     long_id = "dm-test-8764fb95bfad8ee849274873a92fb8d6b400eee2/M11"
     records = [
-        {"item_id": long_id, "aspect": aspect, "score": 3, "human_score": 2, "parse_status": "parsed"}
+        Record.from_json(
+            {
+                "item_id": long_id,
+                "dataset": "summeval",
+                "aspect": aspect,
+                "score": 3,
+                "human_score": 2,
+                "parse_status": "parsed",
+            }
+        )
         for aspect in ("coherence", "semantically_appropriate")
     ]
     rows = format_table(records).splitlines()[1:3]

@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from debate_eval.tasks.cli.show import format_table, format_transcript
+from debate_eval.tasks.engine.record import Record
 
 
-def record(item_id: str, verdict: str | None, **extra: Any) -> dict[str, Any]:
-    return {
+def record(item_id: str, verdict: str | None, **extra: Any) -> Record:
+    return Record.from_json({
         "item_id": item_id,
         "dataset": "pandalm",
         "aspect": "preference",
@@ -29,7 +30,7 @@ def record(item_id: str, verdict: str | None, **extra: Any) -> dict[str, Any]:
              "verdict": {"value": "first", "status": "parsed", "method": "bare"}},
         ],
         **extra,
-    }  # fmt: skip
+    })  # fmt: skip
 
 
 def test_table_shows_label_verdict_and_both_orders() -> None:
@@ -53,5 +54,6 @@ def test_transcript_prints_both_responses_and_orders() -> None:
 
 
 def test_single_text_records_keep_their_table() -> None:
-    single = {"item_id": "d1/s1", "human_score": 3.0, "score": 4.0, "parse_status": "parsed", "agreed": True}
+    single = Record.from_json({"item_id": "d1/s1", "dataset": "summeval", "aspect": "coherence", "human_score": 3.0,
+                               "score": 4.0, "parse_status": "parsed", "agreed": True})  # fmt: skip
     assert "score" in format_table([single]).splitlines()[0]
