@@ -80,6 +80,20 @@ def dataset_path(shared_data_dir: Path) -> Callable[[str], Path]:
     return find
 
 
+# Proxy settings of the machine's environment: every test server is on 127.0.0.1, and a proxy there would
+# carry (or refuse) the tests' requests; a test of proxies sets its own.
+PROXY_VARIABLES = (
+    "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy", "no_proxy",
+)  # fmt: skip
+
+
+@pytest.fixture(autouse=True)
+def no_proxy_of_the_machine(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No proxy from the environment the suite runs in (for the test and the processes it starts)."""
+    for name in PROXY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+
+
 @pytest.fixture
 def isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, shared_data_dir: Path) -> Path:
     """A clean environment for command-line runs: no model settings from the developer's environment or

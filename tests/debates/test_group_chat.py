@@ -102,20 +102,28 @@ def test_a_participants_error_ends_the_run_with_that_error() -> None:
 
 
 class Slow(ReplayChatCompletionClient):
+    """A model call that never ends by itself; ``calling`` is set once the call is under way."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.calling = asyncio.Event()
+
     async def create(self, *args: Any, **kwargs: Any) -> Any:
+        self.calling.set()
         await asyncio.sleep(30)
         raise AssertionError("not cancelled")
 
 
 def test_a_cancelled_run_stops_its_runtime_at_once() -> None:
-    team = Pair({"alice": Slow(["x"]), "bob": replay("b1")})
+    alice = Slow(["x"])
+    team = Pair({"alice": alice, "bob": replay("b1")})
 
     async def main() -> None:
         task = asyncio.ensure_future(team.run(task="go"))
-        await asyncio.sleep(0.2)
+        await asyncio.wait_for(alice.calling.wait(), 60)  # the gate: the run is inside its model call
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
-            await asyncio.wait_for(task, 10)
+            await asyncio.wait_for(task, 60)  # the bound only guards against a hang
 
     asyncio.run(main())
     assert runs_again(team.team_runtime)
@@ -124,15 +132,16 @@ def test_a_cancelled_run_stops_its_runtime_at_once() -> None:
 def test_the_callers_cancellation_token_cancels_the_run() -> None:
     from autogen_core import CancellationToken
 
-    team = Pair({"alice": Slow(["x"]), "bob": replay("b1")})
+    alice = Slow(["x"])
+    team = Pair({"alice": alice, "bob": replay("b1")})
     token = CancellationToken()
 
     async def main() -> None:
         run = asyncio.ensure_future(team.run(task="go", cancellation_token=token))
-        await asyncio.sleep(0.2)
+        await asyncio.wait_for(alice.calling.wait(), 60)  # the gate: the run is inside its model call
         token.cancel()
         with pytest.raises(asyncio.CancelledError):
-            await asyncio.wait_for(run, 10)
+            await asyncio.wait_for(run, 60)  # the bound only guards against a hang
 
     asyncio.run(main())
 

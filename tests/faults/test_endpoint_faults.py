@@ -29,7 +29,7 @@ def burst(first: int, length: int, action: Action) -> Callable[[int, dict[str, A
         ("500 burst mid-run", burst(8, 3, Action(status=500))),
         ("503 and 429 with Retry-After", burst(5, 3, Action(status=429, retry_after="0.05"))),
         ("429 without Retry-After", burst(PREFLIGHT, 3, Action(status=429))),
-        ("hang past --timeout", burst(6, 2, Action(hang_s=3.0))),
+        ("hang past --timeout", burst(6, 2, Action(hang_s=10.0))),
         ("reset connections", burst(4, 3, Action(reset=True))),
         ("empty bodies", burst(PREFLIGHT, 3, Action(body=b""))),
         ("garbled bodies mid-run", burst(7, 3, Action(body=b"\xff\xfe\x00\x81garbled"))),
@@ -40,7 +40,7 @@ def test_transient_faults_are_absorbed(
     fault_env: Path, cli: Callable[[list[str]], Outcome], server_factory: Any, name: str, script: Any
 ) -> None:
     server = server_factory(script=script)
-    outcome = cli(run_args(server, fault_env / "run", "--timeout", "1"))
+    outcome = cli(run_args(server, fault_env / "run", "--timeout", "2"))
     assert_clean(outcome, code=0, message=None, results=ITEMS, server=server)
     assert all(r["error"] is None and r["score"] == 3 for r in outcome.records())
     summary = json.loads((outcome.out / "summary.json").read_text())

@@ -15,7 +15,7 @@ import re
 import socket
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -38,17 +38,19 @@ from debate_eval.agents.models.providers.scripted_server import default_reply
 PREFLIGHT = 0  # the first request of a run is the endpoint check
 
 
-def closed_port() -> int:
-    """A port on 127.0.0.1 that nothing listens on (bound, then released)."""
+@pytest.fixture
+def closed_port() -> Iterator[int]:
+    """A port on 127.0.0.1 that nothing listens on: bound (so no other process can take it meanwhile) and
+    never listening, so a connection to it is refused."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+        yield probe.getsockname()[1]
 
 
 def test_a_closed_port_fails_at_the_endpoint_check_at_once_in_one_line(
-    fault_env: Path, cli: Callable[[list[str]], Outcome]
+    fault_env: Path, cli: Callable[[list[str]], Outcome], closed_port: int
 ) -> None:
-    url = f"http://127.0.0.1:{closed_port()}/v1"
+    url = f"http://127.0.0.1:{closed_port}/v1"
     out = fault_env / "run"
     args = ["run", "--dataset", "summeval", "--aspect", "coherence", "--limit", "2", "--base-url", url,
             "--model", "fake", "--out", str(out), "--no-progress", "--max-retries", "6"]  # fmt: skip
@@ -79,18 +81,19 @@ def test_a_trickled_body_does_not_outlive_the_timeout(
     fault_env: Path, cli: Callable[[list[str]], Outcome], server_factory: Any
 ) -> None:
     # the first Scorer call after the check answers 10 bytes a second: each byte well within the per-read
-    # timeout, the whole body (about 300 bytes) in about 30 s; --timeout 2 is the deadline of the whole request
+    # timeout, the whole body (about 300 bytes) in about 30 s; --timeout 5 is the deadline of the whole request
+    # (and long enough for every other call, not retried here, however loaded the machine)
     trickle = Action(trickle_s=0.1)
     server = server_factory(script=lambda number, request: trickle if number == PREFLIGHT + 1 else None)
-    outcome = cli(run_args(server, fault_env / "run", "--timeout", "2", "--max-retries", "0", "--concurrency", "1"))
+    outcome = cli(run_args(server, fault_env / "run", "--timeout", "5", "--max-retries", "0", "--concurrency", "1"))
     assert_clean(outcome, code=1, message=None, results=ITEMS, server=server)
     failed = [r for r in outcome.records() if r["error"]]
     assert len(failed) == 1
     assert failed[0]["error"].startswith("APITimeoutError: Request timed out. (TimeoutException: no complete answer")
-    assert "within 2 s (--timeout)" in failed[0]["error"]
+    assert "within 5 s (--timeout)" in failed[0]["error"]
     trickled = server.requests[PREFLIGHT + 1]
     full = len(json.dumps(completion(trickled, default_reply(trickled))))
-    assert server.trickled < full / 2  # the client hung up after about 2 s, long before the body was complete
+    assert server.trickled < full / 2  # the client hung up after about 5 s, long before the body was complete
 
 
 def test_an_answer_over_the_cap_fails_its_item_in_one_line_and_the_others_finish(

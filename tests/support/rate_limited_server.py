@@ -188,6 +188,10 @@ class RateLimitedServer:
         if self._server is not None:
             self._server.stop()
 
+    def wait_stopped(self, timeout_s: float) -> bool:
+        """Wait (at most ``timeout_s``) until the server has stopped (by ``stop()`` or its lifetime)."""
+        return self._server is not None and self._server.wait_stopped(timeout_s)
+
     def __enter__(self) -> RateLimitedServer:
         return self.start()
 

@@ -56,6 +56,7 @@ class LocalServer:
         ignored: tuple[type[BaseException], ...] = HUNG_UP,
     ) -> None:
         self._lock = threading.Lock()
+        self._stopped = threading.Event()
         self._server: _Server | None = _Server(handler, queue_size, ignored)
         self.root = f"http://127.0.0.1:{self._server.server_address[1]}"
         serve = threading.Thread(
@@ -77,6 +78,11 @@ class LocalServer:
         if server is not None:
             server.shutdown()
             server.server_close()
+            self._stopped.set()
+
+    def wait_stopped(self, timeout_s: float) -> bool:
+        """Wait (at most ``timeout_s``) until serving has stopped and the socket is closed; whether it has."""
+        return self._stopped.wait(timeout_s)
 
 
 class QuietHandler(BaseHTTPRequestHandler):

@@ -73,7 +73,8 @@ def test_failed_lines_are_retried_in_a_later_batch_and_lost_polls_are_survived(i
 
 def test_a_killed_run_polls_its_submitted_batch_instead_of_paying_again(isolated_env: Path) -> None:
     out = isolated_env / "run"
-    with ScriptedBatchServer(batch_delay_s=3.0, lifetime_s=150) as server:
+    # the first batch completes only once the test says so (below): the kill lands before it, however late
+    with ScriptedBatchServer(batch_delay_s=3600.0, lifetime_s=150) as server:
         command = [sys.executable, "-m", "debate_eval.tasks.cli.main", *run_args(server.base_url, out)]
         child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.time() + 60

@@ -262,7 +262,7 @@ def trickle(handler: Any) -> None:
         handler.wfile.write(body[index : index + 1])
         handler.wfile.flush()
         handler.server.owner.sent += 1
-        time.sleep(0.05)
+        time.sleep(0.1)  # the whole body would take about 23 s
 
 
 def test_the_deadline_covers_the_whole_request_not_each_read() -> None:

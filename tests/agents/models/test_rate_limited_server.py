@@ -91,7 +91,7 @@ def test_bounded_and_stopping_by_itself() -> None:
         statuses = [post(server)[0] for _ in range(3)]
     assert statuses == [200, 200, 503]
     server = RateLimitedServer(latency=NO_LATENCY, max_lifetime_s=0.2).start()
-    time.sleep(0.6)
+    assert server.wait_stopped(60)  # the gate: the server says it stopped (bounded), not a sleep
     with pytest.raises(urllib.error.URLError):
         post(server)
 

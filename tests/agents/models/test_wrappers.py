@@ -160,8 +160,8 @@ def test_500_then_success() -> None:
 
 
 def test_a_hang_past_the_timeout_is_retried() -> None:
-    with ScriptedOpenAIServer(faults=[Fault(hang_s=2.0)]) as server:
-        result, _, stats = run_create(server, timeout=0.5)
+    with ScriptedOpenAIServer(faults=[Fault(hang_s=10.0)]) as server:
+        result, _, stats = run_create(server, timeout=2.0)  # the retry, merely slow on a loaded machine, is in time
     assert result.content == "3" and stats.retries["timeout"] == 1
 
 
@@ -204,25 +204,34 @@ def test_cache_namespaces_separate_settings_and_errors_are_not_cached() -> None:
 
 
 class InFlight:
-    """A scripted reply that takes a while and notes the most requests the server held at once."""
+    """A scripted reply that takes a while and notes the most requests the server held at once.
 
-    def __init__(self, seconds: float) -> None:
+    Each request is held until ``until_peak`` requests have been in flight at once (bounded by ``limit_s``),
+    so that many overlap however slowly a loaded machine sends them; when the client never lets that many
+    through, the wait ends at the bound and the peak stays lower.
+    """
+
+    def __init__(self, seconds: float, until_peak: int, limit_s: float = 30.0) -> None:
         self.seconds = seconds
-        self.lock = threading.Lock()
+        self.until_peak = until_peak
+        self.limit_s = limit_s
+        self.changed = threading.Condition()
         self.now = self.peak = 0
 
     def __call__(self, request: Any) -> str:
-        with self.lock:
+        with self.changed:
             self.now += 1
             self.peak = max(self.peak, self.now)
+            self.changed.notify_all()
+            self.changed.wait_for(lambda: self.peak >= self.until_peak, self.limit_s)
         time.sleep(self.seconds)
-        with self.lock:
+        with self.changed:
             self.now -= 1
         return "Score: 3"
 
 
 def test_the_embedded_server_gets_at_most_its_slots_whatever_the_concurrency() -> None:
-    gauge = InFlight(0.1)
+    gauge = InFlight(0.1, until_peak=2)
     config = resolve_model_config(ModelOverrides(embedded_parallel=2), environ={})  # every role embedded
     assert config.for_role("scorer").provider == "embedded"
 
@@ -243,7 +252,7 @@ def test_the_embedded_server_gets_at_most_its_slots_whatever_the_concurrency() -
 
 
 def test_a_remote_endpoint_is_not_limited_by_the_embedded_slots() -> None:
-    gauge = InFlight(0.2)
+    gauge = InFlight(0.2, until_peak=3)
     with ScriptedOpenAIServer(reply=gauge) as server:
         config = resolve_model_config(ModelOverrides(base_url=server.base_url, model="scripted"), environ={})
 

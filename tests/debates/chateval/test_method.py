@@ -70,6 +70,8 @@ class PanelClient(DelegatingClient):
     """Answers each agent (found from its system message) from its own script, optionally after a delay.
 
     ``seen`` records, per call and in completion order, the agent and the messages it was sent.
+    ``finish_order``: agents whose concurrent calls answer in this order, whatever the machine's load (an
+    agent's n-th call waits until the agents before it have answered n times).
     """
 
     def __init__(
@@ -77,12 +79,28 @@ class PanelClient(DelegatingClient):
         scripts: Mapping[str, list[str]],
         delays: Mapping[str, float] | None = None,
         cached: Sequence[str] = (),
+        finish_order: Sequence[str] = (),
     ) -> None:
         super().__init__(ReplayChatCompletionClient(["unused"]))
         self.scripts = {name: list(replies) for name, replies in scripts.items()}
         self.delays = dict(delays or {})
         self.cached = set(cached)
+        self.finish_order = list(finish_order)
         self.seen: list[tuple[str, list[LLMMessage]]] = []
+        self._answered: asyncio.Condition | None = None
+
+    def _answers_of(self, agent: str) -> int:
+        return sum(1 for name, _ in self.seen if name == agent)
+
+    async def _wait_for_turn(self, agent: str) -> None:
+        if agent not in self.finish_order:
+            return
+        call = self._answers_of(agent) + 1
+        before = self.finish_order[: self.finish_order.index(agent)]
+        assert self._answered is not None
+        async with self._answered:
+            ready = lambda: all(self._answers_of(other) >= call for other in before)  # noqa: E731
+            await asyncio.wait_for(self._answered.wait_for(ready), 60)  # the bound only guards against a hang
 
     @staticmethod
     def agent_of(messages: Sequence[LLMMessage]) -> str:
@@ -94,8 +112,13 @@ class PanelClient(DelegatingClient):
 
     async def create(self, messages: Sequence[LLMMessage], **kwargs: Any) -> CreateResult:  # type: ignore[override]
         agent = self.agent_of(messages)
+        if self._answered is None:
+            self._answered = asyncio.Condition()
+        await self._wait_for_turn(agent)
         await asyncio.sleep(self.delays.get(agent, 0.0))
-        self.seen.append((agent, list(messages)))
+        async with self._answered:
+            self.seen.append((agent, list(messages)))
+            self._answered.notify_all()
         content = self.scripts[agent].pop(0)
         usage = RequestUsage(prompt_tokens=sum(len(str(m.content)) for m in messages), completion_tokens=7)
         return CreateResult(finish_reason="stop", content=content, usage=usage, cached=agent in self.cached)
@@ -177,7 +200,7 @@ def test_simultaneous_talk_hides_the_current_turn_from_every_referee() -> None:
         "News_Author": ["NA1 Score: 4", "NA2 Score: 4"],
     }
     # the first speaker is the slowest: its answer comes last, while the others' requests are long done
-    client = PanelClient(scripts, delays={"General_Public": 0.2, "Critic": 0.1})
+    client = PanelClient(scripts, finish_order=["News_Author", "Critic", "General_Public"])
     outcome = run(make_config("simultaneous"), {"scorer": client})
 
     assert [name for name, _ in client.seen][:3] == ["News_Author", "Critic", "General_Public"]

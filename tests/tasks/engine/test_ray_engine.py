@@ -8,11 +8,11 @@ import json
 import os
 import signal
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support.held_replies import HeldReplies
 
 from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAIServer
 from debate_eval.tasks.cli.main import main
@@ -103,7 +103,9 @@ def test_a_lost_ray_task_is_submitted_again_without_duplicates(
 
     out = isolated_env / "run"
     killed: list[int] = []
-    with ScriptedOpenAIServer(latency_s=0.05) as server:
+    replies = HeldReplies()
+    replies.hold_after(6)  # the gate: 6 calls answered, the next held (no task can finish before the kill)
+    with ScriptedOpenAIServer(latency_s=0.05, reply=replies) as server:
         config, options = build.build_run(RunRequest.from_mapping(request(server, out)))
 
         def on_start(k: int, pid: int) -> None:
@@ -111,10 +113,9 @@ def test_a_lost_ray_task_is_submitted_again_without_duplicates(
                 return
 
             def kill_after_gate() -> None:
-                deadline = time.monotonic() + 120
-                while server.count < 6 and time.monotonic() < deadline:  # the gate: calls the server received
-                    time.sleep(0.01)
+                replies.wait_holding()
                 os.kill(pid, signal.SIGKILL)
+                replies.release()
 
             killed.append(pid)
             threading.Thread(target=kill_after_gate, daemon=True).start()

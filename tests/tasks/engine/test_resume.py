@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from support.held_replies import HeldReplies
 
 from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAIServer
 from debate_eval.tasks.cli.main import main
@@ -26,20 +27,26 @@ def count_lines(path: Path) -> int:
 def test_resume_after_sigkill(isolated_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = isolated_env / "run"
     results = out / "results.jsonl"
-    with ScriptedOpenAIServer(latency_s=0.05) as server:
+    replies = HeldReplies()
+    with ScriptedOpenAIServer(latency_s=0.05, reply=replies) as server:
         args = ["run", "--dataset", "summeval", "--aspect", "coherence", "--limit", str(ITEMS)]
         args += ["--base-url", server.base_url, "--model", "scripted", "--out", str(out)]
         args += ["--concurrency", "2", "--no-progress", "--no-preflight"]
+        # five calls an item, two items at a time: after 30 answers at least five items finish (the two in
+        # flight have at most four answers each) and at most six, whatever the machine's load
+        replies.hold_after(30)
         process = subprocess.Popen(
             [sys.executable, "-m", "debate_eval.tasks.cli.main", *args],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        deadline = time.monotonic() + 60
+        assert replies.wait_holding(), "the run should have reached its 31st call"
+        deadline = time.monotonic() + 60  # the gate: the finished items' lines are written
         while count_lines(results) < 4 and time.monotonic() < deadline and process.poll() is None:
             time.sleep(0.02)
         os.kill(process.pid, signal.SIGKILL)
         process.wait()
+        replies.release()
         done_before = count_lines(results)
         assert 4 <= done_before < ITEMS, "the run should have been killed mid-way"
         with results.open("ab") as handle:  # and, as if the kill had landed mid-write, a torn last line

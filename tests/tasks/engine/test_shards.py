@@ -7,10 +7,10 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+from support.held_replies import HeldReplies
 
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAIServer
@@ -139,22 +139,23 @@ def test_a_shard_killed_with_sigkill_resumes_and_merges_without_loss(
     isolated_env: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     shard_dirs = [isolated_env / "s0", isolated_env / "s1"]
-    with ScriptedOpenAIServer(latency_s=0.05) as server:
+    replies = HeldReplies()
+    with ScriptedOpenAIServer(latency_s=0.05, reply=replies) as server:
         assert main(run_args(server, shard_dirs[0], "--shard", "0/2")) == 0
         args = run_args(server, shard_dirs[1], "--shard", "1/2")
-        before = server.count
+        # the gate: the shard's fifth call is held (G-Eval: one call an item); at concurrency 2 a fifth call
+        # goes out only once three items have finished and been written, and with no further answer at most
+        # four items can finish, however late the kill lands
+        replies.hold_after(4)
         process = subprocess.Popen(
             [sys.executable, "-m", "debate_eval.tasks.cli.main", *args],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        deadline = time.monotonic() + 120
-        # the gate: the server has received the shard's fifth call (G-Eval: one call an item); at concurrency 2
-        # a fifth call goes out only once three items have finished and been written
-        while server.count - before < 5 and time.monotonic() < deadline and process.poll() is None:
-            time.sleep(0.01)
+        assert replies.wait_holding(), "the shard should have reached its fifth call"
         os.kill(process.pid, signal.SIGKILL)
         process.wait()
+        replies.release()
         results = shard_dirs[1] / "results.jsonl"
         done_before = len(ids_of(results)) if results.exists() else 0
         expected = ITEMS - len(ids_of(shard_dirs[0] / "results.jsonl"))  # shard 1's items

@@ -8,10 +8,10 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+from support.held_replies import HeldReplies
 
 from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAIServer
 from debate_eval.tasks.cli.main import main
@@ -98,21 +98,21 @@ def test_lines_left_in_a_worker_directory_are_appended_not_run_again(isolated_en
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="finds the worker processes in /proc (Linux)")
 def test_a_worker_killed_with_sigkill_is_started_again_for_its_remaining_items(isolated_env: Path) -> None:
     out = isolated_env / "run"
-    with ScriptedOpenAIServer(latency_s=0.05) as server:
+    replies = HeldReplies()
+    with ScriptedOpenAIServer(latency_s=0.05, reply=replies) as server:
         args = run_args(server, out, "--workers", "2", "--no-cache")
+        replies.hold_after(8)  # the gate: 8 calls answered, the next held (both workers have items left)
         parent = subprocess.Popen(
             [sys.executable, "-m", "debate_eval.tasks.cli.main", *args],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,
         )
-        deadline = time.monotonic() + 120
-        # the gate: the server has received 8 calls (both workers are at work, each has items left)
-        while server.count < 8 and time.monotonic() < deadline and parent.poll() is None:
-            time.sleep(0.01)
+        assert replies.wait_holding(), "the workers should have reached their ninth call"
         workers = spawned_children(parent.pid)
         assert len(workers) == 2, "both workers should be running"
         os.kill(workers[0], signal.SIGKILL)
+        replies.release()
         _, err = parent.communicate(timeout=300)
     assert parent.returncode == 0, err
     assert "ended (exit status -9); started again for its unfinished items" in err
