@@ -178,7 +178,7 @@ def reread_older(
                 ):
                     target.write(raw)
                     continue
-                key = store.key(record)
+                key = f"{record.key} ({record.aspect})" if store.by_aspect else record.key  # for summary.json
                 why = _cannot_reread(record, by_aspect, inputs)
                 if why is None:
                     try:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -157,6 +157,27 @@ def test_a_run_killed_while_rereading_keeps_its_file_whole(
     assert main(run_args(server, out)) == 0  # the next resume does the work
     assert server.count == received
     assert all(line["score"] == 3 and line["parser_version"] == PARSER_VERSION for line in lines(out))
+
+
+def test_each_aspect_is_read_again_on_its_own_scale(
+    isolated_env: Path, server: ScriptedOpenAIServer, dataset_path: Callable[[str], Path]
+) -> None:
+    dataset_path("fed_turn")
+    out = isolated_env / "scales"
+    # G-Eval's evaluator answers "3": out of relevant's 0-2, inside overall's 0-4
+    args = ["run", "--dataset", "fed_turn", "--aspect", "relevant,overall", "--protocol", "geval"]
+    args += ["--geval-no-logprobs", "--limit", "2", "--base-url", server.base_url, "--model", "scripted"]
+    args += ["--out", str(out), "--no-progress"]
+    assert main(args) == 0
+    readings = {(line["item_id"], line["aspect"]): (line["score"], line["parse_status"]) for line in lines(out)}
+    assert readings[("turn-001", "overall")] == (3.0, "parsed")
+    assert readings[("turn-001", "relevant")] == (None, "out_of_range")
+    as_older_parser(out)
+    received = server.count
+    assert main(args) == 0
+    assert server.count == received
+    assert {(line["item_id"], line["aspect"]): (line["score"], line["parse_status"]) for line in lines(out)} == readings
+    assert all(line["parser_version"] == PARSER_VERSION for line in lines(out))
 
 
 def test_a_run_of_a_newer_parser_is_refused(
