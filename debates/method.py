@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.roles import Relay
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
+from debate_eval.debates.kit.reask import standing
 from debate_eval.debates.scoring.scores import ParsedScore, ScoreRange, parse_score
 from debate_eval.debates.scoring.untrusted import UntrustedMaterial
 
@@ -335,8 +336,5 @@ def deciding_parse(record: Mapping[str, Any], reparse: Reparser) -> tuple[Parsed
     firsts = [i for i in answers if i != reask_answer]
     if not firsts:
         return None, answers
-    chosen = reparse.entry(firsts[-1])
-    if not chosen.ok and reask_answer is not None:
-        retry = reparse.entry(reask_answer)
-        chosen = retry if retry.ok else chosen
-    return chosen, answers
+    retry = (lambda: reparse.entry(reask_answer)) if reask_answer is not None else None
+    return standing(reparse.entry(firsts[-1]), retry), answers

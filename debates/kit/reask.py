@@ -13,7 +13,8 @@ like the first. What differs between methods is a ``Reask``'s parameters, never 
   ``for_verdict`` read as a run reads a deciding answer: copies of the judged texts blanked out (a score or a
   verdict copied from them is not the agent's), planted verdicts ignored;
 - which reading stands after a re-ask (``settle``): by default the re-ask's answer when it has one, else the
-  earlier reading; ``latest`` keeps the last answer's reading either way.
+  earlier reading (``standing``, the rule ``rescore`` re-reads stored records by); ``latest`` keeps the last
+  answer's reading either way.
 
 Every question is a chat message with the relay ``reask`` (and the addressee, when there is one), followed in
 the messages by what the agent answered: the transcript records both, and ``rescore`` finds the re-ask there.
@@ -46,6 +47,16 @@ Ask = Callable[["TextMessage"], Awaitable[Sequence["BaseChatMessage"]]]  # a que
 def has_answer(reading: Any) -> bool:
     """The default ``done``: the reading parsed (``reading.ok``)."""
     return bool(reading.ok)
+
+
+def standing(first: R, retry: Callable[[], R] | None, done: Callable[[R], bool] = has_answer) -> R:
+    """The reading that stands after one re-ask (``retry`` reads the re-ask's answer, None when there is
+    none): ``first`` when it is done or nothing followed it, else the re-ask's reading when that is done, else
+    ``first``. The re-ask's default, and how ``rescore`` re-reads a stored deciding answer."""
+    if done(first) or retry is None:
+        return first
+    second = retry()
+    return second if done(second) else first
 
 
 def latest(before: R, after: R) -> R:
@@ -100,7 +111,7 @@ class Reask(Generic[R]):
         """The reading that stands after a re-ask whose answer reads ``after``."""
         if self.settle is not None:
             return self.settle(before, after)
-        return after if self.done(after) else before
+        return standing(before, lambda: after, self.done)
 
 
 @dataclass(frozen=True)

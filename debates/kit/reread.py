@@ -16,7 +16,7 @@ from typing import Any
 
 from debate_eval.debates.evaluation import verdict_text
 from debate_eval.debates.kit.combine import combine_orders
-from debate_eval.debates.kit.reask import RELAY
+from debate_eval.debates.kit.reask import RELAY, standing
 from debate_eval.debates.pairwise.prompts import judge_material
 from debate_eval.debates.scoring.verdicts import ParsedVerdict, no_verdict, planted_verdicts, swap_value
 
@@ -34,10 +34,7 @@ def deciding_verdict(entries: Sequence[dict[str, Any]], agent: str, parse: Parse
     before = [e for e in entries[: reask_at if reask_at is not None else len(entries)] if e.get("agent") == agent]
     after = [e for e in entries[reask_at + 1 :] if e.get("agent") == agent] if reask_at is not None else []
     first = parse(before[-1]) if before else no_verdict(f"No verdict: no answer of the {agent}.")
-    if not first.ok and after:
-        retry = parse(after[0])
-        return retry if retry.ok else first
-    return first
+    return standing(first, (lambda: parse(after[0])) if after else None)
 
 
 def first_message(transcript: Sequence[dict[str, Any]]) -> str:

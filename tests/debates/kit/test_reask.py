@@ -14,7 +14,7 @@ from autogen_ext.models.replay import ReplayChatCompletionClient
 
 from debate_eval.agents.roles import COMMANDER, USER
 from debate_eval.debates.evaluation import EvaluationTask, score_text
-from debate_eval.debates.kit.reask import RELAY, Reask, ask_again, in_context, in_conversation, latest
+from debate_eval.debates.kit.reask import RELAY, Reask, ask_again, in_context, in_conversation, latest, standing
 from debate_eval.debates.scoring.scores import ScoreRange
 from debate_eval.debates.scoring.untrusted import UntrustedMaterial
 
@@ -129,3 +129,24 @@ def test_the_question_and_settling_can_use_the_earlier_reading() -> None:
     )
     final, _ = run_with(["a\nb", "c"], request)
     assert final.messages[0].content == "Only 2 came; write 3." and final.reading == 2
+
+
+@pytest.mark.parametrize(
+    ("first", "retry", "stands", "retry_read"),
+    [
+        ("Score: 4", "Score: 2", "Score: 4", False),  # an answer with a score stands; the re-ask's is not read
+        ("no score", "Score: 2", "Score: 2", True),  # the re-ask's answer when it has one
+        ("Score: 7", "still none", "Score: 7", True),  # else the first reading (out of range here)
+        ("Score: 7", None, "Score: 7", False),  # no re-ask answer stored
+    ],
+)
+def test_standing_is_the_rule_rescore_rereads_by(first: str, retry: str | None, stands: str, retry_read: bool) -> None:
+    read: list[str] = []
+
+    def parse(text: str) -> Any:
+        read.append(text)
+        return score_text(text, TASK, TASK.material())
+
+    chosen = standing(parse(first), (lambda: parse(retry)) if retry is not None else None)
+    assert chosen == score_text(stands, TASK, TASK.material())
+    assert read == ([first, retry] if retry_read else [first])
