@@ -77,7 +77,8 @@ def answer_plan(
         requested_mode = requested
     modes = {}
     for role in ROLES:
-        provider = get_provider(models.for_role(role).provider)
+        settings = models.for_role(role)
+        provider = get_provider(settings.provider)
         modes[role] = provider.auto_answer_mode if requested_mode == AUTO else requested_mode
         called = roles is None or role in roles or (role == "scorer")
         if requested_mode in (GRAMMAR, JSON) and called and requested_mode not in provider.answer_modes:
@@ -85,6 +86,14 @@ def answer_plan(
             raise UserError(
                 f"the {provider.name} provider of the {role} cannot request answers as {requested_mode}: it takes "
                 f"{', '.join(provider.answer_modes) or 'no answer format'}{hint}"
+            )
+        model_modes = provider.answer_modes_of(settings.model)
+        if requested_mode in (GRAMMAR, JSON) and called and requested_mode not in model_modes:
+            flag = f"--answer-format {requested_mode}" + (" (--structured-output)" if requested_mode == JSON else "")
+            raise UserError(
+                f"{flag} is not available with the {role}'s model {settings.model!r}: the {provider.name} "
+                f"provider's table of models gives it {', '.join(model_modes) or 'no answer format'}; choose "
+                "another model or another answer format"
             )
     data = answer_data()
     return AnswerPlan(modes=modes, kinds=data["kinds"], caps=data["caps"], requested=requested)

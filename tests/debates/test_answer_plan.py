@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from debate_eval.agents.errors import UserError
-from debate_eval.agents.models.settings import ModelOverrides, resolve_model_config
+from debate_eval.agents.models.settings import ModelConfig, ModelOverrides, resolve_model_config
 from debate_eval.debates.answer_plan import answer_data, answer_plan, plan_for_roles
 
 EMBEDDED = resolve_model_config(ModelOverrides(), environ={})
@@ -44,6 +44,26 @@ def test_authors_code_keeps_the_authors_free_text() -> None:
             answer_plan(requested, EMBEDDED, "authors-code")
     with pytest.raises(UserError, match="unknown answer format"):
         answer_plan("yaml", EMBEDDED)
+
+
+def test_a_model_the_providers_table_gives_no_answer_format_is_refused_when_the_run_calls_it() -> None:
+    def claude(scorer: str, critic: str) -> ModelConfig:
+        overrides = ModelOverrides(provider="anthropic", model=scorer, role_models={"critic": critic})
+        return resolve_model_config(overrides, environ={"ANTHROPIC_API_KEY": "sk-ant-x"})
+
+    assert answer_plan("json", claude("claude-sonnet-4-6", "claude-opus-4-1")).mode_for("critic") == "json"
+    with pytest.raises(UserError) as error:
+        answer_plan("json", claude("claude-2.1", "claude-sonnet-4-6"))
+    assert str(error.value) == (
+        "--answer-format json (--structured-output) is not available with the scorer's model 'claude-2.1': the "
+        "anthropic provider's table of models gives it no answer format; choose another model or another answer "
+        "format"
+    )
+    with pytest.raises(UserError, match=r"the critic's model 'claude-instant-1\.2'"):
+        answer_plan("json", claude("claude-sonnet-4-6", "claude-instant-1.2"), roles=["scorer", "critic"])
+    # a role the run does not call is not asked, and free answers need nothing of the model
+    assert answer_plan("json", claude("claude-sonnet-4-6", "claude-2.0"), roles=["scorer"]).mode_for("scorer") == "json"
+    assert answer_plan("free", claude("claude-2.1", "claude-2.1")).active is False
 
 
 def test_the_data_file_names_known_kinds_and_positive_caps() -> None:

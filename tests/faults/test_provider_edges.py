@@ -1,6 +1,7 @@
 """Provider edges: an Anthropic refusal is no score (its partial "Score: 5" included), and
 ``--structured-output`` with a model name AutoGen does not know either works or is refused before the first
-item; written config that holds a secret is masked (``--dump-config``, the served-model fingerprint).
+item, and with a retired model that takes no tools is refused before any request; written config that holds
+a secret is masked (``--dump-config``, the served-model fingerprint).
 """
 
 from __future__ import annotations
@@ -56,6 +57,23 @@ def test_structured_output_with_a_model_name_autogen_does_not_know(
     assert outcome.code == 0, outcome.output[-2000:]
     assert [r["error"] for r in records] == [None, None] and all(r["score"] is not None for r in records)
     assert all(seen.body.get("tools") for seen in fake.posts()[1:])  # the answer asked for through the tool
+
+
+@pytest.mark.parametrize("model", ["claude-2.1", "claude-instant-1.2"])
+def test_structured_output_with_a_retired_model_that_takes_no_tools_is_refused_before_any_call(
+    isolated_env: Path, cli: Callable[[list[str]], Outcome], monkeypatch: pytest.MonkeyPatch, model: str
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", ANTHROPIC_KEY)
+    with AnthropicFake(served_model=model) as fake:
+        outcome = cli(anthropic_run(fake, isolated_env / "out", model, "--structured-output"))
+        assert fake.requests == []  # refused before the endpoint check: no request at all
+    assert outcome.code == 2, outcome.output[-2000:]
+    assert outcome.error_lines() == [
+        f"debate-eval: error: --answer-format json (--structured-output) is not available with the scorer's model "
+        f"'{model}': the anthropic provider's table of models gives it no answer format; choose another model or "
+        "another answer format"
+    ]
+    assert outcome.records() == []
 
 
 def test_dump_config_masks_a_key_and_validates_what_it_dumps(

@@ -71,6 +71,11 @@ class Provider:
     # the answer formats it can request (answer_request): "json" (a response schema), "grammar" (llama.cpp's)
     answer_modes: tuple[str, ...] = ("json",)
 
+    def answer_modes_of(self, model: str | None) -> tuple[str, ...]:
+        """The answer formats this provider can request of ``model``: ``answer_modes``, less what the
+        provider's own tables say the model cannot take (checked before the first call of a run)."""
+        return self.answer_modes
+
     def endpoint_identity(self, settings: ModelSettings, embedded: EmbeddedSettings) -> Any:
         """What, besides provider and model name, identifies the model in config hashes and cache keys.
 

@@ -108,6 +108,11 @@ class AnthropicProvider(Provider):
     sdk_module = "anthropic"
     answer_modes = (JSON,)  # through a tool (ToolAnswerClient); the API takes no grammar
 
+    def answer_modes_of(self, model: str | None) -> tuple[str, ...]:
+        """No answer format for the retired models that took no tools (``NO_TOOL_MODELS``): a JSON answer is
+        asked for through a tool."""
+        return () if (model or "").startswith(NO_TOOL_MODELS) else self.answer_modes
+
     def create_args(self, settings: ModelSettings) -> dict[str, Any]:
         """``max_tokens`` alone (see the module doc for why no sampling option is sent)."""
         return {"max_tokens": settings.sampling.max_tokens or DEFAULT_MAX_TOKENS}
