@@ -102,7 +102,7 @@ class RateStats:
     max_concurrent: int = 0
     started_s: float = 0.0  # clock when the limits started (fixed windows are counted from it)
     answers: list[tuple[float, float]] = field(default_factory=list)  # (clock, tokens) of each answered request
-    arrivals: list[float] = field(default_factory=list)  # clock of every request charged or refused (429 too)
+    arrivals: list[tuple[float, float]] = field(default_factory=list)  # (clock, tokens) of every request, 429s too
     bodies: list[tuple[str, int, int]] = field(default_factory=list)  # (body sha256, prompt, completion tokens)
     dry_requests_s: float | None = None  # clock when the request budget first ran out (less than 1 left)
     dry_tokens_s: float | None = None  # ... the token budget (less left than the request just charged)
@@ -112,16 +112,21 @@ class RateStats:
         return dict(self.__dict__)
 
 
-def most_over_the_limit(arrivals: Sequence[float], limit: float, window_s: float) -> float:
-    """How far the requests of the busiest stretch of ``arrivals`` (clocks) exceed what a bucket of ``limit``
-    per ``window_s`` (continuously refilled, full at start) admits: the largest
-    ``count - limit - limit * span / window_s`` over every stretch between two arrivals (``count`` requests
-    arrived in it, ``span`` seconds long). At most 0 when every request fit the limit."""
-    times = sorted(arrivals)
+def most_over_the_limit(
+    arrivals: Sequence[tuple[float, float]], limit: float, window_s: float, *, tokens: bool = False
+) -> float:
+    """How far the busiest stretch of ``arrivals`` (``RateStats.arrivals``: clock, tokens) exceeds what a
+    bucket of ``limit`` per ``window_s`` (continuously refilled, full at start) admits: the largest
+    ``amount - limit - limit * span / window_s`` over every stretch between two arrivals (``amount``: the
+    requests, or with ``tokens`` their tokens, that arrived in it, ``span`` seconds long). At most 0 when
+    every request fit the limit."""
+    ordered = sorted(arrivals)
     worst = -float(limit)
-    for i, first in enumerate(times):
-        for j in range(i, len(times)):
-            worst = max(worst, (j - i + 1) - limit - limit * (times[j] - first) / window_s)
+    for i, (first, _) in enumerate(ordered):
+        amount = 0.0
+        for clock, charged in ordered[i:]:
+            amount += charged if tokens else 1.0
+            worst = max(worst, amount - limit - limit * (clock - first) / window_s)
     return worst
 
 
@@ -213,7 +218,7 @@ class RateLimitedServer:
             if self.stats.requests > self.max_requests:
                 self.stats.refused += 1
                 return 503, {}, 0.0
-            self.stats.arrivals.append(now)
+            self.stats.arrivals.append((now, tokens))
             for bucket in (self._requests, self._tokens):
                 if bucket is not None:
                     bucket.refill(now)
