@@ -37,7 +37,7 @@ from debate_eval.debates.method import (
     non_negative_int,
     option,
     positive_int,
-    set_parse,
+    with_parse,
 )
 
 __all__ = [  # the registry, and the contract re-exported (``from debate_eval.debates.base import Method``)
@@ -65,7 +65,7 @@ __all__ = [  # the registry, and the contract re-exported (``from debate_eval.de
     "option",
     "positive_int",
     "register_method",
-    "set_parse",
+    "with_parse",
 ]
 
 ENTRY_POINT_GROUP = "debate_eval.methods"

@@ -42,6 +42,7 @@ from debate_eval.agents.errors import UserError
 from debate_eval.agents.roles import Relay
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
 from debate_eval.debates.kit.reask import standing
+from debate_eval.debates.record import R, ResultRecord, entries
 from debate_eval.debates.scoring.scores import ParsedScore, ScoreRange, parse_score
 from debate_eval.debates.scoring.untrusted import UntrustedMaterial
 
@@ -270,25 +271,24 @@ class Method(Generic[ConfigT]):
         """One-line warnings printed when a run starts (``temperature``: the Scorer's)."""
         return []
 
-    def summary_lines(self, records: Iterable[dict[str, Any]]) -> list[str]:
+    def summary_lines(self, records: Iterable[ResultRecord]) -> list[str]:
         """Lines the run summary adds for this method, from the run's records (default: none)."""
         return []
 
-    def record_view(self, record: Mapping[str, Any], full: bool = False) -> str | None:
+    def record_view(self, record: ResultRecord, full: bool = False) -> str | None:
         """A block ``debate-eval show`` prints before one record's messages (default: none)."""
         return None
 
-    def rescore(self, record: dict[str, Any], reparse: Reparser) -> dict[str, Any]:
-        """Re-parse the deciding answer of ``record`` (a copy; every transcript entry's score is already
-        re-parsed) and update its ``score`` and parse fields. Default: the deciding agent's last answer, or
-        its answer after a re-ask when the first had no score."""
+    def rescore(self, record: R, reparse: Reparser) -> R:
+        """``record`` (its transcript entries' scores already parsed again, the same as ``reparse`` reads)
+        with its deciding answer parsed again: a copy with its ``score`` and parse fields updated. Default:
+        the deciding agent's last answer, or its answer after a re-ask when the first had no score."""
         chosen, _ = deciding_parse(record, reparse)
-        if chosen is not None:
-            set_parse(record, chosen)
-            record["score"] = chosen.value if chosen.ok else None
-        return record
+        if chosen is None:
+            return record
+        return with_parse(record, chosen, score=chosen.value if chosen.ok else None)
 
-    def rescore_pairwise(self, record: dict[str, Any], texts: list[str]) -> dict[str, Any]:
+    def rescore_pairwise(self, record: R, texts: list[str]) -> R:
         """A copy of the pairwise ``record`` with its verdicts parsed again from its transcript (``texts``: the
         item's judged texts; ``debates.kit.reread``). Default: per order, the deciding agent's last answer
         before a re-ask, or the re-ask's answer when that one had no verdict."""
@@ -319,19 +319,19 @@ def implemented_task_types(method_type: type) -> tuple[str, ...]:
     return tuple(found)
 
 
-def set_parse(record: dict[str, Any], parsed: ParsedScore) -> None:
-    """Write ``parsed``'s status, method and reason into ``record``."""
-    record.update(parse_status=parsed.status, parse_method=parsed.method, parse_reason=parsed.reason)
+def with_parse(record: R, parsed: ParsedScore, **changes: Any) -> R:
+    """A copy of ``record`` with ``parsed``'s status, method and reason (and ``changes``, e.g. ``score``)."""
+    return record.replace(parse_status=parsed.status, parse_method=parsed.method, parse_reason=parsed.reason, **changes)
 
 
-def deciding_parse(record: Mapping[str, Any], reparse: Reparser) -> tuple[ParsedScore | None, list[int]]:
+def deciding_parse(record: ResultRecord, reparse: Reparser) -> tuple[ParsedScore | None, list[int]]:
     """The deciding agent's parsed answer (after a re-ask, the re-ask's answer when the first had no
     score) and the indexes of all its answers; ``None`` when the transcript has no answer of it."""
-    transcript = record.get("transcript") or []
-    decider = record.get("decided_by")
+    transcript = entries(record)
+    decider = record.decided_by
     answers = [i for i, e in enumerate(transcript) if e.get("agent") == decider]
     reask_answer = None
-    if record.get("reasked") and len(transcript) >= 2 and transcript[-2].get("relay") == Relay.REASK.value:
+    if record.reasked and len(transcript) >= 2 and transcript[-2].get("relay") == Relay.REASK.value:
         reask_answer = len(transcript) - 1
     firsts = [i for i in answers if i != reask_answer]
     if not firsts:

@@ -18,16 +18,6 @@ BY_KEY = re.compile(r"record\[\"|record\.get\(")
 # still reading records by key; each one converted to ``Record`` leaves the list
 RECORD_BY_KEY = {
     "agents/telemetry.py",
-    "debates/chateval/method.py",
-    "debates/chateval/pairwise_faireval.py",
-    "debates/chateval/run.py",
-    "debates/debate/authors.py",
-    "debates/dialevalml/method.py",
-    "debates/fennec/method.py",
-    "debates/fennec/tree.py",
-    "debates/geval/method.py",
-    "debates/method.py",
-    "debates/self_consistency/rescore.py",
     "tasks/analysis/audit/perturbation_facets.py",
     "tasks/analysis/audit/repeat_facets.py",
     "tasks/analysis/audit/rows.py",
@@ -35,7 +25,6 @@ RECORD_BY_KEY = {
     "tasks/analysis/imports/debate_authors.py",
     "tasks/cli/import_.py",
     "tasks/cli/repeat.py",
-    "tasks/cli/rescore.py",
     "tasks/engine/audit/estimate.py",
 }
 

@@ -7,7 +7,6 @@ settings), so the registry and ``run --help`` load without AutoGen.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +19,7 @@ from debate_eval.debates.base import (
     option,
     positive_int,
     register_method,
-    set_parse,
+    with_parse,
 )
 from debate_eval.debates.chateval.config import (
     DEFAULT_ROLES,
@@ -34,6 +33,7 @@ from debate_eval.debates.chateval.config import (
 )
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
 from debate_eval.debates.fidelity import AUTHORS_CODE, PAPER, bugs_option, fidelity_of, fidelity_option
+from debate_eval.debates.record import R, details_of
 
 if TYPE_CHECKING:  # loaded without AutoGen: the registry and --help stay light
     from debate_eval.agents.models.pool import ClientPool
@@ -136,7 +136,7 @@ class ChatEvalMethod(Method[ChatEvalConfig]):
         """Strategy, turns, referees."""
         return {"strategy": config.strategy, "turns": config.turns, "referees": [p.name for p in config.referees]}
 
-    def rescore_pairwise(self, record: dict[str, Any], texts: list[str]) -> dict[str, Any]:
+    def rescore_pairwise(self, record: R, texts: list[str]) -> R:
         """The referees' final verdicts re-read, their majority again; a record of the FairEval flow
         (``--fidelity authors-code``): their aggregation of the stored scores of both orders."""
         from debate_eval.debates.chateval.pairwise import referees_verdict
@@ -144,22 +144,20 @@ class ChatEvalMethod(Method[ChatEvalConfig]):
         from debate_eval.debates.kit.reread import reread_pairwise
 
         if is_faireval_record(record):
-            return rescore_faireval(json.loads(json.dumps(record)), texts)
+            return rescore_faireval(record, texts)
         return reread_pairwise(record, texts, referees_verdict)
 
-    def rescore(self, record: dict[str, Any], reparse: Reparser) -> dict[str, Any]:
+    def rescore(self, record: R, reparse: Reparser) -> R:
         """The mean of each referee's last answer, parsed again."""
         from debate_eval.debates.chateval.run import rescored_finals
         from debate_eval.debates.scoring.referee_scores import average_final_scores
 
         finals = rescored_finals(record, reparse)  # each referee's own verdict line, as the run reads it
         score, parsed, excluded = average_final_scores(finals)
-        details = record.setdefault("details", {})
+        details = details_of(record)
         details.update(
             final_scores={name: p.value for name, p in finals.items()},
             final_parse_status={name: p.status for name, p in finals.items()},
             excluded=excluded,
         )
-        record["score"] = score
-        set_parse(record, parsed)
-        return record
+        return with_parse(record, parsed, score=score, details=details)

@@ -39,6 +39,7 @@ from debate_eval.debates.chateval.prompts import (
 from debate_eval.debates.chateval.run import label_panel
 from debate_eval.debates.evaluation import NO_SCORE, EvaluationTask, Outcome
 from debate_eval.debates.kit.transcript import build_transcript
+from debate_eval.debates.record import R, ResultRecord, details_of
 from debate_eval.debates.scoring.faireval_scores import (
     ScoreLineError,
     their_pairwise_format_ok,
@@ -145,26 +146,20 @@ async def run_faireval_pairwise(task: EvaluationTask, config: ChatEvalConfig, po
     )
 
 
-def rescore_faireval(record: dict[str, Any], texts: list[str]) -> dict[str, Any]:
+def rescore_faireval(record: R, texts: list[str]) -> R:
     """``rescore`` of a record of this flow: their aggregation again over the stored evaluation lists."""
-    new = dict(record)
-    orders = (record.get("details") or {}).get("orders") or {}
+    details = details_of(record)
+    orders = details.get("orders") or {}
     original = list((orders.get(ORIGINAL) or {}).get("evaluation") or [])
     swapped = list((orders.get(SWAPPED) or {}).get("evaluation") or [])
     parsed, sums = their_verdict(original, swapped, UntrustedMaterial(tuple(texts)))
-    new["details"] = replace_details(record, their_sums=sums, their_label=THEIR_LABELS[parsed.value or TIE])
-    new.update(parsed.record_fields())
-    return new
+    details.update(their_sums=sums, their_label=THEIR_LABELS[parsed.value or TIE])
+    return record.replace(details=details, **parsed.record_fields())
 
 
-def replace_details(record: dict[str, Any], **changes: Any) -> dict[str, Any]:
-    """A copy of the record's details with some fields changed."""
-    return {**(record.get("details") or {}), **changes}
-
-
-def is_faireval_record(record: dict[str, Any]) -> bool:
+def is_faireval_record(record: ResultRecord) -> bool:
     """True for a record of this flow."""
-    return (record.get("details") or {}).get("flow") == "faireval-pairwise"
+    return (record.details or {}).get("flow") == "faireval-pairwise"
 
 
 __all__ = [

@@ -31,6 +31,7 @@ from debate_eval.debates.chateval.faireval import RETRY_RELAY, run_faireval_pane
 from debate_eval.debates.chateval.paper import run_paper_panel
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
 from debate_eval.debates.kit.transcript import build_transcript
+from debate_eval.debates.record import ResultRecord, entries
 from debate_eval.debates.scoring.faireval_scores import FAIREVAL_VERDICT
 from debate_eval.debates.scoring.referee_scores import PAPER_LABEL, average_final_scores, referee_score
 from debate_eval.debates.scoring.scores import ParsedScore
@@ -87,16 +88,16 @@ async def run_chateval(task: EvaluationTask, config: ChatEvalConfig, pool: Clien
     )
 
 
-def rescored_finals(record: dict[str, Any], reparse: Any) -> dict[str, ParsedScore]:
+def rescored_finals(record: ResultRecord, reparse: Any) -> dict[str, ParsedScore]:
     """``rescore``: each referee's final answer in a stored record, read again as the run reads it (its own
     verdict line of the record's fidelity; rejected authors-code attempts skipped)."""
-    transcript = record.get("transcript") or []
-    label = FAIREVAL_VERDICT if (record.get("details") or {}).get("fidelity") == "authors-code" else PAPER_LABEL
+    transcript = entries(record)
+    label = FAIREVAL_VERDICT if (record.details or {}).get("fidelity") == "authors-code" else PAPER_LABEL
     last: dict[str, str] = {}
     for entry in transcript:
         if entry.get("role") == REFEREE and entry.get("relay") != RETRY_RELAY:
             last[str(entry["agent"])] = str(entry.get("content", ""))
-    task = EvaluationTask(str(record.get("item_id", "")), "", reparse.aspect or "", reparse.scale, ())
+    task = EvaluationTask(str(record.item_id), "", reparse.aspect or "", reparse.scale, ())
     return {
         name: referee_score(text, task, reparse.material, label=label, others=[n for n in last if n != name])
         for name, text in last.items()

@@ -45,6 +45,7 @@ from autogen_core.models import ChatCompletionClient, SystemMessage
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.roles import COMMANDER, SCORER, Relay
 from debate_eval.debates.debate.algorithm import DebateProtocol, ProtocolError
+from debate_eval.debates.record import R, entries
 from debate_eval.debates.scoring.authors_scores import authors_score
 
 TERMINATE = "TERMINATE"  # pyautogen's is_termination_msg in their code: a message ending with it ends a chat
@@ -267,21 +268,24 @@ def authors_staffing(critic: str, tie_breaker: bool) -> tuple[str, str, str]:
     return branch.scorer, AUTHORS_CRITIC.get(critic, critic), branch.commander
 
 
-def rescore_authors(record: dict[str, Any], reparse: Any) -> bool:
-    """``rescore`` of an authors-code record: their extraction on the deciding message again (True when the
-    record is one; False leaves it to the project's parser)."""
-    authors = (record.get("details") or {}).get("authors_code")
+def rescore_authors(record: R, reparse: Any) -> R | None:
+    """``rescore`` of an authors-code record: a copy with their extraction on the deciding message again
+    (None when the record is none: it is left to the project's parser)."""
+    authors = (record.details or {}).get("authors_code")
     if not authors:
-        return False
+        return None
     branch = TIEBREAKER_BRANCH if authors.get("branch") == TIEBREAKER_BRANCH.name else OFFICIAL
-    decider = record.get("decided_by")
-    answers = [e for e in record.get("transcript") or [] if e.get("agent") == decider]
+    decider = record.decided_by
+    answers = [e for e in entries(record) if e.get("agent") == decider]
     if decider == COMMANDER:  # --reproduce-authors-bugs took a relay: the one their [-2] index pointed at
         answers = [e for e in answers if e.get("relay") == authors.get("final_relay")]
     if not answers:
-        return False
+        return None
     text = str(answers[-1].get("content", ""))
     parsed = authors_score(text, reparse.aspect or "", branch.extraction, reparse.material)
-    record.update(parse_status=parsed.status, parse_method=parsed.method, parse_reason=parsed.reason)
-    record["score"] = parsed.value if parsed.ok else None
-    return True
+    return record.replace(
+        parse_status=parsed.status,
+        parse_method=parsed.method,
+        parse_reason=parsed.reason,
+        score=parsed.value if parsed.ok else None,
+    )

@@ -28,6 +28,7 @@ from debate_eval.debates.base import (
 )
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
 from debate_eval.debates.fidelity import AUTHORS_CODE, PAPER, bugs_option, fidelity_of, fidelity_option
+from debate_eval.debates.record import R
 
 if TYPE_CHECKING:  # loaded without AutoGen: the registry and --help stay light
     from debate_eval.agents.models.pool import ClientPool
@@ -157,11 +158,12 @@ class DebateMethod(Method["DebateConfig"]):
             tiebreaker_template=options.tiebreaker_template,
         )
 
-    def rescore(self, record: dict[str, Any], reparse: Reparser) -> dict[str, Any]:
+    def rescore(self, record: R, reparse: Reparser) -> R:
         """``--fidelity authors-code`` records are read again with their extraction; others as usual."""
         from debate_eval.debates.debate.authors import rescore_authors
 
-        return record if rescore_authors(record, reparse) else super().rescore(record, reparse)
+        rescored = rescore_authors(record, reparse)
+        return rescored if rescored is not None else super().rescore(record, reparse)
 
     def roles(self, config: DebateConfig) -> tuple[str, ...]:
         """Scorer and Critic; the Tie-breaker and the Commander when they call the model."""

@@ -35,9 +35,10 @@ from debate_eval.debates.base import (
     non_negative_int,
     option,
     register_method,
-    set_parse,
+    with_parse,
 )
 from debate_eval.debates.evaluation import EvaluationTask, Outcome, score_text
+from debate_eval.debates.record import R, details_of, entries
 from debate_eval.debates.scoring.scores import ParsedScore, ScoreRange
 
 if TYPE_CHECKING:  # loaded without AutoGen: the registry and --help stay light
@@ -229,12 +230,12 @@ class DialEvalMLMethod(Method[DialEvalMLConfig]):
         """Re-asks and scale."""
         return {"max_reasks": config.max_reasks, "scale": config.scale}
 
-    def rescore(self, record: dict[str, Any], reparse: Reparser) -> dict[str, Any]:
+    def rescore(self, record: R, reparse: Reparser) -> R:
         """The last answer with a score (the re-asks' answers after the first), re-parsed on the prompt's scale;
         ``score_normalized`` follows."""
-        details = record.get("details") or {}
+        details = details_of(record)
         scale = _scale_of(details.get("prompt_scale"), reparse.scale)
-        answers = [e for e in record.get("transcript") or [] if e.get("agent") == EVALUATOR]
+        answers = [e for e in entries(record) if e.get("agent") == EVALUATOR]
         chosen: ParsedScore | None = None
         for entry in answers:
             chosen = Reparser(reparse.transcript, scale, reparse.aspect, reparse.material).text(
@@ -244,13 +245,9 @@ class DialEvalMLMethod(Method[DialEvalMLConfig]):
                 break
         if chosen is None:
             return record
-        set_parse(record, chosen)
-        record["score"] = chosen.value if chosen.ok else None
-        details["score_normalized"] = normalize(record["score"], scale)
-        record["details"] = details
-        if "score_normalized" in record:
-            record["score_normalized"] = details["score_normalized"]
-        return record
+        score = chosen.value if chosen.ok else None
+        details["score_normalized"] = normalize(score, scale)
+        return with_parse(record, chosen, score=score, details=details, score_normalized=details["score_normalized"])
 
 
 def _scale_of(text: Any, fallback: ScoreRange) -> ScoreRange:

@@ -7,14 +7,15 @@ grades the corrected text again. Personas do not apply; ``--role-model`` does fo
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.roles import CORRECTOR_ROLE, CRITERIA_WRITER_ROLE, GUIDELINE_WRITER_ROLE, JUDGE, JUDGE_ROLE
-from debate_eval.debates.base import Method, MethodContext, OptionError, Reparser, option, register_method, set_parse
+from debate_eval.debates.base import Method, MethodContext, OptionError, Reparser, option, register_method, with_parse
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
+from debate_eval.debates.record import R, ResultRecord, details_of, entries
 from debate_eval.debates.scoring.untrusted import UntrustedMaterial
 
 if TYPE_CHECKING:  # the teams (AutoGen) load when an item is evaluated: the registry and --help stay light
@@ -83,17 +84,17 @@ class FennecOptions:
     )
 
 
-def corrections(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+def corrections(records: Iterable[ResultRecord]) -> list[dict[str, Any]]:
     """Every correction a run's records hold (both orders of a ``--swap`` record)."""
     found = []
     for record in records:
-        details = record.get("details") or {}
+        details = record.details or {}
         holders = [details, *((o or {}).get("details") or {} for o in (details.get("orders") or {}).values())]
         found += [h["correction"] for h in holders if isinstance(h.get("correction"), dict)]
     return found
 
 
-def correction_summary(records: Iterable[dict[str, Any]]) -> str | None:
+def correction_summary(records: Iterable[ResultRecord]) -> str | None:
     """The run summary's correction line (None when the run corrected nothing)."""
     found = corrections(records)
     if not found:
@@ -166,42 +167,40 @@ class FennecMethod(Method[FennecConfig]):
         """Branches and correction."""
         return {"branches": config.branches, "correct": config.correct}
 
-    def summary_lines(self, records: Iterable[dict[str, Any]]) -> list[str]:
+    def summary_lines(self, records: Iterable[ResultRecord]) -> list[str]:
         """Lines the run summary adds: corrections made and the mean gain."""
         line = correction_summary(records)
         return [line] if line else []
 
-    def record_view(self, record: Mapping[str, Any], full: bool = False) -> str | None:
+    def record_view(self, record: ResultRecord, full: bool = False) -> str | None:
         """The branches as a tree (``debate-eval show``)."""
         from debate_eval.debates.fennec.tree import format_tree
 
         return format_tree(record, full)
 
-    def rescore_pairwise(self, record: dict[str, Any], texts: list[str]) -> dict[str, Any]:
+    def rescore_pairwise(self, record: R, texts: list[str]) -> R:
         """Every branch judgment's verdict re-read (the instructions of its first judgment set aside), then
         their summed preferences again."""
         from debate_eval.debates.kit.reread import reread_pairwise
 
         return reread_pairwise(record, texts, branches_verdict, judgment_prompt)
 
-    def rescore(self, record: dict[str, Any], reparse: Reparser) -> dict[str, Any]:
+    def rescore(self, record: R, reparse: Reparser) -> R:
         """Every judgment parsed again; the score is their mean again, and a correction's gain is recomputed."""
         from debate_eval.debates.fennec.merge import merge_scores
         from debate_eval.debates.fennec.team import JUDGMENT, RESCORE
 
-        transcript = record.get("transcript") or []
+        transcript = entries(record)
         judged = [i for i, e in enumerate(transcript) if e.get("step") == JUDGMENT and e.get("agent") == JUDGE]
+        if not judged:
+            return record
         parses = [reparse.entry(i) for i in judged]
         for index, parsed in zip(judged, parses, strict=True):
             transcript[index]["score"] = parsed.to_dict()
-        details = record.setdefault("details", {})
+        details = details_of(record)
         for branch, parsed in zip(details.get("tree") or [], parses, strict=False):
             branch["score"] = parsed.to_dict()
         merged = merge_scores(parses)
-        if not judged:
-            return record
-        record["score"] = merged.value
-        set_parse(record, merged)
         info = details.get("correction")
         rescored = [i for i, e in enumerate(transcript) if e.get("step") == RESCORE and e.get("agent") == JUDGE]
         if isinstance(info, dict) and isinstance(info.get("rescore"), dict) and rescored:
@@ -210,4 +209,4 @@ class FennecMethod(Method[FennecConfig]):
             again = merge_scores([reparse.text(text) for text in texts])
             gain = None if merged.value is None or again.value is None else again.value - merged.value
             info["rescore"].update(score=again.value, gain=gain)
-        return record
+        return with_parse(record, merged, score=merged.value, details=details, transcript=transcript)

@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from debate_eval.debates.record import ResultRecord
+
 
 def _line(text: str, full: bool, limit: int = 160) -> str:
     flat = " | ".join(part.strip() for part in str(text).splitlines() if part.strip())
@@ -67,9 +69,9 @@ def format_details(details: Mapping[str, Any], full: bool = False) -> list[str]:
     return lines
 
 
-def format_tree(record: Mapping[str, Any], full: bool = False) -> str | None:
+def format_tree(record: ResultRecord, full: bool = False) -> str | None:
     """The Fennec tree(s) of ``record`` as one block, or None when it is no Fennec record."""
-    details = record.get("details") or {}
+    details = record.details or {}
     blocks = []
     if "tree" in details:
         blocks.append("\n".join(format_details(details, full)))

@@ -31,10 +31,11 @@ from debate_eval.debates.base import (
     option,
     positive_int,
     register_method,
-    set_parse,
+    with_parse,
 )
 from debate_eval.debates.evaluation import EvaluationTask, Outcome, score_text
 from debate_eval.debates.kit.samples import sample_request
+from debate_eval.debates.record import R, details_of
 from debate_eval.debates.scoring.scores import ParsedScore
 
 if TYPE_CHECKING:  # loaded without AutoGen: the registry and --help stay light
@@ -223,7 +224,7 @@ class GEvalMethod(Method[GEvalConfig]):
         warning = samples_warning(config, temperature)
         return [warning] if warning else []
 
-    def rescore_pairwise(self, record: dict[str, Any], texts: list[str]) -> dict[str, Any]:
+    def rescore_pairwise(self, record: R, texts: list[str]) -> R:
         """The deciding answer's verdict re-read; with ``--geval-samples`` (one session per sample, each started
         by a task message of the user) each sample's, then their majority (a tie when split)."""
         from debate_eval.debates.geval.pairwise import samples_verdict
@@ -231,20 +232,18 @@ class GEvalMethod(Method[GEvalConfig]):
 
         return reread_pairwise(record, texts, samples_verdict)
 
-    def rescore(self, record: dict[str, Any], reparse: Reparser) -> dict[str, Any]:
+    def rescore(self, record: R, reparse: Reparser) -> R:
         """The answer parsed again; a probability-weighted score keeps its value (the log-probabilities are
         not stored), a sample mean is recomputed."""
         chosen, answers = deciding_parse(record, reparse)
         if chosen is None:
             return record
-        set_parse(record, chosen)
-        details = record.get("details") or {}
+        details = details_of(record)
         if details.get("method") == "logprob_weighted":
-            return record
-        if details.get("method") == "sample_mean" and record.get("decided_by") == EVALUATOR:
+            return with_parse(record, chosen)
+        if details.get("method") == "sample_mean" and record.decided_by == EVALUATOR:
             parses = [reparse.entry(i) for i in answers]
-            record.update(sample_record_fields([p.value if p.ok else None for p in parses], len(parses)))
             details["parsed_samples"] = sum(p.ok for p in parses)
-            return record
-        record["score"] = chosen.value if chosen.ok else None
-        return record
+            fields = sample_record_fields([p.value if p.ok else None for p in parses], len(parses))
+            return record.replace(details=details, **fields)
+        return with_parse(record, chosen, score=chosen.value if chosen.ok else None)

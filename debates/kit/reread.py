@@ -10,7 +10,6 @@ verdict is put back in the original order and the two combined (the agreeing one
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -18,6 +17,7 @@ from debate_eval.debates.evaluation import verdict_text
 from debate_eval.debates.kit.combine import combine_orders
 from debate_eval.debates.kit.reask import RELAY, standing
 from debate_eval.debates.pairwise.prompts import judge_material
+from debate_eval.debates.record import R, entries
 from debate_eval.debates.scoring.verdicts import ParsedVerdict, no_verdict, planted_verdicts, swap_value
 
 Parse = Callable[[dict[str, Any]], ParsedVerdict]
@@ -43,16 +43,15 @@ def first_message(transcript: Sequence[dict[str, Any]]) -> str:
 
 
 def reread_pairwise(
-    record: dict[str, Any],
+    record: R,
     texts: Sequence[str],
     order_verdict: OrderVerdict,
     prompt_of: Callable[[Sequence[dict[str, Any]]], str] = first_message,
-) -> dict[str, Any]:
+) -> R:
     """A copy of the pairwise ``record`` with every verdict parsed again and the item's verdict recomputed by
     ``order_verdict`` per order; ``texts`` are the item's judged texts (question, input, both responses),
     ``prompt_of`` finds the instructions whose echoes are not the agent's own words."""
-    new = json.loads(json.dumps(record))
-    transcript = new.get("transcript") or []
+    transcript = entries(record)
     material = judge_material(list(texts), prompt_of(transcript))
     markers = planted_verdicts(texts)
     cache: dict[int, ParsedVerdict] = {}
@@ -66,24 +65,23 @@ def reread_pairwise(
     for entry in transcript:
         if "verdict" in entry:
             entry["verdict"] = parse(entry).to_dict()
-    decided_by = str(new.get("decided_by") or "")
+    decided_by = str(record.decided_by or "")
     orders = list(dict.fromkeys(e.get("order") for e in transcript))
+    changes: dict[str, Any] = {}
     if orders and orders != [None] and set(orders) == {"original", "swapped"}:
         original = order_verdict([e for e in transcript if e.get("order") == "original"], decided_by, parse)
         swapped = order_verdict([e for e in transcript if e.get("order") == "swapped"], decided_by, parse)
-        parsed = combine_both_orders(new, original, swapped)
+        parsed, changes = combine_both_orders(original, swapped)
     else:
         parsed = order_verdict(transcript, decided_by, parse)
-    new.update(parsed.record_fields())
-    return new
+    return record.replace(transcript=transcript, **changes, **parsed.record_fields())
 
 
-def combine_both_orders(record: dict[str, Any], original: ParsedVerdict, swapped: ParsedVerdict) -> ParsedVerdict:
+def combine_both_orders(original: ParsedVerdict, swapped: ParsedVerdict) -> tuple[ParsedVerdict, dict[str, Any]]:
     """The verdict of both orders re-read: the swapped order's put back in the original order, then the two
-    combined (``combine_orders``); ``record``'s ``verdicts`` and ``consistent`` are rewritten."""
+    combined (``combine_orders``); with the record's ``verdicts`` and ``consistent`` that go with it."""
     back = swapped
     if swapped.ok:
         back = ParsedVerdict(swap_value(swapped.value), "parsed", swapped.method, swapped.reason)
     parsed, consistent = combine_orders(original, back)
-    record.update(verdicts={"original": original.value, "swapped": back.value}, consistent=consistent)
-    return parsed
+    return parsed, {"verdicts": {"original": original.value, "swapped": back.value}, "consistent": consistent}

@@ -31,11 +31,12 @@ from debate_eval.debates.base import get_method
 from debate_eval.tasks.data.datasets import load_items, resolve_data_dir
 from debate_eval.tasks.data.own_file import restore_dataset
 from debate_eval.tasks.data.templates import parse_scale
-from debate_eval.tasks.engine.compat import method_of
 from debate_eval.tasks.engine.config_checksum import edit_note
 from debate_eval.tasks.engine.lock import RunLock
+from debate_eval.tasks.engine.record import Record
 from debate_eval.tasks.engine.reread import reread_line
-from debate_eval.tasks.engine.results import CONFIG_FILE, read_jsonl
+from debate_eval.tasks.engine.results import CONFIG_FILE
+from debate_eval.tasks.engine.rundir import iter_json_lines
 
 
 def add_subparser(subparsers: Any) -> None:
@@ -81,6 +82,11 @@ def _load_config(results: Path) -> dict[str, Any]:
         raise UserError(f"{path}: not a debate-eval config.json (missing result_config)") from None
 
 
+def _read_records(results: Path) -> list[Record]:
+    """Every line of ``results`` as a ``Record`` (a line that is none: one line naming it, exit 2)."""
+    return [Record.from_json(obj, path=results, line=number) for number, obj in iter_json_lines(results)]
+
+
 def handle_rescore(args: argparse.Namespace) -> int:
     """Rescore a results file in place (keeping a backup)."""
     results = Path(args.results)
@@ -91,34 +97,31 @@ def handle_rescore(args: argparse.Namespace) -> int:
     config = _load_config(results)
     restore_dataset(config)  # a run on the user's own file: register it again from config.json
     inputs = {item.item_id: item.inputs for item in load_items(config["dataset"], resolve_data_dir(args.data_dir))}
-    records = read_jsonl(results)
+    records = _read_records(results)
     size_read = results.stat().st_size
-    rescored: list[dict[str, Any]] = []
+    rescored: list[Record] = []
     changed = 0
     before: Counter[str] = Counter()
     after: Counter[str] = Counter()
     unmatched: list[str] = []
     pairwise = 0
     for record in records:
-        before[str(record.get("parse_status"))] += 1
-        missing = record.get("item_id") not in inputs
-        if record.get("error") or missing:
-            unmatched += [str(record.get("item_id"))] if missing and not record.get("error") else []
+        before[str(record.parse_status)] += 1
+        missing = record.item_id not in inputs
+        if record.error or missing:
+            unmatched += [record.key] if missing and not record.error else []
             rescored.append(record)
-            after[str(record.get("parse_status"))] += 1
+            after[str(record.parse_status)] += 1
             continue
-        if record.get("task_type") == "pairwise":  # verdicts, re-parsed as the run parsed them (by its method)
-            method = get_method(str(config["protocol"] or method_of(record)))
-            new = reread_line(record, method, None, list(inputs[record["item_id"]].values()), pairwise=True)
-            pairwise += new.get("verdict") != record.get("verdict")
-            after[str(new.get("parse_status"))] += 1
-            rescored.append(new)
-            continue
-        scale = config["scales"].get(record.get("aspect"), config["scale"])
-        method = get_method(str(config["protocol"] or method_of(record)))
-        new = reread_line(record, method, scale, list(inputs[record["item_id"]].values()), pairwise=False)
-        changed += new.get("score") != record.get("score")
-        after[str(new.get("parse_status"))] += 1
+        method = get_method(str(config["protocol"] or record.method))
+        texts = list(inputs[record.item_id].values())
+        if record.pairwise:  # verdicts, re-parsed as the run parsed them (by its method)
+            new = reread_line(record, method, None, texts)
+            pairwise += new.verdict != record.verdict
+        else:
+            new = reread_line(record, method, config["scales"].get(record.aspect, config["scale"]), texts)
+            changed += new.score != record.score
+        after[str(new.parse_status)] += 1
         rescored.append(new)
     print(f"{results}: {len(records)} items; {changed} scores changed")
     print(f"parse status before: {dict(before)}; after: {dict(after)}")
@@ -139,7 +142,7 @@ def handle_rescore(args: argparse.Namespace) -> int:
         tmp = results.with_suffix(".jsonl.tmp")
         with tmp.open("w", encoding="utf-8") as handle:
             for record in rescored:
-                handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+                handle.write(json.dumps(record.to_json(), ensure_ascii=False) + "\n")
         tmp.replace(results)
     print(f"rewritten; the old file is {backup}")
     return 0

@@ -37,6 +37,7 @@ from debate_eval.tasks.engine.progress import MODES as PROGRESS_MODES
 from debate_eval.tasks.engine.request import FLAGS, RunRequest, field_names
 
 if TYPE_CHECKING:  # the engine loads when a run starts (``run --help`` stays fast)
+    from debate_eval.tasks.engine.record import Record
     from debate_eval.tasks.engine.run_config import RunConfig, RunOptions
     from debate_eval.tasks.engine.runner import RunSummary, Tally
 
@@ -485,18 +486,18 @@ def distribution_line(total: Tally) -> str:
 
 
 class RunRecords:
-    """The records of one configuration in a run directory, as JSON objects, read from the file each time
-    they are iterated (never held together)."""
+    """The records of one configuration in a run directory, read from the file each time they are iterated
+    (never held together)."""
 
     def __init__(self, out_dir: Path, config_hash: str) -> None:
         self.out_dir, self.config_hash = out_dir, config_hash
 
-    def __iter__(self) -> Iterator[dict[str, Any]]:
+    def __iter__(self) -> Iterator[Record]:
         from debate_eval.tasks.engine.rundir import RunDir
 
         for record in RunDir(self.out_dir).iter_records():
             if record.config_hash == self.config_hash:
-                yield record.to_json()
+                yield record
 
 
 def _dollars(cost: float | None) -> str:

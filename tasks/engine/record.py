@@ -301,8 +301,13 @@ class Record:
         return out
 
     def replace(self, **changes: Any) -> Record:
-        """A copy with ``changes`` (field names; unknown names go to ``extra``)."""
+        """A copy with ``changes`` (field names; unknown names go to ``extra``). ``transcript`` may be given as
+        the stored entries (dicts, as a method's hooks change them) or as ``Message`` objects."""
         known = {key: value for key, value in changes.items() if key in _FIELDS}
+        if "transcript" in known:
+            known["transcript"] = tuple(
+                Message.from_dict(entry) if isinstance(entry, Mapping) else entry for entry in known["transcript"]
+            )
         unknown = {key: value for key, value in changes.items() if key not in _FIELDS}
         if unknown:
             known["extra"] = {**self.extra, **unknown}

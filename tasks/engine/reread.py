@@ -244,8 +244,7 @@ def reread_record(record: Record, config: RunConfig, inputs: Mapping[str, Any]) 
     """``record`` read again by the current parser, named with the current ``parser_version`` (``config``: its
     aspect's configuration, for the method and the scale; ``inputs``: its item's texts under evaluation)."""
     texts = [str(text) for text in inputs.values()]
-    line = reread_line(record.to_json(), config.method, config.template.scale, texts, pairwise=record.pairwise)
-    again = Record.from_json(line)
+    again = reread_line(record, config.method, config.template.scale, texts)
     from debate_eval.tasks.engine.runner import flag_truncated  # the run's own check (runner imports this module)
 
     if again.truncated and again.judged:  # the new reading found a score in the cut answer
@@ -255,28 +254,24 @@ def reread_record(record: Record, config: RunConfig, inputs: Mapping[str, Any]) 
     return again
 
 
-def reread_line(
-    line: dict[str, Any], method: Method, scale: ScoreRange | None, texts: Sequence[str], *, pairwise: bool
-) -> dict[str, Any]:
-    """A copy of one result line (its JSON object) with its answers parsed again as a run parses them, named with
-    the current ``parser_version``: a ``pairwise`` line's verdicts by ``method.rescore_pairwise``; otherwise every
-    transcript entry's score, then the line's own score by ``method.rescore`` (``texts``: the item's texts under
-    evaluation, blanked out of the answers first)."""
+def reread_line(record: Record, method: Method, scale: ScoreRange | None, texts: Sequence[str]) -> Record:
+    """A copy of one result line's record with its answers parsed again as a run parses them, named with the
+    current ``parser_version``: a pairwise record's verdicts by ``method.rescore_pairwise``; otherwise every
+    transcript entry's score, then the record's own score by ``method.rescore`` (``texts``: the item's texts
+    under evaluation, blanked out of the answers first)."""
     from debate_eval.debates.method import Reparser
     from debate_eval.debates.scoring.untrusted import UntrustedMaterial
 
-    if pairwise:
-        new = method.rescore_pairwise(line, list(texts))
+    if record.pairwise:
+        new = method.rescore_pairwise(record, list(texts))
     else:
-        new = json.loads(json.dumps(line))
-        transcript = new.get("transcript") or []
-        reparse = Reparser(transcript, scale, new.get("aspect"), UntrustedMaterial(list(texts)))
+        transcript = [message.to_dict() for message in record.transcript]
+        reparse = Reparser(transcript, scale, record.aspect, UntrustedMaterial(list(texts)))
         for index, entry in enumerate(transcript):
-            if isinstance(entry, dict) and "score" in entry:
+            if "score" in entry:
                 entry["score"] = reparse.entry(index).to_dict()
-        new = method.rescore(new, reparse)
-    new["parser_version"] = PARSER_VERSION
-    return new
+        new = method.rescore(record.replace(transcript=transcript), reparse)
+    return new.replace(parser_version=PARSER_VERSION)
 
 
 def mixed_versions_warning(records: Iterable[Any], where: object) -> str | None:

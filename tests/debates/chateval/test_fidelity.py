@@ -24,6 +24,7 @@ from debate_eval.debates.evaluation import EvaluationTask, Outcome
 from debate_eval.debates.scoring.scores import ScoreRange
 from debate_eval.tasks.cli.main import build_parser
 from debate_eval.tasks.cli.run import build_run_config
+from tests.support.records import stored
 
 DOCUMENT = "The city council met on Monday and approved the budget after a long debate about schools."
 SUMMARY = "The council approved the budget on Monday after a debate about schools."
@@ -261,7 +262,7 @@ def test_rescore_reads_each_referees_own_verdict_line() -> None:
     task = make_task()
     record = {"transcript": outcome.transcript, "details": outcome.details, "decided_by": outcome.decided_by}
     reparse = Reparser(outcome.transcript, task.scale, task.aspect, task.material())
-    rescored = get_method("chateval").rescore(dict(record), reparse)
+    rescored = get_method("chateval").rescore(stored(record), reparse).to_json()
     assert outcome.score == rescored["score"] == pytest.approx(3.0)
 
 

@@ -25,6 +25,7 @@ from debate_eval.debates.debate.authors import (
 from debate_eval.debates.debate.run import DebateConfig, run_debate
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
 from debate_eval.debates.scoring.scores import ScoreRange
+from tests.support.records import stored
 
 DOCUMENT = "The city council met on Monday and approved the budget after a long debate about schools."
 SUMMARY = "The council approved the budget on Monday after a debate about schools."
@@ -252,7 +253,7 @@ def test_rescore_reads_an_authors_code_record_with_their_extraction() -> None:
         outcome, _ = run("authors-code", ["Score: 2", "Score: 3"], ["Too high; a 4 at most.", "NO_ISSUE"], bugs=bugs)
         record = {"transcript": outcome.transcript, "decided_by": outcome.decided_by, "details": outcome.details}
         reparse = Reparser(outcome.transcript, task.scale, task.aspect, task.material())
-        rescored = get_method("debate").rescore(dict(record), reparse)
+        rescored = get_method("debate").rescore(stored(record), reparse).to_json()
         assert rescored["score"] == outcome.score and rescored["parse_method"] == outcome.parse.method
 
 

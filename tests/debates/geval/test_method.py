@@ -10,6 +10,7 @@ import pytest
 from debate_eval.debates.geval.method import GEvalConfig, samples_warning
 from debate_eval.debates.scoring.scores import ScoreRange, parse_score
 from debate_eval.debates.scoring.weighted import weighted_score
+from tests.support.records import stored
 
 LIKERT = ScoreRange(1, 5)
 
@@ -214,6 +215,6 @@ def test_sample_mean_reports_parse_status_over_the_samples_live_and_after_rescor
     unparsed = next(i for i, e in enumerate(record["transcript"]) if e["content"] == "I cannot tell.")
     record["transcript"][unparsed]["content"] = "Score: 5"
     reparse = Reparser(record["transcript"], LIKERT, "coherence", UntrustedMaterial(task.untrusted))
-    GEvalMethod().rescore(record, reparse)
+    record = GEvalMethod().rescore(stored(record), reparse).to_json()
     assert record["score"] == pytest.approx(3.5) and record["parse_reason"].startswith("4/4 parsed")
     assert record["parse_method"] == "sample_mean" and record["details"]["parsed_samples"] == 4

@@ -24,6 +24,7 @@ from debate_eval.debates.evaluation import EvaluationTask, Outcome
 from debate_eval.debates.scoring.faireval_scores import their_verdict
 from debate_eval.debates.scoring.scores import ScoreRange
 from debate_eval.debates.scoring.untrusted import UntrustedMaterial
+from tests.support.records import stored
 
 INPUTS = {
     "question": "How do I keep basil alive indoors?",
@@ -209,6 +210,6 @@ def test_rescore_recomputes_their_aggregation_from_the_stored_lists() -> None:
         "decided_by": outcome.decided_by,
         "verdict": None,
     }
-    rescored = get_method("chateval").rescore_pairwise(record, list(INPUTS.values()))
+    rescored = get_method("chateval").rescore_pairwise(stored(record), list(INPUTS.values())).to_json()
     assert rescored["verdict"] == outcome.verdict == "second"
     assert rescored["parse_method"] == "authors_score_sum"

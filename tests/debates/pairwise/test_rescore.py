@@ -16,6 +16,7 @@ from debate_eval.debates.evaluation import Outcome
 from debate_eval.debates.geval.pairwise import run_geval_pairwise
 from debate_eval.debates.pairwise.prompts import render_task
 from debate_eval.debates.pairwise.swap import evaluate_both_orders, with_swapped
+from tests.support.records import stored
 
 
 def record_of(outcome: Outcome) -> dict[str, Any]:
@@ -31,7 +32,7 @@ def record_of(outcome: Outcome) -> dict[str, Any]:
 
 def rescore_pairwise(method: str, record: dict[str, Any], texts: list[str]) -> dict[str, Any]:
     """``rescore`` of a pairwise record, through its method."""
-    return get_method(method).rescore_pairwise(record, texts)
+    return get_method(method).rescore_pairwise(stored(record), texts).to_json()
 
 
 def check_same(method: str, outcome: Outcome, texts: list[str]) -> dict[str, Any]:
