@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
+from debate_eval.tasks.analysis.records import ScoreRow
 from debate_eval.tasks.engine.config_checksum import edit_note
 from debate_eval.tasks.engine.record import PAIRWISE, Record
 from debate_eval.tasks.engine.reread import mixed_versions_warning
@@ -134,6 +135,7 @@ class Item:
     system_b: str | None = None
     config_hash: str | None = None
     parser_version: int | None = None
+    score_normalized: float | None = None
 
     @classmethod
     def of(cls, record: Record) -> Item:
@@ -173,29 +175,32 @@ class Item:
             system_b=record.system_b,
             config_hash=record.config_hash,
             parser_version=record.parser_version,
+            score_normalized=number(record.score_normalized),
         )
 
-    def record(self) -> Record:
-        """A record of the item's fields alone (what the meta-evaluation reads: no transcript)."""
-        return Record(
+    def score_row(self) -> ScoreRow:
+        """What the meta-evaluation reads of the item (``tasks.analysis.records.ScoreRow``)."""
+        return ScoreRow(
             item_id=self.item_id,
             dataset=self.dataset,
             aspect=self.aspect,
             method=self.method,
             group_id=self.group_id,
             system_id=self.system_id,
-            score=self.score,
             human_score=self.human_score,
+            score=self.score,
+            score_normalized=self.score_normalized,
             parse_status=self.parse_status,
             error=self.error,
+            config_hash=self.config_hash,
             task_type=self.task_type,
             verdict=self.verdict,
             human_label=self.human_label,
             consistent=self.consistent,
             system_a=self.system_a,
             system_b=self.system_b,
-            config_hash=self.config_hash,
-            extra={"imported": True} if self.imported else {},
+            imported=self.imported,
+            parser_version=self.parser_version,
         )
 
 

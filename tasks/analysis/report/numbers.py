@@ -23,9 +23,11 @@ from debate_eval.tasks.analysis.pairwise_metrics import evaluate_pairwise
 from debate_eval.tasks.analysis.references import is_imported, no_reference_reason, reference_for
 from debate_eval.tasks.analysis.report import gather
 from debate_eval.tasks.analysis.report.gather import Item, Run, is_pairwise, number
+from debate_eval.tasks.analysis.systems import compare_systems, system_level, systems_of, win_rates
 from debate_eval.tasks.engine.record import Record
 
 BOOTSTRAP_RESAMPLES = DEFAULT_RESAMPLES  # as meta-eval's --bootstrap default
+MAX_SYSTEMS = 60  # more systems than this in one dataset/aspect: the page does not list every pair (meta-eval does)
 VERDICTS = ("first", "second", "tie")
 GREEK = {"spearman": "ρ", "kendall": "τ", "pearson": "r"}
 DEFINITION_NAMES = {
@@ -64,7 +66,7 @@ def meta_eval_rows(
     ``ci_method`` is ``meta-eval --ci-method``'s (``percentile`` or ``bca``)."""
     rows = []
     for (dataset, aspect), items in _parts(r for r in run.items if not is_pairwise(r)).items():
-        method, records = items[0].method, [item.record() for item in items]
+        method, records = items[0].method, [item.score_row() for item in items]
         report = evaluate_aspect(dataset, aspect, method, records, bootstrap=resamples, ci_method=ci_method)
         imported = is_imported(records)
         for definition in _definitions(dataset, report.level):
@@ -111,7 +113,7 @@ def pairwise_rows(
     ``ci_method`` as in :func:`meta_eval_rows`."""
     rows = []
     for (dataset, aspect), items in _parts(r for r in run.items if is_pairwise(r)).items():
-        method, records = items[0].method, [item.record() for item in items]
+        method, records = items[0].method, [item.score_row() for item in items]
         report = evaluate_pairwise(dataset, aspect, method, records, bootstrap=resamples, ci_method=ci_method)
         row = report.to_dict()
         imported = is_imported(records)
@@ -120,6 +122,34 @@ def pairwise_rows(
         row["paper_note"] = reference.note if reference else no_reference_reason(method, dataset, imported)
         row["paper"] = dict(reference.values.get(aspect, {})) if reference else None
         rows.append(row)
+    return rows
+
+
+def systems_rows(
+    run: Run, resamples: int = BOOTSTRAP_RESAMPLES, ci_method: str = DEFAULT_CI_METHOD
+) -> list[dict[str, Any]]:
+    """Per dataset/aspect whose records name several systems (``tasks.analysis.systems``, the computation
+    ``meta-eval --bootstrap`` shows): ``system_level`` (the systems' mean scores correlated with their mean
+    human scores), ``systems`` (single-score: per system mean, interval and PPI estimate, and the pairs' paired
+    differences with p, Holm p and wins/ties/losses; pairwise: each system's win rate), or ``too_many`` (the
+    number of systems, above ``MAX_SYSTEMS``: not compared pair by pair on the page)."""
+    rows = []
+    for (dataset, aspect), items in _parts(run.items).items():
+        records = [item.score_row() for item in items]
+        pairwise = any(is_pairwise(item) for item in items)
+        row: dict[str, Any] = {"dataset": dataset, "aspect": aspect, "pairwise": pairwise}
+        options = {"bootstrap": resamples, "ci_method": ci_method}
+        named = {name for item in items for name in (item.system_a, item.system_b) if name} if pairwise else None
+        count = len(named) if named is not None else len(systems_of(records))
+        if count > MAX_SYSTEMS:
+            rows.append({**row, "too_many": count, "system_level": None, "systems": None})
+            continue
+        if pairwise:
+            row |= {"system_level": None, "systems": win_rates(records, **options)}
+        else:
+            row |= {"system_level": system_level(records, **options), "systems": compare_systems(records, **options)}
+        if row["systems"] or row["system_level"]:
+            rows.append(row)
     return rows
 
 

@@ -237,6 +237,7 @@ def render_page(
         records = data.pop("records")
     packed = pack_records(records)
     compare = sections.comparison(runs)
+    systems = sections.systems_section(runs, ci_method)
     body = {
         "title": esc(title),
         "generated": esc(datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")),
@@ -250,6 +251,8 @@ def render_page(
         if compare
         else "",
         "compare_link": '<a href="#compare">Side by side</a> ' if compare else "",
+        "systems": systems,
+        "systems_link": '<a href="#systems">Systems</a> ' if systems else "",
         "lead": lead,
         "lead_link": '<a href="#audit">Judge card</a> ' if lead else "",
         "csp": esc(_csp(script, style)),

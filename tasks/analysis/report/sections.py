@@ -210,3 +210,110 @@ def glance(runs: Sequence[Run], ci_method: str = DEFAULT_CI_METHOD) -> str:
         "<th>cost</th></tr>" + "".join(lines) + "</table><p class='note'>Open a run below for its settings, "
         "models, tokens per role and the papers' tables.</p>"
     )
+
+
+def _ci(ci: Any) -> str:
+    """A systems figure's interval (``ci_html`` in a class of its own: the meta-evaluation's intervals stay the
+    page's ``ci`` spans)."""
+    return ci_html(ci).replace("<span class='ci'>", "<span class='ci sys'>")
+
+
+def _p(value: Any) -> str:
+    """A p-value, the minimum-units text as it is, or an en dash."""
+    if isinstance(value, str):
+        return f"<span class='ci few'>{esc(value)}</span>"
+    return "–" if value is None else f"{value:.3g}"
+
+
+def _system_level(level: dict[str, Any]) -> str:
+    ci95 = level.get("ci95")
+    cells = []
+    for name in ("kendall", "spearman", "pearson"):
+        interval = ci95 if isinstance(ci95, str) else (ci95 or {}).get(name)
+        cells.append(f"{numbers.GREEK[name]} {fmt(level.get(name))}{_ci(interval)}")
+    return (
+        f"<p>System level ({level['n_systems']} systems' mean scores against their mean human scores, over "
+        f"{level['n_groups']} groups): {', '.join(cells)}</p>"
+    )
+
+
+def _compared(block: dict[str, Any]) -> str:
+    """Per system its mean with interval (and PPI rows), then every pair of systems on shared inputs."""
+    ppi = any("ppi" in entry for entry in block["systems"].values())
+    head = "<th>system</th><th>items</th><th>scored</th><th>mean judge score (95% CI)</th>"
+    head += "<th>human scale: PPI</th><th>human only</th><th>judge only</th>" if ppi else ""
+    rows = []
+    for name, entry in block["systems"].items():
+        mean = fmt(entry["mean"]) + _ci(entry["ci95"])
+        cells = f"<td>{entry['n_items']}</td><td>{entry['n_scored']}</td><td>{mean}</td>"
+        estimate = entry.get("ppi")
+        if estimate:
+            cells += "".join(
+                f"<td>{fmt(estimate[kind]['mean'])}{_ci(estimate[kind]['ci95'])}</td>"
+                for kind in ("ppi", "human_only", "judge_only")
+            )
+        elif ppi:
+            cells += "<td>–</td><td>–</td><td>–</td>"
+        rows.append(f"<tr><th>{esc(name)}</th>{cells}</tr>")
+    html = f"<table class='meta systems'><tr>{head}</tr>{''.join(rows)}</table>"
+    if ppi:
+        html += (
+            "<p class='note'>Human scale: where only part of a system's outputs carry a human rating, its mean on "
+            "the human scale by prediction-powered inference (PPI++: the rated outputs correct the judge's scores "
+            "of all of them), beside the mean of the rated outputs alone and of the judge's scores alone.</p>"
+        )
+    pairs = block["pairs"]
+    if pairs:
+        lines = "".join(
+            f"<tr><th>{esc(pair['first'])} − {esc(pair['second'])}</th><td>{pair['n_inputs']}</td>"
+            f"<td>{pair['difference']:+.3f}{_ci(pair['ci95'])}</td><td>{_p(pair['p_value'])}</td>"
+            f"<td>{_p(pair.get('p_holm'))}</td><td>{pair['wins']}/{pair['ties']}/{pair['losses']}</td></tr>"
+            for pair in pairs
+        )
+        html += (
+            "<table class='meta systems pairs'><tr><th>first − second</th><th>shared inputs</th>"
+            "<th>difference of means (95% CI)</th><th>p</th><th>Holm p</th><th>first's wins/ties/losses</th></tr>"
+            f"{lines}</table>"
+        )
+    return html
+
+
+def _win_rates(block: dict[str, Any]) -> str:
+    """Each system's win rate in pairwise comparisons (ties count half), with interval and counts."""
+    rows = "".join(
+        f"<tr><th>{esc(name)}</th><td>{entry['comparisons']}</td><td>{fmt(entry['win_rate'])}{_ci(entry['ci95'])}"
+        f"</td><td>{entry['wins']}/{entry['ties']}/{entry['losses']}</td></tr>"
+        for name, entry in block["systems"].items()
+    )
+    return (
+        "<table class='meta systems'><tr><th>system</th><th>comparisons</th><th>win rate (95% CI; ties count half)"
+        f"</th><th>wins/ties/losses</th></tr>{rows}</table>"
+    )
+
+
+def systems_section(runs: Sequence[Run], ci_method: str = DEFAULT_CI_METHOD) -> str:
+    """The runs' systems (records naming which system produced each output), as ``meta-eval --bootstrap``
+    computes them (``numbers.systems_rows``): empty when no run names several systems."""
+    parts = []
+    for run in runs:
+        for row in numbers.systems_rows(run, ci_method=ci_method):
+            title = f"<h3>{esc(run.label)}: {esc(row['dataset'])}/{esc(row['aspect'])}</h3>"
+            if row.get("too_many"):
+                parts.append(
+                    f"{title}<p class='note'>{row['too_many']:,} systems: too many to compare pair by pair here; "
+                    "<code>debate-eval meta-eval --bootstrap 1000 --json</code> gives every pair.</p>"
+                )
+                continue
+            body = _system_level(row["system_level"]) if row["system_level"] else ""
+            block = row["systems"]
+            if block:
+                body += _win_rates(block) if row["pairwise"] else _compared(block)
+            parts.append(title + body)
+    if not parts:
+        return ""
+    return (
+        "<section id='systems' class='card'><h2>Systems</h2><p class='note'>As <code>debate-eval meta-eval "
+        f"--bootstrap</code> computes them: 95% intervals by {esc(ci_method)} bootstrap (items per system; shared "
+        "inputs per pair; groups for the system level), below the minimum number of units the text says why; "
+        "p two-sided, Holm p adjusted over every pair of a table.</p>" + "".join(parts) + "</section>"
+    )
