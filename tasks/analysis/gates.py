@@ -1,8 +1,10 @@
 """Quality bars for a judge in CI: ``meta-eval RUN --fail-under spearman=0.40,kappa=0.3`` and a pytest helper.
 
 A bar ``statistic=value`` applies to every dataset/aspect of the run that reports the statistic
-(``spearman``, ``kendall``, ``pearson``, their pooled forms ``pooled_*``, or the pairwise ``accuracy``,
-``kappa``, ``macro_f1``, ``consistency``, ``agreement``). A bar is a finite number in the statistic's range
+(``spearman``, ``kendall``, ``pearson``, their pooled forms ``pooled_*``, their system-level forms
+``system_*`` (the systems' mean scores correlated with their mean human scores, :mod:`systems`; every
+single-score dataset/aspect), or the pairwise ``accuracy``, ``kappa``, ``macro_f1``, ``consistency``,
+``agreement``). A bar is a finite number in the statistic's range
 (``[-1, 1]`` for correlations and κ, ``[0, 1]`` for the shares), each statistic at most once; anything else is
 a ``UserError`` (exit 2).
 
@@ -18,7 +20,11 @@ little fails too, naming the shortfall, so a gate never passes on a judge that a
   correlation (``n_groups`` of ``n_groups + n_skipped``) must be at least ``min_coverage``;
 - ``consistency`` and ``agreement`` also need that share of the items judged in both orders (``--swap``);
 - the figure must stand on at least ``min_units`` units (the minimum-units rule, :data:`bootstrap.MIN_UNITS`:
-  groups at group level, scored items otherwise).
+  groups at group level, scored items otherwise);
+- a system-level figure must stand on at least :data:`MIN_GATE_SYSTEMS` systems (the fewest whose perfect
+  ranking a two-sided Kendall test finds at p < 0.05: 2/5! = 0.017, where 4 systems give 2/4! = 0.083) and
+  its systems' means on at least ``min_units`` groups; below three systems there is no system-level figure,
+  which fails whatever ``min_coverage`` says.
 
 ``min_coverage=0`` turns the coverage requirement off (shares and units).
 
@@ -50,9 +56,14 @@ from debate_eval.tasks.analysis.bootstrap import (
 )
 from debate_eval.tasks.analysis.correlations import ITEM, STATISTICS, AspectReport
 from debate_eval.tasks.analysis.pairwise_metrics import METRICS, PairwiseReport
+from debate_eval.tasks.analysis.systems import MIN_SYSTEMS
 
 POOLED_PREFIX = "pooled_"
-GATE_STATISTICS = (*STATISTICS, *(f"{POOLED_PREFIX}{s}" for s in STATISTICS), *METRICS)
+SYSTEM_PREFIX = "system_"
+SYSTEM_STATISTICS = tuple(f"{SYSTEM_PREFIX}{s}" for s in STATISTICS)
+GATE_STATISTICS = (*STATISTICS, *(f"{POOLED_PREFIX}{s}" for s in STATISTICS), *SYSTEM_STATISTICS, *METRICS)
+#: The fewest systems a system-level bar accepts its figure from (see the module docstring).
+MIN_GATE_SYSTEMS = 5
 # Older spellings still accepted in a bar (a CI configuration written before the rename): old -> current.
 BAR_ALIASES = {f"global_{s}": f"{POOLED_PREFIX}{s}" for s in STATISTICS}
 SHARE_STATISTICS = frozenset({"accuracy", "macro_f1", "consistency", "agreement"})  # range [0, 1]
@@ -126,6 +137,17 @@ def coverage_shortfall(
     if min_coverage <= 0:
         return None
     shortfalls: list[str | None] = []
+    if statistic.startswith(SYSTEM_PREFIX) and isinstance(entry, AspectReport):
+        rated = entry.n_items - entry.n_unrated
+        shortfalls.append(_share_text(entry.n_scored, rated, "rated items with a score", min_coverage))
+        level = entry.system_level or {}
+        n_systems, n_groups = int(level.get("n_systems") or 0), int(level.get("n_groups") or 0)
+        if n_systems < MIN_GATE_SYSTEMS:
+            shortfalls.append(f"{n_systems} systems (a system-level bar needs at least {MIN_GATE_SYSTEMS})")
+        if n_groups < min_units:
+            shortfalls.append(f"the systems' means over {n_groups} groups (the minimum is {min_units})")
+        found = [text for text in shortfalls if text]
+        return "; ".join(found) if found else None
     if isinstance(entry, PairwiseReport):
         rated = entry.n_items - entry.n_unlabelled
         shortfalls.append(_share_text(entry.n_scored, rated, "labelled items with a verdict", min_coverage))
@@ -147,7 +169,27 @@ def coverage_shortfall(
     return "; ".join(found) if found else None
 
 
+def _reports(entry: AspectReport | PairwiseReport, statistic: str) -> bool:
+    """Whether ``entry`` is a part a bar on ``statistic`` applies to."""
+    if statistic.startswith(SYSTEM_PREFIX):
+        return isinstance(entry, AspectReport)
+    return hasattr(entry, statistic)
+
+
+def _figure(entry: AspectReport | PairwiseReport, statistic: str) -> float | None:
+    if statistic.startswith(SYSTEM_PREFIX):
+        level = getattr(entry, "system_level", None) or {}
+        return level.get(statistic.removeprefix(SYSTEM_PREFIX))
+    return getattr(entry, statistic)
+
+
 def _interval(entry: AspectReport | PairwiseReport, statistic: str) -> Any:
+    if statistic.startswith(SYSTEM_PREFIX):
+        level = getattr(entry, "system_level", None) or {}
+        intervals = level.get("ci95")
+        if intervals is None or is_withheld(intervals):
+            return intervals
+        return intervals.get(statistic.removeprefix(SYSTEM_PREFIX))
     if statistic.startswith("pooled_"):
         intervals = getattr(entry, "pooled_ci95", None)
         statistic = statistic.removeprefix("pooled_")
@@ -177,12 +219,18 @@ def check_bars(
             (f"{dataset}/{key}", entry)
             for dataset, aspects in report.items()
             for key, entry in aspects.items()
-            if hasattr(entry, statistic)
+            if _reports(entry, statistic)
         ]
         if not parts:
             raise UserError(f"--fail-under {statistic}: no dataset/aspect of these runs reports {statistic}")
         for name, entry in parts:
-            value = getattr(entry, statistic)
+            value = _figure(entry, statistic)
+            if statistic.startswith(SYSTEM_PREFIX) and not getattr(entry, "system_level", None):
+                failures.append(
+                    f"{name} {statistic} {COVERAGE_MARK} fewer than {MIN_SYSTEMS} systems with rated, scored items, "
+                    f"no system-level figure (a system-level bar needs at least {MIN_GATE_SYSTEMS})"
+                )
+                continue
             if value is None:
                 failures.append(f"{name} {statistic} undefined (bar {bar:g})")
                 continue

@@ -14,9 +14,10 @@
   McNemar for pairwise accuracy; ``--missing wrong|drop`` for pairwise items without a verdict.
 - ``--fail-under spearman=0.40[,kappa=0.3]`` (``--fail-under-ci``: the lower 95 % bound): exit 1 with one
   line when a figure is below its bar or stands on too little (``--min-coverage``, default 0.9: the share of
-  rated items with a score/verdict and of groups with a defined correlation, and the minimum-units rule; see
-  :mod:`tasks.analysis.gates`), for CI. A bar that is not a finite number in range, a statistic given twice
-  or an empty ``--fail-under`` is an error (exit 2).
+  rated items with a score/verdict and of groups with a defined correlation, and the minimum-units rule; a
+  system-level bar, ``system_kendall=0.5``, also needs 5 systems; see :mod:`tasks.analysis.gates`), for CI.
+  A bar that is not a finite number in range, a statistic given twice or an empty ``--fail-under`` is an
+  error (exit 2).
 - A run without human ratings (unlabelled outputs) has nothing to meta-evaluate: one line, exit 2 (with
   ``--fail-under`` too: nothing computed is not a pass). Records without a rating beside rated ones are counted
   as unrated and left out.
@@ -173,7 +174,8 @@ def add_subparser(subparsers: Any) -> None:
     parser.add_argument(
         "--fail-under",
         metavar="STAT=X[,STAT=Y]",
-        help="exit 1 with one line when a figure is below its bar, e.g. spearman=0.40,kappa=0.3 (for CI)",
+        help="exit 1 with one line when a figure is below its bar, e.g. spearman=0.40,kappa=0.3 or "
+        "system_kendall=0.5 (the system-level figure, from 5 systems on) (for CI)",
     )
     parser.add_argument(
         "--min-coverage",

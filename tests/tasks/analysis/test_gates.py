@@ -159,3 +159,63 @@ def test_assert_judge_meets_refuses_bad_bars_and_checks_coverage(tmp_path: Path)
         assert_judge_meets(one, spearman=0.9)
     with pytest.raises(AssertionError, match="1 of 20 groups with a defined correlation"):
         assert_judge_meets(one, spearman=0.9, lower_ci=True, bootstrap=50)
+
+
+def _systems(n_systems: int, n_docs: int, swapped: tuple[int, int] | None = None) -> list[dict]:
+    """``n_systems`` systems of rising quality on ``n_docs`` documents, every output rated and scored; the
+    judge ranks the systems as the humans do, but for the two of ``swapped`` (their scores exchanged)."""
+    records = []
+    for doc in range(n_docs):
+        for system in range(n_systems):
+            human = 1.0 + system * 0.5 + (doc % 3) * 0.1
+            judged = system if swapped is None or system not in swapped else sum(swapped) - system
+            records.append({"item_id": f"d{doc:02d}/S{system}", "dataset": "mine.jsonl", "aspect": "quality",
+                            "protocol": "geval", "group_id": f"d{doc:02d}", "system_id": f"S{system}",
+                            "human_score": human, "score": float(1 + judged)})  # fmt: skip
+    return records
+
+
+def test_system_level_bars_pass_only_on_enough_systems_and_groups() -> None:
+    report = meta_evaluate(_systems(6, 12))
+    assert report["mine.jsonl"]["quality"].system_level["kendall"] == pytest.approx(1.0)
+    assert parse_bars("system_kendall=0.5,system_spearman=0.6") == {"system_kendall": 0.5, "system_spearman": 0.6}
+    assert check_bars(report, {"system_kendall": 0.5, "system_spearman": 0.6, "system_pearson": 0.9}) == []
+    # the worst and the best exchanged: 6 of 15 pairs of systems concordant, tau -0.2
+    swapped = meta_evaluate(_systems(6, 12, swapped=(0, 5)))
+    assert check_bars(swapped, {"system_kendall": 0.5}) == ["mine.jsonl/quality system_kendall -0.200 < 0.5"]
+    # four systems: a perfect ranking of four is p = 0.083, so the figure stands on too little
+    assert check_bars(meta_evaluate(_systems(4, 12)), {"system_kendall": 0.5}) == [
+        "mine.jsonl/quality system_kendall stands on too little: 4 systems (a system-level bar needs at least 5)"
+    ]
+    assert check_bars(meta_evaluate(_systems(4, 12)), {"system_kendall": 0.5}, min_coverage=0) == []  # turned off
+    assert check_bars(meta_evaluate(_systems(6, 3)), {"system_kendall": 0.5}) == [
+        "mine.jsonl/quality system_kendall stands on too little: the systems' means over 3 groups (the minimum is 10)"
+    ]
+    # two systems: no system-level figure at all, which no min_coverage lets pass
+    for coverage in (0.9, 0.0):
+        assert check_bars(meta_evaluate(_systems(2, 12)), {"system_kendall": 0.5}, min_coverage=coverage) == [
+            "mine.jsonl/quality system_kendall stands on too little: fewer than 3 systems with rated, scored items, "
+            "no system-level figure (a system-level bar needs at least 5)"
+        ]
+    with pytest.raises(UserError, match="reports system_kendall"):  # pairwise records: no system-level figure
+        check_bars(meta_evaluate(copy_and_abstain()[0]), {"system_kendall": 0.5})
+
+
+def test_system_level_bars_on_the_lower_bound_and_in_assert_judge_meets(tmp_path: Path) -> None:
+    report = meta_evaluate(_systems(6, 12), bootstrap=200)
+    assert check_bars(report, {"system_kendall": 0.5}, lower_ci=True) == []  # every resample ranks them alike
+    assert check_bars(meta_evaluate(_systems(6, 3), bootstrap=200), {"system_kendall": 0.5}, lower_ci=True) == [
+        "mine.jsonl/quality system_kendall stands on too little: the systems' means over 3 groups (the minimum is 10)",
+        "mine.jsonl/quality system_kendall lower CI bound withheld: too few groups (n=3) (bar 0.5)",
+    ]
+    run = write_run(tmp_path / "systems", _systems(6, 12))
+    assert assert_judge_meets(run, system_kendall=0.5)["mine.jsonl"]["quality"].system_level["n_systems"] == 6
+    four = write_run(tmp_path / "four", _systems(4, 12))
+    with pytest.raises(
+        AssertionError,
+        match=r"^meta-eval: mine\.jsonl/quality system_kendall stands on too little: 4 systems \(a system-level "
+        r"bar needs at least 5\)$",
+    ):
+        assert_judge_meets(four, system_kendall=0.5)
+    with pytest.raises(UserError, match=r"the bar for system_kendall must be a finite number in \[-1, 1\], not 2"):
+        assert_judge_meets(run, system_kendall=2)

@@ -13,7 +13,7 @@ from debate_eval.tasks.cli import meta_eval
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "analysis"))  # the analysis tests' record factories
 from analysis_factories import group, write_jsonl
-from constructed_cases import small_gain, two_documents, write_all, write_run
+from constructed_cases import copy_and_abstain, small_gain, two_documents, write_all, write_run
 
 
 def _run_command(argv: list[str], capsys: pytest.CaptureFixture) -> tuple[int, str]:
@@ -270,6 +270,48 @@ def test_fail_under_exits_1_with_one_line(tmp_path: Path, capsys: pytest.Capture
     two = str(write_run(tmp_path / "two", two_documents()))
     status, _out, err = _run_with_stderr(["meta-eval", two, "--fail-under", "spearman=0.1", "--fail-under-ci"], capsys)
     assert status == 1 and "withheld: too few groups (n=2)" in err
+
+
+def _systems_run(folder: Path, n_systems: int) -> str:
+    """``n_systems`` systems on 12 documents; the judge ranks them as the humans do."""
+    records = [
+        {"item_id": f"d{doc:02d}/S{system}", "dataset": "mine.jsonl", "aspect": "quality", "protocol": "geval",
+         "group_id": f"d{doc:02d}", "system_id": f"S{system}", "human_score": 1.0 + system * 0.5 + (doc % 3) * 0.1,
+         "score": float(1 + system)}
+        for doc in range(12)
+        for system in range(n_systems)
+    ]  # fmt: skip
+    return str(write_run(folder, records))
+
+
+def test_a_system_level_bar_passes_on_enough_systems_only(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    six, four = _systems_run(tmp_path / "six", 6), _systems_run(tmp_path / "four", 4)
+    status, out, err = _run_with_stderr(["meta-eval", six, "--fail-under", "system_kendall=0.5"], capsys)
+    assert status == 0 and "system level (6 systems' mean scores over 12 groups): tau 1.000" in out and err == ""
+    assert _run_with_stderr(["meta-eval", six, "--fail-under", "system_kendall=0.5", "--fail-under-ci"], capsys)[0] == 0
+    status, _out, err = _run_with_stderr(["meta-eval", four, "--fail-under", "system_kendall=0.5"], capsys)
+    assert status == 1
+    assert err == (
+        "meta-eval: mine.jsonl/quality system_kendall stands on too little: 4 systems (a system-level bar needs at "
+        "least 5)\n"
+    )
+    two = _systems_run(tmp_path / "two", 2)
+    status, _out, err = _run_with_stderr(["meta-eval", two, "--fail-under", "system_spearman=0.5"], capsys)
+    assert status == 1 and "fewer than 3 systems with rated, scored items, no system-level figure" in err
+
+
+def test_a_system_level_bar_that_cannot_gate_is_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    from debate_eval.tasks.cli.main import main
+
+    six = _systems_run(tmp_path / "six", 6)
+    assert main(["meta-eval", six, "--fail-under", "system_kendall=1.5"]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        "debate-eval: error: --fail-under 'system_kendall=1.5': the bar for system_kendall must be a finite number "
+        "in [-1, 1], not 1.5"
+    ]
+    pairwise = str(write_run(tmp_path / "pairwise", copy_and_abstain()[0]))
+    assert main(["meta-eval", pairwise, "--fail-under", "system_kendall=0.5"]) == 2
+    assert "no dataset/aspect of these runs reports system_kendall" in capsys.readouterr().err
 
 
 def test_fail_under_bad_input_is_one_clear_line(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
