@@ -65,12 +65,14 @@ def test_a_resume_rereads_the_older_records_without_a_model_call(
 ) -> None:
     out = isolated_env / "run"
     finished_run(server, out)
+    first_reading = lines(out)
     as_older_parser(out)
     capsys.readouterr()
     received = server.count
     assert main(run_args(server, out)) == 0
     assert server.count == received  # no model call
     after = lines(out)
+    assert after == first_reading  # every field as the run first read it, transcript entries included
     assert len(after) == ITEMS
     assert all(line["score"] == 3 and line["parser_version"] == PARSER_VERSION for line in after)
     assert all(line["parse_method"] != "older_rule" for line in after)
@@ -178,6 +180,31 @@ def test_each_aspect_is_read_again_on_its_own_scale(
     assert server.count == received
     assert {(line["item_id"], line["aspect"]): (line["score"], line["parse_status"]) for line in lines(out)} == readings
     assert all(line["parser_version"] == PARSER_VERSION for line in lines(out))
+
+
+def test_pairwise_verdicts_are_read_again_in_both_orders(
+    isolated_env: Path, dataset_path: Callable[[str], Path]
+) -> None:
+    dataset_path("pandalm")
+    out = isolated_env / "pairwise"
+    args = ["run", "--dataset", "pandalm", "--aspect", "preference", "--protocol", "geval", "--limit", "3", "--swap"]
+    args += ["--no-cache", "--out", str(out), "--no-progress", "--model", "scripted"]
+    with ScriptedOpenAIServer(reply=lambda request: "[[A]]") as server:  # always the response shown first
+        assert main([*args, "--base-url", server.base_url]) == 0
+        readings = [(line["verdict"], line["verdicts"], line["consistent"]) for line in lines(out)]
+        assert readings == [("tie", {"original": "first", "swapped": "second"}, False)] * 3
+        readings_of = lines(out)
+
+        def as_older(index: int, line: dict[str, Any]) -> None:  # what an older verdict parser made of them
+            line.update(verdict="second", verdicts={"original": "second", "swapped": "first"}, consistent=True)
+            line.update(score=None, parse_method=readings_of[index]["parse_method"])  # no score: a verdict
+
+        as_older_parser(out, as_older)
+        received = server.count
+        assert main([*args, "--base-url", server.base_url]) == 0
+        assert server.count == received
+    assert [(line["verdict"], line["verdicts"], line["consistent"]) for line in lines(out)] == readings
+    assert lines(out) == readings_of  # every field as the run first wrote it, transcript entries included
 
 
 def test_a_run_of_a_newer_parser_is_refused(
