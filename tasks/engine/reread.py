@@ -85,7 +85,8 @@ class Reread:
     """What ``reread_older`` did: records re-read (by their old version) and those that kept their reading."""
 
     reread: Counter[int | None] = field(default_factory=Counter)
-    kept: dict[str, str] = field(default_factory=dict)  # resume key -> why its transcript could not be re-read
+    kept_count: int = 0  # records that kept their older reading
+    kept: dict[str, str] = field(default_factory=dict)  # the first KEPT_LISTED of them -> why (item, reason)
 
     @property
     def records(self) -> int:
@@ -93,7 +94,7 @@ class Reread:
         return sum(self.reread.values())
 
     def __bool__(self) -> bool:
-        return bool(self.reread or self.kept)
+        return bool(self.reread or self.kept_count)
 
     def line(self) -> str:
         """The run's one line about it."""
@@ -104,10 +105,10 @@ class Reread:
                 f"re-read {self.records} finished records of parser version {versions} from their transcripts "
                 "(no model call)"
             )
-        if self.kept:
+        if self.kept_count:
             reason = next(iter(self.kept.values()))
             parts.append(
-                f"{len(self.kept)} finished records of an older version could not be re-read and keep their older "
+                f"{self.kept_count} finished records of an older version could not be re-read and keep their older "
                 f"reading (first: {reason}; listed in summary.json)"
             )
         return f"debate-eval: parser version {PARSER_VERSION}: " + "; ".join(parts)
@@ -118,8 +119,8 @@ class Reread:
             "to_version": PARSER_VERSION,
             "records": self.records,
             "from_versions": {version_text(v): self.reread[v] for v in sorted(self.reread, key=version_order)},
-            "kept": len(self.kept),
-            "kept_items": dict(list(self.kept.items())[:KEPT_LISTED]),
+            "kept": self.kept_count,
+            "kept_items": dict(self.kept),
         }
 
 
@@ -188,7 +189,9 @@ def reread_older(
                     except Exception as exc:  # one odd record keeps its reading; the run goes on
                         why = f"{record.key}: its method's rescore failed ({type(exc).__name__})"
                 if why is not None:
-                    done.kept[key] = why
+                    done.kept_count += 1
+                    if len(done.kept) < KEPT_LISTED:
+                        done.kept[key] = why
                     target.write(raw)
                     continue
                 line, masked = redact_record(new.to_json())  # as every line written: no configured secret
