@@ -224,18 +224,14 @@ def item_span(*, item_id: str, aspect: str, method: str, dataset: str | None = N
 
 
 def item_result(item: ItemTrace | None, record: Any) -> None:
-    """An item's outcome on its span (``record``: the engine's record, or its JSON object): parsed score (or
-    verdict), parse status, rounds, agreement, calls; a failed item's error kind (never its message) and an
-    error status."""
+    """An item's outcome on its span (``record``: the engine's typed record, its fields read as attributes):
+    parsed score (or verdict), parse status, rounds, agreement, calls; a failed item's error kind (never its
+    message) and an error status."""
     if item is None or not item.span.is_recording():
         return
     item.end_round()
-
-    def field(name: str) -> Any:
-        return record.get(name) if isinstance(record, Mapping) else getattr(record, name, None)
-
     attributes = {
-        f"debate_eval.{name}": field(name)
+        f"debate_eval.{name}": getattr(record, name, None)
         for name in (
             "score",
             "verdict",
@@ -249,7 +245,7 @@ def item_result(item: ItemTrace | None, record: Any) -> None:
         )
     }
     item.span.set_attributes(_attributes(attributes))
-    error = field("error")
+    error = getattr(record, "error", None)
     if error:
         kind = str(error).split(":", 1)[0]
         item.span.set_attribute("error.type", kind)

@@ -29,6 +29,7 @@ from pathlib import Path
 from opentelemetry import trace
 
 from debate_eval.agents import telemetry
+from debate_eval.tasks.engine.record import Record
 
 
 def per_call_us(step: Callable[[], None], calls: int, repeats: int) -> float:
@@ -53,7 +54,8 @@ def call_hooks() -> None:
 def item_hooks() -> None:
     """The hooks of one item (its span, its result)."""
     with telemetry.item_span(item_id="x", aspect="coherence", method="debate") as item:
-        telemetry.item_result(item, {"score": 3.0, "parse_status": "parsed"})
+        record = Record(item_id="x", dataset="d", aspect="coherence", score=3.0, parse_status="parsed")
+        telemetry.item_result(item, record)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -26,6 +26,7 @@ from debate_eval.tasks.cli.run import (
 )
 from debate_eval.tasks.data.datasets import Item, load_items, resolve_data_dir
 from debate_eval.tasks.engine.aspects import is_multi
+from debate_eval.tasks.engine.record import Record
 from debate_eval.tasks.engine.results import write_json_atomic
 from debate_eval.tasks.engine.run_config import RunConfig
 from debate_eval.tasks.engine.runner import build_tasks, default_concurrency, evaluate_one, model_pool
@@ -74,14 +75,13 @@ async def repeat_items(
     tasks = build_tasks(config, items)
     evaluator = config.evaluator()
     limit = asyncio.Semaphore(concurrency or default_concurrency(config))
-    records: list[dict[str, Any]] = []
+    records: list[Record] = []
     async with model_pool(config, out_dir, use_cache=False, preflight=preflight) as pool:
 
         async def one(repetition: int, item: Item, task: Any) -> None:
             async with limit:
-                record = (await evaluate_one(evaluator, item, task, config, pool)).to_json()
-            record["repetition"] = repetition
-            records.append(record)
+                record = await evaluate_one(evaluator, item, task, config, pool)
+            records.append(record.replace(repetition=repetition))
 
         await asyncio.gather(
             *(one(r, item, task) for r in range(times) for item, task in zip(items, tasks, strict=True))
@@ -89,20 +89,25 @@ async def repeat_items(
     return records
 
 
-def summarize(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+def repetition_of(record: Record) -> int:
+    """Which repetition of its item a record is (0 for the first)."""
+    return int(record.extra.get("repetition", 0))
+
+
+def summarize(records: Sequence[Record]) -> dict[str, Any]:
     """Per item: the final scores (pairwise: verdicts) seen and how often; and the number of items whose score
     varied."""
-    per_item: dict[str, Counter[str]] = {}
+    per_item: dict[str | int, Counter[str]] = {}
     for record in records:
-        final = record.get("verdict") if record.get("task_type") == "pairwise" else record.get("score")
-        score = "error" if record.get("error") else str(final)  # a pairwise item's final answer is its verdict
-        per_item.setdefault(record["item_id"], Counter())[score] += 1
+        final = record.verdict if record.pairwise else record.score  # a pairwise item's final answer is its verdict
+        score = "error" if record.error else str(final)
+        per_item.setdefault(record.item_id, Counter())[score] += 1
     varied = [item for item, counts in per_item.items() if len(counts) > 1]
     # every final score that is not its item's most common one
     off_mode = sum(sum(counts.values()) - max(counts.values()) for counts in per_item.values())
     return {
         "items": len(per_item),
-        "repetitions": max((r.get("repetition", 0) for r in records), default=-1) + 1,
+        "repetitions": max((repetition_of(record) for record in records), default=-1) + 1,
         "items_with_differing_scores": len(varied),
         "scores_differing_from_the_mode": off_mode,
         "scores": {item: dict(counts) for item, counts in per_item.items()},
@@ -119,8 +124,8 @@ def handle_repeat(args: argparse.Namespace) -> int:
     out_dir = Path(args.out)
     records = asyncio.run(repeat_items(config, items, args.times, out_dir, args.concurrency, not args.no_preflight))
     with (out_dir / "repeat.jsonl").open("w", encoding="utf-8") as handle:
-        for record in sorted(records, key=lambda r: (r["item_id"], r["repetition"])):
-            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+        for record in sorted(records, key=lambda record: (record.item_id, repetition_of(record))):
+            handle.write(json.dumps(record.to_json(), ensure_ascii=False) + "\n")
     report = summarize(records)
     write_json_atomic(out_dir / "repeat.json", report)
     print(f"{report['items']} items x {report['repetitions']} repetitions, response cache off")

@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import asyncio
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAIServer
 from debate_eval.agents.models.settings import ROLES
@@ -25,6 +24,7 @@ from debate_eval.debates.pairwise.swap import swapping
 from debate_eval.tasks.data.registry import Item
 from debate_eval.tasks.engine.accounting import Price, load_prices
 from debate_eval.tasks.engine.build import build_run_config
+from debate_eval.tasks.engine.record import Record
 from debate_eval.tasks.engine.request import RunRequest
 from debate_eval.tasks.engine.run_config import RunConfig
 from debate_eval.tasks.engine.runner import build_tasks, evaluate_one, model_pool
@@ -67,17 +67,17 @@ def _price(role: str, models: Mapping[str, str], prices: Mapping[str, Price]) ->
     return prices.get(models.get(role) or models.get("scorer", ""))
 
 
-def measured_cost(records: Sequence[Mapping[str, Any]], config: RunConfig) -> JudgingCost | None:
+def measured_cost(records: Iterable[Record], config: RunConfig) -> JudgingCost | None:
     """The mean judging of the base run's finished records (None when it has none)."""
-    finished = [r for r in records if not r.get("error") and isinstance(r.get("usage"), dict)]
+    finished = [record for record in records if record.ok and isinstance(record.usage, Mapping)]
     if not finished:
         return None
     prices = load_prices()
-    models = role_models(config, [role for r in finished for role in r["usage"]])
+    models = role_models(config, [role for record in finished for role in record.usage])
     calls = prompt = completion = 0.0
     usd: float | None = 0.0
     for record in finished:
-        for role, usage in record["usage"].items():
+        for role, usage in record.usage.items():
             p, c = int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
             calls += int(usage.get("calls") or 0)
             prompt, completion = prompt + p, completion + c

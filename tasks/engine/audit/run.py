@@ -57,8 +57,9 @@ from debate_eval.tasks.engine.paraphrases import (
     register_paraphrased,
 )
 from debate_eval.tasks.engine.request import RunRequest
-from debate_eval.tasks.engine.results import RESULTS_FILE, read_jsonl, write_json_atomic
+from debate_eval.tasks.engine.results import write_json_atomic
 from debate_eval.tasks.engine.run_config import RunConfig
+from debate_eval.tasks.engine.rundir import RunDir
 from debate_eval.tasks.engine.runner import run
 
 CARD_FILE, MARKDOWN_FILE, REPORT_FILE = "card.json", "card.md", "report.html"
@@ -99,13 +100,11 @@ class AuditResult:
 
 def _done(out_dir: Path, config: RunConfig) -> set[str]:
     """Items a sub-run already finished under its configuration."""
-    path = out_dir / RESULTS_FILE
-    if not path.is_file():
-        return set()
+    config_hash = config.config_hash()
     return {
-        str(r["item_id"])
-        for r in read_jsonl(path)
-        if r.get("config_hash") == config.config_hash() and not r.get("error")
+        record.key
+        for record in RunDir(out_dir).iter_records(messages=False)
+        if record.config_hash == config_hash and record.ok
     }
 
 
@@ -252,11 +251,9 @@ class Audit:
     def judging_cost(self, judge: Judge) -> JudgingCost:
         """The cost of one judging: measured on the base run when it has records, else a dry run."""
         config = self.configs[judge.label]
-        path = judge.folder(self.out) / BASE / RESULTS_FILE
-        records = (
-            [r for r in read_jsonl(path) if r.get("config_hash") == config.config_hash()] if path.is_file() else []
-        )
-        cost = measured_cost(records, config)
+        config_hash = config.config_hash()
+        records = RunDir(judge.folder(self.out) / BASE).iter_records(messages=False)
+        cost = measured_cost((record for record in records if record.config_hash == config_hash), config)
         if cost is None:
             cost = dry_run_cost(judge.sub_request(self.out, BASE), self.items[0])
         self.costs[judge.label] = cost

@@ -11,6 +11,7 @@ import pytest
 from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAIServer, default_reply, role_of_request
 from debate_eval.tasks.cli.main import main
 from debate_eval.tasks.cli.repeat import summarize
+from debate_eval.tasks.engine.record import Record
 
 
 def repeat(server: ScriptedOpenAIServer, out: Path, *extra: str) -> int:
@@ -43,8 +44,14 @@ def test_a_drifting_model_is_caught(isolated_env: Path) -> None:
 
 def test_summary_counts_items_that_varied_and_scores_off_their_items_mode() -> None:
     scores = {"a": [3, 3, 3, 4], "b": [2, 2, 2, 2], "c": [1, 5, 5, None]}
-    records = [{"item_id": i, "score": x, "repetition": r} for i, xs in scores.items() for r, x in enumerate(xs)]
-    records.append({"item_id": "b", "score": None, "repetition": 4, "error": "APITimeoutError"})
+    records = [
+        Record(item_id=i, dataset="summeval", aspect="coherence", score=x, extra={"repetition": r})
+        for i, xs in scores.items()
+        for r, x in enumerate(xs)
+    ]
+    records.append(
+        Record(item_id="b", dataset="summeval", aspect="coherence", error="APITimeoutError", extra={"repetition": 4})
+    )
     report = summarize(records)
     assert report["items"] == 3 and report["repetitions"] == 5
     assert report["items_with_differing_scores"] == 3  # b's failed repetition counts as a difference
