@@ -41,10 +41,10 @@ from debate_eval.tasks.analysis.bootstrap import (
     SEED,
     Interval,
     _check_method,
-    _resamples,
     bootstrap_ci,
     paired_bootstrap,
     percentile_interval,
+    resampled_means,
     too_few_units,
     two_sided_p,
 )
@@ -104,7 +104,7 @@ def _mean_interval(
             list(values), lambda v: {"mean": float(np.mean(v))}, ("mean",), n=n, method=method, unit=unit
         )
         return (intervals or {}).get("mean") if isinstance(intervals, dict) else intervals, None
-    draws = values[_resamples(len(values), n, SEED)].mean(axis=1)
+    draws = resampled_means(values, n, SEED)
     return percentile_interval(list(draws)), list(draws)
 
 
@@ -234,7 +234,7 @@ def paired_difference(
         if withheld:
             ci95, p_value = withheld, withheld
         else:
-            draws = differences[_resamples(len(shared), bootstrap, SEED)].mean(axis=1)
+            draws = resampled_means(differences, bootstrap, SEED)
             ci95, p_value = percentile_interval(list(draws)), two_sided_p(list(draws))
     return {
         "n_inputs": len(shared),

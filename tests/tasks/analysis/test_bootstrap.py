@@ -152,3 +152,16 @@ def test_paired_shift_is_found_and_pairing_cancels_unit_spread() -> None:
     assert diff.ci95 == pytest.approx([1.0, 1.0])
     assert diff.p_value == pytest.approx(2 / 501) and diff.p_at_floor  # no resample crossed 0: about 1/B, not 0
     assert (diff.n_units, diff.n_resamples) == (100, 500)
+
+
+@pytest.mark.parametrize("n_units", [1, 3, 7, 40])
+def test_resampling_a_block_at_a_time_draws_what_one_draw_gives(n_units: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    from debate_eval.tasks.analysis import bootstrap
+
+    monkeypatch.setattr(bootstrap, "BLOCK_INDEXES", 10)  # blocks of a few rows, the last one shorter
+    whole = bootstrap._resamples(n_units, 13, 5)
+    blocks = list(bootstrap.resample_blocks(n_units, 13, 5))
+    assert len(blocks) > 1 and np.array_equal(np.vstack(blocks), whole)
+    assert np.array_equal(np.array(list(bootstrap.resample_rows(n_units, 13, 5))), whole)
+    values = np.arange(n_units, dtype=float) ** 2
+    assert np.array_equal(bootstrap.resampled_means(values, 13, 5), values[whole].mean(axis=1))
