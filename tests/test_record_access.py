@@ -17,9 +17,6 @@ RECORD_MODULE = "tasks/engine/record.py"
 BY_KEY = re.compile(r"record\[\"|record\.get\(")
 # still reading records by key; each one converted to ``Record`` leaves the list
 RECORD_BY_KEY = {
-    "tasks/analysis/audit/perturbation_facets.py",
-    "tasks/analysis/audit/repeat_facets.py",
-    "tasks/analysis/audit/rows.py",
     "tasks/analysis/imports/common.py",
     "tasks/analysis/imports/debate_authors.py",
     "tasks/cli/import_.py",

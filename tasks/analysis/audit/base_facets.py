@@ -22,11 +22,13 @@ from debate_eval.tasks.analysis.audit.facet import (
 )
 from debate_eval.tasks.analysis.audit.rows import (
     PREFERENCE,
+    as_records,
     has_humans,
     human_value,
     ids,
     is_pairwise_run,
     partial_spearman,
+    record_ids,
     share,
     spearman,
     unit_key,
@@ -36,7 +38,7 @@ from debate_eval.tasks.analysis.audit.rows import (
 from debate_eval.tasks.analysis.correlations import ITEM, evaluate_aspect
 from debate_eval.tasks.analysis.distribution import score_bin
 from debate_eval.tasks.analysis.pairwise_metrics import evaluate_pairwise
-from debate_eval.tasks.analysis.records import Record, protocol_of
+from debate_eval.tasks.engine.record import Record
 
 BASE = "base"
 NO_HUMANS = "no human scores or labels in the data"
@@ -48,23 +50,24 @@ TITLES = {
 }
 
 
-def agreement(records: Sequence[Record], settings: Bootstrap) -> Facet:
+def agreement(records: Sequence[Record | Mapping[str, Any]], settings: Bootstrap) -> Facet:
     """The meta-evaluation of the base run (``meta-eval``'s numbers): correlations, or accuracy/kappa/macro-F1."""
+    records = as_records(records)
     if not records:
         return not_applicable(AGREEMENT, TITLES[AGREEMENT], "the base run has no records")
     if not has_humans(records):
         return not_applicable(AGREEMENT, TITLES[AGREEMENT], NO_HUMANS)
     first = records[0]
-    dataset, aspect, protocol = str(first["dataset"]), str(first["aspect"]), protocol_of(first)
+    dataset, aspect, protocol = str(first.dataset), str(first.aspect), first.method
     options = {"ci_method": settings.ci_method, "min_units": settings.min_units}
     if is_pairwise_run(records):
         report = evaluate_pairwise(dataset, aspect, protocol, list(records), settings.n, **options)
         keys = (("accuracy", "accuracy"), ("kappa", "Cohen's κ"), ("macro_f1", "macro-F1"))
-        judged = [r for r in records if verdict_of(r) is not None and r.get("human_label") in PREFERENCE]
+        judged = [r for r in records if verdict_of(r) is not None and r.human_label in PREFERENCE]
         n, unit = len(judged), "items"
-        wrong = [r for r in judged if verdict_of(r) != r.get("human_label")]
-        links = [ItemLink(BASE, ids(judged, "item_id"), "items with a verdict and a human label"),
-                 ItemLink(BASE, ids(wrong, "item_id"), "items whose verdict differs from the human label")]  # fmt: skip
+        wrong = [r for r in judged if verdict_of(r) != r.human_label]
+        links = [ItemLink(BASE, record_ids(judged), "items with a verdict and a human label"),
+                 ItemLink(BASE, record_ids(wrong), "items whose verdict differs from the human label")]  # fmt: skip
         how = (
             "meta-eval of the base run (each item judged once, in the dataset's order): accuracy, Cohen's κ over "
             "first/second/tie and macro-F1 against the human labels, over the items with a verdict and a label."
@@ -83,7 +86,7 @@ def agreement(records: Sequence[Record], settings: Bootstrap) -> Facet:
                 f"context) over its items, averaged over the {report.n_groups} groups with a defined correlation "
                 f"({report.n_skipped} constant groups left out)."
             )
-        links = [ItemLink(BASE, ids(scored, "item_id"), "items with a score and a human score")]
+        links = [ItemLink(BASE, record_ids(scored), "items with a score and a human score")]
     ci = report.ci95
     figures = [
         Figure(key, label, getattr(report, key), ci if isinstance(ci, str) or ci is None else ci.get(key), items=links)
@@ -104,13 +107,13 @@ def agreement(records: Sequence[Record], settings: Bootstrap) -> Facet:
 def _points(records: Sequence[Record]) -> list[list[Any]]:
     """(human, judge, item id) per item with both, for a scatter plot."""
     return [
-        [human, judge, str(r["item_id"])]
+        [human, judge, r.key]
         for r in records
         if (human := human_value(r)) is not None and (judge := value_of(r)) is not None
     ]
 
 
-def verbosity(records: Sequence[Record], lengths: Mapping[str, Any], settings: Bootstrap) -> Facet:
+def verbosity(records: Sequence[Record | Mapping[str, Any]], lengths: Mapping[str, Any], settings: Bootstrap) -> Facet:
     """Does the judge reward length beyond what the humans do?
 
     Single scores: Spearman's partial correlation of the judge's score with the judged text's length (words)
@@ -118,14 +121,14 @@ def verbosity(records: Sequence[Record], lengths: Mapping[str, Any], settings: B
     Pairwise: the share of decisive verdicts that pick the longer response, beside the humans' share.
     ``lengths``: item id -> (words of response A, words of response B).
     """
+    records = as_records(records)
     if not records:
         return not_applicable(VERBOSITY, TITLES[VERBOSITY], "the base run has no records")
     if is_pairwise_run(records):
         return _pairwise_verbosity(records, lengths, settings)
     unit, key = unit_key(records)
     rows = [
-        {"id": str(r["item_id"]), "unit": key(r), "score": value_of(r), "human": human_value(r),
-         "length": lengths.get(str(r["item_id"]))}
+        {"id": r.key, "unit": key(r), "score": value_of(r), "human": human_value(r), "length": lengths.get(r.key)}
         for r in records
     ]  # fmt: skip
     rows = [row for row in rows if row["score"] is not None and row["length"] is not None]
@@ -223,14 +226,14 @@ def length_controlled(outcomes: Sequence[float], lengths: Sequence[float]) -> di
 def _pairwise_verbosity(records: Sequence[Record], lengths: Mapping[str, Any], settings: Bootstrap) -> Facet:
     rows = []
     for r in records:
-        pair = lengths.get(str(r["item_id"]))
+        pair = lengths.get(r.key)
         if not isinstance(pair, (list, tuple)) or len(pair) != 2:
             continue
         longer = _longer(pair)
-        verdict, label = verdict_of(r), r.get("human_label")
+        verdict, label = verdict_of(r), r.human_label
         rows.append(
             {
-                "id": str(r["item_id"]),
+                "id": r.key,
                 "difference": float(pair[0]) - float(pair[1]),
                 "judge": None if verdict in (None, "tie") or longer is None else verdict == longer,
                 "human": None if label not in ("first", "second") or longer is None else label == longer,
@@ -299,16 +302,17 @@ def _pairwise_verbosity(records: Sequence[Record], lengths: Mapping[str, Any], s
     )
 
 
-def scale_use(records: Sequence[Record], settings: Bootstrap) -> Facet:
+def scale_use(records: Sequence[Record | Mapping[str, Any]], settings: Bootstrap) -> Facet:
     """How the judge uses the scale: the earth mover's distance between its scores and the human scores on the
     same items (``scipy.stats.wasserstein_distance``), and the share of its most common score beside the
     humans' (scores rounded half up into integer bins; pairwise: verdicts on the preference scale)."""
+    records = as_records(records)
     if not records:
         return not_applicable(SCALE, TITLES[SCALE], "the base run has no records")
     pairwise = is_pairwise_run(records)
     humans = has_humans(records)
     unit, key = unit_key(records)
-    rows = [{"id": str(r["item_id"]), "unit": key(r), "judge": value_of(r), "human": human_value(r)} for r in records]
+    rows = [{"id": r.key, "unit": key(r), "judge": value_of(r), "human": human_value(r)} for r in records]
     rows = [row for row in rows if row["judge"] is not None and (row["human"] is not None or not humans)]
     units = grouped(rows, lambda row: row["unit"])
 

@@ -20,6 +20,7 @@ from debate_eval.tasks.analysis.audit.facet import (
 )
 from debate_eval.tasks.analysis.audit.rows import (
     PREFERENCE,
+    as_records,
     has_humans,
     ids,
     is_pairwise_run,
@@ -30,7 +31,9 @@ from debate_eval.tasks.analysis.audit.rows import (
     value_of,
 )
 from debate_eval.tasks.analysis.compare import compare_runs
-from debate_eval.tasks.analysis.records import Record
+from debate_eval.tasks.engine.record import Record
+
+Records = Sequence[Record | Mapping[str, Any]]  # typed records, or result lines' JSON objects
 
 ROBUSTNESS, INJECTION = "robustness", "injection"
 TITLES = {ROBUSTNESS: "Robustness to paraphrase", INJECTION: "Injection susceptibility"}
@@ -39,9 +42,7 @@ RERUN = "repeat-2"
 PAIRWISE_REASON = "pairwise: not built (the paraphrase step rewrites one judged text, a pair has two)"
 
 
-def robustness(
-    base: Sequence[Record], paraphrased: Sequence[Record], settings: Bootstrap, how_paraphrased: str = ""
-) -> Facet:
+def robustness(base: Records, paraphrased: Records, settings: Bootstrap, how_paraphrased: str = "") -> Facet:
     """How far the judgment moves when the judged text is paraphrased (meaning kept).
 
     ``paraphrased``: records of the rewrites, each with ``group_id`` = the original item's id (as
@@ -50,6 +51,7 @@ def robustness(
     definition) of the original scores minus that of each item's mean rewrite score, on the items both scored,
     by the paired bootstrap of ``meta-eval --compare``.
     """
+    base, paraphrased = as_records(base), as_records(paraphrased)
     if is_pairwise_run(base) or is_pairwise_run(paraphrased):
         return not_applicable(ROBUSTNESS, TITLES[ROBUSTNESS], PAIRWISE_REASON)
     if not base:
@@ -58,8 +60,8 @@ def robustness(
     rewrites: dict[str, list[float]] = {}
     for record in paraphrased:
         score = value_of(record)
-        if score is not None and str(record.get("group_id")) in originals:
-            rewrites.setdefault(str(record["group_id"]), []).append(score)
+        if score is not None and str(record.group_id) in originals:
+            rewrites.setdefault(str(record.group_id), []).append(score)
     unit, key = unit_key(base)
     rows = []
     for item, record in originals.items():
@@ -77,7 +79,7 @@ def robustness(
     values, ci = statistic(units), intervals(units, statistic, ["change"], settings, unit)
     changed = [row for row in rows if row["change"]]
     moved_ids = ids(changed)
-    moved_rewrites = [str(r["item_id"]) for r in paraphrased if str(r.get("group_id")) in set(moved_ids)]
+    moved_rewrites = [r.key for r in paraphrased if str(r.group_id) in set(moved_ids)]
     links = [ItemLink(BASE, moved_ids, "originals whose rewrites got another score"),
              ItemLink(PARAPHRASED_RUN, list(dict.fromkeys(moved_rewrites)), "rewrites scored differently")]  # fmt: skip
     figures = [Figure("mean_abs_change", "mean |score change| (scale points)", values["change"], ci["change"],
@@ -114,8 +116,8 @@ def _correlation_drop(
 ) -> tuple[float | None, Interval, str]:
     """Spearman of the originals minus that of the mean rewrites (``compare_runs``, B = originals, A = rewrites)."""
     rewritten = {row["id"]: row["rewritten"] for row in rows}
-    originals = [r for r in base if str(r["item_id"]) in rewritten]
-    as_rewritten = [{**r, "score": rewritten[str(r["item_id"])]} for r in originals]
+    originals = [r for r in base if r.key in rewritten]
+    as_rewritten = [r.replace(score=rewritten[r.key]) for r in originals]
     comparisons = compare_runs(
         as_rewritten, originals, n=settings.n, ci_method=settings.ci_method, min_units=settings.min_units
     )
@@ -143,13 +145,13 @@ def _difference(values: Sequence[float | None], controls: Sequence[float | None]
 
 
 def injection(
-    base: Sequence[Record],
-    injected: Sequence[Record],
+    base: Records,
+    injected: Records,
     plan: Mapping[str, Mapping[str, Any]],
     settings: Bootstrap,
     how_planted: str = "",
-    control: Sequence[Record] = (),
-    rerun: Sequence[Record] = (),
+    control: Records = (),
+    rerun: Records = (),
 ) -> Facet:
     """Does a planted instruction move the judgment towards the planted value, beyond what a neutral text of
     the same length at the same place does?
@@ -166,6 +168,7 @@ def injection(
     a judge that ignores the instruction has both near 0 whatever its noise or its taste for length. Beside
     them, the raw shares moved on the injected texts, on the control and on the rerun.
     """
+    base, injected, control, rerun = as_records(base), as_records(injected), as_records(control), as_records(rerun)
     if not base or not injected:
         return not_applicable(INJECTION, TITLES[INJECTION], "no base or injected records")
     if not control:
@@ -177,7 +180,7 @@ def injection(
     unit, key = unit_key(base)
     rows = []
     for record in injected:
-        entry = plan.get(str(record["item_id"]))
+        entry = plan.get(record.key)
         original = originals.get(str(entry["item"])) if entry else None
         twin = controls.get(str(entry.get("control"))) if entry else None
         if entry is None or original is None or twin is None:
@@ -192,7 +195,7 @@ def injection(
         rerun_moved, _ = _towards(before, value_of(again) if again else None, target)
         rows.append(
             {
-                "id": str(record["item_id"]),
+                "id": record.key,
                 "item": str(entry["item"]),
                 "control": str(entry["control"]),
                 "unit": key(original),

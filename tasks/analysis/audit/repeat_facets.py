@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from debate_eval.tasks.analysis.audit.facet import (
@@ -18,6 +18,7 @@ from debate_eval.tasks.analysis.audit.facet import (
 )
 from debate_eval.tasks.analysis.audit.krippendorff import INTERVAL, NOMINAL, krippendorff_alpha
 from debate_eval.tasks.analysis.audit.rows import (
+    as_records,
     ids,
     is_pairwise_run,
     latest,
@@ -26,18 +27,21 @@ from debate_eval.tasks.analysis.audit.rows import (
     value_of,
     verdict_of,
 )
-from debate_eval.tasks.analysis.records import Record
+from debate_eval.tasks.engine.record import Record
 
 STABILITY, POSITION = "stability", "position"
 TITLES = {STABILITY: "Stability", POSITION: "Position bias"}
 POSITION_RUN = "position"
 
 
-def stability(runs: Sequence[tuple[str, Sequence[Record]]], settings: Bootstrap, how_repeated: str = "") -> Facet:
+def stability(
+    runs: Sequence[tuple[str, Sequence[Record | Mapping[str, Any]]]], settings: Bootstrap, how_repeated: str = ""
+) -> Facet:
     """Agreement of the judge with itself over ``runs`` (name, records) of the same items: Krippendorff's
     alpha with items as units and runs as coders (interval level for scores, nominal for verdicts), and the
     share of items whose judgment is not the same in every run. ``how_repeated`` says how the runs differ
     (seeds, no cache)."""
+    runs = [(name, as_records(records)) for name, records in runs]
     if len(runs) < 2:
         return not_applicable(STABILITY, TITLES[STABILITY], "needs at least 2 runs of the same items (--repeats 2+)")
     base = list(runs[0][1])
@@ -49,8 +53,8 @@ def stability(runs: Sequence[tuple[str, Sequence[Record]]], settings: Bootstrap,
     by_run = [latest(records) for _, records in runs]
     rows = []
     for record in base:
-        item = str(record["item_id"])
-        values = [verdict_of(r.get(item)) if pairwise else value_of(r.get(item)) for r in by_run]
+        item = record.key
+        values = [verdict_of(run.get(item)) if pairwise else value_of(run.get(item)) for run in by_run]
         known = [v for v in values if v is not None]
         if len(known) >= 2:
             rows.append({"id": item, "unit": key(record), "values": values, "moved": len(set(known)) > 1})
@@ -92,7 +96,7 @@ def stability(runs: Sequence[tuple[str, Sequence[Record]]], settings: Bootstrap,
     )
 
 
-def position(records: Sequence[Record], settings: Bootstrap) -> Facet:
+def position(records: Sequence[Record | Mapping[str, Any]], settings: Bootstrap) -> Facet:
     """Position bias from a ``--swap`` run (each item judged in both orders; ``verdicts`` holds both, the
     second mapped back to the original order).
 
@@ -101,20 +105,21 @@ def position(records: Sequence[Record], settings: Bootstrap) -> Facet:
     - the same in the dataset's order alone, beside the humans' share of ``first`` labels (who saw that order);
     - consistency: the share of items whose two verdicts agree (Fennec).
     """
+    records = as_records(records)
     if not records:
         return not_applicable(POSITION, TITLES[POSITION], "the position run has no records")
     if not is_pairwise_run(records):
         return not_applicable(POSITION, TITLES[POSITION], "not pairwise: one text is judged, there is no order")
     rows = []
     for r in records:
-        verdicts = r.get("verdicts") if isinstance(r.get("verdicts"), dict) else {}
+        verdicts = r.verdicts if isinstance(r.verdicts, Mapping) else {}
         original, swapped = verdicts.get("original"), verdicts.get("swapped")
         if original not in ("first", "second", "tie") or swapped not in ("first", "second", "tie"):
             continue
-        label = r.get("human_label")
+        label = r.human_label
         rows.append(
             {
-                "id": str(r["item_id"]),
+                "id": r.key,
                 # the swapped order showed the original second response first: "second" (mapped back) is a win
                 # for the first position there
                 "first_wins": [v for v in (original == "first" if original != "tie" else None,

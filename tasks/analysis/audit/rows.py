@@ -17,47 +17,58 @@ import numpy as np
 from scipy import stats
 
 from debate_eval.tasks.analysis.correlations import ITEM, correlation_level
-from debate_eval.tasks.analysis.records import Record, group_of, is_pairwise, number
+from debate_eval.tasks.analysis.records import group_of, number
+from debate_eval.tasks.engine.record import Record
 
 PREFERENCE = {"first": 1.0, "tie": 0.0, "second": -1.0}
 VERDICTS = tuple(PREFERENCE)
 
 
+def as_records(records: Iterable[Record | Mapping[str, Any]]) -> list[Record]:
+    """The records as typed ``Record`` (a result line's JSON object is read by ``Record.from_json``)."""
+    return [record if isinstance(record, Record) else Record.from_json(record) for record in records]
+
+
 def is_pairwise_run(records: Iterable[Record]) -> bool:
     """Whether the records are pairwise (A versus B) judgments."""
-    return any(is_pairwise(record) for record in records)
+    return any(record.pairwise for record in records)
+
+
+def item_of(record: Record) -> str:
+    """The record's item id as text (the unit of an item-level bootstrap)."""
+    return record.key
 
 
 def unit_key(records: Sequence[Record]) -> tuple[str, Any]:
     """(unit name, function record -> unit id): groups at group level, items otherwise (pairwise: items)."""
     if not records or is_pairwise_run(records):
-        return "items", lambda record: str(record["item_id"])
-    if correlation_level(str(records[0].get("dataset")), list(records)) == ITEM:
-        return "items", lambda record: str(record["item_id"])
+        return "items", item_of
+    if correlation_level(str(records[0].dataset), list(records)) == ITEM:
+        return "items", item_of
     return "groups", group_of
 
 
 def latest(records: Iterable[Record]) -> dict[str, Record]:
     """The records by item id (a later record of an item wins)."""
-    return {str(record["item_id"]): record for record in records}
+    return {record.key: record for record in records}
 
 
 def score_of(record: Record | None) -> float | None:
     """A single-score record's score, or None."""
-    return None if record is None or record.get("error") else number(record.get("score"))
+    return None if record is None or record.error else number(record.score)
 
 
 def verdict_of(record: Record | None) -> str | None:
     """A pairwise record's verdict (first, second, tie), or None."""
-    if record is None or record.get("error"):
+    if record is None or record.error:
         return None
-    verdict = record.get("verdict")
+    verdict = record.verdict
     return verdict if verdict in PREFERENCE else None
 
 
 def value_of(record: Record | None) -> float | None:
     """A record's judgment as a number: the score, or the verdict on the preference scale."""
-    if record is not None and is_pairwise(record):
+    if record is not None and record.pairwise:
         verdict = verdict_of(record)
         return None if verdict is None else PREFERENCE[verdict]
     return score_of(record)
@@ -65,10 +76,10 @@ def value_of(record: Record | None) -> float | None:
 
 def human_value(record: Record) -> float | None:
     """The human score, or the human label on the preference scale."""
-    if is_pairwise(record):
-        label = record.get("human_label")
+    if record.pairwise:
+        label = record.human_label
         return PREFERENCE.get(label) if isinstance(label, str) else None
-    return number(record.get("human_score"))
+    return number(record.human_score)
 
 
 def has_humans(records: Iterable[Record]) -> bool:
@@ -110,6 +121,11 @@ def share(flags: Sequence[bool]) -> float | None:
 def words(text: Any) -> int:
     """Length of a text in words (whitespace-separated tokens)."""
     return len(str(text or "").split())
+
+
+def record_ids(records: Iterable[Record]) -> list[str]:
+    """The item ids of ``records``, in order, without repeats."""
+    return list(dict.fromkeys(record.key for record in records))
 
 
 def ids(rows: Iterable[Mapping[str, Any]], key: str = "id") -> list[str]:

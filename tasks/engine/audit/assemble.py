@@ -14,12 +14,13 @@ from debate_eval.tasks.analysis.audit.rows import words
 from debate_eval.tasks.data.registry import PAIRWISE, Item
 from debate_eval.tasks.engine.audit.injections import PLAN_FILE, judged_field, plan_of
 from debate_eval.tasks.engine.audit.plan import BASE, CONTROL, INJECTED, PARAPHRASED, POSITION, repeat_run
+from debate_eval.tasks.engine.record import Record
 from debate_eval.tasks.engine.rundir import RunDir
 
 TITLES = {**base_facets.TITLES, **repeat_facets.TITLES, **perturbation_facets.TITLES}
 
 
-def sub_run_records(out: Path, entry: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+def sub_run_records(out: Path, entry: Mapping[str, Any] | None) -> list[Record]:
     """The records of one sub-run (``{"dir", "config_hash"}`` in audit.json) of its configuration, the last
     line of an item winning; [] when it has none yet."""
     if not entry:
@@ -28,7 +29,7 @@ def sub_run_records(out: Path, entry: Mapping[str, Any] | None) -> list[dict[str
     records = RunDir(out / str(entry["dir"])).latest_records(
         key=lambda record: record.key, keep=lambda record: record.config_hash == config_hash
     )
-    return [record.to_json() for record in records]
+    return records
 
 
 def lengths_of(items: Sequence[Item], inputs_order: Sequence[str]) -> dict[str, Any]:
