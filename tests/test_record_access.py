@@ -16,11 +16,7 @@ PACKAGE = ("agents", "debates", "tasks")
 RECORD_MODULE = "tasks/engine/record.py"
 BY_KEY = re.compile(r"record\[\"|record\.get\(")
 # still reading records by key; each one converted to ``Record`` leaves the list
-RECORD_BY_KEY = {
-    "tasks/analysis/imports/common.py",
-    "tasks/analysis/imports/debate_authors.py",
-    "tasks/cli/import_.py",
-}
+RECORD_BY_KEY: set[str] = set()
 
 
 def package_files() -> list[Path]:

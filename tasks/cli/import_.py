@@ -25,6 +25,7 @@ from debate_eval.tasks.analysis.imports.common import (
     write_run,
 )
 from debate_eval.tasks.data.templates import parse_scale
+from debate_eval.tasks.engine.record import Record
 
 
 def add_subparser(subparsers: Any) -> None:
@@ -51,22 +52,24 @@ def add_subparser(subparsers: Any) -> None:
     parser.set_defaults(handler=handle_import)
 
 
-def _merge(results: list[tuple[Path, ImportResult, str]]) -> tuple[list[dict[str, Any]], int]:
-    """The records of all files (a later file wins for a repeated item) and how many items repeated."""
-    by_id: dict[str, dict[str, Any]] = {}
+def _merge(results: list[tuple[Path, ImportResult, str]]) -> tuple[list[dict[str, Any]], list[Record], int]:
+    """The result lines of all files and their records, checked as every reader checks them (a later file wins
+    for a repeated item), and how many items repeated."""
+    by_id: dict[str | int, tuple[dict[str, Any], Record]] = {}
     repeated = 0
     for _, result, _ in results:
-        for record in result.records:
-            repeated += record["item_id"] in by_id
-            by_id[record["item_id"]] = record
-    return list(by_id.values()), repeated
+        for line in result.records:
+            record = Record.from_json(line, messages=False)
+            repeated += record.item_id in by_id
+            by_id[record.item_id] = (line, record)
+    return [line for line, _ in by_id.values()], [record for _, record in by_id.values()], repeated
 
 
-def _counts(records: list[dict[str, Any]]) -> str:
-    if any(record.get("task_type") == "pairwise" for record in records):
-        verdicts = Counter(str(record.get("verdict") or "no verdict") for record in records)
+def _counts(records: list[Record]) -> str:
+    if any(record.pairwise for record in records):
+        verdicts = Counter(str(record.verdict or "no verdict") for record in records)
         return "verdicts: " + ", ".join(f"{name} {verdicts[name]}" for name in ("first", "second", "tie", "no verdict"))
-    status = Counter(str(record.get("parse_status")) for record in records)
+    status = Counter(str(record.parse_status) for record in records)
     return "parse: " + ", ".join(f"{status[name]} {name}" for name in ("parsed", "no_score", "out_of_range"))
 
 
@@ -95,21 +98,21 @@ def handle_import(args: argparse.Namespace) -> int:
         raise UserError(
             f"the files judge different aspects ({', '.join(sorted(aspects))}); import one aspect per --out"
         )
-    records, repeated = _merge(results)
+    lines, records, repeated = _merge(results)
     if not records:
         raise UserError("no row matched an item of the dataset; nothing to write (check --dataset / --fields)")
     first = records[0]
     config = config_payload(
-        first["dataset"],
-        first["aspect"],
-        first["method"],
+        first.dataset,
+        first.aspect,
+        first.method,
         scale,
         args.format,
         [path for path, _, _ in results],
         {k: (str(v) if v is not None else None) for k, v in options.items() if k != "data_dir"},
     )
-    written = write_run(Path(args.out), config, records)
-    what = f"{first['dataset']}/{first['aspect']} ({first['method']})"
+    written = write_run(Path(args.out), config, lines)
+    what = f"{first.dataset}/{first.aspect} ({first.method})"
     print(f"{written}: {len(records)} items of {what}; {_counts(records)}")
     if repeated:
         print(f"{repeated} items appeared in more than one file; the later file's row was kept")

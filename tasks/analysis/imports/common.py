@@ -113,11 +113,12 @@ def base_record(item: Item, aspect: str, protocol: str, source: Mapping[str, Any
         "usage": {},
         "llm_calls": 0,
         "cached_calls": 0,
+        **(
+            {"human_label": item.human_label}
+            if item.task_type == "pairwise"
+            else {"human_score": item.human_scores.get(aspect)}
+        ),
     }
-    if item.task_type == "pairwise":
-        record["human_label"] = item.human_label
-    else:
-        record["human_score"] = item.human_scores.get(aspect)
     return record
 
 
@@ -166,7 +167,7 @@ def write_run(out_dir: Path, config: dict[str, Any], records: Sequence[dict[str,
     except OSError as exc:
         raise UserError(f"{out_dir}: cannot create the output directory: {exc.strerror}") from None
     for record in records:
-        record["config_hash"] = config["config_hash"]
+        record.update(config_hash=config["config_hash"])
     write_json_atomic(out_dir / CONFIG_FILE, config)
     tmp = results.with_suffix(".jsonl.tmp")
     with tmp.open("w", encoding="utf-8") as handle:

@@ -110,6 +110,6 @@ def import_file(path: Path, options: dict[str, Any]) -> tuple[ImportResult, str,
             continue
         parsed = parse_answer(answer, item, scale, aspect)
         record.update(score_fields(parsed), decided_by=SCORER, stop_reason="imported", details={"scale": str(scale)})
-        record["transcript"] = [transcript_entry(0, SCORER, "scorer", answer, parsed)]
+        record.update(transcript=[transcript_entry(0, SCORER, "scorer", answer, parsed)])
         result.records.append(record)
     return result, aspect, scale
