@@ -231,12 +231,11 @@ def test_authors_code_fidelity_is_refused_for_pairwise_items(
 
 def test_repeat_counts_pairwise_verdicts() -> None:
     from debate_eval.tasks.cli.repeat import summarize
+    from debate_eval.tasks.engine.record import Record
 
     records = [
-        {"item_id": "1", "task_type": "pairwise", "verdict": "first", "score": None},
-        {"item_id": "1", "task_type": "pairwise", "verdict": "tie", "score": None},
-        {"item_id": "2", "task_type": "pairwise", "verdict": "second", "score": None},
-        {"item_id": "2", "task_type": "pairwise", "verdict": "second", "score": None},
+        Record(item_id=item, dataset="pairs", aspect="preference", task_type="pairwise", verdict=verdict)
+        for item, verdict in (("1", "first"), ("1", "tie"), ("2", "second"), ("2", "second"))
     ]
     report = summarize(records)
     assert report["items_with_differing_scores"] == 1 and report["scores"]["1"] == {"first": 1, "tie": 1}
