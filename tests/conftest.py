@@ -94,6 +94,23 @@ def no_proxy_of_the_machine(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
 
 
+@pytest.fixture(autouse=True)
+def private_response_cache(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Each test's model calls are cached in a folder of its own (for the processes it starts too), never in
+    ``~/.cache/debate-eval``: an answer cached by an earlier test, or an earlier run of the suite, would make
+    a call the test counts on a server a cache hit."""
+    monkeypatch.setenv("DEBATE_EVAL_CACHE_DIR", str(tmp_path_factory.mktemp("llm-cache")))
+
+
+@pytest.fixture(autouse=True)
+def no_shared_limiter_of_an_earlier_test(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test starts with an empty registry of the judges' shared rate limiters: it is process-wide and
+    keyed on the endpoint's URL, and a test server may get the port an earlier test's server had."""
+    from debate_eval.agents.models import shared_limits
+
+    monkeypatch.setattr(shared_limits, "_LIMITERS", {})
+
+
 @pytest.fixture
 def isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, shared_data_dir: Path) -> Path:
     """A clean environment for command-line runs: no model settings from the developer's environment or
@@ -164,7 +181,7 @@ class RecordingProxy:
 
     LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
-    def __init__(self, max_requests: int = 500, lifetime_s: float = 120.0) -> None:
+    def __init__(self, max_requests: int = 500, lifetime_s: float = 600.0) -> None:
         import threading
 
         self.max_requests, self.lifetime_s = max_requests, lifetime_s

@@ -59,7 +59,7 @@ class EchoServer:
 
             do_GET = do_POST
 
-        self._server = LocalServer(Handler, lifetime_s=60, **FAKE_SERVING)
+        self._server = LocalServer(Handler, lifetime_s=600, **FAKE_SERVING)
         self.root = self._server.root
 
     def base_url(self, provider: str) -> str:

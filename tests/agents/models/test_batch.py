@@ -45,7 +45,7 @@ def check_scored(out: Path) -> None:
 
 def test_eight_items_need_2n_plus_1_batches_and_a_rerun_makes_no_request(isolated_env: Path, capsys) -> None:
     out = isolated_env / "run"
-    with ScriptedBatchServer(batch_delay_s=0.1, lifetime_s=120) as server:
+    with ScriptedBatchServer(batch_delay_s=0.1, lifetime_s=600) as server:
         assert main(run_args(server.base_url, out)) == 0
         first = server.stats()
         assert first["batches"] == 2 * ROUNDS + 1  # one per sequential step, whatever the number of items
@@ -61,7 +61,7 @@ def test_eight_items_need_2n_plus_1_batches_and_a_rerun_makes_no_request(isolate
 
 def test_failed_lines_are_retried_in_a_later_batch_and_lost_polls_are_survived(isolated_env: Path) -> None:
     out = isolated_env / "run"
-    with ScriptedBatchServer(batch_delay_s=0.1, fail_every=6, drop_polls=2, lifetime_s=150) as server:
+    with ScriptedBatchServer(batch_delay_s=0.1, fail_every=6, drop_polls=2, lifetime_s=600) as server:
         assert main(run_args(server.base_url, out)) == 0
         stats = server.stats()
     check_scored(out)
@@ -74,7 +74,7 @@ def test_failed_lines_are_retried_in_a_later_batch_and_lost_polls_are_survived(i
 def test_a_killed_run_polls_its_submitted_batch_instead_of_paying_again(isolated_env: Path) -> None:
     out = isolated_env / "run"
     # the first batch completes only once the test says so (below): the kill lands before it, however late
-    with ScriptedBatchServer(batch_delay_s=3600.0, lifetime_s=150) as server:
+    with ScriptedBatchServer(batch_delay_s=3600.0, lifetime_s=600) as server:
         command = [sys.executable, "-m", "debate_eval.tasks.cli.main", *run_args(server.base_url, out)]
         child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.time() + 60

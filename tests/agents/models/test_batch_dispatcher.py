@@ -81,7 +81,7 @@ def test_batch_wait_sends_a_partial_queue(tmp_path: Path) -> None:
     async def main() -> int:
         dispatcher = BatchDispatcher(BatchOptions(wait_s=0.05, poll_s=0.01), tmp_path)
         with item_in_flight(dispatcher), item_in_flight(dispatcher):  # two items, only one ever calls
-            outcome = await asyncio.wait_for(dispatcher.request(endpoint, body(1)), timeout=5)  # type: ignore[arg-type]
+            outcome = await asyncio.wait_for(dispatcher.request(endpoint, body(1)), timeout=60)  # type: ignore[arg-type]
         await dispatcher.close()
         return outcome.body["echo"]
 

@@ -30,7 +30,7 @@ def test_cached_prompt_tokens_are_read_priced_and_shown(
 ) -> None:
     (isolated_env / "prices.csv").write_text(PRICES)
     monkeypatch.setenv("DEBATE_EVAL_PRICES", str(isolated_env / "prices.csv"))
-    with ScriptedBatchServer(prompt_cache=True, lifetime_s=60) as server:
+    with ScriptedBatchServer(prompt_cache=True, lifetime_s=600) as server:
         assert run(server.base_url, isolated_env / "run") == 0
     records = [json.loads(line) for line in (isolated_env / "run" / "results.jsonl").read_text().splitlines()]
     prompt = cached = completion = 0
@@ -52,7 +52,7 @@ def test_cached_prompt_tokens_are_read_priced_and_shown(
 def test_each_agents_messages_grow_by_appending_only(isolated_env: Path) -> None:
     """Byte-stable prefixes: every request of an agent starts with the exact messages of its previous request
     (system message first, then the task, then the history), so providers' prefix caches apply."""
-    with ScriptedBatchServer(lifetime_s=60) as server:
+    with ScriptedBatchServer(lifetime_s=600) as server:
         assert run(server.base_url, isolated_env / "run") == 0
         requests = list(server.requests)
     by_agent: dict[str, list[list[str]]] = defaultdict(list)

@@ -62,7 +62,7 @@ class WireFake:
     """The bounded HTTP server; subclasses answer in their provider's shape (``answer``)."""
 
     max_requests: int = 400
-    lifetime_s: float = 120.0
+    lifetime_s: float = 600.0  # a bound on a hang only: a slow test on a loaded machine is no hang
     requests: list[Seen] = field(default_factory=list)
 
     def __post_init__(self) -> None:
