@@ -29,7 +29,7 @@ import shutil
 import sys
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -39,6 +39,7 @@ from debate_eval.tasks.analysis.meta_eval import paper_value, score_bin
 from debate_eval.tasks.cli.ablate import selected_records
 from debate_eval.tasks.cli.main import main as debate_eval
 from debate_eval.tasks.data.datasets import load_items, resolve_data_dir, select_items
+from debate_eval.tasks.engine.record import Record
 
 PROTOCOLS = ("debate", "multiagent", "tiebreaker", "both", "geval", "chateval")
 DATASET = "summeval"
@@ -131,16 +132,16 @@ def cell_settings(config: dict[str, Any] | None) -> dict[str, str]:
     }
 
 
-def distribution(records: list[dict[str, Any]]) -> str:
+def distribution(records: list[Record]) -> str:
     """How often each (rounded) score was given, and how many items had none."""
-    counts = Counter(str(score_bin(r["score"])) if r.get("score") is not None else "none" for r in records)
+    counts = Counter(str(score_bin(r.score)) if r.score is not None else "none" for r in records)
     return ", ".join(f"{key}: {counts[key]}" for key in sorted(counts))
 
 
-def scoring_methods(records: list[dict[str, Any]]) -> Counter[str]:
+def scoring_methods(records: list[Record]) -> Counter[str]:
     """How many items used each G-Eval scoring method (``details.method``)."""
-    details = [r.get("details") for r in records]
-    return Counter(str(d["method"]) for d in details if isinstance(d, dict) and d.get("method"))
+    details = [r.details for r in records]
+    return Counter(str(d["method"]) for d in details if isinstance(d, Mapping) and d.get("method"))
 
 
 def per_call_s(summary: dict[str, Any] | None) -> str:

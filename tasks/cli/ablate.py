@@ -56,6 +56,7 @@ from debate_eval.tasks.data.datasets import load_items, resolve_data_dir, select
 from debate_eval.tasks.engine.aspects import is_multi
 from debate_eval.tasks.engine.build import build_run_options, resolve_dataset
 from debate_eval.tasks.engine.config_file import request_toml
+from debate_eval.tasks.engine.record import Record
 from debate_eval.tasks.engine.request import RunRequest
 from debate_eval.tasks.engine.run_config import RunConfig
 from debate_eval.tasks.engine.rundir import RunDir
@@ -103,11 +104,10 @@ def selected_item_ids(request: RunRequest) -> list[str]:
     return [item.item_id for item in select_items(items, limit=request.limit, docs=request.docs)]
 
 
-def selected_records(results: Path, item_ids: Collection[str]) -> list[dict[str, Any]]:
+def selected_records(results: Path, item_ids: Collection[str]) -> list[Record]:
     """The latest record of every selected item in a results file (items of other selections are ignored)."""
     wanted = set(item_ids)
-    records = RunDir(results.parent).latest_records(key=lambda record: record.key, keep=lambda r: r.key in wanted)
-    return [record.to_json() for record in records]
+    return RunDir(results.parent).latest_records(key=lambda record: record.key, keep=lambda r: r.key in wanted)
 
 
 def cell_row(
@@ -122,8 +122,8 @@ def cell_row(
     debate = config.method.has_critic
     shown = config.method.describe(config.method_config) if debate else {}
     report = meta_evaluate(records).get(config.dataset, {}).get(config.aspect) if records else None
-    finished = [r for r in records if not r.get("error")]
-    usage = [u for r in records for u in (r.get("usage") or {}).values()]  # a failed item's calls count too
+    finished = [r for r in records if r.ok]
+    usage = [u for r in records for u in r.role_usage()]  # a failed item's calls count too
     row: dict[str, Any] = {
         "cell": cell.name,
         "protocol": cell.protocol,
@@ -134,12 +134,12 @@ def cell_row(
         "branches": getattr(config.method_config, "branches", ""),
         "prompt_tokens": sum(int(u.get("prompt_tokens") or 0) for u in usage),
         "completion_tokens": sum(int(u.get("completion_tokens") or 0) for u in usage),
-        "llm_calls": sum(int(r.get("llm_calls") or 0) for r in records),
-        "cached_calls": sum(int(r.get("cached_calls") or 0) for r in records),
-        "parse_failures": sum(1 for r in finished if r.get("score") is None and r.get("verdict") is None),
+        "llm_calls": sum(int(r.llm_calls or 0) for r in records),
+        "cached_calls": sum(int(r.cached_calls or 0) for r in records),
+        "parse_failures": sum(1 for r in finished if not r.judged),
         "failed_items": len(set(item_ids)) - len(finished),
-        "agreed": sum(1 for r in finished if r.get("agreed")) if debate else "",
-        "mean_rounds": round(sum(int(r.get("rounds") or 0) for r in finished) / len(finished), 3)
+        "agreed": sum(1 for r in finished if r.agreed) if debate else "",
+        "mean_rounds": round(sum(int(r.rounds or 0) for r in finished) / len(finished), 3)
         if debate and finished
         else "",
         "wall_s": round(summary.elapsed_s, 2) if summary is not None else None,
