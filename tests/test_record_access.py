@@ -1,9 +1,8 @@
 """Records are read through the typed ``Record`` (``tasks/engine/record.py``), never by string key, and the
 history of older formats lives in the compat package (``tasks/engine/compat/``) only.
 
-``RECORD_BY_KEY`` lists the modules that still read a result record as a dict (``record["..."]`` or
-``record.get(...)``): a shrinking allow-list. A module converted to ``Record`` leaves it (the test fails while a
-listed module no longer needs its place, so the list only shrinks); a module not listed may not start.
+No package module but the record module reads a result record as a dict (``record["..."]`` or
+``record.get(...)``): every reader takes the record's fields as attributes.
 """
 
 from __future__ import annotations
@@ -15,8 +14,6 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ("agents", "debates", "tasks")
 RECORD_MODULE = "tasks/engine/record.py"
 BY_KEY = re.compile(r"record\[\"|record\.get\(")
-# still reading records by key; each one converted to ``Record`` leaves the list
-RECORD_BY_KEY: set[str] = set()
 
 
 def package_files() -> list[Path]:
@@ -31,13 +28,9 @@ def reading_by_key() -> set[str]:
     }
 
 
-def test_no_new_module_reads_a_record_by_key() -> None:
+def test_no_module_reads_a_record_by_key() -> None:
     found = reading_by_key() - {RECORD_MODULE}
-    assert found - RECORD_BY_KEY == set(), "read result records through debate_eval.tasks.engine.record.Record"
-
-
-def test_the_allow_list_only_shrinks() -> None:
-    assert RECORD_BY_KEY - reading_by_key() == set(), "these modules no longer read records by key: unlist them"
+    assert found == set(), "read result records through debate_eval.tasks.engine.record.Record"
 
 
 COMPAT = "tasks/engine/compat/"
