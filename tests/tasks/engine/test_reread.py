@@ -156,7 +156,10 @@ def test_a_run_killed_while_rereading_keeps_its_file_whole(
     assert not list(out.glob(".*.tmp"))
     assert len(list(RunDir(out).iter_records())) == ITEMS  # readable
     monkeypatch.setattr(reread, "reread_record", real)
+    stale = out / ".results.jsonl.99999.reread.tmp"  # as a kill -9 mid-rewrite would leave it
+    stale.write_bytes(before[:100])
     assert main(run_args(server, out)) == 0  # the next resume does the work
+    assert not stale.exists()
     assert server.count == received
     assert all(line["score"] == 3 and line["parser_version"] == PARSER_VERSION for line in lines(out))
 
