@@ -4,7 +4,9 @@ For each size N the script writes an own-data JSONL file of N rows, runs ``debat
 rows (G-Eval, scripted provider) to get the run directory's ``config.json`` and a real record, then writes
 N records (that record with each row's id) into ``results.jsonl`` and times the same command over all N rows
 (nothing left to do: the resume reads the file and writes ``summary.json``), in a fresh process measured by
-``/usr/bin/time -v``. Prints a Markdown table.
+``/usr/bin/time -v``, twice: the first resume finds no resume index (``results.index.json``) and reads and checks
+every line, then writes the index; the second finds the index matching the file and decodes no line. Prints a
+Markdown table.
 
     python scripts/bench_resume.py --sizes 10000 100000 [--work DIR]
 """
@@ -68,13 +70,20 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-resume-") as temp:
         work = args.work or Path(temp)
         work.mkdir(parents=True, exist_ok=True)
-        print("| items | results.jsonl | resume wall | peak RSS | first line |")
-        print("|---:|---:|---:|---:|---|")
+        print(f"load average before: {os.getloadavg()[0]:.1f}")
+        print("| items | results.jsonl | resume, no index | peak RSS | resume, index kept | peak RSS | first line |")
+        print("|---:|---:|---:|---:|---:|---:|---|")
         for size in args.sizes:
             data, out = prepare(work, size)
             megabytes = (out / "results.jsonl").stat().st_size / 1e6
             wall, rss, first = measure(data, out)
-            print(f"| {size:,} | {megabytes:.0f} MB | {wall:.2f} s | {rss:.0f} MB | {first} |")
+            kept_wall, kept_rss, _ = measure(data, out)
+            print(
+                f"| {size:,} | {megabytes:.0f} MB | {wall:.2f} s | {rss:.0f} MB | {kept_wall:.2f} s | "
+                f"{kept_rss:.0f} MB | {first} |",
+                flush=True,
+            )
+        print(f"load average after: {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

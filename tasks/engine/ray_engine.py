@@ -83,10 +83,10 @@ def shard_task(
         tail = _Tail(task_options.out_dir / RESULTS_FILE)
         while thread.is_alive():
             thread.join(POLL_S)
-            batch = list(tail.new_records())
+            batch = list(tail.new_lines())
             if batch:
                 yield {"records": batch}
-        batch = list(tail.new_records())
+        batch = list(tail.new_lines())
         if batch:
             yield {"records": batch}
         if failure:

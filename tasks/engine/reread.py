@@ -7,8 +7,8 @@ versions, no ``parser_version``), it reads each of them again from its transcrip
 ``debate-eval rescore`` does (the method's ``rescore`` / ``rescore_pairwise``; no model is called), before it
 runs anything:
 
-- ``ParserVersions`` collects the versions of the run's records while the store indexes the file (no extra read
-  when there is nothing to do).
+- ``ParserVersions`` collects the versions of the run's records from the store's index (``of_index``: no line
+  is read when there is nothing to do).
 - ``reread_older`` rewrites ``results.jsonl`` under the run lock: a line of another configuration, a failed
   item's line and a line the current parser read are copied byte for byte; every other line is re-read. The new
   file is written beside the old one, flushed to disk and renamed over it, so a run killed midway leaves the old
@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from debate_eval.debates.scoring.scores import ScoreRange
     from debate_eval.tasks.data.datasets import Item
     from debate_eval.tasks.engine.results import ResultsStore
+    from debate_eval.tasks.engine.resume_index import IndexEntry
     from debate_eval.tasks.engine.run_config import RunConfig
 
 TMP_SUFFIX = ".reread.tmp"  # ``.results.jsonl.<pid>.reread.tmp`` beside the results file while it is rewritten
@@ -63,17 +64,29 @@ def is_older(version: int | None) -> bool:
 
 @dataclass
 class ParserVersions:
-    """The parser versions of a run's finished records, collected as the store indexes the file (``add`` is
-    the store's ``on_record``; records of other configurations are never given to it)."""
+    """The parser versions of a run's finished records: from the results store's index (``of_index``), or
+    record by record (``add``; records of other configurations are never given to it)."""
 
     older: Counter[int | None] = field(default_factory=Counter)
     newer: Counter[int] = field(default_factory=Counter)
 
+    @classmethod
+    def of_index(cls, entries: Iterable[IndexEntry]) -> ParserVersions:
+        """The versions of the run's finished records, from the results store's index (``ResultsStore.entries``:
+        the last line of each key; no line is read)."""
+        versions = cls()
+        for entry in entries:
+            if entry.mine and not entry.failed:
+                versions.add_version(entry.parser_version)
+        return versions
+
     def add(self, record: Record) -> None:
         """Count one record of the run (a failed one is not read by any parser: not counted)."""
-        if record.error:
-            return
-        version = record.parser_version
+        if not record.error:
+            self.add_version(record.parser_version)
+
+    def add_version(self, version: int | None) -> None:
+        """Count the parser version of one finished record of the run."""
         if is_older(version):
             self.older[version] += 1
         elif version is not None and version > PARSER_VERSION:

@@ -15,7 +15,9 @@
 - A write that fails (a full disk) stops the run with one line; a partly written line is cut off, so the
   file keeps only whole lines; temporary files are removed.
 - The store keeps an index of the items in the file (their keys, whether each is finished under this
-  configuration), not their records: a resume reads the file once, one record at a time.
+  configuration, where each line starts), not their records, and the run's totals (``Tally``). When it closes
+  it saves both beside the file (``resume_index``): the next resume reads that instead of decoding every line,
+  as long as it matches the file; otherwise it reads the file once, one record at a time, checking every line.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from debate_eval.agents.redaction import redact_record
 from debate_eval.tasks.engine.config_checksum import edit_note, result_config_edited
 from debate_eval.tasks.engine.lock import RunLock, owner_text
 from debate_eval.tasks.engine.record import Record, validate_record
+from debate_eval.tasks.engine.resume_index import IndexEntry, discard_index, load_index, save_index
 from debate_eval.tasks.engine.rundir import (
     CONFIG_FILE,
     RESULTS_FILE,
@@ -48,6 +51,7 @@ from debate_eval.tasks.engine.rundir import (
     repair_tail,
     write_json_atomic,
 )
+from debate_eval.tasks.engine.tally import Tally
 
 __all__ = [
     "CONFIG_FILE",
@@ -90,9 +94,10 @@ class ResultsStore:
         on_record: Callable[[Record], None] | None = None,
     ) -> None:
         """Take the lock, check or write ``config.json`` and index ``results.jsonl`` (repairing an interrupted
-        last line). ``on_record`` is given every record of this configuration found in the file, without its
-        messages (to tally a
-        run's totals without a second read; ``tally_exact`` says whether that tally still holds)."""
+        last line), from the saved index when it matches the file (``resume_index``). ``tally`` counts the
+        run's records of this configuration (the last line of each key), and every record appended of it;
+        ``tally_exact`` says whether that still holds. ``on_record`` is given every record of this
+        configuration found in the file, without its messages (the file is then read whole)."""
         self.out_dir = out_dir
         self.run_dir = RunDir(out_dir)
         self.config_hash = config_hash
@@ -100,10 +105,13 @@ class ResultsStore:
         self.results_path = self.run_dir.results_path
         self.config_path = self.run_dir.config_path
         self.written = 0  # lines appended by this invocation
-        # key -> (the line is of this configuration, the item failed, its byte offset); the last line wins
-        self._index: dict[str, tuple[bool, bool, int]] = {}
+        # key -> (the line is of this configuration, the item failed, its byte offset, ...); the last line wins
+        self._index: dict[str, IndexEntry] = {}
         self._duplicates = False  # the file repeats a key (files of earlier versions)
-        self.tally_exact = True  # every record given to ``on_record`` is still the run's record of its key
+        self.tally = Tally()  # the run's records of this configuration
+        self.tally_exact = True  # every record in ``tally`` is still the run's record of its key
+        self.index_loaded = False  # the index came from the saved one (no line was decoded)
+        self._index_ok = False  # the index describes the file (it was read or loaded without an error)
         self._fd: int | None = None
         self.lock = self._take_lock()
         try:
@@ -114,28 +122,43 @@ class ResultsStore:
             self.lock.release()
             raise
 
-    def _read_index(self, on_record: Callable[[Record], None] | None) -> None:
+    def _read_index(self, on_record: Callable[[Record], None] | None, *, use_saved: bool = True) -> None:
+        """The index of the file: the saved one when it matches the file, else every line read and checked."""
+        if use_saved and on_record is None and self.results_path.is_file():
+            saved = load_index(self.results_path, config_hash=self.config_hash, by_aspect=self.by_aspect)
+            if saved is not None:
+                with contextlib.suppress(KeyError, TypeError, ValueError):  # a tally that does not read: read all
+                    self.tally = Tally.from_state(saved.tally)
+                    self._index, self._duplicates = saved.entries, saved.duplicates
+                    self.index_loaded = self._index_ok = True
+                    return
+        discard_index(self.results_path)  # stale from here on (the file is repaired or appended to)
         end = ScanEnd()
         for record in self.run_dir.iter_records(end, messages=False):
             key = self.key(record)
             mine = record.config_hash == self.config_hash
             if key in self._index:
                 self._duplicates = True
-                if self._index[key][0]:
+                if self._index[key].mine:
                     self.tally_exact = False  # an earlier line of this key was tallied
-            self._index[key] = (mine, bool(record.error), end.line_start)
-            if mine and on_record is not None:
-                on_record(record)
+            self._index[key] = IndexEntry(mine, bool(record.error), end.line_start, record.parser_version)
+            if mine:
+                self.tally.add(record)
+                if on_record is not None:
+                    on_record(record)
         if self.results_path.is_file():
             repair_tail(self.results_path, end)
+        self._index_ok = True
 
     def reread_index(self) -> None:
         """Index the file again after it was rewritten under this store's lock (its lines moved: the records
-        an older parser read, re-read by ``reread.reread_older``); the records tallied so far no longer hold."""
-        self._index.clear()
+        an older parser read, re-read by ``reread.reread_older``): every line read and checked, and the run's
+        totals counted again from them."""
+        self._index = {}
         self._duplicates = False
-        self._read_index(None)
-        self.tally_exact = False
+        self.tally, self.tally_exact = Tally(), True
+        self.index_loaded = self._index_ok = False
+        self._read_index(None, use_saved=False)
 
     def _take_lock(self) -> RunLock:
         """Create the folder and take its lock: the up-front check that the folder is writable."""
@@ -215,12 +238,17 @@ class ResultsStore:
 
     def done_ids(self) -> set[str]:
         """Keys (``key``) of the items already finished under this configuration (failed items are not done)."""
-        return {key for key, (mine, failed, _) in self._index.items() if mine and not failed}
+        return {key for key, entry in self._index.items() if entry.mine and not entry.failed}
 
     def get(self, key: str) -> Record | None:
         """The record of ``key`` (``key``), read from the file; None when the file has none."""
         entry = self._index.get(key)
-        return None if entry is None else self.run_dir.record_at(entry[2])
+        return None if entry is None else self.run_dir.record_at(entry.offset)
+
+    def entries(self) -> Mapping[str, IndexEntry]:
+        """The index by key: whether each line is of this configuration, failed, where it starts and the parser
+        version that read it (read-only: the store keeps it)."""
+        return self._index
 
     def __len__(self) -> int:
         """Items (keys) in the results file."""
@@ -261,6 +289,7 @@ class ResultsStore:
                 os.fsync(handle.fileno())
             os.replace(tmp, self.results_path)
         except OSError as exc:
+            self._index_ok = False
             with contextlib.suppress(OSError):
                 tmp.unlink()
             raise ResultsWriteError(
@@ -269,11 +298,10 @@ class ResultsStore:
             ) from None
         fsync_directory(self.out_dir)
         for key in retry:
-            if self._index.pop(key)[0]:
+            if self._index.pop(key).mine:
                 self.tally_exact = False  # its record was tallied and is gone
         for key, offset in offsets.items():
-            mine, failed, _ = self._index[key]
-            self._index[key] = (mine, failed, offset)
+            self._index[key] = self._index[key]._replace(offset=offset)
 
     def append(self, record: Record | Mapping[str, Any]) -> None:
         """Append one item's record with a single write and hand it to the operating system.
@@ -286,6 +314,16 @@ class ResultsStore:
         if masked:
             line["redactions"] = int(line.get("redactions") or 0) + masked
         data = (json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8")
+        self._write_line(data, record if isinstance(record, Record) else Record.from_json(line))
+
+    def append_raw(self, raw: bytes, record: Record) -> None:
+        """Append a line written by another results store of this run (a worker's: checked and redacted there)
+        as it is, with a single write; ``record`` is that line read (without its messages is enough): its
+        key, configuration, error and totals are indexed from it."""
+        self._write_line(raw if raw.endswith(b"\n") else raw + b"\n", record)
+
+    def _write_line(self, data: bytes, written: Record) -> None:
+        """Append ``data`` (one whole line) and index ``written``, its record."""
         before: int | None = None
         try:
             if self._fd is None:
@@ -293,6 +331,7 @@ class ResultsStore:
             before = os.fstat(self._fd).st_size
             _write_all(self._fd, data)
         except OSError as exc:
+            self._index_ok = False  # whatever the file holds now, the next resume reads and checks it whole
             if self._fd is not None and before is not None:
                 with contextlib.suppress(OSError):
                     os.ftruncate(self._fd, before)
@@ -301,26 +340,55 @@ class ResultsStore:
                 f"{self.kept_text()}: {write_advice(exc)} and rerun the same command to resume"
             ) from None
         self.written += 1
-        written = record if isinstance(record, Record) else Record.from_json(line)
-        offset = before or 0
-        self._index[self.key(written)] = (written.config_hash == self.config_hash, bool(written.error), offset)
+        key, mine = self.key(written), written.config_hash == self.config_hash
+        if mine:
+            earlier = self._index.get(key)
+            if earlier is not None and earlier.mine:
+                self.tally_exact = False  # the key's earlier record was tallied
+            self.tally.add(written)
+        self._index[key] = IndexEntry(mine, bool(written.error), before or 0, written.parser_version)
 
     def kept_text(self) -> str:
         """What is safe in the results file, for a message: "the N results already written (F finished, E
         failed) are kept"."""
-        failed = sum(1 for _, error, _ in self._index.values() if error)
+        failed = sum(1 for entry in self._index.values() if entry.failed)
         done = len(self._index) - failed
         return f"the {len(self._index)} results already written ({done} finished, {failed} failed) are kept"
 
+    def recount(self) -> None:
+        """Count the run's totals again from the file (the last line of each key) when a retried or repeated
+        item made ``tally`` count a record that is no longer the run's."""
+        if self.tally_exact:
+            return
+        tally = Tally()
+        for record in self.run_records(messages=False):
+            tally.add(record)
+        self.tally, self.tally_exact = tally, True
+
     def close(self) -> None:
-        """Flush the results file to disk, close it and release the run lock (never raises)."""
+        """Flush the results file to disk and close it, save the index and the totals beside it (the totals
+        counted again first if need be: ``recount``), and release the run lock (never raises)."""
         if self._fd is not None:
             fd, self._fd = self._fd, None
             with contextlib.suppress(OSError):
                 os.fsync(fd)
             with contextlib.suppress(OSError):
                 os.close(fd)
-        self.lock.release()
+        try:
+            if self._index_ok and self.results_path.is_file():
+                self.recount()
+                save_index(
+                    self.results_path,
+                    config_hash=self.config_hash,
+                    by_aspect=self.by_aspect,
+                    entries=self._index,
+                    duplicates=self._duplicates,
+                    tally=self.tally.to_state(),
+                )
+        except Exception:  # the index is a speed-up: without it the next resume reads the whole file
+            discard_index(self.results_path)
+        finally:
+            self.lock.release()
 
 
 def _key_record(raw: bytes) -> Record:

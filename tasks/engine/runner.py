@@ -5,10 +5,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import math
 import sys
 import time
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -40,7 +39,7 @@ from debate_eval.debates.pairwise.prompts import PAIRWISE_INPUTS
 from debate_eval.debates.pairwise.swap import swapping
 from debate_eval.debates.scoring import PARSER_VERSION
 from debate_eval.tasks.data.datasets import Item, get_dataset, load_items, select_items
-from debate_eval.tasks.engine.accounting import Accounting, calls_usage, item_usage, load_prices, usage_calls
+from debate_eval.tasks.engine.accounting import calls_usage, item_usage, load_prices, usage_calls
 from debate_eval.tasks.engine.aspects import per_aspect, result_key
 from debate_eval.tasks.engine.compat.hashes import move_earlier_run, url_era_namespace
 from debate_eval.tasks.engine.concurrency import run_all
@@ -56,67 +55,7 @@ from debate_eval.tasks.engine.results import ResultsStore
 from debate_eval.tasks.engine.run_config import DEFAULT_REMOTE_CONCURRENCY, RunConfig, RunOptions, config_document
 from debate_eval.tasks.engine.rundir import ResultsWriteError
 from debate_eval.tasks.engine.shards import in_shard
-
-
-@dataclass
-class Tally:
-    """Items, scores, calls and tokens over a set of records (a failed item's calls count too)."""
-
-    items: int = 0
-    finished: int = 0
-    failed: int = 0
-    parsed: int = 0
-    unparsed: int = 0
-    agreed: int = 0
-    rounds_total: int = 0
-    accounting: Accounting = field(default_factory=Accounting)
-    errors: dict[str, int] = field(default_factory=dict)
-    scores: dict[int, int] = field(default_factory=dict)  # score bin (rounded half up) -> finished items
-    verdicts: dict[str, int] = field(default_factory=dict)  # pairwise: verdict (or "none") -> finished items
-    pairwise: bool = False  # any record is a pairwise one (failed ones too)
-
-    def add(self, record: Record) -> None:
-        """Count one item's record."""
-        self.items += 1
-        self.accounting.add_item(record.usage or {})
-        self.pairwise = self.pairwise or record.pairwise
-        if record.error:
-            self.failed += 1
-            kind = str(record.error).split(":")[0]
-            self.errors[kind] = self.errors.get(kind, 0) + 1
-            return
-        self.finished += 1
-        if record.judged:  # a pairwise record has a verdict
-            self.parsed += 1
-        else:
-            self.unparsed += 1
-        if record.pairwise:
-            verdict = str(record.verdict or "none")
-            self.verdicts[verdict] = self.verdicts.get(verdict, 0) + 1
-        elif isinstance(record.score, (int, float)):
-            score = math.floor(float(record.score) + 0.5 + 1e-9)  # as analysis.distribution.score_bin
-            self.scores[score] = self.scores.get(score, 0) + 1
-        if record.agreed:
-            self.agreed += 1
-        self.rounds_total += int(record.rounds or 0)
-
-    def to_dict(self, cost_usd: float | None) -> dict[str, Any]:
-        """JSON-ready counts and usage."""
-        return {
-            "items": self.items,
-            "finished": self.finished,
-            "failed": self.failed,
-            "parsed": self.parsed,
-            "unparsed": self.unparsed,
-            "agreed": self.agreed,
-            "llm_calls": self.accounting.llm_calls,
-            "cached_calls": self.accounting.cached_calls,
-            "usage": self.accounting.to_dict(),
-            "estimated_cost_usd": cost_usd,
-            "errors": self.errors,
-            **({"score_distribution": {str(b): self.scores[b] for b in sorted(self.scores)}} if self.scores else {}),
-            **({"verdict_distribution": dict(sorted(self.verdicts.items()))} if self.verdicts else {}),
-        }
+from debate_eval.tasks.engine.tally import Tally
 
 
 @dataclass
@@ -440,23 +379,10 @@ async def run(
     document = config_document(config, options)
     move_earlier_run(options.out_dir, config, document)  # a directory of an earlier version (engine.compat)
     check_endpoint_moves(options.out_dir, config, document, allow=options.allow_endpoint_change)
-    systems = False  # a record names a system or has no human rating: the summary compares systems
-
-    def count(record: Record) -> None:  # one record of the run, in its totals
-        nonlocal systems
-        summary.total.add(record)
-        systems = systems or bool(record.system_id or record.system_a or record.human_score is None)
-
-    versions = ParserVersions()  # the parser versions of the records already in the file
-
-    def indexed(record: Record) -> None:  # a record already in the file, as the store indexes it
-        versions.add(record)
-        count(record)
-
-    # takes the lock; the records already in the file count in the run's totals as the index is read
-    store = ResultsStore(
-        options.out_dir, config_document(config, options), config.config_hash(), by_aspect=multi, on_record=indexed
-    )
+    # takes the lock; the records already in the file are the run's totals so far (store.tally), from the
+    # resume index when it matches the file (engine/resume_index.py), else from every line read and checked
+    store = ResultsStore(options.out_dir, config_document(config, options), config.config_hash(), by_aspect=multi)
+    versions = ParserVersions.of_index(store.entries().values())  # the parser versions of the run's records
     failing = False
     progress: Progress | None = None
     try:
@@ -515,9 +441,7 @@ async def run(
                             content=options.trace_content,
                         ) as span,
                     ):
-                        await _run_pending(
-                            pending, builders, evaluator, pool, store, summary, concurrency, progress, count
-                        )
+                        await _run_pending(pending, builders, evaluator, pool, store, summary, concurrency, progress)
                         run_result(span, finished=summary.now.finished, failed=summary.now.failed)
                 finally:
                     summary.rate_limits = pool.rate_report()
@@ -529,11 +453,9 @@ async def run(
             progress.close()
         store.close()
         summary.elapsed_s = time.perf_counter() - started
-        if not store.tally_exact:  # a retried or repeated item was counted: count the whole run again
-            summary.total = Tally()
-            for record in store.run_records(messages=False):  # the whole run, earlier invocations included
-                count(record)
-        if systems:
+        store.recount()  # a retried or repeated item was counted: the whole run again (``close`` did, mostly)
+        summary.total = store.tally
+        if summary.total.systems:  # a record names a system or has no human rating: compare the systems
             from debate_eval.tasks.analysis.systems import run_systems  # numpy/scipy: only when there are systems
 
             # what the comparison reads of each record (no transcripts), read again from the file
@@ -561,7 +483,6 @@ async def _run_pending(
     summary: RunSummary,
     concurrency: int,
     progress: Progress,
-    count: Callable[[Record], None],
 ) -> None:
     limit = asyncio.Semaphore(concurrency)  # run_concurrency's: --concurrency fitted to the open-file limit
 
@@ -573,9 +494,8 @@ async def _run_pending(
                 record = await evaluate_one(
                     evaluator[aspect_config.aspect], item, task, aspect_config, pool, config_hash=store.config_hash
                 )
-        store.append(record)
+        store.append(record)  # and counted in the run's totals (store.tally)
         summary.now.add(record)
-        count(record)  # in the run's totals
         progress.update(record, summary.now)
 
     # the first error (e.g. a full disk) or Ctrl-C cancels and awaits every other debate

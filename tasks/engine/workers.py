@@ -6,8 +6,10 @@ into one run directory.
   into its own directory ``OUT/workers/k-of-N`` (its own lock, resume and response cache use), skipping the
   items the run directory already holds finished.
 - The parent reads each worker's new complete lines as they come and appends the finished ones to
-  ``OUT/results.jsonl`` (an item finished already is never appended twice); a failed item's line is appended
-  when the worker ends without finishing it. The progress display counts the lines appended.
+  ``OUT/results.jsonl`` as they are, byte for byte (checked and redacted by the worker's own results store; the
+  parent reads each line once, without its transcript, to index and count it); an item finished already is
+  never appended twice; a failed item's line is appended when the worker ends without finishing it. The
+  progress display counts the lines appended.
 - A worker killed by a signal (``kill -9``, out of memory) is started again over the same shard: it resumes from its
   own directory and the run directory, so only its unfinished items run again. A worker that stops on an error
   of its own (a bad endpoint, or a script without ``if __name__ == "__main__":`` that the spawned worker
@@ -86,7 +88,7 @@ def finished_keys(out_dir: Path, config_hash: str, multi: bool) -> set[str]:
         for raw in handle:
             if not raw.endswith(b"\n") or not raw.strip():
                 continue
-            record = Record.from_json(json.loads(raw), path=path)
+            record = Record.from_json(json.loads(raw), path=path, messages=False)
             if record.config_hash == config_hash and record.ok:
                 keys.add(_key(record, multi))
     return keys
@@ -104,7 +106,8 @@ class _Tail:
         self.offset = 0
         self.partial = b""
 
-    def new_records(self) -> Iterator[Record]:
+    def new_lines(self) -> Iterator[bytes]:
+        """The complete lines written since the last call, as they are in the file (with their newline)."""
         if not self.path.is_file():
             return
         with self.path.open("rb") as handle:
@@ -115,7 +118,16 @@ class _Tail:
         *lines, self.partial = data.split(b"\n")
         for raw in lines:
             if raw.strip():
-                yield Record.from_json(json.loads(raw), path=self.path)
+                yield raw + b"\n"
+
+
+def line_record(raw: bytes, path: Path | str | None = None) -> Record:
+    """The record of a worker's line, checked, without its transcript (what the parent indexes and counts)."""
+    try:
+        obj = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise UserError(f"{path or 'a worker'}: a line is not valid JSON") from None
+    return Record.from_json(obj, path=path, messages=False)
 
 
 def _worker_main(
@@ -154,8 +166,9 @@ class Backend:
 
     ``start(k, options, done)`` starts shard ``k`` (``options``: ``options_of_worker``'s; ``done``: the keys
     finished so far); ``events()`` yields what happened since the last call, as ``(k, kind, value)``:
-    ``RECORDS`` (a list of records), ``DONE``, ``LOST`` (killed: started again) or ``ERROR`` (its one-line
-    message: the run stops); ``stop()`` ends what still runs; ``clean`` says whether every line was handed over.
+    ``RECORDS`` (a list of results lines, as bytes), ``DONE``, ``LOST`` (killed: started again) or ``ERROR``
+    (its one-line message: the run stops); ``stop()`` ends what still runs; ``clean`` says whether every line
+    was handed over.
     """
 
     name = "worker"
@@ -202,9 +215,9 @@ class ProcessBackend(Backend):
             if worker.process is None:
                 continue
             code = worker.process.exitcode
-            records = list(worker.tail.new_records())
+            records = list(worker.tail.new_lines())
             if code is not None:
-                records += worker.tail.new_records()  # what it wrote just before it ended
+                records += worker.tail.new_lines()  # what it wrote just before it ended
             if records:
                 yield worker.k, RECORDS, records
             if code is None:
@@ -244,7 +257,7 @@ async def run_workers(
     from debate_eval.tasks.engine.progress import Progress
     from debate_eval.tasks.engine.reread import ParserVersions, reread_run
     from debate_eval.tasks.engine.rundir import SUMMARY_FILE
-    from debate_eval.tasks.engine.runner import RunSummary, Tally, start_line
+    from debate_eval.tasks.engine.runner import RunSummary, start_line
 
     stream = sys.stderr if stream is None else stream
     started = time.perf_counter()
@@ -264,23 +277,24 @@ async def run_workers(
         on_record=versions.add,
     )
     progress: Progress | None = None
-    failed: dict[str, Record] = {}
+    failed: dict[str, tuple[bytes, Record]] = {}
     done: set[str] = set()
     running: set[int] = set()
     clean = False
     spans = contextlib.ExitStack()  # the run's span, when traced: the shards' spans are its children
     span = None
 
-    def take(record: Record) -> None:
+    def take(raw: bytes) -> None:
+        record = line_record(raw)
         key = _key(record, multi)
         if key in done or record.config_hash != store.config_hash:
             return
         if record.error:
-            failed[key] = record  # appended at the end unless a retry finishes it
+            failed[key] = (raw, record)  # appended at the end unless a retry finishes it
             return
         failed.pop(key, None)
         done.add(key)
-        store.append(record)
+        store.append_raw(raw, record)  # the worker's line as it is (and counted in the run's totals)
         summary.now.add(record)
         if progress is not None:
             progress.update(record, summary.now)
@@ -315,8 +329,8 @@ async def run_workers(
             await asyncio.sleep(POLL_S)
             for k, kind, value in backend.events():
                 if kind == RECORDS:
-                    for record in value:
-                        take(record)
+                    for raw in value:
+                        take(raw)
                 elif kind == DONE:
                     running.discard(k)
                 elif kind == ERROR:
@@ -343,12 +357,12 @@ async def run_workers(
         with contextlib.suppress(Exception):
             for _, kind, value in backend.events():
                 if kind == RECORDS:
-                    for record in value:
-                        take(record)
-        for key, record in failed.items():
+                    for raw in value:
+                        take(raw)
+        for key, (raw, record) in failed.items():
             if key not in done:
                 with contextlib.suppress(Exception):
-                    store.append(record)
+                    store.append_raw(raw, record)
                     summary.now.add(record)
         if progress is not None:
             progress.close()
@@ -356,10 +370,8 @@ async def run_workers(
         if clean:
             shutil.rmtree(options.out_dir / WORKERS_DIR, ignore_errors=True)
         summary.elapsed_s = time.perf_counter() - started
-        summary.total = Tally()
-        for record in _stream(options.out_dir / RESULTS_FILE):
-            if record.config_hash == store.config_hash:
-                summary.total.add(record)
+        store.recount()  # ``close`` did, unless the file could not be read again
+        summary.total = store.tally  # the run's records, earlier invocations included
         roles = {*config.roles(), "evaluator", *summary.now.accounting.roles, *summary.total.accounting.roles}
         models = {role: config.models.for_role(role).model for role in roles}
         prices = load_prices()
@@ -406,22 +418,22 @@ def _drain_leftovers(out_dir: Path, store: ResultsStore, done: set[str], multi: 
         lock = RunLock(directory)
         lock.acquire()  # a worker of another run still at work: a one-line UserError naming it
         try:
-            for record in _stream(directory / RESULTS_FILE):
+            for raw, record in _stream(directory / RESULTS_FILE):
                 key = _key(record, multi)
                 if record.config_hash != store.config_hash or key in done or record.error:
                     continue
                 done.add(key)
-                store.append(record)
+                store.append_raw(raw, record)
         finally:
             lock.release()
     shutil.rmtree(root, ignore_errors=True)
 
 
-def _stream(path: Path) -> Iterator[Record]:
-    """The records of the complete lines of a results file, one at a time."""
+def _stream(path: Path) -> Iterator[tuple[bytes, Record]]:
+    """The complete lines of a results file with their records (without transcripts), one at a time."""
     if not path.is_file():
         return
     with path.open("rb") as handle:
         for raw in handle:
             if raw.endswith(b"\n") and raw.strip():
-                yield Record.from_json(json.loads(raw), path=path)
+                yield raw, line_record(raw, path)
