@@ -130,6 +130,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-ray", action="store_true", help="leave out the Ray row")
     parser.add_argument("--no-compare", action="store_true", help="leave out the workers/shards/Ray rows")
     parser.add_argument("--out", default="benchmarks/scale.md")
+    parser.add_argument(
+        "--workers-only",
+        action="store_true",
+        help="only the --workers 1 and 2 rows (printed, no file; use --items '')",
+    )
     parser.add_argument("--only", choices=["meta-eval"], help="time this command alone (one row printed, no file)")
     parser.add_argument("--run-dir", type=Path, help="with --only: the run's folder, built when absent and kept")
     args = parser.parse_args(argv)
@@ -185,6 +190,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             print(compare[-1], flush=True)
             shutil.rmtree(out)
+        if args.workers_only:
+            print(f"load average: {load_before[0]:.1f} before, {os.getloadavg()[0]:.1f} after", flush=True)
+            return 0
         if args.no_compare:
             return 0 if write(args, command, rows, compare, load_before) else 1
         shard_dirs = [work / f"shard-{k}" for k in range(2)]

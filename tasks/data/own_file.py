@@ -180,6 +180,8 @@ class _Validator:
 
     def text(self, index: int, row: dict[str, Any], column: str, *, required: bool = True) -> str | None:
         value = row.get(column)
+        if type(value) is str and value and not value.isspace():  # the common case, decided at once
+            return value
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             value = str(value)
         if value is None or value == "":
