@@ -107,7 +107,9 @@ def selected_item_ids(request: RunRequest) -> list[str]:
 def selected_records(results: Path, item_ids: Collection[str]) -> list[Record]:
     """The latest record of every selected item in a results file (items of other selections are ignored)."""
     wanted = set(item_ids)
-    return RunDir(results.parent).latest_records(key=lambda record: record.key, keep=lambda r: r.key in wanted)
+    return RunDir(results.parent).latest_records(
+        key=lambda record: record.key, keep=lambda record: record.key in wanted, messages=False
+    )
 
 
 def cell_row(

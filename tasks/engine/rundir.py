@@ -212,10 +212,12 @@ class RunDir:
         keep: Callable[[Record], bool] | None = None,
         *,
         redact: bool = False,
+        messages: bool = True,
     ) -> list[Record]:
-        """The last record per ``key`` among those ``keep`` accepts, in the order their keys first appear."""
+        """The last record per ``key`` among those ``keep`` accepts, in the order their keys first appear
+        (without ``messages``, their transcripts left out)."""
         latest: dict[Hashable, Record] = {}
-        for record in self.iter_records(redact=redact):
+        for record in self.iter_records(redact=redact, messages=messages):
             if keep is None or keep(record):
                 latest[key(record)] = record
         return list(latest.values())

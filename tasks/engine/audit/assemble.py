@@ -27,7 +27,7 @@ def sub_run_records(out: Path, entry: Mapping[str, Any] | None) -> list[Record]:
         return []
     config_hash = entry.get("config_hash")
     records = RunDir(out / str(entry["dir"])).latest_records(
-        key=lambda record: record.key, keep=lambda record: record.config_hash == config_hash
+        key=lambda record: record.key, keep=lambda record: record.config_hash == config_hash, messages=False
     )
     return records
 
