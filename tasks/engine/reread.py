@@ -14,6 +14,9 @@ runs anything:
   file is written beside the old one, flushed to disk and renamed over it, so a run killed midway leaves the old
   file whole (its next resume does the work again). The run says so in one line and ``summary.json`` records it
   (``this_invocation.reread``).
+- A record written before versions (no ``parser_version``, a directory of an earlier release) whose re-reading
+  is the reading it holds stays as it is, byte for byte: the run does not mix two readings, and the directory
+  keeps its format (``confirmed``; nothing is rewritten when every such record is confirmed).
 - A record that cannot be re-read (its item is no longer in the dataset, it has no transcript, or its method's
   rescore fails on it) keeps its old reading and its old ``parser_version``, which says which parser read it;
   the run's line counts it, ``summary.json`` names it with the reason, and ``meta-eval`` and ``report`` warn that
@@ -99,6 +102,7 @@ class Reread:
 
     reread: Counter[int | None] = field(default_factory=Counter)
     kept_count: int = 0  # records that kept their older reading
+    confirmed: int = 0  # records written before versions whose reading the current parser gives again (unchanged)
     kept: dict[str, str] = field(default_factory=dict)  # the first KEPT_LISTED of them -> why (item, reason)
 
     @property
@@ -205,6 +209,12 @@ def reread_older(
                     done.kept_count += 1
                     if len(done.kept) < KEPT_LISTED:
                         done.kept[key] = why
+                    target.write(raw)
+                    continue
+                if record.parser_version is None and new.replace(parser_version=None).to_json() == record.to_json():
+                    # written before versions and read as this parser reads it: the line stays byte for byte
+                    # (a directory of an earlier release keeps its format), and the next resume checks it again
+                    done.confirmed += 1
                     target.write(raw)
                     continue
                 line, masked = redact_record(new.to_json())  # as every line written: no configured secret
