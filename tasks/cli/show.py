@@ -15,6 +15,7 @@ from typing import Any
 
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.models.answer_format import describe_answers
+from debate_eval.agents.redaction import environment_snapshot
 from debate_eval.debates.base import get_method
 from debate_eval.tasks.data.printable import escaped
 from debate_eval.tasks.engine.record import Record
@@ -52,6 +53,11 @@ def handle_show(args: argparse.Namespace) -> int:
     """Print the item table or one transcript (a file of an earlier version may hold a secret: every record
     is read with the configured secrets masked)."""
     path = _results_path(args.run_dir)
+    with environment_snapshot():  # the environment's secrets read once, not at every record
+        return _show(args, path)
+
+
+def _show(args: argparse.Namespace, path: Path) -> int:
     answers = answers_line(path.parent / CONFIG_FILE)
     if answers:
         print(answers)

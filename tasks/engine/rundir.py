@@ -109,12 +109,6 @@ def lines_at(path: Path, offsets: Iterable[int], *, redact: bool = False) -> Ite
             yield obj, Record.from_json(obj, path=path)
 
 
-def records_at(path: Path, offsets: Iterable[int], *, redact: bool = False) -> Iterator[Record]:
-    """The records of ``lines_at``."""
-    for _, record in lines_at(path, offsets, redact=redact):
-        yield record
-
-
 def numbered_records(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], int]:
     """Every JSON object of a JSON-lines file with its line number, and the byte length of the good part
     (``iter_json_lines`` read to the end; for small files and tests)."""

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
+from debate_eval.agents.redaction import environment_snapshot
 from debate_eval.tasks.analysis.records import ScoreRow
 from debate_eval.tasks.engine.config_checksum import edit_note
 from debate_eval.tasks.engine.record import PAIRWISE, Record
@@ -269,6 +270,19 @@ class Run:
         return dict(inputs)
 
 
+USAGE_COUNTS = ("prompt_tokens", "completion_tokens", "calls", "cached_calls")
+
+
+def _usage(record: Record) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    """The record's tokens and calls per role, as numbers (``USAGE_COUNTS``)."""
+    usage = record.usage if isinstance(record.usage, Mapping) else {}
+    return tuple(
+        (sys.intern(str(role)), tuple(_int(entry.get(name)) for name in USAGE_COUNTS))
+        for role, entry in usage.items()
+        if isinstance(entry, Mapping)
+    )
+
+
 def read_items(path: Path) -> tuple[list[Item], list[int], dict[str, dict[str, int]]]:
     """The items of a results file (the last line per item and method winning, in the order the items first
     appear), their lines' byte offsets, and the tokens and calls per role summed over those records.
@@ -279,25 +293,25 @@ def read_items(path: Path) -> tuple[list[Item], list[int], dict[str, dict[str, i
     index: dict[str, int] = {}
     items: list[Item] = []
     offsets: list[int] = []
-    usages: list[Mapping[str, Any]] = []
+    usages: list[tuple[tuple[str, tuple[int, ...]], ...]] = []  # per item: (role, its counts) pairs
     end = ScanEnd()
-    for _, record in iter_numbered_file(path, end, redact=True):
-        key = f"{item_key(record)}/{method_of(record)}"
-        item, usage = Item.of(record), record.usage if isinstance(record.usage, Mapping) else {}
-        at = index.setdefault(key, len(items))
-        if at == len(items):
-            items.append(item)
-            offsets.append(end.line_start)
-            usages.append(usage)
-        else:
-            items[at], offsets[at], usages[at] = item, end.line_start, usage
+    with environment_snapshot():  # the environment's secrets read once, not at every record
+        for _, record in iter_numbered_file(path, end, redact=True):
+            key = f"{item_key(record)}/{method_of(record)}"
+            item, usage = Item.of(record), _usage(record)
+            at = index.setdefault(key, len(items))
+            if at == len(items):
+                items.append(item)
+                offsets.append(end.line_start)
+                usages.append(usage)
+            else:
+                items[at], offsets[at], usages[at] = item, end.line_start, usage
     summed: dict[str, dict[str, int]] = {}
     for usage in usages:
-        for role, entry in usage.items():
-            if isinstance(entry, Mapping):
-                target = summed.setdefault(str(role), {})
-                for name in ("prompt_tokens", "completion_tokens", "calls", "cached_calls"):
-                    target[name] = target.get(name, 0) + _int(entry.get(name))
+        for role, counts in usage:
+            target = summed.setdefault(role, {})
+            for name, count in zip(USAGE_COUNTS, counts, strict=True):
+                target[name] = target.get(name, 0) + count
     return items, offsets, summed
 
 

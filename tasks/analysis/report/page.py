@@ -21,6 +21,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from debate_eval.agents.redaction import environment_snapshot
 from debate_eval.tasks.analysis.bootstrap import DEFAULT_CI_METHOD
 from debate_eval.tasks.analysis.report import numbers, run_card, sections
 from debate_eval.tasks.analysis.report.gather import Item, Run, compare_key, is_pairwise, item_key
@@ -137,7 +138,9 @@ def _records(runs: Sequence[Run]) -> Iterator[dict[str, Any]]:
 def page_data(runs: Sequence[Run]) -> dict[str, Any]:
     """Everything the script needs: runs, table rows and the full records (transcripts included; every record
     read whole, for a page that embeds them all)."""
-    return {"runs": _runs_data(runs), "rows": list(_rows(runs)), "records": list(_records(runs))}
+    with environment_snapshot():  # the environment's secrets read once, not at every record
+        records = list(_records(runs))
+    return {"runs": _runs_data(runs), "rows": list(_rows(runs)), "records": records}
 
 
 def sample_indexes(total: int, limit: int) -> list[int]:
@@ -156,7 +159,11 @@ def write_sidecar(runs: Sequence[Run], target: Path, keep: set[int]) -> list[dic
     record, streamed (rows from the items, records read one at a time, none held). Returns the records at
     the indexes ``keep`` (counted over the runs, in order): the page's sample."""
     kept = []
-    with target.open("wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=6, mtime=0) as out:
+    with (
+        environment_snapshot(),  # the environment's secrets read once, not at every record
+        target.open("wb") as raw,
+        gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=6, mtime=0) as out,
+    ):
         out.write(b'{"rows": [')
         for index, row in enumerate(_rows(runs)):
             out.write(((", " if index else "") + _dump(row)).encode("utf-8"))

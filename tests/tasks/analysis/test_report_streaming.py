@@ -14,7 +14,7 @@ import pytest
 import report_records as rr  # this folder (see conftest.py)
 
 from debate_eval.tasks.analysis import report
-from debate_eval.tasks.analysis.report import gather, write_report
+from debate_eval.tasks.analysis.report import gather, numbers, write_report
 from debate_eval.tasks.analysis.report.page import SIDECAR_SUFFIX, unpack_records
 from debate_eval.tasks.engine.record import Record
 
@@ -68,3 +68,5 @@ def test_a_repeated_item_keeps_its_first_place_and_its_last_line(tmp_path: Path)
     (run,) = gather.load_runs([rr.write_run(tmp_path / "run", [first, second, again])])
     assert [(item.item_id, item.score) for item in run.items] == [(first["item_id"], 2.0), (second["item_id"], 3.0)]
     assert [record.score for record in run.records] == [2.0, 3.0]
+    usage = numbers.totals(run)["usage"]["scorer"]  # summed over the latest line per item, the repeat not twice
+    assert usage["prompt_tokens"] == 2 * 30 and usage["calls"] == 1 + 1
