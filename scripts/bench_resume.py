@@ -9,6 +9,12 @@ every line, then writes the index; the second finds the index matching the file 
 Markdown table.
 
     python scripts/bench_resume.py --sizes 10000 100000 [--work DIR]
+
+``--worker-lines N`` also times, in this process, what the parent of ``--workers``/``--ray`` spends on each
+worker line over the first N lines of the smallest size's file (CPU time): the line decoded into a record
+with its transcript, redacted and encoded again (what the parent did before it appended raw lines), against
+the line decoded once without its transcript (``workers.line_record``, what it does now before
+``ResultsStore.append_raw``).
 """
 
 from __future__ import annotations
@@ -48,8 +54,8 @@ def prepare(work: Path, size: int) -> tuple[Path, Path]:
     return data, out
 
 
-def measure(data: Path, out: Path) -> tuple[float, float, str]:
-    """Wall seconds, peak RSS (MB) and the summary line of the resume."""
+def measure(data: Path, out: Path) -> tuple[float, float, float, str]:
+    """Wall seconds, CPU seconds (user + system), peak RSS (MB) and the summary line of the resume."""
     started = time.perf_counter()
     done = subprocess.run(["/usr/bin/time", "-v", *command(data, out, None)], capture_output=True, text=True)
     wall = time.perf_counter() - started
@@ -57,7 +63,27 @@ def measure(data: Path, out: Path) -> tuple[float, float, str]:
         raise SystemExit(done.stderr[-2000:])
     rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", done.stderr)
     first = next((line for line in done.stdout.splitlines() if "already done" in line), "")
-    return wall, int(rss.group(1)) / 1024 if rss else float("nan"), first
+    cpu = sum(float(m) for m in re.findall(r"(?:User|System) time \(seconds\): ([\d.]+)", done.stderr))
+    return wall, cpu, int(rss.group(1)) / 1024 if rss else float("nan"), first
+
+
+def worker_lines(path: Path, count: int) -> None:
+    """Print the parent's CPU time per worker line, re-encoding (before) against decoding once (now)."""
+    from debate_eval.agents.redaction import redact_record
+    from debate_eval.tasks.engine.record import Record
+    from debate_eval.tasks.engine.workers import line_record
+
+    def encoded_again(raw: bytes) -> bytes:
+        line, _ = redact_record(Record.from_json(json.loads(raw)).to_json())
+        return (json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8")
+
+    lines = path.read_bytes().splitlines(keepends=True)[:count]
+    for name, step in (("decoded, redacted and encoded again", encoded_again), ("decoded once", line_record)) * 2:
+        started = time.process_time()
+        for raw in lines:
+            step(raw)
+        spent = (time.process_time() - started) / len(lines) * 1e6
+        print(f"worker line {name}: {spent:.0f} us CPU a line ({len(lines):,} lines)")
 
 
 def main() -> None:
@@ -65,25 +91,28 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10000, 100000])
     parser.add_argument("--work", type=Path, default=None)
+    parser.add_argument("--worker-lines", type=int, default=0, help="time the parent's work per worker line")
     args = parser.parse_args()
     os.environ.setdefault("DEBATE_EVAL_DATA_DIR", str(Path.cwd() / "data"))
     with tempfile.TemporaryDirectory(prefix="bench-resume-") as temp:
         work = args.work or Path(temp)
         work.mkdir(parents=True, exist_ok=True)
         print(f"load average before: {os.getloadavg()[0]:.1f}")
-        print("| items | results.jsonl | resume, no index | peak RSS | resume, index kept | peak RSS | first line |")
-        print("|---:|---:|---:|---:|---:|---:|---|")
+        print("| items | results.jsonl | resume, no index: wall, CPU, peak RSS | resume, index kept | first line |")
+        print("|---:|---:|---:|---:|---|")
         for size in args.sizes:
             data, out = prepare(work, size)
             megabytes = (out / "results.jsonl").stat().st_size / 1e6
-            wall, rss, first = measure(data, out)
-            kept_wall, kept_rss, _ = measure(data, out)
+            wall, cpu, rss, first = measure(data, out)
+            kept_wall, kept_cpu, kept_rss, _ = measure(data, out)
             print(
-                f"| {size:,} | {megabytes:.0f} MB | {wall:.2f} s | {rss:.0f} MB | {kept_wall:.2f} s | "
-                f"{kept_rss:.0f} MB | {first} |",
+                f"| {size:,} | {megabytes:.0f} MB | {wall:.2f} s, {cpu:.2f} s, {rss:.0f} MB | {kept_wall:.2f} s, "
+                f"{kept_cpu:.2f} s, {kept_rss:.0f} MB | {first} |",
                 flush=True,
             )
         print(f"load average after: {os.getloadavg()[0]:.1f}")
+        if args.worker_lines:
+            worker_lines(work / f"run-{min(args.sizes)}" / "results.jsonl", args.worker_lines)
 
 
 if __name__ == "__main__":

@@ -281,6 +281,10 @@ def validate_rows(
     }
     items: list[Item] = []
     seen_ids: dict[str, int] = {}
+    order = PAIRWISE_INPUT_ORDER if task_type == PAIRWISE else SINGLE_INPUT_ORDER
+    # A pairwise response may be empty (a model that answered nothing; PandaLM has 54 such).
+    optional = ("input", "output_a", "output_b") if task_type == PAIRWISE else ("reference", "context")
+    input_columns = [(name, resolved[name], name not in optional) for name in order if name in resolved]
     for index, row in enumerate(rows):
         errors_before = len(check.errors)
         item_id = check.text(index, row, resolved["id"]) if "id" in resolved else f"row-{index + 1}"
@@ -291,14 +295,7 @@ def validate_rows(
         group = check.text(index, row, resolved["group"]) if "group" in resolved else item_id
         if "group" not in resolved and "system" in resolved and isinstance(row.get(resolved["source"]), str):
             group = _source_group(row[resolved["source"]])  # several systems' outputs on one source: one group
-        order = PAIRWISE_INPUT_ORDER if task_type == PAIRWISE else SINGLE_INPUT_ORDER
-        # A pairwise response may be empty (a model that answered nothing; PandaLM has 54 such).
-        optional = ("input", "output_a", "output_b") if task_type == PAIRWISE else ("reference", "context")
-        inputs = {
-            name: check.text(index, row, resolved[name], required=name not in optional)
-            for name in order
-            if name in resolved
-        }
+        inputs = {name: check.text(index, row, column, required=required) for name, column, required in input_columns}
         human_scores: dict[str, float] = {}
         human_label = None
         rating_column = resolved.get("label" if task_type == PAIRWISE else "human")
