@@ -5,7 +5,8 @@ whose fields are made with ``option(...)``) and the model roles it calls, and im
 
 - ``judge(task, config, pool) -> Outcome`` for a single task (score one text), and, if it has a pairwise
   form, ``judge_pair(task, config, pool) -> Outcome`` for a pairwise one (which of two outputs is better);
-- ``rescore`` / ``rescore_pairwise`` re-read its stored transcript of each task type with no model call.
+- ``rescore`` / ``rescore_pairwise`` re-read its stored transcript of each task type with no model call
+  (``reparser``: how its run read a message, when not by the score parser on the run's scale).
 
 The task types it supports follow from which of ``judge`` and ``judge_pair`` it implements (``task_types``);
 ``evaluator(config)`` is the one place that picks between them, from the task's type, and is what the engine,
@@ -173,20 +174,32 @@ class MethodContext:
 
 @dataclass(frozen=True)
 class Reparser:
-    """Re-parses the stored answers of one record, exactly as a run parses them (``rescore``)."""
+    """Re-parses the stored answers of one record, exactly as a run parses them (``rescore``).
+
+    By default an entry is read as ``text`` reads its content (the project's score parser on ``scale``); a
+    method whose run read its messages otherwise sets ``read_entry`` (``Method.reparser``) to that reading.
+    """
 
     transcript: list[dict[str, Any]]
     scale: ScoreRange
     aspect: str | None
     material: UntrustedMaterial
+    # the method's own reading of one transcript entry (this reparser, the entry); None: ``text`` of its content
+    read_entry: Callable[[Reparser, dict[str, Any]], ParsedScore] | None = None
 
     def text(self, text: str) -> ParsedScore:
         """Parse an agent's answer: copies of the texts under evaluation are blanked out first."""
         return parse_score(self.material.neutralize(text), self.scale, self.aspect)
 
+    def read(self, entry: dict[str, Any]) -> ParsedScore:
+        """Parse one transcript entry as the run parsed it."""
+        if self.read_entry is not None:
+            return self.read_entry(self, entry)
+        return self.text(str(entry.get("content", "")))
+
     def entry(self, index: int) -> ParsedScore:
         """Parse the transcript entry at ``index``."""
-        return self.text(str(self.transcript[index].get("content", "")))
+        return self.read(self.transcript[index])
 
 
 class Method(Generic[ConfigT]):
@@ -278,6 +291,13 @@ class Method(Generic[ConfigT]):
     def record_view(self, record: ResultRecord, full: bool = False) -> str | None:
         """A block ``debate-eval show`` prints before one record's messages (default: none)."""
         return None
+
+    def reparser(self, record: ResultRecord, reparse: Reparser) -> Reparser:
+        """How a run of this method read ``record``'s answers, for re-reading them (``rescore``): every
+        transcript entry's score and the ``reparse`` that ``rescore`` gets. Default: ``reparse`` as it is (the
+        score parser on the run's scale); a method whose run parsed otherwise (another scale, its own reading of
+        a message) returns a copy that does (``dataclasses.replace(reparse, scale=..., read_entry=...)``)."""
+        return reparse
 
     def rescore(self, record: R, reparse: Reparser) -> R:
         """``record`` (its transcript entries' scores already parsed again, the same as ``reparse`` reads)

@@ -33,7 +33,7 @@ from debate_eval.debates.chateval.config import (
 )
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
 from debate_eval.debates.fidelity import AUTHORS_CODE, PAPER, bugs_option, fidelity_of, fidelity_option
-from debate_eval.debates.record import R, details_of
+from debate_eval.debates.record import R, ResultRecord, details_of
 
 if TYPE_CHECKING:  # loaded without AutoGen: the registry and --help stay light
     from debate_eval.agents.models.pool import ClientPool
@@ -146,6 +146,12 @@ class ChatEvalMethod(Method[ChatEvalConfig]):
         if is_faireval_record(record):
             return rescore_faireval(record, texts)
         return reread_pairwise(record, texts, referees_verdict)
+
+    def reparser(self, record: ResultRecord, reparse: Reparser) -> Reparser:
+        """A referee's message read as the run read it: its own verdict line, the others' scores aside."""
+        from debate_eval.debates.chateval.run import referee_reparser
+
+        return referee_reparser(record, reparse)
 
     def rescore(self, record: R, reparse: Reparser) -> R:
         """The mean of each referee's last answer, parsed again."""

@@ -12,7 +12,8 @@ Model settings: referees and summarizer use the Scorer's settings. A client over
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 from autogen_agentchat.messages import BaseChatMessage
 
@@ -36,6 +37,10 @@ from debate_eval.debates.scoring.faireval_scores import FAIREVAL_VERDICT
 from debate_eval.debates.scoring.referee_scores import PAPER_LABEL, average_final_scores, referee_score
 from debate_eval.debates.scoring.scores import ParsedScore
 
+if TYPE_CHECKING:
+    from debate_eval.debates.method import Reparser
+    from debate_eval.debates.scoring.untrusted import UntrustedMaterial
+
 
 async def run_chateval(task: EvaluationTask, config: ChatEvalConfig, pool: ClientPool) -> Outcome:
     """Run the ChatEval discussion for ``task`` and average the referees' final scores."""
@@ -54,8 +59,7 @@ async def run_chateval(task: EvaluationTask, config: ChatEvalConfig, pool: Clien
     messages = [m for m, _ in ordered]
 
     def parse_of(message: BaseChatMessage) -> ParsedScore:
-        others = [n for n in names if n != message.source]
-        return referee_score(message.to_text(), task, material, label=label, others=others)
+        return referee_reading(message.to_text(), message.source, names, task, material, label)
 
     def parse(message: BaseChatMessage) -> ParsedScore | None:
         return parse_of(message) if message.source in persona_of else None
@@ -63,9 +67,8 @@ async def run_chateval(task: EvaluationTask, config: ChatEvalConfig, pool: Clien
     transcript = build_transcript(messages, calls, parse)
     label_panel(transcript, calls, ordered, persona_of)
 
-    answers = [m for m in messages if m.source in persona_of and m.metadata.get("relay") != RETRY_RELAY]
-    last = {m.source: m for m in answers if m.metadata.get("relay") is None or m.to_text()}
-    finals = {name: parse_of(last[name]) for name in names}
+    last = final_answers([(m.source, m.metadata.get("relay"), m.to_text()) for m in messages], names)
+    finals = {name: parse_of(messages[last[name]]) for name in names}
     score, parsed, excluded = average_final_scores(finals)
     details: dict[str, Any] = {
         **panel_details(config.fidelity, config, persona_of),
@@ -88,20 +91,61 @@ async def run_chateval(task: EvaluationTask, config: ChatEvalConfig, pool: Clien
     )
 
 
-def rescored_finals(record: ResultRecord, reparse: Any) -> dict[str, ParsedScore]:
-    """``rescore``: each referee's final answer in a stored record, read again as the run reads it (its own
-    verdict line of the record's fidelity; rejected authors-code attempts skipped)."""
-    transcript = entries(record)
-    label = FAIREVAL_VERDICT if (record.details or {}).get("fidelity") == "authors-code" else PAPER_LABEL
-    last: dict[str, str] = {}
-    for entry in transcript:
-        if entry.get("role") == REFEREE and entry.get("relay") != RETRY_RELAY:
-            last[str(entry["agent"])] = str(entry.get("content", ""))
+def referee_reading(
+    text: str, name: str, names: Sequence[str], task: EvaluationTask, material: UntrustedMaterial, label: str
+) -> ParsedScore:
+    """Referee ``name``'s score in one of its messages, as a run reads it and ``rescore`` reads it again: its own
+    verdict line (``label``), the other referees of the panel (``names``) not taken for its own words."""
+    return referee_score(text, task, material, label=label, others=[n for n in names if n != name])
+
+
+def final_answers(messages: Sequence[tuple[str, str | None, str]], names: Sequence[str]) -> dict[str, int]:
+    """The position of each referee's final answer among ``messages`` (each: its agent, relay and text): its
+    last message that is no rejected authors-code attempt and no empty relayed message."""
+    last: dict[str, int] = {}
+    for index, (agent, relay, text) in enumerate(messages):
+        if agent in names and relay != RETRY_RELAY and (relay is None or text):
+            last[agent] = index
+    return last
+
+
+def panel_names(record: ResultRecord) -> list[str]:
+    """A stored panel's referees, in the panel's order (as its run named them)."""
+    referees = (record.details or {}).get("referees")
+    if isinstance(referees, Mapping):
+        return [str(name) for name in referees]
+    return list(dict.fromkeys(str(e["agent"]) for e in entries(record) if e.get("role") == REFEREE))
+
+
+def panel_label(record: ResultRecord) -> str:
+    """The verdict label a stored panel was told to use (its fidelity's)."""
+    return FAIREVAL_VERDICT if (record.details or {}).get("fidelity") == "authors-code" else PAPER_LABEL
+
+
+def referee_reparser(record: ResultRecord, reparse: Reparser) -> Reparser:
+    """``reparse`` reading each referee's message as the run read it (``referee_reading``; other messages
+    as usual)."""
+    names = panel_names(record)
+    label = panel_label(record)
     task = EvaluationTask(str(record.item_id), "", reparse.aspect or "", reparse.scale, ())
-    return {
-        name: referee_score(text, task, reparse.material, label=label, others=[n for n in last if n != name])
-        for name, text in last.items()
-    }
+
+    def read(rp: Reparser, entry: dict[str, Any]) -> ParsedScore:
+        agent = str(entry.get("agent"))
+        if agent not in names:
+            return rp.text(str(entry.get("content", "")))
+        return referee_reading(str(entry.get("content", "")), agent, names, task, rp.material, label)
+
+    return replace(reparse, read_entry=read)
+
+
+def rescored_finals(record: ResultRecord, reparse: Reparser) -> dict[str, ParsedScore]:
+    """``rescore``: each referee's final answer in a stored record (``final_answers``), read again by
+    ``reparse`` (``referee_reparser``: as the run read it), in the panel's order."""
+    transcript = entries(record)
+    names = panel_names(record)
+    found = [(str(e.get("agent")), e.get("relay"), str(e.get("content", ""))) for e in transcript]
+    last = final_answers(found, names)
+    return {name: reparse.read(transcript[last[name]]) for name in names if name in last}
 
 
 def panel_details(fidelity: str, config: ChatEvalConfig, persona_of: Mapping[str, Any]) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -38,7 +38,7 @@ from debate_eval.debates.base import (
     with_parse,
 )
 from debate_eval.debates.evaluation import EvaluationTask, Outcome, score_text
-from debate_eval.debates.record import R, details_of, entries
+from debate_eval.debates.record import R, ResultRecord, details_of, entries
 from debate_eval.debates.scoring.scores import ParsedScore, ScoreRange
 
 if TYPE_CHECKING:  # loaded without AutoGen: the registry and --help stay light
@@ -230,23 +230,24 @@ class DialEvalMLMethod(Method[DialEvalMLConfig]):
         """Re-asks and scale."""
         return {"max_reasks": config.max_reasks, "scale": config.scale}
 
+    def reparser(self, record: ResultRecord, reparse: Reparser) -> Reparser:
+        """Answers read on the scale the prompt asked (``details.prompt_scale``), as the run read them."""
+        return replace(reparse, scale=_scale_of(details_of(record).get("prompt_scale"), reparse.scale))
+
     def rescore(self, record: R, reparse: Reparser) -> R:
-        """The last answer with a score (the re-asks' answers after the first), re-parsed on the prompt's scale;
-        ``score_normalized`` follows."""
+        """The last answer with a score (the re-asks' answers after the first), re-parsed on the prompt's scale
+        (``reparse`` reads on it: ``reparser``); ``score_normalized`` follows."""
         details = details_of(record)
-        scale = _scale_of(details.get("prompt_scale"), reparse.scale)
-        answers = [e for e in entries(record) if e.get("agent") == EVALUATOR]
+        answers = [i for i, e in enumerate(entries(record)) if e.get("agent") == EVALUATOR]
         chosen: ParsedScore | None = None
-        for entry in answers:
-            chosen = Reparser(reparse.transcript, scale, reparse.aspect, reparse.material).text(
-                str(entry.get("content", ""))
-            )
+        for index in answers:  # the run asked again while an answer had no score: the last one stands
+            chosen = reparse.entry(index)
             if chosen.ok:
                 break
         if chosen is None:
             return record
         score = chosen.value if chosen.ok else None
-        details["score_normalized"] = normalize(score, scale)
+        details["score_normalized"] = normalize(score, reparse.scale)
         return with_parse(record, chosen, score=score, details=details, score_normalized=details["score_normalized"])
 
 

@@ -32,6 +32,8 @@ from debate_eval.debates.base import (
 from debate_eval.debates.evaluation import NO_SCORE, EvaluationTask, Outcome
 from debate_eval.debates.kit.combine import COMBINES, MAJORITY, MEAN, combine_scores, combine_verdicts
 from debate_eval.debates.kit.samples import SamplePool
+from debate_eval.debates.record import ResultRecord
+from debate_eval.debates.scoring.scores import ParsedScore
 
 if TYPE_CHECKING:  # loaded without AutoGen: the registry and --help stay light
     from debate_eval.agents.models.pool import ClientPool
@@ -83,9 +85,23 @@ class SelfConsistencyConfig:
         }
 
 
+def sample_reading(score: float | None, status: str, method: str, reason: str) -> ParsedScore:
+    """One sample's score as the samples are combined, from what its base method's record says: its ``score``
+    (the base method's own: a G-Eval sample's probability-weighted score when it was weighted) and how it was
+    parsed; no score unless it was parsed. A run and ``rescore`` both combine these."""
+    if status == "parsed" and score is not None:
+        return ParsedScore(float(score), status, method, reason)
+    return ParsedScore(None, status if status != "parsed" else "no_score", method, reason)
+
+
+def outcome_reading(outcome: Outcome) -> ParsedScore:
+    """``sample_reading`` of one sample's outcome (a single task)."""
+    return sample_reading(outcome.score, outcome.parse.status, outcome.parse.method, outcome.parse.reason)
+
+
 def sample_result(outcome: Outcome) -> dict[str, Any]:
     """What a record keeps of one sample besides its messages (what the base method's rescore reads)."""
-    parse = outcome.verdict_parse if outcome.verdict_parse is not None else outcome.parse
+    parse = outcome.verdict_parse if outcome.verdict_parse is not None else outcome_reading(outcome)
     return {
         "score": outcome.score,
         "verdict": outcome.verdict,
@@ -119,7 +135,7 @@ def samples_fields(outcomes: list[Outcome], config: SelfConsistencyConfig) -> di
 
 def combine_sample_scores(outcomes: list[Outcome], config: SelfConsistencyConfig) -> Outcome:
     """One outcome from the samples of a single task: their scores combined."""
-    parsed = combine_scores([outcome.parse for outcome in outcomes], config.combine)
+    parsed = combine_scores([outcome_reading(outcome) for outcome in outcomes], config.combine)
     return Outcome(score=parsed.value, parse=parsed, **samples_fields(outcomes, config))
 
 
@@ -178,6 +194,12 @@ class SelfConsistencyMethod(Method[SelfConsistencyConfig]):
                 "(greedy decoding; only the seed differs): set --temperature above 0 for independent samples"
             )
         return found
+
+    def reparser(self, record: ResultRecord, reparse: Reparser) -> Reparser:
+        """Each sample's messages read as its base method's run read them (``base.reparser`` of the sample)."""
+        from debate_eval.debates.self_consistency.rescore import samples_reparser
+
+        return samples_reparser(record, reparse)
 
     def rescore(self, record: dict[str, Any], reparse: Reparser) -> dict[str, Any]:
         """Each sample re-read by the base method's rescore, then combined again."""

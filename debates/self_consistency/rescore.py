@@ -3,14 +3,16 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
-from debate_eval.debates.base import Reparser, get_method, with_parse
+from debate_eval.debates.base import Method, Reparser, get_method, with_parse
 from debate_eval.debates.kit.combine import combine_scores, combine_verdicts
 from debate_eval.debates.kit.reread import combine_both_orders
-from debate_eval.debates.record import R, details_of, entries
+from debate_eval.debates.record import R, ResultRecord, details_of, entries
 from debate_eval.debates.scoring.scores import ParsedScore
 from debate_eval.debates.scoring.verdicts import ParsedVerdict, no_verdict
+from debate_eval.debates.self_consistency.method import sample_reading
 
 ORDERS = ("original", "swapped")
 
@@ -37,22 +39,49 @@ def sample_record(record: R, result: dict[str, Any], sample_entries: list[dict[s
     )
 
 
-def rescore_samples(record: R, reparse: Reparser) -> R:
-    """A single record: each sample's score re-read by the base method (what it writes into the sample's
-    transcript entries is kept), the score combined again."""
+def _sample_reparsers(record: ResultRecord, reparse: Reparser) -> dict[int, tuple[Method, Reparser, list[int]]]:
+    """Per sample k: its base method, the reparser its base method's run read it with (over the sample's own
+    entries) and the positions of those entries in the record's transcript."""
     details = details_of(record)
     base = get_method(str(details.get("base")))
-    transcript = entries(record)
-    parses: list[ParsedScore] = []
+    transcript = reparse.transcript
+    found: dict[int, tuple[Method, Reparser, list[int]]] = {}
     for k, result in enumerate(details.get("sample_results") or []):
         positions = [i for i, entry in enumerate(transcript) if entry.get("sample") == k]
         own = [transcript[i] for i in positions]
-        own_reparse = Reparser(own, reparse.scale, reparse.aspect, reparse.material)
-        sub = base.rescore(sample_record(record, result, own), own_reparse)
+        generic = replace(reparse, transcript=own, read_entry=None)
+        found[k] = (base, base.reparser(sample_record(record, result, own), generic), positions)
+    return found
+
+
+def samples_reparser(record: ResultRecord, reparse: Reparser) -> Reparser:
+    """``reparse`` reading each sample's entries as its base method's run read them."""
+    readers = _sample_reparsers(record, reparse)
+
+    def read(rp: Reparser, entry: dict[str, Any]) -> ParsedScore:
+        sample = entry.get("sample")
+        if isinstance(sample, int) and sample in readers:
+            return readers[sample][1].read(entry)
+        return rp.text(str(entry.get("content", "")))
+
+    return replace(reparse, read_entry=read)
+
+
+def rescore_samples(record: R, reparse: Reparser) -> R:
+    """A single record: each sample's score re-read by the base method (what it writes into the sample's
+    transcript entries is kept), then combined again as the run combined them (``sample_reading``, in sample
+    order)."""
+    details = details_of(record)
+    transcript = entries(record)
+    readers = _sample_reparsers(record, replace(reparse, transcript=transcript))
+    parses: list[ParsedScore] = []
+    for k, result in enumerate(details.get("sample_results") or []):
+        base, own_reparse, positions = readers[k]
+        sub = base.rescore(sample_record(record, result, own_reparse.transcript), own_reparse)
         for i, entry in zip(positions, entries(sub), strict=True):
             transcript[i] = entry
         status, method, reason = (str(value or "") for value in (sub.parse_status, sub.parse_method, sub.parse_reason))
-        parsed = ParsedScore(sub.score if status == "parsed" else None, status, method, reason)
+        parsed = sample_reading(sub.score, status, method, reason)
         result.update(score=sub.score, parse=parsed.to_dict(), details=dict(sub.details or {}))
         parses.append(parsed)
     if not parses:

@@ -283,8 +283,9 @@ def reread_record(record: Record, config: RunConfig, inputs: Mapping[str, Any]) 
 def reread_line(record: Record, method: Method, scale: ScoreRange | None, texts: Sequence[str]) -> Record:
     """A copy of one result line's record with its answers parsed again as a run parses them, named with the
     current ``parser_version``: a pairwise record's verdicts by ``method.rescore_pairwise``; otherwise every
-    transcript entry's score, then the record's own score by ``method.rescore`` (``texts``: the item's texts
-    under evaluation, blanked out of the answers first)."""
+    transcript entry's score as the method's run read it (``method.reparser``: its scale, its reading of a
+    message), then the record's own score by ``method.rescore`` (``texts``: the item's texts under evaluation,
+    blanked out of the answers first)."""
     from debate_eval.debates.method import Reparser
     from debate_eval.debates.scoring.untrusted import UntrustedMaterial
 
@@ -292,10 +293,11 @@ def reread_line(record: Record, method: Method, scale: ScoreRange | None, texts:
         new = method.rescore_pairwise(record, list(texts))
     else:
         transcript = [message.to_dict() for message in record.transcript]
-        reparse = Reparser(transcript, scale, record.aspect, UntrustedMaterial(list(texts)))
-        for index, entry in enumerate(transcript):
+        generic = Reparser(transcript, scale, record.aspect, UntrustedMaterial(list(texts)))
+        reparse = method.reparser(record, generic)  # as the run read its answers (its scale, its reading)
+        for entry in transcript:
             if "score" in entry:
-                entry["score"] = reparse.entry(index).to_dict()
+                entry["score"] = reparse.read(entry).to_dict()
         new = method.rescore(record.replace(transcript=transcript), reparse)
     return new.replace(parser_version=PARSER_VERSION)
 

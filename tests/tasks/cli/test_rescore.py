@@ -1,0 +1,93 @@
+"""``debate-eval rescore`` and a resume's re-reading of older records reproduce, with an unchanged parser, exactly
+what the run recorded: for every built-in method and each task type it has (pairwise in both orders, --swap).
+
+Both re-read every answer from the transcript through the method's own hooks (``reparser``, ``rescore``,
+``rescore_pairwise``), so a hook that parses with another parser, another scale or combines in another way than
+the run shows up here as a changed record. No field is left out of the comparison: the records are equal as
+JSON, timing (``elapsed_s``) included, since re-reading keeps what it does not re-read.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from debate_eval.debates.base import all_methods, method_source
+from debate_eval.debates.scoring import PARSER_VERSION
+from debate_eval.tasks.cli.main import main
+
+ITEMS = 2
+# each method's options that keep a run short (one round, one turn, two samples, two branches)
+SHORT: dict[str, list[str]] = {
+    "chateval": ["--chateval-turns", "1"],
+    "fennec": ["--branches", "2"],
+    "self-consistency": ["--sc-samples", "2"],
+}
+DEBATE_FAMILY = ["--max-rounds", "1"]
+SINGLE = {"dialevalml": ("fed_turn", "relevant")}  # its dialogue set: "3" on relevant's 0-2 is its own 1-5
+DEFAULT_SINGLE = ("summeval", "coherence")
+PAIRWISE = ("pandalm", "preference")
+
+
+def cases() -> list[Any]:
+    """(method, task type) for every built-in method and each task type it implements."""
+    found = []
+    for name, method in all_methods().items():
+        if method_source(method) != "built-in":
+            continue
+        for task_type in method.task_types:
+            found.append(pytest.param(name, task_type, id=f"{name}-{task_type}"))
+    return found
+
+
+def run_args(method: str, task_type: str, out: Path) -> list[str]:
+    dataset, aspect = PAIRWISE if task_type == "pairwise" else SINGLE.get(method, DEFAULT_SINGLE)
+    args = ["run", "--dataset", dataset, "--aspect", aspect, "--method", method, "--limit", str(ITEMS)]
+    args += SHORT.get(method, DEBATE_FAMILY if method in ("debate", "multiagent", "tiebreaker", "both") else [])
+    if task_type == "pairwise":
+        args.append("--swap")
+    return [*args, "--provider", "scripted", "--out", str(out), "--no-progress"]
+
+
+def lines(out: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (out / "results.jsonl").read_text(encoding="utf-8").splitlines()]
+
+
+def as_older_parser(out: Path) -> None:
+    """The run's records as an older parser would have named and explained them (every reason changed)."""
+    rewritten = []
+    for line in lines(out):
+        line.update(parser_version=PARSER_VERSION - 1, parse_reason="read by an older parser")
+        for entry in line["transcript"]:
+            for key in ("score", "verdict"):
+                if isinstance(entry.get(key), dict):
+                    entry[key] = {**entry[key], "reason": "read by an older parser"}
+        rewritten.append(json.dumps(line) + "\n")
+    (out / "results.jsonl").write_text("".join(rewritten), encoding="utf-8")
+
+
+@pytest.mark.parametrize(("method", "task_type"), cases())
+def test_rescore_and_a_resume_reread_reproduce_the_run(
+    isolated_env: Path, dataset_path: Callable[[str], Path], method: str, task_type: str
+) -> None:
+    out = isolated_env / "run"
+    args = run_args(method, task_type, out)
+    dataset_path(args[args.index("--dataset") + 1])
+    assert main(args) == 0
+    recorded = lines(out)
+    assert len(recorded) == ITEMS and not any(line["error"] for line in recorded)
+    assert any(line["transcript"] for line in recorded)
+    reread_dir = isolated_env / "older"
+    shutil.copytree(out, reread_dir)
+
+    assert main(["rescore", str(out)]) == 0
+    assert lines(out) == recorded  # every field as the run wrote it, transcript entries included
+
+    as_older_parser(reread_dir)
+    assert main([*args[: args.index("--out") + 1], str(reread_dir), "--no-progress"]) == 0
+    assert lines(reread_dir) == recorded
