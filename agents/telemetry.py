@@ -426,8 +426,9 @@ FLUSH_TIMEOUT_MS = 10_000  # the most a worker waits for its spans to be exporte
 
 def trace_carrier() -> dict[str, str]:
     """The current trace context as a W3C carrier (``{"traceparent": ..., "tracestate": ...}``, by the
-    configured propagators); empty while no span is recording (nothing to continue)."""
-    if not trace.get_current_span().get_span_context().is_valid:
+    configured propagators); empty while no tracer provider is set or no span is current (the run is not
+    traced: nothing to continue)."""
+    if not tracer_provider_set() or not trace.get_current_span().get_span_context().is_valid:
         return {}
     carrier: dict[str, str] = {}
     propagate.inject(carrier)

@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+from opentelemetry import trace
 from support.integrations import integration_library
 
 from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAIServer
@@ -25,11 +27,17 @@ TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"  # the caller's trace (W3C's examp
 CALLER_SPAN = "00f067aa0ba902b7"
 
 
-def test_environment_carrier_reads_traceparent_and_the_context_goes_round() -> None:
+def test_environment_carrier_reads_traceparent_and_the_context_goes_round(monkeypatch: pytest.MonkeyPatch) -> None:
+    from opentelemetry.sdk.trace import TracerProvider
+
     environ = {"TRACEPARENT": f"00-{TRACE_ID}-{CALLER_SPAN}-01", "TRACESTATE": "vendor=1", "PATH": "/bin"}
     carrier = environment_carrier(environ)
     assert carrier == {"traceparent": environ["TRACEPARENT"], "tracestate": "vendor=1"}
     assert environment_carrier({"TRACEPARENT": " "}) == {}
+    with continued_trace(carrier):
+        assert trace_carrier() == {}  # no tracer provider: the run is not traced, nothing to hand on
+    provider = TracerProvider()
+    monkeypatch.setattr(trace, "get_tracer_provider", lambda: provider)  # as trace.set_tracer_provider, undone
     assert trace_carrier() == {}  # no span: nothing to continue
     with continued_trace(carrier):
         assert trace_carrier() == carrier  # what a worker is given, it passes on unchanged
