@@ -45,8 +45,7 @@ from autogen_core.models import ChatCompletionClient, SystemMessage
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.roles import COMMANDER, SCORER, Relay
 from debate_eval.debates.debate.algorithm import DebateProtocol, ProtocolError
-from debate_eval.debates.record import R, entries
-from debate_eval.debates.scoring.authors_scores import authors_score
+from debate_eval.debates.record import R, ResultRecord, entries
 
 TERMINATE = "TERMINATE"  # pyautogen's is_termination_msg in their code: a message ending with it ends a chat
 # Their inference_tiebreaker's openai.ChatCompletion.create arguments besides model and messages, as written
@@ -268,21 +267,30 @@ def authors_staffing(critic: str, tie_breaker: bool) -> tuple[str, str, str]:
     return branch.scorer, AUTHORS_CRITIC.get(critic, critic), branch.commander
 
 
-def rescore_authors(record: R, reparse: Any) -> R | None:
-    """``rescore`` of an authors-code record: a copy with their extraction on the deciding message again
-    (None when the record is none: it is left to the project's parser)."""
+def record_branch(record: ResultRecord) -> AuthorsBranch | None:
+    """The released script an authors-code record followed (None: the record is no authors-code one)."""
     authors = (record.details or {}).get("authors_code")
     if not authors:
         return None
-    branch = TIEBREAKER_BRANCH if authors.get("branch") == TIEBREAKER_BRANCH.name else OFFICIAL
+    return TIEBREAKER_BRANCH if authors.get("branch") == TIEBREAKER_BRANCH.name else OFFICIAL
+
+
+def rescore_authors(record: R, reparse: Any) -> R | None:
+    """``rescore`` of an authors-code record: a copy with their extraction on the deciding message again
+    (read as their flow reads it: ``authors_code.authors_reparser``, the run's reading; None when the record is
+    none: it is left to the project's parser)."""
+    from debate_eval.debates.debate.authors_code import authors_reparser
+
+    authors = (record.details or {}).get("authors_code")
+    if not authors or record_branch(record) is None:
+        return None
     decider = record.decided_by
     answers = [e for e in entries(record) if e.get("agent") == decider]
     if decider == COMMANDER:  # --reproduce-authors-bugs took a relay: the one their [-2] index pointed at
         answers = [e for e in answers if e.get("relay") == authors.get("final_relay")]
     if not answers:
         return None
-    text = str(answers[-1].get("content", ""))
-    parsed = authors_score(text, reparse.aspect or "", branch.extraction, reparse.material)
+    parsed = authors_reparser(record, reparse).read(answers[-1])
     return record.replace(
         parse_status=parsed.status,
         parse_method=parsed.method,

@@ -6,7 +6,8 @@ their extraction (with ``--reproduce-authors-bugs``, taken at their ``[-2]`` ind
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 from autogen_agentchat.base import ChatAgent
 from autogen_agentchat.messages import BaseAgentEvent, BaseChatMessage
@@ -18,10 +19,12 @@ from debate_eval.debates.debate.authors import (
     AuthorsBranch,
     AuthorsCodeProtocol,
     SystemPromptAgent,
+    record_branch,
     their_final_message,
 )
 from debate_eval.debates.debate.flow import Final
 from debate_eval.debates.evaluation import EvaluationTask
+from debate_eval.debates.record import ResultRecord
 from debate_eval.debates.scoring.authors_scores import authors_marker, authors_score
 from debate_eval.debates.scoring.scores import ParsedScore
 from debate_eval.debates.scoring.untrusted import UntrustedMaterial
@@ -30,6 +33,7 @@ if TYPE_CHECKING:
     from autogen_core.models import ChatCompletionClient
 
     from debate_eval.debates.debate.run import DebateConfig
+    from debate_eval.debates.method import Reparser
 
 
 class AuthorsCodeFlow:
@@ -106,3 +110,18 @@ def _last_message(messages: list[BaseChatMessage], source: str) -> BaseChatMessa
         if message.source == source:
             return message
     raise RuntimeError(f"the debate has no message from the {source}")
+
+
+def authors_reparser(record: ResultRecord, reparse: Reparser) -> Reparser:
+    """``reparse`` reading an authors-code record's answers with their flow's extraction (``AuthorsCodeFlow.parse``,
+    as the run read them); any other record's ``reparse`` as it is."""
+    branch = record_branch(record)
+    if branch is None:
+        return reparse
+    flow = AuthorsCodeFlow(branch)
+    task = EvaluationTask(str(record.item_id), "", reparse.aspect or "", reparse.scale, ())
+
+    def read(rp: Reparser, entry: dict[str, Any]) -> ParsedScore:
+        return flow.parse(str(entry.get("content", "")), task, rp.material)
+
+    return replace(reparse, read_entry=read)

@@ -28,7 +28,7 @@ from debate_eval.debates.base import (
 )
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
 from debate_eval.debates.fidelity import AUTHORS_CODE, PAPER, bugs_option, fidelity_of, fidelity_option
-from debate_eval.debates.record import R
+from debate_eval.debates.record import R, ResultRecord
 
 if TYPE_CHECKING:  # loaded without AutoGen: the registry and --help stay light
     from debate_eval.agents.models.pool import ClientPool
@@ -157,6 +157,12 @@ class DebateMethod(Method["DebateConfig"]):
             reproduce_bugs=reproduce_bugs,
             tiebreaker_template=options.tiebreaker_template,
         )
+
+    def reparser(self, record: ResultRecord, reparse: Reparser) -> Reparser:
+        """``--fidelity authors-code`` records' answers read with their flow's extraction; others as usual."""
+        from debate_eval.debates.debate.authors_code import authors_reparser
+
+        return authors_reparser(record, reparse)
 
     def rescore(self, record: R, reparse: Reparser) -> R:
         """``--fidelity authors-code`` records are read again with their extraction; others as usual."""

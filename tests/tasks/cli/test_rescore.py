@@ -34,20 +34,26 @@ DEFAULT_SINGLE = ("summeval", "coherence")
 PAIRWISE = ("pandalm", "preference")
 
 
+# the flows that read answers with their own extraction (the authors' released code), single tasks only
+FIDELITY = [("debate", ["--fidelity", "authors-code", "--tie-breaker"]), ("chateval", ["--fidelity", "authors-code"])]
+
+
 def cases() -> list[Any]:
-    """(method, task type) for every built-in method and each task type it implements."""
+    """(method, task type, more flags) for every built-in method and each task type it implements, and the
+    authors-code fidelity of the methods that have one."""
     found = []
     for name, method in all_methods().items():
         if method_source(method) != "built-in":
             continue
         for task_type in method.task_types:
-            found.append(pytest.param(name, task_type, id=f"{name}-{task_type}"))
+            found.append(pytest.param(name, task_type, [], id=f"{name}-{task_type}"))
+    found += [pytest.param(name, "single", extra, id=f"{name}-single-authors-code") for name, extra in FIDELITY]
     return found
 
 
-def run_args(method: str, task_type: str, out: Path) -> list[str]:
+def run_args(method: str, task_type: str, out: Path, extra: list[str]) -> list[str]:
     dataset, aspect = PAIRWISE if task_type == "pairwise" else SINGLE.get(method, DEFAULT_SINGLE)
-    args = ["run", "--dataset", dataset, "--aspect", aspect, "--method", method, "--limit", str(ITEMS)]
+    args = ["run", "--dataset", dataset, "--aspect", aspect, "--method", method, "--limit", str(ITEMS), *extra]
     args += SHORT.get(method, DEBATE_FAMILY if method in ("debate", "multiagent", "tiebreaker", "both") else [])
     if task_type == "pairwise":
         args.append("--swap")
@@ -71,12 +77,12 @@ def as_older_parser(out: Path) -> None:
     (out / "results.jsonl").write_text("".join(rewritten), encoding="utf-8")
 
 
-@pytest.mark.parametrize(("method", "task_type"), cases())
+@pytest.mark.parametrize(("method", "task_type", "extra"), cases())
 def test_rescore_and_a_resume_reread_reproduce_the_run(
-    isolated_env: Path, dataset_path: Callable[[str], Path], method: str, task_type: str
+    isolated_env: Path, dataset_path: Callable[[str], Path], method: str, task_type: str, extra: list[str]
 ) -> None:
     out = isolated_env / "run"
-    args = run_args(method, task_type, out)
+    args = run_args(method, task_type, out, extra)
     dataset_path(args[args.index("--dataset") + 1])
     assert main(args) == 0
     recorded = lines(out)
