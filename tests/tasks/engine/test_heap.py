@@ -59,10 +59,13 @@ def test_a_heap_frozen_by_the_process_stays_frozen(monkeypatch: pytest.MonkeyPat
     counting (another thread's, too), so the calls are what is checked, not the count."""
     gc.freeze()
     calls: list[str] = []
-    monkeypatch.setattr(gc, "freeze", lambda: calls.append("freeze"))
-    monkeypatch.setattr(gc, "unfreeze", lambda: calls.append("unfreeze"))
-    with collector_for_run() as changed:
-        assert changed
+    # undone at the end of the block, before the fixture that unfreezes the heap again runs (a fixture set
+    # up before this file's would otherwise see the stand-ins and leave the heap frozen for the next tests)
+    with monkeypatch.context() as patch:
+        patch.setattr(gc, "freeze", lambda: calls.append("freeze"))
+        patch.setattr(gc, "unfreeze", lambda: calls.append("unfreeze"))
+        with collector_for_run() as changed:
+            assert changed
     assert calls == []
     assert gc.get_freeze_count() > 0
 
