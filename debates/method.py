@@ -308,6 +308,13 @@ class Method(Generic[ConfigT]):
             return record
         return with_parse(record, chosen, score=chosen.value if chosen.ok else None)
 
+    def answer_value(self, record: ResultRecord, reparse: Reparser) -> float | None:
+        """The value ``record``'s answer parsed to, before any weighting: what a vote counts (self-consistency's
+        ``majority``), re-read as ``reparse`` reads (``rescore`` already applied). The run's ``Outcome.parse``
+        holds the same value. Default: its score when it was parsed; a method whose score is not its parsed
+        answer (G-Eval's probability-weighted score) returns the parsed answer."""
+        return record.score if record.parse_status == "parsed" else None
+
     def rescore_pairwise(self, record: R, texts: list[str]) -> R:
         """A copy of the pairwise ``record`` with its verdicts parsed again from its transcript (``texts``: the
         item's judged texts; ``debates.kit.reread``). Default: per order, the deciding agent's last answer

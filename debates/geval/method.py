@@ -35,7 +35,7 @@ from debate_eval.debates.base import (
 )
 from debate_eval.debates.evaluation import EvaluationTask, Outcome, score_text
 from debate_eval.debates.kit.samples import sample_request
-from debate_eval.debates.record import R, details_of
+from debate_eval.debates.record import R, ResultRecord, details_of
 from debate_eval.debates.scoring.scores import ParsedScore
 
 if TYPE_CHECKING:  # loaded without AutoGen: the registry and --help stay light
@@ -247,3 +247,11 @@ class GEvalMethod(Method[GEvalConfig]):
             fields = sample_record_fields([p.value if p.ok else None for p in parses], len(parses))
             return record.replace(details=details, **fields)
         return with_parse(record, chosen, score=chosen.value if chosen.ok else None)
+
+    def answer_value(self, record: ResultRecord, reparse: Reparser) -> float | None:
+        """A probability-weighted score's parsed answer (the integer that was weighted), read again; otherwise
+        the score, when it was parsed."""
+        if details_of(record).get("method") != "logprob_weighted":
+            return super().answer_value(record, reparse)
+        chosen, _ = deciding_parse(record, reparse)
+        return chosen.value if chosen is not None and chosen.ok else None

@@ -10,7 +10,10 @@ verdicts (a tie when split) or their mean preference. The base method's own opti
 
 The record's transcript holds every sample's messages, each entry marked with its ``sample`` (from 0);
 ``details`` holds the base method's name, the combination, and per sample its score or verdict and what the
-base method recorded (``sample_results``), which ``rescore`` reads back through the base method's own rescore.
+base method recorded (``sample_results``: its ``score`` as the base method gives it and its ``parse``, whose
+``value`` is the value its answer parsed to, before any weighting), which ``rescore`` reads back through the base
+method's own rescore and ``answer_value``. ``majority`` votes on the parsed answers, ``mean`` averages the scores
+(``sample_vote``).
 """
 
 from __future__ import annotations
@@ -85,23 +88,30 @@ class SelfConsistencyConfig:
         }
 
 
-def sample_reading(score: float | None, status: str, method: str, reason: str) -> ParsedScore:
-    """One sample's score as the samples are combined, from what its base method's record says: its ``score``
-    (the base method's own: a G-Eval sample's probability-weighted score when it was weighted) and how it was
-    parsed; no score unless it was parsed. A run and ``rescore`` both combine these."""
-    if status == "parsed" and score is not None:
-        return ParsedScore(float(score), status, method, reason)
+def answer_reading(answer: float | None, status: str, method: str, reason: str) -> ParsedScore:
+    """One sample's parsed answer, from what its base method's record says (``answer``: ``answer_value``, the
+    value its answer parsed to, before any weighting) and how it was parsed; no value unless it was parsed."""
+    if status == "parsed" and answer is not None:
+        return ParsedScore(float(answer), status, method, reason)
     return ParsedScore(None, status if status != "parsed" else "no_score", method, reason)
 
 
-def outcome_reading(outcome: Outcome) -> ParsedScore:
-    """``sample_reading`` of one sample's outcome (a single task)."""
-    return sample_reading(outcome.score, outcome.parse.status, outcome.parse.method, outcome.parse.reason)
+def sample_vote(score: float | None, answer: ParsedScore, combine: str) -> ParsedScore:
+    """What one sample brings to the combination (a run and ``rescore`` both combine these): for ``majority``
+    its parsed answer (``answer``: a G-Eval sample's parsed integer, never its probability-weighted score, so
+    the samples vote on the answers they gave); for ``mean`` its ``score`` as its base method gives it (a
+    G-Eval sample's probability-weighted score when it was weighted). No score unless its answer was parsed."""
+    if combine == MAJORITY or not answer.ok:
+        return answer
+    if score is None:
+        return ParsedScore(None, "no_score", answer.method, answer.reason)
+    return ParsedScore(float(score), answer.status, answer.method, answer.reason)
 
 
 def sample_result(outcome: Outcome) -> dict[str, Any]:
-    """What a record keeps of one sample besides its messages (what the base method's rescore reads)."""
-    parse = outcome.verdict_parse if outcome.verdict_parse is not None else outcome_reading(outcome)
+    """What a record keeps of one sample besides its messages (what the base method's rescore reads): its
+    ``score`` (the base method's) and its ``parse`` (its parsed answer's value, status, method and reason)."""
+    parse = outcome.verdict_parse if outcome.verdict_parse is not None else outcome.parse
     return {
         "score": outcome.score,
         "verdict": outcome.verdict,
@@ -135,7 +145,8 @@ def samples_fields(outcomes: list[Outcome], config: SelfConsistencyConfig) -> di
 
 def combine_sample_scores(outcomes: list[Outcome], config: SelfConsistencyConfig) -> Outcome:
     """One outcome from the samples of a single task: their scores combined."""
-    parsed = combine_scores([outcome_reading(outcome) for outcome in outcomes], config.combine)
+    votes = [sample_vote(outcome.score, outcome.parse, config.combine) for outcome in outcomes]
+    parsed = combine_scores(votes, config.combine)
     return Outcome(score=parsed.value, parse=parsed, **samples_fields(outcomes, config))
 
 

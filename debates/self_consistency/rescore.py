@@ -12,7 +12,7 @@ from debate_eval.debates.kit.reread import combine_both_orders
 from debate_eval.debates.record import R, ResultRecord, details_of, entries
 from debate_eval.debates.scoring.scores import ParsedScore
 from debate_eval.debates.scoring.verdicts import ParsedVerdict, no_verdict
-from debate_eval.debates.self_consistency.method import sample_reading
+from debate_eval.debates.self_consistency.method import answer_reading, sample_vote
 
 ORDERS = ("original", "swapped")
 
@@ -69,11 +69,12 @@ def samples_reparser(record: ResultRecord, reparse: Reparser) -> Reparser:
 
 def rescore_samples(record: R, reparse: Reparser) -> R:
     """A single record: each sample's score re-read by the base method (what it writes into the sample's
-    transcript entries is kept), then combined again as the run combined them (``sample_reading``, in sample
-    order)."""
+    transcript entries is kept) and its parsed answer (``answer_value``), then combined again as the run
+    combined them (``sample_vote``, in sample order)."""
     details = details_of(record)
     transcript = entries(record)
     readers = _sample_reparsers(record, replace(reparse, transcript=transcript))
+    combine = str(details.get("combine"))
     parses: list[ParsedScore] = []
     for k, result in enumerate(details.get("sample_results") or []):
         base, own_reparse, positions = readers[k]
@@ -81,12 +82,12 @@ def rescore_samples(record: R, reparse: Reparser) -> R:
         for i, entry in zip(positions, entries(sub), strict=True):
             transcript[i] = entry
         status, method, reason = (str(value or "") for value in (sub.parse_status, sub.parse_method, sub.parse_reason))
-        parsed = sample_reading(sub.score, status, method, reason)
-        result.update(score=sub.score, parse=parsed.to_dict(), details=dict(sub.details or {}))
-        parses.append(parsed)
+        answer = answer_reading(base.answer_value(sub, own_reparse), status, method, reason)
+        result.update(score=sub.score, parse=answer.to_dict(), details=dict(sub.details or {}))
+        parses.append(sample_vote(sub.score, answer, combine))
     if not parses:
         return record
-    combined = combine_scores(parses, str(details.get("combine")))
+    combined = combine_scores(parses, combine)
     return with_parse(record, combined, score=combined.value, details=details, transcript=transcript)
 
 

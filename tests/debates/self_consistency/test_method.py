@@ -5,10 +5,11 @@ verdict, the base method's options, and ``rescore`` re-reading the samples."""
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -75,6 +76,45 @@ def test_majority_of_scores_and_the_tie_rule(isolated_env: Path) -> None:
     assert {r["score"] for r in records(isolated_env / "three")} == {4}
     tied = records(isolated_env / "four")  # 2, 4, 4, 2: a tie between 2 and 4, their mean
     assert {r["score"] for r in tied} == {3} and all("tie" in r["parse_reason"] for r in tied)
+
+
+class WeightedServer(ScriptedOpenAIServer):
+    """Sample k answers ``ANSWERS[k]``, its token's log-probabilities spread as ``WEIGHTS[k]`` (the answer's
+    integer first)."""
+
+    ANSWERS: ClassVar[dict[int, str]] = {0: "3", 1: "3", 2: "4"}
+    # weighted scores 2.98, 3.02, 3.9
+    WEIGHTS: ClassVar[dict[int, dict[str, float]]] = {
+        0: {"3": 0.98, "2": 0.02},
+        1: {"3": 0.98, "4": 0.02},
+        2: {"4": 0.9, "3": 0.1},
+    }
+
+    def completion(self, request: dict[str, Any]) -> dict[str, Any]:
+        body = super().completion(request)
+        (token,) = body["choices"][0]["logprobs"]["content"]
+        tops = self.WEIGHTS[int(request["seed"]) - SEED].items()
+        token["top_logprobs"] = [{"token": t, "logprob": math.log(p), "bytes": list(t.encode())} for t, p in tops]
+        token["logprob"] = token["top_logprobs"][0]["logprob"]
+        return body
+
+
+def test_majority_votes_on_the_parsed_answers_and_mean_averages_the_weighted_scores(isolated_env: Path) -> None:
+    reply = by_seed(WeightedServer.ANSWERS)
+    with WeightedServer(reply=reply) as server:
+        assert run(server, isolated_env / "majority", *SINGLE, "--sc-samples", "3", "--sc-combine", "majority") == 0
+        assert run(server, isolated_env / "mean", *SINGLE, "--sc-samples", "3", "--sc-combine", "mean") == 0
+    for record in records(isolated_env / "majority"):
+        samples = record["details"]["sample_results"]
+        assert [s["details"]["method"] for s in samples] == ["logprob_weighted"] * 3
+        assert [s["score"] for s in samples] == pytest.approx([2.98, 3.02, 3.9])
+        assert [s["parse"]["value"] for s in samples] == [3, 3, 4]  # what each sample answered
+        assert record["score"] == 3 and "2 gave 3" in record["parse_reason"]  # the answers vote, not the weights
+    assert [r["score"] for r in records(isolated_env / "mean")] == pytest.approx([9.9 / 3] * 2)  # not 10/3
+    for out in ("majority", "mean"):
+        before = records(isolated_env / out)
+        assert main(["rescore", str(isolated_env / out)]) == 0
+        assert records(isolated_env / out) == before  # rescore re-reads the same answers and combines them alike
 
 
 def test_the_base_methods_options_apply_to_every_sample(isolated_env: Path) -> None:
