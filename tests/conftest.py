@@ -88,27 +88,31 @@ PROXY_VARIABLES = (
 
 
 @pytest.fixture(autouse=True)
-def no_proxy_of_the_machine(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No proxy from the environment the suite runs in (for the test and the processes it starts)."""
-    for name in PROXY_VARIABLES:
-        monkeypatch.delenv(name, raising=False)
+def independent_test(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """What every test starts without, for itself and the processes it starts:
 
+    - a proxy of the environment the suite runs in (every test server is on 127.0.0.1; a test of proxies sets
+      its own);
+    - an answer cached by an earlier test or an earlier run of the suite: the model calls are cached in a
+      folder of the test's own, never in ``~/.cache/debate-eval`` (a cache hit would make a call the test
+      counts on a server vanish);
+    - a rate limiter a judge of an earlier test registered: that registry is process-wide and keyed on the
+      endpoint's URL, and a test server may get the port an earlier test's server had.
 
-@pytest.fixture(autouse=True)
-def private_response_cache(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
-    """Each test's model calls are cached in a folder of its own (for the processes it starts too), never in
-    ``~/.cache/debate-eval``: an answer cached by an earlier test, or an earlier run of the suite, would make
-    a call the test counts on a server a cache hit."""
-    monkeypatch.setenv("DEBATE_EVAL_CACHE_DIR", str(tmp_path_factory.mktemp("llm-cache")))
-
-
-@pytest.fixture(autouse=True)
-def no_shared_limiter_of_an_earlier_test(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each test starts with an empty registry of the judges' shared rate limiters: it is process-wide and
-    keyed on the endpoint's URL, and a test server may get the port an earlier test's server had."""
+    A ``MonkeyPatch`` of its own (not the ``monkeypatch`` fixture), so the fixtures of a test and its own
+    ``monkeypatch`` are set up and torn down in the order they would be without this one.
+    """
     from debate_eval.agents.models import shared_limits
 
-    monkeypatch.setattr(shared_limits, "_LIMITERS", {})
+    patch = pytest.MonkeyPatch()
+    for name in PROXY_VARIABLES:
+        patch.delenv(name, raising=False)
+    patch.setenv("DEBATE_EVAL_CACHE_DIR", str(tmp_path_factory.mktemp("llm-cache")))
+    patch.setattr(shared_limits, "_LIMITERS", {})
+    try:
+        yield
+    finally:
+        patch.undo()
 
 
 @pytest.fixture

@@ -19,6 +19,10 @@ from debate_eval.tasks.engine.heap import YOUNG_THRESHOLD, collector_for_run
 from debate_eval.tasks.engine.run_config import RunConfig, RunOptions
 from debate_eval.tasks.engine.runner import run
 
+# the collector's own functions, for the fixture below: a test may replace gc.freeze/gc.unfreeze with
+# monkeypatch, whose undo may come after this module's fixture (the suite's autouse fixtures use monkeypatch)
+UNFREEZE = gc.unfreeze
+
 
 @pytest.fixture(autouse=True)
 def restore_collector() -> Iterator[None]:
@@ -31,7 +35,7 @@ def restore_collector() -> Iterator[None]:
     else:
         gc.disable()
     if gc.get_freeze_count() and not frozen:
-        gc.unfreeze()
+        UNFREEZE()
 
 
 def test_objects_of_before_the_run_are_frozen_and_the_young_collected_less_often() -> None:
