@@ -7,7 +7,8 @@ first had no score). Parsing is exactly as a run does: what the agent copied fro
 blanked out first, so the dataset is loaded to know those texts. ``score``, ``parse_status``,
 ``parse_method`` and ``parse_reason`` are rewritten, and every transcript entry's parsed score too, and each
 re-read record names the current ``parser_version`` (``tasks/engine/reread.py`` holds the re-reading, shared
-with a resumed run). The old file is kept as ``results.jsonl.bak-<time>``.
+with a resumed run). The old file is kept as ``results.jsonl.bak-<time>`` (``-2``, ``-3``... when that name is taken:
+a backup is never overwritten).
 
 G-Eval probability-weighted scores (``details.method == "logprob_weighted"``) keep their value: the
 log-probabilities are not stored; only their parse fields are refreshed. G-Eval sample means and ChatEval's
@@ -37,6 +38,21 @@ from debate_eval.tasks.engine.record import Record
 from debate_eval.tasks.engine.reread import reread_line
 from debate_eval.tasks.engine.results import CONFIG_FILE
 from debate_eval.tasks.engine.rundir import iter_json_lines
+
+
+def reserve_backup(results: Path) -> Path:
+    """A new file for the copy of ``results`` made before it is rewritten: ``<name>.bak-<time>``, or with ``-2``,
+    ``-3``... when a backup of that second exists (created exclusively, so two rescores in one second never write
+    over the other's backup, the only copy of the file as it was)."""
+    stem = f"{results.name}.bak-{time.strftime('%Y%m%d-%H%M%S')}"
+    for number in range(1, 10_000):
+        candidate = results.with_name(stem if number == 1 else f"{stem}-{number}")
+        try:
+            with candidate.open("x"):
+                return candidate
+        except FileExistsError:
+            continue
+    raise UserError(f"{results.parent}: too many backups named {stem}; remove some and rescore again")
 
 
 def add_subparser(subparsers: Any) -> None:
@@ -137,7 +153,7 @@ def handle_rescore(args: argparse.Namespace) -> int:
     with RunLock(results.parent):  # never under a running run: its new lines would be lost
         if results.stat().st_size != size_read:
             raise UserError(f"{results} changed while it was rescored (a run wrote to it); rescore again")
-        backup = results.with_name(f"{results.name}.bak-{time.strftime('%Y%m%d-%H%M%S')}")
+        backup = reserve_backup(results)
         shutil.copy2(results, backup)
         tmp = results.with_suffix(".jsonl.tmp")
         with tmp.open("w", encoding="utf-8") as handle:

@@ -97,3 +97,20 @@ def test_rescore_and_a_resume_reread_reproduce_the_run(
     as_older_parser(reread_dir)
     assert main([*args[: args.index("--out") + 1], str(reread_dir), "--no-progress"]) == 0
     assert lines(reread_dir) == recorded
+
+
+def test_two_rescores_in_one_second_keep_both_backups(
+    isolated_env: Path, dataset_path: Callable[[str], Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The backup of the file as the run wrote it is never written over by a second rescore's backup."""
+    out = isolated_env / "run"
+    args = run_args("geval", "single", out, [])
+    dataset_path("summeval")
+    assert main(args) == 0
+    original = (out / "results.jsonl").read_bytes()
+    monkeypatch.setattr("debate_eval.tasks.cli.rescore.time.strftime", lambda _format: "20261127-120000")
+    assert main(["rescore", str(out)]) == 0
+    assert main(["rescore", str(out)]) == 0
+    backups = sorted(path.name for path in out.glob("results.jsonl.bak-*"))
+    assert backups == ["results.jsonl.bak-20261127-120000", "results.jsonl.bak-20261127-120000-2"]
+    assert (out / "results.jsonl.bak-20261127-120000").read_bytes() == original
