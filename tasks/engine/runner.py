@@ -8,9 +8,10 @@ import dataclasses
 import sys
 import time
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from autogen_core.models import ChatCompletionClient
 
@@ -56,6 +57,9 @@ from debate_eval.tasks.engine.run_config import DEFAULT_REMOTE_CONCURRENCY, RunC
 from debate_eval.tasks.engine.rundir import ResultsWriteError
 from debate_eval.tasks.engine.shards import in_shard
 from debate_eval.tasks.engine.tally import Tally
+
+if TYPE_CHECKING:
+    from opentelemetry import trace
 
 
 @dataclass
@@ -336,6 +340,18 @@ def start_line(config: RunConfig, summary: RunSummary) -> str:
     )
 
 
+def run_span_of(config: RunConfig, options: RunOptions, items: int) -> AbstractContextManager[trace.Span | None]:
+    """The run's span (``agents/telemetry.run_span``) over ``items`` pending items, as the single-process runner
+    and the parent of ``--workers`` / ``--ray`` open it."""
+    return run_span(
+        dataset=config.dataset,
+        aspect=config.aspect,
+        method=config.protocol,
+        items=items,
+        content=options.trace_content,
+    )
+
+
 def default_concurrency(config: RunConfig) -> int:
     """Debates in flight: the embedded server's slots, or 8 for remote endpoints."""
     if config.models.needs_embedded:
@@ -433,13 +449,7 @@ async def run(
                     with (
                         collector_for_run(),
                         environment_snapshot(),
-                        run_span(
-                            dataset=config.dataset,
-                            aspect=config.aspect,
-                            method=config.protocol,
-                            items=len(pending),
-                            content=options.trace_content,
-                        ) as span,
+                        run_span_of(config, options, len(pending)) as span,
                     ):
                         await _run_pending(pending, builders, evaluator, pool, store, summary, concurrency, progress)
                         run_result(span, finished=summary.now.finished, failed=summary.now.failed)

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from debate_eval.agents.errors import UserError
-from debate_eval.agents.telemetry import run_result, run_span, trace_carrier, worker_trace
+from debate_eval.agents.telemetry import run_result, trace_carrier, worker_trace
 from debate_eval.tasks.data.registry import get_dataset
 from debate_eval.tasks.engine.aspects import per_aspect
 from debate_eval.tasks.engine.lock import RunLock
@@ -257,7 +257,7 @@ async def run_workers(
     from debate_eval.tasks.engine.progress import Progress
     from debate_eval.tasks.engine.reread import ParserVersions, reread_run
     from debate_eval.tasks.engine.rundir import SUMMARY_FILE
-    from debate_eval.tasks.engine.runner import RunSummary, start_line
+    from debate_eval.tasks.engine.runner import RunSummary, run_span_of, start_line
 
     stream = sys.stderr if stream is None else stream
     started = time.perf_counter()
@@ -311,15 +311,7 @@ async def run_workers(
         store.prepare_retries(pending)
         progress = Progress(total=len(pending), mode=options.progress, stream=stream, stats=summary.transport)
         progress.start(start_line(config, summary))
-        span = spans.enter_context(
-            run_span(
-                dataset=config.dataset,
-                aspect=config.aspect,
-                method=config.protocol,
-                items=len(pending),
-                content=options.trace_content,
-            )
-        )
+        span = spans.enter_context(run_span_of(config, options, len(pending)))
         restarts = dict.fromkeys(range(count), 0)
         if pending:
             for k in range(count):
