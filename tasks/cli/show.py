@@ -18,8 +18,10 @@ from debate_eval.agents.models.answer_format import describe_answers
 from debate_eval.agents.redaction import environment_snapshot
 from debate_eval.debates.base import get_method
 from debate_eval.tasks.data.printable import escaped
+from debate_eval.tasks.engine.aspects import KEY_SEPARATOR
 from debate_eval.tasks.engine.record import Record
 from debate_eval.tasks.engine.results import CONFIG_FILE, RESULTS_FILE
+from debate_eval.tasks.engine.resume_index import last_line_of
 from debate_eval.tasks.engine.rundir import ScanEnd, iter_numbered_file, lines_at
 
 WIDTH = 100
@@ -141,7 +143,13 @@ def find_record(records: Iterable[Record], key: str) -> Record:
 
 def find_in_file(path: Path, key: str) -> Record:
     """``find_record`` over a results file: the records are read without their messages, and the one found
-    is read again whole (every configured secret masked)."""
+    is read again whole (every configured secret masked). An exact item id is looked up in the resume index
+    when it describes the file (one line read, whatever the file's size); anything else scans the file."""
+    offset = last_line_of(path, key, separator=KEY_SEPARATOR)
+    if offset is not None:
+        record = next((record for _, record in lines_at(path, [offset], redact=True)), None)
+        if record is not None and record.item_id == key:
+            return record
     finder = _Finder(key)
     end = ScanEnd()
     for _, record in iter_numbered_file(path, end, redact=True, messages=False):

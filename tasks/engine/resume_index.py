@@ -146,3 +146,35 @@ def load_index(results_path: Path, *, config_hash: str, by_aspect: bool) -> Save
         return SavedIndex(entries=entries, duplicates=document["duplicates"], tally=tally)
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
+
+
+def last_line_of(results_path: Path, item_id: str, *, separator: str) -> int | None:
+    """The byte offset of the last line of ``item_id`` in ``results_path``, read from the index when it
+    describes the file as it is now (of whatever configuration); None when there is no such index, the file
+    repeats a key (the index then keeps one line of each, not every line), or the index has no such item.
+
+    A multi-aspect run's keys are ``ITEM<separator>ASPECT``: the item's last line is the latest of its aspects'.
+    ``show --item`` uses it to read one line instead of scanning the file.
+    """
+    try:
+        document = json.loads(index_path(results_path).read_bytes())
+        if document.get("format") != FORMAT or document.get("results") != stamp(results_path):
+            return None
+        if document["duplicates"] is not False:
+            return None
+        keys, offsets = document["keys"], document["offsets"]
+        if len(keys) != len(offsets):
+            return None
+        if document["by_aspect"] is True:
+            found = [
+                offset
+                for key, offset in zip(keys, offsets, strict=True)
+                if isinstance(key, str) and key.rpartition(separator)[0] == item_id
+            ]
+        else:
+            found = [offset for key, offset in zip(keys, offsets, strict=True) if key == item_id]
+        offset = max(found, default=None)
+        size = document["results"]["size"]
+        return offset if type(offset) is int and 0 <= offset < size else None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
