@@ -608,7 +608,7 @@ class Judge:
             if stored is not None and stored.config_hash == config_hash and stored.ok:
                 if (stored.details or {}).get("judge_inputs_sha256") not in (None, digest):
                     raise UserError(f"{self.record_to}: id {item_id!r} was judged on other inputs; give another id")
-                return stored
+                return self._as_this_parser_reads(stored, config, inputs)
         if pairwise:
             task = build_pairwise_task(item_id, inputs, config.template, config.aspect, "summarization", config.swap)
         else:
@@ -641,6 +641,21 @@ class Judge:
         if self._store is not None:
             self._store.append(judged)
         return judged
+
+    def _as_this_parser_reads(self, stored: Record, config: Any, inputs: Mapping[str, str]) -> Record:
+        """A stored judgment as this version's parsers read it: one an older parser read is read again from
+        its transcript (no model call, as a resume of a run does) and appended, so the directory holds what
+        is returned; a record written before versions whose reading is unchanged is returned as it is."""
+        from debate_eval.tasks.engine.reread import is_older, reread_record
+
+        if not is_older(stored.parser_version):
+            return stored
+        again = reread_record(stored, config, inputs)
+        if stored.parser_version is None and again.replace(parser_version=None).to_json() == stored.to_json():
+            return stored  # read the same way: the line stays as it is, like a resume leaves it
+        assert self._store is not None
+        self._store.append(again)
+        return again
 
     # ------------------------------------------------------------------ results
 

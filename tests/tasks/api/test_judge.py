@@ -215,3 +215,34 @@ def test_judgments_name_their_system_and_the_summary_compares_systems(api_env: P
     assert block["systems"]["full"]["mean"] > block["systems"]["terse"]["mean"]
     (pair,) = block["pairs"]
     assert {pair["wins"], pair["losses"]} == {12, 0} and pair["ties"] == 0  # paired on the 12 shared sources
+
+
+def test_a_judgment_an_older_parser_stored_is_read_again(api_env: Path) -> None:
+    """A ``record_to`` directory written by an older parser: the stored judgment is read again from its
+    transcript as this version reads it (no model call), returned, and appended so the directory agrees."""
+    from debate_eval.debates.scoring import PARSER_VERSION
+
+    options = {"method": "geval", "criteria": CRITERIA, "model": "m", "no_preflight": True, "record_to": "older"}
+    options["geval_no_logprobs"] = True  # a parsed score (a weighted one keeps its value when read again)
+    results = api_env / "older" / "results.jsonl"
+    with ScriptedOpenAIServer() as server:
+        with debate_eval.Judge(base_url=server.base_url, **options) as judge:
+            first = judge.score("Summary.", source=SOURCE, id="s")
+        line = json.loads(results.read_text(encoding="utf-8"))
+        assert line["score"] == first.score == pytest.approx(3) and line["parser_version"] == PARSER_VERSION
+        line.update(score=1.0, parse_method="older_rule", parser_version=PARSER_VERSION - 1)
+        for entry in line["transcript"]:
+            if isinstance(entry.get("score"), dict):
+                entry["score"] = {**entry["score"], "value": 1.0, "method": "older_rule"}
+        results.write_text(json.dumps(line) + "\n", encoding="utf-8")
+        calls = server.count
+        with debate_eval.Judge(base_url=server.base_url, **options) as judge:
+            again = judge.score("Summary.", source=SOURCE, id="s")
+            assert server.count == calls  # read again, not judged again
+            assert judge.score("Summary.", source=SOURCE, id="s") == again  # the appended line is found next
+        assert server.count == calls
+    assert again == first  # every field as the first reading, score and how it was parsed included
+    lines = [json.loads(text) for text in results.read_text(encoding="utf-8").splitlines()]
+    read = [(x["score"], x["parser_version"]) for x in lines]
+    assert read == [(1.0, PARSER_VERSION - 1), (first.score, PARSER_VERSION)]
+    assert [record.score for record in debate_eval.load_run("older").records] == [first.score]
