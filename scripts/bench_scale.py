@@ -15,6 +15,7 @@ checkout's Python (``/path/to/other/.venv/bin/python scripts/bench_scale.py ...`
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import json
 import os
@@ -23,22 +24,47 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+import urllib.request
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 CLI = [sys.executable, "-m", "debate_eval.tasks.cli.main"]
-SERVER = [sys.executable, "-m", "debate_eval.agents.models.providers.scripted_server"]
+ENDPOINTS = {  # what --workers-endpoint chooses
+    "scripted": [sys.executable, "-m", "debate_eval.agents.models.providers.scripted_server"],
+    "light": [sys.executable, str(Path(__file__).resolve().parent / "bench_endpoint.py")],
+}
+ENDPOINT_TEXT = {
+    "scripted": "the package's scripted server (threaded `http.server`)",
+    "light": "`scripts/bench_endpoint.py` (asyncio, the same G-Eval answers with a score hashed from the item)",
+}
 
 
 class Servers:
-    """``count`` scripted endpoints, each a process of its own (stopped when their standard input closes)."""
+    """``count`` endpoints of ``kind`` (``ENDPOINTS``), each a process of its own (stopped when their standard
+    input closes)."""
 
-    def __init__(self, count: int) -> None:
+    def __init__(self, count: int, kind: str = "scripted") -> None:
+        self.kind = kind
         self.processes = [
-            subprocess.Popen(SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) for _ in range(count)
+            subprocess.Popen(ENDPOINTS[kind], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+            for _ in range(count)
         ]
         self.urls = [p.stdout.readline().strip() for p in self.processes if p.stdout is not None]
+
+    def cpu(self) -> float:
+        """CPU seconds the endpoint processes have used so far."""
+        return sum(sum(cpu_of(p.pid)) for p in self.processes)
+
+    def requests(self) -> int:
+        """Requests the endpoints have answered so far (their ``GET /scripted/stats``)."""
+        total = 0
+        for url in self.urls:
+            with urllib.request.urlopen(url.removesuffix("/v1") + "/scripted/stats", timeout=30) as response:
+                total += int(json.loads(response.read())["requests"])
+        return total
 
     def close(self) -> None:
         for process in self.processes:
@@ -63,6 +89,91 @@ def timed(command: Sequence[str], env: dict[str, str]) -> tuple[float, float, st
             raise SystemExit(f"failed ({done.returncode}): {' '.join(command)}\n{done.stderr[-2000:]}")
         rss_kb = float(report.read().strip().splitlines()[-1])
     return wall, rss_kb / 1024, done.stdout
+
+
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_of(pid: int) -> tuple[float, float]:
+    """CPU seconds (user + system) of process ``pid`` itself and of its children it has waited for
+    (``/proc/PID/stat``: utime + stime, cutime + cstime)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    utime, stime, cutime, cstime = (int(x) for x in fields[11:15])
+    return (utime + stime) / CLOCK_TICKS, (cutime + cstime) / CLOCK_TICKS
+
+
+@dataclass
+class Split:
+    """Where a command's CPU went: ``parent`` (the command's own process), ``workers`` (the processes it
+    started and waited for: the ``--workers`` processes), ``endpoints`` (the endpoint processes during the
+    command), in CPU seconds; ``requests``: the calls the endpoints answered during it."""
+
+    wall: float
+    rss_mb: float
+    parent: float
+    workers: float
+    endpoints: float
+    requests: int
+
+    def per_call_ms(self, seconds: float) -> str:
+        """``seconds`` of CPU per endpoint call, in milliseconds."""
+        return f"{1000 * seconds / self.requests:.2f}" if self.requests else "-"
+
+
+def timed_split(command: Sequence[str], env: dict[str, str], servers: Servers) -> Split:
+    """Run ``command`` (not under /usr/bin/time: its own process is waited for here with ``os.wait4``, whose
+    resource usage covers the process and the children it waited for, as ``/usr/bin/time`` reports) and split
+    its CPU: the children's share is the command's ``cutime + cstime`` as last read (every 20 ms) before it
+    ended, which holds the ``--workers`` processes once the command has waited for them; the parent's is the
+    rest of ``wait4``'s total. The endpoints' CPU and requests are read before and after."""
+    endpoints_before, requests_before = servers.cpu(), servers.requests()
+    started = time.perf_counter()
+    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    children = 0.0
+    ended = threading.Event()
+
+    def sample() -> None:
+        nonlocal children
+        while not ended.wait(0.02):
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                children = cpu_of(process.pid)[1]
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    assert process.stderr is not None
+    errors = process.stderr.read()  # until it exits (it writes little: no progress display)
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - started
+    ended.set()
+    sampler.join()
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode != 0:
+        raise SystemExit(f"failed ({process.returncode}): {' '.join(command)}\n{errors.decode()[-2000:]}")
+    total = usage.ru_utime + usage.ru_stime
+    return Split(
+        wall=wall,
+        rss_mb=usage.ru_maxrss / 1024,
+        parent=total - children,
+        workers=children,
+        endpoints=servers.cpu() - endpoints_before,
+        requests=servers.requests() - requests_before,
+    )
+
+
+def cpu_row(how: str, split: Split) -> str:
+    """A row of the CPU table: seconds of each part, and per endpoint call."""
+    client = split.parent + split.workers
+    ratio = f"{split.endpoints / client:.2f}" if client else "-"
+    return (
+        f"| {how} | {split.requests:,} | {split.parent:.1f} s | {split.workers:.1f} s | {split.endpoints:.1f} s | "
+        f"{split.per_call_ms(split.parent)} | {split.per_call_ms(split.workers)} | {split.per_call_ms(client)} | "
+        f"{split.per_call_ms(split.endpoints)} | {ratio} |"
+    )
+
+
+CPU_HEAD = """| how | endpoint calls | CPU parent | CPU workers | CPU endpoints | parent ms/call | workers ms/call \
+| client ms/call (c) | endpoint ms/call (e) | e/c |
+|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"""
 
 
 def phase(items: int, name: str, command: Sequence[str], env: dict[str, str]) -> tuple[float, float, str]:
@@ -127,6 +238,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--compare-items", type=int, default=10000, help="items of the workers/shards/Ray rows")
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--servers", type=int, default=2, help="scripted endpoint processes (--base-url A,B)")
+    parser.add_argument(
+        "--workers-endpoint",
+        choices=sorted(ENDPOINTS),
+        default="light",
+        help="the endpoints of the workers, shards and Ray rows (the items rows use the scripted server)",
+    )
     parser.add_argument("--no-ray", action="store_true", help="leave out the Ray row")
     parser.add_argument("--no-compare", action="store_true", help="leave out the workers/shards/Ray rows")
     parser.add_argument("--out", default="benchmarks/scale.md")
@@ -148,11 +265,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         "TEMPORARILY_DISABLE_PROTOBUF_VERSION_CHECK": "true",
     }
     load_before = os.getloadavg()
-    servers = Servers(args.servers)
+    counts = [int(x) for x in args.items.split(",") if x]
+    servers = Servers(args.servers) if counts else None
+    compare_servers: Servers | None = None
     rows: list[str] = []
     compare: list[str] = []
+    cpu_rows: list[str] = []
     try:
-        for items in [int(x) for x in args.items.split(",") if x]:
+        for items in counts:
+            assert servers is not None
             data = work / f"data-{items}.jsonl"
             write_data(data, items)
             out = work / f"run-{items}"
@@ -179,27 +300,38 @@ def main(argv: Sequence[str] | None = None) -> int:
         data = work / f"data-{items}.jsonl"
         if not data.exists() and not args.no_compare:
             write_data(data, items)
+        if not args.no_compare:
+            if servers is not None and args.workers_endpoint == "scripted":
+                compare_servers = servers
+            else:
+                compare_servers = Servers(args.servers, args.workers_endpoint)
         one = None
         for workers in () if args.no_compare else (1, 2):
             out = work / f"workers-{workers}"
-            wall, rss, _ = timed(run_command(data, out, servers.urls, args.concurrency, "--workers", str(workers)), env)
-            rate = items / wall
+            assert compare_servers is not None
+            command_w = run_command(data, out, compare_servers.urls, args.concurrency, "--workers", str(workers))
+            split = timed_split(command_w, env, compare_servers)
+            rate = items / split.wall
             one = one or rate
             compare.append(
-                f"| `--workers {workers}` | {items:,} | {wall:.1f} s | {rate:.0f} | {rate / one:.2f}x | {rss:.0f} MB |"
+                f"| `--workers {workers}` | {items:,} | {split.wall:.1f} s | {rate:.0f} | {rate / one:.2f}x | "
+                f"{split.rss_mb:.0f} MB |"
             )
+            cpu_rows.append(cpu_row(f"`--workers {workers}`", split))
             print(compare[-1], flush=True)
+            print(cpu_rows[-1], flush=True)
             shutil.rmtree(out)
         if args.workers_only:
+            print(f"endpoints: {endpoint_text(args)}", flush=True)
             print(f"load average: {load_before[0]:.1f} before, {os.getloadavg()[0]:.1f} after", flush=True)
             return 0
         if args.no_compare:
-            return 0 if write(args, command, rows, compare, load_before) else 1
+            return 0 if write(args, command, rows, compare, cpu_rows, load_before) else 1
         shard_dirs = [work / f"shard-{k}" for k in range(2)]
         started = time.perf_counter()
         processes = [
             subprocess.Popen(
-                run_command(data, d, servers.urls, args.concurrency, "--shard", f"{k}/2"),
+                run_command(data, d, compare_servers.urls, args.concurrency, "--shard", f"{k}/2"),
                 env=env,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
@@ -220,7 +352,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(compare[-1], flush=True)
         if not args.no_ray:
             out = work / "ray"
-            wall, rss, _ = timed(run_command(data, out, servers.urls, args.concurrency, "--ray", "--workers", "2"), env)
+            ray_command = run_command(data, out, compare_servers.urls, args.concurrency, "--ray", "--workers", "2")
+            wall, rss, _ = timed(ray_command, env)
             lines = sum(1 for _ in (out / "results.jsonl").open("rb"))
             compare.append(
                 f"| `--ray --workers 2` (a local Ray instance started by the run) | {items:,} | {wall:.1f} s | "
@@ -228,9 +361,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             print(compare[-1], flush=True)
     finally:
-        servers.close()
+        for endpoints in {id(x): x for x in (servers, compare_servers) if x is not None}.values():
+            endpoints.close()
         shutil.rmtree(work, ignore_errors=True)
-    write(args, command, rows, compare, load_before)
+    write(args, command, rows, compare, cpu_rows, load_before)
     return 0
 
 
@@ -258,7 +392,19 @@ def only_meta_eval(args: argparse.Namespace) -> int:
     return 0
 
 
-def write(args: argparse.Namespace, command: str, rows: list[str], compare: list[str], load_before: tuple) -> bool:
+def endpoint_text(args: argparse.Namespace) -> str:
+    """Which endpoints the workers, shards and Ray rows used."""
+    return f"{args.servers} processes of {ENDPOINT_TEXT[args.workers_endpoint]}"
+
+
+def write(
+    args: argparse.Namespace,
+    command: str,
+    rows: list[str],
+    compare: list[str],
+    cpu_rows: list[str],
+    load_before: tuple,
+) -> bool:
     """Write the Markdown report."""
     load_after = os.getloadavg()
     text = f"""# Scale: items, memory, workers, shards, Ray
@@ -285,9 +431,17 @@ Before (the issue's figures, measured on main at `ae996ea`, quoted as they were 
 
 ## Workers, shards, Ray
 
+Endpoints of these rows: {endpoint_text(args)}.
+
 | how | items | wall | items/s | vs one worker | memory / lines |
 |---|---:|---:|---:|---:|---|
 {chr(10).join(compare)}
+
+Where the CPU of the workers rows went (CPU seconds, user + system; the parent's and its workers' from
+`os.wait4` and the parent's reaped children, the endpoints' from `/proc`):
+
+{CPU_HEAD}
+{chr(10).join(cpu_rows)}
 """
     Path(args.out).write_text(text, encoding="utf-8")
     print(f"written: {args.out}")

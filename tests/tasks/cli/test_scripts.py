@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -82,3 +83,55 @@ def test_audit_demo_script_is_an_entry_point_over_the_cli_layer() -> None:
     )
     assert completed.returncode == 0, completed.stderr
     assert "scripted" in completed.stdout
+
+
+def _geval_run(out: Path, data: Path, base_url: str) -> list[dict]:
+    """A G-Eval run of ``data`` on ``base_url`` through the command line; its records."""
+    completed = subprocess.run(
+        [sys.executable, "-m", "debate_eval.tasks.cli.main", "run", "--dataset", str(data), "--criteria",
+         "Is the summary coherent?", "--scale", "1-5", "--aspect", "coherence", "--method", "geval",
+         "--base-url", base_url, "--model", "scripted", "--no-cache", "--no-preflight", "--progress", "none",
+         "--out", str(out)],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert completed.returncode == 0, completed.stderr
+    records = [json.loads(line) for line in (out / "results.jsonl").read_text(encoding="utf-8").splitlines()]
+    return sorted(records, key=lambda record: int(record["item_id"].removeprefix("item-")))  # in finishing order
+
+
+def test_bench_endpoint_answers_a_geval_run_as_the_scripted_server_does(isolated_env: Path) -> None:
+    """``scripts/bench_endpoint.py`` (the light endpoint of ``bench_scale.py``'s workers rows): a 20-item G-Eval
+    run on it parses every score (weighted by the log-probabilities it sends), the scores are read from the
+    items (not one constant), it counted the 20 requests, and each record has the usage and parse of the same
+    run on the scripted server."""
+    data = isolated_env / "data.jsonl"
+    rows = [
+        {"id": f"item-{i}", "source": f"Source {i}. The committee met.", "output": f"Summary {i}: " + "things " * i}
+        for i in range(20)
+    ]
+    data.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    endpoint = subprocess.Popen(
+        [sys.executable, str(ROOT / "scripts" / "bench_endpoint.py")],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert endpoint.stdout is not None
+        base_url = endpoint.stdout.readline().strip()
+        assert base_url.startswith("http://127.0.0.1:") and base_url.endswith("/v1")
+        light = _geval_run(isolated_env / "light", data, base_url)
+        with urllib.request.urlopen(base_url.removesuffix("/v1") + "/scripted/stats", timeout=30) as response:
+            assert json.loads(response.read()) == {"requests": 20}
+    finally:
+        assert endpoint.stdin is not None
+        endpoint.stdin.close()  # it stops by itself when its standard input closes
+        assert endpoint.wait(timeout=30) == 0
+    with ScriptedOpenAIServer() as server:
+        scripted = _geval_run(isolated_env / "scripted", data, server.base_url)
+    assert [r["item_id"] for r in light] == [r["item_id"] for r in scripted] == [row["id"] for row in rows]
+    assert all(r["parse_status"] == "parsed" and r["details"]["method"] == "logprob_weighted" for r in light)
+    assert {round(r["score"]) for r in light} > {3}  # hashed from each item: several values, all on the scale
+    assert all(1 <= r["score"] <= 5 and abs(r["score"] - round(r["score"])) < 1e-9 for r in light)
+    assert [r["usage"] for r in light] == [r["usage"] for r in scripted]
+    assert [r["details"]["probabilities"] for r in light] == [{r["details"]["token"]: 1.0} for r in light]
