@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from debate_eval.agents.errors import UserError
+from debate_eval.tasks.data.own_file import own_file_source
 from debate_eval.tasks.data.packaged import has_packaged_copy, packaged_bytes, packaged_label
 from debate_eval.tasks.data.registry import (
     DATA_DIR_ENV,
@@ -29,6 +30,7 @@ from debate_eval.tasks.data.registry import (
     register_dataset,
     resolve_data_dir,
 )
+from debate_eval.tasks.data.sources import ItemSource, ListSource, select_positions
 from debate_eval.tasks.data.topical_chat import topical_chat_context_id
 
 __all__ = [
@@ -36,16 +38,19 @@ __all__ = [
     "DATA_DIR_ENV",
     "DatasetSpec",
     "Item",
+    "ItemSource",
     "all_datasets",
     "check_aspect",
     "default_data_dir",
     "find_dataset_file",
     "get_dataset",
     "git_blob_id",
+    "item_source",
     "load_items",
     "register_dataset",
     "resolve_data_dir",
     "select_items",
+    "select_positions",
     "topical_chat_context_id",
 ]
 
@@ -87,26 +92,19 @@ def load_items(dataset: str, data_dir: str | Path | None = None) -> list[Item]:
     )
 
 
+def item_source(dataset: str, data_dir: str | Path | None = None) -> ItemSource:
+    """``dataset``'s items as a run takes them (``sources.ItemSource``): an own ``.jsonl`` / ``.csv`` file
+    registered (checked) in this process is read again row by row, holding no item it is not asked for; any
+    other dataset is loaded whole by ``load_items``."""
+    source = own_file_source(get_dataset(dataset))
+    return source if source is not None else ListSource(load_items(dataset, data_dir))
+
+
 def select_items(items: Sequence[Item], *, limit: int | None = None, docs: int | None = None) -> list[Item]:
     """A subset of ``items`` in file order.
 
     ``docs=K`` keeps the first K groups (in order of first appearance) with all their items; ``limit=N``
-    then keeps the first N items. Both must be positive integers when given.
+    then keeps the first N items. Both must be positive integers when given (``select_positions`` chooses
+    the same items of an ``ItemSource`` one at a time).
     """
-    _check_positive("--limit", limit)
-    _check_positive("--docs", docs)
-    selected = list(items)
-    if docs is not None:
-        groups = list(dict.fromkeys(item.group_id for item in selected))[:docs]
-        wanted = set(groups)
-        selected = [item for item in selected if item.group_id in wanted]
-    if limit is not None:
-        selected = selected[:limit]
-    return selected
-
-
-def _check_positive(option: str, value: int | None) -> None:
-    if value is None:
-        return
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise UserError(f"{option} must be a positive whole number, got {value!r}")
+    return [items[position] for position, _ in select_positions(ListSource(items), limit=limit, docs=docs)]

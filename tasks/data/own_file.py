@@ -25,46 +25,55 @@ placeholders are the field names: ``{{source}}``, ``{{output}}``, ``{{reference}
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import gzip
 import hashlib
 import io
 import json
+import lzma
 import math
+import re
 import sys
-from collections.abc import Mapping
-from dataclasses import replace
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO, TypeVar
 
 from debate_eval.agents.errors import UserError
 from debate_eval.tasks.data.registry import (
     GROUP_LEVEL,
     ITEM_LEVEL,
+    KEPT_FILES,
     PAIRWISE,
     PAIRWISE_LABELS,
     SINGLE,
     DatasetSpec,
     Item,
+    file_blob_id,
     file_version,
     folder_given,
     get_dataset,
-    git_blob_id,
-    loaded_items,
     looks_like_own_file,
     register_own_file_spec,
 )
 from debate_eval.tasks.data.rows import (
+    MAX_DECOMPRESSED_BYTES,
+    REFUSED_COMPRESSIONS,
     SCALE_TOLERANCE,
     decode_text,
     describe,
     latin1_hint,
     parse_json,
     parse_jsonl_rows,
-    read_bytes,
     read_table_bytes,
     row_label,
     table_suffix,
 )
+from debate_eval.tasks.data.sources import CompactStrings, ItemSource, ListSource, has_duplicate
+
+T = TypeVar("T")
 
 SINGLE_FIELDS = ("source", "output", "human", "group", "reference", "context", "id", "system")
 SINGLE_REQUIRED = ("source", "output")
@@ -274,28 +283,77 @@ def validate_rows(
     row validated; all bad rows are reported together (one line each)."""
     if not rows:
         raise UserError(f"{source}: {'the file has no data rows' if isinstance(source, Path) else 'no data rows'}")
-    resolved = resolve_fields(fields, columns, source, task_type)
-    check = _Validator(source, is_csv)
-    label_of = {
-        value.casefold(): label for label, value in (labels or {label: label for label in PAIRWISE_LABELS}).items()
-    }
-    items: list[Item] = []
+    reader = RowItems(
+        columns,
+        source=source,
+        is_csv=is_csv,
+        dataset=dataset,
+        fields=fields,
+        aspect=aspect,
+        scale=scale,
+        labels=labels,
+        task_type=task_type,
+    )
     seen_ids: dict[str, int] = {}
-    order = PAIRWISE_INPUT_ORDER if task_type == PAIRWISE else SINGLE_INPUT_ORDER
-    # A pairwise response may be empty (a model that answered nothing; PandaLM has 54 such).
-    optional = ("input", "output_a", "output_b") if task_type == PAIRWISE else ("reference", "context")
-    input_columns = [(name, resolved[name], name not in optional) for name in order if name in resolved]
-    for index, row in enumerate(rows):
+
+    def first_at(item_id: str, index: int) -> int | None:
+        """The row an id was first seen at (None: a new id, remembered)."""
+        first = seen_ids.get(item_id)
+        if first is None:
+            seen_ids[item_id] = index
+        return first
+
+    items = [item for index, row in enumerate(rows) if (item := reader.item(index, row, first_at)) is not None]
+    reader.check.raise_if_any(len(rows))
+    return items
+
+
+class RowItems:
+    """Turns rows into items under one column map (resolved once from the file's columns): each row checked
+    as it comes, its problems collected in ``check`` (one line each)."""
+
+    def __init__(
+        self,
+        columns: list[str],
+        *,
+        source: Path | str,
+        is_csv: bool = False,
+        dataset: str,
+        fields: Mapping[str, str],
+        aspect: str,
+        scale: tuple[float, float] | None = None,
+        labels: Mapping[str, str] | None = None,
+        task_type: str = SINGLE,
+    ) -> None:
+        self.resolved = resolve_fields(fields, columns, source, task_type)
+        self.check = _Validator(source, is_csv)
+        self.dataset, self.aspect, self.scale, self.task_type = dataset, aspect, scale, task_type
+        self.label_of = {
+            value.casefold(): label for label, value in (labels or {label: label for label in PAIRWISE_LABELS}).items()
+        }
+        order = PAIRWISE_INPUT_ORDER if task_type == PAIRWISE else SINGLE_INPUT_ORDER
+        # A pairwise response may be empty (a model that answered nothing; PandaLM has 54 such).
+        optional = ("input", "output_a", "output_b") if task_type == PAIRWISE else ("reference", "context")
+        resolved = self.resolved
+        self.input_columns = [(name, resolved[name], name not in optional) for name in order if name in resolved]
+        #: The names of every item's inputs (each item has them all, an empty optional one as "").
+        self.shape = tuple(name for name, _, _ in self.input_columns)
+
+    def item(self, index: int, row: dict[str, Any], first_at: Callable[[str, int], int | None]) -> Item | None:
+        """The item of the row at 0-based ``index``, or None when it has problems (added to ``check``);
+        ``first_at(id, index)`` is the row where the id was seen before (None: not seen; it is remembered)."""
+        check, resolved, task_type = self.check, self.resolved, self.task_type
         errors_before = len(check.errors)
         item_id = check.text(index, row, resolved["id"]) if "id" in resolved else f"row-{index + 1}"
-        if item_id is not None and item_id in seen_ids:
-            check.fail(index, resolved["id"], f"duplicate id {item_id!r} (first at row {seen_ids[item_id] + 1})")
-        elif item_id is not None:
-            seen_ids[item_id] = index
+        first = None if item_id is None else first_at(item_id, index)
+        if first is not None:
+            check.fail(index, resolved["id"], f"duplicate id {item_id!r} (first at row {first + 1})")
         group = check.text(index, row, resolved["group"]) if "group" in resolved else item_id
         if "group" not in resolved and "system" in resolved and isinstance(row.get(resolved["source"]), str):
             group = _source_group(row[resolved["source"]])  # several systems' outputs on one source: one group
-        inputs = {name: check.text(index, row, column, required=required) for name, column, required in input_columns}
+        inputs = {
+            name: check.text(index, row, column, required=required) for name, column, required in self.input_columns
+        }
         human_scores: dict[str, float] = {}
         human_label = None
         rating_column = resolved.get("label" if task_type == PAIRWISE else "human")
@@ -304,33 +362,29 @@ def validate_rows(
         elif task_type == PAIRWISE:
             raw = check.text(index, row, rating_column)
             if raw is not None:
-                human_label = label_of.get(raw.strip().casefold())
+                human_label = self.label_of.get(raw.strip().casefold())
                 if human_label is None:
-                    known = ", ".join(f"{value}={label}" for value, label in label_of.items())
+                    known = ", ".join(f"{value}={label}" for value, label in self.label_of.items())
                     check.fail(index, rating_column, f"unknown label {raw!r} (known: {known}; see --labels)")
         else:
-            score = check.number(index, row, rating_column, scale)
+            score = check.number(index, row, rating_column, self.scale)
             if score is not None:
-                human_scores[aspect] = score
+                human_scores[self.aspect] = score
         system, pair = _systems(check, index, row, resolved)
         if len(check.errors) > errors_before:
-            continue
-        items.append(
-            Item(
-                item_id=str(item_id),
-                dataset=dataset,
-                group_id=str(group),
-                system_id=system,
-                inputs={name: value or "" for name, value in inputs.items()},
-                human_scores=human_scores,
-                row_index=index,
-                task_type=task_type,
-                human_label=human_label,
-                system_pair=pair,
-            )
+            return None
+        return Item(
+            item_id=str(item_id),
+            dataset=self.dataset,
+            group_id=str(group),
+            system_id=system,
+            inputs={name: value or "" for name, value in inputs.items()},
+            human_scores=human_scores,
+            row_index=index,
+            task_type=task_type,
+            human_label=human_label,
+            system_pair=pair,
         )
-    check.raise_if_any(len(rows))
-    return items
 
 
 def _unrated(value: Any) -> bool:
@@ -412,15 +466,13 @@ def register_own_file(
             "task_type": task_type,
         },
     )
-    # validates the whole file now, before anything is evaluated; kept for the run's ``load_items``
-    items = loaded_items(spec, str(path.resolve()), file_version(path), lambda: spec.load(path))
-    spec = replace(spec, git_blob_id=git_blob_id(read_bytes(path)), size_bytes=path.stat().st_size)
-    present = tuple(name for name in spec.inputs if name in items[0].inputs)
-    grouped = any(item.group_id != item.item_id for item in items)
-    spec = replace(spec, inputs=present, level=GROUP_LEVEL if grouped else ITEM_LEVEL)
+    # validates the whole file now, before anything is evaluated, one row at a time; what the run needs to
+    # choose its items (their ids and groups) is kept, the items are read again as the run takes them
+    scan = scanned(spec, path)
+    spec = replace(spec, git_blob_id=file_blob_id(path), size_bytes=path.stat().st_size)
+    spec = replace(spec, inputs=scan.shape, level=GROUP_LEVEL if scan.grouped else ITEM_LEVEL)
     if task_type == SINGLE and resolved_scale is None:  # not checked; shown by `datasets` as the range seen
-        values = [item.human_scores[aspect] for item in items if aspect in item.human_scores]
-        spec = replace(spec, aspects={aspect: (min(values), max(values)) if values else None})
+        spec = replace(spec, aspects={aspect: scan.rated})
     return register_own_file_spec(spec)
 
 
@@ -457,3 +509,304 @@ def restore_dataset(config: Mapping[str, Any]) -> None:
         raise UserError(
             f"{name}: the file changed since the run (git blob id {spec.git_blob_id}, the run used {recorded})"
         )
+
+
+# --------------------------------------------------------------------------------------------------
+# Reading a file row by row: the check at registration and the items a run takes
+
+
+class _ReadWhole(Exception):
+    """The file has something the row-by-row reading does not word as reading the whole file does (a bad
+    byte, line, row or value): it is read whole, as before, for its exact message (or, rarely, its items)."""
+
+
+# the line breaks ``str.splitlines`` knows besides "\n" (a JSON-lines file read whole is split at them)
+_OTHER_BREAKS = re.compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+_READ_WHOLE_ERRORS = (_ReadWhole, UserError, UnicodeError, ValueError, csv.Error, OSError, EOFError, RecursionError)
+_SIZE_CHECK_ROWS = 4096  # a compressed file's decompressed size is checked every this many rows
+
+
+@contextlib.contextmanager
+def _binary(path: Path) -> Iterator[BinaryIO]:
+    """``path`` opened for reading bytes, decompressed as it is read when it is ``.gz`` or ``.xz``."""
+    compression = path.suffix.lower()
+    if compression in REFUSED_COMPRESSIONS:
+        raise _ReadWhole
+    opener = {".gz": gzip.open, ".xz": lzma.open}.get(compression)
+    with opener(path, "rb") if opener else path.open("rb") as handle:
+        yield handle  # type: ignore[misc]
+
+
+def _check_size(handle: BinaryIO, count: int) -> None:
+    compressed = isinstance(handle, (gzip.GzipFile, lzma.LZMAFile))
+    if count % _SIZE_CHECK_ROWS == 0 and compressed and handle.tell() > MAX_DECOMPRESSED_BYTES:
+        raise _ReadWhole  # refused, in the words of reading it whole
+
+
+def _jsonl_lines(path: Path) -> Iterator[str]:
+    """The non-blank lines of a JSON-lines file, one at a time, as reading it whole splits them."""
+    with _binary(path) as handle:
+        for number, raw in enumerate(handle):
+            _check_size(handle, number)
+            line = raw.decode("utf-8")
+            if number == 0:
+                line = line.removeprefix("\ufeff")
+            line = line[:-1] if line.endswith("\n") else line
+            line = line[:-1] if line.endswith("\r") else line
+            if _OTHER_BREAKS.search(line):
+                raise _ReadWhole
+            if line.strip():
+                yield line
+
+
+def _jsonl_row(line: str) -> dict[str, Any]:
+    row = json.loads(line)
+    if type(row) is not dict:
+        raise _ReadWhole
+    return row
+
+
+@contextlib.contextmanager
+def _csv_rows(path: Path) -> Iterator[tuple[list[str], Iterator[dict[str, Any]]]]:
+    """A CSV file's header and its rows, read as they are taken."""
+    csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
+    with _binary(path) as handle, io.TextIOWrapper(handle, encoding="utf-8-sig", newline="") as text:  # type: ignore[arg-type]
+        reader = csv.DictReader(text)
+        columns = list(reader.fieldnames or [])
+        if not columns:
+            raise _ReadWhole
+
+        def rows() -> Iterator[dict[str, Any]]:
+            for number, row in enumerate(reader):
+                _check_size(handle, number)
+                yield row
+
+        yield columns, rows()
+
+
+@dataclass
+class FileScan:
+    """What checking an own file row by row keeps: the ids and groups of its items (compactly), the names of
+    their inputs, whether any group holds several items and the range of the ratings seen; ``items`` only
+    when the file was read whole (a ``.json`` file, or a rare case the row-by-row reading leaves to it)."""
+
+    version: tuple[int, ...]
+    columns: list[str]
+    is_csv: bool
+    ids: Sequence[str]
+    groups: Sequence[str] | None  # None: each item is its own group
+    shape: tuple[str, ...]
+    grouped: bool
+    rated: tuple[float, float] | None
+    items: list[Item] | None = None
+
+
+_SCANS: OrderedDict[tuple[object, ...], FileScan] = OrderedDict()
+
+
+def scanned(spec: DatasetSpec, path: Path) -> FileScan:
+    """The check of ``spec``'s file (``path``) as it is now: kept from an earlier one of the same version and
+    options in this process, or done now (every bad row reported together, one line each)."""
+    version = file_version(path)
+    key = (spec.name, repr(sorted(dict(spec.options).items())), str(path.resolve()), version)
+    scan = _SCANS.get(key)
+    if scan is None:
+        scan = _SCANS[key] = scan_file(path, spec, version)
+        while len(_SCANS) > KEPT_FILES:
+            _SCANS.popitem(last=False)
+    _SCANS.move_to_end(key)
+    return scan
+
+
+def _reader(spec: DatasetSpec, path: Path, columns: list[str], is_csv: bool) -> RowItems:
+    options = spec.options
+    return RowItems(
+        columns,
+        source=path,
+        is_csv=is_csv,
+        dataset=spec.name,
+        fields=options["fields"],
+        aspect=options["aspect"],
+        scale=options.get("scale"),
+        labels=options.get("labels"),
+        task_type=options.get("task_type", SINGLE),
+    )
+
+
+def scan_file(path: Path, spec: DatasetSpec, version: tuple[int, ...]) -> FileScan:
+    """Check every row of the own file ``path`` (``spec``'s), holding one row at a time: a ``.jsonl`` or
+    ``.csv`` file (compressed or not) is read line by line; a ``.json`` file (one list) is read whole."""
+    if table_suffix(path) in (".jsonl", ".csv"):
+        try:
+            return _scan_rows(path, spec, version)
+        except _READ_WHOLE_ERRORS:
+            pass  # read whole below: its exact message, or (rarely) its items
+    items = spec.load(path)
+    ids, groups = CompactStrings(), CompactStrings()
+    for item in items:
+        ids.append(item.item_id)
+        groups.append(item.group_id)
+    aspect = spec.options["aspect"]
+    scores = [item.human_scores[aspect] for item in items if aspect in item.human_scores]
+    return FileScan(
+        version=version,
+        columns=[],
+        is_csv=table_suffix(path) == ".csv",
+        ids=ids.freeze(),
+        groups=groups.freeze(),
+        shape=tuple(name for name in spec.inputs if name in items[0].inputs),
+        grouped=any(item.group_id != item.item_id for item in items),
+        rated=(min(scores), max(scores)) if scores else None,
+        items=items,
+    )
+
+
+def _scan_rows(path: Path, spec: DatasetSpec, version: tuple[int, ...]) -> FileScan:
+    """``scan_file`` of a ``.jsonl`` / ``.csv`` file, row by row; ``_ReadWhole`` (or a reading error) for a
+    file that reading it whole words better. A JSON-lines file's columns are every row's keys: its rows are
+    checked under the column map of the first row's, and checked again in a second pass in the rare case
+    that the map of all the keys differs."""
+    if table_suffix(path) == ".csv":
+        with _csv_rows(path) as (columns, rows):
+            return _scan_pass(path, spec, version, columns, True, rows)
+    with contextlib.closing(_jsonl_lines(path)) as lines:
+        first = next(lines, None)
+    if first is None:
+        raise _ReadWhole
+    columns = list(_jsonl_row(first))
+    fields = spec.options["fields"]
+    for _ in range(2):
+        with contextlib.closing(_jsonl_lines(path)) as lines:
+            seen: dict[str, None] = {}
+            scan = _scan_pass(path, spec, version, columns, False, (_jsonl_row(line) for line in lines), seen)
+        every = list(seen)
+        if every == columns:
+            return scan
+        if resolve_fields(fields, every, path, spec.task_type) == resolve_fields(fields, columns, path, spec.task_type):
+            scan.columns = every
+            return scan
+        columns = every
+    raise _ReadWhole
+
+
+def _scan_pass(
+    path: Path,
+    spec: DatasetSpec,
+    version: tuple[int, ...],
+    columns: list[str],
+    is_csv: bool,
+    rows: Iterable[dict[str, Any]],
+    seen_columns: dict[str, None] | None = None,
+) -> FileScan:
+    reader = _reader(spec, path, columns, is_csv)
+    aspect = spec.options["aspect"]
+    ids, groups = CompactStrings(), CompactStrings()
+    grouped = False
+    low = high = None
+
+    def unchecked(item_id: str, index: int) -> int | None:
+        return None  # ids from a column are checked for duplicates once they are all read
+
+    count = 0
+    for index, row in enumerate(rows):
+        count = index + 1
+        if seen_columns is not None:
+            seen_columns.update(dict.fromkeys(row))
+        item = reader.item(index, row, unchecked)
+        if item is None:
+            raise _ReadWhole  # every bad row, worded by the whole file's check
+        ids.append(item.item_id)
+        groups.append(item.group_id)
+        if item.group_id != item.item_id:
+            grouped = True
+        score = item.human_scores.get(aspect)
+        if score is not None:
+            low = score if low is None or score < low else low
+            high = score if high is None or score > high else high
+    if not count or ("id" in reader.resolved and has_duplicate(ids.freeze())):
+        raise _ReadWhole  # no row, or an id twice: the whole file's check names the rows
+    return FileScan(
+        version=version,
+        columns=columns,
+        is_csv=is_csv,
+        ids=ids.freeze(),
+        groups=groups.freeze() if grouped else None,
+        shape=reader.shape,
+        grouped=grouped,
+        rated=None if low is None or high is None else (low, high),
+    )
+
+
+class FileSource:
+    """The items of an own ``.jsonl`` / ``.csv`` file checked by ``scan_file``, read again row by row as a
+    run takes them (an ``ItemSource``). The file must be the one checked: a file changed since is refused."""
+
+    def __init__(self, spec: DatasetSpec, path: Path, scan: FileScan) -> None:
+        self.spec, self.path, self.scan = spec, path, scan
+
+    def __len__(self) -> int:
+        """How many items the file has."""
+        return len(self.scan.ids)
+
+    def keys(self) -> Iterator[tuple[str, str]]:
+        """Each item's id and group, in file order."""
+        ids = self.scan.ids
+        return zip(ids, ids if self.scan.groups is None else self.scan.groups, strict=True)
+
+    def shapes(self, positions: Iterable[int]) -> set[tuple[str, ...]]:
+        """Every item has the same inputs (an empty optional one as ""): that one shape, if any is chosen."""
+        return {self.scan.shape} if any(True for _ in positions) else set()
+
+    def _changed(self, where: str) -> UserError:
+        return UserError(
+            f"{self.path}: the file changed since it was checked ({where}); nothing of it was evaluated since: "
+            "rerun the command (the results already written are kept)"
+        )
+
+    def items_at(self, wanted: Iterable[tuple[int, T]]) -> Iterator[tuple[Item, T]]:
+        """The items at the positions of ``wanted`` (increasing), each read from its row when it is taken."""
+        chosen = iter(wanted)
+        target = next(chosen, None)
+        if target is None:
+            return
+        if file_version(self.path) != self.scan.version:
+            raise self._changed("its size or time is not the same")
+        reader = _reader(self.spec, self.path, self.scan.columns, self.scan.is_csv)
+
+        def no_check(item_id: str, index: int) -> int | None:
+            return None  # the ids were checked with the file
+
+        try:
+            with contextlib.ExitStack() as stack:
+                if self.scan.is_csv:
+                    _, rows = stack.enter_context(_csv_rows(self.path))
+                    raws: Iterator[Any] = rows
+                else:
+                    raws = stack.enter_context(contextlib.closing(_jsonl_lines(self.path)))
+                for index, raw in enumerate(raws):
+                    if index < target[0]:
+                        continue
+                    row = raw if self.scan.is_csv else _jsonl_row(raw)
+                    item = reader.item(index, row, no_check)
+                    if item is None or index >= len(self.scan.ids) or item.item_id != self.scan.ids[index]:
+                        raise self._changed(f"row {index + 1}")
+                    yield item, target[1]
+                    target = next(chosen, None)
+                    if target is None:
+                        return
+        except _READ_WHOLE_ERRORS as exc:
+            if isinstance(exc, UserError) and str(exc).startswith(f"{self.path}: the file changed"):
+                raise
+            raise self._changed("it no longer reads as it did") from None
+        raise self._changed("it has fewer rows")
+
+
+def own_file_source(spec: DatasetSpec) -> ItemSource | None:
+    """The items of ``spec`` read as a run takes them, when it is an own file that was registered (checked):
+    a ``FileSource`` for a ``.jsonl`` / ``.csv`` file, the list for one read whole; None for any other
+    dataset."""
+    if spec.loader is not load_own_file:
+        return None
+    path = Path(spec.relative_path)
+    scan = scanned(spec, path)
+    return ListSource(scan.items) if scan.items is not None else FileSource(spec, path, scan)

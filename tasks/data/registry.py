@@ -284,6 +284,20 @@ def git_blob_id(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
+def file_blob_id(path: Path) -> str:
+    """``git_blob_id`` of the file at ``path``, read a block at a time (never held whole)."""
+    with Path(path).open("rb") as handle:
+        size = os.fstat(handle.fileno()).st_size
+        digest = hashlib.sha1(b"blob %d\0" % size)
+        read = 0
+        while block := handle.read(1 << 20):
+            digest.update(block)
+            read += len(block)
+    if read != size:
+        raise UserError(f"{path}: the file changed while it was read; run the command again")
+    return digest.hexdigest()
+
+
 # --------------------------------------------------------------------------------------------------
 # Where files are read from
 

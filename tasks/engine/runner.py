@@ -7,7 +7,7 @@ import contextlib
 import dataclasses
 import sys
 import time
-from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,7 +39,7 @@ from debate_eval.debates.evaluation import EvaluationTask, Outcome
 from debate_eval.debates.pairwise.prompts import PAIRWISE_INPUTS
 from debate_eval.debates.pairwise.swap import swapping
 from debate_eval.debates.scoring import PARSER_VERSION
-from debate_eval.tasks.data.datasets import Item, get_dataset, load_items, select_items
+from debate_eval.tasks.data.datasets import Item, get_dataset, item_source, load_items, select_positions
 from debate_eval.tasks.engine.accounting import calls_usage, item_usage, load_prices, usage_calls
 from debate_eval.tasks.engine.aspects import per_aspect, result_key
 from debate_eval.tasks.engine.compat.hashes import move_earlier_run, url_era_namespace
@@ -118,10 +118,14 @@ class TaskBuilder:
     def check(self, items: Iterable[Item]) -> None:
         """Each shape of the items' inputs (their names) fills the template: the one-line ``UserError`` that
         rendering would raise, raised now, without rendering a prompt."""
+        self.check_shapes({tuple(item.inputs) for item in items})
+
+    def check_shapes(self, shapes: Iterable[tuple[str, ...]]) -> None:
+        """``check`` given the shapes of the items' inputs (``ItemSource.shapes``) rather than the items."""
         if self.task_type == PAIRWISE:  # every pairwise input is shown, empty or not (``task_inputs``)
             self.config.template.check_inputs(PAIRWISE_INPUTS)
             return
-        for shape in {tuple(item.inputs) for item in items}:
+        for shape in shapes:
             self.config.template.check_inputs(shape)
 
     def __call__(self, item: Item) -> EvaluationTask:
@@ -383,15 +387,24 @@ async def run(
         from debate_eval.tasks.engine.workers import run_workers
 
         return await run_workers(config, options, stream=stream)
-    items = select_items(load_items(config.dataset, options.data_dir), limit=options.limit, docs=options.docs)
-    if options.shard is not None:  # the selection first, so the shards of one command split the same items
-        items = [item for item in items if in_shard(item.item_id, options.shard)]
+    # the items are taken from their source one at a time as the run starts them (an own file is read again
+    # row by row): the run holds the ids of the items it chose, not the items (data/sources.py)
+    source = item_source(config.dataset, options.data_dir)
+    select_positions(source, limit=options.limit, docs=options.docs)  # a bad --limit/--docs fails now
+
+    def chosen() -> Iterator[tuple[int, str]]:
+        """The positions and ids of the items chosen, in file order."""
+        for position, item_id in select_positions(source, limit=options.limit, docs=options.docs):
+            # the selection first, so the shards of one command split the same items
+            if options.shard is None or in_shard(item_id, options.shard):
+                yield position, item_id
+
     configs = per_aspect(config)  # a multi-aspect run (--aspect a,b / all): one config per aspect (engine.aspects)
     multi = len(configs) > 1
     builders = {c.aspect: TaskBuilder(c) for c in configs}
+    shapes = source.shapes(position for position, _ in chosen())
     for builder in builders.values():  # a template some item cannot fill fails now; prompts are rendered later
-        builder.check(items)
-    jobs = [(item, c) for item in items for c in configs]
+        builder.check_shapes(shapes)
     document = config_document(config, options)
     move_earlier_run(options.out_dir, config, document)  # a directory of an earlier version (engine.compat)
     check_endpoint_moves(options.out_dir, config, document, allow=options.allow_endpoint_change)
@@ -411,16 +424,31 @@ async def run(
             from debate_eval.tasks.engine.workers import finished_keys
 
             done |= finished_keys(options.skip_done_of, store.config_hash, multi)
-        pending = [job for job in jobs if result_key(job[0].item_id, job[1].aspect, multi) not in done]
-        summary.selected, summary.already_done = len(jobs), len(jobs) - len(pending)
-        progress = Progress(total=len(pending), mode=options.progress, stream=stream, stats=summary.transport)
+
+        def todo() -> Iterator[tuple[int, str, list[RunConfig]]]:
+            """Each chosen item with an aspect not finished: its position, id and those aspects' configs."""
+            for position, item_id in chosen():
+                aspects = [c for c in configs if result_key(item_id, c.aspect, multi) not in done]
+                if aspects:
+                    yield position, item_id, aspects
+
+        selected = sum(1 for _ in chosen()) * len(configs)
+        pending = sum(len(aspects) for _, _, aspects in todo())
+        summary.selected, summary.already_done = selected, selected - pending
+        progress = Progress(total=pending, mode=options.progress, stream=stream, stats=summary.transport)
         if not pending:
             progress.start(start_line(config, summary))
-        store.prepare_retries(result_key(item.item_id, c.aspect, multi) for item, c in pending)
-        # both orders when a task has its twin; one evaluator per aspect
-        evaluator = {c.aspect: swapping(c.evaluator()) for c in configs}
+        store.prepare_retries(result_key(item_id, c.aspect, multi) for _, item_id, aspects in todo() for c in aspects)
         if pending:
-            concurrency, network = run_concurrency(config, options, len(pending))
+            # both orders when a task has its twin; one evaluator per aspect
+            evaluator = {c.aspect: swapping(c.evaluator()) for c in configs}
+            # each item read from its source as a lane takes it, one job per aspect to run
+            jobs = (
+                (item, c)
+                for item, aspects in source.items_at((position, aspects) for position, _, aspects in todo())
+                for c in aspects
+            )
+            concurrency, network = run_concurrency(config, options, pending)
             async with model_pool(
                 config,
                 options.out_dir,
@@ -449,9 +477,11 @@ async def run(
                     with (
                         collector_for_run(),
                         environment_snapshot(),
-                        run_span_of(config, options, len(pending)) as span,
+                        run_span_of(config, options, pending) as span,
                     ):
-                        await _run_pending(pending, builders, evaluator, pool, store, summary, concurrency, progress)
+                        await _run_pending(
+                            jobs, pending, builders, evaluator, pool, store, summary, concurrency, progress
+                        )
                         run_result(span, finished=summary.now.finished, failed=summary.now.failed)
                 finally:
                     summary.rate_limits = pool.rate_report()
@@ -485,7 +515,8 @@ async def run(
 
 
 async def _run_pending(
-    pending: list[tuple[Item, RunConfig]],
+    pending: Iterable[tuple[Item, RunConfig]],
+    count: int,
     builders: Mapping[str, TaskBuilder],
     evaluator: Mapping[str, Evaluator],
     pool: ClientPool,
@@ -509,7 +540,7 @@ async def _run_pending(
         progress.update(record, summary.now)
 
     # the first error (e.g. a full disk) or Ctrl-C cancels and awaits every other debate
-    jobs = iter(pending)  # shared by the lanes: each takes the next item when it is free
+    jobs = iter(pending)  # shared by the lanes: each takes the next item (read as it is taken) when it is free
 
     async def lane() -> None:
         for item, aspect_config in jobs:
@@ -517,4 +548,4 @@ async def _run_pending(
 
     # as many lanes as debates in flight, not a task per item: a run of 100k items keeps 64 tasks, not 100k
     # (each waiting on the semaphore, and scanned by every garbage collection)
-    await run_all(lane() for _ in range(min(concurrency, len(pending))))
+    await run_all(lane() for _ in range(min(concurrency, count)))

@@ -251,7 +251,7 @@ async def run_workers(
     """Run ``config`` as ``shards`` shards (default ``options.workers``) on ``backend`` (default: local
     processes) into ``options.out_dir`` (see the module docstring); returns the run's ``RunSummary`` as
     ``runner.run`` does."""
-    from debate_eval.tasks.data.datasets import load_items, select_items
+    from debate_eval.tasks.data.datasets import item_source, load_items, select_positions
     from debate_eval.tasks.engine.accounting import load_prices
     from debate_eval.tasks.engine.aspects import result_key
     from debate_eval.tasks.engine.progress import Progress
@@ -266,8 +266,9 @@ async def run_workers(
     summary = RunSummary(out_dir=options.out_dir)
     configs = per_aspect(config)
     multi = len(configs) > 1
-    items = select_items(load_items(config.dataset, options.data_dir), limit=options.limit, docs=options.docs)
-    keys = [result_key(item.item_id, c.aspect, multi) for item in items for c in configs]
+    # the ids of the items chosen (an own file's, kept when it was checked: no item is read here)
+    chosen = select_positions(item_source(config.dataset, options.data_dir), limit=options.limit, docs=options.docs)
+    keys = [result_key(item_id, c.aspect, multi) for _, item_id in chosen for c in configs]
     versions = ParserVersions()  # the parser versions of the records already in the file
     store = ResultsStore(
         options.out_dir,

@@ -170,3 +170,64 @@ def test_a_file_read_once_is_kept_until_it_changes(tmp_path: Path, monkeypatch: 
     assert len(load_items(name)) == 9 and len(reads) == 1
     Path(name).write_text(CSV + 'd,"New text.","New.",2,"New."\n', encoding="utf-8")
     assert len(load_items(name)) == 10 and len(reads) == 2
+
+
+def _streamed(name: str) -> list[object]:
+    """The items a run takes of a registered own file, read again row by row."""
+    from debate_eval.tasks.data.datasets import item_source
+
+    source = item_source(name)
+    return [item for item, _ in source.items_at((position, None) for position in range(len(source)))]
+
+
+def test_rows_read_one_at_a_time_give_the_items_read_whole(tmp_path: Path) -> None:
+    """A JSON-lines file whose first row lacks a column that later rows have (checked again under the map of
+    every row's columns), a gzip-compressed one and a CSV with a byte-order mark: the items a run takes, read
+    row by row, are those of the file read whole, and the registered summary is the same."""
+    import gzip
+
+    from debate_eval.tasks.data import own_file
+    from debate_eval.tasks.data.sources import ListSource
+
+    rows = [{"source": f"text {i}", "output": f"out {i}", **({"human": i % 5 + 1} if i else {})} for i in range(7)]
+    text = "".join(json.dumps(row) + "\n" for row in rows)
+    jsonl = _write(tmp_path, "late.jsonl", text)
+    packed = tmp_path / "packed.jsonl.gz"
+    packed.write_bytes(gzip.compress(text.encode("utf-8")))
+    bom = tmp_path / "bom.csv"
+    bom.write_text("\ufeff" + CSV, encoding="utf-8")
+    for name, fields in ((jsonl, {}), (str(packed), {}), (str(bom), FIELDS)):
+        spec = register_own_file(name, fields=fields, aspect="quality", scale=None)
+        whole = load_items(name)
+        assert not isinstance(own_file.own_file_source(spec), ListSource)
+        assert _streamed(name) == whole and len(whole) in (7, 9)
+    assert get_dataset(jsonl).aspects == {"quality": (1.0, 5.0)} and _streamed(jsonl)[0].human_scores == {}
+
+
+def test_a_file_changed_after_its_check_is_refused(tmp_path: Path) -> None:
+    name = _write(tmp_path, "edited.csv", CSV)
+    register_own_file(name, fields=FIELDS, aspect="faithfulness", scale=(1, 5))
+    from debate_eval.tasks.data.datasets import item_source
+
+    source = item_source(name)
+    Path(name).write_text(CSV.replace("A cat sat.", "A dog sat."), encoding="utf-8")
+    with pytest.raises(UserError, match=r"edited\.csv: the file changed since it was checked"):
+        list(source.items_at([(0, None)]))
+
+
+def test_duplicate_ids_in_a_large_file_name_both_rows(tmp_path: Path) -> None:
+    """Ids are checked for duplicates from the ids kept (no set of them all); a duplicate is named as before."""
+    from debate_eval.tasks.data.sources import has_duplicate
+
+    rows = [{"id": f"id-{i}", "source": "s", "output": "o"} for i in range(3000)] + [
+        {"id": "id-17", "source": "s", "output": "o"}
+    ]
+    name = _write(tmp_path, "many.jsonl", "".join(json.dumps(row) + "\n" for row in rows))
+    with pytest.raises(UserError) as raised:
+        register_own_file(name, fields={}, aspect="quality")
+    assert f"{name}: row 3001 (counted from 1): column \"id\": duplicate id 'id-17' (first at row 18)" in str(
+        raised.value
+    )
+    assert has_duplicate([f"k{i}" for i in range(5000)] + ["k4999"]) and not has_duplicate(
+        [f"k{i}" for i in range(5000)]
+    )

@@ -115,15 +115,26 @@ def test_an_item_the_template_cannot_fill_is_refused_before_any_prompt_is_render
     assert builder(good).prompt == render(config.template, good.inputs)
 
 
-def test_a_run_reads_and_checks_its_own_file_once(isolated_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_run_checks_its_own_file_once_and_never_reads_it_whole(
+    isolated_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The file is checked once (row by row), when it is registered; the run then reads the items it takes
+    row by row again: the whole file is never read into memory."""
     data = write_rows(isolated_env / "rows.jsonl", ITEMS)
-    reads: list[Path] = []
-    read_table = own_file.read_table
+    checks: list[Path] = []
+    whole: list[Path] = []
+    scan_file, read_table = own_file.scan_file, own_file.read_table
+
+    def counting_scan(path: Path, *args: Any) -> Any:
+        checks.append(path)
+        return scan_file(path, *args)
 
     def counting_read_table(path: Path) -> Any:
-        reads.append(path)
+        whole.append(path)
         return read_table(path)
 
+    monkeypatch.setattr(own_file, "scan_file", counting_scan)
     monkeypatch.setattr(own_file, "read_table", counting_read_table)
     assert main(run_args(data, isolated_env / "run")) == 0
-    assert reads == [data]
+    assert checks == [data] and whole == []
+    assert len((isolated_env / "run" / "results.jsonl").read_text(encoding="utf-8").splitlines()) == ITEMS
