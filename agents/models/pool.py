@@ -172,6 +172,7 @@ class ClientPool:
         self.overrides = dict(overrides or {})
         self.embedded_slots = ConcurrencyLimit(config.embedded.parallel)  # shared by every embedded stack
         self._stacks: dict[str, _Stack] = {}
+        self._keys: dict[tuple[Any, ...], tuple[str, str]] = {}  # ``shared``'s namespace and stack key, by settings
         self._http_clients: dict[HttpOptions, Any] = {}  # one connection pool per deadline, shared by stacks
         self.batch = batch
         self.network = network or NetworkOptions()
@@ -206,8 +207,15 @@ class ClientPool:
         if role in self.overrides:
             return self.overrides[role]
         settings = self.settings_for(role, sampling)
-        namespace = self.namespace_for(settings, variant)
-        key = f"{namespace}:{settings.client_identity()}"  # own credentials, own client; same model, same cache
+        # the namespace and client identity are hashes of the settings (JSON, SHA-256): worked out once per
+        # settings, variant, embedded model and key value, not for every item
+        memo = (settings, variant, self.config.embedded, settings.configured_key())
+        known = self._keys.get(memo)
+        if known is None:
+            namespace = self.namespace_for(settings, variant)
+            # own credentials, own client; same model, same cache
+            known = self._keys[memo] = (namespace, f"{namespace}:{settings.client_identity()}")
+        namespace, key = known
         stack = self._stacks.get(key)
         if stack is None:
             older = self.older_namespace(self, settings, variant) if self.older_namespace else None

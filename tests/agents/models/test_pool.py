@@ -51,3 +51,20 @@ def test_roles_with_equal_model_and_sampling_share_cached_answers() -> None:
     scorer, critic = pool.settings_for("scorer"), pool.settings_for("critic")
     assert pool.namespace_for(scorer) == pool.namespace_for(critic)  # the key changes no answer
     assert scorer.client_identity(env) != critic.client_identity(env)
+
+
+def test_a_key_changed_in_the_environment_gets_its_own_client(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``shared`` works out a role's stack key once per settings, variant and key value: the same settings give
+    the same client, a new key value in the environment a client of its own, and the old value its old one."""
+    env = {"OPENAI_API_KEY": "sk-first", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "DEBATE_EVAL_MODEL": "m"}
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    pool = ClientPool(resolve_model_config(environ=env))
+    first = pool.shared("evaluator", sampling={"top_logprobs": 5})
+    assert pool.shared("evaluator", sampling={"top_logprobs": 5}) is first
+    assert pool.shared("evaluator", "sample-1", sampling={"top_logprobs": 5}) is not first  # its own namespace
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-second")
+    second = pool.shared("evaluator", sampling={"top_logprobs": 5})
+    assert second is not first
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-first")
+    assert pool.shared("evaluator", sampling={"top_logprobs": 5}) is first
