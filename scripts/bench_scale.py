@@ -120,41 +120,53 @@ class Split:
         return f"{1000 * seconds / self.requests:.2f}" if self.requests else "-"
 
 
-def timed_split(command: Sequence[str], env: dict[str, str], servers: Servers) -> Split:
-    """Run ``command`` (not under /usr/bin/time: its own process is waited for here with ``os.wait4``, whose
-    resource usage covers the process and the children it waited for, as ``/usr/bin/time`` reports) and split
-    its CPU: the children's share is the command's ``cutime + cstime`` as last read (every 20 ms) before it
-    ended, which holds the ``--workers`` processes once the command has waited for them; the parent's is the
-    rest of ``wait4``'s total. The endpoints' CPU and requests are read before and after."""
+def timed_split(commands: Sequence[Sequence[str]], env: dict[str, str], servers: Servers) -> Split:
+    """Run ``commands`` at once, each in a process of its own (not under /usr/bin/time: each is waited for
+    here with ``os.wait4``, whose resource usage covers the process and the children it waited for, as
+    ``/usr/bin/time`` reports), and split their CPU: the children's share is each command's ``cutime +
+    cstime`` as last read (every 20 ms) before it ended, which holds its ``--workers`` processes once it has
+    waited for them; the parent's is the rest of ``wait4``'s total. ``wall``: until the last one ended;
+    ``rss_mb``: the largest. The endpoints' CPU and requests are read before and after."""
     endpoints_before, requests_before = servers.cpu(), servers.requests()
     started = time.perf_counter()
-    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    children = 0.0
-    ended = threading.Event()
+    with contextlib.ExitStack() as stack:
+        logs = [stack.enter_context(tempfile.TemporaryFile()) for _ in commands]
+        processes = [
+            subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=log)
+            for command, log in zip(commands, logs, strict=True)
+        ]
+        children = [0.0] * len(processes)
+        ended = threading.Event()
 
-    def sample() -> None:
-        nonlocal children
-        while not ended.wait(0.02):
-            with contextlib.suppress(OSError, ValueError, IndexError):
-                children = cpu_of(process.pid)[1]
+        def sample() -> None:
+            while not ended.wait(0.02):
+                for k, process in enumerate(processes):
+                    if process.returncode is None:
+                        with contextlib.suppress(OSError, ValueError, IndexError):
+                            children[k] = cpu_of(process.pid)[1]
 
-    sampler = threading.Thread(target=sample, daemon=True)
-    sampler.start()
-    assert process.stderr is not None
-    errors = process.stderr.read()  # until it exits (it writes little: no progress display)
-    _, status, usage = os.wait4(process.pid, 0)
-    wall = time.perf_counter() - started
-    ended.set()
-    sampler.join()
-    process.returncode = os.waitstatus_to_exitcode(status)
-    if process.returncode != 0:
-        raise SystemExit(f"failed ({process.returncode}): {' '.join(command)}\n{errors.decode()[-2000:]}")
-    total = usage.ru_utime + usage.ru_stime
+        sampler = threading.Thread(target=sample, daemon=True)
+        sampler.start()
+        total = rss_kb = 0.0
+        failed: list[str] = []
+        for process, log, command in zip(processes, logs, commands, strict=True):
+            _, status, usage = os.wait4(process.pid, 0)
+            process.returncode = os.waitstatus_to_exitcode(status)
+            total += usage.ru_utime + usage.ru_stime
+            rss_kb = max(rss_kb, usage.ru_maxrss)
+            if process.returncode != 0:
+                log.seek(0)
+                failed.append(f"failed ({process.returncode}): {' '.join(command)}\n{log.read().decode()[-2000:]}")
+        wall = time.perf_counter() - started
+        ended.set()
+        sampler.join()
+    if failed:
+        raise SystemExit("\n".join(failed))
     return Split(
         wall=wall,
-        rss_mb=usage.ru_maxrss / 1024,
-        parent=total - children,
-        workers=children,
+        rss_mb=rss_kb / 1024,
+        parent=total - sum(children),
+        workers=sum(children),
         endpoints=servers.cpu() - endpoints_before,
         requests=servers.requests() - requests_before,
     )
@@ -250,7 +262,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--workers-only",
         action="store_true",
-        help="only the --workers 1 and 2 rows (printed, no file; use --items '')",
+        help="only the --workers 1 and 2 rows and 2 shards run at once (printed, no file; use --items '')",
     )
     parser.add_argument("--only", choices=["meta-eval"], help="time this command alone (one row printed, no file)")
     parser.add_argument("--run-dir", type=Path, help="with --only: the run's folder, built when absent and kept")
@@ -310,7 +322,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             out = work / f"workers-{workers}"
             assert compare_servers is not None
             command_w = run_command(data, out, compare_servers.urls, args.concurrency, "--workers", str(workers))
-            split = timed_split(command_w, env, compare_servers)
+            split = timed_split([command_w], env, compare_servers)
             rate = items / split.wall
             one = one or rate
             compare.append(
@@ -322,6 +334,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(cpu_rows[-1], flush=True)
             shutil.rmtree(out)
         if args.workers_only:
+            assert compare_servers is not None
+            commands = [
+                run_command(data, work / f"alone-{k}", compare_servers.urls, args.concurrency, "--shard", f"{k}/2")
+                for k in range(2)
+            ]
+            split = timed_split(commands, env, compare_servers)
+            rate = items / split.wall
+            compare.append(
+                f"| 2 shards at once (`--shard 0/2`, `1/2`: two processes, no parent, no merge) | {items:,} | "
+                f"{split.wall:.1f} s | {rate:.0f} | {rate / one:.2f}x | {split.rss_mb:.0f} MB |"
+            )
+            cpu_rows.append(cpu_row("2 shards at once (each process's own CPU under parent)", split))
+            print(compare[-1], flush=True)
+            print(cpu_rows[-1], flush=True)
             print(f"endpoints: {endpoint_text(args)}", flush=True)
             print(f"load average: {load_before[0]:.1f} before, {os.getloadavg()[0]:.1f} after", flush=True)
             return 0
