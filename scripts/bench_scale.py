@@ -10,6 +10,14 @@ and times ``meta-eval`` on it alone, printing one row and writing no file: the s
 checkout's Python (``/path/to/other/.venv/bin/python scripts/bench_scale.py ...``) gives a before/after pair.
 
     python scripts/bench_scale.py --items 40000 --only meta-eval --run-dir /tmp/scale-40k
+
+The workers, shards and Ray rows run on ``--workers-endpoint``: ``light`` (default; ``scripts/bench_endpoint.py``,
+the same G-Eval answers at a fraction of the scripted server's CPU, so that the endpoints, on the same cores,
+take little of what the workers need) or ``scripted``. Their CPU is split into the parent's, its workers' and
+the endpoints' (seconds, and milliseconds per endpoint call). ``--workers-only --rounds N`` runs ``--workers 1``,
+``--workers 2`` and two shards at once (no parent) N times in turn, each row with the load average before it:
+
+    python scripts/bench_scale.py --items "" --compare-items 10000 --workers-only --no-ray --rounds 3
 """
 
 from __future__ import annotations
@@ -262,8 +270,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--workers-only",
         action="store_true",
-        help="only the --workers 1 and 2 rows and 2 shards run at once (printed, no file; use --items '')",
+        help="only --workers 1, --workers 2 and 2 shards run at once, --rounds times (printed, no file; --items '')",
     )
+    parser.add_argument("--rounds", type=int, default=1, help="with --workers-only: rounds of the three rows")
     parser.add_argument("--only", choices=["meta-eval"], help="time this command alone (one row printed, no file)")
     parser.add_argument("--run-dir", type=Path, help="with --only: the run's folder, built when absent and kept")
     args = parser.parse_args(argv)
@@ -317,6 +326,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 compare_servers = servers
             else:
                 compare_servers = Servers(args.servers, args.workers_endpoint)
+        if args.workers_only:
+            assert compare_servers is not None
+            workers_rounds(args, data, env, work, compare_servers)
+            return 0
         one = None
         for workers in () if args.no_compare else (1, 2):
             out = work / f"workers-{workers}"
@@ -333,24 +346,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(compare[-1], flush=True)
             print(cpu_rows[-1], flush=True)
             shutil.rmtree(out)
-        if args.workers_only:
-            assert compare_servers is not None
-            commands = [
-                run_command(data, work / f"alone-{k}", compare_servers.urls, args.concurrency, "--shard", f"{k}/2")
-                for k in range(2)
-            ]
-            split = timed_split(commands, env, compare_servers)
-            rate = items / split.wall
-            compare.append(
-                f"| 2 shards at once (`--shard 0/2`, `1/2`: two processes, no parent, no merge) | {items:,} | "
-                f"{split.wall:.1f} s | {rate:.0f} | {rate / one:.2f}x | {split.rss_mb:.0f} MB |"
-            )
-            cpu_rows.append(cpu_row("2 shards at once (each process's own CPU under parent)", split))
-            print(compare[-1], flush=True)
-            print(cpu_rows[-1], flush=True)
-            print(f"endpoints: {endpoint_text(args)}", flush=True)
-            print(f"load average: {load_before[0]:.1f} before, {os.getloadavg()[0]:.1f} after", flush=True)
-            return 0
         if args.no_compare:
             return 0 if write(args, command, rows, compare, cpu_rows, load_before) else 1
         shard_dirs = [work / f"shard-{k}" for k in range(2)]
@@ -392,6 +387,46 @@ def main(argv: Sequence[str] | None = None) -> int:
         shutil.rmtree(work, ignore_errors=True)
     write(args, command, rows, compare, cpu_rows, load_before)
     return 0
+
+
+ROUNDS_HEAD = """| round | how | load before | wall | items/s | vs `--workers 1` | CPU parent | CPU workers \
+| CPU endpoints | client ms/call (c) | endpoint ms/call (e) | e/c |
+|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"""
+
+
+def workers_rounds(args: argparse.Namespace, data: Path, env: dict[str, str], work: Path, servers: Servers) -> None:
+    """``--workers-only``: ``--rounds`` rounds of three rows one after the other (``--workers 1``,
+    ``--workers 2``, and two shards run at once: two processes of the single-process runner, no parent, no
+    merge), each row with the load average before it, its wall and CPU split; printed as a Markdown table."""
+    items = args.compare_items
+    rows = [ROUNDS_HEAD]
+    print(f"endpoints: {endpoint_text(args)}", flush=True)
+    print(ROUNDS_HEAD, flush=True)
+    for round_ in range(1, args.rounds + 1):
+        one = None
+        for how in ("`--workers 1`", "`--workers 2`", "2 shards at once"):
+            out = work / f"round-{round_}-{len(rows)}"
+            if how == "2 shards at once":
+                commands = [
+                    run_command(data, out / str(k), servers.urls, args.concurrency, "--shard", f"{k}/2")
+                    for k in range(2)
+                ]
+            else:
+                commands = [run_command(data, out, servers.urls, args.concurrency, "--workers", how[-2])]
+            load = os.getloadavg()[0]
+            split = timed_split(commands, env, servers)
+            rate = items / split.wall
+            one = one or rate
+            client = split.parent + split.workers
+            rows.append(
+                f"| {round_} | {how} | {load:.2f} | {split.wall:.1f} s | {rate:.0f} | {rate / one:.2f}x | "
+                f"{split.parent:.1f} s | {split.workers:.1f} s | {split.endpoints:.1f} s | "
+                f"{split.per_call_ms(client)} | {split.per_call_ms(split.endpoints)} | "
+                f"{split.endpoints / client:.2f} |"
+            )
+            print(rows[-1], flush=True)
+            shutil.rmtree(out)
+    print(f"load average after: {os.getloadavg()[0]:.2f}", flush=True)
 
 
 def only_meta_eval(args: argparse.Namespace) -> int:
