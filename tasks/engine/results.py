@@ -38,7 +38,7 @@ from debate_eval.agents.redaction import redact_record
 from debate_eval.tasks.engine.config_checksum import edit_note, result_config_edited
 from debate_eval.tasks.engine.lock import RunLock, owner_text
 from debate_eval.tasks.engine.record import Record, validate_record
-from debate_eval.tasks.engine.resume_index import IndexEntry, discard_index, load_index, save_index
+from debate_eval.tasks.engine.resume_index import IndexEntry, KeyIndex, discard_index, load_index, save_index
 from debate_eval.tasks.engine.rundir import (
     CONFIG_FILE,
     RESULTS_FILE,
@@ -106,7 +106,7 @@ class ResultsStore:
         self.config_path = self.run_dir.config_path
         self.written = 0  # lines appended by this invocation
         # key -> (the line is of this configuration, the item failed, its byte offset, ...); the last line wins
-        self._index: dict[str, IndexEntry] = {}
+        self._index = KeyIndex()  # a dict's behaviour in a few bytes a key (a run of 100k items)
         self._duplicates = False  # the file repeats a key (files of earlier versions)
         self.tally = Tally()  # the run's records of this configuration
         self.tally_exact = True  # every record in ``tally`` is still the run's record of its key
@@ -129,7 +129,7 @@ class ResultsStore:
             if saved is not None:
                 with contextlib.suppress(KeyError, TypeError, ValueError):  # a tally that does not read: read all
                     self.tally = Tally.from_state(saved.tally)
-                    self._index, self._duplicates = saved.entries, saved.duplicates
+                    self._index, self._duplicates = KeyIndex(saved.entries), saved.duplicates
                     self.index_loaded = self._index_ok = True
                     return
         discard_index(self.results_path)  # stale from here on (the file is repaired or appended to)
@@ -154,7 +154,7 @@ class ResultsStore:
         """Index the file again after it was rewritten under this store's lock (its lines moved: the records
         an older parser read, re-read by ``reread.reread_older``): every line read and checked, and the run's
         totals counted again from them."""
-        self._index = {}
+        self._index = KeyIndex()
         self._duplicates = False
         self.tally, self.tally_exact = Tally(), True
         self.index_loaded = self._index_ok = False

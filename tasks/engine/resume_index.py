@@ -18,7 +18,8 @@ import contextlib
 import hashlib
 import json
 import os
-from collections.abc import Mapping
+from array import array
+from collections.abc import Iterable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -39,6 +40,153 @@ class IndexEntry(NamedTuple):
     failed: bool  # the item failed (it is run again)
     offset: int  # the byte offset of its line in ``results.jsonl``
     parser_version: int | None  # the parsers' version that read its answers (None: before versions)
+
+
+class KeyIndex(MutableMapping[str, IndexEntry]):
+    """The index by key, as a dict of ``IndexEntry`` would hold it (in the order keys were first set, the
+    last value of each), in a few bytes per key: the keys set while a run appends (all of a new run's) are
+    kept as one text and arrays (the key's characters, where it ends, its entry packed in one integer, a slot
+    in a hash table of positions), not as a string, a tuple and an integer object each. ``loaded``: entries
+    read from a saved index (a resume), kept in that dict (not copied)."""
+
+    _CHUNK = 1024  # keys joined into one text at a time
+    _FLAGS = 2  # bits of ``mine`` and ``failed``
+    _VERSION_BITS = 8  # parser version + 1 (0: None); 255: kept apart
+
+    def __init__(self, loaded: Mapping[str, IndexEntry] | None = None) -> None:
+        self._loaded: dict[str, IndexEntry] = loaded if isinstance(loaded, dict) else dict(loaded or {})
+        self._chunks: list[str] = []  # every _CHUNK keys joined
+        self._tail: list[str] = []  # the keys after the last chunk
+        self._ends = array("Q")  # where each key ends in the joined text of all keys
+        self._values = array("q")  # each key's entry packed (``_pack``); -1: removed
+        self._other_versions: dict[int, Any] = {}  # a parser version that does not fit in the packed entry
+        self._slots = array("q", bytes(8 * 16))  # open addressing: position + 1 of a key, 0 empty
+        self._live = 0
+
+    # -- packing
+    def _pack(self, position: int, entry: IndexEntry) -> int:
+        version = entry.parser_version
+        if version is None:
+            code = 0
+        elif type(version) is int and 0 <= version < (1 << self._VERSION_BITS) - 2:
+            code = version + 1
+        else:
+            code = (1 << self._VERSION_BITS) - 1
+            self._other_versions[position] = version
+        if code != (1 << self._VERSION_BITS) - 1:
+            self._other_versions.pop(position, None)
+        flags = (2 if entry.mine else 0) | (1 if entry.failed else 0)
+        return ((int(entry.offset) << self._VERSION_BITS | code) << self._FLAGS) | flags
+
+    def _unpack(self, position: int) -> IndexEntry:
+        packed = self._values[position]
+        code = (packed >> self._FLAGS) & ((1 << self._VERSION_BITS) - 1)
+        if code == (1 << self._VERSION_BITS) - 1:
+            version = self._other_versions[position]
+        else:
+            version = None if code == 0 else code - 1
+        offset = packed >> (self._FLAGS + self._VERSION_BITS)
+        return IndexEntry(bool(packed & 2), bool(packed & 1), offset, version)
+
+    # -- the keys' text
+    def _key(self, position: int) -> str:
+        chunk = position // self._CHUNK
+        if chunk >= len(self._chunks):
+            return self._tail[position - chunk * self._CHUNK]
+        base = self._ends[chunk * self._CHUNK - 1] if chunk else 0
+        start = self._ends[position - 1] if position else 0
+        return self._chunks[chunk][start - base : self._ends[position] - base]
+
+    def _position(self, key: str) -> int:
+        """The position of ``key`` among the appended keys (-1: none)."""
+        mask = len(self._slots) - 1
+        slot = hash(key) & mask
+        while True:
+            found = self._slots[slot]
+            if found == 0:
+                return -1
+            if self._values[found - 1] >= 0 and self._key(found - 1) == key:
+                return found - 1
+            slot = (slot + 1) & mask
+
+    def _place(self, key: str, position: int) -> None:
+        mask = len(self._slots) - 1
+        slot = hash(key) & mask
+        while self._slots[slot]:
+            slot = (slot + 1) & mask
+        self._slots[slot] = position + 1
+
+    def _append(self, key: str, entry: IndexEntry) -> None:
+        position = len(self._ends)
+        self._tail.append(key)
+        self._ends.append((self._ends[-1] if position else 0) + len(key))
+        self._values.append(0)
+        self._values[position] = self._pack(position, entry)
+        if len(self._tail) == self._CHUNK:
+            self._chunks.append("".join(self._tail))
+            self._tail = []
+        if 2 * len(self._ends) > len(self._slots):  # at most half full (the removed keys' slots stay taken)
+            self._slots = array("q", bytes(8 * len(self._slots) * 2))
+            for earlier in range(len(self._ends)):
+                if self._values[earlier] >= 0:
+                    self._place(self._key(earlier), earlier)
+        else:
+            self._place(key, position)
+        self._live += 1
+
+    # -- the mapping
+    def __getitem__(self, key: str) -> IndexEntry:
+        entry = self._loaded.get(key)
+        if entry is not None:
+            return entry
+        position = self._position(key)
+        if position < 0:
+            raise KeyError(key)
+        return self._unpack(position)
+
+    def __setitem__(self, key: str, entry: IndexEntry) -> None:
+        if key in self._loaded:
+            self._loaded[key] = entry
+            return
+        position = self._position(key)
+        if position < 0:
+            self._append(key, entry)
+        else:
+            self._values[position] = self._pack(position, entry)
+
+    def __delitem__(self, key: str) -> None:
+        if key in self._loaded:
+            del self._loaded[key]
+            return
+        position = self._position(key)
+        if position < 0:
+            raise KeyError(key)
+        self._values[position] = -1  # its slot stays taken, skipped by lookups
+        self._other_versions.pop(position, None)
+        self._live -= 1
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and (key in self._loaded or self._position(key) >= 0)
+
+    def __len__(self) -> int:
+        return len(self._loaded) + self._live
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._loaded
+        for position in range(len(self._ends)):
+            if self._values[position] >= 0:
+                yield self._key(position)
+
+    def items(self) -> Iterator[tuple[str, IndexEntry]]:  # type: ignore[override]
+        """Each key and its entry, in order (one pass, no lookup)."""
+        yield from self._loaded.items()
+        for position in range(len(self._ends)):
+            if self._values[position] >= 0:
+                yield self._key(position), self._unpack(position)
+
+    def values(self) -> Iterator[IndexEntry]:  # type: ignore[override]
+        """Each key's entry, in order."""
+        return (entry for _, entry in self.items())
 
 
 @dataclass
@@ -86,19 +234,35 @@ def save_index(
     path = index_path(results_path)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        document = {
+        head = {
             "format": FORMAT,
             "results": stamp(results_path),
             "config_hash": config_hash,
             "by_aspect": by_aspect,
             "duplicates": duplicates,
             "tally": dict(tally),
-            "keys": list(entries),
-            "states": "".join(_STATES[entry.mine, entry.failed] for entry in entries.values()),
-            "offsets": [entry.offset for entry in entries.values()],
-            "parser_versions": [entry.parser_version for entry in entries.values()],
         }
-        tmp.write_text(json.dumps(document, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+        columns = {
+            "keys": lambda key, entry: key,
+            "states": None,
+            "offsets": lambda key, entry: entry.offset,
+            "parser_versions": lambda key, entry: entry.parser_version,
+        }
+        # written a block of entries at a time: the document of 100k keys is never one string in memory
+        with tmp.open("w", encoding="utf-8") as handle:
+            handle.write(json.dumps(head, ensure_ascii=False, separators=(",", ":"))[:-1])
+            for name, column in columns.items():
+                handle.write(f',"{name}":' + ('"' if column is None else "["))
+                first = True
+                for block in _blocks(entries.items()):
+                    if column is None:
+                        handle.write("".join(_STATES[entry.mine, entry.failed] for _, entry in block))
+                        continue
+                    text = ",".join(json.dumps(column(key, entry), ensure_ascii=False) for key, entry in block)
+                    handle.write(text if first else "," + text)
+                    first = False
+                handle.write('"' if column is None else "]")
+            handle.write("}")
         os.replace(tmp, path)
         return True
     except (OSError, ValueError, TypeError):
@@ -106,6 +270,18 @@ def save_index(
             tmp.unlink()
         discard_index(results_path)
         return False
+
+
+def _blocks(pairs: Iterable[tuple[str, IndexEntry]], size: int = 4096) -> Iterator[list[tuple[str, IndexEntry]]]:
+    """``pairs`` a list of ``size`` at a time."""
+    block: list[tuple[str, IndexEntry]] = []
+    for pair in pairs:
+        block.append(pair)
+        if len(block) == size:
+            yield block
+            block = []
+    if block:
+        yield block
 
 
 def discard_index(results_path: Path) -> None:

@@ -149,3 +149,35 @@ def test_an_index_of_another_configuration_is_not_used(
     decodes = Decodes(monkeypatch)
     assert main(run_args(data, out)) == 0
     assert decodes.lines == ITEMS
+
+
+def test_the_key_index_behaves_as_a_dict_of_entries(tmp_path: Path) -> None:
+    """The compact index (keys in one text, entries packed) against a dict under the same random sets,
+    removals and lookups: the same entries in the same order; saved and loaded back whole."""
+    import random
+
+    from debate_eval.tasks.engine.resume_index import IndexEntry, KeyIndex, load_index, save_index
+
+    chance = random.Random(7)
+    index, plain = KeyIndex({"loaded": IndexEntry(True, False, 0, 2)}), {"loaded": IndexEntry(True, False, 0, 2)}
+    for _ in range(20000):
+        key = f"k{chance.randrange(3000)}" if chance.random() < 0.95 else "loaded"
+        roll = chance.random()
+        if roll < 0.7:
+            version = chance.choice([None, 0, 1, 3, 300, "x"])
+            entry = IndexEntry(chance.random() < 0.5, chance.random() < 0.3, chance.randrange(10**12), version)
+            index[key] = plain[key] = entry
+        elif roll < 0.85:
+            assert (key in index) == (key in plain)
+            if key in plain:
+                assert index.pop(key) == plain.pop(key)
+        else:
+            assert index.get(key) == plain.get(key)
+        assert len(index) == len(plain)
+    assert list(index) == list(plain) and list(index.items()) == list(plain.items()) and len(plain) > 1000
+    results = tmp_path / "results.jsonl"
+    results.write_bytes(b"{}\n")
+    saved = {key: entry._replace(offset=0) for key, entry in plain.items() if not isinstance(entry.parser_version, str)}
+    assert save_index(results, config_hash="h", by_aspect=False, entries=KeyIndex(saved), duplicates=False, tally={})
+    loaded = load_index(results, config_hash="h", by_aspect=False)
+    assert loaded is not None and loaded.entries == saved and list(loaded.entries) == list(saved)
