@@ -33,7 +33,9 @@ SESSION_HEADERS = ("X-Session-Id", "x-smg-routing-key")
 BODY_FIELD = "prompt_cache_key"  # the OpenAI API's prompt-cache routing key
 OPENAI_API_HOST = "api.openai.com"
 SESSION_KEYS_ENV = "DEBATE_EVAL_SESSION_KEYS"  # "0" sends no session key
-MAX_PINNED_SESSIONS = 65_536  # sessions remembered per replica set (the oldest are forgotten first)
+# sessions remembered per replica set, the least recently used forgotten first: far more than the sessions of
+# the debates in flight (each uses its own at every turn), and a few MB at most however many items a run has
+MAX_PINNED_SESSIONS = 8_192
 
 _DEBATE: ContextVar[str | None] = ContextVar("debate_eval_debate_session", default=None)
 _ROLE: ContextVar[str | None] = ContextVar("debate_eval_session_role", default=None)

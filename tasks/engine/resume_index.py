@@ -60,7 +60,7 @@ class KeyIndex(MutableMapping[str, IndexEntry]):
         self._ends = array("Q")  # where each key ends in the joined text of all keys
         self._values = array("q")  # each key's entry packed (``_pack``); -1: removed
         self._other_versions: dict[int, Any] = {}  # a parser version that does not fit in the packed entry
-        self._slots = array("q", bytes(8 * 16))  # open addressing: position + 1 of a key, 0 empty
+        self._slots = array("I", bytes(4 * 16))  # open addressing: position + 1 of a key, 0 empty
         self._live = 0
 
     # -- packing
@@ -126,7 +126,7 @@ class KeyIndex(MutableMapping[str, IndexEntry]):
             self._chunks.append("".join(self._tail))
             self._tail = []
         if 2 * len(self._ends) > len(self._slots):  # at most half full (the removed keys' slots stay taken)
-            self._slots = array("q", bytes(8 * len(self._slots) * 2))
+            self._slots = array("I", bytes(4 * len(self._slots) * 2))
             for earlier in range(len(self._ends)):
                 if self._values[earlier] >= 0:
                     self._place(self._key(earlier), earlier)
