@@ -769,7 +769,11 @@ class FileSource:
         target = next(chosen, None)
         if target is None:
             return
-        if file_version(self.path) != self.scan.version:
+        try:
+            version = file_version(self.path)
+        except OSError:
+            raise UserError(f"{self.path}: file not found (it was checked before the run started)") from None
+        if version != self.scan.version:
             raise self._changed("its size or time is not the same")
         reader = _reader(self.spec, self.path, self.scan.columns, self.scan.is_csv)
 
@@ -808,5 +812,7 @@ def own_file_source(spec: DatasetSpec) -> ItemSource | None:
     if spec.loader is not load_own_file:
         return None
     path = Path(spec.relative_path)
+    if not path.is_file():
+        raise UserError(f"{path}: file not found (it was checked before the run started)")
     scan = scanned(spec, path)
     return ListSource(scan.items) if scan.items is not None else FileSource(spec, path, scan)

@@ -213,6 +213,11 @@ def test_a_file_changed_after_its_check_is_refused(tmp_path: Path) -> None:
     Path(name).write_text(CSV.replace("A cat sat.", "A dog sat."), encoding="utf-8")
     with pytest.raises(UserError, match=r"edited\.csv: the file changed since it was checked"):
         list(source.items_at([(0, None)]))
+    Path(name).unlink()
+    with pytest.raises(UserError, match=r"edited\.csv: file not found \(it was checked before the run started\)"):
+        list(source.items_at([(0, None)]))
+    with pytest.raises(UserError, match=r"edited\.csv: file not found"):
+        item_source(name)
 
 
 def test_duplicate_ids_in_a_large_file_name_both_rows(tmp_path: Path) -> None:
@@ -231,3 +236,18 @@ def test_duplicate_ids_in_a_large_file_name_both_rows(tmp_path: Path) -> None:
     assert has_duplicate([f"k{i}" for i in range(5000)] + ["k4999"]) and not has_duplicate(
         [f"k{i}" for i in range(5000)]
     )
+
+
+def test_items_chosen_from_the_ids_are_those_select_items_keeps(tmp_path: Path) -> None:
+    """--docs and --limit applied to the ids kept by the check choose the items select_items chooses."""
+    from debate_eval.tasks.data.datasets import item_source, select_positions
+
+    name = _write(tmp_path, "chosen.csv", CSV)
+    register_own_file(name, fields=FIELDS, aspect="faithfulness", scale=(1, 5))
+    whole, source = load_items(name), item_source(name)
+    for docs, limit in ((None, None), (2, None), (None, 4), (2, 5), (1, 100), (5, 2)):
+        chosen = list(select_positions(source, limit=limit, docs=docs))
+        taken = [item for item, _ in source.items_at((position, None) for position, _ in chosen)]
+        assert taken == select_items(whole, limit=limit, docs=docs) and [i for _, i in chosen] == [
+            item.item_id for item in taken
+        ]
