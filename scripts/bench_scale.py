@@ -110,6 +110,12 @@ def cpu_of(pid: int) -> tuple[float, float]:
     return (utime + stime) / CLOCK_TICKS, (cutime + cstime) / CLOCK_TICKS
 
 
+def machine_busy() -> float:
+    """CPU seconds the machine has spent busy, all processes (``/proc/stat``: all but idle and iowait)."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    return (sum(fields[:8]) - fields[3] - fields[4]) / CLOCK_TICKS
+
+
 @dataclass
 class Split:
     """Where a command's CPU went: ``parent`` (the command's own process), ``workers`` (the processes it
@@ -122,6 +128,7 @@ class Split:
     workers: float
     endpoints: float
     requests: int
+    others: float = 0.0  # the machine's busy CPU during the command that none of these used (other work)
 
     def per_call_ms(self, seconds: float) -> str:
         """``seconds`` of CPU per endpoint call, in milliseconds."""
@@ -136,6 +143,7 @@ def timed_split(commands: Sequence[Sequence[str]], env: dict[str, str], servers:
     waited for them; the parent's is the rest of ``wait4``'s total. ``wall``: until the last one ended;
     ``rss_mb``: the largest. The endpoints' CPU and requests are read before and after."""
     endpoints_before, requests_before = servers.cpu(), servers.requests()
+    busy_before = machine_busy()
     started = time.perf_counter()
     with contextlib.ExitStack() as stack:
         logs = [stack.enter_context(tempfile.TemporaryFile()) for _ in commands]
@@ -168,15 +176,18 @@ def timed_split(commands: Sequence[Sequence[str]], env: dict[str, str], servers:
         wall = time.perf_counter() - started
         ended.set()
         sampler.join()
+    busy = machine_busy() - busy_before
     if failed:
         raise SystemExit("\n".join(failed))
+    endpoints = servers.cpu() - endpoints_before
     return Split(
         wall=wall,
         rss_mb=rss_kb / 1024,
         parent=total - sum(children),
         workers=sum(children),
-        endpoints=servers.cpu() - endpoints_before,
+        endpoints=endpoints,
         requests=servers.requests() - requests_before,
+        others=max(0.0, busy - total - endpoints),
     )
 
 
@@ -390,14 +401,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 ROUNDS_HEAD = """| round | how | load before | wall | items/s | vs `--workers 1` | CPU parent | CPU workers \
-| CPU endpoints | client ms/call (c) | endpoint ms/call (e) | e/c |
-|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"""
+| CPU endpoints | CPU of other work | client ms/call (c) | endpoint ms/call (e) | e/c |
+|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"""
 
 
 def workers_rounds(args: argparse.Namespace, data: Path, env: dict[str, str], work: Path, servers: Servers) -> None:
     """``--workers-only``: ``--rounds`` rounds of three rows one after the other (``--workers 1``,
     ``--workers 2``, and two shards run at once: two processes of the single-process runner, no parent, no
-    merge), each row with the load average before it, its wall and CPU split; printed as a Markdown table."""
+    merge), each row with the load average before it, its wall and CPU split, and the CPU the machine spent on
+    other work meanwhile (``/proc/stat``: busy time less this command's and the endpoints'); printed as a
+    Markdown table."""
     items = args.compare_items
     rows = [ROUNDS_HEAD]
     print(f"endpoints: {endpoint_text(args)}", flush=True)
@@ -420,7 +433,7 @@ def workers_rounds(args: argparse.Namespace, data: Path, env: dict[str, str], wo
             client = split.parent + split.workers
             rows.append(
                 f"| {round_} | {how} | {load:.2f} | {split.wall:.1f} s | {rate:.0f} | {rate / one:.2f}x | "
-                f"{split.parent:.1f} s | {split.workers:.1f} s | {split.endpoints:.1f} s | "
+                f"{split.parent:.1f} s | {split.workers:.1f} s | {split.endpoints:.1f} s | {split.others:.1f} s | "
                 f"{split.per_call_ms(client)} | {split.per_call_ms(split.endpoints)} | "
                 f"{split.endpoints / client:.2f} |"
             )
