@@ -6,7 +6,9 @@ machine whose cores the client also uses the endpoint is not what the benchmark 
 It serves on a free port of 127.0.0.1 with asyncio (one thread, ``asyncio.Protocol``: HTTP/1.1 keep-alive,
 bodies by ``Content-Length``), prints its base URL (``http://127.0.0.1:PORT/v1``) as the first line and stops
 when its standard input closes. Routes: ``POST .../chat/completions``; ``GET .../models``; ``GET
-/scripted/stats`` (``{"requests": N}``, the chat completions answered, as the scripted server counts them).
+/scripted/stats`` (``{"requests": N}``, the chat completions answered, as the scripted server counts them);
+``GET /bench/window`` (``{"first": T, "last": T}``: when the first and the last chat completion since the
+previous such GET came, on the machine's monotonic clock, so a benchmark can time the calls themselves).
 
 The score of a request is chosen from its last message by a hash (CRC-32, so the same request gets the same
 score in every process and run), on ``--scale`` (default 1-5): the scores vary over the items, as a judge's
@@ -28,6 +30,7 @@ import zlib
 from typing import Any
 
 STATS_PATH = b"/scripted/stats"
+WINDOW_PATH = b"/bench/window"  # GET: {"first": t, "last": t} of the requests since the previous GET
 REASONS = {200: b"OK", 400: b"Bad Request", 404: b"Not Found", 413: b"Content Too Large"}
 MAX_BODY = 64 * 1024 * 1024  # a request larger than this is refused (413) and its connection closed
 
@@ -38,6 +41,16 @@ class Endpoint:
     def __init__(self, low: int, high: int) -> None:
         self.low, self.high = low, high
         self.requests = 0
+        # when the chat completions of the current window came, first and last (``time.monotonic``: the
+        # system's monotonic clock, the same in every process of the machine); a window ends when it is read
+        self.first: float | None = None
+        self.last: float | None = None
+
+    def window(self) -> dict[str, Any]:
+        """The current window's first and last request times (None: no request), then a new window."""
+        seen = {"first": self.first, "last": self.last}
+        self.first = self.last = None
+        return seen
 
     def score_of(self, request: dict[str, Any]) -> int:
         """The request's score: its last message's text hashed onto the scale."""
@@ -48,6 +61,9 @@ class Endpoint:
     def completion(self, request: dict[str, Any]) -> dict[str, Any]:
         """The body of a chat completion, shaped as the scripted server's answer to a G-Eval evaluator."""
         self.requests += 1
+        now = time.monotonic()
+        self.first = now if self.first is None else self.first
+        self.last = now
         content = str(self.score_of(request))
         messages = request.get("messages") or []
         prompt_words = sum(len(str(m.get("content", "")).split()) for m in messages if isinstance(m, dict))
@@ -83,6 +99,8 @@ class Endpoint:
             return 200, b'{"object": "list", "data": [{"id": "scripted", "object": "model"}]}'
         if method == b"GET" and route.endswith(STATS_PATH):
             return 200, json.dumps({"requests": self.requests}).encode()
+        if method == b"GET" and route.endswith(WINDOW_PATH):
+            return 200, json.dumps(self.window()).encode()
         return 404, b'{"error": {"message": "not found"}}'
 
 

@@ -15,7 +15,9 @@ The workers, shards and Ray rows run on ``--workers-endpoint``: ``light`` (defau
 the same G-Eval answers at a fraction of the scripted server's CPU, so that the endpoints, on the same cores,
 take little of what the workers need) or ``scripted``. Their CPU is split into the parent's, its workers' and
 the endpoints' (seconds, and milliseconds per endpoint call). ``--workers-only --rounds N`` runs ``--workers 1``,
-``--workers 2`` and two shards at once (no parent) N times in turn, each row with the load average before it:
+``--workers 2`` and two shards at once (no parent) N times in turn, each row with the load average before it;
+on the light endpoint each row also gives its calls a second while calling (from the endpoints' first call of
+the row to their last: the processes' start-up and data check, before the first call, are left out):
 
     python scripts/bench_scale.py --items "" --compare-items 10000 --workers-only --no-ray --rounds 3
 """
@@ -74,6 +76,20 @@ class Servers:
                 total += int(json.loads(response.read())["requests"])
         return total
 
+    def window(self) -> tuple[float, float] | None:
+        """When the first and the last call since the previous ``window`` came (the light endpoint's ``GET
+        /bench/window``, over all endpoints; None when none was answered, or with the scripted server)."""
+        if self.kind != "light":
+            return None
+        firsts, lasts = [], []
+        for url in self.urls:
+            with urllib.request.urlopen(url.removesuffix("/v1") + "/bench/window", timeout=30) as response:
+                seen = json.loads(response.read())
+            if seen["first"] is not None:
+                firsts.append(seen["first"])
+                lasts.append(seen["last"])
+        return (min(firsts), max(lasts)) if firsts else None
+
     def close(self) -> None:
         for process in self.processes:
             if process.stdin is not None:
@@ -129,6 +145,12 @@ class Split:
     endpoints: float
     requests: int
     others: float = 0.0  # the machine's busy CPU during the command that none of these used (other work)
+    calling_s: float | None = None  # from the endpoints' first call of the command to their last (light only)
+
+    def calls_per_s(self) -> float | None:
+        """Calls a second while the command was calling: its calls over ``calling_s`` (its processes'
+        start-up, data check and the end of the run are outside it)."""
+        return self.requests / self.calling_s if self.calling_s and self.requests > 1 else None
 
     def per_call_ms(self, seconds: float) -> str:
         """``seconds`` of CPU per endpoint call, in milliseconds."""
@@ -143,6 +165,7 @@ def timed_split(commands: Sequence[Sequence[str]], env: dict[str, str], servers:
     waited for them; the parent's is the rest of ``wait4``'s total. ``wall``: until the last one ended;
     ``rss_mb``: the largest. The endpoints' CPU and requests are read before and after."""
     endpoints_before, requests_before = servers.cpu(), servers.requests()
+    servers.window()  # a new window: the calls of these commands only
     busy_before = machine_busy()
     started = time.perf_counter()
     with contextlib.ExitStack() as stack:
@@ -180,6 +203,7 @@ def timed_split(commands: Sequence[Sequence[str]], env: dict[str, str], servers:
     if failed:
         raise SystemExit("\n".join(failed))
     endpoints = servers.cpu() - endpoints_before
+    window = servers.window()
     return Split(
         wall=wall,
         rss_mb=rss_kb / 1024,
@@ -188,6 +212,7 @@ def timed_split(commands: Sequence[Sequence[str]], env: dict[str, str], servers:
         endpoints=endpoints,
         requests=servers.requests() - requests_before,
         others=max(0.0, busy - total - endpoints),
+        calling_s=None if window is None else window[1] - window[0],
     )
 
 
@@ -400,9 +425,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-ROUNDS_HEAD = """| round | how | load before | wall | items/s | vs `--workers 1` | CPU parent | CPU workers \
-| CPU endpoints | CPU of other work | client ms/call (c) | endpoint ms/call (e) | e/c |
-|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"""
+ROUNDS_HEAD = """| round | how | load before | wall | items/s | vs `--workers 1` | calls/s while calling \
+| vs `--workers 1` | CPU parent | CPU workers | CPU endpoints | CPU of other work | client ms/call (c) \
+| endpoint ms/call (e) | e/c |
+|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"""
 
 
 def workers_rounds(args: argparse.Namespace, data: Path, env: dict[str, str], work: Path, servers: Servers) -> None:
@@ -416,7 +442,8 @@ def workers_rounds(args: argparse.Namespace, data: Path, env: dict[str, str], wo
     print(f"endpoints: {endpoint_text(args)}", flush=True)
     print(ROUNDS_HEAD, flush=True)
     for round_ in range(1, args.rounds + 1):
-        one = None
+        one: float | None = None
+        one_calling: float | None = None
         for how in ("`--workers 1`", "`--workers 2`", "2 shards at once"):
             out = work / f"round-{round_}-{len(rows)}"
             if how == "2 shards at once":
@@ -430,9 +457,13 @@ def workers_rounds(args: argparse.Namespace, data: Path, env: dict[str, str], wo
             split = timed_split(commands, env, servers)
             rate = items / split.wall
             one = one or rate
+            calling = split.calls_per_s()
+            one_calling = one_calling or calling
+            calling_text = "- | -" if calling is None else f"{calling:.0f} | {calling / (one_calling or calling):.2f}x"
             client = split.parent + split.workers
             rows.append(
                 f"| {round_} | {how} | {load:.2f} | {split.wall:.1f} s | {rate:.0f} | {rate / one:.2f}x | "
+                f"{calling_text} | "
                 f"{split.parent:.1f} s | {split.workers:.1f} s | {split.endpoints:.1f} s | {split.others:.1f} s | "
                 f"{split.per_call_ms(client)} | {split.per_call_ms(split.endpoints)} | "
                 f"{split.endpoints / client:.2f} |"

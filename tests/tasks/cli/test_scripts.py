@@ -123,6 +123,12 @@ def test_bench_endpoint_answers_a_geval_run_as_the_scripted_server_does(isolated
         light = _geval_run(isolated_env / "light", data, base_url)
         with urllib.request.urlopen(base_url.removesuffix("/v1") + "/scripted/stats", timeout=30) as response:
             assert json.loads(response.read()) == {"requests": 20}
+        window = base_url.removesuffix("/v1") + "/bench/window"
+        with urllib.request.urlopen(window, timeout=30) as response:
+            seen = json.loads(response.read())  # the run's calls: the first came no later than the last
+        assert isinstance(seen["first"], float) and seen["first"] <= seen["last"]
+        with urllib.request.urlopen(window, timeout=30) as response:
+            assert json.loads(response.read()) == {"first": None, "last": None}  # read: a new, empty window
     finally:
         assert endpoint.stdin is not None
         endpoint.stdin.close()  # it stops by itself when its standard input closes
