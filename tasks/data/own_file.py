@@ -45,7 +45,6 @@ from debate_eval.agents.errors import UserError
 from debate_eval.tasks.data.registry import (
     GROUP_LEVEL,
     ITEM_LEVEL,
-    KEPT_FILES,
     PAIRWISE,
     PAIRWISE_LABELS,
     SINGLE,
@@ -55,6 +54,7 @@ from debate_eval.tasks.data.registry import (
     file_version,
     folder_given,
     get_dataset,
+    kept,
     looks_like_own_file,
     register_own_file_spec,
 )
@@ -609,13 +609,13 @@ def scanned(spec: DatasetSpec, path: Path) -> FileScan:
     options in this process, or done now (every bad row reported together, one line each)."""
     version = file_version(path)
     key = (spec.name, repr(sorted(dict(spec.options).items())), str(path.resolve()), version)
-    scan = _SCANS.get(key)
-    if scan is None:
-        scan = _SCANS[key] = scan_file(path, spec, version)
-        while len(_SCANS) > KEPT_FILES:
-            _SCANS.popitem(last=False)
-    _SCANS.move_to_end(key)
-    return scan
+    return kept(_SCANS, key, lambda: scan_file(path, spec, version))
+
+
+def _ids_checked_apart(item_id: str, index: int) -> int | None:
+    """``RowItems.item``'s duplicate check when the ids are checked apart: all at once after the check's pass
+    (``has_duplicate``), or already, by the check, when a run reads the rows again."""
+    return None
 
 
 def _reader(spec: DatasetSpec, path: Path, columns: list[str], is_csv: bool) -> RowItems:
@@ -704,15 +704,12 @@ def _scan_pass(
     grouped = False
     low = high = None
 
-    def unchecked(item_id: str, index: int) -> int | None:
-        return None  # ids from a column are checked for duplicates once they are all read
-
     count = 0
     for index, row in enumerate(rows):
         count = index + 1
         if seen_columns is not None:
             seen_columns.update(dict.fromkeys(row))
-        item = reader.item(index, row, unchecked)
+        item = reader.item(index, row, _ids_checked_apart)
         if item is None:
             raise _ReadWhole  # every bad row, worded by the whole file's check
         ids.append(item.item_id)
@@ -776,10 +773,6 @@ class FileSource:
         if version != self.scan.version:
             raise self._changed("its size or time is not the same")
         reader = _reader(self.spec, self.path, self.scan.columns, self.scan.is_csv)
-
-        def no_check(item_id: str, index: int) -> int | None:
-            return None  # the ids were checked with the file
-
         try:
             with contextlib.ExitStack() as stack:
                 if self.scan.is_csv:
@@ -791,7 +784,7 @@ class FileSource:
                     if index < target[0]:
                         continue
                     row = raw if self.scan.is_csv else _jsonl_row(raw)
-                    item = reader.item(index, row, no_check)
+                    item = reader.item(index, row, _ids_checked_apart)
                     if item is None or index >= len(self.scan.ids) or item.item_id != self.scan.ids[index]:
                         raise self._changed(f"row {index + 1}")
                     yield item, target[1]

@@ -21,7 +21,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from debate_eval.agents.errors import UserError
 
@@ -74,6 +74,7 @@ class Item:
 
 
 Loader = Callable[..., list[Item]]
+V = TypeVar("V")
 
 
 def _no_loader(path: Path, **options: Any) -> list[Item]:
@@ -194,13 +195,19 @@ def loaded_items(
     same loader and options; a new list each time (the items themselves are frozen). Registering an own file
     validates it through here, so the run that follows reads and checks the file once."""
     key = (spec.name, spec.loader, repr(sorted(dict(spec.options).items())), source, version)
-    items = _LOADED.get(key)
-    if items is None:
-        items = _LOADED[key] = load()
-        while len(_LOADED) > KEPT_FILES:
-            _LOADED.popitem(last=False)
-    _LOADED.move_to_end(key)
-    return list(items)
+    return list(kept(_LOADED, key, load))
+
+
+def kept(cache: OrderedDict[tuple[object, ...], V], key: tuple[object, ...], load: Callable[[], V]) -> V:
+    """``cache[key]``, made by ``load()`` when absent; ``cache`` keeps the ``KEPT_FILES`` most recently used
+    (what reading a file gave: its items, or an own file's check)."""
+    value = cache.get(key)
+    if value is None:
+        value = cache[key] = load()
+        while len(cache) > KEPT_FILES:
+            cache.popitem(last=False)
+    cache.move_to_end(key)
+    return value
 
 
 class _Datasets(Mapping[str, DatasetSpec]):
