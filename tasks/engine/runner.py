@@ -432,14 +432,18 @@ async def run(
                 if aspects:
                     yield position, item_id, aspects
 
-        selected = sum(1 for _ in chosen()) * len(configs)
-        pending = sum(len(aspects) for _, _, aspects in todo())
+        selected = pending = 0  # counted in one pass over the chosen ids
+        for _, item_id in chosen():
+            selected += len(configs)
+            pending += sum(result_key(item_id, c.aspect, multi) not in done for c in configs)
         summary.selected, summary.already_done = selected, selected - pending
         progress = Progress(total=pending, mode=options.progress, stream=stream, stats=summary.transport)
         if not pending:
             progress.start(start_line(config, summary))
-        store.prepare_retries(result_key(item_id, c.aspect, multi) for _, item_id, aspects in todo() for c in aspects)
-        if pending:
+        if pending:  # nothing pending: no line to drop, and no pass over the ids
+            store.prepare_retries(
+                result_key(item_id, c.aspect, multi) for _, item_id, aspects in todo() for c in aspects
+            )
             # both orders when a task has its twin; one evaluator per aspect
             evaluator = {c.aspect: swapping(c.evaluator()) for c in configs}
             # each item read from its source as a lane takes it, one job per aspect to run
