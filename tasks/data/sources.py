@@ -63,16 +63,16 @@ class ListSource:
 
 
 class CompactStrings(Sequence[str]):
-    """Many short strings in one: their text joined, and where each ends (a few bytes each, against the
-    fifty or so of a string object and its slot in a list)."""
+    """Many short strings in few: every ``_CHUNK`` of them joined into one text, and where each ends (a few
+    bytes each, against the fifty or so of a string object and its slot in a list). Readable while it grows
+    (a run's index of keys) and after ``freeze`` (an own file's ids)."""
 
-    _CHUNK = 1024  # strings joined at a time while appending
+    _CHUNK = 1024  # strings joined into one text at a time
 
     def __init__(self) -> None:
-        self._pending: list[str] = []
-        self._chunks: list[str] = []
-        self._text = ""
-        self._ends = array("Q")
+        self._chunks: list[str] = []  # every _CHUNK strings joined
+        self._pending: list[str] = []  # the strings after the last chunk
+        self._ends = array("Q")  # where each string ends in the text of all of them
         self._frozen = False
 
     def append(self, value: str) -> None:
@@ -80,15 +80,16 @@ class CompactStrings(Sequence[str]):
         assert not self._frozen, "frozen"
         self._pending.append(value)
         self._ends.append((self._ends[-1] if self._ends else 0) + len(value))
-        if len(self._pending) >= self._CHUNK:
+        if len(self._pending) == self._CHUNK:
             self._chunks.append("".join(self._pending))
-            self._pending.clear()
+            self._pending = []
 
     def freeze(self) -> CompactStrings:
-        """No more appends: the text is joined (returns self)."""
-        if not self._frozen:
-            self._text = "".join([*self._chunks, *self._pending])
-            self._chunks, self._pending, self._frozen = [], [], True
+        """No more appends: the last strings are joined too (returns self)."""
+        if not self._frozen and self._pending:
+            self._chunks.append("".join(self._pending))
+            self._pending = []
+        self._frozen = True
         return self
 
     def __len__(self) -> int:
@@ -97,14 +98,23 @@ class CompactStrings(Sequence[str]):
     def __getitem__(self, index: int) -> str:  # type: ignore[override]
         if index < 0:
             index += len(self._ends)
-        start = self._ends[index - 1] if index > 0 else 0
-        return self._text[start : self._ends[index]]
+        if not 0 <= index < len(self._ends):
+            raise IndexError(index)
+        chunk = index // self._CHUNK
+        if chunk >= len(self._chunks):
+            return self._pending[index - chunk * self._CHUNK]
+        base = self._ends[chunk * self._CHUNK - 1] if chunk else 0
+        start = self._ends[index - 1] if index else 0
+        return self._chunks[chunk][start - base : self._ends[index] - base]
 
     def __iter__(self) -> Iterator[str]:
-        text, start = self._text, 0
-        for end in self._ends:
-            yield text[start:end]
-            start = end
+        start = 0
+        for number, text in enumerate(self._chunks):
+            base = start
+            for end in self._ends[number * self._CHUNK : (number + 1) * self._CHUNK]:
+                yield text[start - base : end - base]
+                start = end
+        yield from list(self._pending)
 
 
 def select_positions(

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from debate_eval.tasks.data.sources import CompactStrings
+
 INDEX_FILE = "results.index.json"
 FORMAT = 1
 HEAD_BYTES = 4096  # the bytes of the file's head and tail whose hashes the index records
@@ -45,19 +47,16 @@ class IndexEntry(NamedTuple):
 class KeyIndex(MutableMapping[str, IndexEntry]):
     """The index by key, as a dict of ``IndexEntry`` would hold it (in the order keys were first set, the
     last value of each), in a few bytes per key: the keys set while a run appends (all of a new run's) are
-    kept as one text and arrays (the key's characters, where it ends, its entry packed in one integer, a slot
-    in a hash table of positions), not as a string, a tuple and an integer object each. ``loaded``: entries
-    read from a saved index (a resume), kept in that dict (not copied)."""
+    kept as ``CompactStrings`` (their text joined, where each ends) and arrays (each entry packed in one
+    integer, a slot in a hash table of positions), not as a string, a tuple and an integer object each.
+    ``loaded``: entries read from a saved index (a resume), kept in that dict (not copied)."""
 
-    _CHUNK = 1024  # keys joined into one text at a time
     _FLAGS = 2  # bits of ``mine`` and ``failed``
     _VERSION_BITS = 8  # parser version + 1 (0: None); 255: kept apart
 
     def __init__(self, loaded: Mapping[str, IndexEntry] | None = None) -> None:
         self._loaded: dict[str, IndexEntry] = loaded if isinstance(loaded, dict) else dict(loaded or {})
-        self._chunks: list[str] = []  # every _CHUNK keys joined
-        self._tail: list[str] = []  # the keys after the last chunk
-        self._ends = array("Q")  # where each key ends in the joined text of all keys
+        self._keys = CompactStrings()  # the appended keys, in order
         self._values = array("q")  # each key's entry packed (``_pack``); -1: removed
         self._other_versions: dict[int, Any] = {}  # a parser version that does not fit in the packed entry
         self._slots = array("I", bytes(4 * 16))  # open addressing: position + 1 of a key, 0 empty
@@ -88,15 +87,6 @@ class KeyIndex(MutableMapping[str, IndexEntry]):
         offset = packed >> (self._FLAGS + self._VERSION_BITS)
         return IndexEntry(bool(packed & 2), bool(packed & 1), offset, version)
 
-    # -- the keys' text
-    def _key(self, position: int) -> str:
-        chunk = position // self._CHUNK
-        if chunk >= len(self._chunks):
-            return self._tail[position - chunk * self._CHUNK]
-        base = self._ends[chunk * self._CHUNK - 1] if chunk else 0
-        start = self._ends[position - 1] if position else 0
-        return self._chunks[chunk][start - base : self._ends[position] - base]
-
     def _position(self, key: str) -> int:
         """The position of ``key`` among the appended keys (-1: none)."""
         mask = len(self._slots) - 1
@@ -105,7 +95,7 @@ class KeyIndex(MutableMapping[str, IndexEntry]):
             found = self._slots[slot]
             if found == 0:
                 return -1
-            if self._values[found - 1] >= 0 and self._key(found - 1) == key:
+            if self._values[found - 1] >= 0 and self._keys[found - 1] == key:
                 return found - 1
             slot = (slot + 1) & mask
 
@@ -117,19 +107,15 @@ class KeyIndex(MutableMapping[str, IndexEntry]):
         self._slots[slot] = position + 1
 
     def _append(self, key: str, entry: IndexEntry) -> None:
-        position = len(self._ends)
-        self._tail.append(key)
-        self._ends.append((self._ends[-1] if position else 0) + len(key))
+        position = len(self._keys)
+        self._keys.append(key)
         self._values.append(0)
         self._values[position] = self._pack(position, entry)
-        if len(self._tail) == self._CHUNK:
-            self._chunks.append("".join(self._tail))
-            self._tail = []
-        if 2 * len(self._ends) > len(self._slots):  # at most half full (the removed keys' slots stay taken)
+        if 2 * len(self._keys) > len(self._slots):  # at most half full (the removed keys' slots stay taken)
             self._slots = array("I", bytes(4 * len(self._slots) * 2))
-            for earlier in range(len(self._ends)):
+            for earlier in range(len(self._keys)):
                 if self._values[earlier] >= 0:
-                    self._place(self._key(earlier), earlier)
+                    self._place(self._keys[earlier], earlier)
         else:
             self._place(key, position)
         self._live += 1
@@ -173,16 +159,16 @@ class KeyIndex(MutableMapping[str, IndexEntry]):
 
     def __iter__(self) -> Iterator[str]:
         yield from self._loaded
-        for position in range(len(self._ends)):
+        for position, key in enumerate(self._keys):
             if self._values[position] >= 0:
-                yield self._key(position)
+                yield key
 
     def items(self) -> Iterator[tuple[str, IndexEntry]]:  # type: ignore[override]
         """Each key and its entry, in order (one pass, no lookup)."""
         yield from self._loaded.items()
-        for position in range(len(self._ends)):
+        for position, key in enumerate(self._keys):
             if self._values[position] >= 0:
-                yield self._key(position), self._unpack(position)
+                yield key, self._unpack(position)
 
     def values(self) -> Iterator[IndexEntry]:  # type: ignore[override]
         """Each key's entry, in order."""
