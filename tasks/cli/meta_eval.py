@@ -18,6 +18,9 @@
   system-level bar, ``system_kendall=0.5``, also needs 5 systems; see :mod:`tasks.analysis.gates`), for CI.
   A bar that is not a finite number in range, a statistic given twice or an empty ``--fail-under`` is an
   error (exit 2).
+- ``--labels FILE``: the human labels of a ``labels.jsonl`` (the label page's, ``debate-eval label``) are the
+  run's human ratings, in place of the dataset's (``tasks.analysis.labels``); the systems' PPI estimates use
+  them beside the judge's scores of the unlabelled items.
 - A run without human ratings (unlabelled outputs) has nothing to meta-evaluate: one line, exit 2 (with
   ``--fail-under`` too: nothing computed is not a pass). Records without a rating beside rated ones are counted
   as unrated and left out.
@@ -47,6 +50,7 @@ from debate_eval.tasks.analysis.gates import (
     failure_line,
     parse_bars,
 )
+from debate_eval.tasks.analysis.labels import labelled_run_rows
 from debate_eval.tasks.analysis.meta_eval import compare_runs, meta_evaluate
 from debate_eval.tasks.analysis.records import load_results, require_human_ratings, results_path
 from debate_eval.tasks.analysis.references import REFERENCE_NAMES
@@ -67,10 +71,16 @@ def handle_meta_eval(args: argparse.Namespace) -> int:
     if args.fail_under_ci and args.bootstrap == 0:
         raise UserError("--fail-under-ci needs intervals: give --bootstrap N > 0")
     if args.compare:
+        if args.labels:
+            raise UserError("--labels applies to one meta-evaluation, not to --compare")
         if bars:
             raise UserError("--fail-under applies to one meta-evaluation, not to --compare")
         return _compare(args)
     records = load_results([results_path(path) for path in args.results])
+    if args.labels:
+        if len(args.results) != 1:
+            raise UserError("--labels reads the labels of one run; give one RUN")
+        records = labelled_run_rows(records, args.labels, args.results[0])
     require_human_ratings(records, ", ".join(args.results))
     _warn_parsers(records, ", ".join(args.results))
     report = meta_evaluate(records, bootstrap=args.bootstrap, ci_method=args.ci_method)
@@ -130,6 +140,13 @@ def add_subparser(subparsers: Any) -> None:
         "--swap. Later files and later lines win for a repeated item.",
     )
     parser.add_argument("results", nargs="+", metavar="RUN", help="run directories (or their results.jsonl)")
+    parser.add_argument(
+        "--labels",
+        metavar="FILE",
+        help="human labels of the run's items (labels.jsonl, as the label command's page downloads it): they are the "
+        "human ratings, in place of any the dataset holds; the systems' PPI means use them with the judge's "
+        "scores of the unlabelled items",
+    )
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="print the report as JSON instead of the table")
     output.add_argument(
