@@ -5,7 +5,8 @@ SummEval results), ``geval`` (G-Eval's released 20-sample results), ``jsonl`` (a
 answer, joined to ``--dataset``), ``pandalm`` (PandaLM's released verdicts). The run directory holds
 ``config.json`` and ``results.jsonl`` as a run writes them, so ``show``, ``rescore`` and ``meta-eval`` accept
 it; the project's parser is applied and the raw text kept in each transcript. Rows whose id matches no item
-are listed (count and first five). Several files go into one run when they share dataset and aspect; for a
+are listed (count and first five). ``judgebench`` reads ``PAIRS OUTPUTS`` (JudgeBench's pairs, then one judge's
+outputs) into one run. Several files of the other formats go into one run when they share dataset and aspect; for a
 repeated item the later file wins (and the number of such items is printed).
 """
 
@@ -86,8 +87,15 @@ def handle_import(args: argparse.Namespace) -> int:
         "data_dir": args.data_dir,
     }
     results = []
-    for name in args.files:
-        result, aspect, scale = module.import_file(Path(name), options)
+    if hasattr(module, "import_files"):  # one run from several files together (judgebench: PAIRS OUTPUTS)
+        result, aspect, scale = module.import_files([Path(name) for name in args.files], options)
+        named = [(args.files[-1], result, aspect)]
+    else:
+        named = []
+        for name in args.files:
+            result, aspect, scale = module.import_file(Path(name), options)
+            named.append((name, result, aspect))
+    for name, result, aspect in named:
         results.append((Path(name), result, aspect))
         for note in result.notes:
             print(note)
