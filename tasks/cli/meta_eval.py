@@ -18,6 +18,10 @@
   system-level bar, ``system_kendall=0.5``, also needs 5 systems; see :mod:`tasks.analysis.gates`), for CI.
   A bar that is not a finite number in range, a statistic given twice or an empty ``--fail-under`` is an
   error (exit 2).
+- A pairwise run against one baseline (``import alpaca-eval``, or any run whose records name ``system_a`` the
+  same baseline) also gets each system's win rate, its standard error and the length-controlled win rate, and
+  every two systems compared (``tasks.analysis.win_rates``; ``--difficulty CSV`` adds the instructions'
+  difficulty to the length control); without human ratings that is all it prints.
 - A run without human ratings (unlabelled outputs) has nothing to meta-evaluate: one line, exit 2 (with
   ``--fail-under`` too: nothing computed is not a pass). Records without a rating beside rated ones are counted
   as unrated and left out.
@@ -26,7 +30,9 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
@@ -48,8 +54,9 @@ from debate_eval.tasks.analysis.gates import (
     parse_bars,
 )
 from debate_eval.tasks.analysis.meta_eval import compare_runs, meta_evaluate
-from debate_eval.tasks.analysis.records import load_results, require_human_ratings, results_path
+from debate_eval.tasks.analysis.records import iter_checked, load_results, require_human_ratings, results_path
 from debate_eval.tasks.analysis.references import REFERENCE_NAMES
+from debate_eval.tasks.analysis.win_rates import baseline_win_rates, has_baseline, read_difficulty, win_rate_table
 from debate_eval.tasks.engine.reread import mixed_versions_warning
 
 ALL_REFERENCES = "all"
@@ -71,6 +78,10 @@ def handle_meta_eval(args: argparse.Namespace) -> int:
             raise UserError("--fail-under applies to one meta-evaluation, not to --compare")
         return _compare(args)
     records = load_results([results_path(path) for path in args.results])
+    block = _win_rates(args) if has_baseline(records) else None
+    if block is not None and not any(row.human_label or row.human_score is not None for row in records):
+        print(json.dumps(block, indent=2) if args.json else "\n".join(win_rate_table(block)))
+        return 0
     require_human_ratings(records, ", ".join(args.results))
     _warn_parsers(records, ", ".join(args.results))
     report = meta_evaluate(records, bootstrap=args.bootstrap, ci_method=args.ci_method)
@@ -85,12 +96,22 @@ def handle_meta_eval(args: argparse.Namespace) -> int:
         if args.distribution:
             print()
             print(format_distribution(score_distribution(records)))
+        if block is not None:
+            print()
+            print("\n".join(win_rate_table(block)))
     if bars:
         failures = check_bars(report, bars, lower_ci=args.fail_under_ci, min_coverage=min_coverage)
         if failures:
             print(failure_line(failures, args.fail_under_ci), file=sys.stderr)
             return 1
     return 0
+
+
+def _win_rates(args: argparse.Namespace) -> dict[str, Any] | None:
+    """The runs' win rates against their baseline (``win_rates``), None when they have no baseline."""
+    records = [record for path in args.results for record in iter_checked(results_path(path))]
+    difficulty = read_difficulty(Path(args.difficulty)) if args.difficulty else None
+    return baseline_win_rates(records, difficulty)
 
 
 def _compare(args: argparse.Namespace) -> int:
@@ -185,6 +206,12 @@ def add_subparser(subparsers: Any) -> None:
         help=f"with --fail-under: a figure also fails when fewer than this share of the rated items have a "
         f"score/verdict, or of the groups a defined correlation, or when it stands on fewer than 10 units "
         f"(default {DEFAULT_MIN_COVERAGE}; 0: no coverage requirement)",
+    )
+    parser.add_argument(
+        "--difficulty",
+        metavar="CSV",
+        help="pairwise runs against a baseline: each instruction's difficulty (a CSV of instruction,difficulty "
+        "with a header row) for the length-controlled win rate",
     )
     parser.add_argument(
         "--fail-under-ci",

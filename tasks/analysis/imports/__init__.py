@@ -1,7 +1,7 @@
 """Importers of published judge outputs (``debate-eval import FORMAT FILE... --out DIR``).
 
 Each format is one module with ``FORMAT`` and ``import_file(path, options) -> (ImportResult, aspect,
-scale)``, or ``import_files(paths, options)`` when its files make one run together (``judgebench``);
+scale)``, or ``import_files(paths, options)`` when its files make one run together (``judgebench``, ``alpaca-eval``);
 :mod:`common` builds the records and writes the run directory.
 """
 
@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from debate_eval.tasks.analysis.imports import debate_authors, geval, jsonl, judgebench, pandalm
+from debate_eval.tasks.analysis.imports import alpaca_eval, debate_authors, geval, jsonl, judgebench, pandalm
 
 FORMATS: dict[str, ModuleType] = {
-    module.FORMAT: module for module in (debate_authors, geval, jsonl, judgebench, pandalm)
+    module.FORMAT: module for module in (alpaca_eval, debate_authors, geval, jsonl, judgebench, pandalm)
 }
 
 __all__ = ["FORMATS"]
