@@ -32,6 +32,12 @@ def add_subparser(subparsers: Any) -> None:
         help="bootstrap interval of the meta-evaluation tables, as meta-eval --ci-method: percentile (default) "
         "or bca (scipy's bias-corrected and accelerated)",
     )
+    parser.add_argument(
+        "--labels",
+        metavar="FILE",
+        help="human labels of the run's items (labels.jsonl from the label page): the page's agreement figures, "
+        "scatter and reliability diagram read them in place of the dataset's ratings",
+    )
     parser.set_defaults(handler=handle_report)
 
 
@@ -44,6 +50,7 @@ def handle_report(args: argparse.Namespace) -> int:
         data_dir=args.data_dir,
         with_texts=not args.no_texts,
         ci_method=args.ci_method,
+        labels=args.labels,
     )
     print(f"report: {target} ({target.stat().st_size / 1e6:.1f} MB; open it in a browser, no server needed)")
     return 0

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from debate_eval.agents.errors import UserError
 from debate_eval.tasks.analysis.bootstrap import CI_METHODS, DEFAULT_CI_METHOD
-from debate_eval.tasks.analysis.report.gather import Run, attach_inputs, load_runs
+from debate_eval.tasks.analysis.report.gather import Run, attach_inputs, label_items, load_runs
 from debate_eval.tasks.analysis.report.page import SAMPLE_ITEMS, SIDECAR_SUFFIX, render, render_page
 
 __all__ = ["Run", "load_runs", "render", "render_page", "write_report"]
@@ -25,6 +25,7 @@ def write_report(
     data_dir: str | Path | None = None,
     with_texts: bool = True,
     ci_method: str = DEFAULT_CI_METHOD,
+    labels: str | Path | None = None,
 ) -> Path:
     """Read the runs, render the page and write it to ``out`` (its folder is created); returns the path.
 
@@ -35,6 +36,9 @@ def write_report(
     (``percentile`` or ``bca``) is the bootstrap interval method of the meta-evaluation tables, as
     ``meta-eval --ci-method``; the page names it. An audit folder (``debate-eval audit --out DIR``, with its
     ``card.json``) gives its judge card page, whose intervals are the audit's own (``audit --ci-method``).
+    ``labels`` (a ``labels.jsonl`` of one run, as ``debate-eval label`` downloads it) are the human ratings of
+    that run's items, in place of the dataset's: the agreement figures, the scatter and the reliability
+    diagram read them.
     """
     if ci_method not in CI_METHODS:
         raise UserError(f"ci_method: choose one of {', '.join(CI_METHODS)} (not {ci_method!r})")
@@ -50,6 +54,10 @@ def write_report(
         temporary.replace(target)
         return target
     runs = load_runs(names)
+    if labels is not None:
+        if len(runs) != 1:
+            raise UserError("--labels reads the labels of one run; give one RUN")
+        label_items(runs[0], labels)
     notes = attach_inputs(runs, data_dir) if with_texts else []
     sidecar_path = target.with_name(target.name + SIDECAR_SUFFIX)
     target.parent.mkdir(parents=True, exist_ok=True)

@@ -405,3 +405,16 @@ def attach_inputs(runs: Sequence[Run], data_dir: str | Path | None = None) -> li
             if any(item.dataset == dataset for item in run.items):
                 run.texts[dataset] = texts
     return notes
+
+
+def label_items(run: Run, path: str | Path) -> None:
+    """Give the run's items the human labels of a ``labels.jsonl`` (``tasks.analysis.labels``: checked against
+    the run's items and scale) in place of the dataset's ratings; items without a label get none."""
+    from debate_eval.tasks.analysis.labels import apply_labels, read_labels, run_scale
+
+    rows = [item.score_row() for item in run.items]
+    aspects = {item.aspect for item in run.items}
+    scale = run_scale(run.config, next(iter(aspects))) if len(aspects) == 1 else None
+    labelled = apply_labels(rows, read_labels(path, rows, scale))
+    for item, row in zip(run.items, labelled, strict=True):
+        item.human_score, item.human_label = row.human_score, row.human_label

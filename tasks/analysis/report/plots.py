@@ -223,3 +223,63 @@ def _legend(names: Sequence[str], colours: Sequence[str]) -> list[str]:
         out.append(f'<text x="{x + 12}" y="30" class="legend">{esc(name)}</text>')
         x += 18 + 6.2 * len(str(name))
     return out
+
+
+def reliability(
+    title: str,
+    points: Sequence[tuple[float, float, int]],
+    curve: Sequence[tuple[float, float]],
+    judge_range: tuple[float, float],
+    human_range: tuple[float, float],
+    colour: str = PALETTE[0],
+) -> str:
+    """A reliability diagram: per bin of the judge's score (x), the mean human rating (y) of its items, a circle
+    whose area follows the bin's size; the fitted monotone map (``curve``, judge score -> human scale) as a
+    line; the dashed diagonal where the judge's score would read as the human rating (same scale only)."""
+    (x_low, x_high), (y_low, y_high) = judge_range, human_range
+    x_span, y_span = (x_high - x_low) or 1.0, (y_high - y_low) or 1.0
+    left, right, top, bottom = MARGIN, WIDTH - 12, 24, HEIGHT - MARGIN
+
+    def x_px(v: float) -> float:
+        return left + (v - x_low) / x_span * (right - left)
+
+    def y_px(v: float) -> float:
+        return bottom - (v - y_low) / y_span * (bottom - top)
+
+    body = [
+        f'<line x1="{left}" x2="{right}" y1="{bottom}" y2="{bottom}" class="axis"/>',
+        f'<line x1="{left}" x2="{left}" y1="{top}" y2="{bottom}" class="axis"/>',
+    ]
+    if judge_range == human_range:
+        body.append(
+            f'<line x1="{x_px(x_low):.1f}" y1="{y_px(y_low):.1f}" x2="{x_px(x_high):.1f}" y2="{y_px(y_high):.1f}" '
+            'class="diag"/>'
+        )
+    body += _axis_ticks(_even_ticks(x_low, x_high), x_px, True, bottom)
+    body += _axis_ticks(_even_ticks(y_low, y_high), y_px, False, left)
+    body.append(f'<text x="{(left + right) / 2}" y="{HEIGHT - 8}" text-anchor="middle">judge score</text>')
+    body.append(
+        f'<text x="12" y="{HEIGHT / 2}" transform="rotate(-90 12 {HEIGHT / 2})" text-anchor="middle">'
+        "mean human rating</text>"
+    )
+    if curve:
+        path = " ".join(f"{x_px(x):.1f},{y_px(y):.1f}" for x, y in curve)
+        body.append(f'<polyline points="{path}" fill="none" stroke="{HUMAN_COLOUR}" stroke-width="1.5"/>')
+    largest = max([n for _, _, n in points] + [1])
+    for score, human, n in points:
+        radius = 2.5 + 6.0 * (n / largest) ** 0.5
+        body.append(
+            f'<circle cx="{x_px(score):.1f}" cy="{y_px(human):.1f}" r="{radius:.1f}" fill="{colour}" '
+            f'fill-opacity="0.7"><title>{esc(f"judge {score:.3g}: mean human {human:.3g} over {n} item(s)")}'
+            "</title></circle>"
+        )
+    return _frame(title, body)
+
+
+def _even_ticks(low: float, high: float) -> list[float]:
+    span = high - low
+    step = 1.0 if span <= 6 else 2.0 if span <= 12 else span / 5
+    if span < 2:
+        step = 0.25 if span <= 1 else 0.5
+    count = round(span / step)
+    return [low + i * step for i in range(count + 1)]

@@ -7,7 +7,10 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from debate_eval.tasks.analysis.bootstrap import DEFAULT_CI_METHOD
+import numpy as np
+
+from debate_eval.tasks.analysis.bootstrap import DEFAULT_CI_METHOD, MIN_UNITS
+from debate_eval.tasks.analysis.calibration import MonotoneMap, reliability_points
 from debate_eval.tasks.analysis.report import numbers, plots
 from debate_eval.tasks.analysis.report.gather import Item, Run, compare_key, is_pairwise, item_key, number
 from debate_eval.tasks.analysis.report.plots import esc
@@ -46,6 +49,9 @@ def _score_plots(runs: Sequence[Run]) -> list[str]:
             ]
             colour = plots.PALETTE[index % len(plots.PALETTE)]
             figures.append(plots.scatter(f"{run.label}: predicted vs human{suffix}", points, low, high, colour))
+            diagram = _reliability(run, records, suffix, colour)
+            if diagram:
+                figures.append(diagram)
         humans = {item_key(r): r for _, _, records in subsets for r in records}
         dists = {"humans": numbers.score_distribution(humans.values(), "human_score")} if rated else {}
         dists |= {run.label: numbers.score_distribution(records, "score") for _, run, records in subsets}
@@ -54,6 +60,24 @@ def _score_plots(runs: Sequence[Run]) -> list[str]:
         colours = [plots.HUMAN_COLOUR] * rated + [plots.PALETTE[index % len(plots.PALETTE)] for index, _, _ in subsets]
         figures.append(plots.grouped_bars(f"score distribution (% of scores){suffix}", bins, series, colours))
     return figures
+
+
+def _reliability(run: Run, records: Sequence[Item], suffix: str, colour: str) -> str:
+    """The run's reliability diagram with its isotonic map (``debate-eval calibrate``), from at least
+    ``MIN_UNITS`` items with a score and a human rating."""
+    pairs = [(s, h) for r in records if (s := number(r.score)) is not None and (h := number(r.human_score)) is not None]
+    if len(pairs) < MIN_UNITS:
+        return ""
+    scores, ratings = np.array([s for s, _ in pairs]), np.array([h for _, h in pairs])
+    fitted = MonotoneMap.fit(scores, ratings)
+    points = [(x, y, int(n)) for x, y, n in reliability_points(scores, ratings)["points"]]
+    judge_range = (float(math.floor(scores.min())), float(math.ceil(scores.max())))
+    human_range = (float(math.floor(ratings.min())), float(math.ceil(ratings.max())))
+    if judge_range[0] <= human_range[1] and human_range[0] <= judge_range[1]:  # overlapping scales: one range
+        judge_range = human_range = (min(judge_range[0], human_range[0]), max(judge_range[1], human_range[1]))
+    curve = list(zip(fitted.knots, fitted.values, strict=True))
+    title = f"{run.label}: reliability and the isotonic map{suffix}"
+    return plots.reliability(title, points, curve, judge_range, human_range, colour)
 
 
 def plots_section(runs: Sequence[Run]) -> str:

@@ -125,7 +125,12 @@ def test_pairwise_and_fennec_shapes_in_chromium(browser, tmp_path: Path, isolate
     (fennec,) = make_runs(tmp_path / "runs", docs=1, methods=("fennec",))
     browser.open(write_report([*pairwise, fennec], tmp_path / "shapes.html"))
     browser.wait_until(READY)
-    assert count(browser, "svg.plot") == 2 * 2 + 2  # per pairwise run: verdicts vs labels, position consistency
+    # per pairwise run: verdicts vs labels, position consistency; fennec's 16 rated scores: scatter, distribution and
+    # the reliability diagram (10 or more items with a score and a human rating)
+    assert count(browser, "svg.plot") == 2 * 2 + 3
+    assert "fennec: reliability and the isotonic map" in browser.evaluate(
+        "document.getElementById('plots').textContent"
+    )
     plots_text = browser.evaluate("document.getElementById('plots').textContent")
     assert "position consistency (--swap)" in plots_text and "verdicts vs human labels" in plots_text
     assert "4 items are in all 2 pairwise runs" in browser.evaluate("document.getElementById('compare').textContent")

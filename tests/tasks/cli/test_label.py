@@ -64,6 +64,14 @@ def test_label_page_meta_eval_and_calibrate_read_the_labels(isolated_env: Path, 
     assert calibration["error_before"]["mae"] == pytest.approx(np.abs(raw - human).mean())
     assert calibration["scale"] == [1.0, 5.0]
 
+    # the report's reliability diagram: per judge score, the mean label of its items (counted by hand)
+    assert main(["report", str(run), "--labels", str(labels), "--out", str(isolated_env / "r.html")]) == 0
+    page = (isolated_env / "r.html").read_text(encoding="utf-8")
+    assert "reliability and the isotonic map" in page
+    for score in sorted({scores[i] for i in ids}):
+        rated = [ratings[i] for i in ids if scores[i] == score]
+        assert f"judge {score:.3g}: mean human {np.mean(rated):.3g} over {len(rated)} item(s)" in page
+
     labels.write_text(json.dumps({"item_id": ids[0], "rating": 9}) + "\n")
     assert main(["meta-eval", str(run), "--labels", str(labels)]) == 2
     err = capsys.readouterr().err
