@@ -212,7 +212,7 @@ def transfer_by_system(
     is. A flagged system's items are calibrated by the map of the systems that were not flagged (which never saw
     them) and tested against those systems' residuals."""
     labels = np.asarray([str(s) if s is not None else "" for s in systems])
-    names = sorted({name for name in labels if name})
+    names = sorted({str(name) for name in labels if name})
     flagged: list[str] = []
     while True:
         pool = ~np.isin(labels, flagged)
@@ -252,7 +252,7 @@ def cross_ppi_mean(ratings: np.ndarray, predicted: np.ndarray, unlabelled: np.nd
     mean = float(imputed.mean() + (ratings - predicted).mean())
     spread = math.sqrt(imputed.var() / big_n + (predicted - ratings).var() / n)
     half = stats.norm.ppf(0.5 + LEVEL / 2) * spread
-    return {"mean": mean, "ci95": [mean - half, mean + half]}
+    return {"mean": mean, "ci95": [float(mean - half), float(mean + half)]}
 
 
 def _applied(

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from debate_eval.tasks.analysis.calibration import Calibration
     from debate_eval.tasks.analysis.labels import Label
     from debate_eval.tasks.analysis.meta_eval import Comparison
+    from debate_eval.tasks.analysis.report.label_page import LabelPage
 
 __all__ = [
     "Calibration",
@@ -47,6 +48,7 @@ __all__ = [
     "JudgeCard",
     "Judgment",
     "Label",
+    "LabelPage",
     "Message",
     "MetaEval",
     "Method",
@@ -113,6 +115,7 @@ _WHERE = {  # public name -> the module that defines it
     "read_labels": "debate_eval._trust",
     "calibrate": "debate_eval._trust",
     "Label": "debate_eval.tasks.analysis.labels",
+    "LabelPage": "debate_eval.tasks.analysis.report.label_page",
     "Calibration": "debate_eval.tasks.analysis.calibration",
 }
 

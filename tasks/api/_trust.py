@@ -14,6 +14,7 @@ from debate_eval.tasks.analysis.label_choice import DEFAULT_LABELS, STRATIFIED
 from debate_eval.tasks.analysis.labels import Label, labelled_run_rows, scale_of_run
 from debate_eval.tasks.analysis.labels import read_labels as _read_labels
 from debate_eval.tasks.analysis.records import load_results, results_path
+from debate_eval.tasks.analysis.report.label_page import LabelPage
 from debate_eval.tasks.analysis.report.label_page import label_page as _label_page
 
 RunLike = Union[Run, str, "os.PathLike[str]"]
@@ -26,12 +27,12 @@ def _path(run: RunLike) -> Path:
 
 def label_page(
     run: RunLike, out: PathLike = "label.html", *, n: int = DEFAULT_LABELS, choose: str = STRATIFIED, seed: int = 0
-) -> Path:
+) -> LabelPage:
     """Write the label page of ``n`` items of ``run`` (``debate-eval label RUN --n N --choose HOW``): a
     self-contained HTML file where a person rates each item and downloads ``labels.jsonl``. ``choose``:
-    ``stratified`` (default), ``lowest-confidence`` or ``random``. Returns the page's path."""
-    target, _ = _label_page(_path(run), out, n=n, how=choose, seed=seed)
-    return target
+    ``stratified`` (default), ``lowest-confidence`` or ``random``. Returns the page: its ``path`` and the
+    ``item_ids`` on it, in order."""
+    return _label_page(_path(run), out, n=n, how=choose, seed=seed)
 
 
 def read_labels(path: PathLike, run: RunLike | None = None) -> list[Label]:

@@ -41,8 +41,11 @@ def add_subparser(subparsers: Any) -> None:
 
 def handle_label(args: argparse.Namespace) -> int:
     """Write the label page and print its path."""
-    target, count = label_page(
+    page = label_page(
         args.run, args.out, n=args.n, how=args.choose, seed=args.seed, data_dir=args.data_dir, title=args.title
     )
-    print(f"label page: {target} ({count} items; open it in a browser, no server needed; it downloads labels.jsonl)")
+    print(
+        f"label page: {page.path} ({len(page.item_ids)} items chosen by {page.choice}; open it in a browser, no "
+        "server needed; it downloads labels.jsonl)"
+    )
     return 0

@@ -8,7 +8,8 @@ Data: items rated by several annotators, and the judge's score of each. For each
   squared difference to the other annotators' ratings of item *i* (``neg_rmse``; for labels, ``accuracy``: the
   share of the others who gave the same label);
 - W^f_i = 1 when S(f) ≥ S(h_j) (the judge represents the others at least as well as *j* does), W^h_i = 1 when
-  S(h_j) ≥ S(f); ties count for both;
+  S(h_j) ≥ S(f); ties count for both (scores within 1e-9 are ties, so that a judge's 2.9999999999999996, a
+  float sum of probabilities, ties with a rating of 3);
 - the one-sided test of H0: mean(W^h − W^f) ≥ ε against H1: mean(W^h − W^f) < ε, by a t-test of the
   differences (the same p as scipy's paired ``ttest_rel(W^h, W^f + ε, alternative="less")``). ε is the
   cost-benefit allowance the judge gets for being cheaper and faster: the paper suggests 0.2 for expert
@@ -38,6 +39,7 @@ from debate_eval.tasks.analysis.audit.facet import Facet, Figure, not_applicable
 DEFAULT_EPSILON = 0.1
 DEFAULT_Q = 0.05
 MIN_ITEMS = 30
+TIE = 1e-9  # alignment scores this close are equal (a score of 2.9999999999999996 ties with 3)
 NEG_RMSE, ACCURACY = "neg_rmse", "accuracy"
 
 Annotation = float | str
@@ -167,8 +169,8 @@ def alt_test(
         for item in items:
             others = [annotations[other][item] for other in raters_of[item] if other != annotator]
             s_judge, s_annotator = score(judge[item], others), score(given[item], others)
-            judge_wins.append(1.0 if s_judge >= s_annotator else 0.0)
-            annotator_wins.append(1.0 if s_annotator >= s_judge else 0.0)
+            judge_wins.append(1.0 if s_judge >= s_annotator - TIE else 0.0)
+            annotator_wins.append(1.0 if s_annotator >= s_judge - TIE else 0.0)
         w_f, w_h = np.asarray(judge_wins), np.asarray(annotator_wins)
         p = one_sided_p(w_h - w_f, epsilon)
         p_values.append(p)

@@ -113,7 +113,7 @@ def self_preference(
         return result
     dof = (va + vb) ** 2 / (va**2 / (len(a) - 1) + vb**2 / (len(b) - 1))
     half = stats.t.ppf(0.5 + LEVEL / 2, dof) * math.sqrt(va + vb)
-    result.ci95 = [result.difference - half, result.difference + half]
+    result.ci95 = [float(result.difference - half), float(result.difference + half)]
     result.p = float(stats.ttest_ind(a, b, equal_var=False).pvalue)
     return result
 

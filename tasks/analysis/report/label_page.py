@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -70,6 +71,15 @@ def _item(record: Record) -> dict[str, Any]:
     }
 
 
+@dataclass(frozen=True)
+class LabelPage:
+    """A written label page: where it is, and the ids of the items on it (in the page's order)."""
+
+    path: Path
+    item_ids: tuple[str, ...]
+    choice: str
+
+
 def label_page(
     run: str | Path,
     out: str | Path,
@@ -78,9 +88,9 @@ def label_page(
     seed: int = 0,
     data_dir: str | Path | None = None,
     title: str | None = None,
-) -> tuple[Path, int]:
+) -> LabelPage:
     """Write the label page of ``n`` items of ``run`` chosen by ``how`` (:mod:`tasks.analysis.label_choice`)
-    to ``out``; returns the path and the number of items on it. Items with an error are never offered."""
+    to ``out``; returns the page (its path and item ids). Items with an error are never offered."""
     loaded = load_run(run)
     attach_inputs([loaded], data_dir)
     records = [record for record in loaded.iter_records() if record.ok]
@@ -120,7 +130,7 @@ def label_page(
     target = Path(out)
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(html, encoding="utf-8")
-    return target, len(items)
+    return LabelPage(target, tuple(item["item_id"] for item in items), how)
 
 
 def _plain(value: float) -> float | int:

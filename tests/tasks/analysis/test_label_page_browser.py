@@ -34,8 +34,9 @@ def test_rate_three_items_download_and_read_back(browser, tmp_path: Path, isolat
     run = isolated_env / "run"
     assert main(["run", "--dataset", "summeval", "--aspect", "coherence", "--docs", "2", "--method", "geval",
                  "--provider", "scripted", "--no-progress", "--out", str(run)]) == 0  # fmt: skip
-    page, count = label_page(run, tmp_path / "label.html", n=8)
-    assert count == 8
+    written = label_page(run, tmp_path / "label.html", n=8)
+    page = written.path
+    assert len(written.item_ids) == 8
     browser.open(page)
     browser.wait_until(READY)
     assert browser.evaluate("document.querySelectorAll('section.item').length") == 8
@@ -49,6 +50,7 @@ def test_rate_three_items_download_and_read_back(browser, tmp_path: Path, isolat
     assert browser.evaluate("document.getElementById('progress').textContent") == "3 of 8 labelled"
     assert browser.evaluate("document.querySelectorAll('section.item.done').length") == 3
     ids = browser.evaluate("JSON.parse(document.getElementById('label-data').textContent).items.map(i => i.item_id)")
+    assert ids == list(written.item_ids)
 
     # the progress survives a reload (the browser's local storage)
     browser.open(page)
