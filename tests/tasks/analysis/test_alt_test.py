@@ -79,7 +79,7 @@ def test_annotators_with_too_few_items_are_skipped() -> None:
 def test_a_float_sum_ties_with_the_rating_it_stands_for() -> None:
     """A G-Eval score of 2.9999999999999996 (a float sum of probabilities) ties with a rating of 3: both win."""
     annotations = {name: {f"i{k}": 3.0 for k in range(30)} for name in ANNOTATORS}
-    judge = {f"i{k}": 0.1 * 3 * 10 - 4.440892098500626e-16 for k in range(30)}
+    judge = {f"i{k}": 2.9999999999999996 for k in range(30)}
     assert judge["i0"] != 3.0
     result = alt_test(judge, annotations)
     assert all((a.judge_wins, a.annotator_wins) == (1.0, 1.0) for a in result.annotators)
