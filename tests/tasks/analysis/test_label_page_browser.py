@@ -74,3 +74,28 @@ def test_rate_three_items_download_and_read_back(browser, tmp_path: Path, isolat
         ids[index]: float(rating) for index, rating in ratings.items()
     }
     assert browser.errors() == []
+
+
+def test_a_pairwise_run_takes_verdicts(browser, tmp_path: Path, isolated_env: Path) -> None:
+    pairs = isolated_env / "pairs.jsonl"
+    rows = [{"question": f"Question {i}?", "output_a": f"A{i}.", "output_b": f"B{i}."} for i in range(6)]
+    pairs.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    run = isolated_env / "pairs"
+    assert main(["run", "--dataset", str(pairs), "--fields", "question=question,output_a=output_a,output_b=output_b",
+                 "--aspect", "preference", "--method", "geval", "--provider", "scripted", "--no-progress",
+                 "--out", str(run)]) == 0  # fmt: skip
+    written = label_page(run, tmp_path / "pairs.html", n=4)
+    browser.open(written.path)
+    browser.wait_until(READY)
+    buttons = "Array.from(document.querySelectorAll('#item-0 .choices button')).map(b => b.textContent)"
+    assert browser.evaluate(buttons) == ["first", "second", "tie"]
+    browser.click("#item-1 .choices button[data-value='tie']")
+    browser.click("#item-2 .choices button[data-value='second']")
+    downloaded = _download(browser, tmp_path / "downloads")
+    records = load_results([run / "results.jsonl"])
+    labels = read_labels(downloaded, records)
+    assert [(label.item_id, label.verdict) for label in labels] == [
+        (written.item_ids[1], "tie"),
+        (written.item_ids[2], "second"),
+    ]
+    assert browser.errors() == []
