@@ -93,16 +93,28 @@ def label_page(
     to ``out``; returns the page (its path and item ids). Items with an error are never offered."""
     loaded = load_run(run)
     attach_inputs([loaded], data_dir)
-    records = [record for record in loaded.iter_records() if record.ok]
-    aspects = sorted({str(record.aspect) for record in records})
-    if not records:
+    candidates: list[Candidate] = []
+    aspects: set[str] = set()
+    pairwise = False
+    for record in loaded.iter_records():  # one record at a time: a large run never stands in memory
+        if record.ok:
+            candidates.append(_candidate(record))
+            aspects.add(str(record.aspect))
+            pairwise = pairwise or record.pairwise
+    if not candidates:
         raise UserError(f"{run}: no finished item to label")
     if len(aspects) > 1:
-        raise UserError(f"{run}: judged for several aspects ({', '.join(aspects)}); a label page is for one")
-    scale = None if any(record.pairwise for record in records) else run_scale(loaded.config, aspects[0])
-    chosen = choose([_candidate(record) for record in records], n, how=how, seed=seed)
-    items = [_item(records[index]) for index in chosen]
-    identity = "\n".join([str(loaded.path.resolve()), aspects[0], *(item["item_id"] for item in items)])
+        raise UserError(f"{run}: judged for several aspects ({', '.join(sorted(aspects))}); a label page is for one")
+    aspect = next(iter(aspects))
+    scale = None if pairwise else run_scale(loaded.config, aspect)
+    chosen = choose(candidates, n, how=how, seed=seed)
+    wanted = {index: rank for rank, index in enumerate(chosen)}
+    items: list[dict[str, Any]] = [{}] * len(chosen)
+    finished = (record for record in loaded.iter_records() if record.ok)
+    for index, record in enumerate(finished):  # the same order: only the chosen records are kept, as items
+        if index in wanted:
+            items[wanted[index]] = _item(record)
+    identity = "\n".join([str(loaded.path.resolve()), aspect, *(item["item_id"] for item in items)])
     data = {
         "page_id": hashlib.sha256(identity.encode("utf-8")).hexdigest()[:16],
         "scale": [_plain(scale[0]), _plain(scale[1])] if scale else None,
@@ -112,9 +124,9 @@ def label_page(
     }
     script = asset("label_page.js")
     style = asset("label_page.css")
-    kind = "verdict" if scale is None and any(item["pairwise"] for item in items) else "rating"
+    kind = "verdict" if pairwise else "rating"
     summary = (
-        f"{len(items)} of the run's {len(records)} items ({aspects[0]}), chosen by {how} (seed {seed}); "
+        f"{len(items)} of the run's {len(candidates)} items ({aspect}), chosen by {how} (seed {seed}); "
         f"give each a {kind}" + (f" on the run's scale {scale[0]:g}-{scale[1]:g}." if scale else ".")
     )
     body = {
