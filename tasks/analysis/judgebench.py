@@ -109,6 +109,8 @@ def judgebench_lines(label: str, figures: dict[str, Any] | None) -> list[str]:
         return []
 
     def line(name: str, entry: dict[str, Any]) -> str:
+        if entry.get("score") is None:  # a part with no labelled pair (labels of a few items: meta-eval --labels)
+            return f"  {name:<34} no labelled pair"
         ci = entry.get("ci95")
         interval = f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else ""
         consistency = entry.get("consistency")

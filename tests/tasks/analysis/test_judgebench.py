@@ -131,3 +131,13 @@ def test_one_order_runs_and_ties_count_as_judgebench_counts_them() -> None:
     assert figures is not None and figures["n_right"] == 3 and figures["n_pairs"] == 6
     assert figures["n_both_orders"] == 2 and figures["n_consistent"] == 0
     assert judgebench_figures([{**r, "dataset": "pandalm"} for r in rows]) is None
+
+
+def test_a_part_without_labelled_pairs_is_a_line_not_a_crash() -> None:
+    """A few labels (meta-eval --labels) leave some sources without a labelled pair: their score is None."""
+    from debate_eval.tasks.analysis.judgebench import judgebench_lines
+
+    entry = {"score": 50.0, "ci95": [10.0, 90.0], "n_right": 1, "n_pairs": 2}
+    figures = {**entry, "categories": {"mmlu-pro": entry, "livecodebench": {"score": None}}, "sources": {}}
+    lines = judgebench_lines("run", figures)
+    assert lines[-1].split() == ["livecodebench", "no", "labelled", "pair"]

@@ -77,3 +77,28 @@ def test_label_page_meta_eval_and_calibrate_read_the_labels(isolated_env: Path, 
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "line 1 (counted from 1): rating 9 is off the run's scale 1-5" in err
     assert main(["calibrate", str(run), "--labels", str(labels)]) == 2
+
+
+def test_labels_of_a_few_judgebench_pairs(isolated_env: Path, shared_data_dir: Path, capsys) -> None:
+    """The released o1-mini judgments on JudgeBench's 350 pairs (imported): a label page of 20 pairs, their
+    verdicts given as labels, meta-eval's accuracy over those 20 against a hand count."""
+    pairs = shared_data_dir / "judgebench" / "judgebench_gpt-4o-2024-05-13.jsonl"
+    outputs = shared_data_dir / "judgebench" / "outputs" / "arena_hard_o1-mini-2024-09-12.jsonl"
+    if not pairs.is_file() or not outputs.is_file():
+        pytest.skip(f"{pairs.parent} not found (JudgeBench does not ship); set DEBATE_EVAL_DATA_DIR")
+    run = isolated_env / "jb"
+    assert main(["import", "judgebench", str(pairs), str(outputs), "--out", str(run)]) == 0
+    assert main(["label", str(run), "--n", "20", "--out", str(isolated_env / "jb.html")]) == 0
+    page = (isolated_env / "jb.html").read_text(encoding="utf-8")
+    data = json.loads(page.split('id="label-data">')[1].split("</script>")[0])
+    assert data["scale"] is None and all(item["pairwise"] for item in data["items"])
+    ids = [item["item_id"] for item in data["items"]]
+    verdicts = {item_id: ("first", "second")[k % 2] for k, item_id in enumerate(ids)}
+    labels = isolated_env / "labels.jsonl"
+    labels.write_text("".join(json.dumps({"item_id": i, "verdict": v}) + "\n" for i, v in verdicts.items()))
+    judged = {r["item_id"]: r["verdict"] for r in map(json.loads, (run / "results.jsonl").open())}
+    capsys.readouterr()
+    assert main(["meta-eval", str(run), "--labels", str(labels), "--json", "--bootstrap", "0"]) == 0
+    entry = json.loads(capsys.readouterr().out)["judgebench"]["preference"]
+    assert (entry["n_items"], entry["n_unlabelled"]) == (350, 330)
+    assert entry["accuracy"] == pytest.approx(sum(judged[i] == v for i, v in verdicts.items()) / 20)
