@@ -42,6 +42,11 @@ def test_rate_three_items_download_and_read_back(browser, tmp_path: Path, isolat
     assert browser.evaluate("document.querySelectorAll('section.item').length") == 8
     # the judge's transcript is there, collapsed
     assert browser.evaluate("document.querySelectorAll('section.item details:not([open])').length") == 8
+    summary = browser.evaluate("document.querySelector('#item-0 details summary').textContent")
+    assert "answer and transcript" in summary and not any(ch.isdigit() for ch in summary)  # the score stays hidden
+    assert browser.evaluate("document.querySelector('#item-0 details p.judged').textContent").startswith(
+        "the judge's score: "
+    )
     assert browser.evaluate("document.querySelectorAll('#item-0 .choices button').length") == 5  # the 1-5 scale
     browser.type_into("#annotator", "ann-1")
     ratings = {0: 2, 3: 5, 6: 1}

@@ -102,7 +102,8 @@
     }
     card.appendChild(row);
     const details = el("details");
-    details.appendChild(el("summary", null, "the judge's answer (" + item.judged + ") and transcript: open after you label, to judge unprompted"));
+    details.appendChild(el("summary", null, "the judge's answer and transcript: open after you label, to judge unprompted"));
+    details.appendChild(el("p", "judged", "the judge's " + (item.pairwise ? "verdict" : "score") + ": " + item.judged));
     for (const message of item.transcript) {
       const entry = el("div", "msg");
       entry.appendChild(el("strong", null, message[0]));
