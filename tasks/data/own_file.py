@@ -8,7 +8,8 @@
   same input are compared, see ``analysis.systems``; without ``group``, the outputs on one source text form a
   group), ``annotators=COL1|COL2|COL3`` (optional: several annotators' ratings of each output, in one column
   each, or one column holding a list; the judge card's alt-test reads them, and without ``human`` their mean
-  is the human rating);
+  is the human rating), ``system_family=COL`` (optional: the model family of the output's system, for the judge
+  card's self-preference facet);
 - pairwise: ``question=COL,output_a=COL,output_b=COL`` (required), ``label=COL`` (optional), ``input=COL``,
   ``id=COL``, ``group=COL``, ``system_a=COL,system_b=COL`` (optional: the systems of the two outputs, for their
   win rates); ``--labels first=A,second=B,tie=T`` says which values of the label column mean what (default: the
@@ -77,7 +78,18 @@ from debate_eval.tasks.data.sources import CompactStrings, ItemSource, ListSourc
 
 T = TypeVar("T")
 
-SINGLE_FIELDS = ("source", "output", "human", "group", "reference", "context", "id", "system", "annotators")
+SINGLE_FIELDS = (
+    "source",
+    "output",
+    "human",
+    "group",
+    "reference",
+    "context",
+    "id",
+    "system",
+    "annotators",
+    "system_family",
+)
 ANNOTATORS = "annotators"  # several annotators' ratings: COL1|COL2|COL3, or one column holding a list
 SINGLE_REQUIRED = ("source", "output")
 PAIRWISE_FIELDS = ("question", "input", "output_a", "output_b", "label", "group", "id", "system_a", "system_b")
@@ -381,6 +393,9 @@ class RowItems:
         if annotator_scores and rating_column is None:  # no rating column: the annotators' mean is the rating
             human_scores[self.aspect] = sum(annotator_scores.values()) / len(annotator_scores)
         system, pair = _systems(check, index, row, resolved)
+        family = None
+        if "system_family" in resolved and not _unrated(row.get(resolved["system_family"])):
+            family = (check.text(index, row, resolved["system_family"]) or "").strip() or None
         if len(check.errors) > errors_before:
             return None
         return Item(
@@ -395,6 +410,7 @@ class RowItems:
             human_label=human_label,
             system_pair=pair,
             annotator_scores=annotator_scores,
+            system_family=family,
         )
 
     def annotators(self, index: int, row: dict[str, Any]) -> dict[str, float]:

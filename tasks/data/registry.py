@@ -75,6 +75,8 @@ class Item:
     #: Several annotators' ratings of the item (annotator -> rating), when the data gives them (own files'
     #: ``annotators=`` field); ``human_scores`` holds their mean unless the data names one rating column.
     annotator_scores: Mapping[str, float] = field(default_factory=dict, hash=False)
+    #: The model family of the output's system (own files' ``system_family=`` field), when the data gives it.
+    system_family: str | None = None
 
 
 Loader = Callable[..., list[Item]]

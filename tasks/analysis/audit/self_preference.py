@@ -1,6 +1,7 @@
 """Does the judge prefer outputs of its own model family? The self-preference facet of the judge card.
 
-Given the family of each judged system (``--system-families``: ``system=family`` pairs or a JSON/CSV file) and
+Given the family of each judged system (``--system-families``: ``system=family`` pairs or a JSON/CSV file; or
+the data's ``system_family=COLUMN`` field) and
 the judge's own family (``--judge-family``, else its model's entry in the same map), each rated item gives the
 judge's excess over the humans, score − human rating. Self-preference is the mean excess on the outputs of
 the judge's family minus the mean excess on the other families' outputs: 0 for a judge that rates its own
@@ -129,7 +130,9 @@ def self_preference_facet(
 ) -> Facet:
     """The facet of the card: ``rows`` (item id, system, judge score, human rating) of the base run."""
     if not families:
-        return not_applicable(SELF_PREFERENCE, TITLE, "no system families given (--system-families)")
+        return not_applicable(
+            SELF_PREFERENCE, TITLE, "no system families given (--system-families, or --fields system_family=COLUMN)"
+        )
     if not judge_family:
         return not_applicable(
             SELF_PREFERENCE, TITLE, "the judge's family is not known (--judge-family, or its model in the map)"

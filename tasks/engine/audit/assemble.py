@@ -181,7 +181,8 @@ def build_card(
     pairwise = any(item.task_type == PAIRWISE for item in items)
     lengths = lengths_of(items, inputs_order)
     annotations = annotations_of(items)
-    families = dict(document.get("system_families") or {})
+    families = {item.system_id: item.system_family for item in items if item.system_family and item.system_id}
+    families |= dict(document.get("system_families") or {})  # --system-families wins over the data's field
     judges = []
     for judge in document.get("judges") or []:
         stops = (stopped or {}).get(judge["label"], {})

@@ -24,7 +24,8 @@ def _data(folder: Path) -> Path:
         bucket = 1 if words <= 10 else 2 if words <= 20 else 3  # what the planted length judge says
         ratings = {name: min(5, max(1, bucket + rng.choice([-1, 0, 0, 1]))) for name in ("r1", "r2", "r3")}
         rows.append({"id": f"o{i}", "article": f"Article {i}.", "summary": " ".join(["word"] * words),
-                     "system": "gpt-x" if i % 2 else "llama-x", **ratings})  # fmt: skip
+                     "system": "gpt-x" if i % 2 else "llama-x", "family": "openai" if i % 2 else "meta",
+                     **ratings})  # fmt: skip
     path = folder / "rated.jsonl"
     path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
     return path
@@ -77,3 +78,17 @@ def test_without_annotators_or_families_the_facets_say_why(isolated_env: Path) -
     assert facets["alt_test"]["status"] == "not applicable" and "annotators" in facets["alt_test"]["reason"]
     assert facets["self_preference"]["status"] == "not applicable"
     assert "--system-families" in facets["self_preference"]["reason"]
+
+
+def test_the_family_can_come_from_the_data(isolated_env: Path) -> None:
+    data, out = _data(isolated_env), isolated_env / "field"
+    argv = ["audit", "--dataset", str(data), "--fields", "source=article,output=summary,system=system,id=id,human=r1,"
+            "system_family=family", "--aspect", "completeness", "--criteria", "Complete?", "--scale", "1-5",
+            "--method", "geval", "--provider", "scripted", "--model", "planted-length", "--no-progress",
+            "--out", str(out), "--facets", "self_preference", "--judge-family", "meta", "--bootstrap", "0"]  # fmt: skip
+    assert main(argv) == 0
+    facet = json.loads((out / "card.json").read_text(encoding="utf-8"))["judges"][0]["facets"]["self_preference"]
+    records = [json.loads(line) for line in (out / "geval_planted-length" / "base" / "results.jsonl").open()]
+    mine = self_preference([(r["system_id"], r["score"], r["human_score"]) for r in records], FAMILIES, "meta")
+    figure = next(f for f in facet["figures"] if f["key"] == "self_preference")
+    assert facet["status"] == "ok" and (figure["value"], figure["ci95"]) == (mine.difference, mine.ci95)
