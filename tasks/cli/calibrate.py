@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
+from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
 from debate_eval.tasks.analysis.bootstrap import DEFAULT_RESAMPLES
 from debate_eval.tasks.analysis.calibration import DEFAULT_FOLDS, Calibration, calibrate_records
 from debate_eval.tasks.analysis.labels import labelled_run_rows, scale_of_run
-from debate_eval.tasks.analysis.records import load_results, results_path
+from debate_eval.tasks.analysis.records import load_results, number, results_path
 
 
 def add_subparser(subparsers: Any) -> None:
@@ -46,6 +48,12 @@ def add_subparser(subparsers: Any) -> None:
     )
     parser.add_argument("--seed", type=int, default=None, help="seed of the folds and resamples")
     parser.add_argument("--json", action="store_true", help="print the calibration as JSON")
+    parser.add_argument(
+        "--out",
+        metavar="FILE",
+        help="also write each scored item of the run (of --apply's run when given) with its calibrated score, "
+        "one JSON line each: item_id, system_id, score, calibrated",
+    )
     parser.set_defaults(handler=handle_calibrate)
 
 
@@ -69,6 +77,15 @@ def handle_calibrate(args: argparse.Namespace) -> int:
         print(json.dumps(calibration.to_dict(), indent=2))
     else:
         print(format_calibration(calibration))
+    if args.out:
+        rows = [row for row in (other if other is not None else records) if number(row.score) is not None]
+        calibrated = calibration.map([float(row.score) for row in rows])  # type: ignore[arg-type]
+        lines = [
+            json.dumps({"item_id": row.key, "system_id": row.system_id, "score": row.score, "calibrated": float(value)})
+            for row, value in zip(rows, calibrated, strict=True)
+        ]
+        Path(args.out).write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+        print(f"calibrated scores of {len(lines)} items: {args.out}", file=sys.stderr if args.json else sys.stdout)
     return 0
 
 

@@ -63,6 +63,11 @@ def test_label_page_meta_eval_and_calibrate_read_the_labels(isolated_env: Path, 
     human = np.array([ratings[i] for i in ids])
     assert calibration["error_before"]["mae"] == pytest.approx(np.abs(raw - human).mean())
     assert calibration["scale"] == [1.0, 5.0]
+    out = isolated_env / "calibrated.jsonl"
+    assert main(["calibrate", str(run), "--labels", str(labels), "--bootstrap", "0", "--out", str(out)]) == 0
+    written = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    knots = dict(zip(calibration["map"]["knots"], calibration["map"]["values"], strict=True))
+    assert len(written) == 60 and all(line["calibrated"] == pytest.approx(knots[line["score"]]) for line in written)
 
     # the report's reliability diagram: per judge score, the mean label of its items (counted by hand)
     assert main(["report", str(run), "--labels", str(labels), "--out", str(isolated_env / "r.html")]) == 0
