@@ -199,3 +199,9 @@ def test_ppi_rank_sets_follow_the_ppi_holm_decisions() -> None:
     assert block["ranks"]["B"]["rank_set"] == [2, 2]  # the judge alone: B above A
     assert block["ppi_ranks"]["A"]["rank_set"] == [2, 3] == block["ppi_ranks"]["B"]["rank_set"]
     assert block["ppi_ranks"]["C"]["rank_set"] == [1, 1]
+    from debate_eval.tasks.analysis.systems import comparison_lines
+
+    lines = comparison_lines("quality", block)
+    assert any(line.startswith("  B: ") and ", rank 2 (can hold 2 by Holm at 0.05)" in line and "PPI rank " in line
+               for line in lines)  # fmt: skip
+    assert any(line.startswith("  C: ") and line.endswith(", PPI rank 1") for line in lines)
