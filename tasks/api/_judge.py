@@ -592,6 +592,7 @@ class Judge:
         (appended there whole, once finished)."""
         from debate_eval.agents.models.batch import item_in_flight
         from debate_eval.agents.redaction import environment_snapshot
+        from debate_eval.agents.telemetry import tracing_content
         from debate_eval.debates.evaluation import EvaluationTask
         from debate_eval.debates.pairwise.swap import swapping
         from debate_eval.tasks.data.registry import Item
@@ -634,8 +635,9 @@ class Judge:
         evaluator = self._evaluators.get(config_hash)
         if evaluator is None:
             evaluator = self._evaluators[config_hash] = swapping(config.evaluator())
-        # the environment's secrets read once for the call, not at every message (agents/redaction.py)
-        with item_in_flight(self._pool.batch), environment_snapshot():
+        # the environment's secrets read once for the call, not at every message (agents/redaction.py); the
+        # texts on spans with trace_content=True, as a run's --trace-content (agents/telemetry.py)
+        with item_in_flight(self._pool.batch), environment_snapshot(), tracing_content(self._request.trace_content):
             judged = await evaluate_one(evaluator, item, task, config, self._pool, config_hash=config_hash)
         judged = judged.replace(details={**(judged.details or {}), "judge_inputs_sha256": digest})
         if self._store is not None:
