@@ -81,7 +81,8 @@ class WindowedEndpoint:
 
 def simulate(concurrency: int = 64, seed: int = 7) -> tuple[WindowedEndpoint, RateLimiter]:
     clock, endpoint, rng = VirtualTime(), WindowedEndpoint(), random.Random(seed)
-    lim = RateLimiter("m at http://127.0.0.1:1/v1", max_in_flight=concurrency, clock=clock, sleep=clock.sleep, notice=None)
+    name = "m at http://127.0.0.1:1/v1"
+    lim = RateLimiter(name, max_in_flight=concurrency, clock=clock, sleep=clock.sleep, notice=None)
 
     async def caller() -> None:
         while clock.now < SPAN_S:
