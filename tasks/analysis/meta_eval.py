@@ -86,6 +86,6 @@ def meta_evaluate(
                 entry.judgebench = judgebench_figures(part)
             else:
                 entry.system_level = system_level(part, **options)
-                entry.systems = compare_systems(part, **options)
+                entry.systems = compare_systems(part, **options, family=f"{dataset}/{key}")
             report.setdefault(dataset, {})[key] = entry
     return report

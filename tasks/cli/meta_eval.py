@@ -22,6 +22,9 @@
   same baseline) also gets each system's win rate, its standard error and the length-controlled win rate, and
   every two systems compared (``tasks.analysis.win_rates``; ``--difficulty CSV`` adds the instructions'
   difficulty to the length control); without human ratings that is all it prints.
+- ``--labels FILE``: the human labels of a ``labels.jsonl`` (the label page's, ``debate-eval label``) are the
+  run's human ratings, in place of the dataset's (``tasks.analysis.labels``); the systems' PPI estimates use
+  them beside the judge's scores of the unlabelled items.
 - A run without human ratings (unlabelled outputs) has nothing to meta-evaluate: one line, exit 2 (with
   ``--fail-under`` too: nothing computed is not a pass). Records without a rating beside rated ones are counted
   as unrated and left out.
@@ -53,6 +56,7 @@ from debate_eval.tasks.analysis.gates import (
     failure_line,
     parse_bars,
 )
+from debate_eval.tasks.analysis.labels import labelled_run_rows
 from debate_eval.tasks.analysis.meta_eval import compare_runs, meta_evaluate
 from debate_eval.tasks.analysis.records import iter_checked, load_results, require_human_ratings, results_path
 from debate_eval.tasks.analysis.references import REFERENCE_NAMES
@@ -74,10 +78,16 @@ def handle_meta_eval(args: argparse.Namespace) -> int:
     if args.fail_under_ci and args.bootstrap == 0:
         raise UserError("--fail-under-ci needs intervals: give --bootstrap N > 0")
     if args.compare:
+        if args.labels:
+            raise UserError("--labels applies to one meta-evaluation, not to --compare")
         if bars:
             raise UserError("--fail-under applies to one meta-evaluation, not to --compare")
         return _compare(args)
     records = load_results([results_path(path) for path in args.results])
+    if args.labels:
+        if len(args.results) != 1:
+            raise UserError("--labels reads the labels of one run; give one RUN")
+        records = labelled_run_rows(records, args.labels, args.results[0])
     block = _win_rates(args) if has_baseline(records) else None
     if block is not None and not any(row.human_label or row.human_score is not None for row in records):
         print(json.dumps(block, indent=2) if args.json else "\n".join(win_rate_table(block)))
@@ -151,6 +161,13 @@ def add_subparser(subparsers: Any) -> None:
         "--swap. Later files and later lines win for a repeated item.",
     )
     parser.add_argument("results", nargs="+", metavar="RUN", help="run directories (or their results.jsonl)")
+    parser.add_argument(
+        "--labels",
+        metavar="FILE",
+        help="human labels of the run's items (labels.jsonl, as the label command's page downloads it): they are the "
+        "human ratings, in place of any the dataset holds; the systems' PPI means use them with the judge's "
+        "scores of the unlabelled items",
+    )
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="print the report as JSON instead of the table")
     output.add_argument(
