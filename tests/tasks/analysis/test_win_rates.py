@@ -72,19 +72,23 @@ def test_pairs_are_paired_t_tests_with_holm_and_bh(imported) -> None:
     from scipy import stats
 
     _, records = imported
-    block = baseline_win_rates(records)
+    comparisons = baseline_win_rates(records)["comparisons"]
     prefs = {name: {} for name in SYSTEMS}
     for record in records:
         prefs[record.system_b][record.group_id] = record.score
-    for pair in block["pairs"]:
-        shared = sorted(set(prefs[pair["a"]]) & set(prefs[pair["b"]]))
-        assert pair["n_shared"] == len(shared)
-        b, a = [prefs[pair["b"]][g] for g in shared], [prefs[pair["a"]][g] for g in shared]
-        assert pair["difference"] == pytest.approx(100 * (sum(b) - sum(a)) / len(shared))
-        assert pair["p"] == pytest.approx(stats.ttest_rel(b, a).pvalue)
-    p_values = [pair["p"] for pair in block["pairs"]]
-    assert [p["p_holm"] for p in block["pairs"]] == pytest.approx(multitest.multipletests(p_values, method="holm")[1])
-    assert [p["p_bh"] for p in block["pairs"]] == pytest.approx(multitest.multipletests(p_values, method="fdr_bh")[1])
+    assert len(comparisons["pairs"]) == 3
+    for pair in comparisons["pairs"]:
+        shared = sorted(set(prefs[pair["first"]]) & set(prefs[pair["second"]]))
+        assert pair["n_inputs"] == len(shared) and pair["test"] == "paired t"
+        first, second = [prefs[pair["first"]][g] for g in shared], [prefs[pair["second"]][g] for g in shared]
+        assert pair["difference"] == pytest.approx(100 * (sum(first) - sum(second)) / len(shared))
+        assert pair["p_value"] == pytest.approx(stats.ttest_rel(first, second).pvalue)
+    p_values = [pair["p_value"] for pair in comparisons["pairs"]]
+    holm = multitest.multipletests(p_values, method="holm")[1]
+    bh = multitest.multipletests(p_values, method="fdr_bh")[1]
+    assert [p["p_holm"] for p in comparisons["pairs"]] == pytest.approx(holm)
+    assert [p["p_bh"] for p in comparisons["pairs"]] == pytest.approx(bh)
+    assert all(entry["rank_set"] == [1, 3] for entry in comparisons["ranks"].values())  # no Holm p below 0.05
 
 
 def independent_lc(preferences, lengths_a, lengths_b, difficulty=None):
