@@ -79,6 +79,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "debate_eval.tasks.cli.audit",
         "the judge card: agreement, stability, position and verbosity bias, scale use, robustness, injection",
     ),
+    "plan-labels": (
+        "debate_eval.tasks.cli.plan_labels",
+        "from a pilot's labelled items, the human labels a target interval width needs, with and without the judge",
+    ),
     "personas": ("debate_eval.tasks.cli.personas", "list the built-in personas with their text"),
     "merge": (
         "debate_eval.tasks.cli.merge",
