@@ -72,6 +72,9 @@ class Item:
     human_label: str | None = None
     #: A pairwise item's two systems (output_a's, output_b's), when the data names them.
     system_pair: tuple[str, str] | None = None
+    #: Several annotators' ratings of the item (annotator -> rating), when the data gives them (own files'
+    #: ``annotators=`` field); ``human_scores`` holds their mean unless the data names one rating column.
+    annotator_scores: Mapping[str, float] = field(default_factory=dict, hash=False)
 
 
 Loader = Callable[..., list[Item]]
