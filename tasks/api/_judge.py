@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import contextvars
 import hashlib
 import json
 import os
@@ -139,7 +140,9 @@ class _Loop:
 
     @classmethod
     def submit(cls, work: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
-        return asyncio.run_coroutine_threadsafe(work, cls.get())
+        """Run ``work`` on the judges' loop in a copy of the caller's context (its context variables: the
+        caller's current span, an inspect sample's loop for the inspect provider's calls)."""
+        return asyncio.run_coroutine_threadsafe(_in_context(work, contextvars.copy_context()), cls.get())
 
     @classmethod
     def in_loop_thread(cls) -> bool:
@@ -147,6 +150,11 @@ class _Loop:
             return asyncio.get_running_loop() is cls._loop
         except RuntimeError:
             return False
+
+
+async def _in_context(work: Coroutine[Any, Any, T], context: contextvars.Context) -> T:
+    """Await ``work`` as a task run in ``context`` (cancelling this cancels it)."""
+    return await asyncio.get_running_loop().create_task(work, context=context)
 
 
 def _blocking(work: Coroutine[Any, Any, T]) -> T:

@@ -378,6 +378,12 @@ class Record:
         """Completion tokens over every role."""
         return sum(int(u.get("completion_tokens") or 0) for u in self.role_usage())
 
+    def cached_prompt_tokens(self) -> int:
+        """Prompt tokens the providers served from their prompt caches, over every role (billed and batch
+        calls; an answer of the run's response cache is no model call and counts none)."""
+        names = ("billed_cached_prompt_tokens", "batch_cached_prompt_tokens")
+        return sum(int(u.get(name) or 0) for u in self.role_usage() for name in names)
+
     def role_usage(self) -> list[Mapping[str, Any]]:
         """The usage entries of the roles (one mapping per role)."""
         return [u for u in (self.usage or {}).values() if isinstance(u, Mapping)]

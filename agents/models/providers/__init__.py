@@ -11,6 +11,7 @@ its endpoint needs.
 ``ollama``      Ollama through its OpenAI-compatible route (``/v1``); AutoGen's OpenAI client
 ``embedded``    the embedded llama.cpp server (no key, no URL): started for the run, its slots shared
 ``scripted``    the scripted test server (``--provider scripted``): canned replies per role, no model at all
+``inspect``     inspect_ai's models (``--model openai/gpt-4o``, ``role:grader``): inspect's ``generate``
 ==============  ==========================================================================================
 
 A provider says where a role's requests go (``base_url``), which variables hold its key and URL, what server
@@ -48,6 +49,7 @@ BUILTIN_MODULES = (
     "debate_eval.agents.models.providers.ollama",
     "debate_eval.agents.models.providers.embedded",
     "debate_eval.agents.models.providers.scripted",
+    "debate_eval.agents.models.providers.inspect_models",
 )
 
 
@@ -70,6 +72,9 @@ class Provider:
     auto_answer_mode: str = "free"
     # the answer formats it can request (answer_request): "json" (a response schema), "grammar" (llama.cpp's)
     answer_modes: tuple[str, ...] = ("json",)
+    # the provider's library caches, limits connections and identifies its endpoints itself (inspect_ai): the
+    # pool leaves out its response cache, rate limiter and endpoint check for it (retries and checks stay)
+    own_call_layers: bool = False
 
     def answer_modes_of(self, model: str | None) -> tuple[str, ...]:
         """The answer formats this provider can request of ``model``: ``answer_modes``, less what the
