@@ -34,6 +34,7 @@ from debate_eval.debates.base import (
     with_parse,
 )
 from debate_eval.debates.evaluation import EvaluationTask, Outcome, score_text
+from debate_eval.debates.kit.confidence import Confidence
 from debate_eval.debates.kit.samples import sample_request
 from debate_eval.debates.record import R, ResultRecord, details_of
 from debate_eval.debates.scoring.scores import ParsedScore
@@ -223,6 +224,12 @@ class GEvalMethod(Method[GEvalConfig]):
         """Sampling at temperature 0."""
         warning = samples_warning(config, temperature)
         return [warning] if warning else []
+
+    def confidence(self, record: ResultRecord) -> Confidence | None:
+        """The score tokens' probabilities, or the samples' agreement (``geval/confidence.py``)."""
+        from debate_eval.debates.geval.confidence import geval_confidence
+
+        return geval_confidence(record)
 
     def rescore_pairwise(self, record: R, texts: list[str]) -> R:
         """The deciding answer's verdict re-read; with ``--geval-samples`` (one session per sample, each started
