@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from debate_eval._audit import audit, load_card
+    from debate_eval._cascade import Cascade, Escalated, cascade
     from debate_eval._evaluate import evaluate, evaluate_async
     from debate_eval._judge import Judge, Judgment, PairJudgment
     from debate_eval._meta import MetaEval, assert_judge_meets, compare, meta_evaluate
@@ -32,11 +33,15 @@ if TYPE_CHECKING:
     from debate_eval.debates.scoring.verdicts import ParsedVerdict
     from debate_eval.tasks.analysis.audit.card import Card, JudgeCard
     from debate_eval.tasks.analysis.audit.facet import Facet, Figure
+    from debate_eval.tasks.analysis.cascade import CascadeReport
     from debate_eval.tasks.analysis.meta_eval import Comparison
 
 __all__ = [
     "Card",
+    "Cascade",
+    "CascadeReport",
     "Comparison",
+    "Escalated",
     "Facet",
     "Figure",
     "Judge",
@@ -56,6 +61,7 @@ __all__ = [
     "__version__",
     "assert_judge_meets",
     "audit",
+    "cascade",
     "compare",
     "datasets",
     "evaluate",
@@ -72,6 +78,10 @@ __all__ = [
 _WHERE = {  # public name -> the module that defines it
     "audit": "debate_eval._audit",
     "load_card": "debate_eval._audit",
+    "cascade": "debate_eval._cascade",
+    "Cascade": "debate_eval._cascade",
+    "Escalated": "debate_eval._cascade",
+    "CascadeReport": "debate_eval.tasks.analysis.cascade",
     "Card": "debate_eval.tasks.analysis.audit.card",
     "JudgeCard": "debate_eval.tasks.analysis.audit.card",
     "Facet": "debate_eval.tasks.analysis.audit.facet",

@@ -79,6 +79,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "debate_eval.tasks.cli.merge",
         "join the shard directories of one run (run --shard K/N) into one run directory",
     ),
+    "cascade": (
+        "debate_eval.tasks.cli.cascade",
+        "escalate with a guarantee: judge 1 when sure, else judge 2, else a person (thresholds from labels)",
+    ),
     "export": (
         "debate_eval.tasks.cli.export",
         "write a run in another tool's format (an inspect_ai eval log, for inspect view)",

@@ -1,0 +1,99 @@
+"""The cascade from Python: ``cascade`` chooses thresholds from finished runs and labels (``debate-eval
+cascade``); ``Cascade`` applies thresholds to live judges, calling a later judge only when the earlier ones are
+unsure."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from debate_eval.tasks.analysis.cascade import DEFAULT_MIN_DECIDED, CascadeReport
+
+
+def cascade(
+    runs: Sequence[str | os.PathLike[str]],
+    *,
+    alpha: float,
+    delta: float = 0.1,
+    labels: str | os.PathLike[str] | Mapping[str, Any] | None = None,
+    calibration: float = 0.5,
+    seed: int = 0,
+    tolerance: float | None = None,
+    min_decided: int = DEFAULT_MIN_DECIDED,
+) -> CascadeReport:
+    """``debate-eval cascade`` as a function: the thresholds of the cascade of ``runs`` (run directories of
+    the same items, cheapest first) chosen on a ``calibration`` share of the labelled items so that the
+    agreement on the decided items is ≥ ``alpha`` with probability ≥ 1 - ``delta``, and its figures on the
+    held-out rest. ``labels``: a labels file, or a mapping of item id to rating or verdict (default: the runs'
+    own human labels)."""
+    from debate_eval.tasks.analysis.cascade import cascade_runs
+    from debate_eval.tasks.analysis.labelled import load_judge, read_labels
+
+    judges = [load_judge(path) for path in runs]
+    given = labels
+    if labels is not None and not isinstance(labels, Mapping):
+        given = read_labels(labels, judges[0].pairwise)
+    return cascade_runs(
+        judges,
+        alpha=alpha,
+        delta=delta,
+        labels=given,  # type: ignore[arg-type]
+        calibration_share=calibration,
+        seed=seed,
+        tolerance=tolerance,
+        min_decided=min_decided,
+    )
+
+
+@dataclass(frozen=True)
+class Escalated:
+    """What a ``Cascade`` returned for one item: the deciding ``judgment`` (None when every judge was unsure:
+    the item is left for a person), which judge decided (its index, or None), and every judgment made."""
+
+    judgment: Any
+    decided_by: int | None
+    judgments: tuple[Any, ...]
+
+    @property
+    def abstained(self) -> bool:
+        """True when no judge was sure enough: the item is for a person."""
+        return self.decided_by is None
+
+
+class Cascade:
+    """Judges tried in order (cheapest first): judge k's judgment stands when its ``confidence`` is at least
+    ``thresholds[k]``; otherwise the next judge is called; when none is sure, the item is left for a person.
+    The thresholds come from ``cascade(...)`` on labelled runs (``Cascade.from_report``) or are given.
+    ``judges`` are ``Judge`` objects (or anything with their ``score`` and ``compare``)."""
+
+    def __init__(self, judges: Sequence[Any], thresholds: Sequence[float]) -> None:
+        if len(judges) != len(thresholds) or not judges:
+            raise ValueError("a Cascade needs one threshold per judge, and at least one judge")
+        self.judges = tuple(judges)
+        self.thresholds = tuple(float(t) for t in thresholds)
+
+    @classmethod
+    def from_report(cls, judges: Sequence[Any], report: CascadeReport) -> Cascade:
+        """A cascade of ``judges`` with the thresholds ``report`` chose (a judge that decides nothing there gets
+        an infinite threshold: it is never trusted)."""
+        return cls(judges, [t.value for t in report.thresholds])
+
+    def score(self, output: str, **inputs: Any) -> Escalated:
+        """Judge one output (the keywords of ``Judge.score``), escalating while the judges are unsure."""
+        return self._escalate(lambda judge: judge.score(output, **inputs))
+
+    def compare(self, output_a: str, output_b: str, **inputs: Any) -> Escalated:
+        """Judge one pair (the keywords of ``Judge.compare``), escalating while the judges are unsure."""
+        return self._escalate(lambda judge: judge.compare(output_a, output_b, **inputs))
+
+    def _escalate(self, call: Callable[[Any], Any]) -> Escalated:
+        made = []
+        for index, (judge, threshold) in enumerate(zip(self.judges, self.thresholds, strict=True)):
+            judgment = call(judge)
+            made.append(judgment)
+            confidence = getattr(judgment, "confidence", None)
+            if getattr(judgment, "ok", True) and confidence is not None and confidence >= threshold:
+                return Escalated(judgment, index, tuple(made))
+        return Escalated(None, None, tuple(made))
