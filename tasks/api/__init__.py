@@ -21,12 +21,12 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from debate_eval._audit import audit, load_card
-    from debate_eval._cascade import Cascade, Escalated, cascade
     from debate_eval._evaluate import evaluate, evaluate_async
     from debate_eval._judge import Judge, Judgment, PairJudgment
     from debate_eval._meta import MetaEval, assert_judge_meets, compare, meta_evaluate
     from debate_eval._registry import datasets, methods, parse_score, parse_verdict
     from debate_eval._run import Message, Record, Run, load_run
+    from debate_eval._trust import Cascade, Escalated, cascade, select
     from debate_eval.agents.errors import UserError
     from debate_eval.debates.base import Method, MethodContext, register_method
     from debate_eval.debates.scoring.scores import ParsedScore, ScoreRange
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from debate_eval.tasks.analysis.audit.facet import Facet, Figure
     from debate_eval.tasks.analysis.cascade import CascadeReport
     from debate_eval.tasks.analysis.meta_eval import Comparison
+    from debate_eval.tasks.analysis.select import Selection
 
 __all__ = [
     "Card",
@@ -57,6 +58,7 @@ __all__ = [
     "Record",
     "Run",
     "ScoreRange",
+    "Selection",
     "UserError",
     "__version__",
     "assert_judge_meets",
@@ -73,15 +75,18 @@ __all__ = [
     "parse_score",
     "parse_verdict",
     "register_method",
+    "select",
 ]
 
 _WHERE = {  # public name -> the module that defines it
     "audit": "debate_eval._audit",
     "load_card": "debate_eval._audit",
-    "cascade": "debate_eval._cascade",
-    "Cascade": "debate_eval._cascade",
-    "Escalated": "debate_eval._cascade",
+    "cascade": "debate_eval._trust",
+    "Cascade": "debate_eval._trust",
+    "Escalated": "debate_eval._trust",
     "CascadeReport": "debate_eval.tasks.analysis.cascade",
+    "select": "debate_eval._trust",
+    "Selection": "debate_eval.tasks.analysis.select",
     "Card": "debate_eval.tasks.analysis.audit.card",
     "JudgeCard": "debate_eval.tasks.analysis.audit.card",
     "Facet": "debate_eval.tasks.analysis.audit.facet",

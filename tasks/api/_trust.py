@@ -1,6 +1,6 @@
-"""The cascade from Python: ``cascade`` chooses thresholds from finished runs and labels (``debate-eval
-cascade``); ``Cascade`` applies thresholds to live judges, calling a later judge only when the earlier ones are
-unsure."""
+"""Trust from labels, from Python: ``select`` chooses a judge among finished runs (``debate-eval select``);
+``cascade`` chooses a cascade's thresholds from finished runs and labels (``debate-eval cascade``); ``Cascade``
+applies thresholds to live judges, calling a later judge only when the earlier ones are unsure."""
 
 from __future__ import annotations
 
@@ -10,6 +10,32 @@ from dataclasses import dataclass
 from typing import Any
 
 from debate_eval.tasks.analysis.cascade import DEFAULT_MIN_DECIDED, CascadeReport
+from debate_eval.tasks.analysis.select import DEFAULT_DEV_SHARE, DEFAULT_LEVEL, Selection
+
+
+def _labels(labels: Any, first_run: Any) -> Mapping[str, Any] | None:
+    from debate_eval.tasks.analysis.labelled import load_judge, read_labels
+
+    if labels is None or isinstance(labels, Mapping):
+        return labels
+    return read_labels(labels, load_judge(first_run).pairwise)
+
+
+def select(
+    runs: Sequence[str | os.PathLike[str]],
+    *,
+    labels: str | os.PathLike[str] | Mapping[str, Any] | None = None,
+    dev: float = DEFAULT_DEV_SHARE,
+    seed: int = 0,
+    level: float = DEFAULT_LEVEL,
+) -> Selection:
+    """``debate-eval select`` as a function: among ``runs`` (candidate run directories of the same items, the
+    simplest first), the best on a ``dev`` share of the labelled items, chosen only when it beats the simplest
+    on the held-out rest with a paired test at ``level``; otherwise the simplest."""
+    from debate_eval.tasks.analysis.select import select_judge
+
+    given = _labels(labels, runs[0]) if runs else None
+    return select_judge(runs, labels=given, dev_share=dev, seed=seed, level=level)
 
 
 def cascade(
@@ -29,12 +55,10 @@ def cascade(
     held-out rest. ``labels``: a labels file, or a mapping of item id to rating or verdict (default: the runs'
     own human labels)."""
     from debate_eval.tasks.analysis.cascade import cascade_runs
-    from debate_eval.tasks.analysis.labelled import load_judge, read_labels
+    from debate_eval.tasks.analysis.labelled import load_judge
 
     judges = [load_judge(path) for path in runs]
-    given = labels
-    if labels is not None and not isinstance(labels, Mapping):
-        given = read_labels(labels, judges[0].pairwise)
+    given = _labels(labels, runs[0]) if runs else None
     return cascade_runs(
         judges,
         alpha=alpha,
