@@ -6,14 +6,13 @@ and the human labels side by side on the items they share. A judge's answer agre
 verdicts are equal (pairwise), or when the score is within ``tolerance`` of the human score (single scores:
 the default 0.5 counts a 4 as agreeing with a human mean of 3.67 or 4.33, not with 3.33).
 
-The labels are the runs' own human labels (``human_label`` / ``human_score`` of the records), or those of a
-labels file (``--labels FILE``: ``labels.jsonl`` lines with the item's id and its rating or verdict); a label
-present in both must be the same.
+The labels are the runs' own human labels (``human_label`` / ``human_score`` of the records) or, with a labels
+file (``--labels FILE``, the ``labels.jsonl`` the label page downloads), that file's labels only (as
+``meta-eval --labels`` reads them); the runs' labels must then agree with each other.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -89,30 +88,18 @@ def _usd_per_token(directory: Path, total_tokens: int) -> float | None:
     return float(cost) / total_tokens
 
 
-def read_labels(path: str | Path, pairwise: bool) -> dict[str, Answer]:
-    """A labels file: JSON lines with ``item_id`` and a ``rating`` (a number) or a ``verdict`` (first, second,
-    tie); the last line of an item wins. A bad line is a one-line error naming the file and line."""
+def labels_of_file(path: str | Path, run: str | Path) -> dict[str, Answer]:
+    """The labels of a ``labels.jsonl`` file (``analysis.labels``, the one reader: every line checked against
+    ``run``'s items and scale) by item key: the mean of an item's ratings, or its annotators' majority verdict."""
+    from debate_eval.tasks.analysis.labels import combined, read_labels, scale_of_run
+    from debate_eval.tasks.analysis.records import load_results
+
+    records = load_results([results_path(run)])
+    aspects = {str(row.aspect) for row in records}
+    scale = scale_of_run(run, next(iter(aspects))) if len(aspects) == 1 else None
     found: dict[str, Answer] = {}
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as error:
-        raise UserError(f"{path}: cannot read the labels file ({error.strerror})") from None
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        where = f"{path}: line {number} (counted from 1)"
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError:
-            raise UserError(f"{where} is not JSON") from None
-        if not isinstance(obj, dict) or obj.get("item_id") in (None, ""):
-            raise UserError(f"{where} has no item_id")
-        value = obj.get("verdict") if pairwise else obj.get("rating")
-        if pairwise and value not in ("first", "second", "tie"):
-            raise UserError(f"{where}: verdict must be first, second or tie, not {value!r}")
-        if not pairwise and (isinstance(value, bool) or not isinstance(value, int | float)):
-            raise UserError(f"{where}: rating must be a number, not {value!r}")
-        found[str(obj["item_id"])] = value
+    for (item, aspect), value in combined(read_labels(path, records, scale)).items():
+        found[item if aspect is None or len(aspects) == 1 else f"{item} [{aspect}]"] = value
     return found
 
 
@@ -145,8 +132,8 @@ def align(
     *,
     tolerance: float = DEFAULT_TOLERANCE,
 ) -> Aligned:
-    """``judges`` on the items all of them judged, with the labels of the runs (and of ``labels``, which win);
-    a label the runs give differently is an error. Judges must be all pairwise or all single."""
+    """``judges`` on the items all of them judged, with the labels of the runs, or ``labels`` alone when given
+    (a label the runs give differently is then an error). Judges must be all pairwise or all single."""
     if len({judge.pairwise for judge in judges}) > 1:
         raise UserError("the runs mix pairwise and single-score judgments; give runs of the same items")
     if len({judge.name for judge in judges}) < len(judges):
@@ -156,13 +143,13 @@ def align(
         shared &= set(judge.answers)
     if not shared:
         raise UserError(f"the runs {', '.join(j.name for j in judges)} share no item: give runs of the same items")
-    merged: dict[str, Answer] = {}
-    for judge in judges:
-        for key, value in judge.labels.items():
-            if key in merged and merged[key] != value and not (labels and key in labels):
-                raise UserError(f"item {key}: the runs carry different human labels ({merged[key]!r}, {value!r})")
-            merged[key] = value
-    merged.update(labels or {})
+    merged: dict[str, Answer] = dict(labels or {})
+    if labels is None:
+        for judge in judges:
+            for key, value in judge.labels.items():
+                if key in merged and merged[key] != value:
+                    raise UserError(f"item {key}: the runs carry different human labels ({merged[key]!r}, {value!r})")
+                merged[key] = value
     keys = tuple(sorted(key for key in shared if key in merged))
     pairwise = judges[0].pairwise
     return Aligned(

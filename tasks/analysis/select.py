@@ -106,9 +106,12 @@ def _rows(path: Any, labels: Mapping[str, Any] | None) -> list[ScoreRow]:
     latest: dict[str, ScoreRow] = {}
     for record in iter_checked(results_path(path)):
         row = ScoreRow.of(record)
-        if labels and row.key in labels:
-            value = labels[row.key]
-            row = replace(row, human_label=value) if row.pairwise else replace(row, human_score=float(value))
+        if labels is not None:  # the file's labels are the human ratings (as meta-eval --labels reads them)
+            value = labels.get(row.key)
+            if row.pairwise:
+                row = replace(row, human_label=value if isinstance(value, str) else None)
+            else:
+                row = replace(row, human_score=float(value) if isinstance(value, int | float) else None)
         latest[f"{row.key}\t{row.aspect}"] = row
     return list(latest.values())
 

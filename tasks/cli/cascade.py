@@ -35,7 +35,7 @@ def add_subparser(subparsers: Any) -> None:
     parser.add_argument(
         "--labels",
         metavar="FILE",
-        help="labels.jsonl (item_id and rating or verdict per line); default: the runs' own human labels",
+        help="labels.jsonl (the label page's download): these labels only; default: the runs' own human labels",
     )
     parser.add_argument(
         "--calibration",
@@ -64,12 +64,12 @@ def add_subparser(subparsers: Any) -> None:
 def handle_cascade(args: argparse.Namespace) -> int:
     """Calibrate and report the cascade of ``args.runs``."""
     from debate_eval.tasks.analysis.cascade import cascade_runs
-    from debate_eval.tasks.analysis.labelled import load_judge, read_labels
+    from debate_eval.tasks.analysis.labelled import labels_of_file, load_judge
 
     if len(args.runs) < 2:
         raise UserError("cascade needs two runs or more (the cheapest first); one run alone is `meta-eval`")
     judges = [load_judge(path) for path in args.runs]
-    labels = read_labels(args.labels, judges[0].pairwise) if args.labels else None
+    labels = labels_of_file(args.labels, args.runs[0]) if args.labels else None
     try:
         report = cascade_runs(
             judges,

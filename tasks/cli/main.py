@@ -79,6 +79,14 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "debate_eval.tasks.cli.merge",
         "join the shard directories of one run (run --shard K/N) into one run directory",
     ),
+    "label": (
+        "debate_eval.tasks.cli.label",
+        "write a self-contained page to label chosen items of a run (downloads labels.jsonl for --labels)",
+    ),
+    "calibrate": (
+        "debate_eval.tasks.cli.calibrate",
+        "map a judge's scores onto the human scale from labelled items: error before/after, transfer by system",
+    ),
     "cascade": (
         "debate_eval.tasks.cli.cascade",
         "escalate with a guarantee: judge 1 when sure, else judge 2, else a person (thresholds from labels)",

@@ -28,7 +28,7 @@ def add_subparser(subparsers: Any) -> None:
     parser.add_argument(
         "--labels",
         metavar="FILE",
-        help="labels.jsonl (item_id and rating or verdict per line); default: the runs' own human labels",
+        help="labels.jsonl (the label page's download): these labels only; default: the runs' own human labels",
     )
     parser.add_argument(
         "--dev",
@@ -50,10 +50,10 @@ def add_subparser(subparsers: Any) -> None:
 
 def handle_select(args: argparse.Namespace) -> int:
     """Choose among ``args.runs``."""
-    from debate_eval.tasks.analysis.labelled import load_judge, read_labels
+    from debate_eval.tasks.analysis.labelled import labels_of_file
     from debate_eval.tasks.analysis.select import select_judge
 
-    labels = read_labels(args.labels, load_judge(args.runs[0]).pairwise) if args.labels else None
+    labels = labels_of_file(args.labels, args.runs[0]) if args.labels else None
     selection = select_judge(args.runs, labels=labels, dev_share=args.dev, seed=args.seed, level=args.level)
     print(json.dumps(selection.to_dict(), indent=2) if args.json else format_selection(selection))
     return 0
