@@ -61,7 +61,8 @@ class Judgment:
     and ``parse_reason``), ``normalized_score`` on [0, 1], the deciding ``rationale`` (the text of the answer
     the score was read from), the debate's ``rounds`` and whether the Critic ``agreed``, every message, the
     tokens and the estimated cost (None without a price), and ``error`` when the call failed. ``system``:
-    the system that wrote the output, as given (with ``record_to``, the run's per-system comparison uses it)."""
+    the system that wrote the output, as given (with ``record_to``, the run's per-system comparison uses it).
+    ``confidence``: how sure the score is, in [0, 1], as the method derives it (None when it gives none)."""
 
     id: str
     method: str
@@ -82,6 +83,7 @@ class Judgment:
     cost_usd: float | None
     error: str | None
     system: str | None = None
+    confidence: float | None = None  # how sure the score is, in [0, 1] (how: the method's docs page)
 
     @property
     def ok(self) -> bool:
@@ -113,6 +115,7 @@ class PairJudgment:
     completion_tokens: int
     cost_usd: float | None
     error: str | None
+    confidence: float | None = None  # how sure the verdict is, in [0, 1]; with swap, 0 when the orders disagree
 
     @property
     def ok(self) -> bool:
@@ -739,6 +742,7 @@ class Judge:
             "completion_tokens": completion,
             "cost_usd": cost,
             "error": record.error,
+            "confidence": record.confidence,
         }
 
     def _judgment(self, record: Record, config: Any) -> Judgment:

@@ -96,6 +96,14 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "debate_eval.tasks.cli.calibrate",
         "map a judge's scores onto the human scale from labelled items: error before/after, transfer by system",
     ),
+    "cascade": (
+        "debate_eval.tasks.cli.cascade",
+        "escalate with a guarantee: judge 1 when sure, else judge 2, else a person (thresholds from labels)",
+    ),
+    "select": (
+        "debate_eval.tasks.cli.select",
+        "choose a judge from labels: the best candidate run on a dev split, confirmed on a held-out split",
+    ),
     "export": (
         "debate_eval.tasks.cli.export",
         "write a run in another tool's format (an inspect_ai eval log, for inspect view)",
