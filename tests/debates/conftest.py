@@ -1,9 +1,11 @@
-"""Shared helpers for the pairwise tests: a pairwise task and a pool of scripted (replay) clients."""
+"""Shared helpers for the methods' pairwise tests (``tests/debates/<method>/test_pairwise.py``): a pairwise task,
+a pool of scripted (replay) clients, and the flow of an outcome's transcript."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from autogen_core.models import ChatCompletionClient
@@ -11,7 +13,7 @@ from autogen_ext.models.replay import ReplayChatCompletionClient
 
 from debate_eval.agents.models.pool import ClientPool
 from debate_eval.agents.models.settings import resolve_model_config
-from debate_eval.debates.evaluation import EvaluationTask
+from debate_eval.debates.evaluation import EvaluationTask, Outcome
 from debate_eval.debates.pairwise.prompts import render_task
 from debate_eval.debates.scoring.scores import ScoreRange
 
@@ -50,7 +52,12 @@ def requests_of(client: ReplayChatCompletionClient) -> int:
     return client._current_index
 
 
+def flow(outcome: Outcome) -> list[tuple[Any, ...]]:
+    """Each transcript entry's agent, addressee and relay."""
+    return [(e["agent"], e["to"], e["relay"]) for e in outcome.transcript]
+
+
 @pytest.fixture
 def pw() -> SimpleNamespace:
     """The helpers above, for the test modules (which cannot import this file under importlib mode)."""
-    return SimpleNamespace(inputs=INPUTS, task=pairwise_task, pool=scripted_pool, served=requests_of)
+    return SimpleNamespace(inputs=INPUTS, task=pairwise_task, pool=scripted_pool, served=requests_of, flow=flow)
