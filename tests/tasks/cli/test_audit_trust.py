@@ -36,7 +36,8 @@ def test_alt_test_and_self_preference_on_the_card(isolated_env: Path) -> None:
             "annotators=r1|r2|r3", "--aspect", "completeness", "--criteria", "Complete?", "--scale", "1-5",
             "--method", "geval", "--provider", "scripted", "--model", "planted-length", "--no-progress",
             "--out", str(out), "--facets", "agreement,alt_test,self_preference", "--alt-epsilon", "0.2",
-            "--system-families", "gpt-x=openai,llama-x=meta", "--judge-family", "openai", "--bootstrap", "0"]  # fmt: skip
+            "--system-families", "gpt-x=openai,llama-x=meta", "--judge-family", "openai",
+            "--bootstrap", "0"]  # fmt: skip
     assert main(argv) == 0
     card = json.loads((out / "card.json").read_text(encoding="utf-8"))
     facets = card["judges"][0]["facets"]
