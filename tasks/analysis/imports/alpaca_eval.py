@@ -27,6 +27,8 @@ from debate_eval.tasks.analysis.imports.common import ImportResult, read_json_ro
 from debate_eval.tasks.data.pairwise import ASPECT
 
 FORMAT = "alpaca-eval"
+#: ``rescore`` has no judge text to read again: the verdicts are the release's own decisions
+REREADABLE = False
 DATASET = "alpaca_eval"
 PROTOCOL = "geval"  # one judge call per pair
 DRAW = 1.5

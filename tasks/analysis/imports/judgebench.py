@@ -38,6 +38,8 @@ from debate_eval.tasks.data.judgebench import NAME as DATASET
 from debate_eval.tasks.data.pairwise import ASPECT, pairwise_item
 
 FORMAT = "judgebench"
+#: ``rescore`` has no judge text to read again: the verdicts are the release's own decisions
+REREADABLE = False
 PROTOCOL = "geval"  # one judge call per order, as G-Eval's pairwise form
 ORDERS = ("original", "swapped")
 LABELS = ("A>B", "B>A")
