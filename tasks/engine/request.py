@@ -45,8 +45,7 @@ from debate_eval.tasks.engine.flags import (
     method_help,
     progress_modes,
     providers,
-    role_help,
-    role_value,
+    role_flag,
     structured_help,
 )
 from debate_eval.tasks.engine.option_values import (
@@ -212,13 +211,7 @@ class RunRequest:
         metadata=_kind(
             MODELS,
             MAPPING,
-            Flag(
-                MODEL_FLAGS,
-                role_help("provider", ", e.g. critic=anthropic (repeatable; $DEBATE_EVAL_<ROLE>_PROVIDER)"),
-                metavar="ROLE=NAME",
-                convert=role_value,
-                append=True,
-            ),
+            role_flag("provider", ", e.g. critic=anthropic (repeatable; $DEBATE_EVAL_<ROLE>_PROVIDER)", "ROLE=NAME"),
         ),
     )
     role_model: dict[str, str] = field(  # {"critic": "gpt-4o"}
@@ -226,27 +219,15 @@ class RunRequest:
         metadata=_kind(
             MODELS,
             MAPPING,
-            Flag(
-                MODEL_FLAGS,
-                role_help(
-                    "model",
-                    ", e.g. critic=gpt-4o (repeatable); G-Eval's evaluator and ChatEval's referees use the scorer's",
-                ),
-                metavar="ROLE=MODEL",
-                convert=role_value,
-                append=True,
+            role_flag(
+                "model",
+                ", e.g. critic=gpt-4o (repeatable); G-Eval's evaluator and ChatEval's referees use the scorer's",
+                "ROLE=MODEL",
             ),
         ),
     )
     role_base_url: dict[str, str] = field(
-        default_factory=dict,
-        metadata=_kind(
-            MODELS,
-            MAPPING,
-            Flag(
-                MODEL_FLAGS, role_help("endpoint", " (repeatable)"), metavar="ROLE=URL", convert=role_value, append=True
-            ),
-        ),
+        default_factory=dict, metadata=_kind(MODELS, MAPPING, role_flag("endpoint", " (repeatable)", "ROLE=URL"))
     )
     temperature: float | None = _option(MODELS, FLOAT, Flag(REQUEST_FLAGS, "default 0 (the paper)"))
     top_p: float | None = _option(MODELS, FLOAT, Flag(REQUEST_FLAGS, "default 1 (the paper)"))
