@@ -90,7 +90,6 @@ class Bucket:
     hold_span: float = 0.0  # the reset's length (after the reset, refill resumes once as long again has passed)
     refill: str = ""  # "continuous" or "windows" once the headers have shown which; "" until then
     estimates: tuple[float, float, float, float] = (math.inf, 0.0, math.inf, 0.0)  # rates, used: least, most
-    budget_seen: float = 0.0  # the most a window has shown it holds: the largest ``remaining`` + 1 answered
 
     def available(self, now: float) -> float:
         """What is left at ``now``."""
@@ -135,18 +134,13 @@ class Bucket:
         sending, not after a 429; a bucket that refills continuously is whole at its reset too (less what calls
         sent after the answered one took: ``hold_debt``), and its
         answers (each a fresh level) say sooner what came back."""
-        if window.remaining is not None:  # the answer counts its own call: the window holds at least one more
-            self.budget_seen = max(self.budget_seen, window.remaining + 1)
         if window.limit is not None and window.limit > 0 and not self.by_hand:
-            # a window's budget may be less than the limit said (Azure: 120 a minute as 20 per 10 s, the
-            # headers saying 120 and what is left of the 20): the most the answers showed, until the resets
-            # show a bucket that refills continuously
-            self.limit = window.limit if self.refill == "continuous" else min(window.limit, self.budget_seen)
-        used = (self.limit if window.limit else 0) - (window.remaining if window.remaining is not None else math.inf)
+            self.limit = window.limit
+        used = (window.limit or 0) - (window.remaining if window.remaining is not None else math.inf)
         if window.reset_header:
             self.source = window.reset_header
         reset = capped_wait(window.reset_s)  # no wait for a refill is longer than a header's longest wait
-        if window.limit and reset and used >= max(2.0, RATE_FROM_RESET_MIN_USED * self.limit):
+        if window.limit and reset and used >= max(2.0, RATE_FROM_RESET_MIN_USED * window.limit):
             rate = (used - 0.5) / reset  # ``remaining`` is rounded down: half a unit less was used
             self._classify(rate, used)
             if not self.by_hand:
