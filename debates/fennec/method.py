@@ -12,9 +12,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from debate_eval.agents.errors import UserError
-from debate_eval.agents.roles import CORRECTOR_ROLE, CRITERIA_WRITER_ROLE, GUIDELINE_WRITER_ROLE, JUDGE, JUDGE_ROLE
 from debate_eval.debates.base import Method, MethodContext, OptionError, Reparser, option, register_method, with_parse
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
+from debate_eval.debates.fennec.roles import (
+    CORRECTOR_ROLE,
+    CRITERIA_WRITER_ROLE,
+    GUIDELINE_WRITER_ROLE,
+    JUDGE,
+    JUDGE_ROLE,
+)
 from debate_eval.debates.fennec.scripted import SCRIPTED_REPLIES
 from debate_eval.debates.kit.confidence import Confidence
 from debate_eval.debates.pairwise.scripted import PAIRWISE_PROMPTS

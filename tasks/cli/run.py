@@ -25,17 +25,9 @@ from debate_eval.debates.base import (
     positive_int,
 )
 from debate_eval.tasks.data.datasets import get_dataset
+from debate_eval.tasks.engine import flags
 from debate_eval.tasks.engine.config_file import read_request_file, request_toml
-from debate_eval.tasks.engine.flags import (
-    BATCH_FLAGS,
-    EXECUTION_FLAGS,
-    METHOD_FLAGS,
-    MODEL_FLAGS,
-    REQUEST_FLAGS,
-    SCALE_OUT_FLAGS,
-    SELECTION_FLAGS,
-    Flag,
-)
+from debate_eval.tasks.engine.flags import Flag
 from debate_eval.tasks.engine.option_values import FLOAT, INT, NON_NEGATIVE_INT, POSITIVE_INT, SWITCH
 from debate_eval.tasks.engine.request import FLAGS, RunRequest, field_kind, field_names, flags_of
 
@@ -91,7 +83,7 @@ FLAG_TYPES: dict[str, Callable[[str], Any]] = {
 
 def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
     """Which data: dataset, aspect, items."""
-    add_request_flags(parser, SELECTION_FLAGS)
+    add_request_flags(parser, flags.SELECTION_FLAGS)
 
 
 def flag_type(convert: Callable[[str], Any]) -> Callable[[str], Any]:
@@ -147,18 +139,18 @@ def add_method_options(parser: argparse.ArgumentParser, methods: Iterable[Method
 def add_method_arguments(parser: argparse.ArgumentParser) -> None:
     """How to evaluate: the method (``--method``; ``--protocol``, its earlier name, is a hidden alias) and
     every method's own options."""
-    add_request_flags(parser, METHOD_FLAGS)
+    add_request_flags(parser, flags.METHOD_FLAGS)
     add_method_options(parser)
 
 
 def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     """Which models (API keys only from the environment / .env) and how they are asked."""
-    add_request_flags(parser, MODEL_FLAGS, REQUEST_FLAGS)
+    add_request_flags(parser, flags.MODEL_FLAGS, flags.REQUEST_FLAGS)
 
 
 def add_execution_arguments(parser: argparse.ArgumentParser) -> None:
     """How to execute (does not change results): execution, scale-out, batch mode."""
-    add_request_flags(parser, EXECUTION_FLAGS, SCALE_OUT_FLAGS, BATCH_FLAGS)
+    add_request_flags(parser, flags.EXECUTION_FLAGS, flags.SCALE_OUT_FLAGS, flags.BATCH_FLAGS)
 
 
 def add_subparser(subparsers: Any) -> None:
@@ -205,9 +197,9 @@ def request_from_args(args: argparse.Namespace) -> RunRequest:
         if value is not None and value != [] and name != "method_options":
             values[name] = value
     options = {name: getattr(args, name) for name in method_option_names() if getattr(args, name, None) is not None}
-    flags = RunRequest.from_mapping({**values, "method_options": options}, source=FLAGS)
+    from_flags = RunRequest.from_mapping({**values, "method_options": options}, source=FLAGS)
     config = getattr(args, "config", None)
-    return read_request_file(config).updated(flags) if config else flags
+    return read_request_file(config).updated(from_flags) if config else from_flags
 
 
 def build_run_config(args: argparse.Namespace) -> RunConfig:

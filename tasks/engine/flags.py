@@ -87,8 +87,15 @@ def method_help() -> str:
     )
 
 
-def role_help(what: str, example: str) -> Callable[[], str]:
-    return lambda: f"{what} of one role, ROLE one of {', '.join(_model_roles())}{example}"
+def role_flag(what: str, example: str, metavar: str) -> Flag:
+    """The flag of a per-role mapping (``--role-model ROLE=MODEL``, repeatable): ``what`` of one role."""
+    return Flag(
+        MODEL_FLAGS,
+        lambda: f"{what} of one role, ROLE one of {', '.join(_model_roles())}{example}",
+        metavar=metavar,
+        convert=role_value,
+        append=True,
+    )
 
 
 def providers() -> Iterable[str]:

@@ -21,7 +21,7 @@ the same flags of ``ablate``, ``robustness``, ``audit``, ``repeat``) are generat
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
@@ -45,8 +45,7 @@ from debate_eval.tasks.engine.flags import (
     method_help,
     progress_modes,
     providers,
-    role_help,
-    role_value,
+    role_flag,
     structured_help,
 )
 from debate_eval.tasks.engine.option_values import (
@@ -73,9 +72,12 @@ def _kind(group: str, kind: str, flag: Flag) -> dict[str, Any]:
     return {"group": group, "kind": kind, "flag": flag}
 
 
-def _option(group: str, kind: str, flag: Flag, default: Any = None) -> Any:
-    """A request field with a fixed default."""
-    return field(default=default, metadata=_kind(group, kind, flag))
+def _option(
+    group: str, kind: str, section: str, help: str | Callable[[], str], *, default: Any = None, **flag: Any
+) -> Any:
+    """A request field with a fixed default, listed in ``section`` of ``run --help`` (``flag``: the rest of its
+    ``Flag``)."""
+    return field(default=default, metadata=_kind(group, kind, Flag(section, help, **flag)))
 
 
 @dataclass(frozen=True)
@@ -86,25 +88,21 @@ class RunRequest:
     """
 
     # ---- what to evaluate
-    dataset: str | None = _option(DATA, TEXT, Flag(SELECTION_FLAGS, dataset_help))  # a name or your own file
+    dataset: str | None = _option(DATA, TEXT, SELECTION_FLAGS, dataset_help)  # a name or your own file
     aspect: str | None = _option(
         DATA,
         TEXT,
-        Flag(
-            SELECTION_FLAGS,
-            "required (here or in --config): e.g. coherence (see 'debate-eval datasets'); free text for your own "
-            "file; several in one run: a,b,c or all (each item is evaluated once per aspect, results per aspect in "
-            "one run directory)",
-        ),
+        SELECTION_FLAGS,
+        "required (here or in --config): e.g. coherence (see 'debate-eval datasets'); free text for your own "
+        "file; several in one run: a,b,c or all (each item is evaluated once per aspect, results per aspect in "
+        "one run directory)",
     )
     data_dir: str | None = _option(
         DATA,
         PATH,
-        Flag(
-            SELECTION_FLAGS,
-            "folder with the datasets (default: $DEBATE_EVAL_DATA_DIR, then ~/.cache/debate-eval/data, then the "
-            "copies of SummEval and Topical-Chat inside the package)",
-        ),
+        SELECTION_FLAGS,
+        "folder with the datasets (default: $DEBATE_EVAL_DATA_DIR, then ~/.cache/debate-eval/data, then the "
+        "copies of SummEval and Topical-Chat inside the package)",
     )
     # your own file's columns {"source": "article", ...}; a pairwise file's label values {"first": "A", ...}
     fields: dict[str, str] = field(
@@ -137,88 +135,68 @@ class RunRequest:
     language: str | None = _option(  # xDial-Eval's language
         DATA,
         TEXT,
-        Flag(
-            SELECTION_FLAGS,
-            "xdial_fed_turn / xdial_fed_dialogue: the language of the text (default english; see 'debate-eval "
-            "datasets')",
-            metavar="NAME",
-        ),
+        SELECTION_FLAGS,
+        "xdial_fed_turn / xdial_fed_dialogue: the language of the text (default english; see 'debate-eval datasets')",
+        metavar="NAME",
     )
-    limit: int | None = _option(DATA, POSITIVE_INT, Flag(SELECTION_FLAGS, "only the first N items"))
+    limit: int | None = _option(DATA, POSITIVE_INT, SELECTION_FLAGS, "only the first N items")
     docs: int | None = _option(
-        DATA, POSITIVE_INT, Flag(SELECTION_FLAGS, "only the first K documents / contexts (all their items)")
+        DATA, POSITIVE_INT, SELECTION_FLAGS, "only the first K documents / contexts (all their items)"
     )
     template: str | None = _option(
         DATA,
         PATH,
-        Flag(
-            SELECTION_FLAGS,
-            "a G-Eval-style prompt file with the dataset's placeholders, e.g. {{Document}}/{{Summary}}, "
-            "{{context}}/{{response}}, or for your own file {{source}}/{{output}}/{{reference}}/{{context}} "
-            "(default: the built-in template)",
-        ),
+        SELECTION_FLAGS,
+        "a G-Eval-style prompt file with the dataset's placeholders, e.g. {{Document}}/{{Summary}}, "
+        "{{context}}/{{response}}, or for your own file {{source}}/{{output}}/{{reference}}/{{context}} "
+        "(default: the built-in template)",
     )
     scale: str | None = _option(  # "1-5"
         DATA,
         SCALE,
-        Flag(
-            SELECTION_FLAGS, "score range of a custom template or your own file, e.g. 1-5 (default: from the template)"
-        ),
+        SELECTION_FLAGS,
+        "score range of a custom template or your own file, e.g. 1-5 (default: from the template)",
     )
     criteria: str | None = _option(  # one sentence: a template is built from it (data.criteria)
         DATA,
         TEXT,
-        Flag(
-            SELECTION_FLAGS,
-            "instead of --template: one sentence saying what is rated, e.g. 'Is the summary faithful to the "
-            "article?'; a G-Eval-style template is built from it, the inputs and --scale (shown in config.json)",
-            metavar="TEXT",
-        ),
+        SELECTION_FLAGS,
+        "instead of --template: one sentence saying what is rated, e.g. 'Is the summary faithful to the "
+        "article?'; a G-Eval-style template is built from it, the inputs and --scale (shown in config.json)",
+        metavar="TEXT",
     )
     # ---- how to evaluate
     method: str | None = _option(  # None: debates.base.DEFAULT_METHOD
-        METHOD, TEXT, Flag(METHOD_FLAGS, method_help, metavar="NAME", hidden_aliases=("--protocol",))
+        METHOD, TEXT, METHOD_FLAGS, method_help, metavar="NAME", hidden_aliases=("--protocol",)
     )
     swap: bool = _option(
         METHOD,
         SWITCH,
-        Flag(
-            METHOD_FLAGS,
-            "pairwise datasets: judge every item in both orders (responses exchanged); the verdict is the "
-            "agreeing one, a tie when they disagree",
-        ),
-        False,
+        METHOD_FLAGS,
+        "pairwise datasets: judge every item in both orders (responses exchanged); the verdict is the "
+        "agreeing one, a tie when they disagree",
+        default=False,
     )
     method_options: dict[str, Any] = field(default_factory=dict, metadata={"group": METHOD, "kind": OPTIONS})
     # ---- models (API keys only from the environment / .env)
-    model: str | None = _option(
-        MODELS, TEXT, Flag(MODEL_FLAGS, "model name for every role (default: $DEBATE_EVAL_MODEL)")
-    )
+    model: str | None = _option(MODELS, TEXT, MODEL_FLAGS, "model name for every role (default: $DEBATE_EVAL_MODEL)")
     base_url: str | None = _option(
-        MODELS, TEXT, Flag(MODEL_FLAGS, "OpenAI-compatible endpoint for every role (default: $OPENAI_BASE_URL)")
+        MODELS, TEXT, MODEL_FLAGS, "OpenAI-compatible endpoint for every role (default: $OPENAI_BASE_URL)"
     )
     provider: str | None = _option(
         MODELS,
         TEXT,
-        Flag(
-            MODEL_FLAGS,
-            "model provider of every role (default: openai with an API key or --base-url, else embedded; "
-            "scripted: canned replies, no model, to check a pipeline offline; $DEBATE_EVAL_PROVIDER)",
-            choices=providers,
-        ),
+        MODEL_FLAGS,
+        "model provider of every role (default: openai with an API key or --base-url, else embedded; "
+        "scripted: canned replies, no model, to check a pipeline offline; $DEBATE_EVAL_PROVIDER)",
+        choices=providers,
     )
     role_provider: dict[str, str] = field(  # {"critic": "anthropic"}
         default_factory=dict,
         metadata=_kind(
             MODELS,
             MAPPING,
-            Flag(
-                MODEL_FLAGS,
-                role_help("provider", ", e.g. critic=anthropic (repeatable; $DEBATE_EVAL_<ROLE>_PROVIDER)"),
-                metavar="ROLE=NAME",
-                convert=role_value,
-                append=True,
-            ),
+            role_flag("provider", ", e.g. critic=anthropic (repeatable; $DEBATE_EVAL_<ROLE>_PROVIDER)", "ROLE=NAME"),
         ),
     )
     role_model: dict[str, str] = field(  # {"critic": "gpt-4o"}
@@ -226,221 +204,176 @@ class RunRequest:
         metadata=_kind(
             MODELS,
             MAPPING,
-            Flag(
-                MODEL_FLAGS,
-                role_help(
-                    "model",
-                    ", e.g. critic=gpt-4o (repeatable); G-Eval's evaluator and ChatEval's referees use the scorer's",
-                ),
-                metavar="ROLE=MODEL",
-                convert=role_value,
-                append=True,
+            role_flag(
+                "model",
+                ", e.g. critic=gpt-4o (repeatable); G-Eval's evaluator and ChatEval's referees use the scorer's",
+                "ROLE=MODEL",
             ),
         ),
     )
     role_base_url: dict[str, str] = field(
-        default_factory=dict,
-        metadata=_kind(
-            MODELS,
-            MAPPING,
-            Flag(
-                MODEL_FLAGS, role_help("endpoint", " (repeatable)"), metavar="ROLE=URL", convert=role_value, append=True
-            ),
-        ),
+        default_factory=dict, metadata=_kind(MODELS, MAPPING, role_flag("endpoint", " (repeatable)", "ROLE=URL"))
     )
-    temperature: float | None = _option(MODELS, FLOAT, Flag(REQUEST_FLAGS, "default 0 (the paper)"))
-    top_p: float | None = _option(MODELS, FLOAT, Flag(REQUEST_FLAGS, "default 1 (the paper)"))
+    temperature: float | None = _option(MODELS, FLOAT, REQUEST_FLAGS, "default 0 (the paper)")
+    top_p: float | None = _option(MODELS, FLOAT, REQUEST_FLAGS, "default 1 (the paper)")
     seed: int | None = _option(
         MODELS,
         INT,
-        Flag(
-            REQUEST_FLAGS,
-            "default 453, a project choice (no paper names a seed; the authors' 453 was pyautogen's cache seed, "
-            "never sent); --fidelity authors-code sends none unless --seed is given",
-        ),
+        REQUEST_FLAGS,
+        "default 453, a project choice (no paper names a seed; the authors' 453 was pyautogen's cache seed, "
+        "never sent); --fidelity authors-code sends none unless --seed is given",
     )
-    no_seed: bool = _option(MODELS, SWITCH, Flag(REQUEST_FLAGS, "send no seed"), False)
+    no_seed: bool = _option(MODELS, SWITCH, REQUEST_FLAGS, "send no seed", default=False)
     max_tokens: int | None = _option(
-        MODELS, POSITIVE_INT, Flag(REQUEST_FLAGS, "default: none for APIs, 256 for the embedded model")
+        MODELS, POSITIVE_INT, REQUEST_FLAGS, "default: none for APIs, 256 for the embedded model"
     )
     timeout: float | None = _option(
         MODELS,
         FLOAT,
-        Flag(
-            REQUEST_FLAGS,
-            "seconds per request attempt, all of it: connecting, sending, waiting, reading the answer (default 120)",
-        ),
+        REQUEST_FLAGS,
+        "seconds per request attempt, all of it: connecting, sending, waiting, reading the answer (default 120)",
     )
     max_retries: int | None = _option(
         MODELS,
         NON_NEGATIVE_INT,
-        Flag(
-            REQUEST_FLAGS,
-            "retries of transient errors: 5xx, 429, timeouts, resets, a 200 that is no completion (default 6; "
-            "the first waits about $DEBATE_EVAL_RETRY_BACKOFF s, default 1, then doubling; the endpoint check too)",
-        ),
+        REQUEST_FLAGS,
+        "retries of transient errors: 5xx, 429, timeouts, resets, a 200 that is no completion (default 6; "
+        "the first waits about $DEBATE_EVAL_RETRY_BACKOFF s, default 1, then doubling; the endpoint check too)",
     )
     gguf: str | None = _option(
-        MODELS, PATH, Flag(MODEL_FLAGS, "serve this GGUF with the embedded server instead of SmolLM2-135M")
+        MODELS, PATH, MODEL_FLAGS, "serve this GGUF with the embedded server instead of SmolLM2-135M"
     )
-    gguf_sha256: str | None = _option(MODELS, TEXT, Flag(MODEL_FLAGS, "the SHA-256 the --gguf file must have"))
-    embedded_parallel: int | None = _option(
-        MODELS, POSITIVE_INT, Flag(MODEL_FLAGS, "embedded server slots (default 2)")
-    )
+    gguf_sha256: str | None = _option(MODELS, TEXT, MODEL_FLAGS, "the SHA-256 the --gguf file must have")
+    embedded_parallel: int | None = _option(MODELS, POSITIVE_INT, MODEL_FLAGS, "embedded server slots (default 2)")
     answer_format: str | None = _option(  # auto | free | grammar | json (debates/answer_plan.py)
-        MODELS, TEXT, Flag(REQUEST_FLAGS, answer_format_help, choices=answer_formats)
+        MODELS, TEXT, REQUEST_FLAGS, answer_format_help, choices=answer_formats
     )
-    structured_output: bool = _option(MODELS, SWITCH, Flag(REQUEST_FLAGS, structured_help), False)  # = json
+    structured_output: bool = _option(MODELS, SWITCH, REQUEST_FLAGS, structured_help, default=False)  # = json
     env_file: str | None = _option(
-        MODELS, PATH, Flag(MODEL_FLAGS, "read settings from this .env file (default: ./.env if present)")
+        MODELS, PATH, MODEL_FLAGS, "read settings from this .env file (default: ./.env if present)"
     )
     # ---- execution (does not change results)
     out: str | None = _option(
-        EXECUTION,
-        PATH,
-        Flag(EXECUTION_FLAGS, "run directory (default: runs/DATASET_ASPECT_PROTOCOL); a rerun resumes"),
+        EXECUTION, PATH, EXECUTION_FLAGS, "run directory (default: runs/DATASET_ASPECT_PROTOCOL); a rerun resumes"
     )
     concurrency: int | None = _option(
         EXECUTION,
         POSITIVE_INT,
-        Flag(
-            EXECUTION_FLAGS,
-            "debates in flight, and the most model calls in flight per endpoint and model (default 8 for APIs, "
-            "the embedded server's slots otherwise); fewer when the endpoint's rate limits call for it",
-        ),
+        EXECUTION_FLAGS,
+        "debates in flight, and the most model calls in flight per endpoint and model (default 8 for APIs, "
+        "the embedded server's slots otherwise); fewer when the endpoint's rate limits call for it",
     )
     rpm: int | None = _option(  # request budget per minute (agents/models/rate_limit.py)
         EXECUTION,
         POSITIVE_INT,
-        Flag(
-            EXECUTION_FLAGS,
-            "request budget per minute for each endpoint and model (default: learnt from rate-limit headers)",
-        ),
+        EXECUTION_FLAGS,
+        "request budget per minute for each endpoint and model (default: learnt from rate-limit headers)",
     )
     tpm: int | None = _option(  # token budget per minute
         EXECUTION,
         POSITIVE_INT,
-        Flag(
-            EXECUTION_FLAGS,
-            "token budget per minute for each endpoint and model (default: learnt from rate-limit headers)",
-        ),
+        EXECUTION_FLAGS,
+        "token budget per minute for each endpoint and model (default: learnt from rate-limit headers)",
     )
-    no_cache: bool = _option(EXECUTION, SWITCH, Flag(EXECUTION_FLAGS, "do not use the on-disk response cache"), False)
+    no_cache: bool = _option(EXECUTION, SWITCH, EXECUTION_FLAGS, "do not use the on-disk response cache", default=False)
     reset_cache: bool = _option(
         EXECUTION,
         SWITCH,
-        Flag(
-            EXECUTION_FLAGS,
-            "move the response cache folder aside (never deleted; e.g. a damaged one) and start an empty one",
-        ),
-        False,
+        EXECUTION_FLAGS,
+        "move the response cache folder aside (never deleted; e.g. a damaged one) and start an empty one",
+        default=False,
     )
     cache_dir: str | None = _option(
         EXECUTION,
         PATH,
-        Flag(
-            EXECUTION_FLAGS,
-            "response cache folder (default: $DEBATE_EVAL_CACHE_DIR or ~/.cache/debate-eval/llm-cache)",
-        ),
+        EXECUTION_FLAGS,
+        "response cache folder (default: $DEBATE_EVAL_CACHE_DIR or ~/.cache/debate-eval/llm-cache)",
     )
     progress: str | None = _option(  # auto | bar | lines | none (engine/progress.py)
         EXECUTION,
         TEXT,
-        Flag(
-            EXECUTION_FLAGS,
-            "what the run shows while it works (on stderr): bar (tqdm), lines (one plain line per finished item, "
-            "at most every 10 s, and one per retry: for logs, tee, nohup, CI), none; default auto: a bar on a "
-            "terminal, lines otherwise",
-            choices=progress_modes,
-        ),
+        EXECUTION_FLAGS,
+        "what the run shows while it works (on stderr): bar (tqdm), lines (one plain line per finished item, "
+        "at most every 10 s, and one per retry: for logs, tee, nohup, CI), none; default auto: a bar on a "
+        "terminal, lines otherwise",
+        choices=progress_modes,
     )
     quiet: bool = _option(  # = progress "none"
-        EXECUTION,
-        SWITCH,
-        Flag(EXECUTION_FLAGS, "show nothing while the run works, not even retries"),
-        False,
+        EXECUTION, SWITCH, EXECUTION_FLAGS, "show nothing while the run works, not even retries", default=False
     )
     no_progress: bool = _option(  # = progress "none" (the older spelling)
-        EXECUTION, SWITCH, Flag(EXECUTION_FLAGS, "= --progress none"), False
+        EXECUTION, SWITCH, EXECUTION_FLAGS, "= --progress none", default=False
     )
-    no_preflight: bool = _option(EXECUTION, SWITCH, Flag(EXECUTION_FLAGS, "skip the one-request endpoint check"), False)
+    no_preflight: bool = _option(
+        EXECUTION, SWITCH, EXECUTION_FLAGS, "skip the one-request endpoint check", default=False
+    )
     max_answer_bytes: int | None = _option(  # None: http_client.DEFAULT_MAX_ANSWER_BYTES
-        EXECUTION, POSITIVE_INT, Flag(EXECUTION_FLAGS, max_answer_bytes_help)
+        EXECUTION, POSITIVE_INT, EXECUTION_FLAGS, max_answer_bytes_help
     )
     fast_path: bool = _option(  # the opt-in private fast path (agents/models/fast_path.py)
         EXECUTION,
         SWITCH,
-        Flag(
-            EXECUTION_FLAGS,
-            "opt in to a faster event loop that patches private internals of AutoGen and the openai SDK "
-            "(only with the versions it was tested with; see benchmarks/throughput.md)",
-        ),
-        False,
+        EXECUTION_FLAGS,
+        "opt in to a faster event loop that patches private internals of AutoGen and the openai SDK "
+        "(only with the versions it was tested with; see benchmarks/throughput.md)",
+        default=False,
     )
     batch: bool = _option(
         EXECUTION,
         SWITCH,
-        Flag(
-            BATCH_FLAGS,
-            "queue every model call and send the queue as one batch when every item waits on a call "
-            "(about 2n+1 batches for DEBATE with n rounds; batch prices; a rerun polls batches already submitted)",
-        ),
-        False,
+        BATCH_FLAGS,
+        "queue every model call and send the queue as one batch when every item waits on a call "
+        "(about 2n+1 batches for DEBATE with n rounds; batch prices; a rerun polls batches already submitted)",
+        default=False,
     )
     batch_max_requests: int | None = _option(
-        EXECUTION, POSITIVE_INT, Flag(BATCH_FLAGS, "most requests per batch (default 50000)", convert=batch_count)
+        EXECUTION, POSITIVE_INT, BATCH_FLAGS, "most requests per batch (default 50000)", convert=batch_count
     )
     batch_wait: float | None = _option(
         EXECUTION,
         POSITIVE_FLOAT,
-        Flag(BATCH_FLAGS, "send the queue this many seconds after it starts", convert=batch_seconds),
+        BATCH_FLAGS,
+        "send the queue this many seconds after it starts",
+        convert=batch_seconds,
     )
     batch_poll: float | None = _option(
-        EXECUTION, POSITIVE_FLOAT, Flag(BATCH_FLAGS, "seconds between status polls (default 30)", convert=batch_seconds)
+        EXECUTION, POSITIVE_FLOAT, BATCH_FLAGS, "seconds between status polls (default 30)", convert=batch_seconds
     )
     allow_endpoint_change: bool = _option(  # resume at another server (engine.endpoints)
         EXECUTION,
         SWITCH,
-        Flag(
-            EXECUTION_FLAGS,
-            "resume a run directory at another server than its results were made at (same provider and model "
-            "name; noted in config.json); the same server under another name or port resumes without it",
-        ),
-        False,
+        EXECUTION_FLAGS,
+        "resume a run directory at another server than its results were made at (same provider and model "
+        "name; noted in config.json); the same server under another name or port resumes without it",
+        default=False,
     )
     shard: str | None = _option(  # "K/N": only shard K of N of the items (engine.shards)
-        EXECUTION, TEXT, Flag(SCALE_OUT_FLAGS, SHARD_HELP, metavar="K/N")
+        EXECUTION, TEXT, SCALE_OUT_FLAGS, SHARD_HELP, metavar="K/N"
     )
     workers: int | None = _option(  # processes on this machine (engine.workers)
         EXECUTION,
         POSITIVE_INT,
-        Flag(
-            SCALE_OUT_FLAGS,
-            "processes on this machine, each an async runner over its share of the items (shard k/N), writing "
-            "into one run directory; --rpm/--tpm are divided among them (default 1); with --ray: the number of "
-            "shards (default: one per CPU of the cluster)",
-        ),
+        SCALE_OUT_FLAGS,
+        "processes on this machine, each an async runner over its share of the items (shard k/N), writing "
+        "into one run directory; --rpm/--tpm are divided among them (default 1); with --ray: the number of "
+        "shards (default: one per CPU of the cluster)",
     )
     ray: str | None = _option(  # the shards as Ray tasks: "local", "auto" or an address
         EXECUTION,
         TEXT,
-        Flag(
-            SCALE_OUT_FLAGS,
-            "run the shards as Ray tasks, their results streamed back and appended here: no ADDRESS (or local) "
-            "starts Ray on this machine, auto or ray://HOST:10001 joins a cluster (needs the ray extra)",
-            metavar="ADDRESS",
-            const="local",
-        ),
+        SCALE_OUT_FLAGS,
+        "run the shards as Ray tasks, their results streamed back and appended here: no ADDRESS (or local) "
+        "starts Ray on this machine, auto or ray://HOST:10001 joins a cluster (needs the ray extra)",
+        metavar="ADDRESS",
+        const="local",
     )
     trace_content: bool = _option(  # judged texts and answers on spans (agents.telemetry)
         EXECUTION,
         SWITCH,
-        Flag(
-            EXECUTION_FLAGS,
-            "with OpenTelemetry tracing on (OTEL_* variables, the [otel] extra), also put the judged texts and "
-            "the models' answers on the spans (secrets masked); off by default",
-        ),
-        False,
+        EXECUTION_FLAGS,
+        "with OpenTelemetry tracing on (OTEL_* variables, the [otel] extra), also put the judged texts and "
+        "the models' answers on the spans (secrets masked); off by default",
+        default=False,
     )
 
     @classmethod

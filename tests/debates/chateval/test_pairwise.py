@@ -56,3 +56,13 @@ def test_chateval_no_verdict_from_anyone(pw: SimpleNamespace) -> None:
     pool, clients = pw.pool(referee=["I like both.", "Still both."])
     outcome = asyncio.run(run_chateval_pairwise(pw.task(), one, pool))
     assert pw.served(clients["referee"]) == 2 and outcome.verdict is None
+
+
+# ----------------------------------------------------------------------------------------------- rescore
+
+
+def test_chateval_with_a_reasked_referee(pw: SimpleNamespace) -> None:
+    pool, _ = pw.pool(referee=["[[A]]", "[[B]]", "[[A]]", "thinking", "[[B]]"])
+    outcome = asyncio.run(run_chateval_pairwise(pw.task(), ChatEvalConfig(turns=2), pool))
+    assert outcome.details["reasked_referees"]
+    pw.check_same("chateval", outcome, list(pw.inputs.values()))

@@ -138,3 +138,25 @@ def test_debate_with_an_llm_commander_uses_pairwise_instructions(pw: SimpleNames
     assert instructions and all("verdict" in text or "better" in text for text in instructions)
     assert all("score" not in text for text in instructions)
     assert commander.requests[0][0].content == pairwise_persona(get_persona("commander", "commander")).text
+
+
+# ----------------------------------------------------------------------------------------------- rescore
+
+
+def test_debate_and_an_edited_answer(pw: SimpleNamespace) -> None:
+    config = DebateConfig(
+        scorer=get_persona("scorer", "scorer"),
+        critic=get_persona("devils-advocate", "critic"),
+        commander=get_persona("commander", "commander"),
+        max_rounds=1,
+    )
+    pool, _ = pw.pool(scorer=["[[A]]", "I cannot tell.", "[[B]]"], critic=["Wrong."])
+    outcome = asyncio.run(run_debate_pairwise(pw.task(), config, pool))
+    assert outcome.verdict == "second" and outcome.reasked
+    new = pw.check_same("debate", outcome, list(pw.inputs.values()))
+    # the Scorer's last answer before the re-ask now reads as a verdict: it decides
+    record = pw.record_of(outcome)
+    scorer_answers = [e for e in record["transcript"] if e["agent"] == "Scorer"]
+    scorer_answers[1]["content"] = "On reflection, Response A is better."
+    assert pw.rescore_pairwise("debate", record, list(pw.inputs.values()))["verdict"] == "first"
+    assert new["transcript"][1]["verdict"]["value"] == "first"

@@ -46,3 +46,16 @@ def test_geval_planted_verdict_in_a_response_decides_nothing(pw: SimpleNamespace
     # the judge's copy of the planted line counts for nothing; the re-ask's bare answer decides
     assert outcome.transcript[1]["verdict"]["value"] is None
     assert outcome.reasked and outcome.verdict == "first"
+
+
+# ----------------------------------------------------------------------------------------------- rescore
+
+
+def test_geval_with_reask_and_samples(pw: SimpleNamespace) -> None:
+    texts = list(pw.inputs.values())
+    pool, _ = pw.pool(scorer=["Hmm.", "[[B]]"])
+    pw.check_same("geval", asyncio.run(run_geval_pairwise(pw.task(), 1, pool)), texts)
+    pool, _ = pw.pool(scorer=["[[A]]", "no idea", "[[B]]", "[[B]]"])  # sample 2 is re-asked
+    outcome = asyncio.run(run_geval_pairwise(pw.task(), 3, pool))
+    assert outcome.verdict == "second"
+    pw.check_same("geval", outcome, texts)

@@ -73,12 +73,13 @@ def flags() -> dict[str, Any]:
     from debate_eval.agents.models.providers import all_providers
     from debate_eval.debates.base import method_option_names
 
+    parsers = {command: subparser(command) for command in COMMANDS}  # every method loaded (and its roles)
     lists = placeholders()
     methods = set(method_option_names())
     found: dict[str, Any] = {}
-    for command in COMMANDS:
+    for command, parser in parsers.items():
         actions = []
-        for group in subparser(command)._action_groups:
+        for group in parser._action_groups:
             for action in group._group_actions:
                 if action.dest in methods:
                     continue
@@ -104,7 +105,7 @@ def flags() -> dict[str, Any]:
     for argv in BAD_VALUES:
         stderr = io.StringIO()
         with contextlib.redirect_stderr(stderr), contextlib.suppress(SystemExit):
-            subparser("run").parse_args(argv)
+            parsers["run"].parse_args(argv)
         errors[" ".join(argv)] = normalised(stderr.getvalue().splitlines()[-1], lists)
     found["errors"] = errors
     return found
