@@ -12,6 +12,7 @@ its endpoint needs.
 ``embedded``    the embedded llama.cpp server (no key, no URL): started for the run, its slots shared
 ``scripted``    the scripted test server (``--provider scripted``): canned replies per role, no model at all
 ``inspect``     inspect_ai's models (``--model openai/gpt-4o``, ``role:grader``): inspect's ``generate``
+``litellm``     LiteLLM's providers by LiteLLM model name (``--model anthropic/...``): ``litellm.acompletion``
 ==============  ==========================================================================================
 
 A provider says where a role's requests go (``base_url``), which variables hold its key and URL, what server
@@ -50,6 +51,7 @@ BUILTIN_MODULES = (
     "debate_eval.agents.models.providers.embedded",
     "debate_eval.agents.models.providers.scripted",
     "debate_eval.agents.models.providers.inspect_models",
+    "debate_eval.agents.models.providers.litellm_provider",
 )
 
 
