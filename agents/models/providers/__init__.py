@@ -13,6 +13,7 @@ its endpoint needs.
 ``scripted``    the scripted test server (``--provider scripted``): canned replies per role, no model at all
 ``inspect``     inspect_ai's models (``--model openai/gpt-4o``, ``role:grader``): inspect's ``generate``
 ``litellm``     LiteLLM's providers by LiteLLM model name (``--model anthropic/...``): ``litellm.acompletion``
+``deepeval``    a model object of the host program (deepeval's ``DeepEvalBaseLLM``), registered in the process
 ==============  ==========================================================================================
 
 A provider says where a role's requests go (``base_url``), which variables hold its key and URL, what server
@@ -52,6 +53,7 @@ BUILTIN_MODULES = (
     "debate_eval.agents.models.providers.scripted",
     "debate_eval.agents.models.providers.inspect_models",
     "debate_eval.agents.models.providers.litellm_provider",
+    "debate_eval.agents.models.providers.callable_models",
 )
 
 

@@ -15,7 +15,18 @@ from debate_eval.tasks.engine.compat.hashes import url_identity
 
 
 def test_the_builtin_providers_are_registered() -> None:
-    names = ["openai", "azure", "anthropic", "gemini", "ollama", "embedded", "scripted", "inspect", "litellm"]
+    names = [
+        "openai",
+        "azure",
+        "anthropic",
+        "gemini",
+        "ollama",
+        "embedded",
+        "scripted",
+        "inspect",
+        "litellm",
+        "deepeval",
+    ]
     assert list(all_providers()) == names
     assert get_provider("embedded").shares_slots and not get_provider("openai").shares_slots
     # inspect_ai's models bring their own cache and connection limits: the run's stay out
