@@ -57,6 +57,7 @@ class DeepEvalModelProvider(Provider):
     name = "deepeval"
     description = "a model object registered in the process (deepeval's DeepEvalBaseLLM): --model deepeval-model:N"
     answer_modes = ()
+    checks_endpoint = False
 
     def build_client(self, settings: ModelSettings, base_url: str | None, http_client: Any) -> Any:
         """A ``CallableModelClient`` over the registered object."""

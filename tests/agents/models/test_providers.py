@@ -31,6 +31,7 @@ def test_the_builtin_providers_are_registered() -> None:
     assert get_provider("embedded").shares_slots and not get_provider("openai").shares_slots
     # inspect_ai's models bring their own cache and connection limits: the run's stay out
     assert [name for name in names if get_provider(name).own_call_layers] == ["inspect"]
+    assert [name for name in names if not get_provider(name).checks_endpoint] == ["inspect", "deepeval"]
     names = ", ".join(names)
     with pytest.raises(UserError, match=f"unknown model provider 'bogus'; providers are: {names}"):
         get_provider("bogus")

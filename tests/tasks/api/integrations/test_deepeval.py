@@ -108,7 +108,7 @@ class ScriptedDeepEvalModel(DeepEvalBaseLLM):
 def test_a_deepeval_model_object_answers_every_call(isolated_env: Path) -> None:
     model = ScriptedDeepEvalModel()
     judge_options = {key: value for key, value in JUDGE.items() if key != "provider"}
-    metric = DebateMetric(**judge_options, model=model, no_preflight=True)
+    metric = DebateMetric(**judge_options, model=model)  # no endpoint check: the object answers only the debate
     score = metric.measure(case(1))
     assert metric.judgment is not None and metric.judgment.score == 3.0 and score == pytest.approx(0.5)
     calls = [m for m in metric.judgment.messages if m.usage is not None]
