@@ -359,7 +359,7 @@ class ClientPool:
         endpoints = [
             Endpoint(role, self.settings_for(role), self._base_url(self.settings_for(role)))
             for role in roles
-            if role not in self.overrides and not get_provider(self.settings_for(role).provider).own_call_layers
+            if role not in self.overrides and get_provider(self.settings_for(role).provider).checks_endpoint
         ]
 
         def factory(settings: ModelSettings, base_url: str | None) -> ChatCompletionClient:

@@ -131,6 +131,7 @@ class InspectProvider(Provider):
     sdk_module = "inspect_ai"
     answer_modes = ()
     own_call_layers = True
+    checks_endpoint = False
 
     def build_client(self, settings: ModelSettings, base_url: str | None, http_client: Any) -> Any:
         """An ``InspectModelClient`` (inspect's models have their own HTTP clients)."""

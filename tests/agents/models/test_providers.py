@@ -15,11 +15,23 @@ from debate_eval.tasks.engine.compat.hashes import url_identity
 
 
 def test_the_builtin_providers_are_registered() -> None:
-    names = ["openai", "azure", "anthropic", "gemini", "ollama", "embedded", "scripted", "inspect"]
+    names = [
+        "openai",
+        "azure",
+        "anthropic",
+        "gemini",
+        "ollama",
+        "embedded",
+        "scripted",
+        "inspect",
+        "litellm",
+        "deepeval",
+    ]
     assert list(all_providers()) == names
     assert get_provider("embedded").shares_slots and not get_provider("openai").shares_slots
     # inspect_ai's models bring their own cache and connection limits: the run's stay out
     assert [name for name in names if get_provider(name).own_call_layers] == ["inspect"]
+    assert [name for name in names if not get_provider(name).checks_endpoint] == ["inspect", "deepeval"]
     names = ", ".join(names)
     with pytest.raises(UserError, match=f"unknown model provider 'bogus'; providers are: {names}"):
         get_provider("bogus")
