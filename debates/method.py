@@ -302,6 +302,17 @@ class Method(Generic[ConfigT]):
         """One-line warnings printed when a run starts (``temperature``: the Scorer's)."""
         return []
 
+    def sampled_method(self, values: Mapping[str, Any]) -> str | None:
+        """The method whose judge this one runs, given the options ``values`` (self-consistency's base); its
+        request format and fidelity are the run's. Default: none (the method judges by itself)."""
+        return None
+
+    def authors_prompt_file(self, dataset: str, aspect: str) -> str | None:
+        """The prompt file the authors' released code read for ``dataset``/``aspect`` in ``--fidelity
+        authors-code``, when it read one (a run without ``--template`` sends this project's wording instead,
+        and says so naming this file). Default: none."""
+        return None
+
     def summary_lines(self, records: Iterable[ResultRecord]) -> list[str]:
         """Lines the run summary adds for this method, from the run's records (default: none)."""
         return []

@@ -173,9 +173,11 @@ class Bucket:
         if window.remaining is None or taken_after is None:
             return
         level = window.remaining - taken_after - (unsure if self.refill == "windows" else 0.0)
-        if self.refill != "continuous" and not self.by_hand and now < self.hold_until:
-            # a window refills only at its end: an answer about it lowers what is left, never raises it (a
-            # call counted before others sent earlier, whose answers came back first, says too much is left)
+        # a window shown (by the resets) or suspected (no answer showed as much left as the limit said) refills
+        # only at its end: an answer about it lowers what is left, never raises it (a call counted before
+        # others sent earlier, whose answers came back first, says too much is left)
+        smaller = not self.refill and bool(window.limit) and self.most_left < (window.limit or 0)
+        if (self.refill == "windows" or smaller) and not self.by_hand and now < self.hold_until:
             self.level, self.updated = min(self.available(now), level), now
             return
         self.level = min(self.available(now), level) if self.by_hand else min(self.limit, level)

@@ -137,6 +137,12 @@ class DebateMethod(Method["DebateConfig"]):
         self.critic = critic
         self.tie_breaker = tie_breaker
 
+    def authors_prompt_file(self, dataset: str, aspect: str) -> str | None:
+        """DEBATE's released prompt files: SummEval's four (``prompts/summeval/coh_detailed.txt``, ...)."""
+        if dataset == "summeval" and aspect in ("coherence", "consistency", "fluency", "relevance"):
+            return f"DEBATE's prompts/summeval/{aspect[:3]}_detailed.txt"
+        return None
+
     @property
     def config_type(self) -> type:  # type: ignore[override]
         """``DebateConfig`` (imported when asked for: it lives with the debate's AutoGen code)."""

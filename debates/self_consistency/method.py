@@ -18,7 +18,7 @@ method's own rescore and ``answer_value``. ``majority`` votes on the parsed answ
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -158,6 +158,10 @@ class SelfConsistencyMethod(Method[SelfConsistencyConfig]):
             raise UserError(f"--sc-base {base.name}: it has no {ctx.task_type} form")
         combine = options.sc_combine or (MAJORITY if ctx.task_type == "pairwise" else MEAN)
         return SelfConsistencyConfig(base.name, base.configure(ctx.options, ctx), options.sc_samples, combine)
+
+    def sampled_method(self, values: Mapping[str, Any]) -> str | None:
+        """The base method (``--sc-base``)."""
+        return str(values.get("sc_base") or DEFAULT_BASE)
 
     def roles(self, config: SelfConsistencyConfig) -> tuple[str, ...]:
         """The base method's roles."""

@@ -182,15 +182,22 @@ def terminating_as_interrupt() -> Iterator[list[bool]]:
         signal.signal(signal.SIGTERM, previous)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the command line; returns the exit status."""
+def main(argv: list[str] | None = None, *, as_program: bool | None = None) -> int:
+    """Run the command line; returns the exit status. ``as_program`` (default: whether ``argv`` is None, the
+    program's own arguments): an interrupt (Ctrl-C, SIGTERM) ends in exit status 130 or 143 after its line;
+    called with arguments from another program (a script, a test session), the interrupt goes on to it after
+    the line, so that program stops too."""
     words = sys.argv[1:] if argv is None else list(argv)
     args = build_parser(command_of(words)).parse_args(words)
+    interrupted: list[bool] = []
     with terminating_as_interrupt() as terminated:
-        return _main(args, terminated)
+        code = _main(args, terminated, interrupted)
+    if interrupted and not (argv is None if as_program is None else as_program):
+        raise KeyboardInterrupt
+    return code
 
 
-def _main(args: argparse.Namespace, terminated: list[bool]) -> int:
+def _main(args: argparse.Namespace, terminated: list[bool], interrupted: list[bool]) -> int:
     try:
         prepare_environment(getattr(args, "env_file", None))  # before anything reads a setting (DEBATE_EVAL_DEBUG)
         if any(name.startswith("OTEL_") for name in os.environ):  # OpenTelemetry asked for by its environment
@@ -214,6 +221,7 @@ def _main(args: argparse.Namespace, terminated: list[bool]) -> int:
         print(f"debate-eval: error: {redact(where + (error.strerror or str(error)))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
+        interrupted.append(True)
         out = getattr(args, "out", None) or "the run directory"
         start = "\n" if sys.stderr.isatty() else ""  # after the terminal's ^C (and a progress bar)
         how = "terminated" if terminated else "interrupted"

@@ -333,4 +333,4 @@ def main_for_dataset(dataset: str, argv: list[str] | None = None) -> int:
     """Entry point of ``scripts/run_<dataset>.py``: ``run --dataset DATASET`` plus the script's arguments."""
     from debate_eval.tasks.cli.main import main
 
-    return main(["run", "--dataset", dataset, *(sys.argv[1:] if argv is None else argv)])
+    return main(["run", "--dataset", dataset, *(sys.argv[1:] if argv is None else argv)], as_program=argv is None)

@@ -6,6 +6,7 @@ item, ``--item`` the position of the line it prints, which alone is read again w
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import textwrap
 from collections.abc import Iterable, Iterator
@@ -147,9 +148,10 @@ def find_in_file(path: Path, key: str) -> Record:
     when it describes the file (one line read, whatever the file's size); anything else scans the file."""
     offset = last_line_of(path, key, separator=KEY_SEPARATOR)
     if offset is not None:
-        record = next((record for _, record in lines_at(path, [offset], redact=True)), None)
-        if record is not None and record.item_id == key:
-            return record
+        with contextlib.suppress(ValueError, UserError):  # not a line's start after all: the index is ignored
+            record = next((record for _, record in lines_at(path, [offset], redact=True)), None)
+            if record is not None and record.item_id == key:
+                return record
     finder = _Finder(key)
     end = ScanEnd()
     for _, record in iter_numbered_file(path, end, redact=True, messages=False):
