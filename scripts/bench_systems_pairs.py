@@ -215,7 +215,8 @@ def main() -> int:
         "",
         "Two systems on 1,000 shared documents, `n` rated by humans; human scores = 3 (+ the true difference for A) "
         "+ difficulty (sd 0.6) + noise (sd 0.6); the judge = the human score + noise (sd 0.4), **+ 0.5 for B**. "
-        "PPI: `ppi.difference_estimate` (paired, PPI++ on the documents' differences); human-only: the paired t "
+        "PPI: `ppi.difference_estimate` (paired: PPI++ on the documents' differences, ppi-python's standard "
+        "error with a t quantile on n − 1 degrees); human-only: the paired t "
         f"interval on the `n` rated documents; {int(1000 * scale)} replications per row.",
         "",
         "| rated documents | true difference | PPI coverage | PPI width | human-only coverage | human-only width | "

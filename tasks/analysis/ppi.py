@@ -124,12 +124,12 @@ def system_estimates(records: Sequence[RecordLike], min_units: int = MIN_UNITS) 
 # --- the difference between two systems ------------------------------------------------------------------------
 
 
-def _normal_p(estimate: float, se: float) -> float:
+def _t_p(estimate: float, se: float, df: int) -> float:
     from scipy import stats
 
     if se <= 0.0:
         return 1.0 if estimate == 0.0 else 0.0
-    return float(2.0 * stats.norm.sf(abs(estimate) / se))
+    return float(2.0 * stats.t.sf(abs(estimate) / se, df))
 
 
 def _ppi_mean_se(y: np.ndarray, y_hat: np.ndarray, unlabeled: np.ndarray) -> tuple[float, float]:
@@ -177,7 +177,11 @@ def difference_estimate(first: Groups, second: Groups, min_units: int = MIN_UNIT
     differences as the unlabelled part (a system's outputs in one group count as their mean). **Unpaired**
     otherwise: each system's PPI++ mean, the difference of the two with the standard errors combined. Beside it
     ``human_only``: the same difference from the human ratings alone (the paired or Welch t-test of
-    :mod:`system_pairs`), so the width PPI saves shows. None when ppi-python is missing or PPI has nothing to
+    :mod:`system_pairs`), so the width PPI saves shows. The interval and p use ppi-python's standard error
+    (its tuned interval read back) with a t quantile on n − 1 degrees, n the rated documents (the smaller
+    system's rated outputs when unpaired), in place of the normal one: the rectifier's variance is estimated
+    from those n, and with the normal quantile the interval covered 0.929 at 100 rated documents
+    (``benchmarks/systems_pairs.md``). None when ppi-python is missing or PPI has nothing to
     correct (a system without both rated and unrated outputs).
     """
     from debate_eval.tasks.analysis.system_pairs import pair_test
@@ -203,6 +207,7 @@ def difference_estimate(first: Groups, second: Groups, min_units: int = MIN_UNIT
         y, y_hat = np.array([d for d, _ in labelled]), np.array([j for _, j in labelled])
         estimate, se = _ppi_mean_se(y, y_hat, np.array(unlabelled))
         n_rated, n_unrated, paired = len(labelled), len(unlabelled), True
+        df = n_rated - 1
     else:
         sides = [_arrays([o for outs in side.values() for o in outs]) for side in (first, second)]
         if any(len(y) == 0 or len(u) == 0 for y, _, u in sides):
@@ -214,16 +219,17 @@ def difference_estimate(first: Groups, second: Groups, min_units: int = MIN_UNIT
                     "ci95": withheld, "p_value": withheld, "human_only": human_only}  # fmt: skip
         (ma, sa), (mb, sb) = (_ppi_mean_se(*side) for side in sides)
         estimate, se = ma - mb, float(np.hypot(sa, sb))
+        df = min(len(y) for y, _, _ in sides) - 1
     from scipy import stats
 
-    half = float(stats.norm.ppf(0.5 + LEVEL / 2.0)) * se
+    half = float(stats.t.ppf(0.5 + LEVEL / 2.0, df)) * se
     return {
         "paired": paired,
         "n_rated": n_rated,
         "n_unrated": n_unrated,
         "difference": estimate,
         "ci95": [estimate - half, estimate + half],
-        "p_value": _normal_p(estimate, se),
+        "p_value": _t_p(estimate, se, df),
         "human_only": human_only,
     }
 

@@ -433,6 +433,10 @@ def comparison_lines(label: str, block: dict[str, Any] | None) -> list[str]:
                 f"human only {_num(ppi['human_only']['mean'])}{_ci(ppi['human_only']['ci95'])}, "
                 f"judge only {_num(ppi['judge_only']['mean'])}{_ci(ppi['judge_only']['ci95'])}"
             )
+            ppi_rank = (block.get("ppi_ranks") or {}).get(name)
+            if ppi_rank:
+                low, high = ppi_rank["rank_set"]
+                line += f", PPI rank {ppi_rank['rank']} ({low}-{high})" if low != high else f", PPI rank {low}"
         lines.append(line)
     pairs = block["pairs"]
     if pairs:
@@ -448,8 +452,9 @@ def pair_lines(label: str, block: dict[str, Any]) -> list[str]:
     """The pairs of a comparison block: how many differ after Holm and BH over the family, then the pairs (up to
     :data:`MAX_PAIR_LINES`) with the difference, its interval, p, Holm and BH p, and the PPI difference."""
     pairs = block["pairs"]
+    family = str(block.get("family", "all the pairs")).removesuffix(f" ({label})")
     lines = [
-        f"{label}: {block.get('family', 'all the pairs')}: {_significant(pairs, 'p_holm')} differ after Holm "
+        f"{label}: {family}: {_significant(pairs, 'p_holm')} differ after Holm "
         f"(family-wise 0.05), {_significant(pairs, 'p_bh')} after Benjamini-Hochberg (false discovery rate 0.05)",
         f"{label}: pairs, first - second, 95% CI, p (paired t on shared inputs, else Welch), Holm p, BH p, "
         "first's wins/ties/losses",
