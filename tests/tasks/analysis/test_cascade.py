@@ -137,3 +137,27 @@ def test_cascade_reads_a_labels_file_and_refuses_bad_input(tmp_path: Path, capsy
         assert main(["cascade", *argv]) == 2
         error = capsys.readouterr().err
         assert len(error.strip().splitlines()) == 1 and re.search(message, error), error
+
+
+def test_the_guarantee_on_judgebench_released_judgments(shared_data_dir: Path, tmp_path: Path) -> None:
+    """Skywork's reward margin then the o1-mini Arena-Hard judge, 20 seeded splits (scripts/bench_cascade.py
+    runs 200): the realised agreement on the decided test items reaches alpha in at least 90% of them."""
+    from debate_eval.tasks.analysis.labelled import align, load_judge
+
+    from .imports.test_judgebench import O1_MINI, PAIRS, shared_file
+
+    pairs = shared_file(shared_data_dir, PAIRS)
+    runs = []
+    for name in ("judgebench/outputs/reward_model_Skywork-Reward-Gemma-2-27B.jsonl", O1_MINI):
+        out = tmp_path / Path(name).stem
+        assert (
+            main(["import", "judgebench", str(pairs), str(shared_file(shared_data_dir, name)), "--out", str(out)]) == 0
+        )
+        runs.append(load_judge(out))
+    aligned = align(runs)
+    assert len(aligned.keys) == 350
+    for alpha in (0.7, 0.8):
+        result = simulate(aligned.names, list(aligned.confidence), list(aligned.correct), alpha, 0.1, splits=20, seed=1)
+        assert result.held >= 0.9
+        decided = [s.test.agreement for s in result.splits if s.test.agreement is not None]
+        assert decided  # the cascade decides items in some splits, not only abstains
