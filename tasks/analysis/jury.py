@@ -60,7 +60,8 @@ def _latest(path: Path) -> dict[tuple[str, str], Record]:
     return found
 
 
-def _split(votes: Sequence[Any]) -> bool:
+def split_vote(votes: Sequence[Any]) -> bool:
+    """Whether a majority of ``votes`` is split: two answers or more given equally often, most often."""
     counts = Counter(vote for vote in votes if vote is not None).most_common()
     return len(counts) > 1 and counts[0][1] == counts[1][1]
 
@@ -70,7 +71,7 @@ def jury_record(item: Record, jurors: dict[str, Record], combine: str, split: st
     pairwise = item.pairwise
     answers = {name: (r.verdict if pairwise else r.score) if r.ok else None for name, r in jurors.items()}
     votes = [answers[name] if pairwise else score_key(answers[name]) for name in jurors]
-    is_split = combine == MAJORITY and _split(votes)
+    is_split = combine == MAJORITY and split_vote(votes)
     parsed: ParsedScore | ParsedVerdict
     if pairwise:
         parses = [ParsedVerdict(v, "parsed", "juror", "") if v else no_verdict("") for v in answers.values()]

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from debate_eval._audit import audit, load_card
     from debate_eval._evaluate import evaluate, evaluate_async
     from debate_eval._judge import Judge, Judgment, PairJudgment
-    from debate_eval._jury import jury
+    from debate_eval._jury import Jury, JuryJudgment, jury
     from debate_eval._meta import MetaEval, assert_judge_meets, compare, meta_evaluate
     from debate_eval._registry import datasets, methods, parse_score, parse_verdict
     from debate_eval._run import Message, Record, Run, load_run
@@ -52,6 +52,8 @@ __all__ = [
     "Judge",
     "JudgeCard",
     "Judgment",
+    "Jury",
+    "JuryJudgment",
     "Label",
     "Message",
     "MetaEval",
@@ -104,6 +106,8 @@ _WHERE = {  # public name -> the module that defines it
     "evaluate_async": "debate_eval._evaluate",
     "Judge": "debate_eval._judge",
     "jury": "debate_eval._jury",
+    "Jury": "debate_eval._jury",
+    "JuryJudgment": "debate_eval._jury",
     "Judgment": "debate_eval._judge",
     "PairJudgment": "debate_eval._judge",
     "Run": "debate_eval._run",
