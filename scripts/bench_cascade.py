@@ -33,6 +33,8 @@ from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the planted judges (tests/support)
+
 from debate_eval.tasks.analysis.cascade import simulate
 from debate_eval.tasks.analysis.labelled import align, load_judge
 from debate_eval.tasks.cli.main import main as cli
@@ -83,6 +85,27 @@ def measure(runs: dict[str, Path], alphas: list[float], delta: float, splits: in
     return rows
 
 
+def planted_rows(alphas: list[float], delta: float, splits: int, seed: int) -> list[str]:
+    """The same simulation on the planted judges of the tests (``support.planted_judges``: judge 1 right with
+    probability equal to its confidence, uniform on [0.5, 1]; judge 2 right with probability 0.4 + 0.6 x its
+    confidence), 350 items."""
+    from support.planted_judges import planted, population_agreement
+
+    confidences, corrects = planted(350, seed=seed)
+    rows = []
+    for alpha in alphas:
+        result = simulate(["planted 1", "planted 2"], confidences, corrects, alpha, delta, splits=splits, seed=seed)
+        empty = sum(s.test.agreement is None for s in result.splits)
+        population = [population_agreement([t.value for t in s.thresholds]) for s in result.splits]
+        held = sum(value is None or value >= alpha for value in population) / len(population)
+        rows.append(
+            f"| planted (75% / 85%) | {alpha:g} | {held:.1%} | {result.held:.1%} | {empty} | "
+            f"{result.mean('agreement'):.3f} | {result.mean('planted 1'):.1%} | {result.mean('planted 2'):.1%} | "
+            f"{result.mean('abstained'):.1%} |"
+        )
+    return rows
+
+
 def main() -> int:
     """Run the simulation and write the Markdown report."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -100,7 +123,9 @@ def main() -> int:
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as folder:
         runs = import_runs(args.data, Path(folder))
-        rows = measure(runs, [float(a) for a in args.alphas.split(",")], args.delta, args.splits, args.seed)
+        alphas = [float(a) for a in args.alphas.split(",")]
+        rows = measure(runs, alphas, args.delta, args.splits, args.seed)
+    planted = planted_rows(alphas, args.delta, args.splits, args.seed)
     elapsed = time.perf_counter() - started
     command = (
         f"python scripts/bench_cascade.py --data {args.data} --splits {args.splits} --alphas {args.alphas} "
@@ -131,9 +156,28 @@ def main() -> int:
             "label, so o1-mini alone is right on fewer pairs than JudgeBench's own metric gives it (65.71%: a "
             "pair counts as right there when one order is right and the other a tie).",
             "",
-            "The guarantee holds when the third column is at least 1 - delta = "
-            f"{1 - args.delta:.0%}. It is over calibration draws (each split is one draw), for items exchangeable "
-            "with the calibration items, and about the decided items only: the abstained share is not bounded.",
+            "The same on planted judges of known accuracy (the tests' `support.planted_judges`: judge 1 right with "
+            "probability equal to its confidence, uniform on [0.5, 1]; judge 2 right with probability 0.4 + 0.6 x "
+            "its confidence), 350 items:",
+            "",
+            "| judges | alpha | splits whose decided items' population agreement ≥ alpha | splits with realised "
+            "test agreement ≥ alpha | splits deciding nothing | mean agreement on decided | judge 1 decides | "
+            "judge 2 decides | abstained |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+            *planted,
+            "",
+            "For the planted judges the population agreement of the decided items is known by construction "
+            "(`population_agreement`): that is what the guarantee is about, and it holds. The realised agreement "
+            "on 175 test items adds the test sample's own noise: where the thresholds put the population agreement "
+            "just above alpha, a finite test set falls below it about as often as not, so the realised criterion "
+            "can miss 1 - delta while the guarantee holds. On JudgeBench the confidences are coarse (o1-mini's "
+            "take four values), so the decided items' agreement lands well above alpha and the realised criterion "
+            "holds too.",
+            "",
+            "The check is the third column of each table: at least 1 - delta = "
+            f"{1 - args.delta:.0%} of the splits. The guarantee is over calibration draws (each split is one "
+            "draw), for items exchangeable with the calibration items, and about the decided items only: the "
+            "abstained share is not bounded.",
             "",
         ]
     )
