@@ -81,7 +81,7 @@ class Selection:
         """One sentence: why ``chosen``."""
         if self.best_on_dev == self.simplest:
             return f"no candidate beat {self.simplest} on the development split: the simplest is kept"
-        shown = "-" if self.p_value is None else f"{self.p_value:.3g}"
+        shown = "not computed" if self.p_value is None else f"{self.p_value:.3g}"
         delta = "-" if self.delta is None else f"{self.delta:+.3f}"
         if self.confirmed:
             return (
@@ -212,12 +212,17 @@ def _value(comparison: Comparison, statistic: str, side: str) -> float | None:
 
 
 def _p(comparison: Comparison, statistic: str, pairwise: bool) -> tuple[float | None, str]:
+    """The held-out test's p and its name; a withheld p (too few units) names why in the test's name."""
     if pairwise and comparison.mcnemar is not None:
         value = comparison.mcnemar.p_value
-        return (float(value) if isinstance(value, float) else None), "McNemar"
+        if isinstance(value, float):
+            return value, "McNemar"
+        return None, f"McNemar ({value or 'no test'})"
     for difference in comparison.differences:
         if difference.statistic == statistic:
             value = difference.p_reported
             name = "paired t-test" if difference.p_ttest is not None else "paired bootstrap"
-            return (float(value) if isinstance(value, float) else None), name
-    return None, "paired test"
+            if isinstance(value, float):
+                return value, name
+            return None, f"{name} ({value or 'no test'})"
+    return None, "paired test (no test)"

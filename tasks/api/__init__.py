@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from debate_eval._audit import audit, load_card
     from debate_eval._evaluate import evaluate, evaluate_async
     from debate_eval._judge import Judge, Judgment, PairJudgment
+    from debate_eval._jury import Jury, JuryJudgment, jury
     from debate_eval._meta import MetaEval, assert_judge_meets, compare, meta_evaluate
     from debate_eval._registry import datasets, methods, parse_score, parse_verdict
     from debate_eval._run import Message, Record, Run, load_run
@@ -51,6 +52,8 @@ __all__ = [
     "Judge",
     "JudgeCard",
     "Judgment",
+    "Jury",
+    "JuryJudgment",
     "Label",
     "Message",
     "MetaEval",
@@ -73,6 +76,7 @@ __all__ = [
     "datasets",
     "evaluate",
     "evaluate_async",
+    "jury",
     "label_page",
     "load_card",
     "load_run",
@@ -101,6 +105,9 @@ _WHERE = {  # public name -> the module that defines it
     "evaluate": "debate_eval._evaluate",
     "evaluate_async": "debate_eval._evaluate",
     "Judge": "debate_eval._judge",
+    "jury": "debate_eval._jury",
+    "Jury": "debate_eval._jury",
+    "JuryJudgment": "debate_eval._jury",
     "Judgment": "debate_eval._judge",
     "PairJudgment": "debate_eval._judge",
     "Run": "debate_eval._run",

@@ -119,7 +119,10 @@ def format_report(report: CascadeReport) -> str:
         f"{name} {tokens:,.0f}" for name, tokens in zip(report.names, report.tokens_per_item, strict=True)
     )
     usd = "" if report.cascade_usd_per_item is None else f", ${report.cascade_usd_per_item:.5f} per item"
-    lines.append(f"tokens per item: cascade {report.cascade_tokens_per_item:,.0f}{usd} (each judge alone: {costs})")
+    if any(report.tokens_per_item):
+        lines.append(f"tokens per item: cascade {report.cascade_tokens_per_item:,.0f}{usd} (each judge alone: {costs})")
+    else:  # imported judgments carry no usage
+        lines.append(f"no token counts in these runs; judge 2 is called on {1 - shares[report.names[0]]:.1%} of items")
     shown = ", ".join(report.abstained[:20]) + (" ..." if len(report.abstained) > 20 else "")
     unlabelled = f", {report.unlabelled_items} unlabelled judged items included" if report.unlabelled_items else ""
     lines.append(f"left for a person: {len(report.abstained)} items{unlabelled}" + (f": {shown}" if shown else ""))

@@ -104,6 +104,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "debate_eval.tasks.cli.select",
         "choose a judge from labels: the best candidate run on a dev split, confirmed on a held-out split",
     ),
+    "jury": (
+        "debate_eval.tasks.cli.jury",
+        "combine several judges' runs of the same items (one per model/provider) into a jury's run",
+    ),
     "export": (
         "debate_eval.tasks.cli.export",
         "write a run in another tool's format (an inspect_ai eval log, for inspect view)",

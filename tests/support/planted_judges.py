@@ -5,6 +5,7 @@ confidence beside its verdict."""
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -67,3 +68,23 @@ def planted_runs(tmp_path: Path, n: int = 400) -> tuple[Path, Path, list[str]]:
     one = write_run(tmp_path / "cheap", answers_right(human, corrects[0]), human, [float(c) for c in confidences[0]])
     two = write_run(tmp_path / "strong", answers_right(human, corrects[1]), human, [float(c) for c in confidences[1]])
     return one, two, human
+
+
+def population_agreement(thresholds: Sequence[float]) -> float | None:
+    """The agreement, over the whole population, of the items the cascade of the two ``planted`` judges decides
+    with ``thresholds`` (None when it decides nothing), known by construction: with confidences uniform on
+    [0.5, 1], judge 1 decides a share (1 - max(t1, 0.5)) / 0.5 of the items, right at the mean confidence above
+    its threshold, (max(t1, 0.5) + 1) / 2; judge 2 decides the same share of the items judge 1 leaves (its
+    confidence is independent of judge 1's), right at 0.4 + 0.6 times its mean confidence above t2."""
+
+    def share(t: float) -> float:
+        return 0.0 if not math.isfinite(t) else (1.0 - max(t, 0.5)) / 0.5
+
+    def mean_above(t: float) -> float:
+        return (max(t, 0.5) + 1.0) / 2 if math.isfinite(t) else 0.0
+
+    first = share(thresholds[0])
+    second = (1.0 - first) * share(thresholds[1])
+    if first + second == 0:
+        return None
+    return (first * mean_above(thresholds[0]) + second * (0.4 + 0.6 * mean_above(thresholds[1]))) / (first + second)

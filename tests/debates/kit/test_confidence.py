@@ -118,3 +118,17 @@ def test_judge_returns_the_confidence(tmp_path: Path, monkeypatch: pytest.Monkey
     with debate_eval.Judge(method="self-consistency", criteria="Is it clear?", provider="scripted") as judge:
         judgment = judge.score("The cat sat on the mat.")
     assert judgment.confidence is not None and 0 <= judgment.confidence <= 1
+
+
+def test_rescore_adds_the_confidence_to_a_run_made_before_it(tmp_path: Path) -> None:
+    import shutil
+
+    fixture = Path(__file__).parents[2] / "tasks" / "engine" / "fixtures" / "run-0.1.0" / "debate"
+    run = tmp_path / "old"
+    shutil.copytree(fixture, run)
+    before = [json.loads(line) for line in (run / "results.jsonl").read_text().splitlines()]
+    assert all("confidence" not in line for line in before)
+    assert main(["rescore", str(run / "results.jsonl")]) == 0
+    for old, record in zip(before, debate_eval.load_run(run).records, strict=True):
+        expected = 1 / old["rounds"] if old["agreed"] else 0.0  # the debate's rule, from the stored course
+        assert record.confidence == pytest.approx(expected)

@@ -11,14 +11,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 from scipy.stats import binomtest
-from support.planted_judges import planted, planted_runs, write_run
+from support.planted_judges import planted, planted_runs, population_agreement, write_run
 
 from debate_eval.tasks.analysis.cascade import (
     ABSTAINED,
     agreement_lower_bound,
     apply_cascade,
     assign,
-    calibrate_cascade,
     calibrate_threshold,
     simulate,
     threshold_grid,
@@ -83,20 +82,25 @@ def test_the_cascade_calls_judge_2_on_what_judge_1_left_and_counts_costs() -> No
     assert outcome.shares() == {"cheap": 0.4, "strong": 0.4, "abstained": 0.2}
 
 
+@pytest.mark.parametrize("thresholds", [(0.8, 0.9), (0.95, 0.6), (float("inf"), 0.7), (0.3, float("inf"))])
+def test_the_planted_population_agreement_matches_a_large_sample(thresholds: tuple[float, float]) -> None:
+    confidences, corrects = planted(200_000, seed=9)
+    outcome = apply_cascade(["a", "b"], confidences, list(thresholds), corrects=corrects)
+    assert outcome.agreement == pytest.approx(population_agreement(thresholds), abs=0.005)
+
+
 @pytest.mark.parametrize("alpha", [0.7, 0.8, 0.9])
 def test_planted_judges_keep_the_guarantee_over_seeded_splits(alpha: float) -> None:
-    confidences, corrects = planted(600, seed=11)
+    """The guarantee is about the population: the agreement of the decided items, known by construction for the
+    planted judges (``population_agreement``), reaches alpha in at least 1 - delta of the calibration draws."""
+    confidences, corrects = planted(350, seed=0)
     result = simulate(["cheap", "strong"], confidences, corrects, alpha, 0.1, splits=20, seed=5)
-    assert result.held >= 0.9
+    reached = [population_agreement([t.value for t in split.thresholds]) for split in result.splits]
+    assert sum(value is None or value >= alpha for value in reached) >= 0.9 * len(reached)
+    assert any(value is not None for value in reached)  # it decides items, not only abstains
     for split in result.splits:
-        shares = split.test.shares()
-        assert sum(shares.values()) == pytest.approx(1.0)
+        assert sum(split.test.shares().values()) == pytest.approx(1.0)
         assert all(t.level == pytest.approx(0.05) for t in split.thresholds)  # delta split over two judges
-    # the population agreement above judge 1's threshold t (known by construction: the mean of c over
-    # [max(t, 0.5), 1], the confidences being uniform on [0.5, 1]) reaches the target
-    first = calibrate_cascade(confidences, corrects, alpha, 0.1)[0]
-    if first.decides:
-        assert (max(first.value, 0.5) + 1.0) / 2 >= alpha
 
 
 def test_cascade_command_reports_the_held_out_split(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -137,3 +141,27 @@ def test_cascade_reads_a_labels_file_and_refuses_bad_input(tmp_path: Path, capsy
         assert main(["cascade", *argv]) == 2
         error = capsys.readouterr().err
         assert len(error.strip().splitlines()) == 1 and re.search(message, error), error
+
+
+def test_the_guarantee_on_judgebench_released_judgments(shared_data_dir: Path, tmp_path: Path) -> None:
+    """Skywork's reward margin then the o1-mini Arena-Hard judge, 20 seeded splits (scripts/bench_cascade.py
+    runs 200): the realised agreement on the decided test items reaches alpha in at least 90% of them."""
+    from debate_eval.tasks.analysis.labelled import align, load_judge
+
+    from .imports.test_judgebench import O1_MINI, PAIRS, shared_file
+
+    pairs = shared_file(shared_data_dir, PAIRS)
+    runs = []
+    for name in ("judgebench/outputs/reward_model_Skywork-Reward-Gemma-2-27B.jsonl", O1_MINI):
+        out = tmp_path / Path(name).stem
+        assert (
+            main(["import", "judgebench", str(pairs), str(shared_file(shared_data_dir, name)), "--out", str(out)]) == 0
+        )
+        runs.append(load_judge(out))
+    aligned = align(runs)
+    assert len(aligned.keys) == 350
+    for alpha in (0.7, 0.8):
+        result = simulate(aligned.names, list(aligned.confidence), list(aligned.correct), alpha, 0.1, splits=20, seed=1)
+        assert result.held >= 0.9
+        decided = [s.test.agreement for s in result.splits if s.test.agreement is not None]
+        assert decided  # the cascade decides items in some splits, not only abstains
