@@ -6,7 +6,9 @@
   without it every item is its own group and correlation is item-level), ``reference=COL``, ``context=COL``,
   ``id=COL``, ``system=COL`` (optional: the system that produced the output; outputs of several systems on the
   same input are compared, see ``analysis.systems``; without ``group``, the outputs on one source text form a
-  group);
+  group), ``annotators=COL1|COL2|COL3`` (optional: several annotators' ratings of each output, in one column
+  each, or one column holding a list; the judge card's alt-test reads them, and without ``human`` their mean
+  is the human rating);
 - pairwise: ``question=COL,output_a=COL,output_b=COL`` (required), ``label=COL`` (optional), ``input=COL``,
   ``id=COL``, ``group=COL``, ``system_a=COL,system_b=COL`` (optional: the systems of the two outputs, for their
   win rates); ``--labels first=A,second=B,tie=T`` says which values of the label column mean what (default: the
@@ -75,7 +77,8 @@ from debate_eval.tasks.data.sources import CompactStrings, ItemSource, ListSourc
 
 T = TypeVar("T")
 
-SINGLE_FIELDS = ("source", "output", "human", "group", "reference", "context", "id", "system")
+SINGLE_FIELDS = ("source", "output", "human", "group", "reference", "context", "id", "system", "annotators")
+ANNOTATORS = "annotators"  # several annotators' ratings: COL1|COL2|COL3, or one column holding a list
 SINGLE_REQUIRED = ("source", "output")
 PAIRWISE_FIELDS = ("question", "input", "output_a", "output_b", "label", "group", "id", "system_a", "system_b")
 PAIRWISE_REQUIRED = ("question", "output_a", "output_b")
@@ -168,7 +171,11 @@ def resolve_fields(fields: Mapping[str, str], columns: list[str], path: Path | s
             f"{path}: no column for {', '.join(missing)}; map them with --fields {example} "
             f"(the file's columns: {', '.join(columns) or 'none'})"
         )
-    absent = [f"{name}={column}" for name, column in resolved.items() if column not in columns]
+    absent = [
+        f"{name}={column}"
+        for name, column in resolved.items()
+        if any(part not in columns for part in (column.split("|") if name == ANNOTATORS else [column]))
+    ]
     if absent:
         raise UserError(
             f"{path}: --fields {', '.join(absent)}: no such column (the file's columns: {', '.join(columns) or 'none'})"
@@ -370,6 +377,9 @@ class RowItems:
             score = check.number(index, row, rating_column, self.scale)
             if score is not None:
                 human_scores[self.aspect] = score
+        annotator_scores = self.annotators(index, row) if ANNOTATORS in resolved else {}
+        if annotator_scores and rating_column is None:  # no rating column: the annotators' mean is the rating
+            human_scores[self.aspect] = sum(annotator_scores.values()) / len(annotator_scores)
         system, pair = _systems(check, index, row, resolved)
         if len(check.errors) > errors_before:
             return None
@@ -384,7 +394,43 @@ class RowItems:
             task_type=task_type,
             human_label=human_label,
             system_pair=pair,
+            annotator_scores=annotator_scores,
         )
+
+    def annotators(self, index: int, row: dict[str, Any]) -> dict[str, float]:
+        """The row's ratings by annotator (``annotators=COL1|COL2|COL3``: named by their columns; one column
+        holding a list, a JSON list or ``4|5|3`` text: named ``annotator 1``, ``annotator 2``, ... by position,
+        so a position must be the same person on every row). Empty cells and nulls are not rated."""
+        columns = self.resolved[ANNOTATORS].split("|")
+        out: dict[str, float] = {}
+        if len(columns) > 1:
+            for column in columns:
+                if not _unrated(row.get(column)):
+                    value = self.check.number(index, row, column, self.scale)
+                    if value is not None:
+                        out[column] = value
+            return out
+        column = columns[0]
+        cell = row.get(column)
+        if _unrated(cell):
+            return out
+        values = cell
+        if isinstance(cell, str):
+            text = cell.strip()
+            try:
+                values = json.loads(text) if text.startswith("[") else text.split("|")
+            except json.JSONDecodeError:
+                self.check.fail(index, column, f"expected a list of ratings, got {describe(cell)}")
+                return out
+        if not isinstance(values, list):
+            self.check.fail(index, column, f"expected a list of ratings (or COL1|COL2 columns), got {describe(cell)}")
+            return out
+        for position, value in enumerate(values, start=1):
+            if not _unrated(value):
+                rating = self.check.number(index, {column: value}, column, self.scale)
+                if rating is not None:
+                    out[f"annotator {position}"] = rating
+        return out
 
 
 def _unrated(value: Any) -> bool:

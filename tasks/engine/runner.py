@@ -34,8 +34,9 @@ from debate_eval.agents.models.wrappers import (
 )
 from debate_eval.agents.redaction import environment_snapshot
 from debate_eval.agents.telemetry import item_result, item_span, run_result, run_span
-from debate_eval.debates.base import Evaluator
+from debate_eval.debates.base import Evaluator, get_method
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
+from debate_eval.debates.kit.confidence import with_confidence
 from debate_eval.debates.pairwise.prompts import PAIRWISE_INPUTS
 from debate_eval.debates.pairwise.swap import swapping
 from debate_eval.debates.scoring import PARSER_VERSION
@@ -207,7 +208,8 @@ def make_record(
         score_normalized=outcome.details.get("score_normalized"),
         redactions=redactions or None,  # secrets masked in the answers (agents.redaction)
     )
-    return flag_truncated(_with_pairwise(record, item, outcome))
+    record = flag_truncated(_with_pairwise(record, item, outcome))
+    return with_confidence(get_method(config.protocol), record)  # how sure: the method's, and --swap's check
 
 
 def flag_truncated(record: Record) -> Record:

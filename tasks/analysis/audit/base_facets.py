@@ -101,6 +101,8 @@ def agreement(records: Sequence[Record | Mapping[str, Any]], settings: Bootstrap
             " JudgeBench's score: per pair +1 per order's verdict equal to the label, −1 per verdict equal to the "
             "flipped label, right when > 0; its interval is the 95 % Wilson score interval."
         )
+        if not bench["n_both_orders"]:
+            how += " Each pair was judged in one order here (JudgeBench's single-order figure)."
         notes += [
             f"JudgeBench {name}: {entry['score']:.2f} % ({entry['n_right']}/{entry['n_pairs']} right)"
             for name, entry in bench["categories"].items()

@@ -29,6 +29,8 @@ HEADLINE = {  # the figure each facet's chart shows, its axis and reference line
     "scale": (("emd", "modal_share"), None, 0.0, "0 = same distribution"),
     "robustness": (("mean_abs_change",), None, 0.0, "0 = unchanged"),
     "injection": (("susceptibility",), (-1.0, 1.0), 0.0, "0 = no move beyond the control"),
+    "alt_test": (("advantage_probability",), (0.0, 1.0), 0.5, "0.5"),
+    "self_preference": (("self_preference",), (-2.0, 2.0), 0.0, "0 = no self-preference"),
 }
 
 
