@@ -56,6 +56,7 @@ LONG_WAIT_S = 5.0  # a call that waits longer for the budget says so in one line
 WINDOWS_SCATTER = 2.0  # resets whose rates differ more than this come from fixed windows
 CONTINUOUS_SPAN = 2.0  # resets that agree (within CONTINUOUS_AGREE) over this span of use: a refilled bucket
 CONTINUOUS_AGREE = 1.5
+SMALLER_WINDOW = 0.5  # no answer showed this share of the limit left: the limit is not a window's budget
 
 
 def print_notice(line: str) -> None:
@@ -92,6 +93,7 @@ class Bucket:
     estimates: tuple[float, float, float, float] = (math.inf, 0.0, math.inf, 0.0)  # rates, used: least, most
     budget_seen: float = 0.0  # the most a fresh window has shown it holds: ``remaining`` + 1 after a reset
     most_left: float = 0.0  # the largest ``remaining`` + 1 of any answer (a window holds at least that)
+    smaller: bool = False  # no answer showed as much as SMALLER_WINDOW of the limit left: windows below it
 
     def available(self, now: float) -> float:
         """What is left at ``now``."""
@@ -103,7 +105,7 @@ class Bucket:
             # (fixed windows: what calls sent during the hold took was counted in the window that ended)
             taken = 0.0 if self.refill == "windows" else self.level - self.hold_level
             # a window whose real budget no fresh window has shown yet: whole at most what any answer showed
-            top = min(self.limit, self.most_left) if self.most_left > 1 and not self.budget_seen else self.limit
+            top = min(self.limit, self.most_left) if self.smaller and not self.budget_seen else self.limit
             whole = top - self.hold_debt + taken
             return min(self.limit, whole + self.rate * max(0.0, now - self.hold_until - self.hold_span))
         return min(
@@ -154,11 +156,13 @@ class Bucket:
             # a call sent after a reset the headers gave, in a fresh window: its answer counts the call itself,
             # so the window holds at least ``remaining`` + 1 (exactly that for the first call it counted)
             self.budget_seen = max(self.budget_seen, window.remaining + 1)
+        if window.limit:  # Azure: 120 a minute said, 20 per 10 s enforced (``remaining`` of 20 at most)
+            self.smaller = self.refill != "continuous" and 1 < self.most_left <= SMALLER_WINDOW * window.limit
         if window.limit is not None and window.limit > 0 and not self.by_hand:
             # a window's budget may be less than the limit said (Azure: 120 a minute as 20 per 10 s, the
             # headers saying 120 and what is left of the 20): the most fresh windows showed, until the
             # resets show a bucket that refills continuously
-            fresh = self.budget_seen and self.refill != "continuous"
+            fresh = self.budget_seen and self.smaller
             self.limit = min(window.limit, self.budget_seen) if fresh else window.limit
         used = (self.limit if window.limit else 0) - (window.remaining if window.remaining is not None else math.inf)
         if window.reset_header:
@@ -176,8 +180,7 @@ class Bucket:
         # a window shown (by the resets) or suspected (no answer showed as much left as the limit said) refills
         # only at its end: an answer about it lowers what is left, never raises it (a call counted before
         # others sent earlier, whose answers came back first, says too much is left)
-        smaller = not self.refill and bool(window.limit) and self.most_left < (window.limit or 0)
-        if (self.refill == "windows" or smaller) and not self.by_hand and now < self.hold_until:
+        if (self.refill == "windows" or self.smaller) and not self.by_hand and now < self.hold_until:
             self.level, self.updated = min(self.available(now), level), now
             return
         self.level = min(self.available(now), level) if self.by_hand else min(self.limit, level)

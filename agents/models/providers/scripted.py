@@ -52,7 +52,8 @@ class ScriptedProvider(OpenAIWireProvider):
         from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAIServer, default_reply
 
         reply = script_for(config.for_role("scorer").model) or default_reply
-        return stack.enter_context(ScriptedOpenAIServer(reply=reply)).base_url
+        # nothing reads its requests back: it keeps none (a run of many items would hold every request)
+        return stack.enter_context(ScriptedOpenAIServer(reply=reply, keep_requests=False)).base_url
 
     def base_url(self, settings: ModelSettings, started: str | None) -> str:
         """The server started for this run."""
