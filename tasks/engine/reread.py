@@ -271,7 +271,7 @@ def reread_record(record: Record, config: RunConfig, inputs: Mapping[str, Any]) 
     aspect's configuration, for the method and the scale; ``inputs``: its item's texts under evaluation)."""
     texts = [str(text) for text in inputs.values()]
     again = reread_line(record, config.method, config.template.scale, texts)
-    from debate_eval.tasks.engine.runner import flag_truncated  # the run's own check (runner imports this module)
+    from debate_eval.tasks.engine.judged import flag_truncated  # the run's own check
 
     if again.truncated and again.judged:  # the new reading found a score in the cut answer
         again = again.replace(truncated=None)

@@ -267,3 +267,28 @@ def fsync_directory(directory: Path) -> None:
             os.fsync(fd)
         finally:
             os.close(fd)
+
+
+def finished_keys(out_dir: Path, config_hash: str, multi: bool) -> set[str]:
+    """The keys of the items finished in a run directory's ``results.jsonl`` under ``config_hash`` (read in
+    a stream; a last line still being written is not counted); ``out_dir`` may also be a file of keys, one a
+    line (what a Ray task is given)."""
+    if out_dir.is_file():
+        return set(out_dir.read_text(encoding="utf-8").splitlines())
+    keys: set[str] = set()
+    path = out_dir / RESULTS_FILE
+    if not path.is_file():
+        return keys
+    with path.open("rb") as handle:
+        for raw in handle:
+            if not raw.endswith(b"\n") or not raw.strip():
+                continue
+            record = Record.from_json(json.loads(raw), path=path, messages=False)
+            if record.config_hash == config_hash and record.ok:
+                keys.add(record_result_key(record, multi))
+    return keys
+
+
+def record_result_key(record: Record, multi: bool) -> str:
+    """A record's key among the run's results: its item's, with its aspect in a multi-aspect run."""
+    return f"{record.key}\x1f{record.aspect}" if multi else record.key

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 import sys
 import time
-from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,45 +15,30 @@ from typing import TYPE_CHECKING, Any, TextIO
 from autogen_core.models import ChatCompletionClient
 
 from debate_eval.agents.errors import UserError
-from debate_eval.agents.models.affinity import debate_session, session_keys_enabled
-from debate_eval.agents.models.answer_format import AnswerTask, answering
-from debate_eval.agents.models.batch import BATCH_DIR, BatchDispatcher, BatchOptions, item_in_flight
+from debate_eval.agents.models.affinity import session_keys_enabled
 from debate_eval.agents.models.fd_budget import fit_concurrency
 from debate_eval.agents.models.http_client import NetworkOptions
-from debate_eval.agents.models.pool import ClientPool, default_cache_dir
-from debate_eval.agents.models.providers import start_providers
 from debate_eval.agents.models.rate_limit import RateOptions
-from debate_eval.agents.models.response_cache import open_response_cache
 from debate_eval.agents.models.wrappers import (
-    CallRecord,
     RetryListener,
     TransportStats,
     print_retry,
-    recording_calls,
 )
 from debate_eval.agents.redaction import environment_snapshot
-from debate_eval.agents.telemetry import item_result, item_span, run_result, run_span
-from debate_eval.debates.base import Evaluator
-from debate_eval.debates.evaluation import EvaluationTask, Outcome
+from debate_eval.agents.telemetry import run_result, run_span
+from debate_eval.debates.evaluation import EvaluationTask
 from debate_eval.debates.pairwise.prompts import PAIRWISE_INPUTS
-from debate_eval.debates.pairwise.swap import swapping
-from debate_eval.debates.scoring import PARSER_VERSION
 from debate_eval.tasks.data.datasets import Item, get_dataset, item_source, load_items, select_positions
-from debate_eval.tasks.engine.accounting import calls_usage, item_usage, load_prices, usage_calls
+from debate_eval.tasks.engine.accounting import load_prices
 from debate_eval.tasks.engine.aspects import per_aspect, result_key
-from debate_eval.tasks.engine.compat.hashes import move_earlier_run, url_era_namespace
 from debate_eval.tasks.engine.concurrency import run_all
-from debate_eval.tasks.engine.endpoints import check_endpoint_moves
-from debate_eval.tasks.engine.fingerprints import check_served_models
 from debate_eval.tasks.engine.heap import collector_for_run
-from debate_eval.tasks.engine.item_errors import describe_error
-from debate_eval.tasks.engine.pairwise import PAIRWISE, build_pairwise_task, check_task_type, pairwise_fields
+from debate_eval.tasks.engine.pairwise import PAIRWISE, build_pairwise_task, check_task_type
 from debate_eval.tasks.engine.progress import Progress
-from debate_eval.tasks.engine.record import Message, Record
 from debate_eval.tasks.engine.reread import ParserVersions, Reread, reread_run
-from debate_eval.tasks.engine.results import ResultsStore
 from debate_eval.tasks.engine.run_config import DEFAULT_REMOTE_CONCURRENCY, RunConfig, RunOptions, config_document
-from debate_eval.tasks.engine.rundir import ResultsWriteError
+from debate_eval.tasks.engine.rundir import ResultsWriteError, finished_keys
+from debate_eval.tasks.engine.session import Session, SessionOptions, open_store
 from debate_eval.tasks.engine.shards import in_shard
 from debate_eval.tasks.engine.tally import Tally
 
@@ -152,174 +136,6 @@ def build_tasks(config: RunConfig, items: Sequence[Item]) -> list[EvaluationTask
     return [builder(item) for item in items]
 
 
-def make_record(
-    item: Item,
-    config: RunConfig,
-    outcome: Outcome | None,
-    error: str | None,
-    elapsed_s: float,
-    calls: Sequence[CallRecord] = (),
-    *,
-    config_hash: str | None = None,
-) -> Record:
-    """The result record of one item (``calls``: what a failed item spent before it failed; ``config_hash``:
-    ``config.config_hash()`` when the caller has it already, as the runner has for every item of a run)."""
-    core: dict[str, Any] = {
-        "item_id": item.item_id,
-        "dataset": config.dataset,
-        "aspect": config.aspect,
-        "method": config.protocol,
-        "group_id": item.group_id,
-        "system_id": item.system_id,
-        "human_score": item.human_scores.get(config.aspect),
-        "config_hash": config_hash or config.config_hash(),
-        "elapsed_s": round(elapsed_s, 3),
-        "error": error,
-        "parser_version": PARSER_VERSION,
-    }
-    if outcome is None:
-        usage = calls_usage(calls)
-        llm_calls, cached_calls = usage_calls(usage)
-        failed = Record(
-            **core, parse_status="error", usage=usage, llm_calls=llm_calls, cached_calls=cached_calls, transcript=()
-        )
-        return _with_pairwise(failed, item, None)
-    usage = item_usage(outcome.transcript)
-    llm_calls, cached_calls = usage_calls(usage)
-    redactions = sum(int(entry.get("redactions") or 0) for entry in outcome.transcript)
-    record = Record(
-        **core,
-        score=outcome.score,
-        parse_status=outcome.parse.status,
-        parse_method=outcome.parse.method,
-        parse_reason=outcome.parse.reason,
-        reasked=outcome.reasked,
-        agreed=outcome.agreed,
-        rounds=outcome.rounds,
-        stop_reason=outcome.stop_reason,
-        decided_by=outcome.decided_by,
-        details=outcome.details,
-        usage=usage,
-        llm_calls=llm_calls,
-        cached_calls=cached_calls,
-        transcript=tuple(Message.from_dict(entry) for entry in outcome.transcript),
-        # DialEvalML: the score mapped to [0, 1]
-        score_normalized=outcome.details.get("score_normalized"),
-        redactions=redactions or None,  # secrets masked in the answers (agents.redaction)
-    )
-    return flag_truncated(_with_pairwise(record, item, outcome))
-
-
-def flag_truncated(record: Record) -> Record:
-    """A record without a score or verdict whose deciding answer was cut at the token limit
-    (``finish_reason: length``): ``truncated: true``, and its parse reason says so and what to do."""
-    if record.judged:
-        return record
-    decider = [m for m in record.transcript if m.raw.get("agent") == record.decided_by]
-    if not decider or decider[-1].raw.get("finish_reason") != "length":
-        return record
-    reason = record.parse_reason or "No score."
-    return record.replace(
-        truncated=True,
-        parse_reason=f"{reason} The answer was cut off at the token limit (finish_reason=length): raise --max-tokens.",
-    )
-
-
-def _with_pairwise(record: Record, item: Item, outcome: Outcome | None) -> Record:
-    """A pairwise item's record with its verdict, human label and both orders (``engine.pairwise``)."""
-    if getattr(item, "task_type", "single") != PAIRWISE:
-        return record
-    fields = pairwise_fields(getattr(item, "human_label", None), item.inputs, outcome)
-    pair = getattr(item, "system_pair", None)
-    if pair:  # the systems of output_a and output_b (their win rates: analysis.systems)
-        fields.update(system_a=pair[0], system_b=pair[1])
-    return record.replace(**fields)
-
-
-async def evaluate_one(
-    evaluator: Evaluator,
-    item: Item,
-    task: EvaluationTask,
-    config: RunConfig,
-    pool: ClientPool,
-    *,
-    config_hash: str | None = None,
-) -> Record:
-    """Evaluate one item; any error becomes a failed record (the run goes on) with the calls made before it
-    (``config_hash``: the record's, if known; see ``make_record``)."""
-    calls: list[CallRecord] = []
-    started = time.perf_counter()
-    # the item's span, when a tracer provider is set (agents/telemetry.py); nothing otherwise
-    with item_span(item_id=item.item_id, aspect=config.aspect, method=config.protocol, dataset=config.dataset) as span:
-        try:
-            session = debate_session(config_hash or "", str(item.item_id), str(config.aspect))
-            with recording_calls(calls), answering(answer_task(task)), session:
-                outcome = await evaluator(task, pool)
-        except (asyncio.CancelledError, KeyboardInterrupt):
-            raise
-        except Exception as error:
-            elapsed = time.perf_counter() - started
-            record = make_record(item, config, None, describe_error(error), elapsed, calls, config_hash=config_hash)
-        else:
-            record = make_record(item, config, outcome, None, time.perf_counter() - started, config_hash=config_hash)
-        item_result(span, record)
-    return record
-
-
-def answer_task(task: EvaluationTask) -> AnswerTask:
-    """What the answer formats of ``task``'s calls depend on: its scale and whether it is pairwise."""
-    return AnswerTask(low=task.scale.low, high=task.scale.high, pairwise=task.pairwise)
-
-
-@contextlib.asynccontextmanager
-async def model_pool(
-    config: RunConfig,
-    out_dir: Path,
-    *,
-    use_cache: bool,
-    cache_dir: Path | None = None,
-    reset_cache: bool = False,
-    clients: Mapping[str, ChatCompletionClient] | None = None,
-    stats: TransportStats | None = None,
-    preflight: bool = True,
-    batch: BatchOptions | None = None,
-    network: NetworkOptions | None = None,
-    on_retry: RetryListener | None = print_retry,
-    rate: RateOptions | None = None,
-) -> AsyncIterator[ClientPool]:
-    """The run's model clients, with what their providers need (e.g. the embedded server) started first;
-    with ``batch`` their calls go out as Batch API batches (state in ``out_dir/batch``); ``network``: answer
-    cap, connection pool, ``--fast-path``; ``on_retry``: told of every retry (default: a line on stderr); ``rate``:
-    budgets and the most calls in flight per endpoint and model."""
-    roles = config.roles()
-    overrides = dict(clients or {})
-    with contextlib.ExitStack() as stack:
-        # what the roles' providers run for the run: the embedded llama.cpp server, the scripted server
-        started = start_providers(config.models, [role for role in roles if role not in overrides], out_dir, stack)
-        directory = cache_dir or default_cache_dir()
-        cache = open_response_cache(directory, reset=reset_cache) if use_cache else None
-        dispatcher = BatchDispatcher(batch, out_dir / BATCH_DIR, stats) if batch is not None else None
-        pool = ClientPool(
-            config.models,
-            server_urls=started,
-            cache=cache,
-            stats=stats,
-            overrides=overrides,
-            batch=dispatcher,
-            network=network,
-            on_retry=on_retry,
-            answers=getattr(config, "answers", None),  # a paraphrase step's owner has none
-            rate=rate,
-            older_namespace=url_era_namespace,  # cached answers of earlier versions are still found
-        )
-        try:
-            if preflight:
-                await pool.preflight(roles)
-            yield pool
-        finally:
-            await pool.close()
-
-
 def run_concurrency(config: RunConfig, options: RunOptions, pending: int) -> tuple[int, NetworkOptions]:
     """Debates in flight and the network options of a run: ``--concurrency`` (or the default), lowered to what
     the open-file limit leaves room for, with a note on stderr when it is (``agents/models/fd_budget.py``)."""
@@ -406,11 +222,17 @@ async def run(
     for builder in builders.values():  # a template some item cannot fill fails now; prompts are rendered later
         builder.check_shapes(shapes)
     document = config_document(config, options)
-    move_earlier_run(options.out_dir, config, document)  # a directory of an earlier version (engine.compat)
-    check_endpoint_moves(options.out_dir, config, document, allow=options.allow_endpoint_change)
-    # takes the lock; the records already in the file are the run's totals so far (store.tally), from the
-    # resume index when it matches the file (engine/resume_index.py), else from every line read and checked
-    store = ResultsStore(options.out_dir, config_document(config, options), config.config_hash(), by_aspect=multi)
+    # the session's store first: the lock taken; the records already in the file are the run's totals so far
+    # (store.tally), from the resume index when it matches the file (engine/resume_index.py), else from every
+    # line read and checked; the models are opened only when an item is pending
+    store = open_store(
+        options.out_dir,
+        config,
+        document,
+        by_aspect=multi,
+        allow_endpoint_change=options.allow_endpoint_change,
+    )
+    session = Session(config, store=store, stats=summary.transport)
     versions = ParserVersions.of_index(store.entries().values())  # the parser versions of the run's records
     failing = False
     progress: Progress | None = None
@@ -421,8 +243,6 @@ async def run(
         )
         done = store.done_ids()
         if options.skip_done_of is not None:  # a worker of --workers: the items its run directory holds finished
-            from debate_eval.tasks.engine.workers import finished_keys
-
             done |= finished_keys(options.skip_done_of, store.config_hash, multi)
 
         def todo() -> Iterator[tuple[int, str, list[RunConfig]]]:
@@ -444,8 +264,8 @@ async def run(
             store.prepare_retries(
                 result_key(item_id, c.aspect, multi) for _, item_id, aspects in todo() for c in aspects
             )
-            # both orders when a task has its twin; one evaluator per aspect
-            evaluator = {c.aspect: swapping(c.evaluator()) for c in configs}
+            for aspect_config in configs:  # one evaluator per aspect, built now: a bad option fails here
+                session.evaluator(aspect_config)
             # each item read from its source as a lane takes it, one job per aspect to run
             jobs = (
                 (item, c)
@@ -453,49 +273,41 @@ async def run(
                 for c in aspects
             )
             concurrency, network = run_concurrency(config, options, pending)
-            async with model_pool(
-                config,
-                options.out_dir,
-                use_cache=options.use_cache,
-                cache_dir=options.cache_dir,
-                reset_cache=options.reset_cache,
-                clients=clients,
-                stats=summary.transport,
-                preflight=options.preflight,
-                batch=options.batch,
-                network=network,
-                rate=RateOptions(options.rpm, options.tpm, concurrency),
-                # one line per retry, above the bar or among the lines (unless the caller listens itself)
-                on_retry=progress.retry if on_retry is print_retry else on_retry,
-            ) as pool:
-                # the weights each endpoint serves, as recorded (fingerprints.py); a change refused in one line
-                check_served_models(
-                    options.out_dir, config.roles(), pool.served_models, allow=options.allow_endpoint_change
+            await session.open_models(
+                SessionOptions(
+                    use_cache=options.use_cache,
+                    cache_dir=options.cache_dir,
+                    reset_cache=options.reset_cache,
+                    preflight=options.preflight,
+                    batch=options.batch,
+                    network=network,
+                    rate=RateOptions(options.rpm, options.tpm, concurrency),
+                    # one line per retry, above the bar or among the lines (unless the caller listens itself)
+                    on_retry=progress.retry if on_retry is print_retry else on_retry,
+                    clients=clients,
+                    allow_endpoint_change=options.allow_endpoint_change,
+                    work_dir=options.out_dir,
                 )
+            )
+            try:
                 # once the endpoints answer (a bad URL, key or GGUF fails before it, in one line), before any item
                 progress.start(start_line(config, summary))
-                progress.add_field("budget", pool.rate_status)  # the endpoints' live rate budgets, if any
-                try:
-                    # the garbage collector set for the debates (engine/heap.py); the environment's secrets
-                    # read once, not at every call (agents/redaction.py); the run's span when traced
-                    with (
-                        collector_for_run(),
-                        environment_snapshot(),
-                        run_span_of(config, options, pending) as span,
-                    ):
-                        await _run_pending(
-                            jobs, pending, builders, evaluator, pool, store, summary, concurrency, progress
-                        )
-                        run_result(span, finished=summary.now.finished, failed=summary.now.failed)
-                finally:
-                    summary.rate_limits = pool.rate_report()
+                progress.add_field("budget", session.pool.rate_status)  # the endpoints' live rate budgets, if any
+                # the garbage collector set for the debates (engine/heap.py); the environment's secrets read
+                # once, not at every call (agents/redaction.py); the run's span when traced
+                with collector_for_run(), environment_snapshot(), run_span_of(config, options, pending) as span:
+                    await _run_pending(jobs, pending, builders, session, summary, concurrency, progress)
+                    run_result(span, finished=summary.now.finished, failed=summary.now.failed)
+            finally:
+                summary.rate_limits = session.rate_report()
+                await session.close_models()
     except BaseException:
         failing = True
         raise
     finally:
         if progress is not None:
             progress.close()
-        store.close()
+        await session.close()  # the store: flushed, its index saved, the lock released
         summary.elapsed_s = time.perf_counter() - started
         store.recount()  # a retried or repeated item was counted: the whole run again (``close`` did, mostly)
         summary.total = store.tally
@@ -522,9 +334,7 @@ async def _run_pending(
     pending: Iterable[tuple[Item, RunConfig]],
     count: int,
     builders: Mapping[str, TaskBuilder],
-    evaluator: Mapping[str, Evaluator],
-    pool: ClientPool,
-    store: ResultsStore,
+    session: Session,
     summary: RunSummary,
     concurrency: int,
     progress: Progress,
@@ -534,12 +344,8 @@ async def _run_pending(
     async def one(item: Item, aspect_config: RunConfig) -> None:
         async with limit:
             task = builders[aspect_config.aspect](item)  # the prompt is rendered as the item starts
-            with item_in_flight(pool.batch):  # --batch sends its queue when every item in flight waits
-                # the run's hash (a multi-aspect run's, not its aspect's), computed once, not per item
-                record = await evaluate_one(
-                    evaluator[aspect_config.aspect], item, task, aspect_config, pool, config_hash=store.config_hash
-                )
-        store.append(record)  # and counted in the run's totals (store.tally)
+            record = await session.judge(task, item, aspect_config)
+        session.append(record)  # and counted in the run's totals (store.tally)
         summary.now.add(record)
         progress.update(record, summary.now)
 

@@ -47,6 +47,7 @@ from debate_eval.tasks.engine.lock import RunLock
 from debate_eval.tasks.engine.record import Record
 from debate_eval.tasks.engine.results import RESULTS_FILE, ResultsStore, write_json_atomic
 from debate_eval.tasks.engine.run_config import RunConfig, RunOptions, config_document
+from debate_eval.tasks.engine.rundir import record_result_key
 
 WORKERS_DIR = "workers"
 MAX_RESTARTS = 3  # a worker that dies more often than this stops the run
@@ -72,30 +73,6 @@ def options_of_worker(options: RunOptions, k: int, count: int) -> RunOptions:
         rpm=options.rpm / count if options.rpm else None,
         tpm=options.tpm / count if options.tpm else None,
     )
-
-
-def finished_keys(out_dir: Path, config_hash: str, multi: bool) -> set[str]:
-    """The keys of the items finished in a run directory's ``results.jsonl`` under ``config_hash`` (read in
-    a stream; a last line still being written is not counted); ``out_dir`` may also be a file of keys, one a
-    line (what a Ray task is given)."""
-    if out_dir.is_file():
-        return set(out_dir.read_text(encoding="utf-8").splitlines())
-    keys: set[str] = set()
-    path = out_dir / RESULTS_FILE
-    if not path.is_file():
-        return keys
-    with path.open("rb") as handle:
-        for raw in handle:
-            if not raw.endswith(b"\n") or not raw.strip():
-                continue
-            record = Record.from_json(json.loads(raw), path=path, messages=False)
-            if record.config_hash == config_hash and record.ok:
-                keys.add(_key(record, multi))
-    return keys
-
-
-def _key(record: Record, multi: bool) -> str:
-    return f"{record.key}\x1f{record.aspect}" if multi else record.key
 
 
 class _Tail:
@@ -287,7 +264,7 @@ async def run_workers(
 
     def take(raw: bytes) -> None:
         record = line_record(raw)
-        key = _key(record, multi)
+        key = record_result_key(record, multi)
         if key in done or record.config_hash != store.config_hash:
             return
         if record.error:
@@ -412,7 +389,7 @@ def _drain_leftovers(out_dir: Path, store: ResultsStore, done: set[str], multi: 
         lock.acquire()  # a worker of another run still at work: a one-line UserError naming it
         try:
             for raw, record in _stream(directory / RESULTS_FILE):
-                key = _key(record, multi)
+                key = record_result_key(record, multi)
                 if record.config_hash != store.config_hash or key in done or record.error:
                     continue
                 done.add(key)

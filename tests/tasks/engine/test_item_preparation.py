@@ -17,7 +17,7 @@ from debate_eval.tasks.cli.main import main
 from debate_eval.tasks.data import own_file
 from debate_eval.tasks.data.registry import Item
 from debate_eval.tasks.data.templates import Template, resolve_template
-from debate_eval.tasks.engine import runner
+from debate_eval.tasks.engine import runner, session
 from debate_eval.tasks.engine.run_config import RunConfig
 
 ITEMS = 12
@@ -51,7 +51,7 @@ def test_each_prompt_is_rendered_once_when_its_item_starts(isolated_env: Path, m
     rendered: list[str] = []  # the source text of each rendered prompt, in order
     started: list[tuple[str, int]] = []  # (item id, prompts rendered so far) as each item's evaluation starts
     render = Template.render
-    evaluate_one = runner.evaluate_one
+    evaluate_one = session.evaluate_one
 
     def counting_render(self: Template, inputs: Any) -> str:
         rendered.append(str(inputs.get("source")))
@@ -62,7 +62,7 @@ def test_each_prompt_is_rendered_once_when_its_item_starts(isolated_env: Path, m
         return await evaluate_one(evaluator, item, *args, **kwargs)
 
     monkeypatch.setattr(Template, "render", counting_render)
-    monkeypatch.setattr(runner, "evaluate_one", watching_evaluate_one)
+    monkeypatch.setattr(session, "evaluate_one", watching_evaluate_one)
     assert main(run_args(data, isolated_env / "run", "--concurrency", "1")) == 0
     # one item at a time: when item k starts, exactly the prompts of items 1..k have been rendered
     assert started == [(f"r{i}", i + 1) for i in range(ITEMS)]
