@@ -24,6 +24,7 @@ from importlib import metadata
 from typing import Any, TypeVar
 
 from debate_eval.agents.errors import UserError
+from debate_eval.agents.models.providers.scripted_server import register_replies
 from debate_eval.debates.method import (
     Evaluator,
     Method,
@@ -34,6 +35,7 @@ from debate_eval.debates.method import (
     Reparser,
     deciding_parse,
     implemented_task_types,
+    install_option_names_check,
     non_negative_int,
     option,
     positive_int,
@@ -115,6 +117,7 @@ def register_method(method: M) -> M:
     if existing is not None and type(existing) is not type(instance):
         raise ValueError(f"method name {instance.name!r} is registered twice")
     _REGISTRY[instance.name] = instance
+    register_replies(*instance.scripted_replies)
     return method
 
 
@@ -233,6 +236,9 @@ def check_option_names(names: Iterable[str]) -> None:
             close = difflib.get_close_matches(name, list(known), n=3)
             hint = f"; did you mean {' or '.join(close)}?" if close else f"; method options: {', '.join(known)}"
             raise UserError(f"unknown method option {name!r}{hint}")
+
+
+install_option_names_check(check_option_names)  # Method.parse_options refuses unknown names with this
 
 
 def method_options(method: Method[Any]) -> list[dict[str, Any]]:

@@ -40,6 +40,7 @@ from dataclasses import MISSING, asdict, dataclass, field, fields, is_dataclass,
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from debate_eval.agents.errors import UserError
+from debate_eval.agents.models.providers.scripted_server import ScriptedReplies
 from debate_eval.agents.roles import Relay
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
 from debate_eval.debates.kit.reask import standing
@@ -53,6 +54,22 @@ if TYPE_CHECKING:  # the contract and the options load without AutoGen (``run --
 ConfigT = TypeVar("ConfigT")
 Evaluator = Callable[[EvaluationTask, "ClientPool"], Awaitable[Outcome]]
 OPTION_KEY = "debate_eval.option"  # where ``option`` keeps a field's declaration in its metadata
+
+
+def _refuse_unknown(names: Iterable[str]) -> None:
+    raise UserError(f"unknown method option {next(iter(names))!r}")
+
+
+# How a name no method's ``Options`` declares is refused: the registry (``debates.base``, which imports this
+# module) installs its check, which names the nearest declared options, when it loads.
+_option_names_check: Callable[[Iterable[str]], None] = _refuse_unknown
+
+
+def install_option_names_check(check: Callable[[Iterable[str]], None]) -> None:
+    """Make ``check`` (a ``UserError`` for the first of the names no registered method declares) the check of
+    ``Method.parse_options``; the registry installs its own."""
+    global _option_names_check
+    _option_names_check = check
 
 
 class OptionError(ValueError):
@@ -214,6 +231,8 @@ class Method(Generic[ConfigT]):
     # the key of its config in a run's result config (default: its name); a built-in's key is also where
     # the versions before the registry wrote it, so their config hashes are still recognised
     config_key: ClassVar[str | None] = None
+    # its canned replies for the scripted server (``debates/<method>/scripted.py``), registered with it
+    scripted_replies: ClassVar[tuple[ScriptedReplies, ...]] = ()
 
     def options_key(self) -> Any:
         """Methods with equal keys share one set of options (default: the class)."""
@@ -234,9 +253,7 @@ class Method(Generic[ConfigT]):
         own = self.declared_options()
         unknown = [name for name in values if name not in own]
         if unknown:
-            from debate_eval.debates.base import check_option_names
-
-            check_option_names(unknown)
+            _option_names_check(unknown)
         return self.Options(**{name: own[name].check(value) for name, value in values.items() if name in own})
 
     def configure(self, values: Mapping[str, Any], ctx: MethodContext) -> ConfigT:

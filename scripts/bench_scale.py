@@ -43,7 +43,7 @@ from pathlib import Path
 
 CLI = [sys.executable, "-m", "debate_eval.tasks.cli.main"]
 ENDPOINTS = {  # what --workers-endpoint chooses
-    "scripted": [sys.executable, "-m", "debate_eval.agents.models.providers.scripted_server"],
+    "scripted": [sys.executable, str(Path(__file__).resolve().parent / "scripted_endpoint.py")],
     "light": [sys.executable, str(Path(__file__).resolve().parent / "bench_endpoint.py")],
 }
 ENDPOINT_TEXT = {

@@ -103,8 +103,7 @@ class ServerProcess:
     def __enter__(self) -> ServerProcess:
         command = [
             sys.executable,
-            "-m",
-            "debate_eval.agents.models.providers.scripted_server",
+            str(Path(__file__).resolve().parent / "scripted_endpoint.py"),  # with every method's replies
             "--latency-ms",
             str(self.latency_s * 1000),
         ]

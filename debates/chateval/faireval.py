@@ -59,6 +59,7 @@ from debate_eval.debates.chateval.config import (
     display_name,
     referee_names,
 )
+from debate_eval.debates.chateval.faireval_scores import their_format_ok
 from debate_eval.debates.chateval.panel import ChatEvalPanel, _client
 from debate_eval.debates.chateval.prompts import (
     FAIREVAL_FINAL_PROMPT,
@@ -67,7 +68,6 @@ from debate_eval.debates.chateval.prompts import (
     FAIREVAL_SUMMARY_PROMPT,
 )
 from debate_eval.debates.evaluation import EvaluationTask
-from debate_eval.debates.scoring.faireval_scores import their_format_ok
 
 RETRY_RELAY = "format_retry"  # a rejected attempt, kept in the transcript
 SUMMARY_RELAY = "summary"

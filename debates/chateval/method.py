@@ -31,8 +31,10 @@ from debate_eval.debates.chateval.config import (
     ChatEvalConfig,
     authors_referee,
 )
+from debate_eval.debates.chateval.scripted import SCRIPTED_REPLIES
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
 from debate_eval.debates.fidelity import AUTHORS_CODE, PAPER, bugs_option, fidelity_of, fidelity_option
+from debate_eval.debates.pairwise.scripted import PAIRWISE_PROMPTS
 from debate_eval.debates.record import R, ResultRecord, details_of
 
 if TYPE_CHECKING:  # loaded without AutoGen: the registry and --help stay light
@@ -94,6 +96,7 @@ class ChatEvalOptions:
 class ChatEvalMethod(Method[ChatEvalConfig]):
     """``chateval``: role-played referees discuss for T turns; the mean of their final scores."""
 
+    scripted_replies = (PAIRWISE_PROMPTS, SCRIPTED_REPLIES)  # canned replies for offline runs (scripted.py)
     name = "chateval"
     description = "ChatEval: referees with role personas discuss; mean of their scores"
     config_type = ChatEvalConfig
@@ -155,8 +158,8 @@ class ChatEvalMethod(Method[ChatEvalConfig]):
 
     def rescore(self, record: R, reparse: Reparser) -> R:
         """The mean of each referee's last answer, parsed again."""
+        from debate_eval.debates.chateval.referee_scores import average_final_scores
         from debate_eval.debates.chateval.run import rescored_finals
-        from debate_eval.debates.scoring.referee_scores import average_final_scores
 
         finals = rescored_finals(record, reparse)  # each referee's own verdict line, as the run reads it
         score, parsed, excluded = average_final_scores(finals)

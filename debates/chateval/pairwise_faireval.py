@@ -13,7 +13,7 @@ orders: ``--reverse_input``), the FairEval ``config.yaml`` (prompt, roles, final
   1:" / "The score of Assistant 2:", then ``[Silence]``).
 - **Their evaluation** per order: the last N entries of the first referee's memory (N referees).
 - **Their aggregation** over both orders (the score lines, the sums, a ``tie`` when any score does not parse):
-  a parsing rule, in ``debates/scoring/faireval_scores.py``. Their script holds two variants: ``single``
+  a parsing rule, in ``debates/chateval/faireval_scores.py``. Their script holds two variants: ``single``
   reads the first entry only, with the FairEval labels (equal and unparsable: tie); ``average`` sums every
   entry of both orders, with the adversarial set's labels (no tie). This flow sums every entry (the panel's
   scores) with the FairEval labels.
@@ -32,6 +32,12 @@ from debate_eval.agents.models.pool import ClientPool
 from debate_eval.agents.models.wrappers import CallRecord
 from debate_eval.debates.chateval.config import DECIDED_BY, ChatEvalConfig, referee_names
 from debate_eval.debates.chateval.faireval import RETRY_RELAY, FairEvalForm, run_faireval_panel
+from debate_eval.debates.chateval.faireval_scores import (
+    ScoreLineError,
+    their_pairwise_format_ok,
+    their_score,
+    their_verdict,
+)
 from debate_eval.debates.chateval.prompts import (
     FAIREVAL_PAIRWISE_FINAL_PROMPT,
     FAIREVAL_PAIRWISE_FRAME,
@@ -40,12 +46,6 @@ from debate_eval.debates.chateval.run import label_panel
 from debate_eval.debates.evaluation import NO_SCORE, EvaluationTask, Outcome
 from debate_eval.debates.kit.transcript import build_transcript
 from debate_eval.debates.record import R, ResultRecord, details_of
-from debate_eval.debates.scoring.faireval_scores import (
-    ScoreLineError,
-    their_pairwise_format_ok,
-    their_score,
-    their_verdict,
-)
 from debate_eval.debates.scoring.untrusted import UntrustedMaterial
 from debate_eval.debates.scoring.verdicts import FIRST, SECOND, TIE
 

@@ -45,9 +45,9 @@ from debate_eval.debates.chateval.panel import (
     _in_turn_order,
 )
 from debate_eval.debates.chateval.prompts import NAME_LINE, PANEL_INSTRUCTIONS, REASK, SUMMARIZER_SYSTEM_MESSAGE
+from debate_eval.debates.chateval.referee_scores import PAPER_LABEL, referee_score
 from debate_eval.debates.evaluation import EvaluationTask
 from debate_eval.debates.kit.reask import Reask, ask_again, in_context, latest
-from debate_eval.debates.scoring.referee_scores import PAPER_LABEL, referee_score
 
 if TYPE_CHECKING:
     from debate_eval.debates.scoring.untrusted import UntrustedMaterial

@@ -29,12 +29,12 @@ from debate_eval.debates.chateval.config import (
     referee_names,
 )
 from debate_eval.debates.chateval.faireval import RETRY_RELAY, run_faireval_panel
+from debate_eval.debates.chateval.faireval_scores import FAIREVAL_VERDICT
 from debate_eval.debates.chateval.paper import run_paper_panel
+from debate_eval.debates.chateval.referee_scores import PAPER_LABEL, average_final_scores, referee_score
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
 from debate_eval.debates.kit.transcript import build_transcript
 from debate_eval.debates.record import ResultRecord, entries
-from debate_eval.debates.scoring.faireval_scores import FAIREVAL_VERDICT
-from debate_eval.debates.scoring.referee_scores import PAPER_LABEL, average_final_scores, referee_score
 from debate_eval.debates.scoring.scores import ParsedScore
 
 if TYPE_CHECKING:

@@ -22,7 +22,7 @@ as rules of this project's own code (none of theirs is copied):
   their prompt file with ``--tiebreaker-template``, else their layout around this project's task prompt),
   sent with their ``openai.ChatCompletion.create`` arguments (``TIEBREAKER_DECODING``).
 - **Parsing.** Their score extraction and NO ISSUE check (no re-ask) are parsing rules, kept with the other
-  parsers in ``debates/scoring/authors_scores.py``.
+  parsers of this method, in ``authors_scores.py`` beside this module.
 
 Safety kept in this mode too (a project rule, not theirs): copies of the judged texts are blanked out of an
 agent's message before the marker check and the score extraction.
@@ -45,7 +45,7 @@ from autogen_core.models import ChatCompletionClient, SystemMessage
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.roles import COMMANDER, SCORER, Relay
 from debate_eval.debates.debate.algorithm import DebateProtocol, ProtocolError
-from debate_eval.debates.record import R, ResultRecord, entries
+from debate_eval.debates.record import ResultRecord
 
 TERMINATE = "TERMINATE"  # pyautogen's is_termination_msg in their code: a message ending with it ends a chat
 # Their inference_tiebreaker's openai.ChatCompletion.create arguments besides model and messages, as written
@@ -273,27 +273,3 @@ def record_branch(record: ResultRecord) -> AuthorsBranch | None:
     if not authors:
         return None
     return TIEBREAKER_BRANCH if authors.get("branch") == TIEBREAKER_BRANCH.name else OFFICIAL
-
-
-def rescore_authors(record: R, reparse: Any) -> R | None:
-    """``rescore`` of an authors-code record: a copy with their extraction on the deciding message again
-    (read as their flow reads it: ``authors_code.authors_reparser``, the run's reading; None when the record is
-    none: it is left to the project's parser)."""
-    from debate_eval.debates.debate.authors_code import authors_reparser
-
-    authors = (record.details or {}).get("authors_code")
-    if not authors or record_branch(record) is None:
-        return None
-    decider = record.decided_by
-    answers = [e for e in entries(record) if e.get("agent") == decider]
-    if decider == COMMANDER:  # --reproduce-authors-bugs took a relay: the one their [-2] index pointed at
-        answers = [e for e in answers if e.get("relay") == authors.get("final_relay")]
-    if not answers:
-        return None
-    parsed = authors_reparser(record, reparse).read(answers[-1])
-    return record.replace(
-        parse_status=parsed.status,
-        parse_method=parsed.method,
-        parse_reason=parsed.reason,
-        score=parsed.value if parsed.ok else None,
-    )

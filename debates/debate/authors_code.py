@@ -22,17 +22,17 @@ from debate_eval.debates.debate.authors import (
     record_branch,
     their_final_message,
 )
+from debate_eval.debates.debate.authors_scores import authors_marker, authors_score
 from debate_eval.debates.debate.flow import Final
 from debate_eval.debates.evaluation import EvaluationTask
-from debate_eval.debates.record import ResultRecord
-from debate_eval.debates.scoring.authors_scores import authors_marker, authors_score
+from debate_eval.debates.record import R, ResultRecord, entries
 from debate_eval.debates.scoring.scores import ParsedScore
 from debate_eval.debates.scoring.untrusted import UntrustedMaterial
 
 if TYPE_CHECKING:
     from autogen_core.models import ChatCompletionClient
 
-    from debate_eval.debates.debate.run import DebateConfig
+    from debate_eval.debates.debate.config import DebateConfig
     from debate_eval.debates.method import Reparser
 
 
@@ -125,3 +125,25 @@ def authors_reparser(record: ResultRecord, reparse: Reparser) -> Reparser:
         return flow.parse(str(entry.get("content", "")), task, rp.material)
 
     return replace(reparse, read_entry=read)
+
+
+def rescore_authors(record: R, reparse: Any) -> R | None:
+    """``rescore`` of an authors-code record: a copy with their extraction on the deciding message again
+    (read as their flow reads it: ``authors_reparser``, the run's reading; None when the record is
+    none: it is left to the project's parser)."""
+    authors = (record.details or {}).get("authors_code")
+    if not authors or record_branch(record) is None:
+        return None
+    decider = record.decided_by
+    answers = [e for e in entries(record) if e.get("agent") == decider]
+    if decider == COMMANDER:  # --reproduce-authors-bugs took a relay: the one their [-2] index pointed at
+        answers = [e for e in answers if e.get("relay") == authors.get("final_relay")]
+    if not answers:
+        return None
+    parsed = authors_reparser(record, reparse).read(answers[-1])
+    return record.replace(
+        parse_status=parsed.status,
+        parse_method=parsed.method,
+        parse_reason=parsed.reason,
+        score=parsed.value if parsed.ok else None,
+    )

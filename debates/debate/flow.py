@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from autogen_core.models import ChatCompletionClient
 
     from debate_eval.debates.debate.algorithm import DebateProtocol
-    from debate_eval.debates.debate.run import DebateConfig
+    from debate_eval.debates.debate.config import DebateConfig
     from debate_eval.debates.evaluation import EvaluationTask
     from debate_eval.debates.scoring.scores import ParsedScore
     from debate_eval.debates.scoring.untrusted import UntrustedMaterial
@@ -69,15 +69,3 @@ class Flow(Protocol):
     ) -> Final:
         """The final score of a finished debate."""
         ...
-
-
-def flow_of(config: DebateConfig) -> Flow:
-    """The flow of ``config``'s fidelity."""
-    if config.authors_code:
-        from debate_eval.debates.debate.authors_code import AuthorsCodeFlow
-
-        assert config.branch is not None  # set by DebateConfig for authors-code
-        return AuthorsCodeFlow(config.branch)
-    from debate_eval.debates.debate.paper import PaperFlow
-
-    return PaperFlow()

@@ -26,13 +26,15 @@ from debate_eval.debates.base import (
     option,
     register_method,
 )
+from debate_eval.debates.debate.scripted import SCRIPTED_REPLIES
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
 from debate_eval.debates.fidelity import AUTHORS_CODE, PAPER, bugs_option, fidelity_of, fidelity_option
+from debate_eval.debates.pairwise.scripted import PAIRWISE_PROMPTS
 from debate_eval.debates.record import R, ResultRecord
 
 if TYPE_CHECKING:  # loaded without AutoGen: the registry and --help stay light
     from debate_eval.agents.models.pool import ClientPool
-    from debate_eval.debates.debate.run import DebateConfig
+    from debate_eval.debates.debate.config import DebateConfig
 
 
 def debate_config(
@@ -52,7 +54,7 @@ def debate_config(
     with ``fidelity`` authors-code, the released script's own system messages (``authors_staffing``) and,
     given ``tiebreaker_template`` (a path), the user's copy of their Tie-breaker prompt file."""
     from debate_eval.debates.debate.authors import authors_staffing, load_tiebreaker_template
-    from debate_eval.debates.debate.run import DebateConfig
+    from debate_eval.debates.debate.config import DebateConfig
 
     if max_rounds == 0 and tie_breaker:
         raise UserError("the Tie-breaker needs at least one round: use --max-rounds 1 or more")
@@ -123,6 +125,7 @@ class DebateOptions:
 class DebateMethod(Method["DebateConfig"]):
     """One DEBATE-family variant: its default Critic persona and whether a Tie-breaker decides."""
 
+    scripted_replies = (PAIRWISE_PROMPTS, SCRIPTED_REPLIES)  # canned replies for offline runs (scripted.py)
     has_critic = True
     config_key = "debate"
     Options = DebateOptions
@@ -136,7 +139,7 @@ class DebateMethod(Method["DebateConfig"]):
     @property
     def config_type(self) -> type:  # type: ignore[override]
         """``DebateConfig`` (imported when asked for: it lives with the debate's AutoGen code)."""
-        from debate_eval.debates.debate.run import DebateConfig
+        from debate_eval.debates.debate.config import DebateConfig
 
         return DebateConfig
 
@@ -166,7 +169,7 @@ class DebateMethod(Method["DebateConfig"]):
 
     def rescore(self, record: R, reparse: Reparser) -> R:
         """``--fidelity authors-code`` records are read again with their extraction; others as usual."""
-        from debate_eval.debates.debate.authors import rescore_authors
+        from debate_eval.debates.debate.authors_code import rescore_authors
 
         rescored = rescore_authors(record, reparse)
         return rescored if rescored is not None else super().rescore(record, reparse)

@@ -27,8 +27,8 @@ from debate_eval.agents.models.pool import ClientPool
 from debate_eval.agents.models.wrappers import CallRecord
 from debate_eval.agents.roles import COMMANDER, CRITIC, SCORER, TIEBREAKER, USER, Relay, make_assistant
 from debate_eval.debates.debate.algorithm import DebateProtocol
+from debate_eval.debates.debate.config import DebateConfig
 from debate_eval.debates.debate.paper import read_decider
-from debate_eval.debates.debate.run import DebateConfig
 from debate_eval.debates.debate.team import run_team
 from debate_eval.debates.evaluation import NO_SCORE, EvaluationTask, Outcome, planted
 from debate_eval.debates.kit.pairwise_transcript import pairwise_transcript

@@ -22,7 +22,7 @@ from debate_eval.debates.scoring.untrusted import UntrustedMaterial, says_no_iss
 if TYPE_CHECKING:
     from autogen_core.models import ChatCompletionClient
 
-    from debate_eval.debates.debate.run import DebateConfig
+    from debate_eval.debates.debate.config import DebateConfig
 
 
 class PaperFlow:

@@ -5,5 +5,5 @@ criterion's scoring guideline, a judge grades the response (or the two responses
 the branch judgments are merged (mean score; summed preferences). A corrector may then rewrite low-scored or
 losing responses from the judges' comments. Modules: ``prompts`` (data files in ``prompts/``), ``criteria``
 (the list parser), ``merge``, ``team`` (the agents and branches), ``correction``, ``method``
-(the registered method). A branch's judgment is read by ``debates/scoring/branch_judgments.py``.
+(the registered method). A branch's judgment is read by ``debates/fennec/branch_judgments.py``.
 """

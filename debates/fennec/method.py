@@ -15,6 +15,8 @@ from debate_eval.agents.errors import UserError
 from debate_eval.agents.roles import CORRECTOR_ROLE, CRITERIA_WRITER_ROLE, GUIDELINE_WRITER_ROLE, JUDGE, JUDGE_ROLE
 from debate_eval.debates.base import Method, MethodContext, OptionError, Reparser, option, register_method, with_parse
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
+from debate_eval.debates.fennec.scripted import SCRIPTED_REPLIES
+from debate_eval.debates.pairwise.scripted import PAIRWISE_PROMPTS
 from debate_eval.debates.record import R, ResultRecord, details_of, entries
 from debate_eval.debates.scoring.untrusted import UntrustedMaterial
 
@@ -129,6 +131,7 @@ def judgment_prompt(transcript: Sequence[dict[str, Any]]) -> str:
 class FennecMethod(Method[FennecConfig]):
     """``fennec``: criteria, then per criterion a guideline and a judgment, merged; optional correction."""
 
+    scripted_replies = (PAIRWISE_PROMPTS, SCRIPTED_REPLIES)  # canned replies for offline runs (scripted.py)
     name = "fennec"
     description = "Fennec: k criteria, a guideline and a judgment per criterion, merged; optional correction"
     config_type = FennecConfig

@@ -27,8 +27,8 @@ from functools import cache
 from importlib import resources
 
 from debate_eval.debates.evaluation import EvaluationTask
+from debate_eval.debates.fennec.branch_judgments import PAIRWISE_SCALE
 from debate_eval.debates.pairwise.prompts import task_inputs
-from debate_eval.debates.scoring.branch_judgments import PAIRWISE_SCALE
 from debate_eval.debates.scoring.scores import ScoreRange
 
 # The input that holds the judged text, per dataset (compared case-insensitively): SummEval's Summary,

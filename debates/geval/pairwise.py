@@ -20,7 +20,7 @@ from debate_eval.agents.models.pool import ClientPool
 from debate_eval.agents.models.wrappers import CallRecord
 from debate_eval.agents.roles import EVALUATOR
 from debate_eval.debates.evaluation import NO_SCORE, EvaluationTask, Outcome, planted
-from debate_eval.debates.geval.method import ask_evaluator
+from debate_eval.debates.geval.single import ask_evaluator
 from debate_eval.debates.kit.combine import majority_verdict
 from debate_eval.debates.kit.pairwise_transcript import pairwise_transcript
 from debate_eval.debates.kit.reask import Reask, ask_again, in_conversation

@@ -2,9 +2,10 @@
 
 One module per thing read: ``scores`` (the project's score parser, with ``score_rules``, ``score_patterns``,
 ``score_types``, ``structured``, ``normal_form``), ``weighted`` (scores from token probabilities), ``verdicts``
-(pairwise verdicts), ``untrusted`` (copies of the judged texts blanked, planted markers), and the fidelity
-modes' own readings: ``authors_scores`` (DEBATE's released scripts), ``referee_scores`` (ChatEval's referees),
-``faireval_scores`` (ChatEval's FairEval scripts), ``branch_judgments`` (Fennec's branches).
+(pairwise verdicts), ``untrusted`` (copies of the judged texts blanked, planted markers). A method's own
+readings live in its folder, built on these: ``debate/authors_scores`` (DEBATE's released scripts),
+``chateval/referee_scores`` (ChatEval's referees), ``chateval/faireval_scores`` (ChatEval's FairEval scripts),
+``fennec/branch_judgments`` (Fennec's branches).
 """
 
 # The version of the parsing rules in this package, recorded in every result record (``parser_version``).

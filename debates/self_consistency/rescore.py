@@ -12,7 +12,7 @@ from debate_eval.debates.kit.reread import combine_both_orders
 from debate_eval.debates.record import R, ResultRecord, details_of, entries
 from debate_eval.debates.scoring.scores import ParsedScore
 from debate_eval.debates.scoring.verdicts import ParsedVerdict, no_verdict
-from debate_eval.debates.self_consistency.method import answer_reading, sample_vote
+from debate_eval.debates.self_consistency.votes import answer_reading, sample_vote
 
 ORDERS = ("original", "swapped")
 

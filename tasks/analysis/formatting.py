@@ -13,6 +13,7 @@ from typing import Any
 from debate_eval.agents.errors import UserError
 from debate_eval.tasks.analysis.bootstrap import is_withheld
 from debate_eval.tasks.analysis.correlations import ITEM, POOLED_DATASETS, AspectReport, mean
+from debate_eval.tasks.analysis.judgebench import judgebench_lines
 from debate_eval.tasks.analysis.pairwise_metrics import PairwiseReport
 from debate_eval.tasks.analysis.paper_tables import (
     DEFINITION_STATISTICS,
@@ -66,8 +67,10 @@ PAIRWISE_JSON_FIELDS = (
     "protocol",
     "ci95",
     "systems",
+    "judgebench",
 )
 SYSTEM_FIELDS = ("system_level", "systems")
+OPTIONAL_FIELDS = (*SYSTEM_FIELDS, "judgebench")  # left out of the JSON when absent
 PAIRWISE_COLUMNS = ("accuracy", "kappa", "macro_f1", "consistency", "agreement")
 LABEL_WIDTH = 38
 
@@ -97,7 +100,8 @@ def entry_reference(
 
 def format_json(report: Report, reference: str | None = None) -> str:
     """The report as JSON: ``{dataset: {aspect: {statistic: value, counts..., "protocol", "ci95", "paper"}}}``,
-    plus ``system_level`` and ``systems`` when the records name several systems (:mod:`systems`).
+    plus ``system_level`` and ``systems`` when the records name several systems (:mod:`systems`), and
+    ``judgebench`` for records of JudgeBench pairs (:mod:`judgebench`).
 
     ``paper`` maps each definition the part is reported under to the published row beside it (paper, table,
     row, note, values) or null.
@@ -108,7 +112,7 @@ def format_json(report: Report, reference: str | None = None) -> str:
         for key, entry in aspects.items():
             fields = PAIRWISE_JSON_FIELDS if isinstance(entry, PairwiseReport) else JSON_FIELDS
             out = {name: getattr(entry, name) for name in fields}
-            for name in SYSTEM_FIELDS:  # present when the records name systems (see systems.py)
+            for name in OPTIONAL_FIELDS:  # present when the records name systems (systems.py) or are JudgeBench's
                 if out.get(name) is None:
                     out.pop(name, None)
             out["paper"] = {}
@@ -329,7 +333,18 @@ def format_table(report: Report, reference: str | None = None) -> str:
     if not report:
         lines.append("(no records)")
     lines += _systems_block(report)
+    lines += _judgebench_block(report)
     return "\n".join(lines)
+
+
+def _judgebench_block(report: Report) -> list[str]:
+    """JudgeBench's own figures for runs on JudgeBench pairs (:mod:`judgebench`)."""
+    lines: list[str] = []
+    for dataset, aspects in report.items():
+        for key, entry in aspects.items():
+            if isinstance(entry, PairwiseReport):
+                lines += judgebench_lines(f"{dataset}/{key}", entry.judgebench)
+    return ["", "JudgeBench", *lines] if lines else []
 
 
 def _systems_block(report: Report) -> list[str]:

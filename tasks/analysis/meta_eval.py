@@ -23,6 +23,7 @@ from debate_eval.tasks.analysis.bootstrap import DEFAULT_CI_METHOD, MIN_UNITS
 from debate_eval.tasks.analysis.compare import Comparison, compare_runs
 from debate_eval.tasks.analysis.correlations import AspectReport, evaluate_aspect
 from debate_eval.tasks.analysis.distribution import format_distribution, score_bin, score_distribution
+from debate_eval.tasks.analysis.judgebench import judgebench_figures
 from debate_eval.tasks.analysis.pairwise_metrics import PairwiseReport, evaluate_pairwise
 from debate_eval.tasks.analysis.paper_tables import PAPER_STATISTICS, PAPER_TABLE1, paper_value
 from debate_eval.tasks.analysis.records import (
@@ -82,8 +83,9 @@ def meta_evaluate(
             options = {"bootstrap": bootstrap, "ci_method": ci_method, "min_units": min_units}
             if isinstance(entry, PairwiseReport):
                 entry.systems = win_rates(part, **options)
+                entry.judgebench = judgebench_figures(part)
             else:
                 entry.system_level = system_level(part, **options)
-                entry.systems = compare_systems(part, **options)
+                entry.systems = compare_systems(part, **options, family=f"{dataset}/{key}")
             report.setdefault(dataset, {})[key] = entry
     return report

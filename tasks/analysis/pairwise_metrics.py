@@ -56,6 +56,7 @@ class PairwiseReport:
     imported: bool = False  # the records came from ``debate-eval import`` (no paper row unless asked)
     n_scored: int = 0  # items with both a verdict and a human label: what the figures stand on
     systems: dict[str, Any] | None = None  # each system's win rate against the others (``systems.win_rates``)
+    judgebench: dict[str, Any] | None = None  # JudgeBench's own figures on its pairs (``judgebench``)
 
     def to_dict(self) -> dict[str, Any]:
         """All fields as a plain dict (JSON-serialisable)."""

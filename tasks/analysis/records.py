@@ -72,6 +72,8 @@ class ScoreRow:
     verdict: str | None = None
     human_label: str | None = None
     consistent: bool | None = None
+    #: a ``--swap`` record's verdict of each order, the swapped one put back: (original, swapped)
+    verdicts: tuple[str | None, str | None] | None = None
     system_a: str | None = None
     system_b: str | None = None
     imported: bool = False
@@ -98,6 +100,7 @@ class ScoreRow:
             verdict=record.verdict,
             human_label=record.human_label,
             consistent=record.consistent,
+            verdicts=_order_verdicts(record.verdicts),
             system_a=record.system_a,
             system_b=record.system_b,
             imported=bool(record.extra.get("imported")),
@@ -113,6 +116,17 @@ class ScoreRow:
     def key(self) -> str:
         """The item's id as text (ids may be stored as integers)."""
         return str(self.item_id)
+
+
+def _order_verdicts(verdicts: Mapping[str, Any] | None) -> tuple[str | None, str | None] | None:
+    """``(original, swapped)`` of a record's ``verdicts`` (verdict strings or None), None without both orders."""
+    if not isinstance(verdicts, Mapping) or not {"original", "swapped"} <= set(verdicts):
+        return None
+    original, swapped = verdicts["original"], verdicts["swapped"]
+    return (
+        original if isinstance(original, str) else None,
+        swapped if isinstance(swapped, str) else None,
+    )
 
 
 #: A record as the meta-evaluation takes it: a typed record, its row, or a ``results.jsonl`` line's JSON object.

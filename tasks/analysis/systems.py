@@ -9,12 +9,12 @@
   (SummEval's "system level", beside the summary-level figures of :mod:`correlations`), from three systems on.
   The 95 % intervals resample groups (documents) with replacement and recompute every system's two means.
 - **Per-system comparison** (:func:`compare_systems`): per system the mean judge score with its 95 % interval
-  (resampling the system's items); for each pair of systems judged on the same inputs (the same ``group_id``:
-  a SummEval document; in own data the ``group`` column, else the source text) the paired difference of their
-  means (first − second) over the shared inputs, its interval and two-sided p (resampling the shared inputs,
-  :mod:`bootstrap`; ``p_holm``: Holm-adjusted over all the pairs, for reading many pairs at once), and the
-  wins, ties and losses of the first system input by input. A system with several outputs in one group is
-  represented there by their mean.
+  (resampling the system's items); for every two systems the difference of their means (first − second) with
+  its t interval and p — the paired t-test over the inputs both were judged on (the same ``group_id``: a
+  SummEval document; in own data the ``group`` column, else the source text), Welch's t-test where they share
+  none — ``p_holm`` and ``p_bh`` adjusted over the named family of all the pairs, the first system's wins, ties
+  and losses input by input, and each system's rank set (:mod:`system_pairs`). A system with several outputs in
+  one group is represented there by their mean.
 - **Win rates** (:func:`win_rates`): for pairwise records naming both systems, each system's wins, ties and
   losses against each other system, and its win rate ``(wins + ties / 2) / comparisons`` with an interval.
 - **Prediction-powered inference** (:mod:`ppi`): where only part of a system's outputs carry human ratings,
@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from itertools import combinations
 from typing import Any
 
 import numpy as np
@@ -42,14 +41,14 @@ from debate_eval.tasks.analysis.bootstrap import (
     Interval,
     _check_method,
     bootstrap_ci,
-    paired_bootstrap,
     percentile_interval,
     resampled_means,
     too_few_units,
-    two_sided_p,
 )
 from debate_eval.tasks.analysis.correlations import STATISTICS, correlations
 from debate_eval.tasks.analysis.records import RecordLike, ScoreRow, group_of, number, score_row, score_rows
+from debate_eval.tasks.analysis.system_pairs import WELCH, compare_values
+from debate_eval.tasks.analysis.system_pairs import holm as holm  # kept importable from here
 from debate_eval.tasks.data.printable import escaped
 
 #: Datasets whose item ids are ``GROUP/SYSTEM`` (the loaders build them so).
@@ -197,63 +196,12 @@ def _scores_by_system(rows: Iterable[ScoreRow]) -> dict[str, dict[str, list[floa
     return out
 
 
-def paired_difference(
-    first: dict[str, list[float]],
-    second: dict[str, list[float]],
-    bootstrap: int = DEFAULT_RESAMPLES,
-    ci_method: str = DEFAULT_CI_METHOD,
-    min_units: int = MIN_UNITS,
-) -> dict[str, Any] | None:
-    """First − second on the groups both scored (None when they share none): the mean difference, its
-    interval and p (resampling the shared groups; :func:`bootstrap.paired_bootstrap` for BCa), and the
-    first system's wins, ties and losses group by group."""
-    shared = [group for group in first if group in second]
-    if not shared:
-        return None
-    a = np.array([np.mean(first[group]) for group in shared])
-    b = np.array([np.mean(second[group]) for group in shared])
-    differences = a - b
-    ci95: Interval
-    p_value: float | str | None
-    if bootstrap <= 0:
-        ci95, p_value = None, None
-    elif ci_method == BCA:
-        units = list(zip(a, b, strict=True))
-        [result] = paired_bootstrap(
-            units,
-            lambda u: {"d": float(np.mean([x for _, x in u]))},  # B − A of the module: second − first
-            lambda u: {"d": float(np.mean([x for x, _ in u]))},
-            ("d",),
-            n=bootstrap,
-            method=BCA,
-            min_units=min_units,
-        )
-        ci95, p_value = result.ci95, result.p_value
-    else:
-        withheld = too_few_units(len(shared), "groups", min_units)
-        if withheld:
-            ci95, p_value = withheld, withheld
-        else:
-            draws = resampled_means(differences, bootstrap, SEED)
-            ci95, p_value = percentile_interval(list(draws)), two_sided_p(list(draws))
-    return {
-        "n_inputs": len(shared),
-        "mean_first": float(a.mean()),
-        "mean_second": float(b.mean()),
-        "difference": float(differences.mean()),
-        "ci95": ci95,
-        "p_value": p_value,
-        "wins": int(np.sum(differences > 0)),
-        "ties": int(np.sum(differences == 0)),
-        "losses": int(np.sum(differences < 0)),
-    }
-
-
 def compare_systems(
     records: Sequence[RecordLike],
     bootstrap: int = DEFAULT_RESAMPLES,
     ci_method: str = DEFAULT_CI_METHOD,
     min_units: int = MIN_UNITS,
+    family: str = "",
 ) -> dict[str, Any] | None:
     """Per system its mean judge score with an interval (and the PPI estimate where part of its outputs are
     rated), and the paired comparison of every two systems on shared inputs (see the module doc).
@@ -285,26 +233,46 @@ def compare_systems(
         if ppi_applies(by_system[name]):
             entry["ppi"] = system_estimates(by_system[name], min_units=min_units)
         systems[name] = entry
-    pairs = []
-    for first, second in combinations(sorted(scores, key=natural_key), 2):
-        difference = paired_difference(scores[first], scores[second], bootstrap, ci_method, min_units)
-        if difference is not None:
-            pairs.append({"first": first, "second": second, **difference})
-    for pair, adjusted in zip(pairs, holm([pair["p_value"] for pair in pairs]), strict=True):
-        pair["p_holm"] = adjusted
-    return {"systems": systems, "pairs": pairs, "n_resamples": bootstrap, "ci_method": ci_method}
+    compared = compare_values(
+        {name: scores[name] for name in sorted(scores, key=natural_key)}, family=family, min_units=min_units
+    )
+    ppi_ranks = _ppi_differences(compared["pairs"], by_system, systems, min_units)
+    if ppi_ranks:
+        compared["ppi_ranks"] = ppi_ranks
+    return {
+        "systems": systems,
+        **compared,
+        "n_resamples": bootstrap,
+        "ci_method": ci_method,
+    }
 
 
-def holm(p_values: Sequence[float | str | None]) -> list[float | str | None]:
-    """Holm's step-down adjustment of the numeric p-values (for testing every pair of systems at once); a
-    withheld (text) or missing p-value stays as it is and does not count among the tests."""
-    numeric = sorted((p, i) for i, p in enumerate(p_values) if isinstance(p, float))
-    out: list[float | str | None] = list(p_values)
-    running = 0.0
-    for rank, (p, i) in enumerate(numeric):
-        running = max(running, min(1.0, (len(numeric) - rank) * p))
-        out[i] = running
-    return out
+def _ppi_differences(
+    pairs: list[dict[str, Any]], by_system: dict[str, list[ScoreRow]], systems: dict[str, Any], min_units: int
+) -> dict[str, Any] | None:
+    """Add ``ppi`` (:func:`ppi.difference_estimate`, with ``p_holm`` and ``p_bh`` over the pairs that have one) to
+    each pair of two systems with rated and unrated outputs; return the rank sets of the systems' PPI means by
+    those Holm decisions (None when no pair has a PPI difference)."""
+    from debate_eval.tasks.analysis.ppi import difference_estimate, groups_of
+    from debate_eval.tasks.analysis.system_pairs import adjust, rank_sets
+
+    with_ppi = {name for name, entry in systems.items() if "ppi" in entry}
+    groups = {name: groups_of(by_system[name]) for name in with_ppi}
+    estimated = []
+    for pair in pairs:
+        if pair["first"] in with_ppi and pair["second"] in with_ppi:
+            found = difference_estimate(groups[pair["first"]], groups[pair["second"]], min_units)
+            if found is not None:
+                pair["ppi"] = found
+                estimated.append({"first": pair["first"], "second": pair["second"], **found})
+    if not estimated:
+        return None
+    adjust(estimated)
+    for entry in estimated:
+        pair = next(p for p in pairs if (p["first"], p["second"]) == (entry["first"], entry["second"]))
+        pair["ppi"]["p_holm"], pair["ppi"]["p_bh"] = entry["p_holm"], entry["p_bh"]
+    means = {name: systems[name]["ppi"]["ppi"]["mean"] for name in sorted(with_ppi, key=natural_key)}
+    return rank_sets(means, estimated)
 
 
 # --- pairwise runs: win rates ----------------------------------------------------------------------------------
@@ -397,9 +365,16 @@ def comparison_lines(label: str, block: dict[str, Any] | None) -> list[str]:
     """Per system its mean (and PPI estimate), then the pairs (up to :data:`MAX_PAIR_LINES`)."""
     if not block:
         return []
+    ranks = block.get("ranks") or {}
+    several = len(ranks) > 1
     lines = [f"{label}: per system, mean judge score, 95% CI"]
     for name, entry in block["systems"].items():
         line = f"  {escaped(name)}: {_num(entry['mean'])}{_ci(entry['ci95'])} ({entry['n_scored']} scored)"
+        rank = ranks.get(name)
+        if several and rank:
+            low, high = rank["rank_set"]
+            held = f"{low}" if low == high else f"{low}-{high}"
+            line += f", rank {rank['rank']} (can hold {held} by Holm at 0.05)"
         ppi = entry.get("ppi")
         if ppi:
             line += (
@@ -411,15 +386,37 @@ def comparison_lines(label: str, block: dict[str, Any] | None) -> list[str]:
         lines.append(line)
     pairs = block["pairs"]
     if pairs:
-        lines.append(f"{label}: pairs on shared inputs, first - second, 95% CI, p, first's wins/ties/losses")
-        for pair in pairs[:MAX_PAIR_LINES]:
-            lines.append(
-                f"  {escaped(pair['first'])} - {escaped(pair['second'])}: {pair['difference']:+.3f}{_ci(pair['ci95'])}"
-                f"{_p(pair['p_value'])}{_p(pair.get('p_holm'), 'Holm p')}, "
-                f"{pair['wins']}/{pair['ties']}/{pair['losses']} over {pair['n_inputs']} inputs"
-            )
-        if len(pairs) > MAX_PAIR_LINES:
-            lines.append(f"  ... {len(pairs) - MAX_PAIR_LINES} more pairs (all in the JSON)")
+        lines += pair_lines(label, block)
+    return lines
+
+
+def _significant(pairs: Sequence[dict[str, Any]], key: str) -> int:
+    return sum(1 for pair in pairs if isinstance(pair.get(key), float) and pair[key] < 0.05)
+
+
+def pair_lines(label: str, block: dict[str, Any]) -> list[str]:
+    """The pairs of a comparison block: how many differ after Holm and BH over the family, then the pairs (up to
+    :data:`MAX_PAIR_LINES`) with the difference, its interval, p, Holm and BH p, and the PPI difference."""
+    pairs = block["pairs"]
+    lines = [
+        f"{label}: {block.get('family', 'all the pairs')}: {_significant(pairs, 'p_holm')} differ after Holm "
+        f"(family-wise 0.05), {_significant(pairs, 'p_bh')} after Benjamini-Hochberg (false discovery rate 0.05)",
+        f"{label}: pairs, first - second, 95% CI, p (paired t on shared inputs, else Welch), Holm p, BH p, "
+        "first's wins/ties/losses",
+    ]
+    for pair in pairs[:MAX_PAIR_LINES]:
+        counts = f", {pair['wins']}/{pair['ties']}/{pair['losses']}" if pair.get("wins") is not None else ""
+        line = (
+            f"  {escaped(pair['first'])} - {escaped(pair['second'])}: {pair['difference']:+.3f}{_ci(pair['ci95'])}"
+            f"{_p(pair['p_value'])}{_p(pair.get('p_holm'), 'Holm p')}{_p(pair.get('p_bh'), 'BH p')}"
+            f"{counts} over {pair['n_inputs']} {'inputs' if pair.get('test') != WELCH else 'items'}"
+        )
+        ppi = pair.get("ppi")
+        if ppi and ppi.get("difference") is not None:
+            line += f"; PPI (human scale) {ppi['difference']:+.3f}{_ci(ppi['ci95'])}{_p(ppi.get('p_holm'), 'Holm p')}"
+        lines.append(line)
+    if len(pairs) > MAX_PAIR_LINES:
+        lines.append(f"  ... {len(pairs) - MAX_PAIR_LINES} more pairs (all in the JSON)")
     return lines
 
 
@@ -445,7 +442,7 @@ def run_systems(records: Iterable[RecordLike], bootstrap: int = DEFAULT_RESAMPLE
     out = {}
     for aspect, part in by_aspect.items():
         pairwise = any(row.pairwise for row in part)
-        block = win_rates(part, bootstrap) if pairwise else compare_systems(part, bootstrap)
+        block = win_rates(part, bootstrap) if pairwise else compare_systems(part, bootstrap, family=aspect)
         if block is not None:
             out[aspect] = block
     return out or None

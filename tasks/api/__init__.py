@@ -26,15 +26,19 @@ if TYPE_CHECKING:
     from debate_eval._meta import MetaEval, assert_judge_meets, compare, meta_evaluate
     from debate_eval._registry import datasets, methods, parse_score, parse_verdict
     from debate_eval._run import Message, Record, Run, load_run
+    from debate_eval._trust import calibrate, label_page, read_labels
     from debate_eval.agents.errors import UserError
     from debate_eval.debates.base import Method, MethodContext, register_method
     from debate_eval.debates.scoring.scores import ParsedScore, ScoreRange
     from debate_eval.debates.scoring.verdicts import ParsedVerdict
     from debate_eval.tasks.analysis.audit.card import Card, JudgeCard
     from debate_eval.tasks.analysis.audit.facet import Facet, Figure
+    from debate_eval.tasks.analysis.calibration import Calibration
+    from debate_eval.tasks.analysis.labels import Label
     from debate_eval.tasks.analysis.meta_eval import Comparison
 
 __all__ = [
+    "Calibration",
     "Card",
     "Comparison",
     "Facet",
@@ -42,6 +46,7 @@ __all__ = [
     "Judge",
     "JudgeCard",
     "Judgment",
+    "Label",
     "Message",
     "MetaEval",
     "Method",
@@ -56,16 +61,19 @@ __all__ = [
     "__version__",
     "assert_judge_meets",
     "audit",
+    "calibrate",
     "compare",
     "datasets",
     "evaluate",
     "evaluate_async",
+    "label_page",
     "load_card",
     "load_run",
     "meta_evaluate",
     "methods",
     "parse_score",
     "parse_verdict",
+    "read_labels",
     "register_method",
 ]
 
@@ -101,6 +109,11 @@ _WHERE = {  # public name -> the module that defines it
     "MethodContext": "debate_eval.debates.base",
     "register_method": "debate_eval.debates.base",
     "UserError": "debate_eval.agents.errors",
+    "label_page": "debate_eval._trust",
+    "read_labels": "debate_eval._trust",
+    "calibrate": "debate_eval._trust",
+    "Label": "debate_eval.tasks.analysis.labels",
+    "Calibration": "debate_eval.tasks.analysis.calibration",
 }
 
 

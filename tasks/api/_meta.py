@@ -11,11 +11,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Union
 
 from debate_eval._run import Run, load_run
+from debate_eval.agents.errors import UserError
 from debate_eval.tasks.analysis.bootstrap import DEFAULT_CI_METHOD, DEFAULT_RESAMPLES
 from debate_eval.tasks.analysis.compare import DEFAULT_MISSING
 from debate_eval.tasks.analysis.formatting import format_json
 from debate_eval.tasks.analysis.gates import DEFAULT_MIN_COVERAGE
 from debate_eval.tasks.analysis.gates import assert_judge_meets as _assert_judge_meets
+from debate_eval.tasks.analysis.labels import labelled_run_rows
 from debate_eval.tasks.analysis.meta_eval import AspectReport, Comparison, PairwiseReport, compare_runs
 from debate_eval.tasks.analysis.meta_eval import meta_evaluate as evaluate_records
 from debate_eval.tasks.analysis.records import load_results, require_human_ratings, results_path
@@ -76,15 +78,25 @@ def _path_of(run: RunLike) -> str:
     return str(run.path if isinstance(run, Run) else load_run(run).path)
 
 
-def meta_evaluate(*runs: RunLike, bootstrap: int | None = None, ci_method: str = DEFAULT_CI_METHOD) -> MetaEval:
+def meta_evaluate(
+    *runs: RunLike,
+    bootstrap: int | None = None,
+    ci_method: str = DEFAULT_CI_METHOD,
+    labels: str | os.PathLike[str] | None = None,
+) -> MetaEval:
     """Meta-evaluate one or several runs (``Run`` objects or run directories) together, as ``debate-eval
     meta-eval RUN... --json``: later runs win for a repeated item; ``bootstrap`` resamples for ``ci95``
-    (default as the command, 0 for none); ``ci_method`` ``percentile`` or ``bca`` (``--ci-method``)."""
+    (default as the command, 0 for none); ``ci_method`` ``percentile`` or ``bca`` (``--ci-method``);
+    ``labels`` a ``labels.jsonl`` of one run's items whose labels are the human ratings (``--labels``)."""
     if not runs:
         raise TypeError("meta_evaluate needs at least one run")
     resamples = DEFAULT_RESAMPLES if bootstrap is None else int(bootstrap)
     paths = [_path_of(run) for run in runs]
     records = load_results([results_path(path) for path in paths])
+    if labels is not None:
+        if len(paths) != 1:
+            raise UserError("labels: give the labels of one run")
+        records = labelled_run_rows(records, labels, paths[0])
     require_human_ratings(records, ", ".join(paths))
     report = evaluate_records(records, bootstrap=resamples, ci_method=ci_method)
     return MetaEval(reports=report, bootstrap=resamples, _json=json.loads(format_json(report)))

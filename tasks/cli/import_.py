@@ -5,8 +5,11 @@ SummEval results), ``geval`` (G-Eval's released 20-sample results), ``jsonl`` (a
 answer, joined to ``--dataset``), ``pandalm`` (PandaLM's released verdicts). The run directory holds
 ``config.json`` and ``results.jsonl`` as a run writes them, so ``show``, ``rescore`` and ``meta-eval`` accept
 it; the project's parser is applied and the raw text kept in each transcript. Rows whose id matches no item
-are listed (count and first five). Several files go into one run when they share dataset and aspect; for a
-repeated item the later file wins (and the number of such items is printed).
+are listed (count and first five). ``alpaca-eval`` reads AlpacaEval's ``annotations.json`` files, one
+system each, and prints their win rates against the baseline. ``judgebench`` reads ``PAIRS OUTPUTS``
+(JudgeBench's pairs, then one judge's outputs) into one run. Several files of the other formats go into one
+run when they share dataset and aspect; for a repeated item the later file wins (and the number of such items
+is printed).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from debate_eval.tasks.analysis.imports.common import (
     unmatched_line,
     write_run,
 )
+from debate_eval.tasks.analysis.win_rates import baseline_win_rates, win_rate_table
 from debate_eval.tasks.data.templates import parse_scale
 from debate_eval.tasks.engine.record import Record
 
@@ -86,8 +90,15 @@ def handle_import(args: argparse.Namespace) -> int:
         "data_dir": args.data_dir,
     }
     results = []
-    for name in args.files:
-        result, aspect, scale = module.import_file(Path(name), options)
+    if hasattr(module, "import_files"):  # one run from several files together (judgebench: PAIRS OUTPUTS)
+        result, aspect, scale = module.import_files([Path(name) for name in args.files], options)
+        named = [(args.files[-1], result, aspect)]
+    else:
+        named = []
+        for name in args.files:
+            result, aspect, scale = module.import_file(Path(name), options)
+            named.append((name, result, aspect))
+    for name, result, aspect in named:
         results.append((Path(name), result, aspect))
         for note in result.notes:
             print(note)
@@ -116,5 +127,7 @@ def handle_import(args: argparse.Namespace) -> int:
     print(f"{written}: {len(records)} items of {what}; {_counts(records)}")
     if repeated:
         print(f"{repeated} items appeared in more than one file; the later file's row was kept")
+    for line in win_rate_table(baseline_win_rates(records)):
+        print(line)
     print(f"next: debate-eval meta-eval {args.out}   |   debate-eval show {args.out}")
     return 0

@@ -79,6 +79,14 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "debate_eval.tasks.cli.merge",
         "join the shard directories of one run (run --shard K/N) into one run directory",
     ),
+    "label": (
+        "debate_eval.tasks.cli.label",
+        "write a self-contained page to label chosen items of a run (downloads labels.jsonl for --labels)",
+    ),
+    "calibrate": (
+        "debate_eval.tasks.cli.calibrate",
+        "map a judge's scores onto the human scale from labelled items: error before/after, transfer by system",
+    ),
     "export": (
         "debate_eval.tasks.cli.export",
         "write a run in another tool's format (an inspect_ai eval log, for inspect view)",

@@ -18,6 +18,13 @@
   system-level bar, ``system_kendall=0.5``, also needs 5 systems; see :mod:`tasks.analysis.gates`), for CI.
   A bar that is not a finite number in range, a statistic given twice or an empty ``--fail-under`` is an
   error (exit 2).
+- A pairwise run against one baseline (``import alpaca-eval``, or any run whose records name ``system_a`` the
+  same baseline) also gets each system's win rate, its standard error and the length-controlled win rate, and
+  every two systems compared (``tasks.analysis.win_rates``; ``--difficulty CSV`` adds the instructions'
+  difficulty to the length control); without human ratings that is all it prints.
+- ``--labels FILE``: the human labels of a ``labels.jsonl`` (the label page's, ``debate-eval label``) are the
+  run's human ratings, in place of the dataset's (``tasks.analysis.labels``); the systems' PPI estimates use
+  them beside the judge's scores of the unlabelled items.
 - A run without human ratings (unlabelled outputs) has nothing to meta-evaluate: one line, exit 2 (with
   ``--fail-under`` too: nothing computed is not a pass). Records without a rating beside rated ones are counted
   as unrated and left out.
@@ -26,7 +33,9 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
@@ -47,9 +56,11 @@ from debate_eval.tasks.analysis.gates import (
     failure_line,
     parse_bars,
 )
+from debate_eval.tasks.analysis.labels import labelled_run_rows
 from debate_eval.tasks.analysis.meta_eval import compare_runs, meta_evaluate
-from debate_eval.tasks.analysis.records import load_results, require_human_ratings, results_path
+from debate_eval.tasks.analysis.records import iter_checked, load_results, require_human_ratings, results_path
 from debate_eval.tasks.analysis.references import REFERENCE_NAMES
+from debate_eval.tasks.analysis.win_rates import baseline_win_rates, has_baseline, read_difficulty, win_rate_table
 from debate_eval.tasks.engine.reread import mixed_versions_warning
 
 ALL_REFERENCES = "all"
@@ -67,10 +78,20 @@ def handle_meta_eval(args: argparse.Namespace) -> int:
     if args.fail_under_ci and args.bootstrap == 0:
         raise UserError("--fail-under-ci needs intervals: give --bootstrap N > 0")
     if args.compare:
+        if args.labels:
+            raise UserError("--labels applies to one meta-evaluation, not to --compare")
         if bars:
             raise UserError("--fail-under applies to one meta-evaluation, not to --compare")
         return _compare(args)
     records = load_results([results_path(path) for path in args.results])
+    if args.labels:
+        if len(args.results) != 1:
+            raise UserError("--labels reads the labels of one run; give one RUN")
+        records = labelled_run_rows(records, args.labels, args.results[0])
+    block = _win_rates(args) if has_baseline(records) else None
+    if block is not None and not any(row.human_label or row.human_score is not None for row in records):
+        print(json.dumps(block, indent=2) if args.json else "\n".join(win_rate_table(block)))
+        return 0
     require_human_ratings(records, ", ".join(args.results))
     _warn_parsers(records, ", ".join(args.results))
     report = meta_evaluate(records, bootstrap=args.bootstrap, ci_method=args.ci_method)
@@ -85,12 +106,22 @@ def handle_meta_eval(args: argparse.Namespace) -> int:
         if args.distribution:
             print()
             print(format_distribution(score_distribution(records)))
+        if block is not None:
+            print()
+            print("\n".join(win_rate_table(block)))
     if bars:
         failures = check_bars(report, bars, lower_ci=args.fail_under_ci, min_coverage=min_coverage)
         if failures:
             print(failure_line(failures, args.fail_under_ci), file=sys.stderr)
             return 1
     return 0
+
+
+def _win_rates(args: argparse.Namespace) -> dict[str, Any] | None:
+    """The runs' win rates against their baseline (``win_rates``), None when they have no baseline."""
+    records = [record for path in args.results for record in iter_checked(results_path(path))]
+    difficulty = read_difficulty(Path(args.difficulty)) if args.difficulty else None
+    return baseline_win_rates(records, difficulty)
 
 
 def _compare(args: argparse.Namespace) -> int:
@@ -130,6 +161,13 @@ def add_subparser(subparsers: Any) -> None:
         "--swap. Later files and later lines win for a repeated item.",
     )
     parser.add_argument("results", nargs="+", metavar="RUN", help="run directories (or their results.jsonl)")
+    parser.add_argument(
+        "--labels",
+        metavar="FILE",
+        help="human labels of the run's items (labels.jsonl, as the label command's page downloads it): they are the "
+        "human ratings, in place of any the dataset holds; the systems' PPI means use them with the judge's "
+        "scores of the unlabelled items",
+    )
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="print the report as JSON instead of the table")
     output.add_argument(
@@ -185,6 +223,12 @@ def add_subparser(subparsers: Any) -> None:
         help=f"with --fail-under: a figure also fails when fewer than this share of the rated items have a "
         f"score/verdict, or of the groups a defined correlation, or when it stands on fewer than 10 units "
         f"(default {DEFAULT_MIN_COVERAGE}; 0: no coverage requirement)",
+    )
+    parser.add_argument(
+        "--difficulty",
+        metavar="CSV",
+        help="pairwise runs against a baseline: each instruction's difficulty (a CSV of instruction,difficulty "
+        "with a header row) for the length-controlled win rate",
     )
     parser.add_argument(
         "--fail-under-ci",

@@ -36,6 +36,7 @@ BUILTIN_MODULES = (
     "faireval",
     "pandalm",
     "autoj",
+    "judgebench",
 )
 
 SINGLE = "single"

@@ -1,8 +1,8 @@
 """A scripted OpenAI-compatible server on 127.0.0.1, for offline tests and benchmarks.
 
 It answers ``POST /v1/chat/completions`` (and ``GET /v1/models``) with replies chosen by the role the
-request's system message reveals (Scorer, Critic, Tie-breaker, Commander, ChatEval referee or summarizer,
-or a G-Eval evaluator with no system message), after a fixed latency. Faults can be injected: HTTP errors
+request reveals, after a fixed latency. The roles and their replies are the methods' (``ScriptedReplies``,
+registered with each method): the server itself knows only the Scorer. Faults can be injected: HTTP errors
 (with Retry-After), hangs longer than a client's timeout, and permanent errors for requests that contain a
 given text. It counts every request, so tests can check that a rerun made no model call.
 
@@ -38,114 +38,107 @@ class Fault:
     message: str = "injected fault"
 
 
-FENNEC_OPENINGS = {
-    "You design evaluation criteria.": "criteria_writer",
-    "You write scoring guidelines.": "guideline_writer",
-    "You grade responses strictly by one given criterion": "judge",
-    "You revise responses.": "corrector",
+# ------------------------------------------------------------------------------------ the reply tables
+# The server knows no method: each method registers its table (``debates/<method>/scripted.py``, through the
+# method registry), which says how its requests reveal their role and what each role answers. A request
+# whose role no table recognises is the Scorer's.
+
+SCORER = "scorer"
+DEFAULT_REPLIES: dict[str, str] = {  # role -> reply to a single request (the registered tables add theirs)
+    SCORER: "Step by step: the text is mostly clear but has some gaps.\nScore: 3",
+}
+PAIRWISE_REPLIES: dict[str, str] = {  # role -> reply to a pairwise request (two responses to compare)
+    SCORER: "Step by step: Response A answers more of the question, Response B misses a part.\nVerdict: [[A]]",
 }
 
 
-# The paper's Commander, the authors' code's, and the pairwise one (debates/pairwise/prompts/personas.json).
-COMMANDER_MARKS = ("Help me calculate the score", "initiate and lead the debate", "Help me decide which")
+@dataclass(frozen=True)
+class ScriptedRole:
+    """How a request reveals one role: its system message contains one of ``system_has`` or starts with one of
+    ``system_starts``; or, with ``no_system``, it has no system message (and, when ``first_has`` is given, its
+    first message contains one of them)."""
+
+    role: str
+    system_has: tuple[str, ...] = ()
+    system_starts: tuple[str, ...] = ()
+    no_system: bool = False
+    first_has: tuple[str, ...] = ()
+
+    def matches(self, system: str, first: str) -> bool:
+        """Whether a request with this system message (``""``: none) and first message is this role's."""
+        if self.no_system:
+            return not system and (not self.first_has or any(mark in first for mark in self.first_has))
+        return bool(system) and (
+            any(mark in system for mark in self.system_has) or any(system.startswith(s) for s in self.system_starts)
+        )
+
+
+@dataclass(frozen=True)
+class ScriptedReplies:
+    """One method's canned replies for the scripted server: its roles (``roles``, tried in order), the reply
+    of each to a single request (``replies``) and to a pairwise one (``pairwise_replies``: a request containing
+    one of ``pairwise_marks``), and replies computed from the request (``computed``: role -> function giving
+    the reply, or None for the table's). Tables of a higher ``precedence`` are tried first."""
+
+    name: str
+    roles: tuple[ScriptedRole, ...] = ()
+    replies: Mapping[str, str] = field(default_factory=dict)
+    pairwise_replies: Mapping[str, str] = field(default_factory=dict)
+    pairwise_marks: tuple[str, ...] = ()
+    computed: Mapping[str, Callable[[Request], str | None]] = field(default_factory=dict)
+    precedence: int = 0
+
+
+_TABLES: list[ScriptedReplies] = []
+
+
+def register_replies(*tables: ScriptedReplies) -> None:
+    """Add reply tables (a table already registered is skipped); a role's reply given differently by two
+    tables is a ``ValueError``."""
+    for table in tables:
+        if table in _TABLES:
+            continue
+        for replies, known in ((table.replies, DEFAULT_REPLIES), (table.pairwise_replies, PAIRWISE_REPLIES)):
+            for role, text in replies.items():
+                if known.get(role, text) != text:
+                    raise ValueError(f"scripted replies {table.name!r}: role {role!r} already has another reply")
+        _TABLES.append(table)
+        _TABLES.sort(key=lambda t: -t.precedence)  # stable: registration order within a precedence
+        DEFAULT_REPLIES.update(table.replies)
+        PAIRWISE_REPLIES.update(table.pairwise_replies)
+
+
+def _system_and_first(request: Request) -> tuple[str, str]:
+    messages = request.get("messages") or []
+    system = next((str(m.get("content", "")) for m in messages if m.get("role") == "system"), "")
+    return system, str(messages[0].get("content", "")) if messages else ""
 
 
 def role_of_request(request: Request) -> str:
-    """``scorer``, ``critic``, ``tiebreaker``, ``commander``, ``evaluator``, ChatEval's ``referee`` and
-    ``summarizer``, or Fennec's four roles, from the system message."""
-    messages = request.get("messages") or []
-    system = next((str(m.get("content", "")) for m in messages if m.get("role") == "system"), "")
-    if not system:
-        first = str(messages[0].get("content", "")) if messages else ""
-        return "referee" if FAIREVAL_MARK in first else "evaluator"  # ChatEval's released flow: no system
-    if "On this panel your name is" in system:  # debates.chateval.NAME_LINE, after every referee persona
-        return "referee"
-    if "You keep the record of a panel of referees" in system:  # debates.chateval.SUMMARIZER_SYSTEM_MESSAGE
-        return "summarizer"
-    if "Tiebreaker" in system:
-        return "tiebreaker"
-    if "Devil" in system or "NO_ISSUES" in system or "score is really accurate" in system:
-        return "critic"
-    if any(mark in system for mark in COMMANDER_MARKS):
-        return "commander"
-    for opening, role in FENNEC_OPENINGS.items():  # debates/fennec/prompts/system.json
-        if system.startswith(opening):
-            return role
-    return "scorer"
-
-
-DEFAULT_REPLIES: dict[str, str] = {
-    "scorer": "Step by step: the text is mostly clear but has some gaps.\nScore: 3",
-    "critic": "The score ignores several problems; it should be lower. I disagree with the rationale.",
-    "tiebreaker": "Having read the debate, the final score is 2.",
-    "commander": "Please think step by step.",
-    "evaluator": "3",
-    "referee": "The text holds together well, with one weak transition.\nScore: 4",
-    "summarizer": "The referees found the text mostly coherent; their scores were close.",
-    "criteria_writer": "1. Accuracy: the facts agree with the source\n2. Clarity: easy to follow\n"
-    "3. Relevance: keeps to what matters\n4. Completeness: nothing important missing\n5. Concision: no padding",
-    "guideline_writer": "1: fails the criterion\n2: mostly fails\n3: meets it in part\n4: mostly meets it\n"
-    "5: fully meets it",
-    "judge": "Under this criterion the text is adequate, with gaps.\nScore: 3",
-    "judge_pairwise": "Under this criterion Response A is somewhat better.\nScore A: 4\nScore B: 3\nVerdict: [[A]]",
-    "corrector": "A revised text that fixes the problems the graders found.",
-}
-
-# Replies to a pairwise request (two responses to compare): a verdict instead of a score.
-PAIRWISE_REPLIES: dict[str, str] = {
-    "scorer": "Step by step: Response A answers more of the question, Response B misses a part.\nVerdict: [[A]]",
-    "critic": "The verdict overlooks the weaknesses of the preferred response; I disagree with the rationale.",
-    "tiebreaker": "Having read the debate, Response A is better.\nVerdict: [[A]]",
-    "evaluator": "Response A is more complete.\n[[A]]",
-    "referee": "Response A covers the question better, with one weak point.\n[[A]]",
-}
-# The verdict instruction of the project's pairwise prompts (debates/pairwise/prompts/task.txt, panel.txt),
-# which judged text alone does not bring into a single-score request.
-PAIRWISE_MARK = "[[A]] when Response A is better"
-
-
-# ChatEval's released FairEval flow (debates/chateval/prompts.py): its template, and its final prompts'
-# score formats (pairwise: two lines for Assistant 1 and 2; single-score: one line).
-FAIREVAL_MARK = "There are a few other referee assigned the same task"
-FAIREVAL_PAIR_FORMAT = "The score of Assistant 1: [score only]"
-FAIREVAL_ONE_FORMAT = "The score: [score only]"
-
-
-def faireval_reply(request: Request) -> str:
-    """A referee of ChatEval's released flow: a remark, or in the last turn the scores in their format (the
-    longer answer gets 8 and the other 6, whatever the order they are shown in)."""
-    messages = request.get("messages") or []
-    final = str(messages[-1].get("content", "")) if messages else ""
-    if FAIREVAL_PAIR_FORMAT in final:
-        prompt = str(messages[0].get("content", ""))
-        answers = [part.split("[The End of Assistant")[0] for part in prompt.split("\u2019s Answer]\n")[1::2]]
-        one, two = (len(answers[0]), len(answers[1])) if len(answers) == 2 else (0, 0)
-        first, second = (8, 6) if one > two else (6, 8) if one < two else (7, 7)
-        return (
-            "Evaluation evidence: the more complete answer is the better one here.\n"
-            f"The score of Assistant 1: {first}\nThe score of Assistant 2: {second}"
-        )
-    if FAIREVAL_ONE_FORMAT in final:
-        return "Evaluation evidence: it holds together, with one weak transition.\nThe score: 4"
-    return "I read both and will weigh them carefully before the final judgement."
+    """The role a request reveals, by the registered tables (``scorer`` when none recognises it)."""
+    system, first = _system_and_first(request)
+    # a rule for "no system message and nothing else" comes after the ones that also read the first message
+    rules = sorted((rule for table in _TABLES for rule in table.roles), key=lambda r: r.no_system and not r.first_has)
+    return next((rule.role for rule in rules if rule.matches(system, first)), SCORER)
 
 
 def _is_pairwise(request: Request) -> bool:
-    return any(PAIRWISE_MARK in str(m.get("content", "")) for m in request.get("messages") or [])
+    marks = [mark for table in _TABLES for mark in table.pairwise_marks]
+    return any(mark in str(m.get("content", "")) for m in request.get("messages") or [] for mark in marks)
 
 
 def default_reply(request: Request) -> str:
-    """The fixed reply for the request's role (a Fennec judge of two responses answers for both; the roles
-    of the other methods answer a pairwise prompt with a verdict for Response A)."""
+    """The reply for the request's role: a computed one where its table has one, else the role's pairwise reply
+    for a pairwise request, else its single reply (the Scorer's for a role without one)."""
     role = role_of_request(request)
-    if role == "referee" and not any(m.get("role") == "system" for m in request.get("messages") or []):
-        return faireval_reply(request)
-    last = str(((request.get("messages") or [{}])[-1]).get("content", ""))
-    if role == "judge" and "Score A:" in last:
-        return DEFAULT_REPLIES["judge_pairwise"]
+    for table in _TABLES:
+        compute = table.computed.get(role)
+        text = compute(request) if compute is not None else None
+        if text is not None:
+            return text
     if role in PAIRWISE_REPLIES and _is_pairwise(request):
         return PAIRWISE_REPLIES[role]
-    return DEFAULT_REPLIES[role]
+    return DEFAULT_REPLIES.get(role, DEFAULT_REPLIES[SCORER])
 
 
 def requested_schema(request: Request) -> Mapping[str, Any] | None:

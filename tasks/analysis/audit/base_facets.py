@@ -37,6 +37,7 @@ from debate_eval.tasks.analysis.audit.rows import (
 )
 from debate_eval.tasks.analysis.correlations import ITEM, evaluate_aspect
 from debate_eval.tasks.analysis.distribution import score_bin
+from debate_eval.tasks.analysis.judgebench import judgebench_figures
 from debate_eval.tasks.analysis.pairwise_metrics import evaluate_pairwise
 from debate_eval.tasks.engine.record import Record
 
@@ -92,6 +93,18 @@ def agreement(records: Sequence[Record | Mapping[str, Any]], settings: Bootstrap
         Figure(key, label, getattr(report, key), ci if isinstance(ci, str) or ci is None else ci.get(key), items=links)
         for key, label in keys
     ]
+    notes: list[str] = []
+    bench = judgebench_figures(records) if is_pairwise_run(records) else None
+    if bench and bench["score"] is not None:
+        figures.append(Figure("judgebench", "JudgeBench score (% of pairs right)", bench["score"], bench["ci95"]))
+        how += (
+            " JudgeBench's score: per pair +1 per order's verdict equal to the label, −1 per verdict equal to the "
+            "flipped label, right when > 0; its interval is the 95 % Wilson score interval."
+        )
+        notes += [
+            f"JudgeBench {name}: {entry['score']:.2f} % ({entry['n_right']}/{entry['n_pairs']} right)"
+            for name, entry in bench["categories"].items()
+        ]
     return Facet(
         name=AGREEMENT,
         title=TITLES[AGREEMENT],
@@ -101,6 +114,7 @@ def agreement(records: Sequence[Record | Mapping[str, Any]], settings: Bootstrap
         runs=[BASE],
         figures=figures,
         plot={"points": _points(records)},
+        notes=notes,
     )
 
 

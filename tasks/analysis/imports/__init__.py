@@ -1,15 +1,18 @@
 """Importers of published judge outputs (``debate-eval import FORMAT FILE... --out DIR``).
 
 Each format is one module with ``FORMAT`` and ``import_file(path, options) -> (ImportResult, aspect,
-scale)``; :mod:`common` builds the records and writes the run directory.
+scale)``, or ``import_files(paths, options)`` when its files make one run together (``judgebench``, ``alpaca-eval``);
+:mod:`common` builds the records and writes the run directory.
 """
 
 from __future__ import annotations
 
 from types import ModuleType
 
-from debate_eval.tasks.analysis.imports import debate_authors, geval, jsonl, pandalm
+from debate_eval.tasks.analysis.imports import alpaca_eval, debate_authors, geval, jsonl, judgebench, pandalm
 
-FORMATS: dict[str, ModuleType] = {module.FORMAT: module for module in (debate_authors, geval, jsonl, pandalm)}
+FORMATS: dict[str, ModuleType] = {
+    module.FORMAT: module for module in (alpaca_eval, debate_authors, geval, jsonl, judgebench, pandalm)
+}
 
 __all__ = ["FORMATS"]

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from debate_eval.debates.base import MethodContext, get_method
 from debate_eval.debates.debate.authors_code import AuthorsCodeFlow
-from debate_eval.debates.debate.flow import flow_of
 from debate_eval.debates.debate.paper import PaperFlow
+from debate_eval.debates.debate.run import flow_of
 from debate_eval.debates.evaluation import EvaluationTask
 from debate_eval.debates.scoring.scores import ScoreRange
 from debate_eval.debates.scoring.untrusted import UntrustedMaterial

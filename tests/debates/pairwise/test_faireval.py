@@ -17,11 +17,11 @@ from debate_eval.agents.models.pool import ClientPool
 from debate_eval.agents.models.settings import resolve_model_config
 from debate_eval.agents.models.wrappers import DelegatingClient
 from debate_eval.debates.base import get_method
+from debate_eval.debates.chateval.faireval_scores import their_verdict
 from debate_eval.debates.chateval.method import chateval_config
 from debate_eval.debates.chateval.pairwise_faireval import run_faireval_pairwise
 from debate_eval.debates.chateval.prompts import FAIREVAL_PAIRWISE_FINAL_PROMPT
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
-from debate_eval.debates.scoring.faireval_scores import their_verdict
 from debate_eval.debates.scoring.scores import ScoreRange
 from debate_eval.debates.scoring.untrusted import UntrustedMaterial
 from tests.support.records import stored

@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 
+from debate_eval.debates.chateval.referee_scores import PAPER_LABEL, referee_score
+from debate_eval.debates.debate.authors_scores import authors_marker, authors_score
 from debate_eval.debates.evaluation import EvaluationTask, planted, score_text, verdict_text
+from debate_eval.debates.fennec.branch_judgments import judge_pairwise, judge_single
 from debate_eval.debates.pairwise.prompts import judge_material, render_task
-from debate_eval.debates.scoring.authors_scores import authors_marker, authors_score
-from debate_eval.debates.scoring.branch_judgments import judge_pairwise, judge_single
-from debate_eval.debates.scoring.referee_scores import PAPER_LABEL, referee_score
 from debate_eval.debates.scoring.scores import ScoreRange, parse_score
 from debate_eval.debates.scoring.untrusted import UntrustedMaterial, canonical_words, says_no_issue
 from debate_eval.debates.scoring.verdicts import parse_verdict

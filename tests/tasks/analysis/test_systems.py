@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from debate_eval.tasks.analysis.bootstrap import SEED, paired_bootstrap
+from debate_eval.tasks.analysis.bootstrap import SEED
 from debate_eval.tasks.analysis.formatting import format_json, format_table
 from debate_eval.tasks.analysis.meta_eval import meta_evaluate
 from debate_eval.tasks.analysis.systems import (
@@ -169,22 +169,20 @@ def test_per_system_comparison_finds_the_known_winner() -> None:
     assert ac["wins"] + ac["ties"] + ac["losses"] == 40
 
 
-def test_paired_difference_is_the_bootstrap_modules_paired_bootstrap() -> None:
+def test_paired_difference_is_scipys_paired_t_test() -> None:
+    """The pairs' p was the paired bootstrap's, whose floor 2/(B+1) kept Holm over many pairs from ever reaching
+    0.05; it is now the paired t-test's on the per-document differences, with its t interval."""
     records = known_winner()
     ab = next(p for p in compare_systems(records, bootstrap=300)["pairs"] if p["second"] == "B")
     by = {(r["group_id"], r["system_id"]): r["score"] for r in records}
-    units = [(by[(f"d{d}", "A")], by[(f"d{d}", "B")]) for d in range(40)]
-    [reference] = paired_bootstrap(
-        units,
-        lambda u: {"m": float(np.mean([b for _, b in u]))},
-        lambda u: {"m": float(np.mean([a for a, _ in u]))},
-        ("m",),
-        n=300,
-    )
-    assert ab["difference"] == pytest.approx(reference.delta)
-    assert ab["ci95"] == pytest.approx(reference.ci95) and ab["p_value"] == pytest.approx(reference.p_value)
+    a = [by[(f"d{d}", "A")] for d in range(40)]
+    b = [by[(f"d{d}", "B")] for d in range(40)]
+    reference = stats.ttest_rel(a, b)
+    assert ab["test"] == "paired t" and ab["difference"] == pytest.approx(np.mean(a) - np.mean(b))
+    assert ab["p_value"] == pytest.approx(reference.pvalue, rel=1e-9)
+    assert ab["ci95"] == pytest.approx(list(reference.confidence_interval(0.95)), rel=1e-9)
     bca = next(p for p in compare_systems(records, bootstrap=300, ci_method="bca")["pairs"] if p["second"] == "B")
-    assert bca["ci95"][1] < 0 and bca["difference"] == ab["difference"]
+    assert bca["ci95"] == ab["ci95"] and bca["difference"] == ab["difference"]
 
 
 def test_holm_adjustment_equals_statsmodels() -> None:
@@ -193,6 +191,9 @@ def test_holm_adjustment_equals_statsmodels() -> None:
     p = [pair["p_value"] for pair in block["pairs"]]
     expected = multitest.multipletests(p, method="holm")[1]
     assert [pair["p_holm"] for pair in block["pairs"]] == pytest.approx(list(expected))
+    expected_bh = multitest.multipletests(p, method="fdr_bh")[1]
+    assert [pair["p_bh"] for pair in block["pairs"]] == pytest.approx(list(expected_bh))
+    assert block["family"] == "the 10 tested pairs of 5 systems" and block["family_size"] == 10
     assert holm([0.01, "too few groups (n=3)", None, 0.04]) == [0.02, "too few groups (n=3)", None, 0.04]
 
 

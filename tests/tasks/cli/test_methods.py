@@ -159,3 +159,43 @@ def test_the_example_plugins_own_option(isolated_env: Path, example_plugin: None
         assert example_run(server, isolated_env / "custom", "--example-prompt", str(custom)) == 0
         assert [r["messages"][0]["content"] for r in server.requests] == ["Be terse. End with Score: N."] * 4
         assert example_run(server, isolated_env / "missing", "--example-prompt", "no/such.txt") == 2
+
+
+def test_the_example_plugin_imports_only_the_method_kit() -> None:
+    """Its modules import nothing of debate-eval but ``debate_eval.debates`` (the public kit)."""
+    import ast
+
+    found = set()
+    for path in (EXAMPLE_SRC / "debate_eval_example").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                found.add(node.module)
+            elif isinstance(node, ast.Import):
+                found.update(alias.name for alias in node.names)
+    assert {name for name in found if name.split(".")[0] == "debate_eval"} == {"debate_eval.debates"}
+
+
+PARSER_WITH_PLUGIN = """
+import sys
+from importlib import metadata
+sys.path.insert(0, {src!r})
+from debate_eval.debates import base
+entry = metadata.EntryPoint(name="example-single", value="debate_eval_example.method", group=base.ENTRY_POINT_GROUP)
+base._entry_points = lambda: [entry]
+from debate_eval.tasks.cli.main import build_parser
+parser = build_parser("run")
+args = parser.parse_args(["run", "--method", "example-single", "--example-prompt", "p.txt"])
+assert args.example_prompt == "p.txt" and "example-single" in base.all_methods()
+print(sorted(name for name in sys.modules if name.startswith(("autogen", "debate_eval_example"))))
+"""
+
+
+def test_building_the_parser_with_the_plugin_installed_does_not_import_autogen() -> None:
+    """The registry loads every plugin while ``run``'s parser is built (its flags come from each method's
+    ``Options``): the example plugin's declaration loads without its implementation, so AutoGen stays out."""
+    import subprocess
+
+    code = PARSER_WITH_PLUGIN.format(src=str(EXAMPLE_SRC))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "['debate_eval_example', 'debate_eval_example.method']"

@@ -175,7 +175,7 @@ def test_own_file_needs_criteria_or_a_template(isolated_env: Path, capsys: pytes
     assert 'needs --criteria "one sentence: what is a good answer?" with --scale LO-HI, or --template FILE' in err[0]
 
 
-def test_datasets_lists_all_nine(capsys: pytest.CaptureFixture[str]) -> None:
+def test_datasets_lists_all_ten(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["datasets", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert [row["name"] for row in rows] == [
@@ -188,6 +188,7 @@ def test_datasets_lists_all_nine(capsys: pytest.CaptureFixture[str]) -> None:
         "faireval",
         "pandalm",
         "autoj_pairwise",
+        "judgebench",
     ]
     by_name = {row["name"]: row for row in rows}
     assert by_name["summeval"]["shipped"] and not by_name["pandalm"]["shipped"]
@@ -195,7 +196,7 @@ def test_datasets_lists_all_nine(capsys: pytest.CaptureFixture[str]) -> None:
     assert by_name["xdial_fed_turn"]["variants"]["language"][0] == "english"
     assert main(["aspects"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == 9 and lines[0].startswith("summeval: coherence (1-5)")
+    assert len(lines) == 10 and lines[0].startswith("summeval: coherence (1-5)")
     assert "faireval: preference (first/second/tie)" in lines
     assert main(["datasets"]) == 0
     assert "read from:" in capsys.readouterr().out

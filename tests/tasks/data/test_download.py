@@ -308,6 +308,7 @@ def test_by_default_every_set_is_fetched_once_per_file() -> None:
         "faireval",
         "pandalm",
         "autoj_pairwise",
+        "judgebench",
     ]
     for spec in chosen:
         assert len(spec.git_blob_id) == 40 and spec.size_bytes > 0 and spec.upstream_url.startswith("https://")

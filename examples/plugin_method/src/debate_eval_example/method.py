@@ -1,8 +1,14 @@
 """``example-single``: one model call per item, with this package's own system prompt.
 
-A complete debate-eval method in one module. The entry point in ``pyproject.toml`` names this module;
-importing it registers the method, so ``debate-eval run --method example-single`` works once the package
-is installed (``pip install -e examples/plugin_method``). Nothing in debate-eval itself is edited.
+A complete debate-eval method, registered by the entry point in ``pyproject.toml`` (which names this module;
+importing it registers the method), so ``debate-eval run --method example-single`` works once the package is
+installed (``pip install -e examples/plugin_method``). Nothing in debate-eval itself is edited, and it imports
+only the method kit, ``debate_eval.debates``.
+
+This module is what every ``debate-eval`` command loads (the command line is built from every method's
+``Options``): the declaration, its options and its configuration, and no model code. How it judges is in
+``judging.py``, which imports AutoGen and is loaded the first time the method judges, so a command that does
+not run this method does not pay for it.
 """
 
 from __future__ import annotations
@@ -10,19 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from autogen_agentchat.agents import AssistantAgent
-from autogen_agentchat.messages import BaseChatMessage, TextMessage
+from debate_eval.debates import Method, MethodContext, UserError, option, register_method
 
-from debate_eval.agents.errors import UserError
-from debate_eval.agents.models.pool import ClientPool
-from debate_eval.agents.models.wrappers import CallRecord
-from debate_eval.debates.base import Method, MethodContext, option, register_method
-from debate_eval.debates.evaluation import EvaluationTask, Outcome, score_text
-from debate_eval.debates.kit.transcript import build_transcript
-
-JUDGE = "Scorer"  # the agent's name; its role, "scorer", picks its model settings and its transcript entries
+if TYPE_CHECKING:
+    from debate_eval.debates import ClientPool, EvaluationTask, Outcome
 
 
 def default_prompt() -> str:
@@ -72,22 +71,7 @@ class ExampleSingle(Method[ExampleConfig]):
         return ("scorer",)
 
     async def judge(self, task: EvaluationTask, config: ExampleConfig, pool: ClientPool) -> Outcome:
-        """Ask once; parse the answer (copies of the judged texts are blanked out before parsing)."""
-        calls: list[CallRecord] = []
-        material = task.material()
-        client = pool.for_debate("scorer", calls)  # records each call (usage, cache hits) into ``calls``
-        agent = AssistantAgent(JUDGE, model_client=client, system_message=config.system_prompt)
-        result = await agent.run(task=TextMessage(source="user", content=task.prompt))
-        messages = [m for m in result.messages if isinstance(m, BaseChatMessage)]
-        parsed = score_text(messages[-1].to_text(), task, material)
-        transcript = build_transcript(
-            messages, calls, lambda m: score_text(m.to_text(), task, material) if m.source == JUDGE else None
-        )
-        return Outcome(
-            score=parsed.value if parsed.ok else None,
-            parse=parsed,
-            decided_by=JUDGE,
-            stop_reason="single_answer",
-            transcript=transcript,
-            calls=calls,
-        )
+        """Ask once and read the answer (``judging.ask_once``, loaded here: the first call imports AutoGen)."""
+        from debate_eval_example.judging import ask_once
+
+        return await ask_once(task, config.system_prompt, pool)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from debate_eval.debates.scoring.authors_scores import authors_marker, authors_score
+from debate_eval.debates.debate.authors_scores import authors_marker, authors_score
 from debate_eval.debates.scoring.untrusted import UntrustedMaterial
 
 

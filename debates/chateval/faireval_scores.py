@@ -22,7 +22,7 @@ import math
 import re
 from typing import TYPE_CHECKING
 
-from debate_eval.debates.scoring.referee_scores import has_verdict
+from debate_eval.debates.chateval.referee_scores import has_verdict
 from debate_eval.debates.scoring.untrusted import UntrustedMaterial
 from debate_eval.debates.scoring.verdicts import FIRST, SECOND, TIE, ParsedVerdict
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from debate_eval.debates.scoring.branch_judgments import side_scores
+from debate_eval.debates.fennec.branch_judgments import side_scores
 
 
 def test_side_scores_take_the_last_lines_on_the_scale() -> None:

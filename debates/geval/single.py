@@ -1,0 +1,107 @@
+"""How G-Eval judges a single task: one Evaluator (a fresh AutoGen agent per sample, the Scorer's model
+settings) answers the task prompt; the score is probability-weighted, a sample mean or the parsed answer (the
+method's docstring, ``method.py``). AutoGen is imported when the Evaluator is made."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from debate_eval.agents.roles import EVALUATOR, USER
+from debate_eval.debates.evaluation import EvaluationTask, Outcome, score_text
+from debate_eval.debates.geval.config import GEvalConfig, sample_parse
+from debate_eval.debates.kit.samples import sample_request
+from debate_eval.debates.scoring.scores import ParsedScore
+
+if TYPE_CHECKING:
+    from autogen_agentchat.agents import AssistantAgent
+    from autogen_agentchat.messages import BaseChatMessage
+
+    from debate_eval.agents.models.pool import ClientPool
+    from debate_eval.agents.models.wrappers import CallRecord
+
+
+async def ask_evaluator(
+    task: EvaluationTask,
+    pool: ClientPool,
+    calls: list[CallRecord],
+    k: int,
+    samples: int,
+    sampling: dict[str, Any],
+    answer: str | None = None,
+) -> tuple[AssistantAgent, list[BaseChatMessage]]:
+    """Sample ``k`` of ``samples``: a fresh Evaluator (the Scorer's settings, ``sampling`` plus the sample's
+    seed, its own cache variant; its calls recorded into ``calls``) answers ``task``'s prompt. Returns the
+    agent (to ask again in the same conversation) and the chat messages of its run."""
+    from autogen_agentchat.agents import AssistantAgent
+    from autogen_agentchat.messages import BaseChatMessage, TextMessage
+
+    variant, seed = sample_request(pool, "scorer", k, samples, sampling)  # each sample a fresh call
+    sampling = {**sampling, **seed}
+    client = pool.for_debate("scorer", calls, variant=variant, sampling=sampling, answer=answer)
+    agent = AssistantAgent(EVALUATOR, model_client=client, system_message=None)
+    result = await agent.run(task=TextMessage(source=USER, content=task.prompt))
+    return agent, [m for m in result.messages if isinstance(m, BaseChatMessage)]
+
+
+async def run_geval(task: EvaluationTask, config: GEvalConfig, pool: ClientPool) -> Outcome:
+    """Score ``task`` with one agent (or ``samples`` independent answers)."""
+
+    from debate_eval.debates.kit.transcript import build_transcript
+    from debate_eval.debates.scoring.weighted import weighted_score
+
+    calls: list[CallRecord] = []
+    material = task.material()
+    messages: list[BaseChatMessage] = []
+    parses: list[ParsedScore] = []
+    parsed_texts: list[str] = []
+    samples = max(1, config.samples)
+    for k in range(samples):
+        sampling: dict[str, Any] = {}
+        if config.use_logprobs and samples == 1:
+            sampling["top_logprobs"] = config.top_logprobs
+        # G-Eval's form asks for "scores ONLY": a constrained answer is the score alone
+        _, chat = await ask_evaluator(task, pool, calls, k, samples, sampling, answer="score_only")
+        messages += chat
+        answer = chat[-1].to_text()
+        parses.append(score_text(answer, task, material))
+        parsed_texts.append(material.neutralize(answer))  # what the parser read: the span's coordinates
+
+    for call in calls:  # the evaluator's calls are made through the Scorer's settings
+        call.role = "evaluator"
+    transcript = build_transcript(
+        messages,
+        calls,
+        lambda m: score_text(m.to_text(), task, material) if m.source == EVALUATOR else None,
+    )
+    parsed = parses[0]
+    score: float | None = parsed.value if parsed.ok else None
+    details: dict[str, Any] = {"method": "parsed"}
+    if samples > 1:
+        values = [p.value for p in parses if p.ok and p.value is not None]
+        parsed = sample_parse([p.value if p.ok else None for p in parses], samples)  # "18/20 parsed"
+        score = parsed.value
+        temperature = pool.settings_for("scorer").sampling.temperature
+        details = {
+            "method": "sample_mean",
+            "samples": samples,
+            "parsed_samples": len(values),
+            "temperature": temperature,
+        }
+        if temperature == 0:
+            details["note"] = "temperature 0: the samples are identical answers (greedy decoding)"
+    elif config.use_logprobs and calls and calls[-1].logprobs:
+        score, details = weighted_score(calls[-1].logprobs, task.scale, parsed, parsed_texts[0])
+    elif config.use_logprobs:
+        details = {"method": "parsed", "logprobs": "the endpoint returned no log-probabilities"}
+    for entry, call in zip((e for e in transcript if e["role"] == "evaluator"), calls, strict=False):
+        if call.logprobs and details["method"] == "logprob_weighted":
+            entry["logprobs_top"] = details.get("probabilities")
+    return Outcome(
+        score=score,
+        parse=parsed,
+        decided_by=EVALUATOR,
+        stop_reason="single_answer" if samples == 1 else "samples",
+        transcript=transcript,
+        calls=calls,
+        details=details,
+    )

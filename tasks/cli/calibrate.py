@@ -1,0 +1,120 @@
+"""``debate-eval calibrate``: a monotone map from a judge's scores to the human scale, fitted on the labelled
+items of a run, with its error before and after (cross-fitted), a transfer check by system, and the calibrated
+means of the unlabelled items (see tasks/analysis/calibration.py)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from debate_eval.agents.errors import UserError
+from debate_eval.tasks.analysis.bootstrap import DEFAULT_RESAMPLES
+from debate_eval.tasks.analysis.calibration import DEFAULT_FOLDS, Calibration, calibrate_records
+from debate_eval.tasks.analysis.labels import labelled_run_rows, scale_of_run
+from debate_eval.tasks.analysis.records import load_results, results_path
+
+
+def add_subparser(subparsers: Any) -> None:
+    """Register ``calibrate``."""
+    parser = subparsers.add_parser(
+        "calibrate",
+        help="map a judge's scores onto the human scale from labelled items: error before/after, transfer by system",
+        description="Fit an isotonic (monotone) map from the judge's score to the human rating on the run's "
+        "labelled items; report the calibration error (MAE, ECE) before and after with bootstrap intervals, "
+        "cross-fitted so the 'after' is honest; test whether each system's residual differs from the others' "
+        "(Welch, Holm-adjusted); and give the calibrated mean of the unlabelled items, overall and per system, "
+        "with a cross-prediction-powered interval.",
+    )
+    parser.add_argument("run", metavar="RUN", help="a run directory (or its results.jsonl)")
+    parser.add_argument(
+        "--labels",
+        metavar="FILE",
+        help="human labels (labels.jsonl from the label command): they are the ratings, in place of the dataset's",
+    )
+    parser.add_argument(
+        "--apply", metavar="RUN", help="apply the map to this run's scores (default: the run's unlabelled items)"
+    )
+    parser.add_argument(
+        "--folds", type=int, default=DEFAULT_FOLDS, help=f"cross-fitting folds (default {DEFAULT_FOLDS})"
+    )
+    parser.add_argument(
+        "--bootstrap",
+        type=int,
+        default=DEFAULT_RESAMPLES,
+        help=f"resamples for the intervals (default {DEFAULT_RESAMPLES})",
+    )
+    parser.add_argument("--seed", type=int, default=None, help="seed of the folds and resamples")
+    parser.add_argument("--json", action="store_true", help="print the calibration as JSON")
+    parser.set_defaults(handler=handle_calibrate)
+
+
+def handle_calibrate(args: argparse.Namespace) -> int:
+    """Print the calibration."""
+    if args.folds < 2:
+        raise UserError(f"--folds {args.folds}: give 2 or more")
+    if args.bootstrap < 0:
+        raise UserError(f"--bootstrap {args.bootstrap}: give a number of resamples >= 0")
+    records = load_results([results_path(args.run)])
+    if args.labels:
+        records = labelled_run_rows(records, args.labels, args.run)
+    other = load_results([results_path(args.apply)]) if args.apply else None
+    aspects = {str(row.aspect) for row in records}
+    scale = scale_of_run(args.run, next(iter(aspects))) if len(aspects) == 1 else None
+    options: dict[str, Any] = {"folds": args.folds, "bootstrap": args.bootstrap, "scale": scale}
+    if args.seed is not None:
+        options["seed"] = args.seed
+    calibration = calibrate_records(records, apply_to=other, **options)
+    if args.json:
+        print(json.dumps(calibration.to_dict(), indent=2))
+    else:
+        print(format_calibration(calibration))
+    return 0
+
+
+def _with_ci(entry: dict[str, Any], name: str) -> str:
+    interval = (entry.get("ci95") or {}).get(name)
+    text = f"{entry[name]:.3f}"
+    return text + (f" [{interval[0]:.3f}, {interval[1]:.3f}]" if interval else "")
+
+
+def _mean(entry: dict[str, Any]) -> str:
+    calibrated = entry["calibrated"]
+    judge = entry["judge_only"]
+    judge_text = f"judge only {judge:.3f}" if judge is not None else "no judge scores"
+    if isinstance(calibrated, str):
+        return f"calibrated: {calibrated}; {judge_text}"
+    low, high = calibrated["ci95"]
+    return f"calibrated {calibrated['mean']:.3f} [{low:.3f}, {high:.3f}]; {judge_text}"
+
+
+def format_calibration(calibration: Calibration) -> str:
+    """The calibration as text."""
+    knots = ", ".join(f"{x:g}->{y:.2f}" for x, y in zip(calibration.map.knots, calibration.map.values, strict=True))
+    lines = [
+        f"Calibration from {calibration.n_labelled} labelled items ({calibration.folds}-fold cross-fitted), "
+        "95% bootstrap intervals",
+        f"  map (judge score -> human scale): {knots}",
+        "                 before                  after (cross-fitted)    before - after",
+    ]
+    for name in ("mae", "ece"):
+        lines.append(
+            f"  {name:<5}  {_with_ci(calibration.error_before, name):<24}{_with_ci(calibration.error_after, name):<24}"
+            f"{_with_ci(calibration.improvement, name)}"
+        )
+    if calibration.by_system:
+        lines.append("Transfer by system: residual (human - calibrated), Welch vs the other systems, Holm-adjusted")
+        for entry in calibration.by_system:
+            interval = entry["ci95"]
+            where = f"[{interval[0]:.3f}, {interval[1]:.3f}]" if isinstance(interval, list) else f"({interval})"
+            test = f"p {entry['p']:.3g}, Holm {entry['p_holm']:.3g}" if "p_holm" in entry else "not tested"
+            flag = "  FLAGGED: the map does not transfer" if entry.get("flagged") else ""
+            lines.append(f"  {entry['system']}: n={entry['n']} residual {entry['residual']:+.3f} {where}; {test}{flag}")
+    applied = calibration.applied
+    lines.append(
+        f"Applied to {applied['n_unlabelled']} unlabelled items (cross-prediction-powered 95% interval): "
+        + _mean(applied)
+    )
+    for name, entry in (applied.get("systems") or {}).items():
+        lines.append(f"  {name}: {entry['n_labelled']} labelled, {entry['n_unlabelled']} unlabelled: {_mean(entry)}")
+    return "\n".join(lines)

@@ -1,0 +1,48 @@
+"""``debate-eval label``: a self-contained page where a person labels chosen items of a run (see
+tasks/analysis/report/label_page.py); the labels it downloads are read with ``--labels FILE``."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from debate_eval.tasks.analysis.label_choice import CHOICES, DEFAULT_LABELS, STRATIFIED
+from debate_eval.tasks.analysis.report.label_page import label_page
+
+
+def add_subparser(subparsers: Any) -> None:
+    """Register ``label``."""
+    parser = subparsers.add_parser(
+        "label",
+        help="write a self-contained page to label chosen items of a run (downloads labels.jsonl for --labels)",
+        description="Write one HTML file that opens offline: K items of the run, each with its judged texts, a "
+        "rating control on the run's scale (a verdict for pairwise runs) and the judge's transcript collapsed. "
+        "Progress stays in the browser; the page downloads labels.jsonl, which meta-eval, calibrate and the "
+        "systems' PPI read with --labels FILE.",
+    )
+    parser.add_argument("run", metavar="RUN", help="a run directory (or its results.jsonl)")
+    parser.add_argument(
+        "--n", type=int, default=DEFAULT_LABELS, help=f"items to label (default {DEFAULT_LABELS}; all if fewer)"
+    )
+    parser.add_argument(
+        "--choose",
+        choices=CHOICES,
+        default=STRATIFIED,
+        help="how the items are chosen: stratified (default: a random sample in proportion to system x judge "
+        "score x confidence strata, valid for PPI and calibrate), lowest-confidence (the judge's hardest items: "
+        "not a random sample), random",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random draw (default 0)")
+    parser.add_argument("--out", default="label.html", help="the HTML file to write (default: label.html)")
+    parser.add_argument("--title", help="the page title (default: Label RUN)")
+    parser.add_argument("--data-dir", help="dataset folder for the judged texts (default: as for 'run')")
+    parser.set_defaults(handler=handle_label)
+
+
+def handle_label(args: argparse.Namespace) -> int:
+    """Write the label page and print its path."""
+    target, count = label_page(
+        args.run, args.out, n=args.n, how=args.choose, seed=args.seed, data_dir=args.data_dir, title=args.title
+    )
+    print(f"label page: {target} ({count} items; open it in a browser, no server needed; it downloads labels.jsonl)")
+    return 0

@@ -1,0 +1,175 @@
+"""Win rates against a baseline (AlpacaEval 2.0's definition) and the length-controlled fit, on AlpacaEval's
+released annotations: the figures against the published leaderboard (1e-4) and a plain-Python hand count, the
+fit against an independent logistic regression (scikit-learn) on the same design, the adjusted p-values
+against statsmodels."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+import statistics
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from debate_eval.agents.errors import UserError
+from debate_eval.tasks.analysis.imports.alpaca_eval import import_file, read_preference
+from debate_eval.tasks.analysis.win_rates import baseline_win_rates, length_controlled
+from debate_eval.tasks.cli.main import main
+from debate_eval.tasks.engine.record import Record
+
+SYSTEMS = ("alpaca-7b", "alpaca-7b_concise", "alpaca-7b_verbose")
+
+
+def alpaca_file(shared_data_dir: Path, relative: str) -> Path:
+    path = shared_data_dir / "alpaca_eval" / relative
+    if not path.is_file():
+        reason = f"{path} not found; set DEBATE_EVAL_DATA_DIR to the shared data folder"
+        if os.environ.get("DEBATE_EVAL_REQUIRE_DATA") == "1":
+            pytest.fail(reason)
+        pytest.skip(reason)
+    return path
+
+
+def published(shared_data_dir: Path) -> dict[str, dict[str, str]]:
+    with alpaca_file(shared_data_dir, "weighted_alpaca_eval_gpt4_turbo_leaderboard.csv").open(encoding="utf-8") as f:
+        return {row[""]: row for row in csv.DictReader(f)}
+
+
+@pytest.fixture(scope="module")
+def imported(shared_data_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Record]]:
+    files = [str(alpaca_file(shared_data_dir, f"annotations/{name}.json")) for name in SYSTEMS]
+    out = tmp_path_factory.mktemp("alpaca") / "run"
+    assert main(["import", "alpaca-eval", *files, "--out", str(out)]) == 0
+    lines = (out / "results.jsonl").read_text(encoding="utf-8").splitlines()
+    return out, [Record.from_json(json.loads(line), messages=False) for line in lines]
+
+
+def test_win_rates_and_standard_errors_equal_the_published_table(shared_data_dir: Path, imported) -> None:
+    _, records = imported
+    block = baseline_win_rates(records)
+    assert block is not None and block["baseline"] == "gpt4_1106_preview"
+    table = published(shared_data_dir)
+    for name in SYSTEMS:
+        rows = json.loads(alpaca_file(shared_data_dir, f"annotations/{name}.json").read_text(encoding="utf-8"))
+        by_hand = [float(r["preference"]) - 1 for r in rows if r["preference"] is not None]
+        entry = block["systems"][name]
+        assert entry["win_rate"] == pytest.approx(100 * statistics.mean(by_hand), abs=1e-9)
+        assert entry["standard_error"] == pytest.approx(100 * statistics.stdev(by_hand) / math.sqrt(len(by_hand)))
+        assert abs(entry["win_rate"] - float(table[name]["win_rate"])) < 1e-4
+        assert abs(entry["standard_error"] - float(table[name]["standard_error"])) < 1e-4
+        for key in ("n_wins", "n_wins_base", "n_draws", "n_total"):
+            assert entry[key] == int(table[name][key])
+    figures = {name: round(block["systems"][name]["win_rate"], 4) for name in SYSTEMS}
+    assert figures == {"alpaca-7b": 2.5915, "alpaca-7b_concise": 1.9912, "alpaca-7b_verbose": 2.9331}
+
+
+def test_pairs_are_paired_t_tests_with_holm_and_bh(imported) -> None:
+    multitest = pytest.importorskip("statsmodels.stats.multitest")
+    from scipy import stats
+
+    _, records = imported
+    block = baseline_win_rates(records)
+    prefs = {name: {} for name in SYSTEMS}
+    for record in records:
+        prefs[record.system_b][record.group_id] = record.score
+    for pair in block["pairs"]:
+        shared = sorted(set(prefs[pair["a"]]) & set(prefs[pair["b"]]))
+        assert pair["n_shared"] == len(shared)
+        b, a = [prefs[pair["b"]][g] for g in shared], [prefs[pair["a"]][g] for g in shared]
+        assert pair["difference"] == pytest.approx(100 * (sum(b) - sum(a)) / len(shared))
+        assert pair["p"] == pytest.approx(stats.ttest_rel(b, a).pvalue)
+    p_values = [pair["p"] for pair in block["pairs"]]
+    assert [p["p_holm"] for p in block["pairs"]] == pytest.approx(multitest.multipletests(p_values, method="holm")[1])
+    assert [p["p_bh"] for p in block["pairs"]] == pytest.approx(multitest.multipletests(p_values, method="fdr_bh")[1])
+
+
+def independent_lc(preferences, lengths_a, lengths_b, difficulty=None):
+    """AlpacaEval's fitting trick, unpenalized: each row twice (label 1 weighted p, label 0 weighted 1 - p),
+    scikit-learn's logistic regression without intercept on tanh(standardized length difference) [, difficulty]
+    and a column of ones; the mean prediction with the length column at 0."""
+    linear_model = pytest.importorskip("sklearn.linear_model")
+    y = np.asarray(preferences) - 1
+    delta = np.asarray(lengths_a, float) - np.asarray(lengths_b, float)
+    columns = [np.tanh(delta / delta.std(ddof=1))] + ([np.asarray(difficulty)] if difficulty is not None else [])
+    design = np.column_stack([*columns, np.ones_like(y)])
+    model = linear_model.LogisticRegression(C=np.inf, fit_intercept=False, tol=1e-10, max_iter=10_000)
+    model.fit(np.vstack([design, design]), np.r_[np.ones_like(y), np.zeros_like(y)], sample_weight=np.r_[y, 1 - y])
+    test = design.copy()
+    test[:, 0] = 0
+    return model.coef_[0], 100 * model.predict_proba(test)[:, 1].mean()
+
+
+@pytest.mark.parametrize("name", SYSTEMS)
+def test_the_length_controlled_fit_matches_an_independent_logistic_regression(imported, name: str) -> None:
+    pytest.importorskip("statsmodels")
+    _, records = imported
+    mine = [r for r in records if r.system_b == name]
+    prefs = [r.score for r in mine]
+    lengths_a = [len(r.inputs["output_a"]) for r in mine]
+    lengths_b = [len(r.inputs["output_b"]) for r in mine]
+    fit = length_controlled(prefs, lengths_a, lengths_b)
+    coefficients, lc = independent_lc(prefs, lengths_a, lengths_b)
+    assert [fit["coefficients"]["length"], fit["coefficients"]["system"]] == pytest.approx(coefficients, rel=1e-4)
+    assert fit["win_rate"] == pytest.approx(lc, rel=1e-4)
+    assert baseline_win_rates(records)["systems"][name]["length_controlled"]["win_rate"] == pytest.approx(lc, 1e-4)
+
+
+def test_the_fit_with_instruction_difficulty_matches_too() -> None:
+    pytest.importorskip("statsmodels")
+    rng = np.random.default_rng(7)
+    n = 300
+    lengths_a, lengths_b = rng.integers(100, 2000, n), rng.integers(100, 2000, n)
+    difficulty = rng.normal(0, 1, n)
+    truth = 1 / (1 + np.exp(-(-1.0 + 0.8 * difficulty - 1.5 * np.tanh((lengths_a - lengths_b) / 600))))
+    prefs = 1 + np.clip(truth + rng.normal(0, 0.1, n), 0, 1)
+    fit = length_controlled(prefs, lengths_a, lengths_b, difficulty)
+    coefficients, lc = independent_lc(prefs, lengths_a, lengths_b, difficulty)
+    assert list(fit["coefficients"].values()) == pytest.approx(coefficients, rel=1e-4)
+    assert fit["win_rate"] == pytest.approx(lc, rel=1e-4)
+
+
+def test_meta_eval_prints_the_win_rates_of_a_run_without_human_labels(imported, capsys) -> None:
+    out, _ = imported
+    assert main(["meta-eval", str(out), "--json"]) == 0
+    block = json.loads(capsys.readouterr().out)
+    assert round(block["systems"]["alpaca-7b"]["win_rate"], 4) == 2.5915
+
+
+def write(path: Path, rows: object) -> Path:
+    path.write_text(json.dumps(rows), encoding="utf-8")
+    return path
+
+
+def row(preference: object, instruction: str = "i", **extra: object) -> dict[str, object]:
+    return {"instruction": instruction, "output_1": "base", "output_2": "model output", "generator_1": "base",
+            "generator_2": "m", "preference": preference, **extra}  # fmt: skip
+
+
+def test_preferences_as_strings_numbers_null_and_draws(tmp_path: Path) -> None:
+    assert [read_preference(v) for v in ("2", 1.25, None, 0, "1.5", 3, "x", True)] == [
+        2.0, 1.25, None, 1.5, 1.5, None, None, None,
+    ]  # fmt: skip
+    rows = [row("2", "a"), row(1.0, "b"), row(None, "c"), row(0, "d")]
+    result, _, _ = import_file(write(tmp_path / "a.json", rows), {})
+    records = [Record.from_json(r, messages=False) for r in result.records]
+    entry = baseline_win_rates(records)["systems"]["m"]
+    assert entry["n_total"] == 3 and entry["win_rate"] == pytest.approx(100 * (1 + 0 + 0.5) / 3)
+    assert [r.verdict for r in records] == ["second", "first", None, "tie"]
+
+
+@pytest.mark.parametrize(
+    ("rows", "message"),
+    [
+        ([row(1.0), {"instruction": "j", "output_1": "x"}], "row 2 (counted from 1): field 'generator_2'"),
+        ([row(1.0), row(2.0)], "row 2 (counted from 1): field 'instruction' repeats row 1"),
+        ([row(1.0), row(1.0, "j", generator_2="other")], "one system against one baseline per file"),
+        ([row(1.0), {**row(1.0, "j"), "output_2": 3}], "row 2 (counted from 1): field 'output_2'"),
+    ],
+)
+def test_bad_files_are_one_line(tmp_path: Path, rows: list[object], message: str) -> None:
+    with pytest.raises(UserError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        import_file(write(tmp_path / "a.json", rows), {})
