@@ -190,7 +190,7 @@ async def run_cells(
             summary = await run(config, options)
         except Exception as exc:  # one failed cell must not lose the other cells
             error = f"{type(exc).__name__}: {exc}"
-        row = cell_row(cell, config, summary, options.out_dir / "results.jsonl", item_ids)
+        row = cell_row(cell, config, summary, RunDir(options.out_dir).results_path, item_ids)
         if error:
             row["error"] = error
         own[cell] = row

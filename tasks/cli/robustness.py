@@ -47,7 +47,8 @@ from debate_eval.tasks.engine.build import build_run, build_run_options, dataset
 from debate_eval.tasks.engine.config_file import request_toml
 from debate_eval.tasks.engine.paraphrases import make_paraphrases, paraphrased_items, register_paraphrased
 from debate_eval.tasks.engine.request import RunRequest
-from debate_eval.tasks.engine.results import RESULTS_FILE, write_json_atomic
+from debate_eval.tasks.engine.results import write_json_atomic
+from debate_eval.tasks.engine.rundir import RunDir
 from debate_eval.tasks.engine.runner import run
 
 
@@ -76,7 +77,7 @@ def add_subparser(subparsers: Any) -> None:
 
 
 def _records(out: Path) -> list[ScoreRow]:
-    path = out / RESULTS_FILE
+    path = RunDir(out).results_path
     return load_results([path]) if path.is_file() else []
 
 

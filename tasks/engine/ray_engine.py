@@ -32,8 +32,8 @@ from typing import Any
 
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.telemetry import trace_carrier, worker_trace
-from debate_eval.tasks.engine.results import RESULTS_FILE
 from debate_eval.tasks.engine.run_config import RunConfig, RunOptions
+from debate_eval.tasks.engine.rundir import RunDir
 from debate_eval.tasks.engine.workers import DONE, ERROR, LOST, POLL_S, RECORDS, Backend, _Tail
 
 LOCAL = "local"
@@ -80,7 +80,7 @@ def shard_task(
 
         thread = threading.Thread(target=body, name="debate-eval-ray-shard", daemon=True)
         thread.start()
-        tail = _Tail(task_options.out_dir / RESULTS_FILE)
+        tail = _Tail(RunDir(task_options.out_dir).results_path)
         while thread.is_alive():
             thread.join(POLL_S)
             batch = list(tail.new_lines())

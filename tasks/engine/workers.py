@@ -45,9 +45,9 @@ from debate_eval.tasks.data.registry import get_dataset
 from debate_eval.tasks.engine.aspects import per_aspect
 from debate_eval.tasks.engine.lock import RunLock
 from debate_eval.tasks.engine.record import Record
-from debate_eval.tasks.engine.results import RESULTS_FILE, ResultsStore, write_json_atomic
+from debate_eval.tasks.engine.results import ResultsStore
 from debate_eval.tasks.engine.run_config import RunConfig, RunOptions, config_document
-from debate_eval.tasks.engine.rundir import record_result_key
+from debate_eval.tasks.engine.rundir import RunDir, record_result_key
 
 WORKERS_DIR = "workers"
 MAX_RESTARTS = 3  # a worker that dies more often than this stops the run
@@ -182,7 +182,7 @@ class ProcessBackend(Backend):
     def start(self, k: int, options: RunOptions, done: set[str]) -> None:
         """Start (or start again) worker ``k``: it resumes from its own directory and skips ``options``'s
         ``skip_done_of`` (the run directory); the current trace context (the run's span) goes with it."""
-        worker = self.workers.get(k) or _Worker(k, options, _Tail(options.out_dir / RESULTS_FILE))
+        worker = self.workers.get(k) or _Worker(k, options, _Tail(RunDir(options.out_dir).results_path))
         self.workers[k] = worker
         _start(self.context, worker, self.config)
 
@@ -233,7 +233,6 @@ async def run_workers(
     from debate_eval.tasks.engine.aspects import result_key
     from debate_eval.tasks.engine.progress import Progress
     from debate_eval.tasks.engine.reread import ParserVersions, reread_run
-    from debate_eval.tasks.engine.rundir import SUMMARY_FILE
     from debate_eval.tasks.engine.runner import RunSummary, run_span_of, start_line
 
     stream = sys.stderr if stream is None else stream
@@ -348,7 +347,7 @@ async def run_workers(
         summary.cost_usd = summary.now.accounting.cost(models, prices)
         summary.total_cost_usd = summary.total.accounting.cost(models, prices)
         with contextlib.suppress(Exception):
-            write_json_atomic(options.out_dir / SUMMARY_FILE, {**summary.to_dict(), "workers": count})
+            RunDir(options.out_dir).write_summary({**summary.to_dict(), "workers": count})
         run_result(span, finished=summary.now.finished, failed=summary.now.failed)
         spans.__exit__(*((type(error), error, error.__traceback__) if error else (None, None, None)))
     return summary
@@ -388,7 +387,7 @@ def _drain_leftovers(out_dir: Path, store: ResultsStore, done: set[str], multi: 
         lock = RunLock(directory)
         lock.acquire()  # a worker of another run still at work: a one-line UserError naming it
         try:
-            for raw, record in _stream(directory / RESULTS_FILE):
+            for raw, record in _stream(RunDir(directory).results_path):
                 key = record_result_key(record, multi)
                 if record.config_hash != store.config_hash or key in done or record.error:
                     continue
