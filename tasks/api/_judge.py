@@ -26,14 +26,14 @@ import hashlib
 import json
 import os
 import threading
-from collections.abc import Awaitable, Coroutine, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Awaitable, Coroutine, Iterable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
-from debate_eval._run import Message
 from debate_eval.agents.errors import UserError
 from debate_eval.tasks.data.own_file import PAIRWISE_INPUT_ORDER, SINGLE_INPUT_ORDER
+from debate_eval.tasks.engine.judgment import Judgment, PairJudgment
 from debate_eval.tasks.engine.record import Record
 
 T = TypeVar("T")
@@ -48,74 +48,6 @@ def _inputs_digest(inputs: Mapping[str, str], exclude: str) -> str:
     """A short SHA-256 of ``inputs`` without ``exclude`` (the inputs several systems' outputs share)."""
     shared = {name: value for name, value in inputs.items() if name != exclude}
     return hashlib.sha256(json.dumps(shared, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()[:16]
-
-
-# ---------------------------------------------------------------------------------------------- results
-
-
-@dataclass(frozen=True)
-class Judgment:
-    """One output judged: ``score`` on ``scale`` (None when no score could be read: see ``parse_status``
-    and ``parse_reason``), ``normalized_score`` on [0, 1], the deciding ``rationale`` (the text of the answer
-    the score was read from), the debate's ``rounds`` and whether the Critic ``agreed``, every message, the
-    tokens and the estimated cost (None without a price), and ``error`` when the call failed. ``system``:
-    the system that wrote the output, as given (with ``record_to``, the run's per-system comparison uses it)."""
-
-    id: str
-    method: str
-    aspect: str
-    score: float | None
-    scale: tuple[float, float]
-    normalized_score: float | None
-    parse_status: str | None
-    parse_method: str | None
-    parse_reason: str | None
-    rationale: str | None
-    rounds: int
-    agreed: bool | None
-    stop_reason: str | None
-    messages: tuple[Message, ...]
-    prompt_tokens: int
-    completion_tokens: int
-    cost_usd: float | None
-    error: str | None
-    system: str | None = None
-
-    @property
-    def ok(self) -> bool:
-        """True when the call finished and a score was read."""
-        return self.error is None and self.score is not None
-
-
-@dataclass(frozen=True)
-class PairJudgment:
-    """One pair judged: ``verdict`` ``first`` / ``second`` / ``tie`` (None when none could be read), with
-    ``swap`` the verdict of each order (``verdicts``: the original order's, then the swapped order's mapped
-    back) and whether they agree (``consistent``); the rest as ``Judgment``."""
-
-    id: str
-    method: str
-    aspect: str
-    verdict: str | None
-    verdicts: tuple[str | None, ...]
-    consistent: bool | None
-    parse_status: str | None
-    parse_method: str | None
-    parse_reason: str | None
-    rationale: str | None
-    rounds: int
-    agreed: bool | None
-    stop_reason: str | None
-    messages: tuple[Message, ...]
-    prompt_tokens: int
-    completion_tokens: int
-    cost_usd: float | None
-    error: str | None
-
-    @property
-    def ok(self) -> bool:
-        """True when the call finished and a verdict was read."""
-        return self.error is None and self.verdict is not None
 
 
 # ------------------------------------------------------------------------------------------ the loop
@@ -636,49 +568,8 @@ class Judge:
         cost = accounting.cost(self._models(usage), self._session.prices if self._session else {})
         return record.prompt_tokens(), record.completion_tokens(), cost
 
-    def _common(self, record: Record, config: Any) -> dict[str, Any]:
-        transcript = record.transcript
-        decider = [m for m in transcript if m.agent == record.decided_by] or transcript
-        prompt, completion, cost = self._usage(record)
-        agreed = record.agreed
-        return {
-            "id": record.key,
-            "method": str(config.protocol),
-            "aspect": str(config.aspect),
-            "parse_status": record.parse_status,
-            "parse_method": record.parse_method,
-            "parse_reason": record.parse_reason,
-            "rationale": decider[-1].content if decider else None,
-            "rounds": int(record.rounds or 0),
-            "agreed": agreed if isinstance(agreed, bool) else None,
-            "stop_reason": record.stop_reason,
-            "messages": tuple(transcript),
-            "prompt_tokens": prompt,
-            "completion_tokens": completion,
-            "cost_usd": cost,
-            "error": record.error,
-        }
-
     def _judgment(self, record: Record, config: Any) -> Judgment:
-        low, high = float(config.template.scale.low), float(config.template.scale.high)
-        value = record.score
-        score = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-        normalized = None
-        if score is not None and high > low:
-            normalized = min(1.0, max(0.0, (score - low) / (high - low)))
-        system = record.system_id or None
-        return Judgment(
-            score=score, scale=(low, high), normalized_score=normalized, system=system, **self._common(record, config)
-        )
+        return Judgment.of(record, config, *self._usage(record))
 
     def _pair_judgment(self, record: Record, config: Any) -> PairJudgment:
-        verdict = record.verdict
-        verdicts = record.verdicts  # with swap: {"original": ..., "swapped": ...} (mapped back)
-        orders: Sequence[Any] = tuple(verdicts.values()) if isinstance(verdicts, Mapping) else (verdict,)
-        consistent = record.consistent
-        return PairJudgment(
-            verdict=verdict,
-            verdicts=tuple(orders),
-            consistent=consistent if isinstance(consistent, bool) else None,
-            **self._common(record, config),
-        )
+        return PairJudgment.of(record, config, *self._usage(record))

@@ -12,7 +12,7 @@ from debate_eval.debates.scoring import PARSER_VERSION
 from debate_eval.tasks.data.registry import Item
 from debate_eval.tasks.engine.accounting import calls_usage, item_usage, usage_calls
 from debate_eval.tasks.engine.pairwise import PAIRWISE, pairwise_fields
-from debate_eval.tasks.engine.record import Message, Record
+from debate_eval.tasks.engine.record import METHOD_FIELDS, Message, Record
 from debate_eval.tasks.engine.run_config import RunConfig
 
 
@@ -67,9 +67,8 @@ def make_record(
         llm_calls=llm_calls,
         cached_calls=cached_calls,
         transcript=tuple(Message.from_dict(entry) for entry in outcome.transcript),
-        # DialEvalML: the score mapped to [0, 1]
-        score_normalized=outcome.details.get("score_normalized"),
         redactions=redactions or None,  # secrets masked in the answers (agents.redaction)
+        **{name: outcome.details.get(name) for name in METHOD_FIELDS},  # what the method filled itself
     )
     return flag_truncated(_with_pairwise(record, item, outcome))
 
