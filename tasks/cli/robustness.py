@@ -23,6 +23,7 @@ from typing import Any
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.extras import require
 from debate_eval.agents.models.settings import resolve_model_config
+from debate_eval.tasks.analysis.end_of_run import compare_systems
 from debate_eval.tasks.analysis.records import ScoreRow, load_results
 from debate_eval.tasks.analysis.robustness import (
     REFERENCE_LANGUAGE,
@@ -84,7 +85,7 @@ def _records(out: Path) -> list[ScoreRow]:
 def _run(request: RunRequest, out: Path) -> tuple[Any, list[ScoreRow]]:
     """One run of ``request`` into ``out`` (resumed when it exists); its config and records."""
     config, options = build_run(replace(request, out=str(out)))
-    summary = asyncio.run(run(config, options))
+    summary = asyncio.run(run(config, options, systems=compare_systems))
     print(
         f"{out}: {summary.selected} evaluations, {summary.already_done} already done, {summary.now.finished} "
         f"finished now, {summary.now.failed} failed"

@@ -399,13 +399,14 @@ def handle_run(args: argparse.Namespace) -> int:
         return 0
     import asyncio
 
+    from debate_eval.tasks.analysis.end_of_run import compare_systems
     from debate_eval.tasks.engine import build
     from debate_eval.tasks.engine.runner import run
 
     config, options = build.build_run(request)
     for warning in build.method_warnings(config):
         print(f"debate-eval: {warning}", file=sys.stderr)
-    summary = asyncio.run(run(config, options))
+    summary = asyncio.run(run(config, options, systems=compare_systems))
     print(format_summary(summary, config))
     return 1 if summary.now.failed else 0
 

@@ -118,8 +118,8 @@ class RunRequest:
     batch_wait: float | None = _option(EXECUTION, POSITIVE_FLOAT)
     batch_poll: float | None = _option(EXECUTION, POSITIVE_FLOAT)
     allow_endpoint_change: bool = _option(EXECUTION, SWITCH, False)  # resume at another server (engine.endpoints)
-    shard: str | None = _option(EXECUTION, TEXT)  # "K/N": only shard K of N of the items (engine.shards)
-    workers: int | None = _option(EXECUTION, POSITIVE_INT)  # processes on this machine (engine.workers)
+    shard: str | None = _option(EXECUTION, TEXT)  # "K/N": only shard K of N of the items (engine.backends.shards)
+    workers: int | None = _option(EXECUTION, POSITIVE_INT)  # processes on this machine (engine.backends.workers)
     ray: str | None = _option(EXECUTION, TEXT)  # the shards as Ray tasks: "local", "auto" or an address
     trace_content: bool = _option(EXECUTION, SWITCH, False)  # judged texts and answers on spans (agents.telemetry)
 

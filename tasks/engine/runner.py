@@ -1,182 +1,22 @@
-"""Run one dataset/aspect: many debates in flight on one event loop, results appended as they finish."""
+"""Run (or resume) one evaluation into its run directory, on the backend its options choose
+(``engine/backends/``): in this process, ``--workers`` processes or ``--ray`` tasks over shards."""
 
 from __future__ import annotations
 
-import asyncio
-import dataclasses
-import sys
-import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from collections.abc import Mapping
+from typing import TextIO
 
 from autogen_core.models import ChatCompletionClient
 
 from debate_eval.agents.errors import UserError
-from debate_eval.agents.models.affinity import session_keys_enabled
-from debate_eval.agents.models.fd_budget import fit_concurrency
-from debate_eval.agents.models.http_client import NetworkOptions
-from debate_eval.agents.models.rate_limit import RateOptions
-from debate_eval.agents.models.wrappers import (
-    RetryListener,
-    TransportStats,
-    print_retry,
-)
-from debate_eval.agents.redaction import environment_snapshot
-from debate_eval.agents.telemetry import run_result, run_span
-from debate_eval.debates.evaluation import EvaluationTask
-from debate_eval.debates.pairwise.prompts import PAIRWISE_INPUTS
-from debate_eval.tasks.data.datasets import Item, get_dataset, item_source, load_items, select_positions
-from debate_eval.tasks.engine.accounting import load_prices
-from debate_eval.tasks.engine.aspects import per_aspect, result_key
-from debate_eval.tasks.engine.concurrency import run_all
-from debate_eval.tasks.engine.heap import collector_for_run
-from debate_eval.tasks.engine.pairwise import PAIRWISE, build_pairwise_task, check_task_type
-from debate_eval.tasks.engine.progress import Progress
-from debate_eval.tasks.engine.reread import ParserVersions, Reread, reread_run
-from debate_eval.tasks.engine.run_config import DEFAULT_REMOTE_CONCURRENCY, RunConfig, RunOptions, config_document
-from debate_eval.tasks.engine.rundir import ResultsWriteError, finished_keys
-from debate_eval.tasks.engine.session import Session, SessionOptions, open_store
-from debate_eval.tasks.engine.shards import in_shard
+from debate_eval.agents.models.wrappers import RetryListener, print_retry
+from debate_eval.tasks.engine.backends.in_process import default_concurrency, run_in_process
+from debate_eval.tasks.engine.run_config import RunConfig, RunOptions
+from debate_eval.tasks.engine.summary import RunSummary, SystemsComparison
 from debate_eval.tasks.engine.tally import Tally
+from debate_eval.tasks.engine.task_builder import TaskBuilder, build_tasks
 
-if TYPE_CHECKING:
-    from opentelemetry import trace
-
-
-@dataclass
-class RunSummary:
-    """What a run did: ``total`` over every record of its configuration in results.jsonl (earlier invocations
-    included), ``now`` over the items this invocation ran."""
-
-    out_dir: Path
-    selected: int = 0
-    already_done: int = 0
-    elapsed_s: float = 0.0  # this invocation's wall time
-    now: Tally = field(default_factory=Tally)
-    total: Tally = field(default_factory=Tally)
-    transport: TransportStats = field(default_factory=TransportStats)  # this invocation's requests and retries
-    cost_usd: float | None = None  # this invocation
-    rate_limits: list[dict[str, Any]] = field(default_factory=list)  # each endpoint's limiter (rate_limit.py)
-    total_cost_usd: float | None = None
-    # per aspect, the systems' means and paired comparisons or win rates (analysis.systems.run_systems)
-    systems: dict[str, Any] | None = None
-    reread: Reread | None = None  # records of an older parser read again on resume (engine/reread.py)
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready summary (``summary.json``): the run's totals, and this invocation apart."""
-        now = self.now.to_dict(self.cost_usd)
-        now["attempted"] = now.pop("items")
-        systems = {"systems": self.systems} if self.systems else {}
-        return {
-            **self.total.to_dict(self.total_cost_usd),
-            **systems,
-            "this_invocation": {
-                "selected": self.selected,
-                "already_done": self.already_done,
-                **now,
-                "retries": sum(self.transport.retries.values()),
-                "transport": self.transport.to_dict(),
-                "rate_limits": self.rate_limits,
-                "elapsed_s": round(self.elapsed_s, 3),
-                **({"reread": self.reread.to_dict()} if self.reread else {}),
-            },
-        }
-
-
-class TaskBuilder:
-    """Renders the task of one item under one configuration, when the item is scheduled (a run of 100k items
-    holds no prompt it has not started). A method that cannot judge the dataset's task type is refused when
-    the builder is made; ``check`` refuses a template that some item cannot fill, before any model call."""
-
-    def __init__(self, config: RunConfig) -> None:
-        spec = get_dataset(config.dataset)
-        self.config = config
-        self.kind = spec.kind
-        self.task_type = getattr(spec, "task_type", "single")
-        check_task_type(config.protocol, config.method.task_types, config.dataset, task_type=self.task_type)
-        self.swap = bool(getattr(config, "swap", False))
-
-    def check(self, items: Iterable[Item]) -> None:
-        """Each shape of the items' inputs (their names) fills the template: the one-line ``UserError`` that
-        rendering would raise, raised now, without rendering a prompt."""
-        self.check_shapes({tuple(item.inputs) for item in items})
-
-    def check_shapes(self, shapes: Iterable[tuple[str, ...]]) -> None:
-        """``check`` given the shapes of the items' inputs (``ItemSource.shapes``) rather than the items."""
-        if self.task_type == PAIRWISE:  # every pairwise input is shown, empty or not (``task_inputs``)
-            self.config.template.check_inputs(PAIRWISE_INPUTS)
-            return
-        for shape in shapes:
-            self.config.template.check_inputs(shape)
-
-    def __call__(self, item: Item) -> EvaluationTask:
-        """The task of ``item``: its prompt rendered now; pairwise items get their swapped twin with --swap."""
-        config = self.config
-        if self.task_type == PAIRWISE:
-            inputs = dict(item.inputs)
-            return build_pairwise_task(item.item_id, inputs, config.template, config.aspect, self.kind, self.swap)
-        return EvaluationTask(
-            item_id=item.item_id,
-            prompt=config.template.render(item.inputs),
-            aspect=config.aspect,
-            scale=config.template.scale,
-            untrusted=tuple(item.inputs.values()),
-            kind=self.kind,
-            inputs=dict(item.inputs),  # a method may show some inputs apart (Fennec's criteria: never the output)
-        )
-
-
-def build_tasks(config: RunConfig, items: Sequence[Item]) -> list[EvaluationTask]:
-    """Render the prompt of every item (a template problem fails here, before any model call). A method that
-    cannot judge the dataset's task type is refused here; pairwise items get their swapped twin with --swap."""
-    builder = TaskBuilder(config)
-    return [builder(item) for item in items]
-
-
-def run_concurrency(config: RunConfig, options: RunOptions, pending: int) -> tuple[int, NetworkOptions]:
-    """Debates in flight and the network options of a run: ``--concurrency`` (or the default), lowered to what
-    the open-file limit leaves room for, with a note on stderr when it is (``agents/models/fd_budget.py``)."""
-    network = NetworkOptions(
-        max_answer_bytes=options.max_answer_bytes, fast_path=options.fast_path, session_keys=session_keys_enabled()
-    )
-    if options.batch:  # every item in flight at once, so that each round of calls goes out as one batch
-        return options.concurrency or pending, network
-    fit = fit_concurrency(options.concurrency or default_concurrency(config))
-    if fit.note:
-        print(f"debate-eval: note: {fit.note}", file=sys.stderr)
-    if fit.connections is not None and fit.connections < network.max_connections:
-        network = dataclasses.replace(network, max_connections=fit.connections)
-    return fit.concurrency, network
-
-
-def start_line(config: RunConfig, summary: RunSummary) -> str:
-    """The run's first line: ``DATASET/ASPECT [METHOD]: N items selected, M already done``."""
-    return (
-        f"{config.dataset}/{config.aspect} [{config.protocol}]: {summary.selected} items selected, "
-        f"{summary.already_done} already done"
-    )
-
-
-def run_span_of(config: RunConfig, options: RunOptions, items: int) -> AbstractContextManager[trace.Span | None]:
-    """The run's span (``agents/telemetry.run_span``) over ``items`` pending items, as the single-process runner
-    and the parent of ``--workers`` / ``--ray`` open it."""
-    return run_span(
-        dataset=config.dataset,
-        aspect=config.aspect,
-        method=config.protocol,
-        items=items,
-        content=options.trace_content,
-    )
-
-
-def default_concurrency(config: RunConfig) -> int:
-    """Debates in flight: the embedded server's slots, or 8 for remote endpoints."""
-    if config.models.needs_embedded:
-        return config.models.embedded.parallel
-    return DEFAULT_REMOTE_CONCURRENCY
+__all__ = ["RunSummary", "Tally", "TaskBuilder", "build_tasks", "default_concurrency", "run"]
 
 
 async def run(
@@ -186,176 +26,20 @@ async def run(
     clients: Mapping[str, ChatCompletionClient] | None = None,
     stream: TextIO | None = None,
     on_retry: RetryListener | None = print_retry,
+    systems: SystemsComparison | None = None,
 ) -> RunSummary:
     """Run (or resume) the evaluation of ``config`` into ``options.out_dir`` (``stream``: the progress
     display's, default ``sys.stderr`` as it is when the run starts; ``on_retry``: told of every retry as it
-    happens, ``agents/models/retry.py``; by default the progress display shows each as one line)."""
-    stream = sys.stderr if stream is None else stream
-    started = time.perf_counter()
-    summary = RunSummary(out_dir=options.out_dir)
+    happens, ``agents/models/retry.py``; by default the progress display shows each as one line; ``systems``:
+    the summary's per-system comparison, given by the caller's analysis, asked when a record names a system)."""
     if options.workers > 1 or options.ray:  # processes or Ray tasks over shards, into this run directory
         if clients:
             raise UserError("--workers and --ray run the models in other processes: they take no client objects")
         if options.ray:
-            from debate_eval.tasks.engine.ray_engine import run_ray
+            from debate_eval.tasks.engine.backends.ray import run_ray
 
             return await run_ray(config, options, stream=stream)
-        from debate_eval.tasks.engine.workers import run_workers
+        from debate_eval.tasks.engine.backends.workers import run_workers
 
         return await run_workers(config, options, stream=stream)
-    # the items are taken from their source one at a time as the run starts them (an own file is read again
-    # row by row): the run holds the ids of the items it chose, not the items (data/sources.py)
-    source = item_source(config.dataset, options.data_dir)
-    select_positions(source, limit=options.limit, docs=options.docs)  # a bad --limit/--docs fails now
-
-    def chosen() -> Iterator[tuple[int, str]]:
-        """The positions and ids of the items chosen, in file order."""
-        for position, item_id in select_positions(source, limit=options.limit, docs=options.docs):
-            # the selection first, so the shards of one command split the same items
-            if options.shard is None or in_shard(item_id, options.shard):
-                yield position, item_id
-
-    configs = per_aspect(config)  # a multi-aspect run (--aspect a,b / all): one config per aspect (engine.aspects)
-    multi = len(configs) > 1
-    builders = {c.aspect: TaskBuilder(c) for c in configs}
-    shapes = source.shapes(position for position, _ in chosen())
-    for builder in builders.values():  # a template some item cannot fill fails now; prompts are rendered later
-        builder.check_shapes(shapes)
-    document = config_document(config, options)
-    # the session's store first: the lock taken; the records already in the file are the run's totals so far
-    # (store.tally), from the resume index when it matches the file (engine/resume_index.py), else from every
-    # line read and checked; the models are opened only when an item is pending
-    store = open_store(
-        options.out_dir,
-        config,
-        document,
-        by_aspect=multi,
-        allow_endpoint_change=options.allow_endpoint_change,
-    )
-    session = Session(config, store=store, stats=summary.transport)
-    versions = ParserVersions.of_index(store.entries().values())  # the parser versions of the run's records
-    failing = False
-    progress: Progress | None = None
-    try:
-        # records an older parser read are read again from their transcripts first (engine/reread.py)
-        summary.reread = reread_run(
-            store, versions, configs, lambda: load_items(config.dataset, options.data_dir), stream
-        )
-        done = store.done_ids()
-        if options.skip_done_of is not None:  # a worker of --workers: the items its run directory holds finished
-            done |= finished_keys(options.skip_done_of, store.config_hash, multi)
-
-        def todo() -> Iterator[tuple[int, str, list[RunConfig]]]:
-            """Each chosen item with an aspect not finished: its position, id and those aspects' configs."""
-            for position, item_id in chosen():
-                aspects = [c for c in configs if result_key(item_id, c.aspect, multi) not in done]
-                if aspects:
-                    yield position, item_id, aspects
-
-        selected = pending = 0  # counted in one pass over the chosen ids
-        for _, item_id in chosen():
-            selected += len(configs)
-            pending += sum(result_key(item_id, c.aspect, multi) not in done for c in configs)
-        summary.selected, summary.already_done = selected, selected - pending
-        progress = Progress(total=pending, mode=options.progress, stream=stream, stats=summary.transport)
-        if not pending:
-            progress.start(start_line(config, summary))
-        if pending:  # nothing pending: no line to drop, and no pass over the ids
-            store.prepare_retries(
-                result_key(item_id, c.aspect, multi) for _, item_id, aspects in todo() for c in aspects
-            )
-            for aspect_config in configs:  # one evaluator per aspect, built now: a bad option fails here
-                session.evaluator(aspect_config)
-            # each item read from its source as a lane takes it, one job per aspect to run
-            jobs = (
-                (item, c)
-                for item, aspects in source.items_at((position, aspects) for position, _, aspects in todo())
-                for c in aspects
-            )
-            concurrency, network = run_concurrency(config, options, pending)
-            await session.open_models(
-                SessionOptions(
-                    use_cache=options.use_cache,
-                    cache_dir=options.cache_dir,
-                    reset_cache=options.reset_cache,
-                    preflight=options.preflight,
-                    batch=options.batch,
-                    network=network,
-                    rate=RateOptions(options.rpm, options.tpm, concurrency),
-                    # one line per retry, above the bar or among the lines (unless the caller listens itself)
-                    on_retry=progress.retry if on_retry is print_retry else on_retry,
-                    clients=clients,
-                    allow_endpoint_change=options.allow_endpoint_change,
-                    work_dir=options.out_dir,
-                )
-            )
-            try:
-                # once the endpoints answer (a bad URL, key or GGUF fails before it, in one line), before any item
-                progress.start(start_line(config, summary))
-                progress.add_field("budget", session.pool.rate_status)  # the endpoints' live rate budgets, if any
-                # the garbage collector set for the debates (engine/heap.py); the environment's secrets read
-                # once, not at every call (agents/redaction.py); the run's span when traced
-                with collector_for_run(), environment_snapshot(), run_span_of(config, options, pending) as span:
-                    await _run_pending(jobs, pending, builders, session, summary, concurrency, progress)
-                    run_result(span, finished=summary.now.finished, failed=summary.now.failed)
-            finally:
-                summary.rate_limits = session.rate_report()
-                await session.close_models()
-    except BaseException:
-        failing = True
-        raise
-    finally:
-        if progress is not None:
-            progress.close()
-        await session.close()  # the store: flushed, its index saved, the lock released
-        summary.elapsed_s = time.perf_counter() - started
-        store.recount()  # a retried or repeated item was counted: the whole run again (``close`` did, mostly)
-        summary.total = store.tally
-        if summary.total.systems:  # a record names a system or has no human rating: compare the systems
-            from debate_eval.tasks.analysis.systems import run_systems  # numpy/scipy: only when there are systems
-
-            # what the comparison reads of each record (no transcripts), read again from the file
-            summary.systems = run_systems([record.systems_row() for record in store.run_records(messages=False)])
-        # a role outside ROLES (G-Eval's evaluator, a ChatEval referee) uses the Scorer's model
-        roles = {*config.roles(), "evaluator", *summary.now.accounting.roles, *summary.total.accounting.roles}
-        models = {role: config.models.for_role(role).model for role in roles}
-        prices = load_prices()
-        summary.cost_usd = summary.now.accounting.cost(models, prices)
-        summary.total_cost_usd = summary.total.accounting.cost(models, prices)
-        try:
-            store.run_dir.write_summary(summary.to_dict())
-        except ResultsWriteError:
-            if not failing:  # the error already on its way (a full disk, Ctrl-C) is the one to report
-                raise
-    return summary
-
-
-async def _run_pending(
-    pending: Iterable[tuple[Item, RunConfig]],
-    count: int,
-    builders: Mapping[str, TaskBuilder],
-    session: Session,
-    summary: RunSummary,
-    concurrency: int,
-    progress: Progress,
-) -> None:
-    limit = asyncio.Semaphore(concurrency)  # run_concurrency's: --concurrency fitted to the open-file limit
-
-    async def one(item: Item, aspect_config: RunConfig) -> None:
-        async with limit:
-            task = builders[aspect_config.aspect](item)  # the prompt is rendered as the item starts
-            record = await session.judge(task, item, aspect_config)
-        session.append(record)  # and counted in the run's totals (store.tally)
-        summary.now.add(record)
-        progress.update(record, summary.now)
-
-    # the first error (e.g. a full disk) or Ctrl-C cancels and awaits every other debate
-    jobs = iter(pending)  # shared by the lanes: each takes the next item (read as it is taken) when it is free
-
-    async def lane() -> None:
-        for item, aspect_config in jobs:
-            await one(item, aspect_config)
-
-    # as many lanes as debates in flight, not a task per item: a run of 100k items keeps 64 tasks, not 100k
-    # (each waiting on the semaphore, and scanned by every garbage collection)
-    await run_all(lane() for _ in range(min(concurrency, count)))
+    return await run_in_process(config, options, clients=clients, stream=stream, on_retry=on_retry, systems=systems)

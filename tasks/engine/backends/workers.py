@@ -118,13 +118,13 @@ def _worker_main(
     ``own_file``: the dataset spec of the user's own file, registered in the parent (``data.registry``);
     ``trace_context``: the run's W3C trace context when it is traced (``telemetry.worker_trace``)."""
     from debate_eval.tasks.data.registry import register_own_file_spec
-    from debate_eval.tasks.engine.runner import run
+    from debate_eval.tasks.engine.backends.in_process import run_in_process
 
     try:
         if own_file is not None:
             register_own_file_spec(own_file)
         with worker_trace(trace_context):
-            asyncio.run(run(config, options))
+            asyncio.run(run_in_process(config, options))
     except UserError as error:
         errors.send(str(error))
         sys.exit(2)
@@ -139,7 +139,7 @@ DONE, LOST, ERROR, RECORDS = "done", "lost", "error", "records"
 
 
 class Backend:
-    """Where the shards run: local processes (``ProcessBackend``) or Ray tasks (``ray_engine.RayBackend``).
+    """Where the shards run: local processes (``ProcessBackend``) or Ray tasks (``backends.ray.RayBackend``).
 
     ``start(k, options, done)`` starts shard ``k`` (``options``: ``options_of_worker``'s; ``done``: the keys
     finished so far); ``events()`` yields what happened since the last call, as ``(k, kind, value)``:
@@ -233,7 +233,7 @@ async def run_workers(
     from debate_eval.tasks.engine.aspects import result_key
     from debate_eval.tasks.engine.progress import Progress
     from debate_eval.tasks.engine.reread import ParserVersions, reread_run
-    from debate_eval.tasks.engine.runner import RunSummary, run_span_of, start_line
+    from debate_eval.tasks.engine.summary import RunSummary, run_span_of, start_line
 
     stream = sys.stderr if stream is None else stream
     started = time.perf_counter()
