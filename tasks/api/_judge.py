@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from debate_eval.agents.errors import UserError
-from debate_eval.tasks.data.own_file import PAIRWISE_INPUT_ORDER, SINGLE_INPUT_ORDER
+from debate_eval.tasks.data.own_rows import PAIRWISE_INPUT_ORDER, SINGLE_INPUT_ORDER
 from debate_eval.tasks.engine.judgment import Judgment, PairJudgment
 from debate_eval.tasks.engine.record import Record
 

@@ -22,13 +22,8 @@ from debate_eval.debates.fidelity import AUTHORS_CODE
 from debate_eval.tasks.data.criteria import criteria_template
 from debate_eval.tasks.data.datasets import check_aspect, get_dataset, resolve_data_dir
 from debate_eval.tasks.data.frames import DATA_FILE, needs_copy, table_rows, write_rows
-from debate_eval.tasks.data.own_file import (
-    PAIRWISE_FIELDS,
-    SINGLE_FIELDS,
-    own_task_type,
-    register_own_file,
-    validate_rows,
-)
+from debate_eval.tasks.data.own_file import own_task_type, register_own_file
+from debate_eval.tasks.data.own_rows import PAIRWISE_FIELDS, SINGLE_FIELDS, validate_rows
 from debate_eval.tasks.data.registry import PAIRWISE, PAIRWISE_LABELS, looks_like_own_file, with_variant
 from debate_eval.tasks.data.templates import parse_scale, resolve_template
 from debate_eval.tasks.engine.aspects import build_for_aspects

@@ -55,7 +55,7 @@ def test_the_runner_keeps_no_record(isolated_env: Path, monkeypatch: pytest.Monk
 def test_the_runner_holds_only_the_items_it_judges(isolated_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The run takes each item from its file as a lane starts it: while the N-th item is judged, the items
     alive are those in flight (at most --concurrency), not one per item of the file."""
-    from debate_eval.tasks.data.own_file import RowItems
+    from debate_eval.tasks.data.own_rows import RowItems
     from debate_eval.tasks.engine import session
 
     data = isolated_env / "rows.jsonl"
