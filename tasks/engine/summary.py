@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from debate_eval.agents.models.wrappers import TransportStats
 from debate_eval.agents.telemetry import run_span
+from debate_eval.tasks.engine.accounting import load_prices
 from debate_eval.tasks.engine.reread import Reread
 from debate_eval.tasks.engine.run_config import RunConfig, RunOptions
 from debate_eval.tasks.engine.tally import Tally
@@ -41,6 +42,15 @@ class RunSummary:
     # per aspect, the systems' means and paired comparisons or win rates (analysis.systems.run_systems)
     systems: dict[str, Any] | None = None
     reread: Reread | None = None  # records of an older parser read again on resume (engine/reread.py)
+
+    def add_costs(self, config: RunConfig) -> None:
+        """``cost_usd`` (this invocation's) and ``total_cost_usd`` at today's prices (``accounting``); a role
+        outside ROLES (G-Eval's evaluator, a ChatEval referee) uses the Scorer's model."""
+        roles = {*config.roles(), "evaluator", *self.now.accounting.roles, *self.total.accounting.roles}
+        models = {role: config.models.for_role(role).model for role in roles}
+        prices = load_prices()
+        self.cost_usd = self.now.accounting.cost(models, prices)
+        self.total_cost_usd = self.total.accounting.cost(models, prices)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready summary (``summary.json``): the run's totals, and this invocation apart."""

@@ -21,13 +21,13 @@ from debate_eval.agents.models.wrappers import RetryListener, print_retry
 from debate_eval.agents.redaction import environment_snapshot
 from debate_eval.agents.telemetry import run_result
 from debate_eval.tasks.data.datasets import Item, item_source, load_items, select_positions
-from debate_eval.tasks.engine.accounting import load_prices
 from debate_eval.tasks.engine.aspects import per_aspect, result_key
 from debate_eval.tasks.engine.backends.shards import in_shard
 from debate_eval.tasks.engine.concurrency import run_all
 from debate_eval.tasks.engine.heap import collector_for_run
 from debate_eval.tasks.engine.progress import Progress
 from debate_eval.tasks.engine.reread import ParserVersions, reread_run
+from debate_eval.tasks.engine.results import ResultsStore
 from debate_eval.tasks.engine.run_config import DEFAULT_REMOTE_CONCURRENCY, RunConfig, RunOptions, config_document
 from debate_eval.tasks.engine.rundir import ResultsWriteError, finished_keys
 from debate_eval.tasks.engine.session import Session, SessionOptions, open_store
@@ -145,22 +145,9 @@ async def run_in_process(
                 for c in aspects
             )
             concurrency, network = run_concurrency(config, options, pending)
-            await session.open_models(
-                SessionOptions(
-                    use_cache=options.use_cache,
-                    cache_dir=options.cache_dir,
-                    reset_cache=options.reset_cache,
-                    preflight=options.preflight,
-                    batch=options.batch,
-                    network=network,
-                    rate=RateOptions(options.rpm, options.tpm, concurrency),
-                    # one line per retry, above the bar or among the lines (unless the caller listens itself)
-                    on_retry=progress.retry if on_retry is print_retry else on_retry,
-                    clients=clients,
-                    allow_endpoint_change=options.allow_endpoint_change,
-                    work_dir=options.out_dir,
-                )
-            )
+            # one line per retry, above the bar or among the lines (unless the caller listens itself)
+            listener = progress.retry if on_retry is print_retry else on_retry
+            await session.open_models(session_options(options, network, concurrency, listener, clients))
             try:
                 # once the endpoints answer (a bad URL, key or GGUF fails before it, in one line), before any item
                 progress.start(start_line(config, summary))
@@ -181,23 +168,50 @@ async def run_in_process(
             progress.close()
         await session.close()  # the store: flushed, its index saved, the lock released
         summary.elapsed_s = time.perf_counter() - started
-        store.recount()  # a retried or repeated item was counted: the whole run again (``close`` did, mostly)
-        summary.total = store.tally
-        if summary.total.systems and systems is not None:  # a record names a system or has no human rating
-            # what the comparison reads of each record (no transcripts), read again from the file
-            summary.systems = systems([record.systems_row() for record in store.run_records(messages=False)])
-        # a role outside ROLES (G-Eval's evaluator, a ChatEval referee) uses the Scorer's model
-        roles = {*config.roles(), "evaluator", *summary.now.accounting.roles, *summary.total.accounting.roles}
-        models = {role: config.models.for_role(role).model for role in roles}
-        prices = load_prices()
-        summary.cost_usd = summary.now.accounting.cost(models, prices)
-        summary.total_cost_usd = summary.total.accounting.cost(models, prices)
-        try:
-            store.run_dir.write_summary(summary.to_dict())
-        except ResultsWriteError:
-            if not failing:  # the error already on its way (a full disk, Ctrl-C) is the one to report
-                raise
+        _write_summary(summary, config, store, systems, failing)
     return summary
+
+
+def session_options(
+    options: RunOptions,
+    network: NetworkOptions,
+    concurrency: int,
+    on_retry: RetryListener | None,
+    clients: Mapping[str, ChatCompletionClient] | None,
+) -> SessionOptions:
+    """What the run's session opens its models with: the run options, the network options and the calls in
+    flight of ``run_concurrency``, the retry listener and the caller's client objects."""
+    return SessionOptions(
+        use_cache=options.use_cache,
+        cache_dir=options.cache_dir,
+        reset_cache=options.reset_cache,
+        preflight=options.preflight,
+        batch=options.batch,
+        network=network,
+        rate=RateOptions(options.rpm, options.tpm, concurrency),
+        on_retry=on_retry,
+        clients=clients,
+        allow_endpoint_change=options.allow_endpoint_change,
+        work_dir=options.out_dir,
+    )
+
+
+def _write_summary(
+    summary: RunSummary, config: RunConfig, store: ResultsStore, systems: SystemsComparison | None, failing: bool
+) -> None:
+    """The run's totals over every record of its configuration, its systems and costs, into ``summary.json``
+    (a write error is raised unless another error is already on its way)."""
+    store.recount()  # a retried or repeated item was counted: the whole run again (``close`` did, mostly)
+    summary.total = store.tally
+    if summary.total.systems and systems is not None:  # a record names a system or has no human rating
+        # what the comparison reads of each record (no transcripts), read again from the file
+        summary.systems = systems([record.systems_row() for record in store.run_records(messages=False)])
+    summary.add_costs(config)
+    try:
+        store.run_dir.write_summary(summary.to_dict())
+    except ResultsWriteError:
+        if not failing:  # the error already on its way (a full disk, Ctrl-C) is the one to report
+            raise
 
 
 async def _run_pending(

@@ -229,7 +229,6 @@ async def run_workers(
     processes) into ``options.out_dir`` (see the module docstring); returns the run's ``RunSummary`` as
     ``runner.run`` does."""
     from debate_eval.tasks.data.datasets import item_source, load_items, select_positions
-    from debate_eval.tasks.engine.accounting import load_prices
     from debate_eval.tasks.engine.aspects import result_key
     from debate_eval.tasks.engine.progress import Progress
     from debate_eval.tasks.engine.reread import ParserVersions, reread_run
@@ -341,11 +340,7 @@ async def run_workers(
         summary.elapsed_s = time.perf_counter() - started
         store.recount()  # ``close`` did, unless the file could not be read again
         summary.total = store.tally  # the run's records, earlier invocations included
-        roles = {*config.roles(), "evaluator", *summary.now.accounting.roles, *summary.total.accounting.roles}
-        models = {role: config.models.for_role(role).model for role in roles}
-        prices = load_prices()
-        summary.cost_usd = summary.now.accounting.cost(models, prices)
-        summary.total_cost_usd = summary.total.accounting.cost(models, prices)
+        summary.add_costs(config)
         with contextlib.suppress(Exception):
             RunDir(options.out_dir).write_summary({**summary.to_dict(), "workers": count})
         run_result(span, finished=summary.now.finished, failed=summary.now.failed)
