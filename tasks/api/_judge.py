@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import contextvars
 import hashlib
 import json
 import os
@@ -70,7 +71,9 @@ class _Loop:
 
     @classmethod
     def submit(cls, work: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
-        return asyncio.run_coroutine_threadsafe(work, cls.get())
+        """Run ``work`` on the judges' loop in a copy of the caller's context (its context variables: the
+        caller's current span, an inspect sample's loop for the inspect provider's calls)."""
+        return asyncio.run_coroutine_threadsafe(_in_context(work, contextvars.copy_context()), cls.get())
 
     @classmethod
     def in_loop_thread(cls) -> bool:
@@ -78,6 +81,11 @@ class _Loop:
             return asyncio.get_running_loop() is cls._loop
         except RuntimeError:
             return False
+
+
+async def _in_context(work: Coroutine[Any, Any, T], context: contextvars.Context) -> T:
+    """Await ``work`` as a task run in ``context`` (cancelling this cancels it)."""
+    return await asyncio.get_running_loop().create_task(work, context=context)
 
 
 def _blocking(work: Coroutine[Any, Any, T]) -> T:
@@ -101,6 +109,37 @@ async def _awaited(work: Coroutine[Any, Any, T]) -> T:
 
 
 # ------------------------------------------------------------------------------------------ the judge
+
+
+def _check_text(call: str, name: str, value: str, *, required: bool) -> None:
+    """Refuse text a run's input file could not hold: a lone surrogate (not encodable as UTF-8), or, for an
+    input a run requires (``output``, a given ``source``), empty or whitespace-only text, as ``run`` refuses
+    such a cell."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise UserError(
+            f"{call}: {name} is not valid text: a lone surrogate {value[error.start]!r} at character "
+            f"{error.start + 1} (counted from 1)"
+        ) from None
+    if required and not value.strip():
+        raise UserError(f"{call}: {name} is {'empty' if not value else 'whitespace-only text'}: give the text to judge")
+
+
+def _one_text_per_id(rows: Iterable[Mapping[str, Any] | str], record_to: Path) -> None:
+    """Refuse rows that give one ``id`` to other texts (a second ``score(id=...)`` on other inputs is refused
+    too): both would be judged and recorded under that id."""
+    seen: dict[str, tuple[int, Any]] = {}
+    for number, row in enumerate(rows, start=1):
+        if not isinstance(row, Mapping) or row.get("id") is None:
+            continue
+        texts = tuple(row.get(name) for name in (*SINGLE_INPUTS, "system"))
+        first = seen.setdefault(str(row["id"]), (number, texts))
+        if first[1] != texts:
+            raise UserError(
+                f"score_many: rows {first[0]} and {number} (counted from 1) give the id {str(row['id'])!r} to other "
+                f"texts; {record_to} would hold both: give each its own id"
+            )
 
 
 class Judge:
@@ -405,6 +444,8 @@ class Judge:
     ) -> list[Judgment]:
         if concurrency < 1:
             raise UserError(f"score_many: concurrency={concurrency}: give 1 or more")
+        if self.record_to is not None:
+            _one_text_per_id(rows, self.record_to)
         calls = [self._row_call(row, number) for number, row in enumerate(rows, start=1)]
         limit = asyncio.Semaphore(concurrency)
         bar = None
@@ -458,6 +499,8 @@ class Judge:
         for name, value in given.items():
             if value is not None and not isinstance(value, str):
                 raise UserError(f"Judge.score: {name} must be text, got {type(value).__name__}")
+            if value is not None:
+                _check_text("Judge.score", name, value, required=name in ("output", "source"))
         config = self._config(self._single_names(given), swap=False)
         inputs = {name: value for name, value in given.items() if value is not None}
         if config.template.source and self._request.template:
@@ -482,6 +525,7 @@ class Judge:
         for name, value in given.items():
             if not isinstance(value, str):
                 raise UserError(f"Judge.compare: {name} must be text, got {type(value).__name__}")
+            _check_text("Judge.compare", name, value, required=False)
         config = self._config(PAIR_INPUTS, swap=bool(swap), pairwise=True)
         record = await self._judge(config, given, id, pairwise=True)
         return self._pair_judgment(record, config)
@@ -492,6 +536,7 @@ class Judge:
         """One item through the method: the stored judgment when ``record_to`` holds it, else a new one
         (appended there whole, once finished)."""
         from debate_eval.agents.redaction import environment_snapshot
+        from debate_eval.agents.telemetry import tracing_content
         from debate_eval.debates.evaluation import EvaluationTask
         from debate_eval.tasks.data.registry import Item
         from debate_eval.tasks.engine.pairwise import build_pairwise_task
@@ -531,8 +576,9 @@ class Judge:
             task_type="pairwise" if pairwise else "single",
         )
         session = self._session
-        # the environment's secrets read once for the call, not at every message (agents/redaction.py)
-        with environment_snapshot():
+        # the environment's secrets read once for the call, not at every message (agents/redaction.py); the
+        # texts on spans with trace_content=True, as a run's --trace-content (agents/telemetry.py)
+        with environment_snapshot(), tracing_content(self._request.trace_content):
             judged = await session.judge(task, item, config)
         judged = judged.replace(details={**(judged.details or {}), "judge_inputs_sha256": digest})
         if session.store is not None:

@@ -6,7 +6,9 @@
   without it every item is its own group and correlation is item-level), ``reference=COL``, ``context=COL``,
   ``id=COL``, ``system=COL`` (optional: the system that produced the output; outputs of several systems on the
   same input are compared, see ``analysis.systems``; without ``group``, the outputs on one source text form a
-  group);
+  group), ``annotators=COL1|COL2|COL3`` (optional: several annotators' ratings of each output, in one column
+  each, or one column holding a list; the judge card's alt-test reads them, and without ``human`` their mean
+  is the human rating);
 - pairwise: ``question=COL,output_a=COL,output_b=COL`` (required), ``label=COL`` (optional), ``input=COL``,
   ``id=COL``, ``group=COL``, ``system_a=COL,system_b=COL`` (optional: the systems of the two outputs, for their
   win rates); ``--labels first=A,second=B,tie=T`` says which values of the label column mean what (default: the

@@ -36,7 +36,8 @@ from debate_eval.tasks.data.rows import (
 
 T = TypeVar("T")
 
-SINGLE_FIELDS = ("source", "output", "human", "group", "reference", "context", "id", "system")
+SINGLE_FIELDS = ("source", "output", "human", "group", "reference", "context", "id", "system", "annotators")
+ANNOTATORS = "annotators"  # several annotators' ratings: COL1|COL2|COL3, or one column holding a list
 SINGLE_REQUIRED = ("source", "output")
 PAIRWISE_FIELDS = ("question", "input", "output_a", "output_b", "label", "group", "id", "system_a", "system_b")
 PAIRWISE_REQUIRED = ("question", "output_a", "output_b")
@@ -129,7 +130,11 @@ def resolve_fields(fields: Mapping[str, str], columns: list[str], path: Path | s
             f"{path}: no column for {', '.join(missing)}; map them with --fields {example} "
             f"(the file's columns: {', '.join(columns) or 'none'})"
         )
-    absent = [f"{name}={column}" for name, column in resolved.items() if column not in columns]
+    absent = [
+        f"{name}={column}"
+        for name, column in resolved.items()
+        if any(part not in columns for part in (column.split("|") if name == ANNOTATORS else [column]))
+    ]
     if absent:
         raise UserError(
             f"{path}: --fields {', '.join(absent)}: no such column (the file's columns: {', '.join(columns) or 'none'})"
@@ -331,6 +336,9 @@ class RowItems:
             score = check.number(index, row, rating_column, self.scale)
             if score is not None:
                 human_scores[self.aspect] = score
+        annotator_scores = self.annotators(index, row) if ANNOTATORS in resolved else {}
+        if annotator_scores and rating_column is None:  # no rating column: the annotators' mean is the rating
+            human_scores[self.aspect] = sum(annotator_scores.values()) / len(annotator_scores)
         system, pair = _systems(check, index, row, resolved)
         if len(check.errors) > errors_before:
             return None
@@ -345,7 +353,43 @@ class RowItems:
             task_type=task_type,
             human_label=human_label,
             system_pair=pair,
+            annotator_scores=annotator_scores,
         )
+
+    def annotators(self, index: int, row: dict[str, Any]) -> dict[str, float]:
+        """The row's ratings by annotator (``annotators=COL1|COL2|COL3``: named by their columns; one column
+        holding a list, a JSON list or ``4|5|3`` text: named ``annotator 1``, ``annotator 2``, ... by position,
+        so a position must be the same person on every row). Empty cells and nulls are not rated."""
+        columns = self.resolved[ANNOTATORS].split("|")
+        out: dict[str, float] = {}
+        if len(columns) > 1:
+            for column in columns:
+                if not _unrated(row.get(column)):
+                    value = self.check.number(index, row, column, self.scale)
+                    if value is not None:
+                        out[column] = value
+            return out
+        column = columns[0]
+        cell = row.get(column)
+        if _unrated(cell):
+            return out
+        values = cell
+        if isinstance(cell, str):
+            text = cell.strip()
+            try:
+                values = json.loads(text) if text.startswith("[") else text.split("|")
+            except json.JSONDecodeError:
+                self.check.fail(index, column, f"expected a list of ratings, got {describe(cell)}")
+                return out
+        if not isinstance(values, list):
+            self.check.fail(index, column, f"expected a list of ratings (or COL1|COL2 columns), got {describe(cell)}")
+            return out
+        for position, value in enumerate(values, start=1):
+            if not _unrated(value):
+                rating = self.check.number(index, {column: value}, column, self.scale)
+                if rating is not None:
+                    out[f"annotator {position}"] = rating
+        return out
 
 
 def _unrated(value: Any) -> bool:

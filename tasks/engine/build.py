@@ -235,7 +235,11 @@ def authors_code_request(request: RunRequest) -> bool:
     (``SamplingSettings.literal``) and their way of reading a template file (universal newlines)."""
     if request.method_options.get("fidelity") != "authors-code":
         return False
-    return "fidelity" in getattr(get_method(method_name(request)).config_type, "__dataclass_fields__", {})
+    method = get_method(method_name(request))
+    sampled = method.sampled_method(request.method_options)  # self-consistency: its base method's format
+    if sampled is not None:
+        method = get_method(sampled)
+    return "fidelity" in getattr(method.config_type, "__dataclass_fields__", {})
 
 
 def _authors_code_without_seed(request: RunRequest) -> bool:
@@ -311,11 +315,16 @@ def method_warnings(config: RunConfig) -> list[str]:
     ``--fidelity authors-code`` with this project's own template (their prompt file makes it their run)."""
     temperature = config.models.for_role("scorer").sampling.temperature
     found = list(config.method.warnings(config.method_config, temperature))
-    fidelity = getattr(config.method_config, "fidelity", None)
-    if fidelity == AUTHORS_CODE and config.template.source.startswith("builtin:"):
+    method, method_config = config.method, config.method_config
+    base = getattr(method_config, "base", None)
+    if isinstance(base, str) and hasattr(method_config, "base_config"):  # self-consistency: the sampled method's
+        method, method_config = get_method(base), method_config.base_config
+    authors_file = method.authors_prompt_file(config.dataset, config.aspect)
+    fidelity = getattr(method_config, "fidelity", None)
+    if fidelity == AUTHORS_CODE and authors_file and config.template.source.startswith("builtin:"):
         found.append(
             f"--fidelity authors-code without --template sends this project's own wording of the prompt "
-            f"({config.template.source}), not the authors': give their prompt file (e.g. DEBATE's "
-            "prompts/summeval/coh_detailed.txt) with --template FILE for their run"
+            f"({config.template.source}), not the authors': give their prompt file ({authors_file}) with "
+            "--template FILE for their run"
         )
     return found

@@ -7,7 +7,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from debate_eval.agents.models.wrappers import CallRecord
+from debate_eval.debates.base import get_method
 from debate_eval.debates.evaluation import Outcome
+from debate_eval.debates.kit.confidence import with_confidence
 from debate_eval.debates.scoring import PARSER_VERSION
 from debate_eval.tasks.data.registry import Item
 from debate_eval.tasks.engine.accounting import calls_usage, item_usage, usage_calls
@@ -70,7 +72,8 @@ def make_record(
         redactions=redactions or None,  # secrets masked in the answers (agents.redaction)
         **{name: outcome.details.get(name) for name in METHOD_FIELDS},  # what the method filled itself
     )
-    return flag_truncated(_with_pairwise(record, item, outcome))
+    record = flag_truncated(_with_pairwise(record, item, outcome))
+    return with_confidence(get_method(config.protocol), record)  # how sure: the method's, and --swap's check
 
 
 def flag_truncated(record: Record) -> Record:

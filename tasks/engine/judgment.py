@@ -16,8 +16,8 @@ class JudgedItem:
     """What every judgment says: its ``id``, ``method`` and ``aspect``; how its answer was read
     (``parse_status``, ``parse_method``, ``parse_reason``); the deciding ``rationale`` (the text of the answer
     the score or verdict was read from), the debate's ``rounds``, whether the Critic ``agreed`` and why it
-    stopped; every message, the tokens and the estimated cost (None without a price), and ``error`` when the
-    call failed."""
+    stopped; every message, the tokens and the estimated cost (None without a price), ``error`` when the call
+    failed, and ``confidence``: how sure the score or verdict is, in [0, 1] (None when the method gives none)."""
 
     id: str
     method: str
@@ -34,6 +34,9 @@ class JudgedItem:
     completion_tokens: int
     cost_usd: float | None
     error: str | None
+    # how sure the score or verdict is, in [0, 1], as the method derives it (how: the method's docs page; None
+    # when it gives none); with swap, 0 when the two orders disagree
+    confidence: float | None = None
 
     @staticmethod
     def shared(
@@ -60,6 +63,7 @@ class JudgedItem:
             "completion_tokens": completion_tokens,
             "cost_usd": cost_usd,
             "error": record.error,
+            "confidence": record.confidence,
         }
 
 
@@ -69,7 +73,8 @@ class Judgment(JudgedItem):
     and ``parse_reason``), ``normalized_score`` on [0, 1], the deciding ``rationale`` (the text of the answer
     the score was read from), the debate's ``rounds`` and whether the Critic ``agreed``, every message, the
     tokens and the estimated cost (None without a price), and ``error`` when the call failed. ``system``:
-    the system that wrote the output, as given (with ``record_to``, the run's per-system comparison uses it)."""
+    the system that wrote the output, as given (with ``record_to``, the run's per-system comparison uses it).
+    ``confidence``: how sure the score is, in [0, 1], as the method derives it (None when it gives none)."""
 
     score: float | None
     scale: tuple[float, float]

@@ -299,7 +299,9 @@ def reread_line(record: Record, method: Method, scale: ScoreRange | None, texts:
             if "score" in entry:
                 entry["score"] = reparse.read(entry).to_dict()
         new = method.rescore(record.replace(transcript=transcript), reparse)
-    return new.replace(parser_version=PARSER_VERSION)
+    from debate_eval.debates.kit.confidence import with_confidence
+
+    return with_confidence(method, new).replace(parser_version=PARSER_VERSION)
 
 
 def mixed_versions_warning(records: Iterable[Any], where: object) -> str | None:

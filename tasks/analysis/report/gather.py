@@ -137,6 +137,7 @@ class Item:
     config_hash: str | None = None
     parser_version: int | None = None
     score_normalized: float | None = None
+    confidence: float | None = None  # how sure the judgment is, in [0, 1]
 
     @classmethod
     def of(cls, record: Record) -> Item:
@@ -177,6 +178,7 @@ class Item:
             config_hash=record.config_hash,
             parser_version=record.parser_version,
             score_normalized=number(record.score_normalized),
+            confidence=number(record.confidence),
         )
 
     def score_row(self) -> ScoreRow:

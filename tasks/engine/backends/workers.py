@@ -31,8 +31,11 @@ import contextlib
 import dataclasses
 import json
 import multiprocessing
+import os
 import shutil
+import signal
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from multiprocessing.connection import Connection
@@ -52,6 +55,22 @@ from debate_eval.tasks.engine.rundir import RunDir, record_result_key
 WORKERS_DIR = "workers"
 MAX_RESTARTS = 3  # a worker that dies more often than this stops the run
 POLL_S = 0.1  # how often the parent looks for new worker lines
+PARENT_POLL_S = 1.0  # how often a worker looks whether its parent is still there
+WORKERS_PER_CPU = 4  # --workers above this many per CPU of the machine is capped
+PR_SET_PDEATHSIG = 1  # Linux prctl: the signal a process gets when its parent ends
+
+
+def worker_count(asked: int, items: int, cpus: int | None) -> tuple[int, str | None]:
+    """How many workers to start for ``asked`` over ``items`` items, and the note saying why that is fewer
+    than asked (None: as asked): never more than the items (a worker with an empty shard is not started)
+    nor, with ``cpus`` (this machine's; None for a cluster's shards), ``WORKERS_PER_CPU`` per CPU."""
+    count = min(asked, max(1, items))
+    if cpus is not None and count > WORKERS_PER_CPU * cpus:
+        bound = WORKERS_PER_CPU * cpus
+        return bound, f"--workers {asked} capped to {bound} ({WORKERS_PER_CPU} per CPU, {cpus} CPUs here)"
+    if count < asked:
+        return count, f"--workers {asked} over {items} items: {count} started (one per item)"
+    return count, None
 
 
 def worker_dir(out_dir: Path, k: int, count: int) -> Path:
@@ -113,13 +132,16 @@ def _worker_main(
     errors: Connection,
     own_file: Any = None,
     trace_context: dict[str, str] | None = None,
+    parent_pid: int | None = None,
 ) -> None:
     """A worker process: the ordinary runner over its shard; a ``UserError`` is sent to the parent (exit 2).
     ``own_file``: the dataset spec of the user's own file, registered in the parent (``data.registry``);
-    ``trace_context``: the run's W3C trace context when it is traced (``telemetry.worker_trace``)."""
+    ``trace_context``: the run's W3C trace context when it is traced (``telemetry.worker_trace``);
+    ``parent_pid``: the parent, whose end (even by ``kill -9``) ends the worker (``end_with_parent``)."""
     from debate_eval.tasks.data.registry import register_own_file_spec
     from debate_eval.tasks.engine.backends.in_process import run_in_process
 
+    end_with_parent(parent_pid)
     try:
         if own_file is not None:
             register_own_file_spec(own_file)
@@ -133,6 +155,28 @@ def _worker_main(
     except Exception as error:  # a bug: said in one line by the parent (DEBATE_EVAL_DEBUG: the traceback too)
         errors.send(f"{type(error).__name__}: {error}")
         raise
+
+
+def end_with_parent(parent_pid: int | None) -> None:
+    """End this process with SIGTERM when ``parent_pid`` is no longer its parent (the parent ended, however:
+    its lines are on disk and the next run resumes them). On Linux the kernel sends the signal
+    (``PR_SET_PDEATHSIG``); elsewhere, and as a fallback, a daemon thread looks every ``PARENT_POLL_S``."""
+    if parent_pid is None:
+        return
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(Exception):
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
+    if os.getppid() != parent_pid:  # the parent ended before the signal was asked for
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    def watch() -> None:
+        while os.getppid() == parent_pid:
+            time.sleep(PARENT_POLL_S)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch, name="debate-eval-parent-watch", daemon=True).start()
 
 
 DONE, LOST, ERROR, RECORDS = "done", "lost", "error", "records"
@@ -236,14 +280,18 @@ async def run_workers(
 
     stream = sys.stderr if stream is None else stream
     started = time.perf_counter()
+    local = backend is None
     backend = backend or ProcessBackend(config)
-    count = shards or options.workers
     summary = RunSummary(out_dir=options.out_dir)
     configs = per_aspect(config)
     multi = len(configs) > 1
     # the ids of the items chosen (an own file's, kept when it was checked: no item is read here)
     chosen = select_positions(item_source(config.dataset, options.data_dir), limit=options.limit, docs=options.docs)
     keys = [result_key(item_id, c.aspect, multi) for _, item_id in chosen for c in configs]
+    items = len(keys) // len(configs)
+    count, note = worker_count(shards or options.workers, items, (os.cpu_count() or 1) if local else None)
+    if note:
+        print(f"debate-eval: note: {note}", file=stream)
     versions = ParserVersions()  # the parser versions of the records already in the file
     store = ResultsStore(
         options.out_dir,
@@ -356,7 +404,7 @@ def _start(context: Any, worker: _Worker, config: RunConfig) -> None:
     worker.errors = receive
     worker.process = context.Process(
         target=_worker_main,
-        args=(config, worker.options, send, own_file, trace_carrier()),
+        args=(config, worker.options, send, own_file, trace_carrier(), os.getpid()),
         name=f"debate-eval-worker-{worker.k}",
         daemon=True,
     )
