@@ -32,7 +32,8 @@ from debate_eval.debates.scoring.scores import ParsedScore
 from debate_eval.debates.scoring.verdicts import ParsedVerdict, no_verdict
 from debate_eval.tasks.analysis.records import iter_checked, results_path
 from debate_eval.tasks.engine.record import Record
-from debate_eval.tasks.engine.results import CONFIG_FILE, RESULTS_FILE, ResultsWriteError, write_json_atomic
+from debate_eval.tasks.engine.results import ResultsWriteError
+from debate_eval.tasks.engine.rundir import RunDir
 
 METHOD = "jury"
 UNSCORED, COMBINE = "unscored", "combine"
@@ -169,7 +170,7 @@ def write_jury(
     target = Path(out)
     try:
         target.mkdir(parents=True, exist_ok=True)
-        with (target / RESULTS_FILE).open("w", encoding="utf-8") as handle:
+        with RunDir(target).results_path.open("w", encoding="utf-8") as handle:
             for record in records:  # each line as the engine writes a record (checked, keys in its order)
                 line = Record.from_json({**record, "config_hash": config_hash}).to_json()
                 handle.write(json.dumps(line, ensure_ascii=False) + "\n")
@@ -177,7 +178,7 @@ def write_jury(
         raise ResultsWriteError(f"{target}: cannot write the jury ({exc.strerror})") from None
     first = loaded[0][keys[0]]
     result_config = {"protocol": METHOD, "dataset": first.dataset, "aspect": first.aspect, **settings}
-    write_json_atomic(target / CONFIG_FILE, {"config_hash": config_hash, "result_config": result_config})
+    RunDir(target).write_config({"config_hash": config_hash, "result_config": result_config}, seal=False)
     unscored = tuple(str(r["item_id"]) for r in records if r.get("stop_reason") == "jury_split" and split == UNSCORED)
     return JuryResult(
         out=target,

@@ -82,7 +82,8 @@ def load_judge(path: str | Path, name: str | None = None) -> LabelledJudge:
 
 
 def _usd_per_token(directory: Path, total_tokens: int) -> float | None:
-    cost = RunDir(directory).summary.get("estimated_cost_usd") if (directory / "summary.json").is_file() else None
+    run_dir = RunDir(directory)
+    cost = run_dir.summary.get("estimated_cost_usd") if run_dir.summary_path.is_file() else None
     if not isinstance(cost, int | float) or isinstance(cost, bool) or total_tokens <= 0:
         return None
     return float(cost) / total_tokens

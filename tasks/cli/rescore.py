@@ -37,8 +37,7 @@ from debate_eval.tasks.engine.config_checksum import edit_note
 from debate_eval.tasks.engine.lock import RunLock
 from debate_eval.tasks.engine.record import Record
 from debate_eval.tasks.engine.reread import reread_line
-from debate_eval.tasks.engine.results import CONFIG_FILE
-from debate_eval.tasks.engine.rundir import iter_json_lines
+from debate_eval.tasks.engine.rundir import RunDir, iter_json_lines, results_file
 
 
 def reserve_backup(results: Path) -> Path:
@@ -71,7 +70,7 @@ def add_subparser(subparsers: Any) -> None:
 
 
 def _load_config(results: Path) -> dict[str, Any]:
-    path = results.parent / CONFIG_FILE
+    path = RunDir.of_results(results).config_path
     try:
         config = json.loads(path.read_text(encoding="utf-8"))
         edited = edit_note(path, config) if isinstance(config, dict) else None
@@ -107,9 +106,7 @@ def _read_records(results: Path) -> list[Record]:
 
 def handle_rescore(args: argparse.Namespace) -> int:
     """Rescore a results file in place (keeping a backup)."""
-    results = Path(args.results)
-    if results.is_dir():
-        results = results / "results.jsonl"
+    results = results_file(args.results)
     if not results.is_file():
         raise UserError(f"{results}: no such results file")
     config = _load_config(results)

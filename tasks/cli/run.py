@@ -224,13 +224,14 @@ def handle_run(args: argparse.Namespace) -> int:
         return 0
     import asyncio
 
+    from debate_eval.tasks.analysis.end_of_run import compare_systems
     from debate_eval.tasks.engine import build
     from debate_eval.tasks.engine.runner import run
 
     config, options = build.build_run(request)
     for warning in build.method_warnings(config):
         print(f"debate-eval: {warning}", file=sys.stderr)
-    summary = asyncio.run(run(config, options))
+    summary = asyncio.run(run(config, options, systems=compare_systems))
     print(format_summary(summary, config))
     return 1 if summary.now.failed else 0
 
@@ -239,7 +240,7 @@ def format_summary(summary: RunSummary, config: RunConfig) -> str:
     """The short report printed at the end of a run: this invocation, then the run's totals."""
     from debate_eval.tasks.engine.accounting import cache_and_batch_lines
     from debate_eval.tasks.engine.item_errors import failed_items_note
-    from debate_eval.tasks.engine.rundir import RESULTS_FILE
+    from debate_eval.tasks.engine.rundir import RunDir
 
     now, total = summary.now, summary.total
     transport = summary.transport.to_dict()
@@ -259,7 +260,7 @@ def format_summary(summary: RunSummary, config: RunConfig) -> str:
             mean_rounds = total.rounds_total / total.finished
             line += f"; Critic said NO ISSUE in {total.agreed}/{total.finished}; mean rounds {mean_rounds:.2f}"
         lines.append(line)
-        if (summary.out_dir / RESULTS_FILE).is_file():  # the method's own lines (e.g. Fennec's corrections)
+        if RunDir(summary.out_dir).results_path.is_file():  # the method's own lines (e.g. Fennec's corrections)
             lines.append(distribution_line(total))
             lines += config.method.summary_lines(RunRecords(summary.out_dir, config.config_hash()))
     acc = total.accounting
@@ -289,10 +290,8 @@ def format_summary(summary: RunSummary, config: RunConfig) -> str:
     if total.errors:
         lines.append(failed_items_note(total.errors))
     out = summary.out_dir
-    lines.append(
-        f"results: {out / 'results.jsonl'}   next: debate-eval show {out} | debate-eval meta-eval "
-        f"{out / 'results.jsonl'}"
-    )
+    results = RunDir(out).results_path
+    lines.append(f"results: {results}   next: debate-eval show {out} | debate-eval meta-eval {results}")
     return "\n".join(lines)
 
 

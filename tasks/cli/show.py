@@ -21,9 +21,8 @@ from debate_eval.debates.base import get_method
 from debate_eval.tasks.data.printable import escaped
 from debate_eval.tasks.engine.aspects import KEY_SEPARATOR
 from debate_eval.tasks.engine.record import Record
-from debate_eval.tasks.engine.results import CONFIG_FILE, RESULTS_FILE
 from debate_eval.tasks.engine.resume_index import last_line_of
-from debate_eval.tasks.engine.rundir import ScanEnd, iter_numbered_file, lines_at
+from debate_eval.tasks.engine.rundir import RunDir, ScanEnd, iter_numbered_file, lines_at, results_file
 
 WIDTH = 100
 
@@ -44,9 +43,7 @@ def add_subparser(subparsers: Any) -> None:
 
 
 def _results_path(run_dir: str) -> Path:
-    path = Path(run_dir)
-    if path.is_dir():
-        path = path / RESULTS_FILE
+    path = results_file(run_dir)
     if not path.is_file():
         raise UserError(f"{path}: no results file (run `debate-eval run ... --out DIR` first)")
     return path
@@ -61,11 +58,12 @@ def handle_show(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace, path: Path) -> int:
-    answers = answers_line(path.parent / CONFIG_FILE)
+    config_path = RunDir.of_results(path).config_path
+    answers = answers_line(config_path)
     if answers:
         print(answers)
     if args.item is None:
-        header = template_line(path.parent / "config.json")
+        header = template_line(config_path)
         if header:
             print(header)
         records = (record for _, record in iter_numbered_file(path, redact=True, messages=False))

@@ -91,6 +91,9 @@ _CORE = (
 _FINISHED = ("parse_method", "parse_reason", "reasked", "agreed", "rounds", "stop_reason", "decided_by", "details")
 _USAGE = ("usage", "llm_calls", "cached_calls", "transcript")
 _OPTIONAL = ("score_normalized", "redactions", "confidence")
+# the record's fields that a method fills itself, through its outcome's ``details`` under the same name (a
+# normalized score); the engine names no method
+METHOD_FIELDS = ("score_normalized",)
 _PAIRWISE = ("task_type", "human_label", "verdict", "inputs")
 _PAIRWISE_FINISHED = ("verdict_parse",)
 _PAIRWISE_OPTIONAL = ("verdicts", "consistent", "system_a", "system_b")

@@ -347,10 +347,10 @@ class RunRequest:
         "name; noted in config.json); the same server under another name or port resumes without it",
         default=False,
     )
-    shard: str | None = _option(  # "K/N": only shard K of N of the items (engine.shards)
+    shard: str | None = _option(  # "K/N": only shard K of N of the items (engine.backends.shards)
         EXECUTION, TEXT, SCALE_OUT_FLAGS, SHARD_HELP, metavar="K/N"
     )
-    workers: int | None = _option(  # processes on this machine (engine.workers)
+    workers: int | None = _option(  # processes on this machine (engine.backends.workers)
         EXECUTION,
         POSITIVE_INT,
         SCALE_OUT_FLAGS,
