@@ -5,8 +5,9 @@ per model call of a DEBATE team). While no tracer provider is set, OpenTelemetry
 tracers make no-op spans, each still made current and undone again. ``IdleTracerProvider`` is a tracer
 provider (the public ``TracerProvider``/``Tracer`` interfaces) whose spans are not made at all: the current
 span stays what it was, which while no provider is set is OpenTelemetry's invalid span anyway. The team
-runtimes of ``debates/group_chat.py`` use it while ``tracer_provider_set()`` is false; with a provider set,
-AutoGen's spans are made as AutoGen makes them.
+runtimes of ``debates/group_chat.py`` use it while ``tracer_provider_set()`` is false, and also while a provider
+is set without ``content_traced()``: AutoGen's spans carry every routed message whole (the judged texts and the
+models' answers), so they are made, as AutoGen makes them, only when content is asked for.
 
 debate-eval's own spans, opt-in: while a tracer provider is set (``trace.set_tracer_provider`` in Python, or
 ``configure_from_environment()``, which the command line calls, from the usual ``OTEL_*`` variables), a run
@@ -167,6 +168,23 @@ def _attributes(values: Mapping[str, Any]) -> dict[str, Any]:
 _RUN_CONTENT: ContextVar[bool] = ContextVar("debate_eval_trace_content", default=False)
 
 
+def content_traced() -> bool:
+    """Whether judged texts and answers go on spans here: ``trace_content()``, or the current run's (or
+    judge's) own ``content`` (``run_span``, ``tracing_content``)."""
+    return trace_content() or _RUN_CONTENT.get()
+
+
+@contextlib.contextmanager
+def tracing_content(on: bool) -> Iterator[None]:
+    """While open, judged texts and answers go on spans when ``on`` (a judge's ``trace_content=True``), as a
+    run's ``--trace-content`` puts them on its items' spans."""
+    token = _RUN_CONTENT.set(bool(on) or _RUN_CONTENT.get())
+    try:
+        yield
+    finally:
+        _RUN_CONTENT.reset(token)
+
+
 @contextlib.contextmanager
 def run_span(
     *, dataset: str, aspect: str, method: str, items: int, content: bool = False
@@ -214,7 +232,7 @@ def item_span(*, item_id: str, aspect: str, method: str, dataset: str | None = N
         "debate_eval.method": method,
     }
     with found.start_as_current_span(f"debate_eval.item {method}", attributes=_attributes(attributes)) as span:
-        item = ItemTrace(found, span, trace_content() or _RUN_CONTENT.get())
+        item = ItemTrace(found, span, content_traced())
         token = _ITEM.set(item)
         try:
             yield item
@@ -250,6 +268,42 @@ def item_result(item: ItemTrace | None, record: Any) -> None:
         kind = str(error).split(":", 1)[0]
         item.span.set_attribute("error.type", kind)
         item.span.set_status(trace.Status(trace.StatusCode.ERROR, kind))
+    evaluation_event(item, record)
+
+
+EVALUATION_EVENT = "gen_ai.evaluation.result"  # the GenAI semantic conventions' evaluation event
+
+
+def evaluation_event(item: ItemTrace, record: Any) -> None:
+    """The item's judgment as the GenAI conventions' ``gen_ai.evaluation.result`` event on its span:
+    ``gen_ai.evaluation.name`` (the aspect), ``gen_ai.evaluation.score.value`` (the parsed score),
+    ``gen_ai.evaluation.score.label`` (a pairwise verdict, or the score as text), and, with content on only,
+    ``gen_ai.evaluation.explanation`` (the deciding answer, secrets masked); a failed item: ``error.type``."""
+    score = getattr(record, "score", None)
+    verdict = getattr(record, "verdict", None)
+    attributes: dict[str, Any] = {
+        "gen_ai.evaluation.name": getattr(record, "aspect", None),
+        "gen_ai.evaluation.score.value": float(score) if score is not None else None,
+        "gen_ai.evaluation.score.label": verdict
+        if verdict is not None
+        else (f"{score:g}" if score is not None else None),
+        "debate_eval.method": getattr(record, "method", None),
+    }
+    error = getattr(record, "error", None)
+    if error:
+        attributes["error.type"] = str(error).split(":", 1)[0]
+    if item.content:
+        answer = _deciding_answer(record)
+        if answer is not None:
+            attributes["gen_ai.evaluation.explanation"] = redact(answer)
+    item.span.add_event(EVALUATION_EVENT, attributes=_attributes(attributes))
+
+
+def _deciding_answer(record: Any) -> str | None:
+    """The deciding agent's last model answer (the record's ``decided_by``), else the last model answer."""
+    answers = [m for m in getattr(record, "transcript", ()) if getattr(m, "usage", None) is not None]
+    chosen = [m for m in answers if m.agent == getattr(record, "decided_by", None)] or answers
+    return str(chosen[-1].content) if chosen else None
 
 
 def debate_round(number: int) -> None:

@@ -14,8 +14,9 @@ whose spans are not made at all (AutoGen's runtime opens one for every message i
 model call); and while AutoGen's event log (``autogen_core.events``) is also off for INFO, no message type
 gets a JSON serializer, so the runtime no longer turns every routed message into JSON for span attributes
 and log records that are thrown away (together about 0.4 ms of event-loop CPU per model call in a DEBATE
-team: benchmarks/throughput.md). With a tracer provider set, or that log on, the runtime is AutoGen's as it
-is.
+team: benchmarks/throughput.md). AutoGen's spans carry every routed message whole (the judged texts, the
+models' answers), so with a tracer provider set they are made only when content is traced
+(``telemetry.content_traced``); then, or with that log on, the runtime is AutoGen's as it is.
 
 The managers and containers subclass AutoGen's private group-chat classes (``BaseGroupChatManager``,
 ``ChatAgentContainer``; autogen-agentchat exports neither, yet documents subclassing the manager as the way to a
@@ -75,7 +76,7 @@ from debate_eval.agents.models.autogen_private import (  # private AutoGen class
     GroupChatError,
     GroupChatTermination,
 )
-from debate_eval.agents.telemetry import IdleTracerProvider, tracer_provider_set
+from debate_eval.agents.telemetry import IdleTracerProvider, content_traced, tracer_provider_set
 
 OutputQueue = asyncio.Queue[BaseAgentEvent | BaseChatMessage | GroupChatTermination]
 Accepts = Callable[[BaseChatMessage], bool]
@@ -89,10 +90,12 @@ class TeamRuntime(SingleThreadedAgentRuntime):
     a participant's or the manager's error ends the chat with that error."""
 
     def __init__(self) -> None:
-        provider = tracer_provider_set()
+        # AutoGen's spans carry the routed messages whole: made only when content is traced
+        provider = tracer_provider_set() and content_traced()
         self.spans_idle = not provider or os.environ.get("AUTOGEN_DISABLE_RUNTIME_TRACING") == "true"
         self.serializes = not self.spans_idle or _EVENTS.isEnabledFor(logging.INFO)
-        # with a provider set, AutoGen's own choice (its spans, or none when its variable turns them off)
+        # with a provider set and content traced, AutoGen's own choice (its spans, or none when its variable
+        # turns them off)
         super().__init__(tracer_provider=None if provider else IdleTracerProvider())
 
     def add_message_serializer(self, serializer: MessageSerializer[Any] | Sequence[MessageSerializer[Any]]) -> None:

@@ -28,9 +28,10 @@ Measured, per scenario (the endpoint's own log of answered requests and the run'
 With ``--cold-start`` it measures the first window instead (section ``rate_limits_cold_start``): G-Eval
 (one call an item) at ``--concurrency 64`` with the endpoint check on (its answer's headers set the first
 wave's budget), against (a) Azure-style fixed windows, 120 RPM enforced as 20 requests per 10 s window and
-whole at the window's end, and (b) a per-minute token bucket, each sending OpenAI's ``x-ratelimit-*``
-headers on every answer. The 429 share counts every request, the endpoint check and the first window
-included; the share of the binding limit is the same measure as above.
+whole at the window's end, (b) the same windows with headers that say ``limit-requests: 120`` (the per-minute
+quota) while ``remaining-requests`` counts the current window (Azure's shape), and (c) a per-minute token
+bucket, each sending OpenAI's ``x-ratelimit-*`` headers on every answer. The 429 share counts every request,
+the endpoint check and the first window included; the share of the binding limit is the same measure as above.
 
 The report goes between this script's markers in ``--out`` (default ``benchmarks/rate_limits.md``), which
 ``scripts/bench_vs_authors.py`` shares.
@@ -411,6 +412,14 @@ def cold_start_main(args: argparse.Namespace, command: str) -> int:
     scenarios = [
         ColdStart(
             "Azure-style 10 s windows", ["--rpm", "20", "--window", "10", "--fixed-windows"], "requests", 20, 10, True
+        ),
+        ColdStart(
+            "Azure-style 10 s windows, headers saying 120 a minute",
+            ["--rpm", "20", "--window", "10", "--fixed-windows", "--advertised-rpm", "120"],
+            "requests",
+            20,
+            10,
+            True,
         ),
         ColdStart("per-minute token bucket", ["--tpm", f"{args.cold_tpm:g}"], "tokens", args.cold_tpm, 60),
     ]

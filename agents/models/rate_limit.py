@@ -56,6 +56,7 @@ LONG_WAIT_S = 5.0  # a call that waits longer for the budget says so in one line
 WINDOWS_SCATTER = 2.0  # resets whose rates differ more than this come from fixed windows
 CONTINUOUS_SPAN = 2.0  # resets that agree (within CONTINUOUS_AGREE) over this span of use: a refilled bucket
 CONTINUOUS_AGREE = 1.5
+SMALLER_WINDOW = 0.5  # no answer showed this share of the limit left: the limit is not a window's budget
 
 
 def print_notice(line: str) -> None:
@@ -90,6 +91,9 @@ class Bucket:
     hold_span: float = 0.0  # the reset's length (after the reset, refill resumes once as long again has passed)
     refill: str = ""  # "continuous" or "windows" once the headers have shown which; "" until then
     estimates: tuple[float, float, float, float] = (math.inf, 0.0, math.inf, 0.0)  # rates, used: least, most
+    budget_seen: float = 0.0  # the most a fresh window has shown it holds: ``remaining`` + 1 after a reset
+    most_left: float = 0.0  # the largest ``remaining`` + 1 of any answer (a window holds at least that)
+    smaller: bool = False  # no answer showed as much as SMALLER_WINDOW of the limit left: windows below it
 
     def available(self, now: float) -> float:
         """What is left at ``now``."""
@@ -98,7 +102,11 @@ class Bucket:
         if now < self.hold_until:
             return min(self.limit, self.level)
         if self.updated < self.hold_until:  # the window has reset since: whole again, less what was taken
-            whole = self.limit - self.hold_debt + (self.level - self.hold_level)
+            # (fixed windows: what calls sent during the hold took was counted in the window that ended)
+            taken = 0.0 if self.refill == "windows" else self.level - self.hold_level
+            # a window whose real budget no fresh window has shown yet: whole at most what any answer showed
+            top = min(self.limit, self.most_left) if self.smaller and not self.budget_seen else self.limit
+            whole = top - self.hold_debt + taken
             return min(self.limit, whole + self.rate * max(0.0, now - self.hold_until - self.hold_span))
         return min(
             self.limit, self.level + self.rate * max(0.0, now - max(self.updated, self.hold_until + self.hold_span))
@@ -121,12 +129,20 @@ class Bucket:
         """Return ``amount`` (negative: spend more) after the fact."""
         self.level, self.updated = self.available(now) + amount, now
 
-    def observe(self, window: LimitWindow, taken_after: float | None, now: float, unsure: float = 0.0) -> None:
+    def observe(
+        self,
+        window: LimitWindow,
+        taken_after: float | None,
+        now: float,
+        unsure: float = 0.0,
+        sent_at: float | None = None,
+    ) -> None:
         """Follow what a header said: the limit, its refill rate, and (unless ``taken_after`` is None: a stale
         answer) what is left now: ``remaining`` less what the calls sent after that one took. Refill since is
         not counted, so the level errs low by at most rate x latency, which costs nothing while the budget
         binds (the bucket then never fills up). ``unsure``: what calls sent before this one and unanswered
-        took, which may not be in ``remaining`` yet (counted as taken once the resets have shown fixed windows).
+        took, which may not be in ``remaining`` yet (counted as taken once the resets have shown fixed windows);
+        ``sent_at``: when the answered call was sent (after a reset: it tells the window's real budget).
 
         Until the resets have shown a continuous refill (``refill``), a header's reset is a hold: nothing
         refills before it and the limit is whole at it (``hold_until``). So a window that ends at its reset
@@ -134,13 +150,25 @@ class Bucket:
         sending, not after a 429; a bucket that refills continuously is whole at its reset too (less what calls
         sent after the answered one took: ``hold_debt``), and its
         answers (each a fresh level) say sooner what came back."""
+        if window.remaining is not None:
+            self.most_left = max(self.most_left, window.remaining + 1)
+        if window.remaining is not None and sent_at is not None and sent_at >= self.hold_until > -math.inf:
+            # a call sent after a reset the headers gave, in a fresh window: its answer counts the call itself,
+            # so the window holds at least ``remaining`` + 1 (exactly that for the first call it counted)
+            self.budget_seen = max(self.budget_seen, window.remaining + 1)
+        if window.limit:  # Azure: 120 a minute said, 20 per 10 s enforced (``remaining`` of 20 at most)
+            self.smaller = self.refill != "continuous" and 1 < self.most_left <= SMALLER_WINDOW * window.limit
         if window.limit is not None and window.limit > 0 and not self.by_hand:
-            self.limit = window.limit
-        used = (window.limit or 0) - (window.remaining if window.remaining is not None else math.inf)
+            # a window's budget may be less than the limit said (Azure: 120 a minute as 20 per 10 s, the
+            # headers saying 120 and what is left of the 20): the most fresh windows showed, until the
+            # resets show a bucket that refills continuously
+            fresh = self.budget_seen and self.smaller
+            self.limit = min(window.limit, self.budget_seen) if fresh else window.limit
+        used = (self.limit if window.limit else 0) - (window.remaining if window.remaining is not None else math.inf)
         if window.reset_header:
             self.source = window.reset_header
         reset = capped_wait(window.reset_s)  # no wait for a refill is longer than a header's longest wait
-        if window.limit and reset and used >= max(2.0, RATE_FROM_RESET_MIN_USED * window.limit):
+        if window.limit and reset and used >= max(2.0, RATE_FROM_RESET_MIN_USED * self.limit):
             rate = (used - 0.5) / reset  # ``remaining`` is rounded down: half a unit less was used
             self._classify(rate, used)
             if not self.by_hand:
@@ -149,6 +177,12 @@ class Bucket:
         if window.remaining is None or taken_after is None:
             return
         level = window.remaining - taken_after - (unsure if self.refill == "windows" else 0.0)
+        # a window shown (by the resets) or suspected (no answer showed as much left as the limit said) refills
+        # only at its end: an answer about it lowers what is left, never raises it (a call counted before
+        # others sent earlier, whose answers came back first, says too much is left)
+        if (self.refill == "windows" or self.smaller) and not self.by_hand and now < self.hold_until:
+            self.level, self.updated = min(self.available(now), level), now
+            return
         self.level = min(self.available(now), level) if self.by_hand else min(self.limit, level)
         self.updated = now
         if reset is not None and not self.by_hand and self.refill != "continuous":
@@ -402,7 +436,7 @@ class RateLimiter:
                 if bucket is None:
                     continue
                 setattr(self, attr, bucket)
-            bucket.observe(window, after if fresh else None, now, unsure=unsure)
+            bucket.observe(window, after if fresh else None, now, unsure=unsure, sent_at=ticket.sent_at)
 
     def _nearly_empty(self, now: float) -> bool:
         return any(b is not None and b.share_left(now) < NEAR_EMPTY for b in (self.requests, self.tokens))

@@ -18,7 +18,7 @@ method's own rescore and ``answer_value``. ``majority`` votes on the parsed answ
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +34,7 @@ from debate_eval.debates.base import (
 )
 from debate_eval.debates.evaluation import NO_SCORE, EvaluationTask, Outcome
 from debate_eval.debates.kit.combine import COMBINES, MAJORITY, MEAN, combine_scores, combine_verdicts
+from debate_eval.debates.kit.confidence import Confidence
 from debate_eval.debates.kit.samples import SamplePool
 from debate_eval.debates.record import ResultRecord
 from debate_eval.debates.self_consistency.votes import sample_vote
@@ -158,6 +159,10 @@ class SelfConsistencyMethod(Method[SelfConsistencyConfig]):
         combine = options.sc_combine or (MAJORITY if ctx.task_type == "pairwise" else MEAN)
         return SelfConsistencyConfig(base.name, base.configure(ctx.options, ctx), options.sc_samples, combine)
 
+    def sampled_method(self, values: Mapping[str, Any]) -> str | None:
+        """The base method (``--sc-base``)."""
+        return str(values.get("sc_base") or DEFAULT_BASE)
+
     def roles(self, config: SelfConsistencyConfig) -> tuple[str, ...]:
         """The base method's roles."""
         return get_method(config.base).roles(config.base_config)
@@ -191,6 +196,12 @@ class SelfConsistencyMethod(Method[SelfConsistencyConfig]):
         from debate_eval.debates.self_consistency.rescore import samples_reparser
 
         return samples_reparser(record, reparse)
+
+    def confidence(self, record: ResultRecord) -> Confidence | None:
+        """The samples' agreement (``self_consistency/confidence.py``)."""
+        from debate_eval.debates.self_consistency.confidence import samples_confidence
+
+        return samples_confidence(record)
 
     def rescore(self, record: dict[str, Any], reparse: Reparser) -> dict[str, Any]:
         """Each sample re-read by the base method's rescore, then combined again."""

@@ -1,15 +1,20 @@
 """The ``debate-eval`` command: one entry point, one subcommand per job.
 
 Errors caused by input or environment (``UserError``) are printed on one line, with secrets masked, and
-give exit status 2; an interrupted run says how to resume.
+give exit status 2; an interrupted run (Ctrl-C, exit status 130; SIGTERM, exit status 143: what ``kill``,
+Slurm and Kubernetes send) saves what finished and says how to resume.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
+import signal
 import sys
+import threading
+from collections.abc import Iterator
 from typing import Any
 
 from debate_eval.agents.errors import UserError
@@ -74,6 +79,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "debate_eval.tasks.cli.audit",
         "the judge card: agreement, stability, position and verbosity bias, scale use, robustness, injection",
     ),
+    "plan-labels": (
+        "debate_eval.tasks.cli.plan_labels",
+        "from a pilot's labelled items, the human labels a target interval width needs, with and without the judge",
+    ),
     "personas": ("debate_eval.tasks.cli.personas", "list the built-in personas with their text"),
     "merge": (
         "debate_eval.tasks.cli.merge",
@@ -86,6 +95,18 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "calibrate": (
         "debate_eval.tasks.cli.calibrate",
         "map a judge's scores onto the human scale from labelled items: error before/after, transfer by system",
+    ),
+    "cascade": (
+        "debate_eval.tasks.cli.cascade",
+        "escalate with a guarantee: judge 1 when sure, else judge 2, else a person (thresholds from labels)",
+    ),
+    "select": (
+        "debate_eval.tasks.cli.select",
+        "choose a judge from labels: the best candidate run on a dev split, confirmed on a held-out split",
+    ),
+    "jury": (
+        "debate_eval.tasks.cli.jury",
+        "combine several judges' runs of the same items (one per model/provider) into a jury's run",
     ),
     "export": (
         "debate_eval.tasks.cli.export",
@@ -136,10 +157,51 @@ def command_of(argv: list[str]) -> str | None:
     return None
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the command line; returns the exit status."""
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the program is when Ctrl-C's own path cannot take it (SIGINT ignored)."""
+
+
+@contextlib.contextmanager
+def terminating_as_interrupt() -> Iterator[list[bool]]:
+    """While open, SIGTERM stops the command as Ctrl-C does (the run saves what finished, the workers are
+    stopped); the list it gives holds True once SIGTERM came. The previous handler is put back on the way
+    out (the command may run inside another program, such as a test session)."""
+    received: list[bool] = []
+    if not hasattr(signal, "SIGTERM") or threading.current_thread() is not threading.main_thread():
+        yield received
+        return
+
+    def on_term(signum: int, frame: Any) -> None:
+        received.append(True)
+        interrupt = signal.getsignal(signal.SIGINT)
+        if callable(interrupt):  # Python's KeyboardInterrupt, or asyncio's (which cancels the running task)
+            interrupt(signal.SIGINT, frame)
+        else:
+            raise Terminated
+
+    previous = signal.signal(signal.SIGTERM, on_term)
+    try:
+        yield received
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def main(argv: list[str] | None = None, *, as_program: bool | None = None) -> int:
+    """Run the command line; returns the exit status. ``as_program`` (default: whether ``argv`` is None, the
+    program's own arguments): an interrupt (Ctrl-C, SIGTERM) ends in exit status 130 or 143 after its line;
+    called with arguments from another program (a script, a test session), the interrupt goes on to it after
+    the line, so that program stops too."""
     words = sys.argv[1:] if argv is None else list(argv)
     args = build_parser(command_of(words)).parse_args(words)
+    interrupted: list[bool] = []
+    with terminating_as_interrupt() as terminated:
+        code = _main(args, terminated, interrupted)
+    if interrupted and not (argv is None if as_program is None else as_program):
+        raise KeyboardInterrupt
+    return code
+
+
+def _main(args: argparse.Namespace, terminated: list[bool], interrupted: list[bool]) -> int:
     try:
         prepare_environment(getattr(args, "env_file", None))  # before anything reads a setting (DEBATE_EVAL_DEBUG)
         if any(name.startswith("OTEL_") for name in os.environ):  # OpenTelemetry asked for by its environment
@@ -163,13 +225,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"debate-eval: error: {redact(where + (error.strerror or str(error)))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
+        interrupted.append(True)
         out = getattr(args, "out", None) or "the run directory"
         start = "\n" if sys.stderr.isatty() else ""  # after the terminal's ^C (and a progress bar)
+        how = "terminated" if terminated else "interrupted"
         print(
-            f"{start}debate-eval: interrupted; finished items are saved in {out}; rerun the same command to resume",
+            f"{start}debate-eval: {how}; finished items are saved in {out}; rerun the same command to resume",
             file=sys.stderr,
         )
-        return 130
+        return 143 if terminated else 130
 
 
 if __name__ == "__main__":

@@ -22,23 +22,18 @@ from debate_eval.debates.fidelity import AUTHORS_CODE
 from debate_eval.tasks.data.criteria import criteria_template
 from debate_eval.tasks.data.datasets import check_aspect, get_dataset, resolve_data_dir
 from debate_eval.tasks.data.frames import DATA_FILE, needs_copy, table_rows, write_rows
-from debate_eval.tasks.data.own_file import (
-    PAIRWISE_FIELDS,
-    SINGLE_FIELDS,
-    own_task_type,
-    register_own_file,
-    validate_rows,
-)
+from debate_eval.tasks.data.own_file import own_task_type, register_own_file
+from debate_eval.tasks.data.own_rows import PAIRWISE_FIELDS, SINGLE_FIELDS, validate_rows
 from debate_eval.tasks.data.registry import PAIRWISE, PAIRWISE_LABELS, looks_like_own_file, with_variant
 from debate_eval.tasks.data.templates import parse_scale, resolve_template
 from debate_eval.tasks.engine.aspects import build_for_aspects
+from debate_eval.tasks.engine.backends.shards import parse_shard, shard_dir_name
 from debate_eval.tasks.engine.pairwise import check_run_task_type, pairwise_template
 from debate_eval.tasks.engine.progress import AUTO as PROGRESS_AUTO
 from debate_eval.tasks.engine.progress import MODES as PROGRESS_MODES
 from debate_eval.tasks.engine.progress import NONE, QUIET
 from debate_eval.tasks.engine.request import RunRequest
 from debate_eval.tasks.engine.run_config import RunConfig, RunOptions
-from debate_eval.tasks.engine.shards import parse_shard, shard_dir_name
 
 FIELD_NAMES = tuple(dict.fromkeys(SINGLE_FIELDS + PAIRWISE_FIELDS))
 
@@ -240,7 +235,11 @@ def authors_code_request(request: RunRequest) -> bool:
     (``SamplingSettings.literal``) and their way of reading a template file (universal newlines)."""
     if request.method_options.get("fidelity") != "authors-code":
         return False
-    return "fidelity" in getattr(get_method(method_name(request)).config_type, "__dataclass_fields__", {})
+    method = get_method(method_name(request))
+    sampled = method.sampled_method(request.method_options)  # self-consistency: its base method's format
+    if sampled is not None:
+        method = get_method(sampled)
+    return "fidelity" in getattr(method.config_type, "__dataclass_fields__", {})
 
 
 def _authors_code_without_seed(request: RunRequest) -> bool:
@@ -274,7 +273,7 @@ def build_run_options(request: RunRequest, config: RunConfig) -> RunOptions:
         )
     shard = parse_shard(request.shard) if request.shard else None
     out_dir = Path(request.out) if request.out else default_out(config)
-    if shard and not request.out:  # each shard its own directory (engine.shards)
+    if shard and not request.out:  # each shard its own directory (engine.backends.shards)
         out_dir = out_dir.with_name(f"{out_dir.name}_{shard_dir_name(shard)}")
     if shard and ((request.workers or 1) > 1 or request.ray):
         raise UserError(
@@ -316,11 +315,16 @@ def method_warnings(config: RunConfig) -> list[str]:
     ``--fidelity authors-code`` with this project's own template (their prompt file makes it their run)."""
     temperature = config.models.for_role("scorer").sampling.temperature
     found = list(config.method.warnings(config.method_config, temperature))
-    fidelity = getattr(config.method_config, "fidelity", None)
-    if fidelity == AUTHORS_CODE and config.template.source.startswith("builtin:"):
+    method, method_config = config.method, config.method_config
+    base = getattr(method_config, "base", None)
+    if isinstance(base, str) and hasattr(method_config, "base_config"):  # self-consistency: the sampled method's
+        method, method_config = get_method(base), method_config.base_config
+    authors_file = method.authors_prompt_file(config.dataset, config.aspect)
+    fidelity = getattr(method_config, "fidelity", None)
+    if fidelity == AUTHORS_CODE and authors_file and config.template.source.startswith("builtin:"):
         found.append(
             f"--fidelity authors-code without --template sends this project's own wording of the prompt "
-            f"({config.template.source}), not the authors': give their prompt file (e.g. DEBATE's "
-            "prompts/summeval/coh_detailed.txt) with --template FILE for their run"
+            f"({config.template.source}), not the authors': give their prompt file ({authors_file}) with "
+            "--template FILE for their run"
         )
     return found

@@ -9,6 +9,9 @@ does not decode every line to learn which items are finished.
   kind of key (one result per item, or per item and aspect). Anything else (a run killed mid-write, a file
   edited, repaired, rewritten or copied, an index cut short or of another version) and the store reads the
   whole file as before, checking every line, and writes a new index when it closes.
+- The index stamps its own body too (SHA-256 of everything before the stamp): an index edited by hand (a
+  failed item's state set to finished, an offset moved) is not used. It is read only as a regular file (a
+  symlink is not followed) of at most a size the results file allows (``index_size_bound``).
 - The index is a speed-up only: one that cannot be read or written is ignored, never an error.
 """
 
@@ -18,6 +21,7 @@ import contextlib
 import hashlib
 import json
 import os
+import stat
 from array import array
 from collections.abc import Iterable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass
@@ -25,9 +29,10 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from debate_eval.tasks.data.sources import CompactStrings
+from debate_eval.tasks.engine.rundir import index_path_of
 
-INDEX_FILE = "results.index.json"
-FORMAT = 1
+FORMAT = 2  # 2: the body's own stamp (``BODY_STAMP``)
+BODY_STAMP = b',"body_sha256":"'  # the index's last field: the SHA-256 of the bytes before it
 HEAD_BYTES = 4096  # the bytes of the file's head and tail whose hashes the index records
 TAIL_BYTES = 65536
 # one letter per entry: of this configuration or not, finished or failed
@@ -203,7 +208,7 @@ def stamp(path: Path) -> dict[str, Any]:
 
 def index_path(results_path: Path) -> Path:
     """The index file of a results file (in the same folder)."""
-    return results_path.with_name(INDEX_FILE)
+    return index_path_of(results_path)
 
 
 def save_index(
@@ -235,20 +240,27 @@ def save_index(
             "parser_versions": lambda key, entry: entry.parser_version,
         }
         # written a block of entries at a time: the document of 100k keys is never one string in memory
-        with tmp.open("w", encoding="utf-8") as handle:
-            handle.write(json.dumps(head, ensure_ascii=False, separators=(",", ":"))[:-1])
+        body = hashlib.sha256()
+        with tmp.open("wb") as handle:
+
+            def write(text: str) -> None:
+                data = text.encode("utf-8")
+                body.update(data)
+                handle.write(data)
+
+            write(json.dumps(head, ensure_ascii=False, separators=(",", ":"))[:-1])
             for name, column in columns.items():
-                handle.write(f',"{name}":' + ('"' if column is None else "["))
+                write(f',"{name}":' + ('"' if column is None else "["))
                 first = True
                 for block in _blocks(entries.items()):
                     if column is None:
-                        handle.write("".join(_STATES[entry.mine, entry.failed] for _, entry in block))
+                        write("".join(_STATES[entry.mine, entry.failed] for _, entry in block))
                         continue
                     text = ",".join(json.dumps(column(key, entry), ensure_ascii=False) for key, entry in block)
-                    handle.write(text if first else "," + text)
+                    write(text if first else "," + text)
                     first = False
-                handle.write('"' if column is None else "]")
-            handle.write("}")
+                write('"' if column is None else "]")
+            handle.write(BODY_STAMP + body.hexdigest().encode("ascii") + b'"}')
         os.replace(tmp, path)
         return True
     except (OSError, ValueError, TypeError):
@@ -276,14 +288,47 @@ def discard_index(results_path: Path) -> None:
         index_path(results_path).unlink()
 
 
+def index_size_bound(results_size: int) -> int:
+    """The largest index a results file of ``results_size`` bytes can have: an entry (its key, offset,
+    version and state, about 40 bytes besides the key) is smaller than its line, which holds the key and a
+    record's every field, so twice the results file and a head's room bound it."""
+    return 2 * results_size + 65536
+
+
+def read_index_document(results_path: Path) -> dict[str, Any] | None:
+    """The index of ``results_path`` as its JSON document, when it is a regular file (a symlink is not
+    followed) of at most ``index_size_bound`` and its body matches its own stamp; None otherwise."""
+    path = index_path(results_path)
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return None
+        bound = index_size_bound(results_path.stat().st_size)
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(descriptor, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                return None
+            raw = handle.read(bound + 1)
+        if len(raw) > bound:
+            return None
+        at = raw.rfind(BODY_STAMP)
+        if at < 0 or not raw.endswith(b'"}'):
+            return None
+        if raw[at + len(BODY_STAMP) : -2] != hashlib.sha256(raw[:at]).hexdigest().encode("ascii"):
+            return None  # edited by hand, or cut short
+        document = json.loads(raw)
+        return document if isinstance(document, dict) else None
+    except (OSError, ValueError):
+        return None
+
+
 def load_index(results_path: Path, *, config_hash: str, by_aspect: bool) -> SavedIndex | None:
     """The saved index of ``results_path`` when it describes the file as it is now, for this configuration
     hash and kind of key; None otherwise (no index, another file version, unreadable or inconsistent)."""
-    path = index_path(results_path)
     try:
-        document = json.loads(path.read_bytes())
+        document = read_index_document(results_path)
         if (
-            document.get("format") != FORMAT
+            document is None
+            or document.get("format") != FORMAT
             or document.get("config_hash") != config_hash
             or document.get("by_aspect") is not by_aspect
             or document.get("results") != stamp(results_path)
@@ -319,8 +364,8 @@ def last_line_of(results_path: Path, item_id: str, *, separator: str) -> int | N
     ``show --item`` uses it to read one line instead of scanning the file.
     """
     try:
-        document = json.loads(index_path(results_path).read_bytes())
-        if document.get("format") != FORMAT or document.get("results") != stamp(results_path):
+        document = read_index_document(results_path)
+        if document is None or document.get("format") != FORMAT or document.get("results") != stamp(results_path):
             return None
         if document["duplicates"] is not False:
             return None

@@ -196,21 +196,32 @@ def test_the_event_log_on_keeps_autogens_serializers() -> None:
     assert any('"content":"a1"' in p for p in payloads)  # the messages as AutoGen logs them
 
 
-def test_a_tracer_provider_keeps_autogens_spans(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_tracer_provider_keeps_autogens_spans_only_with_content(monkeypatch: pytest.MonkeyPatch) -> None:
     class Provider(trace.TracerProvider):
         def get_tracer(self, *args: Any, **kwargs: Any) -> trace.Tracer:
             return trace.NoOpTracer()
 
     provider = Provider()
     monkeypatch.delenv("AUTOGEN_DISABLE_RUNTIME_TRACING", raising=False)
+    monkeypatch.delenv(telemetry.CONTENT_ENV, raising=False)
     monkeypatch.setattr(telemetry.trace, "get_tracer_provider", lambda: provider)
     inits, serializers = spy_runtime(monkeypatch)
     team = Pair({"alice": replay("a1"), "bob": replay("b1")})
     asyncio.run(team.run(task="go"))
+    assert isinstance(inits[0]["tracer_provider"], IdleTracerProvider)  # its spans would carry the messages
+    assert not serializers
+    inits.clear()
+
+    async def traced() -> None:
+        with telemetry.tracing_content(True):
+            await Pair({"alice": replay("a1"), "bob": replay("b1")}).run(task="go")
+
+    asyncio.run(traced())
     assert inits[0]["tracer_provider"] is None  # AutoGen's own choice: the global provider
     assert serializers  # the span attributes hold the messages' JSON, as AutoGen makes them
     monkeypatch.setenv("AUTOGEN_DISABLE_RUNTIME_TRACING", "true")  # AutoGen's own switch: no spans at all
-    assert TeamRuntime().spans_idle
+    with telemetry.tracing_content(True):
+        assert TeamRuntime().spans_idle
 
 
 def test_a_debate_is_the_same_with_and_without_the_serializers(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -47,9 +47,9 @@ class Gate(threading.Event):
         return bool(self.held)
 
 
-def gated(items: int, gate: Gate) -> Callable[[int, dict[str, Any]], Action | None]:
+def gated(items: int, gate: Gate, hold_s: float = 30) -> Callable[[int, dict[str, Any]], Action | None]:
     """Answer the requests of the first ``items`` items the server receives (and requests about no item:
-    the endpoint check); hold each request about any other item until ``gate`` opens."""
+    the endpoint check); hold each request about any other item until ``gate`` opens (at most ``hold_s``)."""
     texts, admitted, lock = item_texts(), [], threading.Lock()
 
     def script(number: int, request: dict[str, Any]) -> Action | None:
@@ -62,17 +62,17 @@ def gated(items: int, gate: Gate) -> Callable[[int, dict[str, Any]], Action | No
             held = any(text not in admitted for text in about)
             gate.held += held
         if held:
-            gate.wait(30)  # bounded: the test opens the gate as soon as the run under test has stopped
+            gate.wait(hold_s)  # bounded: the test opens the gate as soon as the run under test has stopped
         return None
 
     return script
 
 
-def patient(args: list[str]) -> list[str]:
+def patient(args: list[str], timeout_s: float = 60) -> list[str]:
     """``args`` with a timeout longer than the gate holds a request (so a held item cannot time out, fail
     and write its line before the signal)."""
     args = list(args)
-    args[args.index("--timeout") + 1] = "60"
+    args[args.index("--timeout") + 1] = str(timeout_s)
     return args
 
 

@@ -167,6 +167,9 @@ class RateLimitedServer:
     max_lifetime_s: float = 3600.0
     model: str = "gpt-4o"  # whose token counting the endpoint uses
     fixed_windows: bool = False  # limits per fixed window of window_s (Azure), not continuously refilled
+    # the request limit the headers say, when not the window's (Azure: 120 a minute enforced as 20 per 10 s
+    # windows, the headers saying 120 while remaining counts the window's 20)
+    advertised_rpm: float | None = None
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -258,7 +261,8 @@ class RateLimitedServer:
                 headers[f"anthropic-ratelimit-{kind}-remaining"] = str(remaining)
                 headers[f"anthropic-ratelimit-{kind}-reset"] = stamp.replace("+00:00", "Z")
             else:
-                headers[f"x-ratelimit-limit-{kind}"] = f"{bucket.limit:g}"
+                limit = self.advertised_rpm if kind == "requests" and self.advertised_rpm else bucket.limit
+                headers[f"x-ratelimit-limit-{kind}"] = f"{limit:g}"
                 headers[f"x-ratelimit-remaining-{kind}"] = str(remaining)
                 headers[f"x-ratelimit-reset-{kind}"] = f"{reset * 1000:.0f}ms"
         return headers
@@ -344,6 +348,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-requests", type=int, default=100_000)
     parser.add_argument("--max-lifetime", type=float, default=3600.0)
     parser.add_argument("--fixed-windows", action="store_true", help="limits per fixed window (Azure's way)")
+    parser.add_argument(
+        "--advertised-rpm", type=float, default=None, help="the request limit the headers say (default: --rpm)"
+    )
     args = parser.parse_args(argv)
     low, _, high = args.latency.partition("-")
     latency = Latency(float(low), float(high or low))
@@ -358,6 +365,7 @@ def main(argv: list[str] | None = None) -> int:
         max_requests=args.max_requests,
         max_lifetime_s=args.max_lifetime,
         fixed_windows=args.fixed_windows,
+        advertised_rpm=args.advertised_rpm,
     )
     with server:
         print(server.base_url, flush=True)

@@ -1,8 +1,9 @@
 """``scripted``: the scripted test server (``scripted_server.py`` beside this file), started for the run.
 
-An OpenAI-compatible HTTP server on 127.0.0.1 that answers from a fixed script per role (``DEFAULT_REPLIES``):
-no model, no key, no network. ``--provider scripted`` runs the whole pipeline offline in seconds, e.g. to
-check a new method, dataset or template; the tests use the server directly. Its scores mean nothing.
+An OpenAI-compatible HTTP server on 127.0.0.1 that answers from a fixed script per role (the reply tables each
+method registers, ``scripted_server.ScriptedReplies``): no model, no key, no network. ``--provider scripted``
+runs the whole pipeline offline in seconds, e.g. to check a new method, dataset or template; the tests use the
+server directly. Its scores mean nothing.
 
 ``--model NAME`` with a name of ``planted.SCRIPTS`` (``planted-first``, ``planted-length``, ``planted-copy``,
 ``planted-noisy``) serves a judge with a planted behaviour instead (for ``debate-eval audit``); any other name
@@ -51,7 +52,8 @@ class ScriptedProvider(OpenAIWireProvider):
         from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAIServer, default_reply
 
         reply = script_for(config.for_role("scorer").model) or default_reply
-        return stack.enter_context(ScriptedOpenAIServer(reply=reply)).base_url
+        # nothing reads its requests back: it keeps none (a run of many items would hold every request)
+        return stack.enter_context(ScriptedOpenAIServer(reply=reply, keep_requests=False)).base_url
 
     def base_url(self, settings: ModelSettings, started: str | None) -> str:
         """The server started for this run."""

@@ -183,6 +183,9 @@ class ScriptedOpenAIServer:
     top_logprobs: dict[str, float] | None = None  # logprobs offered for a numeric answer token
     requests: list[dict[str, Any]] = field(default_factory=list)
     headers: list[dict[str, str]] = field(default_factory=list)  # each request's headers (names lower-cased)
+    # False: ``requests`` and ``headers`` stay empty (only counted), as for the in-process ``--provider
+    # scripted`` of a long run, which would otherwise hold every request (about 5 kB a call)
+    keep_requests: bool = True
     # GET /v1/models entries (None: one entry, "scripted"), e.g. with vLLM's "root" or llama.cpp's "meta"
     model_entries: list[dict[str, Any]] | None = None
     serve_models: bool = True  # False: GET /v1/models is a 404, as on a server without the route
@@ -190,13 +193,14 @@ class ScriptedOpenAIServer:
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
         self._server: LocalServer | None = None
+        self._received = 0
         self.base_url = ""
 
     @property
     def count(self) -> int:
         """Requests received so far (faulty ones included)."""
         with self._lock:
-            return len(self.requests)
+            return len(self.requests) if self.keep_requests else self._received
 
     def start(self) -> ScriptedOpenAIServer:
         """Start serving in a background thread."""
@@ -288,8 +292,10 @@ def _make_handler(server: ScriptedOpenAIServer) -> type[QuietHandler]:
             if request is None:
                 return
             with server._lock:
-                server.requests.append(request)
-                server.headers.append({key.lower(): value for key, value in self.headers.items()})
+                server._received += 1
+                if server.keep_requests:
+                    server.requests.append(request)
+                    server.headers.append({key.lower(): value for key, value in self.headers.items()})
             fault = server._next_fault(request)
             if fault is not None and fault.hang_s:
                 time.sleep(fault.hang_s)

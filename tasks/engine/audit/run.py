@@ -21,6 +21,7 @@ from debate_eval.agents.models.settings import resolve_model_config
 from debate_eval.agents.models.token_estimate import count_text_tokens
 from debate_eval.tasks.analysis.audit.card import Card, card_markdown
 from debate_eval.tasks.analysis.audit.facet import Bootstrap
+from debate_eval.tasks.analysis.end_of_run import compare_systems
 from debate_eval.tasks.data.datasets import get_dataset, load_items, select_items
 from debate_eval.tasks.data.frames import needs_copy
 from debate_eval.tasks.data.registry import PAIRWISE, Item
@@ -386,7 +387,7 @@ class Audit:
             return
         config = build_run_config(request)
         options = build_run_options(request, config)
-        summary = asyncio.run(run(config, options))
+        summary = asyncio.run(run(config, options, systems=compare_systems))
         self.failed += summary.now.failed
         if summary.cost_usd is None:
             self.spent = None

@@ -126,8 +126,8 @@ def test_pairwise_and_fennec_shapes_in_chromium(browser, tmp_path: Path, isolate
     browser.open(write_report([*pairwise, fennec], tmp_path / "shapes.html"))
     browser.wait_until(READY)
     # per pairwise run: verdicts vs labels, position consistency; fennec's 16 rated scores: scatter, distribution and
-    # the reliability diagram (10 or more items with a score and a human rating)
-    assert count(browser, "svg.plot") == 2 * 2 + 3
+    # the reliability diagram (10 or more items with a score and a human rating); its 16 systems: the ranking
+    assert count(browser, "svg.plot") == 2 * 2 + 3 + 1
     assert "fennec: reliability and the isotonic map" in browser.evaluate(
         "document.getElementById('plots').textContent"
     )

@@ -150,7 +150,7 @@ def test_a_run_killed_while_rereading_keeps_its_file_whole(
 
     monkeypatch.setattr(reread, "reread_record", dies_midway)
     received = server.count
-    assert main(run_args(server, out)) == 130  # "interrupted; finished items are saved"
+    assert main(run_args(server, out), as_program=True) == 130  # "interrupted; finished items are saved"
     assert len(calls) == 3
     assert (out / "results.jsonl").read_bytes() == before  # the old file, whole
     assert not list(out.glob(".*.tmp"))

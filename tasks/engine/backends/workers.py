@@ -31,8 +31,11 @@ import contextlib
 import dataclasses
 import json
 import multiprocessing
+import os
 import shutil
+import signal
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from multiprocessing.connection import Connection
@@ -45,12 +48,29 @@ from debate_eval.tasks.data.registry import get_dataset
 from debate_eval.tasks.engine.aspects import per_aspect
 from debate_eval.tasks.engine.lock import RunLock
 from debate_eval.tasks.engine.record import Record
-from debate_eval.tasks.engine.results import RESULTS_FILE, ResultsStore, write_json_atomic
+from debate_eval.tasks.engine.results import ResultsStore
 from debate_eval.tasks.engine.run_config import RunConfig, RunOptions, config_document
+from debate_eval.tasks.engine.rundir import RunDir, record_result_key
 
 WORKERS_DIR = "workers"
 MAX_RESTARTS = 3  # a worker that dies more often than this stops the run
 POLL_S = 0.1  # how often the parent looks for new worker lines
+PARENT_POLL_S = 1.0  # how often a worker looks whether its parent is still there
+WORKERS_PER_CPU = 4  # --workers above this many per CPU of the machine is capped
+PR_SET_PDEATHSIG = 1  # Linux prctl: the signal a process gets when its parent ends
+
+
+def worker_count(asked: int, items: int, cpus: int | None) -> tuple[int, str | None]:
+    """How many workers to start for ``asked`` over ``items`` items, and the note saying why that is fewer
+    than asked (None: as asked): never more than the items (a worker with an empty shard is not started)
+    nor, with ``cpus`` (this machine's; None for a cluster's shards), ``WORKERS_PER_CPU`` per CPU."""
+    count = min(asked, max(1, items))
+    if cpus is not None and count > WORKERS_PER_CPU * cpus:
+        bound = WORKERS_PER_CPU * cpus
+        return bound, f"--workers {asked} capped to {bound} ({WORKERS_PER_CPU} per CPU, {cpus} CPUs here)"
+    if count < asked:
+        return count, f"--workers {asked} over {items} items: {count} started (one per item)"
+    return count, None
 
 
 def worker_dir(out_dir: Path, k: int, count: int) -> Path:
@@ -72,30 +92,6 @@ def options_of_worker(options: RunOptions, k: int, count: int) -> RunOptions:
         rpm=options.rpm / count if options.rpm else None,
         tpm=options.tpm / count if options.tpm else None,
     )
-
-
-def finished_keys(out_dir: Path, config_hash: str, multi: bool) -> set[str]:
-    """The keys of the items finished in a run directory's ``results.jsonl`` under ``config_hash`` (read in
-    a stream; a last line still being written is not counted); ``out_dir`` may also be a file of keys, one a
-    line (what a Ray task is given)."""
-    if out_dir.is_file():
-        return set(out_dir.read_text(encoding="utf-8").splitlines())
-    keys: set[str] = set()
-    path = out_dir / RESULTS_FILE
-    if not path.is_file():
-        return keys
-    with path.open("rb") as handle:
-        for raw in handle:
-            if not raw.endswith(b"\n") or not raw.strip():
-                continue
-            record = Record.from_json(json.loads(raw), path=path, messages=False)
-            if record.config_hash == config_hash and record.ok:
-                keys.add(_key(record, multi))
-    return keys
-
-
-def _key(record: Record, multi: bool) -> str:
-    return f"{record.key}\x1f{record.aspect}" if multi else record.key
 
 
 class _Tail:
@@ -136,18 +132,21 @@ def _worker_main(
     errors: Connection,
     own_file: Any = None,
     trace_context: dict[str, str] | None = None,
+    parent_pid: int | None = None,
 ) -> None:
     """A worker process: the ordinary runner over its shard; a ``UserError`` is sent to the parent (exit 2).
     ``own_file``: the dataset spec of the user's own file, registered in the parent (``data.registry``);
-    ``trace_context``: the run's W3C trace context when it is traced (``telemetry.worker_trace``)."""
+    ``trace_context``: the run's W3C trace context when it is traced (``telemetry.worker_trace``);
+    ``parent_pid``: the parent, whose end (even by ``kill -9``) ends the worker (``end_with_parent``)."""
     from debate_eval.tasks.data.registry import register_own_file_spec
-    from debate_eval.tasks.engine.runner import run
+    from debate_eval.tasks.engine.backends.in_process import run_in_process
 
+    end_with_parent(parent_pid)
     try:
         if own_file is not None:
             register_own_file_spec(own_file)
         with worker_trace(trace_context):
-            asyncio.run(run(config, options))
+            asyncio.run(run_in_process(config, options))
     except UserError as error:
         errors.send(str(error))
         sys.exit(2)
@@ -158,11 +157,33 @@ def _worker_main(
         raise
 
 
+def end_with_parent(parent_pid: int | None) -> None:
+    """End this process with SIGTERM when ``parent_pid`` is no longer its parent (the parent ended, however:
+    its lines are on disk and the next run resumes them). On Linux the kernel sends the signal
+    (``PR_SET_PDEATHSIG``); elsewhere, and as a fallback, a daemon thread looks every ``PARENT_POLL_S``."""
+    if parent_pid is None:
+        return
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(Exception):
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
+    if os.getppid() != parent_pid:  # the parent ended before the signal was asked for
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    def watch() -> None:
+        while os.getppid() == parent_pid:
+            time.sleep(PARENT_POLL_S)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch, name="debate-eval-parent-watch", daemon=True).start()
+
+
 DONE, LOST, ERROR, RECORDS = "done", "lost", "error", "records"
 
 
 class Backend:
-    """Where the shards run: local processes (``ProcessBackend``) or Ray tasks (``ray_engine.RayBackend``).
+    """Where the shards run: local processes (``ProcessBackend``) or Ray tasks (``backends.ray.RayBackend``).
 
     ``start(k, options, done)`` starts shard ``k`` (``options``: ``options_of_worker``'s; ``done``: the keys
     finished so far); ``events()`` yields what happened since the last call, as ``(k, kind, value)``:
@@ -205,7 +226,7 @@ class ProcessBackend(Backend):
     def start(self, k: int, options: RunOptions, done: set[str]) -> None:
         """Start (or start again) worker ``k``: it resumes from its own directory and skips ``options``'s
         ``skip_done_of`` (the run directory); the current trace context (the run's span) goes with it."""
-        worker = self.workers.get(k) or _Worker(k, options, _Tail(options.out_dir / RESULTS_FILE))
+        worker = self.workers.get(k) or _Worker(k, options, _Tail(RunDir(options.out_dir).results_path))
         self.workers[k] = worker
         _start(self.context, worker, self.config)
 
@@ -252,23 +273,25 @@ async def run_workers(
     processes) into ``options.out_dir`` (see the module docstring); returns the run's ``RunSummary`` as
     ``runner.run`` does."""
     from debate_eval.tasks.data.datasets import item_source, load_items, select_positions
-    from debate_eval.tasks.engine.accounting import load_prices
     from debate_eval.tasks.engine.aspects import result_key
     from debate_eval.tasks.engine.progress import Progress
     from debate_eval.tasks.engine.reread import ParserVersions, reread_run
-    from debate_eval.tasks.engine.rundir import SUMMARY_FILE
-    from debate_eval.tasks.engine.runner import RunSummary, run_span_of, start_line
+    from debate_eval.tasks.engine.summary import RunSummary, run_span_of, start_line
 
     stream = sys.stderr if stream is None else stream
     started = time.perf_counter()
+    local = backend is None
     backend = backend or ProcessBackend(config)
-    count = shards or options.workers
     summary = RunSummary(out_dir=options.out_dir)
     configs = per_aspect(config)
     multi = len(configs) > 1
     # the ids of the items chosen (an own file's, kept when it was checked: no item is read here)
     chosen = select_positions(item_source(config.dataset, options.data_dir), limit=options.limit, docs=options.docs)
     keys = [result_key(item_id, c.aspect, multi) for _, item_id in chosen for c in configs]
+    items = len(keys) // len(configs)
+    count, note = worker_count(shards or options.workers, items, (os.cpu_count() or 1) if local else None)
+    if note:
+        print(f"debate-eval: note: {note}", file=stream)
     versions = ParserVersions()  # the parser versions of the records already in the file
     store = ResultsStore(
         options.out_dir,
@@ -287,7 +310,7 @@ async def run_workers(
 
     def take(raw: bytes) -> None:
         record = line_record(raw)
-        key = _key(record, multi)
+        key = record_result_key(record, multi)
         if key in done or record.config_hash != store.config_hash:
             return
         if record.error:
@@ -365,13 +388,9 @@ async def run_workers(
         summary.elapsed_s = time.perf_counter() - started
         store.recount()  # ``close`` did, unless the file could not be read again
         summary.total = store.tally  # the run's records, earlier invocations included
-        roles = {*config.roles(), "evaluator", *summary.now.accounting.roles, *summary.total.accounting.roles}
-        models = {role: config.models.for_role(role).model for role in roles}
-        prices = load_prices()
-        summary.cost_usd = summary.now.accounting.cost(models, prices)
-        summary.total_cost_usd = summary.total.accounting.cost(models, prices)
+        summary.add_costs(config)
         with contextlib.suppress(Exception):
-            write_json_atomic(options.out_dir / SUMMARY_FILE, {**summary.to_dict(), "workers": count})
+            RunDir(options.out_dir).write_summary({**summary.to_dict(), "workers": count})
         run_result(span, finished=summary.now.finished, failed=summary.now.failed)
         spans.__exit__(*((type(error), error, error.__traceback__) if error else (None, None, None)))
     return summary
@@ -385,7 +404,7 @@ def _start(context: Any, worker: _Worker, config: RunConfig) -> None:
     worker.errors = receive
     worker.process = context.Process(
         target=_worker_main,
-        args=(config, worker.options, send, own_file, trace_carrier()),
+        args=(config, worker.options, send, own_file, trace_carrier(), os.getpid()),
         name=f"debate-eval-worker-{worker.k}",
         daemon=True,
     )
@@ -411,8 +430,8 @@ def _drain_leftovers(out_dir: Path, store: ResultsStore, done: set[str], multi: 
         lock = RunLock(directory)
         lock.acquire()  # a worker of another run still at work: a one-line UserError naming it
         try:
-            for raw, record in _stream(directory / RESULTS_FILE):
-                key = _key(record, multi)
+            for raw, record in _stream(RunDir(directory).results_path):
+                key = record_result_key(record, multi)
                 if record.config_hash != store.config_hash or key in done or record.error:
                     continue
                 done.add(key)
