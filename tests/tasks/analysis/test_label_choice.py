@@ -36,3 +36,9 @@ def test_lowest_confidence_and_random() -> None:
         choose([Candidate("x"), Candidate("y")], 1, how="lowest-confidence")
     with pytest.raises(UserError, match="--n 0"):
         choose(candidates, 0)
+
+
+def test_stratified_takes_one_from_each_confidence_tercile() -> None:
+    candidates = [Candidate(str(i), system="s", score=3.0, confidence=i / 29) for i in range(30)]
+    chosen = choose(candidates, 3, seed=5)
+    assert sorted(i // 10 for i in chosen) == [0, 1, 2]  # confidences 0-0.31, 0.34-0.66, 0.69-1: ten items each
