@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
-from debate_eval.tasks.engine.record import PAIRWISE, REQUIRED_KEYS, VERDICTS, Record
+from debate_eval.tasks.engine.record import PAIRWISE, REQUIRED_KEYS, VERDICTS, Record, RecordRow
 from debate_eval.tasks.engine.rundir import iter_record_file, results_file
 
 DEFAULT_PROTOCOL = "debate"  # debates.base.DEFAULT_METHOD (not imported: analysis loads without AutoGen)
@@ -47,37 +47,14 @@ __all__ = [
 PartKey = tuple[str, str, str]  # (dataset, aspect, protocol)
 
 
-@dataclass(frozen=True, slots=True)
-class ScoreRow:
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ScoreRow(RecordRow):
     """What the meta-evaluation reads of one result record (:class:`Record`): the item, its group and systems,
-    the judge's score or verdict, the human's rating and whether the item finished. Never the transcript,
-    ``details`` or ``usage``: a large run is held as these rows (a few hundred bytes each), not as records.
+    the judge's score or verdict, the human's rating and whether the item finished: the record's fields of
+    ``RecordRow`` (``engine/record.py``, declared there once), and ``verdicts``."""
 
-    The fields are the record's, under the same names (``imported``: the record came from ``debate-eval
-    import``)."""
-
-    item_id: str | int
-    dataset: str
-    aspect: str
-    method: str
-    group_id: str | None = None
-    system_id: str | None = None
-    human_score: float | None = None
-    score: float | None = None
-    score_normalized: float | None = None
-    parse_status: str | None = None
-    error: str | None = None
-    config_hash: str | None = None
-    task_type: str | None = None
-    verdict: str | None = None
-    human_label: str | None = None
-    consistent: bool | None = None
     #: a ``--swap`` record's verdict of each order, the swapped one put back: (original, swapped)
     verdicts: tuple[str | None, str | None] | None = None
-    system_a: str | None = None
-    system_b: str | None = None
-    imported: bool = False
-    parser_version: int | None = None  # the parser version that read it (a mix is warned of: engine/reread.py)
 
     @classmethod
     def of(cls, record: Record) -> ScoreRow:

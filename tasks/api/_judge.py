@@ -20,9 +20,7 @@ its call; a judgment is appended only whole, after its call finished.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import contextlib
-import contextvars
 import hashlib
 import json
 import os
@@ -32,6 +30,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
+from debate_eval._loop import awaited as _awaited
+from debate_eval._loop import blocking as _blocking
 from debate_eval.agents.errors import UserError
 from debate_eval.tasks.data.own_rows import PAIRWISE_INPUT_ORDER, SINGLE_INPUT_ORDER
 from debate_eval.tasks.engine.judgment import Judgment, PairJudgment
@@ -49,63 +49,6 @@ def _inputs_digest(inputs: Mapping[str, str], exclude: str) -> str:
     """A short SHA-256 of ``inputs`` without ``exclude`` (the inputs several systems' outputs share)."""
     shared = {name: value for name, value in inputs.items() if name != exclude}
     return hashlib.sha256(json.dumps(shared, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()[:16]
-
-
-# ------------------------------------------------------------------------------------------ the loop
-
-
-class _Loop:
-    """The event loop every judge of the process runs its calls on, in a daemon thread started on first use."""
-
-    _lock = threading.Lock()
-    _loop: asyncio.AbstractEventLoop | None = None
-
-    @classmethod
-    def get(cls) -> asyncio.AbstractEventLoop:
-        with cls._lock:
-            if cls._loop is None or cls._loop.is_closed():
-                loop = asyncio.new_event_loop()
-                threading.Thread(target=loop.run_forever, name="debate-eval-judge", daemon=True).start()
-                cls._loop = loop
-            return cls._loop
-
-    @classmethod
-    def submit(cls, work: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
-        """Run ``work`` on the judges' loop in a copy of the caller's context (its context variables: the
-        caller's current span, an inspect sample's loop for the inspect provider's calls)."""
-        return asyncio.run_coroutine_threadsafe(_in_context(work, contextvars.copy_context()), cls.get())
-
-    @classmethod
-    def in_loop_thread(cls) -> bool:
-        try:
-            return asyncio.get_running_loop() is cls._loop
-        except RuntimeError:
-            return False
-
-
-async def _in_context(work: Coroutine[Any, Any, T], context: contextvars.Context) -> T:
-    """Await ``work`` as a task run in ``context`` (cancelling this cancels it)."""
-    return await asyncio.get_running_loop().create_task(work, context=context)
-
-
-def _blocking(work: Coroutine[Any, Any, T]) -> T:
-    """Run ``work`` on the judges' loop and wait for it (a KeyboardInterrupt cancels it)."""
-    if _Loop.in_loop_thread():
-        work.close()
-        raise RuntimeError("a Judge's blocking method was called from its own event loop; await the *_async form")
-    future = _Loop.submit(work)
-    try:
-        return future.result()
-    except BaseException:
-        future.cancel()
-        raise
-
-
-async def _awaited(work: Coroutine[Any, Any, T]) -> T:
-    """Await ``work`` running on the judges' loop from the caller's loop (cancelling the caller cancels it)."""
-    if _Loop.in_loop_thread():
-        return await work
-    return await asyncio.wrap_future(_Loop.submit(work))
 
 
 # ------------------------------------------------------------------------------------------ the judge
@@ -615,7 +558,7 @@ class Judge:
         return record.prompt_tokens(), record.completion_tokens(), cost
 
     def _judgment(self, record: Record, config: Any) -> Judgment:
-        return Judgment.of(record, config, *self._usage(record))
+        return Judgment.of(record, config, self._usage(record))
 
     def _pair_judgment(self, record: Record, config: Any) -> PairJudgment:
-        return PairJudgment.of(record, config, *self._usage(record))
+        return PairJudgment.of(record, config, self._usage(record))

@@ -10,6 +10,8 @@ from typing import Any
 
 from debate_eval.tasks.engine.record import Message, Record
 
+Usage = tuple[int, int, "float | None"]  # a judgment's prompt tokens, completion tokens and estimated cost
+
 
 @dataclass(frozen=True, kw_only=True)
 class JudgedItem:
@@ -39,11 +41,10 @@ class JudgedItem:
     confidence: float | None = None
 
     @staticmethod
-    def shared(
-        record: Record, config: Any, prompt_tokens: int, completion_tokens: int, cost_usd: float | None
-    ) -> dict[str, Any]:
+    def shared(record: Record, config: Any, usage: Usage) -> dict[str, Any]:
         """The shared fields of ``record``'s judgment under ``config`` (its method and aspect), with its
-        tokens and cost as the judge counted them."""
+        tokens and cost as the judge counted them (``usage``)."""
+        prompt_tokens, completion_tokens, cost_usd = usage
         transcript = record.transcript
         decider = [m for m in transcript if m.agent == record.decided_by] or transcript
         agreed = record.agreed
@@ -87,9 +88,7 @@ class Judgment(JudgedItem):
         return self.error is None and self.score is not None
 
     @classmethod
-    def of(
-        cls, record: Record, config: Any, prompt_tokens: int, completion_tokens: int, cost_usd: float | None
-    ) -> Judgment:
+    def of(cls, record: Record, config: Any, usage: Usage) -> Judgment:
         """The judgment of ``record`` on ``config``'s scale."""
         low, high = float(config.template.scale.low), float(config.template.scale.high)
         value = record.score
@@ -102,7 +101,7 @@ class Judgment(JudgedItem):
             scale=(low, high),
             normalized_score=normalized,
             system=record.system_id or None,
-            **cls.shared(record, config, prompt_tokens, completion_tokens, cost_usd),
+            **cls.shared(record, config, usage),
         )
 
 
@@ -122,9 +121,7 @@ class PairJudgment(JudgedItem):
         return self.error is None and self.verdict is not None
 
     @classmethod
-    def of(
-        cls, record: Record, config: Any, prompt_tokens: int, completion_tokens: int, cost_usd: float | None
-    ) -> PairJudgment:
+    def of(cls, record: Record, config: Any, usage: Usage) -> PairJudgment:
         """The judgment of the pair ``record`` holds."""
         verdict = record.verdict
         verdicts = record.verdicts  # with swap: {"original": ..., "swapped": ...} (mapped back)
@@ -134,5 +131,5 @@ class PairJudgment(JudgedItem):
             verdict=verdict,
             verdicts=tuple(orders),
             consistent=consistent if isinstance(consistent, bool) else None,
-            **cls.shared(record, config, prompt_tokens, completion_tokens, cost_usd),
+            **cls.shared(record, config, usage),
         )

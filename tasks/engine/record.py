@@ -415,3 +415,36 @@ _DEFAULTS = {
     for f in dataclasses.fields(Record)
     if f.name not in ("extra",)
 }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RecordRow:
+    """The fields of a record that its light views read, declared once: the meta-evaluation's row
+    (``analysis.records.ScoreRow``) and the report's item (``analysis.report.gather.Item``) add their own. No
+    transcript, ``details`` or ``usage``: a large run is held as these (a few hundred bytes each). The names are
+    the record's (``imported``: the record came from ``debate-eval import``)."""
+
+    item_id: str | int
+    dataset: str
+    aspect: str
+    method: str
+    group_id: str | None = None
+    system_id: str | None = None
+    human_score: float | None = None
+    score: float | None = None
+    score_normalized: float | None = None
+    parse_status: str | None = None
+    error: str | None = None
+    config_hash: str | None = None
+    task_type: str | None = None
+    verdict: str | None = None
+    human_label: str | None = None
+    consistent: bool | None = None
+    system_a: str | None = None
+    system_b: str | None = None
+    imported: bool = False
+    parser_version: int | None = None  # the parser version that read it (a mix is warned of: engine/reread.py)
+
+
+#: the names of ``RecordRow``'s fields, in order
+ROW_FIELDS = tuple(f.name for f in dataclasses.fields(RecordRow))

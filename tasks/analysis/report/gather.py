@@ -21,7 +21,7 @@ from debate_eval.agents.errors import UserError
 from debate_eval.agents.redaction import environment_snapshot
 from debate_eval.tasks.analysis.records import ScoreRow
 from debate_eval.tasks.engine.config_checksum import edit_note
-from debate_eval.tasks.engine.record import PAIRWISE, Record
+from debate_eval.tasks.engine.record import PAIRWISE, ROW_FIELDS, Record, RecordRow
 from debate_eval.tasks.engine.reread import mixed_versions_warning
 from debate_eval.tasks.engine.rundir import (
     RunDir,
@@ -104,39 +104,20 @@ def scorer_scores(record: Record) -> tuple[float | None, ...]:
     return tuple(values)
 
 
-@dataclass(slots=True)
-class Item:
-    """What the report's figures and item table read of one record (no transcript, details or texts)."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Item(RecordRow):
+    """What the report's figures and item table read of one record (no transcript, details or texts): the
+    record's fields of ``RecordRow`` (``engine/record.py``, declared there once), and these."""
 
-    item_id: str | int
-    dataset: str
-    aspect: str
-    method: str
-    group_id: str | None
-    system_id: str | None
-    score: float | None
-    human_score: float | None
-    task_type: str | None
-    verdict: str | None
-    human_label: str | None
-    consistent: bool | None
     orders: tuple[str | None, str | None] | None  # --swap: the verdicts of both orders (mapped back)
-    error: str | None
-    parse_status: str | None
     agreed: bool | None
     rounds: float | None
     stop_reason: str | None
     tokens: int
     llm_calls: int
     cached_calls: int
-    imported: bool
     has_inputs: bool
     scorer: tuple[float | None, ...] | None  # the Scorer's score per round, when a Critic took part
-    system_a: str | None = None
-    system_b: str | None = None
-    config_hash: str | None = None
-    parser_version: int | None = None
-    score_normalized: float | None = None
     confidence: float | None = None  # how sure the judgment is, in [0, 1]
 
     @classmethod
@@ -182,29 +163,8 @@ class Item:
         )
 
     def score_row(self) -> ScoreRow:
-        """What the meta-evaluation reads of the item (``tasks.analysis.records.ScoreRow``)."""
-        return ScoreRow(
-            item_id=self.item_id,
-            dataset=self.dataset,
-            aspect=self.aspect,
-            method=self.method,
-            group_id=self.group_id,
-            system_id=self.system_id,
-            human_score=self.human_score,
-            score=self.score,
-            score_normalized=self.score_normalized,
-            parse_status=self.parse_status,
-            error=self.error,
-            config_hash=self.config_hash,
-            task_type=self.task_type,
-            verdict=self.verdict,
-            human_label=self.human_label,
-            consistent=self.consistent,
-            system_a=self.system_a,
-            system_b=self.system_b,
-            imported=self.imported,
-            parser_version=self.parser_version,
-        )
+        """What the meta-evaluation reads of the item (``tasks.analysis.records.ScoreRow``): its record fields."""
+        return ScoreRow(**{name: getattr(self, name) for name in ROW_FIELDS})
 
 
 @dataclass
