@@ -464,10 +464,9 @@ def format_summary(summary: RunSummary, config: RunConfig) -> str:
     if total.errors:
         lines.append(failed_items_note(total.errors))
     out = summary.out_dir
-    lines.append(
-        f"results: {out / 'results.jsonl'}   next: debate-eval show {out} | debate-eval meta-eval "
-        f"{out / 'results.jsonl'}"
-    )
+    # meta-eval compares the judge with human ratings: a run without any has nothing for it
+    meta_eval = f" | debate-eval meta-eval {out / 'results.jsonl'}" if total.rated else ""
+    lines.append(f"results: {out / 'results.jsonl'}   next: debate-eval show {out}{meta_eval}")
     return "\n".join(lines)
 
 
