@@ -221,7 +221,8 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--timeout",
         type=float,
-        help="seconds per request attempt, all of it: connecting, sending, waiting, reading the answer (default 120)",
+        help="seconds per request attempt, all of it: connecting, sending, waiting, reading the answer (default 120; "
+        "900 for the embedded model)",
     )
     group.add_argument(
         "--max-retries",
