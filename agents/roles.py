@@ -3,7 +3,8 @@
 Role names (lower case) are what personas are filed under, what model settings are keyed by
 (``DEBATE_EVAL_<ROLE>_MODEL``, ``--role-model ROLE=...``), what transcripts and usage accounting record, and
 what the scripted test server recognises. Agent names (``Scorer``, ``Critic``, ...) are the participants'
-names in a conversation; ``role_of`` maps one to the other.
+names in a conversation; ``role_of`` maps one to the other. A method with agents of its own registers their
+roles (``register_roles``: Fennec's, in ``debates/fennec/roles.py``) when it is loaded.
 
 Scorer, Critic and Tie-breaker are AutoGen ``AssistantAgent``s whose system messages are the paper's
 (Appendix G.1; see ``personas``). Each keeps its own model context across its turns: with ``--fidelity paper``
@@ -14,6 +15,7 @@ Critic (P, S1) every round.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from enum import Enum
 from typing import TYPE_CHECKING
 
@@ -31,16 +33,12 @@ TIEBREAKER_ROLE = "tiebreaker"
 EVALUATOR_ROLE = "evaluator"  # G-Eval's single agent (its calls use the Scorer's model settings)
 REFEREE_ROLE = "referee"  # a ChatEval referee
 SUMMARIZER_ROLE = "summarizer"  # ChatEval's summarizer
-CRITERIA_WRITER_ROLE = "criteria_writer"  # Fennec's four roles (debates/fennec)
-GUIDELINE_WRITER_ROLE = "guideline_writer"
-JUDGE_ROLE = "judge"
-CORRECTOR_ROLE = "corrector"
-FENNEC_ROLES = (CRITERIA_WRITER_ROLE, GUIDELINE_WRITER_ROLE, JUDGE_ROLE, CORRECTOR_ROLE)
 USER_ROLE = "user"
 
-MODEL_ROLES = (SCORER_ROLE, CRITIC_ROLE, COMMANDER_ROLE, TIEBREAKER_ROLE, *FENNEC_ROLES)  # settings of their own
+# The roles with model settings of their own (the others use the Scorer's); ``register_roles`` adds a
+# method's (Fennec's four), after these, when the method is loaded.
+MODEL_ROLES: list[str] = [SCORER_ROLE, CRITIC_ROLE, COMMANDER_ROLE, TIEBREAKER_ROLE]
 PERSONA_ROLES = (COMMANDER_ROLE, SCORER_ROLE, CRITIC_ROLE, TIEBREAKER_ROLE, REFEREE_ROLE)  # have personas
-ROLES = (*MODEL_ROLES, EVALUATOR_ROLE, REFEREE_ROLE, SUMMARIZER_ROLE)  # every role that calls a model
 
 # ------------------------------------------------------------------------------------------ agent names
 COMMANDER = "Commander"
@@ -48,10 +46,6 @@ SCORER = "Scorer"
 CRITIC = "Critic"
 TIEBREAKER = "TieBreaker"
 EVALUATOR = "Evaluator"  # the single G-Eval agent
-CRITERIA_WRITER = "CriteriaWriter"  # Fennec's agents
-GUIDELINE_WRITER = "GuidelineWriter"
-JUDGE = "Judge"
-CORRECTOR = "Corrector"
 USER = "user"
 
 ROLE_OF = {
@@ -60,12 +54,18 @@ ROLE_OF = {
     CRITIC: CRITIC_ROLE,
     TIEBREAKER: TIEBREAKER_ROLE,
     EVALUATOR: EVALUATOR_ROLE,
-    CRITERIA_WRITER: CRITERIA_WRITER_ROLE,
-    GUIDELINE_WRITER: GUIDELINE_WRITER_ROLE,
-    JUDGE: JUDGE_ROLE,
-    CORRECTOR: CORRECTOR_ROLE,
     USER: USER_ROLE,
 }
+
+
+def register_roles(agents: Mapping[str, str], model_roles: Iterable[str] = ()) -> None:
+    """A method's own agents: their names -> their roles (``role_of``), and the roles among them with model
+    settings of their own (``--role-model ROLE=...``, ``$DEBATE_EVAL_<ROLE>_MODEL``), listed after the others.
+    Registering the same roles again changes nothing; an agent name taken by another role is a ``ValueError``."""
+    for agent, role in agents.items():
+        if ROLE_OF.setdefault(agent, role) != role:
+            raise ValueError(f"agent name {agent!r} already has the role {ROLE_OF[agent]!r}")
+    MODEL_ROLES.extend(role for role in model_roles if role not in MODEL_ROLES)
 
 
 class Relay(str, Enum):

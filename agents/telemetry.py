@@ -268,6 +268,42 @@ def item_result(item: ItemTrace | None, record: Any) -> None:
         kind = str(error).split(":", 1)[0]
         item.span.set_attribute("error.type", kind)
         item.span.set_status(trace.Status(trace.StatusCode.ERROR, kind))
+    evaluation_event(item, record)
+
+
+EVALUATION_EVENT = "gen_ai.evaluation.result"  # the GenAI semantic conventions' evaluation event
+
+
+def evaluation_event(item: ItemTrace, record: Any) -> None:
+    """The item's judgment as the GenAI conventions' ``gen_ai.evaluation.result`` event on its span:
+    ``gen_ai.evaluation.name`` (the aspect), ``gen_ai.evaluation.score.value`` (the parsed score),
+    ``gen_ai.evaluation.score.label`` (a pairwise verdict, or the score as text), and, with content on only,
+    ``gen_ai.evaluation.explanation`` (the deciding answer, secrets masked); a failed item: ``error.type``."""
+    score = getattr(record, "score", None)
+    verdict = getattr(record, "verdict", None)
+    attributes: dict[str, Any] = {
+        "gen_ai.evaluation.name": getattr(record, "aspect", None),
+        "gen_ai.evaluation.score.value": float(score) if score is not None else None,
+        "gen_ai.evaluation.score.label": verdict
+        if verdict is not None
+        else (f"{score:g}" if score is not None else None),
+        "debate_eval.method": getattr(record, "method", None),
+    }
+    error = getattr(record, "error", None)
+    if error:
+        attributes["error.type"] = str(error).split(":", 1)[0]
+    if item.content:
+        answer = _deciding_answer(record)
+        if answer is not None:
+            attributes["gen_ai.evaluation.explanation"] = redact(answer)
+    item.span.add_event(EVALUATION_EVENT, attributes=_attributes(attributes))
+
+
+def _deciding_answer(record: Any) -> str | None:
+    """The deciding agent's last model answer (the record's ``decided_by``), else the last model answer."""
+    answers = [m for m in getattr(record, "transcript", ()) if getattr(m, "usage", None) is not None]
+    chosen = [m for m in answers if m.agent == getattr(record, "decided_by", None)] or answers
+    return str(chosen[-1].content) if chosen else None
 
 
 def debate_round(number: int) -> None:

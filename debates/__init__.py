@@ -25,7 +25,9 @@ A method is a ``Method`` subclass in a folder (or a plugin's module) of its own:
   ``in_context``, ``in_conversation``), K samples of a judge (``SamplePool``, ``sample_request``), combining
   scores and verdicts (``combine_scores``, ``combine_verdicts``, ``combine_orders``), transcripts
   (``build_transcript``, ``pairwise_transcript``), the method's canned replies for offline runs
-  (``ScriptedReplies``, ``ScriptedRole``; ``PAIRWISE_PROMPTS`` marks the project's pairwise prompts);
+  (``ScriptedReplies``, ``ScriptedRole``; ``PAIRWISE_PROMPTS`` marks the project's pairwise prompts); how sure
+  a judgment is (``Confidence``, returned by ``Method.confidence``; ``agreement``: the share of votes for the
+  most common answer);
 - the model layer a method calls (``ClientPool``, ``CallRecord``) and ``UserError`` for bad input.
 
 Names load on first use: ``from debate_eval.debates import option`` does not import AutoGen (the names that
@@ -78,6 +80,8 @@ _SOURCES = {
     "combine_scores": "debate_eval.debates.kit.combine",
     "combine_verdicts": "debate_eval.debates.kit.combine",
     "build_transcript": "debate_eval.debates.kit.transcript",
+    "Confidence": "debate_eval.debates.kit.confidence",
+    "agreement": "debate_eval.debates.kit.confidence",
     "pairwise_transcript": "debate_eval.debates.kit.pairwise_transcript",
     "ScriptedReplies": "debate_eval.agents.models.providers.scripted_server",
     "ScriptedRole": "debate_eval.agents.models.providers.scripted_server",
@@ -91,6 +95,7 @@ __all__ = [
     "PAIRWISE_PROMPTS",
     "CallRecord",
     "ClientPool",
+    "Confidence",
     "EvaluationTask",
     "Method",
     "MethodContext",
@@ -107,6 +112,7 @@ __all__ = [
     "ScriptedRole",
     "UntrustedMaterial",
     "UserError",
+    "agreement",
     "ask_again",
     "build_transcript",
     "combine_orders",
@@ -137,6 +143,7 @@ if TYPE_CHECKING:  # what a type checker and an editor see; at run time each nam
     from debate_eval.debates.base import get_method, register_method
     from debate_eval.debates.evaluation import NO_SCORE, EvaluationTask, Outcome, planted, score_text, verdict_text
     from debate_eval.debates.kit.combine import combine_orders, combine_scores, combine_verdicts
+    from debate_eval.debates.kit.confidence import Confidence, agreement
     from debate_eval.debates.kit.pairwise_transcript import pairwise_transcript
     from debate_eval.debates.kit.reask import Reask, ask_again, in_context, in_conversation
     from debate_eval.debates.kit.samples import SamplePool, sample_request

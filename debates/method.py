@@ -43,6 +43,7 @@ from debate_eval.agents.errors import UserError
 from debate_eval.agents.models.providers.scripted_server import ScriptedReplies
 from debate_eval.agents.roles import Relay
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
+from debate_eval.debates.kit.confidence import Confidence
 from debate_eval.debates.kit.reask import standing
 from debate_eval.debates.record import R, ResultRecord, entries
 from debate_eval.debates.scoring.scores import ParsedScore, ScoreRange, parse_score
@@ -315,6 +316,13 @@ class Method(Generic[ConfigT]):
     def summary_lines(self, records: Iterable[ResultRecord]) -> list[str]:
         """Lines the run summary adds for this method, from the run's records (default: none)."""
         return []
+
+    def confidence(self, record: ResultRecord) -> Confidence | None:
+        """How sure ``record``'s score or verdict is, in [0, 1], from what the run already has (samples'
+        agreement, a debate's course, answer probabilities), and how it was derived; ``None`` when the method
+        has nothing to say (default). ``--swap``'s order check is added by the engine
+        (``debates.kit.confidence.record_confidence``)."""
+        return None
 
     def record_view(self, record: ResultRecord, full: bool = False) -> str | None:
         """A block ``debate-eval show`` prints before one record's messages (default: none)."""

@@ -70,8 +70,8 @@ def measure(data: Path, out: Path) -> tuple[float, float, float, str]:
 def worker_lines(path: Path, count: int) -> None:
     """Print the parent's CPU time per worker line, re-encoding (before) against decoding once (now)."""
     from debate_eval.agents.redaction import redact_record
+    from debate_eval.tasks.engine.backends.workers import line_record
     from debate_eval.tasks.engine.record import Record
-    from debate_eval.tasks.engine.workers import line_record
 
     def encoded_again(raw: bytes) -> bytes:
         line, _ = redact_record(Record.from_json(json.loads(raw)).to_json())

@@ -312,9 +312,12 @@ class ClientPool:
             raw = build_client(settings, base_url, add_rate_limit_hook(http))
         policy = self.retry or RetryPolicy(max_retries=settings.max_retries)
         transport: ChatCompletionClient = raw
+        own_layers = get_provider(settings.provider).own_call_layers  # inspect: its max_connections, its cache
         if get_provider(settings.provider).shares_slots:  # a queued request waits here, not against its timeout
             transport = LimitedClient(raw, self.embedded_slots)
-        elif self.batch is None:  # each attempt waits for the endpoint's budget (the Batch API has its own)
+        elif (
+            self.batch is None and not own_layers
+        ):  # each attempt waits for the endpoint's budget (the Batch API has its own)
             limiter = self.limiter_for(settings, base_url)
             transport = RateLimitedClient(raw, limiter, model=settings.model, max_tokens=settings.sampling.max_tokens)
         where = public_url(base_url) if base_url else f"the {settings.provider} default endpoint"
@@ -322,7 +325,7 @@ class ClientPool:
             transport, policy, self.stats, on_retry=self.on_retry, endpoint=f"{where}, model {settings.model}"
         )
         shared: ChatCompletionClient = AnswerCheckClient(retrying)  # tool calls, content filter, secrets
-        if self.cache is not None:
+        if self.cache is not None and not own_layers:  # the library's own cache answers (inspect's cache)
             fallbacks = (older_namespace,) if older_namespace else ()
             shared = ChatCompletionCache(shared, NamespacedStore(self.cache, namespace, fallbacks))
         return _Stack(raw=raw, shared=shared, settings=settings, base_url=base_url)
@@ -356,7 +359,7 @@ class ClientPool:
         endpoints = [
             Endpoint(role, self.settings_for(role), self._base_url(self.settings_for(role)))
             for role in roles
-            if role not in self.overrides
+            if role not in self.overrides and get_provider(self.settings_for(role).provider).checks_endpoint
         ]
 
         def factory(settings: ModelSettings, base_url: str | None) -> ChatCompletionClient:

@@ -4,7 +4,7 @@
 Retries are shown as they happen: before each wait ``RetryingClient`` hands a ``RetryEvent`` (what failed,
 where, which attempt, how long it waits) to its ``on_retry`` listener. The default, ``print_retry``, writes
 one plain line to stderr; a progress display passes its own listener (``ClientPool(on_retry=...)``,
-``model_pool(on_retry=...)``). A listener must not raise and must not block (it runs on the event loop).
+``SessionOptions(on_retry=...)``). A listener must not raise and must not block (it runs on the event loop).
 """
 
 from __future__ import annotations

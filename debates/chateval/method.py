@@ -34,6 +34,7 @@ from debate_eval.debates.chateval.config import (
 from debate_eval.debates.chateval.scripted import SCRIPTED_REPLIES
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
 from debate_eval.debates.fidelity import AUTHORS_CODE, PAPER, bugs_option, fidelity_of, fidelity_option
+from debate_eval.debates.kit.confidence import Confidence
 from debate_eval.debates.pairwise.scripted import PAIRWISE_PROMPTS
 from debate_eval.debates.record import R, ResultRecord, details_of
 
@@ -138,6 +139,12 @@ class ChatEvalMethod(Method[ChatEvalConfig]):
     def describe(self, config: ChatEvalConfig) -> dict[str, Any]:
         """Strategy, turns, referees."""
         return {"strategy": config.strategy, "turns": config.turns, "referees": [p.name for p in config.referees]}
+
+    def confidence(self, record: ResultRecord) -> Confidence | None:
+        """The referees' agreement (``chateval/confidence.py``)."""
+        from debate_eval.debates.chateval.confidence import referees_confidence
+
+        return referees_confidence(record)
 
     def rescore_pairwise(self, record: R, texts: list[str]) -> R:
         """The referees' final verdicts re-read, their majority again; a record of the FairEval flow

@@ -29,6 +29,7 @@ from debate_eval.debates.base import (
 from debate_eval.debates.debate.scripted import SCRIPTED_REPLIES
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
 from debate_eval.debates.fidelity import AUTHORS_CODE, PAPER, bugs_option, fidelity_of, fidelity_option
+from debate_eval.debates.kit.confidence import Confidence
 from debate_eval.debates.pairwise.scripted import PAIRWISE_PROMPTS
 from debate_eval.debates.record import R, ResultRecord
 
@@ -172,6 +173,12 @@ class DebateMethod(Method["DebateConfig"]):
         from debate_eval.debates.debate.authors_code import authors_reparser
 
         return authors_reparser(record, reparse)
+
+    def confidence(self, record: ResultRecord) -> Confidence | None:
+        """The debate's course (``debate/confidence.py``)."""
+        from debate_eval.debates.debate.confidence import debate_confidence
+
+        return debate_confidence(record)
 
     def rescore(self, record: R, reparse: Reparser) -> R:
         """``--fidelity authors-code`` records are read again with their extraction; others as usual."""

@@ -37,6 +37,7 @@ from debate_eval.debates.base import (
     register_method,
     with_parse,
 )
+from debate_eval.debates.dialevalml.scripted import SCRIPTED_REPLIES
 from debate_eval.debates.evaluation import EvaluationTask, Outcome, score_text
 from debate_eval.debates.record import R, ResultRecord, details_of, entries
 from debate_eval.debates.scoring.scores import ParsedScore, ScoreRange
@@ -209,6 +210,7 @@ class DialEvalMLOptions:
 class DialEvalMLMethod(Method[DialEvalMLConfig]):
     """``dialevalml``: the simple per-aspect prompt, re-asked while no score comes, normalised to [0, 1]."""
 
+    scripted_replies = (SCRIPTED_REPLIES,)  # canned replies for offline runs (scripted.py)
     name = "dialevalml"
     description = "DialEvalML: one short prompt per aspect (turn or dialogue level), score normalised to [0, 1]"
     config_type = DialEvalMLConfig

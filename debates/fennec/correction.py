@@ -19,11 +19,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from debate_eval.agents.models.pool import ClientPool
-from debate_eval.agents.roles import CORRECTOR
 from debate_eval.debates.evaluation import EvaluationTask, Outcome, planted
 from debate_eval.debates.fennec.branch_judgments import judgment_dict
 from debate_eval.debates.fennec.merge import merge_scores, merge_verdicts
 from debate_eval.debates.fennec.prompts import correct_prompt, judged_key, judged_text, replace_text
+from debate_eval.debates.fennec.roles import CORRECTOR
 from debate_eval.debates.fennec.team import (
     CORRECTION,
     Step,

@@ -12,10 +12,17 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from debate_eval.agents.errors import UserError
-from debate_eval.agents.roles import CORRECTOR_ROLE, CRITERIA_WRITER_ROLE, GUIDELINE_WRITER_ROLE, JUDGE, JUDGE_ROLE
 from debate_eval.debates.base import Method, MethodContext, OptionError, Reparser, option, register_method, with_parse
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
+from debate_eval.debates.fennec.roles import (
+    CORRECTOR_ROLE,
+    CRITERIA_WRITER_ROLE,
+    GUIDELINE_WRITER_ROLE,
+    JUDGE,
+    JUDGE_ROLE,
+)
 from debate_eval.debates.fennec.scripted import SCRIPTED_REPLIES
+from debate_eval.debates.kit.confidence import Confidence
 from debate_eval.debates.pairwise.scripted import PAIRWISE_PROMPTS
 from debate_eval.debates.record import R, ResultRecord, details_of, entries
 from debate_eval.debates.scoring.untrusted import UntrustedMaterial
@@ -180,6 +187,12 @@ class FennecMethod(Method[FennecConfig]):
         from debate_eval.debates.fennec.tree import format_tree
 
         return format_tree(record, full)
+
+    def confidence(self, record: ResultRecord) -> Confidence | None:
+        """The branches' agreement (``fennec/confidence.py``)."""
+        from debate_eval.debates.fennec.confidence import branches_confidence
+
+        return branches_confidence(record)
 
     def rescore_pairwise(self, record: R, texts: list[str]) -> R:
         """Every branch judgment's verdict re-read (the instructions of its first judgment set aside), then

@@ -23,7 +23,7 @@ from autogen_agentchat.messages import BaseChatMessage, TextMessage
 
 from debate_eval.agents.models.pool import ClientPool
 from debate_eval.agents.models.wrappers import CallRecord
-from debate_eval.agents.roles import CRITERIA_WRITER, GUIDELINE_WRITER, JUDGE, USER, role_of
+from debate_eval.agents.roles import USER, role_of
 from debate_eval.debates.evaluation import NO_SCORE, EvaluationTask, Outcome, planted
 from debate_eval.debates.fennec.branch_judgments import judge_pairwise, judge_single, judgment_dict
 from debate_eval.debates.fennec.criteria import CriteriaParse, merge_criteria, parse_criteria
@@ -36,6 +36,7 @@ from debate_eval.debates.fennec.prompts import (
     judge_prompt,
     system_message,
 )
+from debate_eval.debates.fennec.roles import CRITERIA_WRITER, GUIDELINE_WRITER, JUDGE
 from debate_eval.debates.kit.reask import Reask, ask_again, in_conversation
 from debate_eval.debates.kit.transcript import build_transcript
 from debate_eval.debates.pairwise.prompts import judge_material

@@ -42,6 +42,7 @@ from debate_eval.debates.geval.config import (
 )
 from debate_eval.debates.geval.scripted import SCRIPTED_REPLIES
 from debate_eval.debates.geval.single import run_geval
+from debate_eval.debates.kit.confidence import Confidence
 from debate_eval.debates.pairwise.scripted import PAIRWISE_PROMPTS
 from debate_eval.debates.record import R, ResultRecord, details_of
 
@@ -92,6 +93,12 @@ class GEvalMethod(Method[GEvalConfig]):
         """Sampling at temperature 0."""
         warning = samples_warning(config, temperature)
         return [warning] if warning else []
+
+    def confidence(self, record: ResultRecord) -> Confidence | None:
+        """The score tokens' probabilities, or the samples' agreement (``geval/confidence.py``)."""
+        from debate_eval.debates.geval.confidence import geval_confidence
+
+        return geval_confidence(record)
 
     def rescore_pairwise(self, record: R, texts: list[str]) -> R:
         """The deciding answer's verdict re-read; with ``--geval-samples`` (one session per sample, each started

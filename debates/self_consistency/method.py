@@ -34,6 +34,7 @@ from debate_eval.debates.base import (
 )
 from debate_eval.debates.evaluation import NO_SCORE, EvaluationTask, Outcome
 from debate_eval.debates.kit.combine import COMBINES, MAJORITY, MEAN, combine_scores, combine_verdicts
+from debate_eval.debates.kit.confidence import Confidence
 from debate_eval.debates.kit.samples import SamplePool
 from debate_eval.debates.record import ResultRecord
 from debate_eval.debates.self_consistency.votes import sample_vote
@@ -195,6 +196,12 @@ class SelfConsistencyMethod(Method[SelfConsistencyConfig]):
         from debate_eval.debates.self_consistency.rescore import samples_reparser
 
         return samples_reparser(record, reparse)
+
+    def confidence(self, record: ResultRecord) -> Confidence | None:
+        """The samples' agreement (``self_consistency/confidence.py``)."""
+        from debate_eval.debates.self_consistency.confidence import samples_confidence
+
+        return samples_confidence(record)
 
     def rescore(self, record: dict[str, Any], reparse: Reparser) -> dict[str, Any]:
         """Each sample re-read by the base method's rescore, then combined again."""

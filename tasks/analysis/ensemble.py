@@ -51,6 +51,7 @@ from debate_eval.tasks.analysis.records import (
     results_path,
     score_row,
 )
+from debate_eval.tasks.engine.rundir import RunDir
 
 WEIGHTINGS = ("correlation", "regression")
 SIGNIFICANCE = 0.05
@@ -104,7 +105,7 @@ def load_submetric(name: str | Path) -> Submetric:
 
     path = results_path(name)
     config: dict[str, Any] = {}
-    config_path = path.parent / "config.json"
+    config_path = RunDir.of_results(path).config_path
     if config_path.is_file():
         try:
             config = json.loads(config_path.read_text(encoding="utf-8")).get("result_config") or {}

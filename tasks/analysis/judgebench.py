@@ -14,7 +14,8 @@ per pair (JudgeBench's single-order figure is the same rule). Reported, over all
   consistency), ``n_consistent`` of ``n_both_orders``; None for a run judged in one order.
 
 A run is on JudgeBench pairs when its dataset is ``judgebench`` (the registered set, or an import of any
-JudgeBench pairs file by ``debate-eval import judgebench``).
+JudgeBench pairs file by ``debate-eval import judgebench``) or ``judgebench:PATH`` (a run on another
+JudgeBench pairs file).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ CATEGORIES = ("mmlu-pro", "livebench-reasoning", "livebench-math", "livecodebenc
 
 def is_judgebench(rows: Iterable[ScoreRow]) -> bool:
     """Whether these records are judgments of JudgeBench pairs."""
-    return any(row.dataset == DATASET and row.pairwise for row in rows)
+    return any((row.dataset == DATASET or row.dataset.startswith(DATASET + ":")) and row.pairwise for row in rows)
 
 
 def order_verdicts(row: ScoreRow) -> tuple[str | None, ...]:

@@ -124,12 +124,12 @@ def system_estimates(records: Sequence[RecordLike], min_units: int = MIN_UNITS) 
 # --- the difference between two systems ------------------------------------------------------------------------
 
 
-def _normal_p(estimate: float, se: float) -> float:
+def _t_p(estimate: float, se: float, df: int) -> float:
     from scipy import stats
 
     if se <= 0.0:
         return 1.0 if estimate == 0.0 else 0.0
-    return float(2.0 * stats.norm.sf(abs(estimate) / se))
+    return float(2.0 * stats.t.sf(abs(estimate) / se, df))
 
 
 def _ppi_mean_se(y: np.ndarray, y_hat: np.ndarray, unlabeled: np.ndarray) -> tuple[float, float]:
@@ -177,7 +177,11 @@ def difference_estimate(first: Groups, second: Groups, min_units: int = MIN_UNIT
     differences as the unlabelled part (a system's outputs in one group count as their mean). **Unpaired**
     otherwise: each system's PPI++ mean, the difference of the two with the standard errors combined. Beside it
     ``human_only``: the same difference from the human ratings alone (the paired or Welch t-test of
-    :mod:`system_pairs`), so the width PPI saves shows. None when ppi-python is missing or PPI has nothing to
+    :mod:`system_pairs`), so the width PPI saves shows. The interval and p use ppi-python's standard error
+    (its tuned interval read back) with a t quantile on n − 1 degrees, n the rated documents (the smaller
+    system's rated outputs when unpaired), in place of the normal one: the rectifier's variance is estimated
+    from those n, and with the normal quantile the interval covered 0.929 at 100 rated documents
+    (``benchmarks/systems_pairs.md``). None when ppi-python is missing or PPI has nothing to
     correct (a system without both rated and unrated outputs).
     """
     from debate_eval.tasks.analysis.system_pairs import pair_test
@@ -189,9 +193,9 @@ def difference_estimate(first: Groups, second: Groups, min_units: int = MIN_UNIT
         if group not in second:
             continue
         a, b = first[group], second[group]
-        judge = float(np.mean([s for s, _ in a]) - np.mean([s for s, _ in b]))
+        judge = sum(s for s, _ in a) / len(a) - sum(s for s, _ in b) / len(b)
         if all(h is not None for _, h in a) and all(h is not None for _, h in b):
-            labelled.append((float(np.mean([h for _, h in a]) - np.mean([h for _, h in b])), judge))
+            labelled.append((sum(h for _, h in a) / len(a) - sum(h for _, h in b) / len(b), judge))  # type: ignore[misc]
         else:
             unlabelled.append(judge)
     humans = {
@@ -203,6 +207,7 @@ def difference_estimate(first: Groups, second: Groups, min_units: int = MIN_UNIT
         y, y_hat = np.array([d for d, _ in labelled]), np.array([j for _, j in labelled])
         estimate, se = _ppi_mean_se(y, y_hat, np.array(unlabelled))
         n_rated, n_unrated, paired = len(labelled), len(unlabelled), True
+        df = n_rated - 1
     else:
         sides = [_arrays([o for outs in side.values() for o in outs]) for side in (first, second)]
         if any(len(y) == 0 or len(u) == 0 for y, _, u in sides):
@@ -214,15 +219,141 @@ def difference_estimate(first: Groups, second: Groups, min_units: int = MIN_UNIT
                     "ci95": withheld, "p_value": withheld, "human_only": human_only}  # fmt: skip
         (ma, sa), (mb, sb) = (_ppi_mean_se(*side) for side in sides)
         estimate, se = ma - mb, float(np.hypot(sa, sb))
+        df = min(len(y) for y, _, _ in sides) - 1
     from scipy import stats
 
-    half = float(stats.norm.ppf(0.5 + LEVEL / 2.0)) * se
+    half = float(stats.t.ppf(0.5 + LEVEL / 2.0, df)) * se
     return {
         "paired": paired,
         "n_rated": n_rated,
         "n_unrated": n_unrated,
         "difference": estimate,
         "ci95": [estimate - half, estimate + half],
-        "p_value": _normal_p(estimate, se),
+        "p_value": _t_p(estimate, se, df),
         "human_only": human_only,
     }
+
+
+# --- planning the human labels ---------------------------------------------------------------------------------
+
+#: Labels the planner looks at at most (a width no number of labels below this reaches is "not reachable").
+MAX_PLANNED = 1_000_000
+
+
+def _z() -> float:
+    from scipy import stats
+
+    return float(stats.norm.ppf(0.5 + LEVEL / 2.0))
+
+
+def human_only_labels(sd_human: float, width: float) -> int:
+    """The fewest human labels whose 95 % t interval of the mean (sample sd ``sd_human``) is at most ``width``
+    wide: the smallest n with 2 · t(n − 1) · sd / √n ≤ width."""
+    from scipy import stats
+
+    if sd_human <= 0:
+        return 2
+    n = max(2, int(np.ceil((2 * _z() * sd_human / width) ** 2)))  # the z answer; t needs a few more
+    while n < MAX_PLANNED and 2 * float(stats.t.ppf(0.5 + LEVEL / 2.0, n - 1)) * sd_human / np.sqrt(n) > width:
+        n += 1
+    return n
+
+
+def ppi_width(n: int, outputs: int | None, sd_human: float, sd_judge: float, covariance: float) -> float:
+    """The 95 % width of the PPI++ mean with ``n`` labels among ``outputs`` judged outputs (None: unlimited
+    unlabelled outputs): 2 z √(λ² σ_ŷ² / N + (σ_y² − 2 λ c + λ² σ_ŷ²) / n), N = outputs − n unlabelled, with
+    PPI++'s λ = c / (σ_ŷ² (1 + n / N)) clipped to [0, 1]."""
+    unlabelled = np.inf if outputs is None else outputs - n
+    if unlabelled <= 0:
+        return 2 * _z() * sd_human / np.sqrt(n)
+    ratio = 0.0 if not np.isfinite(unlabelled) else n / unlabelled
+    lam = float(np.clip(covariance / (sd_judge**2 * (1 + ratio)), 0.0, 1.0)) if sd_judge > 0 else 0.0
+    imputed = 0.0 if not np.isfinite(unlabelled) else lam**2 * sd_judge**2 / unlabelled
+    variance = imputed + (sd_human**2 - 2 * lam * covariance + lam**2 * sd_judge**2) / n
+    return float(2 * _z() * np.sqrt(max(variance, 0.0)))
+
+
+def ppi_labels(width: float, outputs: int | None, sd_human: float, sd_judge: float, covariance: float) -> int | None:
+    """The fewest labels whose PPI++ interval (:func:`ppi_width`) is at most ``width`` wide (None: not reachable
+    with ``outputs`` judged outputs)."""
+    limit = MAX_PLANNED if outputs is None else outputs
+    low, high = 2, limit
+    if ppi_width(high, outputs, sd_human, sd_judge, covariance) > width:
+        return None
+    while low < high:  # the width falls as labels are added
+        middle = (low + high) // 2
+        if ppi_width(middle, outputs, sd_human, sd_judge, covariance) <= width:
+            high = middle
+        else:
+            low = middle + 1
+    return low
+
+
+def plan_labels(records: Sequence[RecordLike], width: float, outputs: int | None = None) -> dict[str, Any]:
+    """From a pilot (records with both a judge score and a human rating), per dataset/aspect and per system: how
+    many human labels a 95 % interval of the system's mean human score ``width`` wide needs, from the human
+    ratings alone (t interval) and with the judge's scores of all the outputs (PPI++, :func:`ppi_labels`).
+
+    ``outputs``: how many outputs per system the judge scores (default: each system's scored outputs in the
+    records). Returns ``{"width", "parts": {"dataset/aspect": {system: {"n_pilot", "sd_human", "sd_judge",
+    "correlation", "outputs", "human_only", "with_judge"}}}}``; ``with_judge`` None when ``outputs`` cannot reach
+    the width; a system with fewer than 3 pilot labels gets ``"too few pilot labels (n=…)"``.
+    """
+    from debate_eval.tasks.analysis.records import partition
+    from debate_eval.tasks.analysis.systems import ALL_SYSTEMS, natural_key, system_of
+
+    parts: dict[str, Any] = {}
+    for (dataset, aspect, _), rows in partition(records).items():
+        single = [row for row in rows if not row.pairwise]
+        by_system: dict[str, list[Any]] = {}
+        for row in single:
+            by_system.setdefault(system_of(row) or ALL_SYSTEMS, []).append(row)
+        plans: dict[str, Any] = {}
+        for name in sorted(by_system, key=natural_key):
+            scored = [(number(r.score), number(r.human_score)) for r in by_system[name] if number(r.score) is not None]
+            pilot = np.array([(s, h) for s, h in scored if h is not None], dtype=float).reshape(-1, 2)
+            if len(pilot) < 3:
+                plans[name] = too_few_units(len(pilot), "pilot labels", 3)
+                continue
+            judge, human = pilot[:, 0], pilot[:, 1]
+            sd_human, sd_judge = float(np.std(human, ddof=1)), float(np.std(judge, ddof=1))
+            covariance = float(np.cov(human, judge, ddof=1)[0, 1])
+            correlation = covariance / (sd_human * sd_judge) if sd_human > 0 and sd_judge > 0 else None
+            total = outputs if outputs is not None else len(scored)
+            plans[name] = {
+                "n_pilot": len(pilot),
+                "sd_human": sd_human,
+                "sd_judge": sd_judge,
+                "correlation": correlation,
+                "outputs": total,
+                "human_only": human_only_labels(sd_human, width),
+                "with_judge": ppi_labels(width, total, sd_human, sd_judge, covariance),
+            }
+        if plans and any(isinstance(plan, dict) for plan in plans.values()):
+            parts[f"{dataset}/{aspect}"] = plans
+    return {"width": width, "level": LEVEL, "parts": parts}
+
+
+def plan_lines(plan: dict[str, Any]) -> list[str]:
+    """The label plan as text, one line per system."""
+    lines = [
+        f"human labels for a 95% interval of a system's mean human score at most {plan['width']:g} wide "
+        "(from the pilot's spread; PPI++ uses the judge's scores of every output)"
+    ]
+    for part, plans in plan["parts"].items():
+        lines.append(f"{part}:")
+        for name, entry in plans.items():
+            if isinstance(entry, str):
+                lines.append(f"  {name}: {entry}")
+                continue
+            with_judge = (
+                f"{entry['with_judge']} with the judge (PPI++, of {entry['outputs']} judged outputs)"
+                if entry["with_judge"] is not None
+                else f"not reachable with the judge's {entry['outputs']} outputs"
+            )
+            correlation = "-" if entry["correlation"] is None else f"{entry['correlation']:.2f}"
+            lines.append(
+                f"  {name}: {entry['human_only']} human-only, {with_judge}; pilot {entry['n_pilot']} labels, "
+                f"human sd {entry['sd_human']:.3f}, judge-human correlation {correlation}"
+            )
+    return lines

@@ -19,7 +19,7 @@ from typing import Any
 
 from debate_eval.agents.errors import UserError
 from debate_eval.tasks.engine.record import PAIRWISE, REQUIRED_KEYS, VERDICTS, Record
-from debate_eval.tasks.engine.rundir import RESULTS_FILE, iter_record_file
+from debate_eval.tasks.engine.rundir import iter_record_file, results_file
 
 DEFAULT_PROTOCOL = "debate"  # debates.base.DEFAULT_METHOD (not imported: analysis loads without AutoGen)
 __all__ = [
@@ -149,8 +149,7 @@ def score_rows(records: Iterable[RecordLike]) -> list[ScoreRow]:
 
 def results_path(name: str | Path) -> Path:
     """A results file, or a run directory's ``results.jsonl``."""
-    path = Path(name)
-    return path / RESULTS_FILE if path.is_dir() else path
+    return results_file(name)
 
 
 def load_results(paths: Sequence[Path]) -> list[ScoreRow]:

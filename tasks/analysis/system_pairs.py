@@ -84,8 +84,8 @@ def pair_test(first: Values, second: Values, min_units: int = MIN_UNITS) -> dict
     2 shared groups and fewer than 2 values on a side)."""
     shared = [group for group in first if group in second and len(first[group]) and len(second[group])]
     if len(shared) >= max(min_units, 2):
-        a = np.array([np.mean(first[group]) for group in shared], dtype=float)
-        b = np.array([np.mean(second[group]) for group in shared], dtype=float)
+        a = np.array([sum(first[group]) / len(first[group]) for group in shared], dtype=float)
+        b = np.array([sum(second[group]) / len(second[group]) for group in shared], dtype=float)
         differences = a - b
         n = len(differences)
         ci95, p = _t_interval(float(differences.mean()), float(differences.std(ddof=1) / np.sqrt(n)), n - 1)

@@ -7,7 +7,8 @@
 - **System-level correlation** (:func:`system_level`): Kendall τ (tau-b), Spearman ρ and Pearson r between the
   systems' mean judge score and their mean human score, each mean over the system's items with both scores
   (SummEval's "system level", beside the summary-level figures of :mod:`correlations`), from three systems on.
-  The 95 % intervals resample groups (documents) with replacement and recompute every system's two means.
+  The 95 % interval is Fisher's z over the systems (:func:`fisher_z_interval`); beside it the interval
+  resampling groups (documents) with the systems fixed.
 - **Per-system comparison** (:func:`compare_systems`): per system the mean judge score with its 95 % interval
   (resampling the system's items); for every two systems the difference of their means (first − second) with
   its t interval and p — the paired t-test over the inputs both were judged on (the same ``group_id``: a
@@ -36,11 +37,13 @@ from debate_eval.tasks.analysis.bootstrap import (
     BCA,
     DEFAULT_CI_METHOD,
     DEFAULT_RESAMPLES,
+    LEVEL,
     MIN_UNITS,
     SEED,
     Interval,
     _check_method,
     bootstrap_ci,
+    is_withheld,
     percentile_interval,
     resampled_means,
     too_few_units,
@@ -113,6 +116,37 @@ def _plain(value: float | None) -> float | None:
 
 # --- system level ----------------------------------------------------------------------------------------------
 
+#: Fewer systems than this get no system-level interval (Kendall's Fisher z needs n − 4 > 0).
+MIN_SYSTEMS_CI = 5
+SYSTEM_CI_METHOD = (
+    "Fisher z over the systems: se 1/sqrt(n-3) for Pearson, sqrt((1 + rho^2/2)/(n-3)) for Spearman "
+    "(Bonett and Wright 2000), sqrt(0.437/(n-4)) for Kendall (Fieller, Hartley and Pearson 1957)"
+)
+
+
+def fisher_z_se(statistic: str, value: float, n_systems: int) -> float:
+    """The standard error of Fisher's z (atanh) of a correlation over ``n_systems`` points: Pearson
+    ``1/sqrt(n-3)``, Spearman ``sqrt((1 + rho^2/2)/(n-3))`` (Bonett and Wright 2000), Kendall
+    ``sqrt(0.437/(n-4))`` (Fieller, Hartley and Pearson 1957)."""
+    if statistic == "pearson":
+        return 1.0 / np.sqrt(n_systems - 3)
+    if statistic == "spearman":
+        return float(np.sqrt((1.0 + value**2 / 2.0) / (n_systems - 3)))
+    return float(np.sqrt(0.437 / (n_systems - 4)))
+
+
+def fisher_z_interval(value: float | None, n_systems: int, statistic: str) -> list[float] | None:
+    """The 95 % interval of a system-level correlation by Fisher's z with :func:`fisher_z_se` (None when the
+    correlation is undefined; [1, 1] or [-1, -1] at a perfect one)."""
+    from scipy import stats
+
+    if value is None or not np.isfinite(value):
+        return None
+    if abs(value) >= 1.0:
+        return [float(value), float(value)]
+    z, half = np.arctanh(value), float(stats.norm.ppf(0.5 + LEVEL / 2.0)) * fisher_z_se(statistic, value, n_systems)
+    return [float(np.tanh(z - half)), float(np.tanh(z + half))]
+
 
 def system_level(
     records: Sequence[RecordLike],
@@ -123,9 +157,14 @@ def system_level(
     """The system-level correlation of single-score records (None below three systems with rated, scored items:
     two points always correlate at +1 or -1).
 
-    Returns ``{"kendall", "spearman", "pearson", "n_systems", "n_groups", "ci95", "systems": {name:
-    {"judge_mean", "human_mean", "n_items"}}}``; ``ci95`` resamples the groups (``bootstrap`` resamples; 0:
-    None; the minimum-units text below ``min_units`` groups).
+    Returns ``{"kendall", "spearman", "pearson", "n_systems", "n_groups", "ci95", "ci95_method",
+    "ci95_documents", "systems": {name: {"judge_mean", "human_mean", "n_items"}}}``. ``ci95``: the 95 % interval
+    over the systems, Fisher's z with each statistic's standard error (:func:`fisher_z_interval`: how far the
+    figure can move with other systems of the same kind; it covers at about the nominal rate from 8 to 32
+    systems, ``benchmarks/systems_pairs.md``), from :data:`MIN_SYSTEMS_CI` systems. ``ci95_documents``:
+    resampling the groups with these systems fixed (how stable the figure is across documents; it under-covers
+    the systems' correlation). Both need ``bootstrap`` > 0 (0: None) and ``min_units`` groups (else the
+    minimum-units text).
     """
     _check_method(ci_method)
     rated = []
@@ -160,16 +199,27 @@ def system_level(
     everything = list(range(len(groups)))
     judge_mean, human_mean, n_items = means(everything)
     values = statistic(everything) or {}
-    ci95 = (
+    documents = (
         bootstrap_ci(everything, statistic, STATISTICS, n=bootstrap, method=ci_method, min_units=min_units)
         if bootstrap
         else None
     )
+    n_present = int(np.sum(n_items > 0))
+    ci95: Any = None
+    if bootstrap:
+        ci95 = (
+            documents
+            if is_withheld(documents)
+            else too_few_units(n_present, "systems", MIN_SYSTEMS_CI)
+            or {name: fisher_z_interval(values.get(name), n_present, name) for name in STATISTICS}
+        )
     return {
         **{name: values.get(name) for name in STATISTICS},
         "n_systems": len(systems),
         "n_groups": len(groups),
         "ci95": ci95,
+        "ci95_method": SYSTEM_CI_METHOD,
+        "ci95_documents": documents,
         "systems": {
             name: {
                 "judge_mean": _plain(judge_mean[i]),
@@ -383,6 +433,10 @@ def comparison_lines(label: str, block: dict[str, Any] | None) -> list[str]:
                 f"human only {_num(ppi['human_only']['mean'])}{_ci(ppi['human_only']['ci95'])}, "
                 f"judge only {_num(ppi['judge_only']['mean'])}{_ci(ppi['judge_only']['ci95'])}"
             )
+            ppi_rank = (block.get("ppi_ranks") or {}).get(name)
+            if ppi_rank:
+                low, high = ppi_rank["rank_set"]
+                line += f", PPI rank {ppi_rank['rank']} ({low}-{high})" if low != high else f", PPI rank {low}"
         lines.append(line)
     pairs = block["pairs"]
     if pairs:
@@ -398,8 +452,9 @@ def pair_lines(label: str, block: dict[str, Any]) -> list[str]:
     """The pairs of a comparison block: how many differ after Holm and BH over the family, then the pairs (up to
     :data:`MAX_PAIR_LINES`) with the difference, its interval, p, Holm and BH p, and the PPI difference."""
     pairs = block["pairs"]
+    family = str(block.get("family", "all the pairs")).removesuffix(f" ({label})")
     lines = [
-        f"{label}: {block.get('family', 'all the pairs')}: {_significant(pairs, 'p_holm')} differ after Holm "
+        f"{label}: {family}: {_significant(pairs, 'p_holm')} differ after Holm "
         f"(family-wise 0.05), {_significant(pairs, 'p_bh')} after Benjamini-Hochberg (false discovery rate 0.05)",
         f"{label}: pairs, first - second, 95% CI, p (paired t on shared inputs, else Welch), Holm p, BH p, "
         "first's wins/ties/losses",

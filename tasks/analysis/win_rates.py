@@ -19,10 +19,10 @@ number in [1, 2] (2 = the system's output preferred): an imported AlpacaEval rec
   each) and per-instruction difficulties downloaded from its hub: without those rows and difficulties the
   figures differ (``docs/systems.md`` gives both). Needs statsmodels (``pip install 'debate-eval[stats]'``); None
   without it.
-- ``pairs``: every two systems on the instructions both were judged on: the difference of their win rates
-  (b − a), its 95 % t interval and the paired t-test's p (scipy's ``ttest_rel`` on the per-instruction
-  differences of preference), with Holm's (family-wise) and Benjamini–Hochberg's (false discovery rate)
-  adjustments over the family of all pairs.
+- ``comparisons``: every two systems compared as :mod:`system_pairs` compares systems, on the per-instruction
+  values (preference − 1) × 100: the difference of their win rates (first − second) with its 95 % t interval
+  and the paired t-test's p over the instructions both were judged on, ``p_holm`` (family-wise) and ``p_bh``
+  (false discovery rate) over the family of all pairs, and each system's rank set.
 """
 
 from __future__ import annotations
@@ -31,16 +31,14 @@ import csv
 import math
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
-from itertools import combinations
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from debate_eval.agents.errors import UserError
 from debate_eval.tasks.analysis.records import ScoreRow
-from debate_eval.tasks.analysis.systems import holm
+from debate_eval.tasks.analysis.system_pairs import compare_values
 from debate_eval.tasks.engine.record import Record
 
 VERDICT_PREFERENCE = {"first": 1.0, "tie": 1.5, "second": 2.0}
@@ -129,19 +127,6 @@ def length_controlled(
     }
 
 
-def _bh(p_values: Sequence[float | None]) -> list[float | None]:
-    """Benjamini–Hochberg adjusted p-values of the numeric ones (the step-up, made monotone)."""
-    numeric = sorted((p, i) for i, p in enumerate(p_values) if isinstance(p, float))
-    out: list[float | None] = list(p_values)
-    running = 1.0
-    m = len(numeric)
-    for rank in range(m - 1, -1, -1):
-        p, i = numeric[rank]
-        running = min(running, p * m / (rank + 1))
-        out[i] = min(1.0, running)
-    return out
-
-
 def baseline_win_rates(
     records: Iterable[Record], difficulty: Mapping[str, float] | None = None
 ) -> dict[str, Any] | None:
@@ -171,27 +156,11 @@ def baseline_win_rates(
             "avg_length": float(np.mean(lengths_b)) if lengths_b else None,
             "length_controlled": length_controlled(values, lengths_a, lengths_b, levels),
         }
-    pairs = []
-    for a, b in combinations(sorted(by_system), 2):
-        shared = sorted(set(by_system[a]) & set(by_system[b]))
-        differences = np.array([(by_system[b][g][0] - by_system[a][g][0]) * 100 for g in shared])
-        entry: dict[str, Any] = {"a": a, "b": b, "n_shared": len(shared), "difference": None, "ci95": None, "p": None}
-        if len(shared) >= 2:
-            entry["difference"] = float(differences.mean())
-            if np.ptp(differences) > 0:
-                test = stats.ttest_rel([by_system[b][g][0] for g in shared], [by_system[a][g][0] for g in shared])
-                interval = test.confidence_interval(0.95)
-                entry.update(p=float(test.pvalue), ci95=[float(interval.low) * 100, float(interval.high) * 100])
-        pairs.append(entry)
-    for entry, adjusted_holm, adjusted_bh in zip(
-        pairs, holm([e["p"] for e in pairs]), _bh([e["p"] for e in pairs]), strict=True
-    ):
-        entry.update(p_holm=adjusted_holm, p_bh=adjusted_bh)
+    values = {name: {group: [(value - 1.0) * 100] for group, (value, _) in by_system[name].items()} for name in systems}
     return {
         "baseline": baseline,
         "systems": systems,
-        "pairs": pairs,
-        "family": f"all {len(pairs)} pairs of systems" if pairs else "no pairs",
+        "comparisons": compare_values(values, family=f"win rates against {baseline}"),
     }
 
 
@@ -230,18 +199,26 @@ def win_rate_table(block: Mapping[str, Any] | None) -> list[str]:
             f"{entry['n_wins']:5d} {entry['n_wins_base']:5d} {entry['n_draws']:5d} {entry['n_total']:5d} "
             f"{entry['avg_length'] or 0:8.0f}"
         )
-    if block["pairs"]:
-        lines.append(f"  pairs (b - a on shared instructions, paired t-test; Holm and BH over {block['family']}):")
-        for pair in block["pairs"]:
-            p = pair["p"]
-            if p is None:
-                lines.append(f"    {pair['b']} - {pair['a']}: n={pair['n_shared']}, no test (constant or too few)")
+    comparisons = block["comparisons"]
+    if comparisons["pairs"]:
+        lines.append(
+            f"  pairs (first - second, {comparisons['pairs'][0]['test']} on shared instructions; p_holm and p_bh "
+            f"over {comparisons['family']}):"
+        )
+        for pair in comparisons["pairs"]:
+            p = pair["p_value"]
+            if not isinstance(p, float):
+                lines.append(f"    {pair['first']} - {pair['second']}: n={pair['n_inputs']}, no test ({p})")
                 continue
             lines.append(
-                f"    {pair['b']} - {pair['a']}: {pair['difference']:+.3f} [{pair['ci95'][0]:+.3f}, "
-                f"{pair['ci95'][1]:+.3f}] n={pair['n_shared']} p={p:.3g} p_holm={pair['p_holm']:.3g} "
+                f"    {pair['first']} - {pair['second']}: {pair['difference']:+.3f} [{pair['ci95'][0]:+.3f}, "
+                f"{pair['ci95'][1]:+.3f}] n={pair['n_inputs']} p={p:.3g} p_holm={pair['p_holm']:.3g} "
                 f"p_bh={pair['p_bh']:.3g}"
             )
+        ranks = ", ".join(
+            f"{name} {entry['rank_set'][0]}-{entry['rank_set'][1]}" for name, entry in comparisons["ranks"].items()
+        )
+        lines.append(f"  rank sets (by Holm at {comparisons['alpha']}): {ranks}")
     if any(entry.get("length_controlled") is None for entry in block["systems"].values()):
         lines.append("  LC needs statsmodels: pip install 'debate-eval[stats]'")
     return lines

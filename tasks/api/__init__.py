@@ -23,10 +23,11 @@ if TYPE_CHECKING:
     from debate_eval._audit import audit, load_card
     from debate_eval._evaluate import evaluate, evaluate_async
     from debate_eval._judge import Judge, Judgment, PairJudgment
+    from debate_eval._jury import Jury, JuryJudgment, jury
     from debate_eval._meta import MetaEval, assert_judge_meets, compare, meta_evaluate
     from debate_eval._registry import datasets, methods, parse_score, parse_verdict
     from debate_eval._run import Message, Record, Run, load_run
-    from debate_eval._trust import calibrate, label_page, read_labels
+    from debate_eval._trust import Cascade, Escalated, calibrate, cascade, label_page, read_labels, select
     from debate_eval.agents.errors import UserError
     from debate_eval.debates.base import Method, MethodContext, register_method
     from debate_eval.debates.scoring.scores import ParsedScore, ScoreRange
@@ -34,18 +35,25 @@ if TYPE_CHECKING:
     from debate_eval.tasks.analysis.audit.card import Card, JudgeCard
     from debate_eval.tasks.analysis.audit.facet import Facet, Figure
     from debate_eval.tasks.analysis.calibration import Calibration
+    from debate_eval.tasks.analysis.cascade import CascadeReport
     from debate_eval.tasks.analysis.labels import Label
     from debate_eval.tasks.analysis.meta_eval import Comparison
+    from debate_eval.tasks.analysis.select import Selection
 
 __all__ = [
     "Calibration",
     "Card",
+    "Cascade",
+    "CascadeReport",
     "Comparison",
+    "Escalated",
     "Facet",
     "Figure",
     "Judge",
     "JudgeCard",
     "Judgment",
+    "Jury",
+    "JuryJudgment",
     "Label",
     "Message",
     "MetaEval",
@@ -57,15 +65,18 @@ __all__ = [
     "Record",
     "Run",
     "ScoreRange",
+    "Selection",
     "UserError",
     "__version__",
     "assert_judge_meets",
     "audit",
     "calibrate",
+    "cascade",
     "compare",
     "datasets",
     "evaluate",
     "evaluate_async",
+    "jury",
     "label_page",
     "load_card",
     "load_run",
@@ -75,11 +86,18 @@ __all__ = [
     "parse_verdict",
     "read_labels",
     "register_method",
+    "select",
 ]
 
 _WHERE = {  # public name -> the module that defines it
     "audit": "debate_eval._audit",
     "load_card": "debate_eval._audit",
+    "cascade": "debate_eval._trust",
+    "Cascade": "debate_eval._trust",
+    "Escalated": "debate_eval._trust",
+    "CascadeReport": "debate_eval.tasks.analysis.cascade",
+    "select": "debate_eval._trust",
+    "Selection": "debate_eval.tasks.analysis.select",
     "Card": "debate_eval.tasks.analysis.audit.card",
     "JudgeCard": "debate_eval.tasks.analysis.audit.card",
     "Facet": "debate_eval.tasks.analysis.audit.facet",
@@ -87,6 +105,9 @@ _WHERE = {  # public name -> the module that defines it
     "evaluate": "debate_eval._evaluate",
     "evaluate_async": "debate_eval._evaluate",
     "Judge": "debate_eval._judge",
+    "jury": "debate_eval._jury",
+    "Jury": "debate_eval._jury",
+    "JuryJudgment": "debate_eval._jury",
     "Judgment": "debate_eval._judge",
     "PairJudgment": "debate_eval._judge",
     "Run": "debate_eval._run",

@@ -9,7 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from debate_eval._evaluate import Data, outside_event_loop, prepared_request
+from debate_eval.tasks.analysis.audit.alt_test import DEFAULT_EPSILON
 from debate_eval.tasks.analysis.audit.card import FACETS, Card, read_card
+from debate_eval.tasks.analysis.audit.self_preference import read_families
 from debate_eval.tasks.analysis.bootstrap import DEFAULT_CI_METHOD, DEFAULT_RESAMPLES
 from debate_eval.tasks.engine.audit.plan import DEFAULT_PARAPHRASES, DEFAULT_REPEATS
 
@@ -39,6 +41,9 @@ def audit(
     bootstrap: int = DEFAULT_RESAMPLES,
     ci_method: str = DEFAULT_CI_METHOD,
     label: str | None = None,
+    alt_epsilon: float = DEFAULT_EPSILON,
+    system_families: Mapping[str, str] | str | None = None,
+    judge_family: str | None = None,
     config: str | os.PathLike[str] | None = None,
     quiet: bool = False,
     **options: Any,
@@ -49,7 +54,9 @@ def audit(
     every ``run`` option and method option by name; ``config=`` a TOML file under them). ``method`` may name
     several methods (``["debate", "geval"]`` or ``"debate,geval"``): one judge each, side by side. The audit's
     own keywords are the command's flags (``facets``, ``repeats``, ``paraphrases``, ``paraphrase_model``,
-    ``injections``, ``budget_usd``, ``bootstrap``, ``ci_method``, ``label``). Without ``out`` the audit goes
+    ``injections``, ``budget_usd``, ``bootstrap``, ``ci_method``, ``label``; ``alt_epsilon`` for the alt-test,
+    which reads the data's ``annotators`` field; ``system_families``, a system -> family mapping or the
+    command's text or file, and ``judge_family`` for the self-preference facet). Without ``out`` the audit goes
     into a new temporary folder (``card.json`` there); with it, a rerun resumes and another model audited into
     the same folder joins the card. ``quiet``: no progress lines on standard output.
 
@@ -89,6 +96,13 @@ def audit(
         ci_method=ci_method,
         label=label,
         commands=(f"debate_eval.audit(out={str(run_request.out)!r}, ...)",),
+        alt_epsilon=alt_epsilon,
+        system_families=tuple(
+            (
+                read_families(system_families) if isinstance(system_families, str) else dict(system_families or {})
+            ).items()
+        ),
+        judge_family=judge_family,
     )
     stream = open(os.devnull, "w", encoding="utf-8") if quiet else None  # noqa: SIM115 - closed below
 

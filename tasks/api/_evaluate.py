@@ -90,6 +90,7 @@ async def evaluate_async(
     **options: Any,
 ) -> Run:
     """``evaluate`` for code that already runs an event loop: ``run = await evaluate_async(...)``."""
+    from debate_eval.tasks.analysis.end_of_run import compare_systems
     from debate_eval.tasks.engine import build
     from debate_eval.tasks.engine.runner import run
 
@@ -112,7 +113,7 @@ async def evaluate_async(
     run_config, run_options = build.build_run(request, obj)
     for warning in build.method_warnings(run_config):
         warnings.warn(warning, UserWarning, stacklevel=2)
-    await run(run_config, run_options)
+    await run(run_config, run_options, systems=compare_systems)
     return load_run(run_options.out_dir)
 
 

@@ -22,19 +22,19 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import contextvars
 import hashlib
 import json
 import os
-import tempfile
 import threading
-from collections.abc import Awaitable, Coroutine, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Awaitable, Coroutine, Iterable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
-from debate_eval._run import Message
 from debate_eval.agents.errors import UserError
-from debate_eval.tasks.data.own_file import PAIRWISE_INPUT_ORDER, SINGLE_INPUT_ORDER
+from debate_eval.tasks.data.own_rows import PAIRWISE_INPUT_ORDER, SINGLE_INPUT_ORDER
+from debate_eval.tasks.engine.judgment import Judgment, PairJudgment
 from debate_eval.tasks.engine.record import Record
 
 T = TypeVar("T")
@@ -49,74 +49,6 @@ def _inputs_digest(inputs: Mapping[str, str], exclude: str) -> str:
     """A short SHA-256 of ``inputs`` without ``exclude`` (the inputs several systems' outputs share)."""
     shared = {name: value for name, value in inputs.items() if name != exclude}
     return hashlib.sha256(json.dumps(shared, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()[:16]
-
-
-# ---------------------------------------------------------------------------------------------- results
-
-
-@dataclass(frozen=True)
-class Judgment:
-    """One output judged: ``score`` on ``scale`` (None when no score could be read: see ``parse_status``
-    and ``parse_reason``), ``normalized_score`` on [0, 1], the deciding ``rationale`` (the text of the answer
-    the score was read from), the debate's ``rounds`` and whether the Critic ``agreed``, every message, the
-    tokens and the estimated cost (None without a price), and ``error`` when the call failed. ``system``:
-    the system that wrote the output, as given (with ``record_to``, the run's per-system comparison uses it)."""
-
-    id: str
-    method: str
-    aspect: str
-    score: float | None
-    scale: tuple[float, float]
-    normalized_score: float | None
-    parse_status: str | None
-    parse_method: str | None
-    parse_reason: str | None
-    rationale: str | None
-    rounds: int
-    agreed: bool | None
-    stop_reason: str | None
-    messages: tuple[Message, ...]
-    prompt_tokens: int
-    completion_tokens: int
-    cost_usd: float | None
-    error: str | None
-    system: str | None = None
-
-    @property
-    def ok(self) -> bool:
-        """True when the call finished and a score was read."""
-        return self.error is None and self.score is not None
-
-
-@dataclass(frozen=True)
-class PairJudgment:
-    """One pair judged: ``verdict`` ``first`` / ``second`` / ``tie`` (None when none could be read), with
-    ``swap`` the verdict of each order (``verdicts``: the original order's, then the swapped order's mapped
-    back) and whether they agree (``consistent``); the rest as ``Judgment``."""
-
-    id: str
-    method: str
-    aspect: str
-    verdict: str | None
-    verdicts: tuple[str | None, ...]
-    consistent: bool | None
-    parse_status: str | None
-    parse_method: str | None
-    parse_reason: str | None
-    rationale: str | None
-    rounds: int
-    agreed: bool | None
-    stop_reason: str | None
-    messages: tuple[Message, ...]
-    prompt_tokens: int
-    completion_tokens: int
-    cost_usd: float | None
-    error: str | None
-
-    @property
-    def ok(self) -> bool:
-        """True when the call finished and a verdict was read."""
-        return self.error is None and self.verdict is not None
 
 
 # ------------------------------------------------------------------------------------------ the loop
@@ -139,7 +71,9 @@ class _Loop:
 
     @classmethod
     def submit(cls, work: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
-        return asyncio.run_coroutine_threadsafe(work, cls.get())
+        """Run ``work`` on the judges' loop in a copy of the caller's context (its context variables: the
+        caller's current span, an inspect sample's loop for the inspect provider's calls)."""
+        return asyncio.run_coroutine_threadsafe(_in_context(work, contextvars.copy_context()), cls.get())
 
     @classmethod
     def in_loop_thread(cls) -> bool:
@@ -147,6 +81,11 @@ class _Loop:
             return asyncio.get_running_loop() is cls._loop
         except RuntimeError:
             return False
+
+
+async def _in_context(work: Coroutine[Any, Any, T], context: contextvars.Context) -> T:
+    """Await ``work`` as a task run in ``context`` (cancelling this cancels it)."""
+    return await asyncio.get_running_loop().create_task(work, context=context)
 
 
 def _blocking(work: Coroutine[Any, Any, T]) -> T:
@@ -263,15 +202,10 @@ class Judge:
         self.aspect = str(aspect)
         self.record_to = Path(record_to) if record_to is not None else None
         self._configs: dict[tuple[str, tuple[str, ...], bool], Any] = {}
-        self._evaluators: dict[str, Any] = {}
         self._hashes: dict[int, str] = {}
-        self._pool: Any = None
-        self._stack: contextlib.ExitStack | None = None
-        self._temp: tempfile.TemporaryDirectory[str] | None = None
+        self._session: Any = None  # the Session (engine/session.py), opened at the first call
         self._started: asyncio.Lock | None = None
-        self._store: Any = None
         self._store_config: Any = None
-        self._prices: Any = None
         self._closed = False
         if criteria is not None or template is not None:
             self._config(self._single_names({"output": ""}), swap=False)  # bad options fail here, not at a call
@@ -328,77 +262,51 @@ class Judge:
     # ------------------------------------------------------------------ lifetime
 
     async def _start(self, config: Any) -> None:
-        """The pool (and, with ``record_to``, the run directory) on first use; the endpoints checked once."""
+        """The session (with ``record_to``, over the run directory) on first use; the endpoints checked once."""
         if self._closed:
             raise UserError("this Judge is closed")
         if self._started is None:
             self._started = asyncio.Lock()
         async with self._started:
-            if self._pool is None:
-                await self._open_pool(config)
-            if self.record_to is not None and self._store is None:
-                self._open_store(config)
-        if self._store is not None and self._hashes[id(config)] != self._store.config_hash:
+            if self._session is None:
+                self._session = await self._open_session(config)
+        store = self._session.store
+        if store is not None and self._hashes[id(config)] != store.config_hash:
             raise UserError(
                 f"{self.record_to} records judgments of one configuration; this call's differs (other inputs, "
                 "a pairwise call or swap): give it a Judge with another record_to"
             )
 
-    async def _open_pool(self, config: Any) -> None:
-        from debate_eval.agents.models.pool import ClientPool, default_cache_dir
-        from debate_eval.agents.models.providers import start_providers
+    async def _open_session(self, config: Any) -> Any:
         from debate_eval.agents.models.rate_limit import RateOptions
-        from debate_eval.agents.models.response_cache import open_response_cache
-        from debate_eval.agents.models.wrappers import TransportStats
-        from debate_eval.tasks.engine.accounting import load_prices
-        from debate_eval.tasks.engine.compat.hashes import url_era_namespace
+        from debate_eval.tasks.engine import build
+        from debate_eval.tasks.engine.run_config import config_document
+        from debate_eval.tasks.engine.session import Session, SessionOptions, open_store
 
         request = self._request
-        stack = contextlib.ExitStack()
-        try:
-            folder = self.record_to
-            if folder is None and config.models.needs_embedded:  # the embedded server's log, removed on close
-                self._temp = tempfile.TemporaryDirectory(prefix="debate-eval-judge-")
-                folder = Path(self._temp.name)
-            started = start_providers(config.models, config.roles(), folder or Path(tempfile.gettempdir()), stack)
-            cache = None
-            if not request.no_cache:
-                directory = Path(request.cache_dir) if request.cache_dir else default_cache_dir()
-                cache = open_response_cache(directory, reset=request.reset_cache)
-            in_flight = request.concurrency or DEFAULT_IN_FLIGHT
-            self._stats = TransportStats()
-            pool = ClientPool(
-                config.models,
-                server_urls=started,
-                cache=cache,
-                stats=self._stats,
-                answers=config.answers,
-                rate=RateOptions(request.rpm, request.tpm, in_flight),
-                shared_limits=True,
-                older_namespace=url_era_namespace,  # cached answers of earlier versions are still found
+        store = None
+        if self.record_to is not None:
+            document = config_document(config, build.build_run_options(request, config))
+            store = open_store(  # takes the lock
+                self.record_to,
+                config,
+                document,
+                config_hash=self._hashes[id(config)],
+                allow_endpoint_change=request.allow_endpoint_change,
+                earlier_versions=False,
             )
-            if not request.no_preflight:
-                await pool.preflight(config.roles())
-        except BaseException:
-            stack.close()
-            raise
-        self._pool, self._stack, self._prices = pool, stack, load_prices()
-
-    def _open_store(self, config: Any) -> None:
-        from debate_eval.tasks.engine import build
-        from debate_eval.tasks.engine.endpoints import check_endpoint_moves
-        from debate_eval.tasks.engine.fingerprints import check_served_models
-        from debate_eval.tasks.engine.results import ResultsStore
-        from debate_eval.tasks.engine.run_config import config_document
-
-        assert self.record_to is not None
-        options = build.build_run_options(self._request, config)
-        document = config_document(config, options)
-        allow = self._request.allow_endpoint_change
-        check_endpoint_moves(self.record_to, config, document, allow=allow)
-        self._store = ResultsStore(self.record_to, document, self._hashes[id(config)])  # takes the lock
-        check_served_models(self.record_to, config.roles(), self._pool.served_models, allow=allow)
-        self._store_config = config
+            self._store_config = config
+        options = SessionOptions(
+            use_cache=not request.no_cache,
+            cache_dir=Path(request.cache_dir) if request.cache_dir else None,
+            reset_cache=request.reset_cache,
+            preflight=not request.no_preflight,
+            rate=RateOptions(request.rpm, request.tpm, request.concurrency or DEFAULT_IN_FLIGHT),
+            shared_limits=True,
+            allow_endpoint_change=request.allow_endpoint_change,
+            work_dir=self.record_to,
+        )
+        return await Session.open(config, options, store=store)
 
     async def aclose(self) -> None:
         """Release the connections, the run directory's lock and the embedded server, if any (idempotent)."""
@@ -408,40 +316,41 @@ class Judge:
         if self._closed:
             return
         self._closed = True
-        if self._pool is not None:
-            await self._pool.close()
-        if self._store is not None:
-            self._write_summary()
-            self._store.close()
-        if self._stack is not None:
-            self._stack.close()
-        if self._temp is not None:
-            self._temp.cleanup()
+        session, self._session = self._session, None
+        if session is None:
+            return
+        try:
+            await session.close_models()
+            if session.store is not None:
+                self._write_summary(session)
+        finally:
+            await session.close()
 
     def close(self) -> None:
         """``aclose`` for synchronous code."""
         _blocking(self._aclose())
 
-    def _write_summary(self) -> None:
+    def _write_summary(self, session: Any) -> None:
         """``summary.json`` of the run directory: the totals over its judgments, as a run writes them."""
         from debate_eval.tasks.engine.rundir import ResultsWriteError
-        from debate_eval.tasks.engine.runner import Tally
+        from debate_eval.tasks.engine.tally import Tally
 
+        store = session.store
         total = Tally()
         systems = False
-        for record in self._store.run_records():  # one at a time, from the file
+        for record in store.run_records():  # one at a time, from the file
             total.add(record)
             systems = systems or bool(record.system_id)
-        cost = total.accounting.cost(self._models(total.accounting.roles), self._prices or {})
+        cost = total.accounting.cost(self._models(total.accounting.roles), session.prices)
         summary = total.to_dict(cost)
         if systems:  # judgments that name their system: the per-system comparison, as a run's summary has it
             from debate_eval.tasks.analysis.systems import run_systems
 
-            block = run_systems([record.systems_row() for record in self._store.run_records(messages=False)])
+            block = run_systems([record.systems_row() for record in store.run_records(messages=False)])
             if block:
                 summary["systems"] = block
         with contextlib.suppress(ResultsWriteError):
-            self._store.run_dir.write_summary(summary)
+            session.write_summary(summary)
 
     def __enter__(self) -> Judge:
         return self
@@ -626,22 +535,20 @@ class Judge:
     ) -> Record:
         """One item through the method: the stored judgment when ``record_to`` holds it, else a new one
         (appended there whole, once finished)."""
-        from debate_eval.agents.models.batch import item_in_flight
         from debate_eval.agents.redaction import environment_snapshot
         from debate_eval.agents.telemetry import tracing_content
         from debate_eval.debates.evaluation import EvaluationTask
-        from debate_eval.debates.pairwise.swap import swapping
         from debate_eval.tasks.data.registry import Item
         from debate_eval.tasks.engine.pairwise import build_pairwise_task
-        from debate_eval.tasks.engine.runner import evaluate_one
 
         identity = inputs if system is None else {**inputs, "\x00system": system}  # one system's output, not another's
         digest = hashlib.sha256(json.dumps(identity, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
         item_id = str(item_id) if item_id is not None else f"sha256:{digest[:16]}"
         await self._start(config)
         config_hash = self._hashes[id(config)]
-        if self._store is not None:
-            stored = self._store.get(item_id)
+        store = self._session.store
+        if store is not None:
+            stored = store.get(item_id)
             if stored is not None and stored.config_hash == config_hash and stored.ok:
                 if (stored.details or {}).get("judge_inputs_sha256") not in (None, digest):
                     raise UserError(f"{self.record_to}: id {item_id!r} was judged on other inputs; give another id")
@@ -668,16 +575,14 @@ class Judge:
             row_index=0,
             task_type="pairwise" if pairwise else "single",
         )
-        evaluator = self._evaluators.get(config_hash)
-        if evaluator is None:
-            evaluator = self._evaluators[config_hash] = swapping(config.evaluator())
+        session = self._session
         # the environment's secrets read once for the call, not at every message (agents/redaction.py); the
         # texts on spans with trace_content=True, as a run's --trace-content (agents/telemetry.py)
-        with item_in_flight(self._pool.batch), environment_snapshot(), tracing_content(self._request.trace_content):
-            judged = await evaluate_one(evaluator, item, task, config, self._pool, config_hash=config_hash)
+        with environment_snapshot(), tracing_content(self._request.trace_content):
+            judged = await session.judge(task, item, config)
         judged = judged.replace(details={**(judged.details or {}), "judge_inputs_sha256": digest})
-        if self._store is not None:
-            self._store.append(judged)
+        if session.store is not None:
+            session.append(judged)
         return judged
 
     def _as_this_parser_reads(self, stored: Record, config: Any, inputs: Mapping[str, str]) -> Record:
@@ -691,8 +596,7 @@ class Judge:
         again = reread_record(stored, config, inputs)
         if stored.parser_version is None and again.replace(parser_version=None).to_json() == stored.to_json():
             return stored  # read the same way: the line stays as it is, like a resume leaves it
-        assert self._store is not None
-        self._store.append(again)
+        self._session.append(again)
         return again
 
     # ------------------------------------------------------------------ results
@@ -707,52 +611,11 @@ class Judge:
         usage = dict(record.usage or {})
         accounting = Accounting()
         accounting.add_item(usage)
-        cost = accounting.cost(self._models(usage), self._prices or {})
+        cost = accounting.cost(self._models(usage), self._session.prices if self._session else {})
         return record.prompt_tokens(), record.completion_tokens(), cost
 
-    def _common(self, record: Record, config: Any) -> dict[str, Any]:
-        transcript = record.transcript
-        decider = [m for m in transcript if m.agent == record.decided_by] or transcript
-        prompt, completion, cost = self._usage(record)
-        agreed = record.agreed
-        return {
-            "id": record.key,
-            "method": str(config.protocol),
-            "aspect": str(config.aspect),
-            "parse_status": record.parse_status,
-            "parse_method": record.parse_method,
-            "parse_reason": record.parse_reason,
-            "rationale": decider[-1].content if decider else None,
-            "rounds": int(record.rounds or 0),
-            "agreed": agreed if isinstance(agreed, bool) else None,
-            "stop_reason": record.stop_reason,
-            "messages": tuple(transcript),
-            "prompt_tokens": prompt,
-            "completion_tokens": completion,
-            "cost_usd": cost,
-            "error": record.error,
-        }
-
     def _judgment(self, record: Record, config: Any) -> Judgment:
-        low, high = float(config.template.scale.low), float(config.template.scale.high)
-        value = record.score
-        score = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-        normalized = None
-        if score is not None and high > low:
-            normalized = min(1.0, max(0.0, (score - low) / (high - low)))
-        system = record.system_id or None
-        return Judgment(
-            score=score, scale=(low, high), normalized_score=normalized, system=system, **self._common(record, config)
-        )
+        return Judgment.of(record, config, *self._usage(record))
 
     def _pair_judgment(self, record: Record, config: Any) -> PairJudgment:
-        verdict = record.verdict
-        verdicts = record.verdicts  # with swap: {"original": ..., "swapped": ...} (mapped back)
-        orders: Sequence[Any] = tuple(verdicts.values()) if isinstance(verdicts, Mapping) else (verdict,)
-        consistent = record.consistent
-        return PairJudgment(
-            verdict=verdict,
-            verdicts=tuple(orders),
-            consistent=consistent if isinstance(consistent, bool) else None,
-            **self._common(record, config),
-        )
+        return PairJudgment.of(record, config, *self._usage(record))

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from debate_eval.agents.errors import UserError
 from debate_eval.tasks.engine.record import TABLE_COLUMNS, Message, Record
-from debate_eval.tasks.engine.rundir import CONFIG_FILE, RESULTS_FILE, RunDir, read_json_object
+from debate_eval.tasks.engine.rundir import RunDir, read_json_object
 
 if TYPE_CHECKING:
     import pandas
@@ -40,7 +40,7 @@ class Run:
     @property
     def results_file(self) -> Path:
         """``results.jsonl``."""
-        return self.path / RESULTS_FILE
+        return RunDir(self.path).results_path
 
     @property
     def records(self) -> list[Record]:
@@ -98,13 +98,13 @@ class Run:
 def load_run(path: str | os.PathLike[str]) -> Run:
     """Open a run directory (or its ``results.jsonl``) written by ``evaluate`` or ``debate-eval run``."""
     folder = Path(path).expanduser()
-    if folder.is_file() and folder.name == RESULTS_FILE:
+    if folder.is_file() and RunDir.of_results(folder).is_results_file(folder):
         folder = folder.parent
     if not folder.is_dir():
         raise UserError(f"{folder}: no such run directory")
-    if not (folder / RESULTS_FILE).is_file() and not (folder / CONFIG_FILE).is_file():
-        raise UserError(f"{folder}: not a run directory (no {RESULTS_FILE} or {CONFIG_FILE})")
     run_dir = RunDir(folder)
+    if not run_dir.is_run():
+        raise UserError(f"{folder}: {run_dir.not_a_run_text()}")
     return Run(path=folder, config=_read_json(run_dir.config_path), summary=_read_json(run_dir.summary_path))
 
 

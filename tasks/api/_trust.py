@@ -1,20 +1,27 @@
 """Trust from a few labels, from Python: ``label_page`` (``debate-eval label``), ``read_labels`` (the one reader
-of ``labels.jsonl``) and ``calibrate`` (``debate-eval calibrate``)."""
+of ``labels.jsonl``), ``calibrate`` (``debate-eval calibrate``), ``select`` (``debate-eval select``: choose a
+judge among finished runs), ``cascade`` (``debate-eval cascade``: a cascade's thresholds from finished runs and
+labels) and ``Cascade`` (thresholds applied to live judges, a later judge called only when the earlier ones are
+unsure)."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Union
+from typing import Any, Union
 
 from debate_eval._run import Run
 from debate_eval.tasks.analysis.bootstrap import DEFAULT_RESAMPLES, SEED
 from debate_eval.tasks.analysis.calibration import DEFAULT_FOLDS, Calibration, calibrate_records
+from debate_eval.tasks.analysis.cascade import DEFAULT_MIN_DECIDED, CascadeReport
 from debate_eval.tasks.analysis.label_choice import DEFAULT_LABELS, STRATIFIED
 from debate_eval.tasks.analysis.labels import Label, labelled_run_rows, scale_of_run
 from debate_eval.tasks.analysis.labels import read_labels as _read_labels
 from debate_eval.tasks.analysis.records import load_results, results_path
 from debate_eval.tasks.analysis.report.label_page import label_page as _label_page
+from debate_eval.tasks.analysis.select import DEFAULT_DEV_SHARE, DEFAULT_LEVEL, Selection
 
 RunLike = Union[Run, str, "os.PathLike[str]"]
 PathLike = Union[str, "os.PathLike[str]"]
@@ -65,3 +72,113 @@ def calibrate(
     aspects = {str(row.aspect) for row in records}
     scale = scale_of_run(path, next(iter(aspects))) if len(aspects) == 1 else None
     return calibrate_records(records, apply_to=other, folds=folds, bootstrap=bootstrap, seed=seed, scale=scale)
+
+
+def _labels(labels: Any, first_run: Any) -> Mapping[str, Any] | None:
+    from debate_eval.tasks.analysis.labelled import labels_of_file
+
+    if labels is None or isinstance(labels, Mapping):
+        return labels
+    return labels_of_file(labels, first_run)
+
+
+def select(
+    runs: Sequence[str | os.PathLike[str]],
+    *,
+    labels: str | os.PathLike[str] | Mapping[str, Any] | None = None,
+    dev: float = DEFAULT_DEV_SHARE,
+    seed: int = 0,
+    level: float = DEFAULT_LEVEL,
+) -> Selection:
+    """``debate-eval select`` as a function: among ``runs`` (candidate run directories of the same items, the
+    simplest first), the best on a ``dev`` share of the labelled items, chosen only when it beats the simplest
+    on the held-out rest with a paired test at ``level``; otherwise the simplest."""
+    from debate_eval.tasks.analysis.select import select_judge
+
+    given = _labels(labels, runs[0]) if runs else None
+    return select_judge(runs, labels=given, dev_share=dev, seed=seed, level=level)
+
+
+def cascade(
+    runs: Sequence[str | os.PathLike[str]],
+    *,
+    alpha: float,
+    delta: float = 0.1,
+    labels: str | os.PathLike[str] | Mapping[str, Any] | None = None,
+    calibration: float = 0.5,
+    seed: int = 0,
+    tolerance: float | None = None,
+    min_decided: int = DEFAULT_MIN_DECIDED,
+) -> CascadeReport:
+    """``debate-eval cascade`` as a function: the thresholds of the cascade of ``runs`` (run directories of
+    the same items, cheapest first) chosen on a ``calibration`` share of the labelled items so that the
+    agreement on the decided items is ≥ ``alpha`` with probability ≥ 1 - ``delta``, and its figures on the
+    held-out rest. ``labels``: a labels file, or a mapping of item id to rating or verdict (default: the runs'
+    own human labels)."""
+    from debate_eval.tasks.analysis.cascade import cascade_runs
+    from debate_eval.tasks.analysis.labelled import load_judge
+
+    judges = [load_judge(path) for path in runs]
+    given = _labels(labels, runs[0]) if runs else None
+    return cascade_runs(
+        judges,
+        alpha=alpha,
+        delta=delta,
+        labels=given,  # type: ignore[arg-type]
+        calibration_share=calibration,
+        seed=seed,
+        tolerance=tolerance,
+        min_decided=min_decided,
+    )
+
+
+@dataclass(frozen=True)
+class Escalated:
+    """What a ``Cascade`` returned for one item: the deciding ``judgment`` (None when every judge was unsure:
+    the item is left for a person), which judge decided (its index, or None), and every judgment made."""
+
+    judgment: Any
+    decided_by: int | None
+    judgments: tuple[Any, ...]
+
+    @property
+    def abstained(self) -> bool:
+        """True when no judge was sure enough: the item is for a person."""
+        return self.decided_by is None
+
+
+class Cascade:
+    """Judges tried in order (cheapest first): judge k's judgment stands when its ``confidence`` is at least
+    ``thresholds[k]``; otherwise the next judge is called; when none is sure, the item is left for a person.
+    The thresholds come from ``cascade(...)`` on labelled runs (``Cascade.from_report``) or are given.
+    ``judges`` are ``Judge`` objects (or anything with their ``score`` and ``compare``)."""
+
+    def __init__(self, judges: Sequence[Any], thresholds: Sequence[float]) -> None:
+        if len(judges) != len(thresholds) or not judges:
+            raise ValueError("a Cascade needs one threshold per judge, and at least one judge")
+        self.judges = tuple(judges)
+        self.thresholds = tuple(float(t) for t in thresholds)
+
+    @classmethod
+    def from_report(cls, judges: Sequence[Any], report: CascadeReport) -> Cascade:
+        """A cascade of ``judges`` with the thresholds ``report`` chose (a judge that decides nothing there gets
+        an infinite threshold: it is never trusted)."""
+        return cls(judges, [t.value for t in report.thresholds])
+
+    def score(self, output: str, **inputs: Any) -> Escalated:
+        """Judge one output (the keywords of ``Judge.score``), escalating while the judges are unsure."""
+        return self._escalate(lambda judge: judge.score(output, **inputs))
+
+    def compare(self, output_a: str, output_b: str, **inputs: Any) -> Escalated:
+        """Judge one pair (the keywords of ``Judge.compare``), escalating while the judges are unsure."""
+        return self._escalate(lambda judge: judge.compare(output_a, output_b, **inputs))
+
+    def _escalate(self, call: Callable[[Any], Any]) -> Escalated:
+        made = []
+        for index, (judge, threshold) in enumerate(zip(self.judges, self.thresholds, strict=True)):
+            judgment = call(judge)
+            made.append(judgment)
+            confidence = getattr(judgment, "confidence", None)
+            if getattr(judgment, "ok", True) and confidence is not None and confidence >= threshold:
+                return Escalated(judgment, index, tuple(made))
+        return Escalated(None, None, tuple(made))

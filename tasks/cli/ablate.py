@@ -34,6 +34,7 @@ from typing import Any
 
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.extras import require
+from debate_eval.tasks.analysis.end_of_run import compare_systems
 from debate_eval.tasks.analysis.meta_eval import meta_evaluate
 from debate_eval.tasks.cli.ablate_grid import (
     GRID_KEYS,
@@ -187,10 +188,10 @@ async def run_cells(
         summary: RunSummary | None = None
         error = ""
         try:
-            summary = await run(config, options)
+            summary = await run(config, options, systems=compare_systems)
         except Exception as exc:  # one failed cell must not lose the other cells
             error = f"{type(exc).__name__}: {exc}"
-        row = cell_row(cell, config, summary, options.out_dir / "results.jsonl", item_ids)
+        row = cell_row(cell, config, summary, RunDir(options.out_dir).results_path, item_ids)
         if error:
             row["error"] = error
         own[cell] = row

@@ -13,7 +13,9 @@ import shlex
 import sys
 from typing import Any
 
+from debate_eval.tasks.analysis.audit.alt_test import DEFAULT_EPSILON
 from debate_eval.tasks.analysis.audit.card import FACETS, card_table
+from debate_eval.tasks.analysis.audit.self_preference import read_families
 from debate_eval.tasks.analysis.bootstrap import CI_METHODS, DEFAULT_CI_METHOD, DEFAULT_RESAMPLES
 from debate_eval.tasks.cli.run import (
     add_config_arguments,
@@ -102,6 +104,20 @@ def add_subparser(subparsers: Any) -> None:
     )
     group.add_argument("--ci-method", choices=CI_METHODS, default=DEFAULT_CI_METHOD, help="interval method")
     group.add_argument("--label", help="the judge's name on the card and its folder (default: METHOD[_MODEL])")
+    group.add_argument(
+        "--alt-epsilon",
+        type=float,
+        default=DEFAULT_EPSILON,
+        help=f"alt-test: the judge's cost-benefit allowance epsilon (default {DEFAULT_EPSILON:g}; the paper suggests "
+        "0.2 for expert annotators, 0.15 skilled, 0.1 crowd workers); the annotators come from --fields "
+        "annotators=A|B|C",
+    )
+    group.add_argument(
+        "--system-families",
+        help="self-preference: each judged system's model family, system=family pairs (gpt-4o=openai,llama-3=meta) "
+        "or a JSON/CSV file (columns system, family); a judge model named there gets that family",
+    )
+    group.add_argument("--judge-family", help="self-preference: the judge's model family (default: from the map)")
     parser.set_defaults(handler=handle_audit)
 
 
@@ -120,6 +136,9 @@ def audit_request(args: argparse.Namespace, argv: list[str] | None = None) -> Au
         ci_method=args.ci_method,
         label=args.label,
         commands=(command,),
+        alt_epsilon=args.alt_epsilon,
+        system_families=tuple(read_families(args.system_families).items()) if args.system_families else (),
+        judge_family=args.judge_family,
     )
 
 

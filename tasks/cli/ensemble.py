@@ -16,7 +16,8 @@ from typing import Any
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.models.settings import stable_hash
 from debate_eval.tasks.analysis.ensemble import WEIGHTINGS, AspectFit, fit_ensemble
-from debate_eval.tasks.engine.results import CONFIG_FILE, RESULTS_FILE, ResultsWriteError, write_json_atomic
+from debate_eval.tasks.engine.results import ResultsWriteError, write_json_atomic
+from debate_eval.tasks.engine.rundir import RunDir
 
 WEIGHTS_FILE = "weights.json"
 DEV_FILE = "dev.jsonl"
@@ -63,13 +64,14 @@ def write_ensemble(fits: list[AspectFit], out: Path, settings: dict[str, Any]) -
         raise UserError(f"{out}: cannot create the output directory ({exc.strerror})") from None
     config_hash = stable_hash(settings)[:16]
     records = [{**r, "config_hash": config_hash} for fit in fits for r in fit.records]
-    _write_jsonl(out / RESULTS_FILE, [r for r in records if r["split"] == "test"])
+    run_dir = RunDir(out)
+    _write_jsonl(run_dir.results_path, [r for r in records if r["split"] == "test"])
     _write_jsonl(out / DEV_FILE, [r for r in records if r["split"] == "dev"])
     write_json_atomic(out / WEIGHTS_FILE, {**settings, "aspects": [fit.to_dict() for fit in fits]})
     result_config = {"protocol": "ensemble", **settings}
     if fits:
         result_config.update(dataset=fits[0].dataset, aspect=",".join(f.aspect for f in fits))
-    write_json_atomic(out / CONFIG_FILE, {"config_hash": config_hash, "result_config": result_config})
+    run_dir.write_config({"config_hash": config_hash, "result_config": result_config}, seal=False)
 
 
 def _cell(stats: dict[str, float] | None, name: str) -> str:
@@ -113,5 +115,5 @@ def handle_ensemble(args: argparse.Namespace) -> int:
     }
     write_ensemble(fits, out, settings)
     print(format_fits(fits))
-    print(f"written: {out / RESULTS_FILE} (test items), {out / WEIGHTS_FILE}   next: debate-eval meta-eval {out}")
+    print(f"written: {RunDir(out).results_path} (test items), {out / WEIGHTS_FILE}   next: debate-eval meta-eval {out}")
     return 0

@@ -79,6 +79,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "debate_eval.tasks.cli.audit",
         "the judge card: agreement, stability, position and verbosity bias, scale use, robustness, injection",
     ),
+    "plan-labels": (
+        "debate_eval.tasks.cli.plan_labels",
+        "from a pilot's labelled items, the human labels a target interval width needs, with and without the judge",
+    ),
     "personas": ("debate_eval.tasks.cli.personas", "list the built-in personas with their text"),
     "merge": (
         "debate_eval.tasks.cli.merge",
@@ -91,6 +95,18 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "calibrate": (
         "debate_eval.tasks.cli.calibrate",
         "map a judge's scores onto the human scale from labelled items: error before/after, transfer by system",
+    ),
+    "cascade": (
+        "debate_eval.tasks.cli.cascade",
+        "escalate with a guarantee: judge 1 when sure, else judge 2, else a person (thresholds from labels)",
+    ),
+    "select": (
+        "debate_eval.tasks.cli.select",
+        "choose a judge from labels: the best candidate run on a dev split, confirmed on a held-out split",
+    ),
+    "jury": (
+        "debate_eval.tasks.cli.jury",
+        "combine several judges' runs of the same items (one per model/provider) into a jury's run",
     ),
     "export": (
         "debate_eval.tasks.cli.export",

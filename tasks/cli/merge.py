@@ -28,7 +28,7 @@ def add_subparser(subparsers: Any) -> None:
 
 def handle_merge(args: argparse.Namespace) -> int:
     """Merge and print what was written."""
-    from debate_eval.tasks.engine.shards import merge_shards
+    from debate_eval.tasks.engine.backends.shards import merge_shards
 
     report = merge_shards(Path(args.out), [Path(s) for s in args.shards])
     for line in report.lines():

@@ -29,7 +29,8 @@ from debate_eval.tasks.engine.aspects import is_multi
 from debate_eval.tasks.engine.record import Record
 from debate_eval.tasks.engine.results import write_json_atomic
 from debate_eval.tasks.engine.run_config import RunConfig
-from debate_eval.tasks.engine.runner import build_tasks, default_concurrency, evaluate_one, model_pool
+from debate_eval.tasks.engine.runner import build_tasks, default_concurrency
+from debate_eval.tasks.engine.session import Session, SessionOptions, evaluate_one
 
 
 def add_subparser(subparsers: Any) -> None:
@@ -76,7 +77,9 @@ async def repeat_items(
     evaluator = config.evaluator()
     limit = asyncio.Semaphore(concurrency or default_concurrency(config))
     records: list[Record] = []
-    async with model_pool(config, out_dir, use_cache=False, preflight=preflight) as pool:
+    options = SessionOptions(use_cache=False, preflight=preflight, work_dir=out_dir)
+    async with await Session.open(config, options) as session:
+        pool = session.pool
 
         async def one(repetition: int, item: Item, task: Any) -> None:
             async with limit:

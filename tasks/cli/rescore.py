@@ -29,6 +29,7 @@ from typing import Any
 
 from debate_eval.agents.errors import UserError
 from debate_eval.debates.base import get_method
+from debate_eval.tasks.analysis.imports import FORMATS
 from debate_eval.tasks.data.datasets import load_items, resolve_data_dir
 from debate_eval.tasks.data.own_file import restore_dataset
 from debate_eval.tasks.data.templates import parse_scale
@@ -36,8 +37,7 @@ from debate_eval.tasks.engine.config_checksum import edit_note
 from debate_eval.tasks.engine.lock import RunLock
 from debate_eval.tasks.engine.record import Record
 from debate_eval.tasks.engine.reread import reread_line
-from debate_eval.tasks.engine.results import CONFIG_FILE
-from debate_eval.tasks.engine.rundir import iter_json_lines
+from debate_eval.tasks.engine.rundir import RunDir, iter_json_lines, results_file
 
 
 def reserve_backup(results: Path) -> Path:
@@ -70,7 +70,7 @@ def add_subparser(subparsers: Any) -> None:
 
 
 def _load_config(results: Path) -> dict[str, Any]:
-    path = results.parent / CONFIG_FILE
+    path = RunDir.of_results(results).config_path
     try:
         config = json.loads(path.read_text(encoding="utf-8"))
         edited = edit_note(path, config) if isinstance(config, dict) else None
@@ -85,6 +85,7 @@ def _load_config(results: Path) -> dict[str, Any]:
             "scale": parse_scale(result_config["template"]["scale"]) if result_config["template"]["scale"] else None,
             "protocol": result_config.get("protocol"),
             "dataset_options": result_config.get("dataset_options"),  # an own file's columns
+            "import_format": (result_config.get("import") or {}).get("format"),  # debate-eval import's format
             # a multi-aspect run (--aspect a,b / all): each aspect's own scale
             "scales": {
                 aspect: parse_scale(part["template"]["scale"])
@@ -105,12 +106,16 @@ def _read_records(results: Path) -> list[Record]:
 
 def handle_rescore(args: argparse.Namespace) -> int:
     """Rescore a results file in place (keeping a backup)."""
-    results = Path(args.results)
-    if results.is_dir():
-        results = results / "results.jsonl"
+    results = results_file(args.results)
     if not results.is_file():
         raise UserError(f"{results}: no such results file")
     config = _load_config(results)
+    module = FORMATS.get(str(config["import_format"]))
+    if module is not None and not getattr(module, "REREADABLE", True):
+        raise UserError(
+            f"{results}: imported from {config['import_format']} files, whose verdicts are the release's own "
+            "decisions (codes or preferences), not a judge's text: there is nothing to read again"
+        )
     restore_dataset(config)  # a run on the user's own file: register it again from config.json
     inputs = {item.item_id: item.inputs for item in load_items(config["dataset"], resolve_data_dir(args.data_dir))}
     records = _read_records(results)

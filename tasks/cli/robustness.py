@@ -23,6 +23,7 @@ from typing import Any
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.extras import require
 from debate_eval.agents.models.settings import resolve_model_config
+from debate_eval.tasks.analysis.end_of_run import compare_systems
 from debate_eval.tasks.analysis.records import ScoreRow, load_results
 from debate_eval.tasks.analysis.robustness import (
     REFERENCE_LANGUAGE,
@@ -47,7 +48,8 @@ from debate_eval.tasks.engine.build import build_run, build_run_options, dataset
 from debate_eval.tasks.engine.config_file import request_toml
 from debate_eval.tasks.engine.paraphrases import make_paraphrases, paraphrased_items, register_paraphrased
 from debate_eval.tasks.engine.request import RunRequest
-from debate_eval.tasks.engine.results import RESULTS_FILE, write_json_atomic
+from debate_eval.tasks.engine.results import write_json_atomic
+from debate_eval.tasks.engine.rundir import RunDir
 from debate_eval.tasks.engine.runner import run
 
 
@@ -76,14 +78,14 @@ def add_subparser(subparsers: Any) -> None:
 
 
 def _records(out: Path) -> list[ScoreRow]:
-    path = out / RESULTS_FILE
+    path = RunDir(out).results_path
     return load_results([path]) if path.is_file() else []
 
 
 def _run(request: RunRequest, out: Path) -> tuple[Any, list[ScoreRow]]:
     """One run of ``request`` into ``out`` (resumed when it exists); its config and records."""
     config, options = build_run(replace(request, out=str(out)))
-    summary = asyncio.run(run(config, options))
+    summary = asyncio.run(run(config, options, systems=compare_systems))
     print(
         f"{out}: {summary.selected} evaluations, {summary.already_done} already done, {summary.now.finished} "
         f"finished now, {summary.now.failed} failed"

@@ -21,9 +21,8 @@ from debate_eval.debates.base import get_method
 from debate_eval.tasks.data.printable import escaped
 from debate_eval.tasks.engine.aspects import KEY_SEPARATOR
 from debate_eval.tasks.engine.record import Record
-from debate_eval.tasks.engine.results import CONFIG_FILE, RESULTS_FILE
 from debate_eval.tasks.engine.resume_index import last_line_of
-from debate_eval.tasks.engine.rundir import ScanEnd, iter_numbered_file, lines_at
+from debate_eval.tasks.engine.rundir import RunDir, ScanEnd, iter_numbered_file, lines_at, results_file
 
 WIDTH = 100
 
@@ -44,9 +43,7 @@ def add_subparser(subparsers: Any) -> None:
 
 
 def _results_path(run_dir: str) -> Path:
-    path = Path(run_dir)
-    if path.is_dir():
-        path = path / RESULTS_FILE
+    path = results_file(run_dir)
     if not path.is_file():
         raise UserError(f"{path}: no results file (run `debate-eval run ... --out DIR` first)")
     return path
@@ -61,11 +58,12 @@ def handle_show(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace, path: Path) -> int:
-    answers = answers_line(path.parent / CONFIG_FILE)
+    config_path = RunDir.of_results(path).config_path
+    answers = answers_line(config_path)
     if answers:
         print(answers)
     if args.item is None:
-        header = template_line(path.parent / "config.json")
+        header = template_line(config_path)
         if header:
             print(header)
         records = (record for _, record in iter_numbered_file(path, redact=True, messages=False))
@@ -192,6 +190,7 @@ class Row:
     verdict: str
     agreed: str
     rounds: str
+    confidence: str
     status: str
     orders: str
     consistent: str
@@ -212,6 +211,7 @@ class Row:
             verdict=_fmt(record.verdict),
             agreed=_fmt(record.agreed),
             rounds=_fmt(record.rounds),
+            confidence="-" if record.confidence is None else f"{record.confidence:.2f}",
             status=_status(record),
             orders=_orders(record),
             consistent=consistent,
@@ -222,14 +222,14 @@ def table_lines(records: Iterable[Record]) -> Iterator[str]:
     """The lines of ``format_table``; each record is read once and only its row is kept."""
     rows = [Row.of(record) for record in records]
     if rows and all(row.pairwise for row in rows):
-        yield f"{'#':>4}  {'item':<44} {'human':>7} {'verdict':>7} {'orders':>13} {'rounds':>6}  status"
+        yield f"{'#':>4}  {'item':<44} {'human':>7} {'verdict':>7} {'orders':>13} {'rounds':>6} {'conf':>5}  status"
         for number, row in enumerate(rows, start=1):
             yield (
-                f"{number:>4}  {row.item[:44]:<44} {row.label:>7} {row.verdict:>7} {row.orders:>13} {row.rounds:>6}  "
-                f"{row.status}{row.consistent}"
+                f"{number:>4}  {row.item[:44]:<44} {row.label:>7} {row.verdict:>7} {row.orders:>13} {row.rounds:>6} "
+                f"{row.confidence:>5}  {row.status}{row.consistent}"
             )
     else:
-        yield f"{'#':>4}  {'item':<58} {'human':>6} {'score':>6} {'agreed':>6} {'rounds':>6}  status"
+        yield f"{'#':>4}  {'item':<58} {'human':>6} {'score':>6} {'agreed':>6} {'rounds':>6} {'conf':>5}  status"
         several_aspects = len({row.aspect for row in rows}) > 1  # a multi-aspect run (--aspect a,b / all)
         for number, row in enumerate(rows, start=1):
             label = row.item
@@ -237,15 +237,15 @@ def table_lines(records: Iterable[Record]) -> Iterator[str]:
                 tag = f" [{row.aspect}]"
                 label = label[: max(0, 58 - len(tag))] + tag
             yield (
-                f"{number:>4}  {label[:58]:<58} {row.human:>6} {row.score:>6} {row.agreed:>6} {row.rounds:>6}  "
-                f"{row.status}"
+                f"{number:>4}  {label[:58]:<58} {row.human:>6} {row.score:>6} {row.agreed:>6} {row.rounds:>6} "
+                f"{row.confidence:>5}  {row.status}"
             )
     yield f"{len(rows)} items; `debate-eval show DIR --item N` prints one transcript"
 
 
 def format_table(records: Iterable[Record]) -> str:
     """One line per item: position, id, human score (or label), score (or verdict), agreement (or both
-    orders' verdicts), rounds, status."""
+    orders' verdicts), rounds, confidence, status."""
     return "\n".join(table_lines(records))
 
 
@@ -270,6 +270,7 @@ def _pairwise_head(record: Record, full: bool) -> list[str]:
         f"({record.parse_status}, {_finished(record, record.parse_method)})   agreed {_fmt(record.agreed)}   "
         f"rounds {_fmt(record.rounds)}   stop {_finished(record, record.stop_reason)}"
     )
+    head += _confidence_line(record)
     if record.verdicts:
         verdicts = record.verdicts
         head += (
@@ -308,7 +309,16 @@ def format_transcript(record: Record, *, full: bool = False) -> str:
         f"({record.parse_status}, {_finished(record, record.parse_method)})   agreed {_fmt(record.agreed)}   "
         f"rounds {_fmt(record.rounds)}   stop {_finished(record, record.stop_reason)}"
     )
+    head += _confidence_line(record)
     return _format_messages(record, [head], full)
+
+
+def _confidence_line(record: Record) -> str:
+    """The record's confidence and how it was derived (nothing for a record without one)."""
+    if record.confidence is None:
+        return ""
+    basis = (record.details or {}).get("confidence_basis")
+    return f"\nconfidence {record.confidence:.2f}" + (f" ({basis})" if basis else "")
 
 
 def _method_view(record: Record, full: bool) -> str | None:

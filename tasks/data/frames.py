@@ -3,7 +3,7 @@ Hugging Face ``datasets.Dataset``, a ``.parquet`` file, or ``hf:NAME[:CONFIG][:S
 ``hf://NAME[:CONFIG][:SPLIT]``; NAME is a Hub name in the local Hugging Face cache, or a folder written by
 ``Dataset.save_to_disk`` or holding data files).
 
-Such data is validated exactly as an own file (``own_file.validate_rows``: the same ``--fields`` mapping
+Such data is validated exactly as an own file (``own_rows.validate_rows``: the same ``--fields`` mapping
 and the same one-line errors, the row counted from 1, naming ``DataFrame``, ``list of dicts`` or the
 ``hf:`` spec instead of a file), then written once as JSON lines into the run directory (``data.jsonl``),
 which the run then reads as the user's own file: resume, ``show``, ``rescore`` and ``report`` work on it as

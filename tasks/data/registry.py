@@ -72,6 +72,9 @@ class Item:
     human_label: str | None = None
     #: A pairwise item's two systems (output_a's, output_b's), when the data names them.
     system_pair: tuple[str, str] | None = None
+    #: Several annotators' ratings of the item (annotator -> rating), when the data gives them (own files'
+    #: ``annotators=`` field); ``human_scores`` holds their mean unless the data names one rating column.
+    annotator_scores: Mapping[str, float] = field(default_factory=dict, hash=False)
 
 
 Loader = Callable[..., list[Item]]
@@ -154,8 +157,30 @@ def register_own_file_spec(spec: DatasetSpec) -> DatasetSpec:
 
 
 def looks_like_own_file(name: str) -> bool:
-    """Whether a ``--dataset`` value names a file of the user's (by its suffix) rather than a registered set."""
-    return isinstance(name, str) and name.lower().endswith(OWN_FILE_SUFFIXES)
+    """Whether a ``--dataset`` value names a file of the user's (by its suffix) rather than a registered set
+    (``NAME:PATH``, a registered set's format in another file, is not one)."""
+    return isinstance(name, str) and name.lower().endswith(OWN_FILE_SUFFIXES) and not names_set_file(name)
+
+
+def names_set_file(name: str) -> bool:
+    """Whether ``name`` is ``NAME:PATH``: a file in the format of the registered dataset ``NAME`` (another
+    JudgeBench pairs file as ``judgebench:PATH``)."""
+    base, sep, path = name.partition(":") if isinstance(name, str) else ("", "", "")
+    if not sep or not path:
+        return False
+    _load_builtins()
+    return base in _REGISTRY
+
+
+def set_file_spec(name: str) -> DatasetSpec:
+    """The spec of ``NAME:PATH`` (see :func:`names_set_file`): ``NAME``'s, read from ``PATH``, under the name
+    ``NAME:PATH`` (its records say which file they judged); the file must exist."""
+    base, _, given = name.partition(":")
+    path = Path(given).expanduser()
+    if not path.is_file():
+        raise UserError(f"dataset {name}: {path} is not a file (NAME:PATH reads a {base} file from PATH)")
+    spec = _REGISTRY[base]
+    return replace(spec, name=name, relative_path=str(path.resolve()), git_blob_id="", size_bytes=0, shipped=False)
 
 
 def _load_builtins() -> None:
@@ -230,14 +255,17 @@ DATASETS: Mapping[str, DatasetSpec] = _Datasets()
 def get_dataset(name: str) -> DatasetSpec:
     """The spec of a dataset by name.
 
-    ``NAME-VARIANT`` selects a variant (``xdial_fed_turn-german``); a registered own file is found by the
-    name it was registered under. An unknown name is a :class:`UserError` listing the valid ones.
+    ``NAME-VARIANT`` selects a variant (``xdial_fed_turn-german``); ``NAME:PATH`` reads another file in
+    ``NAME``'s format (``judgebench:PATH``); a registered own file is found by the name it was registered under.
+    An unknown name is a :class:`UserError` listing the valid ones.
     """
     specs = all_datasets()
     if not isinstance(name, str):
         raise UserError(f"unknown dataset {name!r}; valid datasets: {', '.join(specs)}")
     if name in specs:
         return specs[name]
+    if names_set_file(name):
+        return set_file_spec(name)
     if name in _OWN_FILES:
         return _OWN_FILES[name]
     if looks_like_own_file(name):

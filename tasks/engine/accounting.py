@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
@@ -35,8 +36,45 @@ class Price:
         return dollars / 1e6 * (self.batch if batch else 1.0)
 
 
-def load_prices(path: Path | None = None) -> dict[str, Price]:
-    """The price table: ``path``, else ``$DEBATE_EVAL_PRICES``, else the packaged ``prices.csv``."""
+class PriceTable(dict[str, Price]):
+    """The price table's rows by model name; a model not in it gets LiteLLM's price (its ``model_cost`` map)
+    once LiteLLM is loaded in the process (the ``litellm`` provider loads it: importing it only to price a
+    model would cost seconds), else none. The table's rows override LiteLLM's map."""
+
+    def get(self, model: str, default: Price | None = None) -> Price | None:  # type: ignore[override]
+        """The table's price of ``model``, else LiteLLM's, else ``default``."""
+        if model in self:
+            return self[model]
+        found = litellm_price(model)
+        return default if found is None else found
+
+
+def litellm_price(model: str) -> Price | None:
+    """``model``'s price in LiteLLM's ``model_cost`` map (its name, or the name after a ``provider/``
+    prefix; per million tokens, cached input and the batch factor where the map has them), None when LiteLLM
+    is not loaded or has no price for it."""
+    litellm = sys.modules.get("litellm")
+    costs = getattr(litellm, "model_cost", None)
+    if not model or not isinstance(costs, Mapping):
+        return None
+    for name in (model, model.split("/", 1)[-1]):
+        entry = costs.get(name)
+        if isinstance(entry, Mapping) and entry.get("input_cost_per_token") is not None:
+            prompt = float(entry["input_cost_per_token"])
+            cached = entry.get("cache_read_input_token_cost")
+            batch = entry.get("input_cost_per_token_batches")
+            return Price(
+                prompt * 1e6,
+                float(entry.get("output_cost_per_token") or 0.0) * 1e6,
+                float(cached) * 1e6 if cached is not None else None,
+                float(batch) / prompt if batch is not None and prompt > 0 and 0 < float(batch) <= prompt else 1.0,
+            )
+    return None
+
+
+def load_prices(path: Path | None = None) -> PriceTable:
+    """The price table: ``path``, else ``$DEBATE_EVAL_PRICES``, else the packaged ``prices.csv``; models not
+    in it priced by LiteLLM when it is installed (``PriceTable``)."""
     if path is None and os.environ.get(PRICES_ENV):
         path = Path(os.environ[PRICES_ENV])
     if path is not None:
@@ -49,7 +87,7 @@ def load_prices(path: Path | None = None) -> dict[str, Price]:
         text = (resources.files("debate_eval.tasks.engine") / "prices.csv").read_text(encoding="utf-8")
         source = "prices.csv"
     rows = [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
-    prices: dict[str, Price] = {}
+    prices = PriceTable()
     for number, row in enumerate(csv.DictReader(io.StringIO("\n".join(rows))), start=1):
         prices[(row.get("model") or "").strip()] = _price(row, source, number)
     return prices

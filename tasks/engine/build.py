@@ -22,23 +22,18 @@ from debate_eval.debates.fidelity import AUTHORS_CODE
 from debate_eval.tasks.data.criteria import criteria_template
 from debate_eval.tasks.data.datasets import check_aspect, get_dataset, resolve_data_dir
 from debate_eval.tasks.data.frames import DATA_FILE, needs_copy, table_rows, write_rows
-from debate_eval.tasks.data.own_file import (
-    PAIRWISE_FIELDS,
-    SINGLE_FIELDS,
-    own_task_type,
-    register_own_file,
-    validate_rows,
-)
+from debate_eval.tasks.data.own_file import own_task_type, register_own_file
+from debate_eval.tasks.data.own_rows import PAIRWISE_FIELDS, SINGLE_FIELDS, validate_rows
 from debate_eval.tasks.data.registry import PAIRWISE, PAIRWISE_LABELS, looks_like_own_file, with_variant
 from debate_eval.tasks.data.templates import parse_scale, resolve_template
 from debate_eval.tasks.engine.aspects import build_for_aspects
+from debate_eval.tasks.engine.backends.shards import parse_shard, shard_dir_name
 from debate_eval.tasks.engine.pairwise import check_run_task_type, pairwise_template
 from debate_eval.tasks.engine.progress import AUTO as PROGRESS_AUTO
 from debate_eval.tasks.engine.progress import MODES as PROGRESS_MODES
 from debate_eval.tasks.engine.progress import NONE, QUIET
 from debate_eval.tasks.engine.request import RunRequest
 from debate_eval.tasks.engine.run_config import RunConfig, RunOptions
-from debate_eval.tasks.engine.shards import parse_shard, shard_dir_name
 
 FIELD_NAMES = tuple(dict.fromkeys(SINGLE_FIELDS + PAIRWISE_FIELDS))
 
@@ -278,7 +273,7 @@ def build_run_options(request: RunRequest, config: RunConfig) -> RunOptions:
         )
     shard = parse_shard(request.shard) if request.shard else None
     out_dir = Path(request.out) if request.out else default_out(config)
-    if shard and not request.out:  # each shard its own directory (engine.shards)
+    if shard and not request.out:  # each shard its own directory (engine.backends.shards)
         out_dir = out_dir.with_name(f"{out_dir.name}_{shard_dir_name(shard)}")
     if shard and ((request.workers or 1) > 1 or request.ray):
         raise UserError(

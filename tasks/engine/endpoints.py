@@ -29,11 +29,10 @@ from typing import Any, TextIO
 
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.models.providers import get_provider
-from debate_eval.tasks.engine.config_checksum import sealed
 from debate_eval.tasks.engine.fingerprints import ALLOW_FLAG, with_recorded_served_models
 from debate_eval.tasks.engine.lock import RunLock
-from debate_eval.tasks.engine.results import CONFIG_FILE, RESULTS_FILE, write_json_atomic
 from debate_eval.tasks.engine.run_config import RunConfig
+from debate_eval.tasks.engine.rundir import RunDir
 
 LOOPBACK_NAMES = {"localhost", "ip6-localhost", "ip6-loopback"}
 
@@ -113,8 +112,8 @@ def check_endpoint_moves(
     """Compare the endpoints ``out_dir``'s results were made at with ``document``'s (the run's ``config.json``
     content); refuse another server without ``allow``; record an accepted move in ``config.json``. The moves
     found (none when the directory has no results of this configuration)."""
-    config_path = out_dir / CONFIG_FILE
-    results = out_dir / RESULTS_FILE
+    run_dir = RunDir(out_dir)
+    config_path, results = run_dir.config_path, run_dir.results_path
     if not config_path.is_file() or not results.is_file() or results.stat().st_size == 0:
         return []
     try:
@@ -149,5 +148,5 @@ def check_endpoint_moves(
         )
     with RunLock(out_dir):  # no other run may write config.json meanwhile
         models = with_recorded_served_models(current, recorded)  # the weights' fingerprints stay (fingerprints.py)
-        write_json_atomic(config_path, sealed({**existing, "models": models, "endpoint_changes": changes}))
+        run_dir.write_config({**existing, "models": models, "endpoint_changes": changes})
     return moves

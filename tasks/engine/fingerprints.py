@@ -26,8 +26,7 @@ from typing import Any, TextIO
 
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.models.served_model import ServedModel
-from debate_eval.tasks.engine.config_checksum import sealed
-from debate_eval.tasks.engine.results import CONFIG_FILE, write_json_atomic
+from debate_eval.tasks.engine.rundir import RunDir
 
 ALLOW_FLAG = "--allow-endpoint-change"  # accepts a URL move to another server (endpoints.py) or other weights
 SERVED_MODEL = "served_model"
@@ -82,7 +81,7 @@ def check_served_models(
     """Compare what ``roles``' endpoints serve now (``served``, from the endpoint check; a role missing is
     unknown) with what ``out_dir``'s ``config.json`` records; refuse a change without ``allow``; record the
     current fingerprints. Call it while holding the run lock (the results store's). The changes found."""
-    config_path = out_dir / CONFIG_FILE
+    config_path = RunDir(out_dir).config_path
     try:
         existing = json.loads(config_path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -123,7 +122,7 @@ def check_served_models(
     if changes:
         document["endpoint_changes"] = [*(existing.get("endpoint_changes") or []), *_notes(config_path, changes, out)]
     if document != existing:
-        write_json_atomic(config_path, sealed(document))
+        RunDir(out_dir).write_config(document)
     return changes
 
 

@@ -122,7 +122,7 @@ async def make_paraphrases(
     """The paraphrases of every item (stored ones reused when made by the same model with the same N).
 
     ``field``: the input to rewrite (default: the item's response or output, ``judged_field``)."""
-    from debate_eval.tasks.engine.runner import model_pool
+    from debate_eval.tasks.engine.session import Session, SessionOptions
 
     path = out_dir / PARAPHRASES_FILE
     model = models.for_role("scorer").model
@@ -134,7 +134,9 @@ async def make_paraphrases(
         limit = asyncio.Semaphore(concurrency)
         owner = SimpleNamespace(models=models, roles=lambda: ["scorer"])
         out_dir.mkdir(parents=True, exist_ok=True)
-        async with model_pool(owner, out_dir, use_cache=use_cache, cache_dir=cache_dir, preflight=preflight) as pool:
+        options = SessionOptions(use_cache=use_cache, cache_dir=cache_dir, preflight=preflight, work_dir=out_dir)
+        async with await Session.open(owner, options) as session:  # type: ignore[arg-type]
+            pool = session.pool
 
             async def one(item: Item) -> None:
                 async with limit:

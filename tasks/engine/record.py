@@ -43,6 +43,7 @@ TABLE_COLUMNS = (
     "parse_method",
     "agreed",
     "rounds",
+    "confidence",
     "error",
     "llm_calls",
     "cached_calls",
@@ -89,7 +90,10 @@ _CORE = (
 )
 _FINISHED = ("parse_method", "parse_reason", "reasked", "agreed", "rounds", "stop_reason", "decided_by", "details")
 _USAGE = ("usage", "llm_calls", "cached_calls", "transcript")
-_OPTIONAL = ("score_normalized", "redactions")
+_OPTIONAL = ("score_normalized", "redactions", "confidence")
+# the record's fields that a method fills itself, through its outcome's ``details`` under the same name (a
+# normalized score); the engine names no method
+METHOD_FIELDS = ("score_normalized",)
 _PAIRWISE = ("task_type", "human_label", "verdict", "inputs")
 _PAIRWISE_FINISHED = ("verdict_parse",)
 _PAIRWISE_OPTIONAL = ("verdicts", "consistent", "system_a", "system_b")
@@ -101,8 +105,8 @@ def validate_record(obj: Any, path: Path | str | None = None, line_number: int |
 
     The error names the file, the line (counted from 1) and the field. Checked: a JSON object; ``item_id``,
     ``dataset`` and ``aspect`` present (``item_id`` a string or an integer); ``score`` and ``human_score``
-    numbers or null; for pairwise records, ``verdict``/``human_label`` one of first, second, tie or null and
-    ``consistent`` a boolean or null.
+    numbers or null; ``confidence`` a number in [0, 1] or null; for pairwise records, ``verdict`` and
+    ``human_label`` one of first, second, tie or null and ``consistent`` a boolean or null.
     """
     where = _Where(path, line_number)
     if not isinstance(obj, dict):
@@ -117,6 +121,11 @@ def validate_record(obj: Any, path: Path | str | None = None, line_number: int |
         value = obj.get(key)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
             raise UserError(f"{where}: {key} must be a number or null, not {value!r}")
+    confidence = obj.get("confidence")
+    if confidence is not None and (
+        isinstance(confidence, bool) or not isinstance(confidence, int | float) or not 0 <= confidence <= 1
+    ):
+        raise UserError(f"{where}: confidence must be a number from 0 to 1 or null, not {confidence!r}")
     if obj.get("task_type") == PAIRWISE:
         for key in ("verdict", "human_label"):
             value = obj.get(key)
@@ -209,6 +218,7 @@ class Record:
     transcript: tuple[Message, ...] = field(default=(), repr=False)
     score_normalized: float | None = None  # a method's score mapped to [0, 1], when it gives one
     redactions: int | None = None  # configured secrets masked in the answers
+    confidence: float | None = None  # how sure the judgment is, in [0, 1] (how: details["confidence_basis"])
     task_type: str | None = None  # "pairwise", or None for a single-text record
     human_label: str | None = None
     verdict: str | None = None
@@ -377,6 +387,12 @@ class Record:
     def completion_tokens(self) -> int:
         """Completion tokens over every role."""
         return sum(int(u.get("completion_tokens") or 0) for u in self.role_usage())
+
+    def cached_prompt_tokens(self) -> int:
+        """Prompt tokens the providers served from their prompt caches, over every role (billed and batch
+        calls; an answer of the run's response cache is no model call and counts none)."""
+        names = ("billed_cached_prompt_tokens", "batch_cached_prompt_tokens")
+        return sum(int(u.get(name) or 0) for u in self.role_usage() for name in names)
 
     def role_usage(self) -> list[Mapping[str, Any]]:
         """The usage entries of the roles (one mapping per role)."""

@@ -12,45 +12,72 @@ own options (``--max-rounds``, ``--geval-samples``, declared once in the method'
 
 A field left at its default (None, False, empty) means "not given": the engine's default, or the
 environment's (``$DEBATE_EVAL_MODEL``, ``$OPENAI_BASE_URL``, ...), applies.
+
+**Declared once.** Each field also says how it is given on the command line (its ``Flag``: the ``--help``
+section it is listed in, its help text, metavar, choices, how a text is converted), so the ``run`` flags (and
+the same flags of ``ablate``, ``robustness``, ``audit``, ``repeat``) are generated from this class
+(``tasks/cli/run.py``), as a method's flags are from its ``Options``.
 """
 
 from __future__ import annotations
 
-import math
-import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from debate_eval.agents.errors import UserError
+from debate_eval.tasks.engine.flags import (
+    BATCH_FLAGS,
+    EXECUTION_FLAGS,
+    METHOD_FLAGS,
+    MODEL_FLAGS,
+    REQUEST_FLAGS,
+    SCALE_OUT_FLAGS,
+    SELECTION_FLAGS,
+    SHARD_HELP,
+    Flag,
+    answer_format_help,
+    answer_formats,
+    batch_count,
+    batch_seconds,
+    dataset_help,
+    max_answer_bytes_help,
+    method_help,
+    progress_modes,
+    providers,
+    role_flag,
+    structured_help,
+)
+from debate_eval.tasks.engine.option_values import (
+    FLOAT,
+    INT,
+    MAPPING,
+    NON_NEGATIVE_INT,
+    OPTIONS,
+    PATH,
+    POSITIVE_FLOAT,
+    POSITIVE_INT,
+    SCALE,
+    SWITCH,
+    TEXT,
+    checked,
+)
 
 DATA, METHOD, MODELS, EXECUTION = "data", "method", "models", "execution"
 FLAGS = "flags"  # the ``source`` of a request built from command-line flags: errors name the flag
 
-# How a field's value is checked (``check_value``); the kind of every field is in its metadata.
-TEXT, PATH, INT, POSITIVE_INT, NON_NEGATIVE_INT, FLOAT, POSITIVE_FLOAT, SWITCH, MAPPING, SCALE, OPTIONS = (
-    "text",
-    "path",
-    "int",
-    "positive int",
-    "non-negative int",
-    "float",
-    "positive float",
-    "switch",
-    "mapping",
-    "scale",
-    "options",
-)
+
+def _kind(group: str, kind: str, flag: Flag) -> dict[str, Any]:
+    """A request field's metadata: its group, how its value is checked (``check_value``) and its flag."""
+    return {"group": group, "kind": kind, "flag": flag}
 
 
-def _kind(group: str, kind: str) -> dict[str, str]:
-    """A request field's metadata: its group and how its value is checked (``check_value``)."""
-    return {"group": group, "kind": kind}
-
-
-def _option(group: str, kind: str, default: Any = None) -> Any:
-    """A request field with a fixed default (mappings: ``field(default_factory=dict, metadata=_kind(...))``)."""
-    return field(default=default, metadata=_kind(group, kind))
+def _option(
+    group: str, kind: str, section: str, help: str | Callable[[], str], *, default: Any = None, **flag: Any
+) -> Any:
+    """A request field with a fixed default, listed in ``section`` of ``run --help`` (``flag``: the rest of its
+    ``Flag``)."""
+    return field(default=default, metadata=_kind(group, kind, Flag(section, help, **flag)))
 
 
 @dataclass(frozen=True)
@@ -61,67 +88,294 @@ class RunRequest:
     """
 
     # ---- what to evaluate
-    dataset: str | None = _option(DATA, TEXT)  # a registered name or the path of your own file
-    aspect: str | None = _option(DATA, TEXT)  # one aspect, a,b,c or all
-    data_dir: str | None = _option(DATA, PATH)
+    dataset: str | None = _option(DATA, TEXT, SELECTION_FLAGS, dataset_help)  # a name or your own file
+    aspect: str | None = _option(
+        DATA,
+        TEXT,
+        SELECTION_FLAGS,
+        "required (here or in --config): e.g. coherence (see 'debate-eval datasets'); free text for your own "
+        "file; several in one run: a,b,c or all (each item is evaluated once per aspect, results per aspect in "
+        "one run directory)",
+    )
+    data_dir: str | None = _option(
+        DATA,
+        PATH,
+        SELECTION_FLAGS,
+        "folder with the datasets (default: $DEBATE_EVAL_DATA_DIR, then ~/.cache/debate-eval/data, then the "
+        "copies of SummEval and Topical-Chat inside the package)",
+    )
     # your own file's columns {"source": "article", ...}; a pairwise file's label values {"first": "A", ...}
-    fields: dict[str, str] = field(default_factory=dict, metadata=_kind(DATA, MAPPING))
-    labels: dict[str, str] = field(default_factory=dict, metadata=_kind(DATA, MAPPING))
-    language: str | None = _option(DATA, TEXT)  # xDial-Eval's language
-    limit: int | None = _option(DATA, POSITIVE_INT)
-    docs: int | None = _option(DATA, POSITIVE_INT)
-    template: str | None = _option(DATA, PATH)
-    scale: str | None = _option(DATA, SCALE)  # "1-5"
-    criteria: str | None = _option(DATA, TEXT)  # one sentence: a template is built from it (data.criteria)
+    fields: dict[str, str] = field(
+        default_factory=dict,
+        metadata=_kind(
+            DATA,
+            MAPPING,
+            Flag(
+                SELECTION_FLAGS,
+                "your own file's columns: source=,output=,human= (required), group= (optional; without it "
+                "correlation is item-level), reference=, context=, id=; pairwise: question=,output_a=,output_b=,label= "
+                "(and input=)",
+                metavar="NAME=COLUMN,...",
+            ),
+        ),
+    )
+    labels: dict[str, str] = field(
+        default_factory=dict,
+        metadata=_kind(
+            DATA,
+            MAPPING,
+            Flag(
+                SELECTION_FLAGS,
+                "pairwise own file: which values of the label column mean first / second / tie "
+                "(default: the words first, second, tie)",
+                metavar="first=A,second=B,tie=T",
+            ),
+        ),
+    )
+    language: str | None = _option(  # xDial-Eval's language
+        DATA,
+        TEXT,
+        SELECTION_FLAGS,
+        "xdial_fed_turn / xdial_fed_dialogue: the language of the text (default english; see 'debate-eval datasets')",
+        metavar="NAME",
+    )
+    limit: int | None = _option(DATA, POSITIVE_INT, SELECTION_FLAGS, "only the first N items")
+    docs: int | None = _option(
+        DATA, POSITIVE_INT, SELECTION_FLAGS, "only the first K documents / contexts (all their items)"
+    )
+    template: str | None = _option(
+        DATA,
+        PATH,
+        SELECTION_FLAGS,
+        "a G-Eval-style prompt file with the dataset's placeholders, e.g. {{Document}}/{{Summary}}, "
+        "{{context}}/{{response}}, or for your own file {{source}}/{{output}}/{{reference}}/{{context}} "
+        "(default: the built-in template)",
+    )
+    scale: str | None = _option(  # "1-5"
+        DATA,
+        SCALE,
+        SELECTION_FLAGS,
+        "score range of a custom template or your own file, e.g. 1-5 (default: from the template)",
+    )
+    criteria: str | None = _option(  # one sentence: a template is built from it (data.criteria)
+        DATA,
+        TEXT,
+        SELECTION_FLAGS,
+        "instead of --template: one sentence saying what is rated, e.g. 'Is the summary faithful to the "
+        "article?'; a G-Eval-style template is built from it, the inputs and --scale (shown in config.json)",
+        metavar="TEXT",
+    )
     # ---- how to evaluate
-    method: str | None = _option(METHOD, TEXT)  # None: debates.base.DEFAULT_METHOD
-    swap: bool = _option(METHOD, SWITCH, False)
-    method_options: dict[str, Any] = field(default_factory=dict, metadata=_kind(METHOD, OPTIONS))  # by name
+    method: str | None = _option(  # None: debates.base.DEFAULT_METHOD
+        METHOD, TEXT, METHOD_FLAGS, method_help, metavar="NAME", hidden_aliases=("--protocol",)
+    )
+    swap: bool = _option(
+        METHOD,
+        SWITCH,
+        METHOD_FLAGS,
+        "pairwise datasets: judge every item in both orders (responses exchanged); the verdict is the "
+        "agreeing one, a tie when they disagree",
+        default=False,
+    )
+    method_options: dict[str, Any] = field(default_factory=dict, metadata={"group": METHOD, "kind": OPTIONS})
     # ---- models (API keys only from the environment / .env)
-    model: str | None = _option(MODELS, TEXT)
-    base_url: str | None = _option(MODELS, TEXT)
-    provider: str | None = _option(MODELS, TEXT)
-    role_model: dict[str, str] = field(default_factory=dict, metadata=_kind(MODELS, MAPPING))  # {"critic": "gpt-4o"}
-    role_base_url: dict[str, str] = field(default_factory=dict, metadata=_kind(MODELS, MAPPING))
-    role_provider: dict[str, str] = field(
-        default_factory=dict, metadata=_kind(MODELS, MAPPING)
-    )  # {"critic": "anthropic"}
-    temperature: float | None = _option(MODELS, FLOAT)
-    top_p: float | None = _option(MODELS, FLOAT)
-    seed: int | None = _option(MODELS, INT)
-    no_seed: bool = _option(MODELS, SWITCH, False)
-    max_tokens: int | None = _option(MODELS, POSITIVE_INT)
-    timeout: float | None = _option(MODELS, FLOAT)
-    max_retries: int | None = _option(MODELS, NON_NEGATIVE_INT)
-    gguf: str | None = _option(MODELS, PATH)
-    gguf_sha256: str | None = _option(MODELS, TEXT)
-    embedded_parallel: int | None = _option(MODELS, POSITIVE_INT)
-    answer_format: str | None = _option(MODELS, TEXT)  # auto | free | grammar | json (debates/answer_plan.py)
-    structured_output: bool = _option(MODELS, SWITCH, False)  # = answer_format "json"
-    env_file: str | None = _option(MODELS, PATH)
+    model: str | None = _option(MODELS, TEXT, MODEL_FLAGS, "model name for every role (default: $DEBATE_EVAL_MODEL)")
+    base_url: str | None = _option(
+        MODELS, TEXT, MODEL_FLAGS, "OpenAI-compatible endpoint for every role (default: $OPENAI_BASE_URL)"
+    )
+    provider: str | None = _option(
+        MODELS,
+        TEXT,
+        MODEL_FLAGS,
+        "model provider of every role (default: openai with an API key or --base-url, else embedded; "
+        "scripted: canned replies, no model, to check a pipeline offline; $DEBATE_EVAL_PROVIDER)",
+        choices=providers,
+    )
+    role_provider: dict[str, str] = field(  # {"critic": "anthropic"}
+        default_factory=dict,
+        metadata=_kind(
+            MODELS,
+            MAPPING,
+            role_flag("provider", ", e.g. critic=anthropic (repeatable; $DEBATE_EVAL_<ROLE>_PROVIDER)", "ROLE=NAME"),
+        ),
+    )
+    role_model: dict[str, str] = field(  # {"critic": "gpt-4o"}
+        default_factory=dict,
+        metadata=_kind(
+            MODELS,
+            MAPPING,
+            role_flag(
+                "model",
+                ", e.g. critic=gpt-4o (repeatable); G-Eval's evaluator and ChatEval's referees use the scorer's",
+                "ROLE=MODEL",
+            ),
+        ),
+    )
+    role_base_url: dict[str, str] = field(
+        default_factory=dict, metadata=_kind(MODELS, MAPPING, role_flag("endpoint", " (repeatable)", "ROLE=URL"))
+    )
+    temperature: float | None = _option(MODELS, FLOAT, REQUEST_FLAGS, "default 0 (the paper)")
+    top_p: float | None = _option(MODELS, FLOAT, REQUEST_FLAGS, "default 1 (the paper)")
+    seed: int | None = _option(
+        MODELS,
+        INT,
+        REQUEST_FLAGS,
+        "default 453, a project choice (no paper names a seed; the authors' 453 was pyautogen's cache seed, "
+        "never sent); --fidelity authors-code sends none unless --seed is given",
+    )
+    no_seed: bool = _option(MODELS, SWITCH, REQUEST_FLAGS, "send no seed", default=False)
+    max_tokens: int | None = _option(
+        MODELS, POSITIVE_INT, REQUEST_FLAGS, "default: none for APIs, 256 for the embedded model"
+    )
+    timeout: float | None = _option(
+        MODELS,
+        FLOAT,
+        REQUEST_FLAGS,
+        "seconds per request attempt, all of it: connecting, sending, waiting, reading the answer (default 120; "
+        "900 for the embedded model)",
+    )
+    max_retries: int | None = _option(
+        MODELS,
+        NON_NEGATIVE_INT,
+        REQUEST_FLAGS,
+        "retries of transient errors: 5xx, 429, timeouts, resets, a 200 that is no completion (default 6; "
+        "the first waits about $DEBATE_EVAL_RETRY_BACKOFF s, default 1, then doubling; the endpoint check too)",
+    )
+    gguf: str | None = _option(
+        MODELS, PATH, MODEL_FLAGS, "serve this GGUF with the embedded server instead of SmolLM2-135M"
+    )
+    gguf_sha256: str | None = _option(MODELS, TEXT, MODEL_FLAGS, "the SHA-256 the --gguf file must have")
+    embedded_parallel: int | None = _option(MODELS, POSITIVE_INT, MODEL_FLAGS, "embedded server slots (default 2)")
+    answer_format: str | None = _option(  # auto | free | grammar | json (debates/answer_plan.py)
+        MODELS, TEXT, REQUEST_FLAGS, answer_format_help, choices=answer_formats
+    )
+    structured_output: bool = _option(MODELS, SWITCH, REQUEST_FLAGS, structured_help, default=False)  # = json
+    env_file: str | None = _option(
+        MODELS, PATH, MODEL_FLAGS, "read settings from this .env file (default: ./.env if present)"
+    )
     # ---- execution (does not change results)
-    out: str | None = _option(EXECUTION, PATH)
-    concurrency: int | None = _option(EXECUTION, POSITIVE_INT)
-    rpm: int | None = _option(EXECUTION, POSITIVE_INT)  # request budget per minute (agents/models/rate_limit.py)
-    tpm: int | None = _option(EXECUTION, POSITIVE_INT)  # token budget per minute
-    no_cache: bool = _option(EXECUTION, SWITCH, False)
-    reset_cache: bool = _option(EXECUTION, SWITCH, False)
-    cache_dir: str | None = _option(EXECUTION, PATH)
-    progress: str | None = _option(EXECUTION, TEXT)  # auto | bar | lines | none (engine/progress.py)
-    quiet: bool = _option(EXECUTION, SWITCH, False)  # = progress "none"
-    no_progress: bool = _option(EXECUTION, SWITCH, False)  # = progress "none" (the older spelling)
-    no_preflight: bool = _option(EXECUTION, SWITCH, False)
-    max_answer_bytes: int | None = _option(EXECUTION, POSITIVE_INT)  # None: http_client.DEFAULT_MAX_ANSWER_BYTES
-    fast_path: bool = _option(EXECUTION, SWITCH, False)  # the opt-in private fast path (agents/models/fast_path.py)
-    batch: bool = _option(EXECUTION, SWITCH, False)
-    batch_max_requests: int | None = _option(EXECUTION, POSITIVE_INT)
-    batch_wait: float | None = _option(EXECUTION, POSITIVE_FLOAT)
-    batch_poll: float | None = _option(EXECUTION, POSITIVE_FLOAT)
-    allow_endpoint_change: bool = _option(EXECUTION, SWITCH, False)  # resume at another server (engine.endpoints)
-    shard: str | None = _option(EXECUTION, TEXT)  # "K/N": only shard K of N of the items (engine.shards)
-    workers: int | None = _option(EXECUTION, POSITIVE_INT)  # processes on this machine (engine.workers)
-    ray: str | None = _option(EXECUTION, TEXT)  # the shards as Ray tasks: "local", "auto" or an address
-    trace_content: bool = _option(EXECUTION, SWITCH, False)  # judged texts and answers on spans (agents.telemetry)
+    out: str | None = _option(
+        EXECUTION, PATH, EXECUTION_FLAGS, "run directory (default: runs/DATASET_ASPECT_PROTOCOL); a rerun resumes"
+    )
+    concurrency: int | None = _option(
+        EXECUTION,
+        POSITIVE_INT,
+        EXECUTION_FLAGS,
+        "debates in flight, and the most model calls in flight per endpoint and model (default 8 for APIs, "
+        "the embedded server's slots otherwise); fewer when the endpoint's rate limits call for it",
+    )
+    rpm: int | None = _option(  # request budget per minute (agents/models/rate_limit.py)
+        EXECUTION,
+        POSITIVE_INT,
+        EXECUTION_FLAGS,
+        "request budget per minute for each endpoint and model (default: learnt from rate-limit headers)",
+    )
+    tpm: int | None = _option(  # token budget per minute
+        EXECUTION,
+        POSITIVE_INT,
+        EXECUTION_FLAGS,
+        "token budget per minute for each endpoint and model (default: learnt from rate-limit headers)",
+    )
+    no_cache: bool = _option(EXECUTION, SWITCH, EXECUTION_FLAGS, "do not use the on-disk response cache", default=False)
+    reset_cache: bool = _option(
+        EXECUTION,
+        SWITCH,
+        EXECUTION_FLAGS,
+        "move the response cache folder aside (never deleted; e.g. a damaged one) and start an empty one",
+        default=False,
+    )
+    cache_dir: str | None = _option(
+        EXECUTION,
+        PATH,
+        EXECUTION_FLAGS,
+        "response cache folder (default: $DEBATE_EVAL_CACHE_DIR or ~/.cache/debate-eval/llm-cache)",
+    )
+    progress: str | None = _option(  # auto | bar | lines | none (engine/progress.py)
+        EXECUTION,
+        TEXT,
+        EXECUTION_FLAGS,
+        "what the run shows while it works (on stderr): bar (tqdm), lines (one plain line per finished item, "
+        "at most every 10 s, and one per retry: for logs, tee, nohup, CI), none; default auto: a bar on a "
+        "terminal, lines otherwise",
+        choices=progress_modes,
+    )
+    quiet: bool = _option(  # = progress "none"
+        EXECUTION, SWITCH, EXECUTION_FLAGS, "show nothing while the run works, not even retries", default=False
+    )
+    no_progress: bool = _option(  # = progress "none" (the older spelling)
+        EXECUTION, SWITCH, EXECUTION_FLAGS, "= --progress none", default=False
+    )
+    no_preflight: bool = _option(
+        EXECUTION, SWITCH, EXECUTION_FLAGS, "skip the one-request endpoint check", default=False
+    )
+    max_answer_bytes: int | None = _option(  # None: http_client.DEFAULT_MAX_ANSWER_BYTES
+        EXECUTION, POSITIVE_INT, EXECUTION_FLAGS, max_answer_bytes_help
+    )
+    fast_path: bool = _option(  # the opt-in private fast path (agents/models/fast_path.py)
+        EXECUTION,
+        SWITCH,
+        EXECUTION_FLAGS,
+        "opt in to a faster event loop that patches private internals of AutoGen and the openai SDK "
+        "(only with the versions it was tested with; see benchmarks/throughput.md)",
+        default=False,
+    )
+    batch: bool = _option(
+        EXECUTION,
+        SWITCH,
+        BATCH_FLAGS,
+        "queue every model call and send the queue as one batch when every item waits on a call "
+        "(about 2n+1 batches for DEBATE with n rounds; batch prices; a rerun polls batches already submitted)",
+        default=False,
+    )
+    batch_max_requests: int | None = _option(
+        EXECUTION, POSITIVE_INT, BATCH_FLAGS, "most requests per batch (default 50000)", convert=batch_count
+    )
+    batch_wait: float | None = _option(
+        EXECUTION,
+        POSITIVE_FLOAT,
+        BATCH_FLAGS,
+        "send the queue this many seconds after it starts",
+        convert=batch_seconds,
+    )
+    batch_poll: float | None = _option(
+        EXECUTION, POSITIVE_FLOAT, BATCH_FLAGS, "seconds between status polls (default 30)", convert=batch_seconds
+    )
+    allow_endpoint_change: bool = _option(  # resume at another server (engine.endpoints)
+        EXECUTION,
+        SWITCH,
+        EXECUTION_FLAGS,
+        "resume a run directory at another server than its results were made at (same provider and model "
+        "name; noted in config.json); the same server under another name or port resumes without it",
+        default=False,
+    )
+    shard: str | None = _option(  # "K/N": only shard K of N of the items (engine.backends.shards)
+        EXECUTION, TEXT, SCALE_OUT_FLAGS, SHARD_HELP, metavar="K/N"
+    )
+    workers: int | None = _option(  # processes on this machine (engine.backends.workers)
+        EXECUTION,
+        POSITIVE_INT,
+        SCALE_OUT_FLAGS,
+        "processes on this machine, each an async runner over its share of the items (shard k/N), writing "
+        "into one run directory; --rpm/--tpm are divided among them (default 1); with --ray: the number of "
+        "shards (default: one per CPU of the cluster)",
+    )
+    ray: str | None = _option(  # the shards as Ray tasks: "local", "auto" or an address
+        EXECUTION,
+        TEXT,
+        SCALE_OUT_FLAGS,
+        "run the shards as Ray tasks, their results streamed back and appended here: no ADDRESS (or local) "
+        "starts Ray on this machine, auto or ray://HOST:10001 joins a cluster (needs the ray extra)",
+        metavar="ADDRESS",
+        const="local",
+    )
+    trace_content: bool = _option(  # judged texts and answers on spans (agents.telemetry)
+        EXECUTION,
+        SWITCH,
+        EXECUTION_FLAGS,
+        "with OpenTelemetry tracing on (OTEL_* variables, the [otel] extra), also put the judged texts and "
+        "the models' answers on the spans (secrets masked); off by default",
+        default=False,
+    )
 
     @classmethod
     def from_mapping(cls, values: Mapping[str, Any], source: str = "options") -> RunRequest:
@@ -173,6 +427,16 @@ class RunRequest:
         return replace(self, **direct, method_options=options)
 
 
+def flags_of(section: str) -> list[tuple[str, Flag]]:
+    """The request fields listed in ``section`` of ``run --help``, with their flags, in field order."""
+    found = []
+    for spec in fields(RunRequest):
+        flag = spec.metadata.get("flag")
+        if flag is not None and flag.section == section:
+            found.append((spec.name, flag))
+    return found
+
+
 def field_names() -> tuple[str, ...]:
     """The request's option names, in order."""
     return tuple(spec.name for spec in fields(RunRequest))
@@ -189,87 +453,11 @@ def field_group(name: str) -> str:
 
 
 def check_value(name: str, value: Any, source: str = "options") -> Any:
-    """``value`` for option ``name`` checked and normalised (paths as text, ``"a=b,c=d"`` as a mapping, a
-    scale ``(1, 5)`` as ``"1-5"``); a one-line ``UserError`` naming ``source`` and the option otherwise."""
-    kind = field_kind(name)
-    if value is None:
-        return None
-
-    label = option_label(name, source)
-
-    def fail(expected: str) -> UserError:
-        return UserError(f"{label}: expected {expected}, got {value!r}")
-
-    if kind == SWITCH:
-        if not isinstance(value, bool):
-            raise fail("true or false")
-        return value
-    if kind in (TEXT, PATH):
-        if kind == PATH and isinstance(value, os.PathLike):
-            return os.fspath(value)
-        if not isinstance(value, str):
-            raise fail("a path" if kind == PATH else "text")
-        return value
-    if kind in (INT, POSITIVE_INT, NON_NEGATIVE_INT):
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise fail("a whole number")
-        if kind == POSITIVE_INT and value < 1:
-            raise fail("a whole number >= 1")
-        if kind == NON_NEGATIVE_INT and value < 0:
-            raise fail("a whole number >= 0")
-        return value
-    if kind in (FLOAT, POSITIVE_FLOAT):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise fail("a number")
-        if kind == POSITIVE_FLOAT and not value > 0:
-            raise fail("a number > 0")
-        return float(value)
-    if kind == SCALE:
-        if isinstance(value, str):
-            return value
-        if isinstance(value, (list, tuple)) and len(value) == 2 and all(_is_number(v) for v in value):
-            return f"{value[0]:g}-{value[1]:g}"
-        raise fail('a scale such as "1-5" or (1, 5)')
-    if kind == MAPPING:
-        return _mapping(value, fail, label)
-    if kind == OPTIONS:
-        if not isinstance(value, Mapping):
-            raise fail("a mapping of option names to values")
-        return {str(k).replace("-", "_"): v for k, v in value.items()}
-    raise AssertionError(f"unknown kind {kind!r} of option {name}")  # pragma: no cover - a field without a kind
+    """``value`` for option ``name`` checked and normalised (``option_values.checked``); a one-line
+    ``UserError`` naming ``source`` and the option otherwise."""
+    return checked(field_kind(name), value, option_label(name, source))
 
 
 def option_label(name: str, source: str) -> str:
     """How a message names option ``name``: ``--max-tokens`` for flags, ``run.toml: max_tokens`` otherwise."""
     return f"--{name.replace('_', '-')}" if source == FLAGS else f"{source}: {name}"
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def _mapping(value: Any, fail: Any, label: str) -> dict[str, str]:
-    """``{"a": "X"}``, ``"a=X,b=Y"`` or ``[("a", "X")]`` as a dict of text."""
-    pairs: Iterable[Any]
-    if isinstance(value, str):
-        pairs = []
-        for part in (piece.strip() for piece in value.split(",")):
-            if part:
-                key, sep, item = part.partition("=")
-                if not sep or not key.strip() or not item.strip():
-                    raise UserError(f"{label}: expected NAME=VALUE pairs separated by commas, got {part!r}")
-                pairs.append((key.strip(), item.strip()))
-    elif isinstance(value, Mapping):
-        pairs = value.items()
-    elif isinstance(value, (list, tuple)) and all(isinstance(p, (list, tuple)) and len(p) == 2 for p in value):
-        pairs = value
-    else:
-        raise fail("a mapping of names to values")
-    result: dict[str, str] = {}
-    for key, item in pairs:
-        if not isinstance(key, str) or not isinstance(item, (str, int, float)) or isinstance(item, bool):
-            raise fail("a mapping of names to text")
-        if key in result:
-            raise UserError(f"{label}: {key!r} is given twice")
-        result[key] = str(item)
-    return result

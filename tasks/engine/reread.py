@@ -41,7 +41,7 @@ from debate_eval.agents.errors import UserError
 from debate_eval.agents.redaction import redact_record
 from debate_eval.debates.scoring import PARSER_VERSION
 from debate_eval.tasks.engine.record import Record
-from debate_eval.tasks.engine.rundir import RESULTS_FILE, ResultsWriteError, fsync_directory
+from debate_eval.tasks.engine.rundir import ResultsWriteError, fsync_directory
 
 if TYPE_CHECKING:
     from debate_eval.debates.method import Method
@@ -180,10 +180,10 @@ def reread_older(
     by_aspect = {config.aspect: config for config in configs}
     inputs = {str(item.item_id): dict(item.inputs) for item in load_items()}
     path = store.results_path
-    for stale in store.out_dir.glob(f".{RESULTS_FILE}.*{TMP_SUFFIX}"):  # left by a run killed while rewriting
+    for stale in store.run_dir.stale_results_temps(TMP_SUFFIX):  # left by a run killed while rewriting
         with contextlib.suppress(OSError):
             stale.unlink()
-    tmp = store.out_dir / f".{RESULTS_FILE}.{os.getpid()}{TMP_SUFFIX}"
+    tmp = store.run_dir.results_temp_path(TMP_SUFFIX)
     try:
         with tmp.open("wb") as target, path.open("rb") as source:
             for raw in source:  # one line at a time: the file is never held whole
@@ -271,7 +271,7 @@ def reread_record(record: Record, config: RunConfig, inputs: Mapping[str, Any]) 
     aspect's configuration, for the method and the scale; ``inputs``: its item's texts under evaluation)."""
     texts = [str(text) for text in inputs.values()]
     again = reread_line(record, config.method, config.template.scale, texts)
-    from debate_eval.tasks.engine.runner import flag_truncated  # the run's own check (runner imports this module)
+    from debate_eval.tasks.engine.judged import flag_truncated  # the run's own check
 
     if again.truncated and again.judged:  # the new reading found a score in the cut answer
         again = again.replace(truncated=None)
@@ -299,7 +299,9 @@ def reread_line(record: Record, method: Method, scale: ScoreRange | None, texts:
             if "score" in entry:
                 entry["score"] = reparse.read(entry).to_dict()
         new = method.rescore(record.replace(transcript=transcript), reparse)
-    return new.replace(parser_version=PARSER_VERSION)
+    from debate_eval.debates.kit.confidence import with_confidence
+
+    return with_confidence(method, new).replace(parser_version=PARSER_VERSION)
 
 
 def mixed_versions_warning(records: Iterable[Any], where: object) -> str | None:

@@ -40,8 +40,6 @@ from debate_eval.tasks.engine.lock import RunLock, owner_text
 from debate_eval.tasks.engine.record import Record, validate_record
 from debate_eval.tasks.engine.resume_index import IndexEntry, KeyIndex, discard_index, load_index, save_index
 from debate_eval.tasks.engine.rundir import (
-    CONFIG_FILE,
-    RESULTS_FILE,
     ResultsWriteError,
     RunDir,
     ScanEnd,
@@ -54,8 +52,6 @@ from debate_eval.tasks.engine.rundir import (
 from debate_eval.tasks.engine.tally import Tally
 
 __all__ = [
-    "CONFIG_FILE",
-    "RESULTS_FILE",
     "ResultsStore",
     "ResultsWriteError",
     "numbered_records",
@@ -222,7 +218,7 @@ class ResultsStore:
             if has_results and not edited:
                 return
             if has_results:  # the run's own configuration: restore the file, keep the edited one beside it
-                kept = self.config_path.with_name(f"{CONFIG_FILE}.edited-{time.strftime('%Y%m%d-%H%M%S')}")
+                kept = self.run_dir.edited_config_path(time.strftime("%Y%m%d-%H%M%S"))
                 os.replace(self.config_path, kept)
                 print(
                     f"debate-eval: note: {edited}; restored from this run's configuration (the same config hash "
@@ -276,7 +272,7 @@ class ResultsStore:
         retry = {key for key in item_ids if key in self._index}  # no set of every key to run (100k items)
         if not retry:
             return
-        tmp = self.out_dir / f".{RESULTS_FILE}.{os.getpid()}.tmp"
+        tmp = self.run_dir.results_temp_path()
         offsets: dict[str, int] = {}
         try:
             with tmp.open("wb") as handle, self.results_path.open("rb") as source:

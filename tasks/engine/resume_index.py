@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from debate_eval.tasks.data.sources import CompactStrings
+from debate_eval.tasks.engine.rundir import index_path_of
 
-INDEX_FILE = "results.index.json"
 FORMAT = 2  # 2: the body's own stamp (``BODY_STAMP``)
 BODY_STAMP = b',"body_sha256":"'  # the index's last field: the SHA-256 of the bytes before it
 HEAD_BYTES = 4096  # the bytes of the file's head and tail whose hashes the index records
@@ -208,7 +208,7 @@ def stamp(path: Path) -> dict[str, Any]:
 
 def index_path(results_path: Path) -> Path:
     """The index file of a results file (in the same folder)."""
-    return results_path.with_name(INDEX_FILE)
+    return index_path_of(results_path)
 
 
 def save_index(

@@ -125,9 +125,9 @@ class RunOptions:
     rpm: float | None = None  # --rpm: a request budget per minute for each endpoint and model (None: headers)
     tpm: float | None = None  # --tpm: a token budget per minute
     allow_endpoint_change: bool = False  # resume at another server than the results were made at (endpoints.py)
-    shard: tuple[int, int] | None = None  # --shard K/N: only the items of shard K of N (engine/shards.py)
-    workers: int = 1  # --workers N: processes, each over shard k/N of the items (engine/workers.py)
-    ray: str | None = None  # --ray [ADDRESS]: the shards as Ray tasks (engine/ray_engine.py)
+    shard: tuple[int, int] | None = None  # --shard K/N: only the items of shard K of N (engine/backends/shards.py)
+    workers: int = 1  # --workers N: processes, each over shard k/N of the items (engine/backends/workers.py)
+    ray: str | None = None  # --ray [ADDRESS]: the shards as Ray tasks (engine/backends/ray.py)
     skip_done_of: Path | None = None  # a worker's run directory: its finished items are not run again
     trace_content: bool = False  # --trace-content: judged texts and answers on the spans, when traced (telemetry)
 

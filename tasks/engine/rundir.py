@@ -1,4 +1,7 @@
-"""The run directory: the one reader and writer of ``config.json``, ``results.jsonl`` and ``summary.json``.
+"""The run directory: the one reader and writer of ``config.json``, ``results.jsonl``, the resume index
+(``results.index.json``) and ``summary.json``: no other module names those files, it asks :class:`RunDir` for
+their paths (``config_path``, ``results_path``, ``index_path``, ``summary_path``, the temporary file of a
+rewrite) or for the documents.
 
 The engine, the API (``load_run``), ``show``, ``rescore``, ``meta-eval``, ``report`` and ``audit`` open a run
 directory through :class:`RunDir`:
@@ -32,6 +35,7 @@ from debate_eval.tasks.engine.record import Record, validate_record
 CONFIG_FILE = "config.json"
 RESULTS_FILE = "results.jsonl"
 SUMMARY_FILE = "summary.json"
+INDEX_FILE = "results.index.json"  # the resume index (resume_index.py), beside the results file
 
 
 class ResultsWriteError(UserError):
@@ -156,9 +160,43 @@ class RunDir:
         """``summary.json``."""
         return self.path / SUMMARY_FILE
 
+    @property
+    def index_path(self) -> Path:
+        """The resume index of ``results.jsonl`` (``resume_index.py``)."""
+        return index_path_of(self.results_path)
+
+    def results_temp_path(self, suffix: str = ".tmp") -> Path:
+        """The temporary file a rewrite of ``results.jsonl`` writes before its rename (this process's)."""
+        return self.path / f".{RESULTS_FILE}.{os.getpid()}{suffix}"
+
+    def stale_results_temps(self, suffix: str) -> list[Path]:
+        """The temporary files of rewrites with ``suffix`` that a killed process left (any process's)."""
+        return sorted(self.path.glob(f".{RESULTS_FILE}.*{suffix}"))
+
+    def edited_config_path(self, stamp: str) -> Path:
+        """Where a ``config.json`` edited by hand is kept when the run restores its own (``stamp``: when)."""
+        return self.path / f"{CONFIG_FILE}.edited-{stamp}"
+
+    @classmethod
+    def of_results(cls, results: Path) -> RunDir:
+        """The run directory of a results file (its folder)."""
+        return cls(results.parent)
+
+    def is_results_file(self, path: Path) -> bool:
+        """True when ``path`` is named as a run directory's results file (``results.jsonl``)."""
+        return path.name == RESULTS_FILE
+
     def has_results(self) -> bool:
         """True when ``results.jsonl`` exists and is not empty."""
         return self.results_path.is_file() and self.results_path.stat().st_size > 0
+
+    def is_run(self) -> bool:
+        """True when the folder holds ``results.jsonl`` or ``config.json``."""
+        return self.results_path.is_file() or self.config_path.is_file()
+
+    def not_a_run_text(self) -> str:
+        """The words of the error for a folder that is no run directory."""
+        return f"not a run directory (no {RESULTS_FILE} or {CONFIG_FILE})"
 
     # -- documents ----------------------------------------------------------------------------------------------
 
@@ -172,9 +210,10 @@ class RunDir:
         """``summary.json`` (``{}`` when absent)."""
         return read_json_object(self.summary_path)
 
-    def write_config(self, document: dict[str, Any]) -> None:
-        """Write ``config.json`` sealed with its checksums (``config_checksum``), atomically."""
-        write_json_atomic(self.config_path, sealed(dict(document)))
+    def write_config(self, document: dict[str, Any], *, seal: bool = True) -> None:
+        """Write ``config.json`` atomically, sealed with its checksums (``config_checksum``) unless ``seal`` is
+        False (a derived run's document as its writer makes it: an import, an ensemble)."""
+        write_json_atomic(self.config_path, sealed(dict(document)) if seal else document)
 
     def write_summary(self, summary: dict[str, Any]) -> None:
         """Write ``summary.json`` atomically."""
@@ -227,6 +266,22 @@ class RunDir:
         return RunLock(self.path)
 
 
+def results_file(name: str | os.PathLike[str]) -> Path:
+    """A results file as given, or a run directory's ``results.jsonl``."""
+    path = Path(name)
+    return RunDir(path).results_path if path.is_dir() else path
+
+
+def results_file_name() -> str:
+    """The name of a run directory's results file, for messages."""
+    return RESULTS_FILE
+
+
+def index_path_of(results_path: Path) -> Path:
+    """The resume index of a results file (in the same folder)."""
+    return results_path.with_name(INDEX_FILE)
+
+
 def read_json_object(path: Path, *, not_object: str = "refuse") -> dict[str, Any]:
     """A JSON document that should be an object (``{}`` when the file is absent). A file that is not JSON is a
     one-line ``UserError`` naming the file; one that is JSON but no object too, or ``{}`` with
@@ -267,3 +322,28 @@ def fsync_directory(directory: Path) -> None:
             os.fsync(fd)
         finally:
             os.close(fd)
+
+
+def finished_keys(out_dir: Path, config_hash: str, multi: bool) -> set[str]:
+    """The keys of the items finished in a run directory's ``results.jsonl`` under ``config_hash`` (read in
+    a stream; a last line still being written is not counted); ``out_dir`` may also be a file of keys, one a
+    line (what a Ray task is given)."""
+    if out_dir.is_file():
+        return set(out_dir.read_text(encoding="utf-8").splitlines())
+    keys: set[str] = set()
+    path = RunDir(out_dir).results_path
+    if not path.is_file():
+        return keys
+    with path.open("rb") as handle:
+        for raw in handle:
+            if not raw.endswith(b"\n") or not raw.strip():
+                continue
+            record = Record.from_json(json.loads(raw), path=path, messages=False)
+            if record.config_hash == config_hash and record.ok:
+                keys.add(record_result_key(record, multi))
+    return keys
+
+
+def record_result_key(record: Record, multi: bool) -> str:
+    """A record's key among the run's results: its item's, with its aspect in a multi-aspect run."""
+    return f"{record.key}\x1f{record.aspect}" if multi else record.key

@@ -81,3 +81,65 @@ def test_trace_content_is_off_unless_asked(monkeypatch: pytest.MonkeyPatch) -> N
         assert telemetry.trace_content()
     finally:
         telemetry.set_trace_content(False)
+
+
+def evaluation_events(record: Any, *, content: bool, monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """The ``gen_ai.evaluation.result`` events on the item span of ``record`` (an SDK provider and the
+    in-memory exporter set for the call)."""
+    from support.integrations import integration_library
+
+    integration_library("opentelemetry.sdk", "otel")
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    monkeypatch.setattr(trace, "get_tracer_provider", lambda: provider)
+    telemetry.set_trace_content(content)
+    try:
+        with telemetry.item_span(item_id=str(record.item_id), aspect=record.aspect, method=record.method) as item:
+            telemetry.item_result(item, record)
+    finally:
+        telemetry.set_trace_content(False)
+    (span,) = exporter.get_finished_spans()
+    return [event for event in span.events if event.name == "gen_ai.evaluation.result"]
+
+
+def test_each_judgment_is_a_gen_ai_evaluation_result_event(monkeypatch: pytest.MonkeyPatch) -> None:
+    from debate_eval.agents.redaction import register_secrets
+    from debate_eval.tasks.engine.record import Message, Record
+
+    secret = "sk-test-EvalEvent-93b1"
+    register_secrets([secret])
+    transcript = (
+        Message(index=0, agent="Commander", role="user", content="Judge this."),
+        Message(index=1, agent="Scorer", role="assistant", content="Clear. Score: 4", usage={"prompt_tokens": 9}),
+        Message(index=2, agent="Critic", role="assistant", content=f"NO_ISSUES {secret}", usage={"prompt_tokens": 9}),
+    )
+    scored = Record(item_id="a", dataset="d", aspect="coherence", score=4.0, decided_by="Scorer", transcript=transcript)
+    (event,) = evaluation_events(scored, content=False, monkeypatch=monkeypatch)
+    assert dict(event.attributes) == {
+        "gen_ai.evaluation.name": "coherence",
+        "gen_ai.evaluation.score.value": 4.0,
+        "gen_ai.evaluation.score.label": "4",
+        "debate_eval.method": "debate",
+    }  # no explanation without trace content
+    (event,) = evaluation_events(scored, content=True, monkeypatch=monkeypatch)
+    assert event.attributes["gen_ai.evaluation.explanation"] == "Clear. Score: 4"  # the deciding answer
+    critic = Record(item_id="b", dataset="d", aspect="coherence", score=2.5, decided_by="Critic", transcript=transcript)
+    (event,) = evaluation_events(critic, content=True, monkeypatch=monkeypatch)
+    assert secret not in event.attributes["gen_ai.evaluation.explanation"]
+    assert event.attributes["gen_ai.evaluation.explanation"].startswith("NO_ISSUES ")
+    pair = Record(item_id="c", dataset="d", aspect="overall", task_type="pairwise", verdict="first")
+    (event,) = evaluation_events(pair, content=False, monkeypatch=monkeypatch)
+    assert event.attributes["gen_ai.evaluation.score.label"] == "first"
+    assert "gen_ai.evaluation.score.value" not in event.attributes
+    failed = Record(item_id="e", dataset="d", aspect="coherence", error="APITimeoutError: the endpoint did not answer")
+    (event,) = evaluation_events(failed, content=True, monkeypatch=monkeypatch)
+    assert dict(event.attributes) == {
+        "gen_ai.evaluation.name": "coherence",
+        "debate_eval.method": "debate",
+        "error.type": "APITimeoutError",
+    }

@@ -18,7 +18,7 @@ SYSTEMS_LINE = "systems: too few items per system to compare; see `meta-eval`"
 def test_the_embedded_model_gets_a_local_process_timeout(isolated_env: Path) -> None:
     from debate_eval.tasks.engine import build
     from debate_eval.tasks.engine.request import RunRequest
-    from debate_eval.tasks.engine.runner import RunSummary, start_line
+    from debate_eval.tasks.engine.summary import RunSummary, start_line
 
     embedded = resolve_model_config(ModelOverrides(provider="embedded")).for_role("scorer")
     remote = resolve_model_config(ModelOverrides(base_url="http://127.0.0.1:9/v1", model="m")).for_role("scorer")

@@ -11,6 +11,9 @@ its endpoint needs.
 ``ollama``      Ollama through its OpenAI-compatible route (``/v1``); AutoGen's OpenAI client
 ``embedded``    the embedded llama.cpp server (no key, no URL): started for the run, its slots shared
 ``scripted``    the scripted test server (``--provider scripted``): canned replies per role, no model at all
+``inspect``     inspect_ai's models (``--model openai/gpt-4o``, ``role:grader``): inspect's ``generate``
+``litellm``     LiteLLM's providers by LiteLLM model name (``--model anthropic/...``): ``litellm.acompletion``
+``deepeval``    a model object of the host program (deepeval's ``DeepEvalBaseLLM``), registered in the process
 ==============  ==========================================================================================
 
 A provider says where a role's requests go (``base_url``), which variables hold its key and URL, what server
@@ -48,6 +51,9 @@ BUILTIN_MODULES = (
     "debate_eval.agents.models.providers.ollama",
     "debate_eval.agents.models.providers.embedded",
     "debate_eval.agents.models.providers.scripted",
+    "debate_eval.agents.models.providers.inspect_models",
+    "debate_eval.agents.models.providers.litellm_provider",
+    "debate_eval.agents.models.providers.callable_models",
 )
 
 
@@ -71,6 +77,12 @@ class Provider:
     auto_answer_mode: str = "free"
     # the answer formats it can request (answer_request): "json" (a response schema), "grammar" (llama.cpp's)
     answer_modes: tuple[str, ...] = ("json",)
+    # the provider's library caches and limits connections itself (inspect_ai): the pool leaves out its response
+    # cache and rate limiter for it (retries and the answer check stay)
+    own_call_layers: bool = False
+    # the run's endpoint check (one tiny request before the first call) applies; False for a model of the host
+    # program or of another library's eval, which has no endpoint of the run's to check
+    checks_endpoint: bool = True
 
     def answer_modes_of(self, model: str | None) -> tuple[str, ...]:
         """The answer formats this provider can request of ``model``: ``answer_modes``, less what the

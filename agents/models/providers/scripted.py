@@ -1,8 +1,9 @@
 """``scripted``: the scripted test server (``scripted_server.py`` beside this file), started for the run.
 
-An OpenAI-compatible HTTP server on 127.0.0.1 that answers from a fixed script per role (``DEFAULT_REPLIES``):
-no model, no key, no network. ``--provider scripted`` runs the whole pipeline offline in seconds, e.g. to
-check a new method, dataset or template; the tests use the server directly. Its scores mean nothing.
+An OpenAI-compatible HTTP server on 127.0.0.1 that answers from a fixed script per role (the reply tables each
+method registers, ``scripted_server.ScriptedReplies``): no model, no key, no network. ``--provider scripted``
+runs the whole pipeline offline in seconds, e.g. to check a new method, dataset or template; the tests use the
+server directly. Its scores mean nothing.
 
 ``--model NAME`` with a name of ``planted.SCRIPTS`` (``planted-first``, ``planted-length``, ``planted-copy``,
 ``planted-noisy``) serves a judge with a planted behaviour instead (for ``debate-eval audit``); any other name

@@ -101,6 +101,8 @@ def agreement(records: Sequence[Record | Mapping[str, Any]], settings: Bootstrap
             " JudgeBench's score: per pair +1 per order's verdict equal to the label, −1 per verdict equal to the "
             "flipped label, right when > 0; its interval is the 95 % Wilson score interval."
         )
+        if not bench["n_both_orders"]:
+            how += " Each pair was judged in one order here (JudgeBench's single-order figure)."
         notes += [
             f"JudgeBench {name}: {entry['score']:.2f} % ({entry['n_right']}/{entry['n_pairs']} right)"
             for name, entry in bench["categories"].items()
@@ -128,12 +130,21 @@ def _points(records: Sequence[Record]) -> list[list[Any]]:
 
 
 def verbosity(records: Sequence[Record | Mapping[str, Any]], lengths: Mapping[str, Any], settings: Bootstrap) -> Facet:
-    """Does the judge reward length beyond what the humans do?
+    """Does the judge reward length beyond what the humans do? (The judge's bias, not the texts' quality.)
 
-    Single scores: Spearman's partial correlation of the judge's score with the judged text's length (words)
-    given the human score, beside the humans' own rank correlation with length. ``lengths``: item id -> words.
-    Pairwise: the share of decisive verdicts that pick the longer response, beside the humans' share.
-    ``lengths``: item id -> (words of response A, words of response B).
+    Single scores, with human scores: the estimand is how the judge's score *minus the human score* moves with the
+    judged text's length (words): ``length_bias``, the least-squares slope of (judge − human) on length, in score
+    points per 100 words, and ``residual_spearman``, Spearman's ρ of (judge − human) with length. Both are 0 for
+    a judge without a length bias however accurate it is and however length goes with quality (the humans'
+    noise does not move with length), and move with a judge that adds points for words. Read on the human
+    scale: a judge that stretches or compresses the scale has a residual that follows quality (and so length,
+    where length goes with quality). Beside them, the older partial Spearman ρ(score, length | human score),
+    which reads a judge more accurate than noisy raters as length bias, and ρ(score, length).
+    ``lengths``: item id -> words.
+
+    Pairwise: ``longer_preference_difference``, the share of the judge's decisive verdicts for the longer
+    response minus the humans' share, on the same items (both decisive, lengths different); beside it each
+    share and AlpacaEval's length control. ``lengths``: item id -> (words of response A, words of response B).
     """
     records = as_records(records)
     if not records:
@@ -157,17 +168,30 @@ def verbosity(records: Sequence[Record | Mapping[str, Any]], lengths: Mapping[st
         if not humans:
             return {"raw": spearman(score, length)}
         human = [r["human"] for r in every]
+        residual = [s - h for s, h in zip(score, human, strict=True)]
         return {
+            "slope": length_slope(residual, length),
+            "residual": spearman(residual, length),
             "partial": partial_spearman(score, length, human),
             "raw": spearman(score, length),
             "human": spearman(human, length),
         }
 
-    names = ["partial", "raw", "human"] if humans else ["raw"]
+    names = ["slope", "residual", "partial", "raw", "human"] if humans else ["raw"]
     values, ci = statistic(units), intervals(units, statistic, names, settings, unit)
     link = [ItemLink(BASE, ids(rows), "scored items (length: words of the judged text)")]
     figures = []
     if humans:
+        figures += [
+            Figure(
+                "residual_spearman", "Spearman ρ(judge − human score, length)", values["residual"],
+                ci["residual"], items=link,
+            ),
+            Figure(
+                "length_bias", "length bias: judge − human score per 100 words (least-squares slope)",
+                values["slope"], ci["slope"], items=link,
+            ),
+        ]  # fmt: skip
         figures.append(
             Figure(
                 "partial_spearman", "partial Spearman ρ(score, length | human score)", values["partial"],
@@ -177,10 +201,14 @@ def verbosity(records: Sequence[Record | Mapping[str, Any]], lengths: Mapping[st
         )  # fmt: skip
     figures.append(Figure("spearman", "Spearman ρ(score, length)", values["raw"], ci["raw"], items=link))
     how = (
-        "Length = words of the judged text. Spearman's partial correlation of the judge's score with the length "
-        "given the human score, (ρ_sl − ρ_sh ρ_lh) / √((1 − ρ_sh²)(1 − ρ_lh²)) over all scored items; beside it "
-        "the humans' own ρ(human score, length), the length preference already in the ratings. 0: the judge "
-        "rewards length no more than the human score explains."
+        "Length = words of the judged text. The estimand is the judge's length bias: how its score minus the "
+        "human score moves with length, as the least-squares slope of (judge − human) on length (score points "
+        "per 100 words) and Spearman's ρ(judge − human, length), over all scored items. 0: no length bias, "
+        "however accurate the judge and however length goes with quality; read on the human scale (a judge that "
+        "compresses or stretches it has a residual that follows quality). Beside them Spearman's partial "
+        "correlation of the judge's score with the length given the human score, (ρ_sl − ρ_sh ρ_lh) / "
+        "√((1 − ρ_sh²)(1 − ρ_lh²)), which also grows when the judge is more accurate than noisy raters and "
+        "length goes with quality, and the humans' own ρ(human score, length)."
         if humans
         else "Length = words of the judged text. Spearman ρ of the judge's score with the length over all scored "
         f"items. Not controlled for quality: {NO_HUMANS}."
@@ -195,6 +223,14 @@ def verbosity(records: Sequence[Record | Mapping[str, Any]], lengths: Mapping[st
         figures=figures,
         plot={"points": [[row["length"], row["score"], row["id"]] for row in rows]},
     )
+
+
+def length_slope(residual: Sequence[float], length: Sequence[float]) -> float | None:
+    """The least-squares slope of ``residual`` on ``length``, per 100 words (None when length does not vary)."""
+    x, y = np.asarray(length, dtype=float) / 100.0, np.asarray(residual, dtype=float)
+    if len(x) < 2 or np.var(x) == 0:
+        return None
+    return float(np.sum((x - x.mean()) * (y - y.mean())) / np.sum((x - x.mean()) ** 2))
 
 
 def _longer(lengths: Any) -> str | None:
@@ -268,7 +304,11 @@ def _pairwise_verbosity(records: Sequence[Record], lengths: Mapping[str, Any], s
         every = flat(sample)
         judge, human = controlled(every, "judge_first") or {}, controlled(every, "human_first") or {}
         decisive = [r["judge_first"] for r in every if r["judge_first"] is not None]
+        both = [r for r in every if r["judge"] is not None and r["human"] is not None]
         return {
+            "difference": (share([r["judge"] for r in both]) or 0.0) - (share([r["human"] for r in both]) or 0.0)
+            if both
+            else None,
             "judge": share([r["judge"] for r in every if r["judge"] is not None]),
             "human": share([r["human"] for r in every if r["human"] is not None]),
             "effect": judge.get("effect"),
@@ -277,11 +317,18 @@ def _pairwise_verbosity(records: Sequence[Record], lengths: Mapping[str, Any], s
             "first": sum(decisive) / len(decisive) if decisive else None,
         }
 
-    names = ["judge", "human", "effect", "human_effect", "controlled", "first"]
+    names = ["difference", "judge", "human", "effect", "human_effect", "controlled", "first"]
     values, ci = statistic(units), intervals(units, statistic, names, settings, "items")
     decided = [row for row in rows if row["judge"] is not None]
     longer_picked = [ItemLink(BASE, ids([row for row in decided if row["judge"]]), "verdicts for the longer response")]
+    both = [row for row in decided if row["human"] is not None]
     figures = [
+        Figure(
+            "longer_preference_difference",
+            "judge's share of decisive verdicts for the longer response minus the humans' share, same items",
+            values["difference"], ci["difference"],
+            items=[ItemLink(BASE, ids(both), "items with a decisive verdict and label, lengths different")],
+        ),
         Figure(
             "longer_win_rate", "share of decisive verdicts for the longer response", values["judge"], ci["judge"],
             baseline=values["human"], baseline_label="humans: share of decisive labels for the longer response",
@@ -301,9 +348,15 @@ def _pairwise_verbosity(records: Sequence[Record], lengths: Mapping[str, Any], s
     return Facet(
         name=VERBOSITY,
         title=TITLES[VERBOSITY],
-        method="Length = words of each response. Over the items whose responses differ in length: the share of "
-        "the judge's decisive verdicts (not ties) that pick the longer response, beside the same share of the "
-        "human labels. Length control as AlpacaEval's: a logistic regression of the decisive verdict (first = 1) "
+        method="Length = words of each response. The estimand is the judge's length preference beyond the "
+        "humans': over the items whose responses differ in length and where both the judge and the humans are "
+        "decisive, the share of the judge's verdicts for the longer response minus the share of the human labels "
+        "for it (0: the judge prefers length no more than the humans on the same pairs; where the better response "
+        "tends to be the longer one, a judge more accurate than the raters shows a larger share, a less accurate "
+        "one a smaller share). Beside it, over the "
+        "items whose responses differ in length: the share of the judge's decisive verdicts (not ties) that pick "
+        "the longer response, and the same share of the human labels. Length control as AlpacaEval's: a "
+        "logistic regression of the decisive verdict (first = 1) "
         "on tanh((words A − words B) / their standard deviation), with an intercept and an L2 penalty of "
         f"{LC_PENALTY:g} on the length coefficient; the coefficient is the length effect (0: none; beside it the "
         "same regression on the human labels), and the sigmoid of the intercept the length-controlled share for "

@@ -14,7 +14,17 @@ from debate_eval.tasks.analysis.audit.facet import OK, Facet, Figure, Interval
 
 KIND = "debate-eval judge card"
 VERSION = 1
-FACETS = ("agreement", "stability", "position", "verbosity", "scale", "robustness", "injection")
+FACETS = (
+    "agreement",
+    "stability",
+    "position",
+    "verbosity",
+    "scale",
+    "robustness",
+    "injection",
+    "alt_test",
+    "self_preference",
+)
 
 
 @dataclass

@@ -2,7 +2,8 @@
 
 Each format is one module with ``FORMAT`` and ``import_file(path, options) -> (ImportResult, aspect,
 scale)``, or ``import_files(paths, options)`` when its files make one run together (``judgebench``, ``alpaca-eval``);
-:mod:`common` builds the records and writes the run directory.
+``REREADABLE = False`` when its verdicts are a release's own codes rather than a judge's text (``rescore``
+refuses such a run); :mod:`common` builds the records and writes the run directory.
 """
 
 from __future__ import annotations

@@ -24,9 +24,12 @@ from debate_eval.agents.errors import UserError
 from debate_eval.agents.roles import EVALUATOR
 from debate_eval.debates.scoring.verdicts import FIRST, SECOND, TIE, ParsedVerdict, no_verdict
 from debate_eval.tasks.analysis.imports.common import ImportResult, read_json_rows, transcript_entry
+from debate_eval.tasks.analysis.imports.confidence import preference_confidence
 from debate_eval.tasks.data.pairwise import ASPECT
 
 FORMAT = "alpaca-eval"
+#: ``rescore`` has no judge text to read again: the verdicts are the release's own decisions
+REREADABLE = False
 DATASET = "alpaca_eval"
 PROTOCOL = "geval"  # one judge call per pair
 DRAW = 1.5
@@ -127,7 +130,12 @@ def import_file(path: Path, options: dict[str, Any]) -> tuple[ImportResult, str,
             "inputs": {"question": instruction, "input": "", "output_a": output_a, "output_b": output_b},
             "decided_by": EVALUATOR,
             "stop_reason": "imported",
-            "details": {"judge": str(row.get("annotator") or "unknown annotator"), "preference": row["preference"]},
+            "details": {
+                "judge": str(row.get("annotator") or "unknown annotator"),
+                "preference": row["preference"],
+                **({"confidence_basis": "0.5 + |preference - 1.5|"} if preference is not None else {}),
+            },
+            **({"confidence": round(preference_confidence(preference), 6)} if preference is not None else {}),
             "transcript": [transcript_entry(0, EVALUATOR, "evaluator", f"preference: {row['preference']!r}")],
         }
         result.records.append(record)

@@ -22,7 +22,7 @@ from debate_eval.debates.scoring.scores import ParsedScore, ScoreRange, parse_sc
 from debate_eval.debates.scoring.untrusted import UntrustedMaterial
 from debate_eval.debates.scoring.verdicts import ParsedVerdict, parse_verdict, planted_verdicts
 from debate_eval.tasks.data.datasets import Item, get_dataset, load_items
-from debate_eval.tasks.engine.results import CONFIG_FILE, RESULTS_FILE, write_json_atomic
+from debate_eval.tasks.engine.rundir import RunDir
 
 SHOWN_UNMATCHED = 5
 
@@ -159,7 +159,8 @@ def config_payload(
 
 def write_run(out_dir: Path, config: dict[str, Any], records: Sequence[dict[str, Any]]) -> Path:
     """Write ``config.json`` and ``results.jsonl`` into a new (or empty) ``out_dir``; never overwrite results."""
-    results = out_dir / RESULTS_FILE
+    run_dir = RunDir(out_dir)
+    results = run_dir.results_path
     if results.exists() and results.stat().st_size > 0:
         raise UserError(f"{out_dir} already holds results ({results}); import into a new --out directory")
     try:
@@ -168,7 +169,7 @@ def write_run(out_dir: Path, config: dict[str, Any], records: Sequence[dict[str,
         raise UserError(f"{out_dir}: cannot create the output directory: {exc.strerror}") from None
     for record in records:
         record.update(config_hash=config["config_hash"])
-    write_json_atomic(out_dir / CONFIG_FILE, config)
+    run_dir.write_config(config, seal=False)
     tmp = results.with_suffix(".jsonl.tmp")
     with tmp.open("w", encoding="utf-8") as handle:
         for record in records:

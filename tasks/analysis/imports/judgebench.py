@@ -33,11 +33,14 @@ from debate_eval.agents.roles import EVALUATOR
 from debate_eval.debates.kit.combine import combine_orders
 from debate_eval.debates.scoring.verdicts import ParsedVerdict, no_verdict
 from debate_eval.tasks.analysis.imports.common import ImportResult, base_record, transcript_entry, verdict_fields
+from debate_eval.tasks.analysis.imports.confidence import margin_confidence, orders_confidence, verdict_strength
 from debate_eval.tasks.analysis.imports.jsonl import read_jsonl_rows
 from debate_eval.tasks.data.judgebench import NAME as DATASET
 from debate_eval.tasks.data.pairwise import ASPECT, pairwise_item
 
 FORMAT = "judgebench"
+#: ``rescore`` has no judge text to read again: the verdicts are the release's own decisions
+REREADABLE = False
 PROTOCOL = "geval"  # one judge call per order, as G-Eval's pairwise form
 ORDERS = ("original", "swapped")
 LABELS = ("A>B", "B>A")
@@ -290,7 +293,8 @@ def _parsed(decision: str | None, order: str) -> ParsedVerdict:
 def pair_record(pair: JudgeBenchPair, source_file: Path, responses: Sequence[str]) -> dict[str, Any]:
     """The run record of one judged pair: the verdict of both orders as a ``--swap`` run combines them (the
     agreeing verdict, a tie when they disagree), ``verdicts`` and ``consistent``, and in ``details.judgebench``
-    the raw decisions (in the pair's order), JudgeBench's points, the reward scores and their margin."""
+    the raw decisions (in the pair's order), JudgeBench's points, the reward scores and their margin; its
+    ``confidence`` from the margin or the orders (``imports.confidence``)."""
     item = pairwise_item(
         item_id=pair.pair_id,
         dataset=DATASET,
@@ -310,6 +314,7 @@ def pair_record(pair: JudgeBenchPair, source_file: Path, responses: Sequence[str
     else:
         combined = parsed[0]
     source = {"format": FORMAT, "file": str(source_file), "row": pair.row}
+    confidence = _confidence(pair, responses, fields.get("consistent"))
     record = base_record(item, ASPECT, PROTOCOL, source)
     record.update(verdict_fields(combined, item))
     record.update(fields)
@@ -327,13 +332,28 @@ def pair_record(pair: JudgeBenchPair, source_file: Path, responses: Sequence[str
                 "scores": [list(s) if s is not None else None for s in pair.scores],
                 "margin": pair.margin,
             },
+            **({"confidence_basis": confidence[1]} if confidence else {}),
         },
+        **({"confidence": round(confidence[0], 6)} if confidence else {}),
         transcript=[
             {**transcript_entry(index, EVALUATOR, "evaluator", text), "order": order}
             for index, (text, order) in enumerate(zip(responses, ORDERS, strict=False))
         ],
     )
     return record
+
+
+def _confidence(pair: JudgeBenchPair, responses: Sequence[str], consistent: bool | None) -> tuple[float, str] | None:
+    """How sure the released judge was (``imports.confidence``): a reward model's margin, else the two orders'
+    agreement and verdict strength."""
+    if pair.margin is not None:
+        if consistent is False:
+            return 0.0, "the two orders disagree"
+        value = margin_confidence(pair.margin)
+        return value, f"reward margin {pair.margin:+.3g}: sigmoid(|margin|) = {value:.3f}"
+    if len(pair.decisions) < 2:
+        return None
+    return orders_confidence(consistent, [verdict_strength(text) for text in responses])
 
 
 def _responses(path: Path) -> dict[str, list[str]]:

@@ -27,6 +27,8 @@ from debate_eval.tasks.analysis.imports.common import (
 )
 
 FORMAT = "pandalm"
+#: ``rescore`` has no judge text to read again: the verdicts are the release's own decisions
+REREADABLE = False
 DATASET = "pandalm"
 PROTOCOL = "geval"  # one judge call per pair, as G-Eval's pairwise form
 ASPECT = "preference"

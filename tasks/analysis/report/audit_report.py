@@ -10,6 +10,7 @@ from debate_eval.tasks.analysis.audit.card import Card
 from debate_eval.tasks.analysis.report.audit_section import audit_section, key_resolver
 from debate_eval.tasks.analysis.report.gather import Run, attach_inputs, load_run
 from debate_eval.tasks.analysis.report.page import render
+from debate_eval.tasks.engine.rundir import RunDir
 
 
 def audit_runs(card: Card, out: Path) -> tuple[list[Run], dict[tuple[str, str], int]]:
@@ -19,7 +20,7 @@ def audit_runs(card: Card, out: Path) -> tuple[list[Run], dict[tuple[str, str], 
     for judge in card.judges:
         for name, folder in judge.runs.items():
             path = out / folder
-            if not (path / "results.jsonl").is_file():
+            if not RunDir(path).results_path.is_file():
                 continue
             run = load_run(path)
             run.label = f"{judge.label} · {name}"

@@ -25,10 +25,12 @@ HEADLINE = {  # the figure each facet's chart shows, its axis and reference line
     "agreement": (("spearman", "accuracy"), (-1.0, 1.0), 0.0, "0"),
     "stability": (("alpha",), (-1.0, 1.0), 1.0, "1 = always the same"),
     "position": (("first_position_rate",), (0.0, 1.0), 0.5, "0.5 = no preference"),
-    "verbosity": (("partial_spearman", "longer_win_rate", "spearman"), (-1.0, 1.0), 0.0, "0"),
+    "verbosity": (("residual_spearman", "longer_preference_difference", "spearman"), (-1.0, 1.0), 0.0, "0"),
     "scale": (("emd", "modal_share"), None, 0.0, "0 = same distribution"),
     "robustness": (("mean_abs_change",), None, 0.0, "0 = unchanged"),
     "injection": (("susceptibility",), (-1.0, 1.0), 0.0, "0 = no move beyond the control"),
+    "alt_test": (("advantage_probability",), (0.0, 1.0), 0.5, "0.5"),
+    "self_preference": (("self_preference",), (-2.0, 2.0), 0.0, "0 = no self-preference"),
 }
 
 

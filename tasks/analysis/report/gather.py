@@ -24,12 +24,12 @@ from debate_eval.tasks.engine.config_checksum import edit_note
 from debate_eval.tasks.engine.record import PAIRWISE, Record
 from debate_eval.tasks.engine.reread import mixed_versions_warning
 from debate_eval.tasks.engine.rundir import (
-    RESULTS_FILE,
     RunDir,
     ScanEnd,
     iter_numbered_file,
     lines_at,
     read_json_object,
+    results_file_name,
 )
 
 VERDICTS = ("first", "second", "tie")
@@ -137,6 +137,7 @@ class Item:
     config_hash: str | None = None
     parser_version: int | None = None
     score_normalized: float | None = None
+    confidence: float | None = None  # how sure the judgment is, in [0, 1]
 
     @classmethod
     def of(cls, record: Record) -> Item:
@@ -177,6 +178,7 @@ class Item:
             config_hash=record.config_hash,
             parser_version=record.parser_version,
             score_normalized=number(record.score_normalized),
+            confidence=number(record.confidence),
         )
 
     def score_row(self) -> ScoreRow:
@@ -319,24 +321,25 @@ def load_run(name: str | Path) -> Run:
     """A run from a run directory or a results file; ``UserError`` when neither is there."""
     path = Path(name)
     if path.is_dir():
-        results, folder = path / RESULTS_FILE, path
+        results, folder = RunDir(path).results_path, path
     elif path.is_file():
         results, folder = path, path.parent
     else:
         raise UserError(f"{path}: no such run directory or results file")
     if not results.is_file():
-        raise UserError(f"{path}: no {RESULTS_FILE} in this folder; give a run directory of `debate-eval run`")
+        raise UserError(f"{path}: no {results_file_name()} in this folder; give a run directory of `debate-eval run`")
     items, offsets, usage = read_items(results)  # no configured secret on the page, whatever the file holds
     warning = mixed_versions_warning(items, folder)  # records of two parsers (engine/reread.py): one line
     if warning:
         print(warning, file=sys.stderr)
     run_dir = RunDir(folder)
-    config = read_json_object(run_dir.config_path) if results.name == RESULTS_FILE else {}
+    in_run_dir = run_dir.is_results_file(results)  # a results file of another name has no run's documents
+    config = read_json_object(run_dir.config_path) if in_run_dir else {}
     edited = edit_note(run_dir.config_path, config) if config else None
     if edited:  # its settings may name a model that never ran: the page shows none of them
         print(f"debate-eval: warning: {edited}; its settings are left out of the report", file=sys.stderr)
         config = {}
-    summary = read_json_object(run_dir.summary_path) if results.name == RESULTS_FILE else {}
+    summary = read_json_object(run_dir.summary_path) if in_run_dir else {}
     return Run(
         label="",
         path=folder,

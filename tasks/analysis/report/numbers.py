@@ -147,7 +147,8 @@ def systems_rows(
         if pairwise:
             row |= {"system_level": None, "systems": win_rates(records, **options)}
         else:
-            row |= {"system_level": system_level(records, **options), "systems": compare_systems(records, **options)}
+            compared = compare_systems(records, **options, family=f"{dataset}/{aspect}")
+            row |= {"system_level": system_level(records, **options), "systems": compared}
         if row["systems"] or row["system_level"]:
             rows.append(row)
     return rows

@@ -106,6 +106,7 @@ def item_row(run_index: int, item: Item, record_index: int) -> dict[str, Any]:
         "agreed": match if pairwise else item.agreed,
         "consistent": item.consistent,
         "rounds": item.rounds,
+        "conf": item.confidence,
         "parse": "failed" if item.error else status,
         "stop": str(item.stop_reason or ""),
         "tokens": item.tokens,

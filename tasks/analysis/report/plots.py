@@ -223,3 +223,44 @@ def _legend(names: Sequence[str], colours: Sequence[str]) -> list[str]:
         out.append(f'<text x="{x + 12}" y="30" class="legend">{esc(name)}</text>')
         x += 18 + 6.2 * len(str(name))
     return out
+
+
+def ranking(title: str, rows: Sequence[tuple[str, float, Sequence[float] | None, Sequence[int]]]) -> str:
+    """Systems from best to worst, each its mean with its 95 % interval and the ranks it can hold.
+
+    ``rows``: (system, mean, [low, high] or None, [best rank, worst rank]), drawn top to bottom in the given
+    order; the interval is a line through the mean's dot, the rank set is written at the right (``1`` or
+    ``2–5``).
+    """
+    line_height, top, left, right = 18, 30, 110, 70
+    width = WIDTH + 120
+    height = top + line_height * max(len(rows), 1) + 30
+    values = [v for _, mean, interval, _ in rows for v in [mean, *(interval or [])]]
+    low, high = (min(values), max(values)) if values else (0.0, 1.0)
+    pad = (high - low) * 0.05 or 0.5
+    low, high = low - pad, high + pad
+
+    def x_px(v: float) -> float:
+        return left + (v - low) / (high - low) * (width - left - right)
+
+    body = [f'<text x="{width - right + 8}" y="{top - 8}" class="axis-label">ranks</text>']
+    for index, (name, mean, interval, ranks) in enumerate(rows):
+        y = top + line_height * index + line_height / 2
+        body.append(f'<text x="{left - 8}" y="{y + 4:.1f}" text-anchor="end">{esc(name)}</text>')
+        if interval:
+            body.append(
+                f'<line x1="{x_px(interval[0]):.1f}" x2="{x_px(interval[1]):.1f}" y1="{y:.1f}" y2="{y:.1f}" '
+                f'stroke="{PALETTE[0]}" stroke-width="2" class="ci-bar"/>'
+            )
+        span = f"{ranks[0]}" if ranks[0] == ranks[1] else f"{ranks[0]}–{ranks[1]}"
+        hover = f"{name}: {mean:.3f}" + (f" [{interval[0]:.3f}, {interval[1]:.3f}]" if interval else "")
+        body.append(
+            f'<circle cx="{x_px(mean):.1f}" cy="{y:.1f}" r="4" fill="{PALETTE[0]}" class="pt system">'
+            f"<title>{esc(hover + f'; ranks {span}')}</title></circle>"
+        )
+        body.append(f'<text x="{width - right + 8}" y="{y + 4:.1f}" class="rank-set">{esc(span)}</text>')
+    axis_y = top + line_height * max(len(rows), 1) + 4
+    body.append(f'<line x1="{left}" x2="{width - right}" y1="{axis_y}" y2="{axis_y}" class="axis"/>')
+    step = (high - low) / 4
+    body += _axis_ticks([round(low + step * i, 2) for i in range(5)], x_px, True, axis_y)
+    return _frame(title, body, width=width, height=height + 10)

@@ -240,12 +240,17 @@ def _system_level(level: dict[str, Any]) -> str:
 def _compared(block: dict[str, Any]) -> str:
     """Per system its mean with interval (and PPI rows), then every pair of systems on shared inputs."""
     ppi = any("ppi" in entry for entry in block["systems"].values())
+    ranks, ppi_ranks = block.get("ranks") or {}, block.get("ppi_ranks") or {}
     head = "<th>system</th><th>items</th><th>scored</th><th>mean judge score (95% CI)</th>"
+    head += "<th>rank (ranks it can hold)</th>" if ranks else ""
     head += "<th>human scale: PPI</th><th>human only</th><th>judge only</th>" if ppi else ""
+    head += "<th>PPI rank (ranks it can hold)</th>" if ppi_ranks else ""
     rows = []
     for name, entry in block["systems"].items():
         mean = fmt(entry["mean"]) + _ci(entry["ci95"])
         cells = f"<td>{entry['n_items']}</td><td>{entry['n_scored']}</td><td>{mean}</td>"
+        if ranks:
+            cells += f"<td>{_rank(ranks.get(name))}</td>"
         estimate = entry.get("ppi")
         if estimate:
             cells += "".join(
@@ -254,8 +259,16 @@ def _compared(block: dict[str, Any]) -> str:
             )
         elif ppi:
             cells += "<td>–</td><td>–</td><td>–</td>"
+        if ppi_ranks:
+            cells += f"<td>{_rank(ppi_ranks.get(name))}</td>"
         rows.append(f"<tr><th>{esc(name)}</th>{cells}</tr>")
-    html = f"<table class='meta systems'><tr>{head}</tr>{''.join(rows)}</table>"
+    html = _ranking_figure(block) + f"<table class='meta systems'><tr>{head}</tr>{''.join(rows)}</table>"
+    if ranks:
+        html += (
+            f"<p class='note'>Rank: by mean judge score (1 = highest). The ranks a system can hold: 1 + the systems "
+            f"significantly above it, to n − the systems significantly below it, by the pairs' Holm p &lt; 0.05 over "
+            f"{esc(block.get('family', 'all the pairs'))} (all the rank sets hold together at 95%).</p>"
+        )
     if ppi:
         html += (
             "<p class='note'>Human scale: where only part of a system's outputs carry a human rating, its mean on "
@@ -264,18 +277,55 @@ def _compared(block: dict[str, Any]) -> str:
         )
     pairs = block["pairs"]
     if pairs:
+        with_ppi = any("ppi" in pair for pair in pairs)
         lines = "".join(
             f"<tr><th>{esc(pair['first'])} − {esc(pair['second'])}</th><td>{pair['n_inputs']}</td>"
+            f"<td>{esc(pair.get('test', ''))}</td>"
             f"<td>{pair['difference']:+.3f}{_ci(pair['ci95'])}</td><td>{_p(pair['p_value'])}</td>"
-            f"<td>{_p(pair.get('p_holm'))}</td><td>{pair['wins']}/{pair['ties']}/{pair['losses']}</td></tr>"
+            f"<td>{_p(pair.get('p_holm'))}</td><td>{_p(pair.get('p_bh'))}</td><td>{_counts(pair)}</td>"
+            + (f"<td>{_ppi_difference(pair.get('ppi'))}</td>" if with_ppi else "")
+            + "</tr>"
             for pair in pairs
         )
         html += (
-            "<table class='meta systems pairs'><tr><th>first − second</th><th>shared inputs</th>"
-            "<th>difference of means (95% CI)</th><th>p</th><th>Holm p</th><th>first's wins/ties/losses</th></tr>"
-            f"{lines}</table>"
+            "<table class='meta systems pairs'><tr><th>first − second</th><th>inputs</th><th>test</th>"
+            "<th>difference of means (95% CI)</th><th>p</th><th>Holm p</th><th>BH p</th>"
+            "<th>first's wins/ties/losses</th>"
+            + ("<th>human scale: PPI difference (95% CI), Holm p</th>" if with_ppi else "")
+            + f"</tr>{lines}</table>"
         )
     return html
+
+
+def _rank(entry: dict[str, Any] | None) -> str:
+    if not entry:
+        return "–"
+    low, high = entry["rank_set"]
+    return f"{entry['rank']} ({low})" if low == high else f"{entry['rank']} ({low}–{high})"
+
+
+def _counts(pair: dict[str, Any]) -> str:
+    return "–" if pair.get("wins") is None else f"{pair['wins']}/{pair['ties']}/{pair['losses']}"
+
+
+def _ppi_difference(found: dict[str, Any] | None) -> str:
+    if not found or found.get("difference") is None:
+        return "–" if not found else _p(found.get("ci95"))
+    return f"{found['difference']:+.3f}{_ci(found['ci95'])}, {_p(found.get('p_holm'))}"
+
+
+def _ranking_figure(block: dict[str, Any]) -> str:
+    """The systems from best to worst with their intervals and rank sets (none below two ranked systems)."""
+    ranks = block.get("ranks") or {}
+    if len(ranks) < 2:
+        return ""
+    order = sorted(ranks, key=lambda name: (ranks[name]["rank"], name))
+    rows = []
+    for name in order:
+        entry = block["systems"].get(name, {})
+        interval = entry.get("ci95") if isinstance(entry.get("ci95"), list) else None
+        rows.append((name, ranks[name]["mean"], interval, ranks[name]["rank_set"]))
+    return "<div class='plots'>" + plots.ranking("systems by mean judge score: 95% CI and ranks", rows) + "</div>"
 
 
 def _win_rates(block: dict[str, Any]) -> str:
@@ -313,7 +363,10 @@ def systems_section(runs: Sequence[Run], ci_method: str = DEFAULT_CI_METHOD) -> 
         return ""
     return (
         "<section id='systems' class='card'><h2>Systems</h2><p class='note'>As <code>debate-eval meta-eval "
-        f"--bootstrap</code> computes them: 95% intervals by {esc(ci_method)} bootstrap (items per system; shared "
-        "inputs per pair; groups for the system level), below the minimum number of units the text says why; "
-        "p two-sided, Holm p adjusted over every pair of a table.</p>" + "".join(parts) + "</section>"
+        f"--bootstrap</code> computes them: 95% intervals of the means by {esc(ci_method)} bootstrap (items per "
+        "system), of the system level by Fisher's z over the systems; below the minimum number of units the text "
+        "says why; "
+        "pairs: the paired t-test on shared inputs (Welch's where they share none), p two-sided, Holm p "
+        "(family-wise) and BH p (Benjamini–Hochberg, false discovery rate) adjusted over every pair of a table."
+        "</p>" + "".join(parts) + "</section>"
     )

@@ -4,7 +4,9 @@
   (extra ``inspect``);
 - ``debate_eval.integrations.inspect_log``: a run written as an inspect_ai eval log (``debate-eval export RUN
   --format inspect``), for ``inspect view`` (extra ``inspect``);
-- ``debate_eval.integrations.deepeval``: the deepeval metric ``DebateMetric`` (extra ``deepeval``);
+- ``debate_eval.integrations.deepeval``: the deepeval metrics ``DebateMetric`` and ``DebateConversationalMetric``
+  (extra ``deepeval``);
+- ``debate_eval.integrations.mlflow``: the MLflow GenAI scorer ``debate_scorer`` (extra ``mlflow``);
 - ``debate_eval.integrations.promptfoo``: promptfoo's Python assertion ``get_assert`` and grading provider
   ``call_api`` (no extra).
 
@@ -25,6 +27,7 @@ MODULES: dict[str, str] = {
     "debate_eval.integrations.inspect": "inspect",
     "debate_eval.integrations.inspect_log": "inspect",
     "debate_eval.integrations.deepeval": "deepeval",
+    "debate_eval.integrations.mlflow": "mlflow",
     "debate_eval.integrations.promptfoo": "",
 }
 

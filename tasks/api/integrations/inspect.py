@@ -6,7 +6,13 @@ them, and a task uses them as ``scorer=debate_judge(...)``.
 Each scorer instance builds its ``debate_eval.Judge`` once (its client pool, response cache and the
 endpoints' shared rate limiters serve every sample) and one more per epoch beyond the first: epoch ``k`` asks
 with seed ``seed + k - 1`` (default seed 453), so each epoch is a fresh sample rather than the first epoch's
-answers from the response cache; inspect's ``epochs_reducer`` (mean, median, mode, max, ...) reduces them.
+answers from the response cache; inspect's reducers (``Epochs(2, "mean")``, median, mode, max, ...) reduce them.
+
+With ``model_role="grader"`` (or a mapping of debate roles to model roles), or ``model=`` an inspect ``Model``
+(or an inspect model name with ``provider="inspect"``), every call of the debate goes through inspect's
+``get_model(...).generate`` (the ``inspect`` provider): the calls are model events of the sample, with their
+usage in the log's ``stats.model_usage``, under inspect's ``max_connections``, cache, retries and keys. A judge
+whose model is the solver's gets a warning and ``grader_is_subject`` in each score's metadata.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import math
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -21,11 +28,19 @@ from debate_eval.integrations import require
 
 require("inspect_ai", "inspect")
 
+from inspect_ai.model import Model, get_model  # noqa: E402
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr  # noqa: E402
 from inspect_ai.solver import TaskState  # noqa: E402
 
 from debate_eval._judge import Judge  # noqa: E402
 from debate_eval.agents.errors import UserError  # noqa: E402
+from debate_eval.agents.models.providers.inspect_models import (  # noqa: E402
+    OBJECT_PREFIX,
+    ROLE_PREFIX,
+    calls_from_here,
+    register_model,
+    resolve_model,
+)
 from debate_eval.integrations._common import epoch_seed, judgment_metadata  # noqa: E402
 
 # Where a judged text comes from: "completion" (the solver's output), "input" (the sample's input as text),
@@ -35,8 +50,12 @@ VALUES = ("raw", "normalized")
 PAIR_VALUES = {"first": 1.0, "second": 0.0, "tie": 0.5}  # the sample's output is the first answer
 
 
-def field_text(spec: Field, state: TaskState, target: Target, name: str) -> str | None:
-    """The text ``spec`` names for this sample (None: not given)."""
+INSPECT = "inspect"  # the provider whose calls are inspect's model calls
+
+
+def field_text(spec: Field, state: TaskState, target: Target, name: str, *, required: bool = False) -> str | None:
+    """The text ``spec`` names for this sample (None: not given). ``required``: a ``metadata.KEY`` the sample
+    lacks is a one-line ``UserError`` rather than no text."""
     if spec is None:
         return None
     if callable(spec):
@@ -48,9 +67,59 @@ def field_text(spec: Field, state: TaskState, target: Target, name: str) -> str 
     if spec == "target":
         return target.text if target.text else None
     if spec.startswith("metadata."):
-        value = (state.metadata or {}).get(spec.removeprefix("metadata."))
+        key = spec.removeprefix("metadata.")
+        if required and key not in (state.metadata or {}):
+            raise UserError(f"{name}={spec!r}: sample {state.sample_id} has no metadata {key!r}")
+        value = (state.metadata or {}).get(key)
         return None if value is None else str(value)
     raise UserError(f"{name}={spec!r}: use completion, input, target, metadata.KEY or a function of (state, target)")
+
+
+def inspect_options(judge_options: Mapping[str, Any], model_role: str | Mapping[str, str] | None) -> dict[str, Any]:
+    """The judge keywords that send the calls through inspect's models: ``model_role`` (one inspect model
+    role for every debate role, or a mapping of debate roles to model roles, the others on ``grader``), or
+    ``model`` an inspect ``Model``; without either, ``judge_options`` as given."""
+    options = dict(judge_options)
+    model = options.get("model")
+    if isinstance(model, Model):
+        options.update(provider=INSPECT, model=register_model(model))
+    if model_role is None:
+        return options
+    if options.get("provider") not in (None, INSPECT) or isinstance(model, str):
+        raise UserError("debate_judge: give model_role or model/provider, not both")
+    if isinstance(model_role, str):
+        options.update(provider=INSPECT, model=ROLE_PREFIX + model_role)
+    elif isinstance(model_role, Mapping):
+        roles = {str(role): ROLE_PREFIX + str(name) for role, name in model_role.items()}
+        options.update(
+            provider=INSPECT, model=ROLE_PREFIX + "grader", roles={**dict(options.get("roles") or {}), **roles}
+        )
+    else:
+        raise UserError(f"debate_judge: model_role={model_role!r}: give a model role's name or a mapping of roles")
+    return options
+
+
+def judge_models(options: Mapping[str, Any]) -> list[str]:
+    """The model names of a judge's roles (its ``model`` and those of ``roles``)."""
+    found = [str(options["model"])] if options.get("model") else []
+    return found + [str(name) for name in dict(options.get("roles") or {}).values()]
+
+
+def inspect_model_name(name: str) -> str:
+    """The ``provider/model`` name an inspect model name, role or registered model means in this sample's
+    eval (where a role is bound)."""
+    if name.startswith((ROLE_PREFIX, OBJECT_PREFIX)):
+        return str(resolve_model(name))
+    return str(get_model(name))
+
+
+def grader_is_subject(options: Mapping[str, Any], state: TaskState) -> bool:
+    """Whether one of the judge's models is the model that wrote the sample's output (the solver's)."""
+    subject = str(state.model)
+    names = judge_models(options)
+    if options.get("provider") == INSPECT:
+        return any(inspect_model_name(name) == subject for name in names)
+    return any(name in (subject, subject.split("/", 1)[-1]) for name in names)
 
 
 class _Judges:
@@ -58,6 +127,7 @@ class _Judges:
 
     def __init__(self, options: Mapping[str, Any]) -> None:
         self.options = dict(options)
+        self.warned = False
         self.judges: dict[int, Judge] = {}
         self.first = Judge(**self.options)  # bad options fail here, when the scorer is made
         atexit.register(self.close)
@@ -71,6 +141,23 @@ class _Judges:
         if found is None:
             found = self.judges[seed] = Judge(**{**self.options, "seed": seed})
         return found
+
+    def metadata(self, state: TaskState) -> dict[str, Any]:
+        """``grader_is_subject`` of this sample (with a warning, once per scorer, when it is true)."""
+        same = grader_is_subject(self.options, state)
+        if same and not self.warned:
+            self.warned = True
+            warnings.warn(
+                f"debate-eval: the judge's model is the solver's ({state.model}): the output is graded by the model "
+                "that wrote it; bind another model to the judge's model role",
+                stacklevel=2,
+            )
+        return {"grader_is_subject": same}
+
+    async def judged(self, work: Any) -> Any:
+        """Await a judge's call with the inspect provider's calls run on this sample's loop and context."""
+        with calls_from_here():
+            return await work
 
     def close(self) -> None:
         """Close every judge (their connections)."""
@@ -91,6 +178,7 @@ def debate_judge(
     reference: Field = "target",
     context: Field = None,
     value: str = "raw",
+    model_role: str | Mapping[str, str] | None = None,
     **judge_options: Any,
 ) -> Scorer:
     """A scorer that judges each sample's output with a debate-eval judge (``method``, ``aspect``,
@@ -102,25 +190,34 @@ def debate_judge(
     be a function of ``(state, target)``, or be None (not shown). ``Score.value`` is the judge's score on
     ``scale`` (``value="raw"``, the default) or mapped to [0, 1] (``value="normalized"``); ``answer`` the score
     as text, ``explanation`` the deciding answer (the rationale), ``metadata`` rounds, agreement, stop reason,
-    parse status, tokens, cost, cached calls, the epoch's seed and a compact transcript. A sample the judge
-    could not score gets ``Score.unscored`` (left out of the metrics and reducers) with the parse reason or
-    error.
+    parse status, tokens, cost, cached calls, the epoch's seed, ``grader_is_subject`` and a compact
+    transcript. A sample the judge could not score gets ``Score.unscored`` (left out of the metrics and
+    reducers) with the parse reason or error. A ``metadata.KEY`` the sample lacks is refused in one line.
+
+    ``model_role``: the calls go to the inspect model bound to that model role (``inspect eval --model-role
+    grader=openai/gpt-4o``), or per debate role with a mapping (``{"scorer": "grader", "critic": "critic"}``,
+    the roles not named on ``grader``); ``model=`` an inspect ``Model`` object, or an inspect model name with
+    ``provider="inspect"``, does the same with that model. Then each call is an inspect model call of the
+    sample (model events, usage, ``max_connections``, inspect's cache and retries).
     """
     if value not in VALUES:
         raise UserError(f"value={value!r}: use raw or normalized")
     scale_option = list(scale) if isinstance(scale, tuple) else scale
-    judges = _Judges({"method": method, "aspect": aspect, "criteria": criteria, "scale": scale_option, **judge_options})
+    options = inspect_options(judge_options, model_role)
+    judges = _Judges({"method": method, "aspect": aspect, "criteria": criteria, "scale": scale_option, **options})
 
     async def score(state: TaskState, target: Target) -> Score:
         judge = judges.for_epoch(state.epoch)
-        judgment = await judge.score_async(
-            field_text(output, state, target, "output") or "",
-            source=field_text(source, state, target, "source"),
-            reference=field_text(reference, state, target, "reference"),
-            context=field_text(context, state, target, "context"),
-        )
+        texts = {
+            "source": field_text(source, state, target, "source", required=True),
+            "reference": field_text(reference, state, target, "reference", required=True),
+            "context": field_text(context, state, target, "context", required=True),
+        }
+        judged = field_text(output, state, target, "output", required=True) or ""
+        flags = judges.metadata(state)
+        judgment = await judges.judged(judge.score_async(judged, **texts))
         seed = epoch_seed(judges.options, state.epoch)
-        metadata = {**judgment_metadata(judgment), "epoch": state.epoch, "seed": seed}
+        metadata = {**judgment_metadata(judgment), "epoch": state.epoch, "seed": seed, **flags}
         number = judgment.score if value == "raw" else judgment.normalized_score
         if number is None or math.isnan(number):
             reason = "scoring_failed" if judgment.error else "grader_failed"
@@ -140,6 +237,7 @@ def debate_judge_pairwise(
     baseline: Field = "metadata.baseline",
     question: Field = "input",
     swap: bool = True,
+    model_role: str | Mapping[str, str] | None = None,
     **judge_options: Any,
 ) -> Scorer:
     """A scorer that compares each sample's output with a baseline answer (``baseline``: ``"metadata.KEY"``,
@@ -150,22 +248,21 @@ def debate_judge_pairwise(
     0 when the baseline wins and 0.5 for a tie (so the mean is the output's win rate), ``answer`` the verdict
     (``first``: the output, ``second``: the baseline, ``tie``), ``explanation`` the deciding answer, and
     ``metadata`` both orders' verdicts, whether they agree (``consistent``), rounds, tokens and a compact
-    transcript. No verdict: ``Score.unscored`` with the reason.
+    transcript. No verdict: ``Score.unscored`` with the reason. ``model_role`` and ``model`` as ``debate_judge``.
     """
-    judges = _Judges({"method": method, "aspect": aspect, **judge_options})
+    judges = _Judges({"method": method, "aspect": aspect, **inspect_options(judge_options, model_role)})
 
     async def score(state: TaskState, target: Target) -> Score:
         other = field_text(baseline, state, target, "baseline")
         if other is None:
             raise UserError(f"debate_judge_pairwise: sample {state.sample_id} has no baseline ({baseline})")
-        judgment = await judges.for_epoch(state.epoch).compare_async(
-            field_text(output, state, target, "output") or "",
-            other,
-            question=field_text(question, state, target, "question"),
-            swap=swap,
-        )
+        judged = field_text(output, state, target, "output", required=True) or ""
+        asked = field_text(question, state, target, "question", required=True)
+        flags = judges.metadata(state)
+        work = judges.for_epoch(state.epoch).compare_async(judged, other, question=asked, swap=swap)
+        judgment = await judges.judged(work)
         seed = epoch_seed(judges.options, state.epoch)
-        metadata = {**judgment_metadata(judgment), "epoch": state.epoch, "seed": seed}
+        metadata = {**judgment_metadata(judgment), "epoch": state.epoch, "seed": seed, **flags}
         if judgment.verdict not in PAIR_VALUES:
             reason = "scoring_failed" if judgment.error else "grader_failed"
             why = judgment.error or judgment.parse_reason

@@ -9,8 +9,10 @@ each message's agent, role and parsed score in its ``metadata``), its ``output``
 one score named ``debate_eval``: the record's score (a pairwise record: its verdict ``first``/``second``/
 ``tie``), the deciding answer as explanation, parse status, rounds, agreement and human score in metadata.
 A record without a score (unparsed, or failed) has no score and says why in its metadata; a failed item
-also carries its error. Each sample's token usage is its transcript's. The eval's results give the mean
-score over the scored samples.
+also carries its error. Each sample's token usage is its transcript's, with the prompt tokens the provider
+served from its prompt cache as ``input_tokens_cache_read``. The eval's results give the mean score over the
+scored samples and its standard error (``stderr``: the sample standard deviation over the square root of the
+count, as inspect's ``stderr`` metric; two scores or more).
 """
 
 from __future__ import annotations
@@ -63,6 +65,9 @@ def eval_log(run: Run) -> Any:
     scores = [float(r.score) for r in records if r.score is not None]
     scored = [s for s in samples if s.scores]
     metrics = {"mean": EvalMetric(name="mean", value=statistics.fmean(scores))} if scores else {}
+    if len(scores) >= 2:
+        error = statistics.stdev(scores) / len(scores) ** 0.5
+        metrics["stderr"] = EvalMetric(name="stderr", value=error)
     usage = _sum_usage([s.model_usage.get(model) for s in samples], model)
     spec = EvalSpec(
         created=created,
@@ -120,7 +125,7 @@ def _sample(record: Record, model: str, multi: bool) -> Any:
             "human_score": record.human_score,
             "parse_status": record.parse_status,
         },
-        model_usage=_usage(transcript, model),
+        model_usage=_usage(transcript, model, record.cached_prompt_tokens()),
     )
     if record.error:
         sample.error = EvalError(message=str(record.error), traceback="", traceback_ansi="")
@@ -178,8 +183,9 @@ def _message(entry: Message, model: str) -> Any:
     return ChatMessageUser(content=entry.content, source="input", metadata=metadata)
 
 
-def _usage(transcript: Sequence[Message], model: str) -> dict[str, Any]:
-    """The transcript's token usage, as inspect's ``ModelUsage`` of ``model``."""
+def _usage(transcript: Sequence[Message], model: str, cache_read: int = 0) -> dict[str, Any]:
+    """The transcript's token usage, as inspect's ``ModelUsage`` of ``model`` (``cache_read``: its prompt tokens
+    read from the provider's prompt cache)."""
     usage = [m.usage for m in transcript if m.usage is not None]
     if not usage:
         return {}
@@ -187,7 +193,10 @@ def _usage(transcript: Sequence[Message], model: str) -> dict[str, Any]:
 
     prompt = sum(int(u.get("prompt_tokens") or 0) for u in usage)
     completion = sum(int(u.get("completion_tokens") or 0) for u in usage)
-    return {model: ModelUsage(input_tokens=prompt, output_tokens=completion, total_tokens=prompt + completion)}
+    usage_of = ModelUsage(input_tokens=prompt, output_tokens=completion, total_tokens=prompt + completion)
+    if cache_read:
+        usage_of.input_tokens_cache_read = cache_read
+    return {model: usage_of}
 
 
 def _sum_usage(usages: Sequence[Any], model: str) -> Any:
@@ -197,7 +206,11 @@ def _sum_usage(usages: Sequence[Any], model: str) -> Any:
     from inspect_ai.model import ModelUsage
 
     prompt, completion = sum(u.input_tokens for u in found), sum(u.output_tokens for u in found)
-    return ModelUsage(input_tokens=prompt, output_tokens=completion, total_tokens=prompt + completion)
+    total = ModelUsage(input_tokens=prompt, output_tokens=completion, total_tokens=prompt + completion)
+    cache_read = sum(u.input_tokens_cache_read or 0 for u in found)
+    if cache_read:
+        total.input_tokens_cache_read = cache_read
+    return total
 
 
 def _model_name(config: Mapping[str, Any]) -> str:

@@ -8,16 +8,26 @@ from pathlib import Path
 from typing import Any
 
 from debate_eval.tasks.analysis.audit import base_facets, perturbation_facets, repeat_facets
+from debate_eval.tasks.analysis.audit.alt_test import ALT_TEST, DEFAULT_EPSILON, alt_test_facet
+from debate_eval.tasks.analysis.audit.alt_test import TITLE as ALT_TITLE
 from debate_eval.tasks.analysis.audit.card import FACETS, Card, JudgeCard
 from debate_eval.tasks.analysis.audit.facet import NOT_RUN, Bootstrap, Facet, not_applicable, not_run
 from debate_eval.tasks.analysis.audit.rows import words
+from debate_eval.tasks.analysis.audit.self_preference import SELF_PREFERENCE, self_preference_facet
+from debate_eval.tasks.analysis.audit.self_preference import TITLE as SELF_TITLE
 from debate_eval.tasks.data.registry import PAIRWISE, Item
 from debate_eval.tasks.engine.audit.injections import PLAN_FILE, judged_field, plan_of
 from debate_eval.tasks.engine.audit.plan import BASE, CONTROL, INJECTED, PARAPHRASED, POSITION, repeat_run
 from debate_eval.tasks.engine.record import Record
 from debate_eval.tasks.engine.rundir import RunDir
 
-TITLES = {**base_facets.TITLES, **repeat_facets.TITLES, **perturbation_facets.TITLES}
+TITLES = {
+    **base_facets.TITLES,
+    **repeat_facets.TITLES,
+    **perturbation_facets.TITLES,
+    ALT_TEST: ALT_TITLE,
+    SELF_PREFERENCE: SELF_TITLE,
+}
 
 
 def sub_run_records(out: Path, entry: Mapping[str, Any] | None) -> list[Record]:
@@ -64,8 +74,11 @@ def judge_facets(
     pairwise: bool,
     settings: Bootstrap,
     stopped: Mapping[str, str],
+    annotations: Mapping[str, Mapping[str, float]] | None = None,
+    families: Mapping[str, str] | None = None,
 ) -> dict[str, Facet]:
-    """Every facet of one judge of the folder."""
+    """Every facet of one judge of the folder (``annotations``: annotator -> item id -> rating, for the
+    alt-test; ``families``: system -> model family, for self-preference)."""
     runs = judge.get("runs") or {}
     asked = set(judge.get("facets") or FACETS)
     how = judge.get("how") or {}
@@ -86,6 +99,22 @@ def judge_facets(
         facets["verbosity"] = base_facets.verbosity(base, lengths, settings)
     if "scale" in asked:
         facets["scale"] = base_facets.scale_use(base, settings)
+    if ALT_TEST in asked:
+        if pairwise:
+            facets[ALT_TEST] = not_applicable(
+                ALT_TEST, ALT_TITLE, "built for scores; the verdicts of a pairwise run are not"
+            )
+        else:
+            scores = {r.key: float(r.score) for r in base if r.score is not None}
+            epsilon = float(how.get("alt_epsilon") or DEFAULT_EPSILON)
+            facets[ALT_TEST] = alt_test_facet(scores, annotations or {}, epsilon)
+    if SELF_PREFERENCE in asked:
+        if pairwise:
+            reason = "built for scores; the verdicts of a pairwise run are not"
+            facets[SELF_PREFERENCE] = not_applicable(SELF_PREFERENCE, SELF_TITLE, reason)
+        else:
+            rows = [(r.key, r.system_id, r.score, r.human_score) for r in base]
+            facets[SELF_PREFERENCE] = self_preference_facet(rows, families or {}, judge_family(judge, families or {}))
     if "stability" in asked:
         repeats = int(how.get("repeats") or 1)
         sub = [(repeat_run(k), sub_run_records(out, runs.get(repeat_run(k)))) for k in range(1, repeats + 1)]
@@ -122,6 +151,23 @@ def judge_facets(
     return {name: facets[name] for name in FACETS}
 
 
+def judge_family(judge: Mapping[str, Any], families: Mapping[str, str]) -> str | None:
+    """The judge's model family: ``--judge-family``, else the family the map gives one of its models."""
+    given = (judge.get("how") or {}).get("judge_family")
+    if given:
+        return str(given)
+    return next((families[model] for model in (judge.get("models") or {}).values() if model in families), None)
+
+
+def annotations_of(items: Sequence[Item]) -> dict[str, dict[str, float]]:
+    """annotator -> item id -> rating, from the items' ``annotator_scores``."""
+    out: dict[str, dict[str, float]] = {}
+    for item in items:
+        for annotator, rating in item.annotator_scores.items():
+            out.setdefault(annotator, {})[item.item_id] = rating
+    return out
+
+
 def build_card(
     out: Path,
     document: Mapping[str, Any],
@@ -134,9 +180,12 @@ def build_card(
     -> why it was not run in this invocation (the budget)."""
     pairwise = any(item.task_type == PAIRWISE for item in items)
     lengths = lengths_of(items, inputs_order)
+    annotations = annotations_of(items)
+    families = dict(document.get("system_families") or {})
     judges = []
     for judge in document.get("judges") or []:
-        facets = judge_facets(out, judge, lengths, pairwise, settings, (stopped or {}).get(judge["label"], {}))
+        stops = (stopped or {}).get(judge["label"], {})
+        facets = judge_facets(out, judge, lengths, pairwise, settings, stops, annotations, families)
         judges.append(
             JudgeCard(
                 label=judge["label"],

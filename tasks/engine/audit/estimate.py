@@ -20,14 +20,14 @@ from pathlib import Path
 from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAIServer
 from debate_eval.agents.models.settings import ROLES
 from debate_eval.agents.models.token_estimate import count_prompt_tokens
-from debate_eval.debates.pairwise.swap import swapping
 from debate_eval.tasks.data.registry import Item
 from debate_eval.tasks.engine.accounting import Price, load_prices
 from debate_eval.tasks.engine.build import build_run_config
 from debate_eval.tasks.engine.record import Record
 from debate_eval.tasks.engine.request import RunRequest
 from debate_eval.tasks.engine.run_config import RunConfig
-from debate_eval.tasks.engine.runner import build_tasks, evaluate_one, model_pool
+from debate_eval.tasks.engine.runner import build_tasks
+from debate_eval.tasks.engine.session import Session, SessionOptions
 
 ASSUMED_ANSWER_TOKENS = 300
 
@@ -106,8 +106,9 @@ def dry_run_cost(request: RunRequest, item: Item) -> JudgingCost:
 
         async def judge() -> None:
             with tempfile.TemporaryDirectory(prefix="debate-eval-dry-") as folder:
-                async with model_pool(dry_config, Path(folder), use_cache=False, preflight=False) as pool:
-                    await evaluate_one(swapping(dry_config.evaluator()), item, task, dry_config, pool)
+                options = SessionOptions(use_cache=False, preflight=False, work_dir=Path(folder))
+                async with await Session.open(dry_config, options) as session:
+                    await session.judge(task, item)
 
         asyncio.run(judge())
         requests = list(server.requests)

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from debate_eval.agents.errors import UserError
+from debate_eval.tasks.analysis.audit.alt_test import DEFAULT_EPSILON
 from debate_eval.tasks.analysis.audit.card import FACETS
 from debate_eval.tasks.analysis.bootstrap import CI_METHODS, DEFAULT_CI_METHOD, DEFAULT_RESAMPLES
 from debate_eval.tasks.engine.build import dataset_slug, method_name
@@ -61,6 +62,9 @@ class AuditRequest:
     ci_method: str = DEFAULT_CI_METHOD
     label: str | None = None
     commands: tuple[str, ...] = field(default_factory=tuple)  # how it was asked (for the card)
+    alt_epsilon: float = DEFAULT_EPSILON  # the alt-test's allowance for the judge (0.1 crowd ... 0.2 experts)
+    system_families: tuple[tuple[str, str], ...] = ()  # (system, model family) pairs, for self-preference
+    judge_family: str | None = None  # the judge's family (else its model's entry in system_families)
 
     def __post_init__(self) -> None:
         unknown = [name for name in self.facets if name not in FACETS]
@@ -78,6 +82,8 @@ class AuditRequest:
             raise UserError(f"--label {self.label!r}: letters, digits and _ . + - only (it names a folder)")
         if self.label is not None and len(self.methods()) > 1:
             raise UserError("--label names one judge; with several methods each is labelled by its method")
+        if not 0 <= self.alt_epsilon < 1:
+            raise UserError(f"--alt-epsilon must be in [0, 1), got {self.alt_epsilon!r}")
         if self.run.swap:
             raise UserError("--swap: the audit judges both orders itself (the position facet); leave it out")
 

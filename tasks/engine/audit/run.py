@@ -21,6 +21,7 @@ from debate_eval.agents.models.settings import resolve_model_config
 from debate_eval.agents.models.token_estimate import count_text_tokens
 from debate_eval.tasks.analysis.audit.card import Card, card_markdown
 from debate_eval.tasks.analysis.audit.facet import Bootstrap
+from debate_eval.tasks.analysis.end_of_run import compare_systems
 from debate_eval.tasks.data.datasets import get_dataset, load_items, select_items
 from debate_eval.tasks.data.frames import needs_copy
 from debate_eval.tasks.data.registry import PAIRWISE, Item
@@ -65,7 +66,7 @@ from debate_eval.tasks.engine.runner import run
 CARD_FILE, MARKDOWN_FILE, REPORT_FILE = "card.json", "card.md", "report.html"
 PARAPHRASES_STEP = "paraphrases"
 FACETS_OF_RUN = {  # what each sub-run is for (the plan's first column)
-    BASE: "agreement, verbosity, scale",
+    BASE: "agreement, verbosity, scale, alt_test, self_preference",
     INJECTED: "injection",
     CONTROL: "injection",
     POSITION: "position",
@@ -386,7 +387,7 @@ class Audit:
             return
         config = build_run_config(request)
         options = build_run_options(request, config)
-        summary = asyncio.run(run(config, options))
+        summary = asyncio.run(run(config, options, systems=compare_systems))
         self.failed += summary.now.failed
         if summary.cost_usd is None:
             self.spent = None
@@ -465,6 +466,8 @@ class Audit:
                     "facets": list(self.request.facets),
                     "how": {
                         "repeats": self.request.repeats,
+                        "alt_epsilon": self.request.alt_epsilon,
+                        "judge_family": self.request.judge_family,
                         "stability": self.how_repeated(judge),
                         "robustness": f"{self.paraphrases} paraphrase(s) of each judged text "
                         f"({self._paraphrase_field()}) by {self.paraphrase_model}, stored in {PARAPHRASES_FILE}",
@@ -476,6 +479,11 @@ class Audit:
                     },
                 },
             )
+        if self.request.system_families:
+            self.document["system_families"] = {
+                **(self.document.get("system_families") or {}),
+                **dict(self.request.system_families),
+            }
         self.document["paraphrase_model"] = self.paraphrase_model
         self.document["paraphrases"] = self.paraphrases
         self.document["injections"] = list(self.variant_ids)

@@ -33,10 +33,9 @@ from typing import TYPE_CHECKING, Any
 
 from debate_eval.agents.models.providers import all_providers, get_provider
 from debate_eval.agents.models.settings import EmbeddedSettings, ModelSettings, public_url, stable_hash
-from debate_eval.tasks.engine.config_checksum import sealed
 from debate_eval.tasks.engine.lock import RunLock
 from debate_eval.tasks.engine.run_config import RunConfig
-from debate_eval.tasks.engine.rundir import CONFIG_FILE, RESULTS_FILE, write_json_atomic
+from debate_eval.tasks.engine.rundir import RunDir
 
 if TYPE_CHECKING:
     from debate_eval.agents.models.pool import ClientPool
@@ -140,11 +139,11 @@ def move_earlier_run(out_dir: Path, config: RunConfig, document: dict[str, Any])
     else:
         return False
     with RunLock(out_dir):  # no run may append while the lines are rewritten
-        results = out_dir / RESULTS_FILE
+        results = RunDir(out_dir).results_path
         if results.exists():
             _rehash_lines(results, old, new)
         kept = {"models": existing["models"]} if isinstance(existing.get("models"), dict) else {}
-        write_json_atomic(out_dir / CONFIG_FILE, sealed({**document, **kept, "migrated_from": {"config_hash": old}}))
+        RunDir(out_dir).write_config({**document, **kept, "migrated_from": {"config_hash": old}})
     print(
         f"debate-eval: {out_dir}: written by an earlier version (config hash {old}); same configuration, "
         f"now hashed {new} ({reason}); its results are kept",
@@ -155,7 +154,7 @@ def move_earlier_run(out_dir: Path, config: RunConfig, document: dict[str, Any])
 
 def _read_config(out_dir: Path) -> dict[str, Any] | None:
     try:
-        existing = json.loads((out_dir / CONFIG_FILE).read_text(encoding="utf-8"))
+        existing = json.loads(RunDir(out_dir).config_path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     return existing if isinstance(existing, dict) else None

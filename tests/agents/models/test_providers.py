@@ -15,11 +15,39 @@ from debate_eval.tasks.engine.compat.hashes import url_identity
 
 
 def test_the_builtin_providers_are_registered() -> None:
-    assert list(all_providers()) == ["openai", "azure", "anthropic", "gemini", "ollama", "embedded", "scripted"]
+    names = [
+        "openai",
+        "azure",
+        "anthropic",
+        "gemini",
+        "ollama",
+        "embedded",
+        "scripted",
+        "inspect",
+        "litellm",
+        "deepeval",
+    ]
+    assert list(all_providers()) == names
     assert get_provider("embedded").shares_slots and not get_provider("openai").shares_slots
-    names = "openai, azure, anthropic, gemini, ollama, embedded, scripted"
+    # inspect_ai's models bring their own cache and connection limits: the run's stay out
+    assert [name for name in names if get_provider(name).own_call_layers] == ["inspect"]
+    assert [name for name in names if not get_provider(name).checks_endpoint] == ["inspect", "deepeval"]
+    names = ", ".join(names)
     with pytest.raises(UserError, match=f"unknown model provider 'bogus'; providers are: {names}"):
         get_provider("bogus")
+
+
+def test_a_provider_whose_library_is_missing_names_its_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "inspect_ai" else real(name, *a))
+    with pytest.raises(UserError) as caught:
+        get_provider("inspect").check_installed()
+    assert (
+        str(caught.value)
+        == "the inspect provider needs the Python package 'inspect_ai': pip install 'debate-eval[inspect]'"
+    )
 
 
 def test_the_default_provider_follows_key_and_url() -> None:

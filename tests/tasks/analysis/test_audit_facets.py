@@ -282,3 +282,70 @@ def test_pairwise_verbosity_reports_alpacaeval_length_control() -> None:
     effect, controlled = facet.figure("length_effect"), facet.figure("lc_first_win_rate")
     assert effect.ci95[0] < 0 < effect.ci95[1]
     assert controlled.baseline == pytest.approx(0.7) and controlled.value == pytest.approx(0.7, abs=0.05)
+
+
+def length_world(seed: int, judge_length_bias: float) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """Texts whose length goes with their quality; noisy raters; a judge more accurate than the raters, plus
+    ``judge_length_bias`` points per 100 words."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    quality = rng.normal(3.0, 0.8, 300)
+    length = np.clip(np.round(40 + 40 * (quality - 3.0) + rng.normal(0, 15, 300)), 3, None)
+    human = quality + rng.normal(0, 0.8, 300)
+    judge = quality + rng.normal(0, 0.3, 300) + judge_length_bias * length / 100.0
+    records = [record(i, float(judge[i]), float(human[i])) for i in range(300)]
+    return records, {f"i{i}": int(length[i]) for i in range(300)}
+
+
+def test_verbosity_is_zero_for_an_accurate_judge_whose_texts_length_goes_with_quality() -> None:
+    import statsmodels.api as sm
+
+    records, lengths = length_world(31, 0.0)
+    facet = base_facets.verbosity(records, lengths, SETTINGS)
+    bias, residual = facet.figure("length_bias"), facet.figure("residual_spearman")
+    assert bias.ci95[0] < 0 < bias.ci95[1] and residual.ci95[0] < 0 < residual.ci95[1]
+    # the partial correlation reads the judge's accuracy as length bias
+    assert facet.figure("partial_spearman").ci95[0] > 0.2
+    # the slope is statsmodels' OLS of (judge - human) on length / 100
+    y = [r["score"] - r["human_score"] for r in records]
+    x = sm.add_constant([lengths[r["item_id"]] / 100.0 for r in records])
+    assert bias.value == pytest.approx(sm.OLS(y, x).fit().params[1], rel=1e-9)
+    assert "judge − human" in facet.method and "estimand" in facet.method
+
+
+def test_verbosity_finds_a_planted_length_bias() -> None:
+    records, lengths = length_world(32, 1.0)  # one point per 100 words
+    facet = base_facets.verbosity(records, lengths, SETTINGS)
+    bias = facet.figure("length_bias")
+    assert bias.ci95[0] > 0.4 and bias.value == pytest.approx(1.0, abs=0.3)
+    assert facet.figure("residual_spearman").ci95[0] > 0.1
+
+
+def test_pairwise_verbosity_is_the_judges_length_preference_minus_the_humans() -> None:
+    import numpy as np
+
+    rng = np.random.default_rng(33)
+    lengths = {f"p{i}": (int(rng.integers(5, 60)), int(rng.integers(5, 60))) for i in range(200)}
+    longer = {key: "first" if a > b else "second" for key, (a, b) in lengths.items()}
+    other = {"first": "second", "second": "first"}
+    # the better response is the longer one 80 % of the time; the humans and an unbiased judge each read which
+    # is better with the same error rate (10 %), independently
+    truth = {key: side if rng.random() < 0.8 else other[side] for key, side in longer.items()}
+    labels = {key: side if rng.random() < 0.9 else other[side] for key, side in truth.items()}
+    verdicts = {key: side if rng.random() < 0.9 else other[side] for key, side in truth.items()}
+    agreeing = [pair(i, verdicts[f"p{i}"], labels[f"p{i}"]) for i in range(200)]
+    facet = base_facets.verbosity(agreeing, lengths, SETTINGS)
+    difference = facet.figure("longer_preference_difference")
+    assert difference.ci95[0] < 0 < difference.ci95[1]
+    assert facet.figure("longer_win_rate").value > 0.6  # the total association alone looks like a bias
+    # a judge that always takes the longer one, humans indifferent to length
+    indifferent = {f"p{i}": ("first", "second")[i % 2] for i in range(200)}
+    biased = [
+        pair(i, longer[f"p{i}"], indifferent[f"p{i}"]) for i in range(200) if lengths[f"p{i}"][0] != lengths[f"p{i}"][1]
+    ]
+    facet = base_facets.verbosity(biased, lengths, SETTINGS)
+    difference = facet.figure("longer_preference_difference")
+    judge_share = 1.0
+    human_share = sum(indifferent[r["item_id"]] == longer[r["item_id"]] for r in biased) / len(biased)
+    assert difference.value == pytest.approx(judge_share - human_share) and difference.ci95[0] > 0.3

@@ -23,6 +23,7 @@ PAIRS = "judgebench/judgebench_gpt-4o-2024-05-13.jsonl"
 OUTPUTS = {
     "o1-mini": ("judgebench/outputs/arena_hard_o1-mini-2024-09-12.jsonl", 65.71),
     "internlm2-7b": ("judgebench/outputs/reward_model_internlm2-7b-reward.jsonl", 59.43),
+    "skywork-gemma-27b": ("judgebench/outputs/reward_model_Skywork-Reward-Gemma-2-27B.jsonl", 64.29),  # docs' figure
 }
 SWAP = {"A>B": "B>A", "B>A": "A>B"}
 KNOWN = ("A>B", "B>A", "A=B")

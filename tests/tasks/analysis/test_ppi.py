@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from debate_eval.tasks.analysis.ppi import mean_estimates, ppi_applies, system_estimates
 from debate_eval.tasks.analysis.systems import compare_systems
@@ -140,8 +141,11 @@ def test_paired_ppi_difference_equals_a_hand_computation_and_ppi_python_on_the_d
     estimate, se = hand_ppi(human, judge[:40], judge[40:])
     assert found["paired"] and (found["n_rated"], found["n_unrated"]) == (40, 110)
     assert found["difference"] == pytest.approx(estimate, rel=1e-9)
-    assert found["ci95"] == pytest.approx([estimate - 1.959963984540054 * se, estimate + 1.959963984540054 * se])
-    assert found["ci95"] == pytest.approx(list(np.ravel(ppi_mean_ci(human, judge[:40], judge[40:], alpha=0.05))))
+    t = stats.t.ppf(0.975, 39)  # ppi-python's standard error with a t quantile on n - 1 degrees
+    assert found["ci95"] == pytest.approx([estimate - t * se, estimate + t * se], rel=1e-9)
+    low, high = np.ravel(ppi_mean_ci(human, judge[:40], judge[40:], alpha=0.05))
+    assert (low + high) / 2 == pytest.approx(estimate) and (high - low) / 2 == pytest.approx(1.959963984540054 * se)
+    assert found["p_value"] == pytest.approx(2 * stats.t.sf(abs(estimate) / se, 39), rel=1e-9)
     assert found["p_holm"] == found["p_value"]  # a family of one pair
     # the judge alone calls B better; the humans' scale says no difference
     assert pair["difference"] < -0.4 and pair["p_value"] < 1e-6
@@ -166,10 +170,9 @@ def test_unpaired_ppi_difference_combines_the_two_means() -> None:
         parts.append(hand_ppi(y, y_hat, np.array([r["score"] for r in rows if r["human_score"] is None])))
     estimate, se = parts[0][0] - parts[1][0], float(np.hypot(parts[0][1], parts[1][1]))
     assert found["difference"] == pytest.approx(estimate, rel=1e-9)
-    assert found["ci95"][1] - found["ci95"][0] == pytest.approx(2 * 1.959963984540054 * se, rel=1e-9)
-    from scipy import stats
-
-    assert found["p_value"] == pytest.approx(2 * stats.norm.sf(abs(estimate) / se), rel=1e-9)
+    t = stats.t.ppf(0.975, 30 - 1)  # the smaller system's rated outputs, less one
+    assert found["ci95"][1] - found["ci95"][0] == pytest.approx(2 * t * se, rel=1e-9)
+    assert found["p_value"] == pytest.approx(2 * stats.t.sf(abs(estimate) / se, 29), rel=1e-9)
 
 
 def test_a_judge_biased_for_one_system_makes_no_ppi_difference() -> None:
@@ -199,3 +202,9 @@ def test_ppi_rank_sets_follow_the_ppi_holm_decisions() -> None:
     assert block["ranks"]["B"]["rank_set"] == [2, 2]  # the judge alone: B above A
     assert block["ppi_ranks"]["A"]["rank_set"] == [2, 3] == block["ppi_ranks"]["B"]["rank_set"]
     assert block["ppi_ranks"]["C"]["rank_set"] == [1, 1]
+    from debate_eval.tasks.analysis.systems import comparison_lines
+
+    lines = comparison_lines("quality", block)
+    assert any(line.startswith("  B: ") and ", rank 2 (can hold 2 by Holm at 0.05)" in line and "PPI rank " in line
+               for line in lines)  # fmt: skip
+    assert any(line.startswith("  C: ") and line.endswith(", PPI rank 1") for line in lines)

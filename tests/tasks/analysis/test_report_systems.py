@@ -70,12 +70,20 @@ def test_the_systems_section_shows_meta_evals_figures(tmp_path: Path) -> None:
     level = entry.system_level
     assert f"over {level['n_groups']} groups" in shown and f"τ {fmt(level['kendall'])}" in shown
     assert '<a href="#systems">Systems</a>' in page
+    for name, rank in block["ranks"].items():  # the rank column and the figure's rank sets
+        low, high = rank["rank_set"]
+        held = f"{low}" if low == high else f"{low}–{high}"
+        row = shown[shown.index(f"<th>{name}</th><td>12</td>") :].split("</tr>", 1)[0]
+        assert f"<td>{rank['rank']} ({held})</td>" in row
+        assert f"{name}: {fmt(rank['mean'])}" in shown and f"ranks {held}</title>" in shown
+    assert "systems by mean judge score: 95% CI and ranks" in shown and block["family"] in shown
 
 
 def test_partly_rated_systems_get_ppi_rows(tmp_path: Path) -> None:
     page = render(gather.load_runs([systems_run(tmp_path / "partly", rated_every=2)]))
     shown = section(page)
     assert "human scale: PPI" in shown and "prediction-powered inference" in shown
+    assert "PPI rank (ranks it can hold)" in shown and "human scale: PPI difference (95% CI), Holm p" in shown
 
 
 def test_pairwise_systems_get_win_rates(tmp_path: Path) -> None:
@@ -104,6 +112,8 @@ def test_the_systems_section_in_chromium(browser, tmp_path: Path, isolated_env: 
     text = browser.evaluate("document.getElementById('systems').textContent")
     assert all(name in text for name in SYSTEMS) and "Holm p" in text and "System level" in text
     assert browser.evaluate("document.querySelectorAll('#systems table.pairs tr').length") == 1 + 3
+    assert browser.evaluate("document.querySelectorAll('#systems svg circle.system').length") == 3
+    assert browser.evaluate("document.querySelectorAll('#systems svg .rank-set').length") == 3
     assert browser.evaluate("document.querySelector('nav a[href=\"#systems\"]') !== null")
     assert browser.errors() == []
     single = write_report([one_system_run(tmp_path / "one")], tmp_path / "one.html", with_texts=False)

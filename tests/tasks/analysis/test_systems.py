@@ -98,8 +98,28 @@ def test_system_level_bootstrap_resamples_documents_and_recomputes_the_system_me
         means = sample.groupby("system_id")[["score", "human_score"]].mean()
         draws.append(stats.kendalltau(means["score"], means["human_score"]).statistic)
     expected = np.percentile(draws, [2.5, 97.5])
-    assert level["ci95"]["kendall"] == pytest.approx(list(expected), abs=1e-12)
-    assert level["ci95"]["kendall"][0] < level["kendall"] <= level["ci95"]["kendall"][1]
+    assert level["ci95_documents"]["kendall"] == pytest.approx(list(expected), abs=1e-12)
+    assert level["ci95_documents"]["kendall"][0] < level["kendall"] <= level["ci95_documents"]["kendall"][1]
+
+
+def test_system_level_interval_is_fisher_z_over_the_systems() -> None:
+    """The documents' bootstrap holds the systems fixed and under-covers the systems' correlation (0.85 for
+    Pearson at 16 systems); ``ci95`` is Fisher's z over the systems with each statistic's standard error."""
+    records = constructed(n_docs=30) + [
+        {**r, "system_id": r["system_id"] + "x", "item_id": r["item_id"] + "x"} for r in constructed(30, seed=2)
+    ]
+    level = system_level(records, bootstrap=50)
+    n = level["n_systems"]
+    assert n == 10
+    z = stats.norm.ppf(0.975)
+    ses = {"pearson": 1 / np.sqrt(n - 3), "kendall": np.sqrt(0.437 / (n - 4))}
+    ses["spearman"] = np.sqrt((1 + level["spearman"] ** 2 / 2) / (n - 3))
+    for name, se in ses.items():
+        expected = [np.tanh(np.arctanh(level[name]) - z * se), np.tanh(np.arctanh(level[name]) + z * se)]
+        assert level["ci95"][name] == pytest.approx(expected, rel=1e-12), name
+    assert "Fisher z" in level["ci95_method"]
+    four = [r for r in constructed() if r["system_id"] != "S5"]
+    assert system_level(four, bootstrap=50)["ci95"] == "too few systems (n=4)"
 
 
 def test_system_level_on_summeval_scores_equals_the_independent_computation(shared_data_dir: Any) -> None:

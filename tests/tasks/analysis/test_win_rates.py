@@ -72,19 +72,25 @@ def test_pairs_are_paired_t_tests_with_holm_and_bh(imported) -> None:
     from scipy import stats
 
     _, records = imported
-    block = baseline_win_rates(records)
+    comparisons = baseline_win_rates(records)["comparisons"]
     prefs = {name: {} for name in SYSTEMS}
     for record in records:
         prefs[record.system_b][record.group_id] = record.score
-    for pair in block["pairs"]:
-        shared = sorted(set(prefs[pair["a"]]) & set(prefs[pair["b"]]))
-        assert pair["n_shared"] == len(shared)
-        b, a = [prefs[pair["b"]][g] for g in shared], [prefs[pair["a"]][g] for g in shared]
-        assert pair["difference"] == pytest.approx(100 * (sum(b) - sum(a)) / len(shared))
-        assert pair["p"] == pytest.approx(stats.ttest_rel(b, a).pvalue)
-    p_values = [pair["p"] for pair in block["pairs"]]
-    assert [p["p_holm"] for p in block["pairs"]] == pytest.approx(multitest.multipletests(p_values, method="holm")[1])
-    assert [p["p_bh"] for p in block["pairs"]] == pytest.approx(multitest.multipletests(p_values, method="fdr_bh")[1])
+    assert len(comparisons["pairs"]) == 3
+    for pair in comparisons["pairs"]:
+        shared = sorted(set(prefs[pair["first"]]) & set(prefs[pair["second"]]))
+        assert pair["n_inputs"] == len(shared) and pair["test"] == "paired t"
+        first, second = [prefs[pair["first"]][g] for g in shared], [prefs[pair["second"]][g] for g in shared]
+        assert pair["difference"] == pytest.approx(100 * (sum(first) - sum(second)) / len(shared))
+        assert pair["p_value"] == pytest.approx(stats.ttest_rel(first, second).pvalue)
+    p_values = [pair["p_value"] for pair in comparisons["pairs"]]
+    holm = multitest.multipletests(p_values, method="holm")[1]
+    bh = multitest.multipletests(p_values, method="fdr_bh")[1]
+    assert [p["p_holm"] for p in comparisons["pairs"]] == pytest.approx(holm)
+    assert [p["p_bh"] for p in comparisons["pairs"]] == pytest.approx(bh)
+    assert all(entry["rank_set"] == [1, 3] for entry in comparisons["ranks"].values())  # no Holm p below 0.05
+    # the figures docs/systems.md gives, from the independent computations
+    assert [round(p, 3) for p in p_values] == [0.188, 0.369, 0.038] and round(holm[2], 3) == round(bh[2], 3) == 0.114
 
 
 def independent_lc(preferences, lengths_a, lengths_b, difficulty=None):
@@ -116,6 +122,8 @@ def test_the_length_controlled_fit_matches_an_independent_logistic_regression(im
     assert [fit["coefficients"]["length"], fit["coefficients"]["system"]] == pytest.approx(coefficients, rel=1e-4)
     assert fit["win_rate"] == pytest.approx(lc, rel=1e-4)
     assert baseline_win_rates(records)["systems"][name]["length_controlled"]["win_rate"] == pytest.approx(lc, 1e-4)
+    # the figures docs/systems.md gives for this variant, from the independent fit
+    assert round(lc, 2) == {"alpaca-7b": 19.83, "alpaca-7b_concise": 13.18, "alpaca-7b_verbose": 9.70}[name]
 
 
 def test_the_fit_with_instruction_difficulty_matches_too() -> None:
@@ -173,3 +181,40 @@ def test_preferences_as_strings_numbers_null_and_draws(tmp_path: Path) -> None:
 def test_bad_files_are_one_line(tmp_path: Path, rows: list[object], message: str) -> None:
     with pytest.raises(UserError, match=message.replace("(", r"\(").replace(")", r"\)")):
         import_file(write(tmp_path / "a.json", rows), {})
+
+
+def test_meta_eval_difficulty_csv_enters_the_fit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("statsmodels")
+    rng = np.random.default_rng(3)
+    rows = [
+        {**row(float(1 + rng.uniform()), f"instruction {n}"), "output_1": "x" * int(rng.integers(50, 500))}
+        for n in range(40)
+    ]
+    out = tmp_path / "run"
+    assert main(["import", "alpaca-eval", str(write(tmp_path / "a.json", rows)), "--out", str(out)]) == 0
+    difficulty = tmp_path / "difficulty.csv"
+    levels = {r["instruction"]: float(rng.normal()) for r in rows}
+    difficulty.write_text("instruction,difficulty\n" + "".join(f"{k},{v}\n" for k, v in levels.items()), "utf-8")
+    capsys.readouterr()
+    assert main(["meta-eval", str(out), "--json", "--difficulty", str(difficulty)]) == 0
+    fit = json.loads(capsys.readouterr().out)["systems"]["m"]["length_controlled"]
+    assert fit["difficulty"] is True and set(fit["coefficients"]) == {"length", "difficulty", "system"}
+    order = [r["instruction"] for r in rows]
+    expected = length_controlled(
+        [r["preference"] for r in rows],
+        [len(r["output_1"]) for r in rows],
+        [len(r["output_2"]) for r in rows],
+        [levels[k] for k in order],
+    )
+    coefficients, lc = independent_lc(
+        [r["preference"] for r in rows],
+        [len(r["output_1"]) for r in rows],
+        [len(r["output_2"]) for r in rows],
+        [levels[k] for k in order],
+    )
+    assert fit["win_rate"] == pytest.approx(lc, rel=1e-4) and expected["win_rate"] == pytest.approx(lc, rel=1e-4)
+    assert list(fit["coefficients"].values()) == pytest.approx(coefficients, rel=1e-4)
+    bad = tmp_path / "bad.csv"
+    bad.write_text("instruction,difficulty\ninstruction 0,high\n", encoding="utf-8")
+    assert main(["meta-eval", str(out), "--difficulty", str(bad)]) == 2
+    assert "row 2 (counted from 1)" in capsys.readouterr().err

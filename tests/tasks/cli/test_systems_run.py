@@ -72,9 +72,17 @@ def test_an_own_csv_of_three_systems_reports_each_and_every_pair(
     assert main(["meta-eval", str(out), "--json"]) == 0
     entry = json.loads(capsys.readouterr().out)[str(data)]["quality"]
     assert entry["systems"]["pairs"] == summary["pairs"]  # the same comparison, the same resamples
+    assert entry["systems"]["ranks"] == summary["ranks"]  # each system's rank and the ranks it can hold
+    assert {name: rank["rank_set"] for name, rank in entry["systems"]["ranks"].items()} == {
+        "verbose": [1, 1],
+        "middling": [2, 2],
+        "terse": [3, 3],
+    }  # every source orders them the same way: every pair differs after Holm
+    assert entry["systems"]["family"] == f"the 3 tested pairs of 3 systems ({data}/quality)"
     level = entry["system_level"]
     assert level["n_systems"] == 3 and level["n_groups"] == N_SOURCES and level["kendall"] == pytest.approx(1.0)
-    assert level["ci95"]["kendall"] is not None
+    # three systems: no interval over the systems (Fisher z for Kendall needs five); the documents' one is there
+    assert level["ci95"] == "too few systems (n=3)" and level["ci95_documents"]["kendall"] is not None
     assert main(["meta-eval", str(out)]) == 0
     table = capsys.readouterr().out
     assert f"{data}/quality: system level (3 systems' mean scores over 12 groups): tau 1.000" in table

@@ -251,3 +251,35 @@ def test_items_chosen_from_the_ids_are_those_select_items_keeps(tmp_path: Path) 
         assert taken == select_items(whole, limit=limit, docs=docs) and [i for _, i in chosen] == [
             item.item_id for item in taken
         ]
+
+
+def test_several_annotators_in_columns_or_a_list_column(tmp_path: Path) -> None:
+    rows = [
+        {"src": "text 0", "out": "o0", "a": 4, "b": 2, "c": "", "all": [4, 2, None]},
+        {"src": "text 1", "out": "o1", "a": 1, "b": 5, "c": 3, "all": "1|5|3"},
+    ]
+    name = _write(tmp_path, "ann.jsonl", "".join(json.dumps(r) + "\n" for r in rows))
+    register_own_file(name, fields={"source": "src", "output": "out", "annotators": "a|b|c"}, aspect="q", scale=(1, 5))
+    first, second = load_items(name)
+    assert first.annotator_scores == {"a": 4.0, "b": 2.0} and first.human_scores == {"q": 3.0}  # their mean
+    assert second.annotator_scores == {"a": 1.0, "b": 5.0, "c": 3.0} and second.human_scores == {"q": 3.0}
+    listed = _write(tmp_path, "listed.jsonl", "".join(json.dumps(r) + "\n" for r in rows))
+    register_own_file(listed, fields={"source": "src", "output": "out", "annotators": "all"}, aspect="q", scale=(1, 5))
+    first, second = load_items(listed)
+    assert first.annotator_scores == {"annotator 1": 4.0, "annotator 2": 2.0}
+    assert second.annotator_scores == {"annotator 1": 1.0, "annotator 2": 5.0, "annotator 3": 3.0}
+
+
+def test_bad_annotator_ratings_are_one_line_each(tmp_path: Path) -> None:
+    rows = [{"src": "t", "out": "o", "a": 9, "b": "x"}, {"src": "t2", "out": "o2", "a": 1, "b": 2}]
+    name = _write(tmp_path, "bad.jsonl", "".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.raises(UserError) as error:
+        register_own_file(
+            name, fields={"source": "src", "output": "out", "annotators": "a|b"}, aspect="q", scale=(1, 5)
+        )
+        load_items(name)
+    text = str(error.value)
+    assert 'row 1 (counted from 1): column "a": 9 is outside the scale 1-5' in text
+    assert 'row 1 (counted from 1): column "b": expected a number' in text
+    with pytest.raises(UserError, match=r"--fields annotators=a\|zz: no such column"):
+        register_own_file(name, fields={"source": "src", "output": "out", "annotators": "a|zz"}, aspect="q")

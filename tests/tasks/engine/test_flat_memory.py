@@ -55,8 +55,8 @@ def test_the_runner_keeps_no_record(isolated_env: Path, monkeypatch: pytest.Monk
 def test_the_runner_holds_only_the_items_it_judges(isolated_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The run takes each item from its file as a lane starts it: while the N-th item is judged, the items
     alive are those in flight (at most --concurrency), not one per item of the file."""
-    from debate_eval.tasks.data.own_file import RowItems
-    from debate_eval.tasks.engine import runner
+    from debate_eval.tasks.data.own_rows import RowItems
+    from debate_eval.tasks.engine import session
 
     data = isolated_env / "rows.jsonl"
     with data.open("w", encoding="utf-8") as handle:
@@ -65,7 +65,7 @@ def test_the_runner_holds_only_the_items_it_judges(isolated_env: Path, monkeypat
     samples: dict[int, int] = {}
     judged: list[str] = []
     made: weakref.WeakSet[Item] = weakref.WeakSet()  # every item made from a row of the file
-    evaluate_one, row_item = runner.evaluate_one, RowItems.item
+    evaluate_one, row_item = session.evaluate_one, RowItems.item
 
     def recording_item(self: RowItems, *args: Any) -> Item | None:
         item = row_item(self, *args)
@@ -83,7 +83,7 @@ def test_the_runner_holds_only_the_items_it_judges(isolated_env: Path, monkeypat
             samples[len(judged)] = live_items()
         return await evaluate_one(evaluator, item, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(runner, "evaluate_one", counting_evaluate_one)
+    monkeypatch.setattr(session, "evaluate_one", counting_evaluate_one)
     monkeypatch.setattr(RowItems, "item", recording_item)
     args = ["run", "--dataset", str(data), "--criteria", "Is it good?", "--scale", "1-5", "--aspect", "quality"]
     args += ["--method", "geval", "--provider", "scripted", "--out", str(isolated_env / "run"), "--no-cache"]

@@ -14,10 +14,10 @@ from debate_eval.agents.errors import UserError
 from debate_eval.agents.models.settings import ModelOverrides, resolve_model_config
 from debate_eval.debates.debate.method import debate_config
 from debate_eval.tasks.cli.main import main
-from debate_eval.tasks.data import own_file
+from debate_eval.tasks.data import own_file, own_rows
 from debate_eval.tasks.data.registry import Item
 from debate_eval.tasks.data.templates import Template, resolve_template
-from debate_eval.tasks.engine import runner
+from debate_eval.tasks.engine import runner, session
 from debate_eval.tasks.engine.run_config import RunConfig
 
 ITEMS = 12
@@ -51,7 +51,7 @@ def test_each_prompt_is_rendered_once_when_its_item_starts(isolated_env: Path, m
     rendered: list[str] = []  # the source text of each rendered prompt, in order
     started: list[tuple[str, int]] = []  # (item id, prompts rendered so far) as each item's evaluation starts
     render = Template.render
-    evaluate_one = runner.evaluate_one
+    evaluate_one = session.evaluate_one
 
     def counting_render(self: Template, inputs: Any) -> str:
         rendered.append(str(inputs.get("source")))
@@ -62,7 +62,7 @@ def test_each_prompt_is_rendered_once_when_its_item_starts(isolated_env: Path, m
         return await evaluate_one(evaluator, item, *args, **kwargs)
 
     monkeypatch.setattr(Template, "render", counting_render)
-    monkeypatch.setattr(runner, "evaluate_one", watching_evaluate_one)
+    monkeypatch.setattr(session, "evaluate_one", watching_evaluate_one)
     assert main(run_args(data, isolated_env / "run", "--concurrency", "1")) == 0
     # one item at a time: when item k starts, exactly the prompts of items 1..k have been rendered
     assert started == [(f"r{i}", i + 1) for i in range(ITEMS)]
@@ -123,7 +123,7 @@ def test_a_run_checks_its_own_file_once_and_never_reads_it_whole(
     data = write_rows(isolated_env / "rows.jsonl", ITEMS)
     checks: list[Path] = []
     whole: list[Path] = []
-    scan_file, read_table = own_file.scan_file, own_file.read_table
+    scan_file, read_table = own_file.scan_file, own_rows.read_table
 
     def counting_scan(path: Path, *args: Any) -> Any:
         checks.append(path)
@@ -134,7 +134,7 @@ def test_a_run_checks_its_own_file_once_and_never_reads_it_whole(
         return read_table(path)
 
     monkeypatch.setattr(own_file, "scan_file", counting_scan)
-    monkeypatch.setattr(own_file, "read_table", counting_read_table)
+    monkeypatch.setattr(own_rows, "read_table", counting_read_table)
     assert main(run_args(data, isolated_env / "run")) == 0
     assert checks == [data] and whole == []
     assert len((isolated_env / "run" / "results.jsonl").read_text(encoding="utf-8").splitlines()) == ITEMS

@@ -97,9 +97,9 @@ def test_a_lost_ray_task_is_submitted_again_without_duplicates(
     ray_instance: object, isolated_env: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from debate_eval.tasks.engine import build
-    from debate_eval.tasks.engine.ray_engine import RayBackend
+    from debate_eval.tasks.engine.backends.ray import RayBackend
+    from debate_eval.tasks.engine.backends.workers import run_workers
     from debate_eval.tasks.engine.request import RunRequest
-    from debate_eval.tasks.engine.workers import run_workers
 
     out = isolated_env / "run"
     killed: list[int] = []

@@ -14,7 +14,7 @@ import pytest
 from debate_eval.tasks.cli.main import main
 from debate_eval.tasks.engine import rundir
 from debate_eval.tasks.engine.record import Record
-from debate_eval.tasks.engine.resume_index import INDEX_FILE
+from debate_eval.tasks.engine.rundir import INDEX_FILE
 
 ITEMS = 10
 

@@ -6,8 +6,8 @@ from debate_eval.agents.models.settings import ModelOverrides, resolve_model_con
 from debate_eval.debates.debate.method import debate_config
 from debate_eval.tasks.data.registry import Item
 from debate_eval.tasks.data.templates import resolve_template
+from debate_eval.tasks.engine.judged import make_record
 from debate_eval.tasks.engine.run_config import RunConfig, versions
-from debate_eval.tasks.engine.runner import make_record
 
 
 def config() -> RunConfig:

@@ -15,7 +15,7 @@ from support.held_replies import HeldReplies
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAIServer
 from debate_eval.tasks.cli.main import main
-from debate_eval.tasks.engine.shards import in_shard, parse_shard, shard_of
+from debate_eval.tasks.engine.backends.shards import in_shard, parse_shard, shard_of
 
 ITEMS = 24
 
@@ -52,7 +52,8 @@ def test_shards_partition_the_ids_by_a_stable_hash() -> None:
     assert sorted(i for s in shards for i in s) == sorted(ids)  # none lost, none twice
     assert all(400 < len(s) < 600 for s in shards)  # spread evenly
     # the same in another process (Python's own hash is salted per process; this one is not)
-    code = "from debate_eval.tasks.engine.shards import shard_of; print([shard_of(f'doc{i}', 4) for i in range(50)])"
+    code = "from debate_eval.tasks.engine.backends.shards import shard_of; "
+    code += "print([shard_of(f'doc{i}', 4) for i in range(50)])"
     other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
     assert other.stdout.strip() == str([shard_of(f"doc{i}", 4) for i in range(50)])
 

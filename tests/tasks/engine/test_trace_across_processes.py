@@ -1,4 +1,4 @@
-"""One trace across processes (agents/telemetry.py, engine/workers.py): a traced ``run --workers 2`` passes its
+"""One trace across processes (agents/telemetry.py, engine/backends/workers.py): a traced ``run --workers 2`` passes its
 W3C trace context to each worker process, whose spans (its shard's run span, items, model calls) are children
 of the parent's run span; a ``debate-eval`` started with ``TRACEPARENT`` in its environment continues that
 trace. Every process exports by the standard ``OTEL_EXPORTER_OTLP_ENDPOINT`` to an OTLP receiver on

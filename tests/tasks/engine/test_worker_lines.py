@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 
 from debate_eval.tasks.engine import build
+from debate_eval.tasks.engine.backends.workers import DONE, RECORDS, Backend, run_workers
 from debate_eval.tasks.engine.record import Record
 from debate_eval.tasks.engine.request import RunRequest
 from debate_eval.tasks.engine.run_config import RunOptions
 from debate_eval.tasks.engine.runner import run
-from debate_eval.tasks.engine.workers import DONE, RECORDS, Backend, run_workers
 
 ITEMS = 6
 

@@ -15,9 +15,9 @@ from support.held_replies import HeldReplies
 
 from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAIServer
 from debate_eval.tasks.cli.main import main
+from debate_eval.tasks.engine.backends.shards import in_shard
+from debate_eval.tasks.engine.backends.workers import WORKERS_DIR, options_of_worker, worker_dir
 from debate_eval.tasks.engine.run_config import RunOptions
-from debate_eval.tasks.engine.shards import in_shard
-from debate_eval.tasks.engine.workers import WORKERS_DIR, options_of_worker, worker_dir
 
 ITEMS = 40
 

@@ -14,6 +14,7 @@
     { key: "err", label: errorLabel(), num: true },
     { key: "agreed", label: "agreement", get: function (r) { return fmt(r.agreed); } },
     { key: "rounds", label: "rounds", num: true },
+    { key: "conf", label: "confidence", num: true },
     { key: "parse", label: "parse status" },
     { key: "stop", label: "stop" },
     { key: "tokens", label: "tokens", num: true }

@@ -15,6 +15,7 @@
       [row.pairwise ? "human label" : "human score", row.human], [row.pairwise ? "verdict" : "score", row.score],
       ["parse", [r.parse_status, r.parse_method, isObj(r.verdict_parse) ? r.verdict_parse.method : r.verdict_parse].filter(Boolean).join(" / ")],
       ["how", r.parse_reason], ["Scorer's scores", scoreTrail(r)], ["rounds", r.rounds], ["Critic agreed", r.agreed],
+      ["confidence", r.confidence === undefined || r.confidence === null ? null : r.confidence + (isObj(r.details) && r.details.confidence_basis ? " (" + r.details.confidence_basis + ")" : "")],
       ["stop", r.stop_reason], ["decided by", r.decided_by], ["both orders (--swap)", r.verdicts], ["consistent", r.consistent],
       ["re-asked", r.reasked], ["calls", r.llm_calls], ["error", r.error]];
     var box = el("div", { cls: "facts" });

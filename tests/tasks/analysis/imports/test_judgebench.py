@@ -150,3 +150,25 @@ def test_outputs_are_checked_against_the_pairs_file(tmp_path: Path) -> None:
 
 def test_flip_decision_changes_only_strict_preferences() -> None:
     assert [flip_decision(d) for d in ("A>B", "B>A", "A=B", None, "x")] == ["B>A", "A>B", "A=B", None, "x"]
+
+
+def test_import_writes_a_run_that_rescore_refuses(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The import from the outputs file alone (its rows repeat the pairs); rescore has no judge text to read."""
+    from debate_eval.tasks.cli.main import main
+
+    path = write_lines(
+        tmp_path / "out.jsonl",
+        [output_row("1", "A>B", judgment("A>B"), judgment("A>B")), output_row("2", "B>A", judgment("A=B"), None)],
+    )
+    out = tmp_path / "run"
+    assert main(["import", "judgebench", str(path), "--out", str(out)]) == 0
+    assert "JudgeBench's score 0.00 % (0 of 2 pairs right)" in capsys.readouterr().out
+    lines = [json.loads(line) for line in (out / "results.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert [row["verdicts"] for row in lines] == [
+        {"original": "first", "swapped": "second"},
+        {"original": "tie", "swapped": None},
+    ]
+    assert [row["consistent"] for row in lines] == [False, None]
+    assert [row["details"]["judgebench"]["points"] for row in lines] == [0, 0]
+    assert main(["rescore", str(out), "--dry-run"]) == 2
+    assert "nothing to read again" in capsys.readouterr().err

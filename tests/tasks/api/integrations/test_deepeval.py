@@ -18,9 +18,10 @@ import debate_eval
 integration_library("deepeval", "deepeval")
 from deepeval import assert_test, evaluate  # noqa: E402
 from deepeval.evaluate.configs import CacheConfig, DisplayConfig  # noqa: E402
-from deepeval.test_case import LLMTestCase  # noqa: E402
+from deepeval.models import DeepEvalBaseLLM  # noqa: E402
+from deepeval.test_case import ConversationalTestCase, LLMTestCase, Turn  # noqa: E402
 
-from debate_eval.integrations.deepeval import DebateMetric  # noqa: E402
+from debate_eval.integrations.deepeval import DebateConversationalMetric, DebateMetric  # noqa: E402
 
 JUDGE = {"aspect": "coherence", "criteria": "Is the summary coherent?", "provider": "scripted", "max_rounds": 1}
 QUIET = {
@@ -81,3 +82,74 @@ def test_no_score_is_an_error_and_a_failure(isolated_env: Path, monkeypatch: pyt
     metric = DebateMetric(threshold=0.1, **JUDGE)
     assert metric.measure(case(1)) is None
     assert metric.error and not metric.is_successful()
+
+
+class ScriptedDeepEvalModel(DeepEvalBaseLLM):
+    """A deepeval custom model that notes each prompt: the Critic finds no issue, the Scorer answers 3."""
+
+    def __init__(self) -> None:
+        self.prompts: list[str] = []
+        super().__init__(model="scripted-deepeval")
+
+    def load_model(self) -> ScriptedDeepEvalModel:
+        return self
+
+    def generate(self, prompt: str, *args: object, **kwargs: object) -> str:
+        self.prompts.append(prompt)
+        return "NO_ISSUES" if "Devil" in prompt else "Fairly clear.\nScore: 3"
+
+    async def a_generate(self, prompt: str, *args: object, **kwargs: object) -> str:
+        return self.generate(prompt)
+
+    def get_model_name(self) -> str:
+        return "scripted-deepeval"
+
+
+def test_a_deepeval_model_object_answers_every_call(isolated_env: Path) -> None:
+    model = ScriptedDeepEvalModel()
+    judge_options = {key: value for key, value in JUDGE.items() if key != "provider"}
+    metric = DebateMetric(**judge_options, model=model)  # no endpoint check: the object answers only the debate
+    score = metric.measure(case(1))
+    assert metric.judgment is not None and metric.judgment.score == 3.0 and score == pytest.approx(0.5)
+    calls = [m for m in metric.judgment.messages if m.usage is not None]
+    assert len(model.prompts) == len(calls) == 2  # the Scorer's call, then the Critic's NO_ISSUES
+    assert model.prompts[0].startswith("System: ") and "\n\nUser: " in model.prompts[0]
+    assert "On day 1 the council approved the budget." in model.prompts[0]  # the judged output is in the prompt
+    assert model.prompts[1].count("Devil") >= 1 and metric.is_successful()
+    with pytest.raises(debate_eval.UserError, match="takes no provider"):
+        DebateMetric(**JUDGE, model=model)
+
+
+def conversation(*turns: tuple[str, str], context: list[str] | None = None) -> ConversationalTestCase:
+    return ConversationalTestCase(turns=[Turn(role=role, content=text) for role, text in turns], context=context)
+
+
+def test_the_conversational_metric_judges_the_last_assistant_turn(isolated_env: Path) -> None:
+    dialogue = {
+        "aspect": "naturalness",
+        "criteria": "Is the response natural?",
+        "scale": (1, 3),
+        "provider": "scripted",
+    }
+    metric = DebateConversationalMetric(method="dialevalml", **dialogue)
+    chat = conversation(
+        ("user", "I like jazz."),
+        ("assistant", "Me too! Have you heard Coltrane?"),
+        ("user", "Yes, A Love Supreme."),
+        ("assistant", "That album is a classic from 1965."),
+        context=["A Love Supreme was recorded in 1964 and released in 1965."],
+    )
+    score = metric.measure(chat)
+    with debate_eval.Judge(method="dialevalml", **dialogue) as judge:
+        direct = judge.score(
+            "That album is a classic from 1965.",
+            source="user: I like jazz.\nassistant: Me too! Have you heard Coltrane?\nuser: Yes, A Love Supreme.",
+            context="A Love Supreme was recorded in 1964 and released in 1965.",
+        )
+    assert direct.ok and score == direct.normalized_score and metric.reason == direct.rationale
+    assert metric.is_successful() is (direct.normalized_score >= 0.5)
+    result = evaluate(test_cases=[chat], metrics=[metric], **QUIET)
+    assert result.test_results[0].metrics_data[0].score == direct.normalized_score
+    empty = DebateConversationalMetric(method="dialevalml", **dialogue)
+    assert empty.measure(conversation(("user", "Hello?"))) is None
+    assert empty.error == "the conversation has no assistant turn to judge" and not empty.is_successful()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -145,3 +146,90 @@ def test_an_unparsable_judgment_is_unscored_and_left_out_of_the_mean(
     score = log.samples[0].scores["debate_judge"]
     assert score.reason == "grader_failed" and score.metadata["parse_status"] != "parsed"
     assert log.results is not None and log.results.scores[0].unscored_samples == 1
+
+
+def grader_model(name: str = "mockllm/grader") -> Model:
+    """A mockllm grader: the Critic (the Devil's Advocate) finds no issue, the Scorer answers 4; each call
+    reports 100 prompt tokens (30 read from a prompt cache) and 10 completion tokens."""
+
+    def answer(messages: list[Any], *args: Any) -> ModelOutput:
+        text = " ".join(message.text for message in messages)
+        output = ModelOutput.from_content(name, "NO_ISSUES" if "Devil" in text else "Coherent.\nScore: 4")
+        output.usage = ModelUsage(input_tokens=100, output_tokens=10, total_tokens=110, input_tokens_cache_read=30)
+        return output
+
+    return get_model(name, custom_outputs=answer)
+
+
+NATIVE = {"aspect": "coherence", "criteria": "Is the summary coherent?", "max_rounds": 1}
+
+
+def test_a_grader_model_role_makes_the_judge_s_calls_inspect_model_events(isolated_env: Path) -> None:
+    task = Task(
+        dataset=samples()[:2],
+        solver=generate(),
+        scorer=debate_judge(**NATIVE, model_role="grader"),
+        model_roles={"grader": grader_model()},
+    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        (log,) = eval(task, model=mock_model(), log_dir="logs", display="none")
+    assert not [w for w in caught if "solver's" in str(w.message)]  # the grader is not the solver: no warning
+    assert log.status == "success" and log.samples is not None
+    for sample in log.samples:
+        calls = [event for event in sample.events if event.event == "model"]
+        # the solver's call, then the Scorer's and the Critic's (NO_ISSUES ends the debate) as the grader's
+        assert [str(event.model) for event in calls] == ["mockllm/model", "mockllm/grader", "mockllm/grader"]
+        assert all(event.output.usage is not None and event.output.usage.input_tokens == 100 for event in calls[1:])
+        score = sample.scores["debate_judge"]
+        assert score.value == 4.0 and score.metadata["grader_is_subject"] is False
+        assert score.metadata["prompt_tokens"] == 200 and score.metadata["completion_tokens"] == 20
+        assert score.metadata["stop_reason"] is not None and score.metadata["rounds"] == 1
+    usage = log.stats.model_usage["mockllm/grader"]  # 2 samples x 2 calls, as each call reported them
+    assert (usage.input_tokens, usage.output_tokens, usage.input_tokens_cache_read) == (400, 40, 120)
+    assert log.eval.model_roles is not None and str(log.eval.model_roles["grader"].model) == "mockllm/grader"
+
+
+def test_the_judge_s_roles_on_different_inspect_models_and_a_model_object(isolated_env: Path) -> None:
+    roles = {"scorer": "grader", "critic": "critic"}
+    task = Task(
+        dataset=samples()[:1],
+        solver=generate(),
+        scorer=debate_judge(**NATIVE, model_role=roles),
+        model_roles={"grader": grader_model(), "critic": grader_model("mockllm/critic")},
+    )
+    (log,) = eval(task, model=mock_model(), log_dir="logs", display="none")
+    calls = [str(event.model) for event in log.samples[0].events if event.event == "model"]
+    assert calls == ["mockllm/model", "mockllm/grader", "mockllm/critic"]
+    task = Task(dataset=samples()[:1], solver=generate(), scorer=debate_judge(**NATIVE, model=grader_model()))
+    (log,) = eval(task, model=mock_model(), log_dir="logs", display="none")
+    calls = [str(event.model) for event in log.samples[0].events if event.event == "model"]
+    assert calls == ["mockllm/model", "mockllm/grader", "mockllm/grader"]
+    assert log.samples[0].scores["debate_judge"].value == 4.0
+
+
+def test_a_grader_that_is_the_solver_is_flagged(isolated_env: Path) -> None:
+    """No model bound to the role: inspect's ``get_model(role=...)`` gives the eval's model, the solver's."""
+    solver_and_grader = grader_model("mockllm/model")
+    task = Task(dataset=samples()[:1], solver=generate(), scorer=debate_judge(**NATIVE, model_role="grader"))
+    with pytest.warns(UserWarning, match="the judge's model is the solver's"):
+        (log,) = eval(task, model=solver_and_grader, log_dir="logs", display="none")
+    assert log.samples[0].scores["debate_judge"].metadata["grader_is_subject"] is True
+
+
+def test_without_the_keywords_the_judge_keeps_its_own_clients(isolated_env: Path) -> None:
+    task = Task(dataset=samples()[:1], solver=generate(), scorer=debate_judge(**JUDGE))
+    (log,) = eval(task, model=mock_model(), log_dir="logs", display="none")
+    calls = [event for event in log.samples[0].events if event.event == "model"]
+    assert [str(event.model) for event in calls] == ["mockllm/model"]  # the judge's calls are the scripted server's
+    assert set(log.stats.model_usage) == {"mockllm/model"}
+    assert log.samples[0].scores["debate_judge"].metadata["grader_is_subject"] is False
+    with pytest.raises(debate_eval.UserError, match="model_role or model/provider"):
+        debate_judge(**JUDGE, model_role="grader")
+
+
+def test_a_missing_metadata_key_is_refused_in_one_line(isolated_env: Path) -> None:
+    task = Task(dataset=samples()[:1], solver=generate(), scorer=debate_judge(**JUDGE, context="metadata.ctx"))
+    (log,) = eval(task, model=mock_model(), log_dir="logs", display="none")
+    assert log.status == "error" and log.error is not None
+    assert "context='metadata.ctx': sample 1 has no metadata 'ctx'" in log.error.message

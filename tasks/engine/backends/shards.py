@@ -24,11 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
-from debate_eval.tasks.engine.config_checksum import sealed
 from debate_eval.tasks.engine.lock import RunLock
 from debate_eval.tasks.engine.record import Record
 from debate_eval.tasks.engine.results import _differences
-from debate_eval.tasks.engine.rundir import CONFIG_FILE, RESULTS_FILE, SUMMARY_FILE, write_json_atomic
+from debate_eval.tasks.engine.rundir import RunDir, results_file_name
+from debate_eval.tasks.engine.tally import Tally
 
 _SHARD = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
 
@@ -89,7 +89,7 @@ def _shard_lines(
     """The lines of the shards' results files written under ``config_hash``, in order, each with its
     directory's index and its line number; with ``report``, the other lines are counted (``other_config``)."""
     for index, directory in enumerate(directories):
-        path = directory / RESULTS_FILE
+        path = RunDir(directory).results_path
         if not path.is_file():
             continue
         for number, raw, record in iter_lines(path):
@@ -102,9 +102,9 @@ def _shard_lines(
 
 def read_config(directory: Path) -> dict[str, Any]:
     """A shard directory's ``config.json`` (one line when it is missing or unreadable)."""
-    path = directory / CONFIG_FILE
+    path = RunDir(directory).config_path
     if not path.is_file():
-        raise UserError(f"{directory}: not a run directory (no {CONFIG_FILE})")
+        raise UserError(f"{directory}: not a run directory (no {path.name})")
     try:
         config = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError, UnicodeDecodeError):
@@ -146,7 +146,7 @@ class MergeReport:
     def lines(self) -> list[str]:
         """The report's lines, for the command line."""
         out = [
-            f"merged into {self.out_dir / RESULTS_FILE}: {self.written} items ({self.finished} finished, "
+            f"merged into {RunDir(self.out_dir).results_path}: {self.written} items ({self.finished} finished, "
             f"{self.failed} failed)"
         ]
         dropped = []
@@ -218,13 +218,12 @@ def merge_shards(out_dir: Path, directories: Sequence[Path]) -> MergeReport:
     except OSError as exc:
         raise UserError(f"{out}: the output directory is not writable ({exc.strerror})") from None
     try:
-        target = out / RESULTS_FILE
+        run_dir = RunDir(out)
+        target = run_dir.results_path
         if target.exists() and target.stat().st_size:
-            raise UserError(f"{out}: already holds {RESULTS_FILE}; merge into a new directory")
-        from debate_eval.tasks.engine.runner import Tally  # the run's own totals
-
-        total = Tally()
-        tmp = out / f".{RESULTS_FILE}.{os.getpid()}.tmp"
+            raise UserError(f"{out}: already holds {results_file_name()}; merge into a new directory")
+        total = Tally()  # the run's own totals
+        tmp = run_dir.results_temp_path()
         try:
             with tmp.open("wb") as handle:
                 for index, number, raw, record in _shard_lines(directories, config_hash):
@@ -250,8 +249,8 @@ def merge_shards(out_dir: Path, directories: Sequence[Path]) -> MergeReport:
         options["out_dir"] = str(out)
         document["run_options"] = options
         document["merged_from"] = [str(d) for d in directories]
-        write_json_atomic(out / CONFIG_FILE, sealed(document))
-        write_json_atomic(out / SUMMARY_FILE, {**total.to_dict(None), "merged_from": document["merged_from"]})
+        run_dir.write_config(document)
+        run_dir.write_summary({**total.to_dict(None), "merged_from": document["merged_from"]})
     finally:
         lock.release()
     return report

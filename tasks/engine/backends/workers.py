@@ -48,8 +48,9 @@ from debate_eval.tasks.data.registry import get_dataset
 from debate_eval.tasks.engine.aspects import per_aspect
 from debate_eval.tasks.engine.lock import RunLock
 from debate_eval.tasks.engine.record import Record
-from debate_eval.tasks.engine.results import RESULTS_FILE, ResultsStore, write_json_atomic
+from debate_eval.tasks.engine.results import ResultsStore
 from debate_eval.tasks.engine.run_config import RunConfig, RunOptions, config_document
+from debate_eval.tasks.engine.rundir import RunDir, record_result_key
 
 WORKERS_DIR = "workers"
 MAX_RESTARTS = 3  # a worker that dies more often than this stops the run
@@ -91,30 +92,6 @@ def options_of_worker(options: RunOptions, k: int, count: int) -> RunOptions:
         rpm=options.rpm / count if options.rpm else None,
         tpm=options.tpm / count if options.tpm else None,
     )
-
-
-def finished_keys(out_dir: Path, config_hash: str, multi: bool) -> set[str]:
-    """The keys of the items finished in a run directory's ``results.jsonl`` under ``config_hash`` (read in
-    a stream; a last line still being written is not counted); ``out_dir`` may also be a file of keys, one a
-    line (what a Ray task is given)."""
-    if out_dir.is_file():
-        return set(out_dir.read_text(encoding="utf-8").splitlines())
-    keys: set[str] = set()
-    path = out_dir / RESULTS_FILE
-    if not path.is_file():
-        return keys
-    with path.open("rb") as handle:
-        for raw in handle:
-            if not raw.endswith(b"\n") or not raw.strip():
-                continue
-            record = Record.from_json(json.loads(raw), path=path, messages=False)
-            if record.config_hash == config_hash and record.ok:
-                keys.add(_key(record, multi))
-    return keys
-
-
-def _key(record: Record, multi: bool) -> str:
-    return f"{record.key}\x1f{record.aspect}" if multi else record.key
 
 
 class _Tail:
@@ -162,14 +139,14 @@ def _worker_main(
     ``trace_context``: the run's W3C trace context when it is traced (``telemetry.worker_trace``);
     ``parent_pid``: the parent, whose end (even by ``kill -9``) ends the worker (``end_with_parent``)."""
     from debate_eval.tasks.data.registry import register_own_file_spec
-    from debate_eval.tasks.engine.runner import run
+    from debate_eval.tasks.engine.backends.in_process import run_in_process
 
     end_with_parent(parent_pid)
     try:
         if own_file is not None:
             register_own_file_spec(own_file)
         with worker_trace(trace_context):
-            asyncio.run(run(config, options))
+            asyncio.run(run_in_process(config, options))
     except UserError as error:
         errors.send(str(error))
         sys.exit(2)
@@ -206,7 +183,7 @@ DONE, LOST, ERROR, RECORDS = "done", "lost", "error", "records"
 
 
 class Backend:
-    """Where the shards run: local processes (``ProcessBackend``) or Ray tasks (``ray_engine.RayBackend``).
+    """Where the shards run: local processes (``ProcessBackend``) or Ray tasks (``backends.ray.RayBackend``).
 
     ``start(k, options, done)`` starts shard ``k`` (``options``: ``options_of_worker``'s; ``done``: the keys
     finished so far); ``events()`` yields what happened since the last call, as ``(k, kind, value)``:
@@ -249,7 +226,7 @@ class ProcessBackend(Backend):
     def start(self, k: int, options: RunOptions, done: set[str]) -> None:
         """Start (or start again) worker ``k``: it resumes from its own directory and skips ``options``'s
         ``skip_done_of`` (the run directory); the current trace context (the run's span) goes with it."""
-        worker = self.workers.get(k) or _Worker(k, options, _Tail(options.out_dir / RESULTS_FILE))
+        worker = self.workers.get(k) or _Worker(k, options, _Tail(RunDir(options.out_dir).results_path))
         self.workers[k] = worker
         _start(self.context, worker, self.config)
 
@@ -296,12 +273,10 @@ async def run_workers(
     processes) into ``options.out_dir`` (see the module docstring); returns the run's ``RunSummary`` as
     ``runner.run`` does."""
     from debate_eval.tasks.data.datasets import item_source, load_items, select_positions
-    from debate_eval.tasks.engine.accounting import load_prices
     from debate_eval.tasks.engine.aspects import result_key
     from debate_eval.tasks.engine.progress import Progress
     from debate_eval.tasks.engine.reread import ParserVersions, reread_run
-    from debate_eval.tasks.engine.rundir import SUMMARY_FILE
-    from debate_eval.tasks.engine.runner import RunSummary, run_span_of, start_line
+    from debate_eval.tasks.engine.summary import RunSummary, run_span_of, start_line
 
     stream = sys.stderr if stream is None else stream
     started = time.perf_counter()
@@ -335,7 +310,7 @@ async def run_workers(
 
     def take(raw: bytes) -> None:
         record = line_record(raw)
-        key = _key(record, multi)
+        key = record_result_key(record, multi)
         if key in done or record.config_hash != store.config_hash:
             return
         if record.error:
@@ -413,13 +388,9 @@ async def run_workers(
         summary.elapsed_s = time.perf_counter() - started
         store.recount()  # ``close`` did, unless the file could not be read again
         summary.total = store.tally  # the run's records, earlier invocations included
-        roles = {*config.roles(), "evaluator", *summary.now.accounting.roles, *summary.total.accounting.roles}
-        models = {role: config.models.for_role(role).model for role in roles}
-        prices = load_prices()
-        summary.cost_usd = summary.now.accounting.cost(models, prices)
-        summary.total_cost_usd = summary.total.accounting.cost(models, prices)
+        summary.add_costs(config)
         with contextlib.suppress(Exception):
-            write_json_atomic(options.out_dir / SUMMARY_FILE, {**summary.to_dict(), "workers": count})
+            RunDir(options.out_dir).write_summary({**summary.to_dict(), "workers": count})
         run_result(span, finished=summary.now.finished, failed=summary.now.failed)
         spans.__exit__(*((type(error), error, error.__traceback__) if error else (None, None, None)))
     return summary
@@ -459,8 +430,8 @@ def _drain_leftovers(out_dir: Path, store: ResultsStore, done: set[str], multi: 
         lock = RunLock(directory)
         lock.acquire()  # a worker of another run still at work: a one-line UserError naming it
         try:
-            for raw, record in _stream(directory / RESULTS_FILE):
-                key = _key(record, multi)
+            for raw, record in _stream(RunDir(directory).results_path):
+                key = record_result_key(record, multi)
                 if record.config_hash != store.config_hash or key in done or record.error:
                     continue
                 done.add(key)

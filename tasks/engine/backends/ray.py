@@ -32,9 +32,9 @@ from typing import Any
 
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.telemetry import trace_carrier, worker_trace
-from debate_eval.tasks.engine.results import RESULTS_FILE
+from debate_eval.tasks.engine.backends.workers import DONE, ERROR, LOST, POLL_S, RECORDS, Backend, _Tail
 from debate_eval.tasks.engine.run_config import RunConfig, RunOptions
-from debate_eval.tasks.engine.workers import DONE, ERROR, LOST, POLL_S, RECORDS, Backend, _Tail
+from debate_eval.tasks.engine.rundir import RunDir
 
 LOCAL = "local"
 
@@ -59,7 +59,7 @@ def shard_task(
     result lines yielded in batches as they are written. First yields ``{"pid": ...}``; a ``UserError`` (or a
     bug) ends it with ``{"error": ...}``. ``trace_context``: the run's W3C trace context when it is traced."""
     from debate_eval.tasks.data.registry import register_own_file_spec
-    from debate_eval.tasks.engine.runner import run
+    from debate_eval.tasks.engine.backends.in_process import run_in_process
 
     yield {"pid": os.getpid()}
     directory = Path(tempfile.mkdtemp(prefix="debate-eval-ray-"))
@@ -74,13 +74,13 @@ def shard_task(
                 if own_file is not None:
                     register_own_file_spec(own_file)
                 with worker_trace(trace_context):  # in this thread: the context is the thread's
-                    asyncio.run(run(config, task_options))
+                    asyncio.run(run_in_process(config, task_options))
             except BaseException as error:  # handed to the driver below
                 failure.append(error)
 
         thread = threading.Thread(target=body, name="debate-eval-ray-shard", daemon=True)
         thread.start()
-        tail = _Tail(task_options.out_dir / RESULTS_FILE)
+        tail = _Tail(RunDir(task_options.out_dir).results_path)
         while thread.is_alive():
             thread.join(POLL_S)
             batch = list(tail.new_lines())
@@ -117,7 +117,7 @@ class RayBackend(Backend):
         """Submit shard ``k`` with the keys of its items finished so far (and, in a traced run, the current
         trace context and the ``OTEL_*`` environment: ``tracing_environment``)."""
         from debate_eval.tasks.data.registry import get_dataset, looks_like_own_file
-        from debate_eval.tasks.engine.shards import in_shard
+        from debate_eval.tasks.engine.backends.shards import in_shard
 
         own_file = get_dataset(self.config.dataset) if looks_like_own_file(self.config.dataset) else None
         shard = options.shard
@@ -200,7 +200,7 @@ def cluster_cpus(ray: Any) -> int:
 async def run_ray(config: RunConfig, options: RunOptions, *, stream: Any = None) -> Any:
     """Run ``config`` as Ray tasks (``options.ray``: the address; ``options.workers`` > 1: the number of shards,
     else one per CPU of the cluster); returns the ``RunSummary``."""
-    from debate_eval.tasks.engine.workers import run_workers
+    from debate_eval.tasks.engine.backends.workers import run_workers
 
     ray = import_ray()
     start_ray(ray, options.ray or LOCAL)

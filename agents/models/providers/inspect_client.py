@@ -1,0 +1,128 @@
+"""The ``inspect`` provider's client: an AutoGen ``ChatCompletionClient`` over an inspect_ai ``Model``
+(``inspect_models.py`` says where its calls run)."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+from collections.abc import AsyncGenerator, Sequence
+from typing import Any
+
+from autogen_core.models import ChatCompletionClient, CreateResult, RequestUsage
+
+from debate_eval.agents.models.http_usage import current_call
+from debate_eval.agents.models.providers.inspect_models import HOST, Host, chat_messages, generate_config, resolve_model
+from debate_eval.agents.models.providers.openai import GENERIC_MODEL_INFO
+from debate_eval.agents.models.settings import ModelSettings
+
+
+class InspectModelClient(ChatCompletionClient):
+    """An AutoGen ``ChatCompletionClient`` over an inspect ``Model``: ``create`` is one ``generate``."""
+
+    def __init__(self, settings: ModelSettings) -> None:
+        self.settings = settings
+        self._usage = RequestUsage(prompt_tokens=0, completion_tokens=0)
+
+    async def create(self, messages: Sequence[Any], **kwargs: Any) -> Any:
+        """One ``generate`` of the role's inspect model, on the inspect eval's loop when a scorer opened
+        ``calls_from_here``; the answer as AutoGen's ``CreateResult`` with inspect's usage."""
+        extra = dict(kwargs.get("extra_create_args") or {})
+        config = generate_config(self.settings, extra.get("max_tokens"))
+        host = HOST.get()
+        if host is None or host.loop is asyncio.get_running_loop():
+            output = await self._generate(messages, config)
+        else:
+            output = await _run_on(host, self._generate(messages, config))
+        usage = output.usage
+        prompt = int(usage.input_tokens) if usage is not None else 0
+        completion = int(usage.output_tokens) if usage is not None else 0
+        meta = current_call()
+        if meta is not None and usage is not None:
+            meta.cached_prompt_tokens = int(usage.input_tokens_cache_read or 0)
+        self._usage = RequestUsage(
+            prompt_tokens=self._usage.prompt_tokens + prompt,
+            completion_tokens=self._usage.completion_tokens + completion,
+        )
+        finish = output.choices[0].stop_reason if output.choices else "stop"
+        return CreateResult(
+            finish_reason=_finish_reason(finish),
+            content=output.completion,
+            usage=RequestUsage(prompt_tokens=prompt, completion_tokens=completion),
+            cached=False,
+        )
+
+    async def _generate(self, messages: Sequence[Any], config: Any) -> Any:
+        model = resolve_model(self.settings.model)
+        return await model.generate(chat_messages(messages), config=config)
+
+    def create_stream(self, messages: Sequence[Any], **kwargs: Any) -> AsyncGenerator[Any, None]:
+        """Not streamed: one ``create`` (the debates do not stream)."""
+
+        async def one() -> AsyncGenerator[Any, None]:
+            yield await self.create(messages, **kwargs)
+
+        return one()
+
+    async def close(self) -> None:
+        """Nothing to close: inspect owns its models."""
+
+    def actual_usage(self) -> Any:
+        """Tokens of every call so far."""
+        return self._usage
+
+    def total_usage(self) -> Any:
+        """Tokens of every call so far."""
+        return self._usage
+
+    def count_tokens(self, messages: Sequence[Any], **kwargs: Any) -> int:
+        """A rough count (four characters a token): inspect's models count their own."""
+        return sum(len(str(message.content)) for message in messages) // 4
+
+    def remaining_tokens(self, messages: Sequence[Any], **kwargs: Any) -> int:
+        """Unknown to this client: a large number."""
+        return 1_000_000
+
+    @property
+    def capabilities(self) -> Any:
+        """A plain text model."""
+        return self.model_info
+
+    @property
+    def model_info(self) -> Any:
+        """A plain text model."""
+        return GENERIC_MODEL_INFO
+
+
+def _finish_reason(stop_reason: str) -> str:
+    """inspect's stop reason as AutoGen's finish reason."""
+    return {"stop": "stop", "max_tokens": "length", "model_length": "length", "content_filter": "content_filter"}.get(
+        stop_reason, "unknown"
+    )
+
+
+async def _run_on(host: Host, work: Any) -> Any:
+    """Await ``work`` run as a task of ``host``'s loop in ``host``'s context (cancelling this cancels it)."""
+    done: concurrent.futures.Future[Any] = concurrent.futures.Future()
+    started: list[asyncio.Task[Any]] = []
+
+    def start() -> None:
+        task = host.loop.create_task(work, context=host.context.copy())
+        started.append(task)
+
+        def finished(task: asyncio.Task[Any]) -> None:
+            if task.cancelled():
+                done.cancel()
+            elif task.exception() is not None:
+                done.set_exception(task.exception())  # type: ignore[arg-type]
+            else:
+                done.set_result(task.result())
+
+        task.add_done_callback(finished)
+
+    host.loop.call_soon_threadsafe(start)
+    try:
+        return await asyncio.wrap_future(done)
+    except asyncio.CancelledError:
+        if started:
+            host.loop.call_soon_threadsafe(started[0].cancel)
+        raise

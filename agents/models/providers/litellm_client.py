@@ -1,0 +1,152 @@
+"""The ``litellm`` provider's client: an AutoGen ``ChatCompletionClient`` whose ``create`` is one
+``litellm.acompletion`` (``litellm_provider.py`` says what it serves)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncGenerator, Mapping, Sequence
+from typing import Any
+
+from autogen_core.models import (
+    AssistantMessage,
+    ChatCompletionClient,
+    CreateResult,
+    RequestUsage,
+    SystemMessage,
+)
+
+from debate_eval.agents.models.http_usage import cached_tokens, current_call
+from debate_eval.agents.models.providers.litellm_provider import LOCAL_COST_MAP
+from debate_eval.agents.models.providers.openai import GENERIC_MODEL_INFO
+from debate_eval.agents.models.rate_client import note_rate_limit_headers
+from debate_eval.agents.models.settings import ModelSettings
+
+PROVIDER_HEADER_PREFIX = "llm_provider-"  # how LiteLLM passes on the provider's own response headers
+
+
+def import_litellm() -> Any:
+    """``litellm``, imported with its packaged price map (no network at import) unless the user chose."""
+    os.environ.setdefault(*LOCAL_COST_MAP)
+    import litellm
+
+    return litellm
+
+
+def chat_messages(messages: Sequence[Any]) -> list[dict[str, str]]:
+    """AutoGen's messages as OpenAI chat messages (text only)."""
+    found = []
+    for message in messages:
+        role = "system" if isinstance(message, SystemMessage) else "user"
+        if isinstance(message, AssistantMessage):
+            role = "assistant"
+        content = message.content if isinstance(message.content, str) else str(message.content)
+        found.append({"role": role, "content": content})
+    return found
+
+
+class _Headers:
+    """What the rate-limit hook reads of an answer: its headers."""
+
+    def __init__(self, headers: Mapping[str, str]) -> None:
+        self.headers = headers
+
+
+def provider_headers(response: Any) -> dict[str, str]:
+    """The provider's response headers LiteLLM passed on (``_hidden_params``' ``additional_headers``,
+    ``llm_provider-`` prefix removed)."""
+    hidden = getattr(response, "_hidden_params", None) or {}
+    found: dict[str, str] = {}
+    for name, value in dict(hidden.get("additional_headers") or {}).items():
+        key = str(name).removeprefix(PROVIDER_HEADER_PREFIX)
+        found.setdefault(key.lower(), str(value))
+    return found
+
+
+class LiteLLMClient(ChatCompletionClient):
+    """One ``litellm.acompletion`` per ``create``: the role's model, ``api_base``, key, timeout, sampling; no
+    LiteLLM retries (the run's ``RetryingClient`` retries LiteLLM's errors, which are the OpenAI SDK's)."""
+
+    def __init__(self, settings: ModelSettings, base_url: str | None, create_args: Mapping[str, Any]) -> None:
+        self.settings = settings
+        self.base_url = base_url
+        self.create_args = dict(create_args)
+        self._usage = RequestUsage(prompt_tokens=0, completion_tokens=0)
+
+    async def create(self, messages: Sequence[Any], **kwargs: Any) -> CreateResult:
+        """One completion through LiteLLM, as AutoGen's ``CreateResult``."""
+        litellm = import_litellm()
+        request: dict[str, Any] = {**self.create_args, **dict(kwargs.get("extra_create_args") or {})}
+        for unread in ("logprobs", "top_logprobs"):  # log probabilities are not read back from LiteLLM's answer
+            request.pop(unread, None)
+        key = self.settings.configured_key()
+        if key:
+            request["api_key"] = key
+        if self.base_url:
+            request["api_base"] = self.base_url
+            request.setdefault("api_key", "not-needed")  # a keyless local server still needs a key for the SDK
+        response = await litellm.acompletion(
+            model=self.settings.model,
+            messages=chat_messages(messages),
+            timeout=self.settings.timeout_s,
+            num_retries=0,
+            max_retries=0,
+            drop_params=True,  # a sampling option the provider does not take is left out, not an error
+            **request,
+        )
+        await note_rate_limit_headers(_Headers(provider_headers(response)))
+        usage = getattr(response, "usage", None)
+        prompt = int(getattr(usage, "prompt_tokens", 0) or 0)
+        completion = int(getattr(usage, "completion_tokens", 0) or 0)
+        meta = current_call()
+        if meta is not None and usage is not None:
+            details = usage.model_dump() if hasattr(usage, "model_dump") else {}
+            meta.cached_prompt_tokens = cached_tokens(details)
+        self._usage = RequestUsage(
+            prompt_tokens=self._usage.prompt_tokens + prompt,
+            completion_tokens=self._usage.completion_tokens + completion,
+        )
+        choice = response.choices[0]
+        finish = str(choice.finish_reason or "stop")
+        return CreateResult(
+            finish_reason=finish if finish in ("stop", "length", "content_filter") else "unknown",  # type: ignore[arg-type]
+            content=choice.message.content or "",
+            usage=RequestUsage(prompt_tokens=prompt, completion_tokens=completion),
+            cached=False,
+        )
+
+    def create_stream(self, messages: Sequence[Any], **kwargs: Any) -> AsyncGenerator[Any, None]:
+        """Not streamed: one ``create`` (the debates do not stream)."""
+
+        async def one() -> AsyncGenerator[Any, None]:
+            yield await self.create(messages, **kwargs)
+
+        return one()
+
+    async def close(self) -> None:
+        """Nothing to close: LiteLLM keeps its own HTTP clients."""
+
+    def actual_usage(self) -> RequestUsage:
+        """Tokens of every call so far."""
+        return self._usage
+
+    def total_usage(self) -> RequestUsage:
+        """Tokens of every call so far."""
+        return self._usage
+
+    def count_tokens(self, messages: Sequence[Any], **kwargs: Any) -> int:
+        """LiteLLM's count for the model."""
+        return int(import_litellm().token_counter(model=self.settings.model, messages=chat_messages(messages)))
+
+    def remaining_tokens(self, messages: Sequence[Any], **kwargs: Any) -> int:
+        """Unknown to this client: a large number."""
+        return 1_000_000
+
+    @property
+    def capabilities(self) -> Any:  # type: ignore[override]
+        """A plain text model."""
+        return GENERIC_MODEL_INFO
+
+    @property
+    def model_info(self) -> Any:
+        """A plain text model."""
+        return GENERIC_MODEL_INFO

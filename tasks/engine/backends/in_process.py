@@ -1,0 +1,245 @@
+"""The in-process backend: a run's pending items judged on this event loop, many debates in flight, each
+record appended as it finishes. ``runner.run`` runs it for a run in this process; each ``--workers`` process
+and each Ray task runs it over its shard."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import sys
+import time
+from collections.abc import Iterable, Iterator, Mapping
+from typing import TextIO
+
+from autogen_core.models import ChatCompletionClient
+
+from debate_eval.agents.models.affinity import session_keys_enabled
+from debate_eval.agents.models.fd_budget import fit_concurrency
+from debate_eval.agents.models.http_client import NetworkOptions
+from debate_eval.agents.models.rate_limit import RateOptions
+from debate_eval.agents.models.wrappers import RetryListener, print_retry
+from debate_eval.agents.redaction import environment_snapshot
+from debate_eval.agents.telemetry import run_result
+from debate_eval.tasks.data.datasets import Item, item_source, load_items, select_positions
+from debate_eval.tasks.engine.aspects import per_aspect, result_key
+from debate_eval.tasks.engine.backends.shards import in_shard
+from debate_eval.tasks.engine.concurrency import run_all
+from debate_eval.tasks.engine.heap import collector_for_run
+from debate_eval.tasks.engine.progress import Progress
+from debate_eval.tasks.engine.reread import ParserVersions, reread_run
+from debate_eval.tasks.engine.results import ResultsStore
+from debate_eval.tasks.engine.run_config import DEFAULT_REMOTE_CONCURRENCY, RunConfig, RunOptions, config_document
+from debate_eval.tasks.engine.rundir import ResultsWriteError, finished_keys
+from debate_eval.tasks.engine.session import Session, SessionOptions, open_store
+from debate_eval.tasks.engine.summary import RunSummary, SystemsComparison, run_span_of, start_line
+from debate_eval.tasks.engine.task_builder import TaskBuilder
+
+
+def run_concurrency(config: RunConfig, options: RunOptions, pending: int) -> tuple[int, NetworkOptions]:
+    """Debates in flight and the network options of a run: ``--concurrency`` (or the default), lowered to what
+    the open-file limit leaves room for, with a note on stderr when it is (``agents/models/fd_budget.py``)."""
+    network = NetworkOptions(
+        max_answer_bytes=options.max_answer_bytes, fast_path=options.fast_path, session_keys=session_keys_enabled()
+    )
+    if options.batch:  # every item in flight at once, so that each round of calls goes out as one batch
+        return options.concurrency or pending, network
+    fit = fit_concurrency(options.concurrency or default_concurrency(config))
+    if fit.note:
+        print(f"debate-eval: note: {fit.note}", file=sys.stderr)
+    if fit.connections is not None and fit.connections < network.max_connections:
+        network = dataclasses.replace(network, max_connections=fit.connections)
+    return fit.concurrency, network
+
+
+def default_concurrency(config: RunConfig) -> int:
+    """Debates in flight: the embedded server's slots, or 8 for remote endpoints."""
+    if config.models.needs_embedded:
+        return config.models.embedded.parallel
+    return DEFAULT_REMOTE_CONCURRENCY
+
+
+async def run_in_process(
+    config: RunConfig,
+    options: RunOptions,
+    *,
+    clients: Mapping[str, ChatCompletionClient] | None = None,
+    stream: TextIO | None = None,
+    on_retry: RetryListener | None = print_retry,
+    systems: SystemsComparison | None = None,
+) -> RunSummary:
+    """Run (or resume) the evaluation of ``config`` into ``options.out_dir`` (``stream``: the progress
+    display's, default ``sys.stderr`` as it is when the run starts; ``on_retry``: told of every retry as it
+    happens, ``agents/models/retry.py``; by default the progress display shows each as one line; ``systems``:
+    the summary's per-system comparison, asked when a record names a system). What ``runner.run`` runs
+    in this process, and each ``--workers`` process and Ray task over its shard."""
+    stream = sys.stderr if stream is None else stream
+    started = time.perf_counter()
+    summary = RunSummary(out_dir=options.out_dir)
+    # the items are taken from their source one at a time as the run starts them (an own file is read again
+    # row by row): the run holds the ids of the items it chose, not the items (data/sources.py)
+    source = item_source(config.dataset, options.data_dir)
+    select_positions(source, limit=options.limit, docs=options.docs)  # a bad --limit/--docs fails now
+
+    def chosen() -> Iterator[tuple[int, str]]:
+        """The positions and ids of the items chosen, in file order."""
+        for position, item_id in select_positions(source, limit=options.limit, docs=options.docs):
+            # the selection first, so the shards of one command split the same items
+            if options.shard is None or in_shard(item_id, options.shard):
+                yield position, item_id
+
+    configs = per_aspect(config)  # a multi-aspect run (--aspect a,b / all): one config per aspect (engine.aspects)
+    multi = len(configs) > 1
+    builders = {c.aspect: TaskBuilder(c) for c in configs}
+    shapes = source.shapes(position for position, _ in chosen())
+    for builder in builders.values():  # a template some item cannot fill fails now; prompts are rendered later
+        builder.check_shapes(shapes)
+    document = config_document(config, options)
+    # the session's store first: the lock taken; the records already in the file are the run's totals so far
+    # (store.tally), from the resume index when it matches the file (engine/resume_index.py), else from every
+    # line read and checked; the models are opened only when an item is pending
+    store = open_store(
+        options.out_dir,
+        config,
+        document,
+        by_aspect=multi,
+        allow_endpoint_change=options.allow_endpoint_change,
+    )
+    session = Session(config, store=store, stats=summary.transport)
+    versions = ParserVersions.of_index(store.entries().values())  # the parser versions of the run's records
+    failing = False
+    progress: Progress | None = None
+    try:
+        # records an older parser read are read again from their transcripts first (engine/reread.py)
+        summary.reread = reread_run(
+            store, versions, configs, lambda: load_items(config.dataset, options.data_dir), stream
+        )
+        done = store.done_ids()
+        if options.skip_done_of is not None:  # a worker of --workers: the items its run directory holds finished
+            done |= finished_keys(options.skip_done_of, store.config_hash, multi)
+
+        def todo() -> Iterator[tuple[int, str, list[RunConfig]]]:
+            """Each chosen item with an aspect not finished: its position, id and those aspects' configs."""
+            for position, item_id in chosen():
+                aspects = [c for c in configs if result_key(item_id, c.aspect, multi) not in done]
+                if aspects:
+                    yield position, item_id, aspects
+
+        selected = pending = 0  # counted in one pass over the chosen ids
+        for _, item_id in chosen():
+            selected += len(configs)
+            pending += sum(result_key(item_id, c.aspect, multi) not in done for c in configs)
+        summary.selected, summary.already_done = selected, selected - pending
+        progress = Progress(total=pending, mode=options.progress, stream=stream, stats=summary.transport)
+        if not pending:
+            progress.start(start_line(config, summary))
+        if pending:  # nothing pending: no line to drop, and no pass over the ids
+            store.prepare_retries(
+                result_key(item_id, c.aspect, multi) for _, item_id, aspects in todo() for c in aspects
+            )
+            for aspect_config in configs:  # one evaluator per aspect, built now: a bad option fails here
+                session.evaluator(aspect_config)
+            # each item read from its source as a lane takes it, one job per aspect to run
+            jobs = (
+                (item, c)
+                for item, aspects in source.items_at((position, aspects) for position, _, aspects in todo())
+                for c in aspects
+            )
+            concurrency, network = run_concurrency(config, options, pending)
+            # one line per retry, above the bar or among the lines (unless the caller listens itself)
+            listener = progress.retry if on_retry is print_retry else on_retry
+            await session.open_models(session_options(options, network, concurrency, listener, clients))
+            try:
+                # once the endpoints answer (a bad URL, key or GGUF fails before it, in one line), before any item
+                progress.start(start_line(config, summary))
+                progress.add_field("budget", session.pool.rate_status)  # the endpoints' live rate budgets, if any
+                # the garbage collector set for the debates (engine/heap.py); the environment's secrets read
+                # once, not at every call (agents/redaction.py); the run's span when traced
+                with collector_for_run(), environment_snapshot(), run_span_of(config, options, pending) as span:
+                    await _run_pending(jobs, pending, builders, session, summary, concurrency, progress)
+                    run_result(span, finished=summary.now.finished, failed=summary.now.failed)
+            finally:
+                summary.rate_limits = session.rate_report()
+                await session.close_models()
+    except BaseException:
+        failing = True
+        raise
+    finally:
+        if progress is not None:
+            progress.close()
+        await session.close()  # the store: flushed, its index saved, the lock released
+        summary.elapsed_s = time.perf_counter() - started
+        _write_summary(summary, config, store, systems, failing)
+    return summary
+
+
+def session_options(
+    options: RunOptions,
+    network: NetworkOptions,
+    concurrency: int,
+    on_retry: RetryListener | None,
+    clients: Mapping[str, ChatCompletionClient] | None,
+) -> SessionOptions:
+    """What the run's session opens its models with: the run options, the network options and the calls in
+    flight of ``run_concurrency``, the retry listener and the caller's client objects."""
+    return SessionOptions(
+        use_cache=options.use_cache,
+        cache_dir=options.cache_dir,
+        reset_cache=options.reset_cache,
+        preflight=options.preflight,
+        batch=options.batch,
+        network=network,
+        rate=RateOptions(options.rpm, options.tpm, concurrency),
+        on_retry=on_retry,
+        clients=clients,
+        allow_endpoint_change=options.allow_endpoint_change,
+        work_dir=options.out_dir,
+    )
+
+
+def _write_summary(
+    summary: RunSummary, config: RunConfig, store: ResultsStore, systems: SystemsComparison | None, failing: bool
+) -> None:
+    """The run's totals over every record of its configuration, its systems and costs, into ``summary.json``
+    (a write error is raised unless another error is already on its way)."""
+    store.recount()  # a retried or repeated item was counted: the whole run again (``close`` did, mostly)
+    summary.total = store.tally
+    if summary.total.systems and systems is not None:  # a record names a system or has no human rating
+        # what the comparison reads of each record (no transcripts), read again from the file
+        summary.systems = systems([record.systems_row() for record in store.run_records(messages=False)])
+    summary.add_costs(config)
+    try:
+        store.run_dir.write_summary(summary.to_dict())
+    except ResultsWriteError:
+        if not failing:  # the error already on its way (a full disk, Ctrl-C) is the one to report
+            raise
+
+
+async def _run_pending(
+    pending: Iterable[tuple[Item, RunConfig]],
+    count: int,
+    builders: Mapping[str, TaskBuilder],
+    session: Session,
+    summary: RunSummary,
+    concurrency: int,
+    progress: Progress,
+) -> None:
+    limit = asyncio.Semaphore(concurrency)  # run_concurrency's: --concurrency fitted to the open-file limit
+
+    async def one(item: Item, aspect_config: RunConfig) -> None:
+        async with limit:
+            task = builders[aspect_config.aspect](item)  # the prompt is rendered as the item starts
+            record = await session.judge(task, item, aspect_config)
+        session.append(record)  # and counted in the run's totals (store.tally)
+        summary.now.add(record)
+        progress.update(record, summary.now)
+
+    # the first error (e.g. a full disk) or Ctrl-C cancels and awaits every other debate
+    jobs = iter(pending)  # shared by the lanes: each takes the next item (read as it is taken) when it is free
+
+    async def lane() -> None:
+        for item, aspect_config in jobs:
+            await one(item, aspect_config)
+
+    # as many lanes as debates in flight, not a task per item: a run of 100k items keeps 64 tasks, not 100k
+    # (each waiting on the semaphore, and scanned by every garbage collection)
+    await run_all(lane() for _ in range(min(concurrency, count)))

@@ -1,0 +1,102 @@
+"""What a run did (``RunSummary``, written to ``summary.json`` through ``RunDir``), the run's first line and its
+span: shared by the backends (in this process, ``--workers``, ``--ray``) and the command line."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from debate_eval.agents.models.wrappers import TransportStats
+from debate_eval.agents.telemetry import run_span
+from debate_eval.tasks.engine.accounting import load_prices
+from debate_eval.tasks.engine.reread import Reread
+from debate_eval.tasks.engine.run_config import RunConfig, RunOptions
+from debate_eval.tasks.engine.tally import Tally
+
+if TYPE_CHECKING:
+    from opentelemetry import trace
+
+# what the caller's analysis makes of the run's records when some name a system (or have no human rating): the
+# summary's per-system comparison (``tasks/analysis``; the engine does not import it, its caller passes it)
+SystemsComparison = Callable[[Sequence[Any]], "dict[str, Any] | None"]
+
+
+@dataclass
+class RunSummary:
+    """What a run did: ``total`` over every record of its configuration in results.jsonl (earlier invocations
+    included), ``now`` over the items this invocation ran."""
+
+    out_dir: Path
+    selected: int = 0
+    already_done: int = 0
+    elapsed_s: float = 0.0  # this invocation's wall time
+    now: Tally = field(default_factory=Tally)
+    total: Tally = field(default_factory=Tally)
+    transport: TransportStats = field(default_factory=TransportStats)  # this invocation's requests and retries
+    cost_usd: float | None = None  # this invocation
+    rate_limits: list[dict[str, Any]] = field(default_factory=list)  # each endpoint's limiter (rate_limit.py)
+    total_cost_usd: float | None = None
+    # per aspect, the systems' means and paired comparisons or win rates (analysis.systems.run_systems)
+    systems: dict[str, Any] | None = None
+    reread: Reread | None = None  # records of an older parser read again on resume (engine/reread.py)
+
+    def add_costs(self, config: RunConfig) -> None:
+        """``cost_usd`` (this invocation's) and ``total_cost_usd`` at today's prices (``accounting``); a role
+        outside ROLES (G-Eval's evaluator, a ChatEval referee) uses the Scorer's model."""
+        roles = {*config.roles(), "evaluator", *self.now.accounting.roles, *self.total.accounting.roles}
+        models = {role: config.models.for_role(role).model for role in roles}
+        prices = load_prices()
+        self.cost_usd = self.now.accounting.cost(models, prices)
+        self.total_cost_usd = self.total.accounting.cost(models, prices)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready summary (``summary.json``): the run's totals, and this invocation apart."""
+        now = self.now.to_dict(self.cost_usd)
+        now["attempted"] = now.pop("items")
+        systems = {"systems": self.systems} if self.systems else {}
+        return {
+            **self.total.to_dict(self.total_cost_usd),
+            **systems,
+            "this_invocation": {
+                "selected": self.selected,
+                "already_done": self.already_done,
+                **now,
+                "retries": sum(self.transport.retries.values()),
+                "transport": self.transport.to_dict(),
+                "rate_limits": self.rate_limits,
+                "elapsed_s": round(self.elapsed_s, 3),
+                **({"reread": self.reread.to_dict()} if self.reread else {}),
+            },
+        }
+
+
+def start_line(config: RunConfig, summary: RunSummary) -> str:
+    """The run's first line: ``DATASET/ASPECT [METHOD]: N items selected, M already done``, and with the
+    embedded model what the run waits for (its answers come slowly on a busy CPU, and nothing else is
+    printed until an item finishes)."""
+    line = (
+        f"{config.dataset}/{config.aspect} [{config.protocol}]: {summary.selected} items selected, "
+        f"{summary.already_done} already done"
+    )
+    if config.models.needs_embedded and summary.selected > summary.already_done:
+        timeout = max(s.timeout_s for s in config.models.roles.values())
+        line += (
+            f"; waiting for the embedded model (a local process: each answer can take minutes on a busy "
+            f"machine; a call is given up after {timeout:.0f} s)"
+        )
+    return line
+
+
+def run_span_of(config: RunConfig, options: RunOptions, items: int) -> AbstractContextManager[trace.Span | None]:
+    """The run's span (``agents/telemetry.run_span``) over ``items`` pending items, as the single-process runner
+    and the parent of ``--workers`` / ``--ray`` open it."""
+    return run_span(
+        dataset=config.dataset,
+        aspect=config.aspect,
+        method=config.protocol,
+        items=items,
+        content=options.trace_content,
+    )

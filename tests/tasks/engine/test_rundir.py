@@ -1,0 +1,100 @@
+"""``tasks/engine/rundir.py`` is the only module that names a run directory's files (``config.json``,
+``results.jsonl``, the resume index ``results.index.json``, ``summary.json``): every other module asks ``RunDir``
+for their paths and documents. Read from the source with ``ast``: a string that is one of those names (or the
+start of a name built from one, such as a temporary file's) or an import of the names' constants counts;
+prose that mentions a file (a docstring, a help text, a message) does not."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from debate_eval.tasks.engine.rundir import CONFIG_FILE, INDEX_FILE, RESULTS_FILE, SUMMARY_FILE, RunDir, results_file
+
+ROOT = Path(__file__).resolve().parents[3]
+FOLDERS = ("agents", "debates", "tasks")
+OWNER = "tasks/engine/rundir.py"
+NAMES = (CONFIG_FILE, RESULTS_FILE, INDEX_FILE, SUMMARY_FILE)
+CONSTANTS = ("CONFIG_FILE", "RESULTS_FILE", "INDEX_FILE", "SUMMARY_FILE")
+# Known exceptions, each with its reason.
+ALLOWED = {
+    # the Batch API's own state file inside OUT/batch/, which happens to share the name (agents/ cannot import
+    # the run directory, a layer above it)
+    ("agents/models/batch_state.py", "results.jsonl"),
+}
+
+
+def _names_a_file(text: str) -> str | None:
+    """The run file ``text`` names: one of the names, or a name built from one (``.results.jsonl.``)."""
+    stripped = text.strip(".")
+    for name in NAMES:
+        if stripped == name or (text.startswith(("." + name, name + ".")) and " " not in text):
+            return name
+    return None
+
+
+def namings(path: Path, root: Path = ROOT) -> list[str]:
+    """Where ``path`` names a run directory's file (``file:line what``), docstrings left out."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    where = str(path.relative_to(root))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+            name = _names_a_file(node.value)
+            if name and (where, name) not in ALLOWED:
+                found.append(f"{where}:{node.lineno} {node.value!r}")
+        elif isinstance(node, ast.ImportFrom):
+            found += [f"{where}:{node.lineno} imports {a.name}" for a in node.names if a.name in CONSTANTS]
+        elif isinstance(node, ast.Name) and node.id in CONSTANTS:
+            found.append(f"{where}:{node.lineno} {node.id}")
+    return found
+
+
+def files_naming(root: Path) -> list[str]:
+    return [
+        hit
+        for folder in FOLDERS
+        for path in sorted((root / folder).rglob("*.py"))
+        if str(path.relative_to(root)) != OWNER
+        for hit in namings(path, root)
+    ]
+
+
+def test_no_module_but_rundir_names_the_run_files() -> None:
+    assert files_naming(ROOT) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "caught"),
+    [
+        ('path = out / "results.jsonl"\n', True),
+        ('tmp = out / f".results.jsonl.{pid}.tmp"\n', True),
+        ("from x import CONFIG_FILE\n", True),
+        ('"""Writes summary.json."""\nprint("see summary.json for the totals")\n', False),
+    ],
+)
+def test_the_check_catches_a_path_join_and_not_prose(tmp_path: Path, source: str, caught: bool) -> None:
+    (tmp_path / "tasks").mkdir()
+    (tmp_path / "tasks" / "m.py").write_text(source, encoding="utf-8")
+    assert bool(files_naming(tmp_path)) == caught
+
+
+def test_rundir_paths(tmp_path: Path) -> None:
+    run_dir = RunDir(tmp_path)
+    assert run_dir.index_path == tmp_path / "results.index.json"
+    assert run_dir.edited_config_path("20261129") == tmp_path / "config.json.edited-20261129"
+    assert results_file(tmp_path) == tmp_path / "results.jsonl"
+    assert results_file(tmp_path / "other.jsonl") == tmp_path / "other.jsonl"
+    assert not run_dir.is_run()
+    run_dir.write_config({"config_hash": "x"}, seal=False)
+    assert run_dir.is_run() and run_dir.config == {"config_hash": "x"}
