@@ -177,9 +177,9 @@ class Bucket:
         if window.remaining is None or taken_after is None:
             return
         level = window.remaining - taken_after - (unsure if self.refill == "windows" else 0.0)
-        # a window shown (by the resets) or suspected (no answer showed as much left as the limit said) refills
-        # only at its end: an answer about it lowers what is left, never raises it (a call counted before
-        # others sent earlier, whose answers came back first, says too much is left)
+        # a window smaller than the limit said (no answer showed half of it left) refills only at its end: an
+        # answer about it lowers what is left, never raises it (a call counted before others sent earlier,
+        # whose answers came back first, says too much is left)
         if self.smaller and not self.by_hand and now < self.hold_until:
             self.level, self.updated = min(self.available(now), level), now
             return
