@@ -103,7 +103,7 @@ class Bucket:
             return min(self.limit, self.level)
         if self.updated < self.hold_until:  # the window has reset since: whole again, less what was taken
             # (fixed windows: what calls sent during the hold took was counted in the window that ended)
-            taken = 0.0 if self.refill == "windows" else self.level - self.hold_level
+            taken = 0.0 if self.refill == "windows" and self.smaller else self.level - self.hold_level
             # a window whose real budget no fresh window has shown yet: whole at most what any answer showed
             top = min(self.limit, self.most_left) if self.smaller and not self.budget_seen else self.limit
             whole = top - self.hold_debt + taken
@@ -177,10 +177,10 @@ class Bucket:
         if window.remaining is None or taken_after is None:
             return
         level = window.remaining - taken_after - (unsure if self.refill == "windows" else 0.0)
-        # a window shown (by the resets) or suspected (no answer showed as much left as the limit said) refills
-        # only at its end: an answer about it lowers what is left, never raises it (a call counted before
-        # others sent earlier, whose answers came back first, says too much is left)
-        if (self.refill == "windows" or self.smaller) and not self.by_hand and now < self.hold_until:
+        # a window smaller than the limit said (no answer showed half of it left) refills only at its end: an
+        # answer about it lowers what is left, never raises it (a call counted before others sent earlier,
+        # whose answers came back first, says too much is left)
+        if self.smaller and not self.by_hand and now < self.hold_until:
             self.level, self.updated = min(self.available(now), level), now
             return
         self.level = min(self.available(now), level) if self.by_hand else min(self.limit, level)

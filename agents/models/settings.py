@@ -351,7 +351,7 @@ def _resolve_role(role: str, cli: ModelOverrides, env: Mapping[str, str]) -> Mod
     )
     if cli.literal:  # the authors' llm_config: temperature only (penalties and top_p left to the API's defaults)
         sampling = replace(sampling, frequency_penalty=None, presence_penalty=None, literal=True)
-    timeout = _first(cli.timeout_s, _env_number(env, "DEBATE_EVAL_TIMEOUT", float), 120.0)
+    timeout = _first(cli.timeout_s, _env_number(env, "DEBATE_EVAL_TIMEOUT", float), provider.default_timeout_s)
     retries = _first(cli.max_retries, _env_number(env, "DEBATE_EVAL_MAX_RETRIES", int), 6)
     if not provider.user_endpoint:  # a server of the run's own: no endpoint or key of the user's
         return ModelSettings(

@@ -504,7 +504,13 @@ def run_systems(records: Iterable[RecordLike], bootstrap: int = DEFAULT_RESAMPLE
 
 
 def summary_lines(block: dict[str, Any] | None) -> list[str]:
-    """The run summary's lines about its systems (see :func:`run_systems`)."""
+    """The run summary's lines about its systems (see :func:`run_systems`); one line when no system has an
+    interval (each too small to compare: the means and pairs would be noise)."""
+    entries = [entry for entry in (block or {}).values() if entry]
+    if entries and not any(
+        isinstance(system.get("ci95"), (list, tuple)) for entry in entries for system in entry["systems"].values()
+    ):
+        return ["systems: too few items per system to compare; see `meta-eval`"]
     lines: list[str] = []
     for aspect, entry in (block or {}).items():
         lines += win_rate_lines(aspect, entry) if "pairs" not in entry else comparison_lines(aspect, entry)

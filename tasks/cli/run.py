@@ -291,7 +291,9 @@ def format_summary(summary: RunSummary, config: RunConfig) -> str:
         lines.append(failed_items_note(total.errors))
     out = summary.out_dir
     results = RunDir(out).results_path
-    lines.append(f"results: {results}   next: debate-eval show {out} | debate-eval meta-eval {results}")
+    # meta-eval compares the judge with human ratings: a run without any has nothing for it
+    meta_eval = f" | debate-eval meta-eval {results}" if total.rated else ""
+    lines.append(f"results: {results}   next: debate-eval show {out}{meta_eval}")
     return "\n".join(lines)
 
 

@@ -231,7 +231,8 @@ class RunRequest:
         MODELS,
         FLOAT,
         REQUEST_FLAGS,
-        "seconds per request attempt, all of it: connecting, sending, waiting, reading the answer (default 120)",
+        "seconds per request attempt, all of it: connecting, sending, waiting, reading the answer (default 120; "
+        "900 for the embedded model)",
     )
     max_retries: int | None = _option(
         MODELS,

@@ -74,11 +74,20 @@ class RunSummary:
 
 
 def start_line(config: RunConfig, summary: RunSummary) -> str:
-    """The run's first line: ``DATASET/ASPECT [METHOD]: N items selected, M already done``."""
-    return (
+    """The run's first line: ``DATASET/ASPECT [METHOD]: N items selected, M already done``, and with the
+    embedded model what the run waits for (its answers come slowly on a busy CPU, and nothing else is
+    printed until an item finishes)."""
+    line = (
         f"{config.dataset}/{config.aspect} [{config.protocol}]: {summary.selected} items selected, "
         f"{summary.already_done} already done"
     )
+    if config.models.needs_embedded and summary.selected > summary.already_done:
+        timeout = max(s.timeout_s for s in config.models.roles.values())
+        line += (
+            f"; waiting for the embedded model (a local process: each answer can take minutes on a busy "
+            f"machine; a call is given up after {timeout:.0f} s)"
+        )
+    return line
 
 
 def run_span_of(config: RunConfig, options: RunOptions, items: int) -> AbstractContextManager[trace.Span | None]:

@@ -31,12 +31,14 @@ class Tally:
     pairwise: bool = False  # any record is a pairwise one (failed ones too)
     # any record names a system or has no human rating (failed ones too): the summary compares systems
     systems: bool = False
+    rated: bool = False  # any record has a human rating or label (what meta-eval compares the judge with)
 
     def add(self, record: Record) -> None:
         """Count one item's record."""
         self.items += 1
         self.accounting.add_item(record.usage or {})
         self.pairwise = self.pairwise or record.pairwise
+        self.rated = self.rated or record.human_score is not None or getattr(record, "human_label", None) is not None
         self.systems = self.systems or bool(record.system_id or record.system_a or record.human_score is None)
         if record.error:
             self.failed += 1
@@ -93,10 +95,11 @@ class Tally:
         tally.verdicts = {str(verdict): int(count) for verdict, count in dict(state["verdicts"]).items()}
         tally.scores = {int(score): int(count) for score, count in dict(state["scores"]).items()}
         tally.pairwise, tally.systems = bool(state["pairwise"]), bool(state["systems"])
+        tally.rated = bool(state["rated"])
         for role, usage in dict(state["roles"]).items():
             tally.accounting.roles[str(role)] = RoleUsage(**{name: int(value) for name, value in usage.items()})
         return tally
 
 
 COUNT_FIELDS = ("items", "finished", "failed", "parsed", "unparsed", "agreed", "rounds_total")
-STATE_FIELDS = (*COUNT_FIELDS, "errors", "scores", "verdicts", "pairwise", "systems")
+STATE_FIELDS = (*COUNT_FIELDS, "errors", "scores", "verdicts", "pairwise", "systems", "rated")

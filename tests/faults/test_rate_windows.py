@@ -112,7 +112,7 @@ def simulate(concurrency: int = 64, seed: int = 7) -> tuple[WindowedEndpoint, Ra
     return endpoint, lim
 
 
-@pytest.mark.parametrize(("concurrency", "seed"), [(64, 0), (64, 1), (16, 2), (8, 3)])
+@pytest.mark.parametrize(("concurrency", "seed"), [(64, 0), (64, 1), (64, 2), (64, 3), (16, 0), (16, 3), (8, 1)])
 def test_windows_after_the_first_are_not_overrun(concurrency: int, seed: int) -> None:
     endpoint, lim = simulate(concurrency, seed)
     windows = [endpoint.counts.get(w, 0) for w in range(int(SPAN_S / WINDOW_S))]
@@ -122,5 +122,6 @@ def test_windows_after_the_first_are_not_overrun(concurrency: int, seed: int) ->
     # less than the endpoint would take (a window after the first reset may pass unused while the client learns
     # its budget), but not far less
     assert sum(windows) >= 0.6 * PER_WINDOW * len(windows), windows
-    assert lim.requests is not None and lim.requests.limit == PER_WINDOW  # the window's budget, not the header's
-    assert "requests" in lim.status() and f"/{PER_WINDOW} per" in lim.status()
+    # the window's budget, not the header's: learnt from below (remaining + 1 is at most the budget)
+    assert lim.requests is not None and PER_WINDOW - 2 <= lim.requests.limit <= PER_WINDOW
+    assert f"/{ADVERTISED}" not in lim.status()  # before: "requests 0/120 per 11.6 s"

@@ -109,7 +109,7 @@ def test_a_signalled_workers_parent_leaves_no_child(
 def test_workers_above_the_items_or_the_cpus_are_capped(
     fault_env: Path, cli: Callable[[list[str]], Outcome], server_factory: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from debate_eval.tasks.engine import workers
+    from debate_eval.tasks.engine.backends import workers
 
     started: list[int] = []
     monkeypatch.setattr(workers, "_start", lambda context, worker, config: started.append(worker.k))

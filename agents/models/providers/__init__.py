@@ -64,6 +64,7 @@ class Provider:
     description: str = ""
     default_model: str | None = None  # the model name when none is configured (None: one is required)
     default_max_tokens: int | None = None  # a completion cap when none is configured
+    default_timeout_s: float = 120.0  # a call's timeout when none is configured (--timeout)
     shares_slots: bool = False  # requests wait for the server's parallel slots (one limit per run)
     user_endpoint: bool = False  # requests go to the user's endpoint (URL, key), not a server of the run's own
     key_variables: tuple[str, ...] = ()  # where the API key is read from after DEBATE_EVAL_<ROLE>_API_KEY

@@ -35,6 +35,9 @@ class EmbeddedProvider(OpenAIWireProvider):
     description = "the embedded llama.cpp server (SmolLM2-135M by default, or --gguf)"
     default_model = EMBEDDED_MODEL_NAME
     default_max_tokens = EMBEDDED_MAX_TOKENS
+    # a local process, no network between: a call that is slow is a busy CPU at work, not a lost request
+    # (on a loaded 2-core machine a debate turn took over 120 s and was retried, its work thrown away)
+    default_timeout_s = 900.0
     shares_slots = True
     auto_answer_mode = "grammar"  # the toy model loops to its cap without one (docs/models.md)
 
