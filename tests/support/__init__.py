@@ -10,3 +10,9 @@ Imported as the top-level package ``support``: the tests get ``tests/`` on ``sys
 
 A fake endpoint runs in a process of its own as a file: ``python tests/support/rate_limited_server.py FLAGS``.
 """
+
+from debate_eval.debates.base import all_methods
+
+# The scripted server knows only the Scorer; each method registers its agents' canned replies when it is
+# registered. The fake endpoints here answer every built-in method's agents, whichever test runs first.
+all_methods()

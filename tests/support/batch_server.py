@@ -28,6 +28,11 @@ from urllib.parse import urlparse
 
 from debate_eval.agents.models.providers.local_server import QuietHandler
 from debate_eval.agents.models.providers.scripted_server import STATS_PATH, Request, ScriptedOpenAIServer, _make_handler
+from debate_eval.debates.base import all_methods
+
+# the scripted server knows only the Scorer: every method registers its agents' canned replies (and the
+# wording that tells its roles apart) when it is registered, which this endpoint's replies need
+all_methods()
 
 
 @dataclass

@@ -36,8 +36,13 @@ from typing import Any
 from debate_eval.agents.models.providers.local_server import LocalServer, QuietHandler
 from debate_eval.agents.models.providers.scripted_server import Request, default_reply, role_of_request
 from debate_eval.agents.models.token_estimate import count_prompt_tokens, count_text_tokens
+from debate_eval.debates.base import all_methods
 
 STATS_PATH = "/rate/stats"
+
+# the scripted server knows only the Scorer: every method registers its agents' canned replies (and the
+# wording that tells its roles apart) when it is registered, which this endpoint's replies need
+all_methods()
 
 
 @dataclass(frozen=True)
