@@ -330,6 +330,17 @@ def calibrate_records(
     before, after, gain = _intervals(scores, predicted, ratings, bootstrap, seed)
     by_system, _ = transfer_by_system(scores, ratings, [r.system_id for r in labelled], k, seed)
     targets = [score_row(r) for r in apply_to] if apply_to is not None else rows
+    if apply_to is not None:
+        (dataset, aspect, method), other = (
+            next(iter(parts)),
+            {(str(r.dataset), str(r.aspect), r.method) for r in targets},
+        )
+        if any(r.pairwise for r in targets) or other != {(dataset, aspect, method)}:
+            found = ", ".join(sorted(f"{d}/{a} ({m})" for d, a, m in other)) or "no records"
+            raise UserError(
+                f"--apply: the map is {dataset}/{aspect} judged by {method}; the run to apply it to holds {found}"
+                + (" with verdicts" if any(r.pairwise for r in targets) else "")
+            )
     unlabelled = [
         r for r in targets if number(r.score) is not None and (apply_to is not None or number(r.human_score) is None)
     ]
