@@ -79,6 +79,11 @@ class Selection:
 
     def reason(self) -> str:
         """One sentence: why ``chosen``."""
+        if all(candidate.dev is None for candidate in self.candidates):
+            return (
+                f"no candidate has a {self.statistic} on the development split (constant answers, or too few "
+                "items): nothing to choose on, the simplest is kept"
+            )
         if self.best_on_dev == self.simplest:
             return f"no candidate beat {self.simplest} on the development split: the simplest is kept"
         shown = "not computed" if self.p_value is None else f"{self.p_value:.3g}"

@@ -50,6 +50,8 @@ def handle_plan_labels(args: argparse.Namespace) -> int:
     if args.outputs is not None and args.outputs < 3:
         raise UserError(f"--outputs {args.outputs}: give the number of outputs per system the judge scores (>= 3)")
     records = load_results([results_path(args.run)])
+    if records and all(record.pairwise for record in records):
+        raise UserError(f"{args.run}: a pairwise run (verdicts); plan-labels plans the labels of scored outputs")
     plan = plan_labels(records, args.width, args.outputs)
     if not plan["parts"]:
         raise UserError(

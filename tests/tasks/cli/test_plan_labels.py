@@ -96,3 +96,11 @@ def test_bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture) ->
     assert main(["plan-labels", str(unrated), "--width", "0.3"]) == 2
     err = capsys.readouterr().err
     assert "no system has 3 outputs with both a judge score and a human rating" in err and len(err.splitlines()) == 1
+    pairwise = tmp_path / "pairwise"
+    pairwise.mkdir()
+    (pairwise / "results.jsonl").write_text(
+        json.dumps({"item_id": "p", "dataset": "own", "aspect": "pref", "task_type": "pairwise", "verdict": "first",
+                    "human_label": "first"}) + "\n"
+    )  # fmt: skip
+    assert main(["plan-labels", str(pairwise), "--width", "0.3"]) == 2
+    assert "a pairwise run (verdicts); plan-labels plans the labels of scored outputs" in capsys.readouterr().err
