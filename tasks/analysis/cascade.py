@@ -160,8 +160,8 @@ def assign(confidences: Sequence[np.ndarray], thresholds: Sequence[float]) -> np
 def check_levels(alpha: float, delta: float) -> None:
     """``alpha`` and ``delta`` are probabilities strictly between 0 and 1 (else a ValueError naming which)."""
     for name, value in (("alpha", alpha), ("delta", delta)):
-        if not 0 < value < 1:
-            raise ValueError(f"{name} must be between 0 and 1 (exclusive), not {value}")
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 1:
+            raise ValueError(f"{name} must be between 0 and 1 (exclusive), not {value!r}")
 
 
 @dataclass(frozen=True)

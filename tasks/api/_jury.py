@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from debate_eval._run import Run, load_run
+from debate_eval._trust import run_paths
 from debate_eval.debates.kit.combine import MAJORITY
 from debate_eval.tasks.analysis.jury import UNSCORED
 
@@ -25,7 +26,7 @@ def jury(
     ``combine``: its combination's own answer), the jurors' agreement as the ``confidence``."""
     from debate_eval.tasks.analysis.jury import write_jury
 
-    paths = [run.path if isinstance(run, Run) else run for run in runs]
+    paths = run_paths(runs, "jury")
     write_jury(paths, out, combine=combine, split=split)
     return load_run(out)
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Union
 
 from debate_eval._run import Run
+from debate_eval.agents.errors import UserError
 from debate_eval.tasks.analysis.bootstrap import DEFAULT_RESAMPLES, SEED
 from debate_eval.tasks.analysis.calibration import DEFAULT_FOLDS, Calibration, calibrate_records
 from debate_eval.tasks.analysis.cascade import DEFAULT_MIN_DECIDED, CascadeReport
@@ -30,6 +31,14 @@ PathLike = Union[str, "os.PathLike[str]"]
 
 def _path(run: RunLike) -> Path:
     return Path(run.path) if isinstance(run, Run) else Path(run)
+
+
+def run_paths(runs: Any, command: str) -> list[Any]:
+    """``runs`` as a list of run paths (a ``Run`` by its path); one path alone, not in a list, is a ``UserError``
+    (its characters would be read as run directories)."""
+    if isinstance(runs, str | os.PathLike | Run):
+        raise UserError(f"{command} takes a list of runs, not one run ({runs!s}): {command}([run_a, run_b, ...])")
+    return [run.path if isinstance(run, Run) else run for run in runs]
 
 
 def label_page(
@@ -96,6 +105,7 @@ def select(
     on the held-out rest with a paired test at ``level``; otherwise the simplest."""
     from debate_eval.tasks.analysis.select import select_judge
 
+    runs = run_paths(runs, "select")
     given = _labels(labels, runs[0]) if runs else None
     return select_judge(runs, labels=given, dev_share=dev, seed=seed, level=level)
 
@@ -119,6 +129,7 @@ def cascade(
     from debate_eval.tasks.analysis.cascade import cascade_runs
     from debate_eval.tasks.analysis.labelled import load_judge
 
+    runs = run_paths(runs, "cascade")
     judges = [load_judge(path) for path in runs]
     given = _labels(labels, runs[0]) if runs else None
     return cascade_runs(

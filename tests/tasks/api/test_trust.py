@@ -65,6 +65,23 @@ def test_cascade_from_runs_and_a_report_to_live_judges(tmp_path: Path) -> None:
     assert live.thresholds == tuple(t.value for t in report.thresholds)
 
 
+def test_one_run_not_in_a_list_and_a_level_as_text_are_clear_errors(tmp_path: Path) -> None:
+    """A single path given where a list of runs goes was read character by character ('r: no such results
+    file', 'two jurors' runs have the same name'); a level given as text failed comparing str with int."""
+    one, two, _ = planted_runs(tmp_path)
+    for call, name in [
+        (lambda: debate_eval.cascade(str(one), alpha=0.8), "cascade"),
+        (lambda: debate_eval.select(one), "select"),
+        (lambda: debate_eval.jury(str(one), tmp_path / "jury"), "jury"),
+    ]:
+        with pytest.raises(debate_eval.UserError, match=rf"{name} takes a list of runs, not one run"):
+            call()
+    with pytest.raises(ValueError, match=r"alpha must be between 0 and 1 \(exclusive\), not '0.8'"):
+        debate_eval.cascade([one, two], alpha="0.8")  # type: ignore[arg-type]
+    with pytest.raises(debate_eval.UserError, match="--n '5': give a number of items to label"):
+        debate_eval.label_page(one, tmp_path / "label.html", n="5")  # type: ignore[arg-type]
+
+
 LENGTHS = (4, 8, 14, 18, 25, 33)  # words: the length judge scores 1, 1, 2, 2, 3, 3
 
 
