@@ -23,7 +23,7 @@ def add_subparser(subparsers: Any) -> None:
         help="from a pilot's labelled items, the human labels a target interval width needs, with and without "
         "the judge",
         description="From a pilot run's outputs that carry a human rating beside the judge's score: per system, "
-        "how many human labels a 95%% interval of its mean human score at most --width wide needs from the "
+        "how many human labels a 95% interval of its mean human score at most --width wide needs from the "
         "ratings alone (t interval) and with the judge's scores of every output (prediction-powered "
         "inference, PPI++).",
     )
