@@ -260,7 +260,11 @@ def _same_reading(new: Record, record: Record) -> bool:
     """Whether ``new`` (``record`` read again) reads it as it was written: the same line but for the parser
     version and the confidence the re-read derived (``confidence`` and ``details.confidence_basis``)."""
     details = {k: v for k, v in (new.details or {}).items() if k != "confidence_basis"}
-    plain = new.replace(parser_version=None, confidence=record.confidence, details=details or record.details)
+    plain = new.replace(
+        parser_version=None,
+        confidence=record.confidence,
+        details=details if details or record.details is not None else None,
+    )
     return plain.to_json() == record.to_json()
 
 
