@@ -39,6 +39,7 @@ import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from numbers import Integral
 from typing import Any
 
 import numpy as np
@@ -310,6 +311,10 @@ def calibrate_records(
     """Calibrate the judge of ``records`` (one dataset and aspect of single-score records) from those with a
     score and a human rating; the map is applied to ``apply_to`` (default: the records with a score and no
     rating). ``folds`` for the cross-fitting, ``bootstrap`` resamples for the error intervals (0: none)."""
+    if isinstance(folds, bool) or not isinstance(folds, Integral) or folds < 2:
+        raise UserError(f"--folds {folds!r}: give 2 or more")
+    if isinstance(bootstrap, bool) or not isinstance(bootstrap, Integral) or bootstrap < 0:
+        raise UserError(f"--bootstrap {bootstrap!r}: give a number of resamples >= 0")
     rows = [score_row(record) for record in records]
     if any(row.pairwise for row in rows):
         raise UserError("calibrate maps scores onto a human scale; a pairwise run has verdicts (use meta-eval)")

@@ -58,6 +58,8 @@ class Jury:
         from debate_eval.debates.kit.combine import COMBINES
         from debate_eval.tasks.analysis.jury import SPLITS
 
+        if isinstance(judges, str) or not isinstance(judges, Sequence):
+            raise TypeError("a Jury takes a list of judges: Jury([judge_a, judge_b, ...])")
         if len(judges) < 2:
             raise ValueError("a Jury needs two judges or more")
         if combine not in COMBINES or split not in SPLITS:

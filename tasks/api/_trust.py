@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from math import inf
+from numbers import Real
 from pathlib import Path
 from typing import Any, Union
 
@@ -166,8 +168,13 @@ class Cascade:
     ``judges`` are ``Judge`` objects (or anything with their ``score`` and ``compare``)."""
 
     def __init__(self, judges: Sequence[Any], thresholds: Sequence[float]) -> None:
+        if isinstance(judges, str) or not isinstance(judges, Sequence) or not isinstance(thresholds, Sequence):
+            raise TypeError("a Cascade takes a list of judges and a list of thresholds, the cheapest judge first")
         if len(judges) != len(thresholds) or not judges:
             raise ValueError("a Cascade needs one threshold per judge, and at least one judge")
+        for value in thresholds:
+            if isinstance(value, bool) or not isinstance(value, Real) or not (0 <= value <= 1 or value == inf):
+                raise ValueError(f"a threshold is a confidence in [0, 1] (or math.inf: never decides), not {value!r}")
         self.judges = tuple(judges)
         self.thresholds = tuple(float(t) for t in thresholds)
 

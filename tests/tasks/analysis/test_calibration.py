@@ -163,3 +163,10 @@ def test_the_map_is_applied_only_to_the_same_judge_and_aspect() -> None:
             calibrate_records(records, apply_to=target, bootstrap=0)
         with pytest.raises(UserError, match=found.replace("(", r"\(").replace(")", r"\)")):
             calibrate_records(records, apply_to=target, bootstrap=0)
+
+
+def test_folds_and_resamples_are_checked_as_the_command_checks_them() -> None:
+    """From Python, folds=1 was taken as 2 and bootstrap=-1 as none, silently."""
+    for options, message in [({"folds": 1}, "--folds 1: give 2 or more"), ({"bootstrap": -1}, "--bootstrap -1")]:
+        with pytest.raises(UserError, match=message):
+            calibrate_records(_records(n=12), **options)

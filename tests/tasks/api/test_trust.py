@@ -6,6 +6,7 @@ and ``meta_evaluate(labels=)``: the same numbers as the commands (``label``, ``c
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -80,6 +81,13 @@ def test_one_run_not_in_a_list_and_a_level_as_text_are_clear_errors(tmp_path: Pa
         debate_eval.cascade([one, two], alpha="0.8")  # type: ignore[arg-type]
     with pytest.raises(debate_eval.UserError, match="--n '5': give a number of items to label"):
         debate_eval.label_page(one, tmp_path / "label.html", n="5")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"a threshold is a confidence in \[0, 1\] \(or math.inf"):
+        debate_eval.Cascade(["judge 1"], thresholds=[1.5])
+    assert debate_eval.Cascade(["judge 1", "judge 2"], thresholds=[math.inf, 0.0]).thresholds == (math.inf, 0.0)
+    with pytest.raises(TypeError, match="a Cascade takes a list of judges"):
+        debate_eval.Cascade("judge 1", thresholds=[0.5])  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="a Jury takes a list of judges"):
+        debate_eval.Jury(object())  # type: ignore[arg-type]
 
 
 LENGTHS = (4, 8, 14, 18, 25, 33)  # words: the length judge scores 1, 1, 2, 2, 3, 3
