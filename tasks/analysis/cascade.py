@@ -342,6 +342,7 @@ class CascadeReport:
     abstained: tuple[str, ...]
     unlabelled_items: int
     seed: int
+    not_shared_items: int = 0  # judged by some runs only: left out
 
     def to_dict(self) -> dict[str, Any]:
         """The report as JSON (``debate-eval cascade --json``)."""
@@ -368,6 +369,7 @@ class CascadeReport:
                 "cascade_usd_per_item": self.cascade_usd_per_item,
             },
             "unlabelled_items": self.unlabelled_items,
+            "not_shared_items": self.not_shared_items,
             "abstained": list(self.abstained),
         }
 
@@ -454,6 +456,7 @@ def cascade_runs(
         abstained=tuple(sorted(abstained)),
         unlabelled_items=len(unlabelled),
         seed=seed,
+        not_shared_items=aligned.not_shared,
     )
 
 

@@ -165,6 +165,20 @@ def test_too_few_labels_for_alpha_and_delta_is_an_error_not_an_empty_cascade(
         assert message in capsys.readouterr().err
 
 
+def test_items_not_judged_by_every_run_are_counted(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Runs of different item sets: the cascade works on the shared items and says how many it left out."""
+    one, two, _ = planted_runs(tmp_path)
+    short = tmp_path / "short"
+    short.mkdir()
+    lines = (two / "results.jsonl").read_text(encoding="utf-8").splitlines()
+    (short / "results.jsonl").write_text("\n".join(lines[:-50]) + "\n", encoding="utf-8")
+    assert main(["cascade", str(one), str(short), "--alpha", "0.7", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["not_shared_items"] == 50 and report["calibration_items"] + report["test_items"] == 350
+    assert main(["cascade", str(one), str(short), "--alpha", "0.7"]) == 0
+    assert "; 50 items not judged by every run left out" in capsys.readouterr().out
+
+
 def test_the_guarantee_on_judgebench_released_judgments(shared_data_dir: Path, tmp_path: Path) -> None:
     """Skywork's reward margin then the o1-mini Arena-Hard judge, 20 seeded splits (scripts/bench_cascade.py
     runs 200): the realised agreement on the decided test items reaches alpha in at least 90% of them."""
