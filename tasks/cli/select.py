@@ -67,7 +67,12 @@ def format_selection(selection: Selection) -> str:
 
     lines = [
         f"{selection.statistic} against the human labels: development split {selection.dev_items} items, held-out "
-        f"{selection.test_items} (seed {selection.seed})",
+        f"{selection.test_items} (seed {selection.seed})"
+        + (
+            f"; {selection.not_shared_items} labelled items not judged by every candidate left out"
+            if selection.not_shared_items
+            else ""
+        ),
         "",
         f"{'candidate':<32} {'dev':>7} {'held-out':>9} {'tokens/item':>12} {'$/item':>9}",
     ]
