@@ -139,3 +139,34 @@ def test_the_command_refuses_runs_with_candidates_and_candidates_without_out(
     assert "not both" in capsys.readouterr().err
     assert main(["select", "--candidate", "method=geval", "--candidate", "method=debate"]) == 2
     assert "needs --out DIR" in capsys.readouterr().err
+
+
+def test_only_the_rated_items_of_single_scores_are_run(api_env: Path) -> None:
+    rows = [
+        {"doc": f"Article {i}: the council approved the budget.", "summ": " ".join(["word"] * (4 * i + 1))}
+        | ({"y": 1 + i % 5} if i % 2 == 0 else {})  # every other row rated
+        for i in range(24)
+    ]
+    data = api_env / "single.jsonl"
+    data.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    selection = debate_eval.select(
+        candidates=[{"model": "planted-noisy"}, {"model": "planted-length"}],
+        dataset=str(data),
+        aspect="quality",
+        fields={"source": "doc", "output": "summ", "human": "y"},
+        criteria="Is the summary good?",
+        scale="1-5",
+        method="geval",
+        provider="scripted",
+        no_progress=True,
+        out=api_env / "select",
+    )
+    rated = {f"row-{i + 1}" for i in range(0, 24, 2)}  # own files' ids count rows from 1
+    for candidate in selection.candidates:
+        assert set(verdicts_or_scores(api_env / "select" / candidate.name)) == rated
+    assert selection.statistic == "spearman" and selection.dev_items + selection.test_items == len(rated)
+
+
+def verdicts_or_scores(run: Path) -> dict[str, Any]:
+    lines = [json.loads(line) for line in (run / "results.jsonl").read_text(encoding="utf-8").splitlines()]
+    return {line["item_id"]: line.get("verdict", line.get("score")) for line in lines}
