@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -39,6 +39,8 @@ _PAIR = re.compile(rf'\s*({_KEY})\s*=\s*("(?:[^"\\]|\\.)*"|(?:[^,]|,(?!\s*{_KEY}
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 # every candidate runs in this process (the shards and workers of one candidate are run's)
 UNSUPPORTED = ("shard", "workers", "ray")
+# what the items are: the same for every candidate, given once to select
+SHARED = ("dataset", "aspect", "data_dir", "fields", "labels", "language", "limit", "docs")
 
 
 @dataclass(frozen=True)
@@ -94,6 +96,9 @@ def candidate_configs(candidates: Sequence[Candidate]) -> list[CandidateConfig]:
         given = config.request.given()
         if "out" in given:
             raise UserError(f"candidate {config.name}: out is select's --out (one run directory per candidate)")
+        shared = [key for key in SHARED if key in given]
+        if shared:
+            raise UserError(f"candidate {config.name}: {shared[0]} is the same for every candidate; give it to select")
         refused = [key for key in UNSUPPORTED if key in given]
         if refused:
             raise UserError(f"candidate {config.name}: select runs every candidate in this process; drop {refused[0]}")
@@ -138,26 +143,36 @@ def labelled_item_ids(request: RunRequest, labels: Labels | None = None) -> list
 
 
 async def run_candidates_async(
-    configs: Sequence[CandidateConfig], base: RunRequest, out: str | os.PathLike[str], item_ids: Sequence[str]
+    configs: Sequence[CandidateConfig],
+    base: RunRequest,
+    out: str | os.PathLike[str],
+    item_ids: Sequence[str],
+    announce: Callable[[str], None] | None = None,
 ) -> list[Path]:
-    """Run (or resume) every candidate on ``item_ids`` into ``out/NAME``, one after the other; their run
-    directories, in order. A candidate with failed items is a ``UserError`` (a rerun retries them)."""
+    """Run (or resume) every candidate on ``item_ids`` into ``out/NAME``, one after the other (``announce``
+    told ``[K/N] NAME`` as each starts); their run directories, in order. Every candidate is built first, so a
+    bad one fails before any call. Candidates with failed items are one ``UserError`` once all have run (a
+    rerun retries only those items)."""
     from debate_eval.tasks.analysis.end_of_run import compare_systems
     from debate_eval.tasks.engine.build import build_run
     from debate_eval.tasks.engine.runner import run
 
-    paths = []
+    built = []
     for config in configs:
-        request = base.updated(config.request).with_options(out=str(Path(out) / config.name))
-        run_config, options = build_run(request)
+        try:
+            built.append(build_run(base.updated(config.request).with_options(out=str(Path(out) / config.name))))
+        except UserError as error:
+            raise UserError(f"candidate {config.name}: {error}") from None
+    failed = []
+    for number, (config, (run_config, options)) in enumerate(zip(configs, built, strict=True), start=1):
+        if announce is not None:
+            announce(f"[{number}/{len(configs)}] {config.name}")
         summary = await run(run_config, replace(options, item_ids=tuple(item_ids)), systems=compare_systems)
         if summary.total.failed:
-            raise UserError(
-                f"candidate {config.name}: {summary.total.failed} of {len(item_ids)} items failed "
-                f"(see {options.out_dir}); run select again to retry them"
-            )
-        paths.append(options.out_dir)
-    return paths
+            failed.append(f"{config.name} ({summary.total.failed} of {len(item_ids)} items, see {options.out_dir})")
+    if failed:
+        raise UserError(f"items failed in candidate {'; '.join(failed)}: run select again to retry them")
+    return [options.out_dir for _, options in built]
 
 
 def select_by_running(
@@ -169,25 +184,26 @@ def select_by_running(
     dev: float = DEFAULT_DEV_SHARE,
     seed: int = 0,
     level: float = DEFAULT_LEVEL,
+    announce: Callable[[str], None] | None = None,
 ) -> tuple[Selection, list[Path]]:
     """Run ``candidates`` (simplest first) over ``base``'s data on its labelled items into ``out``, then choose
-    among their runs (``select_judge``); the selection and the run directories."""
+    among their runs (``select_judge``); the selection and the run directories (``announce``: told as each
+    candidate starts)."""
     from debate_eval._evaluate import outside_event_loop
     from debate_eval.tasks.analysis.labelled import labels_of_file
     from debate_eval.tasks.analysis.select import select_judge
+    from debate_eval.tasks.engine.environment import prepare_environment
 
     if not 0 < dev < 1:  # before any candidate pays for a call
         raise UserError(f"--dev must be between 0 and 1 (exclusive), not {dev}")
     if not 0 < level < 1:
         raise UserError(f"--level must be between 0 and 1 (exclusive), not {level}")
-    from debate_eval.tasks.engine.environment import prepare_environment
-
     configs = candidate_configs(candidates)
     refused = [key for key in UNSUPPORTED if key in base.given()]
     if refused:
         raise UserError(f"select runs every candidate in this process; drop {refused[0]}")
     prepare_environment(base.env_file)
     item_ids = labelled_item_ids(base, labels)
-    paths = outside_event_loop(lambda: asyncio.run(run_candidates_async(configs, base, out, item_ids)))
+    paths = outside_event_loop(lambda: asyncio.run(run_candidates_async(configs, base, out, item_ids, announce)))
     given = labels_of_file(labels, paths[0]) if labels is not None and not isinstance(labels, Mapping) else labels
     return select_judge(paths, labels=given, dev_share=dev, seed=seed, level=level), paths

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import Any
 
 from debate_eval.tasks.analysis.select import DEFAULT_DEV_SHARE, DEFAULT_LEVEL, Selection
@@ -100,7 +101,14 @@ def handle_candidates(args: argparse.Namespace) -> int:
     shared = argparse.Namespace(**{**vars(args), **dict.fromkeys(SELECT_OWN)})  # select's own, not run options
     base = request_from_args(shared)
     selection, _ = select_by_running(
-        args.candidate, out=args.out, base=base, labels=args.labels, dev=args.dev, seed=args.seed, level=args.level
+        args.candidate,
+        out=args.out,
+        base=base,
+        labels=args.labels,
+        dev=args.dev,
+        seed=args.seed,
+        level=args.level,
+        announce=lambda line: print(line, file=sys.stderr, flush=True),
     )
     print(json.dumps(selection.to_dict(), indent=2) if args.json else format_selection(selection))
     return 0

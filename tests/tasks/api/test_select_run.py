@@ -125,6 +125,7 @@ def test_a_candidate_is_read_as_a_config_files_options(tmp_path: Path) -> None:
         (["method=geval", "method=geval"], "two candidates are named method-geval"),
         (["method=geval", "method=debate,out=elsewhere"], "out is select's --out"),
         (["method=geval", "method=debate,max_tokens=many"], "max_tokens: expected a whole number"),
+        (["method=geval", "method=debate,aspect=fluency"], "aspect is the same for every candidate"),
     ],
 )
 def test_bad_candidates_are_one_line_errors(candidates: list[str], message: str) -> None:
@@ -170,3 +171,23 @@ def test_only_the_rated_items_of_single_scores_are_run(api_env: Path) -> None:
 def verdicts_or_scores(run: Path) -> dict[str, Any]:
     lines = [json.loads(line) for line in (run / "results.jsonl").read_text(encoding="utf-8").splitlines()]
     return {line["item_id"]: line.get("verdict", line.get("score")) for line in lines}
+
+
+def test_failed_items_are_named_after_every_candidate_ran_and_a_rerun_retries_only_them(api_env: Path) -> None:
+    data = planted_pairs(api_env / "pairs.jsonl", 12, first=0.5, length=0.5, copy=0.9, seed=1)
+    shared = {"dataset": str(data), "aspect": "preference", "fields": FIELDS, "method": "geval", "no_progress": True}
+    candidates = ["model=planted-first", "model=planted-copy"]
+    failing = {"Question 3:": 400}  # a permanent error for item q3, in every candidate
+    named = r"model-planted-first \(1 of 12 items.*model-planted-copy \(1 of 12"
+    with (
+        ScriptedOpenAIServer(reply=planted_reply, fail_if_contains=failing) as server,
+        pytest.raises(UserError, match=named),
+    ):
+        debate_eval.select(candidates=candidates, out=api_env / "select", base_url=server.base_url, **shared)
+    with ScriptedOpenAIServer(reply=planted_reply) as server:
+        selection = debate_eval.select(
+            candidates=candidates, out=api_env / "select", base_url=server.base_url, **shared
+        )
+        retried = [r for r in server.requests if "Question 3:" in json.dumps(r)]
+        assert len(retried) == server.count - 2 == 2  # one preflight and one call for q3 per candidate
+    assert selection.dev_items + selection.test_items == 12
