@@ -72,7 +72,7 @@ def cpu_overhead(base_url: str, method: str, items: int, work: Path) -> dict[str
         cpu, wall = time.process_time() - started_cpu, time.perf_counter() - started
         calls = sum(1 for j in judgments for m in j.messages if m.usage) // items  # the model's answers
         prompts = [j.messages[0].content for j in judgments]
-        client = judge._pool.shared("scorer")
+        client = judge._session.pool.shared("scorer")  # the judge's open session
 
         async def bare(prompt: str) -> None:
             await client.create([UserMessage(content=prompt, source="user")])
