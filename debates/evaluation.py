@@ -95,6 +95,12 @@ class Outcome:
     verdicts: dict[str, str | None] | None = None
     consistent: bool | None = None
 
+    @classmethod
+    def for_verdict(cls, verdict: ParsedVerdict, **fields: Any) -> Outcome:
+        """A pairwise outcome: no score (``NO_SCORE``), the verdict's value and its parse; ``fields`` the rest
+        (``decided_by``, ``stop_reason``, ``transcript``, ``calls``, ...)."""
+        return cls(score=None, parse=NO_SCORE, verdict=verdict.value, verdict_parse=verdict, **fields)
+
     def run_fields(self) -> dict[str, Any]:
         """How the outcome was reached, as a record keeps it of a sample or an order: ``decided_by``,
         ``stop_reason``, ``agreed``, ``rounds``, ``reasked`` and ``details``."""

@@ -24,7 +24,7 @@ from debate_eval.agents.models.wrappers import CallRecord
 from debate_eval.debates.chateval import ChatEvalConfig, referee_names
 from debate_eval.debates.chateval.paper import run_paper_panel
 from debate_eval.debates.chateval.run import label_panel, panel_details
-from debate_eval.debates.evaluation import NO_SCORE, EvaluationTask, Outcome, planted, verdict_text
+from debate_eval.debates.evaluation import EvaluationTask, Outcome, planted, verdict_text
 from debate_eval.debates.kit.combine import majority_verdict
 from debate_eval.debates.kit.pairwise_transcript import pairwise_transcript
 from debate_eval.debates.kit.reask import RELAY
@@ -79,9 +79,8 @@ async def run_chateval_pairwise(task: EvaluationTask, config: ChatEvalConfig, po
         "final_parse_status": {name: p.status for name, p in finals.items()},
         "reasked_referees": reasked,
     }
-    return Outcome(
-        score=None,
-        parse=NO_SCORE,
+    return Outcome.for_verdict(
+        verdict,
         decided_by=DECIDED_BY,
         stop_reason="turns_done",
         transcript=transcript,
@@ -89,8 +88,6 @@ async def run_chateval_pairwise(task: EvaluationTask, config: ChatEvalConfig, po
         rounds=config.turns,
         reasked=bool(reasked),
         details=details,
-        verdict=verdict.value,
-        verdict_parse=verdict,
     )
 
 

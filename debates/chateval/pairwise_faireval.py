@@ -43,7 +43,7 @@ from debate_eval.debates.chateval.prompts import (
     FAIREVAL_PAIRWISE_FRAME,
 )
 from debate_eval.debates.chateval.run import label_panel
-from debate_eval.debates.evaluation import NO_SCORE, EvaluationTask, Outcome
+from debate_eval.debates.evaluation import EvaluationTask, Outcome
 from debate_eval.debates.kit.transcript import build_transcript
 from debate_eval.debates.record import R, ResultRecord, details_of
 from debate_eval.debates.scoring.untrusted import UntrustedMaterial
@@ -131,9 +131,8 @@ async def run_faireval_pairwise(task: EvaluationTask, config: ChatEvalConfig, po
         "their_label": THEIR_LABELS[parsed.value] if parsed.value else None,
         "reasks": sum(order.retries for order in orders),
     }
-    return Outcome(
-        score=None,
-        parse=NO_SCORE,
+    return Outcome.for_verdict(
+        parsed,
         decided_by=DECIDED_BY,
         stop_reason="turns_done",
         transcript=transcript,
@@ -141,8 +140,6 @@ async def run_faireval_pairwise(task: EvaluationTask, config: ChatEvalConfig, po
         rounds=config.turns,
         reasked=any(order.retries for order in orders),
         details=details,
-        verdict=parsed.value,
-        verdict_parse=parsed,
     )
 
 

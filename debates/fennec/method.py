@@ -8,7 +8,7 @@ grades the corrected text again. Personas do not apply; ``--role-model`` does fo
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from debate_eval.agents.errors import UserError
@@ -43,13 +43,8 @@ class FennecConfig:
     rescore_corrected: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready view for config.json."""
-        return {
-            "branches": self.branches,
-            "correct": self.correct,
-            "correct_below": self.correct_below,
-            "rescore_corrected": self.rescore_corrected,
-        }
+        """JSON-ready view for config.json: every field."""
+        return asdict(self)
 
 
 async def run_fennec(task: EvaluationTask, config: FennecConfig, pool: ClientPool) -> Outcome:

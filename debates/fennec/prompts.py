@@ -20,14 +20,12 @@ Placeholders ``{name}`` are filled in one pass: text inserted from the items is 
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
-from functools import cache
-from importlib import resources
 
 from debate_eval.debates.evaluation import EvaluationTask
 from debate_eval.debates.fennec.branch_judgments import PAIRWISE_SCALE
+from debate_eval.debates.kit.prompt_files import prompt_file, prompt_file_table
 from debate_eval.debates.pairwise.prompts import task_inputs
 from debate_eval.debates.scoring.scores import ScoreRange
 
@@ -37,17 +35,14 @@ JUDGED_KEYS = ("summary", "response", "output", "dialogue")
 HIDDEN = "[the text under evaluation is not shown at this step]"
 
 
-@cache
 def prompt_text(name: str) -> str:
     """The text of the prompt file ``name`` (trailing whitespace removed)."""
-    return (resources.files("debate_eval.debates.fennec") / "prompts" / name).read_text(encoding="utf-8").rstrip()
+    return prompt_file("debate_eval.debates.fennec", name)
 
 
-@cache
 def prompt_table(name: str) -> dict[str, str]:
     """A JSON prompt file as a dict (its ``_about`` note left out)."""
-    data = json.loads(prompt_text(name))
-    return {key: value for key, value in data.items() if not key.startswith("_")}
+    return prompt_file_table("debate_eval.debates.fennec", name)
 
 
 def fill(template: str, values: Mapping[str, object]) -> str:

@@ -24,7 +24,7 @@ from autogen_agentchat.messages import BaseChatMessage, TextMessage
 from debate_eval.agents.models.pool import ClientPool
 from debate_eval.agents.models.wrappers import CallRecord
 from debate_eval.agents.roles import USER, role_of
-from debate_eval.debates.evaluation import NO_SCORE, EvaluationTask, Outcome, planted
+from debate_eval.debates.evaluation import EvaluationTask, Outcome, planted
 from debate_eval.debates.fennec.branch_judgments import judge_pairwise, judge_single, judgment_dict
 from debate_eval.debates.fennec.criteria import CriteriaParse, merge_criteria, parse_criteria
 from debate_eval.debates.fennec.merge import merge_scores, merge_verdicts
@@ -204,17 +204,14 @@ async def run_branches(task: EvaluationTask, k: int, pool: ClientPool) -> Outcom
     if task.pairwise:
         verdict = merge_verdicts([p.verdict for p in parses])
         stop = "merged" if criteria.criteria else "no_criteria"
-        return Outcome(
-            score=None,
-            parse=NO_SCORE,
+        return Outcome.for_verdict(
+            verdict,
             decided_by=BRANCHES,
             stop_reason=stop,
             transcript=transcript,
             calls=calls,
             reasked=reasked,
             details=details,
-            verdict=verdict.value,
-            verdict_parse=verdict,
         )
     merged = merge_scores(parses)
     if not criteria.criteria:

@@ -19,7 +19,7 @@ from autogen_agentchat.messages import BaseChatMessage
 from debate_eval.agents.models.pool import ClientPool
 from debate_eval.agents.models.wrappers import CallRecord
 from debate_eval.agents.roles import EVALUATOR
-from debate_eval.debates.evaluation import NO_SCORE, EvaluationTask, Outcome, planted
+from debate_eval.debates.evaluation import EvaluationTask, Outcome, planted
 from debate_eval.debates.geval.single import ask_evaluator
 from debate_eval.debates.kit.combine import majority_verdict
 from debate_eval.debates.kit.pairwise_transcript import pairwise_transcript
@@ -69,15 +69,12 @@ async def run_geval_pairwise(task: EvaluationTask, samples: int, pool: ClientPoo
     if samples > 1:
         verdict = majority_verdict({f"sample{k}": p for k, p in enumerate(parses)})
         details = {"method": "sample_majority", "samples": samples, "sample_verdicts": [p.value for p in parses]}
-    return Outcome(
-        score=None,
-        parse=NO_SCORE,
+    return Outcome.for_verdict(
+        verdict,
         decided_by=EVALUATOR,
         stop_reason="single_answer" if samples == 1 else "samples",
         transcript=transcript,
         calls=calls,
         reasked=reasked,
         details=details,
-        verdict=verdict.value,
-        verdict_parse=verdict,
     )

@@ -15,31 +15,26 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from functools import cache
-from importlib import resources
 
 from debate_eval.agents.personas import Persona
+from debate_eval.debates.kit.prompt_files import prompt_file, prompt_file_table
 from debate_eval.debates.scoring.untrusted import UntrustedMaterial
 
 PAIRWISE_INPUTS = ("question", "input", "output_a", "output_b")
 NO_INPUT = "(none)"  # what P shows when the item has no additional input
 
 
-@cache
 def prompt_text(name: str) -> str:
     """The text of the prompt file ``name`` (trailing whitespace removed)."""
-    return (resources.files("debate_eval.debates.pairwise") / "prompts" / name).read_text(encoding="utf-8").rstrip()
+    return prompt_file("debate_eval.debates.pairwise", name)
 
 
-@cache
 def prompt_table(name: str) -> dict[str, str]:
     """A JSON prompt file as a dict (its ``_about`` note left out)."""
-    data = json.loads(prompt_text(name))
-    return {key: value for key, value in data.items() if not key.startswith("_")}
+    return prompt_file_table("debate_eval.debates.pairwise", name)
 
 
 def task_inputs(inputs: Mapping[str, str]) -> dict[str, str]:

@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from debate_eval.debates.evaluation import NO_SCORE, EvaluationTask, Outcome
+from debate_eval.debates.evaluation import EvaluationTask, Outcome
 from debate_eval.debates.kit.combine import combine_orders
 from debate_eval.debates.pairwise.prompts import swapped_inputs
 from debate_eval.debates.scoring.verdicts import ParsedVerdict, no_verdict, swap_value
@@ -59,9 +59,8 @@ def combine_outcomes(original: Outcome, swapped: Outcome) -> Outcome:
         for entry in outcome.transcript:
             transcript.append({**entry, "index": len(transcript), "order": order})
     agreed = None if original.agreed is None and swapped.agreed is None else bool(original.agreed and swapped.agreed)
-    return Outcome(
-        score=None,
-        parse=NO_SCORE,
+    return Outcome.for_verdict(
+        parsed,
         decided_by=original.decided_by,
         stop_reason=f"{original.stop_reason}+{swapped.stop_reason}",
         transcript=transcript,
@@ -72,8 +71,6 @@ def combine_outcomes(original: Outcome, swapped: Outcome) -> Outcome:
         details={
             "orders": {ORIGINAL: _order_summary(original, first.value), SWAPPED: _order_summary(swapped, back.value)}
         },
-        verdict=parsed.value,
-        verdict_parse=parsed,
         verdicts={ORIGINAL: first.value, SWAPPED: back.value},
         consistent=consistent,
     )

@@ -32,7 +32,7 @@ from debate_eval.debates.base import (
     positive_int,
     register_method,
 )
-from debate_eval.debates.evaluation import NO_SCORE, EvaluationTask, Outcome
+from debate_eval.debates.evaluation import EvaluationTask, Outcome
 from debate_eval.debates.kit.combine import COMBINES, MAJORITY, MEAN, combine_scores, combine_verdicts
 from debate_eval.debates.kit.confidence import Confidence
 from debate_eval.debates.kit.samples import SamplePool
@@ -135,9 +135,7 @@ def combine_sample_verdicts(outcomes: list[Outcome], config: SelfConsistencyConf
     """One outcome from the samples of a pairwise task (one order): their verdicts combined."""
     parses = [o.verdict_parse for o in outcomes if o.verdict_parse is not None]
     verdict = combine_verdicts(parses, config.combine)
-    return Outcome(
-        score=None, parse=NO_SCORE, verdict=verdict.value, verdict_parse=verdict, **samples_fields(outcomes, config)
-    )
+    return Outcome.for_verdict(verdict, **samples_fields(outcomes, config))
 
 
 @register_method

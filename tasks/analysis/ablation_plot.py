@@ -11,7 +11,7 @@ The persona and protocol panels compare debates at one n: the largest n of the g
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -84,7 +84,10 @@ def _truthy(value: Any) -> bool:
     return value is True or str(value).lower() == "true"
 
 
-def _bars(ax: Any, labels: list[str], values: list[float | None], refs: list[float | None], title: str) -> None:
+def _bars(ax: Any, bars: Mapping[str, float | None], varied: str, dataset: str, aspect: str, title: str) -> None:
+    """One bar a value of the ``varied`` setting (``critic`` or ``protocol``), the paper's number over it."""
+    labels, values = list(bars), list(bars.values())
+    refs = [paper_reference(varied, label, dataset, aspect) for label in labels]
     positions = list(range(len(labels)))
     ax.bar(positions, [v if v is not None else 0.0 for v in values], color="#4C72B0")
     for x, value in zip(positions, values, strict=True):
@@ -137,23 +140,11 @@ def plot_ablation(
     by_critic = persona_bars(rows, rounds)
     at_n = f"n = {rounds}" if rounds is not None else "no debate cells"
     persona_title = f"Critic persona ({at_n})"
-    _bars(
-        middle,
-        list(by_critic),
-        list(by_critic.values()),
-        [paper_reference("critic", c, dataset, aspect) for c in by_critic],
-        persona_title,
-    )
+    _bars(middle, by_critic, "critic", dataset, aspect, persona_title)
 
     by_protocol = protocol_bars(rows, rounds)
     protocol_title = "Debating style / protocol" + (f" (debates at n = {rounds})" if rounds is not None else "")
-    _bars(
-        right,
-        list(by_protocol),
-        list(by_protocol.values()),
-        [paper_reference("protocol", p, dataset, aspect) for p in by_protocol],
-        protocol_title,
-    )
+    _bars(right, by_protocol, "protocol", dataset, aspect, protocol_title)
     for ax in (left, middle, right):
         ax.axhline(0, color="grey", linewidth=0.5)
     fig.suptitle(f"Ablation on {dataset} / {aspect} (this run's model; red: the paper's GPT-4 numbers)", fontsize=11)

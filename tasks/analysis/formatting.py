@@ -52,13 +52,10 @@ JSON_FIELDS = (
     "system_level",
     "systems",
 )
+PAIRWISE_COLUMNS = ("accuracy", "kappa", "macro_f1", "consistency", "agreement")
 PAIRWISE_JSON_FIELDS = (
     "task_type",
-    "accuracy",
-    "kappa",
-    "macro_f1",
-    "consistency",
-    "agreement",
+    *PAIRWISE_COLUMNS,
     "n_items",
     "n_missing",
     "n_unlabelled",
@@ -71,7 +68,6 @@ PAIRWISE_JSON_FIELDS = (
 )
 SYSTEM_FIELDS = ("system_level", "systems")
 OPTIONAL_FIELDS = (*SYSTEM_FIELDS, "judgebench")  # left out of the JSON when absent
-PAIRWISE_COLUMNS = ("accuracy", "kappa", "macro_f1", "consistency", "agreement")
 LABEL_WIDTH = 38
 
 

@@ -35,6 +35,7 @@ from typing import Any
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.extras import require
 from debate_eval.tasks.analysis.end_of_run import compare_systems
+from debate_eval.tasks.analysis.formatting import PAIRWISE_COLUMNS
 from debate_eval.tasks.analysis.meta_eval import meta_evaluate
 from debate_eval.tasks.cli.ablate_grid import (
     GRID_KEYS,
@@ -75,11 +76,7 @@ CSV_COLUMNS = (
     "kendall",
     "pearson",
     "pooled_spearman",
-    "accuracy",
-    "kappa",
-    "macro_f1",
-    "consistency",
-    "agreement",
+    *PAIRWISE_COLUMNS,
     "n_items",
     "n_missing",
     "n_groups",

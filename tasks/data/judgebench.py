@@ -29,11 +29,7 @@ def load_judgebench_file(path: Path, dataset: str = NAME) -> list[Item]:
     seen: dict[str, int] = {}
     for index, raw in enumerate(read_jsonl_rows(path)):
         row = Row(path, index, raw)
-        pair_id = row.get("pair_id")
-        if isinstance(pair_id, int) and not isinstance(pair_id, bool):
-            pair_id = str(pair_id)
-        if not isinstance(pair_id, str) or not pair_id.strip():
-            raise row.error("pair_id", f"expected an id, got {describe(pair_id)}")
+        pair_id = row.identifier("pair_id")
         check_unique(row, seen, pair_id, ("pair_id",), pair_id)
         label = row.get("label")
         if label not in LABELS:

@@ -55,11 +55,7 @@ def load_pandalm(path: Path, *, spec: DatasetSpec, data: bytes | None = None) ->
     seen: dict[str, int] = {}
     for index, raw in enumerate(read_json_rows(path, data)):
         row = Row(path, index, raw)
-        idx = row.get("idx")
-        if isinstance(idx, int) and not isinstance(idx, bool):
-            idx = str(idx)
-        if not isinstance(idx, str) or not idx.strip():
-            raise row.error("idx", f"expected an id, got {describe(idx)}")
+        idx = row.identifier("idx")
         check_unique(row, seen, idx, ("idx",), idx)
         instruction = row.text("instruction", allow_empty=True)
         input_text = row.text("input", allow_empty=True)

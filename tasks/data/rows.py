@@ -211,6 +211,14 @@ class Row:
             raise self.error(name, "empty text" if not value else "whitespace-only text")
         return value
 
+    def identifier(self, name: str) -> str:
+        """A required id field: a non-blank string, or a whole number (as its digits)."""
+        value = self.get(name)
+        found = id_text(value)
+        if found is None:
+            raise self.error(name, f"expected an id, got {describe(value)}")
+        return found
+
     def optional_string(self, name: str) -> str | None:
         """A field that may be absent but must be a string when present."""
         if name not in self.raw:
@@ -251,6 +259,13 @@ class Row:
                 raise self.error(f"{name}.{aspect}", f"missing (the scores have: {', '.join(result) or 'none'})")
             self.on_scale(f"{name}.{aspect}", result[aspect], scale)
         return result
+
+
+def id_text(value: Any) -> str | None:
+    """An id as text: a non-blank string as it is, a whole number (not a bool) as its digits; else None."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return value if isinstance(value, str) and value.strip() else None
 
 
 def check_unique(row: Row, seen: dict[Any, int], key: Any, fields: Iterable[str], shown: str) -> None:

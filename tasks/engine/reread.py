@@ -211,9 +211,10 @@ def reread_older(
                         done.kept[key] = why
                     target.write(raw)
                     continue
-                if record.parser_version is None and new.replace(parser_version=None).to_json() == record.to_json():
+                if record.parser_version is None and _same_reading(new, record):
                     # written before versions and read as this parser reads it: the line stays byte for byte
-                    # (a directory of an earlier release keeps its format), and the next resume checks it again
+                    # (a directory of an earlier release keeps its format, without the confidence a re-read
+                    # derives: `rescore` adds it), and the next resume checks it again
                     done.confirmed += 1
                     target.write(raw)
                     continue
@@ -253,6 +254,18 @@ def reread_run(
         return None
     print(done.line(), file=stream)
     return done
+
+
+def _same_reading(new: Record, record: Record) -> bool:
+    """Whether ``new`` (``record`` read again) reads it as it was written: the same line but for the parser
+    version and the confidence the re-read derived (``confidence`` and ``details.confidence_basis``)."""
+    details = {k: v for k, v in (new.details or {}).items() if k != "confidence_basis"}
+    plain = new.replace(
+        parser_version=None,
+        confidence=record.confidence,
+        details=details if details or record.details is not None else None,
+    )
+    return plain.to_json() == record.to_json()
 
 
 def _cannot_reread(record: Record, by_aspect: Mapping[str, RunConfig], inputs: Mapping[str, Any]) -> str | None:

@@ -4,33 +4,23 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from autogen_core.models import AssistantMessage, ChatCompletionClient, CreateResult, RequestUsage, SystemMessage
+from autogen_core.models import CreateResult
 
 from debate_eval.agents.models.providers.callable_models import registered_model
-from debate_eval.agents.models.providers.openai import GENERIC_MODEL_INFO
-from debate_eval.agents.models.settings import ModelSettings
+from debate_eval.agents.models.providers.one_call_client import OneCallClient, message_role, message_text
 
 
 def prompt_text(messages: Sequence[Any]) -> str:
     """The call's messages as one text, each under its role (``System:``, ``User:``, ``Assistant:``)."""
-    parts = []
-    for message in messages:
-        role = "System" if isinstance(message, SystemMessage) else "User"
-        if isinstance(message, AssistantMessage):
-            role = "Assistant"
-        content = message.content if isinstance(message.content, str) else str(message.content)
-        parts.append(f"{role}: {content}")
-    return "\n\n".join(parts)
+    return "\n\n".join(f"{message_role(message).capitalize()}: {message_text(message)}" for message in messages)
 
 
-class CallableModelClient(ChatCompletionClient):
-    """One ``a_generate`` (else ``generate``, in a thread) of the registered object per ``create``."""
-
-    def __init__(self, settings: ModelSettings) -> None:
-        self.settings = settings
+class CallableModelClient(OneCallClient):
+    """One ``a_generate`` (else ``generate``, in a thread) of the registered object per ``create``; no token
+    counts (the object reports none)."""
 
     async def create(self, messages: Sequence[Any], **kwargs: Any) -> CreateResult:
         """The object's answer to the messages as one prompt."""
@@ -45,43 +35,10 @@ class CallableModelClient(ChatCompletionClient):
         return CreateResult(
             finish_reason="stop",
             content=answer if isinstance(answer, str) else str(answer),
-            usage=RequestUsage(prompt_tokens=0, completion_tokens=0),
+            usage=self.add_usage(0, 0),
             cached=False,
         )
-
-    def create_stream(self, messages: Sequence[Any], **kwargs: Any) -> AsyncGenerator[Any, None]:
-        """Not streamed: one ``create``."""
-
-        async def one() -> AsyncGenerator[Any, None]:
-            yield await self.create(messages, **kwargs)
-
-        return one()
-
-    async def close(self) -> None:
-        """Nothing to close: the object is the host program's."""
-
-    def actual_usage(self) -> RequestUsage:
-        """No token counts: the object reports none."""
-        return RequestUsage(prompt_tokens=0, completion_tokens=0)
-
-    def total_usage(self) -> RequestUsage:
-        """No token counts: the object reports none."""
-        return RequestUsage(prompt_tokens=0, completion_tokens=0)
 
     def count_tokens(self, messages: Sequence[Any], **kwargs: Any) -> int:
         """A rough count (four characters a token)."""
         return len(prompt_text(messages)) // 4
-
-    def remaining_tokens(self, messages: Sequence[Any], **kwargs: Any) -> int:
-        """Unknown: a large number."""
-        return 1_000_000
-
-    @property
-    def capabilities(self) -> Any:  # type: ignore[override]
-        """A plain text model."""
-        return GENERIC_MODEL_INFO
-
-    @property
-    def model_info(self) -> Any:
-        """A plain text model."""
-        return GENERIC_MODEL_INFO

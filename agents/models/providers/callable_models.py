@@ -11,17 +11,14 @@ secrets.
 
 from __future__ import annotations
 
-import itertools
-import threading
 from typing import Any
 
 from debate_eval.agents.models.providers import Provider, register_provider
+from debate_eval.agents.models.providers.model_objects import ModelObjects
 from debate_eval.agents.models.settings import ModelSettings
 
 OBJECT_PREFIX = "deepeval-model:"
-_MODELS: dict[str, Any] = {}
-_COUNTER = itertools.count(1)
-_LOCK = threading.Lock()
+_MODELS = ModelObjects(OBJECT_PREFIX)
 
 
 def register_model(model: Any) -> str:
@@ -31,13 +28,7 @@ def register_model(model: Any) -> str:
         from debate_eval.agents.errors import UserError
 
         raise UserError(f"{type(model).__name__} has no generate(prompt) or a_generate(prompt): not a model object")
-    with _LOCK:
-        for key, known in _MODELS.items():
-            if known is model:
-                return key
-        key = f"{OBJECT_PREFIX}{next(_COUNTER)}"
-        _MODELS[key] = model
-        return key
+    return _MODELS.register(model)
 
 
 def registered_model(name: str) -> Any:

@@ -5,23 +5,18 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from autogen_core.models import ChatCompletionClient, CreateResult, RequestUsage
+from autogen_core.models import CreateResult
 
 from debate_eval.agents.models.http_usage import current_call
 from debate_eval.agents.models.providers.inspect_models import HOST, Host, chat_messages, generate_config, resolve_model
-from debate_eval.agents.models.providers.openai import GENERIC_MODEL_INFO
-from debate_eval.agents.models.settings import ModelSettings
+from debate_eval.agents.models.providers.one_call_client import OneCallClient
 
 
-class InspectModelClient(ChatCompletionClient):
+class InspectModelClient(OneCallClient):
     """An AutoGen ``ChatCompletionClient`` over an inspect ``Model``: ``create`` is one ``generate``."""
-
-    def __init__(self, settings: ModelSettings) -> None:
-        self.settings = settings
-        self._usage = RequestUsage(prompt_tokens=0, completion_tokens=0)
 
     async def create(self, messages: Sequence[Any], **kwargs: Any) -> Any:
         """One ``generate`` of the role's inspect model, on the inspect eval's loop when a scorer opened
@@ -39,15 +34,12 @@ class InspectModelClient(ChatCompletionClient):
         meta = current_call()
         if meta is not None and usage is not None:
             meta.cached_prompt_tokens = int(usage.input_tokens_cache_read or 0)
-        self._usage = RequestUsage(
-            prompt_tokens=self._usage.prompt_tokens + prompt,
-            completion_tokens=self._usage.completion_tokens + completion,
-        )
+        call_usage = self.add_usage(prompt, completion)
         finish = output.choices[0].stop_reason if output.choices else "stop"
         return CreateResult(
             finish_reason=_finish_reason(finish),
             content=output.completion,
-            usage=RequestUsage(prompt_tokens=prompt, completion_tokens=completion),
+            usage=call_usage,
             cached=False,
         )
 
@@ -55,42 +47,9 @@ class InspectModelClient(ChatCompletionClient):
         model = resolve_model(self.settings.model)
         return await model.generate(chat_messages(messages), config=config)
 
-    def create_stream(self, messages: Sequence[Any], **kwargs: Any) -> AsyncGenerator[Any, None]:
-        """Not streamed: one ``create`` (the debates do not stream)."""
-
-        async def one() -> AsyncGenerator[Any, None]:
-            yield await self.create(messages, **kwargs)
-
-        return one()
-
-    async def close(self) -> None:
-        """Nothing to close: inspect owns its models."""
-
-    def actual_usage(self) -> Any:
-        """Tokens of every call so far."""
-        return self._usage
-
-    def total_usage(self) -> Any:
-        """Tokens of every call so far."""
-        return self._usage
-
     def count_tokens(self, messages: Sequence[Any], **kwargs: Any) -> int:
         """A rough count (four characters a token): inspect's models count their own."""
         return sum(len(str(message.content)) for message in messages) // 4
-
-    def remaining_tokens(self, messages: Sequence[Any], **kwargs: Any) -> int:
-        """Unknown to this client: a large number."""
-        return 1_000_000
-
-    @property
-    def capabilities(self) -> Any:
-        """A plain text model."""
-        return self.model_info
-
-    @property
-    def model_info(self) -> Any:
-        """A plain text model."""
-        return GENERIC_MODEL_INFO
 
 
 def _finish_reason(stop_reason: str) -> str:

@@ -22,20 +22,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
-import itertools
-import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from debate_eval.agents.models.providers import Provider, register_provider
+from debate_eval.agents.models.providers.model_objects import ModelObjects
 from debate_eval.agents.models.settings import ModelSettings
 
 ROLE_PREFIX = "role:"  # --model role:NAME: the model inspect binds to the eval's model role NAME
 OBJECT_PREFIX = "inspect-model:"  # a registered Model object's key
-_MODELS: dict[str, Any] = {}
-_COUNTER = itertools.count(1)
-_LOCK = threading.Lock()
+_MODELS = ModelObjects(OBJECT_PREFIX)
 
 
 @dataclass(frozen=True)
@@ -63,13 +60,7 @@ def calls_from_here() -> Iterator[Host]:
 
 def register_model(model: Any) -> str:
     """Register an inspect ``Model`` object for this process: the model name (``--model``) that reaches it."""
-    with _LOCK:
-        for key, known in _MODELS.items():
-            if known is model:
-                return key
-        key = f"{OBJECT_PREFIX}{next(_COUNTER)}"
-        _MODELS[key] = model
-        return key
+    return _MODELS.register(model)
 
 
 def resolve_model(name: str) -> Any:

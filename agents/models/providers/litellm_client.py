@@ -4,20 +4,14 @@
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncGenerator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from autogen_core.models import (
-    AssistantMessage,
-    ChatCompletionClient,
-    CreateResult,
-    RequestUsage,
-    SystemMessage,
-)
+from autogen_core.models import CreateResult
 
 from debate_eval.agents.models.http_usage import cached_tokens, current_call
 from debate_eval.agents.models.providers.litellm_provider import LOCAL_COST_MAP
-from debate_eval.agents.models.providers.openai import GENERIC_MODEL_INFO
+from debate_eval.agents.models.providers.one_call_client import OneCallClient, message_role, message_text
 from debate_eval.agents.models.rate_client import note_rate_limit_headers
 from debate_eval.agents.models.settings import ModelSettings
 
@@ -34,14 +28,7 @@ def import_litellm() -> Any:
 
 def chat_messages(messages: Sequence[Any]) -> list[dict[str, str]]:
     """AutoGen's messages as OpenAI chat messages (text only)."""
-    found = []
-    for message in messages:
-        role = "system" if isinstance(message, SystemMessage) else "user"
-        if isinstance(message, AssistantMessage):
-            role = "assistant"
-        content = message.content if isinstance(message.content, str) else str(message.content)
-        found.append({"role": role, "content": content})
-    return found
+    return [{"role": message_role(message), "content": message_text(message)} for message in messages]
 
 
 class _Headers:
@@ -62,15 +49,14 @@ def provider_headers(response: Any) -> dict[str, str]:
     return found
 
 
-class LiteLLMClient(ChatCompletionClient):
+class LiteLLMClient(OneCallClient):
     """One ``litellm.acompletion`` per ``create``: the role's model, ``api_base``, key, timeout, sampling; no
     LiteLLM retries (the run's ``RetryingClient`` retries LiteLLM's errors, which are the OpenAI SDK's)."""
 
     def __init__(self, settings: ModelSettings, base_url: str | None, create_args: Mapping[str, Any]) -> None:
-        self.settings = settings
+        super().__init__(settings)
         self.base_url = base_url
         self.create_args = dict(create_args)
-        self._usage = RequestUsage(prompt_tokens=0, completion_tokens=0)
 
     async def create(self, messages: Sequence[Any], **kwargs: Any) -> CreateResult:
         """One completion through LiteLLM, as AutoGen's ``CreateResult``."""
@@ -101,52 +87,16 @@ class LiteLLMClient(ChatCompletionClient):
         if meta is not None and usage is not None:
             details = usage.model_dump() if hasattr(usage, "model_dump") else {}
             meta.cached_prompt_tokens = cached_tokens(details)
-        self._usage = RequestUsage(
-            prompt_tokens=self._usage.prompt_tokens + prompt,
-            completion_tokens=self._usage.completion_tokens + completion,
-        )
+        call_usage = self.add_usage(prompt, completion)
         choice = response.choices[0]
         finish = str(choice.finish_reason or "stop")
         return CreateResult(
             finish_reason=finish if finish in ("stop", "length", "content_filter") else "unknown",  # type: ignore[arg-type]
             content=choice.message.content or "",
-            usage=RequestUsage(prompt_tokens=prompt, completion_tokens=completion),
+            usage=call_usage,
             cached=False,
         )
-
-    def create_stream(self, messages: Sequence[Any], **kwargs: Any) -> AsyncGenerator[Any, None]:
-        """Not streamed: one ``create`` (the debates do not stream)."""
-
-        async def one() -> AsyncGenerator[Any, None]:
-            yield await self.create(messages, **kwargs)
-
-        return one()
-
-    async def close(self) -> None:
-        """Nothing to close: LiteLLM keeps its own HTTP clients."""
-
-    def actual_usage(self) -> RequestUsage:
-        """Tokens of every call so far."""
-        return self._usage
-
-    def total_usage(self) -> RequestUsage:
-        """Tokens of every call so far."""
-        return self._usage
 
     def count_tokens(self, messages: Sequence[Any], **kwargs: Any) -> int:
         """LiteLLM's count for the model."""
         return int(import_litellm().token_counter(model=self.settings.model, messages=chat_messages(messages)))
-
-    def remaining_tokens(self, messages: Sequence[Any], **kwargs: Any) -> int:
-        """Unknown to this client: a large number."""
-        return 1_000_000
-
-    @property
-    def capabilities(self) -> Any:  # type: ignore[override]
-        """A plain text model."""
-        return GENERIC_MODEL_INFO
-
-    @property
-    def model_info(self) -> Any:
-        """A plain text model."""
-        return GENERIC_MODEL_INFO

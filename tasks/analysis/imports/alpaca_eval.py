@@ -23,7 +23,7 @@ from typing import Any
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.roles import EVALUATOR
 from debate_eval.debates.scoring.verdicts import FIRST, SECOND, TIE, ParsedVerdict, no_verdict
-from debate_eval.tasks.analysis.imports.common import ImportResult, read_json_rows, transcript_entry
+from debate_eval.tasks.analysis.imports.common import ImportResult, no_call_fields, read_json_rows, transcript_entry
 from debate_eval.tasks.analysis.imports.confidence import preference_confidence
 from debate_eval.tasks.data.pairwise import ASPECT
 
@@ -114,13 +114,7 @@ def import_file(path: Path, options: dict[str, Any]) -> tuple[ImportResult, str,
             "task_type": "pairwise",
             "human_label": None,
             "imported": {"format": FORMAT, "file": str(path), "row": number},
-            "error": None,
-            "reasked": False,
-            "agreed": None,
-            "rounds": 0,
-            "usage": {},
-            "llm_calls": 0,
-            "cached_calls": 0,
+            **no_call_fields(),
             "score": preference,
             "verdict": parsed.value if parsed.ok else None,
             "parse_status": parsed.status,

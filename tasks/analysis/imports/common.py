@@ -35,6 +35,13 @@ class ImportResult:
     unmatched: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
+    def item(self, items: Mapping[str, Item], item_id: str) -> Item | None:
+        """The dataset's item of ``item_id``; None, and the id noted as unmatched, when the dataset has none."""
+        found = items.get(item_id)
+        if found is None:
+            self.unmatched.append(item_id)
+        return found
+
     def extend(self, other: ImportResult) -> None:
         """Add another file's result."""
         self.records += other.records
@@ -95,6 +102,29 @@ def parse_pairwise_answer(text: str, item: Item) -> ParsedVerdict:
     return parse_verdict(material_of(item).neutralize(text), planted)
 
 
+def summeval_id(row: Mapping[str, Any], where: str) -> str:
+    """The SummEval item id (``doc_id/system_id``) of a released row; a one-line error at ``where`` (the file and
+    row) when either field is not text."""
+    for key in ("doc_id", "system_id"):
+        if not isinstance(row.get(key), str):
+            raise UserError(f"{where}: field {key!r} is missing or not text")
+    return f"{row['doc_id']}/{row['system_id']}"
+
+
+def no_call_fields() -> dict[str, Any]:
+    """The fields of an imported record that a run's model calls would set: no error, nothing asked again, no
+    rounds, no usage, no calls."""
+    return {
+        "error": None,
+        "reasked": False,
+        "agreed": None,
+        "rounds": 0,
+        "usage": {},
+        "llm_calls": 0,
+        "cached_calls": 0,
+    }
+
+
 def base_record(item: Item, aspect: str, protocol: str, source: Mapping[str, Any]) -> dict[str, Any]:
     """The fields every imported record has (identity, human rating, where it came from)."""
     record: dict[str, Any] = {
@@ -106,13 +136,7 @@ def base_record(item: Item, aspect: str, protocol: str, source: Mapping[str, Any
         "system_id": item.system_id,
         "task_type": item.task_type,
         "imported": dict(source),
-        "error": None,
-        "reasked": False,
-        "agreed": None,
-        "rounds": 0,
-        "usage": {},
-        "llm_calls": 0,
-        "cached_calls": 0,
+        **no_call_fields(),
         **(
             {"human_label": item.human_label}
             if item.task_type == "pairwise"

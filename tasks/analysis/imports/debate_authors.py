@@ -27,6 +27,7 @@ from debate_eval.tasks.analysis.imports.common import (
     parse_answer,
     read_json_rows,
     score_fields,
+    summeval_id,
     transcript_entry,
 )
 from debate_eval.tasks.data.datasets import get_dataset
@@ -91,13 +92,9 @@ def import_file(path: Path, options: dict[str, Any]) -> tuple[ImportResult, str,
     items = items_by_id(DATASET, options.get("data_dir"))
     result = ImportResult(notes=[f"{path}: aspect {aspect}, answer field {field!r}, scale {scale} from {scale_from}"])
     for number, row in enumerate(rows, start=1):
-        for key in ("doc_id", "system_id"):
-            if not isinstance(row.get(key), str):
-                raise UserError(f"{path}: row {number} (counted from 1): field {key!r} is missing or not text")
-        item_id = f"{row['doc_id']}/{row['system_id']}"
-        item = items.get(item_id)
+        item_id = summeval_id(row, f"{path}: row {number} (counted from 1)")
+        item = result.item(items, item_id)
         if item is None:
-            result.unmatched.append(item_id)
             continue
         answer = row.get(field)
         source = {"format": FORMAT, "file": str(path), "row": number, "answer_field": field}

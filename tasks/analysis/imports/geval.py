@@ -26,6 +26,7 @@ from debate_eval.tasks.analysis.imports.common import (
     items_by_id,
     parse_answer,
     read_json_rows,
+    summeval_id,
     transcript_entry,
 )
 from debate_eval.tasks.analysis.imports.debate_authors import judged_aspect, judged_scale
@@ -58,16 +59,12 @@ def import_file(path: Path, options: dict[str, Any]) -> tuple[ImportResult, str,
     result = ImportResult(notes=[f"{path}: aspect {aspect}, scale {scale} from {scale_from}"])
     for number, row in enumerate(rows, start=1):
         where = f"{path}: row {number} (counted from 1)"
-        for key in ("doc_id", "system_id"):
-            if not isinstance(row.get(key), str):
-                raise UserError(f"{where}: field {key!r} is missing or not text")
+        item_id = summeval_id(row, where)
         samples = row.get("all_responses")
         if not isinstance(samples, list) or not all(isinstance(s, str) for s in samples):
             raise UserError(f"{where}: field 'all_responses' must be a list of answer texts")
-        item_id = f"{row['doc_id']}/{row['system_id']}"
-        item = items.get(item_id)
+        item = result.item(items, item_id)
         if item is None:
-            result.unmatched.append(item_id)
             continue
         parses = [parse_answer(sample, item, scale, aspect) for sample in samples]
         source = {"format": FORMAT, "file": str(path), "row": number}

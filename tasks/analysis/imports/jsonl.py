@@ -101,9 +101,8 @@ def import_file(path: Path, options: dict[str, Any]) -> tuple[ImportResult, str,
             raise UserError(f"{where}: column {fields['id']!r} is missing or not an id (see --fields)")
         if not isinstance(text, str):
             raise UserError(f"{where}: column {fields['text']!r} is missing or not text (see --fields)")
-        item = items.get(str(raw_id))
+        item = result.item(items, str(raw_id))
         if item is None:
-            result.unmatched.append(str(raw_id))
             continue
         record = base_record(item, aspect, protocol, {"format": FORMAT, "file": str(path), "line": number})
         if pairwise:

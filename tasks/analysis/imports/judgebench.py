@@ -37,6 +37,7 @@ from debate_eval.tasks.analysis.imports.confidence import margin_confidence, ord
 from debate_eval.tasks.analysis.imports.jsonl import read_jsonl_rows
 from debate_eval.tasks.data.judgebench import NAME as DATASET
 from debate_eval.tasks.data.pairwise import ASPECT, pairwise_item
+from debate_eval.tasks.data.rows import id_text
 
 FORMAT = "judgebench"
 #: ``rescore`` has no judge text to read again: the verdicts are the release's own decisions
@@ -140,10 +141,8 @@ def _text(path: Path, number: int, row: Mapping[str, Any], name: str, *, require
 
 
 def _pair_id(path: Path, number: int, row: Mapping[str, Any]) -> str:
-    value = row.get("pair_id")
-    if isinstance(value, int) and not isinstance(value, bool):
-        value = str(value)
-    if not isinstance(value, str) or not value.strip():
+    value = id_text(row.get("pair_id"))
+    if value is None:
         raise UserError(f"{_where(path, number)}: field 'pair_id' is missing or not an id")
     return value
 

@@ -25,6 +25,7 @@ from debate_eval.tasks.analysis.imports.common import (
     transcript_entry,
     verdict_fields,
 )
+from debate_eval.tasks.data.rows import id_text
 
 FORMAT = "pandalm"
 #: ``rescore`` has no judge text to read again: the verdicts are the release's own decisions
@@ -68,14 +69,11 @@ def import_file(path: Path, options: dict[str, Any]) -> tuple[ImportResult, str,
     judge = "gpt-3.5-turbo (PandaLM's release)" if field == "gpt_result" else "PandaLM-7B (PandaLM's release)"
     result = ImportResult(notes=[f"{path}: verdicts from {field!r} ({judge})"])
     for number, row in enumerate(rows, start=1):
-        idx = row.get("idx")
-        if isinstance(idx, int) and not isinstance(idx, bool):
-            idx = str(idx)
-        if not isinstance(idx, str) or not idx.strip():
+        idx = id_text(row.get("idx"))
+        if idx is None:
             raise UserError(f"{path}: row {number} (counted from 1): field 'idx' is missing or not an id")
-        item = items.get(idx)
+        item = result.item(items, idx)
         if item is None:
-            result.unmatched.append(idx)
             continue
         parsed = verdict_of(row.get(field), field)
         reason = row.get("gpt_reason") if isinstance(row.get("gpt_reason"), str) else ""

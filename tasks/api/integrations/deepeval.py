@@ -63,6 +63,36 @@ class _Judged:
     error: str | None
     success: bool | None
 
+    def _configure(
+        self,
+        threshold: float,
+        method: str,
+        aspect: str,
+        criteria: str | None,
+        scale: Sequence[float] | str | None,
+        *,
+        include_reason: bool,
+        async_mode: bool,
+        strict_mode: bool,
+        verbose_mode: bool,
+        judge: Judge | None,
+        judge_options: dict[str, Any],
+    ) -> None:
+        """Keep a metric's arguments (deepeval copies a metric from them), its judge (``judge``, else one built
+        from the arguments and ``judge_options``), and start with no judgment."""
+        self.threshold = 1.0 if strict_mode else float(threshold)
+        self.method, self.aspect, self.criteria = method, aspect, criteria
+        self.scale = tuple(scale) if isinstance(scale, list) else scale
+        self.include_reason, self.async_mode = include_reason, async_mode
+        self.strict_mode, self.verbose_mode = strict_mode, verbose_mode
+        self.judge = judge or build_judge(method, aspect, criteria, self.scale, judge_options)
+        self.evaluation_model = f"debate-eval {method}"
+        self.score = None
+        self.reason: str | None = None
+        self.success = None
+        self.error = None
+        self.judgment: Judgment | None = None  # the last judgment, whole (rounds, transcript, tokens)
+
     def _take(self, judgment: Judgment) -> float | None:
         self.judgment = judgment
         self.score = judgment.normalized_score
@@ -101,18 +131,19 @@ class DebateMetric(_Judged, BaseMetric):
         judge: Judge | None = None,
         **judge_options: Any,
     ) -> None:
-        self.threshold = 1.0 if strict_mode else float(threshold)
-        self.method, self.aspect, self.criteria = method, aspect, criteria
-        self.scale = tuple(scale) if isinstance(scale, list) else scale
-        self.include_reason, self.async_mode = include_reason, async_mode
-        self.strict_mode, self.verbose_mode = strict_mode, verbose_mode
-        self.judge = judge or build_judge(method, aspect, criteria, self.scale, judge_options)
-        self.evaluation_model = f"debate-eval {method}"
-        self.score: float | None = None
-        self.reason: str | None = None
-        self.success: bool | None = None
-        self.error: str | None = None
-        self.judgment: Judgment | None = None  # the last judgment, whole (rounds, transcript, tokens)
+        self._configure(
+            threshold,
+            method,
+            aspect,
+            criteria,
+            scale,
+            include_reason=include_reason,
+            async_mode=async_mode,
+            strict_mode=strict_mode,
+            verbose_mode=verbose_mode,
+            judge=judge,
+            judge_options=judge_options,
+        )
 
     def measure(self, test_case: LLMTestCase, *args: Any, **kwargs: Any) -> float | None:
         """Judge ``test_case`` and return the score in [0, 1] (None when no score could be read: ``error``)."""
@@ -149,18 +180,19 @@ class DebateConversationalMetric(_Judged, BaseConversationalMetric):
         judge: Judge | None = None,
         **judge_options: Any,
     ) -> None:
-        self.threshold = 1.0 if strict_mode else float(threshold)
-        self.method, self.aspect, self.criteria = method, aspect, criteria
-        self.scale = tuple(scale) if isinstance(scale, list) else scale
-        self.include_reason, self.async_mode = include_reason, async_mode
-        self.strict_mode, self.verbose_mode = strict_mode, verbose_mode
-        self.judge = judge or build_judge(method, aspect, criteria, self.scale, judge_options)
-        self.evaluation_model = f"debate-eval {method}"
-        self.score: float | None = None
-        self.reason: str | None = None
-        self.success: bool | None = None
-        self.error: str | None = None
-        self.judgment: Judgment | None = None
+        self._configure(
+            threshold,
+            method,
+            aspect,
+            criteria,
+            scale,
+            include_reason=include_reason,
+            async_mode=async_mode,
+            strict_mode=strict_mode,
+            verbose_mode=verbose_mode,
+            judge=judge,
+            judge_options=judge_options,
+        )
 
     def measure(self, test_case: ConversationalTestCase, *args: Any, **kwargs: Any) -> float | None:
         """Judge the conversation's last assistant turn; the score in [0, 1] (None: see ``error``)."""

@@ -3,6 +3,7 @@ requests for the same item, and the session closes what it opened."""
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import json
 from pathlib import Path
@@ -18,6 +19,7 @@ from debate_eval.tasks.engine.session import Session, SessionOptions, open_store
 CRITERIA = "Is the summary faithful to the article?"
 SOURCE = "The council met on Monday and approved the budget after a long debate."
 OUTPUT = "The council approved the budget."
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def bodies(server: ScriptedOpenAIServer) -> list[str]:
@@ -64,3 +66,31 @@ def test_a_session_closes_its_store_and_releases_the_lock(isolated_env: Path) ->
 
     asyncio.run(scenario())
     assert (out / "config.json").is_file()
+
+
+OPENERS = ("ClientPool", "start_providers", "open_response_cache")  # what only the Session calls
+
+
+def calls_of(path: Path, names: tuple[str, ...]) -> list[str]:
+    """Where ``path`` calls one of ``names`` (by name or as an attribute), read with ``ast``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+            if name in names:
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno} {name}")
+    return found
+
+
+def test_only_the_session_opens_models() -> None:
+    """Nothing but the Session starts providers, opens the response cache or builds a client pool (the model
+    layer, agents/, defines them and is left out)."""
+    calls = [
+        hit
+        for folder in ("debates", "tasks")
+        for path in sorted((ROOT / folder).rglob("*.py"))
+        for hit in calls_of(path, OPENERS)
+    ]
+    assert calls and all(hit.startswith("tasks/engine/session.py:") for hit in calls), calls

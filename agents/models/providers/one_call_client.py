@@ -1,0 +1,76 @@
+"""What the clients over another library's model share (the ``litellm``, ``inspect`` and ``deepeval``
+providers): an AutoGen ``ChatCompletionClient`` whose ``create`` is one call of that library, not streamed, on a
+plain text model, counting the tokens of every call so far; and the role of each AutoGen message."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, Sequence
+from typing import Any
+
+from autogen_core.models import AssistantMessage, ChatCompletionClient, CreateResult, RequestUsage, SystemMessage
+
+from debate_eval.agents.models.providers.openai import GENERIC_MODEL_INFO
+from debate_eval.agents.models.settings import ModelSettings
+
+
+def message_role(message: Any) -> str:
+    """``system``, ``user`` or ``assistant``: the role of an AutoGen message (a function result is the user's)."""
+    if isinstance(message, SystemMessage):
+        return "system"
+    return "assistant" if isinstance(message, AssistantMessage) else "user"
+
+
+def message_text(message: Any) -> str:
+    """An AutoGen message's content as text."""
+    return message.content if isinstance(message.content, str) else str(message.content)
+
+
+class OneCallClient(ChatCompletionClient):
+    """A client whose subclass's ``create`` is one call of another library; the rest is shared: not streamed
+    (``create_stream`` is one ``create``), nothing to close, a plain text model, the usage of every call so far
+    (``add_usage``)."""
+
+    def __init__(self, settings: ModelSettings) -> None:
+        self.settings = settings
+        self._usage = RequestUsage(prompt_tokens=0, completion_tokens=0)
+
+    def add_usage(self, prompt: int, completion: int) -> RequestUsage:
+        """Count one call's tokens into the total; the call's own usage."""
+        self._usage = RequestUsage(
+            prompt_tokens=self._usage.prompt_tokens + prompt,
+            completion_tokens=self._usage.completion_tokens + completion,
+        )
+        return RequestUsage(prompt_tokens=prompt, completion_tokens=completion)
+
+    def create_stream(self, messages: Sequence[Any], **kwargs: Any) -> AsyncGenerator[Any, None]:
+        """Not streamed: one ``create`` (the debates do not stream)."""
+
+        async def one() -> AsyncGenerator[CreateResult, None]:
+            yield await self.create(messages, **kwargs)
+
+        return one()
+
+    async def close(self) -> None:
+        """Nothing to close: the other library keeps its own clients."""
+
+    def actual_usage(self) -> RequestUsage:
+        """Tokens of every call so far."""
+        return self._usage
+
+    def total_usage(self) -> RequestUsage:
+        """Tokens of every call so far."""
+        return self._usage
+
+    def remaining_tokens(self, messages: Sequence[Any], **kwargs: Any) -> int:
+        """Unknown to this client: a large number."""
+        return 1_000_000
+
+    @property
+    def capabilities(self) -> Any:  # type: ignore[override]
+        """A plain text model."""
+        return GENERIC_MODEL_INFO
+
+    @property
+    def model_info(self) -> Any:
+        """A plain text model."""
+        return GENERIC_MODEL_INFO
