@@ -84,18 +84,43 @@ def _labels(labels: Any, first_run: Any) -> Mapping[str, Any] | None:
 
 
 def select(
-    runs: Sequence[str | os.PathLike[str]],
+    runs: Sequence[str | os.PathLike[str]] = (),
     *,
     labels: str | os.PathLike[str] | Mapping[str, Any] | None = None,
     dev: float = DEFAULT_DEV_SHARE,
     seed: int = 0,
     level: float = DEFAULT_LEVEL,
+    candidates: Sequence[str | os.PathLike[str] | Mapping[str, Any]] | None = None,
+    out: str | os.PathLike[str] | None = None,
+    config: str | os.PathLike[str] | None = None,
+    **options: Any,
 ) -> Selection:
     """``debate-eval select`` as a function: among ``runs`` (candidate run directories of the same items, the
     simplest first), the best on a ``dev`` share of the labelled items, chosen only when it beats the simplest
-    on the held-out rest with a paired test at ``level``; otherwise the simplest."""
+    on the held-out rest with a paired test at ``level``; otherwise the simplest.
+
+    With ``candidates`` (configurations, the simplest first: mappings of ``run`` options such as
+    ``{"method": "debate", "max_rounds": 2}``, ``"KEY=VALUE,..."`` specs or TOML files) each candidate is run
+    first, on the labelled items only, into ``out/NAME`` (resumable): ``dataset=``, ``aspect=`` and every other
+    ``evaluate`` keyword (``provider``, ``model``, ...), or a ``config`` file, are the options they share."""
     from debate_eval.tasks.analysis.select import select_judge
 
+    if candidates is not None:
+        from debate_eval._evaluate import make_request
+        from debate_eval._select_run import select_by_running
+        from debate_eval.agents.errors import UserError
+
+        if runs:
+            raise UserError("select takes finished runs or candidates to run, not both")
+        if out is None:
+            raise UserError("select with candidates needs out=, the folder of their run directories")
+        base, _ = make_request(None, options, config)
+        return select_by_running(candidates, out=out, base=base, labels=labels, dev=dev, seed=seed, level=level)[0]
+    if options or out is not None or config is not None:
+        from debate_eval.agents.errors import UserError
+
+        unexpected = sorted(options) + [n for n, v in (("out", out), ("config", config)) if v is not None]
+        raise UserError(f"select: {unexpected[0]} is for candidates to run (candidates=[...])")
     given = _labels(labels, runs[0]) if runs else None
     return select_judge(runs, labels=given, dev_share=dev, seed=seed, level=level)
 
