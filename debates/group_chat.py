@@ -55,15 +55,18 @@ import asyncio
 import contextlib
 import logging
 import os
+import traceback
 from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from autogen_agentchat.base import TaskResult
+from autogen_agentchat.base import ChatAgent, TaskResult
 from autogen_agentchat.messages import BaseAgentEvent, BaseChatMessage, MessageFactory
 from autogen_agentchat.teams import BaseGroupChat
 from autogen_core import (
     EVENT_LOGGER_NAME,
     CancellationToken,
+    DefaultTopicId,
     MessageContext,
     MessageSerializer,
     SingleThreadedAgentRuntime,
@@ -105,6 +108,14 @@ class TeamRuntime(SingleThreadedAgentRuntime):
             super().add_message_serializer(serializer)
 
 
+@dataclass
+class Relayed:
+    """A message of the relayer, published by the manager that runs its turns (``RelayingManager``) for the
+    participants' containers to buffer, as they buffer a participant's response."""
+
+    message: BaseChatMessage
+
+
 class FilteredAgentContainer(ChatAgentContainer):
     """A participant container that buffers only the messages ``accepts`` lets through, optionally sorted
     by their author's rank in ``order``."""
@@ -119,6 +130,11 @@ class FilteredAgentContainer(ChatAgentContainer):
             super()._buffer_message(message)
             if self._rank is not None:
                 self._message_buffer.sort(key=lambda m: self._rank.get(m.source, len(self._rank)))  # type: ignore[union-attr]
+
+    @event
+    async def handle_relayed(self, message: Relayed, ctx: MessageContext) -> None:
+        """Buffer the relayer's message (when ``accepts`` lets it through)."""
+        self._buffer_message(message.message)
 
     @event
     async def handle_group_chat_error(self, message: GroupChatError, ctx: MessageContext) -> None:
@@ -139,6 +155,81 @@ class SingleTaskManager(BaseGroupChatManager):
         self._message_thread.clear()
         if self._termination_condition is not None:
             await self._termination_condition.reset()
+
+
+class RelayingManager(SingleTaskManager):
+    """A manager that runs one participant's turns itself: the relayer (DEBATE's Commander), whose every
+    message only passes on what others said. Its turn is not a turn of the group chat: when ``next_speaker``
+    names it, the manager gives it the chat messages it has not seen (what its container would have
+    buffered), puts its message in the chat's output, publishes it to the participants as its container
+    would (each buffers it as ``accepts`` says) and records it, then asks again who speaks. That saves a
+    request, a response and their deliveries to every participant per relay; the messages, their order and
+    what each participant sees stay the same. An error of the relayer ends the chat with that error, as a
+    participant's does. The relayer's container is still a participant (it is reset with the team) but is
+    never asked to speak: its ``accepts`` should let nothing through."""
+
+    def __init__(self, *args: Any, relayer: ChatAgent, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._relayer = relayer
+        self._unseen: list[BaseChatMessage] = []  # chat messages since the relayer's last turn
+
+    def observe(self, message: BaseChatMessage) -> None:
+        """Note a chat message of the chat (the relayer's included), in order."""
+
+    def next_speaker(self) -> str:
+        """Who speaks next (the relayer's name to have the manager run its turn)."""
+        raise NotImplementedError
+
+    async def update_message_thread(self, messages: Sequence[BaseAgentEvent | BaseChatMessage]) -> None:
+        """Record the messages; note each chat message (``observe``) and keep it for the relayer."""
+        await super().update_message_thread(messages)
+        for message in messages:
+            if isinstance(message, BaseChatMessage):
+                self._unseen.append(message)
+                self.observe(message)
+
+    async def select_speaker(self, thread: Sequence[BaseAgentEvent | BaseChatMessage]) -> list[str] | str:
+        """The next speaker other than the relayer, after running the relayer's turns (none when the relayer
+        failed: the chat has then ended with its error)."""
+        speaker = self.next_speaker()
+        while speaker == self._relayer.name:
+            if not await self._relay():
+                return []
+            speaker = self.next_speaker()
+        return speaker
+
+    async def _relay(self) -> bool:
+        """Run one turn of the relayer, a turn of the chat as a participant's is (its message may end the chat);
+        False when the chat has ended (with the relayer's error, or by the termination condition or the
+        maximum number of turns)."""
+        unseen, self._unseen = self._unseen, []
+        try:
+            response = await self._relayer.on_messages(unseen, CancellationToken())
+        except Exception as error:  # as a participant's container reports its agent's error
+            await self._signal_termination_with_error(_reported(error))
+            return False
+        delta = [*(response.inner_messages or ()), response.chat_message]
+        for message in delta:
+            await self._output_message_queue.put(message)
+        await self.publish_message(Relayed(response.chat_message), topic_id=DefaultTopicId(type=self._group_topic_type))
+        await super().update_message_thread(delta)  # not kept for the relayer: its own messages
+        for message in delta:
+            if isinstance(message, BaseChatMessage):
+                self.observe(message)
+        return not await self._apply_termination_condition(delta, increment_turn_count=True)
+
+    async def reset(self) -> None:
+        """Start over."""
+        await super().reset()
+        self._unseen.clear()
+
+
+def _reported(error: Exception) -> Any:
+    """``error`` as AutoGen's group chat reports a participant's error to its caller (its type, message and
+    traceback), built through ``GroupChatError``'s own field."""
+    lines = traceback.format_exception(type(error), error, error.__traceback__)
+    fields = {"error_type": type(error).__name__, "error_message": str(error), "traceback": "\n".join(lines)}
+    return GroupChatError.model_validate({"error": fields}).error
 
 
 class RoutedGroupChat(BaseGroupChat):

@@ -6,8 +6,9 @@ chat when the protocol says the debate is over.
 
 Messages are *addressed*. In a plain AutoGen group chat every participant sees every message; in DEBATE
 each agent sees only what the Commander sends it (the Commander is the collective memory). Each
-participant's container therefore buffers only the messages whose ``metadata["to"]`` names it; the
-Commander's container buffers everything.
+participant's container therefore buffers only the messages whose ``metadata["to"]`` names it. The
+Commander sees everything, and its relays are written by the manager itself (``RelayingManager``): each
+model call of the Scorer, the Critic or the Tie-breaker is one turn of the group chat, not two.
 """
 
 from __future__ import annotations
@@ -22,24 +23,22 @@ from autogen_agentchat.messages import BaseAgentEvent, BaseChatMessage, TextMess
 from debate_eval.agents.roles import COMMANDER, CRITIC, SCORER, USER
 from debate_eval.agents.telemetry import debate_round
 from debate_eval.debates.debate.algorithm import DebateProtocol
-from debate_eval.debates.group_chat import Accepts, RoutedGroupChat, SingleTaskManager
+from debate_eval.debates.group_chat import Accepts, RelayingManager, RoutedGroupChat
 
 
-class MultiAgentsDebateManager(SingleTaskManager):
-    """Selects speakers and ends the chat as ``DebateProtocol`` says."""
+class MultiAgentsDebateManager(RelayingManager):
+    """Selects speakers and ends the chat as ``DebateProtocol`` says; writes the Commander's relays itself
+    (``RelayingManager``), so each model call of the Scorer, the Critic or the Tie-breaker is one turn."""
 
     def __init__(self, *args: Any, protocol: DebateProtocol, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._protocol = protocol
 
-    async def update_message_thread(self, messages: Sequence[BaseAgentEvent | BaseChatMessage]) -> None:
-        """Record the messages and advance the protocol with each chat message."""
-        await super().update_message_thread(messages)
-        for message in messages:
-            if isinstance(message, BaseChatMessage):
-                self._protocol.observe(message.source, dict(message.metadata), message.to_text())
+    def observe(self, message: BaseChatMessage) -> None:
+        """Advance the protocol with a chat message."""
+        self._protocol.observe(message.source, dict(message.metadata), message.to_text())
 
-    async def select_speaker(self, thread: Sequence[BaseAgentEvent | BaseChatMessage]) -> list[str] | str:
+    def next_speaker(self) -> str:
         """The protocol's next speaker."""
         speaker = self._protocol.next_speaker()
         if speaker is None:
@@ -62,6 +61,7 @@ class MultiAgentsDebate(RoutedGroupChat):
 
     def __init__(self, participants: list[ChatAgent], protocol: DebateProtocol) -> None:
         self._protocol = protocol
+        self._commander = next(agent for agent in participants if agent.name == COMMANDER)
         termination: TerminationCondition = FunctionalTermination(lambda _messages: protocol.finished)
         super().__init__(
             name="MultiAgentsDebate",
@@ -79,14 +79,15 @@ class MultiAgentsDebate(RoutedGroupChat):
         return self._protocol
 
     def accepts(self, agent_name: str) -> Accepts:
-        """The Commander sees everything; every other agent only what is addressed to it."""
+        """Every agent but the Commander sees only what is addressed to it; the Commander sees everything,
+        given by the manager that runs its turns (its container buffers nothing)."""
         if agent_name == COMMANDER:
-            return lambda message: True
+            return lambda message: False
         return lambda message: message.metadata.get("to") == agent_name
 
     def manager_kwargs(self) -> Mapping[str, Any]:
-        """The manager drives the protocol."""
-        return {"protocol": self._protocol}
+        """The manager drives the protocol and runs the Commander's turns."""
+        return {"protocol": self._protocol, "relayer": self._commander}
 
 
 async def run_team(
