@@ -159,14 +159,14 @@ class SingleTaskManager(BaseGroupChatManager):
 
 class RelayingManager(SingleTaskManager):
     """A manager that runs one participant's turns itself: the relayer (DEBATE's Commander), whose every
-    message only passes on what others said. Its turn is not a turn of the group chat: when ``next_speaker``
-    names it, the manager gives it the chat messages it has not seen (what its container would have
-    buffered), puts its message in the chat's output, publishes it to the participants as its container
-    would (each buffers it as ``accepts`` says) and records it, then asks again who speaks. That saves a
-    request, a response and their deliveries to every participant per relay; the messages, their order and
-    what each participant sees stay the same. An error of the relayer ends the chat with that error, as a
-    participant's does. The relayer's container is still a participant (it is reset with the team) but is
-    never asked to speak: its ``accepts`` should let nothing through."""
+    message only passes on what others said. When ``next_speaker`` names it, the manager gives it the chat
+    messages it has not seen (what its container would have buffered), puts its message in the chat's
+    output, sends it to the containers of its ``addressees`` (each buffers it as ``accepts`` says), records
+    it and ends the chat or counts the turn as after any participant's turn, then asks again who speaks. That
+    saves a request, a response and their deliveries to every participant per relay; the messages, their
+    order and what each participant sees stay the same. An error of the relayer ends the chat with that
+    error, as a participant's does. The relayer's container is still a participant (it is reset with the
+    team) but is never asked to speak: its ``accepts`` should let nothing through."""
 
     def __init__(self, *args: Any, relayer: ChatAgent, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -179,6 +179,11 @@ class RelayingManager(SingleTaskManager):
     def next_speaker(self) -> str:
         """Who speaks next (the relayer's name to have the manager run its turn)."""
         raise NotImplementedError
+
+    def addressees(self, message: BaseChatMessage) -> Sequence[str] | None:
+        """The participants whose containers may buffer the relayer's ``message`` (None: all of them); the
+        others are not sent it. Their ``accepts`` must let it through only for these."""
+        return None
 
     async def update_message_thread(self, messages: Sequence[BaseAgentEvent | BaseChatMessage]) -> None:
         """Record the messages; note each chat message (``observe``) and keep it for the relayer."""
@@ -211,7 +216,13 @@ class RelayingManager(SingleTaskManager):
         delta = [*(response.inner_messages or ()), response.chat_message]
         for message in delta:
             await self._output_message_queue.put(message)
-        await self.publish_message(Relayed(response.chat_message), topic_id=DefaultTopicId(type=self._group_topic_type))
+        addressees = self.addressees(response.chat_message)
+        if addressees is None:
+            topics = [self._group_topic_type]
+        else:
+            topics = [self._participant_name_to_topic_type[name] for name in addressees]
+        for topic in topics:
+            await self.publish_message(Relayed(response.chat_message), topic_id=DefaultTopicId(type=topic))
         await super().update_message_thread(delta)  # not kept for the relayer: its own messages
         for message in delta:
             if isinstance(message, BaseChatMessage):

@@ -46,6 +46,10 @@ class MultiAgentsDebateManager(RelayingManager):
         debate_round(self._protocol.rounds + (speaker == CRITIC))  # the round's span, when the run is traced
         return speaker
 
+    def addressees(self, message: BaseChatMessage) -> Sequence[str]:
+        """The Commander's message goes to its addressee only (the only container that buffers it)."""
+        return [str(message.metadata["to"])]
+
     async def reset(self) -> None:
         """Start over."""
         await super().reset()
