@@ -193,7 +193,10 @@ class Bucket:
         # a window smaller than the limit said (no answer showed half of it left) refills only at its end: an
         # answer about it lowers what is left, never raises it (a call counted before others sent earlier,
         # whose answers came back first, says too much is left)
-        if self.refill != "continuous" and not self.by_hand and now < self.hold_until:
+        # an answer about the window the hold ends (it was counted before that reset: sent no later than the
+        # reset less its own, the latest the window can end) lowers it too, but cannot reset it again
+        held = sent_at is not None and reset is not None and sent_at + reset <= self.hold_until
+        if self.refill != "continuous" and not self.by_hand and (now < self.hold_until or held):
             before = self.available(now)
             self.level, self.updated = min(before, level), now
             self.hold_level -= before - self.level  # what the answer showed was taken, not what was sent since
