@@ -58,30 +58,40 @@ def judge_options(base_url: str) -> dict[str, Any]:
     return {"criteria": CRITERIA, "base_url": base_url, "model": "gpt-4o", "no_cache": True, "no_preflight": True}
 
 
+BLOCK = 20  # items a block: judged items and bare calls alternate block by block (the same load for both)
+
+
 def cpu_overhead(base_url: str, method: str, items: int, work: Path) -> dict[str, Any]:
-    """CPU per ``Judge.score`` item, and per bare call of the same prompts through the judge's client stack."""
+    """CPU per ``Judge.score`` item, and per bare call of the same prompts through the judge's client stack;
+    blocks of ``BLOCK`` judged items alternate with blocks of as many bare calls as they made, and the figures
+    are the medians over the blocks (on a shared machine the load changes within a minute)."""
     from autogen_core.models import UserMessage
 
     import debate_eval
     from debate_eval._judge import _blocking
 
+    judge_cpu, bare_cpu, judgments, wall = [], [], [], 0.0
     with debate_eval.Judge(method=method, **judge_options(base_url)) as judge:
         judge.score("Warm-up summary.", source=SOURCE)  # the pool, the method's first team
-        started_cpu, started = time.process_time(), time.perf_counter()
-        judgments = [judge.score(f"Summary number {i}.", source=SOURCE) for i in range(items)]
-        cpu, wall = time.process_time() - started_cpu, time.perf_counter() - started
-        calls = sum(1 for j in judgments for m in j.messages if m.usage) // items  # the model's answers
-        prompts = [j.messages[0].content for j in judgments]
-        client = judge._pool.shared("scorer")
+        client = judge._session.pool.shared("scorer")  # the judge's open session
 
         async def bare(prompt: str) -> None:
             await client.create([UserMessage(content=prompt, source="user")])
 
-        _blocking(bare(prompts[0]))
-        started_cpu = time.process_time()
-        for i in range(items * calls):
-            _blocking(bare(f"{prompts[i % items]} ({i})"))
-        bare_cpu = time.process_time() - started_cpu
+        _blocking(bare("Warm-up prompt."))
+        for first in range(0, items, BLOCK):
+            size = min(BLOCK, items - first)
+            started_cpu, started = time.process_time(), time.perf_counter()
+            block = [judge.score(f"Summary number {i}.", source=SOURCE) for i in range(first, first + size)]
+            judge_cpu.append((time.process_time() - started_cpu) / size)
+            wall += time.perf_counter() - started
+            judgments += block
+            calls = sum(1 for j in block for m in j.messages if m.usage) // size  # the model's answers
+            prompts = [j.messages[0].content for j in block]
+            started_cpu = time.process_time()
+            for i in range(size * calls):
+                _blocking(bare(f"{prompts[i % size]} ({first + i})"))
+            bare_cpu.append((time.process_time() - started_cpu) / size)
     rows = [{"source": SOURCE, "output": f"Summary number {i}."} for i in range(items)]
     started_cpu = time.process_time()
     debate_eval.evaluate(
@@ -92,10 +102,10 @@ def cpu_overhead(base_url: str, method: str, items: int, work: Path) -> dict[str
     return {
         "method": method,
         "items": items,
-        "calls_per_item": calls,
-        "cpu_ms": 1000 * cpu / items,
-        "bare_ms": 1000 * bare_cpu / items,
-        "overhead_ms": 1000 * (cpu - bare_cpu) / items,
+        "calls_per_item": sum(1 for j in judgments for m in j.messages if m.usage) // items,
+        "cpu_ms": 1000 * statistics.median(judge_cpu),
+        "bare_ms": 1000 * statistics.median(bare_cpu),
+        "overhead_ms": 1000 * statistics.median(j - b for j, b in zip(judge_cpu, bare_cpu, strict=True)),
         "evaluate_ms": 1000 * evaluate_cpu / items,
         "wall_ms": 1000 * wall / items,
         "ok": sum(j.ok for j in judgments),
@@ -209,9 +219,11 @@ def report(args: argparse.Namespace, cpu: list[dict[str, Any]], one_row_s: float
     lines += [
         "",
         "Bare calls: the same prompts sent through the judge's own client stack (`ClientPool.shared`), as many "
-        "calls as the items made. The overhead is the rest: building the task, the method (its AutoGen agents "
-        "and team, parsing), the record and the `Judgment`. The last column: `evaluate` on the same rows as one "
-        "run (concurrency 1), its client CPU per item, the method's own cost included, for comparison. "
+        f"calls as the items made; blocks of {BLOCK} judged items alternate with their blocks of bare calls, and "
+        "the CPU figures are medians over the blocks. The overhead is the rest: building the task, the method "
+        "(its AutoGen agents and team, parsing), the record and the `Judgment`. The last column: `evaluate` on "
+        "the same rows as one run (concurrency 1), its client CPU per item, the method's own cost included, for "
+        "comparison. "
         "For context too, `evaluate()` on a one-row table took "
         f"{one_row_s * 1000:.0f} ms of wall time per call (G-Eval, {args.one_row} calls: a run directory, lock, "
         "config hash and endpoint check each).",
@@ -275,6 +287,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rpm", type=float, default=600.0, help="the endpoint's request limit a minute")
     parser.add_argument("--latency", default="0.5-2", help="the limited endpoint's latency, LOW-HIGH seconds")
     parser.add_argument("--out", type=Path, default=Path("benchmarks/judge_api.md"))
+    parser.add_argument("--cpu-only", action="store_true", help="measure part 1 only and print it (no report written)")
     args = parser.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)
     os.environ.setdefault("OPENAI_API_KEY", "sk-bench-not-a-key")
@@ -284,6 +297,11 @@ def main(argv: list[str] | None = None) -> int:
         with EndpointProcess(["--latency", "0", "--max-lifetime", "3600"]) as endpoint:
             cpu = [cpu_overhead(endpoint.base_url, method, args.cpu_items, work) for method in ("geval", "debate")]
             print(f"cpu: {cpu}", file=sys.stderr)
+            if args.cpu_only:
+                for row in cpu:
+                    print(f"{row['method']}: overhead {row['overhead_ms']:.2f} ms an item (client CPU "
+                          f"{row['cpu_ms']:.2f}, bare calls {row['bare_ms']:.2f}); load {os.getloadavg()}")  # fmt: skip
+                return 0
             one_row_s = evaluate_one_row(endpoint.base_url, args.one_row, work)
             flow = throughput(endpoint.base_url, args.items, args.concurrency, args.repeats, work)
             print(f"throughput: {flow}", file=sys.stderr)

@@ -116,6 +116,7 @@ class UntrustedMaterial:
         self.has_marker = any(text.has_marker for text in indexed)
         self._joined = [text.joined for text in indexed]
         self._grams = frozenset().union(*(text.grams for text in indexed))
+        self._neutralized: dict[str, str] = {}  # message -> its neutralized text (a debate reads some twice)
 
     def contains_phrase(self, phrase: str) -> bool:
         """True when ``phrase`` (two words or more) appears word for word in the material."""
@@ -126,9 +127,12 @@ class UntrustedMaterial:
         return any(needle in text for text in self._joined)
 
     def neutralize(self, message: str) -> str:
-        """``message`` with everything copied from the material replaced by ``[quoted text]``."""
-        message = _QUOTED.sub(self._replace_quote, message)
-        return self._blank_copied_runs(message)
+        """``message`` with everything copied from the material replaced by ``[quoted text]`` (kept for the
+        material's life: the deciding agent's last answer is read for the score and again for the transcript)."""
+        done = self._neutralized.get(message)
+        if done is None:
+            done = self._neutralized[message] = self._blank_copied_runs(_QUOTED.sub(self._replace_quote, message))
+        return done
 
     def _replace_quote(self, match: re.Match[str]) -> str:
         content = next(g for g in match.groups() if g is not None)

@@ -39,6 +39,7 @@ import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from numbers import Integral
 from typing import Any
 
 import numpy as np
@@ -310,6 +311,10 @@ def calibrate_records(
     """Calibrate the judge of ``records`` (one dataset and aspect of single-score records) from those with a
     score and a human rating; the map is applied to ``apply_to`` (default: the records with a score and no
     rating). ``folds`` for the cross-fitting, ``bootstrap`` resamples for the error intervals (0: none)."""
+    if isinstance(folds, bool) or not isinstance(folds, Integral) or folds < 2:
+        raise UserError(f"--folds {folds!r}: give 2 or more")
+    if isinstance(bootstrap, bool) or not isinstance(bootstrap, Integral) or bootstrap < 0:
+        raise UserError(f"--bootstrap {bootstrap!r}: give a number of resamples >= 0")
     rows = [score_row(record) for record in records]
     if any(row.pairwise for row in rows):
         raise UserError("calibrate maps scores onto a human scale; a pairwise run has verdicts (use meta-eval)")
@@ -330,6 +335,17 @@ def calibrate_records(
     before, after, gain = _intervals(scores, predicted, ratings, bootstrap, seed)
     by_system, _ = transfer_by_system(scores, ratings, [r.system_id for r in labelled], k, seed)
     targets = [score_row(r) for r in apply_to] if apply_to is not None else rows
+    if apply_to is not None:
+        (dataset, aspect, method), other = (
+            next(iter(parts)),
+            {(str(r.dataset), str(r.aspect), r.method) for r in targets},
+        )
+        if any(r.pairwise for r in targets) or other != {(dataset, aspect, method)}:
+            found = ", ".join(sorted(f"{d}/{a} ({m})" for d, a, m in other)) or "no records"
+            raise UserError(
+                f"--apply: the map is {dataset}/{aspect} judged by {method}; the run to apply it to holds {found}"
+                + (" with verdicts" if any(r.pairwise for r in targets) else "")
+            )
     unlabelled = [
         r for r in targets if number(r.score) is not None and (apply_to is not None or number(r.human_score) is None)
     ]

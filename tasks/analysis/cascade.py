@@ -160,8 +160,8 @@ def assign(confidences: Sequence[np.ndarray], thresholds: Sequence[float]) -> np
 def check_levels(alpha: float, delta: float) -> None:
     """``alpha`` and ``delta`` are probabilities strictly between 0 and 1 (else a ValueError naming which)."""
     for name, value in (("alpha", alpha), ("delta", delta)):
-        if not 0 < value < 1:
-            raise ValueError(f"{name} must be between 0 and 1 (exclusive), not {value}")
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 1:
+            raise ValueError(f"{name} must be between 0 and 1 (exclusive), not {value!r}")
 
 
 @dataclass(frozen=True)
@@ -342,6 +342,7 @@ class CascadeReport:
     abstained: tuple[str, ...]
     unlabelled_items: int
     seed: int
+    not_shared_items: int = 0  # judged by some runs only: left out
 
     def to_dict(self) -> dict[str, Any]:
         """The report as JSON (``debate-eval cascade --json``)."""
@@ -368,6 +369,7 @@ class CascadeReport:
                 "cascade_usd_per_item": self.cascade_usd_per_item,
             },
             "unlabelled_items": self.unlabelled_items,
+            "not_shared_items": self.not_shared_items,
             "abstained": list(self.abstained),
         }
 
@@ -394,6 +396,10 @@ def cascade_runs(
         raise UserError(f"--calibration must be between 0 and 1 (exclusive), not {calibration_share}")
     if len(runs) < 1:
         raise UserError("a cascade needs at least one run")
+    if min_decided < 1:
+        raise UserError(f"--min-decided {min_decided}: give 1 or more (the calibration items a threshold is tested on)")
+    if tolerance is not None and not (math.isfinite(tolerance) and tolerance >= 0):
+        raise UserError(f"--tolerance {tolerance:g}: give a distance >= 0 on the score scale")
     aligned = align(runs, labels, tolerance=DEFAULT_TOLERANCE if tolerance is None else tolerance)
     for name, conf in zip(aligned.names, aligned.confidence, strict=True):
         if len(conf) and np.isnan(conf).all():
@@ -407,6 +413,7 @@ def cascade_runs(
     rng = np.random.default_rng(seed)
     calibration = np.zeros(n, dtype=bool)
     calibration[rng.permutation(n)[: round(calibration_share * n)]] = True
+    _check_reachable(int(calibration.sum()), alpha, delta / len(runs), min_decided, calibration_share)
     split = run_split(
         aligned.names,
         list(aligned.confidence),
@@ -449,6 +456,41 @@ def cascade_runs(
         abstained=tuple(sorted(abstained)),
         unlabelled_items=len(unlabelled),
         seed=seed,
+        not_shared_items=aligned.not_shared,
+    )
+
+
+def items_to_reach(alpha: float, level: float) -> int:
+    """The fewest decided items whose exact lower bound at ``level`` can reach ``alpha``: all of them agreeing,
+    the bound is ``level ** (1 / n)``."""
+    needed = max(1, math.ceil(math.log(level) / math.log(alpha)))
+    while agreement_lower_bound(needed, needed, level) < alpha:  # the float edge of the closed form
+        needed += 1
+    return needed
+
+
+def _check_reachable(calibrating: int, alpha: float, level: float, min_decided: int, share: float) -> None:
+    """A one-line ``UserError`` when no threshold can pass on ``calibrating`` items, whatever the judges answer:
+    the cascade would report that it decides nothing, and the cause is too few labels, not the judges."""
+    from debate_eval.agents.errors import UserError
+
+    perfect = items_to_reach(alpha, level)
+    needed = max(perfect, min_decided)
+    if calibrating >= needed:
+        return
+    if calibrating < perfect:
+        bound = agreement_lower_bound(calibrating, calibrating, level)
+        why = (
+            f"even if the first judge agreed on all of them, the exact lower bound at level {level:.3g} (--delta over "
+            f"the judges) is {bound:.3f}, under --alpha {alpha:g} ({perfect} items needed)"
+        )
+        instead = "lower --alpha or raise --delta"
+    else:
+        why = f"a threshold is tested only on --min-decided {min_decided} items or more"
+        instead = "lower --min-decided"
+    raise UserError(
+        f"cascade: {calibrating} labelled calibration items can pass no threshold: {why}; label about "
+        f"{math.ceil(needed / share)} items ({needed} to calibrate on at --calibration {share:g}), or {instead}"
     )
 
 

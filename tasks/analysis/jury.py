@@ -150,6 +150,8 @@ def write_jury(
         raise UserError(f"--split {split}: choose one of {', '.join(SPLITS)}")
     if len(runs) < 2:
         raise UserError("a jury needs two runs or more (one per juror)")
+    if RunDir(Path(out)).results_path.is_file() and RunDir(Path(out)).results_path.stat().st_size > 0:
+        raise UserError(f"{out} already holds results; write the jury into a new --out directory")
     names = [Path(run).name if Path(run).is_dir() else Path(run).parent.name for run in runs]
     if len(set(names)) < len(names):
         raise UserError("two jurors' runs have the same name; give run directories with different names")

@@ -44,8 +44,8 @@ def choose(candidates: Sequence[Candidate], n: int, how: str = STRATIFIED, seed:
     """The indexes of the ``n`` candidates to label (all of them when there are no more), in the order given."""
     if how not in CHOICES:
         raise UserError(f"--choose {how!r}: choose one of {', '.join(CHOICES)}")
-    if n < 1:
-        raise UserError(f"--n {n}: give a number of items to label >= 1")
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise UserError(f"--n {n!r}: give a number of items to label >= 1")
     if n >= len(candidates):
         return list(range(len(candidates)))
     rng = random.Random(seed)

@@ -125,6 +125,7 @@ class Aligned:
     tokens: tuple[np.ndarray, ...]
     pairwise: bool
     unlabelled: tuple[str, ...]  # items every judge has but no label: what a cascade decides or leaves
+    not_shared: int = 0  # items some judge has and another has not: left out
 
 
 def align(
@@ -166,6 +167,7 @@ def align(
         tokens=tuple(np.array([judge.tokens.get(key, 0) for key in keys], dtype=float) for judge in judges),
         pairwise=pairwise,
         unlabelled=tuple(sorted(key for key in shared if key not in merged)),
+        not_shared=len(set().union(*(judge.answers for judge in judges)) - shared),
     )
 
 

@@ -90,25 +90,30 @@ def read_labels(
     rating needs a single-score record and a verdict a pairwise one. With ``scale`` (low, high), a rating must
     lie on it."""
     source = Path(path)
+    if source.is_dir():
+        raise UserError(f"{source}: a folder, not a labels file (the label page downloads {LABELS_FILE})")
     if not source.is_file():
         raise UserError(f"{source}: no such labels file (the label page downloads it as {LABELS_FILE})")
     known = _known_items(records) if records is not None else None
     labels: list[Label] = []
     seen: dict[tuple[str, str | None, str | None], int] = {}
-    with source.open(encoding="utf-8") as handle:
-        for number, text in enumerate(handle, start=1):
-            if not text.strip():
-                continue
-            label = _parse_line(text, source, number, known, scale)
-            key = (label.item_id, label.aspect, label.annotator)
-            if key in seen:
-                who = f" by annotator {label.annotator!r}" if label.annotator else ""
-                raise UserError(
-                    f"{source}: line {number} (counted from 1): item_id {label.item_id!r} is labelled again{who} "
-                    f"(first on line {seen[key]}); keep one line per item and annotator"
-                )
-            seen[key] = number
-            labels.append(label)
+    try:  # utf-8-sig: a byte-order mark that an editor put at the start is not part of the first line
+        lines = source.read_text(encoding="utf-8-sig").split("\n")
+    except UnicodeDecodeError as error:
+        raise UserError(f"{source}: not UTF-8 text (byte {error.start}); a labels file is JSON lines") from None
+    for number, text in enumerate(lines, start=1):
+        if not text.strip():
+            continue
+        label = _parse_line(text, source, number, known, scale)
+        key = (label.item_id, label.aspect, label.annotator)
+        if key in seen:
+            who = f" by annotator {label.annotator!r}" if label.annotator else ""
+            raise UserError(
+                f"{source}: line {number} (counted from 1): item_id {label.item_id!r} is labelled again{who} "
+                f"(first on line {seen[key]}); keep one line per item and annotator"
+            )
+        seen[key] = number
+        labels.append(label)
     if not labels:
         raise UserError(f"{source}: no labels in the file")
     return labels

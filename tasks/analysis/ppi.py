@@ -334,8 +334,11 @@ def plan_labels(records: Sequence[RecordLike], width: float, outputs: int | None
     return {"width": width, "level": LEVEL, "parts": parts}
 
 
+PILOT_LABELS = 30  # a plan from fewer pilot labels rests on rough estimates of the spreads: the text says so
+
+
 def plan_lines(plan: dict[str, Any]) -> list[str]:
-    """The label plan as text, one line per system."""
+    """The label plan as text, one line per system (and one warning when a pilot has too few labels)."""
     lines = [
         f"human labels for a 95% interval of a system's mean human score at most {plan['width']:g} wide "
         "(from the pilot's spread; PPI++ uses the judge's scores of every output)"
@@ -356,4 +359,18 @@ def plan_lines(plan: dict[str, Any]) -> list[str]:
                 f"  {name}: {entry['human_only']} human-only, {with_judge}; pilot {entry['n_pilot']} labels, "
                 f"human sd {entry['sd_human']:.3f}, judge-human correlation {correlation}"
             )
+    few = sorted(
+        {
+            f"{part} {name}"
+            for part, plans in plan["parts"].items()
+            for name, entry in plans.items()
+            if not isinstance(entry, str) and entry["n_pilot"] < PILOT_LABELS
+        }
+    )
+    if few:
+        shown = ", ".join(few[:5]) + (" ..." if len(few) > 5 else "")
+        lines.append(
+            f"rough: {len(few)} plans rest on fewer than {PILOT_LABELS} pilot labels ({shown}); their spreads are "
+            f"guesses, label {PILOT_LABELS} or more in the pilot first"
+        )
     return lines

@@ -71,6 +71,7 @@ class Selection:
     test_items: int
     seed: int
     held_out: tuple[str, ...] = ()  # the held-out items' ids
+    not_shared_items: int = 0  # labelled items some candidate did not judge: left out
 
     @property
     def confirmed(self) -> bool:
@@ -79,6 +80,11 @@ class Selection:
 
     def reason(self) -> str:
         """One sentence: why ``chosen``."""
+        if all(candidate.dev is None for candidate in self.candidates):
+            return (
+                f"no candidate has a {self.statistic} on the development split (constant answers, or too few "
+                "items): nothing to choose on, the simplest is kept"
+            )
         if self.best_on_dev == self.simplest:
             return f"no candidate beat {self.simplest} on the development split: the simplest is kept"
         shown = "not computed" if self.p_value is None else f"{self.p_value:.3g}"
@@ -141,6 +147,7 @@ def select_judge(
         raise UserError("two runs have the same name; give run directories with different names")
     rows = [_rows(path, labels) for path in runs]
     shared = set.intersection(*({f"{r.key}\t{r.aspect}" for r in part if _labelled(r)} for part in rows))
+    labelled_any = set.union(*({f"{r.key}\t{r.aspect}" for r in part if _labelled(r)} for part in rows))
     if len(shared) < 4:
         raise UserError(f"the runs share {len(shared)} labelled items; select needs labelled items of the same data")
     first = {f"{r.key}\t{r.aspect}": r for r in rows[0]}
@@ -200,6 +207,7 @@ def select_judge(
         test_items=len(test_keys),
         seed=seed,
         held_out=tuple(key.split("\t")[0] for key in test_list),
+        not_shared_items=len(labelled_any - shared),
     )
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from debate_eval._run import Run, load_run
+from debate_eval._trust import run_paths
 from debate_eval.debates.kit.combine import MAJORITY
 from debate_eval.tasks.analysis.jury import UNSCORED
 
@@ -25,7 +26,7 @@ def jury(
     ``combine``: its combination's own answer), the jurors' agreement as the ``confidence``."""
     from debate_eval.tasks.analysis.jury import write_jury
 
-    paths = [run.path if isinstance(run, Run) else run for run in runs]
+    paths = run_paths(runs, "jury")
     write_jury(paths, out, combine=combine, split=split)
     return load_run(out)
 
@@ -57,6 +58,8 @@ class Jury:
         from debate_eval.debates.kit.combine import COMBINES
         from debate_eval.tasks.analysis.jury import SPLITS
 
+        if isinstance(judges, str) or not isinstance(judges, Sequence):
+            raise TypeError("a Jury takes a list of judges: Jury([judge_a, judge_b, ...])")
         if len(judges) < 2:
             raise ValueError("a Jury needs two judges or more")
         if combine not in COMBINES or split not in SPLITS:

@@ -9,10 +9,13 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from math import inf
+from numbers import Real
 from pathlib import Path
 from typing import Any, Union
 
 from debate_eval._run import Run
+from debate_eval.agents.errors import UserError
 from debate_eval.tasks.analysis.bootstrap import DEFAULT_RESAMPLES, SEED
 from debate_eval.tasks.analysis.calibration import DEFAULT_FOLDS, Calibration, calibrate_records
 from debate_eval.tasks.analysis.cascade import DEFAULT_MIN_DECIDED, CascadeReport
@@ -30,6 +33,14 @@ PathLike = Union[str, "os.PathLike[str]"]
 
 def _path(run: RunLike) -> Path:
     return Path(run.path) if isinstance(run, Run) else Path(run)
+
+
+def run_paths(runs: Any, command: str) -> list[Any]:
+    """``runs`` as a list of run paths (a ``Run`` by its path); one path alone, not in a list, is a ``UserError``
+    (its characters would be read as run directories)."""
+    if isinstance(runs, str | os.PathLike | Run):
+        raise UserError(f"{command} takes a list of runs, not one run ({runs!s}): {command}([run_a, run_b, ...])")
+    return [run.path if isinstance(run, Run) else run for run in runs]
 
 
 def label_page(
@@ -84,18 +95,44 @@ def _labels(labels: Any, first_run: Any) -> Mapping[str, Any] | None:
 
 
 def select(
-    runs: Sequence[str | os.PathLike[str]],
+    runs: Sequence[str | os.PathLike[str]] = (),
     *,
     labels: str | os.PathLike[str] | Mapping[str, Any] | None = None,
     dev: float = DEFAULT_DEV_SHARE,
     seed: int = 0,
     level: float = DEFAULT_LEVEL,
+    candidates: Sequence[str | os.PathLike[str] | Mapping[str, Any]] | None = None,
+    out: str | os.PathLike[str] | None = None,
+    config: str | os.PathLike[str] | None = None,
+    **options: Any,
 ) -> Selection:
     """``debate-eval select`` as a function: among ``runs`` (candidate run directories of the same items, the
     simplest first), the best on a ``dev`` share of the labelled items, chosen only when it beats the simplest
-    on the held-out rest with a paired test at ``level``; otherwise the simplest."""
+    on the held-out rest with a paired test at ``level``; otherwise the simplest.
+
+    With ``candidates`` (configurations, the simplest first: mappings of ``run`` options such as
+    ``{"method": "debate", "max_rounds": 2}``, ``"KEY=VALUE,..."`` specs or TOML files) each candidate is run
+    first, on the labelled items only, into ``out/NAME`` (resumable): ``dataset=``, ``aspect=`` and every other
+    ``evaluate`` keyword (``provider``, ``model``, ...), or a ``config`` file, are the options they share."""
     from debate_eval.tasks.analysis.select import select_judge
 
+    if candidates is not None:
+        from debate_eval._evaluate import make_request
+        from debate_eval._select_run import select_by_running
+        from debate_eval.agents.errors import UserError
+
+        if runs:
+            raise UserError("select takes finished runs or candidates to run, not both")
+        if out is None:
+            raise UserError("select with candidates needs out=, the folder of their run directories")
+        base, _ = make_request(None, options, config)
+        return select_by_running(candidates, out=out, base=base, labels=labels, dev=dev, seed=seed, level=level)[0]
+    if options or out is not None or config is not None:
+        from debate_eval.agents.errors import UserError
+
+        unexpected = sorted(options) + [n for n, v in (("out", out), ("config", config)) if v is not None]
+        raise UserError(f"select: {unexpected[0]} is for candidates to run (candidates=[...])")
+    runs = run_paths(runs, "select")
     given = _labels(labels, runs[0]) if runs else None
     return select_judge(runs, labels=given, dev_share=dev, seed=seed, level=level)
 
@@ -119,6 +156,7 @@ def cascade(
     from debate_eval.tasks.analysis.cascade import cascade_runs
     from debate_eval.tasks.analysis.labelled import load_judge
 
+    runs = run_paths(runs, "cascade")
     judges = [load_judge(path) for path in runs]
     given = _labels(labels, runs[0]) if runs else None
     return cascade_runs(
@@ -155,8 +193,13 @@ class Cascade:
     ``judges`` are ``Judge`` objects (or anything with their ``score`` and ``compare``)."""
 
     def __init__(self, judges: Sequence[Any], thresholds: Sequence[float]) -> None:
+        if isinstance(judges, str) or not isinstance(judges, Sequence) or not isinstance(thresholds, Sequence):
+            raise TypeError("a Cascade takes a list of judges and a list of thresholds, the cheapest judge first")
         if len(judges) != len(thresholds) or not judges:
             raise ValueError("a Cascade needs one threshold per judge, and at least one judge")
+        for value in thresholds:
+            if isinstance(value, bool) or not isinstance(value, Real) or not (0 <= value <= 1 or value == inf):
+                raise ValueError(f"a threshold is a confidence in [0, 1] (or math.inf: never decides), not {value!r}")
         self.judges = tuple(judges)
         self.thresholds = tuple(float(t) for t in thresholds)
 

@@ -15,6 +15,7 @@ from debate_eval.tasks.analysis.bootstrap import DEFAULT_RESAMPLES
 from debate_eval.tasks.analysis.calibration import DEFAULT_FOLDS, Calibration, calibrate_records
 from debate_eval.tasks.analysis.labels import labelled_run_rows, scale_of_run
 from debate_eval.tasks.analysis.records import load_results, number, results_path
+from debate_eval.tasks.engine.rundir import refuse_run_file
 
 
 def add_subparser(subparsers: Any) -> None:
@@ -63,6 +64,8 @@ def handle_calibrate(args: argparse.Namespace) -> int:
         raise UserError(f"--folds {args.folds}: give 2 or more")
     if args.bootstrap < 0:
         raise UserError(f"--bootstrap {args.bootstrap}: give a number of resamples >= 0")
+    if args.out:
+        refuse_run_file(args.out)
     records = load_results([results_path(args.run)])
     if args.labels:
         records = labelled_run_rows(records, args.labels, args.run)

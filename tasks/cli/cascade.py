@@ -92,7 +92,8 @@ def format_report(report: CascadeReport) -> str:
     lines = [
         f"cascade of {' -> '.join(report.names)} -> a person; target agreement {report.alpha:g} on the decided "
         f"items with probability {1 - report.delta:g}",
-        f"calibration: {report.calibration_items} labelled items (seed {report.seed}); held out: {report.test_items}",
+        f"calibration: {report.calibration_items} labelled items (seed {report.seed}); held out: {report.test_items}"
+        + (f"; {report.not_shared_items} items not judged by every run left out" if report.not_shared_items else ""),
         "",
         f"{'judge':<28} {'threshold':>10} {'calib. decided':>15} {'agree':>7} {'bound':>7} {'test share':>11}",
     ]

@@ -23,6 +23,7 @@ from debate_eval.agents.errors import UserError
 from debate_eval.tasks.analysis.imports import FORMATS
 from debate_eval.tasks.analysis.imports.common import (
     ImportResult,
+    check_new_out,
     config_payload,
     unmatched_line,
     write_run,
@@ -80,6 +81,7 @@ def _counts(records: list[Record]) -> str:
 def handle_import(args: argparse.Namespace) -> int:
     """Import the files into ``--out`` and print what was imported and what did not match."""
     module = FORMATS[args.format]
+    check_new_out(Path(args.out))  # before reading: no 'rows imported' line for an import that cannot be written
     options = {
         "aspect": args.aspect,
         "answer_field": args.answer_field,

@@ -25,7 +25,9 @@ def add_subparser(subparsers: Any) -> None:
         "so 'debate-eval cascade JURY STRONGER' escalates the split ones. Writes a run directory.",
     )
     parser.add_argument("runs", nargs="+", metavar="RUN", help="the jurors' run directories, of the same items")
-    parser.add_argument("--out", required=True, help="the jury's run directory")
+    parser.add_argument(
+        "--out", required=True, help="the jury's run directory: a new one (one holding results is refused)"
+    )
     parser.add_argument(
         "--combine", choices=COMBINES, default=MAJORITY, help=f"how the answers combine (default {MAJORITY})"
     )

@@ -15,7 +15,7 @@ def add_subparser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "label",
         help="write a self-contained page to label chosen items of a run (downloads labels.jsonl for --labels)",
-        description="Write one HTML file that opens offline: K items of the run, each with its judged texts, a "
+        description="Write one HTML file that opens offline: --n items of the run, each with its judged texts, a "
         "rating control on the run's scale (a verdict for pairwise runs) and the judge's transcript collapsed. "
         "Progress stays in the browser; the page downloads labels.jsonl, which meta-eval, calibrate and the "
         "systems' PPI read with --labels FILE.",

@@ -89,6 +89,11 @@ def handle_meta_eval(args: argparse.Namespace) -> int:
             raise UserError("--labels reads the labels of one run; give one RUN")
         records = labelled_run_rows(records, args.labels, args.results[0])
     block = _win_rates(args) if has_baseline(records) else None
+    if args.difficulty and block is None:
+        raise UserError(
+            f"--difficulty {args.difficulty}: applies to pairwise runs against a baseline (AlpacaEval's); "
+            f"{', '.join(args.results)} has none"
+        )
     if block is not None and not any(row.human_label or row.human_score is not None for row in records):
         print(json.dumps(block, indent=2) if args.json else "\n".join(win_rate_table(block)))
         return 0
@@ -97,7 +102,10 @@ def handle_meta_eval(args: argparse.Namespace) -> int:
     report = meta_evaluate(records, bootstrap=args.bootstrap, ci_method=args.ci_method)
     column = args.reference if args.reference != ALL_REFERENCES else None
     if args.json:
-        print(format_json(report, reference=column))
+        payload = json.loads(format_json(report, reference=column))
+        if block is not None:  # the text's win-rate table, here as in the run without human labels
+            payload["win_rates"] = block
+        print(json.dumps(payload, indent=2))
     else:
         print(format_table(report, reference=column))
         if args.reference == ALL_REFERENCES:
@@ -121,6 +129,14 @@ def _win_rates(args: argparse.Namespace) -> dict[str, Any] | None:
     """The runs' win rates against their baseline (``win_rates``), None when they have no baseline."""
     records = [record for path in args.results for record in iter_checked(results_path(path))]
     difficulty = read_difficulty(Path(args.difficulty)) if args.difficulty else None
+    if difficulty is not None:
+        asked = sorted({str((r.inputs or {}).get("question") or "") for r in records if r.task_type == "pairwise"})
+        missing = [instruction for instruction in asked if instruction not in difficulty]
+        if missing:
+            raise UserError(
+                f"{args.difficulty}: {len(missing)} of the run's {len(asked)} instructions have no difficulty "
+                f"(first: {missing[0][:60]!r}); give every instruction, as its text, in the instruction column"
+            )
     return baseline_win_rates(records, difficulty)
 
 

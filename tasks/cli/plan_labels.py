@@ -23,7 +23,7 @@ def add_subparser(subparsers: Any) -> None:
         help="from a pilot's labelled items, the human labels a target interval width needs, with and without "
         "the judge",
         description="From a pilot run's outputs that carry a human rating beside the judge's score: per system, "
-        "how many human labels a 95%% interval of its mean human score at most --width wide needs from the "
+        "how many human labels a 95% interval of its mean human score at most --width wide needs from the "
         "ratings alone (t interval) and with the judge's scores of every output (prediction-powered "
         "inference, PPI++).",
     )
@@ -50,6 +50,8 @@ def handle_plan_labels(args: argparse.Namespace) -> int:
     if args.outputs is not None and args.outputs < 3:
         raise UserError(f"--outputs {args.outputs}: give the number of outputs per system the judge scores (>= 3)")
     records = load_results([results_path(args.run)])
+    if records and all(record.pairwise for record in records):
+        raise UserError(f"{args.run}: a pairwise run (verdicts); plan-labels plans the labels of scored outputs")
     plan = plan_labels(records, args.width, args.outputs)
     if not plan["parts"]:
         raise UserError(

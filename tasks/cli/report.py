@@ -7,6 +7,7 @@ from typing import Any
 
 from debate_eval.tasks.analysis.bootstrap import CI_METHODS, DEFAULT_CI_METHOD
 from debate_eval.tasks.analysis.report import write_report
+from debate_eval.tasks.engine.rundir import refuse_run_file
 
 
 def add_subparser(subparsers: Any) -> None:
@@ -43,6 +44,7 @@ def add_subparser(subparsers: Any) -> None:
 
 def handle_report(args: argparse.Namespace) -> int:
     """Write the report and print its path."""
+    refuse_run_file(args.out)
     target = write_report(
         args.runs,
         args.out,

@@ -41,6 +41,16 @@ def _toml_module() -> Any:
     return tomli
 
 
+def toml_value(text: str) -> Any:
+    """``text`` read as one TOML value (``2``, ``true``, ``0.5``, ``"a,b"``); text that is none (a bare word such
+    as ``geval``) is itself."""
+    toml = _toml_module()
+    try:
+        return toml.loads(f"value = {text}")["value"]
+    except toml.TOMLDecodeError:
+        return text
+
+
 def read_request_file(path: str | os.PathLike[str]) -> RunRequest:
     """The request a TOML file holds; one ``UserError`` line for a missing file, bad TOML or a bad value."""
     file = Path(path).expanduser()

@@ -130,6 +130,7 @@ class RunOptions:
     ray: str | None = None  # --ray [ADDRESS]: the shards as Ray tasks (engine/backends/ray.py)
     skip_done_of: Path | None = None  # a worker's run directory: its finished items are not run again
     trace_content: bool = False  # --trace-content: judged texts and answers on the spans, when traced (telemetry)
+    item_ids: tuple[str, ...] | None = None  # only these items of the selection (select's labelled items); None: all
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready view for config.json."""

@@ -36,6 +36,15 @@ CONFIG_FILE = "config.json"
 RESULTS_FILE = "results.jsonl"
 SUMMARY_FILE = "summary.json"
 INDEX_FILE = "results.index.json"  # the resume index (resume_index.py), beside the results file
+RUN_FILES = (CONFIG_FILE, RESULTS_FILE, SUMMARY_FILE, INDEX_FILE)
+
+
+def refuse_run_file(path: str | os.PathLike[str], flag: str = "--out") -> None:
+    """A one-line ``UserError`` when ``path`` is one of a run directory's own files: a page or a table written
+    there would replace the run's results (or its config)."""
+    target = Path(path)
+    if target.name in RUN_FILES and RunDir(target.parent).is_run():
+        raise UserError(f"{flag} {target}: a file of the run directory {target.parent}; write it elsewhere")
 
 
 class ResultsWriteError(UserError):

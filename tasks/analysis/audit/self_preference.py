@@ -52,10 +52,20 @@ def read_families(spec: str) -> dict[str, str]:
     """The system -> family map of ``--system-families``: ``sysA=openai,sysB=meta``, or a file: JSON (an
     object of system -> family) or CSV with columns ``system`` and ``family``."""
     path = Path(spec)
+    if "=" not in spec and path.suffix.lower() in (".json", ".csv") and not path.is_file():
+        raise UserError(f"--system-families {spec}: no such file")
     if path.is_file():
-        text = path.read_text(encoding="utf-8")
+        try:
+            text = path.read_text(encoding="utf-8-sig")
+        except UnicodeDecodeError as error:
+            raise UserError(f"{path}: not UTF-8 text (byte {error.start}); give a JSON or CSV file") from None
         if path.suffix.lower() == ".json":
-            value = json.loads(text)
+            try:
+                value = json.loads(text)
+            except json.JSONDecodeError as error:
+                raise UserError(
+                    f"{path}: not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})"
+                ) from None
             if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
                 raise UserError(f"{path}: expected a JSON object of system -> family (text)")
             return {str(k): v for k, v in value.items()}

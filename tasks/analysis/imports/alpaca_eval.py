@@ -87,7 +87,7 @@ def import_file(path: Path, options: dict[str, Any]) -> tuple[ImportResult, str,
     system, baseline = systems.pop(), baselines.pop()
     result = ImportResult()
     seen: dict[str, int] = {}
-    missing = 0
+    missing: list[int] = []  # rows (counted from 1) without a preference in [1, 2]
     for number, row in enumerate(rows, start=1):
         instruction = _text(path, number, row, "instruction")
         group = instruction_id(instruction)
@@ -99,7 +99,8 @@ def import_file(path: Path, options: dict[str, Any]) -> tuple[ImportResult, str,
         if "preference" not in row:
             raise UserError(f"{path}: row {number} (counted from 1): field 'preference' is missing")
         preference = read_preference(row["preference"])
-        missing += preference is None
+        if preference is None:
+            missing.append(number)
         parsed = verdict_of(preference)
         output_a, output_b = _text(path, number, row, "output_1"), _text(path, number, row, "output_2")
         record: dict[str, Any] = {
@@ -135,7 +136,14 @@ def import_file(path: Path, options: dict[str, Any]) -> tuple[ImportResult, str,
         result.records.append(record)
     result.notes.append(
         f"{path}: {system} against {baseline}, {len(rows)} instructions"
-        + (f"; {missing} without a preference in [1, 2] (left out of the win rate)" if missing else "")
+        + (
+            f"; {len(missing)} without a preference in [1, 2] (left out of the win rate; rows counted from 1: "
+            + ", ".join(map(str, missing[:10]))
+            + (" ..." if len(missing) > 10 else "")
+            + ")"
+            if missing
+            else ""
+        )
     )
     return result, ASPECT, None
 

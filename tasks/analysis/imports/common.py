@@ -181,12 +181,18 @@ def config_payload(
     return {"config_hash": digest, "result_config": result_config}
 
 
+def check_new_out(out_dir: Path) -> None:
+    """A ``UserError`` when ``out_dir`` already holds results (an import never writes over a run)."""
+    results = RunDir(out_dir).results_path
+    if results.exists() and results.stat().st_size > 0:
+        raise UserError(f"{out_dir} already holds results ({results}); import into a new --out directory")
+
+
 def write_run(out_dir: Path, config: dict[str, Any], records: Sequence[dict[str, Any]]) -> Path:
     """Write ``config.json`` and ``results.jsonl`` into a new (or empty) ``out_dir``; never overwrite results."""
     run_dir = RunDir(out_dir)
     results = run_dir.results_path
-    if results.exists() and results.stat().st_size > 0:
-        raise UserError(f"{out_dir} already holds results ({results}); import into a new --out directory")
+    check_new_out(out_dir)
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

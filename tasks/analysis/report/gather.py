@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import sys
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -379,5 +379,7 @@ def label_items(run: Run, path: str | Path) -> None:
     aspects = {item.aspect for item in run.items}
     scale = run_scale(run.config, next(iter(aspects))) if len(aspects) == 1 else None
     labelled = apply_labels(rows, read_labels(path, rows, scale))
-    for item, row in zip(run.items, labelled, strict=True):
-        item.human_score, item.human_label = row.human_score, row.human_label
+    run.items = [  # an Item is frozen: each labelled one is a copy
+        replace(item, human_score=row.human_score, human_label=row.human_label)
+        for item, row in zip(run.items, labelled, strict=True)
+    ]

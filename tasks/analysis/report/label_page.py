@@ -26,6 +26,7 @@ from debate_eval.tasks.analysis.report.gather import attach_inputs, load_run
 from debate_eval.tasks.analysis.report.page import _csp, asset, safe_json
 from debate_eval.tasks.analysis.report.plots import esc
 from debate_eval.tasks.engine.record import Record
+from debate_eval.tasks.engine.rundir import refuse_run_file
 
 PAGE = "label_page.html"
 TRANSCRIPT_CHARS = 20_000  # of one message on the page (a longer one is cut, saying so)
@@ -91,6 +92,7 @@ def label_page(
 ) -> LabelPage:
     """Write the label page of ``n`` items of ``run`` chosen by ``how`` (:mod:`tasks.analysis.label_choice`)
     to ``out``; returns the page (its path and item ids). Items with an error are never offered."""
+    refuse_run_file(out)
     loaded = load_run(run)
     attach_inputs([loaded], data_dir)
     candidates: list[Candidate] = []

@@ -15,6 +15,7 @@ from typing import Any
 
 from debate_eval.agents.errors import UserError
 from debate_eval.tasks.engine.results import write_json_atomic
+from debate_eval.tasks.engine.rundir import RunDir
 
 AUDIT_FILE = "audit.json"
 SHARED_KEYS = ("dataset", "aspect", "selection")  # must be equal for every judge of a folder
@@ -25,6 +26,11 @@ def read_audit(out: Path) -> dict[str, Any]:
     """The folder's ``audit.json`` (an empty document when there is none)."""
     path = out / AUDIT_FILE
     if not path.is_file():
+        results = RunDir(out).results_path
+        if results.is_file() and results.stat().st_size > 0:
+            raise UserError(
+                f"{out} is a run directory (it holds {results.name}), not an audit folder; use another --out"
+            )
         return {"kind": KIND, "judges": [], "commands": []}
     try:
         document = json.loads(path.read_text(encoding="utf-8"))

@@ -79,12 +79,13 @@ async def run_in_process(
     # row by row): the run holds the ids of the items it chose, not the items (data/sources.py)
     source = item_source(config.dataset, options.data_dir)
     select_positions(source, limit=options.limit, docs=options.docs)  # a bad --limit/--docs fails now
+    only = None if options.item_ids is None else frozenset(options.item_ids)
 
     def chosen() -> Iterator[tuple[int, str]]:
         """The positions and ids of the items chosen, in file order."""
         for position, item_id in select_positions(source, limit=options.limit, docs=options.docs):
             # the selection first, so the shards of one command split the same items
-            if options.shard is None or in_shard(item_id, options.shard):
+            if (only is None or item_id in only) and (options.shard is None or in_shard(item_id, options.shard)):
                 yield position, item_id
 
     configs = per_aspect(config)  # a multi-aspect run (--aspect a,b / all): one config per aspect (engine.aspects)

@@ -147,3 +147,26 @@ def test_too_few_labels_and_pairwise_runs_are_refused() -> None:
         calibrate_records(_records(n=1, labelled=1), bootstrap=0)
     with pytest.raises(UserError, match="pairwise run has verdicts"):
         calibrate_records([{"item_id": 1, "dataset": "d", "aspect": "a", "task_type": "pairwise", "verdict": "first"}])
+
+
+def test_the_map_is_applied_only_to_the_same_judge_and_aspect() -> None:
+    """--apply's run must be scores of the same dataset, aspect and method (a pairwise run or another judge
+    was given 'no judge scores' and an empty mean, as if the map had been applied)."""
+    records = _records(n=12, labelled=12)
+    same = [{**r, "item_id": f"new-{r['item_id']}", "human_score": None} for r in _records(n=4, labelled=0, seed=1)]
+    assert calibrate_records(records, apply_to=same, bootstrap=0).applied["n_unlabelled"] == 20
+    pairwise = [{"item_id": 1, "dataset": "own", "aspect": "quality", "method": "geval", "task_type": "pairwise",
+                 "verdict": "first"}]  # fmt: skip
+    other = [{**r, "method": "debate"} for r in same]
+    for target, found in [(pairwise, "own/quality (geval) with verdicts"), (other, "own/quality (debate)")]:
+        with pytest.raises(UserError, match=r"--apply: the map is own/quality judged by geval; the run to apply"):
+            calibrate_records(records, apply_to=target, bootstrap=0)
+        with pytest.raises(UserError, match=found.replace("(", r"\(").replace(")", r"\)")):
+            calibrate_records(records, apply_to=target, bootstrap=0)
+
+
+def test_folds_and_resamples_are_checked_as_the_command_checks_them() -> None:
+    """From Python, folds=1 was taken as 2 and bootstrap=-1 as none, silently."""
+    for options, message in [({"folds": 1}, "--folds 1: give 2 or more"), ({"bootstrap": -1}, "--bootstrap -1")]:
+        with pytest.raises(UserError, match=message):
+            calibrate_records(_records(n=12), **options)

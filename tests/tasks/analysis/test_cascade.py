@@ -143,6 +143,42 @@ def test_cascade_reads_a_labels_file_and_refuses_bad_input(tmp_path: Path, capsy
         assert len(error.strip().splitlines()) == 1 and re.search(message, error), error
 
 
+def test_too_few_labels_for_alpha_and_delta_is_an_error_not_an_empty_cascade(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With 6 labelled items (3 to calibrate on), no threshold can pass alpha 0.8 at delta 0.1 over two judges,
+    whatever the judges answer: all 3 agreeing bound the agreement below by 0.05 ** (1/3); 14 are needed
+    (0.05 ** (1/13) < 0.8 <= 0.05 ** (1/14)). Said so, instead of a report that the cascade decided nothing."""
+    one, two, labels = planted_runs(tmp_path)
+    file = tmp_path / "labels.jsonl"
+    file.write_text("".join(json.dumps({"item_id": f"q{i}", "verdict": labels[i]}) + "\n" for i in range(6)))
+    low = binomtest(3, 3, alternative="greater").proportion_ci(confidence_level=0.95).low
+    assert 0.05 ** (1 / 13) < 0.8 <= 0.05 ** (1 / 14)
+    assert main(["cascade", str(one), str(two), "--alpha", "0.8", "--labels", str(file), "--min-decided", "1"]) == 2
+    error = capsys.readouterr().err
+    assert "3 labelled calibration items can pass no threshold" in error and f"is {low:.3f}, under --alpha 0.8" in error
+    assert "(14 items needed); label about 28 items" in error and len(error.strip().splitlines()) == 1
+    assert main(["cascade", str(one), str(two), "--alpha", "0.8", "--labels", str(file)]) == 2
+    assert "label about 60 items (30 to calibrate on" in capsys.readouterr().err  # the default --min-decided 30
+    for flag, value, message in [("--min-decided", "0", "give 1 or more"), ("--tolerance", "-1", "distance >= 0")]:
+        assert main(["cascade", str(one), str(two), "--alpha", "0.8", flag, value]) == 2
+        assert message in capsys.readouterr().err
+
+
+def test_items_not_judged_by_every_run_are_counted(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Runs of different item sets: the cascade works on the shared items and says how many it left out."""
+    one, two, _ = planted_runs(tmp_path)
+    short = tmp_path / "short"
+    short.mkdir()
+    lines = (two / "results.jsonl").read_text(encoding="utf-8").splitlines()
+    (short / "results.jsonl").write_text("\n".join(lines[:-50]) + "\n", encoding="utf-8")
+    assert main(["cascade", str(one), str(short), "--alpha", "0.7", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["not_shared_items"] == 50 and report["calibration_items"] + report["test_items"] == 350
+    assert main(["cascade", str(one), str(short), "--alpha", "0.7"]) == 0
+    assert "; 50 items not judged by every run left out" in capsys.readouterr().out
+
+
 def test_the_guarantee_on_judgebench_released_judgments(shared_data_dir: Path, tmp_path: Path) -> None:
     """Skywork's reward margin then the o1-mini Arena-Hard judge, 20 seeded splits (scripts/bench_cascade.py
     runs 200): the realised agreement on the decided test items reaches alpha in at least 90% of them."""

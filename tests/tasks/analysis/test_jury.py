@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import debate_eval
+from debate_eval.agents.errors import UserError
 from debate_eval.tasks.cli.main import main
 
 PLANTED = ("planted-length", "planted-copy", "planted-first")
@@ -87,3 +88,15 @@ def test_the_jury_command_and_its_run_in_meta_eval_and_cascade(
     assert "records no confidence" in capsys.readouterr().err  # G-Eval's single answers give none
     assert main(["jury", str(pandalm_jurors[0]), "--out", str(tmp_path / "one")]) == 2
     assert "two runs or more" in capsys.readouterr().err
+
+
+def test_the_jury_never_writes_over_a_run(tmp_path: Path) -> None:
+    """An --out that holds results (a juror's own run, or an earlier jury) is refused and left as it was."""
+    runs = [scripted_run(tmp_path, model, "summeval", "coherence", 3) for model in PLANTED[:2]]
+    before = (runs[0] / "results.jsonl").read_bytes()
+    with pytest.raises(UserError, match="already holds results; write the jury into a new --out directory"):
+        debate_eval.jury(runs, runs[0])
+    assert (runs[0] / "results.jsonl").read_bytes() == before
+    debate_eval.jury(runs, tmp_path / "jury")
+    with pytest.raises(UserError, match="already holds results"):
+        debate_eval.jury(runs, tmp_path / "jury")

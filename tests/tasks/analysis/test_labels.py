@@ -56,6 +56,29 @@ def test_bad_lines_are_one_line_errors(tmp_path: Path, lines: list[object], mess
     assert message in str(error.value) and str(path) in str(error.value) and "\n" not in str(error.value)
 
 
+def test_a_byte_order_mark_and_blank_lines_are_read(tmp_path: Path) -> None:
+    """An editor's byte-order mark is not part of the first line; a blank line is skipped but counted."""
+    path = tmp_path / "labels.jsonl"
+    text = '{"item_id": "a", "rating": 2}\r\n\n{"item_id": "b", "rating": 9}\n'
+    path.write_bytes(b"\xef\xbb\xbf" + text.encode("utf-8"))
+    with pytest.raises(UserError, match=r"line 3 \(counted from 1\): rating 9 is off"):
+        read_labels(path, RECORDS, scale=(1.0, 5.0))
+    path.write_bytes(b"\xef\xbb\xbf" + text.replace("9", "4").encode("utf-8"))
+    assert [(label.item_id, label.rating, label.line) for label in read_labels(path, RECORDS)] == [
+        ("a", 2, 1),
+        ("b", 4, 3),
+    ]
+
+
+def test_a_binary_file_or_a_folder_is_a_one_line_error(tmp_path: Path) -> None:
+    path = tmp_path / "labels.jsonl"
+    path.write_bytes(b'{"item_id": "a", "rating": 2}\n\xff\xfe\x00\x80\n')
+    with pytest.raises(UserError, match=r"labels.jsonl: not UTF-8 text \(byte 30\)"):
+        read_labels(path, RECORDS)
+    with pytest.raises(UserError, match="a folder, not a labels file"):
+        read_labels(tmp_path, RECORDS)
+
+
 def test_pairwise_labels_need_a_known_verdict(tmp_path: Path) -> None:
     with pytest.raises(UserError, match="verdict must be one of first, second, tie, not 'A'"):
         read_labels(_file(tmp_path, {"item_id": "p1", "verdict": "A"}), PAIRS)

@@ -88,3 +88,31 @@ def test_select_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert json.loads(capsys.readouterr().out)["chosen"] == "strong"
     assert main(["select", str(runs[0])]) == 2
     assert "two runs or more" in capsys.readouterr().err
+
+
+def test_candidates_without_a_figure_are_not_said_to_be_beaten(tmp_path: Path) -> None:
+    """Constant scores have no Spearman: the simplest is kept because nothing can be compared, not because
+    no candidate beat it."""
+    runs = []
+    for name in ("flat", "flatter"):
+        path = tmp_path / name
+        path.mkdir()
+        lines = [{"item_id": i, "dataset": "own", "aspect": "quality", "method": name, "score": 3.0,
+                  "human_score": float(1 + i % 5)} for i in range(40)]  # fmt: skip
+        (path / "results.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+        runs.append(path)
+    selection = debate_eval.select(runs)
+    assert [candidate.dev for candidate in selection.candidates] == [None, None]
+    assert selection.chosen == "flat" and selection.reason().startswith("no candidate has a spearman")
+
+
+def test_labelled_items_not_judged_by_every_candidate_are_counted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    runs, _ = planted_candidates(tmp_path, {"simple": 0.6, "strong": 0.85})
+    lines = (runs[1] / "results.jsonl").read_text(encoding="utf-8").splitlines()
+    (runs[1] / "results.jsonl").write_text("\n".join(lines[:-40]) + "\n", encoding="utf-8")
+    selection = debate_eval.select(runs)
+    assert selection.not_shared_items == 40 and selection.dev_items + selection.test_items == len(lines) - 40
+    assert main(["select", *map(str, runs)]) == 0
+    assert "; 40 labelled items not judged by every candidate left out" in capsys.readouterr().out

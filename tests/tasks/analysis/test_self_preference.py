@@ -61,3 +61,11 @@ def test_family_maps(tmp_path: Path) -> None:
     (tmp_path / "g.csv").write_text("system,family\na,\n")
     with pytest.raises(UserError, match=r"row 1 .*empty system or family"):
         read_families(str(tmp_path / "g.csv"))
+    (tmp_path / "bad.json").write_text('{"a": "x",}')
+    with pytest.raises(UserError, match=r"bad.json: not valid JSON \(line 1, column 11"):
+        read_families(str(tmp_path / "bad.json"))
+    (tmp_path / "bin.csv").write_bytes(b"system,family\n\xff\xfe\n")
+    with pytest.raises(UserError, match=r"bin.csv: not UTF-8 text \(byte 14\)"):
+        read_families(str(tmp_path / "bin.csv"))
+    with pytest.raises(UserError, match=r"missing\.json: no such file"):
+        read_families(str(tmp_path / "missing.json"))

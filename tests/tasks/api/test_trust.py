@@ -6,6 +6,7 @@ and ``meta_evaluate(labels=)``: the same numbers as the commands (``label``, ``c
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +64,30 @@ def test_cascade_from_runs_and_a_report_to_live_judges(tmp_path: Path) -> None:
     assert by_mapping.to_dict() == report.to_dict()
     live = debate_eval.Cascade.from_report(["judge 1", "judge 2"], report)
     assert live.thresholds == tuple(t.value for t in report.thresholds)
+
+
+def test_one_run_not_in_a_list_and_a_level_as_text_are_clear_errors(tmp_path: Path) -> None:
+    """A single path given where a list of runs goes was read character by character ('r: no such results
+    file', 'two jurors' runs have the same name'); a level given as text failed comparing str with int."""
+    one, two, _ = planted_runs(tmp_path)
+    for call, name in [
+        (lambda: debate_eval.cascade(str(one), alpha=0.8), "cascade"),
+        (lambda: debate_eval.select(one), "select"),
+        (lambda: debate_eval.jury(str(one), tmp_path / "jury"), "jury"),
+    ]:
+        with pytest.raises(debate_eval.UserError, match=rf"{name} takes a list of runs, not one run"):
+            call()
+    with pytest.raises(ValueError, match=r"alpha must be between 0 and 1 \(exclusive\), not '0.8'"):
+        debate_eval.cascade([one, two], alpha="0.8")  # type: ignore[arg-type]
+    with pytest.raises(debate_eval.UserError, match="--n '5': give a number of items to label"):
+        debate_eval.label_page(one, tmp_path / "label.html", n="5")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"a threshold is a confidence in \[0, 1\] \(or math.inf"):
+        debate_eval.Cascade(["judge 1"], thresholds=[1.5])
+    assert debate_eval.Cascade(["judge 1", "judge 2"], thresholds=[math.inf, 0.0]).thresholds == (math.inf, 0.0)
+    with pytest.raises(TypeError, match="a Cascade takes a list of judges"):
+        debate_eval.Cascade("judge 1", thresholds=[0.5])  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="a Jury takes a list of judges"):
+        debate_eval.Jury(object())  # type: ignore[arg-type]
 
 
 LENGTHS = (4, 8, 14, 18, 25, 33)  # words: the length judge scores 1, 1, 2, 2, 3, 3

@@ -119,6 +119,16 @@ def test_other_data_in_the_same_folder_is_refused(isolated_env: Path, capsys: py
     assert "holds an audit of other data" in capsys.readouterr().err
 
 
+def test_a_run_directory_is_not_an_audit_folder(isolated_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An --out holding a run's results.jsonl is refused: the card, report and sub-runs were written into it."""
+    run = isolated_env / "run"
+    run.mkdir()
+    (run / "results.jsonl").write_text('{"item_id": "x"}\n', encoding="utf-8")
+    assert main(single_args(isolated_env, "planted-length", run, "--method", "geval", "--facets", "agreement")) == 2
+    assert "is a run directory (it holds results.jsonl), not an audit folder" in capsys.readouterr().err
+    assert sorted(path.name for path in run.iterdir()) == ["results.jsonl"]
+
+
 def test_budget_needs_a_price_for_every_model(isolated_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = isolated_env / "budget"
     args = single_args(isolated_env, "planted-length", out, "--method", "geval")

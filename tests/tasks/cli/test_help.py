@@ -37,6 +37,13 @@ def test_every_command_has_a_description_and_no_rst_backticks() -> None:
     assert "`" not in build_parser().format_help()
 
 
+def test_no_help_shows_a_doubled_percent_sign() -> None:
+    """argparse formats an argument's help with %, not a description: '95%%' there prints as is."""
+    for name, parser in parsers().items():
+        text = parser.format_help()
+        assert "%%" not in text, f"{name} --help: " + next(line for line in text.splitlines() if "%%" in line)
+
+
 def test_the_listed_help_lines_are_the_commands_own() -> None:
     listed = build_parser(None)  # what `debate-eval --help` builds: one line per command, no module imported
     full = build_parser()

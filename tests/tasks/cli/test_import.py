@@ -67,9 +67,10 @@ def test_import_then_show_meta_eval_and_rescore(tmp_path: Path, capsys: pytest.C
 def test_import_refuses_a_directory_with_results(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     path = authors_file(tmp_path)
     assert run(["import", "debate-authors", str(path), "--out", str(tmp_path / "run")], capsys)[0] == 0
-    status, _, err = run(["import", "debate-authors", str(path), "--out", str(tmp_path / "run")], capsys)
+    status, out, err = run(["import", "debate-authors", str(path), "--out", str(tmp_path / "run")], capsys)
     assert status == 2
     assert "already holds results" in err
+    assert "rows imported" not in out  # refused before reading, not after saying it imported
 
 
 def test_import_pandalm_and_nothing_matched(

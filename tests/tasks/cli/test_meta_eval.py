@@ -449,3 +449,52 @@ def test_meta_eval_streams_the_records_and_keeps_none(
     status, out = _run_command(["meta-eval", str(path), "--bootstrap", "0"], capsys)
     assert status == 0 and "summeval/coherence" in out
     assert len(read) == len(records) and alive_at_start == [0]
+
+
+def _alpaca_run(tmp_path: Path, preferences: list[float]) -> Path:
+    """A constructed AlpacaEval annotations file (one system against a baseline) imported as a run."""
+    from debate_eval.tasks.cli.main import main
+
+    rows = [
+        {"instruction": f"instruction {n}", "output_1": "base " * (n + 1), "output_2": "model " * (2 * n + 1),
+         "generator_1": "base", "generator_2": "m", "preference": value}
+        for n, value in enumerate(preferences)
+    ]  # fmt: skip
+    source = tmp_path / "annotations.json"
+    source.write_text(json.dumps(rows), encoding="utf-8")
+    out = tmp_path / "run"
+    assert main(["import", "alpaca-eval", str(source), "--out", str(out)]) == 0
+    return out
+
+
+def test_json_with_human_labels_keeps_the_win_rates(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """A run against a baseline that also has human labels: the JSON holds the win-rate block the text shows."""
+    preferences = [2.0, 1.0, 1.0, 2.0, 1.5, 1.0, 2.0, 1.0, 1.0, 1.0]
+    run = _alpaca_run(tmp_path, preferences)
+    capsys.readouterr()
+    ids = [json.loads(line)["item_id"] for line in (run / "results.jsonl").read_text(encoding="utf-8").splitlines()]
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text("".join(json.dumps({"item_id": i, "verdict": "first"}) + "\n" for i in ids), encoding="utf-8")
+    status, out = _run_command(["meta-eval", str(run), "--labels", str(labels), "--json", "--bootstrap", "0"], capsys)
+    payload = json.loads(out)
+    assert status == 0 and "alpaca_eval" in payload
+    entry = payload["win_rates"]["systems"]["m"]
+    assert payload["win_rates"]["baseline"] == "base"
+    assert entry["win_rate"] == pytest.approx(100 * (1 + 0 + 0 + 1 + 0.5 + 0 + 1 + 0 + 0 + 0) / 10)  # by hand
+    status, text = _run_command(["meta-eval", str(run), "--labels", str(labels), "--bootstrap", "0"], capsys)
+    assert "Win rates against base" in text
+
+
+def test_difficulty_must_cover_the_run_and_needs_a_baseline(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """A difficulty file that misses instructions (or fits no baseline) is an error, not a silently plain fit."""
+    from debate_eval.agents.errors import UserError
+
+    run = _alpaca_run(tmp_path, [2.0, 1.0, 1.2, 1.9, 1.5, 1.0])
+    partial = tmp_path / "difficulty.csv"
+    partial.write_text("instruction,difficulty\ninstruction 0,0.5\ninstruction 1,0.1\n", encoding="utf-8")
+    with pytest.raises(UserError, match=r"difficulty.csv: 4 of the run's 6 instructions have no difficulty"):
+        _run_command(["meta-eval", str(run), "--difficulty", str(partial)], capsys)
+    scored = tmp_path / "scored"
+    write_run(scored, two_documents())
+    with pytest.raises(UserError, match="applies to pairwise runs against a baseline"):
+        _run_command(["meta-eval", str(scored), "--difficulty", str(partial)], capsys)

@@ -48,7 +48,7 @@ def test_ppi_labels_reach_the_planned_width_in_ppi_pythons_intervals() -> None:
     assert ppi_labels(0.001, 500, sd_human, sd_judge, covariance) is None  # not reachable with 500 outputs
 
 
-def pilot_run(folder: Path) -> Path:
+def pilot_run(folder: Path, labelled: int = 30) -> Path:
     rng = np.random.default_rng(42)
     records = []
     for i in range(200):
@@ -57,7 +57,7 @@ def pilot_run(folder: Path) -> Path:
             records.append({
                 "item_id": f"d{i}/{system}", "dataset": "mine.jsonl", "aspect": "quality", "protocol": "geval",
                 "group_id": f"d{i}", "system_id": system, "score": human + float(rng.normal(0.5, 0.4)),
-                "human_score": human if i < 30 else None,
+                "human_score": human if i < labelled else None,
             })  # fmt: skip
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
@@ -81,6 +81,16 @@ def test_the_command_prints_the_plan_per_system(tmp_path: Path, capsys: pytest.C
     assert f"{a['human_only']} human-only, {a['with_judge']} with the judge (PPI++, of 200 judged outputs)" in line
 
 
+def test_a_plan_from_a_small_pilot_says_it_is_rough(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """Four pilot labels per system still give a number; the text says it rests on guessed spreads."""
+    assert main(["plan-labels", str(pilot_run(tmp_path / "small", labelled=4)), "--width", "0.3"]) == 0
+    printed = capsys.readouterr().out
+    assert "pilot 4 labels" in printed
+    assert printed.splitlines()[-1].startswith("rough: 2 plans rest on fewer than 30 pilot labels (")
+    assert main(["plan-labels", str(pilot_run(tmp_path / "enough")), "--width", "0.3"]) == 0
+    assert "rough:" not in capsys.readouterr().out
+
+
 def test_bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     run = pilot_run(tmp_path / "pilot")
     assert main(["plan-labels", str(run), "--width", "0"]) == 2
@@ -96,3 +106,11 @@ def test_bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture) ->
     assert main(["plan-labels", str(unrated), "--width", "0.3"]) == 2
     err = capsys.readouterr().err
     assert "no system has 3 outputs with both a judge score and a human rating" in err and len(err.splitlines()) == 1
+    pairwise = tmp_path / "pairwise"
+    pairwise.mkdir()
+    (pairwise / "results.jsonl").write_text(
+        json.dumps({"item_id": "p", "dataset": "own", "aspect": "pref", "task_type": "pairwise", "verdict": "first",
+                    "human_label": "first"}) + "\n"
+    )  # fmt: skip
+    assert main(["plan-labels", str(pairwise), "--width", "0.3"]) == 2
+    assert "a pairwise run (verdicts); plan-labels plans the labels of scored outputs" in capsys.readouterr().err

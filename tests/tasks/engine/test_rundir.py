@@ -7,6 +7,7 @@ prose that mentions a file (a docstring, a help text, a message) does not."""
 from __future__ import annotations
 
 import ast
+import json
 from pathlib import Path
 
 import pytest
@@ -98,3 +99,33 @@ def test_rundir_paths(tmp_path: Path) -> None:
     assert not run_dir.is_run()
     run_dir.write_config({"config_hash": "x"}, seal=False)
     assert run_dir.is_run() and run_dir.config == {"config_hash": "x"}
+
+
+def test_an_output_file_is_never_one_of_a_runs_own_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """calibrate --out, label --out and report --out over a run's results.jsonl replaced the finished run."""
+    from debate_eval.agents.errors import UserError
+    from debate_eval.tasks.cli.main import main
+    from debate_eval.tasks.engine.rundir import refuse_run_file
+
+    run = tmp_path / "run"
+    run.mkdir()
+    rows = [
+        {"item_id": str(i), "dataset": "own", "aspect": "q", "method": "geval", "score": 1 + i % 5,
+         "human_score": 1 + (i * 3) % 5}
+        for i in range(12)
+    ]  # fmt: skip
+    lines = "".join(json.dumps(row) + "\n" for row in rows)
+    (run / RESULTS_FILE).write_text(lines, encoding="utf-8")
+    for name in (RESULTS_FILE, CONFIG_FILE, SUMMARY_FILE, INDEX_FILE):
+        with pytest.raises(UserError, match=f"--out {run / name}: a file of the run directory {run}; write it"):
+            refuse_run_file(run / name)
+    refuse_run_file(run / "label.html")  # beside the run's files: allowed
+    refuse_run_file(tmp_path / RESULTS_FILE)  # a folder that is not a run: allowed
+    for argv in (
+        ["calibrate", str(run), "--out", str(run / RESULTS_FILE)],
+        ["label", str(run), "--out", str(run / RESULTS_FILE)],
+        ["report", str(run), "--out", str(run / RESULTS_FILE)],
+    ):
+        assert main(argv) == 2
+        assert "a file of the run directory" in capsys.readouterr().err
+    assert (run / RESULTS_FILE).read_text(encoding="utf-8") == lines
