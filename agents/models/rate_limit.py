@@ -150,7 +150,10 @@ class Bucket:
         (Azure enforces a per-minute quota as 10 s windows) and reports ``remaining: 0`` is waited out before
         sending, not after a 429; a bucket that refills continuously is whole at its reset too (less what calls
         sent after the answered one took: ``hold_debt``), and its
-        answers (each a fresh level) say sooner what came back."""
+        answers (each a fresh level) say sooner what came back. During a hold, and for an answer about the
+        window a hold ended, an answer lowers what is left, never raises it or resets the window again: a burst
+        sent at once is counted in any order, and an answer may arrive after its window has ended. Fixed
+        windows refill only at their resets: a window's budget per window, nothing in between."""
         if window.remaining is not None:
             self.most_left = max(self.most_left, window.remaining + 1)
         if window.remaining is not None and sent_at is not None and sent_at >= self.hold_until > -math.inf:
