@@ -19,7 +19,7 @@ A persona can also come from a user's text file, so that an ablation needs no co
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from debate_eval.agents.errors import UserError
@@ -39,14 +39,8 @@ class Persona:
     description: str = ""
 
     def to_dict(self) -> dict[str, str]:
-        """The persona as JSON-ready data (for config.json and transcripts)."""
-        return {
-            "name": self.name,
-            "role": self.role,
-            "text": self.text,
-            "source": self.source,
-            "description": self.description,
-        }
+        """The persona as JSON-ready data (for config.json and transcripts): every field, in order."""
+        return asdict(self)
 
 
 _DEBATE = "Kim, Kim & Yoon (2024), DEBATE"

@@ -27,9 +27,11 @@ import functools
 import os
 import re
 import urllib.parse
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from contextvars import ContextVar
 from typing import Any
+
+from debate_eval.agents.context_value import bound
 
 REDACTED = "[redacted]"
 MIN_SECRET_CHARS = 6  # shorter values are no secret worth masking (and would mask ordinary words)
@@ -68,15 +70,10 @@ def environment_secrets(environ: Mapping[str, str] | None = None) -> set[str]:
     return values
 
 
-@contextlib.contextmanager
-def environment_snapshot() -> Iterator[frozenset[str]]:
+def environment_snapshot() -> contextlib.AbstractContextManager[frozenset[str]]:
     """In this block, and in the tasks started in it, ``os.environ``'s secrets are read once, now (see the
     module doc); the registered secrets still count as they are registered."""
-    token = _SNAPSHOT.set(frozenset(environment_secrets()))
-    try:
-        yield _SNAPSHOT.get() or frozenset()
-    finally:
-        _SNAPSHOT.reset(token)
+    return bound(_SNAPSHOT, frozenset(environment_secrets()))
 
 
 def secret_values(environ: Mapping[str, str] | None = None) -> list[str]:

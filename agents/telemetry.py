@@ -41,6 +41,7 @@ from typing import Any
 from opentelemetry import context as otel_context
 from opentelemetry import propagate, trace
 
+from debate_eval.agents.context_value import bound
 from debate_eval.agents.redaction import redact
 
 TRACER_NAME = "debate_eval"
@@ -174,15 +175,10 @@ def content_traced() -> bool:
     return trace_content() or _RUN_CONTENT.get()
 
 
-@contextlib.contextmanager
-def tracing_content(on: bool) -> Iterator[None]:
+def tracing_content(on: bool) -> contextlib.AbstractContextManager[bool]:
     """While open, judged texts and answers go on spans when ``on`` (a judge's ``trace_content=True``), as a
     run's ``--trace-content`` puts them on its items' spans."""
-    token = _RUN_CONTENT.set(bool(on) or _RUN_CONTENT.get())
-    try:
-        yield
-    finally:
-        _RUN_CONTENT.reset(token)
+    return bound(_RUN_CONTENT, bool(on) or _RUN_CONTENT.get())
 
 
 @contextlib.contextmanager

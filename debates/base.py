@@ -17,13 +17,13 @@ a plugin that fails to load is reported in one line on stderr and skipped, never
 
 from __future__ import annotations
 
-import importlib
 import sys
 from collections.abc import Iterable
 from importlib import metadata
 from typing import Any, TypeVar
 
 from debate_eval.agents.errors import UserError
+from debate_eval.agents.lazy_modules import LazyModules
 from debate_eval.agents.models.providers.scripted_server import register_replies
 from debate_eval.debates.method import (
     Evaluator,
@@ -85,7 +85,7 @@ BUILTIN_MODULES = (  # one line per built-in method module
 # ----------------------------------------------------------------------------------------------- registry
 
 _REGISTRY: dict[str, Method[Any]] = {}
-_LOADED_BUILTINS = False
+_BUILTINS = LazyModules(BUILTIN_MODULES)
 _PLUGINS_TRIED: set[str] = set()
 _FAILED_PLUGINS: dict[str, str] = {}
 _SOURCES: dict[str, str] = {}  # plugin method name -> "plugin <distribution> (<entry point value>)"
@@ -119,14 +119,6 @@ def register_method(method: M) -> M:
     _REGISTRY[instance.name] = instance
     register_replies(*instance.scripted_replies)
     return method
-
-
-def _load_builtins() -> None:
-    global _LOADED_BUILTINS
-    if not _LOADED_BUILTINS:
-        _LOADED_BUILTINS = True
-        for module in BUILTIN_MODULES:
-            importlib.import_module(module)
 
 
 def _entry_points() -> list[metadata.EntryPoint]:
@@ -165,7 +157,7 @@ def _load_plugin(entry: metadata.EntryPoint) -> None:
 def all_methods() -> dict[str, Method[Any]]:
     """Every registered method by name: the built-ins in the order of ``BUILTIN_MODULES`` (whatever order they
     were imported in), then every installed plugin."""
-    _load_builtins()
+    _BUILTINS.load()
     for entry in _entry_points():
         _load_plugin(entry)
     return _ordered()
@@ -185,7 +177,7 @@ def _ordered() -> dict[str, Method[Any]]:
 def get_method(name: str) -> Method[Any]:
     """The method called ``name`` (a built-in, else the plugin of that name); a ``UserError`` lists the
     valid names otherwise."""
-    _load_builtins()
+    _BUILTINS.load()
     if name not in _REGISTRY:
         for entry in _entry_points():
             if entry.name == name:

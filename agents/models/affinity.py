@@ -26,8 +26,10 @@ import hashlib
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from contextvars import ContextVar
+
+from debate_eval.agents.context_value import bound
 
 SESSION_HEADERS = ("X-Session-Id", "x-smg-routing-key")
 BODY_FIELD = "prompt_cache_key"  # the OpenAI API's prompt-cache routing key
@@ -45,26 +47,15 @@ def _digest(text: str, length: int) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:length]
 
 
-@contextlib.contextmanager
-def debate_session(*parts: str) -> Iterator[str]:
+def debate_session(*parts: str) -> contextlib.AbstractContextManager[str]:
     """Within the block, the calls belong to the debate identified by ``parts`` (e.g. config hash, item id,
     aspect): yields its opaque id. Tasks started inside inherit it."""
-    debate = _digest("\x1f".join(parts), 32)
-    token = _DEBATE.set(debate)
-    try:
-        yield debate
-    finally:
-        _DEBATE.reset(token)
+    return bound(_DEBATE, _digest("\x1f".join(parts), 32))
 
 
-@contextlib.contextmanager
-def role_call(role: str) -> Iterator[None]:
+def role_call(role: str) -> contextlib.AbstractContextManager[str]:
     """Within the block, requests are made for ``role`` (set by the role's recording client per call)."""
-    token = _ROLE.set(role)
-    try:
-        yield
-    finally:
-        _ROLE.reset(token)
+    return bound(_ROLE, role)
 
 
 def session_keys_enabled(environ: dict[str, str] | None = None) -> bool:

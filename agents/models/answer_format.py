@@ -31,10 +31,12 @@ parser's "verdict" form; ``NO ISSUE`` counts only in the Critic's own text). The
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
+
+from debate_eval.agents.context_value import bound
 
 KINDS = ("score", "score_only", "verdict", "pair_scores", "critique", "criteria", "text")
 FREE, GRAMMAR, JSON = "free", "grammar", "json"
@@ -186,15 +188,10 @@ def json_schema_response_format(fmt: AnswerFormat, *, strict: bool = True, bound
 _ANSWER_TASK: ContextVar[AnswerTask | None] = ContextVar("debate_eval_answer_task", default=None)
 
 
-@contextlib.contextmanager
-def answering(task: AnswerTask) -> Iterator[AnswerTask]:
+def answering(task: AnswerTask) -> contextlib.AbstractContextManager[AnswerTask]:
     """Within this context (the evaluation of one item, AutoGen's tasks inherit it), answer formats are
     built for ``task``'s scale and task type."""
-    token = _ANSWER_TASK.set(task)
-    try:
-        yield task
-    finally:
-        _ANSWER_TASK.reset(token)
+    return bound(_ANSWER_TASK, task)
 
 
 def current_answer_task() -> AnswerTask | None:

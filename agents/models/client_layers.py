@@ -4,10 +4,10 @@ server (``LimitedClient``) and the namespaced cache view (``NamespacedStore``). 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, Mapping, Sequence
-from typing import Any, Literal
+from collections.abc import AsyncGenerator, Sequence
+from typing import Any
 
-from autogen_core import CacheStore, CancellationToken
+from autogen_core import CacheStore
 from autogen_core.models import (
     ChatCompletionClient,
     CreateResult,
@@ -17,7 +17,6 @@ from autogen_core.models import (
     RequestUsage,
 )
 from autogen_core.tools import Tool, ToolSchema
-from pydantic import BaseModel
 
 
 class DelegatingClient(ChatCompletionClient):
@@ -26,45 +25,15 @@ class DelegatingClient(ChatCompletionClient):
     def __init__(self, inner: ChatCompletionClient) -> None:
         self.inner = inner
 
-    async def create(
-        self,
-        messages: Sequence[LLMMessage],
-        *,
-        tools: Sequence[Tool | ToolSchema] = [],
-        tool_choice: Tool | Literal["auto", "required", "none"] = "auto",
-        json_output: bool | type[BaseModel] | None = None,
-        extra_create_args: Mapping[str, Any] = {},
-        cancellation_token: CancellationToken | None = None,
-    ) -> CreateResult:
-        """Forward a completion request."""
-        return await self.inner.create(
-            messages,
-            tools=tools,
-            tool_choice=tool_choice,
-            json_output=json_output,
-            extra_create_args=extra_create_args,
-            cancellation_token=cancellation_token,
-        )
+    async def create(self, messages: Sequence[LLMMessage], **kwargs: Any) -> CreateResult:  # type: ignore[override]
+        """Forward a completion request (the keyword arguments of ``ChatCompletionClient.create``)."""
+        return await self.inner.create(messages, **kwargs)
 
-    def create_stream(
-        self,
-        messages: Sequence[LLMMessage],
-        *,
-        tools: Sequence[Tool | ToolSchema] = [],
-        tool_choice: Tool | Literal["auto", "required", "none"] = "auto",
-        json_output: bool | type[BaseModel] | None = None,
-        extra_create_args: Mapping[str, Any] = {},
-        cancellation_token: CancellationToken | None = None,
+    def create_stream(  # type: ignore[override]
+        self, messages: Sequence[LLMMessage], **kwargs: Any
     ) -> AsyncGenerator[str | CreateResult, None]:
         """Forward a streaming request (no retries, no recording: the debates do not stream)."""
-        return self.inner.create_stream(
-            messages,
-            tools=tools,
-            tool_choice=tool_choice,
-            json_output=json_output,
-            extra_create_args=extra_create_args,
-            cancellation_token=cancellation_token,
-        )
+        return self.inner.create_stream(messages, **kwargs)
 
     async def close(self) -> None:
         """Close the wrapped client."""

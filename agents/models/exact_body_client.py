@@ -121,15 +121,8 @@ class LiteralClient(ChatCompletionClient):
             cached=False,
         )
 
-    def create_stream(
-        self,
-        messages: Sequence[LLMMessage],
-        *,
-        tools: Sequence[Tool | ToolSchema] = [],
-        tool_choice: Tool | Literal["auto", "required", "none"] = "auto",
-        json_output: bool | type[BaseModel] | None = None,
-        extra_create_args: Mapping[str, Any] = {},
-        cancellation_token: CancellationToken | None = None,
+    def create_stream(  # type: ignore[override]
+        self, messages: Sequence[LLMMessage], **kwargs: Any
     ) -> AsyncGenerator[str | CreateResult, None]:
         """Not supported: the authors' flows never stream."""
         raise NotImplementedError("LiteralClient does not stream")

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
+
+from debate_eval.agents.context_value import bound
 
 CHAT_PATH = "/chat/completions"
 
@@ -35,15 +36,9 @@ class CallMeta:
 _CALL: ContextVar[CallMeta | None] = ContextVar("debate_eval_call_meta", default=None)
 
 
-@contextlib.contextmanager
-def observing_call() -> Iterator[CallMeta]:
+def observing_call() -> contextlib.AbstractContextManager[CallMeta]:
     """A fresh ``CallMeta`` for the model call made inside this block (and the tasks it starts)."""
-    meta = CallMeta()
-    token = _CALL.set(meta)
-    try:
-        yield meta
-    finally:
-        _CALL.reset(token)
+    return bound(_CALL, CallMeta())
 
 
 def current_call() -> CallMeta | None:

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from contextvars import ContextVar
 from typing import Any
 
 import openai
 from autogen_core.models import ChatCompletionClient, CreateResult, LLMMessage
 
+from debate_eval.agents.context_value import bound
 from debate_eval.agents.models.client_layers import DelegatingClient
 from debate_eval.agents.models.rate_headers import parse_rate_limit_headers
 from debate_eval.agents.models.rate_limit import TOKEN_MARGIN, RateLimiter, Ticket
@@ -29,14 +30,9 @@ _TICKET: ContextVar[Ticket | None] = ContextVar("debate_eval_rate_ticket", defau
 _ENCODERS_READY: set[str] = set()  # models whose token encoding is loaded (tiktoken may go to the network)
 
 
-@contextlib.contextmanager
-def open_ticket(ticket: Ticket) -> Iterator[Ticket]:
+def open_ticket(ticket: Ticket) -> contextlib.AbstractContextManager[Ticket]:
     """Make ``ticket`` the one the HTTP hook fills for requests made inside this block."""
-    token = _TICKET.set(ticket)
-    try:
-        yield ticket
-    finally:
-        _TICKET.reset(token)
+    return bound(_TICKET, ticket)
 
 
 async def note_rate_limit_headers(response: Any) -> None:

@@ -94,6 +94,7 @@ class Bucket:
     budget_seen: float = 0.0  # the most a fresh window has shown it holds: ``remaining`` + 1 after a reset
     most_left: float = 0.0  # the largest ``remaining`` + 1 of any answer (a window holds at least that)
     smaller: bool = False  # no answer showed as much as SMALLER_WINDOW of the limit left: windows below it
+    longest_reset: float = 0.0  # the longest reset a header gave (fixed windows: the window's length, at most)
 
     def available(self, now: float) -> float:
         """What is left at ``now``."""
@@ -102,8 +103,8 @@ class Bucket:
         if now < self.hold_until:
             return min(self.limit, self.level)
         if self.updated < self.hold_until:  # the window has reset since: whole again, less what was taken
-            # (fixed windows: what calls sent during the hold took was counted in the window that ended)
-            taken = 0.0 if self.refill == "windows" and self.smaller else self.level - self.hold_level
+            # (calls sent during the hold: the reset is the latest the window can end, they may be in either)
+            taken = self.level - self.hold_level
             # a window whose real budget no fresh window has shown yet: whole at most what any answer showed
             top = min(self.limit, self.most_left) if self.smaller and not self.budget_seen else self.limit
             whole = top - self.hold_debt + taken
@@ -149,7 +150,10 @@ class Bucket:
         (Azure enforces a per-minute quota as 10 s windows) and reports ``remaining: 0`` is waited out before
         sending, not after a 429; a bucket that refills continuously is whole at its reset too (less what calls
         sent after the answered one took: ``hold_debt``), and its
-        answers (each a fresh level) say sooner what came back."""
+        answers (each a fresh level) say sooner what came back. During a hold, and for an answer about the
+        window a hold ended, an answer lowers what is left, never raises it or resets the window again: a burst
+        sent at once is counted in any order, and an answer may arrive after its window has ended. Fixed
+        windows refill only at their resets: a window's budget per window, nothing in between."""
         if window.remaining is not None:
             self.most_left = max(self.most_left, window.remaining + 1)
         if window.remaining is not None and sent_at is not None and sent_at >= self.hold_until > -math.inf:
@@ -168,26 +172,48 @@ class Bucket:
         if window.reset_header:
             self.source = window.reset_header
         reset = capped_wait(window.reset_s)  # no wait for a refill is longer than a header's longest wait
+        if reset:
+            self.longest_reset = max(self.longest_reset, reset)
         if window.limit and reset and used >= max(2.0, RATE_FROM_RESET_MIN_USED * self.limit):
             rate = (used - 0.5) / reset  # ``remaining`` is rounded down: half a unit less was used
             self._classify(rate, used)
-            if not self.by_hand:
+            if not self.by_hand and self.refill == "windows":
+                # a fixed window's reset says when it ends, not how fast it refills: a window's budget per
+                # window (its length: the longest reset seen)
+                self.rate, self.rate_seen = self.limit / self.longest_reset, True
+            elif not self.by_hand:
+                if not self.refill:  # one reset late in a fixed window looks like a fast refill: until the
+                    rate = min(rate, self.limit / WINDOW_S)  # resets show which, at most the per-minute rate
                 self.rate = self.rate + 0.5 * (rate - self.rate) if self.rate_seen else rate
                 self.rate_seen = True
         if window.remaining is None or taken_after is None:
             return
-        level = window.remaining - taken_after - (unsure if self.refill == "windows" else 0.0)
+        # calls sent before this one and unanswered count as taken where a window must not be overrun: fixed
+        # windows, or a budget whose headers gave a reset before without showing a continuous refill (a burst
+        # sent at once is counted in any order: its latest call may have been counted before the others)
+        windows = self.refill == "windows" or (not self.refill and self.hold_until > -math.inf)
+        level = window.remaining - taken_after - (unsure if windows else 0.0)
         # a window smaller than the limit said (no answer showed half of it left) refills only at its end: an
         # answer about it lowers what is left, never raises it (a call counted before others sent earlier,
         # whose answers came back first, says too much is left)
-        if self.smaller and not self.by_hand and now < self.hold_until:
-            self.level, self.updated = min(self.available(now), level), now
+        # an answer about the window the hold ends (it was counted before that reset: sent no later than the
+        # reset less its own, the latest the window can end) lowers it too, but cannot reset it again
+        held = sent_at is not None and reset is not None and sent_at + reset <= self.hold_until
+        if self.refill != "continuous" and not self.by_hand and (now < self.hold_until or held):
+            before = self.available(now)
+            self.level, self.updated = min(before, level), now
+            self.hold_level -= before - self.level  # what the answer showed was taken, not what was sent since
+            if self.refill == "windows":  # the resets have shown windows since the hold began
+                self.hold_span = max(self.hold_span, WINDOW_S)
             return
         self.level = min(self.available(now), level) if self.by_hand else min(self.limit, level)
         self.updated = now
         if reset is not None and not self.by_hand and self.refill != "continuous":
             # nothing refills before the reset (a window that ends then), the limit is whole at it
-            self.hold_until, self.hold_level, self.hold_span = now + reset, self.level, reset
+            # fixed windows: the window after the reset is whole until it ends too, nothing refills in it (the
+            # next answers give the next reset; until a minute later, the longest a window of these limits lasts)
+            span = max(reset, WINDOW_S) if self.refill == "windows" else reset
+            self.hold_until, self.hold_level, self.hold_span = now + reset, self.level, span
             self.hold_debt = max(0.0, taken_after)
             self.source = window.reset_header or self.source
         else:

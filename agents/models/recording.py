@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
 from autogen_core.models import ChatCompletionClient, CreateResult, LLMMessage
 
+from debate_eval.agents.context_value import bound
 from debate_eval.agents.models.affinity import role_call
 from debate_eval.agents.models.answer_check import UnusableAnswerError, redacted_result
 from debate_eval.agents.models.client_layers import DelegatingClient
@@ -55,18 +56,13 @@ class CallRecord:
 _ITEM_CALLS: ContextVar[list[CallRecord] | None] = ContextVar("debate_eval_item_calls", default=None)
 
 
-@contextlib.contextmanager
-def recording_calls(log: list[CallRecord]) -> Iterator[list[CallRecord]]:
+def recording_calls(log: list[CallRecord]) -> contextlib.AbstractContextManager[list[CallRecord]]:
     """Add every ``CallRecord`` made in this context to ``log`` too (the runner's per-item log).
 
     Tasks started inside the context (AutoGen's agent runtime) inherit it, so the calls of an item that fails
     half-way are still known.
     """
-    token = _ITEM_CALLS.set(log)
-    try:
-        yield log
-    finally:
-        _ITEM_CALLS.reset(token)
+    return bound(_ITEM_CALLS, log)
 
 
 class ObservedClient(DelegatingClient):

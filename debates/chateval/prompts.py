@@ -35,13 +35,12 @@ REASK = (
 
 # --------------------------------------------------------------------------------------- authors' code
 
-# Their prompt template with the pairwise part ([Question] ... [System] and the two-assistant sentences)
-# replaced by the task prompt P: {task} stands where their question and answers stood.
-FAIREVAL_FRAME = (
-    "{task}\n"
-    "[System]\n"
+# Their template's discussion sentence and closing lines, the same in the single and the pairwise form.
+_FAIREVAL_DISCUSS = (
     "There are a few other referee assigned the same task, it's your responsibility to discuss with them and "
     "think critically before you make your final judgement.\n"
+)
+_FAIREVAL_TURN = (
     "\n"
     "{role_description}\n"
     "\n"
@@ -49,6 +48,9 @@ FAIREVAL_FRAME = (
     "\n"
     "{final_prompt}"
 )
+# Their prompt template with the pairwise part ([Question] ... [System] and the two-assistant sentences)
+# replaced by the task prompt P: {task} stands where their question and answers stood.
+FAIREVAL_FRAME = "{task}\n[System]\n" + _FAIREVAL_DISCUSS + _FAIREVAL_TURN
 # Their final_prompt_to_use; "Then, output two lines indicating the scores for Assistant 1 and 2,
 # respectively." and the two score lines become one line for one text (and the presentation-order clause,
 # which concerns two responses, is dropped).
@@ -95,16 +97,9 @@ FAIREVAL_PAIRWISE_FRAME = (
     "We would like to request your feedback on the performance of two AI assistants in response to the user "
     "question displayed above.\n"
     "Please consider the helpfulness, relevance, accuracy, and level of detail of their responses.\n"
-    "There are a few other referee assigned the same task, it's your responsibility to discuss with them and "
-    "think critically before you make your final judgement.\n"
-    "Each assistant receives an overall score on a scale of 1 to 10, where a higher score indicates better "
-    "overall performance.\n"
-    "\n"
-    "{role_description}\n"
-    "\n"
-    "Now it's your time to talk, please make your talk short and clear, {agent_name} !\n"
-    "\n"
-    "{final_prompt}"
+    + _FAIREVAL_DISCUSS
+    + "Each assistant receives an overall score on a scale of 1 to 10, where a higher score indicates better "
+    "overall performance.\n" + _FAIREVAL_TURN
 )
 FAIREVAL_PAIRWISE_FINAL_PROMPT = (
     "Please first provide a comprehensive explanation of your evaluation, avoiding any potential bias and "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any, ClassVar
 
 
 @dataclass(frozen=True)
@@ -24,31 +25,48 @@ STATUSES = ("parsed", "no_score", "out_of_range")
 
 
 @dataclass(frozen=True)
-class ParsedScore:
-    """The outcome of parsing one message: a value on the scale, or why there is none."""
+class ParseOutcome:
+    """What parsing one message found (a score, a verdict): a value exactly when ``status`` is ``parsed``,
+    the rule that produced it, and a reason. A subclass names its ``statuses``."""
 
-    value: float | None  # None unless status == "parsed"
-    status: str  # "parsed" | "no_score" | "out_of_range"
+    statuses: ClassVar[tuple[str, ...]] = ()
+
+    value: Any  # None unless status == "parsed"
+    status: str
     method: str  # the rule that produced it, or "none"
     reason: str  # one short sentence: the matched text, or why nothing was found
-    # Where the chosen number (digits or number word) lies in the parsed text: ``text[start:end]``. None
-    # when no single number was chosen (no score, a per-turn average). Not part of equality or ``to_dict``.
-    span: tuple[int, int] | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
-        if self.status not in STATUSES:
+        if self.status not in self.statuses:
             raise ValueError(f"unknown status {self.status!r}")
+        self.check_value()
         if (self.value is not None) != (self.status == "parsed"):
             raise ValueError("value must be set exactly when status is 'parsed'")
 
+    def check_value(self) -> None:
+        """Raise ``ValueError`` for a value of the wrong kind (a subclass's check; none here)."""
+
     @property
     def ok(self) -> bool:
-        """True when a score on the scale was found."""
+        """True when a value was found (a score on the scale, a verdict)."""
         return self.status == "parsed"
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """JSON-ready form: ``{"value", "status", "method", "reason"}``."""
         return {"value": self.value, "status": self.status, "method": self.method, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class ParsedScore(ParseOutcome):
+    """The outcome of parsing one message: a value on the scale, or why there is none."""
+
+    statuses: ClassVar[tuple[str, ...]] = STATUSES
+
+    value: float | None  # None unless status == "parsed"
+    status: str  # "parsed" | "no_score" | "out_of_range"
+    # Where the chosen number (digits or number word) lies in the parsed text: ``text[start:end]``. None
+    # when no single number was chosen (no score, a per-turn average). Not part of equality or ``to_dict``.
+    span: tuple[int, int] | None = field(default=None, compare=False)
 
 
 def quote(text: str, limit: int = 80) -> str:

@@ -52,9 +52,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from debate_eval.debates.scoring.normal_form import fold
+from debate_eval.debates.scoring.score_types import ParseOutcome
 from debate_eval.debates.scoring.structured import structured_verdict
 
 FIRST, SECOND, TIE = "first", "second", "tie"
@@ -64,30 +65,18 @@ METHODS = ("structured", "bracket", "labelled", "statement", "bare", "none")
 
 
 @dataclass(frozen=True)
-class ParsedVerdict:
+class ParsedVerdict(ParseOutcome):
     """The outcome of parsing one message: ``first``/``second``/``tie``, or why there is none."""
+
+    statuses: ClassVar[tuple[str, ...]] = STATUSES
 
     value: str | None  # None unless status == "parsed"
     status: str  # "parsed" | "no_verdict"
-    method: str  # the rule that produced it, or "none"
-    reason: str  # one short sentence: the matched text, or why nothing was found
 
-    def __post_init__(self) -> None:
-        if self.status not in STATUSES:
-            raise ValueError(f"unknown status {self.status!r}")
+    def check_value(self) -> None:
+        """A verdict is ``first``, ``second`` or ``tie``."""
         if self.value is not None and self.value not in VALUES:
             raise ValueError(f"unknown verdict {self.value!r}")
-        if (self.value is not None) != (self.status == "parsed"):
-            raise ValueError("value must be set exactly when status is 'parsed'")
-
-    @property
-    def ok(self) -> bool:
-        """True when a verdict was found."""
-        return self.status == "parsed"
-
-    def to_dict(self) -> dict[str, str | None]:
-        """JSON-ready form: ``{"value", "status", "method", "reason"}``."""
-        return {"value": self.value, "status": self.status, "method": self.method, "reason": self.reason}
 
     def record_fields(self) -> dict[str, Any]:
         """A pairwise record's fields of this parse: ``verdict``, ``verdict_parse`` and ``parse_status``,

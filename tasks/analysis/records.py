@@ -84,16 +84,6 @@ class ScoreRow(RecordRow):
             parser_version=record.parser_version,
         )
 
-    @property
-    def pairwise(self) -> bool:
-        """True for a pairwise (A versus B) record."""
-        return self.task_type == PAIRWISE
-
-    @property
-    def key(self) -> str:
-        """The item's id as text (ids may be stored as integers)."""
-        return str(self.item_id)
-
 
 def _order_verdicts(verdicts: Mapping[str, Any] | None) -> tuple[str | None, str | None] | None:
     """``(original, swapped)`` of a record's ``verdicts`` (verdict strings or None), None without both orders."""

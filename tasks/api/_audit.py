@@ -1,5 +1,5 @@
 """``audit``: the judge card from Python, through the engine ``debate-eval audit`` uses
-(``engine.audit.run.run_audit``), and ``load_card`` for a card written earlier."""
+(``audit.run.run_audit``), and ``load_card`` for a card written earlier."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from debate_eval.tasks.analysis.audit.alt_test import DEFAULT_EPSILON
 from debate_eval.tasks.analysis.audit.card import FACETS, Card, read_card
 from debate_eval.tasks.analysis.audit.self_preference import read_families
 from debate_eval.tasks.analysis.bootstrap import DEFAULT_CI_METHOD, DEFAULT_RESAMPLES
-from debate_eval.tasks.engine.audit.plan import DEFAULT_PARAPHRASES, DEFAULT_REPEATS
+from debate_eval.tasks.audit.plan import DEFAULT_PARAPHRASES, DEFAULT_REPEATS
 
 SOURCE = "audit()"
 
@@ -65,8 +65,8 @@ def audit(
     ``UserError`` with the command's one-line message. Works inside a running event loop too (on a worker
     thread, as ``evaluate``).
     """
-    from debate_eval.tasks.engine.audit.plan import AuditRequest
-    from debate_eval.tasks.engine.audit.run import run_audit
+    from debate_eval.tasks.audit.plan import AuditRequest
+    from debate_eval.tasks.audit.run import run_audit
 
     methods = method if isinstance(method, str) or method is None else ",".join(method)
     keywords = {

@@ -1,7 +1,7 @@
 """``debate-eval audit``: the judge card, how far to trust a judge configuration on your data.
 
 The flags are ``run``'s (data, method and its options, models, execution; ``--method a,b`` audits several
-methods side by side) plus the audit's own; ``engine.audit.run.run_audit`` does the work. The audit folder
+methods side by side) plus the audit's own; ``audit.run.run_audit`` does the work. The audit folder
 (``--out``) keeps one run directory per judge and sub-run, so rerunning the command resumes it, and auditing
 another model into the same folder adds a judge to the card.
 """
@@ -17,6 +17,7 @@ from debate_eval.tasks.analysis.audit.alt_test import DEFAULT_EPSILON
 from debate_eval.tasks.analysis.audit.card import FACETS, card_table
 from debate_eval.tasks.analysis.audit.self_preference import read_families
 from debate_eval.tasks.analysis.bootstrap import CI_METHODS, DEFAULT_CI_METHOD, DEFAULT_RESAMPLES
+from debate_eval.tasks.audit.plan import DEFAULT_PARAPHRASES, DEFAULT_REPEATS, AuditRequest
 from debate_eval.tasks.cli.run import (
     add_config_arguments,
     add_execution_arguments,
@@ -25,7 +26,6 @@ from debate_eval.tasks.cli.run import (
     add_selection_arguments,
     request_from_args,
 )
-from debate_eval.tasks.engine.audit.plan import DEFAULT_PARAPHRASES, DEFAULT_REPEATS, AuditRequest
 from debate_eval.tasks.engine.config_file import request_toml
 
 HELP = "the judge card: agreement, stability, position and verbosity bias, scale use, robustness, injection"
@@ -144,7 +144,7 @@ def audit_request(args: argparse.Namespace, argv: list[str] | None = None) -> Au
 
 def handle_audit(args: argparse.Namespace) -> int:
     """Run the audit and print the card in short."""
-    from debate_eval.tasks.engine.audit.run import run_audit
+    from debate_eval.tasks.audit.run import run_audit
 
     request = audit_request(args)
     if getattr(args, "dump_config", False):

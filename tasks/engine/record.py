@@ -54,14 +54,12 @@ TABLE_COLUMNS = (
     "system_id",
 )
 
+# A record's first keys: the item, the method that judged it, the item's group and system (written in this order).
+_IDENTITY = ("item_id", "dataset", "aspect", "method", "group_id", "system_id")
+
 # What a comparison of systems reads of a record (``Record.systems_row``).
 _SYSTEMS_ROW = (
-    "item_id",
-    "dataset",
-    "aspect",
-    "method",
-    "group_id",
-    "system_id",
+    *_IDENTITY,
     "score",
     "human_score",
     "task_type",
@@ -75,12 +73,7 @@ _SYSTEMS_ROW = (
 
 # Keys in the order the engine writes them; the groups say when a key is written (see ``to_json``).
 _CORE = (
-    "item_id",
-    "dataset",
-    "aspect",
-    "method",
-    "group_id",
-    "system_id",
+    *_IDENTITY,
     "human_score",
     "score",
     "parse_status",
@@ -183,8 +176,26 @@ class Message:
         return dict(self.raw) if self.raw else {"index": self.index, "agent": self.agent, "content": self.content}
 
 
+class _Keyed:
+    """What a record and its light views (``RecordRow``) answer alike from the item's id and task type."""
+
+    __slots__ = ()
+    item_id: str | int
+    task_type: str | None
+
+    @property
+    def pairwise(self) -> bool:
+        """True for a pairwise (A versus B) record."""
+        return self.task_type == PAIRWISE
+
+    @property
+    def key(self) -> str:
+        """The item's id as text (ids may be stored as integers)."""
+        return str(self.item_id)
+
+
 @dataclass(frozen=True)
-class Record:
+class Record(_Keyed):
     """One result line: an item (under one aspect) judged by one method.
 
     ``transcript`` holds every message; ``details`` the method's own extras; ``usage`` the tokens per role;
@@ -336,16 +347,6 @@ class Record:
         return not self.error
 
     @property
-    def pairwise(self) -> bool:
-        """True for a pairwise (A versus B) record."""
-        return self.task_type == PAIRWISE
-
-    @property
-    def key(self) -> str:
-        """The item's id as text (ids may be stored as integers)."""
-        return str(self.item_id)
-
-    @property
     def judged(self) -> bool:
         """True when the record has a score or a verdict."""
         return self.score is not None or self.verdict is not None
@@ -418,7 +419,7 @@ _DEFAULTS = {
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class RecordRow:
+class RecordRow(_Keyed):
     """The fields of a record that its light views read, declared once: the meta-evaluation's row
     (``analysis.records.ScoreRow``) and the report's item (``analysis.report.gather.Item``) add their own. No
     transcript, ``details`` or ``usage``: a large run is held as these (a few hundred bytes each). The names are

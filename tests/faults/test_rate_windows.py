@@ -53,14 +53,16 @@ class VirtualTime:
 
 
 class WindowedEndpoint:
-    """``PER_WINDOW`` requests per fixed window of ``WINDOW_S``; headers as Azure sends them."""
+    """``PER_WINDOW`` requests per fixed window of ``WINDOW_S`` (the first starting at ``-phase``); headers as
+    Azure sends them, the limit header ``advertised``."""
 
-    def __init__(self) -> None:
+    def __init__(self, advertised: int = ADVERTISED, phase: float = 0.0) -> None:
         self.counts: dict[int, int] = {}
         self.answered = self.refused = 0
+        self.advertised, self.phase = advertised, phase
 
     def admit(self, now: float) -> tuple[bool, dict[str, str]]:
-        window = math.floor(now / WINDOW_S)
+        window = math.floor((now + self.phase) / WINDOW_S)
         used = self.counts.get(window, 0)
         ok = used < PER_WINDOW
         if ok:
@@ -68,9 +70,9 @@ class WindowedEndpoint:
             self.answered += 1
         else:
             self.refused += 1
-        reset = (window + 1) * WINDOW_S - now
+        reset = (window + 1) * WINDOW_S - self.phase - now
         headers = {
-            "x-ratelimit-limit-requests": str(ADVERTISED),
+            "x-ratelimit-limit-requests": str(self.advertised),
             "x-ratelimit-remaining-requests": str(PER_WINDOW - used),
             "x-ratelimit-reset-requests": f"{reset * 1000:.0f}ms",
         }
@@ -79,8 +81,10 @@ class WindowedEndpoint:
         return ok, headers
 
 
-def simulate(concurrency: int = 64, seed: int = 7) -> tuple[WindowedEndpoint, RateLimiter]:
-    clock, endpoint, rng = VirtualTime(), WindowedEndpoint(), random.Random(seed)
+def simulate(
+    concurrency: int = 64, seed: int = 7, advertised: int = ADVERTISED, phase: float = 0.0
+) -> tuple[WindowedEndpoint, RateLimiter]:
+    clock, endpoint, rng = VirtualTime(), WindowedEndpoint(advertised, phase), random.Random(seed)
     name = "m at http://127.0.0.1:1/v1"
     lim = RateLimiter(name, max_in_flight=concurrency, clock=clock, sleep=clock.sleep, notice=None)
 
@@ -125,3 +129,22 @@ def test_windows_after_the_first_are_not_overrun(concurrency: int, seed: int) ->
     # the window's budget, not the header's: learnt from below (remaining + 1 is at most the budget)
     assert lim.requests is not None and PER_WINDOW - 2 <= lim.requests.limit <= PER_WINDOW
     assert f"/{ADVERTISED}" not in lim.status()  # before: "requests 0/120 per 11.6 s"
+
+
+PHASES = [(0, 0.0), (1, 0.0), (2, 0.0), (3, 0.0), (1, 2.5), (0, 7.0), (1, 9.3), (2, 9.8)]  # (seed, window phase)
+
+
+@pytest.mark.parametrize("advertised", [PER_WINDOW, ADVERTISED])  # the limit header: the window's, or the minute's
+@pytest.mark.parametrize(("seed", "phase"), PHASES)
+def test_no_window_style_is_overrun_whatever_the_answers_order_and_the_windows_phase(
+    seed: int, phase: float, advertised: int
+) -> None:
+    # a burst sent at once is counted in any order, and answers (0.5-2.5 s on the way back) often arrive after
+    # the window that counted them has ended: neither may make the client send more than a window holds.
+    # Before: the plain style (limit header 20) had 8-20 % of its requests answered 429 here; the minute's
+    # (120) 13-24 % when the endpoint check was counted late in a window (phases 7.0, 9.3, 9.8).
+    endpoint, _ = simulate(64, seed, advertised=advertised, phase=phase)
+    sent = endpoint.answered + endpoint.refused
+    assert endpoint.refused <= 0.02 * sent, (endpoint.refused, sent, endpoint.counts)
+    used = [endpoint.counts.get(w, 0) for w in range(1, int(SPAN_S / WINDOW_S))]  # the first may be partial
+    assert sum(used) >= 0.6 * PER_WINDOW * len(used), used

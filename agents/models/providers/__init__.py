@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from debate_eval.agents.errors import UserError
+from debate_eval.agents.lazy_modules import LazyModules
 
 if TYPE_CHECKING:
     from autogen_core.models import ChatCompletionClient
@@ -170,7 +171,7 @@ class Provider:
 
 
 _REGISTRY: dict[str, Provider] = {}
-_LOADED = False
+_BUILTINS = LazyModules(BUILTIN_MODULES)
 P = TypeVar("P")
 
 
@@ -183,23 +184,15 @@ def register_provider(provider: P) -> P:
     return provider
 
 
-def _load() -> None:
-    global _LOADED
-    if not _LOADED:
-        _LOADED = True
-        for module in BUILTIN_MODULES:
-            importlib.import_module(module)
-
-
 def all_providers() -> dict[str, Provider]:
     """Every registered provider by name."""
-    _load()
+    _BUILTINS.load()
     return dict(_REGISTRY)
 
 
 def get_provider(name: str) -> Provider:
     """The provider called ``name``; a ``UserError`` lists the valid names otherwise."""
-    _load()
+    _BUILTINS.load()
     try:
         return _REGISTRY[name]
     except KeyError:

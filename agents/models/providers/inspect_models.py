@@ -22,10 +22,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from debate_eval.agents.context_value import bound
 from debate_eval.agents.models.providers import Provider, register_provider
 from debate_eval.agents.models.providers.model_objects import ModelObjects
 from debate_eval.agents.models.settings import ModelSettings
@@ -46,16 +47,10 @@ class Host:
 HOST: contextvars.ContextVar[Host | None] = contextvars.ContextVar("debate_eval_inspect_host", default=None)
 
 
-@contextlib.contextmanager
-def calls_from_here() -> Iterator[Host]:
+def calls_from_here() -> contextlib.AbstractContextManager[Host]:
     """Within the block (and the tasks it starts, on any loop), the ``inspect`` provider's calls run on the
     running event loop in the current context: a scorer opens it so the judge's calls are its sample's."""
-    host = Host(asyncio.get_running_loop(), contextvars.copy_context())
-    token = HOST.set(host)
-    try:
-        yield host
-    finally:
-        HOST.reset(token)
+    return bound(HOST, Host(asyncio.get_running_loop(), contextvars.copy_context()))
 
 
 def register_model(model: Any) -> str:

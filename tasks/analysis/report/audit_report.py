@@ -33,7 +33,7 @@ def register_derived_sets(card: Card, runs: list[Run], out: Path) -> None:
     """Register the audit's own files again (the user's data file, the injected and paraphrased texts) so the page
     can show each record's judged texts; a file that cannot be read only costs the texts (attach_inputs says so)."""
     from debate_eval.tasks.data.own_file import restore_dataset
-    from debate_eval.tasks.engine.audit.injections import CONTROL_ITEMS_FILE, CONTROL_SUFFIX, ITEMS_FILE
+    from debate_eval.tasks.engine.injections import CONTROL_ITEMS_FILE, CONTROL_SUFFIX, ITEMS_FILE
     from debate_eval.tasks.engine.paraphrases import SUFFIX
     from debate_eval.tasks.engine.variants import register_variant_file
 

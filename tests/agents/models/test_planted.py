@@ -7,7 +7,7 @@ import pytest
 
 from debate_eval.agents.models.providers.planted import SCRIPTS, judged_text, length_bucket, responses, script_for
 from debate_eval.tasks.data.templates import builtin_template
-from debate_eval.tasks.engine.audit.injections import corpus
+from debate_eval.tasks.engine.injections import corpus
 
 
 def request(prompt: str, system: str = "") -> dict:

@@ -15,9 +15,9 @@ from debate_eval.tasks.analysis.audit.facet import NOT_RUN, Bootstrap, Facet, no
 from debate_eval.tasks.analysis.audit.rows import words
 from debate_eval.tasks.analysis.audit.self_preference import SELF_PREFERENCE, self_preference_facet
 from debate_eval.tasks.analysis.audit.self_preference import TITLE as SELF_TITLE
+from debate_eval.tasks.audit.plan import BASE, CONTROL, INJECTED, PARAPHRASED, POSITION, repeat_run
 from debate_eval.tasks.data.registry import PAIRWISE, Item
-from debate_eval.tasks.engine.audit.injections import PLAN_FILE, judged_field, plan_of
-from debate_eval.tasks.engine.audit.plan import BASE, CONTROL, INJECTED, PARAPHRASED, POSITION, repeat_run
+from debate_eval.tasks.engine.injections import PLAN_FILE, judged_field, plan_of
 from debate_eval.tasks.engine.record import Record
 from debate_eval.tasks.engine.rundir import RunDir
 

@@ -22,21 +22,10 @@ from debate_eval.agents.models.token_estimate import count_text_tokens
 from debate_eval.tasks.analysis.audit.card import Card, card_markdown
 from debate_eval.tasks.analysis.audit.facet import Bootstrap
 from debate_eval.tasks.analysis.end_of_run import compare_systems
-from debate_eval.tasks.data.datasets import get_dataset, load_items, select_items
-from debate_eval.tasks.data.frames import needs_copy
-from debate_eval.tasks.data.registry import PAIRWISE, Item
-from debate_eval.tasks.engine.accounting import load_prices
-from debate_eval.tasks.engine.aspects import is_multi
-from debate_eval.tasks.engine.audit.assemble import build_card
-from debate_eval.tasks.engine.audit.estimate import JudgingCost, dry_run_cost, measured_cost, role_models, unpriced
-from debate_eval.tasks.engine.audit.folder import check_shared, read_audit, shared_setting, upsert_judge, write_audit
-from debate_eval.tasks.engine.audit.injections import (
-    choose_variants,
-    judged_field,
-    register_control,
-    register_injected,
-)
-from debate_eval.tasks.engine.audit.plan import (
+from debate_eval.tasks.audit.assemble import build_card
+from debate_eval.tasks.audit.estimate import JudgingCost, dry_run_cost, measured_cost, role_models, unpriced
+from debate_eval.tasks.audit.folder import check_shared, read_audit, shared_setting, upsert_judge, write_audit
+from debate_eval.tasks.audit.plan import (
     BASE,
     CONTROL,
     INJECTED,
@@ -47,7 +36,18 @@ from debate_eval.tasks.engine.audit.plan import (
     facet_runs,
     judges_of,
 )
+from debate_eval.tasks.data.datasets import get_dataset, load_items, select_items
+from debate_eval.tasks.data.frames import needs_copy
+from debate_eval.tasks.data.registry import PAIRWISE, Item
+from debate_eval.tasks.engine.accounting import load_prices
+from debate_eval.tasks.engine.aspects import is_multi
 from debate_eval.tasks.engine.build import build_run_config, build_run_options, model_overrides, resolve_dataset
+from debate_eval.tasks.engine.injections import (
+    choose_variants,
+    judged_field,
+    register_control,
+    register_injected,
+)
 from debate_eval.tasks.engine.lock import RunLock
 from debate_eval.tasks.engine.paraphrases import (
     PARAPHRASES_FILE,
@@ -472,7 +472,7 @@ class Audit:
                         "robustness": f"{self.paraphrases} paraphrase(s) of each judged text "
                         f"({self._paraphrase_field()}) by {self.paraphrase_model}, stored in {PARAPHRASES_FILE}",
                         "injection": f"Each judged text with one instruction of the corpus appended "
-                        f"(tasks/engine/audit/injections.json; variants in turn: {', '.join(self.variant_ids)}); "
+                        f"(tasks/engine/injections.json; variants in turn: {', '.join(self.variant_ids)}); "
                         "the planted value is the end of the scale farther from the human score (pairwise: the "
                         "response the humans did not prefer); the control: the same items with a neutral text of "
                         "as many words and characters at the same place, and the plain rerun (repeat-2)",

@@ -65,7 +65,7 @@ class Variant:
 @cache
 def corpus() -> tuple[Variant, ...]:
     """The packaged corpus (``injections.json``)."""
-    text = resources.files("debate_eval.tasks.engine.audit").joinpath("injections.json").read_text(encoding="utf-8")
+    text = resources.files("debate_eval.tasks.engine").joinpath("injections.json").read_text(encoding="utf-8")
     return tuple(Variant(**entry) for entry in json.loads(text)["variants"])
 
 
