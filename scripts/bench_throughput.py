@@ -346,10 +346,11 @@ CUTS = [
     "raw client pays the same.",
     "",
     "What is left of the gap to the raw client is AutoGen's own work per model call, which its public API "
-    "does not reach: about a dozen runtime deliveries per call in the debate team (each a task, a uuid, the "
+    "does not reach: about seven runtime deliveries per call in the debate team (each a task, a uuid, the "
     "span context manager and its attribute dicts, log f-strings formatting the message whether or not the "
-    "log is on), the Commander's relay turns (each model call is followed by one, a full round of "
-    "deliveries with no model call), the agents' and the manager's message handling, its client's message "
+    "log is on; the group-chat manager writes the Commander's relays itself, so a relay is one delivery to "
+    "its addressee, not a turn: `scripts/bench_team_traffic.py` counts them), the agents' and the manager's "
+    "message handling, its client's message "
     "conversion and `LLMCallEvent` (a `model_dump` of every response, built even when that log is off), and "
     "the response parsing into pydantic models.",
 ]
