@@ -9,8 +9,8 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
-from autogen_agentchat.agents import AssistantAgent
-from autogen_agentchat.base import TaskResult
+from autogen_agentchat.agents import AssistantAgent, BaseChatAgent
+from autogen_agentchat.base import Response, TaskResult
 from autogen_agentchat.messages import BaseAgentEvent, BaseChatMessage, TextMessage
 from autogen_core import EVENT_LOGGER_NAME, SingleThreadedAgentRuntime
 from autogen_core.models import ChatCompletionClient
@@ -19,7 +19,14 @@ from opentelemetry import trace
 
 from debate_eval.agents import telemetry
 from debate_eval.agents.telemetry import IdleTracerProvider
-from debate_eval.debates.group_chat import STOPPED, RoutedGroupChat, SingleTaskManager, TeamRuntime
+from debate_eval.debates.group_chat import (
+    STOPPED,
+    Accepts,
+    RelayingManager,
+    RoutedGroupChat,
+    SingleTaskManager,
+    TeamRuntime,
+)
 from tests.debates.debate.test_run import debate
 
 
@@ -253,3 +260,110 @@ def test_the_task_message_comes_first_and_the_result_last() -> None:
     items = asyncio.run(collect())
     assert isinstance(items[0], TextMessage) and items[0].content == "go"
     assert isinstance(items[-1], TaskResult) and len(items[-1].messages) == len(items) - 1
+
+
+class Echo(BaseChatAgent):
+    """A relayer: sends bob what it was given since its last turn (one line per message, ``source: text``);
+    with ``fail``, raises instead."""
+
+    def __init__(self, fail: bool = False) -> None:
+        super().__init__("relay", "relays to bob")
+        self.fail = fail
+        self.seen: list[list[str]] = []
+
+    @property
+    def produced_message_types(self) -> Sequence[type[BaseChatMessage]]:
+        return (TextMessage,)
+
+    async def on_messages(self, messages: Sequence[BaseChatMessage], cancellation_token: Any) -> Response:
+        if self.fail:
+            raise ValueError("relay exploded")
+        self.seen.append([f"{m.source}: {m.to_text()}" for m in messages])
+        text = " | ".join(self.seen[-1])
+        return Response(chat_message=TextMessage(source=self.name, content=text, metadata={"to": "bob"}))
+
+    async def on_reset(self, cancellation_token: Any) -> None:
+        self.seen.clear()
+
+
+ORDER = ["alice", "relay", "bob"]
+
+
+class RelayOrder(RelayingManager):
+    """alice, then the relay (to bob), then bob; the chat ends at ``max_turns``."""
+
+    def next_speaker(self) -> str:
+        spoken = sum(1 for m in self._message_thread if isinstance(m, BaseChatMessage) and m.source in ORDER)
+        return ORDER[spoken % 3]
+
+    def addressees(self, message: BaseChatMessage) -> Sequence[str]:
+        return [str(message.metadata["to"])]
+
+
+class ContainerOrder(SingleTaskManager):
+    """The same order with the relay's turn asked of its container, as AutoGen runs any participant."""
+
+    async def select_speaker(self, thread: Sequence[BaseAgentEvent | BaseChatMessage]) -> list[str] | str:
+        spoken = sum(1 for m in thread if isinstance(m, BaseChatMessage) and m.source in ORDER)
+        return ORDER[spoken % 3]
+
+
+class Relaying(RoutedGroupChat):
+    def __init__(self, relayer: Echo, alice: ChatCompletionClient, bob: ChatCompletionClient, *, inline: bool):
+        self._relayer, self._inline = relayer, inline
+        super().__init__(
+            name="Relaying",
+            description="alice, a relay, bob",
+            participants=[relayer, AssistantAgent("alice", alice), AssistantAgent("bob", bob)],
+            group_chat_manager_name="RelayingManager",
+            group_chat_manager_class=RelayOrder if inline else ContainerOrder,
+            max_turns=3,
+        )
+
+    def accepts(self, agent_name: str) -> Accepts:
+        if agent_name == "relay":  # the manager gives it what it sees when it runs the relay's turns
+            return (lambda message: False) if self._inline else (lambda message: True)
+        return lambda message: message.source == "user" or message.metadata.get("to") == agent_name
+
+    def manager_kwargs(self) -> dict[str, Any]:
+        return {"relayer": self._relayer} if self._inline else {}
+
+
+class Recording(ReplayChatCompletionClient):
+    """Replays its answers and keeps the text of every message of every request."""
+
+    def __init__(self, answers: list[str]) -> None:
+        super().__init__(answers)
+        self.set_cached_bool_value(False)
+        self.requests: list[list[str]] = []
+
+    async def create(self, messages: Sequence[Any], *args: Any, **kwargs: Any) -> Any:
+        self.requests.append([str(m.content) for m in messages])
+        return await super().create(messages, *args, **kwargs)
+
+
+def relayed_run(inline: bool) -> tuple[list[tuple[str, str]], list[list[str]], list[list[str]], list[list[str]]]:
+    relayer, alice, bob = Echo(), Recording(["a1"]), Recording(["b1"])
+    team = Relaying(relayer, alice, bob, inline=inline)
+    result = asyncio.run(asyncio.wait_for(team.run(task="go"), 60))
+    assert result.stop_reason == "Maximum number of turns 3 reached."
+    assert runs_again(team.team_runtime)
+    transcript = [(m.source, m.to_text()) for m in result.messages if isinstance(m, BaseChatMessage)]
+    return transcript, relayer.seen, alice.requests, bob.requests
+
+
+def test_a_relay_written_by_the_manager_is_the_relay_its_container_would_have_run() -> None:
+    inline = relayed_run(inline=True)
+    # by hand: the relay sees the task and alice's answer; bob sees the task and the relay; alice not the relay
+    assert inline[0] == [("user", "go"), ("alice", "a1"), ("relay", "user: go | alice: a1"), ("bob", "b1")]
+    assert inline[1] == [["user: go", "alice: a1"]]
+    assert [request[1:] for request in inline[2]] == [["go"]]
+    assert [request[1:] for request in inline[3]] == [["go", "user: go | alice: a1"]]
+    assert inline == relayed_run(inline=False)  # the same as with the relay's turn asked of its container
+
+
+def test_a_relayers_error_ends_the_run_with_that_error() -> None:
+    team = Relaying(Echo(fail=True), Recording(["a1"]), Recording(["b1"]), inline=True)
+    with pytest.raises(RuntimeError, match="ValueError: relay exploded"):
+        asyncio.run(asyncio.wait_for(team.run(task="go"), 60))
+    assert runs_again(team.team_runtime)
