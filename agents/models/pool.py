@@ -25,11 +25,11 @@ from typing import Any
 from autogen_core import CacheStore
 from autogen_core.models import ChatCompletionClient
 from autogen_ext.models.cache import ChatCompletionCache
-from autogen_ext.models.openai import BaseOpenAIChatCompletionClient
 
 from debate_eval.agents.models.answer_check import AnswerCheckClient
 from debate_eval.agents.models.answer_format import FREE, AnswerFormat, AnswerPlan, current_answer_task
 from debate_eval.agents.models.batch import BatchDispatcher
+from debate_eval.agents.models.chat_client import OpenAIChatClient
 from debate_eval.agents.models.http_client import HttpOptions, NetworkOptions, build_http_client
 from debate_eval.agents.models.preflight import Endpoint, check_endpoints
 from debate_eval.agents.models.providers import get_provider
@@ -88,11 +88,10 @@ def build_client(settings: ModelSettings, base_url: str | None, http: Any = None
     return provider.build_client(settings, base_url, http)
 
 
-def build_openai_client(
-    settings: ModelSettings, base_url: str | None, http_client: Any = None
-) -> BaseOpenAIChatCompletionClient:
-    """AutoGen's OpenAI-compatible client for ``settings`` (SDK retries off: ``RetryingClient`` retries);
-    ``http_client``: the SDK's HTTP client (the run's observing or batching transport)."""
+def build_openai_client(settings: ModelSettings, base_url: str | None, http_client: Any = None) -> OpenAIChatClient:
+    """The OpenAI-compatible chat client for ``settings`` (``chat_client.py``: AutoGen's requests and results;
+    SDK retries off: ``RetryingClient`` retries); ``http_client``: the SDK's HTTP client (the run's observing or
+    batching transport)."""
     return get_provider(OPENAI).build_client(settings, base_url, http_client)  # type: ignore[no-any-return]
 
 

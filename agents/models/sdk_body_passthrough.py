@@ -8,9 +8,10 @@ that walk was the largest single cost of the event loop (benchmarks/throughput.m
 ``PlainBodyClient(sdk_client)`` is the SDK client with ``chat.completions.create`` going through the SDK's
 documented method for requests of one's own, ``post`` (same URL, headers, auth, timeout, HTTP client,
 response parsing into ``ChatCompletion``, errors), with the body as it is; everything else (``beta``,
-streaming, ``close``) is the SDK client unchanged. AutoGen takes it through its public constructor,
-``BaseOpenAIChatCompletionClient(client=...)`` (``plain_body_chat_client``). Nothing is patched: the same
-JSON reaches the endpoint (tests/agents/models/test_sdk_body_passthrough.py).
+streaming, ``close``) is the SDK client unchanged. The run's chat client posts through it
+(``plain_body_chat_client``: ``chat_client.OpenAIChatClient``, and AutoGen's client, which it takes through its
+public constructor ``BaseOpenAIChatCompletionClient(client=...)``). Nothing is patched: the same JSON reaches
+the endpoint (tests/agents/models/test_sdk_body_passthrough.py).
 """
 
 from __future__ import annotations
@@ -20,10 +21,10 @@ from typing import Any
 
 import openai
 from autogen_core.models import ModelInfo
-from autogen_ext.models.openai import BaseOpenAIChatCompletionClient
 from openai.types.chat import ChatCompletion
 
 from debate_eval.agents.models.affinity import session_key
+from debate_eval.agents.models.chat_client import OpenAIChatClient
 
 CHAT_ROUTE = "/chat/completions"
 # create()'s request options -> the keys of the SDK's public RequestOptions
@@ -68,13 +69,9 @@ def plain_body_chat_client(
     create_args: dict[str, Any],
     model_info: ModelInfo | None = None,
     session_field: str | None = None,
-) -> BaseOpenAIChatCompletionClient:
-    """AutoGen's OpenAI chat client over ``PlainBodyClient(sdk_client)`` (``create_args``: ``model`` and the
-    decoding settings sent with every request; ``model_info``: required for a model AutoGen does not know;
-    ``session_field``: the body field of the debate's session key, if the endpoint reads one)."""
-    return BaseOpenAIChatCompletionClient(
-        client=PlainBodyClient(sdk_client, session_field),  # type: ignore[arg-type]  # duck-typed AsyncOpenAI
-        create_args=create_args,
-        model_info=model_info,
-        include_name_in_message=False,
-    )
+) -> OpenAIChatClient:
+    """The OpenAI chat client (``chat_client.OpenAIChatClient``: AutoGen's requests and results) over
+    ``PlainBodyClient(sdk_client)`` (``create_args``: ``model`` and the decoding settings sent with every
+    request; ``model_info``: required for a model AutoGen does not know; ``session_field``: the body field of the
+    debate's session key, if the endpoint reads one)."""
+    return OpenAIChatClient(PlainBodyClient(sdk_client, session_field), create_args, model_info)
