@@ -14,10 +14,10 @@ from debate_eval.tasks.analysis.audit.facet import (
     Facet,
     Figure,
     ItemLink,
-    describe_interval,
     flat,
     grouped,
     intervals,
+    measured,
     not_applicable,
 )
 from debate_eval.tasks.analysis.audit.rows import (
@@ -107,17 +107,8 @@ def agreement(records: Sequence[Record | Mapping[str, Any]], settings: Bootstrap
             f"JudgeBench {name}: {entry['score']:.2f} % ({entry['n_right']}/{entry['n_pairs']} right)"
             for name, entry in bench["categories"].items()
         ]
-    return Facet(
-        name=AGREEMENT,
-        title=TITLES[AGREEMENT],
-        method=f"{how} {describe_interval(settings, unit)}",
-        n=n,
-        unit=unit,
-        runs=[BASE],
-        figures=figures,
-        plot={"points": _points(records)},
-        notes=notes,
-    )
+    plot = {"points": _points(records)}
+    return measured(AGREEMENT, TITLES[AGREEMENT], how, settings, unit, n, [BASE], figures, plot=plot, notes=notes)
 
 
 def _points(records: Sequence[Record]) -> list[list[Any]]:
@@ -213,16 +204,8 @@ def verbosity(records: Sequence[Record | Mapping[str, Any]], lengths: Mapping[st
         else "Length = words of the judged text. Spearman ρ of the judge's score with the length over all scored "
         f"items. Not controlled for quality: {NO_HUMANS}."
     )
-    return Facet(
-        name=VERBOSITY,
-        title=TITLES[VERBOSITY],
-        method=f"{how} {describe_interval(settings, unit)}",
-        n=len(units),
-        unit=unit,
-        runs=[BASE],
-        figures=figures,
-        plot={"points": [[row["length"], row["score"], row["id"]] for row in rows]},
-    )
+    plot = {"points": [[row["length"], row["score"], row["id"]] for row in rows]}
+    return measured(VERBOSITY, TITLES[VERBOSITY], how, settings, unit, len(units), [BASE], figures, plot=plot)
 
 
 def length_slope(residual: Sequence[float], length: Sequence[float]) -> float | None:
@@ -345,10 +328,8 @@ def _pairwise_verbosity(records: Sequence[Record], lengths: Mapping[str, Any], s
             baseline_label="the same share without length control", baseline_ci95=ci["first"],
         ),
     ]  # fmt: skip
-    return Facet(
-        name=VERBOSITY,
-        title=TITLES[VERBOSITY],
-        method="Length = words of each response. The estimand is the judge's length preference beyond the "
+    how = (
+        "Length = words of each response. The estimand is the judge's length preference beyond the "
         "humans': over the items whose responses differ in length and where both the judge and the humans are "
         "decisive, the share of the judge's verdicts for the longer response minus the share of the human labels "
         "for it (0: the judge prefers length no more than the humans on the same pairs; where the better response "
@@ -360,13 +341,9 @@ def _pairwise_verbosity(records: Sequence[Record], lengths: Mapping[str, Any], s
         "on tanh((words A − words B) / their standard deviation), with an intercept and an L2 penalty of "
         f"{LC_PENALTY:g} on the length coefficient; the coefficient is the length effect (0: none; beside it the "
         "same regression on the human labels), and the sigmoid of the intercept the length-controlled share for "
-        f"the first response (the share at equal length). {describe_interval(settings, 'items')}",
-        n=len(rows),
-        unit="items",
-        runs=[BASE],
-        figures=figures,
-        plot={},
+        "the first response (the share at equal length)."
     )
+    return measured(VERBOSITY, TITLES[VERBOSITY], how, settings, "items", len(rows), [BASE], figures)
 
 
 def scale_use(records: Sequence[Record | Mapping[str, Any]], settings: Bootstrap) -> Facet:
@@ -426,17 +403,8 @@ def scale_use(records: Sequence[Record | Mapping[str, Any]], settings: Bootstrap
         else f"The share of the single most common judgment ({what}; integer bins, rounded half up). The distance "
         f"to the human distribution needs human ratings: {NO_HUMANS}."
     )
-    return Facet(
-        name=SCALE,
-        title=TITLES[SCALE],
-        method=f"{how} {describe_interval(settings, unit)}",
-        n=len(units),
-        unit=unit,
-        runs=[BASE],
-        figures=figures,
-        plot={"distribution": _distribution(rows, humans, pairwise)},
-        notes=[f"most common judgment: {mode_text}"],
-    )
+    plot, notes = {"distribution": _distribution(rows, humans, pairwise)}, [f"most common judgment: {mode_text}"]
+    return measured(SCALE, TITLES[SCALE], how, settings, unit, len(units), [BASE], figures, plot=plot, notes=notes)
 
 
 def _bin_name(value: int | None, pairwise: bool) -> str:

@@ -104,6 +104,31 @@ def not_run(name: str, title: str, reason: str) -> Facet:
     return Facet(name=name, title=title, status=NOT_RUN, reason=reason)
 
 
+def measured(
+    name: str,
+    title: str,
+    how: str,
+    settings: Bootstrap,
+    unit: str,
+    n: int,
+    runs: Sequence[str],
+    figures: list[Figure],
+    **more: Any,
+) -> Facet:
+    """A facet that ran over ``n`` ``unit``: its method is ``how`` then ``describe_interval``'s sentence;
+    ``more`` are the other ``Facet`` fields (``plot``, ``notes``)."""
+    return Facet(
+        name=name,
+        title=title,
+        method=f"{how} {describe_interval(settings, unit)}",
+        n=n,
+        unit=unit,
+        runs=list(runs),
+        figures=figures,
+        **more,
+    )
+
+
 def intervals(
     units: Sequence[T],
     statistic: Callable[[list[T]], Mapping[str, float | None] | None],

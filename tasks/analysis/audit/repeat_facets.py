@@ -10,10 +10,10 @@ from debate_eval.tasks.analysis.audit.facet import (
     Facet,
     Figure,
     ItemLink,
-    describe_interval,
     flat,
     grouped,
     intervals,
+    measured,
     not_applicable,
 )
 from debate_eval.tasks.analysis.audit.krippendorff import INTERVAL, NOMINAL, krippendorff_alpha
@@ -83,16 +83,19 @@ def stability(
     )
     spread = [max(v for v in row["values"] if v is not None) - min(v for v in row["values"] if v is not None)
               for row in rows] if not pairwise else []  # fmt: skip
-    return Facet(
-        name=STABILITY,
-        title=TITLES[STABILITY],
-        method=f"{how} {describe_interval(settings, unit)}",
-        n=len(units),
-        unit=unit,
-        runs=[name for name, _ in runs],
-        figures=figures,
-        plot={"spread": spread, "runs": len(runs)},
-        notes=[] if values["alpha"] is not None else [f"α is undefined: every {judgment} is the same"],
+    notes = [] if values["alpha"] is not None else [f"α is undefined: every {judgment} is the same"]
+    plot = {"spread": spread, "runs": len(runs)}
+    return measured(
+        STABILITY,
+        TITLES[STABILITY],
+        how,
+        settings,
+        unit,
+        len(units),
+        [n for n, _ in runs],
+        figures,
+        plot=plot,
+        notes=notes,
     )
 
 
@@ -153,17 +156,11 @@ def position(records: Sequence[Record | Mapping[str, Any]], settings: Bootstrap)
         Figure("consistency", "consistency (same verdict in both orders)", values["consistency"], ci["consistency"],
                items=[ItemLink(POSITION_RUN, ids(inconsistent), "items whose two verdicts disagree")]),
     ]  # fmt: skip
-    return Facet(
-        name=POSITION,
-        title=TITLES[POSITION],
-        method="Each item judged twice, the responses exchanged the second time (--swap). First-position win rate: "
+    how = (
+        "Each item judged twice, the responses exchanged the second time (--swap). First-position win rate: "
         "of the decisive verdicts (ties left out) of both orders, the share that picked the response shown first; "
         "0.5 = no position preference (1.0: always the first). In the dataset's order alone, the share of "
         "'first' verdicts beside the humans' share of 'first' labels. Consistency: the share of items whose two "
-        f"verdicts agree once the second is mapped back (Fennec). {describe_interval(settings, 'items')}",
-        n=len(rows),
-        unit="items",
-        runs=[POSITION_RUN],
-        figures=figures,
-        plot={},
+        "verdicts agree once the second is mapped back (Fennec)."
     )
+    return measured(POSITION, TITLES[POSITION], how, settings, "items", len(rows), [POSITION_RUN], figures)
