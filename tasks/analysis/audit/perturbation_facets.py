@@ -25,12 +25,12 @@ from debate_eval.tasks.analysis.audit.rows import (
     ids,
     is_pairwise_run,
     latest,
-    mean,
     share,
     unit_key,
     value_of,
 )
 from debate_eval.tasks.analysis.compare import compare_runs
+from debate_eval.tasks.analysis.correlations import mean
 from debate_eval.tasks.engine.record import Record
 
 Records = Sequence[Record | Mapping[str, Any]]  # typed records, or result lines' JSON objects
