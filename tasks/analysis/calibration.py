@@ -47,7 +47,14 @@ from scipy import stats
 from scipy.optimize import isotonic_regression
 
 from debate_eval.agents.errors import UserError
-from debate_eval.tasks.analysis.bootstrap import DEFAULT_RESAMPLES, LEVEL, MIN_UNITS, SEED, too_few_units
+from debate_eval.tasks.analysis.bootstrap import (
+    DEFAULT_RESAMPLES,
+    LEVEL,
+    MIN_UNITS,
+    SEED,
+    percentile_interval,
+    too_few_units,
+)
 from debate_eval.tasks.analysis.compare import holm
 from debate_eval.tasks.analysis.records import RecordLike, number, score_row
 
@@ -185,13 +192,9 @@ def _intervals(
             draws[name][0].append(b[name])
             draws[name][1].append(a[name])
             draws[name][2].append(b[name] - a[name])
-    tail = (1 - LEVEL) / 2 * 100
     for name, (b_draws, a_draws, g_draws) in draws.items():
         for target, values in ((out_before, b_draws), (out_after, a_draws), (out_gain, g_draws)):
-            target.setdefault("ci95", {})[name] = [
-                float(np.percentile(values, tail)),
-                float(np.percentile(values, 100 - tail)),
-            ]
+            target.setdefault("ci95", {})[name] = percentile_interval(values)
     return out_before, out_after, out_gain
 
 

@@ -296,26 +296,20 @@ def simulate(
 ) -> Simulation:
     """``splits`` random calibration/test splits (``calibration_share`` of the items calibrate), seeded."""
     rng = np.random.default_rng(seed)
-    n = len(confidences[0])
-    size = round(calibration_share * n)
-    results = []
-    for _ in range(splits):
-        calibration = np.zeros(n, dtype=bool)
-        calibration[rng.permutation(n)[:size]] = True
-        results.append(
-            run_split(
-                names,
-                confidences,
-                corrects,
-                calibration,
-                alpha,
-                delta,
-                costs=costs,
-                grid=grid,
-                min_decided=min_decided,
-            )
-        )
+    options = {"costs": costs, "grid": grid, "min_decided": min_decided}
+    results = [
+        run_split(names, confidences, corrects, _calibration_split(len(confidences[0]), calibration_share, rng),
+                  alpha, delta, **options)
+        for _ in range(splits)
+    ]  # fmt: skip
     return Simulation(alpha, delta, tuple(results), tuple(names))
+
+
+def _calibration_split(n: int, share: float, rng: np.random.Generator) -> np.ndarray:
+    """A random ``share`` of ``n`` items (rounded) marked to calibrate on, the rest to test."""
+    calibration = np.zeros(n, dtype=bool)
+    calibration[rng.permutation(n)[: round(share * n)]] = True
+    return calibration
 
 
 # ------------------------------------------------------------------------------------ over finished runs
@@ -410,9 +404,7 @@ def cascade_runs(
     n = len(aligned.keys)
     if n < 2:
         raise UserError(f"a cascade needs labelled items to calibrate and test on; the runs share {n}")
-    rng = np.random.default_rng(seed)
-    calibration = np.zeros(n, dtype=bool)
-    calibration[rng.permutation(n)[: round(calibration_share * n)]] = True
+    calibration = _calibration_split(n, calibration_share, np.random.default_rng(seed))
     _check_reachable(int(calibration.sum()), alpha, delta / len(runs), min_decided, calibration_share)
     split = run_split(
         aligned.names,

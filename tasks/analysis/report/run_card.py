@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from debate_eval.agents.models.answer_format import describe_answers
+from debate_eval.tasks.analysis.audit.card import fmt
 from debate_eval.tasks.analysis.bootstrap import DEFAULT_CI_METHOD, MIN_UNITS
 from debate_eval.tasks.analysis.report import numbers, plots
 from debate_eval.tasks.analysis.report.gather import Run
@@ -17,11 +18,6 @@ LONG_TEXT = 90
 DECODING = ("temperature", "top_p", "seed", "max_tokens")
 PAIRWISE_METRICS = ("accuracy", "kappa", "consistency", "agreement")
 NO_HUMAN_RATINGS = "No human ratings in this run: nothing to meta-evaluate (its scores and transcripts are below)."
-
-
-def fmt(value: float | None, digits: int = 3) -> str:
-    """``value`` with ``digits`` decimals, or an en dash for no value."""
-    return "–" if value is None else f"{value:.{digits}f}"
 
 
 def _flatten(prefix: str, value: Any, out: list[tuple[str, Any]]) -> None:
