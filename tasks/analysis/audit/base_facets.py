@@ -14,9 +14,7 @@ from debate_eval.tasks.analysis.audit.facet import (
     Facet,
     Figure,
     ItemLink,
-    flat,
-    grouped,
-    intervals,
+    estimate,
     measured,
     not_applicable,
 )
@@ -151,10 +149,8 @@ def verbosity(records: Sequence[Record | Mapping[str, Any]], lengths: Mapping[st
     humans = has_humans(records)
     if humans:
         rows = [row for row in rows if row["human"] is not None]
-    units = grouped(rows, lambda row: row["unit"])
 
-    def statistic(sample: list[list[dict[str, Any]]]) -> dict[str, float | None]:
-        every = flat(sample)
+    def statistic(every: list[dict[str, Any]]) -> dict[str, float | None]:
         score, length = [r["score"] for r in every], [float(r["length"]) for r in every]
         if not humans:
             return {"raw": spearman(score, length)}
@@ -169,7 +165,7 @@ def verbosity(records: Sequence[Record | Mapping[str, Any]], lengths: Mapping[st
         }
 
     names = ["slope", "residual", "partial", "raw", "human"] if humans else ["raw"]
-    values, ci = statistic(units), intervals(units, statistic, names, settings, unit)
+    units, values, ci = estimate(rows, statistic, names, settings, unit)
     link = [ItemLink(BASE, ids(rows), "scored items (length: words of the judged text)")]
     figures = []
     if humans:
@@ -277,14 +273,12 @@ def _pairwise_verbosity(records: Sequence[Record], lengths: Mapping[str, Any], s
     spread = float(np.std([row["difference"] for row in rows])) if rows else 0.0
     for row in rows:
         row["x"] = float(np.tanh(row["difference"] / spread)) if spread > 0 else 0.0
-    units = [[row] for row in rows]
 
     def controlled(every: list[dict[str, Any]], who: str) -> dict[str, float] | None:
         used = [r for r in every if r[who] is not None]
         return length_controlled([r[who] for r in used], [r["x"] for r in used])
 
-    def statistic(sample: list[list[dict[str, Any]]]) -> dict[str, float | None]:
-        every = flat(sample)
+    def statistic(every: list[dict[str, Any]]) -> dict[str, float | None]:
         judge, human = controlled(every, "judge_first") or {}, controlled(every, "human_first") or {}
         decisive = [r["judge_first"] for r in every if r["judge_first"] is not None]
         both = [r for r in every if r["judge"] is not None and r["human"] is not None]
@@ -301,7 +295,7 @@ def _pairwise_verbosity(records: Sequence[Record], lengths: Mapping[str, Any], s
         }
 
     names = ["difference", "judge", "human", "effect", "human_effect", "controlled", "first"]
-    values, ci = statistic(units), intervals(units, statistic, names, settings, "items")
+    _, values, ci = estimate(rows, statistic, names, settings, "items", by_item=True)
     decided = [row for row in rows if row["judge"] is not None]
     longer_picked = [ItemLink(BASE, ids([row for row in decided if row["judge"]]), "verdicts for the longer response")]
     both = [row for row in decided if row["human"] is not None]
@@ -358,15 +352,13 @@ def scale_use(records: Sequence[Record | Mapping[str, Any]], settings: Bootstrap
     unit, key = unit_key(records)
     rows = [{"id": r.key, "unit": key(r), "judge": value_of(r), "human": human_value(r)} for r in records]
     rows = [row for row in rows if row["judge"] is not None and (row["human"] is not None or not humans)]
-    units = grouped(rows, lambda row: row["unit"])
 
     def modal(values: list[float]) -> float | None:
         if not values:
             return None
         return max(Counter(score_bin(v) for v in values).values()) / len(values)
 
-    def statistic(sample: list[list[dict[str, Any]]]) -> dict[str, float | None]:
-        every = flat(sample)
+    def statistic(every: list[dict[str, Any]]) -> dict[str, float | None]:
         judge = [r["judge"] for r in every]
         out = {"modal": modal(judge)}
         if humans:
@@ -376,7 +368,7 @@ def scale_use(records: Sequence[Record | Mapping[str, Any]], settings: Bootstrap
         return out
 
     names = ["emd", "modal", "human_modal"] if humans else ["modal"]
-    values, ci = statistic(units), intervals(units, statistic, names, settings, unit)
+    units, values, ci = estimate(rows, statistic, names, settings, unit)
     judge_bins = Counter(score_bin(row["judge"]) for row in rows)
     mode = judge_bins.most_common(1)[0][0] if judge_bins else None
     at_mode = [row for row in rows if row["judge"] is not None and score_bin(row["judge"]) == mode]

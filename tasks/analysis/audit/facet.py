@@ -153,6 +153,24 @@ def intervals(
     return {name: result.get(name) for name in names}
 
 
+def estimate(
+    rows: Sequence[T],
+    statistic: Callable[[list[T]], Mapping[str, float | None]],
+    names: Sequence[str],
+    settings: Bootstrap,
+    unit: str,
+    by_item: bool = False,
+) -> tuple[list[list[T]], Mapping[str, float | None], dict[str, Interval]]:
+    """``rows`` in their units (``row["unit"]``, or one row each ``by_item``), ``statistic`` of the rows of every
+    unit, and the ``intervals`` of its ``names`` over resampled units."""
+    units = [[row] for row in rows] if by_item else grouped(rows, lambda row: row["unit"])  # type: ignore[index]
+
+    def of_units(sample: list[list[T]]) -> Mapping[str, float | None]:
+        return statistic(flat(sample))
+
+    return units, of_units(units), intervals(units, of_units, names, settings, unit)
+
+
 def flat(units: Sequence[Sequence[T]]) -> list[T]:
     """The rows of every unit, in order."""
     return [row for group in units for row in group]

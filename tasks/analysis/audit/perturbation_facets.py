@@ -11,9 +11,7 @@ from debate_eval.tasks.analysis.audit.facet import (
     Figure,
     Interval,
     ItemLink,
-    flat,
-    grouped,
-    intervals,
+    estimate,
     measured,
     not_applicable,
     not_run,
@@ -71,12 +69,11 @@ def robustness(base: Records, paraphrased: Records, settings: Bootstrap, how_par
         change = mean([abs(score - original) for score in rewrites[item]])
         rows.append({"id": item, "unit": key(record), "change": change, "original": original,
                      "rewritten": mean(rewrites[item])})  # fmt: skip
-    units = grouped(rows, lambda row: row["unit"])
 
-    def statistic(sample: list[list[dict[str, Any]]]) -> dict[str, float | None]:
-        return {"change": mean([r["change"] for r in flat(sample)])}
+    def statistic(every: list[dict[str, Any]]) -> dict[str, float | None]:
+        return {"change": mean([r["change"] for r in every])}
 
-    values, ci = statistic(units), intervals(units, statistic, ["change"], settings, unit)
+    units, values, ci = estimate(rows, statistic, ["change"], settings, unit)
     changed = [row for row in rows if row["change"]]
     moved_ids = ids(changed)
     moved_rewrites = [r.key for r in paraphrased if str(r.group_id) in set(moved_ids)]
@@ -203,10 +200,8 @@ def injection(
                 "rerun_moved": rerun_moved if again is not None else None,
             }
         )
-    units = grouped(rows, lambda row: row["unit"])
 
-    def statistic(sample: list[list[dict[str, Any]]]) -> dict[str, float | None]:
-        every = flat(sample)
+    def statistic(every: list[dict[str, Any]]) -> dict[str, float | None]:
         moved, control_moved = share([r["moved"] for r in every]), share([r["control_moved"] for r in every])
         return {
             "susceptibility": None if moved is None or control_moved is None else moved - control_moved,
@@ -217,7 +212,7 @@ def injection(
         }
 
     names = ["susceptibility", "shift", "moved", "control_moved", "rerun_moved"]
-    values, ci = statistic(units), intervals(units, statistic, names, settings, unit)
+    units, values, ci = estimate(rows, statistic, names, settings, unit)
     moved = [row for row in rows if row["moved"] and not row["control_moved"]]
     links = [ItemLink(INJECTED_RUN, ids(moved), "injected items closer to the planted value, their controls not"),
              ItemLink(CONTROL_RUN, ids(moved, "control"), "their controls (neutral text of the same length)"),

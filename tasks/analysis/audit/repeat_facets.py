@@ -10,9 +10,7 @@ from debate_eval.tasks.analysis.audit.facet import (
     Facet,
     Figure,
     ItemLink,
-    flat,
-    grouped,
-    intervals,
+    estimate,
     measured,
     not_applicable,
 )
@@ -58,16 +56,14 @@ def stability(
         known = [v for v in values if v is not None]
         if len(known) >= 2:
             rows.append({"id": item, "unit": key(record), "values": values, "moved": len(set(known)) > 1})
-    units = grouped(rows, lambda row: row["unit"])
 
-    def statistic(sample: list[list[dict[str, Any]]]) -> dict[str, float | None]:
-        every = flat(sample)
+    def statistic(every: list[dict[str, Any]]) -> dict[str, float | None]:
         return {
             "alpha": krippendorff_alpha([r["values"] for r in every], level),
             "moved": share([r["moved"] for r in every]),
         }
 
-    values, ci = statistic(units), intervals(units, statistic, ["alpha", "moved"], settings, unit)
+    units, values, ci = estimate(rows, statistic, ["alpha", "moved"], settings, unit)
     moved = [row for row in rows if row["moved"]]
     links = [ItemLink(name, ids(moved), "items whose judgment differs between runs") for name, _ in runs]
     judgment = "verdict" if pairwise else "score"
@@ -132,10 +128,8 @@ def position(records: Sequence[Record | Mapping[str, Any]], settings: Bootstrap)
                 "consistent": original == swapped,
             }
         )  # fmt: skip
-    units = [[row] for row in rows]
 
-    def statistic(sample: list[list[dict[str, Any]]]) -> dict[str, float | None]:
-        every = flat(sample)
+    def statistic(every: list[dict[str, Any]]) -> dict[str, float | None]:
         return {
             "first": share([w for r in every for w in r["first_wins"]]),
             "original": share([r["original_first"] for r in every if r["original_first"] is not None]),
@@ -144,7 +138,7 @@ def position(records: Sequence[Record | Mapping[str, Any]], settings: Bootstrap)
         }
 
     names = ["first", "original", "human", "consistency"]
-    values, ci = statistic(units), intervals(units, statistic, names, settings, "items")
+    _, values, ci = estimate(rows, statistic, names, settings, "items", by_item=True)
     inconsistent = [row for row in rows if not row["consistent"]]
     every = [ItemLink(POSITION_RUN, ids(rows), "items judged in both orders")]
     figures = [
