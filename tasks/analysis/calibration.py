@@ -55,8 +55,9 @@ from debate_eval.tasks.analysis.bootstrap import (
     percentile_interval,
     too_few_units,
 )
-from debate_eval.tasks.analysis.compare import holm
+from debate_eval.tasks.analysis.ppi import t_interval
 from debate_eval.tasks.analysis.records import RecordLike, number, score_row
+from debate_eval.tasks.analysis.system_pairs import holm
 
 DEFAULT_FOLDS = 5
 ECE_BINS = 10
@@ -198,11 +199,6 @@ def _intervals(
     return out_before, out_after, out_gain
 
 
-def _t_interval(values: np.ndarray) -> list[float]:
-    half = stats.t.ppf(0.5 + LEVEL / 2, len(values) - 1) * values.std(ddof=1) / math.sqrt(len(values))
-    return [float(values.mean() - half), float(values.mean() + half)]
-
-
 def transfer_by_system(
     scores: np.ndarray, ratings: np.ndarray, systems: Sequence[str | None], k: int, seed: int
 ) -> tuple[list[dict[str, Any]], np.ndarray]:
@@ -243,7 +239,7 @@ def _system_entry(name: str, residuals: np.ndarray, labels: np.ndarray, pool: np
     if len(own) < MIN_SYSTEM_ITEMS or len(rest) < MIN_SYSTEM_ITEMS:
         entry["ci95"] = too_few_units(len(own), "items", MIN_SYSTEM_ITEMS) or "too few items of the other systems"
         return entry
-    entry["ci95"] = _t_interval(own)
+    entry["ci95"] = t_interval(own)
     entry["p"] = float(stats.ttest_ind(own, rest, equal_var=False).pvalue)
     return entry
 
