@@ -36,24 +36,16 @@ _TABLE1_ASPECTS = {
     "summeval": ("average", "coherence", "consistency", "fluency", "relevance"),
     "topical_chat": ("average", "naturalness", "coherence", "engagingness", "groundedness"),
 }
-# Per evaluator and dataset: per aspect (in _TABLE1_ASPECTS order) the pair of PAPER_STATISTICS, left to right.
+# Per (evaluator, dataset): per aspect (in _TABLE1_ASPECTS order) the pair of PAPER_STATISTICS, left to right.
 _TABLE1_ROWS = {
-    "G-Eval-4": {
-        "summeval": (0.533, 0.450, 0.522, 0.420, 0.600, 0.553, 0.495, 0.416, 0.517, 0.412),
-        "topical_chat": (0.616, 0.623, 0.632, 0.609, 0.614, 0.619, 0.547, 0.579, 0.670, 0.684),
-    },
-    "ChatEval": {
-        "summeval": (0.528, 0.458, 0.477, 0.412, 0.595, 0.516, 0.501, 0.432, 0.539, 0.472),
-        "topical_chat": (0.675, 0.653, 0.620, 0.604, 0.657, 0.641, 0.687, 0.676, 0.737, 0.692),
-    },
-    "MultiAgent": {
-        "summeval": (0.507, 0.459, 0.486, 0.410, 0.628, 0.596, 0.410, 0.393, 0.505, 0.436),
-        "topical_chat": (0.656, 0.649, 0.590, 0.570, 0.665, 0.667, 0.709, 0.729, 0.659, 0.630),
-    },
-    "DEBATE": {
-        "summeval": (0.597, 0.575, 0.610, 0.588, 0.643, 0.614, 0.542, 0.515, 0.593, 0.582),
-        "topical_chat": (0.735, 0.729, 0.699, 0.683, 0.735, 0.727, 0.761, 0.705, 0.745, 0.800),
-    },
+    ("G-Eval-4", "summeval"): (0.533, 0.450, 0.522, 0.420, 0.600, 0.553, 0.495, 0.416, 0.517, 0.412),
+    ("G-Eval-4", "topical_chat"): (0.616, 0.623, 0.632, 0.609, 0.614, 0.619, 0.547, 0.579, 0.670, 0.684),
+    ("ChatEval", "summeval"): (0.528, 0.458, 0.477, 0.412, 0.595, 0.516, 0.501, 0.432, 0.539, 0.472),
+    ("ChatEval", "topical_chat"): (0.675, 0.653, 0.620, 0.604, 0.657, 0.641, 0.687, 0.676, 0.737, 0.692),
+    ("MultiAgent", "summeval"): (0.507, 0.459, 0.486, 0.410, 0.628, 0.596, 0.410, 0.393, 0.505, 0.436),
+    ("MultiAgent", "topical_chat"): (0.656, 0.649, 0.590, 0.570, 0.665, 0.667, 0.709, 0.729, 0.659, 0.630),
+    ("DEBATE", "summeval"): (0.597, 0.575, 0.610, 0.588, 0.643, 0.614, 0.542, 0.515, 0.593, 0.582),
+    ("DEBATE", "topical_chat"): (0.735, 0.729, 0.699, 0.683, 0.735, 0.727, 0.761, 0.705, 0.745, 0.800),
 }
 
 
@@ -69,9 +61,10 @@ def _pairs(statistics: Sequence[str], aspects: Sequence[str], values: Sequence[f
 PAPER_TABLE1: dict[str, dict[str, dict[str, dict[str, float]]]] = {
     evaluator: {
         dataset: _pairs(PAPER_STATISTICS[dataset], _TABLE1_ASPECTS[dataset], values)
-        for dataset, values in datasets.items()
+        for (name, dataset), values in _TABLE1_ROWS.items()
+        if name == evaluator
     }
-    for evaluator, datasets in _TABLE1_ROWS.items()
+    for evaluator in dict.fromkeys(name for name, _ in _TABLE1_ROWS)
 }
 
 SYMBOLS = {
