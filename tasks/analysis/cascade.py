@@ -383,7 +383,7 @@ def cascade_runs(
     """The cascade of ``runs`` (``LabelledJudge`` objects, cheapest first) calibrated on ``calibration_share``
     of the labelled items (a seeded random split) and reported on the rest."""
     from debate_eval.agents.errors import UserError
-    from debate_eval.tasks.analysis.labelled import DEFAULT_TOLERANCE, align
+    from debate_eval.tasks.analysis.labelled import DEFAULT_TOLERANCE, align, confidence_value
 
     check_levels(alpha, delta)
     if not 0 < calibration_share < 1:
@@ -422,7 +422,9 @@ def cascade_runs(
     abstained = [key for key, who in zip(test_keys, split.test.who, strict=True) if who == ABSTAINED]
     unlabelled = list(aligned.unlabelled)
     if unlabelled:
-        confidences = [np.array([_number(run.confidence.get(key)) for key in unlabelled], dtype=float) for run in runs]
+        confidences = [
+            np.array([confidence_value(run.confidence.get(key)) for key in unlabelled], dtype=float) for run in runs
+        ]
         who = assign(confidences, values)
         abstained += [key for key, w in zip(unlabelled, who, strict=True) if w == ABSTAINED]
     costs = [run.cost_per_item(test_keys) for run in runs]
@@ -484,7 +486,3 @@ def _check_reachable(calibrating: int, alpha: float, level: float, min_decided: 
         f"cascade: {calibrating} labelled calibration items can pass no threshold: {why}; label about "
         f"{math.ceil(needed / share)} items ({needed} to calibrate on at --calibration {share:g}), or {instead}"
     )
-
-
-def _number(value: Any) -> float:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else float("nan")
