@@ -35,6 +35,7 @@ import numpy as np
 DEFAULT_GRID = 2001  # candidate thresholds (threshold_grid)
 DEFAULT_MIN_DECIDED = 30  # a threshold is tested only with this many calibration items above it (the authors')
 ABSTAINED = -1  # who decided an item: a judge's index, or this
+NO_ITEM_ACCEPTED = "n/a (no item accepted)"  # in place of a bound over no decided items (text and JSON)
 
 
 def agreement_lower_bound(agreed: int, decided: int, level: float) -> float:
@@ -65,12 +66,13 @@ class Threshold:
         return math.isfinite(self.value)
 
     def to_dict(self) -> dict[str, Any]:
-        """The threshold as JSON (``None`` for a judge that decides nothing)."""
+        """The threshold as JSON (``None`` for a judge that decides nothing, whose bound is
+        :data:`NO_ITEM_ACCEPTED`)."""
         return {
             "threshold": self.value if self.decides else None,
             "decided": self.decided,
             "agreed": self.agreed,
-            "lower_bound": round(self.lower_bound, 6),
+            "lower_bound": round(self.lower_bound, 6) if self.decided else NO_ITEM_ACCEPTED,
             "reached": self.reached,
             "level": self.level,
         }
@@ -354,7 +356,11 @@ class CascadeReport:
                 "decided": self.test.decided,
                 "agreed": self.test.agreed,
                 "agreement": agreement,
-                "agreement_lower_bound": agreement_lower_bound(self.test.agreed or 0, self.test.decided, self.delta),
+                "agreement_lower_bound": (
+                    agreement_lower_bound(self.test.agreed or 0, self.test.decided, self.delta)
+                    if self.test.decided
+                    else NO_ITEM_ACCEPTED
+                ),
             },
             "cost": {
                 "tokens_per_item": dict(zip(self.names, self.tokens_per_item, strict=True)),

@@ -14,7 +14,12 @@ import json
 from typing import Any
 
 from debate_eval.agents.errors import UserError
-from debate_eval.tasks.analysis.cascade import DEFAULT_MIN_DECIDED, CascadeReport, agreement_lower_bound
+from debate_eval.tasks.analysis.cascade import (
+    DEFAULT_MIN_DECIDED,
+    NO_ITEM_ACCEPTED,
+    CascadeReport,
+    agreement_lower_bound,
+)
 
 
 def add_subparser(subparsers: Any) -> None:
@@ -102,10 +107,11 @@ def format_report(report: CascadeReport) -> str:
         value = f"{threshold.value:.4g}" if threshold.decides else "never"
         decided = f"{threshold.decided}/{threshold.reached}"
         agree = f"{threshold.agreed / threshold.decided:.3f}" if threshold.decided else "-"
-        lines.append(
-            f"{name[:28]:<28} {value:>10} {decided:>15} {agree:>7} {threshold.lower_bound:>7.3f} {shares[name]:>11.1%}"
-        )
+        bound = f"{threshold.lower_bound:.3f}" if threshold.decided else "n/a"
+        lines.append(f"{name[:28]:<28} {value:>10} {decided:>15} {agree:>7} {bound:>7} {shares[name]:>11.1%}")
     lines.append(f"{'(a person)':<28} {'':>10} {'':>15} {'':>7} {'':>7} {shares['abstained']:>11.1%}")
+    if not all(threshold.decided for threshold in report.thresholds):
+        lines.append(f"bound {NO_ITEM_ACCEPTED}: a judge never trusted decides no calibration item")
     lines.append("")
     if report.test.agreement is None:
         lines.append("held out: the cascade decided no item")
