@@ -33,7 +33,11 @@ def add_subparser(subparsers: Any) -> None:
         "not a random sample), random",
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the random draw (default 0)")
-    parser.add_argument("--out", default="label.html", help="the HTML file to write (default: label.html)")
+    parser.add_argument(
+        "--out",
+        default="label.html",
+        help="the HTML file to write (default: label.html); an existing file is replaced only if it is a label page",
+    )
     parser.add_argument("--title", help="the page title (default: Label RUN)")
     parser.add_argument("--data-dir", help="dataset folder for the judged texts (default: as for 'run')")
     parser.set_defaults(handler=handle_label)

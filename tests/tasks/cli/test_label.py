@@ -107,3 +107,20 @@ def test_labels_of_a_few_judgebench_pairs(isolated_env: Path, shared_data_dir: P
     entry = json.loads(capsys.readouterr().out)["judgebench"]["preference"]
     assert (entry["n_items"], entry["n_unlabelled"]) == (350, 330)
     assert entry["accuracy"] == pytest.approx(sum(judged[i] == v for i, v in verdicts.items()) / 20)
+
+
+def test_label_refuses_to_overwrite_a_file_it_did_not_write(isolated_env: Path, capsys: pytest.CaptureFixture) -> None:
+    """An existing --out that is not a label page (notes, a folder) is kept and refused in one line; a label page
+    written before is replaced (a new draw of the same run)."""
+    run, _ = _run(isolated_env)
+    notes = isolated_env / "notes.html"
+    notes.write_text("<p>my notes</p>\n", encoding="utf-8")
+    for target in (notes, isolated_env):
+        assert main(["label", str(run), "--n", "5", "--out", str(target)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and f"--out {target}: already exists and is not a label page" in err, err
+    assert notes.read_text(encoding="utf-8") == "<p>my notes</p>\n"
+    page = isolated_env / "label.html"
+    assert main(["label", str(run), "--n", "5", "--out", str(page)]) == 0
+    assert main(["label", str(run), "--n", "7", "--seed", "1", "--out", str(page)]) == 0
+    assert page.read_text(encoding="utf-8").count('"item_id"') == 7
