@@ -106,7 +106,8 @@ def judge_facets(
             )
         else:
             scores = {r.key: float(r.score) for r in base if r.score is not None}
-            epsilon = float(how.get("alt_epsilon") or DEFAULT_EPSILON)
+            held = how.get("alt_epsilon")  # this invocation's: it changes the statistic, not the sub-runs
+            epsilon = DEFAULT_EPSILON if held is None else float(held)  # 0 is a valid allowance
             facets[ALT_TEST] = alt_test_facet(scores, annotations or {}, epsilon)
     if SELF_PREFERENCE in asked:
         if pairwise:
