@@ -17,7 +17,7 @@ from typing import Any, Union
 from debate_eval._run import Run
 from debate_eval.agents.errors import UserError
 from debate_eval.tasks.analysis.bootstrap import DEFAULT_RESAMPLES, SEED
-from debate_eval.tasks.analysis.calibration import DEFAULT_FOLDS, Calibration, calibrate_records
+from debate_eval.tasks.analysis.calibration import DEFAULT_FOLDS, Calibration, calibrate_records, check_apply_run
 from debate_eval.tasks.analysis.cascade import DEFAULT_MIN_DECIDED, CascadeReport
 from debate_eval.tasks.analysis.label_choice import DEFAULT_LABELS, STRATIFIED
 from debate_eval.tasks.analysis.labels import Label, labelled_run_rows, scale_of_run
@@ -75,7 +75,8 @@ def calibrate(
 ) -> Calibration:
     """Calibrate ``run``'s judge to the human scale (``debate-eval calibrate RUN --labels FILE --json`` is
     ``calibrate(RUN, FILE).to_dict()``): the monotone map, the error before and after (cross-fitted), the
-    transfer check by system and the calibrated means of the unlabelled items (or of ``apply_to``'s)."""
+    transfer check by system and the calibrated means of the unlabelled items (or of ``apply_to``'s, a run of the
+    same judge model, method, aspect and scale: else a ``UserError``)."""
     path = _path(run)
     records = load_results([results_path(path)])
     if labels is not None:
@@ -83,6 +84,8 @@ def calibrate(
     other = load_results([results_path(_path(apply_to))]) if apply_to is not None else None
     aspects = {str(row.aspect) for row in records}
     scale = scale_of_run(path, next(iter(aspects))) if len(aspects) == 1 else None
+    if apply_to is not None:
+        check_apply_run(path, _path(apply_to), next(iter(aspects)) if len(aspects) == 1 else None, "apply_to")
     return calibrate_records(records, apply_to=other, folds=folds, bootstrap=bootstrap, seed=seed, scale=scale)
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from debate_eval.agents.errors import UserError
 from debate_eval.tasks.analysis.bootstrap import DEFAULT_RESAMPLES
-from debate_eval.tasks.analysis.calibration import DEFAULT_FOLDS, Calibration, calibrate_records
+from debate_eval.tasks.analysis.calibration import DEFAULT_FOLDS, Calibration, calibrate_records, check_apply_run
 from debate_eval.tasks.analysis.labels import labelled_run_rows, scale_of_run
 from debate_eval.tasks.analysis.records import load_results, number, results_path
 from debate_eval.tasks.engine.rundir import refuse_run_file
@@ -36,7 +36,10 @@ def add_subparser(subparsers: Any) -> None:
         help="human labels (labels.jsonl from the label command): they are the ratings, in place of the dataset's",
     )
     parser.add_argument(
-        "--apply", metavar="RUN", help="apply the map to this run's scores (default: the run's unlabelled items)"
+        "--apply",
+        metavar="RUN",
+        help="apply the map to this run's scores (default: the run's unlabelled items); a run of the same judge "
+        "model, method, aspect and scale",
     )
     parser.add_argument(
         "--folds", type=int, default=DEFAULT_FOLDS, help=f"cross-fitting folds (default {DEFAULT_FOLDS})"
@@ -72,6 +75,8 @@ def handle_calibrate(args: argparse.Namespace) -> int:
     other = load_results([results_path(args.apply)]) if args.apply else None
     aspects = {str(row.aspect) for row in records}
     scale = scale_of_run(args.run, next(iter(aspects))) if len(aspects) == 1 else None
+    if args.apply:
+        check_apply_run(args.run, args.apply, next(iter(aspects)) if len(aspects) == 1 else None)
     options: dict[str, Any] = {"folds": args.folds, "bootstrap": args.bootstrap, "scale": scale}
     if args.seed is not None:
         options["seed"] = args.seed
