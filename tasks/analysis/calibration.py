@@ -377,7 +377,7 @@ def calibrate_records(
     )
 
 
-def judge_models(run: str | Path) -> dict[str, str] | None:
+def _recorded_models(run: str | Path) -> dict[str, str] | None:
     """The model of each role of ``run`` (a run directory or its results file), from its ``config.json``; None
     when the run does not record them (an imported run, a results file alone)."""
     folder = Path(run) if Path(run).is_dir() else Path(run).parent
@@ -398,7 +398,7 @@ def check_apply_run(run: str | Path, apply_run: str | Path, aspect: str | None, 
     """Refuse, in one line naming both, to apply the map fitted on ``run`` to ``apply_run`` when the two were
     judged by other models or on another scale (method, dataset and aspect: :func:`calibrate_records`); a
     warning on stderr when a run does not record its models, which then cannot be checked."""
-    fitted, target = judge_models(run), judge_models(apply_run)
+    fitted, target = _recorded_models(run), _recorded_models(apply_run)
     if fitted is None or target is None:
         unknown = " and ".join(str(path) for path, models in ((run, fitted), (apply_run, target)) if models is None)
         print(

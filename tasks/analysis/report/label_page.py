@@ -29,9 +29,8 @@ from debate_eval.tasks.engine.record import Record
 from debate_eval.tasks.engine.rundir import refuse_run_file
 
 PAGE = "label_page.html"
-MARK = (
-    "by <code>debate-eval label</code>"  # in the header of every label page (an existing --out is replaced only then)
-)
+# in the header of every label page: an existing --out is replaced only when it holds this
+MARK = "by <code>debate-eval label</code>"
 TRANSCRIPT_CHARS = 20_000  # of one message on the page (a longer one is cut, saying so)
 
 
