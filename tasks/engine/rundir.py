@@ -214,6 +214,14 @@ class RunDir:
         """``config.json`` (``{}`` when absent); a file that is not a JSON object is a one-line ``UserError``."""
         return read_json_object(self.config_path)
 
+    def config_if_readable(self) -> dict[str, Any] | None:
+        """``config.json`` when it is there and a JSON object, else None (for a reader that goes on without it)."""
+        try:
+            value = json.loads(self.config_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        return value if isinstance(value, dict) else None
+
     @property
     def summary(self) -> dict[str, Any]:
         """``summary.json`` (``{}`` when absent)."""
