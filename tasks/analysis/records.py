@@ -17,7 +17,8 @@ from typing import Any
 
 from debate_eval.agents.errors import UserError
 from debate_eval.tasks.engine.record import PAIRWISE, REQUIRED_KEYS, VERDICTS, Record
-from debate_eval.tasks.engine.rundir import iter_record_file, results_file
+from debate_eval.tasks.engine.rundir import iter_record_file
+from debate_eval.tasks.engine.rundir import results_file as results_path  # a results file, or a run's results.jsonl
 from debate_eval.tasks.engine.views import ScoreRow
 
 DEFAULT_PROTOCOL = "debate"  # debates.base.DEFAULT_METHOD (not imported: analysis loads without AutoGen)
@@ -61,11 +62,6 @@ def score_row(record: RecordLike) -> ScoreRow:
 def score_rows(records: Iterable[RecordLike]) -> list[ScoreRow]:
     """The rows of ``records`` (:func:`score_row` of each), in order."""
     return [score_row(record) for record in records]
-
-
-def results_path(name: str | Path) -> Path:
-    """A results file, or a run directory's ``results.jsonl``."""
-    return results_file(name)
 
 
 def load_results(paths: Sequence[Path]) -> list[ScoreRow]:

@@ -365,8 +365,8 @@ class Record(Keyed):
             **{name: self.get(name) for name in TABLE_COLUMNS if name in _FIELDS or name in self.extra},
             "item_id": self.key,
             "method": self.method,
-            "score": _number(self.score),
-            "human_score": _number(self.human_score),
+            "score": as_float(self.score),
+            "human_score": as_float(self.human_score),
             "prompt_tokens": self.prompt_tokens(),
             "completion_tokens": self.completion_tokens(),
         }
@@ -399,7 +399,8 @@ class Record(Keyed):
         return [u for u in (self.usage or {}).values() if isinstance(u, Mapping)]
 
 
-def _number(value: Any) -> float | None:
+def as_float(value: Any) -> float | None:
+    """A number as a float (NaN and infinity kept), None for anything else (null, booleans, text)."""
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from debate_eval.tasks.engine.record import PAIRWISE, Keyed, Message, Record
+from debate_eval.tasks.engine.record import PAIRWISE, Keyed, Message, Record, as_float
 
 Usage = tuple[int, int, "float | None"]  # a judgment's prompt tokens, completion tokens and estimated cost
 Row = TypeVar("Row", bound="RecordRow")
@@ -22,9 +22,8 @@ Row = TypeVar("Row", bound="RecordRow")
 
 def finite(value: Any) -> float | None:
     """A finite float, or None (null, NaN, infinity, booleans, text)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return float(value) if math.isfinite(value) else None
+    number = as_float(value)
+    return number if number is not None and math.isfinite(number) else None
 
 
 def flag(value: Any) -> bool | None:
@@ -252,8 +251,7 @@ class Judgment(JudgedItem):
     def of(cls, record: Record, config: Any, usage: Usage) -> Judgment:
         """The judgment of ``record`` on ``config``'s scale."""
         low, high = float(config.template.scale.low), float(config.template.scale.high)
-        value = record.score
-        score = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+        score = as_float(record.score)
         normalized = None
         if score is not None and high > low:
             normalized = min(1.0, max(0.0, (score - low) / (high - low)))

@@ -50,15 +50,15 @@ def compare_key(record: Record | Item) -> str:
 
 @dataclass
 class Run:
-    """One run as the report sees it: its documents and an :class:`Item` per record (the last line per item
-    wins); the records themselves stay in the file (:meth:`iter_records`)."""
+    """One run as the report sees it: its documents as :class:`RunDir` reads them and an :class:`Item` per
+    record (the last line per item wins); the records themselves stay in the file (:meth:`iter_records`)."""
 
     label: str  # unique within a report, e.g. "debate" or "debate (2)"
     path: Path  # the run directory (or the folder of a bare results file)
     items: list[Item]
-    config: dict[str, Any] = field(default_factory=dict)
+    results: Path  # the results file
+    config: dict[str, Any] = field(default_factory=dict)  # read by RunDir (none for a results file of another name)
     summary: dict[str, Any] = field(default_factory=dict)
-    results: Path | None = None  # the results file
     offsets: list[int] = field(default_factory=list)  # the byte offset of each item's line
     usage: dict[str, dict[str, int]] = field(default_factory=dict)  # tokens and calls per role, summed
     texts: dict[str, Mapping[str, Mapping[str, Any]]] = field(default_factory=dict)  # dataset -> id -> inputs
@@ -80,8 +80,6 @@ class Run:
     def iter_lines(self) -> Iterator[tuple[dict[str, Any], Record]]:
         """Every item's line, read again from the file one at a time: its JSON object as the file holds it and
         its record, every configured secret masked, and the judged texts attached to both (``attach_inputs``)."""
-        if self.results is None:
-            return
         for line, record in lines_at(self.results, self.offsets, redact=True):
             inputs = self._texts(record)
             if inputs is None:
