@@ -17,7 +17,7 @@ from typing import Any
 
 from debate_eval.agents.errors import UserError
 from debate_eval.tasks.engine.record import PAIRWISE, REQUIRED_KEYS, VERDICTS, Record
-from debate_eval.tasks.engine.rundir import iter_record_file
+from debate_eval.tasks.engine.rundir import iter_numbered_file
 from debate_eval.tasks.engine.rundir import results_file as results_path  # a results file, or a run's results.jsonl
 from debate_eval.tasks.engine.views import ScoreRow
 
@@ -87,7 +87,8 @@ def iter_checked(path: Path) -> Iterator[Record]:
     ``Record.from_json``."""
     if not path.is_file():
         raise UserError(f"{path}: no such results file (give the results.jsonl written by `debate-eval run`)")
-    yield from iter_record_file(path, messages=False)
+    for _, record in iter_numbered_file(path, messages=False):
+        yield record
 
 
 def has_human_rating(record: RecordLike) -> bool:

@@ -45,7 +45,6 @@ from debate_eval.tasks.engine.rundir import (
     ScanEnd,
     fsync_directory,
     iter_json_lines,
-    numbered_records,
     repair_tail,
     write_json_atomic,
 )
@@ -54,7 +53,6 @@ from debate_eval.tasks.engine.tally import Tally
 __all__ = [
     "ResultsStore",
     "ResultsWriteError",
-    "numbered_records",
     "read_jsonl",
     "write_advice",
     "write_json_atomic",

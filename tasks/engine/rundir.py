@@ -6,8 +6,9 @@ rewrite) or for the documents.
 The engine, the API (``load_run``), ``show``, ``rescore``, ``meta-eval``, ``report`` and ``audit`` open a run
 directory through :class:`RunDir`:
 
-- ``config`` / ``summary``: the JSON documents (``{}`` when absent, one line when unreadable);
-  ``write_config`` seals the document with its checksums (``config_checksum``) and writes it atomically;
+- ``config`` / ``summary``: the JSON documents (``{}`` when absent, one line when unreadable;
+  ``config_if_readable()``: None for a reader that goes on without it); ``write_config`` seals the document
+  with its checksums (``config_checksum``) and writes it atomically;
 - ``iter_records()``: the records of ``results.jsonl``, one at a time (the file is never held whole), each
   checked by ``Record.from_json`` (one line naming file, line and field when a line is unusable); a last line
   cut short by a crash is skipped with a notice;
@@ -103,12 +104,6 @@ def iter_numbered_file(
         yield number, Record.from_json(obj, path=path, line=number, messages=messages)
 
 
-def iter_record_file(path: Path, *, messages: bool = True) -> Iterator[Record]:
-    """The records of a results file, one at a time (``iter_numbered_file`` without the line numbers)."""
-    for _, record in iter_numbered_file(path, messages=messages):
-        yield record
-
-
 def lines_at(path: Path, offsets: Iterable[int], *, redact: bool = False) -> Iterator[tuple[dict[str, Any], Record]]:
     """The lines of a results file that start at the byte ``offsets`` (from a scan's ``ScanEnd.line_start``),
     one at a time, in the order given: each line's JSON object as the file holds it and its record; with
@@ -120,14 +115,6 @@ def lines_at(path: Path, offsets: Iterable[int], *, redact: bool = False) -> Ite
             if redact:
                 obj, _ = redact_record(validate_record(obj, path))
             yield obj, Record.from_json(obj, path=path)
-
-
-def numbered_records(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], int]:
-    """Every JSON object of a JSON-lines file with its line number, and the byte length of the good part
-    (``iter_json_lines`` read to the end; for small files and tests)."""
-    end = ScanEnd()
-    records = list(iter_json_lines(path, end))
-    return records, end.good_end
 
 
 def repair_tail(path: Path, end: ScanEnd) -> None:
