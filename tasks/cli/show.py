@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import textwrap
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -57,12 +58,12 @@ def handle_show(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace, path: Path) -> int:
-    config = RunDir.of_results(path).config_if_readable() or {}
-    answers = answers_line(config)
+    config_path = RunDir.of_results(path).config_path
+    answers = answers_line(config_path)
     if answers:
         print(answers)
     if args.item is None:
-        header = template_line(config)
+        header = template_line(config_path)
         if header:
             print(header)
         records = (record for _, record in iter_numbered_file(path, redact=True, messages=False))
@@ -73,20 +74,26 @@ def _show(args: argparse.Namespace, path: Path) -> int:
     return 0
 
 
-def template_line(config: Mapping[str, Any]) -> str | None:
+def template_line(config_file: Path) -> str | None:
     """``template: SOURCE (scale LO-HI)`` from a run's ``config.json`` (a ``--criteria`` run shows its
     sentence); None without one."""
-    result_config = config.get("result_config")
-    template = result_config.get("template") if isinstance(result_config, dict) else None
+    try:
+        template = json.loads(config_file.read_text(encoding="utf-8"))["result_config"]["template"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
     if not isinstance(template, dict) or not template.get("source"):
         return None
     return f"template: {template['source']} (scale {template.get('scale', '?')})"
 
 
-def answers_line(config: Mapping[str, Any]) -> str | None:
+def answers_line(config_path: Path) -> str | None:
     """``answers: ...`` when the run's config.json says some answers were constrained (``--answer-format``),
     else None (free answers, or no readable config.json)."""
-    answers = (config.get("result_config") or {}).get("answers")
+    try:
+        config = json.loads(config_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    answers = (config.get("result_config") or {}).get("answers") if isinstance(config, dict) else None
     return f"answers: {describe_answers(answers)}" if answers else None
 
 

@@ -45,6 +45,7 @@ from debate_eval.tasks.engine.rundir import (
     ScanEnd,
     fsync_directory,
     iter_json_lines,
+    numbered_records,
     repair_tail,
     write_json_atomic,
 )
@@ -53,6 +54,7 @@ from debate_eval.tasks.engine.tally import Tally
 __all__ = [
     "ResultsStore",
     "ResultsWriteError",
+    "numbered_records",
     "read_jsonl",
     "write_advice",
     "write_json_atomic",
