@@ -182,7 +182,8 @@ class JudgedItem:
     (``parse_status``, ``parse_method``, ``parse_reason``); the deciding ``rationale`` (the text of the answer
     the score or verdict was read from), the debate's ``rounds``, whether the Critic ``agreed`` and why it
     stopped; every message, the tokens and the estimated cost (None without a price), ``error`` when the call
-    failed, and ``confidence``: how sure the score or verdict is, in [0, 1] (None when the method gives none)."""
+    failed, and ``confidence``: how sure the score or verdict is, in [0, 1], as the method derives it (how: the
+    method's docs page; None when it gives none; with swap, 0 when the two orders disagree)."""
 
     id: str
     method: str
@@ -199,8 +200,6 @@ class JudgedItem:
     completion_tokens: int
     cost_usd: float | None
     error: str | None
-    # how sure the score or verdict is, in [0, 1], as the method derives it (how: the method's docs page; None
-    # when it gives none); with swap, 0 when the two orders disagree
     confidence: float | None = None
 
     @staticmethod
@@ -231,11 +230,9 @@ _JUDGED_AS_STORED = ("parse_status", "parse_method", "parse_reason", "stop_reaso
 @dataclass(frozen=True, kw_only=True)
 class Judgment(JudgedItem):
     """One output judged: ``score`` on ``scale`` (None when no score could be read: see ``parse_status``
-    and ``parse_reason``), ``normalized_score`` on [0, 1], the deciding ``rationale`` (the text of the answer
-    the score was read from), the debate's ``rounds`` and whether the Critic ``agreed``, every message, the
-    tokens and the estimated cost (None without a price), and ``error`` when the call failed. ``system``:
-    the system that wrote the output, as given (with ``record_to``, the run's per-system comparison uses it).
-    ``confidence``: how sure the score is, in [0, 1], as the method derives it (None when it gives none)."""
+    and ``parse_reason``), ``normalized_score`` on [0, 1], and ``system``: the system that wrote the output, as
+    given (with ``record_to``, the run's per-system comparison uses it); the rest as every judgment
+    (``JudgedItem``: the deciding ``rationale``, ``rounds``, messages, tokens, cost, ``error``, ``confidence``)."""
 
     score: float | None
     scale: tuple[float, float]
