@@ -102,16 +102,8 @@ class AspectFit:
 
 def load_submetric(name: str | Path) -> Submetric:
     """A run directory (or results file) as a submetric; its ``config.json`` is read when present."""
-    import json
-
     path = results_path(name)
-    config: dict[str, Any] = {}
-    config_path = RunDir.of_results(path).config_path
-    if config_path.is_file():
-        try:
-            config = json.loads(config_path.read_text(encoding="utf-8")).get("result_config") or {}
-        except (json.JSONDecodeError, UnicodeDecodeError, AttributeError):
-            config = {}
+    config = (RunDir.of_results(path).config_if_readable() or {}).get("result_config") or {}
     by_part: dict[tuple[str, str], dict[str, ScoreRow]] = {}
     for row in load_results([path]):
         if row.pairwise:

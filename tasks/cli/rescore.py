@@ -70,14 +70,17 @@ def add_subparser(subparsers: Any) -> None:
 
 
 def _load_config(results: Path) -> dict[str, Any]:
-    path = RunDir.of_results(results).config_path
+    run_dir = RunDir.of_results(results)
+    path = run_dir.config_path
+    if not path.is_file():
+        raise UserError(f"{path}: not found; rescore needs the run's config.json beside {results.name}")
+    config = run_dir.config_if_readable() or {}
+    edited = edit_note(path, config)
+    if edited:
+        raise UserError(
+            f"{edited}; rescore reads the run's settings from it: rerun the run's own command to restore it"
+        )
     try:
-        config = json.loads(path.read_text(encoding="utf-8"))
-        edited = edit_note(path, config) if isinstance(config, dict) else None
-        if edited:
-            raise UserError(
-                f"{edited}; rescore reads the run's settings from it: rerun the run's own command to restore it"
-            )
         result_config = config["result_config"]
         return {
             "dataset": result_config["dataset"],
@@ -93,9 +96,7 @@ def _load_config(results: Path) -> dict[str, Any]:
                 if part["template"]["scale"]
             },
         }
-    except FileNotFoundError:
-        raise UserError(f"{path}: not found; rescore needs the run's config.json beside {results.name}") from None
-    except (json.JSONDecodeError, KeyError, TypeError):
+    except (KeyError, TypeError):
         raise UserError(f"{path}: not a debate-eval config.json (missing result_config)") from None
 
 
