@@ -198,14 +198,8 @@ class Progress:
         return {name: value for name, value in values.items() if value}
 
     def _postfix(self) -> dict[str, Any]:
-        return {
-            "failed": self.failed,
-            "parsed": self.parsed,
-            "calls": self.calls,
-            "tokens": self.tokens,
-            "retries": self.retries(),
-            **self._extra(),
-        }
+        counts = {name: getattr(self, name) for name in ("failed", "parsed", "calls", "tokens")}
+        return {**counts, "retries": self.retries(), **self._extra()}
 
     def _maybe_line(self, final: bool) -> None:
         now = self.clock()

@@ -106,7 +106,6 @@ class ResultsStore:
         self._duplicates = False  # the file repeats a key (files of earlier versions)
         self.tally = Tally()  # the run's records of this configuration
         self.tally_exact = True  # every record in ``tally`` is still the run's record of its key
-        self.index_loaded = False  # the index came from the saved one (no line was decoded)
         self._index_ok = False  # the index describes the file (it was read or loaded without an error)
         self._fd: int | None = None
         self.lock = self._take_lock()
@@ -126,7 +125,7 @@ class ResultsStore:
                 with contextlib.suppress(KeyError, TypeError, ValueError):  # a tally that does not read: read all
                     self.tally = Tally.from_state(saved.tally)
                     self._index, self._duplicates = KeyIndex(saved.entries), saved.duplicates
-                    self.index_loaded = self._index_ok = True
+                    self._index_ok = True
                     return
         discard_index(self.results_path)  # stale from here on (the file is repaired or appended to)
         end = ScanEnd()
@@ -153,7 +152,7 @@ class ResultsStore:
         self._index = KeyIndex()
         self._duplicates = False
         self.tally, self.tally_exact = Tally(), True
-        self.index_loaded = self._index_ok = False
+        self._index_ok = False
         self._read_index(None, use_saved=False)
 
     def _take_lock(self) -> RunLock:

@@ -67,11 +67,8 @@ async def run_in_process(
     on_retry: RetryListener | None = print_retry,
     systems: SystemsComparison | None = None,
 ) -> RunSummary:
-    """Run (or resume) the evaluation of ``config`` into ``options.out_dir`` (``stream``: the progress
-    display's, default ``sys.stderr`` as it is when the run starts; ``on_retry``: told of every retry as it
-    happens, ``agents/models/retry.py``; by default the progress display shows each as one line; ``systems``:
-    the summary's per-system comparison, asked when a record names a system). What ``runner.run`` runs
-    in this process, and each ``--workers`` process and Ray task over its shard."""
+    """``runner.run`` in this process (its arguments), and what each ``--workers`` process and Ray task runs
+    over its shard."""
     stream = sys.stderr if stream is None else stream
     started = time.perf_counter()
     summary = RunSummary(out_dir=options.out_dir)
@@ -182,17 +179,13 @@ def session_options(
 ) -> SessionOptions:
     """What the run's session opens its models with: the run options, the network options and the calls in
     flight of ``run_concurrency``, the retry listener and the caller's client objects."""
+    shared = ("use_cache", "cache_dir", "reset_cache", "preflight", "batch", "allow_endpoint_change")
     return SessionOptions(
-        use_cache=options.use_cache,
-        cache_dir=options.cache_dir,
-        reset_cache=options.reset_cache,
-        preflight=options.preflight,
-        batch=options.batch,
+        **{name: getattr(options, name) for name in shared},
         network=network,
         rate=RateOptions(options.rpm, options.tpm, concurrency),
         on_retry=on_retry,
         clients=clients,
-        allow_endpoint_change=options.allow_endpoint_change,
         work_dir=options.out_dir,
     )
 
