@@ -247,13 +247,8 @@ def _authors_code_without_seed(request: RunRequest) -> bool:
     return request.seed is None and authors_code_request(request)
 
 
-def default_out(config: RunConfig) -> Path:
-    """``runs/DATASET_ASPECT_METHOD``: the run directory of a request without ``out``."""
-    return default_out_of(config.dataset, config.aspect, config.protocol)
-
-
 def default_out_of(dataset: str, aspect: str, method: str) -> Path:
-    """``runs/DATASET_ASPECT_METHOD`` with folder-safe names."""
+    """``runs/DATASET_ASPECT_METHOD`` with folder-safe names: the run directory of a request without ``out``."""
     return Path("runs") / f"{dataset_slug(dataset)}_{dataset_slug(aspect)}_{method}"
 
 
@@ -272,7 +267,7 @@ def build_run_options(request: RunRequest, config: RunConfig) -> RunOptions:
             poll_s=request.batch_poll or defaults.poll_s,
         )
     shard = parse_shard(request.shard) if request.shard else None
-    out_dir = Path(request.out) if request.out else default_out(config)
+    out_dir = Path(request.out) if request.out else default_out_of(config.dataset, config.aspect, config.protocol)
     if shard and not request.out:  # each shard its own directory (engine.backends.shards)
         out_dir = out_dir.with_name(f"{out_dir.name}_{shard_dir_name(shard)}")
     if shard and ((request.workers or 1) > 1 or request.ray):

@@ -9,7 +9,7 @@ import dataclasses
 import sys
 import time
 from collections.abc import Iterable, Iterator, Mapping
-from typing import TextIO
+from typing import Any, TextIO
 
 from autogen_core.models import ChatCompletionClient
 
@@ -19,7 +19,7 @@ from debate_eval.agents.models.http_client import NetworkOptions
 from debate_eval.agents.models.rate_limit import RateOptions
 from debate_eval.agents.models.wrappers import RetryListener, print_retry
 from debate_eval.agents.redaction import environment_snapshot
-from debate_eval.agents.telemetry import run_result
+from debate_eval.agents.telemetry import run_result, worker_trace
 from debate_eval.tasks.data.datasets import Item, item_source, load_items, select_positions
 from debate_eval.tasks.engine.aspects import per_aspect, result_key
 from debate_eval.tasks.engine.backends.shards import in_shard
@@ -237,3 +237,23 @@ async def _run_pending(
     # as many lanes as debates in flight, not a task per item: a run of 100k items keeps 64 tasks, not 100k
     # (each waiting on the semaphore, and scanned by every garbage collection)
     await run_all(lane() for _ in range(min(concurrency, count)))
+
+
+def own_file_spec(dataset: str) -> Any:
+    """The registered spec of ``dataset`` when it is the user's own file (None for a built-in dataset): what a
+    shard's process registers again before it runs (``run_shard``)."""
+    from debate_eval.tasks.data.registry import get_dataset, looks_like_own_file
+
+    return get_dataset(dataset) if looks_like_own_file(dataset) else None
+
+
+def run_shard(config: RunConfig, options: RunOptions, own_file: Any, trace_context: dict[str, str] | None) -> None:
+    """A ``--workers`` process's or a Ray task's run over its shard: ``own_file`` (``own_file_spec``, made in
+    the parent) registered, then this backend, its spans children of ``trace_context`` (the run's, when it is
+    traced: ``telemetry.worker_trace``)."""
+    from debate_eval.tasks.data.registry import register_own_file_spec
+
+    if own_file is not None:
+        register_own_file_spec(own_file)
+    with worker_trace(trace_context):
+        asyncio.run(run_in_process(config, options))
