@@ -46,6 +46,7 @@ from debate_eval.tasks.engine.rundir import (
     fsync_directory,
     iter_json_lines,
     numbered_records,
+    record_result_key,
     repair_tail,
     write_json_atomic,
 )
@@ -229,7 +230,7 @@ class ResultsStore:
 
     def key(self, record: Record) -> str:
         """A record's resume key: its item id, with its aspect in a multi-aspect run (``aspects.result_key``)."""
-        return f"{record.key}\x1f{record.aspect}" if self.by_aspect else record.key
+        return record_result_key(record, self.by_aspect)
 
     def done_ids(self) -> set[str]:
         """Keys (``key``) of the items already finished under this configuration (failed items are not done)."""
