@@ -91,11 +91,10 @@ class Progress:
         stats: _Retries | None = None,
         interval_s: float = LINE_INTERVAL_S,
         clock: Callable[[], float] = time.monotonic,
-        enabled: bool | None = None,
     ) -> None:
-        """``mode``: see ``resolve_mode`` (``enabled`` is the older spelling: True/False/None); ``stats``: the
-        run's ``TransportStats`` (its retries are counted in the lines)."""
-        self.mode = resolve_mode(mode if mode is not None else enabled, stream)
+        """``mode``: see ``resolve_mode``; ``stats``: the run's ``TransportStats`` (its retries are counted in
+        the lines)."""
+        self.mode = resolve_mode(mode, stream)
         self.total = total
         self.stream = stream
         self.stats = stats
