@@ -8,6 +8,7 @@ import argparse
 import json
 from typing import Any
 
+from debate_eval.tasks.cli.main import command_parser
 from debate_eval.tasks.data.packaged import has_packaged_copy
 from debate_eval.tasks.data.registry import PAIRWISE, PAIRWISE_LABELS, DatasetSpec, all_datasets, describe_source
 
@@ -82,17 +83,12 @@ def _datasets(args: argparse.Namespace) -> int:
 
 
 def add_subparser(subparsers: Any) -> None:
-    """Register ``datasets`` (and ``aspects``, hidden: ``datasets --brief``)."""
-    parser = subparsers.add_parser(
-        "datasets",
-        help="list the datasets: aspects and scales, task type, level, where each is read from",
-        description="List every registered dataset: its aspects with their human scales, task type, "
-        "meta-evaluation level, inputs, licence, and where its file is read from now.",
-    )
+    """List every registered dataset: its aspects with their human scales, task type, meta-evaluation level, inputs,
+    licence, and where its file is read from now."""
+    parser = command_parser(subparsers, "datasets", _datasets, add_subparser.__doc__)
     parser.add_argument("--data-dir", help="data folder to look in (default: $DEBATE_EVAL_DATA_DIR)")
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="machine-readable output")
     output.add_argument("--brief", action="store_true", help="one line per dataset: its aspects and scales")
-    parser.set_defaults(handler=_datasets)
     alias = subparsers.add_parser("aspects", description="The earlier name of 'datasets --brief'.")
     alias.set_defaults(handler=_datasets, brief=True)

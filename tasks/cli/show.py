@@ -18,6 +18,7 @@ from debate_eval.agents.errors import UserError
 from debate_eval.agents.models.answer_format import describe_answers
 from debate_eval.agents.redaction import environment_snapshot
 from debate_eval.debates.base import get_method
+from debate_eval.tasks.cli.main import command_parser
 from debate_eval.tasks.data.printable import escaped
 from debate_eval.tasks.engine.aspects import KEY_SEPARATOR
 from debate_eval.tasks.engine.record import Record
@@ -28,18 +29,13 @@ WIDTH = 100
 
 
 def add_subparser(subparsers: Any) -> None:
-    """Register ``show``."""
-    parser = subparsers.add_parser(
-        "show",
-        help="print a run's items, or one item's transcript",
-        description="Without --item: the run's template and one line per item (human score, score, Critic "
-        "agreement, rounds, parse status). With --item: that item's whole transcript, message by message, with "
-        "the score parsed from each answer and the rule that found it.",
-    )
+    """Without --item: the run's template and one line per item (human score, score, Critic agreement, rounds, parse
+    status). With --item: that item's whole transcript, message by message, with the score parsed from each answer
+    and the rule that found it."""
+    parser = command_parser(subparsers, "show", handle_show, add_subparser.__doc__)
     parser.add_argument("run_dir", help="a run directory (or its results.jsonl)")
     parser.add_argument("--item", help="item id (or a unique prefix / its position in the list, 1-based)")
     parser.add_argument("--full", action="store_true", help="do not shorten long messages")
-    parser.set_defaults(handler=handle_show)
 
 
 def _results_path(run_dir: str) -> Path:
