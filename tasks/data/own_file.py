@@ -277,18 +277,7 @@ def _ids_checked_apart(item_id: str, index: int) -> int | None:
 
 
 def _reader(spec: DatasetSpec, path: Path, columns: list[str], is_csv: bool) -> RowItems:
-    options = spec.options
-    return RowItems(
-        columns,
-        source=path,
-        is_csv=is_csv,
-        dataset=spec.name,
-        fields=options["fields"],
-        aspect=options["aspect"],
-        scale=options.get("scale"),
-        labels=options.get("labels"),
-        task_type=options.get("task_type", SINGLE),
-    )
+    return RowItems(columns, source=path, is_csv=is_csv, dataset=spec.name, **spec.options)
 
 
 def scan_file(path: Path, spec: DatasetSpec, version: tuple[int, ...]) -> FileScan:

@@ -216,61 +216,19 @@ class _Validator:
         raise UserError("\n".join([head, *shown, *tail]))
 
 
-def load_own_file(
-    path: Path,
-    *,
-    spec: DatasetSpec,
-    data: bytes | None = None,
-    fields: Mapping[str, str],
-    aspect: str,
-    scale: tuple[float, float] | None = None,
-    labels: Mapping[str, str] | None = None,
-    task_type: str = SINGLE,
-) -> list[Item]:
-    """Load and validate the whole file; all bad rows are reported together (one line each)."""
+def load_own_file(path: Path, *, spec: DatasetSpec, data: bytes | None = None, **options: Any) -> list[Item]:
+    """Load and validate the whole file (``options``, the spec's: :class:`RowItems`' fields, aspect, scale, labels,
+    task_type); all bad rows are reported together (one line each)."""
     rows, columns, is_csv = read_table(path)
-    return validate_rows(
-        rows,
-        columns,
-        source=path,
-        is_csv=is_csv,
-        dataset=spec.name,
-        fields=fields,
-        aspect=aspect,
-        scale=scale,
-        labels=labels,
-        task_type=task_type,
-    )
+    return validate_rows(rows, columns, source=path, is_csv=is_csv, dataset=spec.name, **options)
 
 
-def validate_rows(
-    rows: list[dict[str, Any]],
-    columns: list[str],
-    *,
-    source: Path | str,
-    is_csv: bool = False,
-    dataset: str,
-    fields: Mapping[str, str],
-    aspect: str,
-    scale: tuple[float, float] | None = None,
-    labels: Mapping[str, str] | None = None,
-    task_type: str = SINGLE,
-) -> list[Item]:
+def validate_rows(rows: list[dict[str, Any]], columns: list[str], *, source: Path | str, **options: Any) -> list[Item]:
     """The items of ``rows`` (a file's, or a data frame's in memory: ``source`` is what messages name), every
-    row validated; all bad rows are reported together (one line each)."""
+    row validated under :class:`RowItems`' ``options``; all bad rows are reported together (one line each)."""
     if not rows:
         raise UserError(f"{source}: {'the file has no data rows' if isinstance(source, Path) else 'no data rows'}")
-    reader = RowItems(
-        columns,
-        source=source,
-        is_csv=is_csv,
-        dataset=dataset,
-        fields=fields,
-        aspect=aspect,
-        scale=scale,
-        labels=labels,
-        task_type=task_type,
-    )
+    reader = RowItems(columns, source=source, **options)
     seen_ids: dict[str, int] = {}
 
     def first_at(item_id: str, index: int) -> int | None:

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from debate_eval.agents.errors import UserError
-from debate_eval.tasks.data.fed import DIALOGUE, TURN, fed_item_id
+from debate_eval.tasks.data.fed import DIALOGUE, TURN, fed_item
 from debate_eval.tasks.data.registry import ITEM_LEVEL, DatasetSpec, Item, register_dataset
 from debate_eval.tasks.data.rows import Row, decode_text, read_bytes
 
@@ -61,18 +61,7 @@ def load_xdial(
         else:
             inputs = {"dialogue": row.text(f"{language}_dial")}
         overall = row.on_scale("ratings", row.number("ratings", from_text=True), OVERALL_SCALE)
-        item_id = fed_item_id(level, index + 1)
-        items.append(
-            Item(
-                item_id=item_id,
-                dataset=spec.name,
-                group_id=item_id,
-                system_id=language,
-                inputs=inputs,
-                human_scores={"overall": overall},
-                row_index=index,
-            )
-        )
+        items.append(fed_item(spec.name, level, index + 1, language, inputs, {"overall": overall}, index))
     return items
 
 
