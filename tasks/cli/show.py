@@ -54,14 +54,9 @@ def handle_show(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace, path: Path) -> int:
-    config_path = RunDir.of_results(path).config_path
-    answers = answers_line(config_path)
-    if answers:
-        print(answers)
+    for line in config_lines(RunDir.of_results(path).config_path, template=args.item is None):
+        print(line)
     if args.item is None:
-        header = template_line(config_path)
-        if header:
-            print(header)
         records = (record for _, record in iter_numbered_file(path, redact=True, messages=False))
         for line in table_lines(records):
             print(escaped(line, lines=True))
@@ -70,27 +65,21 @@ def _show(args: argparse.Namespace, path: Path) -> int:
     return 0
 
 
-def template_line(config_file: Path) -> str | None:
-    """``template: SOURCE (scale LO-HI)`` from a run's ``config.json`` (a ``--criteria`` run shows its
-    sentence); None without one."""
-    try:
-        template = json.loads(config_file.read_text(encoding="utf-8"))["result_config"]["template"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    if not isinstance(template, dict) or not template.get("source"):
-        return None
-    return f"template: {template['source']} (scale {template.get('scale', '?')})"
-
-
-def answers_line(config_path: Path) -> str | None:
-    """``answers: ...`` when the run's config.json says some answers were constrained (``--answer-format``),
-    else None (free answers, or no readable config.json)."""
+def config_lines(config_path: Path, *, template: bool) -> list[str]:
+    """From a run's ``config.json`` (nothing when it cannot be read): ``answers: ...`` when some answers were
+    constrained (``--answer-format``), then with ``template`` its ``template: SOURCE (scale LO-HI)`` (a
+    ``--criteria`` run shows its sentence)."""
     try:
         config = json.loads(config_path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return None
-    answers = (config.get("result_config") or {}).get("answers") if isinstance(config, dict) else None
-    return f"answers: {describe_answers(answers)}" if answers else None
+        return []
+    result = config.get("result_config") if isinstance(config, dict) else None
+    result = result if isinstance(result, dict) else {}
+    lines = [f"answers: {describe_answers(result['answers'])}"] if result.get("answers") else []
+    used = result.get("template")
+    if template and isinstance(used, dict) and used.get("source"):
+        lines.append(f"template: {used['source']} (scale {used.get('scale', '?')})")
+    return lines
 
 
 class _Finder:
@@ -128,17 +117,10 @@ class _Finder:
         raise UserError(f"--item {self.key!r}: {hint}; run `debate-eval show DIR` to list the items")
 
 
-def find_record(records: Iterable[Record], key: str) -> Record:
-    """The record whose item id is ``key``, starts with it uniquely, or sits at position ``key``."""
-    finder = _Finder(key)
-    for record in records:
-        finder.see(record, record)
-    return finder.result()
-
-
 def find_in_file(path: Path, key: str) -> Record:
-    """``find_record`` over a results file: the records are read without their messages, and the one found
-    is read again whole (every configured secret masked). An exact item id is looked up in the resume index
+    """The record of a results file whose item id is ``key``, starts with it uniquely, or sits at position
+    ``key``: the records are read without their messages, and the one found is read again whole (every
+    configured secret masked). An exact item id is looked up in the resume index
     when it describes the file (one line read, whatever the file's size); anything else scans the file."""
     offset = last_line_of(path, key, separator=KEY_SEPARATOR)
     if offset is not None:
