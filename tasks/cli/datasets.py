@@ -9,8 +9,9 @@ import json
 from typing import Any
 
 from debate_eval.tasks.cli.main import command_parser
+from debate_eval.tasks.data.datasets import describe_source
 from debate_eval.tasks.data.packaged import has_packaged_copy
-from debate_eval.tasks.data.registry import PAIRWISE, PAIRWISE_LABELS, DatasetSpec, all_datasets, describe_source
+from debate_eval.tasks.data.registry import PAIRWISE, PAIRWISE_LABELS, DatasetSpec, all_datasets
 
 
 def format_aspects(spec: DatasetSpec) -> str:

@@ -9,7 +9,6 @@ import hashlib
 import io
 import json
 import math
-import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
@@ -27,6 +26,7 @@ from debate_eval.tasks.data.rows import (
     decode_text,
     describe,
     latin1_hint,
+    parse_csv,
     parse_json,
     parse_jsonl_rows,
     read_table_bytes,
@@ -67,13 +67,7 @@ def read_table(path: Path) -> tuple[list[dict[str, Any]], list[str], bool]:
     except UserError as exc:
         raise UserError(undecodable_row(path, data) or str(exc)) from None
     if suffix == ".csv":
-        csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
-        try:
-            reader = csv.DictReader(io.StringIO(text, newline=""))
-            rows = list(reader)
-        except csv.Error as exc:
-            raise UserError(f"{path}: not a valid CSV file: {exc}") from None
-        columns = list(reader.fieldnames or [])
+        rows, columns = parse_csv(path, text)
         if not columns:
             raise UserError(f"{path}: the CSV file has no header line")
         return rows, columns, True

@@ -355,14 +355,3 @@ def data_dir_candidates(data_dir: str | Path | None = None) -> list[Path]:
         if folder != default and not folder.is_dir():
             raise UserError(f"{folder}: data folder not found (given by {origin})")
     return list(dict.fromkeys([folder for folder, _ in candidates] + [default]))
-
-
-def describe_source(dataset: str, data_dir: str | Path | None = None) -> str:
-    """Where ``dataset`` would be read from now: a file path, ``packaged copy`` or ``not found``."""
-    spec = get_dataset(dataset)
-    if spec.relative_path.startswith("/") or not spec.relative_path:
-        return spec.relative_path
-    for folder in data_dir_candidates(data_dir):
-        if (folder / spec.relative_path).is_file():
-            return str(folder / spec.relative_path)
-    return "packaged copy" if spec.shipped else "not found"
