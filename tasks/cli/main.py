@@ -118,7 +118,7 @@ ALL = "*"
 
 
 def command_parser(
-    subparsers: Any, name: str, handler: Callable[[argparse.Namespace], int], description: str, **options: Any
+    subparsers: Any, name: str, handler: Callable[[argparse.Namespace], int], description: str | None, **options: Any
 ) -> argparse.ArgumentParser:
     """Register command ``name``: its line of --help from :data:`COMMANDS`, ``description`` at the top of its own
     --help, ``handler`` run on its parsed arguments (``options``: more of ``add_parser``'s, such as ``usage``)."""

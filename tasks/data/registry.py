@@ -28,7 +28,16 @@ from debate_eval.agents.lazy_modules import LazyModules
 DATA_DIR_ENV = "DEBATE_EVAL_DATA_DIR"
 
 #: The modules that register the built-in datasets (imported on first use of the registry).
-BUILTIN_MODULES = ("summeval", "topical_chat", "fed", "xdial_fed", "faireval", "pandalm", "autoj", "judgebench")
+BUILTIN_MODULES = (
+    "summeval",
+    "topical_chat",
+    "fed",
+    "xdial_fed",
+    "faireval",
+    "pandalm",
+    "autoj",
+    "judgebench",
+)
 _BUILTINS = LazyModules(f"debate_eval.tasks.data.{module}" for module in BUILTIN_MODULES)
 
 SINGLE = "single"
