@@ -227,10 +227,11 @@ def format_table(records: Iterable[Record]) -> str:
     return "\n".join(table_lines(records))
 
 
-def _shorten(text: str, full: bool) -> str:
-    if full or len(text) <= 1500:
-        return text
-    return f"{text[:700]}\n[... {len(text) - 1400} characters not shown; --full shows all ...]\n{text[-700:]}"
+def _wrapped(text: str, full: bool) -> str:
+    """``text`` wrapped at ``WIDTH``, its middle left out when long (unless ``full``)."""
+    if not full and len(text) > 1500:
+        text = f"{text[:700]}\n[... {len(text) - 1400} characters not shown; --full shows all ...]\n{text[-700:]}"
+    return "\n".join(textwrap.fill(line, WIDTH, replace_whitespace=False) if line else "" for line in text.splitlines())
 
 
 def _finished(record: Record, value: Any) -> str:
@@ -239,16 +240,8 @@ def _finished(record: Record, value: Any) -> str:
     return str(value) if value is not None or record.ok else "-"
 
 
-def _pairwise_head(record: Record, full: bool) -> list[str]:
-    """The verdicts and both responses of a pairwise record."""
-    head = (
-        f"item {_fmt(record.item_id)}  [{record.dataset}/{record.aspect}, "
-        f"{record.method}, pairwise]\nhuman {_fmt(record.human_label)}   "
-        f"verdict {_fmt(record.verdict)} "
-        f"({record.parse_status}, {_finished(record, record.parse_method)})   agreed {_fmt(record.agreed)}   "
-        f"rounds {_fmt(record.rounds)}   stop {_finished(record, record.stop_reason)}"
-    )
-    head += _confidence_line(record)
+def _pairwise_blocks(record: Record, head: str, full: bool) -> list[str]:
+    """The head, then the verdicts and both responses of a pairwise record."""
     if record.verdicts:
         verdicts = record.verdicts
         head += (
@@ -267,11 +260,7 @@ def _pairwise_head(record: Record, full: bool) -> list[str]:
     ):
         text = str(inputs.get(key) or "")
         if text or key != "input":
-            body = "\n".join(
-                textwrap.fill(line, WIDTH, replace_whitespace=False) if line else ""
-                for line in _shorten(text, full).splitlines()
-            )
-            blocks.append(f"=== {title} ===\n{body}")
+            blocks.append(f"=== {title} ===\n{_wrapped(text, full)}")
     return blocks
 
 
@@ -279,16 +268,15 @@ def format_transcript(record: Record, *, full: bool = False) -> str:
     """Every message of one item, with speaker, addressee, usage and parsed scores (pairwise: the question,
     both responses and each order's verdicts first)."""
     if record.pairwise:
-        return _format_messages(record, _pairwise_head(record, full), full)
+        kind, human, answer = ", pairwise", record.human_label, f"verdict {_fmt(record.verdict)}"
+    else:
+        kind, human, answer = "", record.human_score, f"score {_fmt(record.score)}"
     head = (
-        f"item {_fmt(record.item_id)}  [{record.dataset}/{record.aspect}, "
-        f"{record.method}]\n"
-        f"human {_fmt(record.human_score)}   score {_fmt(record.score)} "
-        f"({record.parse_status}, {_finished(record, record.parse_method)})   agreed {_fmt(record.agreed)}   "
-        f"rounds {_fmt(record.rounds)}   stop {_finished(record, record.stop_reason)}"
-    )
-    head += _confidence_line(record)
-    return _format_messages(record, [head], full)
+        f"item {_fmt(record.item_id)}  [{record.dataset}/{record.aspect}, {record.method}{kind}]\n"
+        f"human {_fmt(human)}   {answer} ({record.parse_status}, {_finished(record, record.parse_method)})   "
+        f"agreed {_fmt(record.agreed)}   rounds {_fmt(record.rounds)}   stop {_finished(record, record.stop_reason)}"
+    ) + _confidence_line(record)
+    return _format_messages(record, _pairwise_blocks(record, head, full) if record.pairwise else [head], full)
 
 
 def _confidence_line(record: Record) -> str:
@@ -339,9 +327,6 @@ def _format_messages(record: Record, blocks: list[str], full: bool) -> str:
         title = f"--- [{entry.get('index')}] {entry.get('agent')}{arrow}{relay}"
         if meta:
             title += "  (" + ", ".join(meta) + ")"
-        body = "\n".join(
-            textwrap.fill(line, WIDTH, replace_whitespace=False) if line else ""
-            for line in _shorten(str(entry.get("content", "")), full).splitlines()
-        )
+        body = _wrapped(str(entry.get("content", "")), full)
         blocks.append(f"{title}\n{body}")
     return "\n\n".join(blocks)
