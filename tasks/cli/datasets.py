@@ -16,39 +16,34 @@ from debate_eval.tasks.data.registry import PAIRWISE, PAIRWISE_LABELS, DatasetSp
 
 def format_aspects(spec: DatasetSpec) -> str:
     """``coherence (1-5), fluency (1-5)``; a pairwise set's aspect shows its labels."""
-    parts = []
-    for aspect, scale in spec.aspects.items():
-        if scale is None:
-            parts.append(f"{aspect} ({'/'.join(PAIRWISE_LABELS)})")
-        else:
-            parts.append(f"{aspect} ({scale[0]:g}-{scale[1]:g})")
-    return ", ".join(parts)
+    return ", ".join(
+        f"{aspect} ({'/'.join(PAIRWISE_LABELS) if scale is None else f'{scale[0]:g}-{scale[1]:g}'})"
+        for aspect, scale in spec.aspects.items()
+    )
 
 
 def dataset_rows(data_dir: str | None = None) -> list[dict[str, Any]]:
     """One JSON-ready description per registered dataset."""
-    rows = []
-    for name, spec in all_datasets().items():
-        rows.append(
-            {
-                "name": name,
-                "description": spec.description,
-                "kind": spec.kind,
-                "task_type": spec.task_type,
-                "level": spec.level,
-                "aspects": {a: None if s is None else list(s) for a, s in spec.aspects.items()},
-                "inputs": list(spec.inputs),
-                "variants": {spec.variant_option: list(spec.variants)} if spec.variants else {},
-                "shipped": has_packaged_copy(spec),
-                "read_from": describe_source(name, data_dir),
-                "file": spec.relative_path,
-                "upstream_url": spec.upstream_url,
-                "git_blob_id": spec.git_blob_id,
-                "licence": spec.licence,
-                "attribution": spec.attribution,
-            }
-        )
-    return rows
+    return [
+        {
+            "name": name,
+            "description": spec.description,
+            "kind": spec.kind,
+            "task_type": spec.task_type,
+            "level": spec.level,
+            "aspects": {a: None if s is None else list(s) for a, s in spec.aspects.items()},
+            "inputs": list(spec.inputs),
+            "variants": {spec.variant_option: list(spec.variants)} if spec.variants else {},
+            "shipped": has_packaged_copy(spec),
+            "read_from": describe_source(name, data_dir),
+            "file": spec.relative_path,
+            "upstream_url": spec.upstream_url,
+            "git_blob_id": spec.git_blob_id,
+            "licence": spec.licence,
+            "attribution": spec.attribution,
+        }
+        for name, spec in all_datasets().items()
+    ]
 
 
 def format_datasets(rows: list[dict[str, Any]]) -> str:
