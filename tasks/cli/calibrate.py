@@ -15,20 +15,16 @@ from debate_eval.tasks.analysis.bootstrap import DEFAULT_RESAMPLES
 from debate_eval.tasks.analysis.calibration import DEFAULT_FOLDS, Calibration, calibrate_records, check_apply_run
 from debate_eval.tasks.analysis.labels import labelled_run_rows, scale_of_run
 from debate_eval.tasks.analysis.records import load_results, number, results_path
+from debate_eval.tasks.cli.main import command_parser
 from debate_eval.tasks.engine.rundir import refuse_run_file
 
 
 def add_subparser(subparsers: Any) -> None:
-    """Register ``calibrate``."""
-    parser = subparsers.add_parser(
-        "calibrate",
-        help="map a judge's scores onto the human scale from labelled items: error before/after, transfer by system",
-        description="Fit an isotonic (monotone) map from the judge's score to the human rating on the run's "
-        "labelled items; report the calibration error (MAE, ECE) before and after with bootstrap intervals, "
-        "cross-fitted so the 'after' is honest; test whether each system's residual differs from the others' "
-        "(Welch, Holm-adjusted); and give the calibrated mean of the unlabelled items, overall and per system, "
-        "with a cross-prediction-powered interval.",
-    )
+    """Fit an isotonic (monotone) map from the judge's score to the human rating on the run's labelled items; report the
+    calibration error (MAE, ECE) before and after with bootstrap intervals, cross-fitted so the 'after' is honest;
+    test whether each system's residual differs from the others' (Welch, Holm-adjusted); and give the calibrated mean
+    of the unlabelled items, overall and per system, with a cross-prediction-powered interval."""
+    parser = command_parser(subparsers, "calibrate", handle_calibrate, add_subparser.__doc__)
     parser.add_argument("run", metavar="RUN", help="a run directory (or its results.jsonl)")
     parser.add_argument(
         "--labels",
@@ -58,7 +54,6 @@ def add_subparser(subparsers: Any) -> None:
         help="also write each scored item of the run (of --apply's run when given) with its calibrated score, "
         "one JSON line each: item_id, system_id, score, calibrated",
     )
-    parser.set_defaults(handler=handle_calibrate)
 
 
 def handle_calibrate(args: argparse.Namespace) -> int:

@@ -20,18 +20,15 @@ from debate_eval.tasks.analysis.cascade import (
     CascadeReport,
     agreement_lower_bound,
 )
+from debate_eval.tasks.cli.main import command_parser
 
 
 def add_subparser(subparsers: Any) -> None:
-    """Register ``cascade``."""
-    parser = subparsers.add_parser(
-        "cascade",
-        help="escalate with a guarantee: judge 1 when sure, else judge 2, else a person (thresholds from labels)",
-        description="Over finished runs of the same items (cheapest judge first), choose each judge's "
-        "confidence threshold on a labelled calibration split so that the agreement with the human labels on "
-        "the items the cascade decides is at least --alpha with probability at least 1 - --delta (Trust or "
-        "Escalate: fixed-sequence testing with exact binomial bounds); report on the held-out split.",
-    )
+    """Over finished runs of the same items (cheapest judge first), choose each judge's confidence threshold on a
+    labelled calibration split so that the agreement with the human labels on the items the cascade decides is at
+    least --alpha with probability at least 1 - --delta (Trust or Escalate: fixed-sequence testing with exact
+    binomial bounds); report on the held-out split."""
+    parser = command_parser(subparsers, "cascade", handle_cascade, add_subparser.__doc__)
     parser.add_argument("runs", nargs="+", metavar="RUN", help="run directories of the same items, cheapest first")
     parser.add_argument("--alpha", type=float, required=True, help="target agreement on the decided items, e.g. 0.8")
     parser.add_argument(
@@ -63,7 +60,6 @@ def add_subparser(subparsers: Any) -> None:
         help=f"test a threshold only with this many calibration items above it (default {DEFAULT_MIN_DECIDED})",
     )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
-    parser.set_defaults(handler=handle_cascade)
 
 
 def handle_cascade(args: argparse.Namespace) -> int:
