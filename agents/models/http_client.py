@@ -43,7 +43,7 @@ from typing import Any
 import anyio
 import httpx2
 
-from debate_eval.agents.errors import RedactedError, UserError
+from debate_eval.agents.errors import RedactedError, UserError, error_chain
 from debate_eval.agents.models.affinity import SESSION_HEADERS, ReplicaSet, session_key
 from debate_eval.agents.models.http_defaults import DEFAULT_MAX_ANSWER_BYTES
 from debate_eval.agents.models.settings import public_url
@@ -73,13 +73,7 @@ class FinalHttpError(RedactedError):
 def final_http_error(error: BaseException | None) -> FinalHttpError | None:
     """The ``FinalHttpError`` ``error`` is or was caused by (an SDK may wrap it, e.g. the anthropic SDK in
     its ``APIConnectionError``), else None."""
-    seen: set[int] = set()
-    while error is not None and id(error) not in seen:
-        if isinstance(error, FinalHttpError):
-            return error
-        seen.add(id(error))
-        error = error.__cause__ or error.__context__
-    return None
+    return next((cause for cause in error_chain(error) if isinstance(cause, FinalHttpError)), None)
 
 
 class AnswerTooLargeError(FinalHttpError):

@@ -11,8 +11,27 @@ from typing import Any
 from autogen_core.models import CreateResult
 
 from debate_eval.agents.models.http_usage import current_call
-from debate_eval.agents.models.providers.inspect_models import HOST, Host, chat_messages, generate_config, resolve_model
-from debate_eval.agents.models.providers.one_call_client import OneCallClient
+from debate_eval.agents.models.providers.inspect_models import HOST, Host, resolve_model
+from debate_eval.agents.models.providers.one_call_client import OneCallClient, message_role, message_text
+from debate_eval.agents.models.settings import ModelSettings
+
+SAMPLING_FIELDS = ("temperature", "top_p", "frequency_penalty", "presence_penalty", "seed")
+
+
+def generate_config(settings: ModelSettings, max_tokens: int | None = None) -> Any:
+    """inspect's ``GenerateConfig`` of a role's sampling (temperature, top_p, penalties, seed, completion cap)."""
+    from inspect_ai.model import GenerateConfig
+
+    sampling = {name: getattr(settings.sampling, name) for name in SAMPLING_FIELDS}
+    return GenerateConfig(**sampling, max_tokens=settings.sampling.max_tokens if max_tokens is None else max_tokens)
+
+
+def chat_messages(messages: Sequence[Any]) -> list[Any]:
+    """AutoGen's messages as inspect's chat messages (system, user, assistant; text only)."""
+    from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessageUser
+
+    kinds = {"system": ChatMessageSystem, "assistant": ChatMessageAssistant, "user": ChatMessageUser}
+    return [kinds[message_role(message)](content=message_text(message)) for message in messages]
 
 
 class InspectModelClient(OneCallClient):
@@ -46,10 +65,6 @@ class InspectModelClient(OneCallClient):
     async def _generate(self, messages: Sequence[Any], config: Any) -> Any:
         model = resolve_model(self.settings.model)
         return await model.generate(chat_messages(messages), config=config)
-
-    def count_tokens(self, messages: Sequence[Any], **kwargs: Any) -> int:
-        """A rough count (four characters a token): inspect's models count their own."""
-        return sum(len(str(message.content)) for message in messages) // 4
 
 
 def _finish_reason(stop_reason: str) -> str:

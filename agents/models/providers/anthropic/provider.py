@@ -37,7 +37,7 @@ from typing import Any
 
 from debate_eval.agents.models.answer_format import JSON, AnswerFormat
 from debate_eval.agents.models.providers import Provider, register_provider
-from debate_eval.agents.models.providers.openai import GENERIC_MODEL_INFO
+from debate_eval.agents.models.providers.openai import GENERIC_MODEL_INFO, with_model_info
 from debate_eval.agents.models.settings import ModelSettings
 
 ANTHROPIC_API_URL = "https://api.anthropic.com"
@@ -130,23 +130,19 @@ class AnthropicProvider(Provider):
             max_retries=0,
             **options,
         )
-        create_args = {"model": settings.model, **self.create_args(settings)}
-        try:
-            client = BaseAnthropicChatCompletionClient(SamplingFreeClient(sdk), create_args=create_args)
-        except ValueError as exc:  # a model name AutoGen does not know: a text model that takes tools, as any Claude
-            if "model_info is required" not in str(exc):
-                raise
-            info = {**GENERIC_MODEL_INFO, "function_calling": True}  # tools: the --structured-output form
-            client = BaseAnthropicChatCompletionClient(
-                SamplingFreeClient(sdk), create_args=create_args, model_info=info
-            )
+        kwargs = {
+            "client": SamplingFreeClient(sdk),
+            "create_args": {"model": settings.model, **self.create_args(settings)},
+        }
+        # a model name AutoGen does not know: a text model that takes tools, as any Claude (--structured-output)
+        client = with_model_info(
+            BaseAnthropicChatCompletionClient, kwargs, {**GENERIC_MODEL_INFO, "function_calling": True}
+        )
         if not client.model_info.get("function_calling") and not settings.model.startswith(NO_TOOL_MODELS):
             # AutoGen matches an unknown name by its prefix ("claude-house-judge" as claude-2.0, no tools): every
             # Claude of the Messages API takes tools, which --structured-output asks its answers through
             info = {**client.model_info, "function_calling": True}
-            client = BaseAnthropicChatCompletionClient(
-                SamplingFreeClient(sdk), create_args=create_args, model_info=info
-            )
+            client = BaseAnthropicChatCompletionClient(**kwargs, model_info=info)
         from debate_eval.agents.models.providers.anthropic.cache_usage import CacheCountedClient  # AutoGen: when used
         from debate_eval.agents.models.providers.anthropic.forced_tool import ToolAnswerClient
         from debate_eval.agents.models.providers.errors import OpenAIErrors
