@@ -50,7 +50,8 @@ from debate_eval.agents.models.settings import public_url
 
 DEFAULT_MAX_CONNECTIONS = 1000  # the openai SDK's default pool
 DEFAULT_MAX_KEEPALIVE = 100
-CA_BUNDLE_VARIABLES = ("SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE")  # in this order of precedence
+# in this order of precedence (SSL_CERT_DIR: a folder of certificates)
+CA_BUNDLE_VARIABLES = ("SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "SSL_CERT_DIR")
 
 ResponseObserver = Callable[[Any, Any], None]  # (request, response); may raise
 
@@ -108,8 +109,6 @@ def ca_bundle() -> tuple[str, str] | None:
     for name in CA_BUNDLE_VARIABLES:
         if os.environ.get(name):
             return name, os.environ[name]
-    if os.environ.get("SSL_CERT_DIR"):
-        return "SSL_CERT_DIR", os.environ["SSL_CERT_DIR"]
     return None
 
 
