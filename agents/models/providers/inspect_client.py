@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 from collections.abc import Sequence
 from typing import Any
 
@@ -75,28 +74,6 @@ def _finish_reason(stop_reason: str) -> str:
 
 
 async def _run_on(host: Host, work: Any) -> Any:
-    """Await ``work`` run as a task of ``host``'s loop in ``host``'s context (cancelling this cancels it)."""
-    done: concurrent.futures.Future[Any] = concurrent.futures.Future()
-    started: list[asyncio.Task[Any]] = []
-
-    def start() -> None:
-        task = host.loop.create_task(work, context=host.context.copy())
-        started.append(task)
-
-        def finished(task: asyncio.Task[Any]) -> None:
-            if task.cancelled():
-                done.cancel()
-            elif task.exception() is not None:
-                done.set_exception(task.exception())  # type: ignore[arg-type]
-            else:
-                done.set_result(task.result())
-
-        task.add_done_callback(finished)
-
-    host.loop.call_soon_threadsafe(start)
-    try:
-        return await asyncio.wrap_future(done)
-    except asyncio.CancelledError:
-        if started:
-            host.loop.call_soon_threadsafe(started[0].cancel)
-        raise
+    """Await ``work`` run as a task of ``host``'s loop in a copy of ``host``'s context (cancelling this cancels
+    it): ``asyncio.run_coroutine_threadsafe``, called in that context, which the task it starts inherits."""
+    return await asyncio.wrap_future(host.context.copy().run(asyncio.run_coroutine_threadsafe, work, host.loop))

@@ -33,6 +33,7 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 from debate_eval.agents.models.answer_format import JSON, AnswerFormat
@@ -66,27 +67,21 @@ def openai_error(error: BaseException) -> BaseException | None:
     return None
 
 
-class _SamplingFreeMessages:
-    """The SDK's ``messages`` resource, called without the sampling fields it no longer has."""
+class SamplingFreeClient:
+    """An ``anthropic.AsyncAnthropic`` as AutoGen's Anthropic client uses it (``messages.create``, ``close``),
+    its ``messages.create`` called without the sampling fields the SDK no longer has."""
 
     DROPPED = ("temperature", "top_p", "top_k")
 
-    def __init__(self, messages: Any) -> None:
-        self._messages = messages
+    def __init__(self, sdk: Any) -> None:
+        self.sdk = sdk
+        self.messages = SimpleNamespace(create=self.create_message)
 
-    async def create(self, **kwargs: Any) -> Any:
+    async def create_message(self, **kwargs: Any) -> Any:
         """``messages.create`` without ``temperature``, ``top_p`` and ``top_k``."""
         for name in self.DROPPED:
             kwargs.pop(name, None)
-        return await self._messages.create(**kwargs)
-
-
-class SamplingFreeClient:
-    """An ``anthropic.AsyncAnthropic`` as AutoGen's Anthropic client uses it (``messages.create``, ``close``)."""
-
-    def __init__(self, sdk: Any) -> None:
-        self.sdk = sdk
-        self.messages = _SamplingFreeMessages(sdk.messages)
+        return await self.sdk.messages.create(**kwargs)
 
     async def close(self) -> None:
         """Close the SDK client."""
