@@ -206,20 +206,13 @@ class FairEvalReferee(BaseChatAgent):
                 request, extra_create_args=dict(self._decoding), cancellation_token=cancellation_token
             )
             text = result.content if isinstance(result.content, str) else str(result.content)
-            if not checked or self._form.format_ok(text):
-                content = text
-                answer = TextMessage(
-                    source=self.name, content=content, models_usage=result.usage, metadata=self._meta(turn, attempt)
-                )
+            accepted = not checked or self._form.format_ok(text)
+            metadata = self._meta(turn, attempt) | ({} if accepted else {"relay": RETRY_RELAY})
+            message = TextMessage(source=self.name, content=text, models_usage=result.usage, metadata=metadata)
+            if accepted:
+                content, answer = text, message
                 break
-            inner.append(
-                TextMessage(
-                    source=self.name,
-                    content=text,
-                    models_usage=result.usage,
-                    metadata={**self._meta(turn, attempt), "relay": RETRY_RELAY},
-                )
-            )
+            inner.append(message)  # a rejected attempt, kept in the transcript
         else:
             answer = TextMessage(
                 source=self.name,

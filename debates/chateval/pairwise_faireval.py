@@ -32,12 +32,7 @@ from debate_eval.agents.models.pool import ClientPool
 from debate_eval.agents.models.wrappers import CallRecord
 from debate_eval.debates.chateval.config import DECIDED_BY, ChatEvalConfig, referee_names
 from debate_eval.debates.chateval.faireval import RETRY_RELAY, FairEvalForm, run_faireval_panel
-from debate_eval.debates.chateval.faireval_scores import (
-    ScoreLineError,
-    their_pairwise_format_ok,
-    their_score,
-    their_verdict,
-)
+from debate_eval.debates.chateval.faireval_scores import their_pairwise_format_ok, their_verdict
 from debate_eval.debates.chateval.prompts import (
     FAIREVAL_PAIRWISE_FINAL_PROMPT,
     FAIREVAL_PAIRWISE_FRAME,
@@ -157,16 +152,3 @@ def rescore_faireval(record: R, texts: list[str]) -> R:
 def is_faireval_record(record: ResultRecord) -> bool:
     """True for a record of this flow."""
     return (record.details or {}).get("flow") == "faireval-pairwise"
-
-
-__all__ = [
-    "ORDERS",
-    "THEIR_LABELS",
-    "ScoreLineError",
-    "is_faireval_record",
-    "pairwise_form",
-    "rescore_faireval",
-    "run_faireval_pairwise",
-    "their_score",
-    "their_verdict",
-]

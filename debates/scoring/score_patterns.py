@@ -164,11 +164,6 @@ def normalise_with_map(text: str) -> tuple[str, list[int] | None]:
     return clean, [origin[i] if origin is not None else i for i in kept]
 
 
-def normalise(text: str) -> str:
-    """``text`` as the patterns see it (``normalise_with_map`` without the map)."""
-    return normalise_with_map(text)[0]
-
-
 def number(token: str) -> float:
     """``"4"``, ``"3.5"``, ``"3,5"``, ``"-1"`` or ``"four"`` as a float."""
     word = token.lower()
