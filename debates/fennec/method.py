@@ -22,7 +22,7 @@ from debate_eval.debates.fennec.roles import (
     JUDGE_ROLE,
 )
 from debate_eval.debates.fennec.scripted import SCRIPTED_REPLIES
-from debate_eval.debates.kit.confidence import Confidence
+from debate_eval.debates.kit.confidence import Confidence, agreement, parsed_vote
 from debate_eval.debates.pairwise.scripted import PAIRWISE_PROMPTS
 from debate_eval.debates.record import R, ResultRecord, details_of, entries
 from debate_eval.debates.scoring.untrusted import UntrustedMaterial
@@ -184,10 +184,12 @@ class FennecMethod(Method[FennecConfig]):
         return format_tree(record, full)
 
     def confidence(self, record: ResultRecord) -> Confidence | None:
-        """The branches' agreement (``fennec/confidence.py``)."""
-        from debate_eval.debates.fennec.confidence import branches_confidence
-
-        return branches_confidence(record)
+        """The branches' agreement: the share of the k criteria branches (``details["tree"]``) whose parsed score
+        (or preference) is the most common one among the branches."""
+        tree = (record.details or {}).get("tree") or []
+        pairwise = record.task_type == "pairwise"
+        votes = [parsed_vote(branch.get("verdict" if pairwise else "score") or {}, not pairwise) for branch in tree]
+        return agreement(votes, "branches")
 
     def rescore_pairwise(self, record: R, texts: list[str]) -> R:
         """Every branch judgment's verdict re-read (the instructions of its first judgment set aside), then
