@@ -75,9 +75,8 @@ _NAMES = {
     "debate_eval.debates.kit.reask": ("Reask", "ask_again", "in_context", "in_conversation"),
     "debate_eval.debates.kit.samples": ("SamplePool", "sample_request"),
     "debate_eval.debates.kit.combine": ("combine_orders", "combine_scores", "combine_verdicts"),
-    "debate_eval.debates.kit.transcript": ("build_transcript",),
+    "debate_eval.debates.kit.transcript": ("build_transcript", "pairwise_transcript"),
     "debate_eval.debates.kit.confidence": ("Confidence", "agreement"),
-    "debate_eval.debates.kit.pairwise_transcript": ("pairwise_transcript",),
     "debate_eval.agents.models.providers.scripted_server": ("ScriptedReplies", "ScriptedRole"),
     "debate_eval.agents.models.pool": ("ClientPool",),
     "debate_eval.agents.models.wrappers": ("CallRecord",),
@@ -139,10 +138,9 @@ if TYPE_CHECKING:  # what a type checker and an editor see; at run time each nam
     from debate_eval.debates.evaluation import NO_SCORE, EvaluationTask, Outcome, planted, score_text, verdict_text
     from debate_eval.debates.kit.combine import combine_orders, combine_scores, combine_verdicts
     from debate_eval.debates.kit.confidence import Confidence, agreement
-    from debate_eval.debates.kit.pairwise_transcript import pairwise_transcript
     from debate_eval.debates.kit.reask import Reask, ask_again, in_context, in_conversation
     from debate_eval.debates.kit.samples import SamplePool, sample_request
-    from debate_eval.debates.kit.transcript import build_transcript
+    from debate_eval.debates.kit.transcript import build_transcript, pairwise_transcript
     from debate_eval.debates.method import (
         Method,
         MethodContext,

@@ -30,8 +30,8 @@ from debate_eval.debates.debate.config import DebateConfig
 from debate_eval.debates.debate.paper import PaperFlow, read_decider
 from debate_eval.debates.debate.team import run_team
 from debate_eval.debates.evaluation import NO_SCORE, EvaluationTask, Outcome, planted
-from debate_eval.debates.kit.pairwise_transcript import pairwise_transcript
 from debate_eval.debates.kit.reask import Reask
+from debate_eval.debates.kit.transcript import pairwise_transcript
 from debate_eval.debates.pairwise.prompts import answer_hint, judge_material, pairwise_persona, prompt_table, reask_text
 
 _LLM_KEYS = {Relay.TASK: "llm_task", Relay.REVIEW: "llm_review", Relay.FEEDBACK: "llm_feedback"}

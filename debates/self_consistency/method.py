@@ -37,7 +37,12 @@ from debate_eval.debates.kit.combine import COMBINES, MAJORITY, MEAN, combine_sc
 from debate_eval.debates.kit.confidence import Confidence, agreement, parsed_vote
 from debate_eval.debates.kit.samples import SamplePool
 from debate_eval.debates.record import ResultRecord
-from debate_eval.debates.self_consistency.votes import sample_vote
+from debate_eval.debates.self_consistency.rescore import (
+    rescore_samples,
+    rescore_samples_pairwise,
+    sample_vote,
+    samples_reparser,
+)
 
 if TYPE_CHECKING:  # loaded without AutoGen: the registry and --help stay light
     from debate_eval.agents.models.pool import ClientPool
@@ -187,8 +192,6 @@ class SelfConsistencyMethod(Method[SelfConsistencyConfig]):
 
     def reparser(self, record: ResultRecord, reparse: Reparser) -> Reparser:
         """Each sample's messages read as its base method's run read them (``base.reparser`` of the sample)."""
-        from debate_eval.debates.self_consistency.rescore import samples_reparser
-
         return samples_reparser(record, reparse)
 
     def confidence(self, record: ResultRecord) -> Confidence | None:
@@ -201,14 +204,10 @@ class SelfConsistencyMethod(Method[SelfConsistencyConfig]):
 
     def rescore(self, record: dict[str, Any], reparse: Reparser) -> dict[str, Any]:
         """Each sample re-read by the base method's rescore, then combined again."""
-        from debate_eval.debates.self_consistency.rescore import rescore_samples
-
         return rescore_samples(record, reparse)
 
     def rescore_pairwise(self, record: dict[str, Any], texts: list[str]) -> dict[str, Any]:
         """Each sample's verdict re-read by the base method's pairwise rescore, then combined (per order)."""
-        from debate_eval.debates.self_consistency.rescore import rescore_samples_pairwise
-
         return rescore_samples_pairwise(record, texts)
 
 
