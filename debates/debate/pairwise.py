@@ -29,7 +29,7 @@ from debate_eval.agents.roles import COMMANDER, CRITIC, SCORER, TIEBREAKER, USER
 from debate_eval.debates.debate.config import DebateConfig
 from debate_eval.debates.debate.paper import PaperFlow, read_decider
 from debate_eval.debates.debate.team import run_team
-from debate_eval.debates.evaluation import NO_SCORE, EvaluationTask, Outcome, planted
+from debate_eval.debates.evaluation import EvaluationTask, Outcome, planted
 from debate_eval.debates.kit.reask import Reask
 from debate_eval.debates.kit.transcript import pairwise_transcript
 from debate_eval.debates.pairwise.prompts import answer_hint, judge_material, pairwise_persona, prompt_table, reask_text
@@ -97,18 +97,14 @@ async def run_debate_pairwise(task: EvaluationTask, config: DebateConfig, pool: 
     )
     parsed, messages, reasked = await read_decider(messages, agents, request)
 
-    transcript = pairwise_transcript(messages, calls, {SCORER, TIEBREAKER}, judged, markers)
-    return Outcome(
-        score=None,
-        parse=NO_SCORE,
+    return Outcome.for_verdict(
+        parsed,
         decided_by=decider,
         stop_reason=protocol.stop_reason.value,
-        transcript=transcript,
+        transcript=pairwise_transcript(messages, calls, {SCORER, TIEBREAKER}, judged, markers),
         calls=calls,
         agreed=protocol.agreed,
         rounds=protocol.rounds,
         reasked=reasked,
         details={"fidelity": "paper"},
-        verdict=parsed.value,
-        verdict_parse=parsed,
     )
