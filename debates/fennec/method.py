@@ -8,7 +8,7 @@ grades the corrected text again. Personas do not apply; ``--role-model`` does fo
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from debate_eval.agents.errors import UserError
@@ -35,16 +35,12 @@ DEFAULT_BRANCHES = 3
 
 @dataclass(frozen=True)
 class FennecConfig:
-    """How many branches, and whether (and below what) to correct."""
+    """How many branches, and whether (and below what) to correct (config.json: every field)."""
 
     branches: int = DEFAULT_BRANCHES
     correct: bool = False
     correct_below: float | None = None  # None: the middle of the aspect's scale (3 on 1-5)
     rescore_corrected: bool = False
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready view for config.json: every field."""
-        return asdict(self)
 
 
 async def run_fennec(task: EvaluationTask, config: FennecConfig, pool: ClientPool) -> Outcome:
