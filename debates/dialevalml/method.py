@@ -199,7 +199,8 @@ class DialEvalMLOptions:
 
 @register_method
 class DialEvalMLMethod(Method[DialEvalMLConfig]):
-    """``dialevalml``: the simple per-aspect prompt, re-asked while no score comes, normalised to [0, 1]."""
+    """``dialevalml``: the simple per-aspect prompt, re-asked while no score comes, normalised to [0, 1]; one
+    agent, on the Scorer's model (the default ``roles``)."""
 
     scripted_replies = (SCRIPTED_REPLIES,)  # canned replies for offline runs (scripted.py)
     name = "dialevalml"
@@ -210,10 +211,6 @@ class DialEvalMLMethod(Method[DialEvalMLConfig]):
     def build_config(self, options: DialEvalMLOptions, ctx: MethodContext) -> DialEvalMLConfig:
         """Dialogue data only (an own file counts: its inputs are checked per item)."""
         return DialEvalMLConfig(max_reasks=options.max_reasks, scale=options.dialevalml_scale or "paper")
-
-    def roles(self, config: DialEvalMLConfig) -> tuple[str, ...]:
-        """One agent, on the Scorer's model."""
-        return ("scorer",)
 
     async def judge(self, task: EvaluationTask, config: DialEvalMLConfig, pool: ClientPool) -> Outcome:
         """One conversation per item and aspect."""
