@@ -47,9 +47,17 @@ from scipy import stats
 from scipy.optimize import isotonic_regression
 
 from debate_eval.agents.errors import UserError
-from debate_eval.tasks.analysis.bootstrap import DEFAULT_RESAMPLES, LEVEL, MIN_UNITS, SEED, too_few_units
-from debate_eval.tasks.analysis.compare import holm
+from debate_eval.tasks.analysis.bootstrap import (
+    DEFAULT_RESAMPLES,
+    LEVEL,
+    MIN_UNITS,
+    SEED,
+    percentile_interval,
+    too_few_units,
+)
+from debate_eval.tasks.analysis.ppi import t_interval
 from debate_eval.tasks.analysis.records import RecordLike, number, score_row
+from debate_eval.tasks.analysis.system_pairs import holm
 
 DEFAULT_FOLDS = 5
 ECE_BINS = 10
@@ -185,19 +193,10 @@ def _intervals(
             draws[name][0].append(b[name])
             draws[name][1].append(a[name])
             draws[name][2].append(b[name] - a[name])
-    tail = (1 - LEVEL) / 2 * 100
     for name, (b_draws, a_draws, g_draws) in draws.items():
         for target, values in ((out_before, b_draws), (out_after, a_draws), (out_gain, g_draws)):
-            target.setdefault("ci95", {})[name] = [
-                float(np.percentile(values, tail)),
-                float(np.percentile(values, 100 - tail)),
-            ]
+            target.setdefault("ci95", {})[name] = percentile_interval(values)
     return out_before, out_after, out_gain
-
-
-def _t_interval(values: np.ndarray) -> list[float]:
-    half = stats.t.ppf(0.5 + LEVEL / 2, len(values) - 1) * values.std(ddof=1) / math.sqrt(len(values))
-    return [float(values.mean() - half), float(values.mean() + half)]
 
 
 def transfer_by_system(
@@ -240,7 +239,7 @@ def _system_entry(name: str, residuals: np.ndarray, labels: np.ndarray, pool: np
     if len(own) < MIN_SYSTEM_ITEMS or len(rest) < MIN_SYSTEM_ITEMS:
         entry["ci95"] = too_few_units(len(own), "items", MIN_SYSTEM_ITEMS) or "too few items of the other systems"
         return entry
-    entry["ci95"] = _t_interval(own)
+    entry["ci95"] = t_interval(own)
     entry["p"] = float(stats.ttest_ind(own, rest, equal_var=False).pvalue)
     return entry
 
