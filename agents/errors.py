@@ -10,6 +10,7 @@ Python API as on the command line.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any, TypeVar
 
 from debate_eval.agents.redaction import redact, redact_json
@@ -39,6 +40,15 @@ class RedactedError(Exception):
 
     def __init__(self, *args: Any) -> None:
         super().__init__(*redacted_args(args))
+
+
+def error_chain(error: BaseException | None) -> Iterator[BaseException]:
+    """``error`` and the errors behind it, each once: its ``__cause__``, else its ``__context__``, and so on."""
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        yield error
+        error = error.__cause__ or error.__context__
 
 
 def scrub_exception(error: E) -> E:

@@ -92,13 +92,18 @@ def _longest_first(values: frozenset[str]) -> tuple[str, ...]:
 
 def redact_counted(text: str, environ: Mapping[str, str] | None = None) -> tuple[str, int]:
     """``text`` with every secret and anything shaped like a key masked, and how many were masked."""
+    text, count = _masked(text, secret_values(environ))
+    text, shapes = _KEY_SHAPES.subn(_mask_shape, text)
+    return text, count + shapes
+
+
+def _masked(text: str, values: Iterable[str]) -> tuple[str, int]:
     count = 0
-    for value in secret_values(environ):
+    for value in values:
         if value in text:
             count += text.count(value)
             text = text.replace(value, REDACTED)
-    text, shapes = _KEY_SHAPES.subn(_mask_shape, text)
-    return text, count + shapes
+    return text, count
 
 
 def _mask_shape(match: re.Match[str]) -> str:
@@ -133,10 +138,8 @@ def redact_record(record: Any, environ: Mapping[str, str] | None = None) -> tupl
     def walk(value: Any) -> Any:
         nonlocal count
         if isinstance(value, str):
-            for secret in values:
-                if secret in value:
-                    count += value.count(secret)
-                    value = value.replace(secret, REDACTED)
+            value, found = _masked(value, values)
+            count += found
             return value
         if isinstance(value, dict):
             return {key: walk(item) for key, item in value.items()}

@@ -44,51 +44,45 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-# public name -> the module that defines it
-_SOURCES = {
-    "Method": "debate_eval.debates.method",
-    "MethodContext": "debate_eval.debates.method",
-    "NoOptions": "debate_eval.debates.method",
-    "OptionError": "debate_eval.debates.method",
-    "Reparser": "debate_eval.debates.method",
-    "deciding_parse": "debate_eval.debates.method",
-    "non_negative_int": "debate_eval.debates.method",
-    "option": "debate_eval.debates.method",
-    "positive_int": "debate_eval.debates.method",
-    "with_parse": "debate_eval.debates.method",
-    "get_method": "debate_eval.debates.base",
-    "register_method": "debate_eval.debates.base",
-    "EvaluationTask": "debate_eval.debates.evaluation",
-    "Outcome": "debate_eval.debates.evaluation",
-    "score_text": "debate_eval.debates.evaluation",
-    "verdict_text": "debate_eval.debates.evaluation",
-    "planted": "debate_eval.debates.evaluation",
-    "NO_SCORE": "debate_eval.debates.evaluation",
-    "judge_material": "debate_eval.debates.pairwise.prompts",
-    "PAIRWISE_PROMPTS": "debate_eval.debates.pairwise.scripted",
-    "ParsedScore": "debate_eval.debates.scoring.scores",
-    "ScoreRange": "debate_eval.debates.scoring.scores",
-    "ParsedVerdict": "debate_eval.debates.scoring.verdicts",
-    "UntrustedMaterial": "debate_eval.debates.scoring.untrusted",
-    "Reask": "debate_eval.debates.kit.reask",
-    "ask_again": "debate_eval.debates.kit.reask",
-    "in_context": "debate_eval.debates.kit.reask",
-    "in_conversation": "debate_eval.debates.kit.reask",
-    "SamplePool": "debate_eval.debates.kit.samples",
-    "sample_request": "debate_eval.debates.kit.samples",
-    "combine_orders": "debate_eval.debates.kit.combine",
-    "combine_scores": "debate_eval.debates.kit.combine",
-    "combine_verdicts": "debate_eval.debates.kit.combine",
-    "build_transcript": "debate_eval.debates.kit.transcript",
-    "Confidence": "debate_eval.debates.kit.confidence",
-    "agreement": "debate_eval.debates.kit.confidence",
-    "pairwise_transcript": "debate_eval.debates.kit.pairwise_transcript",
-    "ScriptedReplies": "debate_eval.agents.models.providers.scripted_server",
-    "ScriptedRole": "debate_eval.agents.models.providers.scripted_server",
-    "ClientPool": "debate_eval.agents.models.pool",
-    "CallRecord": "debate_eval.agents.models.wrappers",
-    "UserError": "debate_eval.agents.errors",
+# public names by the module that defines them
+_NAMES = {
+    "debate_eval.debates.method": (
+        "Method",
+        "MethodContext",
+        "NoOptions",
+        "OptionError",
+        "Reparser",
+        "deciding_parse",
+        "non_negative_int",
+        "option",
+        "positive_int",
+        "with_parse",
+    ),
+    "debate_eval.debates.base": ("get_method", "register_method"),
+    "debate_eval.debates.evaluation": (
+        "EvaluationTask",
+        "Outcome",
+        "score_text",
+        "verdict_text",
+        "planted",
+        "NO_SCORE",
+    ),
+    "debate_eval.debates.pairwise.prompts": ("judge_material",),
+    "debate_eval.debates.pairwise.scripted": ("PAIRWISE_PROMPTS",),
+    "debate_eval.debates.scoring.scores": ("ParsedScore", "ScoreRange"),
+    "debate_eval.debates.scoring.verdicts": ("ParsedVerdict",),
+    "debate_eval.debates.scoring.untrusted": ("UntrustedMaterial",),
+    "debate_eval.debates.kit.reask": ("Reask", "ask_again", "in_context", "in_conversation"),
+    "debate_eval.debates.kit.samples": ("SamplePool", "sample_request"),
+    "debate_eval.debates.kit.combine": ("combine_orders", "combine_scores", "combine_verdicts"),
+    "debate_eval.debates.kit.transcript": ("build_transcript", "pairwise_transcript"),
+    "debate_eval.debates.kit.confidence": ("Confidence", "agreement"),
+    "debate_eval.agents.models.providers.scripted_server": ("ScriptedReplies", "ScriptedRole"),
+    "debate_eval.agents.models.pool": ("ClientPool",),
+    "debate_eval.agents.models.wrappers": ("CallRecord",),
+    "debate_eval.agents.errors": ("UserError",),
 }
+_SOURCES = {name: module for module, names in _NAMES.items() for name in names}
 
 __all__ = [
     "NO_SCORE",
@@ -144,10 +138,9 @@ if TYPE_CHECKING:  # what a type checker and an editor see; at run time each nam
     from debate_eval.debates.evaluation import NO_SCORE, EvaluationTask, Outcome, planted, score_text, verdict_text
     from debate_eval.debates.kit.combine import combine_orders, combine_scores, combine_verdicts
     from debate_eval.debates.kit.confidence import Confidence, agreement
-    from debate_eval.debates.kit.pairwise_transcript import pairwise_transcript
     from debate_eval.debates.kit.reask import Reask, ask_again, in_context, in_conversation
     from debate_eval.debates.kit.samples import SamplePool, sample_request
-    from debate_eval.debates.kit.transcript import build_transcript
+    from debate_eval.debates.kit.transcript import build_transcript, pairwise_transcript
     from debate_eval.debates.method import (
         Method,
         MethodContext,

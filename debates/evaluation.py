@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -68,6 +68,15 @@ def verdict_text(text: str, material: UntrustedMaterial, planted_markers: frozen
     from debate_eval.debates.scoring.verdicts import parse_verdict
 
     return parse_verdict(material.neutralize(text), planted_markers)
+
+
+def marked_transcript(parts: Iterable[tuple[Mapping[str, Any], Sequence[dict[str, Any]]]]) -> list[dict[str, Any]]:
+    """One transcript from several, in order: each part's entries marked with its keys (``{"order": "swapped"}``,
+    ``{"sample": 2}``) and numbered anew."""
+    joined: list[dict[str, Any]] = []
+    for marks, part in parts:
+        joined += [{**entry, "index": len(joined) + i, **marks} for i, entry in enumerate(part)]
+    return joined
 
 
 NO_SCORE = ParsedScore(None, "no_score", "none", "A pairwise task has no score: see the verdict.")

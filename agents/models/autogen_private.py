@@ -9,10 +9,14 @@ AutoGen's public API is the rule everywhere else (tests/agents/models/test_autog
   (``debates/group_chat.py``). autogen-agentchat exports none of them, yet its own documented way to build a
   custom team is to subclass ``BaseGroupChatManager`` (``BaseGroupChat``'s docstring); why the public
   ``GraphFlow`` does not fit is said in ``debates/group_chat.py``. The subclasses also rely on the manager's
-  ``_current_turn``, ``_message_thread``, ``_termination_condition`` and ``_name``, on the container's
-  ``_buffer_message`` and ``_message_buffer``, and on ``BaseGroupChat``'s ``_base_group_chat_manager_class``,
-  ``_emit_team_events`` and its two factory hooks (``_create_group_chat_manager_factory``,
-  ``_create_participant_factory``).
+  ``_current_turn``, ``_message_thread``, ``_termination_condition`` and ``_name``; ``RelayingManager``, which
+  writes the Commander's relays itself, further on the manager's ``_output_message_queue`` (the relay joins the
+  chat's output), ``_group_topic_type`` and ``_participant_name_to_topic_type`` (the relay is published to its
+  addressee's container), ``_apply_termination_condition`` (a relay counts as a turn for termination) and
+  ``_signal_termination_with_error`` (a failing relay ends the chat as a failing participant does); on the
+  container's ``_buffer_message`` and ``_message_buffer``; and on ``BaseGroupChat``'s
+  ``_base_group_chat_manager_class``, ``_emit_team_events`` and its two factory hooks
+  (``_create_group_chat_manager_factory``, ``_create_participant_factory``).
 - ``TraceHelper`` (``autogen_core._telemetry._tracing``): ``--fast-path`` (``fast_path.py``) patches its
   ``trace_block`` and the runtime's ``_create_otel_attributes`` and ``_try_serialize``; opt-in only, and
   refused (one line, the default path taken) when the installed autogen-core is not the tested one.

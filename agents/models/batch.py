@@ -29,7 +29,7 @@ import httpx2
 import openai
 
 from debate_eval.agents.errors import UserError
-from debate_eval.agents.models.batch_api import CHAT_ENDPOINT, BatchEndpoint, LineOutcome, batch_error
+from debate_eval.agents.models.batch_api import CHAT_ENDPOINT, FINAL_STATUSES, BatchEndpoint, LineOutcome, batch_error
 from debate_eval.agents.models.batch_state import DONE, PREPARED, SUBMITTED, UPLOADED, BatchState, Submission
 from debate_eval.agents.models.batch_state import request_key as request_key
 from debate_eval.agents.models.http_client import HttpOptions, build_http_client
@@ -57,13 +57,11 @@ class BatchOptions:
         return asdict(self)
 
 
+@dataclass(slots=True, eq=False)  # each item is itself: waiters are removed by identity
 class _Item:
     """One item in flight: how many of its model calls wait for an answer."""
 
-    __slots__ = ("outstanding",)
-
-    def __init__(self) -> None:
-        self.outstanding = 0
+    outstanding: int = 0
 
 
 _ITEM: ContextVar[_Item | None] = ContextVar("debate_eval_batch_item", default=None)
@@ -310,7 +308,7 @@ class BatchDispatcher:
             failures = 0
             if batch.status != sub.batch_status:
                 self.state.update(sub, batch_status=batch.status)
-            if batch.status in ("completed", "failed", "expired", "cancelled"):
+            if batch.status in FINAL_STATUSES:
                 return batch
             await asyncio.sleep(self.options.poll_s)
 

@@ -161,19 +161,14 @@ class EmbeddedServer:
     def start(self) -> str:
         """Verify the GGUF, start the server, wait until it listens; returns the base URL."""
         verify_gguf(self.gguf)
-        command = [
-            sys.executable,
-            "-m",
-            "debate_eval.agents.models.embedded",
-            "--model",
-            str(self.gguf.path),
-            "--parallel",
-            str(self.settings.parallel),
-            "--ctx-per-slot",
-            str(self.settings.ctx_per_slot),
-            "--alias",
-            self.alias,
-        ]
+        options = {
+            "--model": self.gguf.path,
+            "--parallel": self.settings.parallel,
+            "--ctx-per-slot": self.settings.ctx_per_slot,
+            "--alias": self.alias,
+        }
+        command = [sys.executable, "-m", "debate_eval.agents.models.embedded"]
+        command += [str(part) for option in options.items() for part in option]
         if self.settings.threads:
             self.threads, how = self.settings.threads, "DEBATE_EVAL_EMBEDDED_THREADS"
         else:

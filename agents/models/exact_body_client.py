@@ -11,24 +11,21 @@ plain ``{"role", "content"}`` objects (no ``name``), which is how both of the au
 
 Only text is supported (system, user and assistant messages with string content): the authors' flows never
 send anything else. Everything else about a call (HTTP client, timeout, retries above it, cache, recording)
-is the same as for AutoGen's client.
+is the same as for AutoGen's client; what it shares with the other one-call clients (a plain text model, the
+usage of every call) is ``OneCallClient``'s.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 import openai
 from autogen_core import CancellationToken
 from autogen_core.models import (
     AssistantMessage,
-    ChatCompletionClient,
     CreateResult,
     LLMMessage,
-    ModelCapabilities,  # type: ignore[attr-defined]
-    ModelFamily,
-    ModelInfo,
     RequestUsage,
     SystemMessage,
     UserMessage,
@@ -36,9 +33,8 @@ from autogen_core.models import (
 from autogen_core.tools import Tool, ToolSchema
 from pydantic import BaseModel
 
-LITERAL_MODEL_INFO = ModelInfo(
-    vision=False, function_calling=False, json_output=False, family=ModelFamily.UNKNOWN, structured_output=False
-)
+from debate_eval.agents.models.providers.one_call_client import OneCallClient
+
 _FINISH_REASONS: dict[str | None, Literal["stop", "length", "function_calls", "content_filter", "unknown"]] = {
     "stop": "stop",
     "length": "length",
@@ -46,19 +42,15 @@ _FINISH_REASONS: dict[str | None, Literal["stop", "length", "function_calls", "c
     "tool_calls": "function_calls",
     "function_call": "function_calls",
 }
+_ROLES = {SystemMessage: "system", UserMessage: "user", AssistantMessage: "assistant"}
 
 
 def wire_messages(messages: Sequence[LLMMessage]) -> list[dict[str, str]]:
     """The messages as the request's ``messages`` array: ``{"role", "content"}`` per message, text only."""
     wire: list[dict[str, str]] = []
     for message in messages:
-        if isinstance(message, SystemMessage):
-            role = "system"
-        elif isinstance(message, UserMessage):
-            role = "user"
-        elif isinstance(message, AssistantMessage):
-            role = "assistant"
-        else:
+        role = next((name for kind, name in _ROLES.items() if isinstance(message, kind)), None)
+        if role is None:
             raise ValueError(f"LiteralClient sends text messages only, not {type(message).__name__}")
         if not isinstance(message.content, str):
             raise ValueError(f"LiteralClient sends text messages only; a {role} message holds {type(message.content)}")
@@ -66,24 +58,16 @@ def wire_messages(messages: Sequence[LLMMessage]) -> list[dict[str, str]]:
     return wire
 
 
-class LiteralClient(ChatCompletionClient):
+class LiteralClient(OneCallClient):
     """Sends ``model``, ``messages`` and the given create arguments, nothing else (see the module docstring)."""
 
-    def __init__(
-        self,
-        client: openai.AsyncOpenAI,
-        model: str,
-        create_args: Mapping[str, Any] | None = None,
-        model_info: ModelInfo | None = None,
-    ) -> None:
+    def __init__(self, client: openai.AsyncOpenAI, model: str, create_args: Mapping[str, Any] | None = None) -> None:
         """``client``: the SDK client (its HTTP client, base URL, key and timeout); ``create_args``: the fields
         every request carries besides ``model`` and ``messages``."""
+        super().__init__()
         self._client = client
         self._model = model
         self._create_args = dict(create_args or {})
-        self._model_info = model_info or LITERAL_MODEL_INFO
-        self._total = RequestUsage(prompt_tokens=0, completion_tokens=0)
-        self._last = RequestUsage(prompt_tokens=0, completion_tokens=0)
 
     def request_body(self, messages: Sequence[LLMMessage], extra_create_args: Mapping[str, Any] = {}) -> dict[str, Any]:
         """The JSON body a call with these arguments sends."""
@@ -102,17 +86,10 @@ class LiteralClient(ChatCompletionClient):
         """One chat completion; tools and structured output are refused (the authors' flows use neither)."""
         if tools or json_output:
             raise ValueError("LiteralClient sends plain chat completions: no tools, no structured output")
-        body = self.request_body(messages, extra_create_args)
-        result = await self._client.chat.completions.create(**body)
+        result = await self._client.chat.completions.create(**self.request_body(messages, extra_create_args))
         choice = result.choices[0]
-        usage = RequestUsage(
-            prompt_tokens=getattr(result.usage, "prompt_tokens", 0) or 0,
-            completion_tokens=getattr(result.usage, "completion_tokens", 0) or 0,
-        )
-        self._last = usage
-        self._total = RequestUsage(
-            prompt_tokens=self._total.prompt_tokens + usage.prompt_tokens,
-            completion_tokens=self._total.completion_tokens + usage.completion_tokens,
+        usage = self.add_usage(
+            getattr(result.usage, "prompt_tokens", 0) or 0, getattr(result.usage, "completion_tokens", 0) or 0
         )
         return CreateResult(
             finish_reason=_FINISH_REASONS.get(choice.finish_reason, "unknown"),
@@ -121,12 +98,6 @@ class LiteralClient(ChatCompletionClient):
             cached=False,
         )
 
-    def create_stream(  # type: ignore[override]
-        self, messages: Sequence[LLMMessage], **kwargs: Any
-    ) -> AsyncGenerator[str | CreateResult, None]:
-        """Not supported: the authors' flows never stream."""
-        raise NotImplementedError("LiteralClient does not stream")
-
     async def close(self) -> None:
         """Close the SDK client."""
         await self._client.close()
@@ -134,25 +105,3 @@ class LiteralClient(ChatCompletionClient):
     def actual_usage(self) -> RequestUsage:
         """Usage of the latest call."""
         return self._last
-
-    def total_usage(self) -> RequestUsage:
-        """Usage of every call so far."""
-        return self._total
-
-    def count_tokens(self, messages: Sequence[LLMMessage], *, tools: Sequence[Tool | ToolSchema] = []) -> int:
-        """A rough count (characters / 4): nothing here trims a context by tokens."""
-        return sum(len(str(m.content)) for m in messages) // 4
-
-    def remaining_tokens(self, messages: Sequence[LLMMessage], *, tools: Sequence[Tool | ToolSchema] = []) -> int:
-        """Unknown limit: a large number."""
-        return 1_000_000 - self.count_tokens(messages)
-
-    @property
-    def capabilities(self) -> ModelCapabilities:  # type: ignore[override]
-        """Text only."""
-        return {"vision": False, "function_calling": False, "json_output": False}  # type: ignore[return-value]
-
-    @property
-    def model_info(self) -> ModelInfo:
-        """A plain text model."""
-        return self._model_info

@@ -43,14 +43,15 @@ from typing import Any
 import anyio
 import httpx2
 
-from debate_eval.agents.errors import RedactedError, UserError
+from debate_eval.agents.errors import RedactedError, UserError, error_chain
 from debate_eval.agents.models.affinity import SESSION_HEADERS, ReplicaSet, session_key
 from debate_eval.agents.models.http_defaults import DEFAULT_MAX_ANSWER_BYTES
 from debate_eval.agents.models.settings import public_url
 
 DEFAULT_MAX_CONNECTIONS = 1000  # the openai SDK's default pool
 DEFAULT_MAX_KEEPALIVE = 100
-CA_BUNDLE_VARIABLES = ("SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE")  # in this order of precedence
+# in this order of precedence (SSL_CERT_DIR: a folder of certificates)
+CA_BUNDLE_VARIABLES = ("SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "SSL_CERT_DIR")
 
 ResponseObserver = Callable[[Any, Any], None]  # (request, response); may raise
 
@@ -73,13 +74,7 @@ class FinalHttpError(RedactedError):
 def final_http_error(error: BaseException | None) -> FinalHttpError | None:
     """The ``FinalHttpError`` ``error`` is or was caused by (an SDK may wrap it, e.g. the anthropic SDK in
     its ``APIConnectionError``), else None."""
-    seen: set[int] = set()
-    while error is not None and id(error) not in seen:
-        if isinstance(error, FinalHttpError):
-            return error
-        seen.add(id(error))
-        error = error.__cause__ or error.__context__
-    return None
+    return next((cause for cause in error_chain(error) if isinstance(cause, FinalHttpError)), None)
 
 
 class AnswerTooLargeError(FinalHttpError):
@@ -114,8 +109,6 @@ def ca_bundle() -> tuple[str, str] | None:
     for name in CA_BUNDLE_VARIABLES:
         if os.environ.get(name):
             return name, os.environ[name]
-    if os.environ.get("SSL_CERT_DIR"):
-        return "SSL_CERT_DIR", os.environ["SSL_CERT_DIR"]
     return None
 
 

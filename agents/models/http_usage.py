@@ -46,17 +46,18 @@ def current_call() -> CallMeta | None:
     return _CALL.get()
 
 
-def cached_tokens(usage: Any) -> int:
-    """``usage.prompt_tokens_details.cached_tokens`` of a response's JSON ``usage`` (0 when absent)."""
-    if not isinstance(usage, dict):
-        return 0
-    details = usage.get("prompt_tokens_details")
-    if not isinstance(details, dict):
-        return 0
+def token_count(value: Any) -> int:
+    """A token count read from JSON: a whole number of at least 0 (0 when missing or unreadable)."""
     try:
-        return max(0, int(details.get("cached_tokens") or 0))
+        return max(0, int(value or 0))
     except (TypeError, ValueError):
         return 0
+
+
+def cached_tokens(usage: Any) -> int:
+    """``usage.prompt_tokens_details.cached_tokens`` of a response's JSON ``usage`` (0 when absent)."""
+    details = usage.get("prompt_tokens_details") if isinstance(usage, dict) else None
+    return token_count(details.get("cached_tokens")) if isinstance(details, dict) else 0
 
 
 def note_response(body: Any, *, batch: bool = False) -> None:

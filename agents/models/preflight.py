@@ -24,7 +24,7 @@ from typing import Any
 import openai
 from autogen_core.models import ChatCompletionClient, UserMessage
 
-from debate_eval.agents.errors import UserError, scrub_exception
+from debate_eval.agents.errors import UserError, error_chain, scrub_exception
 from debate_eval.agents.models.http_client import final_http_error
 from debate_eval.agents.models.responses import BadResponseError, EmptyAnswerError
 from debate_eval.agents.models.served_model import ServedModel
@@ -39,6 +39,7 @@ from debate_eval.agents.models.wrappers import (
 
 DEFAULT_ENDPOINT = "https://api.openai.com/v1"
 PROMPT = "Reply with OK."
+UNKNOWN_HOST_TEXTS = ("Name or service not known", "nodename nor servname", "[Errno -2]")
 
 ClientFactory = Callable[[ModelSettings, "str | None"], ChatCompletionClient]
 Identify = Callable[[ModelSettings, "str | None"], Awaitable[ServedModel]]
@@ -124,20 +125,12 @@ async def check_endpoint(
 def unreachable(error: BaseException) -> str | None:
     """ "connection refused" or "unknown host" when that is what ``error`` comes down to (its causes are
     followed), else None: an address that cannot be right, not a passing fault."""
-    seen: set[int] = set()
-    current: BaseException | None = error
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        if isinstance(current, ConnectionRefusedError):
-            return "connection refused"
-        if isinstance(current, socket.gaierror):
-            return "unknown host"
+    for current in error_chain(error):
         text = str(current)
-        if "Connection refused" in text or "[Errno 111]" in text:
+        if isinstance(current, ConnectionRefusedError) or "Connection refused" in text or "[Errno 111]" in text:
             return "connection refused"
-        if "Name or service not known" in text or "nodename nor servname" in text or "[Errno -2]" in text:
+        if isinstance(current, socket.gaierror) or any(mark in text for mark in UNKNOWN_HOST_TEXTS):
             return "unknown host"
-        current = current.__cause__ or current.__context__
     return None
 
 

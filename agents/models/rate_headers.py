@@ -162,7 +162,7 @@ def parse_rate_limit_headers(headers: Mapping[str, str], now: float | None = Non
     now = time.time() if now is None else now
     lowered = {str(key).lower(): str(value) for key, value in headers.items()}
     retry_after, retry_source = retry_after_source(lowered, now)
-    anthropic = {kind: _anthropic_window(lowered, kind, now) for kind in ANTHROPIC_KINDS}
+    anthropic = {kind: _window(lowered, ANTHROPIC_NAMES, kind, now) for kind in ANTHROPIC_KINDS}
     if any(window != LimitWindow() for window in anthropic.values()):
         return RateLimitHeaders(
             requests=anthropic["requests"],
@@ -173,7 +173,7 @@ def parse_rate_limit_headers(headers: Mapping[str, str], now: float | None = Non
             style="anthropic",
             retry_after_header=retry_source,
         )
-    requests, tokens = _openai_window(lowered, "requests"), _openai_window(lowered, "tokens")
+    requests, tokens = (_window(lowered, OPENAI_NAMES, kind, now) for kind in ("requests", "tokens"))
     style = "openai" if requests != LimitWindow() or tokens != LimitWindow() else ""
     return RateLimitHeaders(
         requests=requests, tokens=tokens, retry_after_s=retry_after, style=style, retry_after_header=retry_source
@@ -183,25 +183,19 @@ def parse_rate_limit_headers(headers: Mapping[str, str], now: float | None = Non
 ANTHROPIC_KINDS = ("requests", "tokens", "input-tokens", "output-tokens")
 
 
-def _openai_window(headers: Mapping[str, str], kind: str) -> LimitWindow:
-    name = f"x-ratelimit-reset-{kind}"
-    reset = headers.get(name)
-    seconds = parse_duration(reset) if reset else None
-    return LimitWindow(
-        limit=_number(headers.get(f"x-ratelimit-limit-{kind}")),
-        remaining=_number(headers.get(f"x-ratelimit-remaining-{kind}")),
-        reset_s=seconds,
-        reset_header=header_source(name, reset, seconds) if reset and seconds is not None else "",
-    )
+OPENAI_NAMES = "x-ratelimit-{field}-{kind}"  # a reset: a duration
+ANTHROPIC_NAMES = "anthropic-ratelimit-{kind}-{field}"  # a reset: an RFC 3339 time (or a duration)
 
 
-def _anthropic_window(headers: Mapping[str, str], kind: str, now: float) -> LimitWindow:
-    name = f"anthropic-ratelimit-{kind}-reset"
+def _window(headers: Mapping[str, str], names: str, kind: str, now: float) -> LimitWindow:
+    """The ``limit``, ``remaining`` and ``reset`` headers of one ``kind`` of limit, named as ``names`` says."""
+    name = names.format(field="reset", kind=kind)
     reset = headers.get(name)
-    seconds = parse_reset_time(reset, now) if reset else None
+    parse = (lambda text: parse_reset_time(text, now)) if names == ANTHROPIC_NAMES else parse_duration
+    seconds = parse(reset) if reset else None
     return LimitWindow(
-        limit=_number(headers.get(f"anthropic-ratelimit-{kind}-limit")),
-        remaining=_number(headers.get(f"anthropic-ratelimit-{kind}-remaining")),
+        limit=_number(headers.get(names.format(field="limit", kind=kind))),
+        remaining=_number(headers.get(names.format(field="remaining", kind=kind))),
         reset_s=seconds,
         reset_header=header_source(name, reset, seconds) if reset and seconds is not None else "",
     )

@@ -247,9 +247,7 @@ def bucket_from_window(window: LimitWindow, now: float) -> Bucket | None:
     limit = window.limit if window.limit else None
     if limit is None and window.remaining is not None and window.remaining > 0:
         limit = window.remaining  # Azure may send only what is left: assume the bucket was full
-    if limit is None:
-        return None
-    return Bucket(limit=limit, rate=limit / WINDOW_S, level=limit, updated=now)
+    return None if limit is None else _full_bucket(limit, now)
 
 
 @dataclass
@@ -546,10 +544,13 @@ class RateLimiter:
         return " ".join(parts)
 
 
+def _full_bucket(limit: float, now: float, by_hand: bool = False) -> Bucket:
+    """A bucket of ``limit`` a minute, full at ``now``."""
+    return Bucket(limit=limit, rate=limit / WINDOW_S, level=limit, updated=now, by_hand=by_hand)
+
+
 def _hand_bucket(per_minute: float | None, now: float) -> Bucket | None:
-    if not per_minute:
-        return None
-    return Bucket(limit=per_minute, rate=per_minute / WINDOW_S, level=per_minute, updated=now, by_hand=True)
+    return _full_bucket(per_minute, now, by_hand=True) if per_minute else None
 
 
 def _short(value: float) -> str:

@@ -20,6 +20,19 @@ from debate_eval.agents.models.http_usage import observing_call
 from debate_eval.agents.redaction import REDACTED
 from debate_eval.agents.telemetry import CallSpan, model_call
 
+# what a call's record holds in a transcript, in this order (``answer_format`` after them, when set)
+RECORDED_FIELDS = (
+    "role",
+    "cached",
+    "prompt_tokens",
+    "completion_tokens",
+    "cached_prompt_tokens",
+    "batch",
+    "finish_reason",
+    "latency_s",
+    "redactions",
+)
+
 
 @dataclass
 class CallRecord:
@@ -39,18 +52,9 @@ class CallRecord:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready record (logprobs omitted: they are large and kept only where a protocol uses them)."""
-        return {
-            "role": self.role,
-            "cached": self.cached,
-            "prompt_tokens": self.prompt_tokens,
-            "completion_tokens": self.completion_tokens,
-            "cached_prompt_tokens": self.cached_prompt_tokens,
-            "batch": self.batch,
-            "finish_reason": self.finish_reason,
-            "latency_s": round(self.latency_s, 4),
-            "redactions": self.redactions,
-            **({"answer_format": self.answer_format} if self.answer_format else {}),
-        }
+        data = {name: getattr(self, name) for name in RECORDED_FIELDS}
+        data["latency_s"] = round(self.latency_s, 4)
+        return {**data, "answer_format": self.answer_format} if self.answer_format else data
 
 
 _ITEM_CALLS: ContextVar[list[CallRecord] | None] = ContextVar("debate_eval_item_calls", default=None)

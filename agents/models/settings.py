@@ -65,14 +65,10 @@ class SamplingSettings:
     def create_args(self) -> dict[str, Any]:
         """Keyword arguments for an OpenAI-compatible ``chat.completions.create`` call."""
         args: dict[str, Any] = {"temperature": self.temperature}
-        for name in ("top_p", "frequency_penalty", "presence_penalty"):
+        for name in ("top_p", "frequency_penalty", "presence_penalty", "seed", "max_tokens"):
             value = getattr(self, name)
             if value is not None:
                 args[name] = value
-        if self.seed is not None:
-            args["seed"] = self.seed
-        if self.max_tokens is not None:
-            args["max_tokens"] = self.max_tokens
         if self.top_logprobs is not None:
             args["logprobs"] = True
             args["top_logprobs"] = self.top_logprobs
@@ -164,8 +160,8 @@ class ModelSettings:
         ``agents.redaction`` masks in everything a run writes or prints)."""
         from debate_eval.agents.redaction import url_secrets
 
-        env = os.environ if environ is None else environ
-        found = [env[self.api_key_env]] if self.api_key_env and env.get(self.api_key_env) else []
+        key = self.configured_key(environ)
+        found = [key] if key else []
         urls = [url for url in (self.base_url, *self.replica_urls) if url]
         return found + [secret for url in urls for secret in url_secrets(url)]
 
@@ -353,31 +349,17 @@ def _resolve_role(role: str, cli: ModelOverrides, env: Mapping[str, str]) -> Mod
         sampling = replace(sampling, frequency_penalty=None, presence_penalty=None, literal=True)
     timeout = _first(cli.timeout_s, _env_number(env, "DEBATE_EVAL_TIMEOUT", float), provider.default_timeout_s)
     retries = _first(cli.max_retries, _env_number(env, "DEBATE_EVAL_MAX_RETRIES", int), 6)
-    if not provider.user_endpoint:  # a server of the run's own: no endpoint or key of the user's
-        return ModelSettings(
-            provider=provider.name,
-            model=model or provider.default_model or provider.name,
-            sampling=sampling,
-            timeout_s=timeout,
-            max_retries=retries,
-        )
+    common = {"sampling": sampling, "timeout_s": timeout, "max_retries": retries}
     model = model or provider.default_model
+    if not provider.user_endpoint:  # a server of the run's own: no endpoint or key of the user's
+        return ModelSettings(provider.name, model or provider.name, **common)
     if model is None:
         raise UserError(
             f"no model name for the {role}: set DEBATE_EVAL_MODEL (or {prefix}MODEL) or pass --model "
             "(the paper used gpt-4-1106-preview)"
         )
-    return ModelSettings(
-        provider=provider.name,
-        model=model,
-        base_url=base_url,
-        replica_urls=replica_urls,
-        api_key_env=key_env,
-        sampling=sampling,
-        timeout_s=timeout,
-        max_retries=retries,
-        **provider.role_settings(prefix, env),
-    )
+    where = {"base_url": base_url, "replica_urls": replica_urls, "api_key_env": key_env}
+    return ModelSettings(provider.name, model, **where, **common, **provider.role_settings(prefix, env))
 
 
 def public_url(url: str) -> str:

@@ -10,39 +10,41 @@ answers are read by ``debates/scoring/`` (``referee_scores``: a referee's own ve
 import importlib
 from typing import Any
 
-# public name -> its module; loaded on first use, so that ``debates.chateval.config`` (what the method's
-# registration needs) does not pull the AutoGen panel in
-_WHERE = {
-    "DECIDED_BY": "debate_eval.debates.chateval.config",
-    "DEFAULT_ROLES": "debate_eval.debates.chateval.config",
-    "DEFAULT_TURNS": "debate_eval.debates.chateval.config",
-    "ONE_BY_ONE": "debate_eval.debates.chateval.config",
-    "REASK_LIMIT": "debate_eval.debates.chateval.config",
-    "REFEREE": "debate_eval.debates.chateval.config",
-    "SIMULTANEOUS": "debate_eval.debates.chateval.config",
-    "SIMULTANEOUS_SUMMARIZER": "debate_eval.debates.chateval.config",
-    "STRATEGIES": "debate_eval.debates.chateval.config",
-    "SUMMARIZER": "debate_eval.debates.chateval.config",
-    "SUMMARIZER_ROLE": "debate_eval.debates.chateval.config",
-    "ChatEvalConfig": "debate_eval.debates.chateval.config",
-    "display_name": "debate_eval.debates.chateval.config",
-    "referee_names": "debate_eval.debates.chateval.config",
-    "AlgorithmContext": "debate_eval.debates.chateval.panel",
-    "AttributedContext": "debate_eval.debates.chateval.panel",
-    "ChatEvalPanel": "debate_eval.debates.chateval.panel",
-    "ChatEvalPanelManager": "debate_eval.debates.chateval.panel",
-    "_client": "debate_eval.debates.chateval.panel",
-    "_in_turn_order": "debate_eval.debates.chateval.panel",
-    "panel_schedule": "debate_eval.debates.chateval.panel",
-    "panel_prompt": "debate_eval.debates.chateval.paper",
-    "referee_system_message": "debate_eval.debates.chateval.paper",
-    "average_final_scores": "debate_eval.debates.chateval.referee_scores",
-    "referee_score": "debate_eval.debates.chateval.referee_scores",
-    "NAME_LINE": "debate_eval.debates.chateval.prompts",
-    "PANEL_INSTRUCTIONS": "debate_eval.debates.chateval.prompts",
-    "SUMMARIZER_SYSTEM_MESSAGE": "debate_eval.debates.chateval.prompts",
-    "run_chateval": "debate_eval.debates.chateval.run",
+# public names by the module that defines them; loaded on first use, so that ``debates.chateval.config`` (what
+# the method's registration needs) does not pull the AutoGen panel in
+_NAMES = {
+    "config": (
+        "DECIDED_BY",
+        "DEFAULT_ROLES",
+        "DEFAULT_TURNS",
+        "ONE_BY_ONE",
+        "REASK_LIMIT",
+        "REFEREE",
+        "SIMULTANEOUS",
+        "SIMULTANEOUS_SUMMARIZER",
+        "STRATEGIES",
+        "SUMMARIZER",
+        "SUMMARIZER_ROLE",
+        "ChatEvalConfig",
+        "display_name",
+        "referee_names",
+    ),
+    "panel": (
+        "AlgorithmContext",
+        "AttributedContext",
+        "ChatEvalPanel",
+        "ChatEvalPanelManager",
+        "_client",
+        "_in_turn_order",
+        "panel_schedule",
+    ),
+    "paper": ("panel_prompt", "referee_system_message"),
+    "referee_scores": ("average_final_scores", "referee_score"),
+    "prompts": ("NAME_LINE", "PANEL_INSTRUCTIONS", "SUMMARIZER_SYSTEM_MESSAGE"),
+    "run": ("run_chateval",),
 }
+_WHERE = {name: f"{__name__}.{module}" for module, names in _NAMES.items() for name in names}
+__all__ = sorted(_WHERE)
 
 
 def __getattr__(name: str) -> Any:
@@ -51,36 +53,3 @@ def __getattr__(name: str) -> Any:
         globals()[name] = value
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-__all__ = [
-    "DECIDED_BY",
-    "DEFAULT_ROLES",
-    "DEFAULT_TURNS",
-    "NAME_LINE",
-    "ONE_BY_ONE",
-    "PANEL_INSTRUCTIONS",
-    "REASK_LIMIT",
-    "REFEREE",
-    "SIMULTANEOUS",
-    "SIMULTANEOUS_SUMMARIZER",
-    "STRATEGIES",
-    "SUMMARIZER",
-    "SUMMARIZER_ROLE",
-    "SUMMARIZER_SYSTEM_MESSAGE",
-    "AlgorithmContext",
-    "AttributedContext",
-    "ChatEvalConfig",
-    "ChatEvalPanel",
-    "ChatEvalPanelManager",
-    "_client",
-    "_in_turn_order",
-    "average_final_scores",
-    "display_name",
-    "panel_prompt",
-    "panel_schedule",
-    "referee_names",
-    "referee_score",
-    "referee_system_message",
-    "run_chateval",
-]

@@ -39,9 +39,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from autogen_agentchat.agents import BaseChatAgent
-from autogen_agentchat.base import ChatAgent, Response, TaskResult
+from autogen_agentchat.base import Response
 from autogen_agentchat.messages import BaseAgentEvent, BaseChatMessage, TextMessage
-from autogen_agentchat.teams import BaseGroupChat, RoundRobinGroupChat
 from autogen_core import CancellationToken
 from autogen_core.models import AssistantMessage, ChatCompletionClient, LLMMessage, RequestUsage, UserMessage
 
@@ -60,7 +59,7 @@ from debate_eval.debates.chateval.config import (
     referee_names,
 )
 from debate_eval.debates.chateval.faireval_scores import their_format_ok
-from debate_eval.debates.chateval.panel import ChatEvalPanel, _client
+from debate_eval.debates.chateval.panel import _client, run_panel
 from debate_eval.debates.chateval.prompts import (
     FAIREVAL_FINAL_PROMPT,
     FAIREVAL_FRAME,
@@ -206,20 +205,13 @@ class FairEvalReferee(BaseChatAgent):
                 request, extra_create_args=dict(self._decoding), cancellation_token=cancellation_token
             )
             text = result.content if isinstance(result.content, str) else str(result.content)
-            if not checked or self._form.format_ok(text):
-                content = text
-                answer = TextMessage(
-                    source=self.name, content=content, models_usage=result.usage, metadata=self._meta(turn, attempt)
-                )
+            accepted = not checked or self._form.format_ok(text)
+            metadata = self._meta(turn, attempt) | ({} if accepted else {"relay": RETRY_RELAY})
+            message = TextMessage(source=self.name, content=text, models_usage=result.usage, metadata=metadata)
+            if accepted:
+                content, answer = text, message
                 break
-            inner.append(
-                TextMessage(
-                    source=self.name,
-                    content=text,
-                    models_usage=result.usage,
-                    metadata={**self._meta(turn, attempt), "relay": RETRY_RELAY},
-                )
-            )
+            inner.append(message)  # a rejected attempt, kept in the transcript
         else:
             answer = TextMessage(
                 source=self.name,
@@ -315,16 +307,8 @@ async def run_faireval_panel(
         )
         for name, persona in zip(names, config.referees, strict=True)
     ]
-    participants: list[ChatAgent] = list(referees)
     start = TextMessage(source=USER, content=task.prompt if opening is None else opening)
-    if config.strategy == ONE_BY_ONE:
-        team: BaseGroupChat = RoundRobinGroupChat(participants, max_turns=len(names) * config.turns)
-    else:
-        team = ChatEvalPanel(participants, config.turns)
-    result: TaskResult = await team.run(task=start)
-    chat = [m for m in result.messages if isinstance(m, BaseChatMessage)]
-    if not chat or chat[0].source != USER:
-        raise RuntimeError(f"the panel did not start from the task: {result.stop_reason}")
+    chat, _ = await run_panel(referees, config, start)
     rank = {n: r for r, n in enumerate(names)}
     kind = {SUMMARY_RELAY: 0, RETRY_RELAY: 1}
 

@@ -34,7 +34,7 @@ from debate_eval.debates.chateval.config import (
 from debate_eval.debates.chateval.scripted import SCRIPTED_REPLIES
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
 from debate_eval.debates.fidelity import AUTHORS_CODE, PAPER, bugs_option, fidelity_of, fidelity_option
-from debate_eval.debates.kit.confidence import Confidence
+from debate_eval.debates.kit.confidence import Confidence, agreement, score_key
 from debate_eval.debates.pairwise.scripted import PAIRWISE_PROMPTS
 from debate_eval.debates.record import R, ResultRecord, details_of
 
@@ -141,10 +141,13 @@ class ChatEvalMethod(Method[ChatEvalConfig]):
         return {"strategy": config.strategy, "turns": config.turns, "referees": [p.name for p in config.referees]}
 
     def confidence(self, record: ResultRecord) -> Confidence | None:
-        """The referees' agreement (``chateval/confidence.py``)."""
-        from debate_eval.debates.chateval.confidence import referees_confidence
-
-        return referees_confidence(record)
+        """The referees' agreement: the share of referees whose final score (``details["final_scores"]``) or
+        verdict (``details["final_verdicts"]``) is the panel's most common one (a referee without an answer
+        counts as disagreeing)."""
+        details = record.details or {}
+        if record.task_type == "pairwise":
+            return agreement((details.get("final_verdicts") or {}).values(), "referees")
+        return agreement((score_key(value) for value in (details.get("final_scores") or {}).values()), "referees")
 
     def rescore_pairwise(self, record: R, texts: list[str]) -> R:
         """The referees' final verdicts re-read, their majority again; a record of the FairEval flow

@@ -26,9 +26,9 @@ from debate_eval.debates.chateval.paper import run_paper_panel
 from debate_eval.debates.chateval.run import label_panel, panel_details
 from debate_eval.debates.evaluation import EvaluationTask, Outcome, planted, verdict_text
 from debate_eval.debates.kit.combine import majority_verdict
-from debate_eval.debates.kit.pairwise_transcript import pairwise_transcript
 from debate_eval.debates.kit.reask import RELAY
 from debate_eval.debates.kit.reread import Parse, deciding_verdict
+from debate_eval.debates.kit.transcript import pairwise_transcript
 from debate_eval.debates.pairwise.prompts import judge_material, prompt_text, reask_text
 from debate_eval.debates.scoring.verdicts import ParsedVerdict
 

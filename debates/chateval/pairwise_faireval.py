@@ -32,18 +32,13 @@ from debate_eval.agents.models.pool import ClientPool
 from debate_eval.agents.models.wrappers import CallRecord
 from debate_eval.debates.chateval.config import DECIDED_BY, ChatEvalConfig, referee_names
 from debate_eval.debates.chateval.faireval import RETRY_RELAY, FairEvalForm, run_faireval_panel
-from debate_eval.debates.chateval.faireval_scores import (
-    ScoreLineError,
-    their_pairwise_format_ok,
-    their_score,
-    their_verdict,
-)
+from debate_eval.debates.chateval.faireval_scores import their_pairwise_format_ok, their_verdict
 from debate_eval.debates.chateval.prompts import (
     FAIREVAL_PAIRWISE_FINAL_PROMPT,
     FAIREVAL_PAIRWISE_FRAME,
 )
 from debate_eval.debates.chateval.run import label_panel
-from debate_eval.debates.evaluation import EvaluationTask, Outcome
+from debate_eval.debates.evaluation import EvaluationTask, Outcome, marked_transcript
 from debate_eval.debates.kit.transcript import build_transcript
 from debate_eval.debates.record import R, ResultRecord, details_of
 from debate_eval.debates.scoring.untrusted import UntrustedMaterial
@@ -113,10 +108,6 @@ async def run_faireval_pairwise(task: EvaluationTask, config: ChatEvalConfig, po
     orders = [await _run_order(task, config, pool, *order) for order in ORDERS]
     by_name = {order.name: order for order in orders}
     parsed, sums = their_verdict(by_name[ORIGINAL].evaluation, by_name[SWAPPED].evaluation, task.material())
-    transcript: list[dict[str, Any]] = []
-    for order in orders:
-        for entry in order.transcript:
-            transcript.append({**entry, "index": len(transcript), "order": order.name})
     details: dict[str, Any] = {
         "fidelity": config.fidelity,
         "flow": "faireval-pairwise",
@@ -135,7 +126,7 @@ async def run_faireval_pairwise(task: EvaluationTask, config: ChatEvalConfig, po
         parsed,
         decided_by=DECIDED_BY,
         stop_reason="turns_done",
-        transcript=transcript,
+        transcript=marked_transcript(({"order": order.name}, order.transcript) for order in orders),
         calls=[call for order in orders for call in order.calls],
         rounds=config.turns,
         reasked=any(order.retries for order in orders),
@@ -157,16 +148,3 @@ def rescore_faireval(record: R, texts: list[str]) -> R:
 def is_faireval_record(record: ResultRecord) -> bool:
     """True for a record of this flow."""
     return (record.details or {}).get("flow") == "faireval-pairwise"
-
-
-__all__ = [
-    "ORDERS",
-    "THEIR_LABELS",
-    "ScoreLineError",
-    "is_faireval_record",
-    "pairwise_form",
-    "rescore_faireval",
-    "run_faireval_pairwise",
-    "their_score",
-    "their_verdict",
-]

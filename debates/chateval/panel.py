@@ -1,5 +1,6 @@
-"""The AutoGen teams of ``paper`` mode: one-by-one is ``RoundRobinGroupChat``; simultaneous talk (with or
-without a summarizer) is ``ChatEvalPanel``, whose manager selects all referees of a turn at once.
+"""The AutoGen teams of a panel (``run_panel``, for both fidelities): one-by-one is ``RoundRobinGroupChat``;
+simultaneous talk (with or without a summarizer) is ``ChatEvalPanel``, whose manager selects all referees of a
+turn at once.
 
 ``AttributedContext`` heads every other agent's message with its author (``[Critic]: ...``), since the model
 API carries no speaker names. ``AlgorithmContext`` adds what the paper's Algorithms 2 and 3 say about a
@@ -14,13 +15,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from autogen_agentchat.base import ChatAgent
-from autogen_agentchat.messages import BaseAgentEvent, BaseChatMessage
+from autogen_agentchat.messages import BaseAgentEvent, BaseChatMessage, TextMessage
+from autogen_agentchat.teams import BaseGroupChat, RoundRobinGroupChat
 from autogen_core.model_context import UnboundedChatCompletionContext
 from autogen_core.models import AssistantMessage, ChatCompletionClient, LLMMessage, UserMessage
 
 from debate_eval.agents.models.pool import ClientPool
 from debate_eval.agents.models.wrappers import CallRecord, ObservedClient
 from debate_eval.agents.roles import REFEREE_ROLE, USER
+from debate_eval.debates.chateval.config import ONE_BY_ONE, ChatEvalConfig
 from debate_eval.debates.group_chat import Accepts, RoutedGroupChat, SingleTaskManager
 
 ANSWER_KIND = {REFEREE_ROLE: "score"}  # a constrained referee ends with "Score: N"; the summarizer writes text
@@ -157,6 +160,24 @@ def _client(pool: ClientPool, role: str, label: str, calls: list[CallRecord]) ->
     """A recorded client for ``role`` with the Scorer's settings (an override for ``role`` wins)."""
     inner: ChatCompletionClient = pool.overrides.get(role) or pool.shared("scorer")
     return pool.observe(inner, label, calls, settings_role="scorer", answer=ANSWER_KIND.get(role, "text"))
+
+
+async def run_panel(
+    referees: Sequence[ChatAgent], config: ChatEvalConfig, opening: TextMessage, summarizer: ChatAgent | None = None
+) -> tuple[list[BaseChatMessage], list[list[str]]]:
+    """Run a discussion from ``opening``: one-by-one as AutoGen's ``RoundRobinGroupChat``, simultaneous talk as
+    ``ChatEvalPanel``; its chat messages (the task first) and the speaker groups in order."""
+    if config.strategy == ONE_BY_ONE:
+        schedule = [[agent.name] for _ in range(config.turns) for agent in referees]
+        team: BaseGroupChat = RoundRobinGroupChat(list(referees), max_turns=len(schedule))
+    else:
+        team = ChatEvalPanel(list(referees), config.turns, summarizer)
+        schedule = team.schedule
+    result = await team.run(task=opening)
+    chat = [m for m in result.messages if isinstance(m, BaseChatMessage)]
+    if not chat or chat[0].source != USER:
+        raise RuntimeError(f"the panel did not start from the task: {result.stop_reason}")
+    return chat, schedule
 
 
 def _in_turn_order(

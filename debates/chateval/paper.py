@@ -19,9 +19,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from autogen_agentchat.agents import AssistantAgent
-from autogen_agentchat.base import ChatAgent, TaskResult
 from autogen_agentchat.messages import BaseChatMessage, TextMessage
-from autogen_agentchat.teams import BaseGroupChat, RoundRobinGroupChat
 from autogen_core.model_context import ChatCompletionContext
 
 from debate_eval.agents.models.pool import ClientPool
@@ -40,9 +38,9 @@ from debate_eval.debates.chateval.config import (
 from debate_eval.debates.chateval.panel import (
     AlgorithmContext,
     AttributedContext,
-    ChatEvalPanel,
     _client,
     _in_turn_order,
+    run_panel,
 )
 from debate_eval.debates.chateval.prompts import NAME_LINE, PANEL_INSTRUCTIONS, REASK, SUMMARIZER_SYSTEM_MESSAGE
 from debate_eval.debates.chateval.referee_scores import PAPER_LABEL, referee_score
@@ -101,27 +99,16 @@ async def run_paper_panel(
         for name, persona in persona_of.items()
     }
     first = TextMessage(source=USER, content=opening or panel_prompt(task, len(referees)))
-    participants: list[ChatAgent] = list(referees.values())
-    if config.strategy == ONE_BY_ONE:
-        schedule = [[name] for _ in range(config.turns) for name in names]
-        team: BaseGroupChat = RoundRobinGroupChat(participants, max_turns=len(schedule))
-    else:
-        summarizer = None
-        if config.uses_summarizer:
-            summarizer = AssistantAgent(
-                name=SUMMARIZER,
-                model_client=_client(pool, SUMMARIZER_ROLE, role_of(SUMMARIZER), calls),
-                system_message=summarizer_message,
-                description="Summarises each turn of the referees' discussion.",
-                model_context=AttributedContext(),
-            )
-        panel = ChatEvalPanel(participants, config.turns, summarizer)
-        schedule = panel.schedule
-        team = panel
-    result: TaskResult = await team.run(task=first)
-    chat = [m for m in result.messages if isinstance(m, BaseChatMessage)]
-    if not chat or chat[0].source != USER:
-        raise RuntimeError(f"the panel did not start from the task: {result.stop_reason}")
+    summarizer = None
+    if config.uses_summarizer:
+        summarizer = AssistantAgent(
+            name=SUMMARIZER,
+            model_client=_client(pool, SUMMARIZER_ROLE, role_of(SUMMARIZER), calls),
+            system_message=summarizer_message,
+            description="Summarises each turn of the referees' discussion.",
+            model_context=AttributedContext(),
+        )
+    chat, schedule = await run_panel(list(referees.values()), config, first, summarizer)
     ordered: list[tuple[BaseChatMessage, int | None]] = [(chat[0], None)]
     ordered += _in_turn_order(chat[1:], schedule, names[0])
 

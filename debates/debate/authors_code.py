@@ -10,7 +10,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from autogen_agentchat.base import ChatAgent
-from autogen_agentchat.messages import BaseAgentEvent, BaseChatMessage
+from autogen_agentchat.messages import BaseChatMessage
 
 from debate_eval.agents.roles import COMMANDER, SCORER, TIEBREAKER
 from debate_eval.debates.debate.algorithm import DebateProtocol
@@ -23,8 +23,9 @@ from debate_eval.debates.debate.authors import (
     their_final_message,
 )
 from debate_eval.debates.debate.authors_scores import authors_marker, authors_score
-from debate_eval.debates.debate.flow import Final
+from debate_eval.debates.debate.flow import Final, Finished, last_from
 from debate_eval.debates.evaluation import EvaluationTask
+from debate_eval.debates.method import with_parse
 from debate_eval.debates.record import R, ResultRecord, entries
 from debate_eval.debates.scoring.scores import ParsedScore
 from debate_eval.debates.scoring.untrusted import UntrustedMaterial
@@ -76,23 +77,15 @@ class AuthorsCodeFlow:
         """Their extraction."""
         return authors_score(text, task.aspect, self.branch.extraction, material)
 
-    async def final(
-        self,
-        task: EvaluationTask,
-        config: DebateConfig,
-        material: UntrustedMaterial,
-        messages: list[BaseAgentEvent | BaseChatMessage],
-        protocol: DebateProtocol,
-        agents: dict[str, ChatAgent],
-    ) -> Final:
+    async def final(self, debate: Finished) -> Final:
         """The deciding agent's last message (their ``[-2]`` message with ``--reproduce-authors-bugs``), read
         with their extraction; no re-ask."""
+        protocol = debate.protocol
         assert isinstance(protocol, AuthorsCodeProtocol)
         decider = protocol.decided_by
-        chat = [m for m in messages if isinstance(m, BaseChatMessage)]
-        final = _last_message(chat, decider)
-        if decider == SCORER and config.reproduce_bugs:
-            final = their_final_message(chat)
+        final = last_from(debate.messages, decider)
+        if decider == SCORER and debate.config.reproduce_bugs:
+            final = their_final_message([m for m in debate.messages if isinstance(m, BaseChatMessage)])
             decider = final.source
         details = {
             "authors_code": {
@@ -102,14 +95,8 @@ class AuthorsCodeFlow:
                 "final_relay": final.metadata.get("relay") if final.source == COMMANDER else None,
             }
         }
-        return Final(self.parse(final.to_text(), task, material), decider, messages, details=details)
-
-
-def _last_message(messages: list[BaseChatMessage], source: str) -> BaseChatMessage:
-    for message in reversed(messages):
-        if message.source == source:
-            return message
-    raise RuntimeError(f"the debate has no message from the {source}")
+        parsed = self.parse(final.to_text(), debate.task, debate.material)
+        return Final(parsed, decider, debate.messages, details=details)
 
 
 def authors_reparser(record: ResultRecord, reparse: Reparser) -> Reparser:
@@ -141,9 +128,4 @@ def rescore_authors(record: R, reparse: Any) -> R | None:
     if not answers:
         return None
     parsed = authors_reparser(record, reparse).read(answers[-1])
-    return record.replace(
-        parse_status=parsed.status,
-        parse_method=parsed.method,
-        parse_reason=parsed.reason,
-        score=parsed.value if parsed.ok else None,
-    )
+    return with_parse(record, parsed, score=parsed.value if parsed.ok else None)

@@ -10,13 +10,14 @@ A flow decides what differs between the two, and only that: when the Critic agre
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from autogen_agentchat.messages import BaseAgentEvent, BaseChatMessage
+
 if TYPE_CHECKING:
     from autogen_agentchat.base import ChatAgent
-    from autogen_agentchat.messages import BaseAgentEvent, BaseChatMessage
     from autogen_core.models import ChatCompletionClient
 
     from debate_eval.debates.debate.algorithm import DebateProtocol
@@ -24,6 +25,19 @@ if TYPE_CHECKING:
     from debate_eval.debates.evaluation import EvaluationTask
     from debate_eval.debates.scoring.scores import ParsedScore
     from debate_eval.debates.scoring.untrusted import UntrustedMaterial
+
+
+@dataclass
+class Finished:
+    """A debate that has ended, as ``Flow.final`` reads it: the task, the configuration, the judged texts, the
+    messages, the protocol's state and the agents by name."""
+
+    task: EvaluationTask
+    config: DebateConfig
+    material: UntrustedMaterial
+    messages: list[BaseAgentEvent | BaseChatMessage]
+    protocol: DebateProtocol
+    agents: dict[str, ChatAgent]
 
 
 @dataclass
@@ -58,14 +72,14 @@ class Flow(Protocol):
         """An answer of the Scorer or the Tie-breaker, read as this flow reads it."""
         ...
 
-    async def final(
-        self,
-        task: EvaluationTask,
-        config: DebateConfig,
-        material: UntrustedMaterial,
-        messages: list[BaseAgentEvent | BaseChatMessage],
-        protocol: DebateProtocol,
-        agents: dict[str, ChatAgent],
-    ) -> Final:
+    async def final(self, debate: Finished) -> Final:
         """The final score of a finished debate."""
         ...
+
+
+def last_from(messages: Sequence[BaseAgentEvent | BaseChatMessage], source: str) -> BaseChatMessage:
+    """The last chat message of ``source`` in ``messages``."""
+    for message in reversed(messages):
+        if isinstance(message, BaseChatMessage) and message.source == source:
+            return message
+    raise RuntimeError(f"the debate has no message from the {source}")

@@ -26,6 +26,7 @@ from debate_eval.debates.base import (
     option,
     register_method,
 )
+from debate_eval.debates.debate.algorithm import StopReason
 from debate_eval.debates.debate.scripted import SCRIPTED_REPLIES
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
 from debate_eval.debates.fidelity import AUTHORS_CODE, PAPER, bugs_option, fidelity_of, fidelity_option
@@ -175,10 +176,19 @@ class DebateMethod(Method["DebateConfig"]):
         return authors_reparser(record, reparse)
 
     def confidence(self, record: ResultRecord) -> Confidence | None:
-        """The debate's course (``debate/confidence.py``)."""
-        from debate_eval.debates.debate.confidence import debate_confidence
-
-        return debate_confidence(record)
+        """The debate's course: the Critic's agreement at its first turn is the surest (1); agreement after r
+        Critic turns gives 1/r (each objection the Scorer had to answer halves, thirds... it); a debate that ended
+        without the Critic's agreement (the n-th score stands, or the Tie-breaker decided) gives 0. ``None`` for
+        a debate without a Critic turn."""
+        rounds = record.rounds or 0
+        if rounds < 1 or record.agreed is None:
+            return None
+        if record.agreed:
+            at = "at once" if rounds == 1 else f"after {rounds} Critic turns"
+            return Confidence(1.0 / rounds, f"the Critic agreed {at}")
+        if record.stop_reason == StopReason.TIEBREAKER.value:
+            return Confidence(0.0, f"the Critic objected in all {rounds} rounds; the Tie-breaker decided")
+        return Confidence(0.0, f"the Critic objected in all {rounds} rounds")
 
     def rescore(self, record: R, reparse: Reparser) -> R:
         """``--fidelity authors-code`` records are read again with their extraction; others as usual."""

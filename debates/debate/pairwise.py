@@ -26,15 +26,13 @@ from debate_eval.agents.commander import CommanderAgent
 from debate_eval.agents.models.pool import ClientPool
 from debate_eval.agents.models.wrappers import CallRecord
 from debate_eval.agents.roles import COMMANDER, CRITIC, SCORER, TIEBREAKER, USER, Relay, make_assistant
-from debate_eval.debates.debate.algorithm import DebateProtocol
 from debate_eval.debates.debate.config import DebateConfig
-from debate_eval.debates.debate.paper import read_decider
+from debate_eval.debates.debate.paper import PaperFlow, read_decider
 from debate_eval.debates.debate.team import run_team
-from debate_eval.debates.evaluation import NO_SCORE, EvaluationTask, Outcome, planted
-from debate_eval.debates.kit.pairwise_transcript import pairwise_transcript
+from debate_eval.debates.evaluation import EvaluationTask, Outcome, planted
 from debate_eval.debates.kit.reask import Reask
+from debate_eval.debates.kit.transcript import pairwise_transcript
 from debate_eval.debates.pairwise.prompts import answer_hint, judge_material, pairwise_persona, prompt_table, reask_text
-from debate_eval.debates.scoring.untrusted import says_no_issue
 
 _LLM_KEYS = {Relay.TASK: "llm_task", Relay.REVIEW: "llm_review", Relay.FEEDBACK: "llm_feedback"}
 
@@ -64,25 +62,15 @@ class PairwiseCommander(CommanderAgent):
         return response.chat_message.to_text().strip(), response.chat_message.models_usage
 
 
-def pairwise_config_check(config: DebateConfig) -> None:
-    """Refuse what has no pairwise form (a ``ValueError`` naming it)."""
-    fidelity = getattr(config, "fidelity", "paper")
-    if fidelity != "paper":
-        raise ValueError(f"--fidelity {fidelity} has no pairwise form (the authors' code scores single texts)")
-
-
 async def run_debate_pairwise(task: EvaluationTask, config: DebateConfig, pool: ClientPool) -> Outcome:
     """Run the pairwise debate for ``task`` and parse the final verdict."""
-    pairwise_config_check(config)
+    if config.fidelity != "paper":
+        raise ValueError(f"--fidelity {config.fidelity} has no pairwise form (the authors' code scores single texts)")
     calls: list[CallRecord] = []
     material = task.material()  # the judged texts: what a NO ISSUE must not be copied from
     judged = judge_material(task.untrusted, task.prompt)  # ... and the instructions: what a verdict must not echo
     markers = planted(task)
-    protocol = DebateProtocol(
-        max_rounds=config.max_rounds,
-        tie_breaker=config.tiebreaker is not None,
-        critic_agrees=lambda text: says_no_issue(text, material, case_sensitive=config.marker_case_sensitive),
-    )
+    protocol = PaperFlow().protocol(config, material)  # NO ISSUE in the Critic's own words, as for scores
     agents: dict[str, ChatAgent] = {
         SCORER: make_assistant(SCORER, pairwise_persona(config.scorer), pool.for_debate("scorer", calls)),
         CRITIC: make_assistant(CRITIC, pairwise_persona(config.critic), pool.for_debate("critic", calls)),
@@ -109,18 +97,14 @@ async def run_debate_pairwise(task: EvaluationTask, config: DebateConfig, pool: 
     )
     parsed, messages, reasked = await read_decider(messages, agents, request)
 
-    transcript = pairwise_transcript(messages, calls, {SCORER, TIEBREAKER}, judged, markers)
-    return Outcome(
-        score=None,
-        parse=NO_SCORE,
+    return Outcome.for_verdict(
+        parsed,
         decided_by=decider,
         stop_reason=protocol.stop_reason.value,
-        transcript=transcript,
+        transcript=pairwise_transcript(messages, calls, {SCORER, TIEBREAKER}, judged, markers),
         calls=calls,
         agreed=protocol.agreed,
         rounds=protocol.rounds,
         reasked=reasked,
         details={"fidelity": "paper"},
-        verdict=parsed.value,
-        verdict_parse=parsed,
     )

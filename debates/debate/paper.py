@@ -13,7 +13,7 @@ from autogen_agentchat.messages import BaseAgentEvent, BaseChatMessage
 from debate_eval.agents.commander import REASK
 from debate_eval.agents.roles import COMMANDER, TIEBREAKER, make_assistant
 from debate_eval.debates.debate.algorithm import DebateProtocol
-from debate_eval.debates.debate.flow import Final
+from debate_eval.debates.debate.flow import Final, Finished, last_from
 from debate_eval.debates.evaluation import EvaluationTask, score_text
 from debate_eval.debates.kit.reask import Reask, ask_again, in_context
 from debate_eval.debates.scoring.scores import ParsedScore
@@ -50,26 +50,18 @@ class PaperFlow:
         """The project's parser."""
         return score_text(text, task, material)
 
-    async def final(
-        self,
-        task: EvaluationTask,
-        config: DebateConfig,
-        material: UntrustedMaterial,
-        messages: list[BaseAgentEvent | BaseChatMessage],
-        protocol: DebateProtocol,
-        agents: dict[str, ChatAgent],
-    ) -> Final:
+    async def final(self, debate: Finished) -> Final:
         """The deciding agent's last answer; without a score, its answer to one re-ask (``config.reask``)."""
-        decider = protocol.decided_by
+        task, decider = debate.task, debate.protocol.decided_by
         request = Reask.for_score(
             task,
-            material,
+            debate.material,
             lambda _: REASK.format(answer_hint=task.answer_hint()),
             source=COMMANDER,
             to=decider,
-            limit=1 if config.reask else 0,
+            limit=1 if debate.config.reask else 0,
         )
-        parsed, messages, reasked = await read_decider(messages, agents, request)
+        parsed, messages, reasked = await read_decider(debate.messages, debate.agents, request)
         return Final(parsed, decider, messages, reasked)
 
 
@@ -84,12 +76,5 @@ async def read_decider(
     answers follow the messages). Returns the reading, the messages and whether the agent was asked again."""
     assert request.to is not None, "the re-ask names the deciding agent"
     decider = request.to
-    final = await ask_again(request.read(_last_from(messages, decider)), in_context(agents[decider]), request)
+    final = await ask_again(request.read(last_from(messages, decider).to_text()), in_context(agents[decider]), request)
     return final.reading, [*messages, *final.messages], final.reasked
-
-
-def _last_from(messages: list[BaseAgentEvent | BaseChatMessage], source: str) -> str:
-    for message in reversed(messages):
-        if isinstance(message, BaseChatMessage) and message.source == source:
-            return message.to_text()
-    raise RuntimeError(f"the debate has no message from the {source}")

@@ -16,7 +16,7 @@ from debate_eval.agents.models.wrappers import CallRecord
 from debate_eval.agents.roles import COMMANDER, CRITIC, SCORER, TIEBREAKER, make_assistant
 from debate_eval.debates.debate.authors_code import AuthorsCodeFlow
 from debate_eval.debates.debate.config import DebateConfig
-from debate_eval.debates.debate.flow import Flow
+from debate_eval.debates.debate.flow import Finished, Flow
 from debate_eval.debates.debate.paper import PaperFlow
 from debate_eval.debates.debate.team import run_team
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
@@ -61,7 +61,7 @@ async def run_debate(task: EvaluationTask, config: DebateConfig, pool: ClientPoo
     )
     participants: list[ChatAgent] = [commander, *agents.values()]
     messages = await run_team(participants, protocol, task.prompt, commander_llm=config.commander_llm)
-    final = await flow.final(task, config, material, messages, protocol, agents)
+    final = await flow.final(Finished(task, config, material, messages, protocol, agents))
 
     def parse(message: BaseChatMessage) -> ParsedScore | None:
         return flow.parse(message.to_text(), task, material) if message.source in (SCORER, TIEBREAKER) else None

@@ -19,11 +19,8 @@ with ``output``: turn level; an own file with only ``output`` is judged as a who
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from functools import cache
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from debate_eval.agents.errors import UserError
@@ -39,6 +36,7 @@ from debate_eval.debates.base import (
 )
 from debate_eval.debates.dialevalml.scripted import SCRIPTED_REPLIES
 from debate_eval.debates.evaluation import EvaluationTask, Outcome, score_text
+from debate_eval.debates.kit.prompt_files import prompt_file, prompt_file_table
 from debate_eval.debates.record import R, ResultRecord, details_of, entries
 from debate_eval.debates.scoring.scores import ParsedScore, ScoreRange
 
@@ -46,30 +44,23 @@ if TYPE_CHECKING:  # loaded without AutoGen: the registry and --help stay light
     from debate_eval.agents.models.pool import ClientPool
     from debate_eval.agents.models.wrappers import CallRecord
 
-PROMPT_DIR = Path(__file__).parent / "prompts"
 PROMPT_SCALE = ScoreRange(1.0, 5.0)  # the paper's "from 1-5"
 DEFAULT_MAX_REASKS = 3
 TURN, DIALOGUE = "turn", "dialogue"
 SCALES = ("paper", "aspect")
 
 
-@cache
 def prompt_text(name: str) -> str:
     """The text of ``prompts/NAME.txt`` beside this module (or NAME itself when it has a suffix), without its
-    final newline."""
-    file = name if "." in name else f"{name}.txt"
-    return (PROMPT_DIR / file).read_text(encoding="utf-8").rstrip("\n")
-
-
-@cache
-def _aspect_names() -> dict[str, str]:
-    return {k: v for k, v in json.loads(prompt_text("aspects.json")).items() if not k.startswith("_")}
+    trailing whitespace."""
+    return prompt_file(__package__, name if "." in name else f"{name}.txt")
 
 
 def aspect_label(aspect: str) -> str:
     """The aspect as the prompt names it: FED's ``semantically_appropriate`` -> ``semantic appropriateness``
     (``prompts/dialevalml/aspects.json``); any other aspect with ``_`` read as a space."""
-    return _aspect_names().get(aspect.lower(), aspect.replace("_", " ").strip())
+    names = prompt_file_table(__package__, "aspects.json")
+    return names.get(aspect.lower(), aspect.replace("_", " ").strip())
 
 
 def _field(inputs: Mapping[str, str], *names: str) -> str | None:
@@ -208,7 +199,8 @@ class DialEvalMLOptions:
 
 @register_method
 class DialEvalMLMethod(Method[DialEvalMLConfig]):
-    """``dialevalml``: the simple per-aspect prompt, re-asked while no score comes, normalised to [0, 1]."""
+    """``dialevalml``: the simple per-aspect prompt, re-asked while no score comes, normalised to [0, 1]; one
+    agent, on the Scorer's model (the default ``roles``)."""
 
     scripted_replies = (SCRIPTED_REPLIES,)  # canned replies for offline runs (scripted.py)
     name = "dialevalml"
@@ -219,10 +211,6 @@ class DialEvalMLMethod(Method[DialEvalMLConfig]):
     def build_config(self, options: DialEvalMLOptions, ctx: MethodContext) -> DialEvalMLConfig:
         """Dialogue data only (an own file counts: its inputs are checked per item)."""
         return DialEvalMLConfig(max_reasks=options.max_reasks, scale=options.dialevalml_scale or "paper")
-
-    def roles(self, config: DialEvalMLConfig) -> tuple[str, ...]:
-        """One agent, on the Scorer's model."""
-        return ("scorer",)
 
     async def judge(self, task: EvaluationTask, config: DialEvalMLConfig, pool: ClientPool) -> Outcome:
         """One conversation per item and aspect."""

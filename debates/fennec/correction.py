@@ -41,14 +41,9 @@ from debate_eval.debates.scoring.verdicts import FIRST, SECOND
 LOSER = {FIRST: ("output_b", "B"), SECOND: ("output_a", "A")}
 
 
-def default_threshold(scale: ScoreRange) -> float:
-    """S when ``--correct-below`` is not given: the middle of the scale (3 on the paper's 1-5)."""
-    return scale.low + (scale.high - scale.low) / 2
-
-
 def scaled_threshold(value: float | None, scale: ScoreRange) -> float:
-    """``--correct-below`` on this scale: as given, or the default."""
-    return default_threshold(scale) if value is None else value
+    """``--correct-below`` on this scale: as given, or by default the middle of the scale (3 on the paper's 1-5)."""
+    return scale.low + (scale.high - scale.low) / 2 if value is None else value
 
 
 def correction_target(task: EvaluationTask, outcome: Outcome, threshold: float) -> tuple[str | None, str]:

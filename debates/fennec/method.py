@@ -8,7 +8,7 @@ grades the corrected text again. Personas do not apply; ``--role-model`` does fo
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from debate_eval.agents.errors import UserError
@@ -22,7 +22,7 @@ from debate_eval.debates.fennec.roles import (
     JUDGE_ROLE,
 )
 from debate_eval.debates.fennec.scripted import SCRIPTED_REPLIES
-from debate_eval.debates.kit.confidence import Confidence
+from debate_eval.debates.kit.confidence import Confidence, agreement, parsed_vote
 from debate_eval.debates.pairwise.scripted import PAIRWISE_PROMPTS
 from debate_eval.debates.record import R, ResultRecord, details_of, entries
 from debate_eval.debates.scoring.untrusted import UntrustedMaterial
@@ -35,16 +35,12 @@ DEFAULT_BRANCHES = 3
 
 @dataclass(frozen=True)
 class FennecConfig:
-    """How many branches, and whether (and below what) to correct."""
+    """How many branches, and whether (and below what) to correct (config.json: every field)."""
 
     branches: int = DEFAULT_BRANCHES
     correct: bool = False
     correct_below: float | None = None  # None: the middle of the aspect's scale (3 on 1-5)
     rescore_corrected: bool = False
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready view for config.json: every field."""
-        return asdict(self)
 
 
 async def run_fennec(task: EvaluationTask, config: FennecConfig, pool: ClientPool) -> Outcome:
@@ -184,10 +180,12 @@ class FennecMethod(Method[FennecConfig]):
         return format_tree(record, full)
 
     def confidence(self, record: ResultRecord) -> Confidence | None:
-        """The branches' agreement (``fennec/confidence.py``)."""
-        from debate_eval.debates.fennec.confidence import branches_confidence
-
-        return branches_confidence(record)
+        """The branches' agreement: the share of the k criteria branches (``details["tree"]``) whose parsed score
+        (or preference) is the most common one among the branches."""
+        tree = (record.details or {}).get("tree") or []
+        pairwise = record.task_type == "pairwise"
+        votes = [parsed_vote(branch.get("verdict" if pairwise else "score") or {}, not pairwise) for branch in tree]
+        return agreement(votes, "branches")
 
     def rescore_pairwise(self, record: R, texts: list[str]) -> R:
         """Every branch judgment's verdict re-read (the instructions of its first judgment set aside), then

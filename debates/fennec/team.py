@@ -40,7 +40,6 @@ from debate_eval.debates.fennec.roles import CRITERIA_WRITER, GUIDELINE_WRITER, 
 from debate_eval.debates.kit.reask import Reask, ask_again, in_conversation
 from debate_eval.debates.kit.transcript import build_transcript
 from debate_eval.debates.pairwise.prompts import judge_material
-from debate_eval.debates.scoring.scores import ParsedScore
 from debate_eval.debates.scoring.untrusted import UntrustedMaterial
 
 CRITERIA, GUIDELINE, JUDGMENT = "criteria", "guideline", "judgment"
@@ -198,36 +197,17 @@ async def run_branches(task: EvaluationTask, k: int, pool: ClientPool) -> Outcom
         "criteria_reasked": len(criteria_step.messages) > 2,
         "tree": tree,
     }
-    transcript = step_transcript(steps, judgment_parser(task, material, markers))
-    calls = [call for s in steps for call in s.calls]
-    reasked = details["criteria_reasked"]
+    run = {
+        "decided_by": BRANCHES,
+        "stop_reason": "merged" if criteria.criteria else "no_criteria",
+        "transcript": step_transcript(steps, judgment_parser(task, material, markers)),
+        "calls": [call for s in steps for call in s.calls],
+        "reasked": details["criteria_reasked"],
+        "details": details,
+    }
     if task.pairwise:
-        verdict = merge_verdicts([p.verdict for p in parses])
-        stop = "merged" if criteria.criteria else "no_criteria"
-        return Outcome.for_verdict(
-            verdict,
-            decided_by=BRANCHES,
-            stop_reason=stop,
-            transcript=transcript,
-            calls=calls,
-            reasked=reasked,
-            details=details,
-        )
+        return Outcome.for_verdict(merge_verdicts([p.verdict for p in parses]), **run)
     merged = merge_scores(parses)
     if not criteria.criteria:
-        merged = replace_reason(merged, "No score: the criteria writer gave no criteria, even when asked again.")
-    return Outcome(
-        score=merged.value,
-        parse=merged,
-        decided_by=BRANCHES,
-        stop_reason="merged" if criteria.criteria else "no_criteria",
-        transcript=transcript,
-        calls=calls,
-        reasked=reasked,
-        details=details,
-    )
-
-
-def replace_reason(parsed: ParsedScore, reason: str) -> ParsedScore:
-    """``parsed`` with another reason sentence."""
-    return replace(parsed, reason=reason)
+        merged = replace(merged, reason="No score: the criteria writer gave no criteria, even when asked again.")
+    return Outcome(score=merged.value, parse=merged, **run)

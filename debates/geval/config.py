@@ -13,15 +13,11 @@ DEFAULT_TOP_LOGPROBS = 10
 
 @dataclass(frozen=True)
 class GEvalConfig:
-    """How the single-agent baseline scores."""
+    """How the single-agent baseline scores (config.json: every field)."""
 
     use_logprobs: bool = True
     top_logprobs: int = DEFAULT_TOP_LOGPROBS
     samples: int = 1
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready view for config.json."""
-        return {"use_logprobs": self.use_logprobs, "top_logprobs": self.top_logprobs, "samples": self.samples}
 
 
 def sample_parse(parsed_values: list[float | None], n_samples: int) -> ParsedScore:

@@ -42,7 +42,7 @@ from debate_eval.debates.geval.config import (
 )
 from debate_eval.debates.geval.scripted import SCRIPTED_REPLIES
 from debate_eval.debates.geval.single import run_geval
-from debate_eval.debates.kit.confidence import Confidence
+from debate_eval.debates.kit.confidence import Confidence, agreement, answer_scores
 from debate_eval.debates.pairwise.scripted import PAIRWISE_PROMPTS
 from debate_eval.debates.record import R, ResultRecord, details_of
 
@@ -95,10 +95,22 @@ class GEvalMethod(Method[GEvalConfig]):
         return [warning] if warning else []
 
     def confidence(self, record: ResultRecord) -> Confidence | None:
-        """The score tokens' probabilities, or the samples' agreement (``geval/confidence.py``)."""
-        from debate_eval.debates.geval.confidence import geval_confidence
-
-        return geval_confidence(record)
+        """With log-probabilities, the probability of the most likely score token (the weights of the
+        probability-weighted score, ``details["probabilities"]``); with K samples, the share of samples that
+        gave the most common score (their parsed answers in the transcript); one answer without
+        log-probabilities gives none."""
+        details = record.details or {}
+        how = details.get("method")
+        if how == "logprob_weighted":
+            probabilities = details.get("probabilities") or {}
+            values = [float(p) for p in probabilities.values() if isinstance(p, int | float)]
+            if not values:
+                return None
+            top = max(values) / (sum(values) or 1.0)
+            return Confidence(min(1.0, top), f"the likeliest score token has probability {top:.2f}")
+        if how == "sample_mean":
+            return agreement(answer_scores(record, record.decided_by), "samples")
+        return None
 
     def rescore_pairwise(self, record: R, texts: list[str]) -> R:
         """The deciding answer's verdict re-read; with ``--geval-samples`` (one session per sample, each started

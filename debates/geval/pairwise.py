@@ -22,9 +22,9 @@ from debate_eval.agents.roles import EVALUATOR
 from debate_eval.debates.evaluation import EvaluationTask, Outcome, planted
 from debate_eval.debates.geval.single import ask_evaluator
 from debate_eval.debates.kit.combine import majority_verdict
-from debate_eval.debates.kit.pairwise_transcript import pairwise_transcript
 from debate_eval.debates.kit.reask import Reask, ask_again, in_conversation
 from debate_eval.debates.kit.reread import Parse, deciding_verdict
+from debate_eval.debates.kit.transcript import pairwise_transcript
 from debate_eval.debates.pairwise.prompts import judge_material, reask_text
 from debate_eval.debates.scoring.verdicts import ParsedVerdict
 

@@ -56,16 +56,18 @@ def score_key(value: Any) -> float | None:
     return round(float(value), 6)
 
 
-def answer_scores(record: ResultRecord, agent: str | None) -> list[float | None]:
+def parsed_vote(parsed: Mapping[str, Any], score: bool = True) -> Hashable | None:
+    """A stored parse (``{"value", "status", ...}``) as a vote: its value (a score as ``score_key`` rounds it,
+    unless ``score`` is false) when it parsed, else ``None``."""
+    if parsed.get("status") != "parsed":
+        return None
+    return score_key(parsed.get("value")) if score else parsed.get("value")
+
+
+def answer_scores(record: ResultRecord, agent: str | None) -> list[Hashable | None]:
     """The parsed scores of ``agent``'s answers in ``record``'s transcript (``None`` for an unparsed answer)."""
-    found: list[float | None] = []
-    for entry in entries(record):
-        if agent is None or entry.get("agent") != agent:
-            continue
-        parsed = entry.get("score")
-        if isinstance(parsed, Mapping):
-            found.append(score_key(parsed.get("value")) if parsed.get("status") == "parsed" else None)
-    return found
+    answers = [e for e in entries(record) if agent is not None and e.get("agent") == agent]
+    return [parsed_vote(e["score"]) for e in answers if isinstance(e.get("score"), Mapping)]
 
 
 def record_confidence(method: Any, record: Any) -> Confidence | None:

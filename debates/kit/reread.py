@@ -17,8 +17,9 @@ from debate_eval.debates.evaluation import verdict_text
 from debate_eval.debates.kit.combine import combine_orders
 from debate_eval.debates.kit.reask import RELAY, standing
 from debate_eval.debates.pairwise.prompts import judge_material
+from debate_eval.debates.pairwise.swap import unswapped
 from debate_eval.debates.record import R, entries
-from debate_eval.debates.scoring.verdicts import ParsedVerdict, no_verdict, planted_verdicts, swap_value
+from debate_eval.debates.scoring.verdicts import ParsedVerdict, no_verdict, planted_verdicts
 
 Parse = Callable[[dict[str, Any]], ParsedVerdict]
 # one order's verdict from its entries, the record's ``decided_by`` and the parser of an entry
@@ -80,8 +81,6 @@ def reread_pairwise(
 def combine_both_orders(original: ParsedVerdict, swapped: ParsedVerdict) -> tuple[ParsedVerdict, dict[str, Any]]:
     """The verdict of both orders re-read: the swapped order's put back in the original order, then the two
     combined (``combine_orders``); with the record's ``verdicts`` and ``consistent`` that go with it."""
-    back = swapped
-    if swapped.ok:
-        back = ParsedVerdict(swap_value(swapped.value), "parsed", swapped.method, swapped.reason)
+    back = unswapped(swapped)
     parsed, consistent = combine_orders(original, back)
     return parsed, {"verdicts": {"original": original.value, "swapped": back.value}, "consistent": consistent}

@@ -5,20 +5,22 @@ content, models_usage, metadata, created_at), plus what this project adds: the a
 addressee and relay kind of Commander messages, whether the model call was answered from the cache, its
 finish reason (``stop``, ``length`` ...) and how many secrets were masked in its answer, the answer format
 the call was constrained to (``answer_format``: kind, mode, cap; absent for free answers), and, for scoring
-agents, the parsed score and how it was parsed.
+agents, the parsed score and how it was parsed (pairwise: the parsed verdict, ``pairwise_transcript``).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from autogen_agentchat.messages import BaseAgentEvent, BaseChatMessage
 
 from debate_eval.agents.models.wrappers import CallRecord
 from debate_eval.agents.roles import role_of
+from debate_eval.debates.evaluation import verdict_text
 from debate_eval.debates.scoring.scores import ParsedScore
+from debate_eval.debates.scoring.untrusted import UntrustedMaterial
 
 
 def build_transcript(
@@ -69,3 +71,19 @@ def build_transcript(
             entry["score"] = parsed.to_dict()
         entries.append(entry)
     return entries
+
+
+def pairwise_transcript(
+    messages: Sequence[BaseAgentEvent | BaseChatMessage],
+    calls: Sequence[CallRecord],
+    judges: Collection[str],
+    material: UntrustedMaterial,
+    markers: frozenset[str],
+) -> list[dict[str, Any]]:
+    """Transcript entries (``build_transcript``); each message of an agent in ``judges`` carries its parsed
+    ``verdict`` (``ParsedVerdict.to_dict()``), parsed as the run parses it."""
+    transcript = build_transcript(messages, calls, lambda message: None)
+    for entry in transcript:
+        if entry["agent"] in judges:
+            entry["verdict"] = verdict_text(str(entry["content"]), material, markers).to_dict()
+    return transcript

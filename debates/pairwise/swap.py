@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from debate_eval.debates.evaluation import EvaluationTask, Outcome
+from debate_eval.debates.evaluation import EvaluationTask, Outcome, marked_transcript
 from debate_eval.debates.kit.combine import combine_orders
 from debate_eval.debates.pairwise.prompts import swapped_inputs
 from debate_eval.debates.scoring.verdicts import ParsedVerdict, no_verdict, swap_value
@@ -32,7 +32,7 @@ def with_swapped(task: EvaluationTask, render: Callable[[Mapping[str, str]], str
     return replace(task, swapped=twin)
 
 
-def _unswapped(parsed: ParsedVerdict | None) -> ParsedVerdict:
+def unswapped(parsed: ParsedVerdict | None) -> ParsedVerdict:
     """The swapped order's verdict in the original order."""
     if parsed is None or not parsed.ok:
         return parsed or no_verdict("No verdict.")
@@ -52,18 +52,16 @@ def _order_summary(outcome: Outcome, verdict: str | None) -> dict[str, Any]:
 def combine_outcomes(original: Outcome, swapped: Outcome) -> Outcome:
     """One outcome from both orders (``swapped`` as the method returned it, in the swapped order)."""
     first = original.verdict_parse or no_verdict("No verdict.")
-    back = _unswapped(swapped.verdict_parse)
+    back = unswapped(swapped.verdict_parse)
     parsed, consistent = combine_orders(first, back)
-    transcript: list[dict[str, Any]] = []
-    for order, outcome in ((ORIGINAL, original), (SWAPPED, swapped)):
-        for entry in outcome.transcript:
-            transcript.append({**entry, "index": len(transcript), "order": order})
     agreed = None if original.agreed is None and swapped.agreed is None else bool(original.agreed and swapped.agreed)
     return Outcome.for_verdict(
         parsed,
         decided_by=original.decided_by,
         stop_reason=f"{original.stop_reason}+{swapped.stop_reason}",
-        transcript=transcript,
+        transcript=marked_transcript(
+            [({"order": ORIGINAL}, original.transcript), ({"order": SWAPPED}, swapped.transcript)]
+        ),
         calls=[*original.calls, *swapped.calls],
         agreed=agreed,
         rounds=original.rounds + swapped.rounds,

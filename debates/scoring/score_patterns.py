@@ -10,19 +10,8 @@ from functools import lru_cache
 
 from debate_eval.debates.scoring.normal_form import fold_with_map
 
-WORD_NUMBERS = {
-    "zero": 0,
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-}
+_NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+WORD_NUMBERS = {word: value for value, word in enumerate(_NUMBER_WORDS)}
 _WORDS = "|".join(WORD_NUMBERS)
 _FLAGS = re.IGNORECASE | re.MULTILINE
 
@@ -162,11 +151,6 @@ def normalise_with_map(text: str) -> tuple[str, list[int] | None]:
     if clean == text:
         return clean, None
     return clean, [origin[i] if origin is not None else i for i in kept]
-
-
-def normalise(text: str) -> str:
-    """``text`` as the patterns see it (``normalise_with_map`` without the map)."""
-    return normalise_with_map(text)[0]
 
 
 def number(token: str) -> float:

@@ -55,13 +55,12 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from debate_eval.debates.scoring.normal_form import fold
-from debate_eval.debates.scoring.score_types import ParseOutcome
+from debate_eval.debates.scoring.score_types import ParseOutcome, quote
 from debate_eval.debates.scoring.structured import structured_verdict
 
 FIRST, SECOND, TIE = "first", "second", "tie"
 VALUES = (FIRST, SECOND, TIE)
 STATUSES = ("parsed", "no_verdict")
-METHODS = ("structured", "bracket", "labelled", "statement", "bare", "none")
 
 
 @dataclass(frozen=True)
@@ -219,11 +218,6 @@ def _normalise(text: str) -> str:
     return re.sub("[\u2012\u2013\u2014\u2212]", "-", text)
 
 
-def _quote(text: str, limit: int = 80) -> str:
-    flat = " ".join(text.split())
-    return repr(flat if len(flat) <= limit else flat[: limit - 3] + "...")
-
-
 def _side(value: str, bad: bool = False) -> str:
     """``first``/``second``/``tie`` for a matched side text; ``bad``: the text names the worse one."""
     if re.search(_TIE_WORDS, value, re.IGNORECASE) and not re.search(_REF, value, re.IGNORECASE):
@@ -336,7 +330,7 @@ def parse_verdict(text: str, planted: frozenset[str] = frozenset()) -> ParsedVer
     bare = _BARE_MESSAGE.match(clean)
     if bare and _line_key(clean) not in planted:
         value = _side(bare.group("value"))
-        return ParsedVerdict(value, "parsed", "bare", f"The whole answer is {_quote(clean.strip())} (bare).")
+        return ParsedVerdict(value, "parsed", "bare", f"The whole answer is {quote(clean.strip())} (bare).")
     matches = _matches(clean)
     aside = [m for m in matches if _set_aside(clean, m)]
     usable = [m for m in matches if m not in aside]
@@ -353,12 +347,12 @@ def parse_verdict(text: str, planted: frozenset[str] = frozenset()) -> ParsedVer
                 if planted
                 else "it reads as hypothetical, quoted, negated or someone else's"
             )
-            return no_verdict(f"No verdict: {_quote(aside[0].text)} is set aside ({why}).")
+            return no_verdict(f"No verdict: {quote(aside[0].text)} is set aside ({why}).")
         return no_verdict("No verdict found: no [[A]]/[[B]]/[[C]], labelled verdict or statement of the better one.")
     chosen = (verdict_lines or usable)[-1]
     alternative = _AMBIGUOUS_AFTER.match(clean, chosen.end)
     before = _AMBIGUOUS_BEFORE.search(clean[max(0, chosen.start - 40) : chosen.start])
     if alternative or before:
         shown = (before.group(0) if before else "") + chosen.text + (alternative.group(0) if alternative else "")
-        return no_verdict(f"No clear verdict: {_quote(shown)} is ambiguous.")
-    return ParsedVerdict(chosen.value, "parsed", chosen.method, f"Matched {_quote(chosen.text)} ({chosen.method}).")
+        return no_verdict(f"No clear verdict: {quote(shown)} is ambiguous.")
+    return ParsedVerdict(chosen.value, "parsed", chosen.method, f"Matched {quote(chosen.text)} ({chosen.method}).")

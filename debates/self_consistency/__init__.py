@@ -1,2 +1,2 @@
 """``self-consistency``: K samples of any method's judge, combined (``method``: the registration; ``rescore``:
-re-reading the samples' transcripts)."""
+a sample's vote, and re-reading the samples' transcripts)."""

@@ -32,12 +32,17 @@ from debate_eval.debates.base import (
     positive_int,
     register_method,
 )
-from debate_eval.debates.evaluation import EvaluationTask, Outcome
+from debate_eval.debates.evaluation import EvaluationTask, Outcome, marked_transcript
 from debate_eval.debates.kit.combine import COMBINES, MAJORITY, MEAN, combine_scores, combine_verdicts
-from debate_eval.debates.kit.confidence import Confidence
+from debate_eval.debates.kit.confidence import Confidence, agreement, parsed_vote
 from debate_eval.debates.kit.samples import SamplePool
 from debate_eval.debates.record import ResultRecord
-from debate_eval.debates.self_consistency.votes import sample_vote
+from debate_eval.debates.self_consistency.rescore import (
+    rescore_samples,
+    rescore_samples_pairwise,
+    sample_vote,
+    samples_reparser,
+)
 
 if TYPE_CHECKING:  # loaded without AutoGen: the registry and --help stay light
     from debate_eval.agents.models.pool import ClientPool
@@ -104,10 +109,6 @@ def sample_result(outcome: Outcome) -> dict[str, Any]:
 def samples_fields(outcomes: list[Outcome], config: SelfConsistencyConfig) -> dict[str, Any]:
     """The ``Outcome`` fields the samples share, score or verdict aside: every sample's messages (marked with
     ``sample``), every call, each sample's result in ``details``."""
-    transcript: list[dict[str, Any]] = []
-    for k, outcome in enumerate(outcomes):
-        for entry in outcome.transcript:
-            transcript.append({**entry, "index": len(transcript), "sample": k})
     details = {
         "base": config.base,
         "combine": config.combine,
@@ -117,7 +118,7 @@ def samples_fields(outcomes: list[Outcome], config: SelfConsistencyConfig) -> di
     return {
         "decided_by": DECIDED_BY,
         "stop_reason": "samples",
-        "transcript": transcript,
+        "transcript": marked_transcript(({"sample": k}, outcome.transcript) for k, outcome in enumerate(outcomes)),
         "calls": [call for outcome in outcomes for call in outcome.calls],
         "reasked": any(outcome.reasked for outcome in outcomes),
         "details": details,
@@ -191,26 +192,22 @@ class SelfConsistencyMethod(Method[SelfConsistencyConfig]):
 
     def reparser(self, record: ResultRecord, reparse: Reparser) -> Reparser:
         """Each sample's messages read as its base method's run read them (``base.reparser`` of the sample)."""
-        from debate_eval.debates.self_consistency.rescore import samples_reparser
-
         return samples_reparser(record, reparse)
 
     def confidence(self, record: ResultRecord) -> Confidence | None:
-        """The samples' agreement (``self_consistency/confidence.py``)."""
-        from debate_eval.debates.self_consistency.confidence import samples_confidence
-
-        return samples_confidence(record)
+        """The samples' agreement: the share of the K samples (``details["sample_results"]``) that gave the most
+        common verdict or parsed answer (an unparsed sample counts as disagreeing)."""
+        results = (record.details or {}).get("sample_results") or []
+        if record.task_type == "pairwise":
+            return agreement((r.get("verdict") for r in results), "samples")
+        return agreement((parsed_vote(result.get("parse") or {}) for result in results), "samples")
 
     def rescore(self, record: dict[str, Any], reparse: Reparser) -> dict[str, Any]:
         """Each sample re-read by the base method's rescore, then combined again."""
-        from debate_eval.debates.self_consistency.rescore import rescore_samples
-
         return rescore_samples(record, reparse)
 
     def rescore_pairwise(self, record: dict[str, Any], texts: list[str]) -> dict[str, Any]:
         """Each sample's verdict re-read by the base method's pairwise rescore, then combined (per order)."""
-        from debate_eval.debates.self_consistency.rescore import rescore_samples_pairwise
-
         return rescore_samples_pairwise(record, texts)
 
 

@@ -1,5 +1,6 @@
-"""Re-reading a self-consistency record (``rescore``): each sample is a record of the base method of its own
-(its transcript entries, its stored results), re-read by the base method's rescore; then combined again."""
+"""What one sample brings to self-consistency's combination (``sample_vote``: a run and ``rescore`` both combine
+these), and re-reading a record (``rescore``): each sample is a record of the base method of its own (its
+transcript entries, its stored results), re-read by the base method's rescore; then combined again."""
 
 from __future__ import annotations
 
@@ -7,14 +8,33 @@ from dataclasses import replace
 from typing import Any
 
 from debate_eval.debates.base import Method, Reparser, get_method, with_parse
-from debate_eval.debates.kit.combine import combine_scores, combine_verdicts
+from debate_eval.debates.kit.combine import MAJORITY, combine_scores, combine_verdicts
 from debate_eval.debates.kit.reread import combine_both_orders
 from debate_eval.debates.record import R, ResultRecord, details_of, entries
 from debate_eval.debates.scoring.scores import ParsedScore
 from debate_eval.debates.scoring.verdicts import ParsedVerdict, no_verdict
-from debate_eval.debates.self_consistency.votes import answer_reading, sample_vote
 
 ORDERS = ("original", "swapped")
+
+
+def answer_reading(answer: float | None, status: str, method: str, reason: str) -> ParsedScore:
+    """One sample's parsed answer, from what its base method's record says (``answer``: ``answer_value``, the
+    value its answer parsed to, before any weighting) and how it was parsed; no value unless it was parsed."""
+    if status == "parsed" and answer is not None:
+        return ParsedScore(float(answer), status, method, reason)
+    return ParsedScore(None, status if status != "parsed" else "no_score", method, reason)
+
+
+def sample_vote(score: float | None, answer: ParsedScore, combine: str) -> ParsedScore:
+    """What one sample brings to the combination (a run and ``rescore`` both combine these): for ``majority``
+    its parsed answer (``answer``: a G-Eval sample's parsed integer, never its probability-weighted score, so
+    the samples vote on the answers they gave); for ``mean`` its ``score`` as its base method gives it (a
+    G-Eval sample's probability-weighted score when it was weighted). No score unless its answer was parsed."""
+    if combine == MAJORITY or not answer.ok:
+        return answer
+    if score is None:
+        return ParsedScore(None, "no_score", answer.method, answer.reason)
+    return ParsedScore(float(score), answer.status, answer.method, answer.reason)
 
 
 def sample_record(record: R, result: dict[str, Any], sample_entries: list[dict[str, Any]]) -> R:

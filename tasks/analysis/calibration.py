@@ -37,9 +37,11 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Sequence
+import sys
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from numbers import Integral
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -47,9 +49,19 @@ from scipy import stats
 from scipy.optimize import isotonic_regression
 
 from debate_eval.agents.errors import UserError
-from debate_eval.tasks.analysis.bootstrap import DEFAULT_RESAMPLES, LEVEL, MIN_UNITS, SEED, too_few_units
-from debate_eval.tasks.analysis.compare import holm
+from debate_eval.tasks.analysis.bootstrap import (
+    DEFAULT_RESAMPLES,
+    LEVEL,
+    MIN_UNITS,
+    SEED,
+    percentile_interval,
+    too_few_units,
+)
+from debate_eval.tasks.analysis.labels import scale_of_run
+from debate_eval.tasks.analysis.ppi import t_interval
 from debate_eval.tasks.analysis.records import RecordLike, number, score_row
+from debate_eval.tasks.analysis.system_pairs import holm
+from debate_eval.tasks.engine.rundir import RunDir, read_json_object
 
 DEFAULT_FOLDS = 5
 ECE_BINS = 10
@@ -185,19 +197,10 @@ def _intervals(
             draws[name][0].append(b[name])
             draws[name][1].append(a[name])
             draws[name][2].append(b[name] - a[name])
-    tail = (1 - LEVEL) / 2 * 100
     for name, (b_draws, a_draws, g_draws) in draws.items():
         for target, values in ((out_before, b_draws), (out_after, a_draws), (out_gain, g_draws)):
-            target.setdefault("ci95", {})[name] = [
-                float(np.percentile(values, tail)),
-                float(np.percentile(values, 100 - tail)),
-            ]
+            target.setdefault("ci95", {})[name] = percentile_interval(values)
     return out_before, out_after, out_gain
-
-
-def _t_interval(values: np.ndarray) -> list[float]:
-    half = stats.t.ppf(0.5 + LEVEL / 2, len(values) - 1) * values.std(ddof=1) / math.sqrt(len(values))
-    return [float(values.mean() - half), float(values.mean() + half)]
 
 
 def transfer_by_system(
@@ -240,7 +243,7 @@ def _system_entry(name: str, residuals: np.ndarray, labels: np.ndarray, pool: np
     if len(own) < MIN_SYSTEM_ITEMS or len(rest) < MIN_SYSTEM_ITEMS:
         entry["ci95"] = too_few_units(len(own), "items", MIN_SYSTEM_ITEMS) or "too few items of the other systems"
         return entry
-    entry["ci95"] = _t_interval(own)
+    entry["ci95"] = t_interval(own)
     entry["p"] = float(stats.ttest_ind(own, rest, equal_var=False).pvalue)
     return entry
 
@@ -372,3 +375,46 @@ def calibrate_records(
         scale=scale,
         reliability=reliability,
     )
+
+
+def _recorded_models(run: str | Path) -> dict[str, str] | None:
+    """The model of each role of ``run`` (a run directory or its results file), from its ``config.json``; None
+    when the run does not record them (an imported run, a results file alone)."""
+    folder = Path(run) if Path(run).is_dir() else Path(run).parent
+    models = (read_json_object(RunDir(folder).config_path).get("result_config") or {}).get("models")
+    if not isinstance(models, Mapping):
+        return None
+    found = {str(role): str(entry.get("model")) for role, entry in models.items() if isinstance(entry, Mapping)}
+    return found or None
+
+
+def _models_text(models: Mapping[str, str]) -> str:
+    if len(set(models.values())) == 1:
+        return next(iter(models.values()))
+    return ", ".join(f"{role} {model}" for role, model in sorted(models.items()))
+
+
+def check_apply_run(run: str | Path, apply_run: str | Path, aspect: str | None, flag: str = "--apply") -> None:
+    """Refuse, in one line naming both, to apply the map fitted on ``run`` to ``apply_run`` when the two were
+    judged by other models or on another scale (method, dataset and aspect: :func:`calibrate_records`); a
+    warning on stderr when a run does not record its models, which then cannot be checked."""
+    fitted, target = _recorded_models(run), _recorded_models(apply_run)
+    if fitted is None or target is None:
+        unknown = " and ".join(str(path) for path, models in ((run, fitted), (apply_run, target)) if models is None)
+        print(
+            f"warning: {flag}: {unknown} records no judge model (no config.json with models); the map's judge "
+            "model could not be checked against the run's",
+            file=sys.stderr,
+        )
+    elif fitted != target:
+        raise UserError(
+            f"{flag} {apply_run}: judged by {_models_text(target)}, but the map was fitted on {run}, judged by "
+            f"{_models_text(fitted)}; a map holds for the judge it was fitted on: calibrate with labels of that run"
+        )
+    if aspect is not None:
+        own, other = scale_of_run(run, aspect), scale_of_run(apply_run, aspect)
+        if own and other and own != other:
+            raise UserError(
+                f"{flag} {apply_run}: scored on the scale {other[0]:g}-{other[1]:g}, but the map was fitted on "
+                f"{run}'s scale {own[0]:g}-{own[1]:g}; apply it to a run on the same scale"
+            )

@@ -35,6 +35,7 @@ import numpy as np
 DEFAULT_GRID = 2001  # candidate thresholds (threshold_grid)
 DEFAULT_MIN_DECIDED = 30  # a threshold is tested only with this many calibration items above it (the authors')
 ABSTAINED = -1  # who decided an item: a judge's index, or this
+NO_ITEM_ACCEPTED = "n/a (no item accepted)"  # in place of a bound over no decided items (text and JSON)
 
 
 def agreement_lower_bound(agreed: int, decided: int, level: float) -> float:
@@ -65,12 +66,13 @@ class Threshold:
         return math.isfinite(self.value)
 
     def to_dict(self) -> dict[str, Any]:
-        """The threshold as JSON (``None`` for a judge that decides nothing)."""
+        """The threshold as JSON (``None`` for a judge that decides nothing, whose bound is
+        :data:`NO_ITEM_ACCEPTED`)."""
         return {
             "threshold": self.value if self.decides else None,
             "decided": self.decided,
             "agreed": self.agreed,
-            "lower_bound": round(self.lower_bound, 6),
+            "lower_bound": round(self.lower_bound, 6) if self.decided else NO_ITEM_ACCEPTED,
             "reached": self.reached,
             "level": self.level,
         }
@@ -296,26 +298,20 @@ def simulate(
 ) -> Simulation:
     """``splits`` random calibration/test splits (``calibration_share`` of the items calibrate), seeded."""
     rng = np.random.default_rng(seed)
-    n = len(confidences[0])
-    size = round(calibration_share * n)
-    results = []
-    for _ in range(splits):
-        calibration = np.zeros(n, dtype=bool)
-        calibration[rng.permutation(n)[:size]] = True
-        results.append(
-            run_split(
-                names,
-                confidences,
-                corrects,
-                calibration,
-                alpha,
-                delta,
-                costs=costs,
-                grid=grid,
-                min_decided=min_decided,
-            )
-        )
+    options = {"costs": costs, "grid": grid, "min_decided": min_decided}
+    results = [
+        run_split(names, confidences, corrects, _calibration_split(len(confidences[0]), calibration_share, rng),
+                  alpha, delta, **options)
+        for _ in range(splits)
+    ]  # fmt: skip
     return Simulation(alpha, delta, tuple(results), tuple(names))
+
+
+def _calibration_split(n: int, share: float, rng: np.random.Generator) -> np.ndarray:
+    """A random ``share`` of ``n`` items (rounded) marked to calibrate on, the rest to test."""
+    calibration = np.zeros(n, dtype=bool)
+    calibration[rng.permutation(n)[: round(share * n)]] = True
+    return calibration
 
 
 # ------------------------------------------------------------------------------------ over finished runs
@@ -360,7 +356,11 @@ class CascadeReport:
                 "decided": self.test.decided,
                 "agreed": self.test.agreed,
                 "agreement": agreement,
-                "agreement_lower_bound": agreement_lower_bound(self.test.agreed or 0, self.test.decided, self.delta),
+                "agreement_lower_bound": (
+                    agreement_lower_bound(self.test.agreed or 0, self.test.decided, self.delta)
+                    if self.test.decided
+                    else NO_ITEM_ACCEPTED
+                ),
             },
             "cost": {
                 "tokens_per_item": dict(zip(self.names, self.tokens_per_item, strict=True)),
@@ -389,7 +389,7 @@ def cascade_runs(
     """The cascade of ``runs`` (``LabelledJudge`` objects, cheapest first) calibrated on ``calibration_share``
     of the labelled items (a seeded random split) and reported on the rest."""
     from debate_eval.agents.errors import UserError
-    from debate_eval.tasks.analysis.labelled import DEFAULT_TOLERANCE, align
+    from debate_eval.tasks.analysis.labelled import DEFAULT_TOLERANCE, align, confidence_value
 
     check_levels(alpha, delta)
     if not 0 < calibration_share < 1:
@@ -410,9 +410,7 @@ def cascade_runs(
     n = len(aligned.keys)
     if n < 2:
         raise UserError(f"a cascade needs labelled items to calibrate and test on; the runs share {n}")
-    rng = np.random.default_rng(seed)
-    calibration = np.zeros(n, dtype=bool)
-    calibration[rng.permutation(n)[: round(calibration_share * n)]] = True
+    calibration = _calibration_split(n, calibration_share, np.random.default_rng(seed))
     _check_reachable(int(calibration.sum()), alpha, delta / len(runs), min_decided, calibration_share)
     split = run_split(
         aligned.names,
@@ -430,7 +428,9 @@ def cascade_runs(
     abstained = [key for key, who in zip(test_keys, split.test.who, strict=True) if who == ABSTAINED]
     unlabelled = list(aligned.unlabelled)
     if unlabelled:
-        confidences = [np.array([_number(run.confidence.get(key)) for key in unlabelled], dtype=float) for run in runs]
+        confidences = [
+            np.array([confidence_value(run.confidence.get(key)) for key in unlabelled], dtype=float) for run in runs
+        ]
         who = assign(confidences, values)
         abstained += [key for key, w in zip(unlabelled, who, strict=True) if w == ABSTAINED]
     costs = [run.cost_per_item(test_keys) for run in runs]
@@ -492,7 +492,3 @@ def _check_reachable(calibrating: int, alpha: float, level: float, min_decided: 
         f"cascade: {calibrating} labelled calibration items can pass no threshold: {why}; label about "
         f"{math.ceil(needed / share)} items ({needed} to calibrate on at --calibration {share:g}), or {instead}"
     )
-
-
-def _number(value: Any) -> float:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else float("nan")

@@ -59,6 +59,7 @@ from debate_eval.tasks.analysis.correlations import (
 )
 from debate_eval.tasks.analysis.pairwise_metrics import METRICS, NO_VERDICT, metrics
 from debate_eval.tasks.analysis.records import RecordLike, ScoreRow, group_of, number, score_row
+from debate_eval.tasks.analysis.system_pairs import holm
 
 POOLED_PREFIX = "pooled_"
 MISSING_POLICIES = ("wrong", "drop")
@@ -356,18 +357,6 @@ def compare_runs(
         comparisons.append(comparison)
     adjust_family(comparisons)
     return comparisons
-
-
-def holm(p_values: Sequence[float]) -> list[float]:
-    """Holm's step-down adjustment of ``p_values`` (same order): the i-th smallest p times ``m − i + 1``, made
-    monotone and capped at 1. Controls the family-wise error rate at any dependence between the tests."""
-    order = sorted(range(len(p_values)), key=lambda i: p_values[i])
-    adjusted = [1.0] * len(p_values)
-    running = 0.0
-    for rank, index in enumerate(order):
-        running = max(running, min(1.0, (len(p_values) - rank) * p_values[index]))
-        adjusted[index] = running
-    return adjusted
 
 
 def adjust_family(comparisons: Sequence[Comparison]) -> int:

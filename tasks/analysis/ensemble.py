@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,6 +42,7 @@ from scipy import optimize, stats
 
 from debate_eval.agents.errors import UserError
 from debate_eval.tasks.analysis.correlations import ITEM, correlation_level, correlations, pairs
+from debate_eval.tasks.analysis.labels import run_scale
 from debate_eval.tasks.analysis.records import (
     RecordLike,
     ScoreRow,
@@ -101,16 +102,8 @@ class AspectFit:
 
 def load_submetric(name: str | Path) -> Submetric:
     """A run directory (or results file) as a submetric; its ``config.json`` is read when present."""
-    import json
-
     path = results_path(name)
-    config: dict[str, Any] = {}
-    config_path = RunDir.of_results(path).config_path
-    if config_path.is_file():
-        try:
-            config = json.loads(config_path.read_text(encoding="utf-8")).get("result_config") or {}
-        except (json.JSONDecodeError, UnicodeDecodeError, AttributeError):
-            config = {}
+    config = (RunDir.of_results(path).config_if_readable() or {}).get("result_config") or {}
     by_part: dict[tuple[str, str], dict[str, ScoreRow]] = {}
     for row in load_results([path]):
         if row.pairwise:
@@ -129,17 +122,6 @@ def unique_labels(submetrics: Sequence[Submetric]) -> None:
             submetric.label = f"{submetric.label}({submetric.path.name})"
 
 
-def _scale(config: Mapping[str, Any], aspect: str) -> tuple[float, float] | None:
-    """The aspect's scale in a run's result config (a multi-aspect run's ``aspects`` first)."""
-    part = (config.get("aspects") or {}).get(aspect) or config
-    text = str(((part.get("template") or {}).get("scale")) or "")
-    try:
-        low, high = (float(x) for x in text.split("-", 1))
-    except ValueError:
-        return None
-    return (low, high) if high > low else None
-
-
 def has_score(record: RecordLike) -> bool:
     """Whether a submetric's record has a score (raw or normalised) to combine."""
     row = score_row(record)
@@ -152,7 +134,7 @@ def normalised(
     """item id -> the submetric's score on [0, 1] (items without a score left out); a min-max scaling (no
     ``score_normalized``, no scale in ``config.json``) is fitted on ``fit_items`` only (all items when None)."""
     part = submetric.records.get((dataset, aspect), {})
-    scale = _scale(submetric.config, aspect)
+    scale = run_scale(submetric.config, aspect)
     raw = {item: number(row.score) for item, row in part.items()}
     values = [v for item, v in raw.items() if v is not None and (fit_items is None or item in fit_items)]
     low, high = scale or ((min(values), max(values)) if values else (0.0, 1.0))

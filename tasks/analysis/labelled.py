@@ -158,7 +158,7 @@ def align(
         names=tuple(judge.name for judge in judges),
         keys=keys,
         confidence=tuple(
-            np.array([_confidence(judge.confidence.get(key)) for key in keys], dtype=float) for judge in judges
+            np.array([confidence_value(judge.confidence.get(key)) for key in keys], dtype=float) for judge in judges
         ),
         correct=tuple(
             np.array([agrees(judge.answers.get(key), merged[key], pairwise, tolerance) for key in keys], dtype=bool)
@@ -171,5 +171,6 @@ def align(
     )
 
 
-def _confidence(value: Any) -> float:
+def confidence_value(value: Any) -> float:
+    """A recorded confidence as a float, NaN where there is none (or it is not a number)."""
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else float("nan")

@@ -26,7 +26,7 @@ from typing import Any
 from debate_eval.agents.errors import UserError
 from debate_eval.tasks.analysis.records import RecordLike, ScoreRow, score_row
 from debate_eval.tasks.engine.record import VERDICTS
-from debate_eval.tasks.engine.rundir import RunDir, read_json_object
+from debate_eval.tasks.engine.rundir import RunDir, results_file
 
 LABELS_FILE = "labels.jsonl"
 FIELDS = ("item_id", "aspect", "rating", "verdict", "annotator", "time")
@@ -66,9 +66,7 @@ def run_scale(config: Mapping[str, Any], aspect: str) -> tuple[float, float] | N
 
 def scale_of_run(run: str | Path, aspect: str) -> tuple[float, float] | None:
     """:func:`run_scale` of a run directory (or of the folder of a results file); None without a config."""
-    folder = Path(run) if Path(run).is_dir() else Path(run).parent
-    config = RunDir(folder).config_path
-    return run_scale(read_json_object(config), aspect) if config.is_file() else None
+    return run_scale(RunDir.of_results(results_file(run)).config, aspect)
 
 
 def write_labels(labels: Iterable[Label], path: str | Path) -> Path:

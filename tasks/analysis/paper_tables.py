@@ -32,73 +32,40 @@ PAPER_STATISTICS: dict[str, tuple[str, str]] = {
 }
 # Table 1 of the paper, GPT-4 rows only (copied from the paper text; G-Eval-4 rows are the authors'
 # reproduction). Shape: evaluator -> dataset -> aspect (or "average") -> statistic -> value.
-PAPER_TABLE1: dict[str, dict[str, dict[str, dict[str, float]]]] = {
-    "G-Eval-4": {
-        "summeval": {
-            "average": {"spearman": 0.533, "kendall": 0.450},
-            "coherence": {"spearman": 0.522, "kendall": 0.420},
-            "consistency": {"spearman": 0.600, "kendall": 0.553},
-            "fluency": {"spearman": 0.495, "kendall": 0.416},
-            "relevance": {"spearman": 0.517, "kendall": 0.412},
-        },
-        "topical_chat": {
-            "average": {"pearson": 0.616, "spearman": 0.623},
-            "naturalness": {"pearson": 0.632, "spearman": 0.609},
-            "coherence": {"pearson": 0.614, "spearman": 0.619},
-            "engagingness": {"pearson": 0.547, "spearman": 0.579},
-            "groundedness": {"pearson": 0.670, "spearman": 0.684},
-        },
-    },
-    "ChatEval": {
-        "summeval": {
-            "average": {"spearman": 0.528, "kendall": 0.458},
-            "coherence": {"spearman": 0.477, "kendall": 0.412},
-            "consistency": {"spearman": 0.595, "kendall": 0.516},
-            "fluency": {"spearman": 0.501, "kendall": 0.432},
-            "relevance": {"spearman": 0.539, "kendall": 0.472},
-        },
-        "topical_chat": {
-            "average": {"pearson": 0.675, "spearman": 0.653},
-            "naturalness": {"pearson": 0.620, "spearman": 0.604},
-            "coherence": {"pearson": 0.657, "spearman": 0.641},
-            "engagingness": {"pearson": 0.687, "spearman": 0.676},
-            "groundedness": {"pearson": 0.737, "spearman": 0.692},
-        },
-    },
-    "MultiAgent": {
-        "summeval": {
-            "average": {"spearman": 0.507, "kendall": 0.459},
-            "coherence": {"spearman": 0.486, "kendall": 0.410},
-            "consistency": {"spearman": 0.628, "kendall": 0.596},
-            "fluency": {"spearman": 0.410, "kendall": 0.393},
-            "relevance": {"spearman": 0.505, "kendall": 0.436},
-        },
-        "topical_chat": {
-            "average": {"pearson": 0.656, "spearman": 0.649},
-            "naturalness": {"pearson": 0.590, "spearman": 0.570},
-            "coherence": {"pearson": 0.665, "spearman": 0.667},
-            "engagingness": {"pearson": 0.709, "spearman": 0.729},
-            "groundedness": {"pearson": 0.659, "spearman": 0.630},
-        },
-    },
-    "DEBATE": {
-        "summeval": {
-            "average": {"spearman": 0.597, "kendall": 0.575},
-            "coherence": {"spearman": 0.610, "kendall": 0.588},
-            "consistency": {"spearman": 0.643, "kendall": 0.614},
-            "fluency": {"spearman": 0.542, "kendall": 0.515},
-            "relevance": {"spearman": 0.593, "kendall": 0.582},
-        },
-        "topical_chat": {
-            "average": {"pearson": 0.735, "spearman": 0.729},
-            "naturalness": {"pearson": 0.699, "spearman": 0.683},
-            "coherence": {"pearson": 0.735, "spearman": 0.727},
-            "engagingness": {"pearson": 0.761, "spearman": 0.705},
-            "groundedness": {"pearson": 0.745, "spearman": 0.800},
-        },
-    },
+_TABLE1_ASPECTS = {
+    "summeval": ("average", "coherence", "consistency", "fluency", "relevance"),
+    "topical_chat": ("average", "naturalness", "coherence", "engagingness", "groundedness"),
+}
+# Per (evaluator, dataset): per aspect (in _TABLE1_ASPECTS order) the pair of PAPER_STATISTICS, left to right.
+_TABLE1_ROWS = {
+    ("G-Eval-4", "summeval"): (0.533, 0.450, 0.522, 0.420, 0.600, 0.553, 0.495, 0.416, 0.517, 0.412),
+    ("G-Eval-4", "topical_chat"): (0.616, 0.623, 0.632, 0.609, 0.614, 0.619, 0.547, 0.579, 0.670, 0.684),
+    ("ChatEval", "summeval"): (0.528, 0.458, 0.477, 0.412, 0.595, 0.516, 0.501, 0.432, 0.539, 0.472),
+    ("ChatEval", "topical_chat"): (0.675, 0.653, 0.620, 0.604, 0.657, 0.641, 0.687, 0.676, 0.737, 0.692),
+    ("MultiAgent", "summeval"): (0.507, 0.459, 0.486, 0.410, 0.628, 0.596, 0.410, 0.393, 0.505, 0.436),
+    ("MultiAgent", "topical_chat"): (0.656, 0.649, 0.590, 0.570, 0.665, 0.667, 0.709, 0.729, 0.659, 0.630),
+    ("DEBATE", "summeval"): (0.597, 0.575, 0.610, 0.588, 0.643, 0.614, 0.542, 0.515, 0.593, 0.582),
+    ("DEBATE", "topical_chat"): (0.735, 0.729, 0.699, 0.683, 0.735, 0.727, 0.761, 0.705, 0.745, 0.800),
 }
 
+
+def _pairs(statistics: Sequence[str], aspects: Sequence[str], values: Sequence[float]) -> dict[str, dict[str, float]]:
+    """Rows written as in the paper: per aspect, one value per statistic, left to right."""
+    width = len(statistics)
+    return {
+        aspect: dict(zip(statistics, values[width * i : width * (i + 1)], strict=True))
+        for i, aspect in enumerate(aspects)
+    }
+
+
+PAPER_TABLE1: dict[str, dict[str, dict[str, dict[str, float]]]] = {
+    evaluator: {
+        dataset: _pairs(PAPER_STATISTICS[dataset], _TABLE1_ASPECTS[dataset], values)
+        for (name, dataset), values in _TABLE1_ROWS.items()
+        if name == evaluator
+    }
+    for evaluator in dict.fromkeys(name for name, _ in _TABLE1_ROWS)
+}
 
 SYMBOLS = {
     "spearman": "rho",
@@ -109,7 +76,6 @@ SYMBOLS = {
     "agreement": "agree",
     "consistency": "consist",
 }
-PAIRWISE_STATISTICS = ("accuracy", "kappa")
 
 PER_GROUP, POOLED, ITEM_LEVEL, PAIRWISE = "per-group", "pooled", "item", "pairwise"
 # What each definition is called per dataset, and which papers use it (labels for the tables).
@@ -136,20 +102,12 @@ CHATEVAL_TAU_NOTE = (
 
 # Table 3 of the DEBATE paper (Appendix C; GPT-4, SummEval, summary level).
 PAPER_TABLE3: dict[str, dict[str, dict[str, float]]] = {
-    "Sophisticated": {
-        "average": {"spearman": 0.601, "kendall": 0.573},
-        "coherence": {"spearman": 0.605, "kendall": 0.592},
-        "consistency": {"spearman": 0.655, "kendall": 0.610},
-        "fluency": {"spearman": 0.556, "kendall": 0.521},
-        "relevance": {"spearman": 0.588, "kendall": 0.569},
-    },
-    "Original": {
-        "average": {"spearman": 0.597, "kendall": 0.575},
-        "coherence": {"spearman": 0.610, "kendall": 0.588},
-        "consistency": {"spearman": 0.643, "kendall": 0.614},
-        "fluency": {"spearman": 0.542, "kendall": 0.515},
-        "relevance": {"spearman": 0.593, "kendall": 0.582},
-    },
+    "Sophisticated": _pairs(
+        PAPER_STATISTICS["summeval"],
+        _TABLE1_ASPECTS["summeval"],
+        (0.601, 0.573, 0.605, 0.592, 0.655, 0.610, 0.556, 0.521, 0.588, 0.569),
+    ),
+    "Original": PAPER_TABLE1["DEBATE"]["summeval"],  # the paper prints Table 1's DEBATE row again
 }
 
 # Table 2 of the DEBATE paper (Appendix B): % of scores per (rounded) score, human and DEBATE (GPT-4).
@@ -211,15 +169,6 @@ class PublishedTable:
         return f"{self.paper}, {self.table}: {self.dataset}, {self.level}{unit}{note}"
 
 
-def _pairs(statistics: Sequence[str], aspects: Sequence[str], values: Sequence[float]) -> dict[str, dict[str, float]]:
-    """Rows written as in the paper: per aspect, one value per statistic, left to right."""
-    width = len(statistics)
-    return {
-        aspect: dict(zip(statistics, values[width * i : width * (i + 1)], strict=True))
-        for i, aspect in enumerate(aspects)
-    }
-
-
 _DEBATE_EVALUATORS = ("G-Eval-4", "ChatEval", "MultiAgent", "DEBATE")
 _TC_ASPECTS = ("naturalness", "coherence", "engagingness", "groundedness", "average")
 _CHATEVAL_TC_ROWS = {
@@ -274,12 +223,11 @@ PUBLISHED: tuple[PublishedTable, ...] = (
         level="summary level (per document, averaged)",
         statistics=("spearman", "kendall"),
         rows={
-            "G-Eval-4": {
-                "coherence": {"spearman": 0.582, "kendall": 0.457},
-                "consistency": {"spearman": 0.507, "kendall": 0.425},
-                "fluency": {"spearman": 0.455, "kendall": 0.378},
-                "relevance": {"spearman": 0.547, "kendall": 0.433},
-            }
+            "G-Eval-4": _pairs(
+                ("spearman", "kendall"),
+                _TABLE1_ASPECTS["summeval"][1:],
+                (0.582, 0.457, 0.507, 0.425, 0.455, 0.378, 0.547, 0.433),
+            )
         },
         note="GPT-4, probability-weighted",
     ),
@@ -325,41 +273,26 @@ PUBLISHED: tuple[PublishedTable, ...] = (
         decimals=(1, 2),
         definition=PAIRWISE,
     ),
-    PublishedTable(
-        paper="Fennec (2024)",
-        table="Table 2",
-        dataset="autoj_pairwise",
-        level="item level, pairwise, both orders",
-        statistics=("agreement", "consistency"),
-        rows=_fennec(0),
-        unit="%",
-        decimals=(2, 2),
-        note="column 'Auto-P' (Auto-J's pairwise test)",
-        definition=PAIRWISE,
-    ),
-    PublishedTable(
-        paper="Fennec (2024)",
-        table="Table 2",
-        dataset="pandalm",
-        level="item level, pairwise, both orders",
-        statistics=("agreement", "consistency"),
-        rows=_fennec(1),
-        unit="%",
-        decimals=(2, 2),
-        note="column 'PandaLM-test'",
-        definition=PAIRWISE,
-    ),
-    PublishedTable(
-        paper="Fennec (2024)",
-        table="Table 2",
-        dataset="mt_bench",
-        level="item level, pairwise, both orders (first turn)",
-        statistics=("agreement", "consistency"),
-        rows=_fennec(2),
-        unit="%",
-        decimals=(2, 2),
-        note="column 'MT-Bench' (its human judgments are not in this project's data)",
-        definition=PAIRWISE,
+    *(
+        PublishedTable(
+            paper="Fennec (2024)",
+            table="Table 2",
+            dataset=dataset,
+            level=f"item level, pairwise, both orders{level}",
+            statistics=("agreement", "consistency"),
+            rows=_fennec(column),
+            unit="%",
+            decimals=(2, 2),
+            note=note,
+            definition=PAIRWISE,
+        )
+        for column, (dataset, level, note) in enumerate(
+            (
+                ("autoj_pairwise", "", "column 'Auto-P' (Auto-J's pairwise test)"),
+                ("pandalm", "", "column 'PandaLM-test'"),
+                ("mt_bench", " (first turn)", "column 'MT-Bench' (its human judgments are not in this project's data)"),
+            )
+        )
     ),
 )
 

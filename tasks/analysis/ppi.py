@@ -124,14 +124,6 @@ def system_estimates(records: Sequence[RecordLike], min_units: int = MIN_UNITS) 
 # --- the difference between two systems ------------------------------------------------------------------------
 
 
-def _t_p(estimate: float, se: float, df: int) -> float:
-    from scipy import stats
-
-    if se <= 0.0:
-        return 1.0 if estimate == 0.0 else 0.0
-    return float(2.0 * stats.t.sf(abs(estimate) / se, df))
-
-
 def _ppi_mean_se(y: np.ndarray, y_hat: np.ndarray, unlabeled: np.ndarray) -> tuple[float, float]:
     """PPI++'s estimate of a mean and its standard error (ppi-python's tuned interval, read back as a z
     interval: it is the estimate ± z · se)."""
@@ -184,7 +176,7 @@ def difference_estimate(first: Groups, second: Groups, min_units: int = MIN_UNIT
     (``benchmarks/systems_pairs.md``). None when ppi-python is missing or PPI has nothing to
     correct (a system without both rated and unrated outputs).
     """
-    from debate_eval.tasks.analysis.system_pairs import pair_test
+    from debate_eval.tasks.analysis.system_pairs import pair_test, t_test_interval
 
     if _ppi() is None:
         return None
@@ -220,16 +212,14 @@ def difference_estimate(first: Groups, second: Groups, min_units: int = MIN_UNIT
         (ma, sa), (mb, sb) = (_ppi_mean_se(*side) for side in sides)
         estimate, se = ma - mb, float(np.hypot(sa, sb))
         df = min(len(y) for y, _, _ in sides) - 1
-    from scipy import stats
-
-    half = float(stats.t.ppf(0.5 + LEVEL / 2.0, df)) * se
+    ci95, p_value = t_test_interval(estimate, se, df)
     return {
         "paired": paired,
         "n_rated": n_rated,
         "n_unrated": n_unrated,
         "difference": estimate,
-        "ci95": [estimate - half, estimate + half],
-        "p_value": _t_p(estimate, se, df),
+        "ci95": ci95,
+        "p_value": p_value,
         "human_only": human_only,
     }
 

@@ -11,15 +11,15 @@ carry ``verdict`` / ``human_label`` (``"first"``, ``"second"``, ``"tie"`` or nul
 from __future__ import annotations
 
 import math
-import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
-from debate_eval.tasks.engine.record import PAIRWISE, REQUIRED_KEYS, VERDICTS, Record, RecordRow
-from debate_eval.tasks.engine.rundir import iter_record_file, results_file
+from debate_eval.tasks.engine.record import PAIRWISE, REQUIRED_KEYS, VERDICTS, Record
+from debate_eval.tasks.engine.rundir import iter_numbered_file
+from debate_eval.tasks.engine.rundir import results_file as results_path  # a results file, or a run's results.jsonl
+from debate_eval.tasks.engine.views import ScoreRow
 
 DEFAULT_PROTOCOL = "debate"  # debates.base.DEFAULT_METHOD (not imported: analysis loads without AutoGen)
 __all__ = [
@@ -46,56 +46,6 @@ __all__ = [
 
 PartKey = tuple[str, str, str]  # (dataset, aspect, protocol)
 
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ScoreRow(RecordRow):
-    """What the meta-evaluation reads of one result record (:class:`Record`): the item, its group and systems,
-    the judge's score or verdict, the human's rating and whether the item finished: the record's fields of
-    ``RecordRow`` (``engine/record.py``, declared there once), and ``verdicts``."""
-
-    #: a ``--swap`` record's verdict of each order, the swapped one put back: (original, swapped)
-    verdicts: tuple[str | None, str | None] | None = None
-
-    @classmethod
-    def of(cls, record: Record) -> ScoreRow:
-        """The row of a record (the names every row repeats are interned: one string per dataset)."""
-        intern = sys.intern
-        return cls(
-            item_id=record.item_id,
-            dataset=intern(str(record.dataset)),
-            aspect=intern(str(record.aspect)),
-            method=intern(str(record.method)),
-            group_id=record.group_id,
-            system_id=record.system_id,
-            human_score=record.human_score,
-            score=record.score,
-            score_normalized=record.score_normalized,
-            parse_status=record.parse_status,
-            error=record.error,
-            config_hash=record.config_hash,
-            task_type=record.task_type,
-            verdict=record.verdict,
-            human_label=record.human_label,
-            consistent=record.consistent,
-            verdicts=_order_verdicts(record.verdicts),
-            system_a=record.system_a,
-            system_b=record.system_b,
-            imported=bool(record.extra.get("imported")),
-            parser_version=record.parser_version,
-        )
-
-
-def _order_verdicts(verdicts: Mapping[str, Any] | None) -> tuple[str | None, str | None] | None:
-    """``(original, swapped)`` of a record's ``verdicts`` (verdict strings or None), None without both orders."""
-    if not isinstance(verdicts, Mapping) or not {"original", "swapped"} <= set(verdicts):
-        return None
-    original, swapped = verdicts["original"], verdicts["swapped"]
-    return (
-        original if isinstance(original, str) else None,
-        swapped if isinstance(swapped, str) else None,
-    )
-
-
 #: A record as the meta-evaluation takes it: a typed record, its row, or a ``results.jsonl`` line's JSON object.
 RecordLike = Record | ScoreRow | Mapping[str, Any]
 
@@ -112,11 +62,6 @@ def score_row(record: RecordLike) -> ScoreRow:
 def score_rows(records: Iterable[RecordLike]) -> list[ScoreRow]:
     """The rows of ``records`` (:func:`score_row` of each), in order."""
     return [score_row(record) for record in records]
-
-
-def results_path(name: str | Path) -> Path:
-    """A results file, or a run directory's ``results.jsonl``."""
-    return results_file(name)
 
 
 def load_results(paths: Sequence[Path]) -> list[ScoreRow]:
@@ -142,7 +87,8 @@ def iter_checked(path: Path) -> Iterator[Record]:
     ``Record.from_json``."""
     if not path.is_file():
         raise UserError(f"{path}: no such results file (give the results.jsonl written by `debate-eval run`)")
-    yield from iter_record_file(path, messages=False)
+    for _, record in iter_numbered_file(path, messages=False):
+        yield record
 
 
 def has_human_rating(record: RecordLike) -> bool:

@@ -67,7 +67,7 @@ def benjamini_hochberg(p_values: Sequence[float | str | None]) -> list[float | s
     return out
 
 
-def _t_interval(estimate: float, se: float, df: float) -> tuple[list[float], float]:
+def t_test_interval(estimate: float, se: float, df: float) -> tuple[list[float], float]:
     """The 95 % t interval and two-sided p of ``estimate`` with standard error ``se`` on ``df`` degrees."""
     from scipy import stats
 
@@ -88,7 +88,7 @@ def pair_test(first: Values, second: Values, min_units: int = MIN_UNITS) -> dict
         b = np.array([sum(second[group]) / len(second[group]) for group in shared], dtype=float)
         differences = a - b
         n = len(differences)
-        ci95, p = _t_interval(float(differences.mean()), float(differences.std(ddof=1) / np.sqrt(n)), n - 1)
+        ci95, p = t_test_interval(float(differences.mean()), float(differences.std(ddof=1) / np.sqrt(n)), n - 1)
         return {
             "test": PAIRED,
             "n_inputs": n,
@@ -127,7 +127,7 @@ def pair_test(first: Values, second: Values, min_units: int = MIN_UNITS) -> dict
     vx, vy = x.var(ddof=1) / len(x), y.var(ddof=1) / len(y)
     se = float(np.sqrt(vx + vy))
     df = (vx + vy) ** 2 / (vx**2 / (len(x) - 1) + vy**2 / (len(y) - 1)) if se > 0 else 1.0
-    out["ci95"], out["p_value"] = _t_interval(out["difference"], se, df)
+    out["ci95"], out["p_value"] = t_test_interval(out["difference"], se, df)
     return out
 
 

@@ -3,12 +3,13 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from debate_eval._evaluate import Data, outside_event_loop, prepared_request
+from debate_eval._evaluate import Data, evaluate, outside_event_loop, prepared_request
 from debate_eval.tasks.analysis.audit.alt_test import DEFAULT_EPSILON
 from debate_eval.tasks.analysis.audit.card import FACETS, Card, read_card
 from debate_eval.tasks.analysis.audit.self_preference import read_families
@@ -16,6 +17,10 @@ from debate_eval.tasks.analysis.bootstrap import DEFAULT_CI_METHOD, DEFAULT_RESA
 from debate_eval.tasks.audit.plan import DEFAULT_PARAPHRASES, DEFAULT_REPEATS
 
 SOURCE = "audit()"
+# the run keywords audit shares with evaluate (every other run option comes in ``options``)
+RUN_KEYWORDS = {p.name for p in inspect.signature(evaluate).parameters.values() if p.kind is p.KEYWORD_ONLY} - {
+    "config"
+}
 
 
 def audit(
@@ -68,21 +73,10 @@ def audit(
     from debate_eval.tasks.audit.plan import AuditRequest
     from debate_eval.tasks.audit.run import run_audit
 
-    methods = method if isinstance(method, str) or method is None else ",".join(method)
-    keywords = {
-        "aspect": aspect,
-        "method": methods,
-        "model": model,
-        "base_url": base_url,
-        "provider": provider,
-        "out": out,
-        "limit": limit,
-        "fields": fields,
-        "template": template,
-        "criteria": criteria,
-        "scale": scale,
-        **options,
-    }
+    keywords = {name: value for name, value in locals().items() if name in RUN_KEYWORDS}
+    if method is not None and not isinstance(method, str):
+        keywords["method"] = ",".join(method)
+    keywords.update(options)
     run_request, obj = prepared_request(data, keywords, config, "debate-eval-audit-")
     request = AuditRequest(
         run=run_request,

@@ -72,43 +72,14 @@ def outside_event_loop(work: Callable[[], T]) -> T:
 
 
 async def evaluate_async(
-    data: Data | None = None,
-    *,
-    aspect: str | None = None,
-    method: str | None = None,
-    model: str | None = None,
-    base_url: str | None = None,
-    provider: str | None = None,
-    out: str | os.PathLike[str] | None = None,
-    concurrency: int | None = None,
-    limit: int | None = None,
-    fields: Mapping[str, str] | str | None = None,
-    template: str | os.PathLike[str] | None = None,
-    criteria: str | None = None,
-    scale: str | tuple[float, float] | None = None,
-    config: str | os.PathLike[str] | None = None,
-    **options: Any,
+    data: Data | None = None, *, config: str | os.PathLike[str] | None = None, **keywords: Any
 ) -> Run:
-    """``evaluate`` for code that already runs an event loop: ``run = await evaluate_async(...)``."""
+    """``evaluate`` for code that already runs an event loop: ``run = await evaluate_async(...)``, with the
+    keywords of ``evaluate``."""
     from debate_eval.tasks.analysis.end_of_run import compare_systems
     from debate_eval.tasks.engine import build
     from debate_eval.tasks.engine.runner import run
 
-    keywords = {
-        "aspect": aspect,
-        "method": method,
-        "model": model,
-        "base_url": base_url,
-        "provider": provider,
-        "out": out,
-        "concurrency": concurrency,
-        "limit": limit,
-        "fields": fields,
-        "template": template,
-        "criteria": criteria,
-        "scale": scale,
-        **options,
-    }
     request, obj = prepared_request(data, keywords, config, "debate-eval-")
     run_config, run_options = build.build_run(request, obj)
     for warning in build.method_warnings(run_config):
@@ -146,21 +117,6 @@ def evaluate(
 
     Works inside a running event loop (Jupyter) too: the run then goes on a worker thread with its own loop.
     """
-    call = evaluate_async(
-        data,
-        aspect=aspect,
-        method=method,
-        model=model,
-        base_url=base_url,
-        provider=provider,
-        out=out,
-        concurrency=concurrency,
-        limit=limit,
-        fields=fields,
-        template=template,
-        criteria=criteria,
-        scale=scale,
-        config=config,
-        **options,
-    )
+    keywords = {name: value for name, value in locals().items() if name not in ("data", "config", "options")}
+    call = evaluate_async(data, config=config, **keywords, **options)
     return outside_event_loop(lambda: asyncio.run(call))

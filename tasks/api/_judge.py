@@ -34,8 +34,8 @@ from debate_eval._loop import awaited as _awaited
 from debate_eval._loop import blocking as _blocking
 from debate_eval.agents.errors import UserError
 from debate_eval.tasks.data.own_rows import PAIRWISE_INPUT_ORDER, SINGLE_INPUT_ORDER
-from debate_eval.tasks.engine.judgment import Judgment, PairJudgment
 from debate_eval.tasks.engine.record import Record
+from debate_eval.tasks.engine.views import Judgment, PairJudgment
 
 T = TypeVar("T")
 DATASET = "judge"  # the dataset name of a judge's records

@@ -17,7 +17,7 @@ from typing import Any, Union
 from debate_eval._run import Run
 from debate_eval.agents.errors import UserError
 from debate_eval.tasks.analysis.bootstrap import DEFAULT_RESAMPLES, SEED
-from debate_eval.tasks.analysis.calibration import DEFAULT_FOLDS, Calibration, calibrate_records
+from debate_eval.tasks.analysis.calibration import DEFAULT_FOLDS, Calibration, calibrate_records, check_apply_run
 from debate_eval.tasks.analysis.cascade import DEFAULT_MIN_DECIDED, CascadeReport
 from debate_eval.tasks.analysis.label_choice import DEFAULT_LABELS, STRATIFIED
 from debate_eval.tasks.analysis.labels import Label, labelled_run_rows, scale_of_run
@@ -59,9 +59,7 @@ def read_labels(path: PathLike, run: RunLike | None = None) -> list[Label]:
     if run is None:
         return _read_labels(path)
     records = load_results([results_path(_path(run))])
-    aspects = {str(row.aspect) for row in records}
-    scale = scale_of_run(_path(run), next(iter(aspects))) if len(aspects) == 1 else None
-    return _read_labels(path, records, scale)
+    return _read_labels(path, records, _scale(_path(run), records))
 
 
 def calibrate(
@@ -75,15 +73,24 @@ def calibrate(
 ) -> Calibration:
     """Calibrate ``run``'s judge to the human scale (``debate-eval calibrate RUN --labels FILE --json`` is
     ``calibrate(RUN, FILE).to_dict()``): the monotone map, the error before and after (cross-fitted), the
-    transfer check by system and the calibrated means of the unlabelled items (or of ``apply_to``'s)."""
+    transfer check by system and the calibrated means of the unlabelled items (or of ``apply_to``'s, a run of the
+    same judge model, method, aspect and scale: else a ``UserError``)."""
     path = _path(run)
     records = load_results([results_path(path)])
     if labels is not None:
         records = labelled_run_rows(records, labels, path)
     other = load_results([results_path(_path(apply_to))]) if apply_to is not None else None
-    aspects = {str(row.aspect) for row in records}
-    scale = scale_of_run(path, next(iter(aspects))) if len(aspects) == 1 else None
+    scale = _scale(path, records)
+    if apply_to is not None:
+        aspects = {str(row.aspect) for row in records}
+        check_apply_run(path, _path(apply_to), next(iter(aspects)) if len(aspects) == 1 else None, "apply_to")
     return calibrate_records(records, apply_to=other, folds=folds, bootstrap=bootstrap, seed=seed, scale=scale)
+
+
+def _scale(path: Path, records: Sequence[Any]) -> Any:
+    """The scale of the run at ``path`` when its records are of one aspect (None otherwise)."""
+    aspects = {str(row.aspect) for row in records}
+    return scale_of_run(path, next(iter(aspects))) if len(aspects) == 1 else None
 
 
 def _labels(labels: Any, first_run: Any) -> Mapping[str, Any] | None:
@@ -119,7 +126,6 @@ def select(
     if candidates is not None:
         from debate_eval._evaluate import make_request
         from debate_eval._select_run import select_by_running
-        from debate_eval.agents.errors import UserError
 
         if runs:
             raise UserError("select takes finished runs or candidates to run, not both")
@@ -128,8 +134,6 @@ def select(
         base, _ = make_request(None, options, config)
         return select_by_running(candidates, out=out, base=base, labels=labels, dev=dev, seed=seed, level=level)[0]
     if options or out is not None or config is not None:
-        from debate_eval.agents.errors import UserError
-
         unexpected = sorted(options) + [n for n, v in (("out", out), ("config", config)) if v is not None]
         raise UserError(f"select: {unexpected[0]} is for candidates to run (candidates=[...])")
     runs = run_paths(runs, "select")

@@ -11,7 +11,7 @@ from debate_eval.tasks.analysis.audit import base_facets, perturbation_facets, r
 from debate_eval.tasks.analysis.audit.alt_test import ALT_TEST, DEFAULT_EPSILON, alt_test_facet
 from debate_eval.tasks.analysis.audit.alt_test import TITLE as ALT_TITLE
 from debate_eval.tasks.analysis.audit.card import FACETS, Card, JudgeCard
-from debate_eval.tasks.analysis.audit.facet import NOT_RUN, Bootstrap, Facet, not_applicable, not_run
+from debate_eval.tasks.analysis.audit.facet import Bootstrap, Facet, not_applicable, not_run
 from debate_eval.tasks.analysis.audit.rows import words
 from debate_eval.tasks.analysis.audit.self_preference import SELF_PREFERENCE, self_preference_facet
 from debate_eval.tasks.analysis.audit.self_preference import TITLE as SELF_TITLE
@@ -106,7 +106,8 @@ def judge_facets(
             )
         else:
             scores = {r.key: float(r.score) for r in base if r.score is not None}
-            epsilon = float(how.get("alt_epsilon") or DEFAULT_EPSILON)
+            held = how.get("alt_epsilon")  # this invocation's: it changes the statistic, not the sub-runs
+            epsilon = DEFAULT_EPSILON if held is None else float(held)  # 0 is a valid allowance
             facets[ALT_TEST] = alt_test_facet(scores, annotations or {}, epsilon)
     if SELF_PREFERENCE in asked:
         if pairwise:
@@ -209,13 +210,3 @@ def build_card(
         commands=list(document.get("commands") or []),
         scripted=bool(judges) and all(j.get("scripted") for j in document.get("judges") or []),
     )
-
-
-def facets_not_run(card: Card) -> list[str]:
-    """``label: facet`` for each facet that was asked for but not run."""
-    return [
-        f"{judge.label}: {name}"
-        for judge in card.judges
-        for name, facet in judge.facets.items()
-        if facet.status == NOT_RUN and "not asked" not in facet.reason
-    ]

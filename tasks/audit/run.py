@@ -205,17 +205,21 @@ class Audit:
         """Register ``DATASET-paraphrased`` when every item's paraphrases are stored (no call needed)."""
         if self.pairwise or "robustness" not in self.request.facets:
             return {}
-        stored = read_stored(self.out / PARAPHRASES_FILE)
-        fresh = {
-            k: v
-            for k, v in stored.items()
-            if v.get("model") == self.paraphrase_model and v.get("n") == self.paraphrases
-        }
+        fresh = self._stored_paraphrases()
         if all(item.item_id in fresh for item in self.items):
             variants = paraphrased_items(self.items, fresh, self.dataset)
             if variants:
                 self.paraphrased_name = register_paraphrased(self.dataset, variants, self.out)
         return fresh
+
+    def _stored_paraphrases(self) -> dict[str, dict[str, Any]]:
+        """The stored paraphrases made by this audit's paraphrase model and count, by item id."""
+        stored = read_stored(self.out / PARAPHRASES_FILE)
+        return {
+            k: v
+            for k, v in stored.items()
+            if v.get("model") == self.paraphrase_model and v.get("n") == self.paraphrases
+        }
 
     # ------------------------------------------------------------------ sub-runs
     def sub_request(self, judge: Judge, name: str) -> RunRequest | None:
@@ -408,11 +412,7 @@ class Audit:
         if self.paraphrase_model != self.configs[self.judges[0].label].models.for_role("scorer").model:
             overrides = replace(overrides, model=self.paraphrase_model, role_models={})
         models = resolve_model_config(overrides)
-        before = {
-            key
-            for key, entry in read_stored(self.out / PARAPHRASES_FILE).items()
-            if entry.get("model") == self.paraphrase_model and entry.get("n") == self.paraphrases
-        }
+        before = set(self._stored_paraphrases())
         stored = asyncio.run(
             make_paraphrases(
                 self.items,

@@ -46,12 +46,9 @@ from debate_eval.tasks.cli.ablate_grid import (
     plot_rounds,
     shared_runs,
 )
+from debate_eval.tasks.cli.main import command_parser
 from debate_eval.tasks.cli.run import (
-    add_config_arguments,
-    add_execution_arguments,
-    add_method_arguments,
-    add_model_arguments,
-    add_selection_arguments,
+    add_run_arguments,
     request_from_args,
 )
 from debate_eval.tasks.data.datasets import load_items, resolve_data_dir, select_items
@@ -204,20 +201,13 @@ async def run_cells(
 
 def add_subparser(subparsers: Any) -> None:
     """Register ``ablate``."""
-    parser = subparsers.add_parser(
-        "ablate",
-        help="run a grid of methods / personas / rounds on the same items; write ablation.csv and .png",
-        description=__doc__.split("\n\n")[1].replace("``", "'") if __doc__ else None,
+    parser = command_parser(
+        subparsers, "ablate", handle_ablate, __doc__.split("\n\n")[1].replace("``", "'") if __doc__ else None
     )
-    add_selection_arguments(parser)
-    add_method_arguments(parser)
-    add_model_arguments(parser)
-    add_execution_arguments(parser)
-    add_config_arguments(parser)
+    add_run_arguments(parser)
     parser.add_argument(
         "--grid", action="append", default=[], metavar="KEY=V1,V2", help=f"KEY one of {', '.join(GRID_KEYS)}"
     )
-    parser.set_defaults(handler=handle_ablate)
 
 
 def handle_ablate(args: argparse.Namespace) -> int:

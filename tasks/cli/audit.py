@@ -18,17 +18,12 @@ from debate_eval.tasks.analysis.audit.card import FACETS, card_table
 from debate_eval.tasks.analysis.audit.self_preference import read_families
 from debate_eval.tasks.analysis.bootstrap import CI_METHODS, DEFAULT_CI_METHOD, DEFAULT_RESAMPLES
 from debate_eval.tasks.audit.plan import DEFAULT_PARAPHRASES, DEFAULT_REPEATS, AuditRequest
+from debate_eval.tasks.cli.main import command_parser
 from debate_eval.tasks.cli.run import (
-    add_config_arguments,
-    add_execution_arguments,
-    add_method_arguments,
-    add_model_arguments,
-    add_selection_arguments,
+    add_run_arguments,
     request_from_args,
 )
 from debate_eval.tasks.engine.config_file import request_toml
-
-HELP = "the judge card: agreement, stability, position and verbosity bias, scale use, robustness, injection"
 
 
 def _names(text: str) -> tuple[str, ...]:
@@ -46,22 +41,13 @@ def _positive(text: str) -> int:
 
 
 def add_subparser(subparsers: Any) -> None:
-    """Register ``audit``."""
-    parser = subparsers.add_parser(
-        "audit",
-        help=HELP,
-        description="Audit a judge configuration on your data: its agreement with the human ratings, its "
-        "stability when asked again, position and verbosity bias, scale use, robustness to paraphrase and "
-        "susceptibility to instructions planted in the judged text, each with a bootstrap interval and its n. "
-        "Writes OUT/card.json, OUT/card.md and OUT/report.html; every sub-run is an ordinary run directory under "
-        "OUT (show, meta-eval, report read it) and a rerun resumes. The calls each facet needs are printed "
-        "before anything runs.",
-    )
-    add_selection_arguments(parser)
-    add_method_arguments(parser)
-    add_model_arguments(parser)
-    add_execution_arguments(parser)
-    add_config_arguments(parser)
+    """Audit a judge configuration on your data: its agreement with the human ratings, its stability when asked again,
+    position and verbosity bias, scale use, robustness to paraphrase and susceptibility to instructions planted in
+    the judged text, each with a bootstrap interval and its n. Writes OUT/card.json, OUT/card.md and OUT/report.html;
+    every sub-run is an ordinary run directory under OUT (show, meta-eval, report read it) and a rerun resumes. The
+    calls each facet needs are printed before anything runs."""
+    parser = command_parser(subparsers, "audit", handle_audit, add_subparser.__doc__)
+    add_run_arguments(parser)
     for action in parser._actions:
         if action.dest == "method":
             action.help = "the method to audit, or several side by side: debate,geval (default: debate)"
@@ -118,7 +104,6 @@ def add_subparser(subparsers: Any) -> None:
         "or a JSON/CSV file (columns system, family); a judge model named there gets that family",
     )
     group.add_argument("--judge-family", help="self-preference: the judge's model family (default: from the map)")
-    parser.set_defaults(handler=handle_audit)
 
 
 def audit_request(args: argparse.Namespace, argv: list[str] | None = None) -> AuditRequest:

@@ -12,23 +12,19 @@ from typing import Any
 
 from debate_eval.agents.errors import UserError
 from debate_eval.tasks.analysis.bootstrap import DEFAULT_RESAMPLES
-from debate_eval.tasks.analysis.calibration import DEFAULT_FOLDS, Calibration, calibrate_records
+from debate_eval.tasks.analysis.calibration import DEFAULT_FOLDS, Calibration, calibrate_records, check_apply_run
 from debate_eval.tasks.analysis.labels import labelled_run_rows, scale_of_run
 from debate_eval.tasks.analysis.records import load_results, number, results_path
+from debate_eval.tasks.cli.main import command_parser
 from debate_eval.tasks.engine.rundir import refuse_run_file
 
 
 def add_subparser(subparsers: Any) -> None:
-    """Register ``calibrate``."""
-    parser = subparsers.add_parser(
-        "calibrate",
-        help="map a judge's scores onto the human scale from labelled items: error before/after, transfer by system",
-        description="Fit an isotonic (monotone) map from the judge's score to the human rating on the run's "
-        "labelled items; report the calibration error (MAE, ECE) before and after with bootstrap intervals, "
-        "cross-fitted so the 'after' is honest; test whether each system's residual differs from the others' "
-        "(Welch, Holm-adjusted); and give the calibrated mean of the unlabelled items, overall and per system, "
-        "with a cross-prediction-powered interval.",
-    )
+    """Fit an isotonic (monotone) map from the judge's score to the human rating on the run's labelled items; report the
+    calibration error (MAE, ECE) before and after with bootstrap intervals, cross-fitted so the 'after' is honest;
+    test whether each system's residual differs from the others' (Welch, Holm-adjusted); and give the calibrated mean
+    of the unlabelled items, overall and per system, with a cross-prediction-powered interval."""
+    parser = command_parser(subparsers, "calibrate", handle_calibrate, add_subparser.__doc__)
     parser.add_argument("run", metavar="RUN", help="a run directory (or its results.jsonl)")
     parser.add_argument(
         "--labels",
@@ -36,7 +32,10 @@ def add_subparser(subparsers: Any) -> None:
         help="human labels (labels.jsonl from the label command): they are the ratings, in place of the dataset's",
     )
     parser.add_argument(
-        "--apply", metavar="RUN", help="apply the map to this run's scores (default: the run's unlabelled items)"
+        "--apply",
+        metavar="RUN",
+        help="apply the map to this run's scores (default: the run's unlabelled items); a run of the same judge "
+        "model, method, aspect and scale",
     )
     parser.add_argument(
         "--folds", type=int, default=DEFAULT_FOLDS, help=f"cross-fitting folds (default {DEFAULT_FOLDS})"
@@ -55,7 +54,6 @@ def add_subparser(subparsers: Any) -> None:
         help="also write each scored item of the run (of --apply's run when given) with its calibrated score, "
         "one JSON line each: item_id, system_id, score, calibrated",
     )
-    parser.set_defaults(handler=handle_calibrate)
 
 
 def handle_calibrate(args: argparse.Namespace) -> int:
@@ -72,6 +70,8 @@ def handle_calibrate(args: argparse.Namespace) -> int:
     other = load_results([results_path(args.apply)]) if args.apply else None
     aspects = {str(row.aspect) for row in records}
     scale = scale_of_run(args.run, next(iter(aspects))) if len(aspects) == 1 else None
+    if args.apply:
+        check_apply_run(args.run, args.apply, next(iter(aspects)) if len(aspects) == 1 else None)
     options: dict[str, Any] = {"folds": args.folds, "bootstrap": args.bootstrap, "scale": scale}
     if args.seed is not None:
         options["seed"] = args.seed

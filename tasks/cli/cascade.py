@@ -14,19 +14,21 @@ import json
 from typing import Any
 
 from debate_eval.agents.errors import UserError
-from debate_eval.tasks.analysis.cascade import DEFAULT_MIN_DECIDED, CascadeReport, agreement_lower_bound
+from debate_eval.tasks.analysis.cascade import (
+    DEFAULT_MIN_DECIDED,
+    NO_ITEM_ACCEPTED,
+    CascadeReport,
+    agreement_lower_bound,
+)
+from debate_eval.tasks.cli.main import command_parser
 
 
 def add_subparser(subparsers: Any) -> None:
-    """Register ``cascade``."""
-    parser = subparsers.add_parser(
-        "cascade",
-        help="escalate with a guarantee: judge 1 when sure, else judge 2, else a person (thresholds from labels)",
-        description="Over finished runs of the same items (cheapest judge first), choose each judge's "
-        "confidence threshold on a labelled calibration split so that the agreement with the human labels on "
-        "the items the cascade decides is at least --alpha with probability at least 1 - --delta (Trust or "
-        "Escalate: fixed-sequence testing with exact binomial bounds); report on the held-out split.",
-    )
+    """Over finished runs of the same items (cheapest judge first), choose each judge's confidence threshold on a
+    labelled calibration split so that the agreement with the human labels on the items the cascade decides is at
+    least --alpha with probability at least 1 - --delta (Trust or Escalate: fixed-sequence testing with exact
+    binomial bounds); report on the held-out split."""
+    parser = command_parser(subparsers, "cascade", handle_cascade, add_subparser.__doc__)
     parser.add_argument("runs", nargs="+", metavar="RUN", help="run directories of the same items, cheapest first")
     parser.add_argument("--alpha", type=float, required=True, help="target agreement on the decided items, e.g. 0.8")
     parser.add_argument(
@@ -58,7 +60,6 @@ def add_subparser(subparsers: Any) -> None:
         help=f"test a threshold only with this many calibration items above it (default {DEFAULT_MIN_DECIDED})",
     )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
-    parser.set_defaults(handler=handle_cascade)
 
 
 def handle_cascade(args: argparse.Namespace) -> int:
@@ -102,10 +103,11 @@ def format_report(report: CascadeReport) -> str:
         value = f"{threshold.value:.4g}" if threshold.decides else "never"
         decided = f"{threshold.decided}/{threshold.reached}"
         agree = f"{threshold.agreed / threshold.decided:.3f}" if threshold.decided else "-"
-        lines.append(
-            f"{name[:28]:<28} {value:>10} {decided:>15} {agree:>7} {threshold.lower_bound:>7.3f} {shares[name]:>11.1%}"
-        )
+        bound = f"{threshold.lower_bound:.3f}" if threshold.decided else "n/a"
+        lines.append(f"{name[:28]:<28} {value:>10} {decided:>15} {agree:>7} {bound:>7} {shares[name]:>11.1%}")
     lines.append(f"{'(a person)':<28} {'':>10} {'':>15} {'':>7} {'':>7} {shares['abstained']:>11.1%}")
+    if not all(threshold.decided for threshold in report.thresholds):
+        lines.append(f"bound {NO_ITEM_ACCEPTED}: a judge never trusted decides no calibration item")
     lines.append("")
     if report.test.agreement is None:
         lines.append("held out: the cascade decided no item")

@@ -8,45 +8,42 @@ import argparse
 import json
 from typing import Any
 
+from debate_eval.tasks.cli.main import command_parser
+from debate_eval.tasks.data.datasets import describe_source
 from debate_eval.tasks.data.packaged import has_packaged_copy
-from debate_eval.tasks.data.registry import PAIRWISE, PAIRWISE_LABELS, DatasetSpec, all_datasets, describe_source
+from debate_eval.tasks.data.registry import PAIRWISE, PAIRWISE_LABELS, DatasetSpec, all_datasets
 
 
 def format_aspects(spec: DatasetSpec) -> str:
     """``coherence (1-5), fluency (1-5)``; a pairwise set's aspect shows its labels."""
-    parts = []
-    for aspect, scale in spec.aspects.items():
-        if scale is None:
-            parts.append(f"{aspect} ({'/'.join(PAIRWISE_LABELS)})")
-        else:
-            parts.append(f"{aspect} ({scale[0]:g}-{scale[1]:g})")
-    return ", ".join(parts)
+    return ", ".join(
+        f"{aspect} ({'/'.join(PAIRWISE_LABELS) if scale is None else f'{scale[0]:g}-{scale[1]:g}'})"
+        for aspect, scale in spec.aspects.items()
+    )
 
 
 def dataset_rows(data_dir: str | None = None) -> list[dict[str, Any]]:
     """One JSON-ready description per registered dataset."""
-    rows = []
-    for name, spec in all_datasets().items():
-        rows.append(
-            {
-                "name": name,
-                "description": spec.description,
-                "kind": spec.kind,
-                "task_type": spec.task_type,
-                "level": spec.level,
-                "aspects": {a: None if s is None else list(s) for a, s in spec.aspects.items()},
-                "inputs": list(spec.inputs),
-                "variants": {spec.variant_option: list(spec.variants)} if spec.variants else {},
-                "shipped": has_packaged_copy(spec),
-                "read_from": describe_source(name, data_dir),
-                "file": spec.relative_path,
-                "upstream_url": spec.upstream_url,
-                "git_blob_id": spec.git_blob_id,
-                "licence": spec.licence,
-                "attribution": spec.attribution,
-            }
-        )
-    return rows
+    return [
+        {
+            "name": name,
+            "description": spec.description,
+            "kind": spec.kind,
+            "task_type": spec.task_type,
+            "level": spec.level,
+            "aspects": {a: None if s is None else list(s) for a, s in spec.aspects.items()},
+            "inputs": list(spec.inputs),
+            "variants": {spec.variant_option: list(spec.variants)} if spec.variants else {},
+            "shipped": has_packaged_copy(spec),
+            "read_from": describe_source(name, data_dir),
+            "file": spec.relative_path,
+            "upstream_url": spec.upstream_url,
+            "git_blob_id": spec.git_blob_id,
+            "licence": spec.licence,
+            "attribution": spec.attribution,
+        }
+        for name, spec in all_datasets().items()
+    ]
 
 
 def format_datasets(rows: list[dict[str, Any]]) -> str:
@@ -82,17 +79,12 @@ def _datasets(args: argparse.Namespace) -> int:
 
 
 def add_subparser(subparsers: Any) -> None:
-    """Register ``datasets`` (and ``aspects``, hidden: ``datasets --brief``)."""
-    parser = subparsers.add_parser(
-        "datasets",
-        help="list the datasets: aspects and scales, task type, level, where each is read from",
-        description="List every registered dataset: its aspects with their human scales, task type, "
-        "meta-evaluation level, inputs, licence, and where its file is read from now.",
-    )
+    """List every registered dataset: its aspects with their human scales, task type, meta-evaluation level, inputs,
+    licence, and where its file is read from now."""
+    parser = command_parser(subparsers, "datasets", _datasets, add_subparser.__doc__)
     parser.add_argument("--data-dir", help="data folder to look in (default: $DEBATE_EVAL_DATA_DIR)")
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="machine-readable output")
     output.add_argument("--brief", action="store_true", help="one line per dataset: its aspects and scales")
-    parser.set_defaults(handler=_datasets)
     alias = subparsers.add_parser("aspects", description="The earlier name of 'datasets --brief'.")
     alias.set_defaults(handler=_datasets, brief=True)

@@ -16,6 +16,7 @@ from typing import Any
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.models.settings import stable_hash
 from debate_eval.tasks.analysis.ensemble import WEIGHTINGS, AspectFit, fit_ensemble
+from debate_eval.tasks.cli.main import command_parser
 from debate_eval.tasks.engine.results import ResultsWriteError, write_json_atomic
 from debate_eval.tasks.engine.rundir import RunDir
 
@@ -24,14 +25,10 @@ DEV_FILE = "dev.jsonl"
 
 
 def add_subparser(subparsers: Any) -> None:
-    """Register ``ensemble``."""
-    parser = subparsers.add_parser(
-        "ensemble",
-        help="combine runs of the same items (submetrics) into a per-aspect weighted ensemble (DialEvalML)",
-        description="Per dataset/aspect, fit weights on a dev split of the human ratings (by group when the data "
-        "has groups) and score the test split; writes a run directory meta-eval reads (its results.jsonl holds "
-        "the test items only) and weights.json.",
-    )
+    """Per dataset/aspect, fit weights on a dev split of the human ratings (by group when the data has groups) and score
+    the test split; writes a run directory meta-eval reads (its results.jsonl holds the test items only) and
+    weights.json."""
+    parser = command_parser(subparsers, "ensemble", handle_ensemble, add_subparser.__doc__)
     parser.add_argument("runs", nargs="+", metavar="RUN", help="run directories (or results.jsonl) on the same items")
     parser.add_argument("--out", required=True, help="the ensemble's run directory")
     parser.add_argument(
@@ -44,7 +41,6 @@ def add_subparser(subparsers: Any) -> None:
         help="correlation: the paper's correlation re-scaling (default); regression: non-negative least squares",
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the dev/test split (default 0)")
-    parser.set_defaults(handler=handle_ensemble)
 
 
 def _write_jsonl(path: Path, records: list[dict[str, Any]]) -> None:

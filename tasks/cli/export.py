@@ -5,22 +5,18 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from debate_eval.tasks.cli.main import command_parser
+
 FORMATS = ("inspect",)
 
 
 def add_subparser(subparsers: Any) -> None:
-    """Register ``export``."""
-    parser = subparsers.add_parser(
-        "export",
-        help="write a run in another tool's format (an inspect_ai eval log, for inspect view)",
-        description="Write a run directory in another tool's format. inspect: an inspect_ai eval log (.eval or "
-        ".json), one sample per item with the transcript as its messages and the score, for inspect view "
-        "(needs the [inspect] extra).",
-    )
+    """Write a run directory in another tool's format. inspect: an inspect_ai eval log (.eval or .json), one sample per
+    item with the transcript as its messages and the score, for inspect view (needs the [inspect] extra)."""
+    parser = command_parser(subparsers, "export", handle_export, add_subparser.__doc__)
     parser.add_argument("run", metavar="RUN", help="the run directory")
     parser.add_argument("--format", choices=FORMATS, required=True, help="the format to write")
     parser.add_argument("--out", required=True, metavar="FILE", help="the file to write (.eval or .json)")
-    parser.set_defaults(handler=handle_export)
 
 
 def handle_export(args: argparse.Namespace) -> int:

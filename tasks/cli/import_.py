@@ -29,18 +29,15 @@ from debate_eval.tasks.analysis.imports.common import (
     write_run,
 )
 from debate_eval.tasks.analysis.win_rates import baseline_win_rates, win_rate_table
+from debate_eval.tasks.cli.main import command_parser
 from debate_eval.tasks.data.templates import parse_scale
 from debate_eval.tasks.engine.record import Record
 
 
 def add_subparser(subparsers: Any) -> None:
-    """Register ``import``."""
-    parser = subparsers.add_parser(
-        "import",
-        help="turn published judge outputs into a run directory (show, rescore and meta-eval accept it)",
-        description="Import a paper's released judge outputs; the project's parser is applied and the raw "
-        "text kept. Rows that match no item of the dataset are listed, never skipped silently.",
-    )
+    """Import a paper's released judge outputs; the project's parser is applied and the raw text kept. Rows that match
+    no item of the dataset are listed, never skipped silently."""
+    parser = command_parser(subparsers, "import", handle_import, add_subparser.__doc__)
     parser.add_argument("format", choices=list(FORMATS), metavar="FORMAT", help=f"one of {', '.join(FORMATS)}")
     parser.add_argument("files", nargs="+", metavar="FILE", help="released result files")
     parser.add_argument("--out", required=True, help="a new run directory to write")
@@ -54,7 +51,6 @@ def add_subparser(subparsers: Any) -> None:
     parser.add_argument("--fields", help="jsonl: id=COLUMN,text=COLUMN (default id=id,text=text)")
     parser.add_argument("--method", help="jsonl: the method the answers came from (default geval)")
     parser.add_argument("--data-dir", help="dataset folder (default: $DEBATE_EVAL_DATA_DIR, download folder)")
-    parser.set_defaults(handler=handle_import)
 
 
 def _merge(results: list[tuple[Path, ImportResult, str]]) -> tuple[list[dict[str, Any]], list[Record], int]:

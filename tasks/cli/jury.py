@@ -13,17 +13,14 @@ from typing import Any
 
 from debate_eval.debates.kit.combine import COMBINES, MAJORITY
 from debate_eval.tasks.analysis.jury import SPLITS, UNSCORED
+from debate_eval.tasks.cli.main import command_parser
 
 
 def add_subparser(subparsers: Any) -> None:
-    """Register ``jury``."""
-    parser = subparsers.add_parser(
-        "jury",
-        help="combine several judges' runs of the same items (one per model/provider) into a jury's run",
-        description="Per item, the jurors' scores or verdicts combined by mean or majority; a split jury left "
-        "unscored (or given the combination's own answer); the jurors' agreement recorded as the confidence, "
-        "so 'debate-eval cascade JURY STRONGER' escalates the split ones. Writes a run directory.",
-    )
+    """Per item, the jurors' scores or verdicts combined by mean or majority; a split jury left unscored (or given the
+    combination's own answer); the jurors' agreement recorded as the confidence, so 'debate-eval cascade JURY
+    STRONGER' escalates the split ones. Writes a run directory."""
+    parser = command_parser(subparsers, "jury", handle_jury, add_subparser.__doc__)
     parser.add_argument("runs", nargs="+", metavar="RUN", help="the jurors' run directories, of the same items")
     parser.add_argument(
         "--out", required=True, help="the jury's run directory: a new one (one holding results is refused)"
@@ -38,7 +35,6 @@ def add_subparser(subparsers: Any) -> None:
         help="a majority with no single most common answer: unscored (default; listed), or combine (a tie for "
         "verdicts, the mean of the tied scores)",
     )
-    parser.set_defaults(handler=handle_jury)
 
 
 def handle_jury(args: argparse.Namespace) -> int:

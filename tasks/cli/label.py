@@ -8,18 +8,14 @@ from typing import Any
 
 from debate_eval.tasks.analysis.label_choice import CHOICES, DEFAULT_LABELS, STRATIFIED
 from debate_eval.tasks.analysis.report.label_page import label_page
+from debate_eval.tasks.cli.main import command_parser
 
 
 def add_subparser(subparsers: Any) -> None:
-    """Register ``label``."""
-    parser = subparsers.add_parser(
-        "label",
-        help="write a self-contained page to label chosen items of a run (downloads labels.jsonl for --labels)",
-        description="Write one HTML file that opens offline: --n items of the run, each with its judged texts, a "
-        "rating control on the run's scale (a verdict for pairwise runs) and the judge's transcript collapsed. "
-        "Progress stays in the browser; the page downloads labels.jsonl, which meta-eval, calibrate and the "
-        "systems' PPI read with --labels FILE.",
-    )
+    """Write one HTML file that opens offline: --n items of the run, each with its judged texts, a rating control on the
+    run's scale (a verdict for pairwise runs) and the judge's transcript collapsed. Progress stays in the browser;
+    the page downloads labels.jsonl, which meta-eval, calibrate and the systems' PPI read with --labels FILE."""
+    parser = command_parser(subparsers, "label", handle_label, add_subparser.__doc__)
     parser.add_argument("run", metavar="RUN", help="a run directory (or its results.jsonl)")
     parser.add_argument(
         "--n", type=int, default=DEFAULT_LABELS, help=f"items to label (default {DEFAULT_LABELS}; all if fewer)"
@@ -33,10 +29,13 @@ def add_subparser(subparsers: Any) -> None:
         "not a random sample), random",
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the random draw (default 0)")
-    parser.add_argument("--out", default="label.html", help="the HTML file to write (default: label.html)")
+    parser.add_argument(
+        "--out",
+        default="label.html",
+        help="the HTML file to write (default: label.html); an existing file is replaced only if it is a label page",
+    )
     parser.add_argument("--title", help="the page title (default: Label RUN)")
     parser.add_argument("--data-dir", help="dataset folder for the judged texts (default: as for 'run')")
-    parser.set_defaults(handler=handle_label)
 
 
 def handle_label(args: argparse.Namespace) -> int:

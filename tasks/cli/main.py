@@ -14,16 +14,16 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.redaction import redact
 from debate_eval.tasks.engine.environment import prepare_environment
 
-# Every command: the module that registers it (``add_subparser(subparsers)``) and its one line of --help. Only
-# the module of the command given is imported (``--help`` alone imports none), so the command line starts fast;
-# tests/tasks/cli/test_help.py checks these lines against the modules' own.
+# Every command: the module that registers it (``add_subparser(subparsers)``, through :func:`command_parser`)
+# and its one line of --help. Only the module of the command given is imported (``--help`` alone imports none),
+# so the command line starts fast; tests/tasks/cli/test_help.py checks the lines listed against the commands'.
 COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("debate_eval.tasks.cli.run", "evaluate one dataset/aspect"),
     "datasets": (
@@ -115,6 +115,16 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 HIDDEN = {"aspects": "datasets"}  # earlier command names, still accepted, not listed
 ALL = "*"
+
+
+def command_parser(
+    subparsers: Any, name: str, handler: Callable[[argparse.Namespace], int], description: str | None, **options: Any
+) -> argparse.ArgumentParser:
+    """Register command ``name``: its line of --help from :data:`COMMANDS`, ``description`` at the top of its own
+    --help, ``handler`` run on its parsed arguments (``options``: more of ``add_parser``'s, such as ``usage``)."""
+    parser = subparsers.add_parser(name, help=COMMANDS[name][1], description=description, **options)
+    parser.set_defaults(handler=handler)
+    return parser
 
 
 class _Version(argparse.Action):

@@ -11,19 +11,16 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from debate_eval.tasks.cli.main import command_parser
+
 
 def add_subparser(subparsers: Any) -> None:
-    """Register ``merge``."""
-    parser = subparsers.add_parser(
-        "merge",
-        help="join the shard directories of one run (run --shard K/N) into one run directory",
-        description="Write one run directory from shard directories of one configuration (run --shard K/N): "
-        "the configurations must match, an item finished in two shards counts once, a failed line is "
-        "superseded by a finished one. meta-eval, report and show read the result as any run.",
-    )
+    """Write one run directory from shard directories of one configuration (run --shard K/N): the configurations must
+    match, an item finished in two shards counts once, a failed line is superseded by a finished one. meta-eval,
+    report and show read the result as any run."""
+    parser = command_parser(subparsers, "merge", handle_merge, add_subparser.__doc__)
     parser.add_argument("out", metavar="OUT", help="a new run directory to write")
     parser.add_argument("shards", nargs="+", metavar="SHARD_DIR", help="the shard run directories")
-    parser.set_defaults(handler=handle_merge)
 
 
 def handle_merge(args: argparse.Namespace) -> int:

@@ -61,6 +61,7 @@ from debate_eval.tasks.analysis.meta_eval import compare_runs, meta_evaluate
 from debate_eval.tasks.analysis.records import iter_checked, load_results, require_human_ratings, results_path
 from debate_eval.tasks.analysis.references import REFERENCE_NAMES
 from debate_eval.tasks.analysis.win_rates import baseline_win_rates, has_baseline, read_difficulty, win_rate_table
+from debate_eval.tasks.cli.main import command_parser
 from debate_eval.tasks.engine.reread import mixed_versions_warning
 
 ALL_REFERENCES = "all"
@@ -167,15 +168,11 @@ def _warn_parsers(records: Any, where: str) -> None:
 
 
 def add_subparser(subparsers: Any) -> None:
-    """Register ``meta-eval``."""
-    parser = subparsers.add_parser(
-        "meta-eval",
-        help="correlate a run's scores (or verdicts) with the human ratings, with bootstrap intervals",
-        description="Correlations between predicted and human scores (per group, averaged, for SummEval and "
-        "Topical-Chat, and pooled for Topical-Chat; per item for FED), beside the published row for the run's "
-        "method and dataset; pairwise runs get accuracy, Cohen's kappa, macro-F1, and consistency/agreement with "
-        "--swap. Later files and later lines win for a repeated item.",
-    )
+    """Correlations between predicted and human scores (per group, averaged, for SummEval and Topical-Chat, and pooled
+    for Topical-Chat; per item for FED), beside the published row for the run's method and dataset; pairwise runs get
+    accuracy, Cohen's kappa, macro-F1, and consistency/agreement with --swap. Later files and later lines win for a
+    repeated item."""
+    parser = command_parser(subparsers, "meta-eval", handle_meta_eval, add_subparser.__doc__)
     parser.add_argument("results", nargs="+", metavar="RUN", help="run directories (or their results.jsonl)")
     parser.add_argument(
         "--labels",
@@ -251,4 +248,3 @@ def add_subparser(subparsers: Any) -> None:
         action="store_true",
         help="with --fail-under: compare the lower 95%% CI bound instead of the figure (too few units fail)",
     )
-    parser.set_defaults(handler=handle_meta_eval)

@@ -7,18 +7,14 @@ import json
 from typing import Any
 
 from debate_eval.debates.base import Method, all_methods, method_options, method_source
+from debate_eval.tasks.cli.main import command_parser
 
 
 def add_subparser(subparsers: Any) -> None:
-    """Register ``methods``."""
-    parser = subparsers.add_parser(
-        "methods",
-        help="list the evaluation methods (built-in and installed plugins) with their task types and options",
-        description="List every method 'run --method NAME' accepts: built-ins and the plugins installed "
-        "through the entry point group debate_eval.methods.",
-    )
+    """List every method 'run --method NAME' accepts: built-ins and the plugins installed through the entry point group
+    debate_eval.methods."""
+    parser = command_parser(subparsers, "methods", handle_methods, add_subparser.__doc__)
     parser.add_argument("--json", action="store_true", help="a JSON list of objects instead of text")
-    parser.set_defaults(handler=handle_methods)
 
 
 def describe_method(method: Method[Any]) -> dict[str, Any]:

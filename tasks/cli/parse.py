@@ -13,22 +13,18 @@ from typing import Any
 
 from debate_eval.debates.scoring.scores import parse_score
 from debate_eval.debates.scoring.verdicts import parse_verdict
+from debate_eval.tasks.cli.main import command_parser
 from debate_eval.tasks.data.templates import parse_scale
 
 
 def add_subparser(subparsers: Any) -> None:
-    """Register ``parse``."""
-    parser = subparsers.add_parser(
-        "parse",
-        help="parse one raw answer: the score (or verdict) and the rule that produced it",
-        description="Parse one judge answer exactly as a run does, and print the value and the rule.",
-    )
+    """Parse one judge answer exactly as a run does, and print the value and the rule."""
+    parser = command_parser(subparsers, "parse", handle_parse, add_subparser.__doc__)
     parser.add_argument("text", metavar="TEXT", help="the raw answer ('-' reads it from standard input)")
     parser.add_argument("--scale", default="1-5", metavar="LO-HI", help="the score scale (default 1-5)")
     parser.add_argument("--aspect", help="the aspect, accepted as a score label (e.g. coherence)")
     parser.add_argument("--verdict", action="store_true", help="parse a pairwise verdict (first/second/tie)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
-    parser.set_defaults(handler=handle_parse)
 
 
 def handle_parse(args: argparse.Namespace) -> int:

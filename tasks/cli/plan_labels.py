@@ -14,19 +14,14 @@ import math
 from typing import Any
 
 from debate_eval.agents.errors import UserError
+from debate_eval.tasks.cli.main import command_parser
 
 
 def add_subparser(subparsers: Any) -> None:
-    """Register ``plan-labels``."""
-    parser = subparsers.add_parser(
-        "plan-labels",
-        help="from a pilot's labelled items, the human labels a target interval width needs, with and without "
-        "the judge",
-        description="From a pilot run's outputs that carry a human rating beside the judge's score: per system, "
-        "how many human labels a 95% interval of its mean human score at most --width wide needs from the "
-        "ratings alone (t interval) and with the judge's scores of every output (prediction-powered "
-        "inference, PPI++).",
-    )
+    """From a pilot run's outputs that carry a human rating beside the judge's score: per system, how many human labels
+    a 95% interval of its mean human score at most --width wide needs from the ratings alone (t interval) and with
+    the judge's scores of every output (prediction-powered inference, PPI++)."""
+    parser = command_parser(subparsers, "plan-labels", handle_plan_labels, add_subparser.__doc__)
     parser.add_argument("run", metavar="RUN", help="the pilot run directory (or its results.jsonl)")
     parser.add_argument("--width", type=float, required=True, help="the target width of the 95%% interval")
     parser.add_argument(
@@ -37,7 +32,6 @@ def add_subparser(subparsers: Any) -> None:
         help="outputs per system the judge will score (default: each system's scored outputs in the run)",
     )
     parser.add_argument("--json", action="store_true", help="print the plan as JSON")
-    parser.set_defaults(handler=handle_plan_labels)
 
 
 def handle_plan_labels(args: argparse.Namespace) -> int:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
+from debate_eval.tasks.cli.main import command_parser
 from debate_eval.tasks.cli.run import (
     add_method_arguments,
     add_model_arguments,
@@ -34,13 +35,9 @@ from debate_eval.tasks.engine.session import Session, SessionOptions, evaluate_o
 
 
 def add_subparser(subparsers: Any) -> None:
-    """Register ``repeat``."""
-    parser = subparsers.add_parser(
-        "repeat",
-        help="rerun the same items several times without the cache and count differing final scores",
-        description="The DEBATE paper's due-diligence check (Appendix E.1): evaluate a few random items many "
-        "times with the response cache off and count the items whose final score changed.",
-    )
+    """The DEBATE paper's due-diligence check (Appendix E.1): evaluate a few random items many times with the response
+    cache off and count the items whose final score changed."""
+    parser = command_parser(subparsers, "repeat", handle_repeat, add_subparser.__doc__)
     group = parser.add_argument_group("what to evaluate")
     group.add_argument("--dataset", required=True)
     group.add_argument("--aspect", required=True)
@@ -55,7 +52,6 @@ def add_subparser(subparsers: Any) -> None:
     parser.add_argument("--out", default="runs/repeat", help="where repeat.jsonl and repeat.json go")
     parser.add_argument("--concurrency", type=positive_int)
     parser.add_argument("--no-preflight", action="store_true", default=None, help="skip the one-request endpoint check")
-    parser.set_defaults(handler=handle_repeat)
 
 
 def choose_items(items: Sequence[Item], count: int, seed: int) -> list[Item]:

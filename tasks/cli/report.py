@@ -7,18 +7,15 @@ from typing import Any
 
 from debate_eval.tasks.analysis.bootstrap import CI_METHODS, DEFAULT_CI_METHOD
 from debate_eval.tasks.analysis.report import write_report
+from debate_eval.tasks.cli.main import command_parser
 from debate_eval.tasks.engine.rundir import refuse_run_file
 
 
 def add_subparser(subparsers: Any) -> None:
-    """Register ``report``."""
-    parser = subparsers.add_parser(
-        "report",
-        help="write one self-contained HTML page (overview, plots, items, transcripts) for one or several runs",
-        description="Write one HTML file that opens offline: each run's settings, models, tokens and cost, the "
-        "meta-evaluation with bootstrap intervals beside the papers' numbers, plots, and every item with its "
-        "transcript. Several runs of the same items are compared side by side.",
-    )
+    """Write one HTML file that opens offline: each run's settings, models, tokens and cost, the meta-evaluation with
+    bootstrap intervals beside the papers' numbers, plots, and every item with its transcript. Several runs of the
+    same items are compared side by side."""
+    parser = command_parser(subparsers, "report", handle_report, add_subparser.__doc__)
     parser.add_argument("runs", nargs="+", metavar="RUN", help="run directories (or their results.jsonl)")
     parser.add_argument("--out", default="report.html", help="the HTML file to write (default: report.html)")
     parser.add_argument("--title", help="the page title (default: the runs' labels)")
@@ -39,7 +36,6 @@ def add_subparser(subparsers: Any) -> None:
         help="human labels of the run's items (labels.jsonl from the label page): the page's agreement figures, "
         "scatter and reliability diagram read them in place of the dataset's ratings",
     )
-    parser.set_defaults(handler=handle_report)
 
 
 def handle_report(args: argparse.Namespace) -> int:

@@ -30,6 +30,7 @@ from typing import Any
 from debate_eval.agents.errors import UserError
 from debate_eval.debates.base import get_method
 from debate_eval.tasks.analysis.imports import FORMATS
+from debate_eval.tasks.cli.main import command_parser
 from debate_eval.tasks.data.datasets import load_items, resolve_data_dir
 from debate_eval.tasks.data.own_file import restore_dataset
 from debate_eval.tasks.data.templates import parse_scale
@@ -56,28 +57,26 @@ def reserve_backup(results: Path) -> Path:
 
 
 def add_subparser(subparsers: Any) -> None:
-    """Register ``rescore``."""
-    parser = subparsers.add_parser(
-        "rescore",
-        help="re-parse every item's deciding answer from its transcript (no model calls)",
-        description="Read every stored answer of a run again with the current score parser, exactly as a run "
-        "reads it, and write the re-parsed records; no model is called.",
-    )
+    """Read every stored answer of a run again with the current score parser, exactly as a run reads it, and write the
+    re-parsed records; no model is called."""
+    parser = command_parser(subparsers, "rescore", handle_rescore, add_subparser.__doc__)
     parser.add_argument("results", help="a results.jsonl (its config.json must be beside it)")
     parser.add_argument("--data-dir", help="dataset folder (to know the texts under evaluation)")
     parser.add_argument("--dry-run", action="store_true", help="report what would change, write nothing")
-    parser.set_defaults(handler=handle_rescore)
 
 
 def _load_config(results: Path) -> dict[str, Any]:
-    path = RunDir.of_results(results).config_path
+    run_dir = RunDir.of_results(results)
+    path = run_dir.config_path
+    if not path.is_file():
+        raise UserError(f"{path}: not found; rescore needs the run's config.json beside {results.name}")
+    config = run_dir.config_if_readable() or {}
+    edited = edit_note(path, config)
+    if edited:
+        raise UserError(
+            f"{edited}; rescore reads the run's settings from it: rerun the run's own command to restore it"
+        )
     try:
-        config = json.loads(path.read_text(encoding="utf-8"))
-        edited = edit_note(path, config) if isinstance(config, dict) else None
-        if edited:
-            raise UserError(
-                f"{edited}; rescore reads the run's settings from it: rerun the run's own command to restore it"
-            )
         result_config = config["result_config"]
         return {
             "dataset": result_config["dataset"],
@@ -93,9 +92,7 @@ def _load_config(results: Path) -> dict[str, Any]:
                 if part["template"]["scale"]
             },
         }
-    except FileNotFoundError:
-        raise UserError(f"{path}: not found; rescore needs the run's config.json beside {results.name}") from None
-    except (json.JSONDecodeError, KeyError, TypeError):
+    except (KeyError, TypeError):
         raise UserError(f"{path}: not a debate-eval config.json (missing result_config)") from None
 
 

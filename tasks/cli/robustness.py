@@ -33,12 +33,9 @@ from debate_eval.tasks.analysis.robustness import (
     plot,
     write_csv,
 )
+from debate_eval.tasks.cli.main import command_parser
 from debate_eval.tasks.cli.run import (
-    add_config_arguments,
-    add_execution_arguments,
-    add_method_arguments,
-    add_model_arguments,
-    add_selection_arguments,
+    add_run_arguments,
     positive_int,
     request_from_args,
 )
@@ -54,27 +51,19 @@ from debate_eval.tasks.engine.runner import run
 
 
 def add_subparser(subparsers: Any) -> None:
-    """Register ``robustness``."""
-    parser = subparsers.add_parser(
-        "robustness",
-        help="the same items in several languages, or with paraphrased responses: correlation and score drift",
-        description="Run a method per language (--languages, xDial-Eval) or on N paraphrases of each judged "
-        "response (--paraphrases) and report per variant the correlation with the humans and how far the scores "
-        "move; writes OUT/robustness.csv, robustness.json and robustness.png. Reruns resume.",
-    )
-    add_selection_arguments(parser)
+    """Run a method per language (--languages, xDial-Eval) or on N paraphrases of each judged response (--paraphrases)
+    and report per variant the correlation with the humans and how far the scores move; writes OUT/robustness.csv,
+    robustness.json and robustness.png. Reruns resume."""
+    parser = command_parser(subparsers, "robustness", handle_robustness, add_subparser.__doc__)
+    add_run_arguments(parser)
     for action in parser._actions:  # --aspect: the dataset's only aspect when not given (xDial-Eval: overall)
         if "--aspect" in action.option_strings:
             action.required = False
-    add_method_arguments(parser)
-    add_model_arguments(parser)
-    add_execution_arguments(parser)
-    add_config_arguments(parser)
     group = parser.add_argument_group("robustness")
     group.add_argument("--languages", help="comma-separated xDial-Eval languages, e.g. english,chinese,german")
     group.add_argument("--paraphrases", type=positive_int, help="rewrites of each judged response to judge")
     group.add_argument("--paraphrase-model", help="the model that writes the paraphrases (default: --model)")
-    parser.set_defaults(handler=handle_robustness, method="dialevalml")
+    parser.set_defaults(method="dialevalml")
 
 
 def _records(out: Path) -> list[ScoreRow]:

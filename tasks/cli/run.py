@@ -24,6 +24,7 @@ from debate_eval.debates.base import (
     non_negative_int,
     positive_int,
 )
+from debate_eval.tasks.cli.main import command_parser
 from debate_eval.tasks.data.datasets import get_dataset
 from debate_eval.tasks.engine import flags
 from debate_eval.tasks.engine.config_file import read_request_file, request_toml
@@ -79,11 +80,6 @@ FLAG_TYPES: dict[str, Callable[[str], Any]] = {
     NON_NEGATIVE_INT: non_negative_int,
     FLOAT: float,
 }
-
-
-def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
-    """Which data: dataset, aspect, items."""
-    add_request_flags(parser, flags.SELECTION_FLAGS)
 
 
 def flag_type(convert: Callable[[str], Any]) -> Callable[[str], Any]:
@@ -148,29 +144,29 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     add_request_flags(parser, flags.MODEL_FLAGS, flags.REQUEST_FLAGS)
 
 
-def add_execution_arguments(parser: argparse.ArgumentParser) -> None:
-    """How to execute (does not change results): execution, scale-out, batch mode."""
+def add_run_arguments(parser: argparse.ArgumentParser) -> None:
+    """Every flag of ``run``: which data (dataset, aspect, items), how to evaluate, which models, how to execute
+    (does not change results: execution, scale-out, batch mode) and the config file."""
+    add_request_flags(parser, flags.SELECTION_FLAGS)
+    add_method_arguments(parser)
+    add_model_arguments(parser)
     add_request_flags(parser, flags.EXECUTION_FLAGS, flags.SCALE_OUT_FLAGS, flags.BATCH_FLAGS)
+    add_config_arguments(parser)
 
 
 def add_subparser(subparsers: Any) -> None:
-    """Register ``run``."""
-    parser = subparsers.add_parser(
+    """Evaluate one dataset/aspect with DEBATE (or a baseline) and write results.jsonl, config.json and summary.json
+    into the run directory. Models: with no API key ($OPENAI_API_KEY) and no base URL (--base-url, $OPENAI_BASE_URL),
+    every role uses the embedded local model (SmolLM2-135M served by llama.cpp, offline: it tests the pipeline, it
+    judges at chance); give a key or a base URL to use an OpenAI-compatible endpoint."""
+    parser = command_parser(
+        subparsers,
         "run",
+        handle_run,
+        add_subparser.__doc__,
         usage="debate-eval run --dataset NAME|FILE --aspect NAME [--method NAME] [options]",
-        help="evaluate one dataset/aspect",
-        description="Evaluate one dataset/aspect with DEBATE (or a baseline) and write results.jsonl, "
-        "config.json and summary.json into the run directory. Models: with no API key ($OPENAI_API_KEY) and no "
-        "base URL (--base-url, $OPENAI_BASE_URL), every role uses the embedded local model (SmolLM2-135M served "
-        "by llama.cpp, offline: it tests the pipeline, it judges at chance); give a key or a base URL to use an "
-        "OpenAI-compatible endpoint.",
     )
-    add_selection_arguments(parser)
-    add_method_arguments(parser)
-    add_model_arguments(parser)
-    add_execution_arguments(parser)
-    add_config_arguments(parser)
-    parser.set_defaults(handler=handle_run)
+    add_run_arguments(parser)
 
 
 def add_config_arguments(parser: argparse.ArgumentParser) -> None:

@@ -15,18 +15,15 @@ import sys
 from typing import Any
 
 from debate_eval.tasks.analysis.select import DEFAULT_DEV_SHARE, DEFAULT_LEVEL, Selection
+from debate_eval.tasks.cli.main import command_parser
 
 
 def add_subparser(subparsers: Any) -> None:
-    """Register ``select``."""
-    parser = subparsers.add_parser(
-        "select",
-        help="choose a judge from labels: the best candidate run on a dev split, confirmed on a held-out split",
-        description="Candidate runs of the same items, the simplest first: the one with the best agreement with "
-        "the human labels on a development split is compared with the simplest on a held-out split (McNemar, or "
-        "the paired test of meta-eval --compare); it is chosen only when significantly better, otherwise the "
-        "simplest is kept. Tokens (and dollars) per item beside each.",
-    )
+    """Candidate runs of the same items, the simplest first: the one with the best agreement with the human labels on a
+    development split is compared with the simplest on a held-out split (McNemar, or the paired test of meta-eval
+    --compare); it is chosen only when significantly better, otherwise the simplest is kept. Tokens (and dollars) per
+    item beside each."""
+    parser = command_parser(subparsers, "select", handle_select, add_subparser.__doc__)
     parser.add_argument(
         "runs", nargs="*", metavar="RUN", help="candidate run directories of the same items (or --candidate)"
     )
@@ -51,7 +48,6 @@ def add_subparser(subparsers: Any) -> None:
     )
     parser.add_argument("--json", action="store_true", help="print the selection as JSON")
     add_candidate_arguments(parser)
-    parser.set_defaults(handler=handle_select)
 
 
 SELECT_OWN = ("labels", "seed")  # select's own --labels FILE and --seed (the split's), not run's

@@ -18,6 +18,7 @@ from debate_eval.agents.errors import UserError
 from debate_eval.agents.models.answer_format import describe_answers
 from debate_eval.agents.redaction import environment_snapshot
 from debate_eval.debates.base import get_method
+from debate_eval.tasks.cli.main import command_parser
 from debate_eval.tasks.data.printable import escaped
 from debate_eval.tasks.engine.aspects import KEY_SEPARATOR
 from debate_eval.tasks.engine.record import Record
@@ -28,18 +29,13 @@ WIDTH = 100
 
 
 def add_subparser(subparsers: Any) -> None:
-    """Register ``show``."""
-    parser = subparsers.add_parser(
-        "show",
-        help="print a run's items, or one item's transcript",
-        description="Without --item: the run's template and one line per item (human score, score, Critic "
-        "agreement, rounds, parse status). With --item: that item's whole transcript, message by message, with "
-        "the score parsed from each answer and the rule that found it.",
-    )
+    """Without --item: the run's template and one line per item (human score, score, Critic agreement, rounds, parse
+    status). With --item: that item's whole transcript, message by message, with the score parsed from each answer
+    and the rule that found it."""
+    parser = command_parser(subparsers, "show", handle_show, add_subparser.__doc__)
     parser.add_argument("run_dir", help="a run directory (or its results.jsonl)")
     parser.add_argument("--item", help="item id (or a unique prefix / its position in the list, 1-based)")
     parser.add_argument("--full", action="store_true", help="do not shorten long messages")
-    parser.set_defaults(handler=handle_show)
 
 
 def _results_path(run_dir: str) -> Path:
@@ -58,14 +54,9 @@ def handle_show(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace, path: Path) -> int:
-    config_path = RunDir.of_results(path).config_path
-    answers = answers_line(config_path)
-    if answers:
-        print(answers)
+    for line in config_lines(RunDir.of_results(path).config_path, template=args.item is None):
+        print(line)
     if args.item is None:
-        header = template_line(config_path)
-        if header:
-            print(header)
         records = (record for _, record in iter_numbered_file(path, redact=True, messages=False))
         for line in table_lines(records):
             print(escaped(line, lines=True))
@@ -74,27 +65,21 @@ def _show(args: argparse.Namespace, path: Path) -> int:
     return 0
 
 
-def template_line(config_file: Path) -> str | None:
-    """``template: SOURCE (scale LO-HI)`` from a run's ``config.json`` (a ``--criteria`` run shows its
-    sentence); None without one."""
-    try:
-        template = json.loads(config_file.read_text(encoding="utf-8"))["result_config"]["template"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    if not isinstance(template, dict) or not template.get("source"):
-        return None
-    return f"template: {template['source']} (scale {template.get('scale', '?')})"
-
-
-def answers_line(config_path: Path) -> str | None:
-    """``answers: ...`` when the run's config.json says some answers were constrained (``--answer-format``),
-    else None (free answers, or no readable config.json)."""
+def config_lines(config_path: Path, *, template: bool) -> list[str]:
+    """From a run's ``config.json`` (nothing when it cannot be read): ``answers: ...`` when some answers were
+    constrained (``--answer-format``), then with ``template`` its ``template: SOURCE (scale LO-HI)`` (a
+    ``--criteria`` run shows its sentence)."""
     try:
         config = json.loads(config_path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return None
-    answers = (config.get("result_config") or {}).get("answers") if isinstance(config, dict) else None
-    return f"answers: {describe_answers(answers)}" if answers else None
+        return []
+    result = config.get("result_config") if isinstance(config, dict) else None
+    result = result if isinstance(result, dict) else {}
+    lines = [f"answers: {describe_answers(result['answers'])}"] if result.get("answers") else []
+    used = result.get("template")
+    if template and isinstance(used, dict) and used.get("source"):
+        lines.append(f"template: {used['source']} (scale {used.get('scale', '?')})")
+    return lines
 
 
 class _Finder:
@@ -132,17 +117,10 @@ class _Finder:
         raise UserError(f"--item {self.key!r}: {hint}; run `debate-eval show DIR` to list the items")
 
 
-def find_record(records: Iterable[Record], key: str) -> Record:
-    """The record whose item id is ``key``, starts with it uniquely, or sits at position ``key``."""
-    finder = _Finder(key)
-    for record in records:
-        finder.see(record, record)
-    return finder.result()
-
-
 def find_in_file(path: Path, key: str) -> Record:
-    """``find_record`` over a results file: the records are read without their messages, and the one found
-    is read again whole (every configured secret masked). An exact item id is looked up in the resume index
+    """The record of a results file whose item id is ``key``, starts with it uniquely, or sits at position
+    ``key``: the records are read without their messages, and the one found is read again whole (every
+    configured secret masked). An exact item id is looked up in the resume index
     when it describes the file (one line read, whatever the file's size); anything else scans the file."""
     offset = last_line_of(path, key, separator=KEY_SEPARATOR)
     if offset is not None:
@@ -249,10 +227,11 @@ def format_table(records: Iterable[Record]) -> str:
     return "\n".join(table_lines(records))
 
 
-def _shorten(text: str, full: bool) -> str:
-    if full or len(text) <= 1500:
-        return text
-    return f"{text[:700]}\n[... {len(text) - 1400} characters not shown; --full shows all ...]\n{text[-700:]}"
+def _wrapped(text: str, full: bool) -> str:
+    """``text`` wrapped at ``WIDTH``, its middle left out when long (unless ``full``)."""
+    if not full and len(text) > 1500:
+        text = f"{text[:700]}\n[... {len(text) - 1400} characters not shown; --full shows all ...]\n{text[-700:]}"
+    return "\n".join(textwrap.fill(line, WIDTH, replace_whitespace=False) if line else "" for line in text.splitlines())
 
 
 def _finished(record: Record, value: Any) -> str:
@@ -261,16 +240,8 @@ def _finished(record: Record, value: Any) -> str:
     return str(value) if value is not None or record.ok else "-"
 
 
-def _pairwise_head(record: Record, full: bool) -> list[str]:
-    """The verdicts and both responses of a pairwise record."""
-    head = (
-        f"item {_fmt(record.item_id)}  [{record.dataset}/{record.aspect}, "
-        f"{record.method}, pairwise]\nhuman {_fmt(record.human_label)}   "
-        f"verdict {_fmt(record.verdict)} "
-        f"({record.parse_status}, {_finished(record, record.parse_method)})   agreed {_fmt(record.agreed)}   "
-        f"rounds {_fmt(record.rounds)}   stop {_finished(record, record.stop_reason)}"
-    )
-    head += _confidence_line(record)
+def _pairwise_blocks(record: Record, head: str, full: bool) -> list[str]:
+    """The head, then the verdicts and both responses of a pairwise record."""
     if record.verdicts:
         verdicts = record.verdicts
         head += (
@@ -289,11 +260,7 @@ def _pairwise_head(record: Record, full: bool) -> list[str]:
     ):
         text = str(inputs.get(key) or "")
         if text or key != "input":
-            body = "\n".join(
-                textwrap.fill(line, WIDTH, replace_whitespace=False) if line else ""
-                for line in _shorten(text, full).splitlines()
-            )
-            blocks.append(f"=== {title} ===\n{body}")
+            blocks.append(f"=== {title} ===\n{_wrapped(text, full)}")
     return blocks
 
 
@@ -301,16 +268,15 @@ def format_transcript(record: Record, *, full: bool = False) -> str:
     """Every message of one item, with speaker, addressee, usage and parsed scores (pairwise: the question,
     both responses and each order's verdicts first)."""
     if record.pairwise:
-        return _format_messages(record, _pairwise_head(record, full), full)
+        kind, human, answer = ", pairwise", record.human_label, f"verdict {_fmt(record.verdict)}"
+    else:
+        kind, human, answer = "", record.human_score, f"score {_fmt(record.score)}"
     head = (
-        f"item {_fmt(record.item_id)}  [{record.dataset}/{record.aspect}, "
-        f"{record.method}]\n"
-        f"human {_fmt(record.human_score)}   score {_fmt(record.score)} "
-        f"({record.parse_status}, {_finished(record, record.parse_method)})   agreed {_fmt(record.agreed)}   "
-        f"rounds {_fmt(record.rounds)}   stop {_finished(record, record.stop_reason)}"
-    )
-    head += _confidence_line(record)
-    return _format_messages(record, [head], full)
+        f"item {_fmt(record.item_id)}  [{record.dataset}/{record.aspect}, {record.method}{kind}]\n"
+        f"human {_fmt(human)}   {answer} ({record.parse_status}, {_finished(record, record.parse_method)})   "
+        f"agreed {_fmt(record.agreed)}   rounds {_fmt(record.rounds)}   stop {_finished(record, record.stop_reason)}"
+    ) + _confidence_line(record)
+    return _format_messages(record, _pairwise_blocks(record, head, full) if record.pairwise else [head], full)
 
 
 def _confidence_line(record: Record) -> str:
@@ -361,9 +327,6 @@ def _format_messages(record: Record, blocks: list[str], full: bool) -> str:
         title = f"--- [{entry.get('index')}] {entry.get('agent')}{arrow}{relay}"
         if meta:
             title += "  (" + ", ".join(meta) + ")"
-        body = "\n".join(
-            textwrap.fill(line, WIDTH, replace_whitespace=False) if line else ""
-            for line in _shorten(str(entry.get("content", "")), full).splitlines()
-        )
+        body = _wrapped(str(entry.get("content", "")), full)
         blocks.append(f"{title}\n{body}")
     return "\n\n".join(blocks)

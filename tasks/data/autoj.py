@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from debate_eval.tasks.data.pairwise import SPEC_FIELDS, pairwise_item
+from debate_eval.tasks.data.pairwise import SPEC_FIELDS, row_pair
 from debate_eval.tasks.data.registry import DatasetSpec, Item, register_dataset
 from debate_eval.tasks.data.rows import Row, describe, read_jsonl_rows
 
 CODES = {0: "first", 1: "second", 2: "tie"}
+FIELDS = ("scenario", "prompt", "response 1", "response 2")  # system, question, the two responses
 
 
 def load_autoj(path: Path, *, spec: DatasetSpec, data: bytes | None = None) -> list[Item]:
@@ -28,19 +29,7 @@ def load_autoj(path: Path, *, spec: DatasetSpec, data: bytes | None = None) -> l
             code = int(code)
         if isinstance(code, bool) or code not in CODES:
             raise row.error("label", f"expected 0 (first), 1 (second) or 2 (tie), got {describe(code)}")
-        items.append(
-            pairwise_item(
-                item_id=f"{index + 1:04d}",
-                dataset=spec.name,
-                system_id=row.text("scenario"),
-                question=row.text("prompt"),
-                input_text="",
-                output_a=row.text("response 1", allow_empty=True),
-                output_b=row.text("response 2", allow_empty=True),
-                label=CODES[code],
-                row_index=index,
-            )
-        )
+        items.append(row_pair(row, spec.name, f"{index + 1:04d}", CODES[code], FIELDS))
     return items
 
 

@@ -67,6 +67,15 @@ def find_dataset_file(dataset: str, data_dir: str | Path | None = None) -> Path 
     return None
 
 
+def describe_source(dataset: str, data_dir: str | Path | None = None) -> str:
+    """Where ``dataset`` would be read from now: a file path, ``packaged copy`` or ``not found``."""
+    spec = get_dataset(dataset)
+    if not spec.relative_path:
+        return ""
+    path = find_dataset_file(dataset, data_dir)
+    return str(path) if path is not None else "packaged copy" if spec.shipped else "not found"
+
+
 def load_items(dataset: str, data_dir: str | Path | None = None) -> list[Item]:
     """Load and validate one dataset, read from ``data_dir`` (``--data-dir``), ``$DEBATE_EVAL_DATA_DIR``, the
     download folder, or the packaged copy (SummEval and Topical-Chat), first that has it.

@@ -38,7 +38,7 @@ ALREADY_PRESENT = "already present, verified"
 
 @dataclass(frozen=True)
 class DownloadReport:
-    """What :func:`download_datasets` did for one dataset file."""
+    """What :func:`iter_downloads` did for one dataset file."""
 
     name: str
     path: Path
@@ -52,22 +52,9 @@ class DownloadReport:
         return f"{self.name}: {self.path}: {self.status} ({self.size_bytes:,} bytes, git blob {self.blob_id})"
 
 
-def download_datasets(
-    target_dir: Path,
-    names: Sequence[str] | None = None,
-    *,
-    force: bool = False,
-    timeout: float = 60,
-    opener: Opener = urllib.request.urlopen,
-    specs: Mapping[str, DatasetSpec] | None = None,
-) -> list[DownloadReport]:
-    """Fetch each dataset file into ``target_dir/<relative_path>`` and verify its git blob id.
-
-    A file that is already there with the right blob id is kept (unless ``force``). Downloaded bytes
-    are checked before anything is written, and written atomically. ``specs`` replaces
-    :data:`DATASETS` (for tests); ``opener`` replaces :func:`urllib.request.urlopen`.
-    """
-    return list(iter_downloads(target_dir, names, force=force, timeout=timeout, opener=opener, specs=specs))
+def download_datasets(target_dir: Path, names: Sequence[str] | None = None, **options: Any) -> list[DownloadReport]:
+    """The reports of :func:`iter_downloads` (``options``: its keyword arguments), once every file is done."""
+    return list(iter_downloads(target_dir, names, **options))
 
 
 def iter_downloads(
@@ -79,7 +66,13 @@ def iter_downloads(
     opener: Opener = urllib.request.urlopen,
     specs: Mapping[str, DatasetSpec] | None = None,
 ) -> Iterator[DownloadReport]:
-    """Like :func:`download_datasets`, but yields each report as soon as its file is done."""
+    """Fetch each dataset file into ``target_dir/<relative_path>`` and verify its git blob id, yielding each
+    report as soon as its file is done.
+
+    A file that is already there with the right blob id is kept (unless ``force``). Downloaded bytes
+    are checked before anything is written, and written atomically. ``specs`` replaces
+    :data:`DATASETS` (for tests); ``opener`` replaces :func:`urllib.request.urlopen`.
+    """
     chosen = _choose_specs(names, specs)
     target_dir = Path(target_dir).expanduser()
     for spec in chosen:

@@ -54,9 +54,13 @@ def aspect_name(quality: str) -> str:
     return quality.lower().replace(" ", "_")
 
 
-def fed_item_id(level: str, number: int) -> str:
-    """The id of the ``number``-th item (from 1) of a level, shared by FED and xDial-Eval (same order)."""
-    return f"{'turn' if level == TURN else 'dial'}-{number:03d}"
+def fed_item(
+    dataset: str, level: str, number: int, system_id: str, inputs: dict[str, str], scores: dict[str, float], index: int
+) -> Item:
+    """The ``number``-th item (from 1) of a level, from the row at 0-based ``index``: its own group, its id
+    shared by FED and xDial-Eval (same order)."""
+    item_id = f"{'turn' if level == TURN else 'dial'}-{number:03d}"
+    return Item(item_id, dataset, item_id, system_id, inputs=inputs, human_scores=scores, row_index=index)
 
 
 def mean_label(row: Row, name: str, ratings: object, scale: tuple[float, float]) -> float | None:
@@ -97,18 +101,7 @@ def load_fed(path: Path, *, spec: DatasetSpec, data: bytes | None = None, level:
             if label is not None:
                 scores[aspect_name(quality)] = label
         inputs = {"context": context, "response": row.text("response")} if level == TURN else {"dialogue": context}
-        item_id = fed_item_id(level, len(items) + 1)
-        items.append(
-            Item(
-                item_id=item_id,
-                dataset=spec.name,
-                group_id=item_id,
-                system_id=system,
-                inputs=inputs,
-                human_scores=scores,
-                row_index=index,
-            )
-        )
+        items.append(fed_item(spec.name, level, len(items) + 1, system, inputs, scores, index))
     if not items:
         raise UserError(f"{path}: the file has no {level}-level rows")
     return items

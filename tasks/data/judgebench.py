@@ -14,13 +14,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from debate_eval.tasks.data.pairwise import SPEC_FIELDS, pairwise_item
+from debate_eval.tasks.data.pairwise import SPEC_FIELDS, row_pair
 from debate_eval.tasks.data.registry import DatasetSpec, Item, register_dataset
 from debate_eval.tasks.data.rows import Row, check_unique, describe, read_jsonl_rows
 
 NAME = "judgebench"
 #: JudgeBench's labels as the project's pairwise labels.
 LABELS = {"A>B": "first", "B>A": "second"}
+FIELDS = ("source", "question", "response_A", "response_B")  # system, question, the two responses
 
 
 def load_judgebench_file(path: Path, dataset: str = NAME) -> list[Item]:
@@ -34,19 +35,7 @@ def load_judgebench_file(path: Path, dataset: str = NAME) -> list[Item]:
         label = row.get("label")
         if label not in LABELS:
             raise row.error("label", f"expected A>B or B>A, got {describe(label)}")
-        items.append(
-            pairwise_item(
-                item_id=pair_id,
-                dataset=dataset,
-                system_id=row.text("source"),
-                question=row.text("question"),
-                input_text="",
-                output_a=row.text("response_A", allow_empty=True),
-                output_b=row.text("response_B", allow_empty=True),
-                label=LABELS[label],
-                row_index=index,
-            )
-        )
+        items.append(row_pair(row, dataset, pair_id, LABELS[label], FIELDS))
     return items
 
 

@@ -277,18 +277,7 @@ def _ids_checked_apart(item_id: str, index: int) -> int | None:
 
 
 def _reader(spec: DatasetSpec, path: Path, columns: list[str], is_csv: bool) -> RowItems:
-    options = spec.options
-    return RowItems(
-        columns,
-        source=path,
-        is_csv=is_csv,
-        dataset=spec.name,
-        fields=options["fields"],
-        aspect=options["aspect"],
-        scale=options.get("scale"),
-        labels=options.get("labels"),
-        task_type=options.get("task_type", SINGLE),
-    )
+    return RowItems(columns, source=path, is_csv=is_csv, dataset=spec.name, **spec.options)
 
 
 def scan_file(path: Path, spec: DatasetSpec, version: tuple[int, ...]) -> FileScan:
@@ -300,22 +289,30 @@ def scan_file(path: Path, spec: DatasetSpec, version: tuple[int, ...]) -> FileSc
         except _READ_WHOLE_ERRORS:
             pass  # read whole below: its exact message, or (rarely) its items
     items = spec.load(path)
+    shape = tuple(name for name in spec.inputs if name in items[0].inputs)
+    scan = _scan_of(items, spec, version=version, columns=[], is_csv=table_suffix(path) == ".csv", shape=shape)
+    scan.items = items
+    return scan
+
+
+def _scan_of(items: Iterable[Item], spec: DatasetSpec, **found: Any) -> FileScan:
+    """The ``FileScan`` of ``items``, taken one at a time (``found``: what the reading knows of the file): their
+    ids and groups, whether any group holds several items, the range of the ratings of the spec's aspect."""
+    aspect = spec.options["aspect"]
     ids, groups = CompactStrings(), CompactStrings()
+    grouped = False
+    low = high = None
     for item in items:
         ids.append(item.item_id)
         groups.append(item.group_id)
-    aspect = spec.options["aspect"]
-    scores = [item.human_scores[aspect] for item in items if aspect in item.human_scores]
+        grouped = grouped or item.group_id != item.item_id
+        score = item.human_scores.get(aspect)
+        if score is not None:
+            low = score if low is None or score < low else low
+            high = score if high is None or score > high else high
+    rated = None if low is None or high is None else (low, high)
     return FileScan(
-        version=version,
-        columns=[],
-        is_csv=table_suffix(path) == ".csv",
-        ids=ids.freeze(),
-        groups=groups.freeze(),
-        shape=tuple(name for name in spec.inputs if name in items[0].inputs),
-        grouped=any(item.group_id != item.item_id for item in items),
-        rated=(min(scores), max(scores)) if scores else None,
-        items=items,
+        ids=ids.freeze(), groups=groups.freeze() if grouped else None, grouped=grouped, rated=rated, **found
     )
 
 
@@ -357,39 +354,20 @@ def _scan_pass(
     seen_columns: dict[str, None] | None = None,
 ) -> FileScan:
     reader = _reader(spec, path, columns, is_csv)
-    aspect = spec.options["aspect"]
-    ids, groups = CompactStrings(), CompactStrings()
-    grouped = False
-    low = high = None
 
-    count = 0
-    for index, row in enumerate(rows):
-        count = index + 1
-        if seen_columns is not None:
-            seen_columns.update(dict.fromkeys(row))
-        item = reader.item(index, row, _ids_checked_apart)
-        if item is None:
-            raise _ReadWhole  # every bad row, worded by the whole file's check
-        ids.append(item.item_id)
-        groups.append(item.group_id)
-        if item.group_id != item.item_id:
-            grouped = True
-        score = item.human_scores.get(aspect)
-        if score is not None:
-            low = score if low is None or score < low else low
-            high = score if high is None or score > high else high
-    if not count or ("id" in reader.resolved and has_duplicate(ids.freeze())):
+    def items() -> Iterator[Item]:
+        for index, row in enumerate(rows):
+            if seen_columns is not None:
+                seen_columns.update(dict.fromkeys(row))
+            item = reader.item(index, row, _ids_checked_apart)
+            if item is None:
+                raise _ReadWhole  # every bad row, worded by the whole file's check
+            yield item
+
+    scan = _scan_of(items(), spec, version=version, columns=columns, is_csv=is_csv, shape=reader.shape)
+    if not scan.ids or ("id" in reader.resolved and has_duplicate(scan.ids)):
         raise _ReadWhole  # no row, or an id twice: the whole file's check names the rows
-    return FileScan(
-        version=version,
-        columns=columns,
-        is_csv=is_csv,
-        ids=ids.freeze(),
-        groups=groups.freeze() if grouped else None,
-        shape=reader.shape,
-        grouped=grouped,
-        rated=None if low is None or high is None else (low, high),
-    )
+    return scan
 
 
 class FileSource:

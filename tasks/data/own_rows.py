@@ -9,7 +9,6 @@ import hashlib
 import io
 import json
 import math
-import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
@@ -27,6 +26,7 @@ from debate_eval.tasks.data.rows import (
     decode_text,
     describe,
     latin1_hint,
+    parse_csv,
     parse_json,
     parse_jsonl_rows,
     read_table_bytes,
@@ -67,13 +67,7 @@ def read_table(path: Path) -> tuple[list[dict[str, Any]], list[str], bool]:
     except UserError as exc:
         raise UserError(undecodable_row(path, data) or str(exc)) from None
     if suffix == ".csv":
-        csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
-        try:
-            reader = csv.DictReader(io.StringIO(text, newline=""))
-            rows = list(reader)
-        except csv.Error as exc:
-            raise UserError(f"{path}: not a valid CSV file: {exc}") from None
-        columns = list(reader.fieldnames or [])
+        rows, columns = parse_csv(path, text)
         if not columns:
             raise UserError(f"{path}: the CSV file has no header line")
         return rows, columns, True
@@ -216,61 +210,19 @@ class _Validator:
         raise UserError("\n".join([head, *shown, *tail]))
 
 
-def load_own_file(
-    path: Path,
-    *,
-    spec: DatasetSpec,
-    data: bytes | None = None,
-    fields: Mapping[str, str],
-    aspect: str,
-    scale: tuple[float, float] | None = None,
-    labels: Mapping[str, str] | None = None,
-    task_type: str = SINGLE,
-) -> list[Item]:
-    """Load and validate the whole file; all bad rows are reported together (one line each)."""
+def load_own_file(path: Path, *, spec: DatasetSpec, data: bytes | None = None, **options: Any) -> list[Item]:
+    """Load and validate the whole file (``options``, the spec's: :class:`RowItems`' fields, aspect, scale, labels,
+    task_type); all bad rows are reported together (one line each)."""
     rows, columns, is_csv = read_table(path)
-    return validate_rows(
-        rows,
-        columns,
-        source=path,
-        is_csv=is_csv,
-        dataset=spec.name,
-        fields=fields,
-        aspect=aspect,
-        scale=scale,
-        labels=labels,
-        task_type=task_type,
-    )
+    return validate_rows(rows, columns, source=path, is_csv=is_csv, dataset=spec.name, **options)
 
 
-def validate_rows(
-    rows: list[dict[str, Any]],
-    columns: list[str],
-    *,
-    source: Path | str,
-    is_csv: bool = False,
-    dataset: str,
-    fields: Mapping[str, str],
-    aspect: str,
-    scale: tuple[float, float] | None = None,
-    labels: Mapping[str, str] | None = None,
-    task_type: str = SINGLE,
-) -> list[Item]:
+def validate_rows(rows: list[dict[str, Any]], columns: list[str], *, source: Path | str, **options: Any) -> list[Item]:
     """The items of ``rows`` (a file's, or a data frame's in memory: ``source`` is what messages name), every
-    row validated; all bad rows are reported together (one line each)."""
+    row validated under :class:`RowItems`' ``options``; all bad rows are reported together (one line each)."""
     if not rows:
         raise UserError(f"{source}: {'the file has no data rows' if isinstance(source, Path) else 'no data rows'}")
-    reader = RowItems(
-        columns,
-        source=source,
-        is_csv=is_csv,
-        dataset=dataset,
-        fields=fields,
-        aspect=aspect,
-        scale=scale,
-        labels=labels,
-        task_type=task_type,
-    )
+    reader = RowItems(columns, source=source, **options)
     seen_ids: dict[str, int] = {}
 
     def first_at(item_id: str, index: int) -> int | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from debate_eval.tasks.data.registry import ITEM_LEVEL, PAIRWISE, PAIRWISE_LABELS, Item
+from debate_eval.tasks.data.rows import Row
 
 PAIRWISE_INPUTS = ("question", "input", "output_a", "output_b")
 ASPECT = "preference"
@@ -50,4 +51,21 @@ def pairwise_item(
         row_index=row_index,
         task_type=PAIRWISE,
         human_label=label,
+    )
+
+
+def row_pair(row: Row, dataset: str, item_id: str, label: str, fields: tuple[str, str, str, str]) -> Item:
+    """The pairwise item of ``row``, with no separate input: ``fields`` name the row's system, question and two
+    responses (which may be empty), read in that order."""
+    system, question, first, second = fields
+    return pairwise_item(
+        item_id=item_id,
+        dataset=dataset,
+        system_id=row.text(system),
+        question=row.text(question),
+        input_text="",
+        output_a=row.text(first, allow_empty=True),
+        output_b=row.text(second, allow_empty=True),
+        label=label,
+        row_index=row.index,
     )

@@ -67,10 +67,7 @@ def template_set(dataset: str) -> str:
 
 def placeholders_of(text: str) -> tuple[str, ...]:
     """The placeholder names in ``text``, in order of first appearance."""
-    seen: dict[str, None] = {}
-    for match in PLACEHOLDER_RE.finditer(text):
-        seen.setdefault(match.group(1), None)
-    return tuple(seen)
+    return tuple(dict.fromkeys(match.group(1) for match in PLACEHOLDER_RE.finditer(text)))
 
 
 def check_placeholders(placeholders: tuple[str, ...], dataset: str | None, source: str) -> None:

@@ -15,7 +15,6 @@ folder (``~/.cache/debate-eval/data``), then the packaged copy (SummEval and Top
 from __future__ import annotations
 
 import hashlib
-import importlib
 import os
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
@@ -24,6 +23,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from debate_eval.agents.errors import UserError
+from debate_eval.agents.lazy_modules import LazyModules
 
 DATA_DIR_ENV = "DEBATE_EVAL_DATA_DIR"
 
@@ -38,6 +38,7 @@ BUILTIN_MODULES = (
     "autoj",
     "judgebench",
 )
+_BUILTINS = LazyModules(f"debate_eval.tasks.data.{module}" for module in BUILTIN_MODULES)
 
 SINGLE = "single"
 PAIRWISE = "pairwise"
@@ -134,7 +135,6 @@ class DatasetSpec:
 
 _REGISTRY: dict[str, DatasetSpec] = {}
 _OWN_FILES: dict[str, DatasetSpec] = {}  # the user's own files, by the name (path) they were given as
-_BUILTINS_LOADED = False
 OWN_FILE_SUFFIXES = tuple(
     kind + compression
     for kind in (".jsonl", ".csv", ".json")
@@ -170,7 +170,7 @@ def names_set_file(name: str) -> bool:
     base, sep, path = name.partition(":") if isinstance(name, str) else ("", "", "")
     if not sep or not path:
         return False
-    _load_builtins()
+    _BUILTINS.load()
     return base in _REGISTRY
 
 
@@ -185,19 +185,10 @@ def set_file_spec(name: str) -> DatasetSpec:
     return replace(spec, name=name, relative_path=str(path.resolve()), git_blob_id="", size_bytes=0, shipped=False)
 
 
-def _load_builtins() -> None:
-    global _BUILTINS_LOADED
-    if _BUILTINS_LOADED:
-        return
-    _BUILTINS_LOADED = True
-    for module in BUILTIN_MODULES:
-        importlib.import_module(f"debate_eval.tasks.data.{module}")
-
-
 def all_datasets() -> dict[str, DatasetSpec]:
     """The registered datasets by name, in registration order (the built-ins first)."""
-    _load_builtins()
-    modules = [f"debate_eval.tasks.data.{module}" for module in BUILTIN_MODULES]
+    _BUILTINS.load()
+    modules = _BUILTINS.names
 
     def rank(spec: DatasetSpec) -> int:
         module = getattr(spec.loader, "__module__", "")
@@ -373,14 +364,3 @@ def data_dir_candidates(data_dir: str | Path | None = None) -> list[Path]:
         if folder != default and not folder.is_dir():
             raise UserError(f"{folder}: data folder not found (given by {origin})")
     return list(dict.fromkeys([folder for folder, _ in candidates] + [default]))
-
-
-def describe_source(dataset: str, data_dir: str | Path | None = None) -> str:
-    """Where ``dataset`` would be read from now: a file path, ``packaged copy`` or ``not found``."""
-    spec = get_dataset(dataset)
-    if spec.relative_path.startswith("/") or not spec.relative_path:
-        return spec.relative_path
-    for folder in data_dir_candidates(data_dir):
-        if (folder / spec.relative_path).is_file():
-            return str(folder / spec.relative_path)
-    return "packaged copy" if spec.shipped else "not found"

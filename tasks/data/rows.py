@@ -11,10 +11,13 @@ are refused by name.
 
 from __future__ import annotations
 
+import csv
 import gzip
+import io
 import json
 import lzma
 import math
+import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -178,6 +181,17 @@ def parse_jsonl_rows(path: Path, text: str) -> list[Any]:
                 f"{path}: {row_label(len(rows))}, line {line_number}: invalid JSON at column {exc.colno}: {exc.msg}"
             ) from None
     return rows
+
+
+def parse_csv(path: Path, text: str) -> tuple[list[dict[str, str]], list[str]]:
+    """The rows and the header of the CSV ``text`` (``path``'s; fields may be long: the size limit is raised)."""
+    csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
+    try:
+        reader = csv.DictReader(io.StringIO(text, newline=""))
+        rows = list(reader)
+    except csv.Error as exc:
+        raise UserError(f"{path}: not a valid CSV file: {exc}") from None
+    return rows, list(reader.fieldnames or [])
 
 
 class Row:

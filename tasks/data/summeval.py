@@ -19,6 +19,23 @@ ASPECTS = {
 }
 
 
+def unieval_item(
+    row: Row,
+    spec: DatasetSpec,
+    seen: dict[tuple[str, str], int],
+    group: tuple[str, str],
+    system_id: str,
+    inputs: dict[str, str],
+    scores: dict[str, float],
+) -> Item:
+    """The item of a row of a file in UniEval's format (SummEval, Topical-Chat): its id ``GROUP/SYSTEM``, unique in
+    the file (``group``: the group's id and the field it is read from)."""
+    group_id, group_field = group
+    item_id = f"{group_id}/{system_id}"
+    check_unique(row, seen, (group_id, system_id), (group_field, "system_id"), item_id)
+    return Item(item_id, spec.name, group_id, system_id, inputs=inputs, human_scores=scores, row_index=row.index)
+
+
 def load_summeval(path: Path, *, spec: DatasetSpec, data: bytes | None = None) -> list[Item]:
     """Load and validate a SummEval file (G-Eval/UniEval format) into items grouped by ``doc_id``."""
     items: list[Item] = []
@@ -31,18 +48,8 @@ def load_summeval(path: Path, *, spec: DatasetSpec, data: bytes | None = None) -
         summary = row.text("system_output")
         row.optional_string("reference")
         scores = row.scores(spec.aspects)
-        check_unique(row, seen, (doc_id, system_id), ("doc_id", "system_id"), f"{doc_id}/{system_id}")
-        items.append(
-            Item(
-                item_id=f"{doc_id}/{system_id}",
-                dataset=spec.name,
-                group_id=doc_id,
-                system_id=system_id,
-                inputs={"Document": document, "Summary": summary},
-                human_scores=scores,
-                row_index=index,
-            )
-        )
+        inputs = {"Document": document, "Summary": summary}
+        items.append(unieval_item(row, spec, seen, (doc_id, "doc_id"), system_id, inputs, scores))
     return items
 
 

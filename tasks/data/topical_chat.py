@@ -10,7 +10,8 @@ import hashlib
 from pathlib import Path
 
 from debate_eval.tasks.data.registry import GROUP_LEVEL, DatasetSpec, Item, register_dataset
-from debate_eval.tasks.data.rows import Row, check_unique, read_json_rows
+from debate_eval.tasks.data.rows import Row, read_json_rows
+from debate_eval.tasks.data.summeval import unieval_item
 
 ASPECTS = {
     "naturalness": (1.0, 3.0),
@@ -40,18 +41,8 @@ def load_topical_chat(path: Path, *, spec: DatasetSpec, data: bytes | None = Non
         context_id = topical_chat_context_id(dialogue)
         if sources.setdefault(context_id, dialogue) != dialogue:
             raise row.error("source", f"two different dialogues share the context id {context_id}")
-        check_unique(row, seen, (context_id, system_id), ("source", "system_id"), f"{context_id}/{system_id}")
-        items.append(
-            Item(
-                item_id=f"{context_id}/{system_id}",
-                dataset=spec.name,
-                group_id=context_id,
-                system_id=system_id,
-                inputs={"Dialogue": dialogue, "Fact": fact, "Response": response},
-                human_scores=scores,
-                row_index=index,
-            )
-        )
+        inputs = {"Dialogue": dialogue, "Fact": fact, "Response": response}
+        items.append(unieval_item(row, spec, seen, (context_id, "source"), system_id, inputs, scores))
     return items
 
 

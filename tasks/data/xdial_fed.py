@@ -9,15 +9,12 @@ GPL-3.0 upstream (e0397123/xDial-Eval), not shipped. Correlations are item-level
 
 from __future__ import annotations
 
-import csv
-import io
-import sys
 from pathlib import Path
 
 from debate_eval.agents.errors import UserError
-from debate_eval.tasks.data.fed import DIALOGUE, TURN, fed_item_id
+from debate_eval.tasks.data.fed import DIALOGUE, TURN, fed_item
 from debate_eval.tasks.data.registry import ITEM_LEVEL, DatasetSpec, Item, register_dataset
-from debate_eval.tasks.data.rows import Row, decode_text, read_bytes
+from debate_eval.tasks.data.rows import Row, decode_text, parse_csv, read_bytes
 
 LANGUAGES = (
     "english",
@@ -37,13 +34,8 @@ _UPSTREAM = "https://github.com/e0397123/xDial-Eval/raw/638036c6/data"
 
 
 def read_csv_rows(path: Path, data: bytes | None = None) -> list[dict[str, str]]:
-    """The rows of a CSV file with a header line (fields may be long: the size limit is raised)."""
-    csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
-    text = decode_text(path, read_bytes(path) if data is None else data)
-    try:
-        rows = list(csv.DictReader(io.StringIO(text, newline="")))
-    except csv.Error as exc:
-        raise UserError(f"{path}: not a valid CSV file: {exc}") from None
+    """The rows of a CSV file with a header line."""
+    rows, _ = parse_csv(path, decode_text(path, read_bytes(path) if data is None else data))
     if not rows:
         raise UserError(f"{path}: the file has no data rows")
     return rows
@@ -61,18 +53,7 @@ def load_xdial(
         else:
             inputs = {"dialogue": row.text(f"{language}_dial")}
         overall = row.on_scale("ratings", row.number("ratings", from_text=True), OVERALL_SCALE)
-        item_id = fed_item_id(level, index + 1)
-        items.append(
-            Item(
-                item_id=item_id,
-                dataset=spec.name,
-                group_id=item_id,
-                system_id=language,
-                inputs=inputs,
-                human_scores={"overall": overall},
-                row_index=index,
-            )
-        )
+        items.append(fed_item(spec.name, level, index + 1, language, inputs, {"overall": overall}, index))
     return items
 
 

@@ -8,8 +8,9 @@ all come through here, so they resolve the same data, template, method configura
 from __future__ import annotations
 
 import re
-from dataclasses import replace
+from dataclasses import fields, replace
 from pathlib import Path
+from typing import Any, TypeVar
 
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.models.answer_format import JSON
@@ -32,10 +33,11 @@ from debate_eval.tasks.engine.pairwise import check_run_task_type, pairwise_temp
 from debate_eval.tasks.engine.progress import AUTO as PROGRESS_AUTO
 from debate_eval.tasks.engine.progress import MODES as PROGRESS_MODES
 from debate_eval.tasks.engine.progress import NONE, QUIET
-from debate_eval.tasks.engine.request import RunRequest
+from debate_eval.tasks.engine.request import RunRequest, field_names
 from debate_eval.tasks.engine.run_config import RunConfig, RunOptions
 
 FIELD_NAMES = tuple(dict.fromkeys(SINGLE_FIELDS + PAIRWISE_FIELDS))
+T = TypeVar("T")
 
 
 def method_name(request: RunRequest) -> str:
@@ -209,23 +211,15 @@ def model_overrides(request: RunRequest) -> ModelOverrides:
             raise UserError(
                 f"unknown role {role!r} in --role-model/--role-base-url/--role-provider; roles are: {', '.join(ROLES)}"
             )
-    return ModelOverrides(
-        model=request.model,
-        base_url=request.base_url,
+    return _same_named(
+        request,
+        ModelOverrides,
         role_models=dict(request.role_model),
         role_base_urls=dict(request.role_base_url),
-        temperature=request.temperature,
-        top_p=request.top_p,
-        seed=request.seed,
-        no_seed=request.no_seed or _authors_code_without_seed(request),
-        max_tokens=request.max_tokens,
-        timeout_s=request.timeout,
-        max_retries=request.max_retries,
-        gguf_path=request.gguf,
-        gguf_sha256=request.gguf_sha256,
-        embedded_parallel=request.embedded_parallel,
-        provider=request.provider,
         role_providers=dict(request.role_provider),
+        no_seed=request.no_seed or _authors_code_without_seed(request),
+        timeout_s=request.timeout,
+        gguf_path=request.gguf,
         literal=authors_code_request(request),
     )
 
@@ -247,13 +241,8 @@ def _authors_code_without_seed(request: RunRequest) -> bool:
     return request.seed is None and authors_code_request(request)
 
 
-def default_out(config: RunConfig) -> Path:
-    """``runs/DATASET_ASPECT_METHOD``: the run directory of a request without ``out``."""
-    return default_out_of(config.dataset, config.aspect, config.protocol)
-
-
 def default_out_of(dataset: str, aspect: str, method: str) -> Path:
-    """``runs/DATASET_ASPECT_METHOD`` with folder-safe names."""
+    """``runs/DATASET_ASPECT_METHOD`` with folder-safe names: the run directory of a request without ``out``."""
     return Path("runs") / f"{dataset_slug(dataset)}_{dataset_slug(aspect)}_{method}"
 
 
@@ -272,35 +261,35 @@ def build_run_options(request: RunRequest, config: RunConfig) -> RunOptions:
             poll_s=request.batch_poll or defaults.poll_s,
         )
     shard = parse_shard(request.shard) if request.shard else None
-    out_dir = Path(request.out) if request.out else default_out(config)
+    out_dir = Path(request.out) if request.out else default_out_of(config.dataset, config.aspect, config.protocol)
     if shard and not request.out:  # each shard its own directory (engine.backends.shards)
         out_dir = out_dir.with_name(f"{out_dir.name}_{shard_dir_name(shard)}")
     if shard and ((request.workers or 1) > 1 or request.ray):
         raise UserError(
             "--shard does not go with --workers or --ray: run each shard with one worker, or the run with either"
         )
-    return RunOptions(
+    return _same_named(
+        request,
+        RunOptions,
         out_dir=out_dir,
         data_dir=resolve_data_dir(request.data_dir),
-        limit=request.limit,
-        docs=request.docs,
-        concurrency=request.concurrency,
         use_cache=not request.no_cache,
-        reset_cache=request.reset_cache,
         cache_dir=Path(request.cache_dir) if request.cache_dir else None,
         progress=progress_mode(request),
         preflight=not request.no_preflight,
         batch=batch,
         max_answer_bytes=request.max_answer_bytes or DEFAULT_MAX_ANSWER_BYTES,
-        fast_path=request.fast_path,
-        rpm=request.rpm,
-        tpm=request.tpm,
-        allow_endpoint_change=request.allow_endpoint_change,
         shard=shard,
         workers=request.workers or 1,
         ray=request.ray or None,
-        trace_content=request.trace_content,
     )
+
+
+def _same_named(request: RunRequest, target: type[T], **given: Any) -> T:
+    """``target`` (a dataclass) of ``given``, its other fields the request's options of the same name, as they are
+    (one name per option: ``--max-tokens`` is ``max_tokens`` in the request, the model settings and the run)."""
+    names = {spec.name for spec in fields(target)} - given.keys()
+    return target(**{name: getattr(request, name) for name in field_names() if name in names}, **given)
 
 
 def dataset_slug(dataset: str) -> str:

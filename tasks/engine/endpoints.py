@@ -18,7 +18,6 @@ check has asked it, with the same flag (``fingerprints.py``).
 from __future__ import annotations
 
 import ipaddress
-import json
 import sys
 import time
 import urllib.parse
@@ -113,14 +112,10 @@ def check_endpoint_moves(
     content); refuse another server without ``allow``; record an accepted move in ``config.json``. The moves
     found (none when the directory has no results of this configuration)."""
     run_dir = RunDir(out_dir)
-    config_path, results = run_dir.config_path, run_dir.results_path
-    if not config_path.is_file() or not results.is_file() or results.stat().st_size == 0:
-        return []
-    try:
-        existing = json.loads(config_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return []  # the results store reports an unreadable config.json
-    if not isinstance(existing, dict) or existing.get("config_hash") != document.get("config_hash"):
+    existing = run_dir.config_if_readable() if run_dir.has_results() else None
+    if existing is None:
+        return []  # no results, or an unreadable config.json: the results store reports it
+    if existing.get("config_hash") != document.get("config_hash"):
         return []  # another configuration: the results store refuses it
     recorded, current = existing.get("models"), document.get("models")
     if not isinstance(recorded, dict) or not isinstance(current, dict):

@@ -16,7 +16,6 @@ A known fingerprint is kept when the current one is unknown, so the file keeps n
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from collections.abc import Iterable, Mapping
@@ -81,12 +80,9 @@ def check_served_models(
     """Compare what ``roles``' endpoints serve now (``served``, from the endpoint check; a role missing is
     unknown) with what ``out_dir``'s ``config.json`` records; refuse a change without ``allow``; record the
     current fingerprints. Call it while holding the run lock (the results store's). The changes found."""
-    config_path = RunDir(out_dir).config_path
-    try:
-        existing = json.loads(config_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return []  # the results store has checked the file; nothing to record in
-    models = existing.get("models") if isinstance(existing, dict) else None
+    run_dir = RunDir(out_dir)
+    config_path, existing = run_dir.config_path, run_dir.config_if_readable()  # the results store has checked it
+    models = existing.get("models") if existing is not None else None
     if not isinstance(models, dict) or not isinstance(models.get("roles"), dict):
         return []
     recorded = recorded_served_models(models)
@@ -122,7 +118,7 @@ def check_served_models(
     if changes:
         document["endpoint_changes"] = [*(existing.get("endpoint_changes") or []), *_notes(config_path, changes, out)]
     if document != existing:
-        RunDir(out_dir).write_config(document)
+        run_dir.write_config(document)
     return changes
 
 

@@ -17,6 +17,9 @@ from debate_eval.tasks.engine.pairwise import PAIRWISE, pairwise_fields
 from debate_eval.tasks.engine.record import METHOD_FIELDS, Message, Record
 from debate_eval.tasks.engine.run_config import RunConfig
 
+# the outcome's fields the record holds under the same names
+OUTCOME_FIELDS = ("score", "reasked", "agreed", "rounds", "stop_reason", "decided_by", "details")
+
 
 def make_record(
     item: Item,
@@ -55,16 +58,10 @@ def make_record(
     redactions = sum(int(entry.get("redactions") or 0) for entry in outcome.transcript)
     record = Record(
         **core,
-        score=outcome.score,
+        **{name: getattr(outcome, name) for name in OUTCOME_FIELDS},
         parse_status=outcome.parse.status,
         parse_method=outcome.parse.method,
         parse_reason=outcome.parse.reason,
-        reasked=outcome.reasked,
-        agreed=outcome.agreed,
-        rounds=outcome.rounds,
-        stop_reason=outcome.stop_reason,
-        decided_by=outcome.decided_by,
-        details=outcome.details,
         usage=usage,
         llm_calls=llm_calls,
         cached_calls=cached_calls,

@@ -91,11 +91,10 @@ class Progress:
         stats: _Retries | None = None,
         interval_s: float = LINE_INTERVAL_S,
         clock: Callable[[], float] = time.monotonic,
-        enabled: bool | None = None,
     ) -> None:
-        """``mode``: see ``resolve_mode`` (``enabled`` is the older spelling: True/False/None); ``stats``: the
-        run's ``TransportStats`` (its retries are counted in the lines)."""
-        self.mode = resolve_mode(mode if mode is not None else enabled, stream)
+        """``mode``: see ``resolve_mode``; ``stats``: the run's ``TransportStats`` (its retries are counted in
+        the lines)."""
+        self.mode = resolve_mode(mode, stream)
         self.total = total
         self.stream = stream
         self.stats = stats
@@ -198,14 +197,8 @@ class Progress:
         return {name: value for name, value in values.items() if value}
 
     def _postfix(self) -> dict[str, Any]:
-        return {
-            "failed": self.failed,
-            "parsed": self.parsed,
-            "calls": self.calls,
-            "tokens": self.tokens,
-            "retries": self.retries(),
-            **self._extra(),
-        }
+        counts = {name: getattr(self, name) for name in ("failed", "parsed", "calls", "tokens")}
+        return {**counts, "retries": self.retries(), **self._extra()}
 
     def _maybe_line(self, final: bool) -> None:
         now = self.clock()

@@ -26,7 +26,6 @@ REQUIRED_KEYS = ("item_id", "dataset", "aspect")
 NUMBER_KEYS = ("score", "human_score")
 VERDICTS = ("first", "second", "tie")
 PAIRWISE = "pairwise"
-SINGLE = "single"
 DEFAULT_METHOD = compat.DEFAULT_METHOD
 
 # The columns of a record's table row (``Record.row``, ``Run.to_pandas``): no transcript.
@@ -176,8 +175,8 @@ class Message:
         return dict(self.raw) if self.raw else {"index": self.index, "agent": self.agent, "content": self.content}
 
 
-class _Keyed:
-    """What a record and its light views (``RecordRow``) answer alike from the item's id and task type."""
+class Keyed:
+    """What a record and its views (``views.RecordRow``) answer alike from the item's id and task type."""
 
     __slots__ = ()
     item_id: str | int
@@ -195,7 +194,7 @@ class _Keyed:
 
 
 @dataclass(frozen=True)
-class Record(_Keyed):
+class Record(Keyed):
     """One result line: an item (under one aspect) judged by one method.
 
     ``transcript`` holds every message; ``details`` the method's own extras; ``usage`` the tokens per role;
@@ -366,8 +365,8 @@ class Record(_Keyed):
             **{name: self.get(name) for name in TABLE_COLUMNS if name in _FIELDS or name in self.extra},
             "item_id": self.key,
             "method": self.method,
-            "score": _number(self.score),
-            "human_score": _number(self.human_score),
+            "score": as_float(self.score),
+            "human_score": as_float(self.human_score),
             "prompt_tokens": self.prompt_tokens(),
             "completion_tokens": self.completion_tokens(),
         }
@@ -400,7 +399,8 @@ class Record(_Keyed):
         return [u for u in (self.usage or {}).values() if isinstance(u, Mapping)]
 
 
-def _number(value: Any) -> float | None:
+def as_float(value: Any) -> float | None:
+    """A number as a float (NaN and infinity kept), None for anything else (null, booleans, text)."""
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
@@ -416,36 +416,3 @@ _DEFAULTS = {
     for f in dataclasses.fields(Record)
     if f.name not in ("extra",)
 }
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RecordRow(_Keyed):
-    """The fields of a record that its light views read, declared once: the meta-evaluation's row
-    (``analysis.records.ScoreRow``) and the report's item (``analysis.report.gather.Item``) add their own. No
-    transcript, ``details`` or ``usage``: a large run is held as these (a few hundred bytes each). The names are
-    the record's (``imported``: the record came from ``debate-eval import``)."""
-
-    item_id: str | int
-    dataset: str
-    aspect: str
-    method: str
-    group_id: str | None = None
-    system_id: str | None = None
-    human_score: float | None = None
-    score: float | None = None
-    score_normalized: float | None = None
-    parse_status: str | None = None
-    error: str | None = None
-    config_hash: str | None = None
-    task_type: str | None = None
-    verdict: str | None = None
-    human_label: str | None = None
-    consistent: bool | None = None
-    system_a: str | None = None
-    system_b: str | None = None
-    imported: bool = False
-    parser_version: int | None = None  # the parser version that read it (a mix is warned of: engine/reread.py)
-
-
-#: the names of ``RecordRow``'s fields, in order
-ROW_FIELDS = tuple(f.name for f in dataclasses.fields(RecordRow))

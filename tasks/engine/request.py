@@ -67,17 +67,27 @@ DATA, METHOD, MODELS, EXECUTION = "data", "method", "models", "execution"
 FLAGS = "flags"  # the ``source`` of a request built from command-line flags: errors name the flag
 
 
-def _kind(group: str, kind: str, flag: Flag) -> dict[str, Any]:
-    """A request field's metadata: its group, how its value is checked (``check_value``) and its flag."""
-    return {"group": group, "kind": kind, "flag": flag}
+GROUPS = {  # the group of the fields listed in each section of ``run --help``
+    SELECTION_FLAGS: DATA,
+    METHOD_FLAGS: METHOD,
+    MODEL_FLAGS: MODELS,
+    REQUEST_FLAGS: MODELS,
+    EXECUTION_FLAGS: EXECUTION,
+    BATCH_FLAGS: EXECUTION,
+    SCALE_OUT_FLAGS: EXECUTION,
+}
 
 
-def _option(
-    group: str, kind: str, section: str, help: str | Callable[[], str], *, default: Any = None, **flag: Any
-) -> Any:
-    """A request field with a fixed default, listed in ``section`` of ``run --help`` (``flag``: the rest of its
-    ``Flag``)."""
-    return field(default=default, metadata=_kind(group, kind, Flag(section, help, **flag)))
+def _option(kind: str, section: str, help: str | Callable[[], str], **flag: Any) -> Any:
+    """A request field listed in ``section`` of ``run --help`` (``flag``: the rest of its ``Flag``), its value
+    checked as ``kind`` (``check_value``); its default is False for a switch, None otherwise."""
+    metadata = {"group": GROUPS[section], "kind": kind, "flag": Flag(section, help, **flag)}
+    return field(default=False if kind == SWITCH else None, metadata=metadata)
+
+
+def _mapping(flag: Flag) -> dict[str, Any]:
+    """The metadata of a request field of names and values, given by ``flag``."""
+    return {"group": GROUPS[flag.section], "kind": MAPPING, "flag": flag}
 
 
 @dataclass(frozen=True)
@@ -88,9 +98,8 @@ class RunRequest:
     """
 
     # ---- what to evaluate
-    dataset: str | None = _option(DATA, TEXT, SELECTION_FLAGS, dataset_help)  # a name or your own file
+    dataset: str | None = _option(TEXT, SELECTION_FLAGS, dataset_help)  # a name or your own file
     aspect: str | None = _option(
-        DATA,
         TEXT,
         SELECTION_FLAGS,
         "required (here or in --config): e.g. coherence (see 'debate-eval datasets'); free text for your own "
@@ -98,7 +107,6 @@ class RunRequest:
         "one run directory)",
     )
     data_dir: str | None = _option(
-        DATA,
         PATH,
         SELECTION_FLAGS,
         "folder with the datasets (default: $DEBATE_EVAL_DATA_DIR, then ~/.cache/debate-eval/data, then the "
@@ -107,44 +115,36 @@ class RunRequest:
     # your own file's columns {"source": "article", ...}; a pairwise file's label values {"first": "A", ...}
     fields: dict[str, str] = field(
         default_factory=dict,
-        metadata=_kind(
-            DATA,
-            MAPPING,
+        metadata=_mapping(
             Flag(
                 SELECTION_FLAGS,
                 "your own file's columns: source=,output=,human= (required), group= (optional; without it "
                 "correlation is item-level), reference=, context=, id=; pairwise: question=,output_a=,output_b=,label= "
                 "(and input=)",
                 metavar="NAME=COLUMN,...",
-            ),
+            )
         ),
     )
     labels: dict[str, str] = field(
         default_factory=dict,
-        metadata=_kind(
-            DATA,
-            MAPPING,
+        metadata=_mapping(
             Flag(
                 SELECTION_FLAGS,
                 "pairwise own file: which values of the label column mean first / second / tie "
                 "(default: the words first, second, tie)",
                 metavar="first=A,second=B,tie=T",
-            ),
+            )
         ),
     )
     language: str | None = _option(  # xDial-Eval's language
-        DATA,
         TEXT,
         SELECTION_FLAGS,
         "xdial_fed_turn / xdial_fed_dialogue: the language of the text (default english; see 'debate-eval datasets')",
         metavar="NAME",
     )
-    limit: int | None = _option(DATA, POSITIVE_INT, SELECTION_FLAGS, "only the first N items")
-    docs: int | None = _option(
-        DATA, POSITIVE_INT, SELECTION_FLAGS, "only the first K documents / contexts (all their items)"
-    )
+    limit: int | None = _option(POSITIVE_INT, SELECTION_FLAGS, "only the first N items")
+    docs: int | None = _option(POSITIVE_INT, SELECTION_FLAGS, "only the first K documents / contexts (all their items)")
     template: str | None = _option(
-        DATA,
         PATH,
         SELECTION_FLAGS,
         "a G-Eval-style prompt file with the dataset's placeholders, e.g. {{Document}}/{{Summary}}, "
@@ -152,13 +152,11 @@ class RunRequest:
         "(default: the built-in template)",
     )
     scale: str | None = _option(  # "1-5"
-        DATA,
         SCALE,
         SELECTION_FLAGS,
         "score range of a custom template or your own file, e.g. 1-5 (default: from the template)",
     )
     criteria: str | None = _option(  # one sentence: a template is built from it (data.criteria)
-        DATA,
         TEXT,
         SELECTION_FLAGS,
         "instead of --template: one sentence saying what is rated, e.g. 'Is the summary faithful to the "
@@ -167,131 +165,108 @@ class RunRequest:
     )
     # ---- how to evaluate
     method: str | None = _option(  # None: debates.base.DEFAULT_METHOD
-        METHOD, TEXT, METHOD_FLAGS, method_help, metavar="NAME", hidden_aliases=("--protocol",)
+        TEXT, METHOD_FLAGS, method_help, metavar="NAME", hidden_aliases=("--protocol",)
     )
     swap: bool = _option(
-        METHOD,
         SWITCH,
         METHOD_FLAGS,
         "pairwise datasets: judge every item in both orders (responses exchanged); the verdict is the "
         "agreeing one, a tie when they disagree",
-        default=False,
     )
     method_options: dict[str, Any] = field(default_factory=dict, metadata={"group": METHOD, "kind": OPTIONS})
     # ---- models (API keys only from the environment / .env)
-    model: str | None = _option(MODELS, TEXT, MODEL_FLAGS, "model name for every role (default: $DEBATE_EVAL_MODEL)")
+    model: str | None = _option(TEXT, MODEL_FLAGS, "model name for every role (default: $DEBATE_EVAL_MODEL)")
     base_url: str | None = _option(
-        MODELS, TEXT, MODEL_FLAGS, "OpenAI-compatible endpoint for every role (default: $OPENAI_BASE_URL)"
+        TEXT, MODEL_FLAGS, "OpenAI-compatible endpoint for every role (default: $OPENAI_BASE_URL)"
     )
     provider: str | None = _option(
-        MODELS,
         TEXT,
         MODEL_FLAGS,
         "model provider of every role (default: openai with an API key or --base-url, else embedded; "
         "scripted: canned replies, no model, to check a pipeline offline; $DEBATE_EVAL_PROVIDER)",
         choices=providers,
     )
-    role_provider: dict[str, str] = field(  # {"critic": "anthropic"}
+    role_provider: dict[str, str] = field(
         default_factory=dict,
-        metadata=_kind(
-            MODELS,
-            MAPPING,
-            role_flag("provider", ", e.g. critic=anthropic (repeatable; $DEBATE_EVAL_<ROLE>_PROVIDER)", "ROLE=NAME"),
+        metadata=_mapping(  # {"critic": "anthropic"}
+            role_flag("provider", ", e.g. critic=anthropic (repeatable; $DEBATE_EVAL_<ROLE>_PROVIDER)", "ROLE=NAME")
         ),
     )
-    role_model: dict[str, str] = field(  # {"critic": "gpt-4o"}
+    role_model: dict[str, str] = field(
         default_factory=dict,
-        metadata=_kind(
-            MODELS,
-            MAPPING,
+        metadata=_mapping(  # {"critic": "gpt-4o"}
             role_flag(
                 "model",
                 ", e.g. critic=gpt-4o (repeatable); G-Eval's evaluator and ChatEval's referees use the scorer's",
                 "ROLE=MODEL",
-            ),
+            )
         ),
     )
     role_base_url: dict[str, str] = field(
-        default_factory=dict, metadata=_kind(MODELS, MAPPING, role_flag("endpoint", " (repeatable)", "ROLE=URL"))
+        default_factory=dict, metadata=_mapping(role_flag("endpoint", " (repeatable)", "ROLE=URL"))
     )
-    temperature: float | None = _option(MODELS, FLOAT, REQUEST_FLAGS, "default 0 (the paper)")
-    top_p: float | None = _option(MODELS, FLOAT, REQUEST_FLAGS, "default 1 (the paper)")
+    temperature: float | None = _option(FLOAT, REQUEST_FLAGS, "default 0 (the paper)")
+    top_p: float | None = _option(FLOAT, REQUEST_FLAGS, "default 1 (the paper)")
     seed: int | None = _option(
-        MODELS,
         INT,
         REQUEST_FLAGS,
         "default 453, a project choice (no paper names a seed; the authors' 453 was pyautogen's cache seed, "
         "never sent); --fidelity authors-code sends none unless --seed is given",
     )
-    no_seed: bool = _option(MODELS, SWITCH, REQUEST_FLAGS, "send no seed", default=False)
-    max_tokens: int | None = _option(
-        MODELS, POSITIVE_INT, REQUEST_FLAGS, "default: none for APIs, 256 for the embedded model"
-    )
+    no_seed: bool = _option(SWITCH, REQUEST_FLAGS, "send no seed")
+    max_tokens: int | None = _option(POSITIVE_INT, REQUEST_FLAGS, "default: none for APIs, 256 for the embedded model")
     timeout: float | None = _option(
-        MODELS,
         FLOAT,
         REQUEST_FLAGS,
         "seconds per request attempt, all of it: connecting, sending, waiting, reading the answer (default 120; "
         "900 for the embedded model)",
     )
     max_retries: int | None = _option(
-        MODELS,
         NON_NEGATIVE_INT,
         REQUEST_FLAGS,
         "retries of transient errors: 5xx, 429, timeouts, resets, a 200 that is no completion (default 6; "
         "the first waits about $DEBATE_EVAL_RETRY_BACKOFF s, default 1, then doubling; the endpoint check too)",
     )
-    gguf: str | None = _option(
-        MODELS, PATH, MODEL_FLAGS, "serve this GGUF with the embedded server instead of SmolLM2-135M"
-    )
-    gguf_sha256: str | None = _option(MODELS, TEXT, MODEL_FLAGS, "the SHA-256 the --gguf file must have")
-    embedded_parallel: int | None = _option(MODELS, POSITIVE_INT, MODEL_FLAGS, "embedded server slots (default 2)")
+    gguf: str | None = _option(PATH, MODEL_FLAGS, "serve this GGUF with the embedded server instead of SmolLM2-135M")
+    gguf_sha256: str | None = _option(TEXT, MODEL_FLAGS, "the SHA-256 the --gguf file must have")
+    embedded_parallel: int | None = _option(POSITIVE_INT, MODEL_FLAGS, "embedded server slots (default 2)")
     answer_format: str | None = _option(  # auto | free | grammar | json (debates/answer_plan.py)
-        MODELS, TEXT, REQUEST_FLAGS, answer_format_help, choices=answer_formats
+        TEXT, REQUEST_FLAGS, answer_format_help, choices=answer_formats
     )
-    structured_output: bool = _option(MODELS, SWITCH, REQUEST_FLAGS, structured_help, default=False)  # = json
-    env_file: str | None = _option(
-        MODELS, PATH, MODEL_FLAGS, "read settings from this .env file (default: ./.env if present)"
-    )
+    structured_output: bool = _option(SWITCH, REQUEST_FLAGS, structured_help)  # = json
+    env_file: str | None = _option(PATH, MODEL_FLAGS, "read settings from this .env file (default: ./.env if present)")
     # ---- execution (does not change results)
     out: str | None = _option(
-        EXECUTION, PATH, EXECUTION_FLAGS, "run directory (default: runs/DATASET_ASPECT_PROTOCOL); a rerun resumes"
+        PATH, EXECUTION_FLAGS, "run directory (default: runs/DATASET_ASPECT_PROTOCOL); a rerun resumes"
     )
     concurrency: int | None = _option(
-        EXECUTION,
         POSITIVE_INT,
         EXECUTION_FLAGS,
         "debates in flight, and the most model calls in flight per endpoint and model (default 8 for APIs, "
         "the embedded server's slots otherwise); fewer when the endpoint's rate limits call for it",
     )
     rpm: int | None = _option(  # request budget per minute (agents/models/rate_limit.py)
-        EXECUTION,
         POSITIVE_INT,
         EXECUTION_FLAGS,
         "request budget per minute for each endpoint and model (default: learnt from rate-limit headers)",
     )
     tpm: int | None = _option(  # token budget per minute
-        EXECUTION,
         POSITIVE_INT,
         EXECUTION_FLAGS,
         "token budget per minute for each endpoint and model (default: learnt from rate-limit headers)",
     )
-    no_cache: bool = _option(EXECUTION, SWITCH, EXECUTION_FLAGS, "do not use the on-disk response cache", default=False)
+    no_cache: bool = _option(SWITCH, EXECUTION_FLAGS, "do not use the on-disk response cache")
     reset_cache: bool = _option(
-        EXECUTION,
         SWITCH,
         EXECUTION_FLAGS,
         "move the response cache folder aside (never deleted; e.g. a damaged one) and start an empty one",
-        default=False,
     )
     cache_dir: str | None = _option(
-        EXECUTION,
         PATH,
         EXECUTION_FLAGS,
         "response cache folder (default: $DEBATE_EVAL_CACHE_DIR or ~/.cache/debate-eval/llm-cache)",
     )
     progress: str | None = _option(  # auto | bar | lines | none (engine/progress.py)
-        EXECUTION,
         TEXT,
         EXECUTION_FLAGS,
         "what the run shows while it works (on stderr): bar (tqdm), lines (one plain line per finished item, "
@@ -300,59 +275,49 @@ class RunRequest:
         choices=progress_modes,
     )
     quiet: bool = _option(  # = progress "none"
-        EXECUTION, SWITCH, EXECUTION_FLAGS, "show nothing while the run works, not even retries", default=False
+        SWITCH, EXECUTION_FLAGS, "show nothing while the run works, not even retries"
     )
     no_progress: bool = _option(  # = progress "none" (the older spelling)
-        EXECUTION, SWITCH, EXECUTION_FLAGS, "= --progress none", default=False
+        SWITCH, EXECUTION_FLAGS, "= --progress none"
     )
-    no_preflight: bool = _option(
-        EXECUTION, SWITCH, EXECUTION_FLAGS, "skip the one-request endpoint check", default=False
-    )
+    no_preflight: bool = _option(SWITCH, EXECUTION_FLAGS, "skip the one-request endpoint check")
     max_answer_bytes: int | None = _option(  # None: http_client.DEFAULT_MAX_ANSWER_BYTES
-        EXECUTION, POSITIVE_INT, EXECUTION_FLAGS, max_answer_bytes_help
+        POSITIVE_INT, EXECUTION_FLAGS, max_answer_bytes_help
     )
     fast_path: bool = _option(  # the opt-in private fast path (agents/models/fast_path.py)
-        EXECUTION,
         SWITCH,
         EXECUTION_FLAGS,
         "opt in to a faster event loop that patches private internals of AutoGen and the openai SDK "
         "(only with the versions it was tested with; see benchmarks/throughput.md)",
-        default=False,
     )
     batch: bool = _option(
-        EXECUTION,
         SWITCH,
         BATCH_FLAGS,
         "queue every model call and send the queue as one batch when every item waits on a call "
         "(about 2n+1 batches for DEBATE with n rounds; batch prices; a rerun polls batches already submitted)",
-        default=False,
     )
     batch_max_requests: int | None = _option(
-        EXECUTION, POSITIVE_INT, BATCH_FLAGS, "most requests per batch (default 50000)", convert=batch_count
+        POSITIVE_INT, BATCH_FLAGS, "most requests per batch (default 50000)", convert=batch_count
     )
     batch_wait: float | None = _option(
-        EXECUTION,
         POSITIVE_FLOAT,
         BATCH_FLAGS,
         "send the queue this many seconds after it starts",
         convert=batch_seconds,
     )
     batch_poll: float | None = _option(
-        EXECUTION, POSITIVE_FLOAT, BATCH_FLAGS, "seconds between status polls (default 30)", convert=batch_seconds
+        POSITIVE_FLOAT, BATCH_FLAGS, "seconds between status polls (default 30)", convert=batch_seconds
     )
     allow_endpoint_change: bool = _option(  # resume at another server (engine.endpoints)
-        EXECUTION,
         SWITCH,
         EXECUTION_FLAGS,
         "resume a run directory at another server than its results were made at (same provider and model "
         "name; noted in config.json); the same server under another name or port resumes without it",
-        default=False,
     )
     shard: str | None = _option(  # "K/N": only shard K of N of the items (engine.backends.shards)
-        EXECUTION, TEXT, SCALE_OUT_FLAGS, SHARD_HELP, metavar="K/N"
+        TEXT, SCALE_OUT_FLAGS, SHARD_HELP, metavar="K/N"
     )
     workers: int | None = _option(  # processes on this machine (engine.backends.workers)
-        EXECUTION,
         POSITIVE_INT,
         SCALE_OUT_FLAGS,
         "processes on this machine, each an async runner over its share of the items (shard k/N), writing "
@@ -360,7 +325,6 @@ class RunRequest:
         "shards (default: one per CPU of the cluster)",
     )
     ray: str | None = _option(  # the shards as Ray tasks: "local", "auto" or an address
-        EXECUTION,
         TEXT,
         SCALE_OUT_FLAGS,
         "run the shards as Ray tasks, their results streamed back and appended here: no ADDRESS (or local) "
@@ -369,12 +333,10 @@ class RunRequest:
         const="local",
     )
     trace_content: bool = _option(  # judged texts and answers on spans (agents.telemetry)
-        EXECUTION,
         SWITCH,
         EXECUTION_FLAGS,
         "with OpenTelemetry tracing on (OTEL_* variables, the [otel] extra), also put the judged texts and "
         "the models' answers on the spans (secrets masked); off by default",
-        default=False,
     )
 
     @classmethod
@@ -445,11 +407,6 @@ def field_names() -> tuple[str, ...]:
 def field_kind(name: str) -> str:
     """How the value of option ``name`` is checked."""
     return next(spec.metadata["kind"] for spec in fields(RunRequest) if spec.name == name)
-
-
-def field_group(name: str) -> str:
-    """The group of option ``name``: data, method, models or execution."""
-    return next(spec.metadata["group"] for spec in fields(RunRequest) if spec.name == name)
 
 
 def check_value(name: str, value: Any, source: str = "options") -> Any:

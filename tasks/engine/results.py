@@ -46,6 +46,7 @@ from debate_eval.tasks.engine.rundir import (
     fsync_directory,
     iter_json_lines,
     numbered_records,
+    record_result_key,
     repair_tail,
     write_json_atomic,
 )
@@ -106,7 +107,6 @@ class ResultsStore:
         self._duplicates = False  # the file repeats a key (files of earlier versions)
         self.tally = Tally()  # the run's records of this configuration
         self.tally_exact = True  # every record in ``tally`` is still the run's record of its key
-        self.index_loaded = False  # the index came from the saved one (no line was decoded)
         self._index_ok = False  # the index describes the file (it was read or loaded without an error)
         self._fd: int | None = None
         self.lock = self._take_lock()
@@ -126,7 +126,7 @@ class ResultsStore:
                 with contextlib.suppress(KeyError, TypeError, ValueError):  # a tally that does not read: read all
                     self.tally = Tally.from_state(saved.tally)
                     self._index, self._duplicates = KeyIndex(saved.entries), saved.duplicates
-                    self.index_loaded = self._index_ok = True
+                    self._index_ok = True
                     return
         discard_index(self.results_path)  # stale from here on (the file is repaired or appended to)
         end = ScanEnd()
@@ -153,7 +153,7 @@ class ResultsStore:
         self._index = KeyIndex()
         self._duplicates = False
         self.tally, self.tally_exact = Tally(), True
-        self.index_loaded = self._index_ok = False
+        self._index_ok = False
         self._read_index(None, use_saved=False)
 
     def _take_lock(self) -> RunLock:
@@ -230,7 +230,7 @@ class ResultsStore:
 
     def key(self, record: Record) -> str:
         """A record's resume key: its item id, with its aspect in a multi-aspect run (``aspects.result_key``)."""
-        return f"{record.key}\x1f{record.aspect}" if self.by_aspect else record.key
+        return record_result_key(record, self.by_aspect)
 
     def done_ids(self) -> set[str]:
         """Keys (``key``) of the items already finished under this configuration (failed items are not done)."""

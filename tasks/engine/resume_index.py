@@ -206,11 +206,6 @@ def stamp(path: Path) -> dict[str, Any]:
     }
 
 
-def index_path(results_path: Path) -> Path:
-    """The index file of a results file (in the same folder)."""
-    return index_path_of(results_path)
-
-
 def save_index(
     results_path: Path,
     *,
@@ -222,7 +217,7 @@ def save_index(
 ) -> bool:
     """Write the index of ``results_path`` atomically (True when written; a failure leaves no index, as the
     index is only a speed-up)."""
-    path = index_path(results_path)
+    path = index_path_of(results_path)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         head = {
@@ -285,7 +280,7 @@ def _blocks(pairs: Iterable[tuple[str, IndexEntry]], size: int = 4096) -> Iterat
 def discard_index(results_path: Path) -> None:
     """Remove the index of ``results_path`` (if any)."""
     with contextlib.suppress(OSError):
-        index_path(results_path).unlink()
+        index_path_of(results_path).unlink()
 
 
 def index_size_bound(results_size: int) -> int:
@@ -298,7 +293,7 @@ def index_size_bound(results_size: int) -> int:
 def read_index_document(results_path: Path) -> dict[str, Any] | None:
     """The index of ``results_path`` as its JSON document, when it is a regular file (a symlink is not
     followed) of at most ``index_size_bound`` and its body matches its own stamp; None otherwise."""
-    path = index_path(results_path)
+    path = index_path_of(results_path)
     try:
         if not stat.S_ISREG(os.lstat(path).st_mode):
             return None

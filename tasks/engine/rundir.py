@@ -6,8 +6,9 @@ rewrite) or for the documents.
 The engine, the API (``load_run``), ``show``, ``rescore``, ``meta-eval``, ``report`` and ``audit`` open a run
 directory through :class:`RunDir`:
 
-- ``config`` / ``summary``: the JSON documents (``{}`` when absent, one line when unreadable);
-  ``write_config`` seals the document with its checksums (``config_checksum``) and writes it atomically;
+- ``config`` / ``summary``: the JSON documents (``{}`` when absent, one line when unreadable;
+  ``config_if_readable()``: None for a reader that goes on without it); ``write_config`` seals the document
+  with its checksums (``config_checksum``) and writes it atomically;
 - ``iter_records()``: the records of ``results.jsonl``, one at a time (the file is never held whole), each
   checked by ``Record.from_json`` (one line naming file, line and field when a line is unusable); a last line
   cut short by a crash is skipped with a notice;
@@ -101,12 +102,6 @@ def iter_numbered_file(
         if redact:  # checked before the masking, as the file holds it
             obj, _ = redact_record(validate_record(obj, path, number))
         yield number, Record.from_json(obj, path=path, line=number, messages=messages)
-
-
-def iter_record_file(path: Path, *, messages: bool = True) -> Iterator[Record]:
-    """The records of a results file, one at a time (``iter_numbered_file`` without the line numbers)."""
-    for _, record in iter_numbered_file(path, messages=messages):
-        yield record
 
 
 def lines_at(path: Path, offsets: Iterable[int], *, redact: bool = False) -> Iterator[tuple[dict[str, Any], Record]]:
@@ -213,6 +208,14 @@ class RunDir:
     def config(self) -> dict[str, Any]:
         """``config.json`` (``{}`` when absent); a file that is not a JSON object is a one-line ``UserError``."""
         return read_json_object(self.config_path)
+
+    def config_if_readable(self) -> dict[str, Any] | None:
+        """``config.json`` when it is there and a JSON object, else None (for a reader that goes on without it)."""
+        try:
+            value = json.loads(self.config_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        return value if isinstance(value, dict) else None
 
     @property
     def summary(self) -> dict[str, Any]:

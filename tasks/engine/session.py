@@ -118,16 +118,9 @@ class Session:
         self._evaluators: dict[int, tuple[RunConfig, Evaluator, str]] = {}
 
     @classmethod
-    async def open(
-        cls,
-        config: RunConfig,
-        options: SessionOptions,
-        *,
-        store: ResultsStore | None = None,
-        stats: TransportStats | None = None,
-    ) -> Session:
+    async def open(cls, config: RunConfig, options: SessionOptions, *, store: ResultsStore | None = None) -> Session:
         """A session with its models open (``open_models``); the store is closed if they fail to open."""
-        session = cls(config, store=store, stats=stats)
+        session = cls(config, store=store)
         try:
             await session.open_models(options)
         except BaseException:

@@ -33,12 +33,7 @@ def register_model(model: Any) -> str:
 
 def registered_model(name: str) -> Any:
     """The model object registered under ``name`` (a one-line ``UserError`` when none is)."""
-    found = _MODELS.get(name)
-    if found is None:
-        from debate_eval.agents.errors import UserError
-
-        raise UserError(f"the model {name!r} is not registered in this process")
-    return found
+    return _MODELS.registered(name)
 
 
 @register_provider

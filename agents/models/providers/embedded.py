@@ -12,7 +12,7 @@ from typing import Any
 
 from debate_eval.agents.models.answer_format import GRAMMAR, AnswerFormat
 from debate_eval.agents.models.providers import register_provider
-from debate_eval.agents.models.providers.openai import OpenAIWireProvider
+from debate_eval.agents.models.providers.openai import RunServerProvider
 from debate_eval.agents.models.served_model import EMBEDDED_SHA256, ServedModel
 from debate_eval.agents.models.settings import (
     EMBEDDED,
@@ -27,11 +27,10 @@ SERVER_LOG = "embedded-server.log"
 
 
 @register_provider
-class EmbeddedProvider(OpenAIWireProvider):
+class EmbeddedProvider(RunServerProvider):
     """llama.cpp in a child process, one per run, shared by every embedded role."""
 
     name = EMBEDDED
-    answer_modes = ("grammar", "json")
     description = "the embedded llama.cpp server (SmolLM2-135M by default, or --gguf)"
     default_model = EMBEDDED_MODEL_NAME
     default_max_tokens = EMBEDDED_MAX_TOKENS
@@ -71,9 +70,3 @@ class EmbeddedProvider(OpenAIWireProvider):
         if body:
             args["extra_body"] = body
         return args
-
-    def base_url(self, settings: ModelSettings, started: str | None) -> str:
-        """The server started for this run."""
-        if started is None:
-            raise RuntimeError("the embedded server must be started before its clients are built")
-        return started

@@ -4,15 +4,33 @@
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 from collections.abc import Sequence
 from typing import Any
 
 from autogen_core.models import CreateResult
 
 from debate_eval.agents.models.http_usage import current_call
-from debate_eval.agents.models.providers.inspect_models import HOST, Host, chat_messages, generate_config, resolve_model
-from debate_eval.agents.models.providers.one_call_client import OneCallClient
+from debate_eval.agents.models.providers.inspect_models import HOST, Host, resolve_model
+from debate_eval.agents.models.providers.one_call_client import OneCallClient, message_role, message_text
+from debate_eval.agents.models.settings import ModelSettings
+
+SAMPLING_FIELDS = ("temperature", "top_p", "frequency_penalty", "presence_penalty", "seed")
+
+
+def generate_config(settings: ModelSettings, max_tokens: int | None = None) -> Any:
+    """inspect's ``GenerateConfig`` of a role's sampling (temperature, top_p, penalties, seed, completion cap)."""
+    from inspect_ai.model import GenerateConfig
+
+    sampling = {name: getattr(settings.sampling, name) for name in SAMPLING_FIELDS}
+    return GenerateConfig(**sampling, max_tokens=settings.sampling.max_tokens if max_tokens is None else max_tokens)
+
+
+def chat_messages(messages: Sequence[Any]) -> list[Any]:
+    """AutoGen's messages as inspect's chat messages (system, user, assistant; text only)."""
+    from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessageUser
+
+    kinds = {"system": ChatMessageSystem, "assistant": ChatMessageAssistant, "user": ChatMessageUser}
+    return [kinds[message_role(message)](content=message_text(message)) for message in messages]
 
 
 class InspectModelClient(OneCallClient):
@@ -47,10 +65,6 @@ class InspectModelClient(OneCallClient):
         model = resolve_model(self.settings.model)
         return await model.generate(chat_messages(messages), config=config)
 
-    def count_tokens(self, messages: Sequence[Any], **kwargs: Any) -> int:
-        """A rough count (four characters a token): inspect's models count their own."""
-        return sum(len(str(message.content)) for message in messages) // 4
-
 
 def _finish_reason(stop_reason: str) -> str:
     """inspect's stop reason as AutoGen's finish reason."""
@@ -60,28 +74,6 @@ def _finish_reason(stop_reason: str) -> str:
 
 
 async def _run_on(host: Host, work: Any) -> Any:
-    """Await ``work`` run as a task of ``host``'s loop in ``host``'s context (cancelling this cancels it)."""
-    done: concurrent.futures.Future[Any] = concurrent.futures.Future()
-    started: list[asyncio.Task[Any]] = []
-
-    def start() -> None:
-        task = host.loop.create_task(work, context=host.context.copy())
-        started.append(task)
-
-        def finished(task: asyncio.Task[Any]) -> None:
-            if task.cancelled():
-                done.cancel()
-            elif task.exception() is not None:
-                done.set_exception(task.exception())  # type: ignore[arg-type]
-            else:
-                done.set_result(task.result())
-
-        task.add_done_callback(finished)
-
-    host.loop.call_soon_threadsafe(start)
-    try:
-        return await asyncio.wrap_future(done)
-    except asyncio.CancelledError:
-        if started:
-            host.loop.call_soon_threadsafe(started[0].cancel)
-        raise
+    """Await ``work`` run as a task of ``host``'s loop in a copy of ``host``'s context (cancelling this cancels
+    it): ``asyncio.run_coroutine_threadsafe``, called in that context, which the task it starts inherits."""
+    return await asyncio.wrap_future(host.context.copy().run(asyncio.run_coroutine_threadsafe, work, host.loop))

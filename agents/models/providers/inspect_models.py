@@ -22,7 +22,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,47 +62,10 @@ def resolve_model(name: str) -> Any:
     from inspect_ai.model import get_model
 
     if name.startswith(OBJECT_PREFIX):
-        found = _MODELS.get(name)
-        if found is None:
-            from debate_eval.agents.errors import UserError
-
-            raise UserError(f"the inspect model {name!r} is not registered in this process")
-        return found
+        return _MODELS.registered(name, "inspect model")
     if name.startswith(ROLE_PREFIX):
         return get_model(role=name.removeprefix(ROLE_PREFIX))
     return get_model(name)
-
-
-def generate_config(settings: ModelSettings, max_tokens: int | None = None) -> Any:
-    """inspect's ``GenerateConfig`` of a role's sampling (temperature, top_p, penalties, seed, completion cap)."""
-    from inspect_ai.model import GenerateConfig
-
-    sampling = settings.sampling
-    return GenerateConfig(
-        temperature=sampling.temperature,
-        top_p=sampling.top_p,
-        frequency_penalty=sampling.frequency_penalty,
-        presence_penalty=sampling.presence_penalty,
-        seed=sampling.seed,
-        max_tokens=max_tokens if max_tokens is not None else sampling.max_tokens,
-    )
-
-
-def chat_messages(messages: Sequence[Any]) -> list[Any]:
-    """AutoGen's messages as inspect's chat messages (system, user, assistant; text only)."""
-    from autogen_core.models import AssistantMessage, SystemMessage
-    from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessageUser
-
-    found: list[Any] = []
-    for message in messages:
-        text = message.content if isinstance(message.content, str) else str(message.content)
-        if isinstance(message, SystemMessage):
-            found.append(ChatMessageSystem(content=text))
-        elif isinstance(message, AssistantMessage):
-            found.append(ChatMessageAssistant(content=text))
-        else:
-            found.append(ChatMessageUser(content=text))
-    return found
 
 
 @register_provider

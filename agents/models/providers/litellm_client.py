@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from types import SimpleNamespace
 from typing import Any
 
 from autogen_core.models import CreateResult
@@ -29,13 +30,6 @@ def import_litellm() -> Any:
 def chat_messages(messages: Sequence[Any]) -> list[dict[str, str]]:
     """AutoGen's messages as OpenAI chat messages (text only)."""
     return [{"role": message_role(message), "content": message_text(message)} for message in messages]
-
-
-class _Headers:
-    """What the rate-limit hook reads of an answer: its headers."""
-
-    def __init__(self, headers: Mapping[str, str]) -> None:
-        self.headers = headers
 
 
 def provider_headers(response: Any) -> dict[str, str]:
@@ -79,7 +73,7 @@ class LiteLLMClient(OneCallClient):
             drop_params=True,  # a sampling option the provider does not take is left out, not an error
             **request,
         )
-        await note_rate_limit_headers(_Headers(provider_headers(response)))
+        await note_rate_limit_headers(SimpleNamespace(headers=provider_headers(response)))  # what the hook reads
         usage = getattr(response, "usage", None)
         prompt = int(getattr(usage, "prompt_tokens", 0) or 0)
         completion = int(getattr(usage, "completion_tokens", 0) or 0)

@@ -7,6 +7,8 @@ import itertools
 import threading
 from typing import Any
 
+from debate_eval.agents.errors import UserError
+
 
 class ModelObjects:
     """The objects registered under one key prefix; registering an object twice gives its first key."""
@@ -30,3 +32,10 @@ class ModelObjects:
     def get(self, key: str) -> Any | None:
         """The object registered under ``key``, or None."""
         return self._objects.get(key)
+
+    def registered(self, key: str, what: str = "model") -> Any:
+        """The object registered under ``key``; a one-line ``UserError`` naming the ``what`` when none is."""
+        found = self._objects.get(key)
+        if found is None:
+            raise UserError(f"the {what} {key!r} is not registered in this process")
+        return found

@@ -1,6 +1,7 @@
-"""What the clients over another library's model share (the ``litellm``, ``inspect`` and ``deepeval``
-providers): an AutoGen ``ChatCompletionClient`` whose ``create`` is one call of that library, not streamed, on a
-plain text model, counting the tokens of every call so far; and the role of each AutoGen message."""
+"""What the clients of one call per ``create`` share (the ``litellm``, ``inspect`` and ``deepeval`` providers,
+and ``--fidelity authors-code``'s ``LiteralClient``): an AutoGen ``ChatCompletionClient`` whose ``create`` is one
+call of another library or SDK, not streamed, on a plain text model, counting the tokens of every call so far;
+and the role of each AutoGen message."""
 
 from __future__ import annotations
 
@@ -30,9 +31,9 @@ class OneCallClient(ChatCompletionClient):
     (``create_stream`` is one ``create``), nothing to close, a plain text model, the usage of every call so far
     (``add_usage``)."""
 
-    def __init__(self, settings: ModelSettings) -> None:
-        self.settings = settings
-        self._usage = RequestUsage(prompt_tokens=0, completion_tokens=0)
+    def __init__(self, settings: ModelSettings | None = None) -> None:
+        self.settings = settings  # the role's settings (None: a client that keeps its own, ``LiteralClient``)
+        self._usage = self._last = RequestUsage(prompt_tokens=0, completion_tokens=0)
 
     def add_usage(self, prompt: int, completion: int) -> RequestUsage:
         """Count one call's tokens into the total; the call's own usage."""
@@ -40,7 +41,8 @@ class OneCallClient(ChatCompletionClient):
             prompt_tokens=self._usage.prompt_tokens + prompt,
             completion_tokens=self._usage.completion_tokens + completion,
         )
-        return RequestUsage(prompt_tokens=prompt, completion_tokens=completion)
+        self._last = RequestUsage(prompt_tokens=prompt, completion_tokens=completion)
+        return self._last
 
     def create_stream(self, messages: Sequence[Any], **kwargs: Any) -> AsyncGenerator[Any, None]:
         """Not streamed: one ``create`` (the debates do not stream)."""
@@ -51,7 +53,7 @@ class OneCallClient(ChatCompletionClient):
         return one()
 
     async def close(self) -> None:
-        """Nothing to close: the other library keeps its own clients."""
+        """Nothing to close: the other library keeps its own clients (a client over an SDK closes it)."""
 
     def actual_usage(self) -> RequestUsage:
         """Tokens of every call so far."""
@@ -60,6 +62,10 @@ class OneCallClient(ChatCompletionClient):
     def total_usage(self) -> RequestUsage:
         """Tokens of every call so far."""
         return self._usage
+
+    def count_tokens(self, messages: Sequence[Any], **kwargs: Any) -> int:
+        """A rough count (four characters a token): nothing here trims a context by tokens."""
+        return sum(len(str(message.content)) for message in messages) // 4
 
     def remaining_tokens(self, messages: Sequence[Any], **kwargs: Any) -> int:
         """Unknown to this client: a large number."""

@@ -33,16 +33,16 @@ GENERIC_MODEL_INFO: ModelInfo = {
 }
 
 
-def with_model_info(client_class: Callable[..., T], kwargs: dict[str, Any]) -> T:
+def with_model_info(client_class: Callable[..., T], kwargs: dict[str, Any], info: ModelInfo = GENERIC_MODEL_INFO) -> T:
     """``client_class(**kwargs)``, AutoGen's client; for a model name AutoGen does not know (its documented
-    "model_info is required" ``ValueError``) again with ``GENERIC_MODEL_INFO``: a plain text model. (Public
-    API only: AutoGen's model table is a private module.)"""
+    "model_info is required" ``ValueError``) again with ``info`` (default ``GENERIC_MODEL_INFO``: a plain text
+    model). (Public API only: AutoGen's model table is a private module.)"""
     try:
         return client_class(**kwargs)
     except ValueError as exc:
         if "model_info is required" not in str(exc):
             raise
-    return client_class(**kwargs, model_info=GENERIC_MODEL_INFO)
+    return client_class(**kwargs, model_info=info)
 
 
 class OpenAIWireProvider(Provider):
@@ -109,6 +109,19 @@ class OpenAIWireProvider(Provider):
         if http_client is not None:
             kwargs["http_client"] = http_client
         return openai.AsyncOpenAI(**kwargs)
+
+
+class RunServerProvider(OpenAIWireProvider):
+    """A server the run starts itself (``start``: the embedded and scripted ones), whose requests go where it
+    serves; it takes a llama.cpp grammar or a JSON schema."""
+
+    answer_modes = ("grammar", "json")
+
+    def base_url(self, settings: ModelSettings, started: str | None) -> str:
+        """The server started for this run."""
+        if started is None:
+            raise RuntimeError(f"the {self.name} server must be started before its clients are built")
+        return started
 
 
 @register_provider

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.models.providers import register_provider
-from debate_eval.agents.models.providers.openai import OpenAIWireProvider
+from debate_eval.agents.models.providers.openai import RunServerProvider
 from debate_eval.agents.models.served_model import ServedModel
 from debate_eval.agents.models.settings import EmbeddedSettings, ModelConfig, ModelSettings
 
@@ -25,11 +25,10 @@ SCRIPTED = "scripted"
 
 
 @register_provider
-class ScriptedProvider(OpenAIWireProvider):
+class ScriptedProvider(RunServerProvider):
     """The scripted server in a background thread of this process, for the length of the run."""
 
     name = SCRIPTED
-    answer_modes = ("grammar", "json")
     description = "the scripted test server: canned replies per role, no model (checks a pipeline offline)"
     default_model = SCRIPTED
 
@@ -54,9 +53,3 @@ class ScriptedProvider(OpenAIWireProvider):
         reply = script_for(config.for_role("scorer").model) or default_reply
         # nothing reads its requests back: it keeps none (a run of many items would hold every request)
         return stack.enter_context(ScriptedOpenAIServer(reply=reply, keep_requests=False)).base_url
-
-    def base_url(self, settings: ModelSettings, started: str | None) -> str:
-        """The server started for this run."""
-        if started is None:
-            raise RuntimeError("the scripted server must be started before its clients are built")
-        return started

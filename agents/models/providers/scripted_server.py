@@ -259,16 +259,10 @@ class ScriptedOpenAIServer:
     def _logprobs(self, content: str) -> list[dict[str, Any]]:
         entries = []
         for token in content.split():
-            tops = [{"token": token, "logprob": -0.01, "bytes": list(token.encode())}]
-            if token.isdigit() and self.top_logprobs:
-                tops = [{"token": t, "logprob": lp, "bytes": list(t.encode())} for t, lp in self.top_logprobs.items()]
+            offered = self.top_logprobs if token.isdigit() and self.top_logprobs else {token: -0.01}
+            tops = [{"token": t, "logprob": lp, "bytes": list(t.encode())} for t, lp in offered.items()]
             entries.append(
-                {
-                    "token": token,
-                    "logprob": tops[0]["logprob"],
-                    "bytes": list(token.encode()),
-                    "top_logprobs": tops,
-                }
+                {"token": token, "logprob": tops[0]["logprob"], "bytes": list(token.encode()), "top_logprobs": tops}
             )
         return entries
 

@@ -14,10 +14,8 @@ from debate_eval.tasks.analysis.audit.facet import (
     Facet,
     Figure,
     ItemLink,
-    describe_interval,
-    flat,
-    grouped,
-    intervals,
+    estimate,
+    measured,
     not_applicable,
 )
 from debate_eval.tasks.analysis.audit.rows import (
@@ -107,17 +105,8 @@ def agreement(records: Sequence[Record | Mapping[str, Any]], settings: Bootstrap
             f"JudgeBench {name}: {entry['score']:.2f} % ({entry['n_right']}/{entry['n_pairs']} right)"
             for name, entry in bench["categories"].items()
         ]
-    return Facet(
-        name=AGREEMENT,
-        title=TITLES[AGREEMENT],
-        method=f"{how} {describe_interval(settings, unit)}",
-        n=n,
-        unit=unit,
-        runs=[BASE],
-        figures=figures,
-        plot={"points": _points(records)},
-        notes=notes,
-    )
+    plot = {"points": _points(records)}
+    return measured(AGREEMENT, TITLES[AGREEMENT], how, settings, unit, n, [BASE], figures, plot=plot, notes=notes)
 
 
 def _points(records: Sequence[Record]) -> list[list[Any]]:
@@ -160,10 +149,8 @@ def verbosity(records: Sequence[Record | Mapping[str, Any]], lengths: Mapping[st
     humans = has_humans(records)
     if humans:
         rows = [row for row in rows if row["human"] is not None]
-    units = grouped(rows, lambda row: row["unit"])
 
-    def statistic(sample: list[list[dict[str, Any]]]) -> dict[str, float | None]:
-        every = flat(sample)
+    def statistic(every: list[dict[str, Any]]) -> dict[str, float | None]:
         score, length = [r["score"] for r in every], [float(r["length"]) for r in every]
         if not humans:
             return {"raw": spearman(score, length)}
@@ -178,7 +165,7 @@ def verbosity(records: Sequence[Record | Mapping[str, Any]], lengths: Mapping[st
         }
 
     names = ["slope", "residual", "partial", "raw", "human"] if humans else ["raw"]
-    values, ci = statistic(units), intervals(units, statistic, names, settings, unit)
+    units, values, ci = estimate(rows, statistic, names, settings, unit)
     link = [ItemLink(BASE, ids(rows), "scored items (length: words of the judged text)")]
     figures = []
     if humans:
@@ -213,16 +200,8 @@ def verbosity(records: Sequence[Record | Mapping[str, Any]], lengths: Mapping[st
         else "Length = words of the judged text. Spearman ρ of the judge's score with the length over all scored "
         f"items. Not controlled for quality: {NO_HUMANS}."
     )
-    return Facet(
-        name=VERBOSITY,
-        title=TITLES[VERBOSITY],
-        method=f"{how} {describe_interval(settings, unit)}",
-        n=len(units),
-        unit=unit,
-        runs=[BASE],
-        figures=figures,
-        plot={"points": [[row["length"], row["score"], row["id"]] for row in rows]},
-    )
+    plot = {"points": [[row["length"], row["score"], row["id"]] for row in rows]}
+    return measured(VERBOSITY, TITLES[VERBOSITY], how, settings, unit, len(units), [BASE], figures, plot=plot)
 
 
 def length_slope(residual: Sequence[float], length: Sequence[float]) -> float | None:
@@ -294,14 +273,12 @@ def _pairwise_verbosity(records: Sequence[Record], lengths: Mapping[str, Any], s
     spread = float(np.std([row["difference"] for row in rows])) if rows else 0.0
     for row in rows:
         row["x"] = float(np.tanh(row["difference"] / spread)) if spread > 0 else 0.0
-    units = [[row] for row in rows]
 
     def controlled(every: list[dict[str, Any]], who: str) -> dict[str, float] | None:
         used = [r for r in every if r[who] is not None]
         return length_controlled([r[who] for r in used], [r["x"] for r in used])
 
-    def statistic(sample: list[list[dict[str, Any]]]) -> dict[str, float | None]:
-        every = flat(sample)
+    def statistic(every: list[dict[str, Any]]) -> dict[str, float | None]:
         judge, human = controlled(every, "judge_first") or {}, controlled(every, "human_first") or {}
         decisive = [r["judge_first"] for r in every if r["judge_first"] is not None]
         both = [r for r in every if r["judge"] is not None and r["human"] is not None]
@@ -318,7 +295,7 @@ def _pairwise_verbosity(records: Sequence[Record], lengths: Mapping[str, Any], s
         }
 
     names = ["difference", "judge", "human", "effect", "human_effect", "controlled", "first"]
-    values, ci = statistic(units), intervals(units, statistic, names, settings, "items")
+    _, values, ci = estimate(rows, statistic, names, settings, "items", by_item=True)
     decided = [row for row in rows if row["judge"] is not None]
     longer_picked = [ItemLink(BASE, ids([row for row in decided if row["judge"]]), "verdicts for the longer response")]
     both = [row for row in decided if row["human"] is not None]
@@ -345,10 +322,8 @@ def _pairwise_verbosity(records: Sequence[Record], lengths: Mapping[str, Any], s
             baseline_label="the same share without length control", baseline_ci95=ci["first"],
         ),
     ]  # fmt: skip
-    return Facet(
-        name=VERBOSITY,
-        title=TITLES[VERBOSITY],
-        method="Length = words of each response. The estimand is the judge's length preference beyond the "
+    how = (
+        "Length = words of each response. The estimand is the judge's length preference beyond the "
         "humans': over the items whose responses differ in length and where both the judge and the humans are "
         "decisive, the share of the judge's verdicts for the longer response minus the share of the human labels "
         "for it (0: the judge prefers length no more than the humans on the same pairs; where the better response "
@@ -360,13 +335,9 @@ def _pairwise_verbosity(records: Sequence[Record], lengths: Mapping[str, Any], s
         "on tanh((words A − words B) / their standard deviation), with an intercept and an L2 penalty of "
         f"{LC_PENALTY:g} on the length coefficient; the coefficient is the length effect (0: none; beside it the "
         "same regression on the human labels), and the sigmoid of the intercept the length-controlled share for "
-        f"the first response (the share at equal length). {describe_interval(settings, 'items')}",
-        n=len(rows),
-        unit="items",
-        runs=[BASE],
-        figures=figures,
-        plot={},
+        "the first response (the share at equal length)."
     )
+    return measured(VERBOSITY, TITLES[VERBOSITY], how, settings, "items", len(rows), [BASE], figures)
 
 
 def scale_use(records: Sequence[Record | Mapping[str, Any]], settings: Bootstrap) -> Facet:
@@ -381,15 +352,13 @@ def scale_use(records: Sequence[Record | Mapping[str, Any]], settings: Bootstrap
     unit, key = unit_key(records)
     rows = [{"id": r.key, "unit": key(r), "judge": value_of(r), "human": human_value(r)} for r in records]
     rows = [row for row in rows if row["judge"] is not None and (row["human"] is not None or not humans)]
-    units = grouped(rows, lambda row: row["unit"])
 
     def modal(values: list[float]) -> float | None:
         if not values:
             return None
         return max(Counter(score_bin(v) for v in values).values()) / len(values)
 
-    def statistic(sample: list[list[dict[str, Any]]]) -> dict[str, float | None]:
-        every = flat(sample)
+    def statistic(every: list[dict[str, Any]]) -> dict[str, float | None]:
         judge = [r["judge"] for r in every]
         out = {"modal": modal(judge)}
         if humans:
@@ -399,7 +368,7 @@ def scale_use(records: Sequence[Record | Mapping[str, Any]], settings: Bootstrap
         return out
 
     names = ["emd", "modal", "human_modal"] if humans else ["modal"]
-    values, ci = statistic(units), intervals(units, statistic, names, settings, unit)
+    units, values, ci = estimate(rows, statistic, names, settings, unit)
     judge_bins = Counter(score_bin(row["judge"]) for row in rows)
     mode = judge_bins.most_common(1)[0][0] if judge_bins else None
     at_mode = [row for row in rows if row["judge"] is not None and score_bin(row["judge"]) == mode]
@@ -426,17 +395,8 @@ def scale_use(records: Sequence[Record | Mapping[str, Any]], settings: Bootstrap
         else f"The share of the single most common judgment ({what}; integer bins, rounded half up). The distance "
         f"to the human distribution needs human ratings: {NO_HUMANS}."
     )
-    return Facet(
-        name=SCALE,
-        title=TITLES[SCALE],
-        method=f"{how} {describe_interval(settings, unit)}",
-        n=len(units),
-        unit=unit,
-        runs=[BASE],
-        figures=figures,
-        plot={"distribution": _distribution(rows, humans, pairwise)},
-        notes=[f"most common judgment: {mode_text}"],
-    )
+    plot, notes = {"distribution": _distribution(rows, humans, pairwise)}, [f"most common judgment: {mode_text}"]
+    return measured(SCALE, TITLES[SCALE], how, settings, unit, len(units), [BASE], figures, plot=plot, notes=notes)
 
 
 def _bin_name(value: int | None, pairwise: bool) -> str:

@@ -104,6 +104,31 @@ def not_run(name: str, title: str, reason: str) -> Facet:
     return Facet(name=name, title=title, status=NOT_RUN, reason=reason)
 
 
+def measured(
+    name: str,
+    title: str,
+    how: str,
+    settings: Bootstrap,
+    unit: str,
+    n: int,
+    runs: Sequence[str],
+    figures: list[Figure],
+    **more: Any,
+) -> Facet:
+    """A facet that ran over ``n`` ``unit``: its method is ``how`` then ``describe_interval``'s sentence;
+    ``more`` are the other ``Facet`` fields (``plot``, ``notes``)."""
+    return Facet(
+        name=name,
+        title=title,
+        method=f"{how} {describe_interval(settings, unit)}",
+        n=n,
+        unit=unit,
+        runs=list(runs),
+        figures=figures,
+        **more,
+    )
+
+
 def intervals(
     units: Sequence[T],
     statistic: Callable[[list[T]], Mapping[str, float | None] | None],
@@ -126,6 +151,24 @@ def intervals(
     if result is None or isinstance(result, str):
         return dict.fromkeys(names, result)
     return {name: result.get(name) for name in names}
+
+
+def estimate(
+    rows: Sequence[T],
+    statistic: Callable[[list[T]], Mapping[str, float | None]],
+    names: Sequence[str],
+    settings: Bootstrap,
+    unit: str,
+    by_item: bool = False,
+) -> tuple[list[list[T]], Mapping[str, float | None], dict[str, Interval]]:
+    """``rows`` in their units (``row["unit"]``, or one row each ``by_item``), ``statistic`` of the rows of every
+    unit, and the ``intervals`` of its ``names`` over resampled units."""
+    units = [[row] for row in rows] if by_item else grouped(rows, lambda row: row["unit"])  # type: ignore[index]
+
+    def of_units(sample: list[list[T]]) -> Mapping[str, float | None]:
+        return statistic(flat(sample))
+
+    return units, of_units(units), intervals(units, of_units, names, settings, unit)
 
 
 def flat(units: Sequence[Sequence[T]]) -> list[T]:

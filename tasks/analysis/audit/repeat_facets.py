@@ -10,10 +10,8 @@ from debate_eval.tasks.analysis.audit.facet import (
     Facet,
     Figure,
     ItemLink,
-    describe_interval,
-    flat,
-    grouped,
-    intervals,
+    estimate,
+    measured,
     not_applicable,
 )
 from debate_eval.tasks.analysis.audit.krippendorff import INTERVAL, NOMINAL, krippendorff_alpha
@@ -58,16 +56,14 @@ def stability(
         known = [v for v in values if v is not None]
         if len(known) >= 2:
             rows.append({"id": item, "unit": key(record), "values": values, "moved": len(set(known)) > 1})
-    units = grouped(rows, lambda row: row["unit"])
 
-    def statistic(sample: list[list[dict[str, Any]]]) -> dict[str, float | None]:
-        every = flat(sample)
+    def statistic(every: list[dict[str, Any]]) -> dict[str, float | None]:
         return {
             "alpha": krippendorff_alpha([r["values"] for r in every], level),
             "moved": share([r["moved"] for r in every]),
         }
 
-    values, ci = statistic(units), intervals(units, statistic, ["alpha", "moved"], settings, unit)
+    units, values, ci = estimate(rows, statistic, ["alpha", "moved"], settings, unit)
     moved = [row for row in rows if row["moved"]]
     links = [ItemLink(name, ids(moved), "items whose judgment differs between runs") for name, _ in runs]
     judgment = "verdict" if pairwise else "score"
@@ -83,16 +79,19 @@ def stability(
     )
     spread = [max(v for v in row["values"] if v is not None) - min(v for v in row["values"] if v is not None)
               for row in rows] if not pairwise else []  # fmt: skip
-    return Facet(
-        name=STABILITY,
-        title=TITLES[STABILITY],
-        method=f"{how} {describe_interval(settings, unit)}",
-        n=len(units),
-        unit=unit,
-        runs=[name for name, _ in runs],
-        figures=figures,
-        plot={"spread": spread, "runs": len(runs)},
-        notes=[] if values["alpha"] is not None else [f"α is undefined: every {judgment} is the same"],
+    notes = [] if values["alpha"] is not None else [f"α is undefined: every {judgment} is the same"]
+    plot = {"spread": spread, "runs": len(runs)}
+    return measured(
+        STABILITY,
+        TITLES[STABILITY],
+        how,
+        settings,
+        unit,
+        len(units),
+        [n for n, _ in runs],
+        figures,
+        plot=plot,
+        notes=notes,
     )
 
 
@@ -129,10 +128,8 @@ def position(records: Sequence[Record | Mapping[str, Any]], settings: Bootstrap)
                 "consistent": original == swapped,
             }
         )  # fmt: skip
-    units = [[row] for row in rows]
 
-    def statistic(sample: list[list[dict[str, Any]]]) -> dict[str, float | None]:
-        every = flat(sample)
+    def statistic(every: list[dict[str, Any]]) -> dict[str, float | None]:
         return {
             "first": share([w for r in every for w in r["first_wins"]]),
             "original": share([r["original_first"] for r in every if r["original_first"] is not None]),
@@ -141,7 +138,7 @@ def position(records: Sequence[Record | Mapping[str, Any]], settings: Bootstrap)
         }
 
     names = ["first", "original", "human", "consistency"]
-    values, ci = statistic(units), intervals(units, statistic, names, settings, "items")
+    _, values, ci = estimate(rows, statistic, names, settings, "items", by_item=True)
     inconsistent = [row for row in rows if not row["consistent"]]
     every = [ItemLink(POSITION_RUN, ids(rows), "items judged in both orders")]
     figures = [
@@ -153,17 +150,11 @@ def position(records: Sequence[Record | Mapping[str, Any]], settings: Bootstrap)
         Figure("consistency", "consistency (same verdict in both orders)", values["consistency"], ci["consistency"],
                items=[ItemLink(POSITION_RUN, ids(inconsistent), "items whose two verdicts disagree")]),
     ]  # fmt: skip
-    return Facet(
-        name=POSITION,
-        title=TITLES[POSITION],
-        method="Each item judged twice, the responses exchanged the second time (--swap). First-position win rate: "
+    how = (
+        "Each item judged twice, the responses exchanged the second time (--swap). First-position win rate: "
         "of the decisive verdicts (ties left out) of both orders, the share that picked the response shown first; "
         "0.5 = no position preference (1.0: always the first). In the dataset's order alone, the share of "
         "'first' verdicts beside the humans' share of 'first' labels. Consistency: the share of items whose two "
-        f"verdicts agree once the second is mapped back (Fennec). {describe_interval(settings, 'items')}",
-        n=len(rows),
-        unit="items",
-        runs=[POSITION_RUN],
-        figures=figures,
-        plot={},
+        "verdicts agree once the second is mapped back (Fennec)."
     )
+    return measured(POSITION, TITLES[POSITION], how, settings, "items", len(rows), [POSITION_RUN], figures)

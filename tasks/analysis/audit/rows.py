@@ -108,11 +108,6 @@ def partial_spearman(x: Sequence[float], y: Sequence[float], z: Sequence[float])
     return (r_xy - r_xz * r_yz) / math.sqrt(denominator)
 
 
-def mean(values: Sequence[float]) -> float | None:
-    """The mean, or None for no values."""
-    return sum(values) / len(values) if values else None
-
-
 def share(flags: Sequence[bool]) -> float | None:
     """The share of true flags, or None for none."""
     return sum(1 for flag in flags if flag) / len(flags) if flags else None

@@ -49,14 +49,21 @@ class ImportResult:
         self.notes += other.notes
 
 
-def read_json(path: Path) -> Any:
-    """A JSON file's content; a missing or malformed file is one ``UserError`` line."""
+def read_text(path: Path) -> str:
+    """A UTF-8 file's text; a missing or undecodable file is one ``UserError`` line."""
     try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
+        return Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
         raise UserError(f"{path}: no such file") from None
     except UnicodeDecodeError:
         raise UserError(f"{path}: not UTF-8 text") from None
+
+
+def read_json(path: Path) -> Any:
+    """A JSON file's content; a missing or malformed file is one ``UserError`` line."""
+    text = read_text(path)
+    try:
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise UserError(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
 

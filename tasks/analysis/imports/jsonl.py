@@ -22,6 +22,7 @@ from debate_eval.tasks.analysis.imports.common import (
     items_by_id,
     parse_answer,
     parse_pairwise_answer,
+    read_text,
     score_fields,
     transcript_entry,
     verdict_fields,
@@ -48,14 +49,8 @@ def parse_fields(text: str | None) -> dict[str, str]:
 
 def read_jsonl_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
     """(line number, object) for each non-empty line; a bad line is one ``UserError`` naming it."""
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        raise UserError(f"{path}: no such file") from None
-    except UnicodeDecodeError:
-        raise UserError(f"{path}: not UTF-8 text") from None
     rows = []
-    for number, line in enumerate(lines, start=1):
+    for number, line in enumerate(read_text(path).splitlines(), start=1):
         if not line.strip():
             continue
         try:

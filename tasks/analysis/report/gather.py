@@ -10,7 +10,6 @@ computes statistics; see ``numbers.py``.
 
 from __future__ import annotations
 
-import math
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -19,35 +18,20 @@ from typing import Any
 
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.redaction import environment_snapshot
-from debate_eval.tasks.analysis.records import ScoreRow
 from debate_eval.tasks.engine.config_checksum import edit_note
-from debate_eval.tasks.engine.record import PAIRWISE, ROW_FIELDS, Record, RecordRow
+from debate_eval.tasks.engine.record import Record
 from debate_eval.tasks.engine.reread import mixed_versions_warning
 from debate_eval.tasks.engine.rundir import (
     RunDir,
     ScanEnd,
     iter_numbered_file,
     lines_at,
-    read_json_object,
+    results_file,
     results_file_name,
 )
-
-VERDICTS = ("first", "second", "tie")
-
-
-def number(value: Any) -> float | None:
-    """A finite float, or None (null, NaN, infinity, booleans, text)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return float(value) if math.isfinite(value) else None
-
-
-def is_pairwise(record: Record | Item) -> bool:
-    """Whether the record is a pairwise comparison (its task type says so, or it has a verdict or human label
-    without a task type)."""
-    return record.task_type == PAIRWISE or (
-        record.task_type is None and (record.verdict is not None or record.human_label is not None)
-    )
+from debate_eval.tasks.engine.views import Item, is_pairwise
+from debate_eval.tasks.engine.views import finite as number
+from debate_eval.tasks.engine.views import scorer_scores as scorer_scores  # numbers.py reads it here
 
 
 def item_key(record: Record | Item) -> str:
@@ -64,120 +48,17 @@ def compare_key(record: Record | Item) -> str:
     return f"{dataset}/{record.aspect}/{record.item_id}"
 
 
-def method_of(record: Record | Item) -> str:
-    """The record's method (a file of an earlier version is read through ``compat`` by ``Record``)."""
-    return str(record.method)
-
-
-def _tokens(record: Record) -> int:
-    return record.prompt_tokens() + record.completion_tokens() if isinstance(record.usage, Mapping) else 0
-
-
-def _int(value: Any) -> int:
-    return int(number(value) or 0)
-
-
-def has_critic(record: Record) -> bool:
-    """Whether the record's transcript holds a Critic's turn (a Scorer-Critic debate, whatever the method's name)."""
-    return any(message.role == "critic" for message in record.transcript)
-
-
-def scorer_scores(record: Record) -> tuple[float | None, ...]:
-    """The Scorer's parsed score in each of its answers, in order (None where an answer had none).
-
-    A re-ask answer replaces the answer it re-asked for, so there is one value per round.
-    """
-    values: list[float | None] = []
-    reasking = False  # the Commander's last relay asked the Scorer again for its score alone
-    for message in record.transcript:
-        if message.role == "commander":
-            reasking = message.raw.get("relay") == "reask"
-        if message.role != "scorer":
-            continue
-        score = message.score if isinstance(message.score, Mapping) else {}
-        value = number(score.get("value"))
-        if reasking and values:
-            values[-1] = value if value is not None else values[-1]
-        else:
-            values.append(value)
-        reasking = False
-    return tuple(values)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Item(RecordRow):
-    """What the report's figures and item table read of one record (no transcript, details or texts): the
-    record's fields of ``RecordRow`` (``engine/record.py``, declared there once), and these."""
-
-    orders: tuple[str | None, str | None] | None  # --swap: the verdicts of both orders (mapped back)
-    agreed: bool | None
-    rounds: float | None
-    stop_reason: str | None
-    tokens: int
-    llm_calls: int
-    cached_calls: int
-    has_inputs: bool
-    scorer: tuple[float | None, ...] | None  # the Scorer's score per round, when a Critic took part
-    confidence: float | None = None  # how sure the judgment is, in [0, 1]
-
-    @classmethod
-    def of(cls, record: Record) -> Item:
-        """The item of a record (the names every item repeats are interned: one string per dataset)."""
-        intern = sys.intern
-        verdicts = record.verdicts
-        orders = None
-        if isinstance(verdicts, Mapping) and "swapped" in verdicts:
-            orders = (verdicts.get("original"), verdicts.get("swapped"))
-        pairwise = is_pairwise(record)
-        return cls(
-            item_id=record.item_id,
-            dataset=intern(str(record.dataset)),
-            aspect=intern(str(record.aspect)),
-            method=intern(method_of(record)),
-            group_id=record.group_id,
-            system_id=record.system_id,
-            score=number(record.score),
-            human_score=number(record.human_score),
-            task_type=record.task_type if record.task_type is not None or not pairwise else PAIRWISE,
-            verdict=record.verdict,
-            human_label=record.human_label,
-            consistent=record.consistent if isinstance(record.consistent, bool) else None,
-            orders=orders,
-            error=record.error,
-            parse_status=record.parse_status,
-            agreed=record.agreed if isinstance(record.agreed, bool) else None,
-            rounds=number(record.rounds),
-            stop_reason=record.stop_reason,
-            tokens=_tokens(record),
-            llm_calls=_int(record.llm_calls),
-            cached_calls=_int(record.cached_calls),
-            imported=bool(record.extra.get("imported")),
-            has_inputs=bool(record.inputs),
-            scorer=scorer_scores(record) if not pairwise and has_critic(record) else None,
-            system_a=record.system_a,
-            system_b=record.system_b,
-            config_hash=record.config_hash,
-            parser_version=record.parser_version,
-            score_normalized=number(record.score_normalized),
-            confidence=number(record.confidence),
-        )
-
-    def score_row(self) -> ScoreRow:
-        """What the meta-evaluation reads of the item (``tasks.analysis.records.ScoreRow``): its record fields."""
-        return ScoreRow(**{name: getattr(self, name) for name in ROW_FIELDS})
-
-
 @dataclass
 class Run:
-    """One run as the report sees it: its documents and an :class:`Item` per record (the last line per item
-    wins); the records themselves stay in the file (:meth:`iter_records`)."""
+    """One run as the report sees it: its documents as :class:`RunDir` reads them and an :class:`Item` per
+    record (the last line per item wins); the records themselves stay in the file (:meth:`iter_records`)."""
 
     label: str  # unique within a report, e.g. "debate" or "debate (2)"
     path: Path  # the run directory (or the folder of a bare results file)
     items: list[Item]
-    config: dict[str, Any] = field(default_factory=dict)
+    results: Path  # the results file
+    config: dict[str, Any] = field(default_factory=dict)  # read by RunDir (none for a results file of another name)
     summary: dict[str, Any] = field(default_factory=dict)
-    results: Path | None = None  # the results file
     offsets: list[int] = field(default_factory=list)  # the byte offset of each item's line
     usage: dict[str, dict[str, int]] = field(default_factory=dict)  # tokens and calls per role, summed
     texts: dict[str, Mapping[str, Mapping[str, Any]]] = field(default_factory=dict)  # dataset -> id -> inputs
@@ -199,8 +80,6 @@ class Run:
     def iter_lines(self) -> Iterator[tuple[dict[str, Any], Record]]:
         """Every item's line, read again from the file one at a time: its JSON object as the file holds it and
         its record, every configured secret masked, and the judged texts attached to both (``attach_inputs``)."""
-        if self.results is None:
-            return
         for line, record in lines_at(self.results, self.offsets, redact=True):
             inputs = self._texts(record)
             if inputs is None:
@@ -239,7 +118,7 @@ def _usage(record: Record) -> tuple[tuple[str, tuple[int, ...]], ...]:
     """The record's tokens and calls per role, as numbers (``USAGE_COUNTS``)."""
     usage = record.usage if isinstance(record.usage, Mapping) else {}
     return tuple(
-        (sys.intern(str(role)), tuple(_int(entry.get(name)) for name in USAGE_COUNTS))
+        (sys.intern(str(role)), tuple(int(number(entry.get(name)) or 0) for name in USAGE_COUNTS))
         for role, entry in usage.items()
         if isinstance(entry, Mapping)
     )
@@ -259,7 +138,7 @@ def read_items(path: Path) -> tuple[list[Item], list[int], dict[str, dict[str, i
     end = ScanEnd()
     with environment_snapshot():  # the environment's secrets read once, not at every record
         for _, record in iter_numbered_file(path, end, redact=True):
-            key = f"{item_key(record)}/{method_of(record)}"
+            key = f"{item_key(record)}/{record.method}"
             item, usage = Item.of(record), _usage(record)
             at = index.setdefault(key, len(items))
             if at == len(items):
@@ -280,36 +159,25 @@ def read_items(path: Path) -> tuple[list[Item], list[int], dict[str, dict[str, i
 def load_run(name: str | Path) -> Run:
     """A run from a run directory or a results file; ``UserError`` when neither is there."""
     path = Path(name)
-    if path.is_dir():
-        results, folder = RunDir(path).results_path, path
-    elif path.is_file():
-        results, folder = path, path.parent
-    else:
+    if not path.exists():
         raise UserError(f"{path}: no such run directory or results file")
+    results = results_file(path)
     if not results.is_file():
         raise UserError(f"{path}: no {results_file_name()} in this folder; give a run directory of `debate-eval run`")
     items, offsets, usage = read_items(results)  # no configured secret on the page, whatever the file holds
-    warning = mixed_versions_warning(items, folder)  # records of two parsers (engine/reread.py): one line
+    run_dir = RunDir.of_results(results)
+    warning = mixed_versions_warning(items, run_dir.path)  # records of two parsers (engine/reread.py): one line
     if warning:
         print(warning, file=sys.stderr)
-    run_dir = RunDir(folder)
-    in_run_dir = run_dir.is_results_file(results)  # a results file of another name has no run's documents
-    config = read_json_object(run_dir.config_path) if in_run_dir else {}
-    edited = edit_note(run_dir.config_path, config) if config else None
-    if edited:  # its settings may name a model that never ran: the page shows none of them
-        print(f"debate-eval: warning: {edited}; its settings are left out of the report", file=sys.stderr)
-        config = {}
-    summary = read_json_object(run_dir.summary_path) if in_run_dir else {}
-    return Run(
-        label="",
-        path=folder,
-        items=items,
-        config=config,
-        summary=summary,
-        results=results,
-        offsets=offsets,
-        usage=usage,
-    )
+    run = Run(label="", path=run_dir.path, items=items, results=results, offsets=offsets, usage=usage)
+    if run_dir.is_results_file(results):  # a results file of another name has no run's documents
+        run.config = run_dir.config
+        edited = edit_note(run_dir.config_path, run.config) if run.config else None
+        if edited:  # its settings may name a model that never ran: the page shows none of them
+            print(f"debate-eval: warning: {edited}; its settings are left out of the report", file=sys.stderr)
+            run.config = {}
+        run.summary = run_dir.summary
+    return run
 
 
 def load_runs(names: Sequence[str | Path]) -> list[Run]:

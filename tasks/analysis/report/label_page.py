@@ -29,6 +29,8 @@ from debate_eval.tasks.engine.record import Record
 from debate_eval.tasks.engine.rundir import refuse_run_file
 
 PAGE = "label_page.html"
+# in the header of every label page: an existing --out is replaced only when it holds this
+MARK = "by <code>debate-eval label</code>"
 TRANSCRIPT_CHARS = 20_000  # of one message on the page (a longer one is cut, saying so)
 
 
@@ -93,6 +95,7 @@ def label_page(
     """Write the label page of ``n`` items of ``run`` chosen by ``how`` (:mod:`tasks.analysis.label_choice`)
     to ``out``; returns the page (its path and item ids). Items with an error are never offered."""
     refuse_run_file(out)
+    _refuse_other_file(Path(out))
     loaded = load_run(run)
     attach_inputs([loaded], data_dir)
     candidates: list[Candidate] = []
@@ -145,6 +148,22 @@ def label_page(
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(html, encoding="utf-8")
     return LabelPage(target, tuple(item["item_id"] for item in items), how)
+
+
+def _refuse_other_file(target: Path) -> None:
+    """A one-line ``UserError`` when ``target`` exists and is not a label page (one is replaced: a new draw)."""
+    if not target.exists():
+        return
+    try:
+        with target.open("rb") as handle:
+            head = handle.read(64 * 1024).decode("utf-8", "replace")
+    except OSError:
+        head = ""
+    if MARK not in head:
+        raise UserError(
+            f"--out {target}: already exists and is not a label page written by debate-eval label; give another "
+            "--out (or move that file away)"
+        )
 
 
 def _plain(value: float) -> float | int:

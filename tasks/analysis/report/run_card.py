@@ -4,9 +4,11 @@ paper's numbers). Everything that comes from a run is escaped here (``esc``)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from debate_eval.agents.models.answer_format import describe_answers
+from debate_eval.tasks.analysis.audit.card import fmt
 from debate_eval.tasks.analysis.bootstrap import DEFAULT_CI_METHOD, MIN_UNITS
 from debate_eval.tasks.analysis.report import numbers, plots
 from debate_eval.tasks.analysis.report.gather import Run
@@ -17,11 +19,6 @@ LONG_TEXT = 90
 DECODING = ("temperature", "top_p", "seed", "max_tokens")
 PAIRWISE_METRICS = ("accuracy", "kappa", "consistency", "agreement")
 NO_HUMAN_RATINGS = "No human ratings in this run: nothing to meta-evaluate (its scores and transcripts are below)."
-
-
-def fmt(value: float | None, digits: int = 3) -> str:
-    """``value`` with ``digits`` decimals, or an en dash for no value."""
-    return "–" if value is None else f"{value:.{digits}f}"
 
 
 def _flatten(prefix: str, value: Any, out: list[tuple[str, Any]]) -> None:
@@ -100,9 +97,7 @@ def overview(run: Run, index: int, expanded: bool = True, ci_method: str = DEFAU
     html.append("</dl><div>")
     models = _models(run)
     if models:
-        html.append("<h4>models</h4><table class='kv'>")
-        html += [f"<tr><th>{esc(role)}</th><td>{esc(text)}</td></tr>" for role, text in models]
-        html.append("</table>")
+        html.append(f"<h4>models</h4>{_kv_table((role, esc(text)) for role, text in models)}")
     if totals["usage"]:
         html.append(
             "<h4>tokens per role</h4><table class='kv'><tr><th></th><th>calls</th><th>prompt</th>"
@@ -117,12 +112,16 @@ def overview(run: Run, index: int, expanded: bool = True, ci_method: str = DEFAU
     html.append("</div></div>")
     settings = settings_rows(run)
     if settings:
-        html.append("<details class='settings'><summary>method settings (config.json)</summary><table class='kv'>")
-        html += [f"<tr><th>{esc(k)}</th><td>{_value_html(v)}</td></tr>" for k, v in settings]
-        html.append("</table></details>")
+        rows = _kv_table((k, _value_html(v)) for k, v in settings)
+        html.append(f"<details class='settings'><summary>method settings (config.json)</summary>{rows}</details>")
     html.append(meta_table(run, ci_method))
     html.append("</details>")
     return "".join(html)
+
+
+def _kv_table(rows: Iterable[tuple[str, str]]) -> str:
+    """A ``kv`` table: per row the escaped name and its HTML."""
+    return "<table class='kv'>" + "".join(f"<tr><th>{esc(k)}</th><td>{v}</td></tr>" for k, v in rows) + "</table>"
 
 
 def ci_html(ci: Any) -> str:

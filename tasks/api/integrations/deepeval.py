@@ -54,31 +54,26 @@ def build_judge(method: str, aspect: str, criteria: str | None, scale: Any, opti
     return judge
 
 
-class _Judged:
-    """What both metrics keep of a judgment: score, reason, error, tokens, cost, success."""
+def _metric_init(default_aspect: str, default_scale: tuple[float, float]) -> Any:
+    """A metric's ``__init__`` with its own defaults: deepeval copies a metric by the names of its ``__init__``
+    parameters, so both metrics keep the whole signature and share this body."""
 
-    threshold: float
-    include_reason: bool
-    score: float | None
-    error: str | None
-    success: bool | None
-
-    def _configure(
-        self,
-        threshold: float,
-        method: str,
-        aspect: str,
-        criteria: str | None,
-        scale: Sequence[float] | str | None,
+    def __init__(
+        self: _Judged,
+        threshold: float = 0.5,
+        method: str = "debate",
+        aspect: str = default_aspect,
+        criteria: str | None = None,
+        scale: Sequence[float] | str | None = default_scale,
         *,
-        include_reason: bool,
-        async_mode: bool,
-        strict_mode: bool,
-        verbose_mode: bool,
-        judge: Judge | None,
-        judge_options: dict[str, Any],
+        include_reason: bool = True,
+        async_mode: bool = True,
+        strict_mode: bool = False,
+        verbose_mode: bool = False,
+        judge: Judge | None = None,
+        **judge_options: Any,
     ) -> None:
-        """Keep a metric's arguments (deepeval copies a metric from them), its judge (``judge``, else one built
+        """Keep the metric's arguments (deepeval copies a metric from them), its judge (``judge``, else one built
         from the arguments and ``judge_options``), and start with no judgment."""
         self.threshold = 1.0 if strict_mode else float(threshold)
         self.method, self.aspect, self.criteria = method, aspect, criteria
@@ -87,11 +82,21 @@ class _Judged:
         self.strict_mode, self.verbose_mode = strict_mode, verbose_mode
         self.judge = judge or build_judge(method, aspect, criteria, self.scale, judge_options)
         self.evaluation_model = f"debate-eval {method}"
-        self.score = None
-        self.reason: str | None = None
-        self.success = None
-        self.error = None
-        self.judgment: Judgment | None = None  # the last judgment, whole (rounds, transcript, tokens)
+        self.score, self.reason, self.success, self.error, self.judgment = None, None, None, None, None
+
+    return __init__
+
+
+class _Judged:
+    """What both metrics keep of a judgment: score, reason, error, tokens, cost, success."""
+
+    threshold: float
+    include_reason: bool
+    score: float | None
+    reason: str | None
+    error: str | None
+    success: bool | None
+    judgment: Judgment | None  # the last judgment, whole (rounds, transcript, tokens)
 
     def _take(self, judgment: Judgment) -> float | None:
         self.judgment = judgment
@@ -116,34 +121,7 @@ class DebateMetric(_Judged, BaseMetric):
     ``a_generate`` then answers every call). ``judge``: an existing ``Judge`` to use instead of building one.
     ``strict_mode`` sets the threshold to 1."""
 
-    def __init__(
-        self,
-        threshold: float = 0.5,
-        method: str = "debate",
-        aspect: str = "coherence",
-        criteria: str | None = None,
-        scale: Sequence[float] | str | None = (1, 5),
-        *,
-        include_reason: bool = True,
-        async_mode: bool = True,
-        strict_mode: bool = False,
-        verbose_mode: bool = False,
-        judge: Judge | None = None,
-        **judge_options: Any,
-    ) -> None:
-        self._configure(
-            threshold,
-            method,
-            aspect,
-            criteria,
-            scale,
-            include_reason=include_reason,
-            async_mode=async_mode,
-            strict_mode=strict_mode,
-            verbose_mode=verbose_mode,
-            judge=judge,
-            judge_options=judge_options,
-        )
+    __init__ = _metric_init("coherence", (1, 5))
 
     def measure(self, test_case: LLMTestCase, *args: Any, **kwargs: Any) -> float | None:
         """Judge ``test_case`` and return the score in [0, 1] (None when no score could be read: ``error``)."""
@@ -165,34 +143,7 @@ class DebateConversationalMetric(_Judged, BaseConversationalMetric):
     ``aspect="naturalness"``, ``scale=(1, 3)``, ``criteria=``). A case with no assistant turn fails with the
     reason in ``error``."""
 
-    def __init__(
-        self,
-        threshold: float = 0.5,
-        method: str = "debate",
-        aspect: str = "naturalness",
-        criteria: str | None = None,
-        scale: Sequence[float] | str | None = (1, 3),
-        *,
-        include_reason: bool = True,
-        async_mode: bool = True,
-        strict_mode: bool = False,
-        verbose_mode: bool = False,
-        judge: Judge | None = None,
-        **judge_options: Any,
-    ) -> None:
-        self._configure(
-            threshold,
-            method,
-            aspect,
-            criteria,
-            scale,
-            include_reason=include_reason,
-            async_mode=async_mode,
-            strict_mode=strict_mode,
-            verbose_mode=verbose_mode,
-            judge=judge,
-            judge_options=judge_options,
-        )
+    __init__ = _metric_init("naturalness", (1, 3))
 
     def measure(self, test_case: ConversationalTestCase, *args: Any, **kwargs: Any) -> float | None:
         """Judge the conversation's last assistant turn; the score in [0, 1] (None: see ``error``)."""

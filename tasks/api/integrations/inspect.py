@@ -154,6 +154,11 @@ class _Judges:
             )
         return {"grader_is_subject": same}
 
+    def score_metadata(self, judgment: Any, state: TaskState, flags: dict[str, Any]) -> dict[str, Any]:
+        """A score's metadata: the judgment's, the sample's epoch and its seed, and ``flags``."""
+        seed = epoch_seed(self.options, state.epoch)
+        return {**judgment_metadata(judgment), "epoch": state.epoch, "seed": seed, **flags}
+
     async def judged(self, work: Any) -> Any:
         """Await a judge's call with the inspect provider's calls run on this sample's loop and context."""
         with calls_from_here():
@@ -216,13 +221,10 @@ def debate_judge(
         judged = field_text(output, state, target, "output", required=True) or ""
         flags = judges.metadata(state)
         judgment = await judges.judged(judge.score_async(judged, **texts))
-        seed = epoch_seed(judges.options, state.epoch)
-        metadata = {**judgment_metadata(judgment), "epoch": state.epoch, "seed": seed, **flags}
+        metadata = judges.score_metadata(judgment, state, flags)
         number = judgment.score if value == "raw" else judgment.normalized_score
         if number is None or math.isnan(number):
-            reason = "scoring_failed" if judgment.error else "grader_failed"
-            why = judgment.error or judgment.parse_reason
-            return Score.unscored(reason=reason, explanation=judgment.rationale or why, metadata=metadata)
+            return _unscored(judgment, metadata)
         return Score(value=number, answer=f"{judgment.score:g}", explanation=judgment.rationale, metadata=metadata)
 
     return score
@@ -261,12 +263,9 @@ def debate_judge_pairwise(
         flags = judges.metadata(state)
         work = judges.for_epoch(state.epoch).compare_async(judged, other, question=asked, swap=swap)
         judgment = await judges.judged(work)
-        seed = epoch_seed(judges.options, state.epoch)
-        metadata = {**judgment_metadata(judgment), "epoch": state.epoch, "seed": seed, **flags}
+        metadata = judges.score_metadata(judgment, state, flags)
         if judgment.verdict not in PAIR_VALUES:
-            reason = "scoring_failed" if judgment.error else "grader_failed"
-            why = judgment.error or judgment.parse_reason
-            return Score.unscored(reason=reason, explanation=judgment.rationale or why, metadata=metadata)
+            return _unscored(judgment, metadata)
         return Score(
             value=PAIR_VALUES[judgment.verdict],
             answer=judgment.verdict,
@@ -275,3 +274,10 @@ def debate_judge_pairwise(
         )
 
     return score
+
+
+def _unscored(judgment: Any, metadata: dict[str, Any]) -> Score:
+    """The score of a sample the judge could not score: the reason, the rationale or why it failed."""
+    reason = "scoring_failed" if judgment.error else "grader_failed"
+    explanation = judgment.rationale or judgment.error or judgment.parse_reason
+    return Score.unscored(reason=reason, explanation=explanation, metadata=metadata)

@@ -9,7 +9,7 @@ import dataclasses
 import sys
 import time
 from collections.abc import Iterable, Iterator, Mapping
-from typing import TextIO
+from typing import Any, TextIO
 
 from autogen_core.models import ChatCompletionClient
 
@@ -19,7 +19,7 @@ from debate_eval.agents.models.http_client import NetworkOptions
 from debate_eval.agents.models.rate_limit import RateOptions
 from debate_eval.agents.models.wrappers import RetryListener, print_retry
 from debate_eval.agents.redaction import environment_snapshot
-from debate_eval.agents.telemetry import run_result
+from debate_eval.agents.telemetry import run_result, worker_trace
 from debate_eval.tasks.data.datasets import Item, item_source, load_items, select_positions
 from debate_eval.tasks.engine.aspects import per_aspect, result_key
 from debate_eval.tasks.engine.backends.shards import in_shard
@@ -67,11 +67,8 @@ async def run_in_process(
     on_retry: RetryListener | None = print_retry,
     systems: SystemsComparison | None = None,
 ) -> RunSummary:
-    """Run (or resume) the evaluation of ``config`` into ``options.out_dir`` (``stream``: the progress
-    display's, default ``sys.stderr`` as it is when the run starts; ``on_retry``: told of every retry as it
-    happens, ``agents/models/retry.py``; by default the progress display shows each as one line; ``systems``:
-    the summary's per-system comparison, asked when a record names a system). What ``runner.run`` runs
-    in this process, and each ``--workers`` process and Ray task over its shard."""
+    """``runner.run`` in this process (its arguments), and what each ``--workers`` process and Ray task runs
+    over its shard."""
     stream = sys.stderr if stream is None else stream
     started = time.perf_counter()
     summary = RunSummary(out_dir=options.out_dir)
@@ -182,17 +179,13 @@ def session_options(
 ) -> SessionOptions:
     """What the run's session opens its models with: the run options, the network options and the calls in
     flight of ``run_concurrency``, the retry listener and the caller's client objects."""
+    shared = ("use_cache", "cache_dir", "reset_cache", "preflight", "batch", "allow_endpoint_change")
     return SessionOptions(
-        use_cache=options.use_cache,
-        cache_dir=options.cache_dir,
-        reset_cache=options.reset_cache,
-        preflight=options.preflight,
-        batch=options.batch,
+        **{name: getattr(options, name) for name in shared},
         network=network,
         rate=RateOptions(options.rpm, options.tpm, concurrency),
         on_retry=on_retry,
         clients=clients,
-        allow_endpoint_change=options.allow_endpoint_change,
         work_dir=options.out_dir,
     )
 
@@ -244,3 +237,23 @@ async def _run_pending(
     # as many lanes as debates in flight, not a task per item: a run of 100k items keeps 64 tasks, not 100k
     # (each waiting on the semaphore, and scanned by every garbage collection)
     await run_all(lane() for _ in range(min(concurrency, count)))
+
+
+def own_file_spec(dataset: str) -> Any:
+    """The registered spec of ``dataset`` when it is the user's own file (None for a built-in dataset): what a
+    shard's process registers again before it runs (``run_shard``)."""
+    from debate_eval.tasks.data.registry import get_dataset, looks_like_own_file
+
+    return get_dataset(dataset) if looks_like_own_file(dataset) else None
+
+
+def run_shard(config: RunConfig, options: RunOptions, own_file: Any, trace_context: dict[str, str] | None) -> None:
+    """A ``--workers`` process's or a Ray task's run over its shard: ``own_file`` (``own_file_spec``, made in
+    the parent) registered, then this backend, its spans children of ``trace_context`` (the run's, when it is
+    traced: ``telemetry.worker_trace``)."""
+    from debate_eval.tasks.data.registry import register_own_file_spec
+
+    if own_file is not None:
+        register_own_file_spec(own_file)
+    with worker_trace(trace_context):
+        asyncio.run(run_in_process(config, options))

@@ -19,7 +19,6 @@ span, and they are exported before the task ends.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import os
 import queue
@@ -31,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
-from debate_eval.agents.telemetry import trace_carrier, worker_trace
+from debate_eval.agents.telemetry import trace_carrier
 from debate_eval.tasks.engine.backends.workers import DONE, ERROR, LOST, POLL_S, RECORDS, Backend, _Tail
 from debate_eval.tasks.engine.run_config import RunConfig, RunOptions
 from debate_eval.tasks.engine.rundir import RunDir
@@ -58,8 +57,7 @@ def shard_task(
     """The body of one Ray task (a generator): the runner over one shard into a temporary directory, its new
     result lines yielded in batches as they are written. First yields ``{"pid": ...}``; a ``UserError`` (or a
     bug) ends it with ``{"error": ...}``. ``trace_context``: the run's W3C trace context when it is traced."""
-    from debate_eval.tasks.data.registry import register_own_file_spec
-    from debate_eval.tasks.engine.backends.in_process import run_in_process
+    from debate_eval.tasks.engine.backends.in_process import run_shard
 
     yield {"pid": os.getpid()}
     directory = Path(tempfile.mkdtemp(prefix="debate-eval-ray-"))
@@ -71,10 +69,7 @@ def shard_task(
 
         def body() -> None:
             try:
-                if own_file is not None:
-                    register_own_file_spec(own_file)
-                with worker_trace(trace_context):  # in this thread: the context is the thread's
-                    asyncio.run(run_in_process(config, task_options))
+                run_shard(config, task_options, own_file, trace_context)  # the trace context is this thread's
             except BaseException as error:  # handed to the driver below
                 failure.append(error)
 
@@ -116,10 +111,10 @@ class RayBackend(Backend):
     def start(self, k: int, options: RunOptions, done: set[str]) -> None:
         """Submit shard ``k`` with the keys of its items finished so far (and, in a traced run, the current
         trace context and the ``OTEL_*`` environment: ``tracing_environment``)."""
-        from debate_eval.tasks.data.registry import get_dataset, looks_like_own_file
+        from debate_eval.tasks.engine.backends.in_process import own_file_spec
         from debate_eval.tasks.engine.backends.shards import in_shard
 
-        own_file = get_dataset(self.config.dataset) if looks_like_own_file(self.config.dataset) else None
+        own_file = own_file_spec(self.config.dataset)
         shard = options.shard
         mine = [key for key in done if in_shard(key.split("\x1f", 1)[0], shard)]
         task_options = dataclasses.replace(options, skip_done_of=None)

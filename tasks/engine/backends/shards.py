@@ -27,7 +27,7 @@ from debate_eval.agents.errors import UserError
 from debate_eval.tasks.engine.lock import RunLock
 from debate_eval.tasks.engine.record import Record
 from debate_eval.tasks.engine.results import _differences
-from debate_eval.tasks.engine.rundir import RunDir, results_file_name
+from debate_eval.tasks.engine.rundir import RunDir, record_result_key, results_file_name
 from debate_eval.tasks.engine.tally import Tally
 
 _SHARD = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
@@ -55,11 +55,6 @@ def in_shard(item_id: object, shard: tuple[int, int] | None) -> bool:
 def shard_dir_name(shard: tuple[int, int]) -> str:
     """The suffix of a shard's default run directory: ``shard-K-of-N``."""
     return f"shard-{shard[0]}-of-{shard[1]}"
-
-
-def record_key(record: Record) -> str:
-    """A record's key across shards: its item id and aspect (one result per item and aspect)."""
-    return f"{record.key}\x1f{record.aspect}"
 
 
 def iter_lines(path: Path) -> Iterator[tuple[int, bytes, Record]]:
@@ -193,7 +188,7 @@ def merge_shards(out_dir: Path, directories: Sequence[Path]) -> MergeReport:
     # pass 1: the winning line of every key (directory index, line number); only keys and two ints are held
     winner: dict[str, tuple[int, int, bool]] = {}
     for index, number, _, record in _shard_lines(directories, config_hash, report):
-        key = record_key(record)
+        key = record_result_key(record, True)  # one result per item and aspect, across the shards
         finished = record.ok
         held = winner.get(key)
         if held is None:
@@ -227,7 +222,7 @@ def merge_shards(out_dir: Path, directories: Sequence[Path]) -> MergeReport:
         try:
             with tmp.open("wb") as handle:
                 for index, number, raw, record in _shard_lines(directories, config_hash):
-                    held = winner.get(record_key(record))
+                    held = winner.get(record_result_key(record, True))
                     if held is not None and held[0] == index and held[1] == number:
                         handle.write(raw)
                         total.add(record)

@@ -43,8 +43,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from debate_eval.agents.errors import UserError
-from debate_eval.agents.telemetry import run_result, trace_carrier, worker_trace
-from debate_eval.tasks.data.registry import get_dataset
+from debate_eval.agents.telemetry import run_result, trace_carrier
 from debate_eval.tasks.engine.aspects import per_aspect
 from debate_eval.tasks.engine.lock import RunLock
 from debate_eval.tasks.engine.record import Record
@@ -138,15 +137,11 @@ def _worker_main(
     ``own_file``: the dataset spec of the user's own file, registered in the parent (``data.registry``);
     ``trace_context``: the run's W3C trace context when it is traced (``telemetry.worker_trace``);
     ``parent_pid``: the parent, whose end (even by ``kill -9``) ends the worker (``end_with_parent``)."""
-    from debate_eval.tasks.data.registry import register_own_file_spec
-    from debate_eval.tasks.engine.backends.in_process import run_in_process
+    from debate_eval.tasks.engine.backends.in_process import run_shard
 
     end_with_parent(parent_pid)
     try:
-        if own_file is not None:
-            register_own_file_spec(own_file)
-        with worker_trace(trace_context):
-            asyncio.run(run_in_process(config, options))
+        run_shard(config, options, own_file, trace_context)
     except UserError as error:
         errors.send(str(error))
         sys.exit(2)
@@ -397,9 +392,9 @@ async def run_workers(
 
 
 def _start(context: Any, worker: _Worker, config: RunConfig) -> None:
-    from debate_eval.tasks.data.registry import looks_like_own_file
+    from debate_eval.tasks.engine.backends.in_process import own_file_spec
 
-    own_file = get_dataset(config.dataset) if looks_like_own_file(config.dataset) else None
+    own_file = own_file_spec(config.dataset)
     receive, send = context.Pipe(duplex=False)
     worker.errors = receive
     worker.process = context.Process(

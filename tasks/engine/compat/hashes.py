@@ -128,7 +128,7 @@ def move_earlier_run(out_dir: Path, config: RunConfig, document: dict[str, Any])
     is the current ``config.json`` content. Anything else (no directory, another configuration, an
     unreadable config.json) is left for the results store to judge."""
     new = config.config_hash()
-    existing = _read_config(out_dir)
+    existing = RunDir(out_dir).config_if_readable()
     if existing is None or existing.get("config_hash") == new:
         return False
     old = existing.get("config_hash")
@@ -150,14 +150,6 @@ def move_earlier_run(out_dir: Path, config: RunConfig, document: dict[str, Any])
         file=sys.stderr,
     )
     return True
-
-
-def _read_config(out_dir: Path) -> dict[str, Any] | None:
-    try:
-        existing = json.loads(RunDir(out_dir).config_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return existing if isinstance(existing, dict) else None
 
 
 def url_free(result_config: dict[str, Any]) -> dict[str, Any]:

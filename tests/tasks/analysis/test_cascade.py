@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from scipy.stats import binomtest
-from support.planted_judges import planted, planted_runs, population_agreement, write_run
+from support.planted_judges import answers_right, planted, planted_runs, population_agreement, write_run
 
 from debate_eval.tasks.analysis.cascade import (
     ABSTAINED,
@@ -141,6 +141,23 @@ def test_cascade_reads_a_labels_file_and_refuses_bad_input(tmp_path: Path, capsy
         assert main(["cascade", *argv]) == 2
         error = capsys.readouterr().err
         assert len(error.strip().splitlines()) == 1 and re.search(message, error), error
+
+
+def test_a_judge_never_trusted_has_no_bound_in_text_or_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A sure judge that is always wrong accepts no item: its bound over no items is not printed as a number."""
+    human = [("first", "second")[i % 2] for i in range(200)]
+    wrong = write_run(tmp_path / "wrong", answers_right(human, [False] * 200), human, [1.0] * 200)
+    right = write_run(tmp_path / "right", human, human, [1.0] * 200)
+    assert main(["cascade", str(wrong), str(right), "--alpha", "0.8", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    first, second = report["thresholds"]
+    assert (first["threshold"], first["decided"], first["lower_bound"]) == (None, 0, "n/a (no item accepted)")
+    assert second["lower_bound"] == pytest.approx(0.05 ** (1 / 100), abs=1e-6)  # the closed form for all agreeing
+    assert main(["cascade", str(wrong), str(right), "--alpha", "0.8"]) == 0
+    text = capsys.readouterr().out
+    row = next(line for line in text.splitlines() if line.startswith("wrong"))
+    assert "never" in row and "n/a" in row and "0.000" not in row
+    assert "bound n/a (no item accepted)" in text
 
 
 def test_too_few_labels_for_alpha_and_delta_is_an_error_not_an_empty_cascade(

@@ -8,6 +8,8 @@ import json
 import random
 from pathlib import Path
 
+import pytest
+
 from debate_eval.tasks.analysis.audit.alt_test import alt_test
 from debate_eval.tasks.analysis.audit.self_preference import self_preference
 from debate_eval.tasks.cli.main import main
@@ -92,3 +94,34 @@ def test_the_family_can_come_from_the_data(isolated_env: Path) -> None:
     mine = self_preference([(r["system_id"], r["score"], r["human_score"]) for r in records], FAMILIES, "meta")
     figure = next(f for f in facet["figures"] if f["key"] == "self_preference")
     assert facet["status"] == "ok" and (figure["value"], figure["ci95"]) == (mine.difference, mine.ci95)
+
+
+def test_a_rerun_with_another_alt_epsilon_reuses_the_sub_runs_and_reports_its_epsilon(
+    isolated_env: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--alt-epsilon is the alt-test's allowance, applied to the base run's scores when the card is built: no
+    sub-run holds it (its config hash leaves it out), so a rerun with another value makes no model call and the
+    card's alt-test is recomputed at the new value, 0 included (a valid allowance, not the default)."""
+    data, out = _data(isolated_env), isolated_env / "audit"
+    argv = ["audit", "--dataset", str(data), "--fields", "source=article,output=summary,system=system,id=id,"
+            "annotators=r1|r2|r3", "--aspect", "completeness", "--criteria", "Complete?", "--scale", "1-5",
+            "--method", "geval", "--provider", "scripted", "--model", "planted-length", "--no-progress",
+            "--out", str(out), "--facets", "alt_test", "--bootstrap", "0", "--alt-epsilon"]  # fmt: skip
+    base = out / "geval_planted-length" / "base" / "results.jsonl"
+    assert main([*argv, "0.2"]) == 0
+    written = base.read_bytes()
+    capsys.readouterr()
+    assert main([*argv, "0"]) == 0
+    assert "40 already done, 0 finished now, 0 failed; 0 model calls" in capsys.readouterr().out
+    assert base.read_bytes() == written
+    records = [json.loads(line) for line in base.open()]
+    rows = [json.loads(line) for line in data.open()]
+    annotations = {name: {row["id"]: float(row[name]) for row in rows} for name in ("r1", "r2", "r3")}
+    scores = {r["item_id"]: r["score"] for r in records if r["score"] is not None}
+    at_zero, at_default = alt_test(scores, annotations, epsilon=0.0), alt_test(scores, annotations)
+    assert [a.p for a in at_zero.annotators] != [a.p for a in at_default.annotators]  # 0 is not the default
+    facet = json.loads((out / "card.json").read_text(encoding="utf-8"))["judges"][0]["facets"]["alt_test"]
+    assert facet["notes"][0].endswith("with ε = 0") and "≥ ε = 0, one-sided" in facet["method"]
+    labels = {f["key"]: f["label"] for f in facet["figures"]}
+    for entry in at_zero.annotators:
+        assert f"(p={entry.p:.3g}, " in labels[f"annotator:{entry.annotator}"]

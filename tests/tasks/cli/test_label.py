@@ -14,7 +14,9 @@ from scipy import stats
 from debate_eval.tasks.cli.main import main
 
 
-def _run(folder: Path) -> tuple[Path, dict[str, float]]:
+def _run(
+    folder: Path, name: str = "run", model: str = "planted-length", scale: str = "1-5"
+) -> tuple[Path, dict[str, float]]:
     """A scripted run of 60 outputs of two systems (no human ratings); the judge scores length buckets 1-3."""
     rng = random.Random(0)
     rows = []
@@ -24,10 +26,10 @@ def _run(folder: Path) -> tuple[Path, dict[str, float]]:
                          "summary": " ".join(["word"] * rng.randint(3, longest))})  # fmt: skip
     data = folder / "outputs.jsonl"
     data.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
-    run = folder / "run"
+    run = folder / name
     assert main(["run", "--dataset", str(data), "--fields", "source=article,output=summary,system=system,id=id",
-                 "--aspect", "completeness", "--criteria", "Complete?", "--scale", "1-5", "--method", "geval",
-                 "--provider", "scripted", "--model", "planted-length", "--no-progress",
+                 "--aspect", "completeness", "--criteria", "Complete?", "--scale", scale, "--method", "geval",
+                 "--provider", "scripted", "--model", model, "--no-progress",
                  "--out", str(run)]) == 0  # fmt: skip
     scores = {}
     for line in (run / "results.jsonl").read_text(encoding="utf-8").splitlines():
@@ -107,3 +109,59 @@ def test_labels_of_a_few_judgebench_pairs(isolated_env: Path, shared_data_dir: P
     entry = json.loads(capsys.readouterr().out)["judgebench"]["preference"]
     assert (entry["n_items"], entry["n_unlabelled"]) == (350, 330)
     assert entry["accuracy"] == pytest.approx(sum(judged[i] == v for i, v in verdicts.items()) / 20)
+
+
+def test_label_refuses_to_overwrite_a_file_it_did_not_write(isolated_env: Path, capsys: pytest.CaptureFixture) -> None:
+    """An existing --out that is not a label page (notes, a folder) is kept and refused in one line; a label page
+    written before is replaced (a new draw of the same run)."""
+    run, _ = _run(isolated_env)
+    notes = isolated_env / "notes.html"
+    notes.write_text("<p>my notes</p>\n", encoding="utf-8")
+    for target in (notes, isolated_env):
+        assert main(["label", str(run), "--n", "5", "--out", str(target)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and f"--out {target}: already exists and is not a label page" in err, err
+    assert notes.read_text(encoding="utf-8") == "<p>my notes</p>\n"
+    page = isolated_env / "label.html"
+    assert main(["label", str(run), "--n", "5", "--out", str(page)]) == 0
+    assert main(["label", str(run), "--n", "7", "--seed", "1", "--out", str(page)]) == 0
+    assert page.read_text(encoding="utf-8").count('"item_id"') == 7
+
+
+def test_calibrate_applies_a_map_only_to_a_run_of_the_same_judge_and_scale(
+    isolated_env: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """--apply (and the API's apply_to) refuses, in one line naming both models, a run judged by another model
+    or on another scale; a run that records no model is applied with a warning that it could not be checked."""
+    import debate_eval
+
+    run, scores = _run(isolated_env)
+    same, _ = _run(isolated_env, "same")
+    other, _ = _run(isolated_env, "other", model="scripted")
+    wide, _ = _run(isolated_env, "wide", scale="1-10")
+    bare = isolated_env / "bare"
+    bare.mkdir()
+    (bare / "results.jsonl").write_bytes((same / "results.jsonl").read_bytes())  # no config.json
+    labels = isolated_env / "labels.jsonl"
+    labels.write_text(
+        "".join(json.dumps({"item_id": i, "rating": min(5, scores[i] + 1)}) + "\n" for i in sorted(scores)[:30])
+    )
+    argv = ["calibrate", str(run), "--labels", str(labels), "--bootstrap", "0", "--json", "--apply"]
+    capsys.readouterr()
+    assert main([*argv, str(same)]) == 0
+    assert json.loads(capsys.readouterr().out)["applied"]["n_unlabelled"] == 60
+    for target, message in [
+        (other, f"--apply {other}: judged by scripted, but the map was fitted on {run}, judged by planted-length"),
+        (wide, f"--apply {wide}: scored on the scale 1-10, but the map was fitted on {run}'s scale 1-5"),
+    ]:
+        assert main([*argv, str(target)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and message in err, err
+    assert main([*argv, str(bare)]) == 0
+    err = capsys.readouterr().err
+    assert f"warning: --apply: {bare} records no judge model" in err and "could not be checked" in err
+    with pytest.raises(
+        debate_eval.UserError, match=r"apply_to .*other: judged by scripted, .* judged by planted-length"
+    ):
+        debate_eval.calibrate(run, labels, apply_to=other, bootstrap=0)
+    assert debate_eval.calibrate(run, labels, apply_to=same, bootstrap=0).applied["n_unlabelled"] == 60

@@ -31,7 +31,7 @@ from typing import Any
 
 import httpx2
 
-from debate_eval.agents.models.http_usage import answer_body, current_call
+from debate_eval.agents.models.http_usage import answer_body, current_call, token_count
 from debate_eval.agents.models.responses import EmptyAnswerError
 from debate_eval.agents.models.settings import public_url
 
@@ -50,21 +50,14 @@ def _messages_answer(request: httpx2.Request, response: httpx2.Response) -> dict
     return body if isinstance(body, dict) and body.get("type") == "message" else None
 
 
-def _count(usage: dict[str, Any], name: str) -> int:
-    try:
-        return max(0, int(usage.get(name) or 0))
-    except (TypeError, ValueError):
-        return 0
-
-
 def note_cache_usage(usage: Any) -> None:
     """Write a ``message``'s cache counts into the current call's ``CallMeta`` (nothing when none is open):
     ``cached_prompt_tokens`` = cache reads, ``uncounted_prompt_tokens`` = cache reads + cache writes."""
     meta = current_call()
     if meta is None or not isinstance(usage, dict):
         return
-    read = _count(usage, "cache_read_input_tokens")
-    written = _count(usage, "cache_creation_input_tokens")
+    read = token_count(usage.get("cache_read_input_tokens"))
+    written = token_count(usage.get("cache_creation_input_tokens"))
     meta.cached_prompt_tokens = read
     meta.uncounted_prompt_tokens = read + written
 

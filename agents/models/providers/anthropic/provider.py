@@ -33,11 +33,12 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 from debate_eval.agents.models.answer_format import JSON, AnswerFormat
 from debate_eval.agents.models.providers import Provider, register_provider
-from debate_eval.agents.models.providers.openai import GENERIC_MODEL_INFO
+from debate_eval.agents.models.providers.openai import GENERIC_MODEL_INFO, with_model_info
 from debate_eval.agents.models.settings import ModelSettings
 
 ANTHROPIC_API_URL = "https://api.anthropic.com"
@@ -66,27 +67,21 @@ def openai_error(error: BaseException) -> BaseException | None:
     return None
 
 
-class _SamplingFreeMessages:
-    """The SDK's ``messages`` resource, called without the sampling fields it no longer has."""
+class SamplingFreeClient:
+    """An ``anthropic.AsyncAnthropic`` as AutoGen's Anthropic client uses it (``messages.create``, ``close``),
+    its ``messages.create`` called without the sampling fields the SDK no longer has."""
 
     DROPPED = ("temperature", "top_p", "top_k")
 
-    def __init__(self, messages: Any) -> None:
-        self._messages = messages
+    def __init__(self, sdk: Any) -> None:
+        self.sdk = sdk
+        self.messages = SimpleNamespace(create=self.create_message)
 
-    async def create(self, **kwargs: Any) -> Any:
+    async def create_message(self, **kwargs: Any) -> Any:
         """``messages.create`` without ``temperature``, ``top_p`` and ``top_k``."""
         for name in self.DROPPED:
             kwargs.pop(name, None)
-        return await self._messages.create(**kwargs)
-
-
-class SamplingFreeClient:
-    """An ``anthropic.AsyncAnthropic`` as AutoGen's Anthropic client uses it (``messages.create``, ``close``)."""
-
-    def __init__(self, sdk: Any) -> None:
-        self.sdk = sdk
-        self.messages = _SamplingFreeMessages(sdk.messages)
+        return await self.sdk.messages.create(**kwargs)
 
     async def close(self) -> None:
         """Close the SDK client."""
@@ -130,23 +125,19 @@ class AnthropicProvider(Provider):
             max_retries=0,
             **options,
         )
-        create_args = {"model": settings.model, **self.create_args(settings)}
-        try:
-            client = BaseAnthropicChatCompletionClient(SamplingFreeClient(sdk), create_args=create_args)
-        except ValueError as exc:  # a model name AutoGen does not know: a text model that takes tools, as any Claude
-            if "model_info is required" not in str(exc):
-                raise
-            info = {**GENERIC_MODEL_INFO, "function_calling": True}  # tools: the --structured-output form
-            client = BaseAnthropicChatCompletionClient(
-                SamplingFreeClient(sdk), create_args=create_args, model_info=info
-            )
+        kwargs = {
+            "client": SamplingFreeClient(sdk),
+            "create_args": {"model": settings.model, **self.create_args(settings)},
+        }
+        # a model name AutoGen does not know: a text model that takes tools, as any Claude (--structured-output)
+        client = with_model_info(
+            BaseAnthropicChatCompletionClient, kwargs, {**GENERIC_MODEL_INFO, "function_calling": True}
+        )
         if not client.model_info.get("function_calling") and not settings.model.startswith(NO_TOOL_MODELS):
             # AutoGen matches an unknown name by its prefix ("claude-house-judge" as claude-2.0, no tools): every
             # Claude of the Messages API takes tools, which --structured-output asks its answers through
             info = {**client.model_info, "function_calling": True}
-            client = BaseAnthropicChatCompletionClient(
-                SamplingFreeClient(sdk), create_args=create_args, model_info=info
-            )
+            client = BaseAnthropicChatCompletionClient(**kwargs, model_info=info)
         from debate_eval.agents.models.providers.anthropic.cache_usage import CacheCountedClient  # AutoGen: when used
         from debate_eval.agents.models.providers.anthropic.forced_tool import ToolAnswerClient
         from debate_eval.agents.models.providers.errors import OpenAIErrors
