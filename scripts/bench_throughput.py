@@ -317,10 +317,15 @@ CUTS = [
     "autogen_agentchat's group-chat manager classes, is explained in debates/group_chat.py). Per model call "
     "it avoids:",
     "",
-    "- the OpenAI SDK's `async_maybe_transform` walk of every request body against its TypedDicts: AutoGen's "
-    "public `BaseOpenAIChatCompletionClient(client=...)` over `PlainBodyClient`, whose `chat.completions.create` "
-    "posts AutoGen's body with the SDK's documented `post` (`agents/models/sdk_body_passthrough.py`; the same JSON: "
-    "tests/agents/models/test_sdk_body_passthrough.py). The raw baseline keeps the SDK's walk;",
+    "- the OpenAI SDK's `async_maybe_transform` walk of every request body against its TypedDicts: "
+    "`PlainBodyClient`, whose `chat.completions.create` posts the body with the SDK's documented `post` "
+    "(`agents/models/sdk_body_passthrough.py`; the same JSON: tests/agents/models/test_sdk_body_passthrough.py). "
+    "The raw baseline keeps the SDK's walk;",
+    "- AutoGen's OpenAI client's per-call work: `OpenAIChatClient` (`agents/models/chat_client.py`, autogen_core's "
+    "public `ChatCompletionClient` interface) writes the body AutoGen's client writes for a text chat, byte for "
+    "byte (tests/agents/models/test_chat_client.py), without its create-argument processing, its message "
+    "conversion through the transformer registry, and `LLMCallEvent`'s `model_dump` of every response while "
+    "AutoGen's event log is off; any other call goes to AutoGen's client;",
     "- AutoGen's runtime telemetry that nothing reads: every team runs on a `TeamRuntime` of its own "
     "(`debates/group_chat.py`), AutoGen's `SingleThreadedAgentRuntime` given through the team's public "
     "`runtime=` argument. While no OpenTelemetry tracer provider is set, its provider makes no spans at all "
@@ -350,9 +355,7 @@ CUTS = [
     "span context manager and its attribute dicts, log f-strings formatting the message whether or not the "
     "log is on; the group-chat manager writes the Commander's relays itself, so a relay is one delivery to "
     "its addressee, not a turn: `scripts/bench_team_traffic.py` counts them), the agents' and the manager's "
-    "message handling, its client's message "
-    "conversion and `LLMCallEvent` (a `model_dump` of every response, built even when that log is off), and "
-    "the response parsing into pydantic models.",
+    "message handling, and the response parsing into pydantic models.",
 ]
 
 

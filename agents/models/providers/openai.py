@@ -1,6 +1,6 @@
 """``openai``: any OpenAI-compatible endpoint (OpenAI, vLLM, SGLang, LM Studio, llama.cpp's server, a LiteLLM
-proxy, ...), by base URL, through AutoGen's OpenAI client (``BaseOpenAIChatCompletionClient`` over the SDK's
-``AsyncOpenAI``, its chat bodies posted as AutoGen built them: ``agents/models/sdk_body_passthrough.py``).
+proxy, ...), by base URL, through ``OpenAIChatClient`` (``agents/models/chat_client.py``: AutoGen's OpenAI client's
+requests and results) over the SDK's ``AsyncOpenAI``, its bodies posted as they are (``sdk_body_passthrough.py``).
 
 ``OpenAIWireProvider`` is the base of every provider that speaks OpenAI chat completions (this one, Gemini,
 Ollama, the embedded and the scripted servers): they differ in where requests go and which variables hold
@@ -46,15 +46,15 @@ def with_model_info(client_class: Callable[..., T], kwargs: dict[str, Any], info
 
 
 class OpenAIWireProvider(Provider):
-    """A provider whose endpoint speaks OpenAI chat completions; ``build_client`` makes AutoGen's OpenAI client
-    over ``sdk_body_passthrough.PlainBodyClient`` (public APIs: the SDK's ``post``, AutoGen's public constructor)."""
+    """A provider whose endpoint speaks OpenAI chat completions; ``build_client`` makes ``OpenAIChatClient`` over
+    ``sdk_body_passthrough.PlainBodyClient`` (public APIs: the SDK's ``post``, AutoGen's public interfaces)."""
 
     def client_options(self, settings: ModelSettings) -> dict[str, Any]:
         """Client settings besides model, URL, key and HTTP client (e.g. the OpenAI organisation)."""
         return {}
 
     def build_client(self, settings: ModelSettings, base_url: str | None, http_client: Any) -> Any:
-        """AutoGen's OpenAI-compatible client for ``settings`` (SDK retries off: ``RetryingClient`` retries).
+        """The OpenAI-compatible client for ``settings`` (SDK retries off: ``RetryingClient`` retries).
 
         The base URL is always given, so AutoGen never picks one from the model's name (it sends a
         ``claude-*`` or ``gemini-*`` model to Anthropic's or Google's URL when none is given). With
