@@ -23,18 +23,16 @@ import asyncio
 import logging
 import re
 import warnings
-from collections.abc import AsyncGenerator, Mapping, Sequence
-from typing import Any, Literal, get_args
+from collections.abc import Mapping, Sequence
+from typing import Any, get_args
 
 from autogen_core import EVENT_LOGGER_NAME, CancellationToken
 from autogen_core.logging import LLMCallEvent
 from autogen_core.models import (
     AssistantMessage,
-    ChatCompletionClient,
     ChatCompletionTokenLogprob,
     CreateResult,
     LLMMessage,
-    ModelCapabilities,  # type: ignore[attr-defined]
     ModelFamily,
     ModelInfo,
     RequestUsage,
@@ -42,10 +40,10 @@ from autogen_core.models import (
     TopLogprob,
     UserMessage,
 )
-from autogen_core.tools import Tool, ToolSchema
 from autogen_ext.models.openai import BaseOpenAIChatCompletionClient
 from openai.types.chat import completion_create_params
-from pydantic import BaseModel
+
+from debate_eval.agents.models.client_layers import DelegatingClient
 
 _EVENTS = logging.getLogger(EVENT_LOGGER_NAME)  # the logger AutoGen's client writes its LLMCallEvent to
 # the create arguments AutoGen's client accepts in extra_create_args (the SDK's, plus three of its own)
@@ -54,6 +52,7 @@ CREATE_KEYS = frozenset(completion_create_params.CompletionCreateParamsBase.__an
     "stream",
     "extra_body",
 }
+PLAIN_CALL = frozenset({"tools", "tool_choice", "json_output", "extra_create_args", "cancellation_token"})
 _VALID_NAME = re.compile(r"^[a-zA-Z0-9_-]+$")  # a message source AutoGen sends (else it raises)
 _FINISH = {
     "stop": "stop",
@@ -80,24 +79,25 @@ def converts_like_gpt(model: str, model_info: ModelInfo) -> bool:
     return not special and model_info["family"] != ModelFamily.R1 and not model.startswith("claude-")
 
 
-class OpenAIChatClient(ChatCompletionClient):
+class OpenAIChatClient(DelegatingClient):
     """AutoGen's OpenAI chat client's requests and results for text chats, at less CPU per call (see the module
-    docstring); ``reference`` is AutoGen's client over the same SDK client, which takes every other call."""
+    docstring); ``inner`` is AutoGen's client over the same SDK client, which takes every other call."""
 
     def __init__(self, client: Any, create_args: Mapping[str, Any], model_info: ModelInfo | None = None) -> None:
         """``client``: the SDK client to post through (``PlainBodyClient``); ``create_args``: ``model`` and the
         decoding settings sent with every request; ``model_info``: required for a model AutoGen does not know
         (AutoGen's "model_info is required" ``ValueError`` otherwise)."""
-        self.reference = BaseOpenAIChatCompletionClient(
-            client=client, create_args=dict(create_args), model_info=model_info, include_name_in_message=False
+        super().__init__(
+            BaseOpenAIChatCompletionClient(
+                client=client, create_args=dict(create_args), model_info=model_info, include_name_in_message=False
+            )
         )
         self._client = client
         self._create_args = dict(create_args)
-        self._model_info = self.reference.model_info
-        self._writes_text = converts_like_gpt(str(create_args.get("model", "unknown")), self._model_info)
-        self._one_system = not self._model_info.get("multiple_system_messages", False)
+        info = self.inner.model_info
+        self._writes_text = converts_like_gpt(str(create_args.get("model", "unknown")), info)
+        self._one_system = not info.get("multiple_system_messages", False)
         self._total = RequestUsage(prompt_tokens=0, completion_tokens=0)
-        self._actual = RequestUsage(prompt_tokens=0, completion_tokens=0)
 
     def wire_messages(self, messages: Sequence[LLMMessage]) -> list[dict[str, Any]] | None:
         """The request's ``messages`` as AutoGen's client writes them, or None for a history it converts
@@ -129,45 +129,33 @@ class OpenAIChatClient(ChatCompletionClient):
                 wire.insert(first_system, {"content": merged, "role": "system"})
         return wire
 
-    async def create(
-        self,
-        messages: Sequence[LLMMessage],
-        *,
-        tools: Sequence[Tool | ToolSchema] = [],
-        tool_choice: Tool | Literal["auto", "required", "none"] = "auto",
-        json_output: bool | type[BaseModel] | None = None,
-        extra_create_args: Mapping[str, Any] = {},
-        cancellation_token: CancellationToken | None = None,
-    ) -> CreateResult:
-        """One chat completion: written here for a text chat, else by AutoGen's client (same body, same result)."""
-        create_args = {**self._create_args, **extra_create_args}
+    async def create(self, messages: Sequence[LLMMessage], **kwargs: Any) -> CreateResult:  # type: ignore[override]
+        """One chat completion (the keyword arguments of ``ChatCompletionClient.create``): written here for a text
+        chat, else by AutoGen's client (the same body and result either way)."""
+        extra = kwargs.get("extra_create_args") or {}
+        create_args = {**self._create_args, **extra}
         wire = None
         if (
             self._writes_text
-            and not tools
-            and json_output is None
-            and isinstance(tool_choice, str)
-            and CREATE_KEYS.issuperset(extra_create_args)
+            and PLAIN_CALL.issuperset(kwargs)
+            and not kwargs.get("tools")
+            and kwargs.get("json_output") is None
+            and isinstance(kwargs.get("tool_choice", "auto"), str)
+            and CREATE_KEYS.issuperset(extra)
             and not isinstance(create_args.get("response_format"), type)
         ):
             wire = self.wire_messages(messages)
         if wire is None:
-            result = await self.reference.create(
-                messages,
-                tools=tools,
-                tool_choice=tool_choice,
-                json_output=json_output,
-                extra_create_args=extra_create_args,
-                cancellation_token=cancellation_token,
-            )
+            result = await self.inner.create(messages, **kwargs)
             self._add_usage(result.usage)
             return result
         request = self._client.chat.completions.create(messages=wire, stream=False, **create_args)
-        if cancellation_token is None:
+        token: CancellationToken | None = kwargs.get("cancellation_token")
+        if token is None:
             completion = await request
         else:
             future = asyncio.ensure_future(request)
-            cancellation_token.link_future(future)
+            token.link_future(future)
             completion = await future
         return self._result(wire, completion)
 
@@ -250,48 +238,15 @@ class OpenAIChatClient(ChatCompletionClient):
         return calls
 
     def _add_usage(self, usage: RequestUsage) -> None:
-        # AutoGen's client adds every call to both (its ``actual_usage`` is cumulative too)
         self._total = RequestUsage(
             prompt_tokens=self._total.prompt_tokens + usage.prompt_tokens,
             completion_tokens=self._total.completion_tokens + usage.completion_tokens,
         )
-        self._actual = RequestUsage(
-            prompt_tokens=self._actual.prompt_tokens + usage.prompt_tokens,
-            completion_tokens=self._actual.completion_tokens + usage.completion_tokens,
-        )
-
-    def create_stream(  # type: ignore[override]
-        self, messages: Sequence[LLMMessage], **kwargs: Any
-    ) -> AsyncGenerator[str | CreateResult, None]:
-        """AutoGen's client streams (the debates do not)."""
-        return self.reference.create_stream(messages, **kwargs)
-
-    async def close(self) -> None:
-        """Close the SDK client."""
-        await self.reference.close()
 
     def actual_usage(self) -> RequestUsage:
-        """Usage of every call so far (as AutoGen's client counts it)."""
-        return self._actual
+        """Usage of every call so far: AutoGen's client adds every call to its ``actual_usage`` too."""
+        return self._total
 
     def total_usage(self) -> RequestUsage:
         """Usage of every call so far."""
         return self._total
-
-    def count_tokens(self, messages: Sequence[LLMMessage], *, tools: Sequence[Tool | ToolSchema] = []) -> int:
-        """AutoGen's count."""
-        return self.reference.count_tokens(messages, tools=tools)
-
-    def remaining_tokens(self, messages: Sequence[LLMMessage], *, tools: Sequence[Tool | ToolSchema] = []) -> int:
-        """AutoGen's count."""
-        return self.reference.remaining_tokens(messages, tools=tools)
-
-    @property
-    def capabilities(self) -> ModelCapabilities:  # type: ignore[override]
-        """AutoGen's (deprecated) capabilities."""
-        return self.reference.capabilities
-
-    @property
-    def model_info(self) -> ModelInfo:
-        """The model's info (AutoGen's table, or the one given)."""
-        return self._model_info

@@ -156,7 +156,7 @@ def test_text_chats_of_gpt_like_models_are_written_here_others_go_to_autogen() -
 
         async def run() -> None:
             _, ours = both_clients(server.base_url, httpx2.AsyncClient(), "scripted", "unknown")
-            ours.reference.__class__ = Spy
+            ours.inner.__class__ = Spy
             await ours.create(HISTORIES["a debate's history"])
             assert delegated == []  # a text chat: written here
             result = FunctionExecutionResultMessage(
