@@ -76,10 +76,12 @@ def with_capture(sent: list[bytes]) -> httpx2.AsyncClient:
 
 
 def both_clients(
-    base_url: str, http: httpx2.AsyncClient, model: str, family: str, **create_args: Any
+    base_url: str, http: httpx2.AsyncClient, model: str, family: str, multiple_system: bool = False, **create_args: Any
 ) -> tuple[Any, Any]:
     """AutoGen's client and ours, each over its own ``PlainBodyClient`` of an SDK client over ``http``."""
     info = {**GENERIC_MODEL_INFO, "family": family}
+    if multiple_system:  # the model takes several system messages: AutoGen does not merge them
+        info["multiple_system_messages"] = True
     args = {"model": model, **create_args}
 
     def sdk() -> PlainBodyClient:
@@ -104,8 +106,8 @@ async def outcome(call: Callable[[], Any]) -> Any:
 
 def test_every_family_and_model_name_gets_autogens_bytes_and_result() -> None:
     # the model's family (or, for an unknown family, its name) picks how AutoGen converts messages
-    combos = [("scripted", family) for family in sorted(set(get_args(ModelFamily.ANY)))]
-    combos += [(model, "unknown") for model in MODELS[1:]]
+    combos = [("scripted", family, False) for family in sorted(set(get_args(ModelFamily.ANY)))]
+    combos += [(model, "unknown", False) for model in MODELS[1:]] + [("scripted", "unknown", True)]
     extras: list[dict[str, Any]] = [{}, {"max_tokens": 7, "logprobs": True, "top_logprobs": 2, "extra_body": {"g": 1}}]
     with ScriptedOpenAIServer(top_logprobs={"3": -0.1, "4": -2.3}) as server:
 
@@ -113,8 +115,8 @@ def test_every_family_and_model_name_gets_autogens_bytes_and_result() -> None:
             found = []
             sent: list[bytes] = []
             http = with_capture(sent)  # one connection pool for every call
-            for model, family in combos:
-                reference, ours = both_clients(server.base_url, http, model, family, temperature=0)
+            for model, family, multiple_system in combos:
+                reference, ours = both_clients(server.base_url, http, model, family, multiple_system, temperature=0)
                 for index, messages in enumerate((*HISTORIES.values(), *FAILING.values())):
                     extra = extras[index % 2]
                     expected = await outcome(partial(reference.create, list(messages), extra_create_args=extra))
