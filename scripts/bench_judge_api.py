@@ -18,6 +18,9 @@ process of its own, so its work does not count as the client's CPU. Measured:
    ``bench_rate_limits.py`` reports: (answered - the endpoint's starting bucket) / (limit per second x seconds
    from its first request to its last).
 
+``--cpu-only`` measures part 1 only and prints it; ``--profile N`` then prints a cProfile of N DEBATE items
+(own time by package, then by function), taken in the judge's event-loop thread.
+
 The report goes between this script's markers in ``--out`` (default ``benchmarks/judge_api.md``).
 
 Usage (from the repository root)::
@@ -110,6 +113,46 @@ def cpu_overhead(base_url: str, method: str, items: int, work: Path) -> dict[str
         "wall_ms": 1000 * wall / items,
         "ok": sum(j.ok for j in judgments),
     }
+
+
+PACKAGES = ("autogen_core", "autogen_agentchat", "autogen_ext", "openai", "httpx2", "httpcore2", "h11", "anyio",
+            "pydantic", "opentelemetry", "asyncio", "uuid", "debate_eval", "agents/", "debates/", "tasks/")  # fmt: skip
+
+
+def profile_debate(base_url: str, items: int) -> str:
+    """cProfile of ``items`` DEBATE items scored one at a time, in the judge's event-loop thread (where the
+    team and the calls run): own time by package, then the top functions by own time."""
+    import cProfile
+    import io
+    import pstats
+
+    import debate_eval
+    from debate_eval._judge import _blocking
+
+    profiler = cProfile.Profile()
+
+    async def switch(on: bool) -> None:  # cProfile profiles the thread that enables it
+        profiler.enable() if on else profiler.disable()
+
+    with debate_eval.Judge(method="debate", **judge_options(base_url)) as judge:
+        judge.score("Warm-up summary.", source=SOURCE)
+        _blocking(switch(True))
+        for i in range(items):
+            judge.score(f"Summary number {i}.", source=SOURCE)
+        _blocking(switch(False))
+    stats = pstats.Stats(profiler)
+    own: dict[str, float] = {}
+    for (path, _line, _function), (_calls, _primitive, tottime, _cumtime, _callers) in stats.stats.items():  # type: ignore[attr-defined]
+        where = "builtins" if path == "~" else next((name for name in PACKAGES if name in path), "other")
+        own[where] = own.get(where, 0.0) + tottime
+    total = sum(own.values())
+    lines = [f"own time by package ({items} DEBATE items, {total:.2f} s profiled):"]
+    lines += [
+        f"  {name:18} {100 * seconds / total:5.1f} %" for name, seconds in sorted(own.items(), key=lambda kv: -kv[1])
+    ]
+    text = io.StringIO()
+    pstats.Stats(profiler, stream=text).sort_stats("tottime").print_stats(25)
+    return "\n".join(lines) + "\n" + text.getvalue()
 
 
 def evaluate_one_row(base_url: str, calls: int, work: Path) -> float:
@@ -288,6 +331,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--latency", default="0.5-2", help="the limited endpoint's latency, LOW-HIGH seconds")
     parser.add_argument("--out", type=Path, default=Path("benchmarks/judge_api.md"))
     parser.add_argument("--cpu-only", action="store_true", help="measure part 1 only and print it (no report written)")
+    parser.add_argument("--profile", type=int, default=0, help="then profile this many DEBATE items and print it")
     args = parser.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)
     os.environ.setdefault("OPENAI_API_KEY", "sk-bench-not-a-key")
@@ -301,6 +345,8 @@ def main(argv: list[str] | None = None) -> int:
                 for row in cpu:
                     print(f"{row['method']}: overhead {row['overhead_ms']:.2f} ms an item (client CPU "
                           f"{row['cpu_ms']:.2f}, bare calls {row['bare_ms']:.2f}); load {os.getloadavg()}")  # fmt: skip
+                if args.profile:
+                    print(profile_debate(endpoint.base_url, args.profile))
                 return 0
             one_row_s = evaluate_one_row(endpoint.base_url, args.one_row, work)
             flow = throughput(endpoint.base_url, args.items, args.concurrency, args.repeats, work)
