@@ -8,11 +8,8 @@ import contextlib
 import contextvars
 import threading
 
-from debate_eval.agents.models.providers import all_providers
-
-all_providers()  # the built-in providers registered in their own order before this module imports one of them
-from debate_eval.agents.models.providers.inspect_client import _run_on  # noqa: E402
-from debate_eval.agents.models.providers.inspect_models import Host  # noqa: E402
+from debate_eval.agents.models.providers.inspect_client import _run_on
+from debate_eval.agents.models.providers.inspect_models import Host
 
 SAMPLE: contextvars.ContextVar[str] = contextvars.ContextVar("sample", default="none")
 
