@@ -47,6 +47,7 @@ PAIR_RESERVE = 32  # the same for "\nScore A: 10\nScore B: 10\nVerdict: [[C]]" (
 MAX_ENUMERATED = 100  # a scale with more integers than this is written as digits (the parser checks the range)
 SCORE_LABEL = "Score"
 VERDICTS = ("A", "B", "C")  # MT-Bench's brackets: [[A]], [[B]], [[C]] (a tie)
+VERDICT_CHOICES = " | ".join(f'"[[{v}]]"' for v in VERDICTS)  # the GBNF alternatives of a verdict
 
 
 @dataclass(frozen=True)
@@ -110,11 +111,9 @@ class AnswerFormat:
         if self.kind == "score_only":
             return f"root ::= value\n{self._value_rules()}"
         if self.kind == "verdict":
-            choices = " | ".join(f'"[[{v}]]"' for v in VERDICTS)
-            return f'root ::= rationale "\\n" ({choices})\nrationale ::= {line}'
+            return f'root ::= rationale "\\n" ({VERDICT_CHOICES})\nrationale ::= {line}'
         if self.kind == "pair_scores":
-            choices = " | ".join(f'"[[{v}]]"' for v in VERDICTS)
-            ending = f'"\\nScore A: " value "\\nScore B: " value "\\nVerdict: " ({choices})'
+            ending = f'"\\nScore A: " value "\\nScore B: " value "\\nVerdict: " ({VERDICT_CHOICES})'
             return f"root ::= rationale {ending}\nrationale ::= {line}\n{self._value_rules()}"
         if self.kind == "critique":
             return f'root ::= "NO ISSUE" | feedback\nfeedback ::= {line}'

@@ -11,7 +11,6 @@ Files are written before the step that depends on them (atomic replace; results 
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import uuid
@@ -21,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
+from debate_eval.agents.models.settings import stable_hash
 from debate_eval.agents.redaction import redact_record
 
 SUBMISSIONS = "submissions.json"
@@ -30,8 +30,7 @@ PREPARED, UPLOADED, SUBMITTED, DONE = "prepared", "uploaded", "submitted", "done
 
 def request_key(endpoint: str, body: Mapping[str, Any]) -> str:
     """Stable hash of a request: the endpoint's public identity and the JSON body (keys sorted)."""
-    text = json.dumps({"endpoint": endpoint, "body": body}, sort_keys=True, ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:40]
+    return stable_hash({"endpoint": endpoint, "body": body})[:40]
 
 
 @dataclass

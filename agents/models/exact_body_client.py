@@ -22,14 +22,7 @@ from typing import Any, Literal
 
 import openai
 from autogen_core import CancellationToken
-from autogen_core.models import (
-    AssistantMessage,
-    CreateResult,
-    LLMMessage,
-    RequestUsage,
-    SystemMessage,
-    UserMessage,
-)
+from autogen_core.models import AssistantMessage, CreateResult, LLMMessage, RequestUsage, SystemMessage, UserMessage
 from autogen_core.tools import Tool, ToolSchema
 from pydantic import BaseModel
 

@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import textwrap
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -54,7 +53,7 @@ def handle_show(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace, path: Path) -> int:
-    for line in config_lines(RunDir.of_results(path).config_path, template=args.item is None):
+    for line in config_lines(RunDir.of_results(path).config_if_readable() or {}, template=args.item is None):
         print(line)
     if args.item is None:
         records = (record for _, record in iter_numbered_file(path, redact=True, messages=False))
@@ -65,15 +64,11 @@ def _show(args: argparse.Namespace, path: Path) -> int:
     return 0
 
 
-def config_lines(config_path: Path, *, template: bool) -> list[str]:
-    """From a run's ``config.json`` (nothing when it cannot be read): ``answers: ...`` when some answers were
+def config_lines(config: Mapping[str, Any], *, template: bool) -> list[str]:
+    """From a run's ``config.json`` (``{}`` when it cannot be read): ``answers: ...`` when some answers were
     constrained (``--answer-format``), then with ``template`` its ``template: SOURCE (scale LO-HI)`` (a
     ``--criteria`` run shows its sentence)."""
-    try:
-        config = json.loads(config_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return []
-    result = config.get("result_config") if isinstance(config, dict) else None
+    result = config.get("result_config")
     result = result if isinstance(result, dict) else {}
     lines = [f"answers: {describe_answers(result['answers'])}"] if result.get("answers") else []
     used = result.get("template")

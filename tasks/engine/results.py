@@ -45,7 +45,6 @@ from debate_eval.tasks.engine.rundir import (
     ScanEnd,
     fsync_directory,
     iter_json_lines,
-    numbered_records,
     record_result_key,
     repair_tail,
     write_json_atomic,
@@ -55,7 +54,6 @@ from debate_eval.tasks.engine.tally import Tally
 __all__ = [
     "ResultsStore",
     "ResultsWriteError",
-    "numbered_records",
     "read_jsonl",
     "write_advice",
     "write_json_atomic",

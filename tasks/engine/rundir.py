@@ -117,14 +117,6 @@ def lines_at(path: Path, offsets: Iterable[int], *, redact: bool = False) -> Ite
             yield obj, Record.from_json(obj, path=path)
 
 
-def numbered_records(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], int]:
-    """Every JSON object of a JSON-lines file with its line number, and the byte length of the good part
-    (``iter_json_lines`` read to the end; for small files and tests)."""
-    end = ScanEnd()
-    records = list(iter_json_lines(path, end))
-    return records, end.good_end
-
-
 def repair_tail(path: Path, end: ScanEnd) -> None:
     """Cut an interrupted last line from ``path`` and give a complete last line its missing newline, so the
     next append starts a line of its own (``end``: a finished scan of the file)."""

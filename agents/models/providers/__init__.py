@@ -185,9 +185,11 @@ def register_provider(provider: P) -> P:
 
 
 def all_providers() -> dict[str, Provider]:
-    """Every registered provider by name."""
+    """Every registered provider by name: the built-ins in ``BUILTIN_MODULES`` order (whichever was imported
+    first), then the others in the order they were registered."""
     _BUILTINS.load()
-    return dict(_REGISTRY)
+    rank = {module: index for index, module in enumerate(BUILTIN_MODULES)}
+    return dict(sorted(_REGISTRY.items(), key=lambda item: rank.get(type(item[1]).__module__, len(rank))))
 
 
 def get_provider(name: str) -> Provider:
@@ -196,7 +198,7 @@ def get_provider(name: str) -> Provider:
     try:
         return _REGISTRY[name]
     except KeyError:
-        raise UserError(f"unknown model provider {name!r}; providers are: {', '.join(_REGISTRY)}") from None
+        raise UserError(f"unknown model provider {name!r}; providers are: {', '.join(all_providers())}") from None
 
 
 def start_providers(

@@ -62,20 +62,18 @@ def note_cache_usage(usage: Any) -> None:
     meta.uncounted_prompt_tokens = read + written
 
 
+def _blocks(body: dict[str, Any]) -> list[dict[str, Any]]:
+    content = body.get("content")
+    return [block for block in content if isinstance(block, dict)] if isinstance(content, list) else []
+
+
 def is_empty_answer(body: dict[str, Any]) -> bool:
     """No content block with text or a tool call (``content`` ``[]``, or only empty or blank text blocks)."""
-    content = body.get("content")
-    if not isinstance(content, list):
-        return True
-    for block in content:
-        if not isinstance(block, dict):
-            continue
-        if block.get("type") == "tool_use":
-            return False
-        text = block.get("text")
-        if block.get("type") == "text" and isinstance(text, str) and text.strip():
-            return False
-    return True
+    return not any(
+        block.get("type") == "tool_use"
+        or (block.get("type") == "text" and isinstance(block.get("text"), str) and block["text"].strip())
+        for block in _blocks(body)
+    )
 
 
 ANSWERED_STOP_REASONS = ("end_turn", "max_tokens", "stop_sequence", "tool_use", "pause_turn")
@@ -88,9 +86,7 @@ class RefusedAnswerError(EmptyAnswerError):
 
 def answer_text(body: dict[str, Any]) -> str:
     """The text of an answer's text blocks."""
-    content = body.get("content")
-    blocks = content if isinstance(content, list) else []
-    return "".join(str(b.get("text") or "") for b in blocks if isinstance(b, dict) and b.get("type") == "text")
+    return "".join(str(block.get("text") or "") for block in _blocks(body) if block.get("type") == "text")
 
 
 def check_messages_answer(request: httpx2.Request, response: httpx2.Response) -> None:
