@@ -142,6 +142,7 @@ class OpenAIChatClient(DelegatingClient):
             and kwargs.get("json_output") is None
             and isinstance(kwargs.get("tool_choice", "auto"), str)
             and CREATE_KEYS.issuperset(extra)
+            and "tools" not in create_args  # AutoGen passes its own ``tools`` too: a TypeError
             and not isinstance(create_args.get("response_format"), type)
         ):
             wire = self.wire_messages(messages)

@@ -109,6 +109,7 @@ def test_every_family_and_model_name_gets_autogens_bytes_and_result() -> None:
     combos = [("scripted", family, False) for family in sorted(set(get_args(ModelFamily.ANY)))]
     combos += [(model, "unknown", False) for model in MODELS[1:]] + [("scripted", "unknown", True)]
     extras: list[dict[str, Any]] = [{}, {"max_tokens": 7, "logprobs": True, "top_logprobs": 2, "extra_body": {"g": 1}}]
+    refused: list[dict[str, Any]] = [{"tools": []}, {"stream": True}, {"not_a_create_argument": 1}]  # by AutoGen
     with ScriptedOpenAIServer(top_logprobs={"3": -0.1, "4": -2.3}) as server:
 
         async def run() -> list[tuple[list[bytes], Any, Any]]:
@@ -123,6 +124,11 @@ def test_every_family_and_model_name_gets_autogens_bytes_and_result() -> None:
                     got = await outcome(partial(ours.create, list(messages), extra_create_args=extra))
                     found.append((list(sent), expected, got))
                     sent.clear()
+                for extra in refused:
+                    messages = HISTORIES["system and user"]
+                    expected = await outcome(partial(reference.create, list(messages), extra_create_args=extra))
+                    got = await outcome(partial(ours.create, list(messages), extra_create_args=extra))
+                    assert isinstance(expected, tuple) and got == expected and not sent
             await http.aclose()
             return found
 
