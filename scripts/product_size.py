@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import ast
 import subprocess
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,15 +27,12 @@ ROOT = Path(__file__).resolve().parent.parent
 class Size:
     """Line and file counts of one tree."""
 
-    code: int = 0
-    docstring: int = 0
-    comment: int = 0
-    blank: int = 0
+    kinds: Counter[str] = field(default_factory=Counter)  # "code", "docstring", "comment", "blank" -> lines
     files: dict[str, int] = field(default_factory=dict)  # path -> lines
 
     @property
     def lines(self) -> int:
-        return self.code + self.docstring + self.comment + self.blank
+        return sum(self.kinds.values())
 
     def over(self, limit: int) -> int:
         return sum(1 for lines in self.files.values() if lines > limit)
@@ -61,13 +59,13 @@ def measure(sources: Iterator[tuple[str, str]]) -> Size:
         for number, line in enumerate(lines, 1):
             text = line.strip()
             if not text:
-                size.blank += 1
+                size.kinds["blank"] += 1
             elif number in docstrings:
-                size.docstring += 1
+                size.kinds["docstring"] += 1
             elif text.startswith("#"):
-                size.comment += 1
+                size.kinds["comment"] += 1
             else:
-                size.code += 1
+                size.kinds["code"] += 1
     return size
 
 
@@ -104,10 +102,7 @@ def main() -> None:
     ]
     rows = [
         ("lines", lambda s: s.lines),
-        ("  code", lambda s: s.code),
-        ("  docstrings", lambda s: s.docstring),
-        ("  comments", lambda s: s.comment),
-        ("  blank", lambda s: s.blank),
+        *((f"  {kind}", lambda s, kind=kind: s.kinds[kind]) for kind in ("code", "docstring", "comment", "blank")),
         ("files", lambda s: len(s.files)),
         ("files over 400 lines", lambda s: s.over(400)),
         ("files over 600 lines", lambda s: s.over(600)),
