@@ -285,12 +285,14 @@ def _even_ticks(low: float, high: float) -> list[float]:
     return [low + i * step for i in range(count + 1)]
 
 
-def ranking(title: str, rows: Sequence[tuple[str, float, Sequence[float] | None, Sequence[int]]]) -> str:
+def ranking(
+    title: str, rows: Sequence[tuple[str, float, Sequence[float] | None, Sequence[int]]], colour: str = PALETTE[0]
+) -> str:
     """Systems from best to worst, each its mean with its 95 % interval and the ranks it can hold.
 
     ``rows``: (system, mean, [low, high] or None, [best rank, worst rank]), drawn top to bottom in the given
-    order; the interval is a line through the mean's dot, the rank set is written at the right (``1`` or
-    ``2–5``).
+    order; the interval is a line through the mean's dot (in ``colour``), the rank set is written at the right
+    (``1`` or ``2–5``).
     """
     line_height, top, left, right = 18, 30, 110, 70
     width = WIDTH + 120
@@ -310,12 +312,12 @@ def ranking(title: str, rows: Sequence[tuple[str, float, Sequence[float] | None,
         if interval:
             body.append(
                 f'<line x1="{x_px(interval[0]):.1f}" x2="{x_px(interval[1]):.1f}" y1="{y:.1f}" y2="{y:.1f}" '
-                f'stroke="{PALETTE[0]}" stroke-width="2" class="ci-bar"/>'
+                f'stroke="{colour}" stroke-width="2" class="ci-bar"/>'
             )
         span = f"{ranks[0]}" if ranks[0] == ranks[1] else f"{ranks[0]}–{ranks[1]}"
         hover = f"{name}: {mean:.3f}" + (f" [{interval[0]:.3f}, {interval[1]:.3f}]" if interval else "")
         body.append(
-            f'<circle cx="{x_px(mean):.1f}" cy="{y:.1f}" r="4" fill="{PALETTE[0]}" class="pt system">'
+            f'<circle cx="{x_px(mean):.1f}" cy="{y:.1f}" r="4" fill="{colour}" class="pt system">'
             f"<title>{esc(hover + f'; ranks {span}')}</title></circle>"
         )
         body.append(f'<text x="{width - right + 8}" y="{y + 4:.1f}" class="rank-set">{esc(span)}</text>')

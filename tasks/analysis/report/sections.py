@@ -339,17 +339,58 @@ def _ppi_difference(found: dict[str, Any] | None) -> str:
 
 
 def _ranking_figure(block: dict[str, Any]) -> str:
-    """The systems from best to worst with their intervals and rank sets (none below two ranked systems)."""
-    ranks = block.get("ranks") or {}
-    if len(ranks) < 2:
-        return ""
+    """The systems from best to worst with their intervals and rank sets (none below two ranked systems); beside
+    it, where the systems' PPI means are ranked, the same figure on the human scale when every ranked system has
+    at least ``MIN_UNITS`` rated outputs with a judge score (the reliability diagram's rule), else a note why."""
+    ranks, ppi_ranks = block.get("ranks") or {}, block.get("ppi_ranks") or {}
+    estimates = {name: block["systems"][name]["ppi"] for name in ppi_ranks}
+    few = [name for name, found in estimates.items() if found["n_rated"] < MIN_UNITS or _interval(found) is None]
+    corrected = len(ppi_ranks) >= 2 and not few
+    figures = []
+    if len(ranks) >= 2:
+        title = "systems by mean judge score: 95% CI and ranks"
+        intervals = {name: block["systems"].get(name, {}).get("ci95") for name in ranks}
+        rows = _ranking_rows(ranks, {name: ranks[name]["mean"] for name in ranks}, intervals)
+        figures.append(plots.ranking(f"judge only: {title}" if corrected else title, rows))
+    if corrected:
+        n_labels = sum(found["n_rated"] for found in estimates.values())
+        rows = _ranking_rows(
+            ppi_ranks,
+            {name: found["ppi"]["mean"] for name, found in estimates.items()},
+            {name: _interval(found) for name, found in estimates.items()},
+        )
+        title = f"corrected with {n_labels} human labels (PPI): systems by PPI mean, 95% CI and ranks"
+        figures.append(plots.ranking(title, rows, colour=plots.HUMAN_COLOUR))
+    html = "<div class='plots'>" + "".join(figures) + "</div>" if figures else ""
+    if len(ppi_ranks) >= 2 and few:
+        counts = []
+        for name in few:
+            text = estimates[name]["ppi"]["ci95"]
+            counts.append(
+                f"{esc(name)} {estimates[name]['n_rated']}" + (f" ({esc(text)})" if isinstance(text, str) else "")
+            )
+        html += (
+            f"<p class='note'>No corrected (PPI) ranking figure: it needs a PPI interval from at least {MIN_UNITS} "
+            f"rated outputs with a judge score for each system; rated outputs here: {', '.join(counts)}.</p>"
+        )
+    return html
+
+
+def _interval(found: dict[str, Any]) -> list[float] | None:
+    """A system's PPI interval, None where it is withheld (the minimum-units or missing-extra text)."""
+    ci95 = found["ppi"]["ci95"]
+    return ci95 if isinstance(ci95, list) else None
+
+
+def _ranking_rows(
+    ranks: dict[str, Any], means: dict[str, float], intervals: dict[str, Any]
+) -> list[tuple[str, float, list[float] | None, list[int]]]:
+    """The figure's rows, best rank first: (system, mean, interval or None, rank set)."""
     order = sorted(ranks, key=lambda name: (ranks[name]["rank"], name))
-    rows = []
-    for name in order:
-        entry = block["systems"].get(name, {})
-        interval = entry.get("ci95") if isinstance(entry.get("ci95"), list) else None
-        rows.append((name, ranks[name]["mean"], interval, ranks[name]["rank_set"]))
-    return "<div class='plots'>" + plots.ranking("systems by mean judge score: 95% CI and ranks", rows) + "</div>"
+    return [
+        (name, means[name], intervals[name] if isinstance(intervals[name], list) else None, ranks[name]["rank_set"])
+        for name in order
+    ]
 
 
 def _win_rates(block: dict[str, Any]) -> str:

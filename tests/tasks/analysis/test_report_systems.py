@@ -6,14 +6,16 @@ runs); a run of one system has no such section. The browser test opens both page
 from __future__ import annotations
 
 import html as html_lib
+import json
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 import report_records as rr  # this folder (see conftest.py)
 
 from debate_eval.tasks.analysis.meta_eval import load_results, meta_evaluate
-from debate_eval.tasks.analysis.report import gather, write_report
+from debate_eval.tasks.analysis.report import gather, plots, write_report
 from debate_eval.tasks.analysis.report.page import render
 from debate_eval.tasks.analysis.report.run_card import fmt
 
@@ -84,6 +86,79 @@ def test_partly_rated_systems_get_ppi_rows(tmp_path: Path) -> None:
     shown = section(page)
     assert "human scale: PPI" in shown and "prediction-powered inference" in shown
     assert "PPI rank (ranks it can hold)" in shown and "human scale: PPI difference (95% CI), Holm p" in shown
+
+
+def labelled_systems_run(folder: Path, rated: int = 12) -> Path:
+    """Three systems on 30 documents, the first ``rated`` documents carrying a human rating. Humans: A 4 or 5,
+    B 2 or 3 and C 3 or 2 (B − C alternates −1, +1 document by document: no difference); the judge reads A and
+    B right and over-rates C by one point (so the judge alone ranks C above B)."""
+    records = []
+    for doc in range(30):
+        humans = {"A": 4.0 + (doc % 3 == 0), "B": 2.0 + doc % 2, "C": 3.0 - doc % 2}
+        for index, system in enumerate(("A", "B", "C")):
+            score = humans[system] + (system == "C")
+            record = rr.debate_record(doc * 3 + index, humans[system], [score], group=f"doc{doc}")
+            record.update(system_id=system, item_id=f"doc{doc}/{system}")
+            record["human_score"] = humans[system] if doc < rated else None
+            records.append(record)
+    return rr.write_run(folder, records)
+
+
+def test_enough_labels_draw_the_corrected_ranking_beside_the_judges(tmp_path: Path) -> None:
+    ppi_py = pytest.importorskip("ppi_py", reason="the [ppi] extra")
+    shown = html_lib.unescape(section(render(gather.load_runs([labelled_systems_run(tmp_path / "labelled")]))))
+    judge = shown.index("judge only: systems by mean judge score: 95% CI and ranks</title>")
+    corrected = shown.index("corrected with 36 human labels (PPI): systems by PPI mean, 95% CI and ranks</title>")
+    judge_figure, ppi_figure = shown[judge:corrected], shown[corrected : shown.index("</svg>", corrected)]
+    # ppi-python directly on system A's arrays: humans of the 12 rated documents, the judge on all 30
+    humans = np.array([4.0 + (doc % 3 == 0) for doc in range(30)])
+    mean = float(ppi_py.ppi_mean_pointestimate(humans[:12], humans[:12], humans[12:])[0])
+    low, high = (
+        float(np.ravel(bound)[0]) for bound in ppi_py.ppi_mean_ci(humans[:12], humans[:12], humans[12:], alpha=0.05)
+    )
+    assert f"A: {mean:.3f} [{low:.3f}, {high:.3f}]; ranks 1</title>" in ppi_figure
+    # by hand: A is 1 to 3 points above B and C on every document (A ranks 1 on either scale); on the human
+    # scale B − C is 0 (−1, +1 alternating): they share ranks 2–3; the judge, one point high on C, splits them
+    assert re.findall(r"<title>(\w): [^<]*; ranks ([\d–]+)</title>", ppi_figure) == [
+        ("A", "1"),
+        ("B", "2–3"),
+        ("C", "2–3"),
+    ]
+    assert re.findall(r"<title>(\w): [^<]*; ranks ([\d–]+)</title>", judge_figure) == [
+        ("A", "1"),
+        ("C", "2"),
+        ("B", "3"),
+    ]
+    assert f'fill="{plots.HUMAN_COLOUR}" class="pt system"' in ppi_figure
+    assert f'fill="{plots.PALETTE[0]}" class="pt system"' in judge_figure
+
+
+def test_labels_given_with_the_report_draw_the_same_corrected_ranking(tmp_path: Path) -> None:
+    pytest.importorskip("ppi_py", reason="the [ppi] extra")
+    in_records = render(gather.load_runs([labelled_systems_run(tmp_path / "rated")]))
+    run = labelled_systems_run(tmp_path / "unrated", rated=0)  # no rating in the records; the same 36 as labels
+    ratings = {"A": lambda doc: 4 + (doc % 3 == 0), "B": lambda doc: 2 + doc % 2, "C": lambda doc: 3 - doc % 2}
+    lines = [json.dumps({"item_id": f"doc{doc}/{name}", "rating": rate(doc)}) for doc in range(12)
+             for name, rate in ratings.items()]  # fmt: skip
+    (tmp_path / "labels.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    page = write_report([run], tmp_path / "r.html", labels=tmp_path / "labels.jsonl", with_texts=False)
+    figure = re.compile(r"<svg[^>]*><title>corrected with 36 human labels \(PPI\).*?</svg>")
+    assert figure.search(page.read_text(encoding="utf-8")).group() == figure.search(in_records).group()
+
+
+def test_too_few_labels_draw_no_corrected_ranking_and_say_why(tmp_path: Path) -> None:
+    pytest.importorskip("ppi_py", reason="the [ppi] extra")
+    shown = section(render(gather.load_runs([labelled_systems_run(tmp_path / "few", rated=6)])))
+    assert "PPI rank (ranks it can hold)" in shown  # the table keeps the PPI rank sets
+    assert "corrected with" not in shown and "judge only:" not in shown
+    assert "systems by mean judge score: 95% CI and ranks</title>" in shown
+    assert "No corrected (PPI) ranking figure: it needs a PPI interval from at least 10 rated outputs" in shown
+    assert "rated outputs here: A 6 (too few" in shown
+
+
+def test_without_labels_no_corrected_ranking(tmp_path: Path) -> None:
+    shown = section(render(gather.load_runs([labelled_systems_run(tmp_path / "none", rated=0)])))
+    assert "ranks</title>" in shown and "PPI" not in shown and "judge only" not in shown
 
 
 def test_pairwise_systems_get_win_rates(tmp_path: Path) -> None:
