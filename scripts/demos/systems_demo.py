@@ -14,6 +14,10 @@ meta-evaluated as ``debate-eval meta-eval`` does:
     python scripts/demos/systems_demo.py runs/systems_demo
     debate-eval meta-eval runs/systems_demo/tracking
     debate-eval plan-labels runs/systems_demo/biased --width 0.3
+    debate-eval report runs/systems_demo/biased --out runs/systems_demo/biased.html
+
+The report of ``biased`` draws the ranking twice: on the judge's scale (M23 first) and corrected with the 50
+human labels by PPI (M0 and M23 sharing ranks 1-2).
 """
 
 from __future__ import annotations
