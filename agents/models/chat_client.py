@@ -64,6 +64,23 @@ _FINISH = {
 }  # AutoGen's normalisation of a finish reason (anything else: "unknown")
 
 
+def token_logprobs(choice_logprobs: Any) -> list[ChatCompletionTokenLogprob] | None:
+    """An OpenAI-shaped answer's ``choices[0].logprobs`` (``content`` entries with ``token``, ``logprob``,
+    ``bytes``, ``top_logprobs``) as AutoGen's ``CreateResult.logprobs``, mapped as AutoGen's OpenAI client maps
+    them; None when the answer has none (or has them in another shape, as a provider's own dict)."""
+    if not getattr(choice_logprobs, "content", None):
+        return None
+    return [
+        ChatCompletionTokenLogprob(
+            token=entry.token,
+            logprob=entry.logprob,
+            top_logprobs=[TopLogprob(logprob=top.logprob, bytes=top.bytes) for top in entry.top_logprobs],
+            bytes=entry.bytes,
+        )
+        for entry in choice_logprobs.content
+    ]
+
+
 def converts_like_gpt(model: str, model_info: ModelInfo) -> bool:
     """Whether AutoGen's client converts text messages for ``model`` the way it does for GPT models (its base
     transformer map: no name, the content as it is): the family it picks (``model_info``'s, else the longest
@@ -188,17 +205,7 @@ class OpenAIChatClient(DelegatingClient):
             content, finish = message.content or "", choice.finish_reason
             if message.model_extra is not None and message.model_extra.get("reasoning_content") is not None:
                 thought = message.model_extra["reasoning_content"]
-        logprobs = None
-        if choice.logprobs and choice.logprobs.content:
-            logprobs = [
-                ChatCompletionTokenLogprob(
-                    token=entry.token,
-                    logprob=entry.logprob,
-                    top_logprobs=[TopLogprob(logprob=top.logprob, bytes=top.bytes) for top in entry.top_logprobs],
-                    bytes=entry.bytes,
-                )
-                for entry in choice.logprobs.content
-            ]
+        logprobs = token_logprobs(choice.logprobs)
         self._add_usage(usage)
         return CreateResult(
             finish_reason=_FINISH.get(finish.lower(), "unknown") if finish is not None else "unknown",  # type: ignore[arg-type]

@@ -10,6 +10,7 @@ from typing import Any
 
 from autogen_core.models import CreateResult
 
+from debate_eval.agents.models.chat_client import token_logprobs
 from debate_eval.agents.models.http_usage import cached_tokens, current_call
 from debate_eval.agents.models.providers.litellm_provider import LOCAL_COST_MAP
 from debate_eval.agents.models.providers.one_call_client import OneCallClient, message_role, message_text
@@ -44,8 +45,9 @@ def provider_headers(response: Any) -> dict[str, str]:
 
 
 class LiteLLMClient(OneCallClient):
-    """One ``litellm.acompletion`` per ``create``: the role's model, ``api_base``, key, timeout, sampling; no
-    LiteLLM retries (the run's ``RetryingClient`` retries LiteLLM's errors, which are the OpenAI SDK's)."""
+    """One ``litellm.acompletion`` per ``create``: the role's model, ``api_base``, key, timeout, sampling (with
+    ``logprobs``/``top_logprobs``, read back as the OpenAI client reads them); no LiteLLM retries (the run's
+    ``RetryingClient`` retries LiteLLM's errors, which are the OpenAI SDK's)."""
 
     def __init__(self, settings: ModelSettings, base_url: str | None, create_args: Mapping[str, Any]) -> None:
         super().__init__(settings)
@@ -56,8 +58,6 @@ class LiteLLMClient(OneCallClient):
         """One completion through LiteLLM, as AutoGen's ``CreateResult``."""
         litellm = import_litellm()
         request: dict[str, Any] = {**self.create_args, **dict(kwargs.get("extra_create_args") or {})}
-        for unread in ("logprobs", "top_logprobs"):  # log probabilities are not read back from LiteLLM's answer
-            request.pop(unread, None)
         key = self.settings.configured_key()
         if key:
             request["api_key"] = key
@@ -89,6 +89,7 @@ class LiteLLMClient(OneCallClient):
             content=choice.message.content or "",
             usage=call_usage,
             cached=False,
+            logprobs=token_logprobs(getattr(choice, "logprobs", None)),
         )
 
     def count_tokens(self, messages: Sequence[Any], **kwargs: Any) -> int:

@@ -31,7 +31,7 @@ from autogen_core.models import (
 from autogen_core.tools import FunctionTool
 from autogen_ext.models.openai import BaseOpenAIChatCompletionClient
 
-from debate_eval.agents.models.chat_client import OpenAIChatClient, converts_like_gpt
+from debate_eval.agents.models.chat_client import OpenAIChatClient, converts_like_gpt, token_logprobs
 from debate_eval.agents.models.providers.openai import GENERIC_MODEL_INFO
 from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAIServer
 from debate_eval.agents.models.sdk_body_passthrough import PlainBodyClient
@@ -275,3 +275,9 @@ def test_the_llm_call_event_is_written_when_autogens_event_log_takes_it() -> Non
         event["response"].pop("created")
         event["response"].pop("id")
     assert our_event == reference_event
+
+
+def test_log_probabilities_in_another_shape_read_as_none() -> None:
+    # a provider's own shape (a dict, as LiteLLM passes on one that is not OpenAI's) and no answer's: none
+    assert token_logprobs({"content": [{"token": "3", "logprob": -0.1}]}) is None
+    assert token_logprobs(None) is None and token_logprobs(openai.types.chat.chat_completion.ChoiceLogprobs()) is None

@@ -5,6 +5,9 @@ cache, secrets masked; prices from LiteLLM's map where ``prices.csv`` has none."
 
 from __future__ import annotations
 
+import asyncio
+import json
+import math
 import os
 from pathlib import Path
 
@@ -119,3 +122,70 @@ def test_the_command_line_runs_through_litellm(isolated_env: Path, flag: str) ->
         assert code == 0 and len([body for body in server.requests if not preflight(body)]) == 3
     (record,) = debate_eval.load_run("r").records
     assert record.score is not None and record.error is None
+
+
+# p(3) = 0.5, p(4) = 0.3, p(2) = 0.2 offered for the score token: by hand the weighted score is
+# 0.5 * 3 + 0.3 * 4 + 0.2 * 2 = 3.1 and the confidence the likeliest token's probability, 0.5
+OFFERED = {"3": math.log(0.5), "4": math.log(0.3), "2": math.log(0.2)}
+
+
+class NoLogprobsServer(ScriptedOpenAIServer):
+    """The scripted endpoint answering without log-probabilities, whatever the request asks."""
+
+    def completion(self, request: dict) -> dict:
+        answer = super().completion(request)
+        answer["choices"][0].pop("logprobs", None)
+        return answer
+
+
+def test_logprobs_are_mapped_as_autogen_s_openai_client_maps_them(isolated_env: Path) -> None:
+    from autogen_core.models import UserMessage
+    from autogen_ext.models.openai import OpenAIChatCompletionClient
+
+    from debate_eval.agents.models.providers.litellm_client import LiteLLMClient
+    from debate_eval.agents.models.settings import ModelSettings
+
+    messages = [UserMessage(content="Score it.", source="user")]
+    sampling = {"logprobs": True, "top_logprobs": 3}
+    with ScriptedOpenAIServer(top_logprobs=OFFERED, reply=lambda request: "Score: 3") as server:
+        info = {"vision": False, "function_calling": False, "json_output": False, "family": "unknown"}
+        autogen = OpenAIChatCompletionClient(model="scripted", base_url=server.base_url, api_key="k", model_info=info)
+        reference = asyncio.run(autogen.create(messages, extra_create_args=sampling))
+        settings = ModelSettings(provider="litellm", model="openai/scripted")  # no key: "not-needed" is sent
+        through = asyncio.run(LiteLLMClient(settings, server.base_url, sampling).create(messages))
+        asked = server.requests[-1]
+    assert asked["logprobs"] is True and asked["top_logprobs"] == 3  # passed on to the endpoint
+    assert reference.logprobs is not None and len(reference.logprobs) == 2  # "Score:" and "3"
+    assert [e.model_dump() for e in through.logprobs or []] == [e.model_dump() for e in reference.logprobs]
+    assert [top.logprob for top in through.logprobs[1].top_logprobs] == list(OFFERED.values())
+
+
+def run_geval(server: ScriptedOpenAIServer, provider: str, model: str, out: str) -> dict:
+    """One SummEval item judged by G-Eval through ``provider``: its record."""
+    from debate_eval.tasks.cli.main import main
+
+    args = ["run", "--dataset", "summeval", "--aspect", "coherence", "--limit", "1", "--protocol", "geval"]
+    args += ["--provider", provider, "--model", model, "--base-url", server.base_url, "--no-progress"]
+    assert main([*args, "--no-preflight", "--out", out]) == 0
+    return json.loads(Path(out, "results.jsonl").read_text(encoding="utf-8").splitlines()[0])
+
+
+def test_geval_weights_by_logprobs_through_litellm_as_through_openai(isolated_env: Path) -> None:
+    with ScriptedOpenAIServer(top_logprobs=OFFERED) as server:
+        direct = run_geval(server, "openai", "scripted", "direct")
+        through = run_geval(server, "litellm", "openai/scripted", "through")
+        assert all(body.get("logprobs") is True and body.get("top_logprobs") for body in server.requests)
+    assert through["details"]["method"] == "logprob_weighted"
+    assert through["score"] == pytest.approx(3.1) and through["confidence"] == pytest.approx(0.5)
+    assert through["details"] == direct["details"]
+    assert (through["score"], through["confidence"]) == (direct["score"], direct["confidence"])
+
+
+def test_geval_without_logprobs_falls_back_as_the_openai_provider_does(isolated_env: Path) -> None:
+    with NoLogprobsServer() as server:
+        direct = run_geval(server, "openai", "scripted", "direct")
+        through = run_geval(server, "litellm", "openai/scripted", "through")
+    why = "the endpoint returned no log-probabilities"
+    assert through["details"] == direct["details"] == {"method": "parsed", "logprobs": why}
+    assert through["score"] == direct["score"] == 3
+    assert through.get("confidence") is None and direct.get("confidence") is None  # one answer: none
