@@ -57,10 +57,18 @@ def test_rate_three_items_download_and_read_back(browser, tmp_path: Path, isolat
     ids = browser.evaluate("JSON.parse(document.getElementById('label-data').textContent).items.map(i => i.item_id)")
     assert ids == list(written.item_ids)
 
-    # the progress survives a reload (the browser's local storage)
-    browser.open(page)
-    browser.wait_until(READY)
-    assert browser.evaluate("document.getElementById('progress').textContent") == "3 of 8 labelled"
+    # the progress survives a reload (the browser's local storage). Chromium hands a page's storage writes to its
+    # storage service asynchronously, so on a busy machine a reload right after the clicks can come before them;
+    # reload until the page shows them, within the browser's timeout (a page that never saved fails here)
+    deadline = time.monotonic() + browser.timeout_s
+    while True:
+        browser.open(page)
+        browser.wait_until(READY)
+        shown = browser.evaluate("document.getElementById('progress').textContent")
+        if shown == "3 of 8 labelled" or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert shown == "3 of 8 labelled"
     assert browser.evaluate("document.getElementById('annotator').value") == "ann-1"
 
     downloaded = _download(browser, tmp_path / "downloads")
