@@ -27,9 +27,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import datetime as dt
-import heapq
-import itertools
-import math
 import os
 import platform
 import random
@@ -44,70 +41,13 @@ from debate_eval.agents.models.rate_headers import parse_rate_limit_headers
 from debate_eval.agents.models.rate_limit import RateLimiter
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # tests/support: the virtual clock
 from bench_report import replace_section  # sibling script
+from support.virtual_clock import VirtualTime, WindowedEndpoint
 
 SECTION = "rate_windows_sweep"
 WINDOW_S, PER_WINDOW = 10.0, 20
 TARGET_429 = 0.02
-
-
-class VirtualTime:
-    """A clock that moves only when every task waits: ``sleep`` sets a timer; ``run`` fires the earliest."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-        self._timers: list[tuple[float, int, asyncio.Future[None]]] = []
-        self._order = itertools.count()
-
-    def __call__(self) -> float:
-        return self.now
-
-    async def sleep(self, seconds: float) -> None:
-        """Wait ``seconds`` of virtual time."""
-        future = asyncio.get_running_loop().create_future()
-        heapq.heappush(self._timers, (self.now + max(0.0, seconds), next(self._order), future))
-        await future
-
-    async def run(self, until: float) -> None:
-        """Fire timers until the clock reaches ``until`` (or none is left)."""
-        while self.now < until:
-            for _ in range(200):  # let every task that can run reach its next wait
-                await asyncio.sleep(0)
-            if not self._timers:
-                return
-            moment, _, future = heapq.heappop(self._timers)
-            self.now = max(self.now, moment)
-            if not future.done():
-                future.set_result(None)
-
-
-class Endpoint:
-    """``PER_WINDOW`` requests per fixed window of ``WINDOW_S``, the first ending at ``phase``."""
-
-    def __init__(self, phase: float, advertised: int) -> None:
-        self.phase, self.advertised = phase, advertised
-        self.counts: dict[int, int] = {}
-        self.answered = self.refused = 0
-
-    def admit(self, now: float) -> tuple[bool, dict[str, str]]:
-        """Count a request arriving at ``now``: (admitted, the headers of its answer)."""
-        window = math.floor((now + WINDOW_S - self.phase) / WINDOW_S)
-        used = self.counts.get(window, 0)
-        ok = used < PER_WINDOW
-        if ok:
-            self.counts[window] = used = used + 1
-            self.answered += 1
-        else:
-            self.refused += 1
-        reset = window * WINDOW_S + self.phase - now
-        headers = {
-            "x-ratelimit-limit-requests": str(self.advertised),
-            "x-ratelimit-remaining-requests": str(PER_WINDOW - used),
-            "x-ratelimit-reset-requests": f"{reset * 1000:.0f}ms",
-        }
-        if not ok:
-            headers["retry-after-ms"] = f"{math.ceil(reset * 1000)}"
-        return ok, headers
 
 
 @dataclass(frozen=True)
@@ -133,10 +73,14 @@ PROFILES = {
 }
 
 
-def simulate(seed: int, advertised: int, delays: Delays, *, items: int | None, span_s: float = 60.0) -> Endpoint:
+def simulate(
+    seed: int, advertised: int, delays: Delays, *, items: int | None, span_s: float = 60.0
+) -> WindowedEndpoint:
     """One run: the endpoint as it ends (its counts)."""
     clock, rng = VirtualTime(), random.Random(seed)
-    endpoint = Endpoint(phase=rng.uniform(0, WINDOW_S), advertised=advertised)
+    endpoint = WindowedEndpoint(
+        advertised, first_end=rng.uniform(0, WINDOW_S), window_s=WINDOW_S, per_window=PER_WINDOW
+    )
     limiter = RateLimiter("sweep", max_in_flight=64, clock=clock, sleep=clock.sleep, notice=None)
     stalls: list[tuple[float, float]] = []
     moment = 0.0

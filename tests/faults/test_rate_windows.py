@@ -11,12 +11,10 @@ the endpoint is a window counter on that clock, so the count of 429s does not de
 from __future__ import annotations
 
 import asyncio
-import heapq
-import itertools
-import math
 import random
 
 import pytest
+from support.virtual_clock import VirtualTime, WindowedEndpoint
 
 from debate_eval.agents.models.rate_headers import parse_rate_limit_headers
 from debate_eval.agents.models.rate_limit import RateLimiter
@@ -25,66 +23,11 @@ WINDOW_S, PER_WINDOW, ADVERTISED = 10.0, 20, 120  # 120 a minute, enforced as 20
 SPAN_S = 60.0  # six windows after the start
 
 
-class VirtualTime:
-    """A clock that moves only when every task waits: ``sleep`` sets a timer; ``run`` fires the earliest."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-        self._timers: list[tuple[float, int, asyncio.Future[None]]] = []
-        self._order = itertools.count()
-
-    def __call__(self) -> float:
-        return self.now
-
-    async def sleep(self, seconds: float) -> None:
-        future = asyncio.get_running_loop().create_future()
-        heapq.heappush(self._timers, (self.now + max(0.0, seconds), next(self._order), future))
-        await future
-
-    async def run(self, until: float) -> None:
-        while self.now < until:
-            for _ in range(200):  # let every task that can run reach its next wait
-                await asyncio.sleep(0)
-            if not self._timers:
-                return
-            moment, _, future = heapq.heappop(self._timers)
-            self.now = max(self.now, moment)
-            future.set_result(None)
-
-
-class WindowedEndpoint:
-    """``PER_WINDOW`` requests per fixed window of ``WINDOW_S`` (the first starting at ``-phase``); headers as
-    Azure sends them, the limit header ``advertised``."""
-
-    def __init__(self, advertised: int = ADVERTISED, phase: float = 0.0) -> None:
-        self.counts: dict[int, int] = {}
-        self.answered = self.refused = 0
-        self.advertised, self.phase = advertised, phase
-
-    def admit(self, now: float) -> tuple[bool, dict[str, str]]:
-        window = math.floor((now + self.phase) / WINDOW_S)
-        used = self.counts.get(window, 0)
-        ok = used < PER_WINDOW
-        if ok:
-            self.counts[window] = used = used + 1
-            self.answered += 1
-        else:
-            self.refused += 1
-        reset = (window + 1) * WINDOW_S - self.phase - now
-        headers = {
-            "x-ratelimit-limit-requests": str(self.advertised),
-            "x-ratelimit-remaining-requests": str(PER_WINDOW - used),
-            "x-ratelimit-reset-requests": f"{reset * 1000:.0f}ms",
-        }
-        if not ok:
-            headers["retry-after-ms"] = f"{reset * 1000:.0f}"
-        return ok, headers
-
-
 def simulate(
     concurrency: int = 64, seed: int = 7, advertised: int = ADVERTISED, phase: float = 0.0
 ) -> tuple[WindowedEndpoint, RateLimiter]:
-    clock, endpoint, rng = VirtualTime(), WindowedEndpoint(advertised, phase), random.Random(seed)
+    clock, rng = VirtualTime(), random.Random(seed)
+    endpoint = WindowedEndpoint(advertised, WINDOW_S - phase, WINDOW_S, PER_WINDOW)  # the first from -phase on
     name = "m at http://127.0.0.1:1/v1"
     lim = RateLimiter(name, max_in_flight=concurrency, clock=clock, sleep=clock.sleep, notice=None)
 
