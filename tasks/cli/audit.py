@@ -40,13 +40,16 @@ def _positive(text: str) -> int:
     return value
 
 
+DESCRIPTION = """Audit a judge configuration on your data: its agreement with the human ratings, its stability when
+asked again, position and verbosity bias, scale use, robustness to paraphrase and susceptibility to instructions planted
+in the judged text, each with a bootstrap interval and its n. Writes OUT/card.json, OUT/card.md and OUT/report.html;
+every sub-run is an ordinary run directory under OUT (show, meta-eval, report read it) and a rerun resumes. The calls
+each facet needs are printed before anything runs."""
+
+
 def add_subparser(subparsers: Any) -> None:
-    """Audit a judge configuration on your data: its agreement with the human ratings, its stability when asked again,
-    position and verbosity bias, scale use, robustness to paraphrase and susceptibility to instructions planted in
-    the judged text, each with a bootstrap interval and its n. Writes OUT/card.json, OUT/card.md and OUT/report.html;
-    every sub-run is an ordinary run directory under OUT (show, meta-eval, report read it) and a rerun resumes. The
-    calls each facet needs are printed before anything runs."""
-    parser = command_parser(subparsers, "audit", handle_audit, add_subparser.__doc__)
+    """Register ``audit`` (described by :data:`DESCRIPTION`) and its arguments."""
+    parser = command_parser(subparsers, "audit", handle_audit, DESCRIPTION)
     add_run_arguments(parser)
     for action in parser._actions:
         if action.dest == "method":

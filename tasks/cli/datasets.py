@@ -78,10 +78,13 @@ def _datasets(args: argparse.Namespace) -> int:
     return 0
 
 
+DESCRIPTION = """List every registered dataset: its aspects with their human scales, task type, meta-evaluation level,
+inputs, licence, and where its file is read from now."""
+
+
 def add_subparser(subparsers: Any) -> None:
-    """List every registered dataset: its aspects with their human scales, task type, meta-evaluation level, inputs,
-    licence, and where its file is read from now."""
-    parser = command_parser(subparsers, "datasets", _datasets, add_subparser.__doc__)
+    """Register ``datasets`` (described by :data:`DESCRIPTION`) and its arguments."""
+    parser = command_parser(subparsers, "datasets", _datasets, DESCRIPTION)
     parser.add_argument("--data-dir", help="data folder to look in (default: $DEBATE_EVAL_DATA_DIR)")
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="machine-readable output")

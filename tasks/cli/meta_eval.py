@@ -167,12 +167,15 @@ def _warn_parsers(records: Any, where: str) -> None:
         print(warning, file=sys.stderr)
 
 
+DESCRIPTION = """Correlations between predicted and human scores (per group, averaged, for SummEval and Topical-Chat,
+and pooled for Topical-Chat; per item for FED), beside the published row for the run's method and dataset; pairwise runs
+get accuracy, Cohen's kappa, macro-F1, and consistency/agreement with --swap. Later files and later lines win for a
+repeated item."""
+
+
 def add_subparser(subparsers: Any) -> None:
-    """Correlations between predicted and human scores (per group, averaged, for SummEval and Topical-Chat, and pooled
-    for Topical-Chat; per item for FED), beside the published row for the run's method and dataset; pairwise runs get
-    accuracy, Cohen's kappa, macro-F1, and consistency/agreement with --swap. Later files and later lines win for a
-    repeated item."""
-    parser = command_parser(subparsers, "meta-eval", handle_meta_eval, add_subparser.__doc__)
+    """Register ``meta-eval`` (described by :data:`DESCRIPTION`) and its arguments."""
+    parser = command_parser(subparsers, "meta-eval", handle_meta_eval, DESCRIPTION)
     parser.add_argument("results", nargs="+", metavar="RUN", help="run directories (or their results.jsonl)")
     parser.add_argument(
         "--labels",

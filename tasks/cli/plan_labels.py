@@ -16,12 +16,14 @@ from typing import Any
 from debate_eval.agents.errors import UserError
 from debate_eval.tasks.cli.main import command_parser
 
+DESCRIPTION = """From a pilot run's outputs that carry a human rating beside the judge's score: per system, how many
+human labels a 95% interval of its mean human score at most --width wide needs from the ratings alone (t interval) and
+with the judge's scores of every output (prediction-powered inference, PPI++)."""
+
 
 def add_subparser(subparsers: Any) -> None:
-    """From a pilot run's outputs that carry a human rating beside the judge's score: per system, how many human labels
-    a 95% interval of its mean human score at most --width wide needs from the ratings alone (t interval) and with
-    the judge's scores of every output (prediction-powered inference, PPI++)."""
-    parser = command_parser(subparsers, "plan-labels", handle_plan_labels, add_subparser.__doc__)
+    """Register ``plan-labels`` (described by :data:`DESCRIPTION`) and its arguments."""
+    parser = command_parser(subparsers, "plan-labels", handle_plan_labels, DESCRIPTION)
     parser.add_argument("run", metavar="RUN", help="the pilot run directory (or its results.jsonl)")
     parser.add_argument("--width", type=float, required=True, help="the target width of the 95%% interval")
     parser.add_argument(

@@ -56,10 +56,13 @@ def reserve_backup(results: Path) -> Path:
     raise UserError(f"{results.parent}: too many backups named {stem}; remove some and rescore again")
 
 
+DESCRIPTION = """Read every stored answer of a run again with the current score parser, exactly as a run reads it, and
+write the re-parsed records; no model is called."""
+
+
 def add_subparser(subparsers: Any) -> None:
-    """Read every stored answer of a run again with the current score parser, exactly as a run reads it, and write the
-    re-parsed records; no model is called."""
-    parser = command_parser(subparsers, "rescore", handle_rescore, add_subparser.__doc__)
+    """Register ``rescore`` (described by :data:`DESCRIPTION`) and its arguments."""
+    parser = command_parser(subparsers, "rescore", handle_rescore, DESCRIPTION)
     parser.add_argument("results", help="a results.jsonl (its config.json must be beside it)")
     parser.add_argument("--data-dir", help="dataset folder (to know the texts under evaluation)")
     parser.add_argument("--dry-run", action="store_true", help="report what would change, write nothing")

@@ -154,16 +154,19 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     add_config_arguments(parser)
 
 
+DESCRIPTION = """Evaluate one dataset/aspect with DEBATE (or a baseline) and write results.jsonl, config.json and
+summary.json into the run directory. Models: with no API key ($OPENAI_API_KEY) and no base URL (--base-url,
+$OPENAI_BASE_URL), every role uses the embedded local model (SmolLM2-135M served by llama.cpp, offline: it tests the
+pipeline, it judges at chance); give a key or a base URL to use an OpenAI-compatible endpoint."""
+
+
 def add_subparser(subparsers: Any) -> None:
-    """Evaluate one dataset/aspect with DEBATE (or a baseline) and write results.jsonl, config.json and summary.json
-    into the run directory. Models: with no API key ($OPENAI_API_KEY) and no base URL (--base-url, $OPENAI_BASE_URL),
-    every role uses the embedded local model (SmolLM2-135M served by llama.cpp, offline: it tests the pipeline, it
-    judges at chance); give a key or a base URL to use an OpenAI-compatible endpoint."""
+    """Register ``run`` (described by :data:`DESCRIPTION`) and its arguments."""
     parser = command_parser(
         subparsers,
         "run",
         handle_run,
-        add_subparser.__doc__,
+        DESCRIPTION,
         usage="debate-eval run --dataset NAME|FILE --aspect NAME [--method NAME] [options]",
     )
     add_run_arguments(parser)

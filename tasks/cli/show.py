@@ -26,12 +26,14 @@ from debate_eval.tasks.engine.rundir import RunDir, ScanEnd, iter_numbered_file,
 
 WIDTH = 100
 
+DESCRIPTION = """Without --item: the run's template and one line per item (human score, score, Critic agreement, rounds,
+parse status). With --item: that item's whole transcript, message by message, with the score parsed from each answer and
+the rule that found it."""
+
 
 def add_subparser(subparsers: Any) -> None:
-    """Without --item: the run's template and one line per item (human score, score, Critic agreement, rounds, parse
-    status). With --item: that item's whole transcript, message by message, with the score parsed from each answer
-    and the rule that found it."""
-    parser = command_parser(subparsers, "show", handle_show, add_subparser.__doc__)
+    """Register ``show`` (described by :data:`DESCRIPTION`) and its arguments."""
+    parser = command_parser(subparsers, "show", handle_show, DESCRIPTION)
     parser.add_argument("run_dir", help="a run directory (or its results.jsonl)")
     parser.add_argument("--item", help="item id (or a unique prefix / its position in the list, 1-based)")
     parser.add_argument("--full", action="store_true", help="do not shorten long messages")
