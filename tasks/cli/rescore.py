@@ -99,11 +99,6 @@ def _load_config(results: Path) -> dict[str, Any]:
         raise UserError(f"{path}: not a debate-eval config.json (missing result_config)") from None
 
 
-def _read_records(results: Path) -> list[Record]:
-    """Every line of ``results`` as a ``Record`` (a line that is none: one line naming it, exit 2)."""
-    return [Record.from_json(obj, path=results, line=number) for number, obj in iter_json_lines(results)]
-
-
 def handle_rescore(args: argparse.Namespace) -> int:
     """Rescore a results file in place (keeping a backup)."""
     results = results_file(args.results)
@@ -118,7 +113,8 @@ def handle_rescore(args: argparse.Namespace) -> int:
         )
     restore_dataset(config)  # a run on the user's own file: register it again from config.json
     inputs = {item.item_id: item.inputs for item in load_items(config["dataset"], resolve_data_dir(args.data_dir))}
-    records = _read_records(results)
+    # every line as a Record (a line that is none: one line naming it, exit 2)
+    records = [Record.from_json(obj, path=results, line=number) for number, obj in iter_json_lines(results)]
     size_read = results.stat().st_size
     rescored: list[Record] = []
     changed = 0

@@ -34,7 +34,7 @@ from debate_eval.tasks.engine.request import FLAGS, RunRequest, field_kind, fiel
 
 if TYPE_CHECKING:  # the engine loads when a run starts (``run --help`` stays fast)
     from debate_eval.tasks.engine.record import Record
-    from debate_eval.tasks.engine.run_config import RunConfig, RunOptions
+    from debate_eval.tasks.engine.run_config import RunConfig
     from debate_eval.tasks.engine.runner import RunSummary, Tally
 
 
@@ -206,13 +206,6 @@ def build_run_config(args: argparse.Namespace) -> RunConfig:
     from debate_eval.tasks.engine import build
 
     return build.build_run_config(request_from_args(args))
-
-
-def build_run_options(args: argparse.Namespace, config: RunConfig) -> RunOptions:
-    """The flags' ``RunOptions`` (``engine.build.build_run_options``)."""
-    from debate_eval.tasks.engine import build
-
-    return build.build_run_options(request_from_args(args), config)
 
 
 def handle_run(args: argparse.Namespace) -> int:

@@ -207,14 +207,6 @@ def _split_front_matter(raw: str, source: str) -> tuple[dict[str, str] | None, s
     raise UserError(f"template {source}: the front matter opened by '---' on line 1 is never closed by '---'")
 
 
-def _read_text(path: Path) -> str:
-    """The text of a template file; a missing, unreadable or non-UTF-8 file is one line naming it a template."""
-    try:
-        return decode_text(path, read_bytes(path))
-    except UserError as exc:
-        raise UserError(f"template {exc}") from None
-
-
 def _parse_template(
     raw: str,
     *,
@@ -266,13 +258,9 @@ def _parse_template(
     return Template(dataset=dataset, aspect=aspect, text=body, scale=scale, placeholders=placeholders, source=source)
 
 
-def _builtin_dir(dataset: str) -> Traversable:
+def _builtin_dir(dataset: str = "") -> Traversable:
+    """The folder of ``dataset``'s built-in templates (all of them: the folder of the folders)."""
     return resources.files("debate_eval.tasks") / "templates" / dataset
-
-
-def _builtin_datasets() -> list[str]:
-    root = resources.files("debate_eval.tasks") / "templates"
-    return sorted(entry.name for entry in root.iterdir() if entry.is_dir() and not entry.name.startswith(("_", ".")))
 
 
 def builtin_aspects(dataset: str) -> list[str]:
@@ -280,7 +268,8 @@ def builtin_aspects(dataset: str) -> list[str]:
 
     Raises :class:`UserError` listing the datasets that have templates when ``dataset`` has none.
     """
-    datasets = _builtin_datasets()
+    folders = _builtin_dir().iterdir()
+    datasets = sorted(entry.name for entry in folders if entry.is_dir() and not entry.name.startswith(("_", ".")))
     dataset = template_set(dataset)
     if dataset not in datasets:
         raise UserError(
@@ -328,7 +317,10 @@ def load_template_file(
     become LF, as Python's ``open(path).read()`` in the authors' scripts gave them.
     """
     path = Path(path)
-    raw = _read_text(path)
+    try:  # a missing, unreadable or non-UTF-8 file is one line naming it a template
+        raw = decode_text(path, read_bytes(path))
+    except UserError as exc:
+        raise UserError(f"template {exc}") from None
     if universal_newlines:
         raw = as_universal_newlines(raw)
     return _parse_template(raw, source=str(path), aspect=aspect, dataset=dataset, scale=scale, fallback_scale=True)
