@@ -1,8 +1,5 @@
-"""``debate-eval parse TEXT``: run the project's parser on one raw answer and say which rule decided.
-
-``TEXT`` is the answer itself, or ``-`` to read it from standard input. ``--scale LO-HI`` (default 1-5) and
-``--aspect NAME`` are what a run passes to the score parser; ``--verdict`` parses a pairwise verdict instead.
-"""
+"""``debate-eval parse TEXT``: run the project's parser on one raw answer and say which rule decided (the
+arguments' help says what a run passes to it)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
-"""``debate-eval plan-labels RUN --width W``: how many human labels a target interval width needs.
-
-From a pilot run (a few outputs with a human rating beside the judge's scores), per dataset/aspect and system:
-the human labels a 95 % interval of the system's mean human score at most ``W`` wide needs from the ratings
-alone, and with the judge's scores of every output by prediction-powered inference (PPI++'s variance with the
-pilot's spreads and judge-human covariance; :func:`debate_eval.tasks.analysis.ppi.plan_labels`).
-"""
+"""``debate-eval plan-labels RUN --width W``: how many human labels a target interval width needs (what it
+prints: :data:`DESCRIPTION`; PPI++'s variance with the pilot's spreads and judge-human covariance:
+:func:`debate_eval.tasks.analysis.ppi.plan_labels`)."""
 
 from __future__ import annotations
 
