@@ -315,12 +315,10 @@ def _format_messages(record: Record, blocks: list[str], full: bool) -> str:
         answer = entry.get("answer_format")
         if answer:
             meta.append(f"{answer.get('mode')} {answer.get('kind')}, cap {_fmt(answer.get('max_tokens'))}")
-        score = entry.get("score")
-        if score:
-            meta.append(f"score {_fmt(score.get('value'))} [{score.get('status')}/{score.get('method')}]")
-        verdict = entry.get("verdict")
-        if verdict:
-            meta.append(f"verdict {_fmt(verdict.get('value'))} [{verdict.get('status')}/{verdict.get('method')}]")
+        for kind in ("score", "verdict"):  # what the entry's answer was parsed into
+            parsed = entry.get(kind)
+            if parsed:
+                meta.append(f"{kind} {_fmt(parsed.get('value'))} [{parsed.get('status')}/{parsed.get('method')}]")
         title = f"--- [{entry.get('index')}] {entry.get('agent')}{arrow}{relay}"
         if meta:
             title += "  (" + ", ".join(meta) + ")"

@@ -235,8 +235,7 @@ def _parse_template(
         if sorted(declared_inputs) != sorted(placeholders):
             raise UserError(
                 f"template {source}: front matter says inputs: {', '.join(declared_inputs)}, "
-                "but the text uses "
-                f"{', '.join(placeholders) or 'no placeholders'}"
+                f"but the text uses {', '.join(placeholders) or 'no placeholders'}"
             )
     if scale is None and meta.get("scale"):
         try:
