@@ -76,14 +76,12 @@ def add_candidate_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="a TOML file of the options the candidates share (flags given here win over it)",
     )
-    for section in (flags.SELECTION_FLAGS, flags.METHOD_FLAGS, flags.MODEL_FLAGS, flags.REQUEST_FLAGS):
+    sections = (flags.SELECTION_FLAGS, flags.METHOD_FLAGS, flags.MODEL_FLAGS, flags.REQUEST_FLAGS)
+    for section in (*sections, flags.EXECUTION_FLAGS):
         shared = parser.add_argument_group(f"shared by the candidates: {section}")
         for name, flag in flags_of(section):
             if name not in SELECT_OWN:
                 add_request_flag(shared, name, flag)
-    execution = parser.add_argument_group(f"shared by the candidates: {flags.EXECUTION_FLAGS}")
-    for name, flag in flags_of(flags.EXECUTION_FLAGS):
-        add_request_flag(execution, name, flag)
 
 
 def handle_candidates(args: argparse.Namespace) -> int:
