@@ -87,6 +87,13 @@ CSV_COLUMNS = (
     "error",
 )
 
+DESCRIPTION = """Every cell of a grid ('--grid max_rounds=1,2,3 --grid critic=devils-advocate,plain --grid
+method=debate,geval') is run on the same items, each into its own run directory under 'OUT/cells/' and all sharing the
+response cache (a cell whose calls another cell already made costs nothing). Then every cell is meta-evaluated and the
+command writes 'OUT/ablation.csv' (one row per cell: correlations, tokens, calls, parse failures, wall time) and
+'OUT/ablation.png' (three panels like Figure 2: rounds, Critic persona, debating style, with the paper's GPT-4 numbers
+where the paper gives them)."""
+
 
 def selected_item_ids(request: RunRequest) -> list[str]:
     """The ids of the items every cell evaluates (``--docs`` / ``--limit`` of the data)."""
@@ -192,14 +199,6 @@ async def run_cells(
         else:
             rows.append({**own[target], "cell": cell.name, "protocol": cell.protocol, "same_as": target.name})
     return rows
-
-
-DESCRIPTION = """Every cell of a grid ('--grid max_rounds=1,2,3 --grid critic=devils-advocate,plain --grid
-method=debate,geval') is run on the same items, each into its own run directory under 'OUT/cells/' and all sharing the
-response cache (a cell whose calls another cell already made costs nothing). Then every cell is meta-evaluated and the
-command writes 'OUT/ablation.csv' (one row per cell: correlations, tokens, calls, parse failures, wall time) and
-'OUT/ablation.png' (three panels like Figure 2: rounds, Critic persona, debating style, with the paper's GPT-4 numbers
-where the paper gives them)."""
 
 
 def add_subparser(subparsers: Any) -> None:

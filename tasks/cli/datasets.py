@@ -13,6 +13,9 @@ from debate_eval.tasks.data.datasets import describe_source
 from debate_eval.tasks.data.packaged import has_packaged_copy
 from debate_eval.tasks.data.registry import PAIRWISE, PAIRWISE_LABELS, DatasetSpec, all_datasets
 
+DESCRIPTION = """List every registered dataset: its aspects with their human scales, task type, meta-evaluation level,
+inputs, licence, and where its file is read from now."""
+
 
 def format_aspects(spec: DatasetSpec) -> str:
     """``coherence (1-5), fluency (1-5)``; a pairwise set's aspect shows its labels."""
@@ -76,10 +79,6 @@ def _datasets(args: argparse.Namespace) -> int:
     rows = dataset_rows(getattr(args, "data_dir", None))
     print(json.dumps(rows, indent=2, ensure_ascii=False) if getattr(args, "json", False) else format_datasets(rows))
     return 0
-
-
-DESCRIPTION = """List every registered dataset: its aspects with their human scales, task type, meta-evaluation level,
-inputs, licence, and where its file is read from now."""
 
 
 def add_subparser(subparsers: Any) -> None:

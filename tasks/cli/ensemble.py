@@ -22,7 +22,6 @@ from debate_eval.tasks.engine.rundir import RunDir
 
 WEIGHTS_FILE = "weights.json"
 DEV_FILE = "dev.jsonl"
-
 DESCRIPTION = """Per dataset/aspect, fit weights on a dev split of the human ratings (by group when the data has groups)
 and score the test split; writes a run directory meta-eval reads (its results.jsonl holds the test items only) and
 weights.json."""

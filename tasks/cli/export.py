@@ -8,7 +8,6 @@ from typing import Any
 from debate_eval.tasks.cli.main import command_parser
 
 FORMATS = ("inspect",)
-
 DESCRIPTION = """Write a run directory in another tool's format. inspect: an inspect_ai eval log (.eval or .json), one
 sample per item with the transcript as its messages and the score, for inspect view (needs the [inspect] extra)."""
 

@@ -65,6 +65,10 @@ from debate_eval.tasks.cli.main import command_parser
 from debate_eval.tasks.engine.reread import mixed_versions_warning
 
 ALL_REFERENCES = "all"
+DESCRIPTION = """Correlations between predicted and human scores (per group, averaged, for SummEval and Topical-Chat,
+and pooled for Topical-Chat; per item for FED), beside the published row for the run's method and dataset; pairwise runs
+get accuracy, Cohen's kappa, macro-F1, and consistency/agreement with --swap. Later files and later lines win for a
+repeated item."""
 
 
 def handle_meta_eval(args: argparse.Namespace) -> int:
@@ -165,12 +169,6 @@ def _warn_parsers(records: Any, where: str) -> None:
     warning = mixed_versions_warning(records, where)
     if warning:
         print(warning, file=sys.stderr)
-
-
-DESCRIPTION = """Correlations between predicted and human scores (per group, averaged, for SummEval and Topical-Chat,
-and pooled for Topical-Chat; per item for FED), beside the published row for the run's method and dataset; pairwise runs
-get accuracy, Cohen's kappa, macro-F1, and consistency/agreement with --swap. Later files and later lines win for a
-repeated item."""
 
 
 def add_subparser(subparsers: Any) -> None:

@@ -40,6 +40,9 @@ from debate_eval.tasks.engine.record import Record
 from debate_eval.tasks.engine.reread import reread_line
 from debate_eval.tasks.engine.rundir import RunDir, iter_json_lines, results_file
 
+DESCRIPTION = """Read every stored answer of a run again with the current score parser, exactly as a run reads it, and
+write the re-parsed records; no model is called."""
+
 
 def reserve_backup(results: Path) -> Path:
     """A new file for the copy of ``results`` made before it is rewritten: ``<name>.bak-<time>``, or with ``-2``,
@@ -54,10 +57,6 @@ def reserve_backup(results: Path) -> Path:
         except FileExistsError:
             continue
     raise UserError(f"{results.parent}: too many backups named {stem}; remove some and rescore again")
-
-
-DESCRIPTION = """Read every stored answer of a run again with the current score parser, exactly as a run reads it, and
-write the re-parsed records; no model is called."""
 
 
 def add_subparser(subparsers: Any) -> None:

@@ -37,6 +37,11 @@ if TYPE_CHECKING:  # the engine loads when a run starts (``run --help`` stays fa
     from debate_eval.tasks.engine.run_config import RunConfig
     from debate_eval.tasks.engine.runner import RunSummary, Tally
 
+DESCRIPTION = """Evaluate one dataset/aspect with DEBATE (or a baseline) and write results.jsonl, config.json and
+summary.json into the run directory. Models: with no API key ($OPENAI_API_KEY) and no base URL (--base-url,
+$OPENAI_BASE_URL), every role uses the embedded local model (SmolLM2-135M served by llama.cpp, offline: it tests the
+pipeline, it judges at chance); give a key or a base URL to use an OpenAI-compatible endpoint."""
+
 
 def add_request_flags(parser: argparse.ArgumentParser, *sections: str) -> None:
     """The flags of the ``RunRequest`` fields listed in ``sections`` (one argument group each, in order; the
@@ -152,12 +157,6 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     add_model_arguments(parser)
     add_request_flags(parser, flags.EXECUTION_FLAGS, flags.SCALE_OUT_FLAGS, flags.BATCH_FLAGS)
     add_config_arguments(parser)
-
-
-DESCRIPTION = """Evaluate one dataset/aspect with DEBATE (or a baseline) and write results.jsonl, config.json and
-summary.json into the run directory. Models: with no API key ($OPENAI_API_KEY) and no base URL (--base-url,
-$OPENAI_BASE_URL), every role uses the embedded local model (SmolLM2-135M served by llama.cpp, offline: it tests the
-pipeline, it judges at chance); give a key or a base URL to use an OpenAI-compatible endpoint."""
 
 
 def add_subparser(subparsers: Any) -> None:

@@ -25,7 +25,6 @@ from debate_eval.tasks.engine.resume_index import last_line_of
 from debate_eval.tasks.engine.rundir import RunDir, ScanEnd, iter_numbered_file, lines_at, results_file
 
 WIDTH = 100
-
 DESCRIPTION = """Without --item: the run's template and one line per item (human score, score, Critic agreement, rounds,
 parse status). With --item: that item's whole transcript, message by message, with the score parsed from each answer and
 the rule that found it."""
