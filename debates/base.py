@@ -238,7 +238,7 @@ def method_options(method: Method[Any]) -> list[dict[str, Any]]:
     return [
         {
             "name": option.name,
-            "flags": list(option.flags),
+            "flags": [option.flag],
             "help": option.help,
             "default": option.default,
             "choices": list(option.choices) if option.choices else None,

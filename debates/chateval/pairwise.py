@@ -21,7 +21,7 @@ from autogen_agentchat.messages import BaseChatMessage
 
 from debate_eval.agents.models.pool import ClientPool
 from debate_eval.agents.models.wrappers import CallRecord
-from debate_eval.debates.chateval import ChatEvalConfig, referee_names
+from debate_eval.debates.chateval.config import DECIDED_BY, ChatEvalConfig, referee_names
 from debate_eval.debates.chateval.paper import run_paper_panel
 from debate_eval.debates.chateval.run import label_panel, panel_details
 from debate_eval.debates.evaluation import EvaluationTask, Outcome, planted, verdict_text
@@ -32,21 +32,14 @@ from debate_eval.debates.kit.transcript import pairwise_transcript
 from debate_eval.debates.pairwise.prompts import judge_material, prompt_text, reask_text
 from debate_eval.debates.scoring.verdicts import ParsedVerdict
 
-DECIDED_BY = "referees"
 REASK_LIMIT = 1  # a referee whose final message has no verdict is asked once more
-
-
-def pairwise_panel_prompt(task: EvaluationTask, count: int) -> str:
-    """The message every referee starts from: P and the pairwise panel instructions."""
-    return f"{task.prompt}\n\n{prompt_text('panel.txt').format(count=count)}"
 
 
 async def run_chateval_pairwise(task: EvaluationTask, config: ChatEvalConfig, pool: ClientPool) -> Outcome:
     """Run the ChatEval discussion on ``task``'s two responses; the verdict is the referees' majority."""
-    fidelity = getattr(config, "fidelity", "paper")
-    if fidelity != "paper":
+    if config.fidelity != "paper":
         raise ValueError(
-            f"--fidelity {fidelity} has no pairwise form here (the released FairEval flow scores each "
+            f"--fidelity {config.fidelity} has no pairwise form here (the released FairEval flow scores each "
             "response 1-10); use --fidelity paper"
         )
     calls: list[CallRecord] = []
@@ -59,7 +52,7 @@ async def run_chateval_pairwise(task: EvaluationTask, config: ChatEvalConfig, po
         config,
         pool,
         calls,
-        opening=pairwise_panel_prompt(task, len(names)),
+        opening=f"{task.prompt}\n\n{prompt_text('panel.txt').format(count=len(names))}",  # P, the instructions
         summarizer_message=prompt_text("summarizer.txt"),
         answered=lambda text, _others: verdict_text(text, material, markers).ok,
         reask=reask_text(),
@@ -74,7 +67,7 @@ async def run_chateval_pairwise(task: EvaluationTask, config: ChatEvalConfig, po
     label_panel(transcript, calls, ordered, persona_of)
     verdict = majority_verdict(finals)
     details: dict[str, Any] = {
-        **panel_details(fidelity, config, persona_of),
+        **panel_details(config, persona_of),
         "final_verdicts": {name: p.value for name, p in finals.items()},
         "final_parse_status": {name: p.status for name, p in finals.items()},
         "reasked_referees": reasked,

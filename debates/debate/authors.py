@@ -214,14 +214,11 @@ class AuthorsCodeProtocol(DebateProtocol):
         super().observe(source, metadata, content)
 
 
-def scorer_conversation(messages: Sequence[BaseChatMessage]) -> list[BaseChatMessage]:
-    """The Scorer's conversation with the Commander, in order (their ``score_agent._oai_messages[commander]``)."""
-    return [m for m in messages if m.source == SCORER or (m.source == COMMANDER and m.metadata.get("to") == SCORER)]
-
-
 def their_final_message(messages: Sequence[BaseChatMessage]) -> BaseChatMessage:
-    """``score_agent._oai_messages[commander][-2]``: what their code returned as the final answer."""
-    conversation = scorer_conversation(messages)
+    """``score_agent._oai_messages[commander][-2]``: what their code returned as the final answer (of the Scorer's
+    conversation with the Commander, in order: their ``score_agent._oai_messages[commander]``)."""
+    to_scorer = (COMMANDER, SCORER)
+    conversation = [m for m in messages if m.source == SCORER or (m.source, m.metadata.get("to")) == to_scorer]
     if len(conversation) < 2:
         raise ProtocolError("the Scorer's conversation has fewer than two messages")
     return conversation[-2]

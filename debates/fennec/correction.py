@@ -31,7 +31,6 @@ from debate_eval.debates.fennec.team import (
     judge,
     judging_material,
     judgment_parser,
-    no_follow_up,
     parse_judgment,
     step_transcript,
 )
@@ -118,7 +117,7 @@ async def correct(task: EvaluationTask, outcome: Outcome, threshold: float, resc
     side = LOSER[outcome.verdict][1] if task.pairwise and outcome.verdict in LOSER else None
     original = str(task.inputs.get(key, "")) if task.pairwise else judged_text(task)
     request = correct_prompt(task, original, comments(tree, side))
-    step = await ask(pool, CORRECTOR, request, CORRECTION, None, no_follow_up)
+    step = await ask(pool, CORRECTOR, request, CORRECTION, None)
     corrected = clean_answer(step.answer)
     info["corrected"] = corrected
     steps = [step]
