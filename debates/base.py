@@ -131,6 +131,7 @@ def _load_plugin(entry: metadata.EntryPoint) -> None:
         return
     _PLUGINS_TRIED.add(entry.name)
     before = set(_REGISTRY)
+    dist = entry.dist.name if getattr(entry, "dist", None) is not None else None
     try:
         if entry.name in _REGISTRY:
             raise ValueError(f"the name {entry.name!r} is taken by a built-in method")
@@ -138,16 +139,14 @@ def _load_plugin(entry: metadata.EntryPoint) -> None:
         if isinstance(loaded, Method) or (isinstance(loaded, type) and issubclass(loaded, Method)):
             register_method(loaded)
     except Exception as error:  # a broken plugin must not break the command
-        source = entry.dist.name if getattr(entry, "dist", None) is not None else entry.value
-        line = f"plugin method {entry.name!r} ({source}) not loaded: {type(error).__name__}: {error}"
+        line = f"plugin method {entry.name!r} ({dist or entry.value}) not loaded: {type(error).__name__}: {error}"
         _FAILED_PLUGINS[entry.name] = line
         print(f"debate-eval: {line.splitlines()[0]}", file=sys.stderr)
         for name in set(_REGISTRY) - before:  # nothing half-registered
             del _REGISTRY[name]
         return
-    dist = entry.dist.name if getattr(entry, "dist", None) is not None else "?"
     for name in set(_REGISTRY) - before:
-        _SOURCES[name] = f"plugin {dist} ({entry.value})"
+        _SOURCES[name] = f"plugin {dist or '?'} ({entry.value})"
     if entry.name not in _REGISTRY:
         line = f"plugin method {entry.name!r} ({entry.value}) registered no method of that name"
         _FAILED_PLUGINS[entry.name] = line
@@ -164,14 +163,11 @@ def all_methods() -> dict[str, Method[Any]]:
 
 
 def _ordered() -> dict[str, Method[Any]]:
-    def rank(item: tuple[int, str]) -> tuple[int, int]:
-        position, name = item
+    def rank(name: str) -> int:  # a stable sort: the order of registration within a module, and for plugins
         module = type(_REGISTRY[name]).__module__
-        builtin = BUILTIN_MODULES.index(module) if module in BUILTIN_MODULES else len(BUILTIN_MODULES)
-        return builtin, position
+        return BUILTIN_MODULES.index(module) if module in BUILTIN_MODULES else len(BUILTIN_MODULES)
 
-    names = [name for _, name in sorted(enumerate(_REGISTRY), key=rank)]
-    return {name: _REGISTRY[name] for name in names}
+    return {name: _REGISTRY[name] for name in sorted(_REGISTRY, key=rank)}
 
 
 def get_method(name: str) -> Method[Any]:

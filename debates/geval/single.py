@@ -24,9 +24,9 @@ async def ask_evaluator(
     task: EvaluationTask,
     pool: ClientPool,
     calls: list[CallRecord],
-    k: int,
-    samples: int,
-    sampling: dict[str, Any],
+    k: int = 0,
+    samples: int = 1,
+    sampling: dict[str, Any] | None = None,
     answer: str | None = None,
 ) -> tuple[AssistantAgent, list[BaseChatMessage]]:
     """Sample ``k`` of ``samples``: a fresh Evaluator (the Scorer's settings, ``sampling`` plus the sample's
@@ -36,8 +36,7 @@ async def ask_evaluator(
     from autogen_agentchat.messages import BaseChatMessage, TextMessage
 
     variant, seed = sample_request(pool, "scorer", k, samples, sampling)  # each sample a fresh call
-    sampling = {**sampling, **seed}
-    client = pool.for_debate("scorer", calls, variant=variant, sampling=sampling, answer=answer)
+    client = pool.for_debate("scorer", calls, variant=variant, sampling={**(sampling or {}), **seed}, answer=answer)
     agent = AssistantAgent(EVALUATOR, model_client=client, system_message=None)
     result = await agent.run(task=TextMessage(source=USER, content=task.prompt))
     return agent, [m for m in result.messages if isinstance(m, BaseChatMessage)]
