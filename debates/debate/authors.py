@@ -22,10 +22,8 @@ as rules of this project's own code (none of theirs is copied):
   their prompt file with ``--tiebreaker-template``, else their layout around this project's task prompt),
   sent with their ``openai.ChatCompletion.create`` arguments (``TIEBREAKER_DECODING``).
 - **Parsing.** Their score extraction and NO ISSUE check (no re-ask) are parsing rules, kept with the other
-  parsers of this method, in ``authors_scores.py`` beside this module.
-
-Safety kept in this mode too (a project rule, not theirs): copies of the judged texts are blanked out of an
-agent's message before the marker check and the score extraction.
+  parsers of this method, in ``authors_scores.py`` beside this module (with the project's safety rule they keep:
+  copies of the judged texts blanked out first).
 """
 
 from __future__ import annotations
