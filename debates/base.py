@@ -1,9 +1,5 @@
-"""The method registry (the contract a method implements is ``debates.method``, re-exported here).
-
-A method is a ``Method`` subclass (``debates.method``) that declares its name, a one-line description, its
-``Options`` and the model roles it calls, implements ``judge`` (single tasks) and/or ``judge_pair`` (pairwise
-tasks: the task types it supports follow from which) and re-parses its transcript in ``rescore``;
-``@register_method`` (or ``register_method(instance)``) makes it selectable by ``run --method NAME``.
+"""The method registry (the contract a method implements is ``debates.method``, re-exported here):
+``@register_method`` (or ``register_method(instance)``) makes a ``Method`` selectable by ``run --method NAME``.
 
 Built-in methods live in the modules of ``BUILTIN_MODULES``. Third-party packages add methods through the
 entry point group ``debate_eval.methods`` (as pytest and inspect_ai load plugins)::
