@@ -1,15 +1,13 @@
 """ChatEval's pairwise form: its FairEval setting (Chan et al. 2023, Section 3.4, Appendix A and B).
 
-The same panel as for scores (``debates.chateval.paper.run_paper_panel``, ``--fidelity paper``: referees
-with role personas, one-by-one as AutoGen's ``RoundRobinGroupChat``, simultaneous talk with or without a
-summarizer as ``ChatEvalPanel``, Algorithms 1-3), started from P (the question and both responses) with the
-pairwise referee instructions (``panel.txt``); the summarizer, when there is one, records verdicts instead
-of scores (``summarizer.txt``). The referees' role descriptions are ChatEval's own, which already ask for the better
-of two responses.
+The same panel as for scores (``debates.chateval.paper.run_paper_panel``, ``--fidelity paper``, Algorithms
+1-3), started from P (the question and both responses) with the pairwise referee instructions (``panel.txt``);
+the summarizer, when there is one, records verdicts instead of scores (``summarizer.txt``). The referees'
+role descriptions are ChatEval's own, which already ask for the better of two responses.
 
 Verdict: each referee's last message is parsed (``verdict_text``); a referee whose last message has no
 verdict is asked once more for it alone (``reask.txt``); the item's verdict is the majority of the referees'
-verdicts, a tie when the panel is split (``aggregate.majority_verdict``), no verdict when no referee gave one.
+verdicts, a tie when the panel is split (``kit.combine.majority_verdict``), no verdict when no referee gave one.
 """
 
 from __future__ import annotations
