@@ -118,13 +118,10 @@ async def write_criteria(task: EvaluationTask, k: int, pool: ClientPool) -> tupl
     return step, step.reading
 
 
-async def branch(
-    task: EvaluationTask, index: int, criterion: str, pool: ClientPool, prompt: str | None = None
-) -> tuple[Step, Step]:
+async def branch(task: EvaluationTask, index: int, criterion: str, pool: ClientPool) -> tuple[Step, Step]:
     """Steps 2 and 3 for one criterion: its guideline, then the judgment under it."""
     guideline = await ask(pool, GUIDELINE_WRITER, guideline_prompt(task, criterion), GUIDELINE, index)
-    judgment = await judge(task, index, criterion, guideline.answer, pool, prompt)
-    return guideline, judgment
+    return guideline, await judge(task, index, criterion, guideline.answer, pool)
 
 
 async def judge(
