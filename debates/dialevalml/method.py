@@ -128,18 +128,13 @@ class DialEvalMLConfig:
         }
 
 
-def prompt_scale(task: EvaluationTask, config: DialEvalMLConfig) -> ScoreRange:
-    """The scale the prompt asks for."""
-    return task.scale if config.scale == "aspect" else PROMPT_SCALE
-
-
 async def run_dialevalml(task: EvaluationTask, config: DialEvalMLConfig, pool: ClientPool) -> Outcome:
     """Ask the simple prompt; ask again for the score alone (at most ``max_reasks`` times) while none comes."""
     from debate_eval.debates.geval.single import ask_evaluator
     from debate_eval.debates.kit.reask import Reask, ask_again, in_conversation, latest
     from debate_eval.debates.kit.transcript import build_transcript
 
-    scale = prompt_scale(task, config)
+    scale = task.scale if config.scale == "aspect" else PROMPT_SCALE  # the scale the prompt asks for
     material = task.material()
     level, prompt = render_prompt(task.inputs, task.aspect, scale)
     scored = EvaluationTask(task.item_id, prompt, task.aspect, scale, task.untrusted, task.kind)
