@@ -36,11 +36,11 @@ from debate_eval.debates.chateval.prompts import (
 from debate_eval.debates.chateval.run import label_panel
 from debate_eval.debates.evaluation import EvaluationTask, Outcome, marked_transcript
 from debate_eval.debates.kit.transcript import build_transcript
+from debate_eval.debates.pairwise.swap import ORIGINAL, SWAPPED
 from debate_eval.debates.record import R, ResultRecord, details_of
 from debate_eval.debates.scoring.untrusted import UntrustedMaterial
 from debate_eval.debates.scoring.verdicts import FIRST, SECOND, TIE
 
-ORIGINAL, SWAPPED = "original", "swapped"
 ORDERS = ((ORIGINAL, "output_a", "output_b"), (SWAPPED, "output_b", "output_a"))  # (order, Assistant 1, 2)
 THEIR_LABELS = {FIRST: "gpt35", SECOND: "vicuna", TIE: "tie"}  # FairEval's human_results names
 
