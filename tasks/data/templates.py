@@ -163,9 +163,8 @@ def infer_scale(text: str, aspect: str) -> ScoreRange | None:
 
     Looks for the aspect's name followed by a range in parentheses, as G-Eval writes it:
     ``Coherence (1-5) - ...``, ``Fluency (1-3):``, ``Groundedness (0-1)`` (case-insensitive; ``_`` in the
-    aspect may be written as a blank). The first such mention wins. The value is what the text says,
-    even where it differs from the human scale (the DEBATE authors' Topical-Chat prompts say
-    ``Coherence (1-5)`` for ratings made on 1-3).
+    aspect may be written as a blank). The first such mention wins, as the text says it (even against the
+    human scale: see the module docstring).
     """
     words = [re.escape(word) for word in re.split(r"[_\s-]+", aspect.strip()) if word]
     if not words:
@@ -306,15 +305,10 @@ def load_template_file(
     scale: ScoreRange | None = None,
     universal_newlines: bool = False,
 ) -> Template:
-    """Load a user's template file (``--template FILE``) for ``aspect``; front matter is optional.
-
-    Without front matter the file's text is used unchanged. The scale is, in order: ``scale``, the front
-    matter's ``scale``, :func:`infer_scale` on the text, the built-in template's scale for
-    ``dataset``/``aspect``. Raises :class:`UserError` (naming the path) for a missing, unreadable, non-UTF-8
-    or empty file, an unknown placeholder, a front matter that contradicts ``aspect``/``dataset``, or when
-    no scale can be found. ``universal_newlines`` (``--fidelity authors-code``): CRLF and CR line endings
-    become LF, as Python's ``open(path).read()`` in the authors' scripts gave them.
-    """
+    """Load a user's template file (``--template FILE``) for ``aspect``: its format, its scale and
+    ``universal_newlines`` (``--fidelity authors-code``) as the module docstring says. Raises :class:`UserError`
+    (naming the path) for a missing, unreadable, non-UTF-8 or empty file, an unknown placeholder, a front matter
+    that contradicts ``aspect``/``dataset``, or when no scale can be found."""
     path = Path(path)
     try:  # a missing, unreadable or non-UTF-8 file is one line naming it a template
         raw = decode_text(path, read_bytes(path))
