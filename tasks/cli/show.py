@@ -78,57 +78,35 @@ def config_lines(config: Mapping[str, Any], *, template: bool) -> list[str]:
     return lines
 
 
-class _Finder:
-    """Which record ``--item KEY`` names, decided as the records go by: the last whose item id is ``KEY``,
-    else the one at position ``KEY``, else the one item whose id starts with ``KEY``. Keeps what each rule
-    found (a record, or where it is), never the records passed over."""
-
-    def __init__(self, key: str) -> None:
-        self.key = key
-        self.position = int(key) if key.isdigit() else None
-        self.exact: Any = None
-        self.at: Any = None
-        self.prefixed: set[str | int] = set()
-        self.prefix: Any = None
-        self.count = 0
-
-    def see(self, record: Record, found: Any) -> None:
-        """Take ``record`` (its ``found``: the record itself or where it is) into account."""
-        self.count += 1
-        if record.item_id == self.key:
-            self.exact = found
-        if self.count == self.position:
-            self.at = found
-        if str(record.item_id).startswith(self.key):
-            self.prefixed.add(record.item_id)
-            self.prefix = found if len(self.prefixed) == 1 else None
-
-    def result(self) -> Any:
-        """What the rules found, or a one-line ``UserError``."""
-        for found in (self.exact, self.at, self.prefix):
-            if found is not None:
-                return found
-        many = len(self.prefixed)
-        hint = f"{many} items start with it" if many else "no item has that id"
-        raise UserError(f"--item {self.key!r}: {hint}; run `debate-eval show DIR` to list the items")
-
-
 def find_in_file(path: Path, key: str) -> Record:
-    """The record of a results file whose item id is ``key``, starts with it uniquely, or sits at position
-    ``key``: the records are read without their messages, and the one found is read again whole (every
-    configured secret masked). An exact item id is looked up in the resume index
-    when it describes the file (one line read, whatever the file's size); anything else scans the file."""
+    """The record of a results file that ``--item KEY`` names: the last whose item id is ``key``, else the one at
+    position ``key``, else the one item whose id starts with ``key``. An exact item id is looked up in the resume
+    index when it describes the file (one line read, whatever the file's size); anything else scans the records
+    without their messages, keeping only where each rule's line starts. The line found is read again whole
+    (every configured secret masked)."""
     offset = last_line_of(path, key, separator=KEY_SEPARATOR)
     if offset is not None:
         with contextlib.suppress(ValueError, UserError):  # not a line's start after all: the index is ignored
             record = next((record for _, record in lines_at(path, [offset], redact=True)), None)
             if record is not None and record.item_id == key:
                 return record
-    finder = _Finder(key)
+    position = int(key) if key.isdigit() else None
+    exact = at = prefix = None  # where the line each rule found starts
+    prefixed: set[str | int] = set()
     end = ScanEnd()
-    for _, record in iter_numbered_file(path, end, redact=True, messages=False):
-        finder.see(record, end.line_start)
-    offset = finder.result()
+    records = iter_numbered_file(path, end, redact=True, messages=False)
+    for count, (_, record) in enumerate(records, start=1):
+        if record.item_id == key:
+            exact = end.line_start
+        if count == position:
+            at = end.line_start
+        if str(record.item_id).startswith(key):
+            prefixed.add(record.item_id)
+            prefix = end.line_start if len(prefixed) == 1 else None
+    offset = next((found for found in (exact, at, prefix) if found is not None), None)
+    if offset is None:
+        hint = f"{len(prefixed)} items start with it" if prefixed else "no item has that id"
+        raise UserError(f"--item {key!r}: {hint}; run `debate-eval show DIR` to list the items")
     return next(record for _, record in lines_at(path, [offset], redact=True))
 
 
