@@ -157,10 +157,9 @@ def cell_row(
 def write_csv(path: Path, rows: Sequence[dict[str, Any]]) -> None:
     """Write the ablation table."""
     with path.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=CSV_COLUMNS)
+        writer = csv.DictWriter(handle, fieldnames=CSV_COLUMNS, restval="", extrasaction="ignore")
         writer.writeheader()
-        for row in rows:
-            writer.writerow({key: "" if row.get(key) is None else row.get(key) for key in CSV_COLUMNS})
+        writer.writerows(rows)  # None and a missing column are written empty
 
 
 async def run_cells(
