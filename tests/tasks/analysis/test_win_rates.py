@@ -158,8 +158,8 @@ def row(preference: object, instruction: str = "i", **extra: object) -> dict[str
 
 
 def test_preferences_as_strings_numbers_null_and_draws(tmp_path: Path) -> None:
-    assert [read_preference(v) for v in ("2", 1.25, None, 0, "1.5", 3, "x", True)] == [
-        2.0, 1.25, None, 1.5, 1.5, None, None, None,
+    assert [read_preference(v) for v in ("2", 1.25, None, 0, "1.5", 3, "x", True, 10**400)] == [
+        2.0, 1.25, None, 1.5, 1.5, None, None, None, None,
     ]  # fmt: skip
     rows = [row("2", "a"), row(1.0, "b"), row(None, "c"), row(0, "d")]
     result, _, _ = import_file(write(tmp_path / "a.json", rows), {})

@@ -129,6 +129,10 @@ def test_any_output_row_is_served(tmp_path: Path) -> None:
         (output_row("1", "A>B"), "row 2 (counted from 1): field 'judgments'"),
         (output_row("1", "A>B", judgment(1)), "row 2 (counted from 1): field 'judgments[0].decision'"),
         (output_row("1", "A>B", judgment("A>B", [1.0])), "'judgments[0].judgment.scores'"),
+        (
+            output_row("1", "A>B", judgment("A>B", [10**400, 1])),
+            "row 2 (counted from 1): field 'judgments[0].judgment.scores'",
+        ),
         ({"label": "A>B", "judgments": []}, "row 2 (counted from 1): field 'pair_id'"),
     ],
 )
