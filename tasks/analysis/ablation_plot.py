@@ -32,9 +32,7 @@ def paper_reference(kind: str, name: str, dataset: str, aspect: str) -> float | 
             return PAPER_TABLE3_SOPHISTICATED.get(aspect, {}).get("spearman")
         reference = {"devils-advocate": "DEBATE", "plain": "MultiAgent"}.get(name)
     else:
-        reference = {"debate": "DEBATE", "multiagent": "MultiAgent", "geval": "G-Eval-4", "chateval": "ChatEval"}.get(
-            name
-        )
+        reference = PROTOCOL_REFERENCE.get(name)
     return paper_value(reference, dataset, aspect, "spearman") if reference else None
 
 

@@ -137,34 +137,29 @@ def coverage_shortfall(
     if min_coverage <= 0:
         return None
     shortfalls: list[str | None] = []
-    if statistic.startswith(SYSTEM_PREFIX) and isinstance(entry, AspectReport):
-        rated = entry.n_items - entry.n_unrated
-        shortfalls.append(_share_text(entry.n_scored, rated, "rated items with a score", min_coverage))
-        level = entry.system_level or {}
-        n_systems, n_groups = int(level.get("n_systems") or 0), int(level.get("n_groups") or 0)
-        if n_systems < MIN_GATE_SYSTEMS:
-            shortfalls.append(f"{n_systems} systems (a system-level bar needs at least {MIN_GATE_SYSTEMS})")
-        if n_groups < min_units:
-            shortfalls.append(f"the systems' means over {n_groups} groups (the minimum is {min_units})")
-        found = [text for text in shortfalls if text]
-        return "; ".join(found) if found else None
     if isinstance(entry, PairwiseReport):
         rated = entry.n_items - entry.n_unlabelled
         shortfalls.append(_share_text(entry.n_scored, rated, "labelled items with a verdict", min_coverage))
         if statistic in ("consistency", "agreement"):
             shortfalls.append(_share_text(entry.n_swapped, entry.n_items, "items judged in both orders", min_coverage))
-        units, unit = entry.n_scored, "items"
+        units, counted = entry.n_scored, f"{entry.n_scored} items"
     else:
         rated = entry.n_items - entry.n_unrated
         shortfalls.append(_share_text(entry.n_scored, rated, "rated items with a score", min_coverage))
-        if entry.level == ITEM or statistic.startswith(POOLED_PREFIX):
-            units, unit = entry.n_scored, "items"
+        if statistic.startswith(SYSTEM_PREFIX):
+            level = entry.system_level or {}
+            n_systems, units = int(level.get("n_systems") or 0), int(level.get("n_groups") or 0)
+            if n_systems < MIN_GATE_SYSTEMS:
+                shortfalls.append(f"{n_systems} systems (a system-level bar needs at least {MIN_GATE_SYSTEMS})")
+            counted = f"the systems' means over {units} groups"
+        elif entry.level == ITEM or statistic.startswith(POOLED_PREFIX):
+            units, counted = entry.n_scored, f"{entry.n_scored} items"
         else:
             groups = entry.n_groups + entry.n_skipped
             shortfalls.append(_share_text(entry.n_groups, groups, "groups with a defined correlation", min_coverage))
-            units, unit = entry.n_groups, "groups"
+            units, counted = entry.n_groups, f"{entry.n_groups} groups"
     if units < min_units:
-        shortfalls.append(f"{units} {unit} (the minimum is {min_units})")
+        shortfalls.append(f"{counted} (the minimum is {min_units})")
     found = [text for text in shortfalls if text]
     return "; ".join(found) if found else None
 
@@ -185,19 +180,14 @@ def _figure(entry: AspectReport | PairwiseReport, statistic: str) -> float | Non
 
 def _interval(entry: AspectReport | PairwiseReport, statistic: str) -> Any:
     if statistic.startswith(SYSTEM_PREFIX):
-        level = getattr(entry, "system_level", None) or {}
-        intervals = level.get("ci95")
-        if intervals is None or is_withheld(intervals):
-            return intervals
-        return intervals.get(statistic.removeprefix(SYSTEM_PREFIX))
-    if statistic.startswith("pooled_"):
+        intervals = (getattr(entry, "system_level", None) or {}).get("ci95")
+    elif statistic.startswith(POOLED_PREFIX):
         intervals = getattr(entry, "pooled_ci95", None)
-        statistic = statistic.removeprefix("pooled_")
     else:
         intervals = entry.ci95
     if intervals is None or is_withheld(intervals):
         return intervals
-    return intervals.get(statistic)
+    return intervals.get(statistic.removeprefix(SYSTEM_PREFIX).removeprefix(POOLED_PREFIX))
 
 
 def check_bars(

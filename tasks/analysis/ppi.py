@@ -90,18 +90,16 @@ def mean_estimates(
         return out
     if len(judged) >= 2:
         out["judge_only"]["ci95"] = _pair(ppi_py.classical_mean_ci(judged, alpha=alpha))
-    withheld = too_few_units(len(y), "rated items", max(min_units, 2))
-    if len(humans) >= max(min_units, 2):
-        out["human_only"]["ci95"] = t_interval(humans)
-    else:
-        out["human_only"]["ci95"] = too_few_units(len(humans), "rated items", max(min_units, 2))
+    out["human_only"]["ci95"] = too_few_units(len(humans), "rated items", max(min_units, 2)) or t_interval(humans)
     if len(y) == 0 or len(unlabeled) == 0:
         return out
     # judge scores that never vary: the tuned lambda divides by their variance (0/0); with lambda = 0 the
     # estimate is the raters' mean, which is what any lambda gives when the judge's scores are all equal
     lam = None if np.var(judged) > 0 else 0.0
     out["ppi"]["mean"] = float(np.asarray(ppi_py.ppi_mean_pointestimate(y, y_hat, unlabeled, lam=lam)).reshape(-1)[0])
-    out["ppi"]["ci95"] = withheld or _pair(ppi_py.ppi_mean_ci(y, y_hat, unlabeled, alpha=alpha, lam=lam))
+    out["ppi"]["ci95"] = too_few_units(len(y), "rated items", max(min_units, 2)) or _pair(
+        ppi_py.ppi_mean_ci(y, y_hat, unlabeled, alpha=alpha, lam=lam)
+    )
     return out
 
 

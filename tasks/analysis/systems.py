@@ -91,23 +91,19 @@ def systems_of(records: Iterable[RecordLike]) -> list[str]:
     )
 
 
-def _mean_interval(
-    values: np.ndarray, n: int, method: str, min_units: int, unit: str
-) -> tuple[Interval, list[float] | None]:
-    """The bootstrap 95 % interval of the mean of ``values`` (resampling them) and the resampled means
-    (None for BCa or when withheld)."""
+def _mean_interval(values: np.ndarray, n: int, method: str, min_units: int) -> Interval:
+    """The bootstrap 95 % interval of the mean of ``values`` (resampling the items)."""
     if n <= 0:
-        return None, None
-    withheld = too_few_units(len(values), unit, min_units)
+        return None
+    withheld = too_few_units(len(values), "items", min_units)
     if withheld:
-        return withheld, None
+        return withheld
     if method == BCA:
         intervals = bootstrap_ci(
-            list(values), lambda v: {"mean": float(np.mean(v))}, ("mean",), n=n, method=method, unit=unit
+            list(values), lambda v: {"mean": float(np.mean(v))}, ("mean",), n=n, method=method, unit="items"
         )
-        return (intervals or {}).get("mean") if isinstance(intervals, dict) else intervals, None
-    draws = resampled_means(values, n, SEED)
-    return percentile_interval(list(draws)), list(draws)
+        return (intervals or {}).get("mean") if isinstance(intervals, dict) else intervals
+    return percentile_interval(list(resampled_means(values, n, SEED)))
 
 
 def _plain(value: float | None) -> float | None:
@@ -273,12 +269,11 @@ def compare_systems(
     systems: dict[str, Any] = {}
     for name in sorted(by_system, key=natural_key):
         values = np.array([v for group in scores.get(name, {}).values() for v in group])
-        ci95, _ = _mean_interval(values, bootstrap, ci_method, min_units, "items")
         entry: dict[str, Any] = {
             "n_items": len(by_system[name]),
             "n_scored": len(values),
             "mean": float(values.mean()) if len(values) else None,
-            "ci95": ci95,
+            "ci95": _mean_interval(values, bootstrap, ci_method, min_units),
         }
         if ppi_applies(by_system[name]):
             entry["ppi"] = system_estimates(by_system[name], min_units=min_units)
@@ -308,21 +303,17 @@ def _ppi_differences(
 
     with_ppi = {name for name, entry in systems.items() if "ppi" in entry}
     groups = {name: groups_of(by_system[name]) for name in with_ppi}
-    estimated = []
     for pair in pairs:
         if pair["first"] in with_ppi and pair["second"] in with_ppi:
             found = difference_estimate(groups[pair["first"]], groups[pair["second"]], min_units)
             if found is not None:
                 pair["ppi"] = found
-                estimated.append({"first": pair["first"], "second": pair["second"], **found})
+    estimated = [pair for pair in pairs if "ppi" in pair]
     if not estimated:
         return None
-    adjust(estimated)
-    for entry in estimated:
-        pair = next(p for p in pairs if (p["first"], p["second"]) == (entry["first"], entry["second"]))
-        pair["ppi"]["p_holm"], pair["ppi"]["p_bh"] = entry["p_holm"], entry["p_bh"]
+    adjust([pair["ppi"] for pair in estimated])
     means = {name: systems[name]["ppi"]["ppi"]["mean"] for name in sorted(with_ppi, key=natural_key)}
-    return rank_sets(means, estimated)
+    return rank_sets(means, [{"first": pair["first"], "second": pair["second"], **pair["ppi"]} for pair in estimated])
 
 
 # --- pairwise runs: win rates ----------------------------------------------------------------------------------
@@ -363,10 +354,9 @@ def win_rates(
     systems: dict[str, Any] = {}
     for name in sorted(outcomes, key=natural_key):
         every = [p for points in outcomes[name].values() for p in points]
-        ci95, _ = _mean_interval(np.array(every), bootstrap, ci_method, min_units, "items")
         systems[name] = {
             **tally(every),
-            "ci95": ci95,
+            "ci95": _mean_interval(np.array(every), bootstrap, ci_method, min_units),
             "against": {o: tally(outcomes[name][o]) for o in sorted(outcomes[name], key=natural_key)},
         }
     return {"systems": systems, "n_resamples": bootstrap, "ci_method": ci_method}
