@@ -44,7 +44,6 @@ from debate_eval.tasks.analysis.bootstrap import (
     DEFAULT_RESAMPLES,
     MIN_UNITS,
     PairedDifference,
-    is_withheld,
     paired_bootstrap,
     too_few_units,
 )
@@ -364,27 +363,18 @@ def adjust_family(comparisons: Sequence[Comparison]) -> int:
     (its reported p: the paired t-test's at group level, else the paired bootstrap's) and McNemar's. Sets
     ``p_holm`` (the minimum-units text where the p is withheld, None where there is none) and each comparison's
     ``family_size``; returns the size."""
-    slots: list[tuple[Comparison, int | None]] = []
-    values: list[float] = []
+    slots: list[tuple[Comparison, int | None, float | str | None]] = []
     for comparison in comparisons:
-        for index, difference in enumerate(comparison.differences):
-            if isinstance(difference.p_reported, float):
-                slots.append((comparison, index))
-                values.append(difference.p_reported)
-        if comparison.mcnemar is not None and isinstance(comparison.mcnemar.p_value, float):
-            slots.append((comparison, None))
-            values.append(comparison.mcnemar.p_value)
-    adjusted = holm(values)
+        slots += [(comparison, index, d.p_reported) for index, d in enumerate(comparison.differences)]
+        if comparison.mcnemar is not None:
+            slots.append((comparison, None, comparison.mcnemar.p_value))
+    size = sum(isinstance(p, float) for *_, p in slots)
     for comparison in comparisons:
-        comparison.family_size = len(values)
-        comparison.differences = [
-            replace(d, p_holm=d.p_reported if is_withheld(d.p_reported) else None) for d in comparison.differences
-        ]
-        if comparison.mcnemar is not None and is_withheld(comparison.mcnemar.p_value):
-            comparison.mcnemar.p_holm = comparison.mcnemar.p_value
-    for (comparison, index), value in zip(slots, adjusted, strict=True):
+        comparison.family_size = size
+    # holm leaves a withheld (text) or missing p as it is: that is its p_holm
+    for (comparison, index, _), value in zip(slots, holm([p for *_, p in slots]), strict=True):
         if index is None:
             comparison.mcnemar.p_holm = value  # type: ignore[union-attr]
         else:
             comparison.differences[index] = replace(comparison.differences[index], p_holm=value)
-    return len(values)
+    return size
