@@ -328,33 +328,24 @@ def format_table(report: Report, reference: str | None = None) -> str:
             lines.extend(_pairwise_block(dataset, pairwise, reference))
     if not report:
         lines.append("(no records)")
-    lines += _systems_block(report)
-    lines += _judgebench_block(report)
-    return "\n".join(lines)
+    return "\n".join(lines + _systems_and_judgebench_blocks(report))
 
 
-def _judgebench_block(report: Report) -> list[str]:
-    """JudgeBench's own figures for runs on JudgeBench pairs (:mod:`judgebench`)."""
-    lines: list[str] = []
-    for dataset, aspects in report.items():
-        for key, entry in aspects.items():
-            if isinstance(entry, PairwiseReport):
-                lines += judgebench_lines(f"{dataset}/{key}", entry.judgebench)
-    return ["", "JudgeBench", *lines] if lines else []
-
-
-def _systems_block(report: Report) -> list[str]:
-    """The systems' lines (:mod:`systems`): system-level correlation, per-system means and pairs, win rates."""
-    lines: list[str] = []
+def _systems_and_judgebench_blocks(report: Report) -> list[str]:
+    """The systems' lines (:mod:`systems`: system-level correlation, per-system means and pairs, win rates),
+    then JudgeBench's own figures for runs on JudgeBench pairs (:mod:`judgebench`)."""
+    systems: list[str] = []
+    judgebench: list[str] = []
     for dataset, aspects in report.items():
         for key, entry in aspects.items():
             label = f"{dataset}/{key}"
             if isinstance(entry, PairwiseReport):
-                lines += win_rate_lines(label, entry.systems)
+                systems += win_rate_lines(label, entry.systems)
+                judgebench += judgebench_lines(label, entry.judgebench)
             else:
-                lines += system_level_lines(label, entry.system_level)
-                lines += comparison_lines(label, entry.systems)
-    return ["", "Systems", *lines] if lines else []
+                systems += system_level_lines(label, entry.system_level)
+                systems += comparison_lines(label, entry.systems)
+    return (["", "Systems", *systems] if systems else []) + (["", "JudgeBench", *judgebench] if judgebench else [])
 
 
 def _published_block(table: PublishedTable) -> list[str]:
