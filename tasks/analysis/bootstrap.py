@@ -58,6 +58,13 @@ def is_withheld(value: Any) -> bool:
     return isinstance(value, str)
 
 
+def normal_quantile() -> float:
+    """The standard normal quantile of a two-sided ``LEVEL`` interval (1.96 at 95 %)."""
+    from scipy import stats
+
+    return float(stats.norm.ppf(0.5 + LEVEL / 2.0))
+
+
 def percentile_interval(values: Sequence[float], level: float = LEVEL) -> list[float] | None:
     """The central ``level`` percentile interval ``[lo, hi]`` of ``values`` (None when empty)."""
     if not values:

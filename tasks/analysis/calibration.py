@@ -51,9 +51,9 @@ from scipy.optimize import isotonic_regression
 from debate_eval.agents.errors import UserError
 from debate_eval.tasks.analysis.bootstrap import (
     DEFAULT_RESAMPLES,
-    LEVEL,
     MIN_UNITS,
     SEED,
+    normal_quantile,
     percentile_interval,
     too_few_units,
 )
@@ -243,7 +243,7 @@ def cross_ppi_mean(ratings: np.ndarray, predicted: np.ndarray, unlabelled: np.nd
     imputed = unlabelled.mean(axis=1)
     mean = float(imputed.mean() + (ratings - predicted).mean())
     spread = math.sqrt(imputed.var() / big_n + (predicted - ratings).var() / n)
-    half = stats.norm.ppf(0.5 + LEVEL / 2) * spread
+    half = normal_quantile() * spread
     return {"mean": mean, "ci95": [float(mean - half), float(mean + half)]}
 
 

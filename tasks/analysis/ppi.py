@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from debate_eval.tasks.analysis.bootstrap import LEVEL, MIN_UNITS, too_few_units
+from debate_eval.tasks.analysis.bootstrap import LEVEL, MIN_UNITS, normal_quantile, too_few_units
 from debate_eval.tasks.analysis.records import RecordLike, number, score_row
 
 PPI_EXTRA = "pip install 'debate-eval[ppi]'"
@@ -125,12 +125,10 @@ def system_estimates(records: Sequence[RecordLike], min_units: int = MIN_UNITS) 
 def _ppi_mean_se(y: np.ndarray, y_hat: np.ndarray, unlabeled: np.ndarray) -> tuple[float, float]:
     """PPI++'s estimate of a mean and its standard error (ppi-python's tuned interval, read back as a z
     interval: it is the estimate ± z · se)."""
-    from scipy import stats
-
     ppi_py = _ppi()
     lam = None if np.var(np.concatenate([y_hat, unlabeled])) > 0 else 0.0
     low, high = _pair(ppi_py.ppi_mean_ci(y, y_hat, unlabeled, alpha=1.0 - LEVEL, lam=lam))
-    return (low + high) / 2.0, (high - low) / 2.0 / float(stats.norm.ppf(0.5 + LEVEL / 2.0))
+    return (low + high) / 2.0, (high - low) / 2.0 / normal_quantile()
 
 
 Groups = dict[str, list[tuple[float, float | None]]]  # group -> (judge score, human rating or None) of its outputs
@@ -228,12 +226,6 @@ def difference_estimate(first: Groups, second: Groups, min_units: int = MIN_UNIT
 MAX_PLANNED = 1_000_000
 
 
-def _z() -> float:
-    from scipy import stats
-
-    return float(stats.norm.ppf(0.5 + LEVEL / 2.0))
-
-
 def human_only_labels(sd_human: float, width: float) -> int:
     """The fewest human labels whose 95 % t interval of the mean (sample sd ``sd_human``) is at most ``width``
     wide: the smallest n with 2 · t(n − 1) · sd / √n ≤ width."""
@@ -241,7 +233,7 @@ def human_only_labels(sd_human: float, width: float) -> int:
 
     if sd_human <= 0:
         return 2
-    n = max(2, int(np.ceil((2 * _z() * sd_human / width) ** 2)))  # the z answer; t needs a few more
+    n = max(2, int(np.ceil((2 * normal_quantile() * sd_human / width) ** 2)))  # the z answer; t needs a few more
     while n < MAX_PLANNED and 2 * float(stats.t.ppf(0.5 + LEVEL / 2.0, n - 1)) * sd_human / np.sqrt(n) > width:
         n += 1
     return n
@@ -253,12 +245,12 @@ def ppi_width(n: int, outputs: int | None, sd_human: float, sd_judge: float, cov
     PPI++'s λ = c / (σ_ŷ² (1 + n / N)) clipped to [0, 1]."""
     unlabelled = np.inf if outputs is None else outputs - n
     if unlabelled <= 0:
-        return 2 * _z() * sd_human / np.sqrt(n)
+        return 2 * normal_quantile() * sd_human / np.sqrt(n)
     ratio = 0.0 if not np.isfinite(unlabelled) else n / unlabelled
     lam = float(np.clip(covariance / (sd_judge**2 * (1 + ratio)), 0.0, 1.0)) if sd_judge > 0 else 0.0
     imputed = 0.0 if not np.isfinite(unlabelled) else lam**2 * sd_judge**2 / unlabelled
     variance = imputed + (sd_human**2 - 2 * lam * covariance + lam**2 * sd_judge**2) / n
-    return float(2 * _z() * np.sqrt(max(variance, 0.0)))
+    return float(2 * normal_quantile() * np.sqrt(max(variance, 0.0)))
 
 
 def ppi_labels(width: float, outputs: int | None, sd_human: float, sd_judge: float, covariance: float) -> int | None:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
-from debate_eval.tasks.engine.record import PAIRWISE, REQUIRED_KEYS, VERDICTS, Record
+from debate_eval.tasks.engine.record import VERDICTS, Record
 from debate_eval.tasks.engine.rundir import iter_numbered_file
 from debate_eval.tasks.engine.rundir import results_file as results_path  # a results file, or a run's results.jsonl
 from debate_eval.tasks.engine.views import ScoreRow
@@ -24,8 +24,6 @@ from debate_eval.tasks.engine.views import ScoreRow
 DEFAULT_PROTOCOL = "debate"  # debates.base.DEFAULT_METHOD (not imported: analysis loads without AutoGen)
 __all__ = [
     "DEFAULT_PROTOCOL",
-    "PAIRWISE",
-    "REQUIRED_KEYS",
     "VERDICTS",
     "RecordLike",
     "ScoreRow",

@@ -37,13 +37,13 @@ from debate_eval.tasks.analysis.bootstrap import (
     BCA,
     DEFAULT_CI_METHOD,
     DEFAULT_RESAMPLES,
-    LEVEL,
     MIN_UNITS,
     SEED,
     Interval,
     _check_method,
     bootstrap_ci,
     is_withheld,
+    normal_quantile,
     percentile_interval,
     resampled_means,
     too_few_units,
@@ -134,13 +134,11 @@ def fisher_z_se(statistic: str, value: float, n_systems: int) -> float:
 def fisher_z_interval(value: float | None, n_systems: int, statistic: str) -> list[float] | None:
     """The 95 % interval of a system-level correlation by Fisher's z with :func:`fisher_z_se` (None when the
     correlation is undefined; [1, 1] or [-1, -1] at a perfect one)."""
-    from scipy import stats
-
     if value is None or not np.isfinite(value):
         return None
     if abs(value) >= 1.0:
         return [float(value), float(value)]
-    z, half = np.arctanh(value), float(stats.norm.ppf(0.5 + LEVEL / 2.0)) * fisher_z_se(statistic, value, n_systems)
+    z, half = np.arctanh(value), normal_quantile() * fisher_z_se(statistic, value, n_systems)
     return [float(np.tanh(z - half)), float(np.tanh(z + half))]
 
 
