@@ -55,7 +55,7 @@ def persona_bars(rows: Sequence[dict[str, Any]], rounds: int | None) -> dict[str
         if (
             _has_critic(row)
             and _rounds_of(row) == rounds
-            and not _truthy(row.get("tiebreaker"))
+            and not (row.get("tiebreaker") is True or str(row.get("tiebreaker")).lower() == "true")
             and row.get("commander") != "llm"
         ):
             by_critic.setdefault(str(row["critic"]), _number(row.get("spearman")))
@@ -76,10 +76,6 @@ def protocol_bars(rows: Sequence[dict[str, Any]], rounds: int | None) -> dict[st
 def _has_critic(row: dict[str, Any]) -> bool:
     """True for a row of a DEBATE-family method (a Critic, rounds)."""
     return get_method(str(row["protocol"])).has_critic
-
-
-def _truthy(value: Any) -> bool:
-    return value is True or str(value).lower() == "true"
 
 
 def _bars(ax: Any, bars: Mapping[str, float | None], varied: str, dataset: str, aspect: str, title: str) -> None:

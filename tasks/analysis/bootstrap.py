@@ -133,10 +133,6 @@ def _bca(
     return np.atleast_1d(low), np.atleast_1d(high), np.atleast_2d(result.bootstrap_distribution)
 
 
-def _finite_pair(low: float, high: float) -> list[float] | None:
-    return [float(low), float(high)] if np.isfinite(low) and np.isfinite(high) else None
-
-
 def _resampled(
     units: Sequence[T], statistic: Statistic, names: Sequence[str], n: int, seed: int, method: str
 ) -> tuple[dict[str, list[float]], dict[str, list[float] | None]]:
@@ -150,7 +146,8 @@ def _resampled(
 
         low, high, distribution = _bca(len(units), values_of, n, seed)
         draws = {name: [float(v) for v in row[np.isfinite(row)]] for name, row in zip(names, distribution, strict=True)}
-        return draws, {name: _finite_pair(low[i], high[i]) for i, name in enumerate(names)}
+        finite = np.isfinite(low) & np.isfinite(high)
+        return draws, {name: [float(low[i]), float(high[i])] if finite[i] else None for i, name in enumerate(names)}
     draws: dict[str, list[float]] = {name: [] for name in names}
     for row in resample_rows(len(units), n, seed):
         values = statistic([units[i] for i in row]) or {}

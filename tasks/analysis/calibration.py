@@ -165,22 +165,18 @@ def expected_calibration_error(predicted: np.ndarray, ratings: np.ndarray) -> fl
     return float(total / len(predicted))
 
 
-def _errors(predicted: np.ndarray, ratings: np.ndarray) -> dict[str, float]:
-    return {
-        "mae": float(np.abs(predicted - ratings).mean()),
-        "ece": expected_calibration_error(predicted, ratings),
-    }
-
-
 def _intervals(
     before: np.ndarray, after: np.ndarray, ratings: np.ndarray, resamples: int, seed: int
 ) -> list[dict[str, Any]]:
-    """The errors before and after and the gain (before − after), each with its bootstrap ``ci95`` over items
-    when ``resamples`` > 0."""
+    """The errors (``mae``, ``ece``) before and after and the gain (before − after), each with its bootstrap
+    ``ci95`` over items when ``resamples`` > 0."""
 
     def figures(pick: Any) -> list[dict[str, Any]]:
-        errors_before, errors_after = _errors(before[pick], ratings[pick]), _errors(after[pick], ratings[pick])
-        return [errors_before, errors_after, {name: errors_before[name] - errors_after[name] for name in errors_before}]
+        errors = [
+            {"mae": float(np.abs(predicted - rated).mean()), "ece": expected_calibration_error(predicted, rated)}
+            for predicted, rated in ((before[pick], ratings[pick]), (after[pick], ratings[pick]))
+        ]
+        return [*errors, {name: errors[0][name] - errors[1][name] for name in errors[0]}]
 
     out = figures(slice(None))
     if resamples > 0:

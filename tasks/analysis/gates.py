@@ -72,18 +72,13 @@ COVERAGE_MARK = "stands on too little:"  # every coverage failure text holds thi
 Report = dict[str, dict[str, "AspectReport | PairwiseReport"]]
 
 
-def bar_range(statistic: str) -> tuple[float, float]:
-    """The values a bar on ``statistic`` may take: ``(0, 1)`` for shares, ``(-1, 1)`` for correlations and κ."""
-    return (0.0, 1.0) if statistic in SHARE_STATISTICS else (-1.0, 1.0)
-
-
 def check_bar(statistic: str, value: Any, where: str) -> float:
     """``value`` as a float when it is a finite number in ``statistic``'s range; a ``UserError`` naming
     ``where`` (``--fail-under 'spearman=nan'``) otherwise."""
     if isinstance(value, bool) or not isinstance(value, Real):
         raise UserError(f"{where}: the bar for {statistic} must be a number, not {value!r}")
     number = float(value)
-    low, high = bar_range(statistic)
+    low, high = (0.0, 1.0) if statistic in SHARE_STATISTICS else (-1.0, 1.0)  # shares; correlations and κ
     if not math.isfinite(number) or not low <= number <= high:
         raise UserError(
             f"{where}: the bar for {statistic} must be a finite number in [{low:g}, {high:g}], not {value!r}"
