@@ -14,6 +14,7 @@ from debate_eval.agents.errors import UserError
 from debate_eval.tasks.analysis.bootstrap import is_withheld
 from debate_eval.tasks.analysis.correlations import ITEM, POOLED_DATASETS, AspectReport, mean
 from debate_eval.tasks.analysis.judgebench import judgebench_lines
+from debate_eval.tasks.analysis.meta_eval import Report
 from debate_eval.tasks.analysis.pairwise_metrics import PairwiseReport
 from debate_eval.tasks.analysis.paper_tables import (
     DEFINITION_STATISTICS,
@@ -30,8 +31,6 @@ from debate_eval.tasks.analysis.paper_tables import (
 from debate_eval.tasks.analysis.records import DEFAULT_PROTOCOL
 from debate_eval.tasks.analysis.references import REFERENCE_NAMES, Reference, no_reference_reason, reference_for
 from debate_eval.tasks.analysis.systems import comparison_lines, system_level_lines, win_rate_lines
-
-Report = dict[str, dict[str, "AspectReport | PairwiseReport"]]
 
 JSON_FIELDS = (
     "spearman",

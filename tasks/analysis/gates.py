@@ -55,6 +55,7 @@ from debate_eval.tasks.analysis.bootstrap import (
     is_withheld,
 )
 from debate_eval.tasks.analysis.correlations import ITEM, STATISTICS, AspectReport
+from debate_eval.tasks.analysis.meta_eval import Report, meta_evaluate
 from debate_eval.tasks.analysis.pairwise_metrics import METRICS, PairwiseReport
 from debate_eval.tasks.analysis.systems import MIN_SYSTEMS
 
@@ -69,7 +70,6 @@ BAR_ALIASES = {f"global_{s}": f"{POOLED_PREFIX}{s}" for s in STATISTICS}
 SHARE_STATISTICS = frozenset({"accuracy", "macro_f1", "consistency", "agreement"})  # range [0, 1]
 DEFAULT_MIN_COVERAGE = 0.9
 COVERAGE_MARK = "stands on too little:"  # every coverage failure text holds this
-Report = dict[str, dict[str, "AspectReport | PairwiseReport"]]
 
 
 def check_bar(statistic: str, value: Any, where: str) -> float:
@@ -265,7 +265,6 @@ def assert_judge_meets(
     finite number in the statistic's range (a ``UserError`` otherwise). Returns the report, for further
     checks of your own.
     """
-    from debate_eval.tasks.analysis.meta_eval import meta_evaluate
     from debate_eval.tasks.analysis.records import load_results, require_human_ratings, results_path
 
     if not runs:
