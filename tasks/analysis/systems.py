@@ -228,18 +228,6 @@ def system_level(
 # --- per-system comparison -------------------------------------------------------------------------------------
 
 
-def _scores_by_system(rows: Iterable[ScoreRow]) -> dict[str, dict[str, list[float]]]:
-    """system -> group -> the judge scores of its outputs there (single-score records with a score)."""
-    out: dict[str, dict[str, list[float]]] = {}
-    for row in rows:
-        score = number(row.score)
-        if row.pairwise or score is None:
-            continue
-        system = system_of(row) or ALL_SYSTEMS
-        out.setdefault(system, {}).setdefault(group_of(row), []).append(score)
-    return out
-
-
 def compare_systems(
     records: Sequence[RecordLike],
     bootstrap: int = DEFAULT_RESAMPLES,
@@ -255,13 +243,14 @@ def compare_systems(
     no entry for two systems without a shared input.
     """
     _check_method(ci_method)
-    from debate_eval.tasks.analysis.ppi import ppi_applies, system_estimates
+    from debate_eval.tasks.analysis.ppi import groups_of, ppi_applies, system_estimates
 
-    single = [row for row in score_rows(records) if not row.pairwise]
-    scores = _scores_by_system(single)
     by_system: dict[str, list[ScoreRow]] = {}
-    for row in single:
-        by_system.setdefault(system_of(row) or ALL_SYSTEMS, []).append(row)
+    for row in score_rows(records):
+        if not row.pairwise:
+            by_system.setdefault(system_of(row) or ALL_SYSTEMS, []).append(row)
+    groups = {name: groups_of(part) for name, part in by_system.items()}  # group -> (score, rating) of the scored
+    scores = {name: {g: [s for s, _ in outs] for g, outs in found.items()} for name, found in groups.items() if found}
     if len(scores) < 2 and not any(ppi_applies(part) for part in by_system.values()):
         return None
     systems: dict[str, Any] = {}
@@ -279,7 +268,7 @@ def compare_systems(
     compared = compare_values(
         {name: scores[name] for name in sorted(scores, key=natural_key)}, family=family, min_units=min_units
     )
-    ppi_ranks = _ppi_differences(compared["pairs"], by_system, systems, min_units)
+    ppi_ranks = _ppi_differences(compared["pairs"], groups, systems, min_units)
     if ppi_ranks:
         compared["ppi_ranks"] = ppi_ranks
     return {
@@ -291,16 +280,15 @@ def compare_systems(
 
 
 def _ppi_differences(
-    pairs: list[dict[str, Any]], by_system: dict[str, list[ScoreRow]], systems: dict[str, Any], min_units: int
+    pairs: list[dict[str, Any]], groups: dict[str, Any], systems: dict[str, Any], min_units: int
 ) -> dict[str, Any] | None:
     """Add ``ppi`` (:func:`ppi.difference_estimate`, with ``p_holm`` and ``p_bh`` over the pairs that have one) to
     each pair of two systems with rated and unrated outputs; return the rank sets of the systems' PPI means by
     those Holm decisions (None when no pair has a PPI difference)."""
-    from debate_eval.tasks.analysis.ppi import difference_estimate, groups_of
+    from debate_eval.tasks.analysis.ppi import difference_estimate
     from debate_eval.tasks.analysis.system_pairs import adjust, rank_sets
 
     with_ppi = {name for name, entry in systems.items() if "ppi" in entry}
-    groups = {name: groups_of(by_system[name]) for name in with_ppi}
     for pair in pairs:
         if pair["first"] in with_ppi and pair["second"] in with_ppi:
             found = difference_estimate(groups[pair["first"]], groups[pair["second"]], min_units)
