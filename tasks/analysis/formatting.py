@@ -152,17 +152,14 @@ def _row(label: str, counts: tuple[int, int, int, str], measured: list[str], pap
     return f"{line}   {ci}" if ci else line
 
 
-def _groups(entry: AspectReport, definition: str) -> str:
-    return f"{entry.n_groups}/{entry.n_skipped}" if definition == PER_GROUP else "-"
-
-
 def _table_row(
     label: str, entry: AspectReport, pair: tuple[str, str], definition: str, reference: Reference | None
 ) -> str:
     measured = [fmt(_measured(entry, definition, name)) for name in pair]
     paper = [fmt(reference.value(entry.aspect, name) if reference else None) for name in pair]
     intervals = entry.pooled_ci95 if definition == POOLED else entry.ci95
-    counts = (entry.n_items, entry.n_missing, entry.n_unrated, _groups(entry, definition))
+    groups = f"{entry.n_groups}/{entry.n_skipped}" if definition == PER_GROUP else "-"
+    counts = (entry.n_items, entry.n_missing, entry.n_unrated, groups)
     return _row(label, counts, measured, paper, _intervals_text(intervals, pair))
 
 

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from debate_eval.agents.errors import UserError
-from debate_eval.tasks.analysis.records import is_pairwise, iter_checked, results_path
+from debate_eval.tasks.analysis.records import is_pairwise, latest_records, results_path
 from debate_eval.tasks.engine.rundir import RunDir
 
 DEFAULT_TOLERANCE = 0.5
@@ -50,9 +50,7 @@ class LabelledJudge:
 def load_judge(path: str | Path, name: str | None = None) -> LabelledJudge:
     """The judge of the run directory (or results file) at ``path``; the last line of an item wins."""
     source = results_path(path)
-    records = {}
-    for record in iter_checked(source):
-        records[(str(record.item_id), str(record.aspect))] = record
+    records = latest_records(source)
     if not records:
         raise UserError(f"{source}: no results to read")
     aspects = {aspect for _, aspect in records}

@@ -32,6 +32,7 @@ __all__ = [
     "is_pairwise",
     "iter_checked",
     "keyed_parts",
+    "latest_records",
     "load_results",
     "number",
     "partition",
@@ -87,6 +88,11 @@ def iter_checked(path: Path) -> Iterator[Record]:
         raise UserError(f"{path}: no such results file (give the results.jsonl written by `debate-eval run`)")
     for _, record in iter_numbered_file(path, messages=False):
         yield record
+
+
+def latest_records(path: str | Path) -> dict[tuple[str, str], Record]:
+    """The records of a run directory or results file by (item id, aspect); the last line of an item wins."""
+    return {(record.key, str(record.aspect)): record for record in iter_checked(results_path(path))}
 
 
 def has_human_rating(record: RecordLike) -> bool:
