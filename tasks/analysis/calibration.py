@@ -155,14 +155,20 @@ def _bins(predicted: np.ndarray) -> np.ndarray:
     return (ranks * ECE_BINS) // len(predicted)
 
 
+def _bin_means(predicted: np.ndarray, ratings: np.ndarray) -> list[tuple[float, float, int]]:
+    """Per bin of ``predicted`` (:func:`_bins`): its mean prediction, mean rating and size."""
+    bins = _bins(predicted)
+    return [
+        (float(predicted[bins == b].mean()), float(ratings[bins == b].mean()), int((bins == b).sum()))
+        for b in np.unique(bins)
+    ]
+
+
 def expected_calibration_error(predicted: np.ndarray, ratings: np.ndarray) -> float:
     """Σ_bins (n_b / n) |mean rating − mean prediction| over the bins of the prediction (:func:`_bins`)."""
-    bins = _bins(predicted)
-    total = 0.0
-    for b in np.unique(bins):
-        inside = bins == b
-        total += inside.sum() * abs(ratings[inside].mean() - predicted[inside].mean())
-    return float(total / len(predicted))
+    return float(
+        sum(size * abs(rating - mean) for mean, rating, size in _bin_means(predicted, ratings)) / len(predicted)
+    )
 
 
 def _intervals(
@@ -278,12 +284,7 @@ def _applied(
 def reliability_points(scores: np.ndarray, ratings: np.ndarray) -> dict[str, Any]:
     """The reliability diagram's data: per bin of the judge score (:func:`_bins`), the bin's mean score, mean
     human rating and size."""
-    bins = _bins(scores)
-    points = []
-    for b in np.unique(bins):
-        inside = bins == b
-        points.append([float(scores[inside].mean()), float(ratings[inside].mean()), int(inside.sum())])
-    return {"points": points}
+    return {"points": [list(point) for point in _bin_means(scores, ratings)]}
 
 
 def calibrate_records(

@@ -31,20 +31,9 @@ METHOD = "PPI++ (ppi-python: power-tuned lambda)"
 def _split(records: Sequence[RecordLike]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(human ratings of the rated outputs with a judge score, their judge scores, the judge scores of the
     unrated outputs, every human rating)."""
-    y, y_hat, unlabeled, humans = [], [], [], []
-    for record in records:
-        row = score_row(record)
-        score, human = number(row.score), number(row.human_score)
-        if human is not None:
-            humans.append(human)
-        if score is None:
-            continue
-        if human is None:
-            unlabeled.append(score)
-        else:
-            y.append(human)
-            y_hat.append(score)
-    return np.array(y), np.array(y_hat), np.array(unlabeled), np.array(humans)
+    rows = [score_row(record) for record in records]
+    outputs = [(score, number(row.human_score)) for row in rows if (score := number(row.score)) is not None]
+    return (*_arrays(outputs), np.array([human for row in rows if (human := number(row.human_score)) is not None]))
 
 
 def ppi_applies(records: Sequence[RecordLike]) -> bool:
