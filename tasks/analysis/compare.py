@@ -170,9 +170,8 @@ def _single_units(comparison: Comparison, shared: list[tuple[ScoreRow, ScoreRow]
         groups.setdefault(group_of(a), []).append((a, b))
     units = []
     for group in groups.values():
-        humans = [number(a.human_score) for a, _ in group]
-        corr_a = correlations(list(zip([number(a.score) for a, _ in group], humans, strict=True)))
-        corr_b = correlations(list(zip([number(b.score) for _, b in group], humans, strict=True)))
+        corr_a = correlations([(number(a.score), number(a.human_score)) for a, _ in group])
+        corr_b = correlations([(number(b.score), number(a.human_score)) for a, b in group])
         if corr_a is None and corr_b is None:
             dropped["groups_undefined_both"] += 1
         elif corr_a is None:
