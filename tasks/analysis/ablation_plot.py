@@ -18,10 +18,6 @@ from typing import Any
 from debate_eval.debates.base import get_method
 from debate_eval.tasks.analysis.paper_tables import PAPER_TABLE3, paper_value
 
-# Table 3 of the paper (GPT-4, SummEval): the sophisticated Devil's Advocate prompt.
-PAPER_TABLE3_SOPHISTICATED = PAPER_TABLE3["Sophisticated"]
-
-
 PROTOCOL_REFERENCE = {"debate": "DEBATE", "multiagent": "MultiAgent", "geval": "G-Eval-4", "chateval": "ChatEval"}
 
 
@@ -29,7 +25,7 @@ def paper_reference(kind: str, name: str, dataset: str, aspect: str) -> float | 
     """The paper's GPT-4 ρ for a persona or protocol bar, where the paper states it."""
     if kind == "critic":
         if name == "sophisticated" and dataset == "summeval":
-            return PAPER_TABLE3_SOPHISTICATED.get(aspect, {}).get("spearman")
+            return PAPER_TABLE3["Sophisticated"].get(aspect, {}).get("spearman")  # Table 3's sophisticated Critic
         reference = {"devils-advocate": "DEBATE", "plain": "MultiAgent"}.get(name)
     else:
         reference = PROTOCOL_REFERENCE.get(name)

@@ -143,10 +143,14 @@ def _measured(entry: AspectReport, definition: str, statistic: str) -> float | N
     return getattr(entry, f"pooled_{statistic}" if definition == POOLED else statistic)
 
 
-def _row(label: str, counts: tuple[int, int, int, str], measured: list[str], paper: list[str], ci: str) -> str:
-    n_items, n_missing, n_unrated, groups = counts
+def _row(
+    label: str, entries: list[AspectReport], definition: str, measured: list[str], paper: list[str], ci: str
+) -> str:
+    """One line of the table, its counts summed over ``entries`` (one aspect, or the aspects of an average)."""
+    n_groups, n_skipped = sum(e.n_groups for e in entries), sum(e.n_skipped for e in entries)
     line = (
-        f"{label:<{LABEL_WIDTH}} {n_items:>6} {n_missing:>7} {n_unrated:>7} {groups:>9}   "
+        f"{label:<{LABEL_WIDTH}} {sum(e.n_items for e in entries):>6} {sum(e.n_missing for e in entries):>7} "
+        f"{sum(e.n_unrated for e in entries):>7} {f'{n_groups}/{n_skipped}' if definition == PER_GROUP else '-':>9}   "
         f"{measured[0]:>7} {measured[1]:>7}   {paper[0]:>7} {paper[1]:>7}"
     )
     return f"{line}   {ci}" if ci else line
@@ -158,9 +162,7 @@ def _table_row(
     measured = [fmt(_measured(entry, definition, name)) for name in pair]
     paper = [fmt(reference.value(entry.aspect, name) if reference else None) for name in pair]
     intervals = entry.pooled_ci95 if definition == POOLED else entry.ci95
-    groups = f"{entry.n_groups}/{entry.n_skipped}" if definition == PER_GROUP else "-"
-    counts = (entry.n_items, entry.n_missing, entry.n_unrated, groups)
-    return _row(label, counts, measured, paper, _intervals_text(intervals, pair))
+    return _row(label, [entry], definition, measured, paper, _intervals_text(intervals, pair))
 
 
 def _average_cells(
@@ -190,14 +192,7 @@ def _average_row(
     counted = min(count for *_, count in cells)
     if counted < len(entries):
         label += f" ({counted} of {len(entries)})"
-    groups = f"{sum(e.n_groups for e in entries)}/{sum(e.n_skipped for e in entries)}"
-    counts = (
-        sum(e.n_items for e in entries),
-        sum(e.n_missing for e in entries),
-        sum(e.n_unrated for e in entries),
-        groups if definition == PER_GROUP else "-",
-    )
-    return _row(label, counts, [c[0] for c in cells], [c[1] for c in cells], "")
+    return _row(label, entries, definition, [c[0] for c in cells], [c[1] for c in cells], "")
 
 
 def _reference_lines(

@@ -46,9 +46,7 @@ class Label:
 
     def to_json(self) -> dict[str, Any]:
         """The label as its ``labels.jsonl`` line (keys without a value left out)."""
-        out = {"item_id": self.item_id, "aspect": self.aspect, "rating": self.rating, "verdict": self.verdict}
-        out |= {"annotator": self.annotator, "time": self.time}
-        return {key: value for key, value in out.items() if value is not None}
+        return {name: value for name in FIELDS if (value := getattr(self, name)) is not None}
 
 
 def run_scale(config: Mapping[str, Any], aspect: str) -> tuple[float, float] | None:

@@ -312,12 +312,15 @@ def plan_lines(plan: dict[str, Any]) -> list[str]:
         f"human labels for a 95% interval of a system's mean human score at most {plan['width']:g} wide "
         "(from the pilot's spread; PPI++ uses the judge's scores of every output)"
     ]
+    few: set[str] = set()  # plans from fewer than PILOT_LABELS pilot labels
     for part, plans in plan["parts"].items():
         lines.append(f"{part}:")
         for name, entry in plans.items():
             if isinstance(entry, str):
                 lines.append(f"  {name}: {entry}")
                 continue
+            if entry["n_pilot"] < PILOT_LABELS:
+                few.add(f"{part} {name}")
             with_judge = (
                 f"{entry['with_judge']} with the judge (PPI++, of {entry['outputs']} judged outputs)"
                 if entry["with_judge"] is not None
@@ -328,16 +331,8 @@ def plan_lines(plan: dict[str, Any]) -> list[str]:
                 f"  {name}: {entry['human_only']} human-only, {with_judge}; pilot {entry['n_pilot']} labels, "
                 f"human sd {entry['sd_human']:.3f}, judge-human correlation {correlation}"
             )
-    few = sorted(
-        {
-            f"{part} {name}"
-            for part, plans in plan["parts"].items()
-            for name, entry in plans.items()
-            if not isinstance(entry, str) and entry["n_pilot"] < PILOT_LABELS
-        }
-    )
     if few:
-        shown = ", ".join(few[:5]) + (" ..." if len(few) > 5 else "")
+        shown = ", ".join(sorted(few)[:5]) + (" ..." if len(few) > 5 else "")
         lines.append(
             f"rough: {len(few)} plans rest on fewer than {PILOT_LABELS} pilot labels ({shown}); their spreads are "
             f"guesses, label {PILOT_LABELS} or more in the pilot first"
