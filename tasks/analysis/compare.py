@@ -56,7 +56,7 @@ from debate_eval.tasks.analysis.correlations import (
     correlation_level,
     correlations,
 )
-from debate_eval.tasks.analysis.pairwise_metrics import METRICS, NO_VERDICT, metrics
+from debate_eval.tasks.analysis.pairwise_metrics import METRICS, NO_VERDICT, judged, metrics
 from debate_eval.tasks.analysis.records import RecordLike, ScoreRow, group_of, number, score_row
 from debate_eval.tasks.analysis.system_pairs import holm
 
@@ -248,27 +248,17 @@ def _pairwise_units(
     counted_wrong: Counter[str] = Counter()
     units = []
     for a, b in shared:
-        label = a.human_label
+        (verdict_a, label, consistent_a), (verdict_b, _, consistent_b) = judged(a), judged(b)
         if label is None:
             dropped["no_human"] += 1
             continue
-        verdict_a, verdict_b = a.verdict, b.verdict
         if missing == "drop" and (verdict_a is None or verdict_b is None):
             both = verdict_a is None and verdict_b is None
             dropped["no_verdict_both" if both else "no_verdict_a" if verdict_a is None else "no_verdict_b"] += 1
             continue
         counted_wrong["a"] += verdict_a is None
         counted_wrong["b"] += verdict_b is None
-        consistent_a, consistent_b = a.consistent, b.consistent
-        units.append(
-            (
-                _verdict(verdict_a, missing),
-                _verdict(verdict_b, missing),
-                label,
-                consistent_a if isinstance(consistent_a, bool) else None,
-                consistent_b if isinstance(consistent_b, bool) else None,
-            )
-        )
+        units.append((_verdict(verdict_a, missing), _verdict(verdict_b, missing), label, consistent_a, consistent_b))
     comparison.unit, comparison.n_used, comparison.items_used = "items", len(units), len(units)
     comparison.dropped = dict(dropped)
     comparison.missing = missing
