@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
-from debate_eval.tasks.analysis.records import RecordLike, ScoreRow, score_row
+from debate_eval.tasks.analysis.records import RecordLike, ScoreRow, score_row, score_rows
 from debate_eval.tasks.engine.record import VERDICTS
 from debate_eval.tasks.engine.rundir import RunDir, results_file
 
@@ -90,7 +90,11 @@ def read_labels(
         raise UserError(f"{source}: a folder, not a labels file (the label page downloads {LABELS_FILE})")
     if not source.is_file():
         raise UserError(f"{source}: no such labels file (the label page downloads it as {LABELS_FILE})")
-    known = _known_items(records) if records is not None else None
+    known: dict[str, dict[str, bool]] | None = None  # item id -> aspect -> whether that record is pairwise
+    if records is not None:
+        known = {}
+        for row in score_rows(records):
+            known.setdefault(row.key, {})[str(row.aspect)] = row.pairwise
     labels: list[Label] = []
     seen: dict[tuple[str, str | None, str | None], int] = {}
     try:  # utf-8-sig: a byte-order mark that an editor put at the start is not part of the first line
@@ -113,15 +117,6 @@ def read_labels(
     if not labels:
         raise UserError(f"{source}: no labels in the file")
     return labels
-
-
-def _known_items(records: Sequence[RecordLike]) -> dict[str, dict[str, bool]]:
-    """item id -> aspect -> whether that record is pairwise."""
-    known: dict[str, dict[str, bool]] = {}
-    for record in records:
-        row = score_row(record)
-        known.setdefault(row.key, {})[str(row.aspect)] = row.pairwise
-    return known
 
 
 def _parse_line(
