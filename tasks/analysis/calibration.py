@@ -263,13 +263,11 @@ def _applied(
         entry["judge_only"] = float(judge.mean()) if len(judge) else None
         if not len(judge):
             entry["calibrated"] = "no unlabelled items"
-            return entry
-        withheld = too_few_units(int(rated.sum()), "labelled items", MIN_UNITS)
-        if withheld:
+        elif withheld := too_few_units(int(rated.sum()), "labelled items", MIN_UNITS):
             entry["calibrated"] = withheld
-            return entry
-        stacked = np.column_stack([m(judge) for m in maps])
-        entry["calibrated"] = cross_ppi_mean(ratings[rated], predicted[rated], stacked)
+        else:
+            stacked = np.column_stack([m(judge) for m in maps])
+            entry["calibrated"] = cross_ppi_mean(ratings[rated], predicted[rated], stacked)
         return entry
 
     out = one(np.ones(len(ratings), bool), np.ones(len(unlabelled), bool))
