@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -264,7 +264,6 @@ class Simulation:
     delta: float
     splits: tuple[SplitResult, ...]
     names: tuple[str, ...]
-    extra: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def held(self) -> float:
