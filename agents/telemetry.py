@@ -55,17 +55,7 @@ def tracer_provider_set() -> bool:
     return not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider | trace.NoOpTracerProvider)
 
 
-class _NoSpan(contextlib.AbstractContextManager[trace.Span]):
-    """The context of a span that is not made: the current span stays what it was."""
-
-    def __enter__(self) -> trace.Span:
-        return trace.INVALID_SPAN
-
-    def __exit__(self, *exc: object) -> None:
-        return None
-
-
-_NO_SPAN = _NoSpan()
+_NO_SPAN = contextlib.nullcontext(trace.INVALID_SPAN)  # a span not made: the current span stays what it was
 
 
 class IdleTracer(trace.Tracer):
@@ -192,18 +182,17 @@ def run_span(
     if found is None:
         yield None
         return
-    token = _RUN_CONTENT.set(content)
     attributes = {
         "debate_eval.dataset": dataset,
         "debate_eval.aspect": aspect,
         "debate_eval.method": method,
         "debate_eval.items": items,
     }
-    try:
-        with found.start_as_current_span(f"debate_eval.run {method}", attributes=_attributes(attributes)) as span:
-            yield span
-    finally:
-        _RUN_CONTENT.reset(token)
+    with (
+        bound(_RUN_CONTENT, content),
+        found.start_as_current_span(f"debate_eval.run {method}", attributes=_attributes(attributes)) as span,
+    ):
+        yield span
 
 
 def run_result(span: trace.Span | None, *, finished: int, failed: int) -> None:
@@ -229,11 +218,10 @@ def item_span(*, item_id: str, aspect: str, method: str, dataset: str | None = N
     }
     with found.start_as_current_span(f"debate_eval.item {method}", attributes=_attributes(attributes)) as span:
         item = ItemTrace(found, span, content_traced())
-        token = _ITEM.set(item)
         try:
-            yield item
+            with bound(_ITEM, item):
+                yield item
         finally:
-            _ITEM.reset(token)
             item.end_round()
 
 

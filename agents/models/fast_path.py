@@ -34,7 +34,7 @@ from debate_eval.agents.models import autogen_private
 from debate_eval.agents.models.autogen_private import TraceHelper  # private: opt-in only, version-checked
 from debate_eval.agents.telemetry import IdleTracerProvider
 
-TESTED = {"autogen-core": autogen_private.TESTED["autogen-core"]}  # distribution -> version (or prefix ending in ".")
+TESTED = {"autogen-core": autogen_private.TESTED["autogen-core"]}  # distribution -> the version it was tested with
 
 
 def fast_path_problem() -> str | None:
@@ -44,8 +44,8 @@ def fast_path_problem() -> str | None:
             installed = metadata.version(name)
         except metadata.PackageNotFoundError:
             return f"{name} is not installed"
-        if not (installed == tested or (tested.endswith(".") and installed.startswith(tested))):
-            return f"it was tested with {name} {tested}{'x' if tested.endswith('.') else ''}, not {installed}"
+        if installed != tested:
+            return f"it was tested with {name} {tested}, not {installed}"
     needed = [
         (TraceHelper, "trace_block"),
         (SingleThreadedAgentRuntime, "_create_otel_attributes"),

@@ -9,7 +9,6 @@ from typing import Any
 
 from autogen_core.models import CreateResult
 
-from debate_eval.agents.models.http_usage import current_call
 from debate_eval.agents.models.providers.inspect_models import HOST, Host, resolve_model
 from debate_eval.agents.models.providers.one_call_client import OneCallClient, message_role, message_text
 from debate_eval.agents.models.settings import ModelSettings
@@ -49,10 +48,8 @@ class InspectModelClient(OneCallClient):
         usage = output.usage
         prompt = int(usage.input_tokens) if usage is not None else 0
         completion = int(usage.output_tokens) if usage is not None else 0
-        meta = current_call()
-        if meta is not None and usage is not None:
-            meta.cached_prompt_tokens = int(usage.input_tokens_cache_read or 0)
-        call_usage = self.add_usage(prompt, completion)
+        cached = int(usage.input_tokens_cache_read or 0) if usage is not None else None
+        call_usage = self.add_usage(prompt, completion, cached)
         finish = output.choices[0].stop_reason if output.choices else "stop"
         return CreateResult(
             finish_reason=_finish_reason(finish),
