@@ -225,10 +225,18 @@ def item_span(*, item_id: str, aspect: str, method: str, dataset: str | None = N
             item.end_round()
 
 
+EVALUATION_EVENT = "gen_ai.evaluation.result"  # the GenAI semantic conventions' evaluation event
+
+
 def item_result(item: ItemTrace | None, record: Any) -> None:
     """An item's outcome on its span (``record``: the engine's typed record, its fields read as attributes):
     parsed score (or verdict), parse status, rounds, agreement, calls; a failed item's error kind (never its
-    message) and an error status."""
+    message) and an error status.
+
+    And its judgment as the GenAI conventions' ``gen_ai.evaluation.result`` event on the span:
+    ``gen_ai.evaluation.name`` (the aspect), ``gen_ai.evaluation.score.value`` (the parsed score),
+    ``gen_ai.evaluation.score.label`` (a pairwise verdict, or the score as text), and, with content on only,
+    ``gen_ai.evaluation.explanation`` (the deciding answer, secrets masked); a failed item: ``error.type``."""
     if item is None or not item.span.is_recording():
         return
     item.end_round()
@@ -247,25 +255,8 @@ def item_result(item: ItemTrace | None, record: Any) -> None:
         )
     }
     item.span.set_attributes(_attributes(attributes))
-    error = getattr(record, "error", None)
-    if error:
-        kind = str(error).split(":", 1)[0]
-        item.span.set_attribute("error.type", kind)
-        item.span.set_status(trace.Status(trace.StatusCode.ERROR, kind))
-    evaluation_event(item, record)
-
-
-EVALUATION_EVENT = "gen_ai.evaluation.result"  # the GenAI semantic conventions' evaluation event
-
-
-def evaluation_event(item: ItemTrace, record: Any) -> None:
-    """The item's judgment as the GenAI conventions' ``gen_ai.evaluation.result`` event on its span:
-    ``gen_ai.evaluation.name`` (the aspect), ``gen_ai.evaluation.score.value`` (the parsed score),
-    ``gen_ai.evaluation.score.label`` (a pairwise verdict, or the score as text), and, with content on only,
-    ``gen_ai.evaluation.explanation`` (the deciding answer, secrets masked); a failed item: ``error.type``."""
-    score = getattr(record, "score", None)
-    verdict = getattr(record, "verdict", None)
-    attributes: dict[str, Any] = {
+    score, verdict = getattr(record, "score", None), getattr(record, "verdict", None)
+    event: dict[str, Any] = {
         "gen_ai.evaluation.name": getattr(record, "aspect", None),
         "gen_ai.evaluation.score.value": float(score) if score is not None else None,
         "gen_ai.evaluation.score.label": verdict
@@ -275,12 +266,13 @@ def evaluation_event(item: ItemTrace, record: Any) -> None:
     }
     error = getattr(record, "error", None)
     if error:
-        attributes["error.type"] = str(error).split(":", 1)[0]
-    if item.content:
-        answer = _deciding_answer(record)
-        if answer is not None:
-            attributes["gen_ai.evaluation.explanation"] = redact(answer)
-    item.span.add_event(EVALUATION_EVENT, attributes=_attributes(attributes))
+        event["error.type"] = kind = str(error).split(":", 1)[0]
+        item.span.set_attribute("error.type", kind)
+        item.span.set_status(trace.Status(trace.StatusCode.ERROR, kind))
+    answer = _deciding_answer(record) if item.content else None
+    if answer is not None:
+        event["gen_ai.evaluation.explanation"] = redact(answer)
+    item.span.add_event(EVALUATION_EVENT, attributes=_attributes(event))
 
 
 def _deciding_answer(record: Any) -> str | None:

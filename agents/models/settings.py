@@ -72,8 +72,8 @@ class SamplingSettings:
         if self.top_logprobs is not None:
             args["logprobs"] = True
             args["top_logprobs"] = self.top_logprobs
-        if self.literal:
-            args = {name: whole_number(value) for name, value in args.items()}
+        if self.literal:  # whole numbers as JSON integers (``0.0`` -> ``0``; booleans and other values unchanged)
+            args = {name: int(v) if isinstance(v, float) and v.is_integer() else v for name, v in args.items()}
         return args
 
     def identity(self) -> dict[str, Any]:
@@ -83,13 +83,6 @@ class SamplingSettings:
         if not self.literal:
             del data["literal"]
         return data
-
-
-def whole_number(value: Any) -> Any:
-    """``0.0`` -> ``0``: a float with a whole value as an int (booleans and other values unchanged)."""
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value
 
 
 @dataclass(frozen=True)

@@ -19,16 +19,6 @@ from debate_eval.agents.models.client_layers import DelegatingClient
 from debate_eval.agents.models.http_usage import current_call
 
 
-def with_prompt_tokens(result: CreateResult, extra: int) -> CreateResult:
-    """``result`` with ``extra`` more prompt tokens (the same object when ``extra`` is 0)."""
-    if extra <= 0:
-        return result
-    usage = RequestUsage(
-        prompt_tokens=result.usage.prompt_tokens + extra, completion_tokens=result.usage.completion_tokens
-    )
-    return result.model_copy(update={"usage": usage})
-
-
 class CacheCountedClient(DelegatingClient):
     """Adds the prompt tokens the HTTP layer saw outside ``input_tokens`` to each result's prompt tokens."""
 
@@ -41,4 +31,7 @@ class CacheCountedClient(DelegatingClient):
         if meta is None:
             return result
         extra, meta.uncounted_prompt_tokens = meta.uncounted_prompt_tokens, 0
-        return with_prompt_tokens(result, extra)
+        if extra <= 0:
+            return result
+        usage = RequestUsage(result.usage.prompt_tokens + extra, result.usage.completion_tokens)
+        return result.model_copy(update={"usage": usage})
