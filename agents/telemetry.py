@@ -298,12 +298,12 @@ def debate_round(number: int) -> None:
     )
 
 
+@dataclass
 class CallSpan:
     """The span of one model call in flight (``model_call``)."""
 
-    def __init__(self, span: trace.Span, content: bool) -> None:
-        self.span = span
-        self.content = content
+    span: trace.Span
+    content: bool
 
     def result(
         self,
