@@ -138,9 +138,7 @@ class ModelSettings:
     def configured_key(self, environ: Mapping[str, str] | None = None) -> str | None:
         """The API key from the environment, None when the role has none."""
         env = os.environ if environ is None else environ
-        if self.api_key_env and env.get(self.api_key_env):
-            return env[self.api_key_env]
-        return None
+        return (env.get(self.api_key_env) or None) if self.api_key_env else None
 
     def client_identity(self, environ: Mapping[str, str] | None = None) -> str:
         """A hash of every setting and credential a client is built from (the key's value included): two roles

@@ -60,13 +60,11 @@ class OneCallClient(ChatCompletionClient):
     async def close(self) -> None:
         """Nothing to close: the other library keeps its own clients (a client over an SDK closes it)."""
 
-    def actual_usage(self) -> RequestUsage:
-        """Tokens of every call so far."""
-        return self._usage
-
     def total_usage(self) -> RequestUsage:
         """Tokens of every call so far."""
         return self._usage
+
+    actual_usage = total_usage
 
     def count_tokens(self, messages: Sequence[Any], **kwargs: Any) -> int:
         """A rough count (four characters a token): nothing here trims a context by tokens."""
@@ -77,11 +75,8 @@ class OneCallClient(ChatCompletionClient):
         return 1_000_000
 
     @property
-    def capabilities(self) -> Any:  # type: ignore[override]
-        """A plain text model."""
-        return GENERIC_MODEL_INFO
-
-    @property
     def model_info(self) -> Any:
         """A plain text model."""
         return GENERIC_MODEL_INFO
+
+    capabilities = model_info  # type: ignore[assignment]
