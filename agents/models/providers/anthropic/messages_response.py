@@ -13,7 +13,7 @@ Messages API ``message`` it does two things:
   Anthropic's cache-read price). Cache writes are priced as ordinary input: Anthropic bills them at 1.25x
   (5-minute cache) or 2x (1-hour cache) the input price, so the estimate is low by that share of them. The
   two cache counts that ``input_tokens`` leaves out are noted as ``CallMeta.uncounted_prompt_tokens``; the
-  Anthropic provider adds them to the call's prompt tokens (``cache_usage.py``).
+  Anthropic provider adds them to the call's prompt tokens (``CacheCountedClient``, ``clients.py``).
 - **Empty answers**: a ``message`` with no content blocks, or none but empty text blocks (no ``tool_use``),
   raises ``EmptyAnswerError``, as an empty chat completion does (``responses.py``): final, not retried, never
   cached; the item fails in one line and a rerun asks again.
