@@ -59,9 +59,7 @@ _NO_SPAN = contextlib.nullcontext(trace.INVALID_SPAN)  # a span not made: the cu
 
 
 class IdleTracer(trace.Tracer):
-    """An OpenTelemetry tracer (the public ``Tracer`` interface) whose spans are not made at all, for runtimes
-    whose spans would go nowhere: no no-op span is made current and undone for every routed message, as
-    OpenTelemetry's ``NoOpTracer`` does (nothing can read it while no provider is set)."""
+    """An OpenTelemetry tracer whose spans are not made at all, not even as no-op spans (see the module doc)."""
 
     def start_span(self, name: str, *args: Any, **kwargs: Any) -> trace.Span:
         """No span."""

@@ -186,15 +186,9 @@ class EmbeddedServer:
 
     def _await_address(self) -> str:
         assert self._process is not None and self._process.stdout is not None
-        result: dict[str, str] = {}
-
-        def read_first_line() -> None:
-            assert self._process is not None and self._process.stdout is not None
-            line = self._process.stdout.readline()
-            if line:
-                result.update(json.loads(line))
-
-        reader = threading.Thread(target=read_first_line, daemon=True)
+        stdout = self._process.stdout
+        result: dict[str, str] = {}  # the child's first line: its address, or its error
+        reader = threading.Thread(target=lambda: result.update(json.loads(stdout.readline() or "{}")), daemon=True)
         reader.start()
         reader.join(START_TIMEOUT_S)
         if "error" in result:

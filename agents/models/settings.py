@@ -328,13 +328,12 @@ def _resolve_role(role: str, cli: ModelOverrides, env: Mapping[str, str]) -> Mod
         env.get("OPENAI_MODEL") or None,
     )
     seed = None if cli.no_seed else _first(cli.seed, _env_number(env, "DEBATE_EVAL_SEED", int), PAPER_SEED)
-    default_max_tokens = provider.default_max_tokens
     top_p = _first(cli.top_p, _env_number(env, "DEBATE_EVAL_TOP_P", float))
     sampling = SamplingSettings(
         temperature=_first(cli.temperature, _env_number(env, "DEBATE_EVAL_TEMPERATURE", float), 0.0),
         top_p=top_p if cli.literal else _first(top_p, 1.0),
         seed=seed,
-        max_tokens=_first(cli.max_tokens, _env_number(env, "DEBATE_EVAL_MAX_TOKENS", int), default_max_tokens),
+        max_tokens=_first(cli.max_tokens, _env_number(env, "DEBATE_EVAL_MAX_TOKENS", int), provider.default_max_tokens),
     )
     if cli.literal:  # the authors' llm_config: temperature only (penalties and top_p left to the API's defaults)
         sampling = replace(sampling, frequency_penalty=None, presence_penalty=None, literal=True)
