@@ -6,7 +6,6 @@ was tested with (``TESTED``) and that every method it replaces is there; otherwi
 takes the default path (public APIs only). The patches are undone when the run's ``ClientPool`` closes. Its
 gain is measured beside the default path in benchmarks/throughput.md (scripts/bench_throughput.py). It
 changes nothing that reaches the endpoint or a configured tracer (tests/agents/models/test_fast_path.py).
-(The request-body shortcut it used to hold is on the default path now, with public APIs: ``sdk_body_passthrough.py``.)
 
 AutoGen's runtime telemetry when nothing records it. ``SingleThreadedAgentRuntime`` opens an
 OpenTelemetry span around every message it routes and, for each delivery, serialises the whole message to
