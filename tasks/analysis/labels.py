@@ -213,17 +213,15 @@ def apply_labels(records: Iterable[RecordLike], labels: Iterable[Label]) -> list
     return out
 
 
-def labelled_rows(
-    records: Sequence[RecordLike], path: str | Path, scale: tuple[float, float] | None = None
-) -> list[ScoreRow]:
-    """:func:`read_labels` of ``path`` checked against ``records`` (and ``scale``), then
-    :func:`apply_labels`: what ``meta-eval --labels``, ``calibrate --labels`` and PPI read."""
-    return apply_labels(records, read_labels(path, records, scale))
+def read_run_labels(path: str | Path, records: Sequence[RecordLike], run: str | Path) -> list[Label]:
+    """:func:`read_labels` of ``path`` checked against ``records`` and the scale of ``run`` (a run directory or
+    results file; its one aspect's scale, none checked when the records hold several aspects or the run has no
+    config)."""
+    aspects = {str(score_row(record).aspect) for record in records}
+    return read_labels(path, records, scale_of_run(run, next(iter(aspects))) if len(aspects) == 1 else None)
 
 
 def labelled_run_rows(records: Sequence[RecordLike], path: str | Path, run: str | Path) -> list[ScoreRow]:
-    """:func:`labelled_rows` with the scale of ``run`` (a run directory or results file; its one aspect's
-    scale, none checked when the records hold several aspects or the run has no config)."""
-    aspects = {str(score_row(record).aspect) for record in records}
-    scale = scale_of_run(run, next(iter(aspects))) if len(aspects) == 1 else None
-    return labelled_rows(records, path, scale)
+    """:func:`apply_labels` of :func:`read_run_labels`: what ``meta-eval --labels``, ``calibrate --labels`` and
+    PPI read."""
+    return apply_labels(records, read_run_labels(path, records, run))
