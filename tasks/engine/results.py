@@ -190,13 +190,8 @@ class ResultsStore:
         A file edited by hand (``config_checksum``) is restored when this is the run's own configuration (the
         same config hash; the edited file is kept beside it) and refused otherwise, naming the edited fields.
         """
-        if self.config_path.exists():
-            try:
-                existing = json.loads(self.config_path.read_text(encoding="utf-8"))
-            except (json.JSONDecodeError, UnicodeDecodeError):
-                raise UserError(f"{self.config_path}: not valid JSON; use a new --out directory") from None
-            if not isinstance(existing, dict):
-                raise UserError(f"{self.config_path}: not a debate-eval config.json; use a new --out directory")
+        existing = self.run_dir.run_config(advice="; use a new --out directory")
+        if existing is not None:
             has_results = self.results_path.exists() and self.results_path.stat().st_size > 0
             edited = edit_note(self.config_path, existing)
             if existing.get("config_hash") != self.config_hash and has_results:

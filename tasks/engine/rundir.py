@@ -7,7 +7,8 @@ The engine, the API (``load_run``), ``show``, ``rescore``, ``meta-eval``, ``repo
 directory through :class:`RunDir`:
 
 - ``config`` / ``summary``: the JSON documents (``{}`` when absent, one line when unreadable;
-  ``config_if_readable()``: None for a reader that goes on without it); ``write_config`` seals the document
+  ``config_if_readable()``: None for a reader that goes on without it; ``run_config()``: the document a resumed
+  run checks and a merge copies, with their own messages); ``write_config`` seals the document
   with its checksums (``config_checksum``) and writes it atomically;
 - ``iter_records()``: the records of ``results.jsonl``, one at a time (the file is never held whole), each
   checked by ``Record.from_json`` (one line naming file, line and field when a line is unusable); a last line
@@ -59,6 +60,7 @@ class ScanEnd:
 
     good_end: int = 0
     line_start: int = 0  # the byte offset of the line just read
+    line: bytes = b""  # the line just read, as the file holds it
 
 
 def iter_json_lines(path: Path, end: ScanEnd | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -85,7 +87,7 @@ def iter_json_lines(path: Path, end: ScanEnd | None = None) -> Iterator[tuple[in
                     raise UserError(f"{path}: line {number} is not valid JSON; fix or remove that line") from None
                 if not isinstance(obj, dict):
                     raise UserError(f"{path}: line {number} is not a JSON object")
-                end.line_start = end.good_end
+                end.line_start, end.line = end.good_end, raw
                 end.good_end += len(raw)
                 yield number, obj
             else:
@@ -208,6 +210,25 @@ class RunDir:
         except (OSError, ValueError):
             return None
         return value if isinstance(value, dict) else None
+
+    def run_config(self, *, advice: str = "", merging: bool = False) -> dict[str, Any] | None:
+        """``config.json`` for a reader that checks or copies the run's configuration (None when absent; with
+        ``merging``, a shard to merge, it must be there and carry its ``config_hash``). A file that cannot be
+        read, is not JSON or is no JSON object is a one-line ``UserError`` naming it, ending with ``advice``."""
+        path = self.config_path
+        if not path.is_file():
+            if merging:
+                raise UserError(f"{self.path}: not a run directory (no {CONFIG_FILE})")
+            return None
+        try:
+            document = json.loads(path.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise UserError(f"{path}: cannot read it ({exc.strerror}){advice}") from None
+        except ValueError:
+            raise UserError(f"{path}: not valid JSON{advice}") from None
+        if not isinstance(document, dict) or (merging and not document.get("config_hash")):
+            raise UserError(f"{path}: not a debate-eval config.json{' (no config_hash)' if merging else ''}{advice}")
+        return document
 
     @property
     def summary(self) -> dict[str, Any]:
