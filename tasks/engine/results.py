@@ -36,7 +36,6 @@ from debate_eval.agents.errors import UserError
 from debate_eval.agents.models.fd_budget import open_file_limit
 from debate_eval.agents.redaction import redact_record
 from debate_eval.tasks.engine.config_checksum import edit_note, result_config_edited
-from debate_eval.tasks.engine.lock import RunLock, owner_text
 from debate_eval.tasks.engine.record import Record, validate_record
 from debate_eval.tasks.engine.resume_index import IndexEntry, KeyIndex, discard_index, load_index, save_index
 from debate_eval.tasks.engine.rundir import (
@@ -107,7 +106,7 @@ class ResultsStore:
         self.tally_exact = True  # every record in ``tally`` is still the run's record of its key
         self._index_ok = False  # the index describes the file (it was read or loaded without an error)
         self._fd: int | None = None
-        self.lock = self._take_lock()
+        self.lock = self.run_dir.take_lock("; use another --out")
         try:
             self._check_writable(self.results_path)
             self._check_or_write_config(config)
@@ -153,27 +152,6 @@ class ResultsStore:
         self.tally, self.tally_exact = Tally(), True
         self._index_ok = False
         self._read_index(None, use_saved=False)
-
-    def _take_lock(self) -> RunLock:
-        """Create the folder and take its lock: the up-front check that the folder is writable."""
-        try:
-            self.out_dir.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise UserError(f"{self.out_dir}: cannot create the output directory: {exc.strerror}") from None
-        lock = RunLock(self.out_dir)
-        try:
-            lock.acquire()
-        except OSError as exc:
-            raise UserError(
-                f"{self.out_dir}: the output directory is not writable ({exc.strerror}); use another --out"
-            ) from None
-        if lock.took_over:
-            print(
-                f"debate-eval: note: {self.out_dir}: took over the lock of a run that is no longer running "
-                f"({owner_text(lock.took_over)})",
-                file=sys.stderr,
-            )
-        return lock
 
     def _check_writable(self, path: Path) -> None:
         """An existing results file must take appends (the folder's own check was taking the lock)."""

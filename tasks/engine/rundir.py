@@ -14,7 +14,8 @@ directory through :class:`RunDir`:
   checked by ``Record.from_json`` (one line naming file, line and field when a line is unusable); a last line
   cut short by a crash is skipped with a notice;
 - ``latest_records()``: the latest record per key (a resumed run may repeat an item);
-- ``lock()``: the directory's run lock (``lock.py``); ``write_json_atomic``: a temporary file and a rename.
+- ``lock()``: the directory's run lock (``lock.py``); ``take_lock()``: the folder created and its lock taken;
+  ``write_json_atomic``: a temporary file and a rename.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from typing import Any
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.redaction import redact_record
 from debate_eval.tasks.engine.config_checksum import sealed
-from debate_eval.tasks.engine.lock import RunLock
+from debate_eval.tasks.engine.lock import RunLock, owner_text
 from debate_eval.tasks.engine.record import Record, validate_record
 
 CONFIG_FILE = "config.json"
@@ -285,6 +286,27 @@ class RunDir:
         with self.results_path.open("rb") as handle:
             handle.seek(offset)
             return Record.from_json(json.loads(handle.readline()), path=self.results_path)
+
+    def take_lock(self, advice: str = "") -> RunLock:
+        """Create the folder and take its run lock: the up-front check that it is writable (a one-line
+        ``UserError`` otherwise, ending with ``advice``); the lock of a run no longer running is taken over,
+        with a note on stderr."""
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UserError(f"{self.path}: cannot create the output directory: {exc.strerror}") from None
+        lock = self.lock()
+        try:
+            lock.acquire()
+        except OSError as exc:
+            raise UserError(f"{self.path}: the output directory is not writable ({exc.strerror}){advice}") from None
+        if lock.took_over:
+            print(
+                f"debate-eval: note: {self.path}: took over the lock of a run that is no longer running "
+                f"({owner_text(lock.took_over)})",
+                file=sys.stderr,
+            )
+        return lock
 
     def lock(self) -> RunLock:
         """The directory's run lock (not yet taken: ``acquire()`` it or use it as a context manager)."""

@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
-from debate_eval.tasks.engine.lock import RunLock
 from debate_eval.tasks.engine.record import Record
 from debate_eval.tasks.engine.results import _differences
 from debate_eval.tasks.engine.rundir import RunDir, ScanEnd, iter_numbered_file, record_result_key, results_file_name
@@ -174,17 +173,9 @@ def merge_shards(out_dir: Path, directories: Sequence[Path]) -> MergeReport:
             winner[key] = (index, number, finished)
 
     out = Path(out_dir)
+    run_dir = RunDir(out)
+    lock = run_dir.take_lock()
     try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise UserError(f"{out}: cannot create the output directory: {exc.strerror}") from None
-    lock = RunLock(out)
-    try:
-        lock.acquire()
-    except OSError as exc:
-        raise UserError(f"{out}: the output directory is not writable ({exc.strerror})") from None
-    try:
-        run_dir = RunDir(out)
         target = run_dir.results_path
         if target.exists() and target.stat().st_size:
             raise UserError(f"{out}: already holds {results_file_name()}; merge into a new directory")
