@@ -44,6 +44,7 @@ from debate_eval.tasks.engine.rundir import (
     ScanEnd,
     fsync_directory,
     iter_json_lines,
+    line_record,
     record_result_key,
     repair_tail,
     write_json_atomic,
@@ -248,7 +249,7 @@ class ResultsStore:
         try:
             with tmp.open("wb") as handle, self.results_path.open("rb") as source:
                 for raw in source:  # every kept line byte for byte, one at a time
-                    key = self.key(_key_record(raw)) if raw.strip() else None
+                    key = self.key(line_record(raw, self.results_path)) if raw.strip() else None
                     if key is not None and key not in retry:
                         offsets[key] = handle.tell()
                         handle.write(raw if raw.endswith(b"\n") else raw + b"\n")
@@ -356,11 +357,6 @@ class ResultsStore:
             discard_index(self.results_path)
         finally:
             self.lock.release()
-
-
-def _key_record(raw: bytes) -> Record:
-    """The record of a line already checked when the store was opened (for its key)."""
-    return Record.from_json(json.loads(raw))
 
 
 def write_advice(exc: OSError) -> str:

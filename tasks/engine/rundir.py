@@ -377,18 +377,29 @@ def finished_keys(out_dir: Path, config_hash: str, multi: bool) -> set[str]:
     line (what a Ray task is given)."""
     if out_dir.is_file():
         return set(out_dir.read_text(encoding="utf-8").splitlines())
-    keys: set[str] = set()
-    path = RunDir(out_dir).results_path
+    lines = complete_lines(RunDir(out_dir).results_path)
+    return {record_result_key(record, multi) for _, record in lines if record.config_hash == config_hash and record.ok}
+
+
+def complete_lines(path: Path) -> Iterator[tuple[bytes, Record]]:
+    """The complete lines of a results file (a line still being written is none) with their records, without
+    transcripts, one at a time (none when there is no file)."""
     if not path.is_file():
-        return keys
+        return
     with path.open("rb") as handle:
         for raw in handle:
-            if not raw.endswith(b"\n") or not raw.strip():
-                continue
-            record = Record.from_json(json.loads(raw), path=path, messages=False)
-            if record.config_hash == config_hash and record.ok:
-                keys.add(record_result_key(record, multi))
-    return keys
+            if raw.endswith(b"\n") and raw.strip():
+                yield raw, line_record(raw, path)
+
+
+def line_record(raw: bytes, path: Path | str | None = None) -> Record:
+    """The record of a line a run wrote (a worker's, a line kept by a rewrite), checked, without its
+    transcript (what a run indexes and counts)."""
+    try:
+        obj = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise UserError(f"{path or 'a worker'}: a line is not valid JSON") from None
+    return Record.from_json(obj, path=path, messages=False)
 
 
 def record_result_key(record: Record, multi: bool) -> str:

@@ -29,7 +29,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import json
 import multiprocessing
 import os
 import shutil
@@ -49,7 +48,7 @@ from debate_eval.tasks.engine.lock import RunLock
 from debate_eval.tasks.engine.record import Record
 from debate_eval.tasks.engine.results import ResultsStore
 from debate_eval.tasks.engine.run_config import RunConfig, RunOptions, config_document
-from debate_eval.tasks.engine.rundir import RunDir, record_result_key
+from debate_eval.tasks.engine.rundir import RunDir, complete_lines, line_record, record_result_key
 
 WORKERS_DIR = "workers"
 MAX_RESTARTS = 3  # a worker that dies more often than this stops the run
@@ -114,15 +113,6 @@ class _Tail:
         for raw in lines:
             if raw.strip():
                 yield raw + b"\n"
-
-
-def line_record(raw: bytes, path: Path | str | None = None) -> Record:
-    """The record of a worker's line, checked, without its transcript (what the parent indexes and counts)."""
-    try:
-        obj = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise UserError(f"{path or 'a worker'}: a line is not valid JSON") from None
-    return Record.from_json(obj, path=path, messages=False)
 
 
 def _worker_main(
@@ -425,7 +415,7 @@ def _drain_leftovers(out_dir: Path, store: ResultsStore, done: set[str], multi: 
         lock = RunLock(directory)
         lock.acquire()  # a worker of another run still at work: a one-line UserError naming it
         try:
-            for raw, record in _stream(RunDir(directory).results_path):
+            for raw, record in complete_lines(RunDir(directory).results_path):
                 key = record_result_key(record, multi)
                 if record.config_hash != store.config_hash or key in done or record.error:
                     continue
@@ -434,13 +424,3 @@ def _drain_leftovers(out_dir: Path, store: ResultsStore, done: set[str], multi: 
         finally:
             lock.release()
     shutil.rmtree(root, ignore_errors=True)
-
-
-def _stream(path: Path) -> Iterator[tuple[bytes, Record]]:
-    """The complete lines of a results file with their records (without transcripts), one at a time."""
-    if not path.is_file():
-        return
-    with path.open("rb") as handle:
-        for raw in handle:
-            if raw.endswith(b"\n") and raw.strip():
-                yield raw, line_record(raw, path)
