@@ -34,7 +34,6 @@ from typing import Any
 
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.models.fd_budget import open_file_limit
-from debate_eval.agents.redaction import redact_record
 from debate_eval.tasks.engine.config_checksum import edit_note, result_config_edited
 from debate_eval.tasks.engine.record import Record, validate_record
 from debate_eval.tasks.engine.resume_index import IndexEntry, KeyIndex, discard_index, load_index, save_index
@@ -48,6 +47,7 @@ from debate_eval.tasks.engine.rundir import (
     record_result_key,
     repair_tail,
     write_json_atomic,
+    written_line,
 )
 from debate_eval.tasks.engine.tally import Tally
 
@@ -277,12 +277,8 @@ class ResultsStore:
         On a write error (a full disk) a partly written line is cut off again, so the file keeps only whole
         lines, and a one-line ``ResultsWriteError`` says how many results are saved.
         """
-        line = record.to_json() if isinstance(record, Record) else dict(record)
-        line, masked = redact_record(line)  # the last check: no configured secret is ever written
-        if masked:
-            line["redactions"] = int(line.get("redactions") or 0) + masked
-        data = (json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8")
-        self._write_line(data, record if isinstance(record, Record) else Record.from_json(line))
+        data = written_line(record.to_json() if isinstance(record, Record) else dict(record))  # secrets masked
+        self._write_line(data, record if isinstance(record, Record) else Record.from_json(json.loads(data)))
 
     def append_raw(self, raw: bytes, record: Record) -> None:
         """Append a line written by another results store of this run (a worker's: checked and redacted there)

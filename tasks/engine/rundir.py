@@ -402,6 +402,15 @@ def line_record(raw: bytes, path: Path | str | None = None) -> Record:
     return Record.from_json(obj, path=path, messages=False)
 
 
+def written_line(line: dict[str, Any]) -> bytes:
+    """A results line as every writer writes it: one JSON object and its newline, every configured secret
+    masked first (the last check: none is ever written), the masks counted in ``redactions``."""
+    masked_line, masked = redact_record(line)
+    if masked:
+        masked_line["redactions"] = int(masked_line.get("redactions") or 0) + masked
+    return (json.dumps(masked_line, ensure_ascii=False) + "\n").encode("utf-8")
+
+
 def record_result_key(record: Record, multi: bool) -> str:
     """A record's key among the run's results: its item's, with its aspect in a multi-aspect run."""
     return f"{record.key}\x1f{record.aspect}" if multi else record.key

@@ -76,14 +76,13 @@ def shard_task(
         thread = threading.Thread(target=body, name="debate-eval-ray-shard", daemon=True)
         thread.start()
         tail = _Tail(RunDir(task_options.out_dir).results_path)
-        while thread.is_alive():
+        running = True
+        while running:  # a last look at the file once the shard has ended
+            running = thread.is_alive()
             thread.join(POLL_S)
             batch = list(tail.new_lines())
             if batch:
                 yield {"records": batch}
-        batch = list(tail.new_lines())
-        if batch:
-            yield {"records": batch}
         if failure:
             error = failure[0]
             yield {"error": str(error) if isinstance(error, UserError) else f"{type(error).__name__}: {error}"}
