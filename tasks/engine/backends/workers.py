@@ -173,8 +173,7 @@ class Backend:
     ``start(k, options, done)`` starts shard ``k`` (``options``: ``options_of_worker``'s; ``done``: the keys
     finished so far); ``events()`` yields what happened since the last call, as ``(k, kind, value)``:
     ``RECORDS`` (a list of results lines, as bytes), ``DONE``, ``LOST`` (killed: started again) or ``ERROR``
-    (its one-line message: the run stops); ``stop()`` ends what still runs; ``clean`` says whether every line
-    was handed over.
+    (its one-line message: the run stops); ``stop()`` ends what still runs.
     """
 
     name = "worker"
@@ -211,9 +210,20 @@ class ProcessBackend(Backend):
     def start(self, k: int, options: RunOptions, done: set[str]) -> None:
         """Start (or start again) worker ``k``: it resumes from its own directory and skips ``options``'s
         ``skip_done_of`` (the run directory); the current trace context (the run's span) goes with it."""
+        from debate_eval.tasks.engine.backends.in_process import own_file_spec
+
         worker = self.workers.get(k) or _Worker(k, options, _Tail(RunDir(options.out_dir).results_path))
         self.workers[k] = worker
-        _start(self.context, worker, self.config)
+        receive, send = self.context.Pipe(duplex=False)
+        worker.errors = receive
+        worker.process = self.context.Process(
+            target=_worker_main,
+            args=(self.config, worker.options, send, own_file_spec(self.config.dataset), trace_carrier(), os.getpid()),
+            name=f"debate-eval-worker-{worker.k}",
+            daemon=True,
+        )
+        worker.process.start()
+        send.close()
 
     def events(self) -> Iterator[tuple[int, str, Any]]:
         """New lines of every worker, and how the ones that ended ended."""
@@ -379,22 +389,6 @@ async def run_workers(
         run_result(span, finished=summary.now.finished, failed=summary.now.failed)
         spans.__exit__(*((type(error), error, error.__traceback__) if error else (None, None, None)))
     return summary
-
-
-def _start(context: Any, worker: _Worker, config: RunConfig) -> None:
-    from debate_eval.tasks.engine.backends.in_process import own_file_spec
-
-    own_file = own_file_spec(config.dataset)
-    receive, send = context.Pipe(duplex=False)
-    worker.errors = receive
-    worker.process = context.Process(
-        target=_worker_main,
-        args=(config, worker.options, send, own_file, trace_carrier(), os.getpid()),
-        name=f"debate-eval-worker-{worker.k}",
-        daemon=True,
-    )
-    worker.process.start()
-    send.close()
 
 
 def _message(errors: Connection | None) -> str | None:
