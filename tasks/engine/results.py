@@ -201,7 +201,7 @@ class ResultsStore:
         self.run_dir.write_config(dict(config))
 
     def key(self, record: Record) -> str:
-        """A record's resume key: its item id, with its aspect in a multi-aspect run (``aspects.result_key``)."""
+        """A record's resume key: its item id, with its aspect in a multi-aspect run (``rundir.result_key``)."""
         return record_result_key(record, self.by_aspect)
 
     def done_ids(self) -> set[str]:

@@ -40,6 +40,7 @@ RESULTS_FILE = "results.jsonl"
 SUMMARY_FILE = "summary.json"
 INDEX_FILE = "results.index.json"  # the resume index (resume_index.py), beside the results file
 RUN_FILES = (CONFIG_FILE, RESULTS_FILE, SUMMARY_FILE, INDEX_FILE)
+KEY_SEPARATOR = "\x1f"  # between item id and aspect in a multi-aspect run's resume key
 
 
 def refuse_run_file(path: str | os.PathLike[str], flag: str = "--out") -> None:
@@ -411,6 +412,12 @@ def written_line(line: dict[str, Any]) -> bytes:
     return (json.dumps(masked_line, ensure_ascii=False) + "\n").encode("utf-8")
 
 
+def result_key(item_id: str, aspect: str, multi: bool) -> str:
+    """The resume key of one result: the item id, or item id and aspect in a multi-aspect run
+    (``engine.aspects``)."""
+    return f"{item_id}{KEY_SEPARATOR}{aspect}" if multi else item_id
+
+
 def record_result_key(record: Record, multi: bool) -> str:
-    """A record's key among the run's results: its item's, with its aspect in a multi-aspect run."""
-    return f"{record.key}\x1f{record.aspect}" if multi else record.key
+    """A record's key among the run's results (``result_key``)."""
+    return result_key(record.key, record.aspect, multi)

@@ -33,7 +33,7 @@ from debate_eval.agents.errors import UserError
 from debate_eval.agents.telemetry import trace_carrier
 from debate_eval.tasks.engine.backends.workers import DONE, ERROR, LOST, POLL_S, RECORDS, Backend, _Tail
 from debate_eval.tasks.engine.run_config import RunConfig, RunOptions
-from debate_eval.tasks.engine.rundir import RunDir
+from debate_eval.tasks.engine.rundir import KEY_SEPARATOR, RunDir
 
 LOCAL = "local"
 
@@ -115,7 +115,7 @@ class RayBackend(Backend):
 
         own_file = own_file_spec(self.config.dataset)
         shard = options.shard
-        mine = [key for key in done if in_shard(key.split("\x1f", 1)[0], shard)]
+        mine = [key for key in done if in_shard(key.split(KEY_SEPARATOR, 1)[0], shard)]
         task_options = dataclasses.replace(options, skip_done_of=None)
         generation = self.generation.get(k, 0) + 1
         self.generation[k] = generation

@@ -48,7 +48,7 @@ from debate_eval.tasks.engine.lock import RunLock
 from debate_eval.tasks.engine.record import Record
 from debate_eval.tasks.engine.results import ResultsStore
 from debate_eval.tasks.engine.run_config import RunConfig, RunOptions, config_document
-from debate_eval.tasks.engine.rundir import RunDir, complete_lines, line_record, record_result_key
+from debate_eval.tasks.engine.rundir import RunDir, complete_lines, line_record, record_result_key, result_key
 
 WORKERS_DIR = "workers"
 MAX_RESTARTS = 3  # a worker that dies more often than this stops the run
@@ -268,7 +268,6 @@ async def run_workers(
     processes) into ``options.out_dir`` (see the module docstring); returns the run's ``RunSummary`` as
     ``runner.run`` does."""
     from debate_eval.tasks.data.datasets import item_source, load_items, select_positions
-    from debate_eval.tasks.engine.aspects import result_key
     from debate_eval.tasks.engine.progress import Progress
     from debate_eval.tasks.engine.reread import ParserVersions, reread_run
     from debate_eval.tasks.engine.summary import RunSummary, run_span_of, start_line
