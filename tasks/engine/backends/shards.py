@@ -24,7 +24,7 @@ from typing import Any
 from debate_eval.agents.errors import UserError
 from debate_eval.tasks.engine.record import Record
 from debate_eval.tasks.engine.results import _differences
-from debate_eval.tasks.engine.rundir import RunDir, ScanEnd, iter_numbered_file, record_result_key, results_file_name
+from debate_eval.tasks.engine.rundir import RunDir, ScanEnd, record_result_key, results_file_name
 from debate_eval.tasks.engine.tally import Tally
 
 _SHARD = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
@@ -54,29 +54,20 @@ def shard_dir_name(shard: tuple[int, int]) -> str:
     return f"shard-{shard[0]}-of-{shard[1]}"
 
 
-def iter_lines(path: Path) -> Iterator[tuple[int, bytes, Record]]:
-    """The lines of a results file, one at a time: line number (from 1), raw bytes (with the newline) and the
-    checked record (``iter_numbered_file``: a last line cut short by a crash is skipped with a notice)."""
-    end = ScanEnd()
-    for number, record in iter_numbered_file(path, end):
-        yield number, end.line if end.line.endswith(b"\n") else end.line + b"\n", record
-
-
 def _shard_lines(
     directories: Sequence[Path], config_hash: str, report: MergeReport | None = None
 ) -> Iterator[tuple[int, int, bytes, Record]]:
     """The lines of the shards' results files written under ``config_hash``, in order, each with its
-    directory's index and its line number; with ``report``, the other lines are counted (``other_config``)."""
+    directory's index, its line number and its bytes (with the newline); with ``report``, the other lines are
+    counted (``other_config``). Each line is checked; a last line cut short by a crash is skipped with a notice."""
     for index, directory in enumerate(directories):
-        path = RunDir(directory).results_path
-        if not path.is_file():
-            continue
-        for number, raw, record in iter_lines(path):
+        end = ScanEnd()
+        for number, record in RunDir(directory).iter_numbered(end):
             if record.config_hash != config_hash:
                 if report is not None:
                     report.other_config += 1
                 continue
-            yield index, number, raw, record
+            yield index, number, end.line if end.line.endswith(b"\n") else end.line + b"\n", record
 
 
 def check_same_configuration(directories: Sequence[Path], configs: Sequence[dict[str, Any]]) -> str:
@@ -200,9 +191,7 @@ def merge_shards(out_dir: Path, directories: Sequence[Path]) -> MergeReport:
             tmp.unlink(missing_ok=True)
             raise UserError(f"{target}: cannot write the merged results ({exc.strerror})") from None
         document = dict(configs[0])  # write_config seals it anew
-        options = dict(document.get("run_options") or {})
-        options.pop("shard", None)
-        options.pop("workers", None)
+        options = {k: v for k, v in (document.get("run_options") or {}).items() if k not in ("shard", "workers")}
         options["out_dir"] = str(out)
         document["run_options"] = options
         document["merged_from"] = [str(d) for d in directories]
