@@ -210,20 +210,9 @@ class ProcessBackend(Backend):
     def start(self, k: int, options: RunOptions, done: set[str]) -> None:
         """Start (or start again) worker ``k``: it resumes from its own directory and skips ``options``'s
         ``skip_done_of`` (the run directory); the current trace context (the run's span) goes with it."""
-        from debate_eval.tasks.engine.backends.in_process import own_file_spec
-
         worker = self.workers.get(k) or _Worker(k, options, _Tail(RunDir(options.out_dir).results_path))
         self.workers[k] = worker
-        receive, send = self.context.Pipe(duplex=False)
-        worker.errors = receive
-        worker.process = self.context.Process(
-            target=_worker_main,
-            args=(self.config, worker.options, send, own_file_spec(self.config.dataset), trace_carrier(), os.getpid()),
-            name=f"debate-eval-worker-{worker.k}",
-            daemon=True,
-        )
-        worker.process.start()
-        send.close()
+        _start(self.context, worker, self.config)
 
     def events(self) -> Iterator[tuple[int, str, Any]]:
         """New lines of every worker, and how the ones that ended ended."""
@@ -388,6 +377,22 @@ async def run_workers(
         run_result(span, finished=summary.now.finished, failed=summary.now.failed)
         spans.__exit__(*((type(error), error, error.__traceback__) if error else (None, None, None)))
     return summary
+
+
+def _start(context: Any, worker: _Worker, config: RunConfig) -> None:
+    from debate_eval.tasks.engine.backends.in_process import own_file_spec
+
+    own_file = own_file_spec(config.dataset)
+    receive, send = context.Pipe(duplex=False)
+    worker.errors = receive
+    worker.process = context.Process(
+        target=_worker_main,
+        args=(config, worker.options, send, own_file, trace_carrier(), os.getpid()),
+        name=f"debate-eval-worker-{worker.k}",
+        daemon=True,
+    )
+    worker.process.start()
+    send.close()
 
 
 def _message(errors: Connection | None) -> str | None:
