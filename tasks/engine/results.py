@@ -171,7 +171,7 @@ class ResultsStore:
         """
         existing = self.run_dir.run_config(advice="; use a new --out directory")
         if existing is not None:
-            has_results = self.results_path.exists() and self.results_path.stat().st_size > 0
+            has_results = self.run_dir.has_results()
             edited = edit_note(self.config_path, existing)
             if existing.get("config_hash") != self.config_hash and has_results:
                 if edited:
