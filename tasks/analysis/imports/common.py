@@ -50,9 +50,10 @@ class ImportResult:
 
 
 def read_text(path: Path) -> str:
-    """A UTF-8 file's text; a missing or undecodable file is one ``UserError`` line."""
+    """A UTF-8 file's text (a byte-order mark an editor adds is dropped, as every data file's); a missing or
+    undecodable file is one ``UserError`` line."""
     try:
-        return Path(path).read_text(encoding="utf-8")
+        return Path(path).read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         raise UserError(f"{path}: no such file") from None
     except UnicodeDecodeError:

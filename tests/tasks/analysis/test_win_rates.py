@@ -167,6 +167,11 @@ def test_preferences_as_strings_numbers_null_and_draws(tmp_path: Path) -> None:
     entry = baseline_win_rates(records)["systems"]["m"]
     assert entry["n_total"] == 3 and entry["win_rate"] == pytest.approx(100 * (1 + 0 + 0.5) / 3)
     assert [r.verdict for r in records] == ["second", "first", None, "tie"]
+    with_bom = tmp_path / "bom.json"  # an editor's byte-order mark is read (was: 'not valid JSON ... BOM')
+    with_bom.write_bytes(b"\xef\xbb\xbf" + json.dumps(rows).encode())
+    assert [(r["score"], r["verdict"]) for r in import_file(with_bom, {})[0].records] == [
+        (2.0, "second"), (1.0, "first"), (None, None), (1.5, "tie"),
+    ]  # fmt: skip
     odd = [row(2.0, "a"), row("high", "b"), row(1.0, "c"), row(7, "d"), row(None, "e")]
     result, _, _ = import_file(write(tmp_path / "odd.json", odd), {})
     assert result.notes[-1].endswith(

@@ -142,6 +142,13 @@ def test_bad_rows_are_one_line_naming_the_row(tmp_path: Path, row: dict[str, obj
         read_judgebench(path)
 
 
+def test_a_byte_order_mark_is_read(tmp_path: Path) -> None:
+    """A file an editor saved with a BOM reads as without it (was: 'line 1 is not valid JSON')."""
+    path = write_lines(tmp_path / "out.jsonl", [output_row("1", "A>B", judgment("A>B"), judgment("B>A"))])
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    assert [pair.points for pair in read_judgebench(path, path)] == [2]  # both orders right: +1 +1
+
+
 def test_outputs_are_checked_against_the_pairs_file(tmp_path: Path) -> None:
     pairs = write_lines(tmp_path / "pairs.jsonl", [output_row("1", "A>B")])
     other = write_lines(tmp_path / "a.jsonl", [output_row("2", "A>B", judgment("A>B"))])
