@@ -87,16 +87,23 @@ STOPPED = "The group chat is stopped."  # AutoGen's stop reason when its runtime
 _EVENTS = logging.getLogger(EVENT_LOGGER_NAME)
 
 
+def runtime_mode() -> tuple[bool, bool, bool]:
+    """What a ``TeamRuntime`` made now does about AutoGen's telemetry: (AutoGen's own tracer provider, spans
+    idle, message types given JSON serializers)."""
+    # AutoGen's spans carry the routed messages whole: made only when content is traced
+    provider = tracer_provider_set() and content_traced()
+    spans_idle = not provider or os.environ.get("AUTOGEN_DISABLE_RUNTIME_TRACING") == "true"
+    return provider, spans_idle, not spans_idle or _EVENTS.isEnabledFor(logging.INFO)
+
+
 class TeamRuntime(SingleThreadedAgentRuntime):
-    """AutoGen's single-threaded runtime for one team run, without the telemetry work nothing reads (see the
+    """AutoGen's single-threaded runtime for a team's runs, without the telemetry work nothing reads (see the
     module doc). Handler errors are left to the team, as AutoGen's runtimes given to a team do by default:
     a participant's or the manager's error ends the chat with that error."""
 
     def __init__(self) -> None:
-        # AutoGen's spans carry the routed messages whole: made only when content is traced
-        provider = tracer_provider_set() and content_traced()
-        self.spans_idle = not provider or os.environ.get("AUTOGEN_DISABLE_RUNTIME_TRACING") == "true"
-        self.serializes = not self.spans_idle or _EVENTS.isEnabledFor(logging.INFO)
+        self.mode = runtime_mode()  # fixed for the runtime's life: a team made later may differ
+        provider, self.spans_idle, self.serializes = self.mode
         # with a provider set and content traced, AutoGen's own choice (its spans, or none when its variable
         # turns them off)
         super().__init__(tracer_provider=None if provider else IdleTracerProvider())
@@ -165,13 +172,20 @@ class RelayingManager(SingleTaskManager):
     it and ends the chat or counts the turn as after any participant's turn, then asks again who speaks. That
     saves a request, a response and their deliveries to every participant per relay; the messages, their
     order and what each participant sees stay the same. An error of the relayer ends the chat with that
-    error, as a participant's does. The relayer's container is still a participant (it is reset with the
-    team) but is never asked to speak: its ``accepts`` should let nothing through."""
+    error, as a participant's does. The relayer (``relayer()``) need not be a participant: one that is not has
+    no container, so the chat's messages are not delivered to it twice, and it is reset with the manager; one
+    that is keeps a container that is never asked to speak (its ``accepts`` should let nothing through)."""
 
-    def __init__(self, *args: Any, relayer: ChatAgent, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, relayer: ChatAgent | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._relayer = relayer
         self._unseen: list[BaseChatMessage] = []  # chat messages since the relayer's last turn
+
+    def relayer(self) -> ChatAgent:
+        """The agent whose turns the manager runs (default: the ``relayer`` it was made with)."""
+        if self._relayer is None:
+            raise RuntimeError(f"{self._name} has no relayer")
+        return self._relayer
 
     def observe(self, message: BaseChatMessage) -> None:
         """Note a chat message of the chat (the relayer's included), in order."""
@@ -197,7 +211,7 @@ class RelayingManager(SingleTaskManager):
         """The next speaker other than the relayer, after running the relayer's turns (none when the relayer
         failed: the chat has then ended with its error)."""
         speaker = self.next_speaker()
-        while speaker == self._relayer.name:
+        while speaker == self.relayer().name:
             if not await self._relay():
                 return []
             speaker = self.next_speaker()
@@ -209,7 +223,7 @@ class RelayingManager(SingleTaskManager):
         maximum number of turns)."""
         unseen, self._unseen = self._unseen, []
         try:
-            response = await self._relayer.on_messages(unseen, CancellationToken())
+            response = await self.relayer().on_messages(unseen, CancellationToken())
         except Exception as error:  # as a participant's container reports its agent's error
             await self._signal_termination_with_error(_reported(error))
             return False
@@ -230,9 +244,12 @@ class RelayingManager(SingleTaskManager):
         return not await self._apply_termination_condition(delta, increment_turn_count=True)
 
     async def reset(self) -> None:
-        """Start over."""
+        """Start over; the relayer too when it is not a participant (the team resets its participants)."""
         await super().reset()
         self._unseen.clear()
+        relayer = self.relayer()
+        if relayer.name not in self._participant_name_to_topic_type:
+            await relayer.on_reset(CancellationToken())
 
 
 def _reported(error: Exception) -> Any:
