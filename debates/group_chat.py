@@ -125,12 +125,22 @@ class Relayed:
 
 class FilteredAgentContainer(ChatAgentContainer):
     """A participant container that buffers only the messages ``accepts`` lets through, optionally sorted
-    by their author's rank in ``order``."""
+    by their author's rank in ``order``. With ``outputs`` False it does not publish its agent's messages to
+    the chat's output: its manager puts them there (``RelayingManager`` with ``outputs_responses``)."""
 
-    def __init__(self, *args: Any, accepts: Accepts, order: Sequence[str] | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, accepts: Accepts, order: Sequence[str] | None = None, outputs: bool = True, **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
         self._accepts = accepts
         self._rank = {name: rank for rank, name in enumerate(order)} if order is not None else None
+        self._outputs = outputs
+
+    async def _log_message(self, message: BaseAgentEvent | BaseChatMessage) -> None:
+        if self._outputs:
+            await super()._log_message(message)
+        elif not self._message_factory.is_registered(message.__class__):  # as AutoGen's container refuses it
+            raise ValueError(f"Message type {message.__class__} is not registered.")
 
     def _buffer_message(self, message: BaseChatMessage) -> None:
         if self._accepts(message):
@@ -174,11 +184,19 @@ class RelayingManager(SingleTaskManager):
     order and what each participant sees stay the same. An error of the relayer ends the chat with that
     error, as a participant's does. The relayer (``relayer()``) need not be a participant: one that is not has
     no container, so the chat's messages are not delivered to it twice, and it is reset with the manager; one
-    that is keeps a container that is never asked to speak (its ``accepts`` should let nothing through)."""
+    that is keeps a container that is never asked to speak (its ``accepts`` should let nothing through).
 
-    def __init__(self, *args: Any, relayer: ChatAgent | None = None, **kwargs: Any) -> None:
+    With ``outputs_responses`` (for a team whose containers do not publish their agents' messages to the chat's
+    output: ``RoutedGroupChat.manager_outputs``), the manager puts each participant's messages (its response's
+    inner messages, then its chat message) in the chat's output as it records them: the output keeps the order
+    of the turns, without a publish and a delivery for each message. Only for chats with one speaker at a time."""
+
+    def __init__(
+        self, *args: Any, relayer: ChatAgent | None = None, outputs_responses: bool = False, **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
         self._relayer = relayer
+        self._outputs_responses = outputs_responses
         self._unseen: list[BaseChatMessage] = []  # chat messages since the relayer's last turn
 
     def relayer(self) -> ChatAgent:
@@ -200,7 +218,11 @@ class RelayingManager(SingleTaskManager):
         return None
 
     async def update_message_thread(self, messages: Sequence[BaseAgentEvent | BaseChatMessage]) -> None:
-        """Record the messages; note each chat message (``observe``) and keep it for the relayer."""
+        """Record the messages (a participant's also in the chat's output, with ``outputs_responses``: the task
+        messages are there already); note each chat message (``observe``) and keep it for the relayer."""
+        if self._outputs_responses and self._message_thread:  # not the task: it opens an empty thread
+            for message in messages:
+                await self._output_message_queue.put(message)
         await super().update_message_thread(messages)
         for message in messages:
             if isinstance(message, BaseChatMessage):
@@ -262,7 +284,11 @@ def _reported(error: Exception) -> Any:
 
 class RoutedGroupChat(BaseGroupChat):
     """A ``BaseGroupChat`` whose subclasses say what each participant sees and what their manager gets, run on
-    a ``TeamRuntime`` of its own (made here: do not pass ``runtime=``)."""
+    a ``TeamRuntime`` of its own (made here: do not pass ``runtime=``). With ``manager_outputs`` the
+    participants' containers leave their agents' messages to the manager to put in the chat's output (a
+    ``RelayingManager``, given ``outputs_responses``)."""
+
+    manager_outputs = False
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self.team_runtime = TeamRuntime()
@@ -363,6 +389,7 @@ class RoutedGroupChat(BaseGroupChat):
                 message_factory,
                 self._emit_team_events,
                 **self.manager_kwargs(),
+                **({"outputs_responses": True} if self.manager_outputs else {}),
             )
 
         return factory
@@ -382,6 +409,7 @@ class RoutedGroupChat(BaseGroupChat):
                 message_factory,
                 accepts=self.accepts(agent.name),
                 order=self.buffer_order(),
+                outputs=not self.manager_outputs,
             )
 
         return factory
