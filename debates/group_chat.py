@@ -70,6 +70,8 @@ from autogen_core import (
     MessageContext,
     MessageSerializer,
     SingleThreadedAgentRuntime,
+    Subscription,
+    TypeSubscription,
     event,
 )
 
@@ -108,11 +110,22 @@ class TeamRuntime(SingleThreadedAgentRuntime):
         # turns them off)
         super().__init__(tracer_provider=None if provider else IdleTracerProvider())
 
+        self.unheard: set[tuple[str, str]] = set()  # (topic type, agent type) subscriptions not made
+
     def add_message_serializer(self, serializer: MessageSerializer[Any] | Sequence[MessageSerializer[Any]]) -> None:
         """Register ``serializer`` only when something reads the JSON it makes (spans or the event log); the
         runtime itself passes messages as Python objects."""
         if self.serializes:
             super().add_message_serializer(serializer)
+
+    async def add_subscription(self, subscription: Subscription) -> None:
+        """Add ``subscription``, unless it subscribes an agent type to a topic type that ``unheard`` pairs it
+        with (a team whose manager sends each participant what it must see: ``RoutedGroupChat.manager_routes``)."""
+        if isinstance(subscription, TypeSubscription) and (subscription.topic_type, subscription.agent_type) in (
+            self.unheard
+        ):
+            return
+        await super().add_subscription(subscription)
 
 
 @dataclass
@@ -126,7 +139,7 @@ class Relayed:
 class FilteredAgentContainer(ChatAgentContainer):
     """A participant container that buffers only the messages ``accepts`` lets through, optionally sorted
     by their author's rank in ``order``. With ``outputs`` False it does not publish its agent's messages to
-    the chat's output: its manager puts them there (``RelayingManager`` with ``outputs_responses``)."""
+    the chat's output: its manager puts them there (``RelayingManager`` with ``routes``)."""
 
     def __init__(
         self, *args: Any, accepts: Accepts, order: Sequence[str] | None = None, outputs: bool = True, **kwargs: Any
@@ -186,17 +199,17 @@ class RelayingManager(SingleTaskManager):
     no container, so the chat's messages are not delivered to it twice, and it is reset with the manager; one
     that is keeps a container that is never asked to speak (its ``accepts`` should let nothing through).
 
-    With ``outputs_responses`` (for a team whose containers do not publish their agents' messages to the chat's
-    output: ``RoutedGroupChat.manager_outputs``), the manager puts each participant's messages (its response's
+    With ``routes`` (for a team whose containers hear only what the manager sends them and do not publish their
+    agents' messages to the chat's output: ``RoutedGroupChat.manager_routes``), the manager also sends the task
+    messages to the containers of their ``addressees``, and puts each participant's messages (its response's
     inner messages, then its chat message) in the chat's output as it records them: the output keeps the order
-    of the turns, without a publish and a delivery for each message. Only for chats with one speaker at a time."""
+    of the turns, and no participant's response is delivered to the other participants, without a publish and
+    a delivery for each message. Only for chats with one speaker at a time."""
 
-    def __init__(
-        self, *args: Any, relayer: ChatAgent | None = None, outputs_responses: bool = False, **kwargs: Any
-    ) -> None:
+    def __init__(self, *args: Any, relayer: ChatAgent | None = None, routes: bool = False, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._relayer = relayer
-        self._outputs_responses = outputs_responses
+        self._routes = routes
         self._unseen: list[BaseChatMessage] = []  # chat messages since the relayer's last turn
 
     def relayer(self) -> ChatAgent:
@@ -217,12 +230,30 @@ class RelayingManager(SingleTaskManager):
         others are not sent it. Their ``accepts`` must let it through only for these."""
         return None
 
+    async def _send(self, message: BaseChatMessage) -> None:
+        """Send ``message`` to the containers of its addressees (None: every participant's, through the group
+        topic unless the manager ``routes``); with ``routes``, an addressee that is no participant (the relayer)
+        is skipped."""
+        addressees = self.addressees(message)
+        if addressees is None and not self._routes:
+            topics = [self._group_topic_type]
+        else:
+            containers = self._participant_name_to_topic_type
+            names = containers if addressees is None else addressees
+            topics = [containers[name] for name in names if name in containers or not self._routes]
+        for topic in topics:
+            await self.publish_message(Relayed(message), topic_id=DefaultTopicId(type=topic))
+
     async def update_message_thread(self, messages: Sequence[BaseAgentEvent | BaseChatMessage]) -> None:
-        """Record the messages (a participant's also in the chat's output, with ``outputs_responses``: the task
-        messages are there already); note each chat message (``observe``) and keep it for the relayer."""
-        if self._outputs_responses and self._message_thread:  # not the task: it opens an empty thread
+        """Record the messages; note each chat message (``observe``) and keep it for the relayer. With ``routes``,
+        send the task messages to their addressees, and put a participant's in the chat's output (the task
+        messages are there already)."""
+        if self._routes:
             for message in messages:
-                await self._output_message_queue.put(message)
+                if self._message_thread:  # a participant's: the task opens an empty thread
+                    await self._output_message_queue.put(message)
+                elif isinstance(message, BaseChatMessage):
+                    await self._send(message)
         await super().update_message_thread(messages)
         for message in messages:
             if isinstance(message, BaseChatMessage):
@@ -252,13 +283,7 @@ class RelayingManager(SingleTaskManager):
         delta = [*(response.inner_messages or ()), response.chat_message]
         for message in delta:
             await self._output_message_queue.put(message)
-        addressees = self.addressees(response.chat_message)
-        if addressees is None:
-            topics = [self._group_topic_type]
-        else:
-            topics = [self._participant_name_to_topic_type[name] for name in addressees]
-        for topic in topics:
-            await self.publish_message(Relayed(response.chat_message), topic_id=DefaultTopicId(type=topic))
+        await self._send(response.chat_message)
         await super().update_message_thread(delta)  # not kept for the relayer: its own messages
         for message in delta:
             if isinstance(message, BaseChatMessage):
@@ -284,15 +309,18 @@ def _reported(error: Exception) -> Any:
 
 class RoutedGroupChat(BaseGroupChat):
     """A ``BaseGroupChat`` whose subclasses say what each participant sees and what their manager gets, run on
-    a ``TeamRuntime`` of its own (made here: do not pass ``runtime=``). With ``manager_outputs`` the
-    participants' containers leave their agents' messages to the manager to put in the chat's output (a
-    ``RelayingManager``, given ``outputs_responses``)."""
+    a ``TeamRuntime`` of its own (made here: do not pass ``runtime=``). With ``manager_routes`` the manager (a
+    ``RelayingManager``, given ``routes``) sends each participant's container what it may see: the containers
+    are not subscribed to the chat's group topic (so no participant's response is delivered to the others),
+    and leave their agents' messages to the manager to put in the chat's output."""
 
-    manager_outputs = False
+    manager_routes = False
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self.team_runtime = TeamRuntime()
         super().__init__(*args, runtime=self.team_runtime, **kwargs)
+        if self.manager_routes:
+            self.team_runtime.unheard = {(self._group_topic_type, topic) for topic in self._participant_topic_types}
 
     async def run_stream(
         self,
@@ -389,7 +417,7 @@ class RoutedGroupChat(BaseGroupChat):
                 message_factory,
                 self._emit_team_events,
                 **self.manager_kwargs(),
-                **({"outputs_responses": True} if self.manager_outputs else {}),
+                **({"routes": True} if self.manager_routes else {}),
             )
 
         return factory
@@ -409,7 +437,7 @@ class RoutedGroupChat(BaseGroupChat):
                 message_factory,
                 accepts=self.accepts(agent.name),
                 order=self.buffer_order(),
-                outputs=not self.manager_outputs,
+                outputs=not self.manager_routes,
             )
 
         return factory

@@ -74,10 +74,11 @@ class MultiAgentsDebate(RoutedGroupChat):
     ``participants`` name the Commander among them; it is the manager's (see the module), the others are the
     chat's participants. Run it with ``team.run(task=message)`` where ``message`` is the task prompt addressed
     to the Scorer in the Commander's name (fixed relays), or to the Commander from the user (LLM Commander).
-    One participant speaks at a time: the manager puts their messages in the chat's output.
+    One participant speaks at a time: the manager sends each what is addressed to it and puts their messages
+    in the chat's output (``RoutedGroupChat.manager_routes``).
     """
 
-    manager_outputs = True
+    manager_routes = True
 
     def __init__(self, participants: Sequence[ChatAgent], protocol: DebateProtocol) -> None:
         self._protocol = protocol
