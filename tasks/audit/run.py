@@ -522,13 +522,12 @@ def run_audit(
 
 def write_card(card: Card, out: Path) -> dict[str, Path]:
     """``card.json``, ``card.md`` and ``report.html`` in ``out``."""
-    write_json_atomic(out / CARD_FILE, card.to_dict())
-    markdown = out / MARKDOWN_FILE
-    temporary = markdown.with_name(markdown.name + ".tmp")
-    temporary.write_text(card_markdown(card), encoding="utf-8")
-    temporary.replace(markdown)
-    files = {"card": out / CARD_FILE, "markdown": markdown}
     from debate_eval.tasks.analysis.report.audit_report import write_audit_report
+    from debate_eval.tasks.analysis.report.page import write_page
 
-    files["report"] = write_audit_report(card, out, out / REPORT_FILE)
-    return files
+    write_json_atomic(out / CARD_FILE, card.to_dict())
+    return {
+        "card": out / CARD_FILE,
+        "markdown": write_page(out / MARKDOWN_FILE, card_markdown(card)),
+        "report": write_audit_report(card, out, out / REPORT_FILE),
+    }
