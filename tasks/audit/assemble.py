@@ -36,10 +36,9 @@ def sub_run_records(out: Path, entry: Mapping[str, Any] | None) -> list[Record]:
     if not entry:
         return []
     config_hash = entry.get("config_hash")
-    records = RunDir(out / str(entry["dir"])).latest_records(
+    return RunDir(out / str(entry["dir"])).latest_records(
         key=lambda record: record.key, keep=lambda record: record.config_hash == config_hash, messages=False
     )
-    return records
 
 
 def lengths_of(items: Sequence[Item], inputs_order: Sequence[str]) -> dict[str, Any]:

@@ -428,16 +428,10 @@ class Audit:
         )
         made = [entry for key, entry in stored.items() if key not in before]  # paraphrase entries
         price = load_prices().get(self.paraphrase_model)
-        for entry in made:
-            for usage in (entry.get("usage") or {}).values():
-                cost = (
-                    None
-                    if price is None
-                    else price.cost(
-                        int(usage.get("billed_prompt_tokens") or 0), 0, int(usage.get("billed_completion_tokens") or 0)
-                    )
-                )
-                self.spent = None if cost is None or self.spent is None else self.spent + cost
+        for usage in (usage for entry in made for usage in (entry.get("usage") or {}).values()):
+            tokens = (int(usage.get("billed_prompt_tokens") or 0), 0, int(usage.get("billed_completion_tokens") or 0))
+            cost = None if price is None else price.cost(*tokens)
+            self.spent = None if cost is None or self.spent is None else self.spent + cost
         variants = paraphrased_items(self.items, stored, self.dataset)
         if not variants:
             raise UserError(f"the paraphrase model gave no rewrites (see {self.out / PARAPHRASES_FILE})")

@@ -212,14 +212,6 @@ def length_slope(residual: Sequence[float], length: Sequence[float]) -> float | 
     return float(np.sum((x - x.mean()) * (y - y.mean())) / np.sum((x - x.mean()) ** 2))
 
 
-def _longer(lengths: Any) -> str | None:
-    """``first`` or ``second`` for the response with more words, None when equal or unknown."""
-    if not isinstance(lengths, (list, tuple)) or len(lengths) != 2:
-        return None
-    a, b = lengths
-    return "first" if a > b else "second" if b > a else None
-
-
 LC_PENALTY = 1.0  # L2 penalty on the length coefficient (a judge that always picks the longer one separates)
 
 
@@ -258,7 +250,7 @@ def _pairwise_verbosity(records: Sequence[Record], lengths: Mapping[str, Any], s
         pair = lengths.get(r.key)
         if not isinstance(pair, (list, tuple)) or len(pair) != 2:
             continue
-        longer = _longer(pair)
+        longer = "first" if pair[0] > pair[1] else "second" if pair[1] > pair[0] else None  # more words
         verdict, label = verdict_of(r), r.human_label
         rows.append(
             {

@@ -72,10 +72,10 @@ class Card:
 
     def judge(self, label: str) -> JudgeCard:
         """The judge called ``label``."""
-        for judge in self.judges:
-            if judge.label == label:
-                return judge
-        raise KeyError(f"no judge {label!r} in the card (judges: {', '.join(j.label for j in self.judges)})")
+        found = next((judge for judge in self.judges if judge.label == label), None)
+        if found is None:
+            raise KeyError(f"no judge {label!r} in the card (judges: {', '.join(j.label for j in self.judges)})")
+        return found
 
     def figure(self, judge: str, facet: str, key: str) -> Figure:
         """One figure: ``card.figure("geval", "stability", "alpha").value``."""
@@ -232,6 +232,12 @@ def cell_text(figure: Figure, facet: Facet) -> str:
     return f"{fmt(figure.value)} {fmt_ci(figure.ci95)} n={facet.n} {facet.unit}"
 
 
+def figure_labels(facets: Sequence[Facet | None]) -> list[str]:
+    """The labels of the figures of the facets that ran, once each, in the order they first appear."""
+    ran = [facet for facet in facets if facet is not None and facet.status == OK]
+    return list(dict.fromkeys(figure.label for facet in ran for figure in facet.figures))
+
+
 def card_table(cards: Sequence[JudgeCard]) -> list[tuple[str, str, list[str]]]:
     """(facet title, figure label, one cell per judge) for a compact side-by-side view (the command's output)."""
     rows: list[tuple[str, str, list[str]]] = []
@@ -240,11 +246,7 @@ def card_table(cards: Sequence[JudgeCard]) -> list[tuple[str, str, list[str]]]:
         if not any(present):
             continue
         title = next(f.title for f in present if f is not None)
-        labels: list[str] = []
-        for facet in present:
-            for figure in facet.figures if facet is not None and facet.status == OK else []:
-                if figure.label not in labels:
-                    labels.append(figure.label)
+        labels = figure_labels(present)
         if not labels:
             reasons = [f"{f.status}: {f.reason}" if f is not None else "–" for f in present]
             rows.append((title, "", reasons))

@@ -75,10 +75,10 @@ class Facet:
 
     def figure(self, key: str) -> Figure:
         """The figure called ``key`` (a ``KeyError`` when there is none)."""
-        for figure in self.figures:
-            if figure.key == key:
-                return figure
-        raise KeyError(f"facet {self.name} has no figure {key!r}")
+        found = next((figure for figure in self.figures if figure.key == key), None)
+        if found is None:
+            raise KeyError(f"facet {self.name} has no figure {key!r}")
+        return found
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (``card.json``)."""

@@ -13,7 +13,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from debate_eval.tasks.analysis.audit.card import FACETS, Card, fmt, fmt_ci
+from debate_eval.tasks.analysis.audit.card import FACETS, Card, figure_labels, fmt, fmt_ci
 from debate_eval.tasks.analysis.audit.facet import OK, Facet, Figure, ItemLink
 from debate_eval.tasks.analysis.report import plots
 from debate_eval.tasks.analysis.report.audit_plots import intervals_chart, xy_scatter
@@ -81,11 +81,7 @@ def card_table(card: Card, key_of: KeyOf) -> str:
         if not present:
             continue
         title = present[0].title
-        labels: list[str] = []
-        for facet in present:
-            for figure in facet.figures if facet.status == OK else []:
-                if figure.label not in labels:
-                    labels.append(figure.label)
+        labels = figure_labels(present)
         rows.append(
             f"<tr><th colspan='{len(card.judges) + 1}' class='facet-head'><a href='#facet-{name}'>{esc(title)}</a>"
             "</th></tr>"
