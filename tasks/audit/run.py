@@ -404,7 +404,9 @@ class Audit:
             f"model calls, {summary.now.accounting.cached_calls} from the cache",
             file=self.stream,
         )
-        self._record_run(step.judge, step.run, request, config)
+        entry = {"dir": str(Path(str(request.out)).relative_to(self.out)), "config_hash": config.config_hash()}
+        upsert_judge(self.document, {"label": step.judge.label, "runs": {step.run: entry}})
+        write_audit(self.out, self.document)
 
     def _make_paraphrases(self) -> None:
         request = self.judges[0].sub_request(self.out, BASE)
@@ -439,11 +441,6 @@ class Audit:
         print(f"paraphrases: {len(made)} items rewritten now by {self.paraphrase_model}", file=self.stream)
 
     # ------------------------------------------------------------------ the folder's record
-    def _record_run(self, judge: Judge, name: str, request: RunRequest, config: RunConfig) -> None:
-        entry = {"dir": str(Path(str(request.out)).relative_to(self.out)), "config_hash": config.config_hash()}
-        upsert_judge(self.document, {"label": judge.label, "runs": {name: entry}})
-        write_audit(self.out, self.document)
-
     def record_judges(self) -> None:
         """Each judge of this invocation in audit.json (before its sub-runs, so an interrupted audit is known)."""
         for judge in self.judges:

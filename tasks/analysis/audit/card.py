@@ -225,13 +225,6 @@ def _bootstrap_text(card: Card) -> str:
     )
 
 
-def cell_text(figure: Figure, facet: Facet) -> str:
-    """``0.812 [0.700, 0.900] n=24 items`` (``0.812 (too few groups, n=2)`` below the minimum units)."""
-    if isinstance(figure.ci95, str):
-        return f"{fmt(figure.value)} ({figure.ci95})"
-    return f"{fmt(figure.value)} {fmt_ci(figure.ci95)} n={facet.n} {facet.unit}"
-
-
 def figure_labels(facets: Sequence[Facet | None]) -> list[str]:
     """The labels of the figures of the facets that ran, once each, in the order they first appear."""
     ran = [facet for facet in facets if facet is not None and facet.status == OK]
@@ -258,6 +251,11 @@ def card_table(cards: Sequence[JudgeCard]) -> list[tuple[str, str, list[str]]]:
                     cells.append("–" if facet is None else facet.status)
                     continue
                 figure = next((f for f in facet.figures if f.label == label), None)
-                cells.append("–" if figure is None else cell_text(figure, facet))
+                if figure is None:
+                    cells.append("–")
+                elif isinstance(figure.ci95, str):  # below the minimum units: 0.812 (too few groups, n=2)
+                    cells.append(f"{fmt(figure.value)} ({figure.ci95})")
+                else:  # 0.812 [0.700, 0.900] n=24 items
+                    cells.append(f"{fmt(figure.value)} {fmt_ci(figure.ci95)} n={facet.n} {facet.unit}")
             rows.append((title, label, cells))
     return rows

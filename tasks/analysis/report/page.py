@@ -46,11 +46,6 @@ def asset(name: str) -> str:
     return resources.files("debate_eval.tasks.analysis.report").joinpath(ASSETS, name).read_text(encoding="utf-8")
 
 
-def script_text() -> str:
-    """The page's one script: the ``SCRIPTS`` assets inside one strict-mode function."""
-    return '(function () {\n  "use strict";\n' + "\n".join(asset(name) for name in SCRIPTS) + "})();\n"
-
-
 def fill(template: str, body: dict[str, str]) -> str:
     """The packaged page ``template`` with each ``{{name}}`` replaced by ``body[name]``, in one pass over the
     template only: a run's text that looks like a placeholder stays as it is."""
@@ -161,13 +156,6 @@ def page_data(runs: Sequence[Run]) -> dict[str, Any]:
     return {"runs": _runs_data(runs), "rows": list(_rows(runs)), "records": records}
 
 
-def sample_indexes(total: int, limit: int) -> list[int]:
-    """``limit`` indexes spread evenly over ``range(total)`` (every ``total/limit``-th; all when it fits)."""
-    if total <= limit:
-        return list(range(total))
-    return [i * total // limit for i in range(limit)]
-
-
 def write_sidecar(runs: Sequence[Run], target: Path, keep: set[int]) -> list[dict[str, Any]]:
     """Write the sidecar to ``target``: gzipped JSON ``{"rows": [...], "records": [...]}`` of every row and
     record, streamed (rows from the items, records read one at a time, none held). Returns the records at
@@ -237,13 +225,13 @@ def render_page(
     sidecar of every item written to ``sidecar`` (``write_sidecar``; the page names the file ``sidecar``'s
     name without a ``.tmp`` suffix). Returns the page and whether a sidecar was written (not when every
     item fits). The records are read one at a time: only the embedded ones are held."""
-    style, script = asset("report.css"), script_text()
+    style = asset("report.css")
+    script = '(function () {\n  "use strict";\n' + "\n".join(asset(name) for name in SCRIPTS) + "})();\n"
     title = title or "debate-eval report: " + ", ".join(run.label for run in runs)
     rows_total = sum(len(run.items) for run in runs)
     block, wrote = "", False
     if sample is not None and sidecar is not None and rows_total > sample:
-        indexes = sample_indexes(rows_total, sample)
-        wanted = set(indexes)
+        wanted = {i * rows_total // sample for i in range(sample)}  # every total/sample-th: spread evenly
         records = write_sidecar(runs, sidecar, wanted)
         rows = []
         for position, row in enumerate(_rows(runs)):  # the sample's rows, renumbered
