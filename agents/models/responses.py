@@ -52,10 +52,14 @@ def snippet(content: bytes) -> str:
     return repr(text[:SNIPPET_CHARS] + ("..." if len(text) > SNIPPET_CHARS else ""))
 
 
-def check_completion_body(content: bytes, content_type: str, request: httpx2.Request) -> None:
-    """Raise ``BadResponseError`` / ``EmptyAnswerError`` unless ``content`` is a usable chat completion."""
+def check_chat_completion(request: httpx2.Request, response: httpx2.Response) -> None:
+    """Response observer (``http_client.ResponseObserver``): on a 200 to a non-streamed chat completion, raise
+    ``BadResponseError`` / ``EmptyAnswerError`` unless its body is a usable chat completion."""
+    content = answer_body(request, response, CHAT_PATH)
+    if content is None:
+        return
     where = f"the endpoint {public_url(str(request.url))} answered HTTP 200 with"
-    kind = content_type.split(";")[0].strip() or "no content type"
+    kind = response.headers.get("content-type", "").split(";")[0].strip() or "no content type"
     if not content.strip():
         raise BadResponseError(f"{where} an empty body ({kind})", request)
     try:
@@ -84,14 +88,6 @@ def check_completion_body(content: bytes, content_type: str, request: httpx2.Req
         request,
         finish,
     )
-
-
-def check_chat_completion(request: httpx2.Request, response: httpx2.Response) -> None:
-    """Response observer (``http_client.ResponseObserver``): raise on a 200 to a non-streamed chat completion
-    whose body is no usable chat completion."""
-    content = answer_body(request, response, CHAT_PATH)
-    if content is not None:
-        check_completion_body(content, response.headers.get("content-type", ""), request)
 
 
 CHAT_OBSERVERS = (check_chat_completion, note_chat_usage)  # what an OpenAI-style chat endpoint's answers pass

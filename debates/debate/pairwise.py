@@ -43,9 +43,9 @@ class PairwiseCommander(CommanderAgent):
         if relay is Relay.TASK:
             return self.task
         if relay is Relay.REVIEW:
-            return texts["review"].format(task=self.task, answer=self._latest(SCORER))
+            return texts["review"].format(task=self.task, answer=self._said(SCORER)[-1])
         if relay is Relay.FEEDBACK:
-            return texts["feedback"].format(feedback=self._latest(CRITIC))
+            return texts["feedback"].format(feedback=self._said(CRITIC)[-1])
         if relay is Relay.TIEBREAK:
             return texts["tiebreak"].format(task=self.task, log=self._format_log(), answer_hint=self.answer_hint)
         return reask_text()
