@@ -119,11 +119,8 @@ def _headline_chart(name: str, card: Card) -> str:
             rows.append((f"humans ({judge.label})", figure.baseline, base_ci, HUMAN_COLOUR))
     if not rows:
         return ""
-    low, high = axis or (
-        0.0,
-        max([1e-9] + [v for _, value, ci, _ in rows for v in ([value] if value is not None else []) + list(ci or [])])
-        * 1.15,
-    )
+    values = [v for _, value, ci, _ in rows for v in [value, *(ci or [])] if v is not None]
+    low, high = axis or (0.0, max([1e-9, *values]) * 1.15)
     return intervals_chart(f"{title} (95% CI)", rows, low, high, reference, reference_label)
 
 

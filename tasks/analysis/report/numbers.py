@@ -248,7 +248,7 @@ def totals(run: Run) -> dict[str, Any]:
     """Items, failures, parse counts, calls, tokens per role and estimated cost (summary.json first, else
     summed from the records)."""
     summary = run.summary
-    usage: dict[str, dict[str, int]] = {}
+    usage: dict[str, dict[str, int]]
     if isinstance(summary.get("usage"), dict):
         usage = {str(k): v for k, v in summary["usage"].items() if isinstance(v, dict)}
     else:
