@@ -173,10 +173,9 @@ def card_markdown(card: Card) -> str:
         lines += ["**Scripted run: the judges are the scripted test server, not models; the numbers show how the "
                   "card works, not how good any model is.**", ""]  # fmt: skip
     selection = ", ".join(f"{k} {v}" for k, v in card.selection.items() if v is not None) or "all items"
-    lines.append(f"{card.items} items ({card.task_type}; {selection}). Intervals: {_bootstrap_text(card)}.")
-    lines.append("")
-    lines.append("| judge | method | models | config |")
-    lines.append("|---|---|---|---|")
+    intervals = _bootstrap_text(card)
+    lines += [f"{card.items} items ({card.task_type}; {selection}). Intervals: {intervals}.", ""]
+    lines += ["| judge | method | models | config |", "|---|---|---|---|"]
     for judge in card.judges:
         models = ", ".join(f"{role}: {model}" for role, model in sorted(judge.models.items()))
         lines.append(f"| {_cell(judge.label)} | {_cell(judge.method)} | {_cell(models)} | `{judge.config_hash}` |")
@@ -188,14 +187,12 @@ def card_markdown(card: Card) -> str:
         lines += [f"## {facets[0][1].title}", ""]
         done = [(judge, facet) for judge, facet in facets if facet.status == OK]
         if done:
-            lines.append("| judge | figure | value [95% CI] | n |")
-            lines.append("|---|---|---|---|")
+            lines += ["| judge | figure | value [95% CI] | n |", "|---|---|---|---|"]
             for judge, facet in done:
                 for figure in facet.figures:
                     cells = (judge.label, figure.label, figure_text(figure), f"{facet.n} {facet.unit}")
                     lines.append("| " + " | ".join(_cell(text) for text in cells) + " |")
-            lines.append("")
-            lines.append(f"How: {done[0][1].method}")
+            lines += ["", f"How: {done[0][1].method}"]
             for judge, facet in done:
                 for note in facet.notes:
                     lines.append(f"- {judge.label}: {note}")
