@@ -19,10 +19,9 @@ from debate_eval.agents.redaction import environment_snapshot
 from debate_eval.debates.base import get_method
 from debate_eval.tasks.cli.main import command_parser
 from debate_eval.tasks.data.printable import escaped
-from debate_eval.tasks.engine.aspects import KEY_SEPARATOR
 from debate_eval.tasks.engine.record import Record
 from debate_eval.tasks.engine.resume_index import last_line_of
-from debate_eval.tasks.engine.rundir import RunDir, ScanEnd, iter_numbered_file, lines_at, results_file
+from debate_eval.tasks.engine.rundir import KEY_SEPARATOR, RunDir, ScanEnd, iter_numbered_file, lines_at, results_file
 
 WIDTH = 100
 DESCRIPTION = """Without --item: the run's template and one line per item (human score, score, Critic agreement, rounds,
