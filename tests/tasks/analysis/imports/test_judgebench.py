@@ -183,3 +183,17 @@ def test_import_writes_a_run_that_rescore_refuses(tmp_path: Path, capsys: pytest
     assert [row["details"]["judgebench"]["points"] for row in lines] == [0, 0]
     assert main(["rescore", str(out), "--dry-run"]) == 2
     assert "nothing to read again" in capsys.readouterr().err
+
+
+def test_an_imported_run_holds_no_configured_secret(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A secret of the environment quoted in a released judgment is masked in results.jsonl, as a run's lines
+    are (it was written in clear)."""
+    from debate_eval.tasks.cli.main import main
+
+    monkeypatch.setenv("MY_SERVICE_TOKEN", "envtokenvalue12345")
+    quoting = {"judgment": {"judge_model": "j", "prompt": "p", "response": "key envtokenvalue12345"}, "decision": "A>B"}
+    path = write_lines(tmp_path / "out.jsonl", [output_row("1", "A>B", quoting, judgment("B>A"))])
+    assert main(["import", "judgebench", str(path), "--out", str(tmp_path / "run")]) == 0
+    written = (tmp_path / "run" / "results.jsonl").read_text(encoding="utf-8")
+    assert "envtokenvalue12345" not in written and "key [redacted]" in written
+    assert json.loads(written)["redactions"] == 1
