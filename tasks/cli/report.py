@@ -19,7 +19,11 @@ def add_subparser(subparsers: Any) -> None:
     """Register ``report`` (described by :data:`DESCRIPTION`) and its arguments."""
     parser = command_parser(subparsers, "report", handle_report, DESCRIPTION)
     parser.add_argument("runs", nargs="+", metavar="RUN", help="run directories (or their results.jsonl)")
-    parser.add_argument("--out", default="report.html", help="the HTML file to write (default: report.html)")
+    parser.add_argument(
+        "--out",
+        default="report.html",
+        help="the HTML file to write (default: report.html); an existing file is replaced only if it is a report page",
+    )
     parser.add_argument("--title", help="the page title (default: the runs' labels)")
     parser.add_argument("--data-dir", help="dataset folder for the judged texts (default: as for 'run')")
     parser.add_argument(

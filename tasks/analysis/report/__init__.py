@@ -13,7 +13,14 @@ from pathlib import Path
 from debate_eval.agents.errors import UserError
 from debate_eval.tasks.analysis.bootstrap import CI_METHODS, DEFAULT_CI_METHOD
 from debate_eval.tasks.analysis.report.gather import Run, attach_inputs, label_items, load_runs
-from debate_eval.tasks.analysis.report.page import SAMPLE_ITEMS, SIDECAR_SUFFIX, render, render_page, write_page
+from debate_eval.tasks.analysis.report.page import (
+    SAMPLE_ITEMS,
+    SIDECAR_SUFFIX,
+    refuse_other_page,
+    render,
+    render_page,
+    write_page,
+)
 
 __all__ = ["Run", "load_runs", "render", "render_page", "write_report"]
 
@@ -43,6 +50,7 @@ def write_report(
     if ci_method not in CI_METHODS:
         raise UserError(f"ci_method: choose one of {', '.join(CI_METHODS)} (not {ci_method!r})")
     target = Path(out)
+    refuse_other_page(target)  # an earlier report is replaced, any other file kept
     if len(names) == 1 and (Path(names[0]) / "card.json").is_file():  # an audit folder: its judge card page
         from debate_eval.tasks.analysis.audit.card import read_card
         from debate_eval.tasks.analysis.report.audit_report import render_audit

@@ -21,7 +21,7 @@ from debate_eval.agents.errors import UserError
 from debate_eval.tasks.analysis.label_choice import DEFAULT_LABELS, STRATIFIED, Candidate, choose
 from debate_eval.tasks.analysis.labels import run_scale
 from debate_eval.tasks.analysis.report.gather import attach_inputs, load_run
-from debate_eval.tasks.analysis.report.page import _csp, asset, fill, generated_at, safe_json
+from debate_eval.tasks.analysis.report.page import _csp, asset, fill, generated_at, refuse_other_page, safe_json
 from debate_eval.tasks.analysis.report.plots import esc
 from debate_eval.tasks.engine.record import Record
 from debate_eval.tasks.engine.rundir import refuse_run_file
@@ -93,7 +93,7 @@ def label_page(
     """Write the label page of ``n`` items of ``run`` chosen by ``how`` (:mod:`tasks.analysis.label_choice`)
     to ``out``; returns the page (its path and item ids). Items with an error are never offered."""
     refuse_run_file(out)
-    _refuse_other_file(Path(out))
+    refuse_other_page(Path(out), MARK, "a label page written by debate-eval label")
     loaded = load_run(run)
     attach_inputs([loaded], data_dir)
     candidates: list[Candidate] = []
@@ -146,22 +146,6 @@ def label_page(
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(html, encoding="utf-8")
     return LabelPage(target, tuple(item["item_id"] for item in items), how)
-
-
-def _refuse_other_file(target: Path) -> None:
-    """A one-line ``UserError`` when ``target`` exists and is not a label page (one is replaced: a new draw)."""
-    if not target.exists():
-        return
-    try:
-        with target.open("rb") as handle:
-            head = handle.read(64 * 1024).decode("utf-8", "replace")
-    except OSError:
-        head = ""
-    if MARK not in head:
-        raise UserError(
-            f"--out {target}: already exists and is not a label page written by debate-eval label; give another "
-            "--out (or move that file away)"
-        )
 
 
 def _plain(value: float) -> float | int:

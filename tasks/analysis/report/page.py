@@ -21,6 +21,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from debate_eval.agents.errors import UserError
 from debate_eval.agents.redaction import environment_snapshot
 from debate_eval.tasks.analysis.bootstrap import DEFAULT_CI_METHOD
 from debate_eval.tasks.analysis.report import run_card, sections
@@ -30,6 +31,8 @@ from debate_eval.tasks.analysis.report.plots import PALETTE, esc
 ASSETS = "assets"
 SAMPLE_ITEMS = 2000  # records a page embeds; a larger run embeds a sample, the full table goes in a sidecar
 SIDECAR_SUFFIX = ".items.json.gz"  # beside the page: every row and record, gzipped JSON the page can load
+# in the header of every report page (page.html): an existing --out is replaced only when it holds this
+MARK = "by <code>debate-eval report</code>"
 # The page's script, in this order, joined inside one function (they share its variables).
 SCRIPTS = (
     "report_base.js",
@@ -55,6 +58,24 @@ def fill(template: str, body: dict[str, str]) -> str:
 def generated_at() -> str:
     """The time a page is written, as the pages show it (``2026-11-29 11:22 UTC``)."""
     return datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def refuse_other_page(
+    target: Path, mark: str = MARK, what: str = "a report page written by debate-eval report"
+) -> None:
+    """A one-line ``UserError`` when ``target`` exists and its head does not hold ``mark`` (it is not ``what``):
+    a page of ours is replaced (a new draw, a new report), any other file is kept."""
+    if not target.exists():
+        return
+    try:
+        with target.open("rb") as handle:
+            head = handle.read(64 * 1024).decode("utf-8", "replace")
+    except OSError:
+        head = ""
+    if mark not in head:
+        raise UserError(
+            f"--out {target}: already exists and is not {what}; give another --out (or move that file away)"
+        )
 
 
 def write_page(target: Path, html: str) -> Path:

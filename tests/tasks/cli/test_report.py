@@ -113,3 +113,26 @@ def test_report_refuses_an_unknown_ci_method(tmp_path: Path, capsys) -> None:
     with pytest.raises(SystemExit) as raised:
         main(["report", str(tmp_path), "--ci-method", "basic"])
     assert raised.value.code == 2 and "invalid choice: 'basic'" in capsys.readouterr().err
+
+
+def test_report_out_replaces_only_a_report_page(tmp_path: Path, capsys) -> None:
+    """An existing --out that is not a report page (a data file, a folder) is kept and refused in one line; an
+    earlier report page is replaced."""
+    run = _varied_run(tmp_path / "run", groups=3)
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text('{"item_id": "x", "score": 1}\n', encoding="utf-8")
+    folder = tmp_path / "folder.html"
+    folder.mkdir()
+    for target in (rows, folder):
+        assert main(["report", str(run), "--out", str(target), "--no-texts"]) == 2
+        err = capsys.readouterr().err
+        assert err == (
+            f"debate-eval: error: --out {target}: already exists and is not a report page written by debate-eval "
+            "report; give another --out (or move that file away)\n"
+        )
+    assert rows.read_text(encoding="utf-8") == '{"item_id": "x", "score": 1}\n' and folder.is_dir()
+    page = tmp_path / "page.html"
+    assert main(["report", str(run), "--out", str(page), "--no-texts", "--title", "first"]) == 0
+    assert main(["report", str(run), "--out", str(page), "--no-texts", "--title", "second"]) == 0
+    html = page.read_text(encoding="utf-8")
+    assert "<title>second</title>" in html and "<title>first</title>" not in html
