@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -489,5 +490,6 @@ def _check_reachable(calibrating: int, alpha: float, level: float, min_decided: 
         instead = "lower --min-decided"
     raise UserError(
         f"cascade: {calibrating} labelled calibration items can pass no threshold: {why}; label about "
-        f"{math.ceil(needed / share)} items ({needed} to calibrate on at --calibration {share:g}), or {instead}"
+        f"{math.ceil(needed / Fraction(repr(share)))} items ({needed} to calibrate on at --calibration {share:g}), or "
+        f"{instead}"
     )

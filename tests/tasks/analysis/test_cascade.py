@@ -218,3 +218,22 @@ def test_the_guarantee_on_judgebench_released_judgments(shared_data_dir: Path, t
         assert result.held >= 0.9
         decided = [s.test.agreement for s in result.splits if s.test.agreement is not None]
         assert decided  # the cascade decides items in some splits, not only abstains
+
+
+def test_a_huge_min_decided_gives_an_exact_count_of_labels(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--min-decided 10**29 needs 10**29 calibration items: the labels to ask for are 10**29 / share rounded up,
+    counted exactly (a float division printed 199999999999999982866301714432). A count that is not a whole number
+    is refused by the parser."""
+    one, two, _ = planted_runs(tmp_path, n=40)
+    huge = 10**29
+    for share, expected in (("0.5", 2 * huge), ("0.3", -(-huge * 10 // 3))):
+        argv = ["cascade", str(one), str(two), "--alpha", "0.8", "--min-decided", str(huge), "--calibration", share]
+        assert main(argv) == 2
+        error = capsys.readouterr().err
+        assert f"label about {expected} items ({huge} to calibrate on at --calibration {share})" in error
+        assert len(error.strip().splitlines()) == 1
+    for text in ("1e29", "2.5"):
+        with pytest.raises(SystemExit) as stopped:
+            main(["cascade", str(one), str(two), "--alpha", "0.8", "--min-decided", text])
+        assert stopped.value.code == 2
+        assert f"argument --min-decided: invalid int value: '{text}'" in capsys.readouterr().err
