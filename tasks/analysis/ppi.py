@@ -215,6 +215,8 @@ def difference_estimate(first: Groups, second: Groups, min_units: int = MIN_UNIT
 
 #: Labels the planner looks at at most (a width no number of labels below this reaches is "not reachable").
 MAX_PLANNED = 1_000_000
+#: Outputs per system a plan takes at most (``plan-labels --outputs``): far past any study, inside numpy's integers.
+MAX_OUTPUTS = 1_000_000_000
 
 
 def human_only_labels(sd_human: float, width: float) -> int:

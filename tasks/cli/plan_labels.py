@@ -34,13 +34,16 @@ def add_subparser(subparsers: Any) -> None:
 
 def handle_plan_labels(args: argparse.Namespace) -> int:
     """Print the label plan."""
-    from debate_eval.tasks.analysis.ppi import plan_labels, plan_lines
+    from debate_eval.tasks.analysis.ppi import MAX_OUTPUTS, plan_labels, plan_lines
     from debate_eval.tasks.analysis.records import load_results, results_path
 
     if not math.isfinite(args.width) or args.width <= 0:
         raise UserError(f"--width {args.width:g}: give a positive interval width on the score scale")
-    if args.outputs is not None and args.outputs < 3:
-        raise UserError(f"--outputs {args.outputs}: give the number of outputs per system the judge scores (>= 3)")
+    if args.outputs is not None and not 3 <= args.outputs <= MAX_OUTPUTS:
+        raise UserError(
+            f"--outputs {args.outputs}: give the number of outputs per system the judge scores (>= 3, at most "
+            f"{MAX_OUTPUTS:,})"
+        )
     records = load_results([results_path(args.run)])
     if records and all(record.pairwise for record in records):
         raise UserError(f"{args.run}: a pairwise run (verdicts); plan-labels plans the labels of scored outputs")

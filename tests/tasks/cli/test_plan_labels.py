@@ -118,3 +118,15 @@ def test_bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture) ->
     )  # fmt: skip
     assert main(["plan-labels", str(pairwise), "--width", "0.3"]) == 2
     assert "a pairwise run (verdicts); plan-labels plans the labels of scored outputs" in capsys.readouterr().err
+
+
+def test_outputs_past_the_bound_is_one_line_not_a_traceback(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A count of outputs past numpy's integers crashed the planner (np.sqrt of a Python int); it is refused in one
+    line naming the bound, and the bound itself still plans."""
+    run = pilot_run(tmp_path / "pilot")
+    assert main(["plan-labels", str(run), "--width", "0.3", "--outputs", str(10**29)]) == 2
+    err = capsys.readouterr().err
+    assert f"--outputs {10**29}: " in err and "at most 1,000,000,000" in err and len(err.splitlines()) == 1
+    assert main(["plan-labels", str(run), "--width", "0.3", "--outputs", "1000000000", "--json"]) == 0
+    plan = json.loads(capsys.readouterr().out)
+    assert {entry["outputs"] for part in plan["parts"].values() for entry in part.values()} == {10**9}
