@@ -15,9 +15,8 @@ from typing import Any
 
 from debate_eval.agents.errors import UserError
 from debate_eval.tasks.engine.results import write_json_atomic
-from debate_eval.tasks.engine.rundir import RunDir
+from debate_eval.tasks.engine.rundir import AUDIT_FILE, RunDir
 
-AUDIT_FILE = "audit.json"
 SHARED_KEYS = ("dataset", "aspect", "selection")  # must be equal for every judge of a folder
 KIND = "debate-eval audit"
 

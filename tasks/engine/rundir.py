@@ -40,6 +40,7 @@ RESULTS_FILE = "results.jsonl"
 SUMMARY_FILE = "summary.json"
 INDEX_FILE = "results.index.json"  # the resume index (resume_index.py), beside the results file
 RUN_FILES = (CONFIG_FILE, RESULTS_FILE, SUMMARY_FILE, INDEX_FILE)
+AUDIT_FILE = "audit.json"  # what an audit folder (tasks/audit/folder.py) holds; its sub-runs are DIR/JUDGE/RUN
 KEY_SEPARATOR = "\x1f"  # between item id and aspect in a multi-aspect run's resume key
 
 
@@ -315,9 +316,20 @@ class RunDir:
 
 
 def results_file(name: str | os.PathLike[str]) -> Path:
-    """A results file as given, or a run directory's ``results.jsonl``."""
+    """A results file as given, or a run directory's ``results.jsonl``. An audit folder (``debate-eval audit
+    --out DIR``, no results of its own) is a one-line ``UserError`` naming its sub-runs."""
     path = Path(name)
-    return RunDir(path).results_path if path.is_dir() else path
+    if not path.is_dir():
+        return path
+    results = RunDir(path).results_path
+    if not results.is_file() and (path / AUDIT_FILE).is_file():
+        found = sorted(str(sub.parent) for sub in path.glob(f"*/*/{RESULTS_FILE}"))
+        named = ", ".join(found[:3]) + (f" and {len(found) - 3} more" if len(found) > 3 else "")
+        raise UserError(
+            f"{path}: an audit folder (debate-eval audit), not a run; its sub-runs are the run directories "
+            f"{path / 'JUDGE' / 'RUN'}: " + (named or "none has results yet")
+        )
+    return results
 
 
 def results_file_name() -> str:

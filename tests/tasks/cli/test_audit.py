@@ -190,3 +190,29 @@ def test_the_default_scripted_judge_needs_no_model_name(isolated_env: Path) -> N
     assert main(args) == 0
     facets = card(out)["judges"][0]["facets"]
     assert facets["scale"]["status"] == "ok" and facets["scale"]["notes"] == ["most common judgment: score 3"]
+
+
+def test_commands_of_one_run_pointed_at_an_audit_folder_name_its_sub_runs(
+    isolated_env: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """meta-eval, show, label and calibrate read one run: given the audit folder they say it is one and name the
+    sub-runs (DIR/JUDGE/RUN) instead of "no results.jsonl"."""
+    out = isolated_env / "audit"
+    assert main(single_args(isolated_env, "planted-length", out, "--method", "geval", "--facets", "agreement")) == 0
+    capsys.readouterr()
+    sub_run = out / "geval_planted-length" / "base"
+    assert (sub_run / "results.jsonl").is_file()
+    for command in (["meta-eval"], ["show"], ["label", "--out", str(isolated_env / "label.html")], ["calibrate"]):
+        assert main([command[0], str(out), *command[1:]]) == 2
+        err = capsys.readouterr().err
+        assert err == (
+            f"debate-eval: error: {out}: an audit folder (debate-eval audit), not a run; its sub-runs are the run "
+            f"directories {out}/JUDGE/RUN: {sub_run}\n"
+        ), command
+    assert not (isolated_env / "label.html").exists()
+    rows = isolated_env / "rows.jsonl"  # the audit's page through report: an existing file of another kind is kept
+    rows.write_text("{}\n", encoding="utf-8")
+    assert main(["report", str(out), "--out", str(rows)]) == 2
+    assert "is not a report page written by debate-eval report" in capsys.readouterr().err
+    assert rows.read_text(encoding="utf-8") == "{}\n"
+    assert main(["report", str(out), "--out", str(out / "report.html")]) == 0  # its own page is replaced
