@@ -29,7 +29,13 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from debate_eval.agents.errors import UserError
+
 DEFAULT_RESAMPLES = 1000
+#: The most resamples a command takes (``--bootstrap``): 100 times the default, 10 times the 10,000 of careful
+#: studies. A percentile interval keeps every resampled value and BCa (scipy) every resample's unit indexes at once,
+#: so memory grows with the count times the units: a million resamples of 1,600 items would hold 12.8 GB of indexes.
+MAX_RESAMPLES = 100_000
 SEED = 20240453
 LEVEL = 0.95
 MIN_UNITS = 10
@@ -51,6 +57,15 @@ def too_few_units(n_units: int, unit: str = "groups", min_units: int = MIN_UNITS
     an interval or p-value (text, JSON and the report), never a number.
     """
     return f"too few {unit} (n={n_units})" if n_units < min_units else None
+
+
+def check_resamples(n: int, flag: str = "--bootstrap") -> None:
+    """A one-line ``UserError`` naming ``flag`` unless ``n`` is a number of resamples from 0 to
+    :data:`MAX_RESAMPLES`."""
+    if n < 0:
+        raise UserError(f"{flag} {n}: give a number of resamples >= 0")
+    if n > MAX_RESAMPLES:
+        raise UserError(f"{flag} {n}: give at most {MAX_RESAMPLES:,} resamples")
 
 
 def is_withheld(value: Any) -> bool:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Union
 
 from debate_eval._run import Run, load_run
 from debate_eval.agents.errors import UserError
-from debate_eval.tasks.analysis.bootstrap import DEFAULT_CI_METHOD, DEFAULT_RESAMPLES
+from debate_eval.tasks.analysis.bootstrap import DEFAULT_CI_METHOD, DEFAULT_RESAMPLES, check_resamples
 from debate_eval.tasks.analysis.compare import DEFAULT_MISSING
 from debate_eval.tasks.analysis.formatting import format_json
 from debate_eval.tasks.analysis.gates import DEFAULT_MIN_COVERAGE
@@ -80,6 +80,7 @@ def meta_evaluate(
     if not runs:
         raise TypeError("meta_evaluate needs at least one run")
     resamples = DEFAULT_RESAMPLES if bootstrap is None else int(bootstrap)
+    check_resamples(resamples, "bootstrap")
     paths = [_path_of(run) for run in runs]
     records = load_results([results_path(path) for path in paths])
     if labels is not None:
@@ -106,6 +107,7 @@ def compare(
     Holm-adjusted over every p of the returned comparisons (``family_size``). ``missing`` (pairwise): a missing
     verdict counts as ``wrong`` (the default) or is ``drop``ped from both runs; ``ci_method``: ``percentile``
     or ``bca``."""
+    check_resamples(bootstrap, "bootstrap")
     run_paths = [_path_of(run_a), _path_of(run_b)]
     records_a, records_b = (load_results([results_path(path)]) for path in run_paths)
     require_human_ratings(records_a, run_paths[0])

@@ -16,7 +16,7 @@ from typing import Any, Union
 
 from debate_eval._run import Run
 from debate_eval.agents.errors import UserError
-from debate_eval.tasks.analysis.bootstrap import DEFAULT_RESAMPLES, SEED
+from debate_eval.tasks.analysis.bootstrap import DEFAULT_RESAMPLES, SEED, check_resamples
 from debate_eval.tasks.analysis.calibration import DEFAULT_FOLDS, Calibration, calibrate_records, check_apply_run
 from debate_eval.tasks.analysis.cascade import DEFAULT_MIN_DECIDED, CascadeReport
 from debate_eval.tasks.analysis.label_choice import DEFAULT_LABELS, STRATIFIED
@@ -75,6 +75,7 @@ def calibrate(
     ``calibrate(RUN, FILE).to_dict()``): the monotone map, the error before and after (cross-fitted), the
     transfer check by system and the calibrated means of the unlabelled items (or of ``apply_to``'s, a run of the
     same judge model, method, aspect and scale: else a ``UserError``)."""
+    check_resamples(bootstrap, "bootstrap")
     path = _path(run)
     records = load_results([results_path(path)])
     if labels is not None:

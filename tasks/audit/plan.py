@@ -31,7 +31,7 @@ from pathlib import Path
 from debate_eval.agents.errors import UserError
 from debate_eval.tasks.analysis.audit.alt_test import DEFAULT_EPSILON
 from debate_eval.tasks.analysis.audit.card import FACETS
-from debate_eval.tasks.analysis.bootstrap import CI_METHODS, DEFAULT_CI_METHOD, DEFAULT_RESAMPLES
+from debate_eval.tasks.analysis.bootstrap import CI_METHODS, DEFAULT_CI_METHOD, DEFAULT_RESAMPLES, check_resamples
 from debate_eval.tasks.engine.build import dataset_slug, method_name
 from debate_eval.tasks.engine.request import RunRequest
 
@@ -74,8 +74,7 @@ class AuditRequest:
             raise UserError("--repeats and --paraphrases must be whole numbers >= 1")
         if self.budget_usd is not None and not self.budget_usd > 0:
             raise UserError(f"--budget-usd must be a number of dollars > 0, got {self.budget_usd!r}")
-        if self.bootstrap < 0:
-            raise UserError(f"--bootstrap must be >= 0, got {self.bootstrap}")
+        check_resamples(self.bootstrap)
         if self.ci_method not in CI_METHODS:
             raise UserError(f"--ci-method: choose one of {', '.join(CI_METHODS)}")
         if self.label is not None and not _LABEL.match(self.label):

@@ -16,7 +16,7 @@ from typing import Any
 from debate_eval.tasks.analysis.audit.alt_test import DEFAULT_EPSILON
 from debate_eval.tasks.analysis.audit.card import FACETS, card_table
 from debate_eval.tasks.analysis.audit.self_preference import read_families
-from debate_eval.tasks.analysis.bootstrap import CI_METHODS, DEFAULT_CI_METHOD, DEFAULT_RESAMPLES
+from debate_eval.tasks.analysis.bootstrap import CI_METHODS, DEFAULT_CI_METHOD, DEFAULT_RESAMPLES, MAX_RESAMPLES
 from debate_eval.tasks.audit.plan import DEFAULT_PARAPHRASES, DEFAULT_REPEATS, AuditRequest
 from debate_eval.tasks.cli.main import command_parser
 from debate_eval.tasks.cli.run import (
@@ -88,7 +88,10 @@ def add_subparser(subparsers: Any) -> None:
         "tasks/engine/prices.csv or $DEBATE_EVAL_PRICES)",
     )
     group.add_argument(
-        "--bootstrap", type=int, default=DEFAULT_RESAMPLES, help=f"resamples per interval (default {DEFAULT_RESAMPLES})"
+        "--bootstrap",
+        type=int,
+        default=DEFAULT_RESAMPLES,
+        help=f"resamples per interval (default {DEFAULT_RESAMPLES}; at most {MAX_RESAMPLES:,})",
     )
     group.add_argument("--ci-method", choices=CI_METHODS, default=DEFAULT_CI_METHOD, help="interval method")
     group.add_argument("--label", help="the judge's name on the card and its folder (default: METHOD[_MODEL])")

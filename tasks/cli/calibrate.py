@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
-from debate_eval.tasks.analysis.bootstrap import DEFAULT_RESAMPLES
+from debate_eval.tasks.analysis.bootstrap import DEFAULT_RESAMPLES, MAX_RESAMPLES, check_resamples
 from debate_eval.tasks.analysis.calibration import DEFAULT_FOLDS, Calibration, calibrate_records, check_apply_run
 from debate_eval.tasks.analysis.labels import labelled_run_rows, scale_of_run
 from debate_eval.tasks.analysis.records import load_results, number, results_path
@@ -47,7 +47,7 @@ def add_subparser(subparsers: Any) -> None:
         "--bootstrap",
         type=int,
         default=DEFAULT_RESAMPLES,
-        help=f"resamples for the intervals (default {DEFAULT_RESAMPLES})",
+        help=f"resamples for the intervals (default {DEFAULT_RESAMPLES}; at most {MAX_RESAMPLES:,})",
     )
     parser.add_argument("--seed", type=int, default=None, help="seed of the folds and resamples")
     parser.add_argument("--json", action="store_true", help="print the calibration as JSON")
@@ -63,8 +63,7 @@ def handle_calibrate(args: argparse.Namespace) -> int:
     """Print the calibration."""
     if args.folds < 2:
         raise UserError(f"--folds {args.folds}: give 2 or more")
-    if args.bootstrap < 0:
-        raise UserError(f"--bootstrap {args.bootstrap}: give a number of resamples >= 0")
+    check_resamples(args.bootstrap)
     if args.out:
         refuse_run_file(args.out)
         _refuse_other_file(Path(args.out))

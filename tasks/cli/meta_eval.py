@@ -39,7 +39,13 @@ from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
-from debate_eval.tasks.analysis.bootstrap import CI_METHODS, DEFAULT_CI_METHOD, DEFAULT_RESAMPLES
+from debate_eval.tasks.analysis.bootstrap import (
+    CI_METHODS,
+    DEFAULT_CI_METHOD,
+    DEFAULT_RESAMPLES,
+    MAX_RESAMPLES,
+    check_resamples,
+)
 from debate_eval.tasks.analysis.compare import DEFAULT_MISSING, MISSING_POLICIES
 from debate_eval.tasks.analysis.distribution import format_distribution, score_distribution
 from debate_eval.tasks.analysis.formatting import (
@@ -74,8 +80,7 @@ repeated item."""
 def handle_meta_eval(args: argparse.Namespace) -> int:
     """Print the meta-evaluation (table, JSON, distribution, published tables) or a comparison of two runs;
     with ``--fail-under``, return 1 when a figure is below its bar."""
-    if args.bootstrap < 0:
-        raise UserError(f"--bootstrap {args.bootstrap}: give a number of resamples >= 0")
+    check_resamples(args.bootstrap)
     bars = parse_bars(args.fail_under) if args.fail_under is not None else {}
     min_coverage = check_min_coverage(args.min_coverage)
     if args.fail_under_ci and not bars:
@@ -203,7 +208,8 @@ def add_subparser(subparsers: Any) -> None:
         type=int,
         default=DEFAULT_RESAMPLES,
         metavar="N",
-        help=f"bootstrap resamples for the 95%% intervals and --compare (default {DEFAULT_RESAMPLES}; 0: none)",
+        help=f"bootstrap resamples for the 95%% intervals and --compare (default {DEFAULT_RESAMPLES}; 0: none; at "
+        f"most {MAX_RESAMPLES:,})",
     )
     parser.add_argument(
         "--ci-method",

@@ -165,3 +165,16 @@ def test_resampling_a_block_at_a_time_draws_what_one_draw_gives(n_units: int, mo
     assert np.array_equal(np.array(list(bootstrap.resample_rows(n_units, 13, 5))), whole)
     values = np.arange(n_units, dtype=float) ** 2
     assert np.array_equal(bootstrap.resampled_means(values, 13, 5), values[whole].mean(axis=1))
+
+
+def test_check_resamples_takes_0_to_the_bound_and_names_the_flag() -> None:
+    from debate_eval.agents.errors import UserError
+    from debate_eval.tasks.analysis.bootstrap import MAX_RESAMPLES, check_resamples
+
+    assert MAX_RESAMPLES == 100 * 1000  # 100 times the default of 1000 resamples
+    for n in (0, 1, MAX_RESAMPLES):
+        check_resamples(n)
+    with pytest.raises(UserError, match=r"^--bootstrap 100001: give at most 100,000 resamples$"):
+        check_resamples(MAX_RESAMPLES + 1)
+    with pytest.raises(UserError, match=r"^bootstrap -1: give a number of resamples >= 0$"):
+        check_resamples(-1, "bootstrap")

@@ -192,6 +192,18 @@ def test_the_default_scripted_judge_needs_no_model_name(isolated_env: Path) -> N
     assert facets["scale"]["status"] == "ok" and facets["scale"]["notes"] == ["most common judgment: score 3"]
 
 
+def test_bootstrap_past_its_bound_is_refused_before_the_folder_is_made(
+    isolated_env: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Checked with the other settings, before the data is read (the dataset here does not exist)."""
+    out = isolated_env / "huge"
+    args = single_args(isolated_env, "planted-length", out, "--method", "geval", "--facets", "agreement")
+    args[args.index("--dataset") + 1] = str(isolated_env / "absent.jsonl")
+    assert main([*args, "--bootstrap", str(10**23)]) == 2
+    assert capsys.readouterr().err == f"debate-eval: error: --bootstrap {10**23}: give at most 100,000 resamples\n"
+    assert not out.exists()
+
+
 def test_commands_of_one_run_pointed_at_an_audit_folder_name_its_sub_runs(
     isolated_env: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -498,3 +498,18 @@ def test_difficulty_must_cover_the_run_and_needs_a_baseline(tmp_path: Path, caps
     write_run(scored, two_documents())
     with pytest.raises(UserError, match="applies to pairwise runs against a baseline"):
         _run_command(["meta-eval", str(scored), "--difficulty", str(partial)], capsys)
+
+
+@pytest.mark.parametrize("command", ["meta-eval", "calibrate"])
+def test_bootstrap_past_its_bound_is_one_line_before_any_work(
+    tmp_path: Path, command: str, capsys: pytest.CaptureFixture
+) -> None:
+    """--bootstrap 10**23 ran without end; past 100,000 resamples it is refused in one line naming the flag and
+    the bound, before the run is read (the run here does not exist)."""
+    from debate_eval.tasks.cli.main import main
+
+    assert main([command, str(tmp_path / "absent"), "--bootstrap", str(10**23)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"debate-eval: error: --bootstrap {10**23}: give at most 100,000 resamples\n"
+    assert main([command, str(tmp_path / "absent"), "--bootstrap", "100000"]) == 2  # the bound itself: read on
+    assert "no such results file" in capsys.readouterr().err
