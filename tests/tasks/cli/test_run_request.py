@@ -76,3 +76,24 @@ def test_a_bad_config_file_is_one_line_and_exit_2(isolated_env: Path, capsys: py
 def test_a_run_without_dataset_or_aspect_says_so(isolated_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["run", "--aspect", "coherence"]) == 2
     assert "give the data to evaluate: --dataset NAME|FILE" in capsys.readouterr().err
+
+
+def test_dump_config_prints_no_key_as_security_md_says(isolated_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A config file's ``api_key = ...`` is refused in one line naming the option, not its value, and nothing is
+    printed; a --base-url's password that --dump-config prints is masked. docs/security.md says both."""
+    key, password = "sk-abcdefghijklmnopqrstuvwx1234", "sk-zyxwvutsrqponmlk98765"
+    base = 'dataset = "summeval"\naspect = "coherence"\nmethod = "geval"\n'
+    with_key = isolated_env / "key.toml"
+    with_key.write_text(base + f'api_key = "{key}"\n', encoding="utf-8")
+    assert main(["run", "--config", str(with_key), "--dump-config"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and len(captured.err.splitlines()) == 1
+    assert "'api_key'" in captured.err and key not in captured.err
+    with_url = isolated_env / "url.toml"
+    with_url.write_text(base + f'base_url = "http://user:{password}@127.0.0.1:9/v1"\n', encoding="utf-8")
+    assert main(["run", "--config", str(with_url), "--dump-config"]) == 0
+    out = capsys.readouterr().out
+    assert "[redacted]" in out and password not in out
+    page = " ".join((Path(__file__).parents[3] / "docs" / "security.md").read_text(encoding="utf-8").split())
+    assert "`--dump-config` prints no key" in page and "`api_key = ...` is refused as `run` refuses it" in page
+    assert "`api_key = ...` is printed `[redacted]`" not in page
