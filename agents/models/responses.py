@@ -54,23 +54,23 @@ def snippet(content: bytes) -> str:
 
 def check_completion_body(content: bytes, content_type: str, request: httpx2.Request) -> None:
     """Raise ``BadResponseError`` / ``EmptyAnswerError`` unless ``content`` is a usable chat completion."""
-    where = f"the endpoint {public_url(str(request.url))} answered HTTP 200 with"
-    kind = content_type.split(";")[0].strip() or "no content type"
     if not content.strip():
-        raise BadResponseError(f"{where} an empty body ({kind})", request)
+        raise BadResponseError(f"{_answered(request)} an empty body ({_kind(content_type)})", request)
     try:
         body: Any = json.loads(content)
     except (ValueError, UnicodeDecodeError):
         raise BadResponseError(
-            f"{where} a body that is not JSON ({kind}, {len(content)} bytes: {snippet(content)})", request
+            f"{_answered(request)} a body that is not JSON ({_kind(content_type)}, {len(content)} bytes: "
+            f"{snippet(content)})",
+            request,
         ) from None
     if not isinstance(body, dict):
-        raise BadResponseError(f"{where} JSON that is not an object: {snippet(content)}", request)
+        raise BadResponseError(f"{_answered(request)} JSON that is not an object: {snippet(content)}", request)
     choices = body.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
         error = body.get("error")
         detail = f"an error: {snippet(json.dumps(error).encode())}" if error else f"no choices: {snippet(content)}"
-        raise BadResponseError(f"{where} JSON without a completion ({detail})", request)
+        raise BadResponseError(f"{_answered(request)} JSON without a completion ({detail})", request)
     message = choices[0].get("message")
     if not isinstance(message, dict):
         message = {}
@@ -84,6 +84,15 @@ def check_completion_body(content: bytes, content_type: str, request: httpx2.Req
         request,
         finish,
     )
+
+
+def _answered(request: httpx2.Request) -> str:
+    """The start of a ``BadResponseError`` message (made only when the check fails)."""
+    return f"the endpoint {public_url(str(request.url))} answered HTTP 200 with"
+
+
+def _kind(content_type: str) -> str:
+    return content_type.split(";")[0].strip() or "no content type"
 
 
 def check_chat_completion(request: httpx2.Request, response: httpx2.Response) -> None:
