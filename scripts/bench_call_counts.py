@@ -154,7 +154,8 @@ def main() -> None:
     print(f"{'total':20} " + " ".join(f"{sum(grouped[side].values()):9.1f}" for side in grouped))
     if args.save:
         data = {
-            side: {f"{w}:{n} {f}": c / per for (w, n, f), c in calls.items()} for side, (calls, per) in counts.items()
+            side: {f"{short_name(w)}:{n} {f}": c / per for (w, n, f), c in calls.items()}
+            for side, (calls, per) in counts.items()
         }
         args.save.write_text(json.dumps(data, indent=1, sort_keys=True))
     for side in ("stack", "item"):
