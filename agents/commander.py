@@ -148,10 +148,10 @@ class CommanderAgent(BaseChatAgent):
         if relay is Relay.TASK:
             return self.task
         if relay is Relay.REVIEW:
-            answer = self._first(SCORER) if self._forward_first else self._latest(SCORER)
+            answer = self._said(SCORER)[0 if self._forward_first else -1]
             return TO_CRITIC.format(task=self.task, answer=answer)
         if relay is Relay.FEEDBACK:
-            return TO_SCORER.format(feedback=self._latest(CRITIC))
+            return TO_SCORER.format(feedback=self._said(CRITIC)[-1])
         if relay is Relay.TIEBREAK:
             if self._tiebreak_text is not None:
                 return self._tiebreak_text(self.authors_debate_log())
@@ -160,7 +160,7 @@ class CommanderAgent(BaseChatAgent):
 
     def authors_debate_log(self) -> str:
         """The authors' debate log: for every Critic turn, the Scorer's *first* answer and that feedback."""
-        first = self._first(SCORER)
+        first = self._said(SCORER)[0]
         return "".join(f"(Scorer)\n{first}\n(Critic)\n{content}\n" for source, content in self._log if source == CRITIC)
 
     def material(self, relay: Relay) -> str:
@@ -168,9 +168,11 @@ class CommanderAgent(BaseChatAgent):
         if relay is Relay.TASK:
             return self.task
         if relay is Relay.REVIEW:
-            return f"Task description and source texts:\n{self.task}\n\nThe Scorer's response:\n{self._latest(SCORER)}"
+            return (
+                f"Task description and source texts:\n{self.task}\n\nThe Scorer's response:\n{self._said(SCORER)[-1]}"
+            )
         if relay is Relay.FEEDBACK:
-            return f"The Critic's feedback:\n{self._latest(CRITIC)}"
+            return f"The Critic's feedback:\n{self._said(CRITIC)[-1]}"
         return f"{self.task}\n\nDebate Log of Other Agents:\n\n{self._format_log()}\n\n{self.answer_hint}".rstrip()
 
     async def _llm_words(self, relay: Relay, cancellation_token: CancellationToken) -> tuple[str, object]:
@@ -180,17 +182,12 @@ class CommanderAgent(BaseChatAgent):
         response = await self._llm.on_messages(shown, cancellation_token)
         return response.chat_message.to_text().strip(), response.chat_message.models_usage
 
-    def _first(self, speaker: str) -> str:
-        for source, content in self._log:
-            if source == speaker:
-                return content
-        raise RuntimeError(f"the Commander has nothing from the {speaker} to relay")
-
-    def _latest(self, speaker: str) -> str:
-        for source, content in reversed(self._log):
-            if source == speaker:
-                return content
-        raise RuntimeError(f"the Commander has nothing from the {speaker} to relay")
+    def _said(self, speaker: str) -> list[str]:
+        """What ``speaker`` said, turn by turn (a ``RuntimeError`` when nothing yet)."""
+        said = [content for source, content in self._log if source == speaker]
+        if not said:
+            raise RuntimeError(f"the Commander has nothing from the {speaker} to relay")
+        return said
 
     def _format_log(self) -> str:
         return "\n".join(f"({source})\n{content}\n" for source, content in self._log).rstrip()

@@ -23,23 +23,20 @@ def redacted_args(args: tuple[Any, ...]) -> tuple[Any, ...]:
     return tuple(redact(arg) if isinstance(arg, str) else arg for arg in args)
 
 
-class UserError(Exception):
+class RedactedError(Exception):
+    """A base for the errors whose message may quote a provider or a setting: masked when built."""
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*redacted_args(args))
+
+
+class UserError(RedactedError):
     """A problem with the user's input or environment, not a bug.
 
     The message must say what is wrong and where (which file, which row, which field, which setting)
     and, where it can, what to do about it. The command line prints it on one line, without a traceback,
     and exits with a non-zero status. Secrets (API keys) are masked when it is built.
     """
-
-    def __init__(self, *args: Any) -> None:
-        super().__init__(*redacted_args(args))
-
-
-class RedactedError(Exception):
-    """A base for the model layer's errors whose message may quote a provider: masked when built."""
-
-    def __init__(self, *args: Any) -> None:
-        super().__init__(*redacted_args(args))
 
 
 def error_chain(error: BaseException | None) -> Iterator[BaseException]:

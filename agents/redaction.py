@@ -82,9 +82,8 @@ def secret_values(environ: Mapping[str, str] | None = None) -> list[str]:
     """Every secret to mask, longest first: secret-named environment variables, URL credentials in the
     environment (``environ``, else ``os.environ`` or its ``environment_snapshot``), and the registered ones."""
     snapshot = _SNAPSHOT.get() if environ is None else None
-    if snapshot is not None:
-        return list(_longest_first(snapshot | _registered))
-    return list(_longest_first(frozenset(environment_secrets(environ) | _registered)))
+    found = snapshot if snapshot is not None else environment_secrets(environ)
+    return list(_longest_first(frozenset(found | _registered)))
 
 
 @functools.lru_cache(maxsize=32)

@@ -55,23 +55,11 @@ def tracer_provider_set() -> bool:
     return not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider | trace.NoOpTracerProvider)
 
 
-class _NoSpan(contextlib.AbstractContextManager[trace.Span]):
-    """The context of a span that is not made: the current span stays what it was."""
-
-    def __enter__(self) -> trace.Span:
-        return trace.INVALID_SPAN
-
-    def __exit__(self, *exc: object) -> None:
-        return None
-
-
-_NO_SPAN = _NoSpan()
+_NO_SPAN = contextlib.nullcontext(trace.INVALID_SPAN)  # a span not made: the current span stays what it was
 
 
 class IdleTracer(trace.Tracer):
-    """An OpenTelemetry tracer (the public ``Tracer`` interface) whose spans are not made at all, for runtimes
-    whose spans would go nowhere: no no-op span is made current and undone for every routed message, as
-    OpenTelemetry's ``NoOpTracer`` does (nothing can read it while no provider is set)."""
+    """An OpenTelemetry tracer whose spans are not made at all, not even as no-op spans (see the module doc)."""
 
     def start_span(self, name: str, *args: Any, **kwargs: Any) -> trace.Span:
         """No span."""
@@ -192,18 +180,17 @@ def run_span(
     if found is None:
         yield None
         return
-    token = _RUN_CONTENT.set(content)
     attributes = {
         "debate_eval.dataset": dataset,
         "debate_eval.aspect": aspect,
         "debate_eval.method": method,
         "debate_eval.items": items,
     }
-    try:
-        with found.start_as_current_span(f"debate_eval.run {method}", attributes=_attributes(attributes)) as span:
-            yield span
-    finally:
-        _RUN_CONTENT.reset(token)
+    with (
+        bound(_RUN_CONTENT, content),
+        found.start_as_current_span(f"debate_eval.run {method}", attributes=_attributes(attributes)) as span,
+    ):
+        yield span
 
 
 def run_result(span: trace.Span | None, *, finished: int, failed: int) -> None:
@@ -229,18 +216,25 @@ def item_span(*, item_id: str, aspect: str, method: str, dataset: str | None = N
     }
     with found.start_as_current_span(f"debate_eval.item {method}", attributes=_attributes(attributes)) as span:
         item = ItemTrace(found, span, content_traced())
-        token = _ITEM.set(item)
         try:
-            yield item
+            with bound(_ITEM, item):
+                yield item
         finally:
-            _ITEM.reset(token)
             item.end_round()
+
+
+EVALUATION_EVENT = "gen_ai.evaluation.result"  # the GenAI semantic conventions' evaluation event
 
 
 def item_result(item: ItemTrace | None, record: Any) -> None:
     """An item's outcome on its span (``record``: the engine's typed record, its fields read as attributes):
     parsed score (or verdict), parse status, rounds, agreement, calls; a failed item's error kind (never its
-    message) and an error status."""
+    message) and an error status.
+
+    And its judgment as the GenAI conventions' ``gen_ai.evaluation.result`` event on the span:
+    ``gen_ai.evaluation.name`` (the aspect), ``gen_ai.evaluation.score.value`` (the parsed score),
+    ``gen_ai.evaluation.score.label`` (a pairwise verdict, or the score as text), and, with content on only,
+    ``gen_ai.evaluation.explanation`` (the deciding answer, secrets masked); a failed item: ``error.type``."""
     if item is None or not item.span.is_recording():
         return
     item.end_round()
@@ -259,25 +253,8 @@ def item_result(item: ItemTrace | None, record: Any) -> None:
         )
     }
     item.span.set_attributes(_attributes(attributes))
-    error = getattr(record, "error", None)
-    if error:
-        kind = str(error).split(":", 1)[0]
-        item.span.set_attribute("error.type", kind)
-        item.span.set_status(trace.Status(trace.StatusCode.ERROR, kind))
-    evaluation_event(item, record)
-
-
-EVALUATION_EVENT = "gen_ai.evaluation.result"  # the GenAI semantic conventions' evaluation event
-
-
-def evaluation_event(item: ItemTrace, record: Any) -> None:
-    """The item's judgment as the GenAI conventions' ``gen_ai.evaluation.result`` event on its span:
-    ``gen_ai.evaluation.name`` (the aspect), ``gen_ai.evaluation.score.value`` (the parsed score),
-    ``gen_ai.evaluation.score.label`` (a pairwise verdict, or the score as text), and, with content on only,
-    ``gen_ai.evaluation.explanation`` (the deciding answer, secrets masked); a failed item: ``error.type``."""
-    score = getattr(record, "score", None)
-    verdict = getattr(record, "verdict", None)
-    attributes: dict[str, Any] = {
+    score, verdict = getattr(record, "score", None), getattr(record, "verdict", None)
+    event: dict[str, Any] = {
         "gen_ai.evaluation.name": getattr(record, "aspect", None),
         "gen_ai.evaluation.score.value": float(score) if score is not None else None,
         "gen_ai.evaluation.score.label": verdict
@@ -287,12 +264,13 @@ def evaluation_event(item: ItemTrace, record: Any) -> None:
     }
     error = getattr(record, "error", None)
     if error:
-        attributes["error.type"] = str(error).split(":", 1)[0]
-    if item.content:
-        answer = _deciding_answer(record)
-        if answer is not None:
-            attributes["gen_ai.evaluation.explanation"] = redact(answer)
-    item.span.add_event(EVALUATION_EVENT, attributes=_attributes(attributes))
+        event["error.type"] = kind = str(error).split(":", 1)[0]
+        item.span.set_attribute("error.type", kind)
+        item.span.set_status(trace.Status(trace.StatusCode.ERROR, kind))
+    answer = _deciding_answer(record) if item.content else None
+    if answer is not None:
+        event["gen_ai.evaluation.explanation"] = redact(answer)
+    item.span.add_event(EVALUATION_EVENT, attributes=_attributes(event))
 
 
 def _deciding_answer(record: Any) -> str | None:
@@ -318,12 +296,12 @@ def debate_round(number: int) -> None:
     )
 
 
+@dataclass
 class CallSpan:
     """The span of one model call in flight (``model_call``)."""
 
-    def __init__(self, span: trace.Span, content: bool) -> None:
-        self.span = span
-        self.content = content
+    span: trace.Span
+    content: bool
 
     def result(
         self,

@@ -66,29 +66,28 @@ def answer_plan(
     each role the run calls (``roles``, default all) can request (``Provider.answer_modes``)."""
     if requested not in REQUESTS:
         raise UserError(f"unknown answer format {requested!r}; choose from {', '.join(REQUESTS)}")
-    if fidelity == AUTHORS_CODE:
-        if requested in (GRAMMAR, JSON):
-            raise UserError(
-                f"--answer-format {requested} (or --structured-output) changes the answers the authors' code "
-                "parsed: not with --fidelity authors-code"
-            )
-        requested_mode = FREE
-    else:
-        requested_mode = requested
+    if fidelity == AUTHORS_CODE and requested in (GRAMMAR, JSON):
+        raise UserError(
+            f"--answer-format {requested} (or --structured-output) changes the answers the authors' code "
+            "parsed: not with --fidelity authors-code"
+        )
+    requested_mode = FREE if fidelity == AUTHORS_CODE else requested
     modes = {}
     for role in ROLES:
         settings = models.for_role(role)
         provider = get_provider(settings.provider)
         modes[role] = provider.auto_answer_mode if requested_mode == AUTO else requested_mode
         called = roles is None or role in roles or (role == "scorer")
-        if requested_mode in (GRAMMAR, JSON) and called and requested_mode not in provider.answer_modes:
+        if requested_mode not in (GRAMMAR, JSON) or not called:
+            continue
+        if requested_mode not in provider.answer_modes:
             hint = " (--structured-output asks for a JSON schema)" if JSON in provider.answer_modes else ""
             raise UserError(
                 f"the {provider.name} provider of the {role} cannot request answers as {requested_mode}: it takes "
                 f"{', '.join(provider.answer_modes) or 'no answer format'}{hint}"
             )
         model_modes = provider.answer_modes_of(settings.model)
-        if requested_mode in (GRAMMAR, JSON) and called and requested_mode not in model_modes:
+        if requested_mode not in model_modes:
             flag = f"--answer-format {requested_mode}" + (" (--structured-output)" if requested_mode == JSON else "")
             raise UserError(
                 f"{flag} is not available with the {role}'s model {settings.model!r}: the {provider.name} "

@@ -1,9 +1,5 @@
-"""The method registry (the contract a method implements is ``debates.method``, re-exported here).
-
-A method is a ``Method`` subclass (``debates.method``) that declares its name, a one-line description, its
-``Options`` and the model roles it calls, implements ``judge`` (single tasks) and/or ``judge_pair`` (pairwise
-tasks: the task types it supports follow from which) and re-parses its transcript in ``rescore``;
-``@register_method`` (or ``register_method(instance)``) makes it selectable by ``run --method NAME``.
+"""The method registry (the contract a method implements is ``debates.method``, re-exported here):
+``@register_method`` (or ``register_method(instance)``) makes a ``Method`` selectable by ``run --method NAME``.
 
 Built-in methods live in the modules of ``BUILTIN_MODULES``. Third-party packages add methods through the
 entry point group ``debate_eval.methods`` (as pytest and inspect_ai load plugins)::
@@ -131,6 +127,7 @@ def _load_plugin(entry: metadata.EntryPoint) -> None:
         return
     _PLUGINS_TRIED.add(entry.name)
     before = set(_REGISTRY)
+    dist = entry.dist.name if getattr(entry, "dist", None) is not None else None
     try:
         if entry.name in _REGISTRY:
             raise ValueError(f"the name {entry.name!r} is taken by a built-in method")
@@ -138,16 +135,14 @@ def _load_plugin(entry: metadata.EntryPoint) -> None:
         if isinstance(loaded, Method) or (isinstance(loaded, type) and issubclass(loaded, Method)):
             register_method(loaded)
     except Exception as error:  # a broken plugin must not break the command
-        source = entry.dist.name if getattr(entry, "dist", None) is not None else entry.value
-        line = f"plugin method {entry.name!r} ({source}) not loaded: {type(error).__name__}: {error}"
+        line = f"plugin method {entry.name!r} ({dist or entry.value}) not loaded: {type(error).__name__}: {error}"
         _FAILED_PLUGINS[entry.name] = line
         print(f"debate-eval: {line.splitlines()[0]}", file=sys.stderr)
         for name in set(_REGISTRY) - before:  # nothing half-registered
             del _REGISTRY[name]
         return
-    dist = entry.dist.name if getattr(entry, "dist", None) is not None else "?"
     for name in set(_REGISTRY) - before:
-        _SOURCES[name] = f"plugin {dist} ({entry.value})"
+        _SOURCES[name] = f"plugin {dist or '?'} ({entry.value})"
     if entry.name not in _REGISTRY:
         line = f"plugin method {entry.name!r} ({entry.value}) registered no method of that name"
         _FAILED_PLUGINS[entry.name] = line
@@ -164,14 +159,11 @@ def all_methods() -> dict[str, Method[Any]]:
 
 
 def _ordered() -> dict[str, Method[Any]]:
-    def rank(item: tuple[int, str]) -> tuple[int, int]:
-        position, name = item
+    def rank(name: str) -> int:  # a stable sort: the order of registration within a module, and for plugins
         module = type(_REGISTRY[name]).__module__
-        builtin = BUILTIN_MODULES.index(module) if module in BUILTIN_MODULES else len(BUILTIN_MODULES)
-        return builtin, position
+        return BUILTIN_MODULES.index(module) if module in BUILTIN_MODULES else len(BUILTIN_MODULES)
 
-    names = [name for _, name in sorted(enumerate(_REGISTRY), key=rank)]
-    return {name: _REGISTRY[name] for name in names}
+    return {name: _REGISTRY[name] for name in sorted(_REGISTRY, key=rank)}
 
 
 def get_method(name: str) -> Method[Any]:
@@ -238,7 +230,7 @@ def method_options(method: Method[Any]) -> list[dict[str, Any]]:
     return [
         {
             "name": option.name,
-            "flags": list(option.flags),
+            "flags": [option.flag],
             "help": option.help,
             "default": option.default,
             "choices": list(option.choices) if option.choices else None,

@@ -138,11 +138,6 @@ class MethodOption:
         """The flag, e.g. ``--max-rounds``."""
         return "--" + self.name.replace("_", "-")
 
-    @property
-    def flags(self) -> tuple[str, ...]:
-        """Every spelling of the flag (one)."""
-        return (self.flag,)
-
     def check(self, value: Any) -> Any:
         """``value`` checked and converted as the flag would be; a ``UserError`` (one line naming the option)
         otherwise."""

@@ -44,10 +44,8 @@ Usage (from the repository root)::
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
 import os
-import platform
 import resource
 import shlex
 import subprocess
@@ -60,7 +58,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_report import replace_section  # sibling script
+from bench_report import load_text, replace_section, section_head  # sibling script
 from endpoint_process import SERVER_MODULE, EndpointProcess  # sibling script
 
 SECTION = "rate_limits"
@@ -188,14 +186,7 @@ def run_cold_start(args: argparse.Namespace, scenario: ColdStart, work: Path) ->
 def cold_start_report(args: argparse.Namespace, command: str, rows: Sequence[dict[str, Any]], load: str) -> str:
     """The Markdown section of the cold-start runs."""
     lines = [
-        "## Cold start: the first window (`scripts/bench_rate_limits.py --cold-start`)",
-        "",
-        "```bash",
-        command,
-        "```",
-        "",
-        f"- Date: {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC. Machine: {platform.platform()}, "
-        f"{os.cpu_count()} CPUs, shared with other jobs; {load}.",
+        *section_head("Cold start: the first window (`scripts/bench_rate_limits.py --cold-start`)", command, load),
         f"- Run: {args.cold_items} SummEval coherence items, G-Eval (one call an item), `--concurrency "
         f"{args.concurrency}`, the endpoint check on (its answer's headers are the first wave's budget), no "
         f"budget by hand, no cache; latency uniform {args.latency} s; OpenAI-style headers on every answer.",
@@ -294,15 +285,13 @@ def run_scenario(args: argparse.Namespace, scenario: Scenario, work: Path) -> di
 def report(args: argparse.Namespace, command: str, rows: Sequence[dict[str, Any]], load: str) -> str:
     """The Markdown section."""
     lines = [
-        "## Binding rate limits (`scripts/bench_rate_limits.py`)",
-        "",
-        "```bash",
-        command,
-        "```",
-        "",
-        f"- Date: {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC. Machine: {platform.platform()}, "
-        f"{os.cpu_count()} CPUs, shared with other jobs; {load}. The shares measure waiting on the endpoint, so "
-        "they hold on a loaded machine; wall and CPU times would be lower on an idle one.",
+        *section_head(
+            "Binding rate limits (`scripts/bench_rate_limits.py`)",
+            command,
+            load,
+            "The shares measure waiting on the endpoint, so they hold on a loaded machine; wall and CPU times would "
+            "be lower on an idle one.",
+        ),
         f"- Endpoint: `{SERVER_MODULE}` in its own process, latency uniform {args.latency} s, limits per "
         "minute as continuously refilled buckets that start full, OpenAI-style headers, 429 + retry-after.",
         f"- Run: {args.items} SummEval coherence items, DEBATE n = 2 (the endpoint's Critic never agrees: 5 calls "
@@ -399,12 +388,7 @@ def run_all(prefix: str, runs: list[tuple[str, Any]], describe: Any) -> tuple[li
             row = run(Path(work))
             print(f"{name}: {describe(row)}", file=sys.stderr)
             rows.append(row)
-    after = os.getloadavg()
-    load = (
-        f"load average (1/5/15 min) {load_before[0]:.2f}/{load_before[1]:.2f}/{load_before[2]:.2f} before, "
-        f"{after[0]:.2f}/{after[1]:.2f}/{after[2]:.2f} after"
-    )
-    return rows, load
+    return rows, load_text(load_before, os.getloadavg())
 
 
 def cold_start_main(args: argparse.Namespace, command: str) -> int:

@@ -26,9 +26,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import datetime as dt
 import os
-import platform
 import random
 import shlex
 import sys
@@ -42,7 +40,7 @@ from debate_eval.agents.models.rate_limit import RateLimiter
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # tests/support: the virtual clock
-from bench_report import replace_section  # sibling script
+from bench_report import load_text, replace_section, section_head  # sibling script
 from support.virtual_clock import VirtualTime, WindowedEndpoint
 
 SECTION = "rate_windows_sweep"
@@ -164,15 +162,12 @@ def sweep(seeds: int) -> list[dict[str, Any]]:
 def report(command: str, seeds: int, rows: Sequence[dict[str, Any]], load: str) -> str:
     """The Markdown section."""
     lines = [
-        "## Fixed windows on a virtual clock (`scripts/bench_rate_windows.py`)",
-        "",
-        "```bash",
-        command,
-        "```",
-        "",
-        f"- Date: {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC. Machine: {platform.platform()}, "
-        f"{os.cpu_count()} CPUs, shared with other jobs; {load}. The clock is virtual: the figures do not "
-        "depend on the machine's speed or load.",
+        *section_head(
+            "Fixed windows on a virtual clock (`scripts/bench_rate_windows.py`)",
+            command,
+            load,
+            "The clock is virtual: the figures do not depend on the machine's speed or load.",
+        ),
         f"- 20 requests per fixed 10 s window at a random phase; 64 callers; {seeds} seeds per row; the delay "
         "profiles and the endpoint as the script's docstring says.",
         "",
@@ -201,11 +196,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     before = os.getloadavg()
     rows = sweep(args.seeds)
     after = os.getloadavg()
-    load = (
-        f"load average (1/5/15 min) {before[0]:.2f}/{before[1]:.2f}/{before[2]:.2f} before, "
-        f"{after[0]:.2f}/{after[1]:.2f}/{after[2]:.2f} after"
-    )
-    replace_section(args.out, SECTION, report(command, args.seeds, rows, load), title="Rate limits")
+    replace_section(args.out, SECTION, report(command, args.seeds, rows, load_text(before, after)), title="Rate limits")
     print(f"wrote {args.out}", file=sys.stderr)
     return 0
 

@@ -2,7 +2,34 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import os
+import platform
+from collections.abc import Sequence
 from pathlib import Path
+
+
+def load_text(before: Sequence[float], after: Sequence[float]) -> str:
+    """The machine's load average (1/5/15 min, ``os.getloadavg()``) before and after a benchmark's runs."""
+    return (
+        f"load average (1/5/15 min) {before[0]:.2f}/{before[1]:.2f}/{before[2]:.2f} before, "
+        f"{after[0]:.2f}/{after[1]:.2f}/{after[2]:.2f} after"
+    )
+
+
+def section_head(title: str, command: str, load: str, note: str = "") -> list[str]:
+    """The lines every benchmark section opens with: its ``title``, the ``command`` that wrote it, and one item
+    with the date, the machine and its ``load`` (:func:`load_text`), then ``note`` (what the load changes)."""
+    return [
+        f"## {title}",
+        "",
+        "```bash",
+        command,
+        "```",
+        "",
+        f"- Date: {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC. Machine: {platform.platform()}, "
+        f"{os.cpu_count()} CPUs, shared with other jobs; {load}." + (f" {note}" if note else ""),
+    ]
 
 
 def markers(section: str) -> tuple[str, str]:

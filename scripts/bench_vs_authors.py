@@ -44,11 +44,9 @@ Usage (from the repository root)::
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import hashlib
 import json
 import os
-import platform
 import re
 import resource
 import shlex
@@ -68,7 +66,7 @@ from debate_eval.tasks.engine.accounting import load_prices
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # tests/support: the fake endpoints
-from bench_report import replace_section  # sibling script
+from bench_report import load_text, replace_section, section_head  # sibling script
 from endpoint_process import EndpointProcess  # sibling script
 from support.batch_server import ScriptedBatchServer
 from support.rate_limited_server import hashed_reply
@@ -364,15 +362,13 @@ def report(args: argparse.Namespace, command: str, runs: dict[str, dict[str, Any
     engine_speedup = (len(code["records"]) / code["wall_s"]) / (items / engine_wall)
     same = request_bodies(a_stats, code["stats"])
     lines = [
-        "## Side by side with the authors' script (`scripts/bench_vs_authors.py`)",
-        "",
-        "```bash",
-        command,
-        "```",
-        "",
-        f"- Date: {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC. Machine: {platform.platform()}, "
-        f"{os.cpu_count()} CPUs, shared with other jobs; {load}. Client CPU seconds: authors "
-        f"{authors['cpu_s']:.1f}, authors-code {code['cpu_s']:.1f}, paper {paper['cpu_s']:.1f}.",
+        *section_head(
+            "Side by side with the authors' script (`scripts/bench_vs_authors.py`)",
+            command,
+            load,
+            f"Client CPU seconds: authors {authors['cpu_s']:.1f}, authors-code {code['cpu_s']:.1f}, paper "
+            f"{paper['cpu_s']:.1f}.",
+        ),
         f"- {items} SummEval {args.aspect} items (the first of the file), their prompt file "
         f"`prompts/summeval/{ASPECT_PROMPTS[args.aspect]}_detailed.txt` as the template, n = 2, model name "
         f"`{args.model}`; the endpoint answers after a latency uniform in {args.latency} s, deterministically "
@@ -452,11 +448,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         runs["batch"] = run_ours(args, checkout, work, "batch", "--fidelity", "paper", "--batch")
         agree = agreement(rows, runs["authors"], runs["authors_code"], args.aspect)
         shutil.rmtree(work / "cache", ignore_errors=True)
-    after = os.getloadavg()
-    load = (
-        f"load average (1/5/15 min) {load_before[0]:.2f}/{load_before[1]:.2f}/{load_before[2]:.2f} before, "
-        f"{after[0]:.2f}/{after[1]:.2f}/{after[2]:.2f} after"
-    )
+    load = load_text(load_before, os.getloadavg())
     replace_section(args.out, SECTION, report(args, command, runs, agree, load), title="Rate limits")
     print(f"wrote {args.out}", file=sys.stderr)
     return 0

@@ -268,18 +268,14 @@ class BatchDispatcher:
                 self.state.update(sub, status=SUBMITTED, batch_id=batch_id)
             batch = await self._poll(sub, endpoint)
             outcomes = await endpoint.outcomes(batch)
-            missing = LineOutcome(
-                400 if batch.status == "failed" else 503,
-                {"error": {"message": batch_error(batch), "type": "batch", "code": batch.status}},
-            )
+            missing = LineOutcome.failed(400 if batch.status == "failed" else 503, batch_error(batch), batch.status)
         except asyncio.CancelledError:
             raise
         except openai.APIStatusError as exc:  # the batch itself was refused
-            outcomes, missing = {}, _failure(exc.status_code, f"batch {sub.id}: {exc.message}")
+            outcomes, missing = {}, LineOutcome.failed(exc.status_code, f"batch {sub.id}: {exc.message}")
         except Exception as exc:  # connection lost for good, or an unexpected answer: the lines may be retried
-            outcomes, missing = {}, _failure(503, f"batch {sub.id}: {type(exc).__name__}: {exc}")
+            outcomes, missing = {}, LineOutcome.failed(503, f"batch {sub.id}: {type(exc).__name__}: {exc}")
             if sub.status == SUBMITTED:  # still running at the provider: a retry (or a rerun) polls it again
-                self._active.discard(sub.id)
                 for key in sub.keys:
                     self._resolve(key, missing)
                 return
@@ -311,7 +307,3 @@ class BatchDispatcher:
             if batch.status in FINAL_STATUSES:
                 return batch
             await asyncio.sleep(self.options.poll_s)
-
-
-def _failure(status: int, message: str) -> LineOutcome:
-    return LineOutcome(status, {"error": {"message": message, "type": "batch", "code": status}})

@@ -23,6 +23,11 @@ class LineOutcome:
     status: int
     body: dict[str, Any]
 
+    @classmethod
+    def failed(cls, status: int, message: str, code: Any = None) -> LineOutcome:
+        """A line without an answer: ``status`` and a batch error body (its ``code``: by default the status)."""
+        return cls(status, {"error": {"message": message, "type": "batch", "code": status if code is None else code}})
+
 
 class BatchEndpoint:
     """One endpoint and key: files and batches."""
@@ -98,8 +103,7 @@ def line_outcome(data: Mapping[str, Any]) -> LineOutcome:
     error = data.get("error") if isinstance(data.get("error"), dict) else {}
     code = str(error.get("code") or "batch_line_failed")
     message = str(error.get("message") or "the batch returned no answer for this request")
-    status = 400 if "invalid" in code else 503
-    return LineOutcome(status, {"error": {"message": f"{code}: {message}", "type": "batch", "code": code}})
+    return LineOutcome.failed(400 if "invalid" in code else 503, f"{code}: {message}", code)
 
 
 def batch_error(batch: Any) -> str:

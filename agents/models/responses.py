@@ -52,15 +52,19 @@ def snippet(content: bytes) -> str:
     return repr(text[:SNIPPET_CHARS] + ("..." if len(text) > SNIPPET_CHARS else ""))
 
 
-def check_completion_body(content: bytes, content_type: str, request: httpx2.Request) -> None:
-    """Raise ``BadResponseError`` / ``EmptyAnswerError`` unless ``content`` is a usable chat completion."""
+def check_chat_completion(request: httpx2.Request, response: httpx2.Response) -> None:
+    """Response observer (``http_client.ResponseObserver``): on a 200 to a non-streamed chat completion, raise
+    ``BadResponseError`` / ``EmptyAnswerError`` unless its body is a usable chat completion."""
+    content = answer_body(request, response, CHAT_PATH)
+    if content is None:
+        return
     if not content.strip():
-        raise BadResponseError(f"{_answered(request)} an empty body ({_kind(content_type)})", request)
+        raise BadResponseError(f"{_answered(request)} an empty body ({_kind(response)})", request)
     try:
         body: Any = json.loads(content)
     except (ValueError, UnicodeDecodeError):
         raise BadResponseError(
-            f"{_answered(request)} a body that is not JSON ({_kind(content_type)}, {len(content)} bytes: "
+            f"{_answered(request)} a body that is not JSON ({_kind(response)}, {len(content)} bytes: "
             f"{snippet(content)})",
             request,
         ) from None
@@ -87,20 +91,12 @@ def check_completion_body(content: bytes, content_type: str, request: httpx2.Req
 
 
 def _answered(request: httpx2.Request) -> str:
-    """The start of a ``BadResponseError`` message (made only when the check fails)."""
+    """The start of a ``BadResponseError`` message (formatted only when the check fails)."""
     return f"the endpoint {public_url(str(request.url))} answered HTTP 200 with"
 
 
-def _kind(content_type: str) -> str:
-    return content_type.split(";")[0].strip() or "no content type"
-
-
-def check_chat_completion(request: httpx2.Request, response: httpx2.Response) -> None:
-    """Response observer (``http_client.ResponseObserver``): raise on a 200 to a non-streamed chat completion
-    whose body is no usable chat completion."""
-    content = answer_body(request, response, CHAT_PATH)
-    if content is not None:
-        check_completion_body(content, response.headers.get("content-type", ""), request)
+def _kind(response: httpx2.Response) -> str:
+    return response.headers.get("content-type", "").split(";")[0].strip() or "no content type"
 
 
 CHAT_OBSERVERS = (check_chat_completion, note_chat_usage)  # what an OpenAI-style chat endpoint's answers pass

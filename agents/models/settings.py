@@ -72,8 +72,8 @@ class SamplingSettings:
         if self.top_logprobs is not None:
             args["logprobs"] = True
             args["top_logprobs"] = self.top_logprobs
-        if self.literal:
-            args = {name: whole_number(value) for name, value in args.items()}
+        if self.literal:  # whole numbers as JSON integers (``0.0`` -> ``0``; booleans and other values unchanged)
+            args = {name: int(v) if isinstance(v, float) and v.is_integer() else v for name, v in args.items()}
         return args
 
     def identity(self) -> dict[str, Any]:
@@ -83,13 +83,6 @@ class SamplingSettings:
         if not self.literal:
             del data["literal"]
         return data
-
-
-def whole_number(value: Any) -> Any:
-    """``0.0`` -> ``0``: a float with a whole value as an int (booleans and other values unchanged)."""
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value
 
 
 @dataclass(frozen=True)
@@ -145,9 +138,7 @@ class ModelSettings:
     def configured_key(self, environ: Mapping[str, str] | None = None) -> str | None:
         """The API key from the environment, None when the role has none."""
         env = os.environ if environ is None else environ
-        if self.api_key_env and env.get(self.api_key_env):
-            return env[self.api_key_env]
-        return None
+        return (env.get(self.api_key_env) or None) if self.api_key_env else None
 
     def client_identity(self, environ: Mapping[str, str] | None = None) -> str:
         """A hash of every setting and credential a client is built from (the key's value included): two roles
@@ -337,13 +328,12 @@ def _resolve_role(role: str, cli: ModelOverrides, env: Mapping[str, str]) -> Mod
         env.get("OPENAI_MODEL") or None,
     )
     seed = None if cli.no_seed else _first(cli.seed, _env_number(env, "DEBATE_EVAL_SEED", int), PAPER_SEED)
-    default_max_tokens = provider.default_max_tokens
     top_p = _first(cli.top_p, _env_number(env, "DEBATE_EVAL_TOP_P", float))
     sampling = SamplingSettings(
         temperature=_first(cli.temperature, _env_number(env, "DEBATE_EVAL_TEMPERATURE", float), 0.0),
         top_p=top_p if cli.literal else _first(top_p, 1.0),
         seed=seed,
-        max_tokens=_first(cli.max_tokens, _env_number(env, "DEBATE_EVAL_MAX_TOKENS", int), default_max_tokens),
+        max_tokens=_first(cli.max_tokens, _env_number(env, "DEBATE_EVAL_MAX_TOKENS", int), provider.default_max_tokens),
     )
     if cli.literal:  # the authors' llm_config: temperature only (penalties and top_p left to the API's defaults)
         sampling = replace(sampling, frequency_penalty=None, presence_penalty=None, literal=True)

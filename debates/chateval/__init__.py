@@ -3,8 +3,8 @@
 One module per job: ``config`` (``ChatEvalConfig``, names), ``prompts`` (every text sent), ``panel`` (the
 AutoGen teams and model contexts of ``paper`` mode), ``paper`` (``--fidelity paper``: Algorithms 1-3),
 ``faireval`` (``--fidelity authors-code``: the released FairEval flow) and ``run`` (``run_chateval``); the
-answers are read by ``debates/scoring/`` (``referee_scores``: a referee's own verdict line, the mean;
-``faireval_scores``: FairEval's score lines). The names below are the package's public face.
+answers are read by ``referee_scores`` (a referee's own verdict line, the mean) and ``faireval_scores``
+(FairEval's score lines). The names below are the package's public face.
 """
 
 import importlib
@@ -13,34 +13,11 @@ from typing import Any
 # public names by the module that defines them; loaded on first use, so that ``debates.chateval.config`` (what
 # the method's registration needs) does not pull the AutoGen panel in
 _NAMES = {
-    "config": (
-        "DECIDED_BY",
-        "DEFAULT_ROLES",
-        "DEFAULT_TURNS",
-        "ONE_BY_ONE",
-        "REASK_LIMIT",
-        "REFEREE",
-        "SIMULTANEOUS",
-        "SIMULTANEOUS_SUMMARIZER",
-        "STRATEGIES",
-        "SUMMARIZER",
-        "SUMMARIZER_ROLE",
-        "ChatEvalConfig",
-        "display_name",
-        "referee_names",
-    ),
-    "panel": (
-        "AlgorithmContext",
-        "AttributedContext",
-        "ChatEvalPanel",
-        "ChatEvalPanelManager",
-        "_client",
-        "_in_turn_order",
-        "panel_schedule",
-    ),
-    "paper": ("panel_prompt", "referee_system_message"),
-    "referee_scores": ("average_final_scores", "referee_score"),
-    "prompts": ("NAME_LINE", "PANEL_INSTRUCTIONS", "SUMMARIZER_SYSTEM_MESSAGE"),
+    "config": ("DECIDED_BY", "SUMMARIZER", "ChatEvalConfig", "referee_names"),
+    "panel": ("AttributedContext", "panel_schedule"),  # AttributedContext: its AutoGen component path
+    "paper": ("referee_system_message",),
+    "referee_scores": ("referee_score",),
+    "prompts": ("SUMMARIZER_SYSTEM_MESSAGE",),
     "run": ("run_chateval",),
 }
 _WHERE = {name: f"{__name__}.{module}" for module, names in _NAMES.items() for name in names}

@@ -56,10 +56,6 @@ def chateval_config(
     names = list(roles) if roles else list(DEFAULT_ROLES)
     if not all(names):
         raise UserError("--chateval-roles: empty role name (expected e.g. general-public,critic,news-author)")
-    if strategy is not None and strategy not in STRATEGIES:
-        raise UserError(f"--chateval-strategy: unknown strategy {strategy!r}; strategies are: {', '.join(STRATEGIES)}")
-    if turns is not None and turns < 1:
-        raise UserError("--chateval-turns: at least one discussion turn is needed")
     if reproduce_bugs and fidelity != AUTHORS_CODE:
         raise UserError("--reproduce-authors-bugs needs --fidelity authors-code")
     referees = tuple(get_persona(name, REFEREE) for name in names)

@@ -1,15 +1,13 @@
 """ChatEval's pairwise form: its FairEval setting (Chan et al. 2023, Section 3.4, Appendix A and B).
 
-The same panel as for scores (``debates.chateval.paper.run_paper_panel``, ``--fidelity paper``: referees
-with role personas, one-by-one as AutoGen's ``RoundRobinGroupChat``, simultaneous talk with or without a
-summarizer as ``ChatEvalPanel``, Algorithms 1-3), started from P (the question and both responses) with the
-pairwise referee instructions (``panel.txt``); the summarizer, when there is one, records verdicts instead
-of scores (``summarizer.txt``). The referees' role descriptions are ChatEval's own, which already ask for the better
-of two responses.
+The same panel as for scores (``debates.chateval.paper.run_paper_panel``, ``--fidelity paper``, Algorithms
+1-3), started from P (the question and both responses) with the pairwise referee instructions (``panel.txt``);
+the summarizer, when there is one, records verdicts instead of scores (``summarizer.txt``). The referees'
+role descriptions are ChatEval's own, which already ask for the better of two responses.
 
 Verdict: each referee's last message is parsed (``verdict_text``); a referee whose last message has no
 verdict is asked once more for it alone (``reask.txt``); the item's verdict is the majority of the referees'
-verdicts, a tie when the panel is split (``aggregate.majority_verdict``), no verdict when no referee gave one.
+verdicts, a tie when the panel is split (``kit.combine.majority_verdict``), no verdict when no referee gave one.
 """
 
 from __future__ import annotations
@@ -21,7 +19,7 @@ from autogen_agentchat.messages import BaseChatMessage
 
 from debate_eval.agents.models.pool import ClientPool
 from debate_eval.agents.models.wrappers import CallRecord
-from debate_eval.debates.chateval import ChatEvalConfig, referee_names
+from debate_eval.debates.chateval.config import DECIDED_BY, ChatEvalConfig, referee_names
 from debate_eval.debates.chateval.paper import run_paper_panel
 from debate_eval.debates.chateval.run import label_panel, panel_details
 from debate_eval.debates.evaluation import EvaluationTask, Outcome, planted, verdict_text
@@ -32,21 +30,14 @@ from debate_eval.debates.kit.transcript import pairwise_transcript
 from debate_eval.debates.pairwise.prompts import judge_material, prompt_text, reask_text
 from debate_eval.debates.scoring.verdicts import ParsedVerdict
 
-DECIDED_BY = "referees"
 REASK_LIMIT = 1  # a referee whose final message has no verdict is asked once more
-
-
-def pairwise_panel_prompt(task: EvaluationTask, count: int) -> str:
-    """The message every referee starts from: P and the pairwise panel instructions."""
-    return f"{task.prompt}\n\n{prompt_text('panel.txt').format(count=count)}"
 
 
 async def run_chateval_pairwise(task: EvaluationTask, config: ChatEvalConfig, pool: ClientPool) -> Outcome:
     """Run the ChatEval discussion on ``task``'s two responses; the verdict is the referees' majority."""
-    fidelity = getattr(config, "fidelity", "paper")
-    if fidelity != "paper":
+    if config.fidelity != "paper":
         raise ValueError(
-            f"--fidelity {fidelity} has no pairwise form here (the released FairEval flow scores each "
+            f"--fidelity {config.fidelity} has no pairwise form here (the released FairEval flow scores each "
             "response 1-10); use --fidelity paper"
         )
     calls: list[CallRecord] = []
@@ -59,7 +50,7 @@ async def run_chateval_pairwise(task: EvaluationTask, config: ChatEvalConfig, po
         config,
         pool,
         calls,
-        opening=pairwise_panel_prompt(task, len(names)),
+        opening=f"{task.prompt}\n\n{prompt_text('panel.txt').format(count=len(names))}",  # P, the instructions
         summarizer_message=prompt_text("summarizer.txt"),
         answered=lambda text, _others: verdict_text(text, material, markers).ok,
         reask=reask_text(),
@@ -74,7 +65,7 @@ async def run_chateval_pairwise(task: EvaluationTask, config: ChatEvalConfig, po
     label_panel(transcript, calls, ordered, persona_of)
     verdict = majority_verdict(finals)
     details: dict[str, Any] = {
-        **panel_details(fidelity, config, persona_of),
+        **panel_details(config, persona_of),
         "final_verdicts": {name: p.value for name, p in finals.items()},
         "final_parse_status": {name: p.status for name, p in finals.items()},
         "reasked_referees": reasked,

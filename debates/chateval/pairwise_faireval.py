@@ -8,19 +8,15 @@ orders: ``--reverse_input``), the FairEval ``config.yaml`` (prompt, roles, final
 - **Both orders, one panel each.** The discussion runs once with Assistant 1 = ``output_a`` and Assistant
   2 = ``output_b`` and once the other way round, each from a fresh memory, with their prompt
   (``FAIREVAL_PAIRWISE_FRAME``), their final prompt in the last turn (two score lines, 1 to 10) and the
-  rest of their flow (``debates/chateval/faireval.py``: no system message, memory as "Name: text"
-  assistant lines, up to 3 identical attempts until the last two lines start with "The score of Assistant
-  1:" / "The score of Assistant 2:", then ``[Silence]``).
+  rest of their flow (``debates/chateval/faireval.py``).
 - **Their evaluation** per order: the last N entries of the first referee's memory (N referees).
-- **Their aggregation** over both orders (the score lines, the sums, a ``tie`` when any score does not parse):
-  a parsing rule, in ``debates/chateval/faireval_scores.py``. Their script holds two variants: ``single``
+- **Their aggregation** over both orders, a parsing rule read as their scripts read it, judged text blanked
+  out as in every mode (``debates/chateval/faireval_scores.py``). Their script holds two variants: ``single``
   reads the first entry only, with the FairEval labels (equal and unparsable: tie); ``average`` sums every
   entry of both orders, with the adversarial set's labels (no tie). This flow sums every entry (the panel's
   scores) with the FairEval labels.
 
-Judged text stays untrusted (a project rule in every mode): copies of the question and answers are blanked
-out of a referee's answer before the format check and before the score lines are read. The question shown
-is the item's question, with its ``input`` below it when there is one (FairEval has none).
+The question shown is the item's question, with its ``input`` below it when there is one (FairEval has none).
 """
 
 from __future__ import annotations
@@ -40,11 +36,11 @@ from debate_eval.debates.chateval.prompts import (
 from debate_eval.debates.chateval.run import label_panel
 from debate_eval.debates.evaluation import EvaluationTask, Outcome, marked_transcript
 from debate_eval.debates.kit.transcript import build_transcript
+from debate_eval.debates.pairwise.swap import ORIGINAL, SWAPPED
 from debate_eval.debates.record import R, ResultRecord, details_of
 from debate_eval.debates.scoring.untrusted import UntrustedMaterial
 from debate_eval.debates.scoring.verdicts import FIRST, SECOND, TIE
 
-ORIGINAL, SWAPPED = "original", "swapped"
 ORDERS = ((ORIGINAL, "output_a", "output_b"), (SWAPPED, "output_b", "output_a"))  # (order, Assistant 1, 2)
 THEIR_LABELS = {FIRST: "gpt35", SECOND: "vicuna", TIE: "tie"}  # FairEval's human_results names
 

@@ -16,7 +16,6 @@ times). Scores are read from a referee's own verdict line (``scoring.referee_sco
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from autogen_agentchat.agents import AssistantAgent
 from autogen_agentchat.messages import BaseChatMessage, TextMessage
@@ -46,9 +45,6 @@ from debate_eval.debates.chateval.prompts import NAME_LINE, PANEL_INSTRUCTIONS, 
 from debate_eval.debates.chateval.referee_scores import PAPER_LABEL, referee_score
 from debate_eval.debates.evaluation import EvaluationTask
 from debate_eval.debates.kit.reask import Reask, ask_again, in_context, latest
-
-if TYPE_CHECKING:
-    from debate_eval.debates.scoring.untrusted import UntrustedMaterial
 
 
 def referee_system_message(persona: Persona, name: str) -> str:
@@ -113,12 +109,14 @@ async def run_paper_panel(
     ordered += _in_turn_order(chat[1:], schedule, names[0])
 
     question = reask or REASK.format(low=task.scale.low, high=task.scale.high)
+    # whether an answer holds what was asked for: by default the referee's own score on the paper's verdict line
+    check = answered or (lambda text, others: referee_score(text, task, material, label=PAPER_LABEL, others=others).ok)
     for name in names:  # a referee whose final answer has no score is asked again, a bounded number of times
         last = next(m for m, _ in reversed(ordered) if m.source == name)
         others = [n for n in names if n != name]
         request = Reask(
             lambda _: question,
-            _answer_check(task, material, others, answered),
+            lambda text, others=others: check(text, others),
             to=name,
             limit=reask_limit,
             done=bool,
@@ -127,16 +125,3 @@ async def run_paper_panel(
         final = await ask_again(request.read(last.to_text()), in_context(referees[name]), request)
         ordered += [(message, config.turns) for message in final.messages]
     return ordered
-
-
-def _answer_check(
-    task: EvaluationTask,
-    material: UntrustedMaterial,
-    others: list[str],
-    answered: Callable[[str, list[str]], bool] | None,
-) -> Callable[[str], bool]:
-    """Whether a referee's answer holds what it was asked for: ``answered(text, others)``, by default its own
-    score on the paper's verdict line."""
-    if answered is not None:
-        return lambda text: answered(text, others)
-    return lambda text: referee_score(text, task, material, label=PAPER_LABEL, others=others).ok

@@ -3,10 +3,8 @@
 Final score: the mean of the referees' final scores, each read from the referee's *last* answer (after a
 re-ask in ``paper`` mode; the last turn's accepted answer in ``authors-code`` mode) by
 ``scoring.referee_scores.referee_score``; a referee without a score on the scale is excluded; with no score at all the
-outcome has no score (parse status ``no_score``).
-
-Model settings: referees and summarizer use the Scorer's settings. A client override (``ClientPool``
-``overrides``) for ``referee`` or ``summarizer`` wins; otherwise the Scorer's (shared) client is used.
+outcome has no score (parse status ``no_score``). Referees and summarizer use the Scorer's model settings
+unless the role has a client of its own (``panel._client``).
 """
 
 from __future__ import annotations
@@ -33,6 +31,7 @@ from debate_eval.debates.chateval.faireval_scores import FAIREVAL_VERDICT
 from debate_eval.debates.chateval.paper import run_paper_panel
 from debate_eval.debates.chateval.referee_scores import PAPER_LABEL, average_final_scores, referee_score
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
+from debate_eval.debates.fidelity import AUTHORS_CODE
 from debate_eval.debates.kit.transcript import build_transcript
 from debate_eval.debates.record import ResultRecord, entries
 from debate_eval.debates.scoring.scores import ParsedScore
@@ -71,7 +70,7 @@ async def run_chateval(task: EvaluationTask, config: ChatEvalConfig, pool: Clien
     finals = {name: parse_of(messages[last[name]]) for name in names}
     score, parsed, excluded = average_final_scores(finals)
     details: dict[str, Any] = {
-        **panel_details(config.fidelity, config, persona_of),
+        **panel_details(config, persona_of),
         "final_scores": {name: p.value for name, p in finals.items()},
         "final_parse_status": {name: p.status for name, p in finals.items()},
         "excluded": excluded,
@@ -117,16 +116,11 @@ def panel_names(record: ResultRecord) -> list[str]:
     return list(dict.fromkeys(str(e["agent"]) for e in entries(record) if e.get("role") == REFEREE))
 
 
-def panel_label(record: ResultRecord) -> str:
-    """The verdict label a stored panel was told to use (its fidelity's)."""
-    return FAIREVAL_VERDICT if (record.details or {}).get("fidelity") == "authors-code" else PAPER_LABEL
-
-
 def referee_reparser(record: ResultRecord, reparse: Reparser) -> Reparser:
-    """``reparse`` reading each referee's message as the run read it (``referee_reading``; other messages
-    as usual)."""
+    """``reparse`` reading each referee's message as the run read it (``referee_reading``, with the verdict
+    label of the panel's fidelity; other messages as usual)."""
     names = panel_names(record)
-    label = panel_label(record)
+    label = FAIREVAL_VERDICT if (record.details or {}).get("fidelity") == AUTHORS_CODE else PAPER_LABEL
     task = EvaluationTask(str(record.item_id), "", reparse.aspect or "", reparse.scale, ())
 
     def read(rp: Reparser, entry: dict[str, Any]) -> ParsedScore:
@@ -148,11 +142,11 @@ def rescored_finals(record: ResultRecord, reparse: Reparser) -> dict[str, Parsed
     return {name: reparse.read(transcript[last[name]]) for name in names if name in last}
 
 
-def panel_details(fidelity: str, config: ChatEvalConfig, persona_of: Mapping[str, Any]) -> dict[str, Any]:
+def panel_details(config: ChatEvalConfig, persona_of: Mapping[str, Any]) -> dict[str, Any]:
     """The details every ChatEval record starts with: the fidelity, the panel's strategy and turns, the
     referees' roles and each referee's persona."""
     return {
-        "fidelity": fidelity,
+        "fidelity": config.fidelity,
         "strategy": config.strategy,
         "turns": config.turns,
         "roles": [p.name for p in config.referees],

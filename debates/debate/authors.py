@@ -22,10 +22,8 @@ as rules of this project's own code (none of theirs is copied):
   their prompt file with ``--tiebreaker-template``, else their layout around this project's task prompt),
   sent with their ``openai.ChatCompletion.create`` arguments (``TIEBREAKER_DECODING``).
 - **Parsing.** Their score extraction and NO ISSUE check (no re-ask) are parsing rules, kept with the other
-  parsers of this method, in ``authors_scores.py`` beside this module.
-
-Safety kept in this mode too (a project rule, not theirs): copies of the judged texts are blanked out of an
-agent's message before the marker check and the score extraction.
+  parsers of this method, in ``authors_scores.py`` beside this module (with the project's safety rule they keep:
+  copies of the judged texts blanked out first).
 """
 
 from __future__ import annotations
@@ -214,14 +212,11 @@ class AuthorsCodeProtocol(DebateProtocol):
         super().observe(source, metadata, content)
 
 
-def scorer_conversation(messages: Sequence[BaseChatMessage]) -> list[BaseChatMessage]:
-    """The Scorer's conversation with the Commander, in order (their ``score_agent._oai_messages[commander]``)."""
-    return [m for m in messages if m.source == SCORER or (m.source == COMMANDER and m.metadata.get("to") == SCORER)]
-
-
 def their_final_message(messages: Sequence[BaseChatMessage]) -> BaseChatMessage:
-    """``score_agent._oai_messages[commander][-2]``: what their code returned as the final answer."""
-    conversation = scorer_conversation(messages)
+    """``score_agent._oai_messages[commander][-2]``: what their code returned as the final answer (of the Scorer's
+    conversation with the Commander, in order: their ``score_agent._oai_messages[commander]``)."""
+    to_scorer = (COMMANDER, SCORER)
+    conversation = [m for m in messages if m.source == SCORER or (m.source, m.metadata.get("to")) == to_scorer]
     if len(conversation) < 2:
         raise ProtocolError("the Scorer's conversation has fewer than two messages")
     return conversation[-2]

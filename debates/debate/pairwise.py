@@ -1,11 +1,8 @@
 """The DEBATE family's pairwise form: the Scorer states which response is better, the Critic attacks it.
 
-The same AutoGen team as for scores (``MultiAgentsDebate`` driven by ``DebateProtocol``, Algorithm 1): the
-Commander gives P (the question and both responses) to the Scorer, who states which response is better
-and why; the Commander forwards P and the Scorer's latest answer to the Devil's-Advocate Critic, who
-attacks the verdict; NO ISSUE in the Critic's own words ends the debate; otherwise the Commander relays
-the feedback and the Scorer decides again. Without agreement after n rounds the n-th verdict stands, or
-the Tie-breaker decides from the debate log. Only what differs is pairwise:
+The same AutoGen team and rules as for scores (``MultiAgentsDebate`` driven by ``DebateProtocol``, Algorithm 1,
+``algorithm.py``), with P holding the question and both responses, the Scorer stating which is better and
+why, and the Critic attacking that verdict. Only what differs is pairwise:
 
 - personas: the pairwise counterparts of the built-in ones (``personas.json``; a user's file unchanged);
 - relays: ``relays.json`` (``PairwiseCommander``); the verdict format instead of the scale;
@@ -46,9 +43,9 @@ class PairwiseCommander(CommanderAgent):
         if relay is Relay.TASK:
             return self.task
         if relay is Relay.REVIEW:
-            return texts["review"].format(task=self.task, answer=self._latest(SCORER))
+            return texts["review"].format(task=self.task, answer=self._said(SCORER)[-1])
         if relay is Relay.FEEDBACK:
-            return texts["feedback"].format(feedback=self._latest(CRITIC))
+            return texts["feedback"].format(feedback=self._said(CRITIC)[-1])
         if relay is Relay.TIEBREAK:
             return texts["tiebreak"].format(task=self.task, log=self._format_log(), answer_hint=self.answer_hint)
         return reask_text()

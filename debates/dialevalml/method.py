@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from debate_eval.agents.errors import UserError
-from debate_eval.agents.roles import EVALUATOR, USER
+from debate_eval.agents.roles import EVALUATOR
 from debate_eval.debates.base import (
     Method,
     MethodContext,
@@ -128,28 +128,19 @@ class DialEvalMLConfig:
         }
 
 
-def prompt_scale(task: EvaluationTask, config: DialEvalMLConfig) -> ScoreRange:
-    """The scale the prompt asks for."""
-    return task.scale if config.scale == "aspect" else PROMPT_SCALE
-
-
 async def run_dialevalml(task: EvaluationTask, config: DialEvalMLConfig, pool: ClientPool) -> Outcome:
     """Ask the simple prompt; ask again for the score alone (at most ``max_reasks`` times) while none comes."""
-    from autogen_agentchat.agents import AssistantAgent
-    from autogen_agentchat.messages import BaseChatMessage, TextMessage
-
+    from debate_eval.debates.geval.single import ask_evaluator
     from debate_eval.debates.kit.reask import Reask, ask_again, in_conversation, latest
     from debate_eval.debates.kit.transcript import build_transcript
 
-    scale = prompt_scale(task, config)
-    scored = EvaluationTask(task.item_id, task.prompt, task.aspect, scale, task.untrusted, task.kind)
+    scale = task.scale if config.scale == "aspect" else PROMPT_SCALE  # the scale the prompt asks for
     material = task.material()
     level, prompt = render_prompt(task.inputs, task.aspect, scale)
+    scored = EvaluationTask(task.item_id, prompt, task.aspect, scale, task.untrusted, task.kind)
     calls: list[CallRecord] = []
-    client = pool.for_debate("scorer", calls, answer="score_only")  # "Give a single score and nothing else"
-    agent = AssistantAgent(EVALUATOR, model_client=client, system_message=None)
-    result = await agent.run(task=TextMessage(source=USER, content=prompt))
-    messages: list[BaseChatMessage] = [m for m in result.messages if isinstance(m, BaseChatMessage)]
+    # G-Eval's single Evaluator; "Give a single score and nothing else": a constrained answer is the score alone
+    agent, messages = await ask_evaluator(scored, pool, calls, answer="score_only")
     # while no score comes, the same conversation is asked for the score alone; the last answer stands
     request = Reask.for_score(
         scored, material, lambda _: reask_prompt(task.aspect, scale), limit=config.max_reasks, settle=latest

@@ -31,7 +31,6 @@ from debate_eval.debates.fennec.team import (
     judge,
     judging_material,
     judgment_parser,
-    no_follow_up,
     parse_judgment,
     step_transcript,
 )
@@ -67,13 +66,11 @@ def _grade(branch: dict[str, Any], side: str | None) -> str:
 
 def comments(tree: Sequence[dict[str, Any]], side: str | None) -> str:
     """Each branch's criterion, grade and judgment, for the corrector."""
-    blocks = []
-    for branch in tree:
-        blocks.append(
-            f"Criterion {branch['branch']}: {branch['criterion']}\nGrade: {_grade(branch, side)}\n"
-            f"Comment:\n{branch['judgment'].strip()}"
-        )
-    return "\n\n".join(blocks)
+    return "\n\n".join(
+        f"Criterion {branch['branch']}: {branch['criterion']}\nGrade: {_grade(branch, side)}\n"
+        f"Comment:\n{branch['judgment'].strip()}"
+        for branch in tree
+    )
 
 
 def clean_answer(text: str) -> str:
@@ -118,14 +115,14 @@ async def correct(task: EvaluationTask, outcome: Outcome, threshold: float, resc
     side = LOSER[outcome.verdict][1] if task.pairwise and outcome.verdict in LOSER else None
     original = str(task.inputs.get(key, "")) if task.pairwise else judged_text(task)
     request = correct_prompt(task, original, comments(tree, side))
-    step = await ask(pool, CORRECTOR, request, CORRECTION, None, no_follow_up)
+    step = await ask(pool, CORRECTOR, request, CORRECTION, None)
     corrected = clean_answer(step.answer)
     info["corrected"] = corrected
     steps = [step]
     if rescore and corrected:
         judged, parses = await _rescore(task, original, corrected, tree, pool)
         steps += judged
-        info["rescore"] = _rescore_summary(task, outcome, parses, side)
+        info["rescore"] = _rescore_summary(outcome, parses, side)
     material = judging_material(task, [*task.untrusted, corrected], steps[1:])
     extra = step_transcript(steps, judgment_parser(task, material, planted(task)))
     for entry in extra:
@@ -136,20 +133,16 @@ async def correct(task: EvaluationTask, outcome: Outcome, threshold: float, resc
     return outcome
 
 
-def _rescore_summary(task: EvaluationTask, outcome: Outcome, parses: Sequence[Any], side: str | None) -> dict:
-    tree = outcome.details.get("tree") or []
+def _rescore_summary(outcome: Outcome, parses: Sequence[Any], side: str | None) -> dict:
+    judgments = [judgment_dict(p) for p in parses]
     if side is None:
         merged = merge_scores(parses)
-        return {
-            "judgments": [judgment_dict(p) for p in parses],
-            "score": merged.value,
-            "gain": _gain(outcome.score, merged.value),
-        }
-    before = _mean([(b.get("scores") or {}).get(side) for b in tree])
+        return {"judgments": judgments, "score": merged.value, "gain": _gain(outcome.score, merged.value)}
+    before = _mean([(b.get("scores") or {}).get(side) for b in outcome.details.get("tree") or []])
     after = _mean([p.scores()[side] for p in parses])
     verdict = merge_verdicts([p.verdict for p in parses])
     return {
-        "judgments": [judgment_dict(p) for p in parses],
+        "judgments": judgments,
         "side": side,
         "score_before": before,
         "score": after,

@@ -69,13 +69,13 @@ async def ask(
     text: str,
     step: str,
     branch: int | None,
-    follow_up: Reask[Any] | None,
+    follow_up: Reask[Any] | None = None,
     items: int = 0,
     answer: str | None = None,
     scale: tuple[float, float] | None = None,
 ) -> Step:
     """One conversation with a fresh agent of ``agent_name``'s role: ``text``, then the re-ask ``follow_up``
-    (None for none) in the same conversation, its reading in ``Step.reading``; ``items``: the length of the
+    (if any) in the same conversation, its reading in ``Step.reading``; ``items``: the length of the
     list it writes (the criteria), ``answer`` and ``scale`` its kind and scale, for a constrained answer."""
     role = role_of(agent_name)
     record = Step(step, branch)
@@ -88,9 +88,6 @@ async def ask(
         record.messages += final.messages
         record.reading = final.reading
     return record
-
-
-no_follow_up = None  # for steps that are never asked again
 
 
 def step_transcript(steps: Sequence[Step], parse: Callable[[Step, BaseChatMessage], dict[str, Any] | None]) -> list:
@@ -121,13 +118,10 @@ async def write_criteria(task: EvaluationTask, k: int, pool: ClientPool) -> tupl
     return step, step.reading
 
 
-async def branch(
-    task: EvaluationTask, index: int, criterion: str, pool: ClientPool, prompt: str | None = None
-) -> tuple[Step, Step]:
+async def branch(task: EvaluationTask, index: int, criterion: str, pool: ClientPool) -> tuple[Step, Step]:
     """Steps 2 and 3 for one criterion: its guideline, then the judgment under it."""
-    guideline = await ask(pool, GUIDELINE_WRITER, guideline_prompt(task, criterion), GUIDELINE, index, no_follow_up)
-    judgment = await judge(task, index, criterion, guideline.answer, pool, prompt)
-    return guideline, judgment
+    guideline = await ask(pool, GUIDELINE_WRITER, guideline_prompt(task, criterion), GUIDELINE, index)
+    return guideline, await judge(task, index, criterion, guideline.answer, pool)
 
 
 async def judge(
@@ -138,8 +132,8 @@ async def judge(
     text = judge_prompt(task, criterion, guideline, prompt)
     if task.pairwise:  # a constrained answer ends with both sides' grades and the verdict, as the prompt asks
         scale = (PAIRWISE_SCALE.low, PAIRWISE_SCALE.high)
-        return await ask(pool, JUDGE, text, step, index, no_follow_up, answer="pair_scores", scale=scale)
-    return await ask(pool, JUDGE, text, step, index, no_follow_up)
+        return await ask(pool, JUDGE, text, step, index, answer="pair_scores", scale=scale)
+    return await ask(pool, JUDGE, text, step, index)
 
 
 def judging_material(task: EvaluationTask, texts: Sequence[str], judgments: Sequence[Step]) -> UntrustedMaterial:

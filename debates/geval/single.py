@@ -24,9 +24,9 @@ async def ask_evaluator(
     task: EvaluationTask,
     pool: ClientPool,
     calls: list[CallRecord],
-    k: int,
-    samples: int,
-    sampling: dict[str, Any],
+    k: int = 0,
+    samples: int = 1,
+    sampling: dict[str, Any] | None = None,
     answer: str | None = None,
 ) -> tuple[AssistantAgent, list[BaseChatMessage]]:
     """Sample ``k`` of ``samples``: a fresh Evaluator (the Scorer's settings, ``sampling`` plus the sample's
@@ -36,8 +36,7 @@ async def ask_evaluator(
     from autogen_agentchat.messages import BaseChatMessage, TextMessage
 
     variant, seed = sample_request(pool, "scorer", k, samples, sampling)  # each sample a fresh call
-    sampling = {**sampling, **seed}
-    client = pool.for_debate("scorer", calls, variant=variant, sampling=sampling, answer=answer)
+    client = pool.for_debate("scorer", calls, variant=variant, sampling={**(sampling or {}), **seed}, answer=answer)
     agent = AssistantAgent(EVALUATOR, model_client=client, system_message=None)
     result = await agent.run(task=TextMessage(source=USER, content=task.prompt))
     return agent, [m for m in result.messages if isinstance(m, BaseChatMessage)]
@@ -53,7 +52,6 @@ async def run_geval(task: EvaluationTask, config: GEvalConfig, pool: ClientPool)
     material = task.material()
     messages: list[BaseChatMessage] = []
     parses: list[ParsedScore] = []
-    parsed_texts: list[str] = []
     samples = max(1, config.samples)
     for k in range(samples):
         sampling: dict[str, Any] = {}
@@ -62,9 +60,7 @@ async def run_geval(task: EvaluationTask, config: GEvalConfig, pool: ClientPool)
         # G-Eval's form asks for "scores ONLY": a constrained answer is the score alone
         _, chat = await ask_evaluator(task, pool, calls, k, samples, sampling, answer="score_only")
         messages += chat
-        answer = chat[-1].to_text()
-        parses.append(score_text(answer, task, material))
-        parsed_texts.append(material.neutralize(answer))  # what the parser read: the span's coordinates
+        parses.append(score_text(chat[-1].to_text(), task, material))
 
     for call in calls:  # the evaluator's calls are made through the Scorer's settings
         call.role = "evaluator"
@@ -77,20 +73,21 @@ async def run_geval(task: EvaluationTask, config: GEvalConfig, pool: ClientPool)
     score: float | None = parsed.value if parsed.ok else None
     details: dict[str, Any] = {"method": "parsed"}
     if samples > 1:
-        values = [p.value for p in parses if p.ok and p.value is not None]
         parsed = sample_parse([p.value if p.ok else None for p in parses], samples)  # "18/20 parsed"
         score = parsed.value
         temperature = pool.settings_for("scorer").sampling.temperature
         details = {
             "method": "sample_mean",
             "samples": samples,
-            "parsed_samples": len(values),
+            "parsed_samples": sum(p.ok for p in parses),
             "temperature": temperature,
         }
         if temperature == 0:
             details["note"] = "temperature 0: the samples are identical answers (greedy decoding)"
     elif config.use_logprobs and calls and calls[-1].logprobs:
-        score, details = weighted_score(calls[-1].logprobs, task.scale, parsed, parsed_texts[0])
+        # the parser read the neutralized answer: the parsed span's coordinates are in that text
+        parsed_text = material.neutralize(messages[-1].to_text())
+        score, details = weighted_score(calls[-1].logprobs, task.scale, parsed, parsed_text)
     elif config.use_logprobs:
         details = {"method": "parsed", "logprobs": "the endpoint returned no log-probabilities"}
     for entry, call in zip((e for e in transcript if e["role"] == "evaluator"), calls, strict=False):

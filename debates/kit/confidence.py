@@ -82,7 +82,7 @@ def record_confidence(method: Any, record: Any) -> Confidence | None:
     if consistent is not True:
         why = "the two orders disagree" if consistent is False else "one order gave no verdict"
         return Confidence(0.0, f"--swap: {why}")
-    per_order = [method.confidence(_order_view(record, orders[name])) for name in (ORIGINAL, SWAPPED)]
+    per_order = [method.confidence(_order_view(record, name, orders[name])) for name in (ORIGINAL, SWAPPED)]
     known = [c for c in per_order if c is not None]
     if not known:
         return Confidence(1.0, "--swap: both orders agree")
@@ -104,8 +104,8 @@ def with_confidence(method: Any, record: Any) -> Any:
     return record.replace(confidence=round(found.value, 6), details=details)
 
 
-def _order_view(record: Any, order: Mapping[str, Any]) -> Any:
-    """``record`` as one order of a ``--swap`` pair saw it (that order's verdict, course and details)."""
+def _order_view(record: Any, name: str, order: Mapping[str, Any]) -> Any:
+    """``record`` as its order ``name`` of a ``--swap`` pair saw it (that order's verdict, course and details)."""
     return record.replace(
         verdict=order.get("verdict"),
         details=order.get("details") or {},
@@ -113,10 +113,5 @@ def _order_view(record: Any, order: Mapping[str, Any]) -> Any:
         rounds=order.get("rounds"),
         stop_reason=order.get("stop_reason"),
         decided_by=order.get("decided_by"),
-        transcript=[e for e in entries(record) if e.get("order") in (None, _order_name(record, order))],
+        transcript=[e for e in entries(record) if e.get("order") in (None, name)],
     )
-
-
-def _order_name(record: Any, order: Mapping[str, Any]) -> str:
-    orders = (record.details or {}).get("orders") or {}
-    return next((name for name, value in orders.items() if value is order), ORIGINAL)

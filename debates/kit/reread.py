@@ -17,7 +17,7 @@ from debate_eval.debates.evaluation import verdict_text
 from debate_eval.debates.kit.combine import combine_orders
 from debate_eval.debates.kit.reask import RELAY, standing
 from debate_eval.debates.pairwise.prompts import judge_material
-from debate_eval.debates.pairwise.swap import unswapped
+from debate_eval.debates.pairwise.swap import ORIGINAL, SWAPPED, unswapped
 from debate_eval.debates.record import R, entries
 from debate_eval.debates.scoring.verdicts import ParsedVerdict, no_verdict, planted_verdicts
 
@@ -67,11 +67,10 @@ def reread_pairwise(
         if "verdict" in entry:
             entry["verdict"] = parse(entry).to_dict()
     decided_by = str(record.decided_by or "")
-    orders = list(dict.fromkeys(e.get("order") for e in transcript))
     changes: dict[str, Any] = {}
-    if orders and orders != [None] and set(orders) == {"original", "swapped"}:
-        original = order_verdict([e for e in transcript if e.get("order") == "original"], decided_by, parse)
-        swapped = order_verdict([e for e in transcript if e.get("order") == "swapped"], decided_by, parse)
+    if {e.get("order") for e in transcript} == {ORIGINAL, SWAPPED}:
+        original = order_verdict([e for e in transcript if e.get("order") == ORIGINAL], decided_by, parse)
+        swapped = order_verdict([e for e in transcript if e.get("order") == SWAPPED], decided_by, parse)
         parsed, changes = combine_both_orders(original, swapped)
     else:
         parsed = order_verdict(transcript, decided_by, parse)
@@ -83,4 +82,4 @@ def combine_both_orders(original: ParsedVerdict, swapped: ParsedVerdict) -> tupl
     combined (``combine_orders``); with the record's ``verdicts`` and ``consistent`` that go with it."""
     back = unswapped(swapped)
     parsed, consistent = combine_orders(original, back)
-    return parsed, {"verdicts": {"original": original.value, "swapped": back.value}, "consistent": consistent}
+    return parsed, {"verdicts": {ORIGINAL: original.value, SWAPPED: back.value}, "consistent": consistent}

@@ -52,12 +52,12 @@ def swapped_inputs(inputs: Mapping[str, str]) -> dict[str, str]:
     return swapped
 
 
-def render_task(inputs: Mapping[str, str], text: str | None = None) -> str:
-    """P for a pairwise item: ``text`` (default ``task.txt``) with its ``{{name}}`` placeholders filled in
-    one pass (text inserted from the responses is never scanned again)."""
+def render_task(inputs: Mapping[str, str]) -> str:
+    """P for a pairwise item: ``task.txt`` with its ``{{name}}`` placeholders filled in one pass (text inserted
+    from the responses is never scanned again)."""
     shown = task_inputs(inputs)
-    template = prompt_text("task.txt") if text is None else text
-    return re.sub(r"\{\{\s*(question|input|output_a|output_b)\s*\}\}", lambda m: shown[m.group(1)], template)
+    pattern = r"\{\{\s*(question|input|output_a|output_b)\s*\}\}"
+    return re.sub(pattern, lambda m: shown[m.group(1)], prompt_text("task.txt"))
 
 
 def answer_hint() -> str:

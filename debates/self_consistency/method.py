@@ -26,7 +26,6 @@ from debate_eval.agents.errors import UserError
 from debate_eval.debates.base import (
     Method,
     MethodContext,
-    Reparser,
     get_method,
     option,
     positive_int,
@@ -190,9 +189,11 @@ class SelfConsistencyMethod(Method[SelfConsistencyConfig]):
             )
         return found
 
-    def reparser(self, record: ResultRecord, reparse: Reparser) -> Reparser:
-        """Each sample's messages read as its base method's run read them (``base.reparser`` of the sample)."""
-        return samples_reparser(record, reparse)
+    # re-reading (``rescore.py``): each sample's messages as its base method's run read them, each sample re-read
+    # by the base method's rescore (pairwise: per order), then combined again
+    reparser = staticmethod(samples_reparser)
+    rescore = staticmethod(rescore_samples)
+    rescore_pairwise = staticmethod(rescore_samples_pairwise)
 
     def confidence(self, record: ResultRecord) -> Confidence | None:
         """The samples' agreement: the share of the K samples (``details["sample_results"]``) that gave the most
@@ -201,14 +202,6 @@ class SelfConsistencyMethod(Method[SelfConsistencyConfig]):
         if record.task_type == "pairwise":
             return agreement((r.get("verdict") for r in results), "samples")
         return agreement((parsed_vote(result.get("parse") or {}) for result in results), "samples")
-
-    def rescore(self, record: dict[str, Any], reparse: Reparser) -> dict[str, Any]:
-        """Each sample re-read by the base method's rescore, then combined again."""
-        return rescore_samples(record, reparse)
-
-    def rescore_pairwise(self, record: dict[str, Any], texts: list[str]) -> dict[str, Any]:
-        """Each sample's verdict re-read by the base method's pairwise rescore, then combined (per order)."""
-        return rescore_samples_pairwise(record, texts)
 
 
 async def _samples(

@@ -10,11 +10,10 @@ from typing import Any
 from debate_eval.debates.base import Method, Reparser, get_method, with_parse
 from debate_eval.debates.kit.combine import MAJORITY, combine_scores, combine_verdicts
 from debate_eval.debates.kit.reread import combine_both_orders
+from debate_eval.debates.pairwise.swap import ORIGINAL, SWAPPED
 from debate_eval.debates.record import R, ResultRecord, details_of, entries
 from debate_eval.debates.scoring.scores import ParsedScore
 from debate_eval.debates.scoring.verdicts import ParsedVerdict, no_verdict
-
-ORDERS = ("original", "swapped")
 
 
 def answer_reading(answer: float | None, status: str, method: str, reason: str) -> ParsedScore:
@@ -142,7 +141,7 @@ def rescore_samples_pairwise(record: R, texts: list[str]) -> R:
     details = details_of(record)
     orders = details.get("orders")
     changes: dict[str, Any] = {}
-    if isinstance(orders, dict) and set(orders) == set(ORDERS):
+    if isinstance(orders, dict) and set(orders) == {ORIGINAL, SWAPPED}:
         found = {
             order: _sample_verdicts(
                 record,
@@ -150,9 +149,9 @@ def rescore_samples_pairwise(record: R, texts: list[str]) -> R:
                 orders[order].get("details") or {},
                 texts,
             )
-            for order in ORDERS
+            for order in (ORIGINAL, SWAPPED)
         }
-        parsed, changes = combine_both_orders(found["original"], found["swapped"])
+        parsed, changes = combine_both_orders(found[ORIGINAL], found[SWAPPED])
     else:
         parsed = _sample_verdicts(record, transcript, details, texts)
     return record.replace(transcript=transcript, details=details, **changes, **parsed.record_fields())

@@ -18,10 +18,6 @@ from typing import Any
 from debate_eval.debates.base import get_method
 from debate_eval.tasks.analysis.paper_tables import PAPER_TABLE3, paper_value
 
-# Table 3 of the paper (GPT-4, SummEval): the sophisticated Devil's Advocate prompt.
-PAPER_TABLE3_SOPHISTICATED = PAPER_TABLE3["Sophisticated"]
-
-
 PROTOCOL_REFERENCE = {"debate": "DEBATE", "multiagent": "MultiAgent", "geval": "G-Eval-4", "chateval": "ChatEval"}
 
 
@@ -29,12 +25,10 @@ def paper_reference(kind: str, name: str, dataset: str, aspect: str) -> float | 
     """The paper's GPT-4 ρ for a persona or protocol bar, where the paper states it."""
     if kind == "critic":
         if name == "sophisticated" and dataset == "summeval":
-            return PAPER_TABLE3_SOPHISTICATED.get(aspect, {}).get("spearman")
+            return PAPER_TABLE3["Sophisticated"].get(aspect, {}).get("spearman")  # Table 3's sophisticated Critic
         reference = {"devils-advocate": "DEBATE", "plain": "MultiAgent"}.get(name)
     else:
-        reference = {"debate": "DEBATE", "multiagent": "MultiAgent", "geval": "G-Eval-4", "chateval": "ChatEval"}.get(
-            name
-        )
+        reference = PROTOCOL_REFERENCE.get(name)
     return paper_value(reference, dataset, aspect, "spearman") if reference else None
 
 
@@ -57,7 +51,7 @@ def persona_bars(rows: Sequence[dict[str, Any]], rounds: int | None) -> dict[str
         if (
             _has_critic(row)
             and _rounds_of(row) == rounds
-            and not _truthy(row.get("tiebreaker"))
+            and not (row.get("tiebreaker") is True or str(row.get("tiebreaker")).lower() == "true")
             and row.get("commander") != "llm"
         ):
             by_critic.setdefault(str(row["critic"]), _number(row.get("spearman")))
@@ -78,10 +72,6 @@ def protocol_bars(rows: Sequence[dict[str, Any]], rounds: int | None) -> dict[st
 def _has_critic(row: dict[str, Any]) -> bool:
     """True for a row of a DEBATE-family method (a Critic, rounds)."""
     return get_method(str(row["protocol"])).has_critic
-
-
-def _truthy(value: Any) -> bool:
-    return value is True or str(value).lower() == "true"
 
 
 def _bars(ax: Any, bars: Mapping[str, float | None], varied: str, dataset: str, aspect: str, title: str) -> None:

@@ -58,6 +58,13 @@ def is_withheld(value: Any) -> bool:
     return isinstance(value, str)
 
 
+def normal_quantile() -> float:
+    """The standard normal quantile of a two-sided ``LEVEL`` interval (1.96 at 95 %)."""
+    from scipy import stats
+
+    return float(stats.norm.ppf(0.5 + LEVEL / 2.0))
+
+
 def percentile_interval(values: Sequence[float], level: float = LEVEL) -> list[float] | None:
     """The central ``level`` percentile interval ``[lo, hi]`` of ``values`` (None when empty)."""
     if not values:
@@ -126,8 +133,29 @@ def _bca(
     return np.atleast_1d(low), np.atleast_1d(high), np.atleast_2d(result.bootstrap_distribution)
 
 
-def _finite_pair(low: float, high: float) -> list[float] | None:
-    return [float(low), float(high)] if np.isfinite(low) and np.isfinite(high) else None
+def _resampled(
+    units: Sequence[T], statistic: Statistic, names: Sequence[str], n: int, seed: int, method: str
+) -> tuple[dict[str, list[float]], dict[str, list[float] | None]]:
+    """Per name, the defined values of ``statistic`` over ``n`` resamples of ``units``, and for BCa scipy's
+    interval (None where it cannot form one; no intervals for percentile)."""
+    if method == BCA:
+
+        def values_of(indexes: np.ndarray) -> np.ndarray:
+            values = statistic([units[i] for i in indexes]) or {}
+            return np.array([np.nan if values.get(k) is None else float(values[k]) for k in names])  # type: ignore[arg-type]
+
+        low, high, distribution = _bca(len(units), values_of, n, seed)
+        draws = {name: [float(v) for v in row[np.isfinite(row)]] for name, row in zip(names, distribution, strict=True)}
+        finite = np.isfinite(low) & np.isfinite(high)
+        return draws, {name: [float(low[i]), float(high[i])] if finite[i] else None for i, name in enumerate(names)}
+    draws: dict[str, list[float]] = {name: [] for name in names}
+    for row in resample_rows(len(units), n, seed):
+        values = statistic([units[i] for i in row]) or {}
+        for name in names:
+            value = values.get(name)
+            if value is not None:
+                draws[name].append(float(value))
+    return draws, {}
 
 
 def bootstrap_ci(
@@ -152,21 +180,9 @@ def bootstrap_ci(
     withheld = too_few_units(len(units), unit, min_units)
     if withheld or len(units) < 2:
         return withheld
+    draws, bca_bounds = _resampled(units, statistic, names, n, seed, method)
     if method == BCA:
-
-        def values_of(indexes: np.ndarray) -> np.ndarray:
-            values = statistic([units[i] for i in indexes]) or {}
-            return np.array([np.nan if values.get(k) is None else float(values[k]) for k in names])  # type: ignore[arg-type]
-
-        low, high, _ = _bca(len(units), values_of, n, seed)
-        return {name: _finite_pair(low[i], high[i]) for i, name in enumerate(names)}
-    draws: dict[str, list[float]] = {name: [] for name in names}
-    for row in resample_rows(len(units), n, seed):
-        values = statistic([units[i] for i in row]) or {}
-        for name in names:
-            value = values.get(name)
-            if value is not None:
-                draws[name].append(float(value))
+        return bca_bounds
     return {name: (percentile_interval(v) if len(v) * 2 >= n else None) for name, v in draws.items()}
 
 
@@ -244,54 +260,25 @@ def paired_bootstrap(
     draws: dict[str, list[float]] = {name: [] for name in names}
     bca_bounds: dict[str, list[float] | None] = {}
     if n > 0 and len(units) >= 2 and not withheld:
-        if method == BCA:
 
-            def deltas_of(indexes: np.ndarray) -> np.ndarray:
-                sample = [units[i] for i in indexes]
-                a, b = statistic_a(sample) or {}, statistic_b(sample) or {}
-                return np.array(
-                    [
-                        np.nan if a.get(k) is None or b.get(k) is None else float(b[k]) - float(a[k])  # type: ignore[arg-type]
-                        for k in names
-                    ]
-                )
+        def deltas(sample: list[T]) -> dict[str, float | None]:
+            a, b = statistic_a(sample) or {}, statistic_b(sample) or {}
+            return {
+                k: None if a.get(k) is None or b.get(k) is None else float(b[k]) - float(a[k])  # type: ignore[arg-type]
+                for k in names
+            }
 
-            low, high, distribution = _bca(len(units), deltas_of, n, seed)
-            for i, name in enumerate(names):
-                row = distribution[i]
-                draws[name] = [float(v) for v in row[np.isfinite(row)]]
-                bca_bounds[name] = _finite_pair(low[i], high[i])
-        else:
-            for row in resample_rows(len(units), n, seed):
-                sample = [units[i] for i in row]
-                a, b = statistic_a(sample) or {}, statistic_b(sample) or {}
-                for name in names:
-                    if a.get(name) is not None and b.get(name) is not None:
-                        draws[name].append(float(b[name]) - float(a[name]))  # type: ignore[arg-type]
+        draws, bca_bounds = _resampled(units, deltas, names, n, seed, method)
     out = []
     for name in names:
         a_value, b_value = full_a.get(name), full_b.get(name)
+        ci: Interval = withheld
+        p: float | str | None = withheld
+        if not withheld and len(draws[name]) * 2 >= n > 0:
+            ci = bca_bounds.get(name) if method == BCA else percentile_interval(draws[name])
+            p = two_sided_p(draws[name])
         delta = b_value - a_value if a_value is not None and b_value is not None else None
-        enough = len(draws[name]) * 2 >= n and n > 0
-        ci: Interval
-        p: float | str | None
-        if withheld:
-            ci, p = withheld, withheld
-        elif method == BCA:
-            ci, p = (bca_bounds.get(name), two_sided_p(draws[name])) if enough else (None, None)
-        else:
-            ci, p = (percentile_interval(draws[name]), two_sided_p(draws[name])) if enough else (None, None)
         out.append(
-            PairedDifference(
-                statistic=name,
-                a=a_value,
-                b=b_value,
-                delta=delta,
-                ci95=ci,
-                p_value=p,
-                n_units=len(units),
-                n_resamples=len(draws[name]),
-                ci_method=method,
-            )
+            PairedDifference(name, a_value, b_value, delta, ci, p, len(units), len(draws[name]), ci_method=method)
         )
     return out

@@ -51,9 +51,9 @@ from scipy.optimize import isotonic_regression
 from debate_eval.agents.errors import UserError
 from debate_eval.tasks.analysis.bootstrap import (
     DEFAULT_RESAMPLES,
-    LEVEL,
     MIN_UNITS,
     SEED,
+    normal_quantile,
     percentile_interval,
     too_few_units,
 )
@@ -130,26 +130,21 @@ class Calibration:
 def _folds(n: int, k: int, seed: int) -> list[int]:
     order = list(range(n))
     random.Random(seed).shuffle(order)
-    fold = [0] * n
-    for rank, index in enumerate(order):
-        fold[index] = rank % k
-    return fold
+    rank = {index: position for position, index in enumerate(order)}
+    return [rank[index] % k for index in range(n)]
 
 
-def cross_fitted(
-    scores: np.ndarray, ratings: np.ndarray, k: int, seed: int
-) -> tuple[np.ndarray, list[MonotoneMap], list[int]]:
-    """Each item's calibrated score from the map fitted on the other folds, the K fold maps, the folds."""
-    fold = _folds(len(scores), k, seed)
-    fold_array = np.asarray(fold)
+def cross_fitted(scores: np.ndarray, ratings: np.ndarray, k: int, seed: int) -> tuple[np.ndarray, list[MonotoneMap]]:
+    """Each item's calibrated score from the map fitted on the other folds, and the K fold maps."""
+    fold = np.asarray(_folds(len(scores), k, seed))
     maps = []
     out = np.empty(len(scores))
     for part in range(k):
-        held = fold_array == part
+        held = fold == part
         fitted = MonotoneMap.fit(scores[~held], ratings[~held])
         maps.append(fitted)
         out[held] = fitted(scores[held])
-    return out, maps, fold
+    return out, maps
 
 
 def _bins(predicted: np.ndarray) -> np.ndarray:
@@ -160,47 +155,42 @@ def _bins(predicted: np.ndarray) -> np.ndarray:
     return (ranks * ECE_BINS) // len(predicted)
 
 
+def _bin_means(predicted: np.ndarray, ratings: np.ndarray) -> list[tuple[float, float, int]]:
+    """Per bin of ``predicted`` (:func:`_bins`): its mean prediction, mean rating and size."""
+    bins = _bins(predicted)
+    return [
+        (float(predicted[bins == b].mean()), float(ratings[bins == b].mean()), int((bins == b).sum()))
+        for b in np.unique(bins)
+    ]
+
+
 def expected_calibration_error(predicted: np.ndarray, ratings: np.ndarray) -> float:
     """Σ_bins (n_b / n) |mean rating − mean prediction| over the bins of the prediction (:func:`_bins`)."""
-    bins = _bins(predicted)
-    total = 0.0
-    for b in np.unique(bins):
-        inside = bins == b
-        total += inside.sum() * abs(ratings[inside].mean() - predicted[inside].mean())
-    return float(total / len(predicted))
-
-
-def _errors(predicted: np.ndarray, ratings: np.ndarray) -> dict[str, float]:
-    return {
-        "mae": float(np.abs(predicted - ratings).mean()),
-        "ece": expected_calibration_error(predicted, ratings),
-    }
+    return float(
+        sum(size * abs(rating - mean) for mean, rating, size in _bin_means(predicted, ratings)) / len(predicted)
+    )
 
 
 def _intervals(
     before: np.ndarray, after: np.ndarray, ratings: np.ndarray, resamples: int, seed: int
-) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
-    point_before, point_after = _errors(before, ratings), _errors(after, ratings)
-    gain = {name: point_before[name] - point_after[name] for name in point_before}
-    out_before: dict[str, Any] = dict(point_before)
-    out_after: dict[str, Any] = dict(point_after)
-    out_gain: dict[str, Any] = dict(gain)
-    if resamples <= 0:
-        return out_before, out_after, out_gain
-    rng = np.random.default_rng(seed)
-    n = len(ratings)
-    draws: dict[str, list[list[float]]] = {name: [[], [], []] for name in point_before}
-    for _ in range(resamples):
-        pick = rng.integers(0, n, n)
-        b, a = _errors(before[pick], ratings[pick]), _errors(after[pick], ratings[pick])
-        for name in point_before:
-            draws[name][0].append(b[name])
-            draws[name][1].append(a[name])
-            draws[name][2].append(b[name] - a[name])
-    for name, (b_draws, a_draws, g_draws) in draws.items():
-        for target, values in ((out_before, b_draws), (out_after, a_draws), (out_gain, g_draws)):
-            target.setdefault("ci95", {})[name] = percentile_interval(values)
-    return out_before, out_after, out_gain
+) -> list[dict[str, Any]]:
+    """The errors (``mae``, ``ece``) before and after and the gain (before − after), each with its bootstrap
+    ``ci95`` over items when ``resamples`` > 0."""
+
+    def figures(pick: Any) -> list[dict[str, Any]]:
+        errors = [
+            {"mae": float(np.abs(predicted - rated).mean()), "ece": expected_calibration_error(predicted, rated)}
+            for predicted, rated in ((before[pick], ratings[pick]), (after[pick], ratings[pick]))
+        ]
+        return [*errors, {name: errors[0][name] - errors[1][name] for name in errors[0]}]
+
+    out = figures(slice(None))
+    if resamples > 0:
+        rng = np.random.default_rng(seed)
+        draws = [figures(rng.integers(0, len(ratings), len(ratings))) for _ in range(resamples)]
+        for index, target in enumerate(out):
+            target["ci95"] = {name: percentile_interval([draw[index][name] for draw in draws]) for name in list(target)}
+    return out
 
 
 def transfer_by_system(
@@ -221,7 +211,7 @@ def transfer_by_system(
     while True:
         pool = ~np.isin(labels, flagged)
         residuals = np.empty(len(scores))
-        fitted, _, _ = cross_fitted(scores[pool], ratings[pool], k, seed)
+        fitted, _ = cross_fitted(scores[pool], ratings[pool], k, seed)
         residuals[pool] = ratings[pool] - fitted
         if (~pool).any():
             residuals[~pool] = ratings[~pool] - MonotoneMap.fit(scores[pool], ratings[pool])(scores[~pool])
@@ -255,7 +245,7 @@ def cross_ppi_mean(ratings: np.ndarray, predicted: np.ndarray, unlabelled: np.nd
     imputed = unlabelled.mean(axis=1)
     mean = float(imputed.mean() + (ratings - predicted).mean())
     spread = math.sqrt(imputed.var() / big_n + (predicted - ratings).var() / n)
-    half = stats.norm.ppf(0.5 + LEVEL / 2) * spread
+    half = normal_quantile() * spread
     return {"mean": mean, "ci95": [float(mean - half), float(mean + half)]}
 
 
@@ -273,13 +263,11 @@ def _applied(
         entry["judge_only"] = float(judge.mean()) if len(judge) else None
         if not len(judge):
             entry["calibrated"] = "no unlabelled items"
-            return entry
-        withheld = too_few_units(int(rated.sum()), "labelled items", MIN_UNITS)
-        if withheld:
+        elif withheld := too_few_units(int(rated.sum()), "labelled items", MIN_UNITS):
             entry["calibrated"] = withheld
-            return entry
-        stacked = np.column_stack([m(judge) for m in maps])
-        entry["calibrated"] = cross_ppi_mean(ratings[rated], predicted[rated], stacked)
+        else:
+            stacked = np.column_stack([m(judge) for m in maps])
+            entry["calibrated"] = cross_ppi_mean(ratings[rated], predicted[rated], stacked)
         return entry
 
     out = one(np.ones(len(ratings), bool), np.ones(len(unlabelled), bool))
@@ -294,12 +282,7 @@ def _applied(
 def reliability_points(scores: np.ndarray, ratings: np.ndarray) -> dict[str, Any]:
     """The reliability diagram's data: per bin of the judge score (:func:`_bins`), the bin's mean score, mean
     human rating and size."""
-    bins = _bins(scores)
-    points = []
-    for b in np.unique(bins):
-        inside = bins == b
-        points.append([float(scores[inside].mean()), float(ratings[inside].mean()), int(inside.sum())])
-    return {"points": points}
+    return {"points": [list(point) for point in _bin_means(scores, ratings)]}
 
 
 def calibrate_records(
@@ -334,15 +317,13 @@ def calibrate_records(
     k = max(2, min(folds, len(labelled)))
     scores = np.asarray([float(r.score) for r in labelled])  # type: ignore[arg-type]
     ratings = np.asarray([float(r.human_score) for r in labelled])  # type: ignore[arg-type]
-    predicted, maps, _ = cross_fitted(scores, ratings, k, seed)
+    predicted, maps = cross_fitted(scores, ratings, k, seed)
     before, after, gain = _intervals(scores, predicted, ratings, bootstrap, seed)
     by_system, _ = transfer_by_system(scores, ratings, [r.system_id for r in labelled], k, seed)
     targets = [score_row(r) for r in apply_to] if apply_to is not None else rows
     if apply_to is not None:
-        (dataset, aspect, method), other = (
-            next(iter(parts)),
-            {(str(r.dataset), str(r.aspect), r.method) for r in targets},
-        )
+        dataset, aspect, method = next(iter(parts))
+        other = {(str(r.dataset), str(r.aspect), r.method) for r in targets}
         if any(r.pairwise for r in targets) or other != {(dataset, aspect, method)}:
             found = ", ".join(sorted(f"{d}/{a} ({m})" for d, a, m in other)) or "no records"
             raise UserError(

@@ -27,10 +27,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from debate_eval.agents.errors import UserError
 
 DEFAULT_GRID = 2001  # candidate thresholds (threshold_grid)
 DEFAULT_MIN_DECIDED = 30  # a threshold is tested only with this many calibration items above it (the authors')
@@ -262,7 +264,6 @@ class Simulation:
     delta: float
     splits: tuple[SplitResult, ...]
     names: tuple[str, ...]
-    extra: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def held(self) -> float:
@@ -388,7 +389,6 @@ def cascade_runs(
 ) -> CascadeReport:
     """The cascade of ``runs`` (``LabelledJudge`` objects, cheapest first) calibrated on ``calibration_share``
     of the labelled items (a seeded random split) and reported on the rest."""
-    from debate_eval.agents.errors import UserError
     from debate_eval.tasks.analysis.labelled import DEFAULT_TOLERANCE, align, confidence_value
 
     check_levels(alpha, delta)
@@ -472,7 +472,6 @@ def items_to_reach(alpha: float, level: float) -> int:
 def _check_reachable(calibrating: int, alpha: float, level: float, min_decided: int, share: float) -> None:
     """A one-line ``UserError`` when no threshold can pass on ``calibrating`` items, whatever the judges answer:
     the cascade would report that it decides nothing, and the cause is too few labels, not the judges."""
-    from debate_eval.agents.errors import UserError
 
     perfect = items_to_reach(alpha, level)
     needed = max(perfect, min_decided)

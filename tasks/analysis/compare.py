@@ -44,7 +44,6 @@ from debate_eval.tasks.analysis.bootstrap import (
     DEFAULT_RESAMPLES,
     MIN_UNITS,
     PairedDifference,
-    is_withheld,
     paired_bootstrap,
     too_few_units,
 )
@@ -57,7 +56,7 @@ from debate_eval.tasks.analysis.correlations import (
     correlation_level,
     correlations,
 )
-from debate_eval.tasks.analysis.pairwise_metrics import METRICS, NO_VERDICT, metrics
+from debate_eval.tasks.analysis.pairwise_metrics import METRICS, NO_VERDICT, judged, metrics
 from debate_eval.tasks.analysis.records import RecordLike, ScoreRow, group_of, number, score_row
 from debate_eval.tasks.analysis.system_pairs import holm
 
@@ -171,9 +170,8 @@ def _single_units(comparison: Comparison, shared: list[tuple[ScoreRow, ScoreRow]
         groups.setdefault(group_of(a), []).append((a, b))
     units = []
     for group in groups.values():
-        humans = [number(a.human_score) for a, _ in group]
-        corr_a = correlations(list(zip([number(a.score) for a, _ in group], humans, strict=True)))
-        corr_b = correlations(list(zip([number(b.score) for _, b in group], humans, strict=True)))
+        corr_a = correlations([(number(a.score), number(a.human_score)) for a, _ in group])
+        corr_b = correlations([(number(b.score), number(a.human_score)) for a, b in group])
         if corr_a is None and corr_b is None:
             dropped["groups_undefined_both"] += 1
         elif corr_a is None:
@@ -250,27 +248,17 @@ def _pairwise_units(
     counted_wrong: Counter[str] = Counter()
     units = []
     for a, b in shared:
-        label = a.human_label
+        (verdict_a, label, consistent_a), (verdict_b, _, consistent_b) = judged(a), judged(b)
         if label is None:
             dropped["no_human"] += 1
             continue
-        verdict_a, verdict_b = a.verdict, b.verdict
         if missing == "drop" and (verdict_a is None or verdict_b is None):
             both = verdict_a is None and verdict_b is None
             dropped["no_verdict_both" if both else "no_verdict_a" if verdict_a is None else "no_verdict_b"] += 1
             continue
         counted_wrong["a"] += verdict_a is None
         counted_wrong["b"] += verdict_b is None
-        consistent_a, consistent_b = a.consistent, b.consistent
-        units.append(
-            (
-                _verdict(verdict_a, missing),
-                _verdict(verdict_b, missing),
-                label,
-                consistent_a if isinstance(consistent_a, bool) else None,
-                consistent_b if isinstance(consistent_b, bool) else None,
-            )
-        )
+        units.append((_verdict(verdict_a, missing), _verdict(verdict_b, missing), label, consistent_a, consistent_b))
     comparison.unit, comparison.n_used, comparison.items_used = "items", len(units), len(units)
     comparison.dropped = dict(dropped)
     comparison.missing = missing
@@ -364,27 +352,18 @@ def adjust_family(comparisons: Sequence[Comparison]) -> int:
     (its reported p: the paired t-test's at group level, else the paired bootstrap's) and McNemar's. Sets
     ``p_holm`` (the minimum-units text where the p is withheld, None where there is none) and each comparison's
     ``family_size``; returns the size."""
-    slots: list[tuple[Comparison, int | None]] = []
-    values: list[float] = []
+    slots: list[tuple[Comparison, int | None, float | str | None]] = []
     for comparison in comparisons:
-        for index, difference in enumerate(comparison.differences):
-            if isinstance(difference.p_reported, float):
-                slots.append((comparison, index))
-                values.append(difference.p_reported)
-        if comparison.mcnemar is not None and isinstance(comparison.mcnemar.p_value, float):
-            slots.append((comparison, None))
-            values.append(comparison.mcnemar.p_value)
-    adjusted = holm(values)
+        slots += [(comparison, index, d.p_reported) for index, d in enumerate(comparison.differences)]
+        if comparison.mcnemar is not None:
+            slots.append((comparison, None, comparison.mcnemar.p_value))
+    size = sum(isinstance(p, float) for *_, p in slots)
     for comparison in comparisons:
-        comparison.family_size = len(values)
-        comparison.differences = [
-            replace(d, p_holm=d.p_reported if is_withheld(d.p_reported) else None) for d in comparison.differences
-        ]
-        if comparison.mcnemar is not None and is_withheld(comparison.mcnemar.p_value):
-            comparison.mcnemar.p_holm = comparison.mcnemar.p_value
-    for (comparison, index), value in zip(slots, adjusted, strict=True):
+        comparison.family_size = size
+    # holm leaves a withheld (text) or missing p as it is: that is its p_holm
+    for (comparison, index, _), value in zip(slots, holm([p for *_, p in slots]), strict=True):
         if index is None:
             comparison.mcnemar.p_holm = value  # type: ignore[union-attr]
         else:
             comparison.differences[index] = replace(comparison.differences[index], p_holm=value)
-    return len(values)
+    return size

@@ -174,46 +174,38 @@ def evaluate_aspect(
     """
     rows: list[ScoreRow] = score_rows(records)
     level = correlation_level(dataset, rows)
-    overall = correlations(pairs(rows)) or {}
-    n_missing = sum(1 for row in rows if number(row.score) is None)
-    n_unrated = sum(1 for row in rows if number(row.human_score) is None)
+    item_pairs = pairs(rows)
+    overall = correlations(item_pairs) or {}
     options = {"n": bootstrap, "method": ci_method, "min_units": min_units}
     if level == ITEM:
-        item_pairs = pairs(rows)
         ci95 = bootstrap_ci(item_pairs, correlations, STATISTICS, unit="items", **options) if bootstrap else None
-        return AspectReport(
-            dataset, aspect, protocol,
-            *(overall.get(name) for name in STATISTICS),
-            *(overall.get(name) for name in STATISTICS),
-            n_items=len(rows), n_missing=n_missing, n_groups=0, n_skipped=0, level=ITEM, ci95=ci95,
-            n_unrated=n_unrated, pooled_ci95=ci95, n_scored=len(item_pairs),
-        )  # fmt: skip
-    group_pairs = [pairs(group) for group in by_group(rows).values()]
-    per_group = [correlations(group) for group in group_pairs]
-    used = [values for values in per_group if values is not None]
-    averaged = average_of_groups(used)
-    ci95 = bootstrap_ci(used, average_of_groups, STATISTICS, unit="groups", **options) if bootstrap else None
-    pooled_ci95: Intervals = None
-    if bootstrap and dataset in POOLED_DATASETS:
-        scored_groups = [group for group in group_pairs if group]
-        pooled_ci95 = bootstrap_ci(scored_groups, _pooled, STATISTICS, unit="groups", **options)
+        figures: dict[str, float | None] = dict(overall)
+        counts: dict[str, Any] = dict(n_groups=0, n_skipped=0, ci95=ci95, pooled_ci95=ci95, n_scored=len(item_pairs))
+    else:
+        group_pairs = [pairs(group) for group in by_group(rows).values()]
+        per_group = [correlations(group) for group in group_pairs]
+        used = [values for values in per_group if values is not None]
+        figures = average_of_groups(used)
+        pooled_ci95: Intervals = None
+        if bootstrap and dataset in POOLED_DATASETS:
+            scored_groups = [group for group in group_pairs if group]
+            pooled_ci95 = bootstrap_ci(scored_groups, _pooled, STATISTICS, unit="groups", **options)
+        counts = {
+            "n_groups": len(used),
+            "n_skipped": len(per_group) - len(used),
+            "ci95": bootstrap_ci(used, average_of_groups, STATISTICS, unit="groups", **options) if bootstrap else None,
+            "pooled_ci95": pooled_ci95,
+            "n_scored": sum(len(group) for group in group_pairs),
+        }
     return AspectReport(
-        dataset=dataset,
-        aspect=aspect,
-        protocol=protocol,
-        spearman=averaged["spearman"],
-        kendall=averaged["kendall"],
-        pearson=averaged["pearson"],
-        pooled_spearman=overall.get("spearman"),
-        pooled_kendall=overall.get("kendall"),
-        pooled_pearson=overall.get("pearson"),
+        dataset,
+        aspect,
+        protocol,
+        *(figures.get(name) for name in STATISTICS),
+        *(overall.get(name) for name in STATISTICS),
         n_items=len(rows),
-        n_missing=n_missing,
-        n_groups=len(used),
-        n_skipped=len(per_group) - len(used),
-        level=GROUP,
-        ci95=ci95,
-        n_unrated=n_unrated,
-        pooled_ci95=pooled_ci95,
-        n_scored=sum(len(group) for group in group_pairs),
+        n_missing=sum(1 for row in rows if number(row.score) is None),
+        n_unrated=sum(1 for row in rows if number(row.human_score) is None),
+        level=level,
+        **counts,
     )

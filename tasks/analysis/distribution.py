@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from debate_eval.tasks.analysis.paper_tables import PAPER_TABLE2_DISTRIBUTION
-from debate_eval.tasks.analysis.records import RecordLike, ScoreRow, aspect_key, number, partition
+from debate_eval.tasks.analysis.records import RecordLike, ScoreRow, keyed_parts, number
 
 
 def score_bin(value: float) -> int:
@@ -43,13 +43,10 @@ def score_distribution(records: Iterable[RecordLike]) -> dict[str, dict[str, dic
     Human percentages are over all records with a human score, predicted ones over records with a score.
     Bins run from the lowest to the highest rounded score seen. Aspect keys are as in ``meta_evaluate``.
     """
-    parts = partition(records)
-    several = len({protocol for _, _, protocol in parts}) > 1
-    result: dict[str, dict[str, dict[str, Any]]] = {}
-    for (dataset, aspect, protocol), part in parts.items():
-        key = aspect_key(aspect, protocol, several)
-        result.setdefault(dataset, {})[key] = _distribution_entry(part)
-    return result
+    return {
+        dataset: {key: _distribution_entry(part) for key, (_, part) in aspects.items()}
+        for dataset, aspects in keyed_parts(records).items()
+    }
 
 
 def format_distribution(distribution: dict[str, dict[str, dict[str, Any]]]) -> str:

@@ -14,6 +14,7 @@ from debate_eval.agents.errors import UserError
 from debate_eval.tasks.analysis.bootstrap import is_withheld
 from debate_eval.tasks.analysis.correlations import ITEM, POOLED_DATASETS, AspectReport, mean
 from debate_eval.tasks.analysis.judgebench import judgebench_lines
+from debate_eval.tasks.analysis.meta_eval import Report
 from debate_eval.tasks.analysis.pairwise_metrics import PairwiseReport
 from debate_eval.tasks.analysis.paper_tables import (
     DEFINITION_STATISTICS,
@@ -30,8 +31,6 @@ from debate_eval.tasks.analysis.paper_tables import (
 from debate_eval.tasks.analysis.records import DEFAULT_PROTOCOL
 from debate_eval.tasks.analysis.references import REFERENCE_NAMES, Reference, no_reference_reason, reference_for
 from debate_eval.tasks.analysis.systems import comparison_lines, system_level_lines, win_rate_lines
-
-Report = dict[str, dict[str, "AspectReport | PairwiseReport"]]
 
 JSON_FIELDS = (
     "spearman",
@@ -144,17 +143,17 @@ def _measured(entry: AspectReport, definition: str, statistic: str) -> float | N
     return getattr(entry, f"pooled_{statistic}" if definition == POOLED else statistic)
 
 
-def _row(label: str, counts: tuple[int, int, int, str], measured: list[str], paper: list[str], ci: str) -> str:
-    n_items, n_missing, n_unrated, groups = counts
+def _row(
+    label: str, entries: list[AspectReport], definition: str, measured: list[str], paper: list[str], ci: str
+) -> str:
+    """One line of the table, its counts summed over ``entries`` (one aspect, or the aspects of an average)."""
+    n_groups, n_skipped = sum(e.n_groups for e in entries), sum(e.n_skipped for e in entries)
     line = (
-        f"{label:<{LABEL_WIDTH}} {n_items:>6} {n_missing:>7} {n_unrated:>7} {groups:>9}   "
+        f"{label:<{LABEL_WIDTH}} {sum(e.n_items for e in entries):>6} {sum(e.n_missing for e in entries):>7} "
+        f"{sum(e.n_unrated for e in entries):>7} {f'{n_groups}/{n_skipped}' if definition == PER_GROUP else '-':>9}   "
         f"{measured[0]:>7} {measured[1]:>7}   {paper[0]:>7} {paper[1]:>7}"
     )
     return f"{line}   {ci}" if ci else line
-
-
-def _groups(entry: AspectReport, definition: str) -> str:
-    return f"{entry.n_groups}/{entry.n_skipped}" if definition == PER_GROUP else "-"
 
 
 def _table_row(
@@ -163,8 +162,7 @@ def _table_row(
     measured = [fmt(_measured(entry, definition, name)) for name in pair]
     paper = [fmt(reference.value(entry.aspect, name) if reference else None) for name in pair]
     intervals = entry.pooled_ci95 if definition == POOLED else entry.ci95
-    counts = (entry.n_items, entry.n_missing, entry.n_unrated, _groups(entry, definition))
-    return _row(label, counts, measured, paper, _intervals_text(intervals, pair))
+    return _row(label, [entry], definition, measured, paper, _intervals_text(intervals, pair))
 
 
 def _average_cells(
@@ -194,14 +192,7 @@ def _average_row(
     counted = min(count for *_, count in cells)
     if counted < len(entries):
         label += f" ({counted} of {len(entries)})"
-    groups = f"{sum(e.n_groups for e in entries)}/{sum(e.n_skipped for e in entries)}"
-    counts = (
-        sum(e.n_items for e in entries),
-        sum(e.n_missing for e in entries),
-        sum(e.n_unrated for e in entries),
-        groups if definition == PER_GROUP else "-",
-    )
-    return _row(label, counts, [c[0] for c in cells], [c[1] for c in cells], "")
+    return _row(label, entries, definition, [c[0] for c in cells], [c[1] for c in cells], "")
 
 
 def _reference_lines(
@@ -328,33 +319,24 @@ def format_table(report: Report, reference: str | None = None) -> str:
             lines.extend(_pairwise_block(dataset, pairwise, reference))
     if not report:
         lines.append("(no records)")
-    lines += _systems_block(report)
-    lines += _judgebench_block(report)
-    return "\n".join(lines)
+    return "\n".join(lines + _systems_and_judgebench_blocks(report))
 
 
-def _judgebench_block(report: Report) -> list[str]:
-    """JudgeBench's own figures for runs on JudgeBench pairs (:mod:`judgebench`)."""
-    lines: list[str] = []
-    for dataset, aspects in report.items():
-        for key, entry in aspects.items():
-            if isinstance(entry, PairwiseReport):
-                lines += judgebench_lines(f"{dataset}/{key}", entry.judgebench)
-    return ["", "JudgeBench", *lines] if lines else []
-
-
-def _systems_block(report: Report) -> list[str]:
-    """The systems' lines (:mod:`systems`): system-level correlation, per-system means and pairs, win rates."""
-    lines: list[str] = []
+def _systems_and_judgebench_blocks(report: Report) -> list[str]:
+    """The systems' lines (:mod:`systems`: system-level correlation, per-system means and pairs, win rates),
+    then JudgeBench's own figures for runs on JudgeBench pairs (:mod:`judgebench`)."""
+    systems: list[str] = []
+    judgebench: list[str] = []
     for dataset, aspects in report.items():
         for key, entry in aspects.items():
             label = f"{dataset}/{key}"
             if isinstance(entry, PairwiseReport):
-                lines += win_rate_lines(label, entry.systems)
+                systems += win_rate_lines(label, entry.systems)
+                judgebench += judgebench_lines(label, entry.judgebench)
             else:
-                lines += system_level_lines(label, entry.system_level)
-                lines += comparison_lines(label, entry.systems)
-    return ["", "Systems", *lines] if lines else []
+                systems += system_level_lines(label, entry.system_level)
+                systems += comparison_lines(label, entry.systems)
+    return (["", "Systems", *systems] if systems else []) + (["", "JudgeBench", *judgebench] if judgebench else [])
 
 
 def _published_block(table: PublishedTable) -> list[str]:

@@ -55,6 +55,7 @@ from debate_eval.tasks.analysis.bootstrap import (
     is_withheld,
 )
 from debate_eval.tasks.analysis.correlations import ITEM, STATISTICS, AspectReport
+from debate_eval.tasks.analysis.meta_eval import Report, meta_evaluate
 from debate_eval.tasks.analysis.pairwise_metrics import METRICS, PairwiseReport
 from debate_eval.tasks.analysis.systems import MIN_SYSTEMS
 
@@ -69,12 +70,6 @@ BAR_ALIASES = {f"global_{s}": f"{POOLED_PREFIX}{s}" for s in STATISTICS}
 SHARE_STATISTICS = frozenset({"accuracy", "macro_f1", "consistency", "agreement"})  # range [0, 1]
 DEFAULT_MIN_COVERAGE = 0.9
 COVERAGE_MARK = "stands on too little:"  # every coverage failure text holds this
-Report = dict[str, dict[str, "AspectReport | PairwiseReport"]]
-
-
-def bar_range(statistic: str) -> tuple[float, float]:
-    """The values a bar on ``statistic`` may take: ``(0, 1)`` for shares, ``(-1, 1)`` for correlations and κ."""
-    return (0.0, 1.0) if statistic in SHARE_STATISTICS else (-1.0, 1.0)
 
 
 def check_bar(statistic: str, value: Any, where: str) -> float:
@@ -83,7 +78,7 @@ def check_bar(statistic: str, value: Any, where: str) -> float:
     if isinstance(value, bool) or not isinstance(value, Real):
         raise UserError(f"{where}: the bar for {statistic} must be a number, not {value!r}")
     number = float(value)
-    low, high = bar_range(statistic)
+    low, high = (0.0, 1.0) if statistic in SHARE_STATISTICS else (-1.0, 1.0)  # shares; correlations and κ
     if not math.isfinite(number) or not low <= number <= high:
         raise UserError(
             f"{where}: the bar for {statistic} must be a finite number in [{low:g}, {high:g}], not {value!r}"
@@ -137,34 +132,29 @@ def coverage_shortfall(
     if min_coverage <= 0:
         return None
     shortfalls: list[str | None] = []
-    if statistic.startswith(SYSTEM_PREFIX) and isinstance(entry, AspectReport):
-        rated = entry.n_items - entry.n_unrated
-        shortfalls.append(_share_text(entry.n_scored, rated, "rated items with a score", min_coverage))
-        level = entry.system_level or {}
-        n_systems, n_groups = int(level.get("n_systems") or 0), int(level.get("n_groups") or 0)
-        if n_systems < MIN_GATE_SYSTEMS:
-            shortfalls.append(f"{n_systems} systems (a system-level bar needs at least {MIN_GATE_SYSTEMS})")
-        if n_groups < min_units:
-            shortfalls.append(f"the systems' means over {n_groups} groups (the minimum is {min_units})")
-        found = [text for text in shortfalls if text]
-        return "; ".join(found) if found else None
     if isinstance(entry, PairwiseReport):
         rated = entry.n_items - entry.n_unlabelled
         shortfalls.append(_share_text(entry.n_scored, rated, "labelled items with a verdict", min_coverage))
         if statistic in ("consistency", "agreement"):
             shortfalls.append(_share_text(entry.n_swapped, entry.n_items, "items judged in both orders", min_coverage))
-        units, unit = entry.n_scored, "items"
+        units, counted = entry.n_scored, f"{entry.n_scored} items"
     else:
         rated = entry.n_items - entry.n_unrated
         shortfalls.append(_share_text(entry.n_scored, rated, "rated items with a score", min_coverage))
-        if entry.level == ITEM or statistic.startswith(POOLED_PREFIX):
-            units, unit = entry.n_scored, "items"
+        if statistic.startswith(SYSTEM_PREFIX):
+            level = entry.system_level or {}
+            n_systems, units = int(level.get("n_systems") or 0), int(level.get("n_groups") or 0)
+            if n_systems < MIN_GATE_SYSTEMS:
+                shortfalls.append(f"{n_systems} systems (a system-level bar needs at least {MIN_GATE_SYSTEMS})")
+            counted = f"the systems' means over {units} groups"
+        elif entry.level == ITEM or statistic.startswith(POOLED_PREFIX):
+            units, counted = entry.n_scored, f"{entry.n_scored} items"
         else:
             groups = entry.n_groups + entry.n_skipped
             shortfalls.append(_share_text(entry.n_groups, groups, "groups with a defined correlation", min_coverage))
-            units, unit = entry.n_groups, "groups"
+            units, counted = entry.n_groups, f"{entry.n_groups} groups"
     if units < min_units:
-        shortfalls.append(f"{units} {unit} (the minimum is {min_units})")
+        shortfalls.append(f"{counted} (the minimum is {min_units})")
     found = [text for text in shortfalls if text]
     return "; ".join(found) if found else None
 
@@ -185,19 +175,14 @@ def _figure(entry: AspectReport | PairwiseReport, statistic: str) -> float | Non
 
 def _interval(entry: AspectReport | PairwiseReport, statistic: str) -> Any:
     if statistic.startswith(SYSTEM_PREFIX):
-        level = getattr(entry, "system_level", None) or {}
-        intervals = level.get("ci95")
-        if intervals is None or is_withheld(intervals):
-            return intervals
-        return intervals.get(statistic.removeprefix(SYSTEM_PREFIX))
-    if statistic.startswith("pooled_"):
+        intervals = (getattr(entry, "system_level", None) or {}).get("ci95")
+    elif statistic.startswith(POOLED_PREFIX):
         intervals = getattr(entry, "pooled_ci95", None)
-        statistic = statistic.removeprefix("pooled_")
     else:
         intervals = entry.ci95
     if intervals is None or is_withheld(intervals):
         return intervals
-    return intervals.get(statistic)
+    return intervals.get(statistic.removeprefix(SYSTEM_PREFIX).removeprefix(POOLED_PREFIX))
 
 
 def check_bars(
@@ -280,7 +265,6 @@ def assert_judge_meets(
     finite number in the statistic's range (a ``UserError`` otherwise). Returns the report, for further
     checks of your own.
     """
-    from debate_eval.tasks.analysis.meta_eval import meta_evaluate
     from debate_eval.tasks.analysis.records import load_results, require_human_ratings, results_path
 
     if not runs:

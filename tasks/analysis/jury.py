@@ -30,7 +30,7 @@ from debate_eval.debates.kit.combine import COMBINES, MAJORITY, combine_scores, 
 from debate_eval.debates.kit.confidence import BASIS_KEY, agreement, score_key
 from debate_eval.debates.scoring.scores import ParsedScore
 from debate_eval.debates.scoring.verdicts import ParsedVerdict, no_verdict
-from debate_eval.tasks.analysis.records import iter_checked, results_path
+from debate_eval.tasks.analysis.records import latest_records
 from debate_eval.tasks.engine.record import Record
 from debate_eval.tasks.engine.results import ResultsWriteError
 from debate_eval.tasks.engine.rundir import RunDir
@@ -52,13 +52,6 @@ class JuryResult:
     unscored: tuple[str, ...]
     left_out: int
     jurors: tuple[str, ...]
-
-
-def _latest(path: Path) -> dict[tuple[str, str], Record]:
-    found: dict[tuple[str, str], Record] = {}
-    for record in iter_checked(results_path(path)):
-        found[(record.key, str(record.aspect))] = record
-    return found
 
 
 def split_vote(votes: Sequence[Any]) -> bool:
@@ -155,7 +148,7 @@ def write_jury(
     names = [Path(run).name if Path(run).is_dir() else Path(run).parent.name for run in runs]
     if len(set(names)) < len(names):
         raise UserError("two jurors' runs have the same name; give run directories with different names")
-    loaded = [_latest(Path(run)) for run in runs]
+    loaded = [latest_records(run) for run in runs]
     kinds = {record.pairwise for part in loaded for record in part.values()}
     if len(kinds) > 1:
         raise UserError("the jurors' runs mix pairwise and single-score judgments; give runs of the same items")

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from debate_eval.agents.errors import UserError
-from debate_eval.tasks.analysis.records import is_pairwise, iter_checked, results_path
+from debate_eval.tasks.analysis.records import is_pairwise, latest_records, results_path
 from debate_eval.tasks.engine.rundir import RunDir
 
 DEFAULT_TOLERANCE = 0.5
@@ -50,9 +50,7 @@ class LabelledJudge:
 def load_judge(path: str | Path, name: str | None = None) -> LabelledJudge:
     """The judge of the run directory (or results file) at ``path``; the last line of an item wins."""
     source = results_path(path)
-    records = {}
-    for record in iter_checked(source):
-        records[(str(record.item_id), str(record.aspect))] = record
+    records = latest_records(source)
     if not records:
         raise UserError(f"{source}: no results to read")
     aspects = {aspect for _, aspect in records}
@@ -92,14 +90,13 @@ def _usd_per_token(directory: Path, total_tokens: int) -> float | None:
 def labels_of_file(path: str | Path, run: str | Path) -> dict[str, Answer]:
     """The labels of a ``labels.jsonl`` file (``analysis.labels``, the one reader: every line checked against
     ``run``'s items and scale) by item key: the mean of an item's ratings, or its annotators' majority verdict."""
-    from debate_eval.tasks.analysis.labels import combined, read_labels, scale_of_run
+    from debate_eval.tasks.analysis.labels import combined, read_run_labels
     from debate_eval.tasks.analysis.records import load_results
 
     records = load_results([results_path(run)])
     aspects = {str(row.aspect) for row in records}
-    scale = scale_of_run(run, next(iter(aspects))) if len(aspects) == 1 else None
     found: dict[str, Answer] = {}
-    for (item, aspect), value in combined(read_labels(path, records, scale)).items():
+    for (item, aspect), value in combined(read_run_labels(path, records, run)).items():
         found[item if aspect is None or len(aspects) == 1 else f"{item} [{aspect}]"] = value
     return found
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
-from debate_eval.tasks.analysis.records import RecordLike, ScoreRow, score_row
+from debate_eval.tasks.analysis.records import RecordLike, ScoreRow, score_row, score_rows
 from debate_eval.tasks.engine.record import VERDICTS
 from debate_eval.tasks.engine.rundir import RunDir, results_file
 
@@ -46,9 +46,7 @@ class Label:
 
     def to_json(self) -> dict[str, Any]:
         """The label as its ``labels.jsonl`` line (keys without a value left out)."""
-        out = {"item_id": self.item_id, "aspect": self.aspect, "rating": self.rating, "verdict": self.verdict}
-        out |= {"annotator": self.annotator, "time": self.time}
-        return {key: value for key, value in out.items() if value is not None}
+        return {name: value for name in FIELDS if (value := getattr(self, name)) is not None}
 
 
 def run_scale(config: Mapping[str, Any], aspect: str) -> tuple[float, float] | None:
@@ -92,7 +90,11 @@ def read_labels(
         raise UserError(f"{source}: a folder, not a labels file (the label page downloads {LABELS_FILE})")
     if not source.is_file():
         raise UserError(f"{source}: no such labels file (the label page downloads it as {LABELS_FILE})")
-    known = _known_items(records) if records is not None else None
+    known: dict[str, dict[str, bool]] | None = None  # item id -> aspect -> whether that record is pairwise
+    if records is not None:
+        known = {}
+        for row in score_rows(records):
+            known.setdefault(row.key, {})[str(row.aspect)] = row.pairwise
     labels: list[Label] = []
     seen: dict[tuple[str, str | None, str | None], int] = {}
     try:  # utf-8-sig: a byte-order mark that an editor put at the start is not part of the first line
@@ -115,15 +117,6 @@ def read_labels(
     if not labels:
         raise UserError(f"{source}: no labels in the file")
     return labels
-
-
-def _known_items(records: Sequence[RecordLike]) -> dict[str, dict[str, bool]]:
-    """item id -> aspect -> whether that record is pairwise."""
-    known: dict[str, dict[str, bool]] = {}
-    for record in records:
-        row = score_row(record)
-        known.setdefault(row.key, {})[str(row.aspect)] = row.pairwise
-    return known
 
 
 def _parse_line(
@@ -220,17 +213,15 @@ def apply_labels(records: Iterable[RecordLike], labels: Iterable[Label]) -> list
     return out
 
 
-def labelled_rows(
-    records: Sequence[RecordLike], path: str | Path, scale: tuple[float, float] | None = None
-) -> list[ScoreRow]:
-    """:func:`read_labels` of ``path`` checked against ``records`` (and ``scale``), then
-    :func:`apply_labels`: what ``meta-eval --labels``, ``calibrate --labels`` and PPI read."""
-    return apply_labels(records, read_labels(path, records, scale))
+def read_run_labels(path: str | Path, records: Sequence[RecordLike], run: str | Path) -> list[Label]:
+    """:func:`read_labels` of ``path`` checked against ``records`` and the scale of ``run`` (a run directory or
+    results file; its one aspect's scale, none checked when the records hold several aspects or the run has no
+    config)."""
+    aspects = {str(score_row(record).aspect) for record in records}
+    return read_labels(path, records, scale_of_run(run, next(iter(aspects))) if len(aspects) == 1 else None)
 
 
 def labelled_run_rows(records: Sequence[RecordLike], path: str | Path, run: str | Path) -> list[ScoreRow]:
-    """:func:`labelled_rows` with the scale of ``run`` (a run directory or results file; its one aspect's
-    scale, none checked when the records hold several aspects or the run has no config)."""
-    aspects = {str(score_row(record).aspect) for record in records}
-    scale = scale_of_run(run, next(iter(aspects))) if len(aspects) == 1 else None
-    return labelled_rows(records, path, scale)
+    """:func:`apply_labels` of :func:`read_run_labels`: what ``meta-eval --labels``, ``calibrate --labels`` and
+    PPI read."""
+    return apply_labels(records, read_run_labels(path, records, run))

@@ -22,40 +22,23 @@ from collections.abc import Iterable
 from debate_eval.tasks.analysis.bootstrap import DEFAULT_CI_METHOD, MIN_UNITS
 from debate_eval.tasks.analysis.compare import Comparison, compare_runs
 from debate_eval.tasks.analysis.correlations import AspectReport, evaluate_aspect
-from debate_eval.tasks.analysis.distribution import format_distribution, score_bin, score_distribution
+from debate_eval.tasks.analysis.distribution import score_bin
 from debate_eval.tasks.analysis.judgebench import judgebench_figures
 from debate_eval.tasks.analysis.pairwise_metrics import PairwiseReport, evaluate_pairwise
-from debate_eval.tasks.analysis.paper_tables import PAPER_STATISTICS, PAPER_TABLE1, paper_value
-from debate_eval.tasks.analysis.records import (
-    DEFAULT_PROTOCOL,
-    RecordLike,
-    aspect_key,
-    keyed_parts,
-    load_results,
-    protocol_of,
-    record_key,
-)
+from debate_eval.tasks.analysis.paper_tables import paper_value
+from debate_eval.tasks.analysis.records import RecordLike, keyed_parts, load_results
 from debate_eval.tasks.analysis.references import is_imported
 from debate_eval.tasks.analysis.systems import compare_systems, system_level, win_rates
 
 __all__ = [
-    "DEFAULT_PROTOCOL",
-    "PAPER_STATISTICS",
-    "PAPER_TABLE1",
     "AspectReport",
     "Comparison",
     "PairwiseReport",
-    "aspect_key",
     "compare_runs",
-    "evaluate_aspect",
-    "format_distribution",
     "load_results",
     "meta_evaluate",
     "paper_value",
-    "protocol_of",
-    "record_key",
     "score_bin",
-    "score_distribution",
 ]
 
 Report = dict[str, dict[str, "AspectReport | PairwiseReport"]]

@@ -169,7 +169,6 @@ class PublishedTable:
         return f"{self.paper}, {self.table}: {self.dataset}, {self.level}{unit}{note}"
 
 
-_DEBATE_EVALUATORS = ("G-Eval-4", "ChatEval", "MultiAgent", "DEBATE")
 _TC_ASPECTS = ("naturalness", "coherence", "engagingness", "groundedness", "average")
 _CHATEVAL_TC_ROWS = {
     "ROUGE-L": (0.146, 0.176, 0.203, 0.193, 0.300, 0.295, 0.327, 0.310, 0.244, 0.244),
@@ -238,7 +237,7 @@ PUBLISHED: tuple[PublishedTable, ...] = (
             dataset=dataset,
             level="summary level (per document, averaged)" if dataset == "summeval" else "per context, averaged",
             statistics=PAPER_STATISTICS[dataset],
-            rows={evaluator: PAPER_TABLE1[evaluator][dataset] for evaluator in _DEBATE_EVALUATORS},
+            rows={evaluator: datasets[dataset] for evaluator, datasets in PAPER_TABLE1.items()},
             note="GPT-4 rows; its G-Eval-4 row is the DEBATE authors' reproduction",
         )
         for dataset in ("summeval", "topical_chat")

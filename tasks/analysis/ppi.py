@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from debate_eval.tasks.analysis.bootstrap import LEVEL, MIN_UNITS, too_few_units
+from debate_eval.tasks.analysis.bootstrap import LEVEL, MIN_UNITS, normal_quantile, too_few_units
 from debate_eval.tasks.analysis.records import RecordLike, number, score_row
 
 PPI_EXTRA = "pip install 'debate-eval[ppi]'"
@@ -31,20 +31,9 @@ METHOD = "PPI++ (ppi-python: power-tuned lambda)"
 def _split(records: Sequence[RecordLike]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(human ratings of the rated outputs with a judge score, their judge scores, the judge scores of the
     unrated outputs, every human rating)."""
-    y, y_hat, unlabeled, humans = [], [], [], []
-    for record in records:
-        row = score_row(record)
-        score, human = number(row.score), number(row.human_score)
-        if human is not None:
-            humans.append(human)
-        if score is None:
-            continue
-        if human is None:
-            unlabeled.append(score)
-        else:
-            y.append(human)
-            y_hat.append(score)
-    return np.array(y), np.array(y_hat), np.array(unlabeled), np.array(humans)
+    rows = [score_row(record) for record in records]
+    outputs = [(score, number(row.human_score)) for row in rows if (score := number(row.score)) is not None]
+    return (*_arrays(outputs), np.array([human for row in rows if (human := number(row.human_score)) is not None]))
 
 
 def ppi_applies(records: Sequence[RecordLike]) -> bool:
@@ -90,18 +79,16 @@ def mean_estimates(
         return out
     if len(judged) >= 2:
         out["judge_only"]["ci95"] = _pair(ppi_py.classical_mean_ci(judged, alpha=alpha))
-    withheld = too_few_units(len(y), "rated items", max(min_units, 2))
-    if len(humans) >= max(min_units, 2):
-        out["human_only"]["ci95"] = t_interval(humans)
-    else:
-        out["human_only"]["ci95"] = too_few_units(len(humans), "rated items", max(min_units, 2))
+    out["human_only"]["ci95"] = too_few_units(len(humans), "rated items", max(min_units, 2)) or t_interval(humans)
     if len(y) == 0 or len(unlabeled) == 0:
         return out
     # judge scores that never vary: the tuned lambda divides by their variance (0/0); with lambda = 0 the
     # estimate is the raters' mean, which is what any lambda gives when the judge's scores are all equal
     lam = None if np.var(judged) > 0 else 0.0
     out["ppi"]["mean"] = float(np.asarray(ppi_py.ppi_mean_pointestimate(y, y_hat, unlabeled, lam=lam)).reshape(-1)[0])
-    out["ppi"]["ci95"] = withheld or _pair(ppi_py.ppi_mean_ci(y, y_hat, unlabeled, alpha=alpha, lam=lam))
+    out["ppi"]["ci95"] = too_few_units(len(y), "rated items", max(min_units, 2)) or _pair(
+        ppi_py.ppi_mean_ci(y, y_hat, unlabeled, alpha=alpha, lam=lam)
+    )
     return out
 
 
@@ -127,12 +114,10 @@ def system_estimates(records: Sequence[RecordLike], min_units: int = MIN_UNITS) 
 def _ppi_mean_se(y: np.ndarray, y_hat: np.ndarray, unlabeled: np.ndarray) -> tuple[float, float]:
     """PPI++'s estimate of a mean and its standard error (ppi-python's tuned interval, read back as a z
     interval: it is the estimate ± z · se)."""
-    from scipy import stats
-
     ppi_py = _ppi()
     lam = None if np.var(np.concatenate([y_hat, unlabeled])) > 0 else 0.0
     low, high = _pair(ppi_py.ppi_mean_ci(y, y_hat, unlabeled, alpha=1.0 - LEVEL, lam=lam))
-    return (low + high) / 2.0, (high - low) / 2.0 / float(stats.norm.ppf(0.5 + LEVEL / 2.0))
+    return (low + high) / 2.0, (high - low) / 2.0 / normal_quantile()
 
 
 Groups = dict[str, list[tuple[float, float | None]]]  # group -> (judge score, human rating or None) of its outputs
@@ -230,12 +215,6 @@ def difference_estimate(first: Groups, second: Groups, min_units: int = MIN_UNIT
 MAX_PLANNED = 1_000_000
 
 
-def _z() -> float:
-    from scipy import stats
-
-    return float(stats.norm.ppf(0.5 + LEVEL / 2.0))
-
-
 def human_only_labels(sd_human: float, width: float) -> int:
     """The fewest human labels whose 95 % t interval of the mean (sample sd ``sd_human``) is at most ``width``
     wide: the smallest n with 2 · t(n − 1) · sd / √n ≤ width."""
@@ -243,7 +222,7 @@ def human_only_labels(sd_human: float, width: float) -> int:
 
     if sd_human <= 0:
         return 2
-    n = max(2, int(np.ceil((2 * _z() * sd_human / width) ** 2)))  # the z answer; t needs a few more
+    n = max(2, int(np.ceil((2 * normal_quantile() * sd_human / width) ** 2)))  # the z answer; t needs a few more
     while n < MAX_PLANNED and 2 * float(stats.t.ppf(0.5 + LEVEL / 2.0, n - 1)) * sd_human / np.sqrt(n) > width:
         n += 1
     return n
@@ -255,12 +234,12 @@ def ppi_width(n: int, outputs: int | None, sd_human: float, sd_judge: float, cov
     PPI++'s λ = c / (σ_ŷ² (1 + n / N)) clipped to [0, 1]."""
     unlabelled = np.inf if outputs is None else outputs - n
     if unlabelled <= 0:
-        return 2 * _z() * sd_human / np.sqrt(n)
+        return 2 * normal_quantile() * sd_human / np.sqrt(n)
     ratio = 0.0 if not np.isfinite(unlabelled) else n / unlabelled
     lam = float(np.clip(covariance / (sd_judge**2 * (1 + ratio)), 0.0, 1.0)) if sd_judge > 0 else 0.0
     imputed = 0.0 if not np.isfinite(unlabelled) else lam**2 * sd_judge**2 / unlabelled
     variance = imputed + (sd_human**2 - 2 * lam * covariance + lam**2 * sd_judge**2) / n
-    return float(2 * _z() * np.sqrt(max(variance, 0.0)))
+    return float(2 * normal_quantile() * np.sqrt(max(variance, 0.0)))
 
 
 def ppi_labels(width: float, outputs: int | None, sd_human: float, sd_judge: float, covariance: float) -> int | None:
@@ -333,12 +312,15 @@ def plan_lines(plan: dict[str, Any]) -> list[str]:
         f"human labels for a 95% interval of a system's mean human score at most {plan['width']:g} wide "
         "(from the pilot's spread; PPI++ uses the judge's scores of every output)"
     ]
+    few: set[str] = set()  # plans from fewer than PILOT_LABELS pilot labels
     for part, plans in plan["parts"].items():
         lines.append(f"{part}:")
         for name, entry in plans.items():
             if isinstance(entry, str):
                 lines.append(f"  {name}: {entry}")
                 continue
+            if entry["n_pilot"] < PILOT_LABELS:
+                few.add(f"{part} {name}")
             with_judge = (
                 f"{entry['with_judge']} with the judge (PPI++, of {entry['outputs']} judged outputs)"
                 if entry["with_judge"] is not None
@@ -349,16 +331,8 @@ def plan_lines(plan: dict[str, Any]) -> list[str]:
                 f"  {name}: {entry['human_only']} human-only, {with_judge}; pilot {entry['n_pilot']} labels, "
                 f"human sd {entry['sd_human']:.3f}, judge-human correlation {correlation}"
             )
-    few = sorted(
-        {
-            f"{part} {name}"
-            for part, plans in plan["parts"].items()
-            for name, entry in plans.items()
-            if not isinstance(entry, str) and entry["n_pilot"] < PILOT_LABELS
-        }
-    )
     if few:
-        shown = ", ".join(few[:5]) + (" ..." if len(few) > 5 else "")
+        shown = ", ".join(sorted(few)[:5]) + (" ..." if len(few) > 5 else "")
         lines.append(
             f"rough: {len(few)} plans rest on fewer than {PILOT_LABELS} pilot labels ({shown}); their spreads are "
             f"guesses, label {PILOT_LABELS} or more in the pilot first"

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
-from debate_eval.tasks.engine.record import PAIRWISE, REQUIRED_KEYS, VERDICTS, Record
+from debate_eval.tasks.engine.record import VERDICTS, Record
 from debate_eval.tasks.engine.rundir import iter_numbered_file
 from debate_eval.tasks.engine.rundir import results_file as results_path  # a results file, or a run's results.jsonl
 from debate_eval.tasks.engine.views import ScoreRow
@@ -24,8 +24,6 @@ from debate_eval.tasks.engine.views import ScoreRow
 DEFAULT_PROTOCOL = "debate"  # debates.base.DEFAULT_METHOD (not imported: analysis loads without AutoGen)
 __all__ = [
     "DEFAULT_PROTOCOL",
-    "PAIRWISE",
-    "REQUIRED_KEYS",
     "VERDICTS",
     "RecordLike",
     "ScoreRow",
@@ -34,6 +32,7 @@ __all__ = [
     "is_pairwise",
     "iter_checked",
     "keyed_parts",
+    "latest_records",
     "load_results",
     "number",
     "partition",
@@ -89,6 +88,11 @@ def iter_checked(path: Path) -> Iterator[Record]:
         raise UserError(f"{path}: no such results file (give the results.jsonl written by `debate-eval run`)")
     for _, record in iter_numbered_file(path, messages=False):
         yield record
+
+
+def latest_records(path: str | Path) -> dict[tuple[str, str], Record]:
+    """The records of a run directory or results file by (item id, aspect); the last line of an item wins."""
+    return {(record.key, str(record.aspect)): record for record in iter_checked(results_path(path))}
 
 
 def has_human_rating(record: RecordLike) -> bool:

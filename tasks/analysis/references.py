@@ -141,17 +141,10 @@ def _sophisticated(dataset: str, definition: str) -> Reference | None:
 def method_reference(method: str, dataset: str, definition: str) -> Reference | None:
     """The published row for a run of ``method`` on ``dataset`` under ``definition`` (None where no paper has
     one; see the module docstring)."""
-    if method in DEBATE_FAMILY:
-        return _debate_row("DEBATE", dataset) if definition == PER_GROUP else None
-    if method == "multiagent":
-        return _debate_row("MultiAgent", dataset) if definition == PER_GROUP else None
-    if method == "geval":
-        return _geval(dataset, definition)
-    if method == "chateval":
-        return _chateval(dataset, definition)
-    if method == "fennec":
-        return _fennec(dataset, definition)
-    return None
+    if method in (*DEBATE_FAMILY, "multiagent") and definition == PER_GROUP:
+        return _debate_row("MultiAgent" if method == "multiagent" else "DEBATE", dataset)
+    choose = {"geval": _geval, "chateval": _chateval, "fennec": _fennec}.get(method)
+    return choose(dataset, definition) if choose else None
 
 
 # Rows asked for by name with ``--reference NAME`` (besides method names): the DEBATE paper's Table 1 rows

@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from debate_eval.tasks.analysis.correlations import STATISTICS, correlations, pairs
+from debate_eval.tasks.analysis.correlations import STATISTICS, correlations, mean, pairs
 from debate_eval.tasks.analysis.records import RecordLike, ScoreRow, number, score_rows
 
 COLUMNS = (
@@ -52,10 +52,6 @@ def _row(mode: str, variant: str, aspect: str, rows: Sequence[ScoreRow]) -> dict
         "compared": 0,
         "mean_spread": None,
     }
-
-
-def _mean(values: Sequence[float]) -> float | None:
-    return sum(values) / len(values) if values else None
 
 
 def aspects_of(*groups: Sequence[RecordLike]) -> list[str]:
@@ -89,7 +85,7 @@ def language_rows(by_language: Mapping[str, Sequence[RecordLike]], reference: st
             row.update(
                 {name: stats.get(name) for name in STATISTICS},
                 items=len(common),
-                mean_abs_diff=_mean(diffs),
+                mean_abs_diff=mean(diffs),
                 compared=len(diffs),
             )
             rows.append(row)
@@ -123,7 +119,7 @@ def paraphrase_rows(
             if i in first
         }
         row = _row("paraphrase", PARAPHRASED, aspect, paraphrased)
-        row.update(mean_abs_diff=_mean(diffs), compared=len(diffs), mean_spread=_mean(list(spreads.values())))
+        row.update(mean_abs_diff=mean(diffs), compared=len(diffs), mean_spread=mean(list(spreads.values())))
         rows.append(row)
         for k in sorted({k for scores in rewrites.values() for k in scores}):
             subset = [row for row in paraphrased if original_id(row.key)[1] == k]
@@ -131,7 +127,7 @@ def paraphrase_rows(
             rows.append(
                 {
                     **_row("paraphrase", f"paraphrase {k}", aspect, subset),
-                    "mean_abs_diff": _mean(k_diffs),
+                    "mean_abs_diff": mean(k_diffs),
                     "compared": len(k_diffs),
                 }
             )

@@ -108,7 +108,8 @@ class Selection:
         return out
 
 
-def _rows(path: Any, labels: Mapping[str, Any] | None) -> list[ScoreRow]:
+def _rows(path: Any, labels: Mapping[str, Any] | None) -> dict[str, ScoreRow]:
+    """The run's rows by ``item key<TAB>aspect`` (the last line of each wins)."""
     latest: dict[str, ScoreRow] = {}
     for record in iter_checked(results_path(path)):
         row = ScoreRow.of(record)
@@ -119,7 +120,7 @@ def _rows(path: Any, labels: Mapping[str, Any] | None) -> list[ScoreRow]:
             else:
                 row = replace(row, human_score=float(value) if isinstance(value, int | float) else None)
         latest[f"{row.key}\t{row.aspect}"] = row
-    return list(latest.values())
+    return latest
 
 
 def _labelled(row: ScoreRow) -> bool:
@@ -146,11 +147,11 @@ def select_judge(
     if len({j.name for j in judges}) < len(judges):
         raise UserError("two runs have the same name; give run directories with different names")
     rows = [_rows(path, labels) for path in runs]
-    shared = set.intersection(*({f"{r.key}\t{r.aspect}" for r in part if _labelled(r)} for part in rows))
-    labelled_any = set.union(*({f"{r.key}\t{r.aspect}" for r in part if _labelled(r)} for part in rows))
+    shared = set.intersection(*({key for key, r in part.items() if _labelled(r)} for part in rows))
+    labelled_any = set.union(*({key for key, r in part.items() if _labelled(r)} for part in rows))
     if len(shared) < 4:
         raise UserError(f"the runs share {len(shared)} labelled items; select needs labelled items of the same data")
-    first = {f"{r.key}\t{r.aspect}": r for r in rows[0]}
+    first = rows[0]
     groups = sorted({group_of(first[key]) for key in shared})
     grouped = len(groups) < len(shared)
     units = groups if grouped else sorted(shared)
@@ -164,7 +165,7 @@ def select_judge(
     statistic = PAIRWISE_STATISTIC if pairwise else SCORE_STATISTIC
 
     def part(index: int, keys: set[str]) -> list[ScoreRow]:
-        return [r for r in rows[index] if f"{r.key}\t{r.aspect}" in keys]
+        return [r for key, r in rows[index].items() if key in keys]
 
     def versus(index: int, keys: set[str], n: int) -> Comparison:
         found = compare_runs(part(0, keys), part(index, keys), n=n)

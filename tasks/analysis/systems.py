@@ -37,13 +37,13 @@ from debate_eval.tasks.analysis.bootstrap import (
     BCA,
     DEFAULT_CI_METHOD,
     DEFAULT_RESAMPLES,
-    LEVEL,
     MIN_UNITS,
     SEED,
     Interval,
     _check_method,
     bootstrap_ci,
     is_withheld,
+    normal_quantile,
     percentile_interval,
     resampled_means,
     too_few_units,
@@ -91,23 +91,19 @@ def systems_of(records: Iterable[RecordLike]) -> list[str]:
     )
 
 
-def _mean_interval(
-    values: np.ndarray, n: int, method: str, min_units: int, unit: str
-) -> tuple[Interval, list[float] | None]:
-    """The bootstrap 95 % interval of the mean of ``values`` (resampling them) and the resampled means
-    (None for BCa or when withheld)."""
+def _mean_interval(values: np.ndarray, n: int, method: str, min_units: int) -> Interval:
+    """The bootstrap 95 % interval of the mean of ``values`` (resampling the items)."""
     if n <= 0:
-        return None, None
-    withheld = too_few_units(len(values), unit, min_units)
+        return None
+    withheld = too_few_units(len(values), "items", min_units)
     if withheld:
-        return withheld, None
+        return withheld
     if method == BCA:
         intervals = bootstrap_ci(
-            list(values), lambda v: {"mean": float(np.mean(v))}, ("mean",), n=n, method=method, unit=unit
+            list(values), lambda v: {"mean": float(np.mean(v))}, ("mean",), n=n, method=method, unit="items"
         )
-        return (intervals or {}).get("mean") if isinstance(intervals, dict) else intervals, None
-    draws = resampled_means(values, n, SEED)
-    return percentile_interval(list(draws)), list(draws)
+        return (intervals or {}).get("mean") if isinstance(intervals, dict) else intervals
+    return percentile_interval(list(resampled_means(values, n, SEED)))
 
 
 def _plain(value: float | None) -> float | None:
@@ -138,13 +134,11 @@ def fisher_z_se(statistic: str, value: float, n_systems: int) -> float:
 def fisher_z_interval(value: float | None, n_systems: int, statistic: str) -> list[float] | None:
     """The 95 % interval of a system-level correlation by Fisher's z with :func:`fisher_z_se` (None when the
     correlation is undefined; [1, 1] or [-1, -1] at a perfect one)."""
-    from scipy import stats
-
     if value is None or not np.isfinite(value):
         return None
     if abs(value) >= 1.0:
         return [float(value), float(value)]
-    z, half = np.arctanh(value), float(stats.norm.ppf(0.5 + LEVEL / 2.0)) * fisher_z_se(statistic, value, n_systems)
+    z, half = np.arctanh(value), normal_quantile() * fisher_z_se(statistic, value, n_systems)
     return [float(np.tanh(z - half)), float(np.tanh(z + half))]
 
 
@@ -234,18 +228,6 @@ def system_level(
 # --- per-system comparison -------------------------------------------------------------------------------------
 
 
-def _scores_by_system(rows: Iterable[ScoreRow]) -> dict[str, dict[str, list[float]]]:
-    """system -> group -> the judge scores of its outputs there (single-score records with a score)."""
-    out: dict[str, dict[str, list[float]]] = {}
-    for row in rows:
-        score = number(row.score)
-        if row.pairwise or score is None:
-            continue
-        system = system_of(row) or ALL_SYSTEMS
-        out.setdefault(system, {}).setdefault(group_of(row), []).append(score)
-    return out
-
-
 def compare_systems(
     records: Sequence[RecordLike],
     bootstrap: int = DEFAULT_RESAMPLES,
@@ -261,24 +243,24 @@ def compare_systems(
     no entry for two systems without a shared input.
     """
     _check_method(ci_method)
-    from debate_eval.tasks.analysis.ppi import ppi_applies, system_estimates
+    from debate_eval.tasks.analysis.ppi import groups_of, ppi_applies, system_estimates
 
-    single = [row for row in score_rows(records) if not row.pairwise]
-    scores = _scores_by_system(single)
     by_system: dict[str, list[ScoreRow]] = {}
-    for row in single:
-        by_system.setdefault(system_of(row) or ALL_SYSTEMS, []).append(row)
+    for row in score_rows(records):
+        if not row.pairwise:
+            by_system.setdefault(system_of(row) or ALL_SYSTEMS, []).append(row)
+    groups = {name: groups_of(part) for name, part in by_system.items()}  # group -> (score, rating) of the scored
+    scores = {name: {g: [s for s, _ in outs] for g, outs in found.items()} for name, found in groups.items() if found}
     if len(scores) < 2 and not any(ppi_applies(part) for part in by_system.values()):
         return None
     systems: dict[str, Any] = {}
     for name in sorted(by_system, key=natural_key):
         values = np.array([v for group in scores.get(name, {}).values() for v in group])
-        ci95, _ = _mean_interval(values, bootstrap, ci_method, min_units, "items")
         entry: dict[str, Any] = {
             "n_items": len(by_system[name]),
             "n_scored": len(values),
             "mean": float(values.mean()) if len(values) else None,
-            "ci95": ci95,
+            "ci95": _mean_interval(values, bootstrap, ci_method, min_units),
         }
         if ppi_applies(by_system[name]):
             entry["ppi"] = system_estimates(by_system[name], min_units=min_units)
@@ -286,7 +268,7 @@ def compare_systems(
     compared = compare_values(
         {name: scores[name] for name in sorted(scores, key=natural_key)}, family=family, min_units=min_units
     )
-    ppi_ranks = _ppi_differences(compared["pairs"], by_system, systems, min_units)
+    ppi_ranks = _ppi_differences(compared["pairs"], groups, systems, min_units)
     if ppi_ranks:
         compared["ppi_ranks"] = ppi_ranks
     return {
@@ -298,31 +280,26 @@ def compare_systems(
 
 
 def _ppi_differences(
-    pairs: list[dict[str, Any]], by_system: dict[str, list[ScoreRow]], systems: dict[str, Any], min_units: int
+    pairs: list[dict[str, Any]], groups: dict[str, Any], systems: dict[str, Any], min_units: int
 ) -> dict[str, Any] | None:
     """Add ``ppi`` (:func:`ppi.difference_estimate`, with ``p_holm`` and ``p_bh`` over the pairs that have one) to
     each pair of two systems with rated and unrated outputs; return the rank sets of the systems' PPI means by
     those Holm decisions (None when no pair has a PPI difference)."""
-    from debate_eval.tasks.analysis.ppi import difference_estimate, groups_of
+    from debate_eval.tasks.analysis.ppi import difference_estimate
     from debate_eval.tasks.analysis.system_pairs import adjust, rank_sets
 
     with_ppi = {name for name, entry in systems.items() if "ppi" in entry}
-    groups = {name: groups_of(by_system[name]) for name in with_ppi}
-    estimated = []
     for pair in pairs:
         if pair["first"] in with_ppi and pair["second"] in with_ppi:
             found = difference_estimate(groups[pair["first"]], groups[pair["second"]], min_units)
             if found is not None:
                 pair["ppi"] = found
-                estimated.append({"first": pair["first"], "second": pair["second"], **found})
+    estimated = [pair for pair in pairs if "ppi" in pair]
     if not estimated:
         return None
-    adjust(estimated)
-    for entry in estimated:
-        pair = next(p for p in pairs if (p["first"], p["second"]) == (entry["first"], entry["second"]))
-        pair["ppi"]["p_holm"], pair["ppi"]["p_bh"] = entry["p_holm"], entry["p_bh"]
+    adjust([pair["ppi"] for pair in estimated])
     means = {name: systems[name]["ppi"]["ppi"]["mean"] for name in sorted(with_ppi, key=natural_key)}
-    return rank_sets(means, estimated)
+    return rank_sets(means, [{"first": pair["first"], "second": pair["second"], **pair["ppi"]} for pair in estimated])
 
 
 # --- pairwise runs: win rates ----------------------------------------------------------------------------------
@@ -363,10 +340,9 @@ def win_rates(
     systems: dict[str, Any] = {}
     for name in sorted(outcomes, key=natural_key):
         every = [p for points in outcomes[name].values() for p in points]
-        ci95, _ = _mean_interval(np.array(every), bootstrap, ci_method, min_units, "items")
         systems[name] = {
             **tally(every),
-            "ci95": ci95,
+            "ci95": _mean_interval(np.array(every), bootstrap, ci_method, min_units),
             "against": {o: tally(outcomes[name][o]) for o in sorted(outcomes[name], key=natural_key)},
         }
     return {"systems": systems, "n_resamples": bootstrap, "ci_method": ci_method}

@@ -105,14 +105,11 @@ def length_controlled(
     delta = np.asarray(baseline_lengths, dtype=float) - np.asarray(system_lengths, dtype=float)
     spread = delta.std(ddof=1)
     standardized = delta / spread if spread > 0 else np.zeros_like(delta)
-    columns = [np.tanh(standardized)]
-    names = ["length"]
+    columns = {"length": np.tanh(standardized)}
     if difficulty is not None:
-        columns.append(np.asarray(difficulty, dtype=float))
-        names.append("difficulty")
-    columns.append(np.ones_like(y))
-    names.append("system")
-    design = np.column_stack(columns)
+        columns["difficulty"] = np.asarray(difficulty, dtype=float)
+    columns["system"] = np.ones_like(y)
+    design = np.column_stack(list(columns.values()))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # statsmodels warns that a proportion is not a count: it is meant
         fit = sm.GLM(y, design, family=sm.families.Binomial()).fit()
@@ -121,7 +118,7 @@ def length_controlled(
     predicted = fit.predict(at_zero)
     return {
         "win_rate": float(np.mean(predicted) * 100),
-        "coefficients": dict(zip(names, (float(c) for c in fit.params), strict=True)),
+        "coefficients": dict(zip(columns, (float(c) for c in fit.params), strict=True)),
         "difficulty": difficulty is not None,
         "n": len(y),
     }

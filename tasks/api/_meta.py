@@ -21,6 +21,7 @@ from debate_eval.tasks.analysis.labels import labelled_run_rows
 from debate_eval.tasks.analysis.meta_eval import AspectReport, Comparison, PairwiseReport, compare_runs
 from debate_eval.tasks.analysis.meta_eval import meta_evaluate as evaluate_records
 from debate_eval.tasks.analysis.records import load_results, require_human_ratings, results_path
+from debate_eval.tasks.engine.config_checksum import leaf_values
 
 if TYPE_CHECKING:
     import pandas
@@ -52,7 +53,7 @@ class MetaEval:
         rows = []
         for dataset, aspects in self.to_dict().items():
             for aspect, values in aspects.items():
-                rows.append({"dataset": dataset, "aspect": aspect, **_flat(values)})
+                rows.append({"dataset": dataset, "aspect": aspect, **leaf_values(values, "_")})
         return pandas.DataFrame(rows)
 
     def __getitem__(self, dataset: str) -> Mapping[str, AspectReport | PairwiseReport]:
@@ -60,18 +61,6 @@ class MetaEval:
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.reports)
-
-
-def _flat(values: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
-    """``{"ci95": {"spearman": [a, b]}}`` -> ``{"ci95_spearman": [a, b]}``."""
-    flat: dict[str, Any] = {}
-    for name, value in values.items():
-        key = f"{prefix}{name}"
-        if isinstance(value, Mapping) and value:
-            flat.update(_flat(value, key + "_"))
-        else:
-            flat[key] = value
-    return flat
 
 
 def _path_of(run: RunLike) -> str:

@@ -1,11 +1,6 @@
 """``debate-eval ablate``: Figure 2 of the paper as a command.
 
-Every cell of a grid (``--grid max_rounds=1,2,3 --grid critic=devils-advocate,plain --grid method=debate,geval``)
-is run on the same items, each into its own run directory under ``OUT/cells/`` and all sharing the response
-cache (a cell whose calls another cell already made costs nothing). Then every cell is meta-evaluated and
-the command writes ``OUT/ablation.csv`` (one row per cell: correlations, tokens, calls, parse failures,
-wall time) and ``OUT/ablation.png`` (three panels like Figure 2: rounds, Critic persona, debating style,
-with the paper's GPT-4 numbers where the paper gives them).
+The grid's cells and what the command writes: :data:`DESCRIPTION` (the command's --help).
 
 Grid keys: ``max_rounds`` (n), ``critic`` (a persona name or file), ``method`` (debate, multiagent,
 tiebreaker, both, geval, ...), ``commander`` (fixed, llm) and ``branches`` (Fennec's k; other methods ignore
@@ -92,6 +87,13 @@ CSV_COLUMNS = (
     "error",
 )
 
+DESCRIPTION = """Every cell of a grid ('--grid max_rounds=1,2,3 --grid critic=devils-advocate,plain --grid
+method=debate,geval') is run on the same items, each into its own run directory under 'OUT/cells/' and all sharing the
+response cache (a cell whose calls another cell already made costs nothing). Then every cell is meta-evaluated and the
+command writes 'OUT/ablation.csv' (one row per cell: correlations, tokens, calls, parse failures, wall time) and
+'OUT/ablation.png' (three panels like Figure 2: rounds, Critic persona, debating style, with the paper's GPT-4 numbers
+where the paper gives them)."""
+
 
 def selected_item_ids(request: RunRequest) -> list[str]:
     """The ids of the items every cell evaluates (``--docs`` / ``--limit`` of the data)."""
@@ -155,10 +157,9 @@ def cell_row(
 def write_csv(path: Path, rows: Sequence[dict[str, Any]]) -> None:
     """Write the ablation table."""
     with path.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=CSV_COLUMNS)
+        writer = csv.DictWriter(handle, fieldnames=CSV_COLUMNS, restval="", extrasaction="ignore")
         writer.writeheader()
-        for row in rows:
-            writer.writerow({key: "" if row.get(key) is None else row.get(key) for key in CSV_COLUMNS})
+        writer.writerows(rows)  # None and a missing column are written empty
 
 
 async def run_cells(
@@ -200,10 +201,8 @@ async def run_cells(
 
 
 def add_subparser(subparsers: Any) -> None:
-    """Register ``ablate``."""
-    parser = command_parser(
-        subparsers, "ablate", handle_ablate, __doc__.split("\n\n")[1].replace("``", "'") if __doc__ else None
-    )
+    """Register ``ablate`` (described by :data:`DESCRIPTION`) and its arguments."""
+    parser = command_parser(subparsers, "ablate", handle_ablate, DESCRIPTION)
     add_run_arguments(parser)
     parser.add_argument(
         "--grid", action="append", default=[], metavar="KEY=V1,V2", help=f"KEY one of {', '.join(GRID_KEYS)}"

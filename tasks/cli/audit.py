@@ -25,6 +25,12 @@ from debate_eval.tasks.cli.run import (
 )
 from debate_eval.tasks.engine.config_file import request_toml
 
+DESCRIPTION = """Audit a judge configuration on your data: its agreement with the human ratings, its stability when
+asked again, position and verbosity bias, scale use, robustness to paraphrase and susceptibility to instructions planted
+in the judged text, each with a bootstrap interval and its n. Writes OUT/card.json, OUT/card.md and OUT/report.html;
+every sub-run is an ordinary run directory under OUT (show, meta-eval, report read it) and a rerun resumes. The calls
+each facet needs are printed before anything runs."""
+
 
 def _names(text: str) -> tuple[str, ...]:
     return tuple(name.strip() for name in text.split(",") if name.strip())
@@ -41,12 +47,8 @@ def _positive(text: str) -> int:
 
 
 def add_subparser(subparsers: Any) -> None:
-    """Audit a judge configuration on your data: its agreement with the human ratings, its stability when asked again,
-    position and verbosity bias, scale use, robustness to paraphrase and susceptibility to instructions planted in
-    the judged text, each with a bootstrap interval and its n. Writes OUT/card.json, OUT/card.md and OUT/report.html;
-    every sub-run is an ordinary run directory under OUT (show, meta-eval, report read it) and a rerun resumes. The
-    calls each facet needs are printed before anything runs."""
-    parser = command_parser(subparsers, "audit", handle_audit, add_subparser.__doc__)
+    """Register ``audit`` (described by :data:`DESCRIPTION`) and its arguments."""
+    parser = command_parser(subparsers, "audit", handle_audit, DESCRIPTION)
     add_run_arguments(parser)
     for action in parser._actions:
         if action.dest == "method":

@@ -18,13 +18,15 @@ from debate_eval.tasks.analysis.records import load_results, number, results_pat
 from debate_eval.tasks.cli.main import command_parser
 from debate_eval.tasks.engine.rundir import refuse_run_file
 
+DESCRIPTION = """Fit an isotonic (monotone) map from the judge's score to the human rating on the run's labelled items;
+report the calibration error (MAE, ECE) before and after with bootstrap intervals, cross-fitted so the 'after' is
+honest; test whether each system's residual differs from the others' (Welch, Holm-adjusted); and give the calibrated
+mean of the unlabelled items, overall and per system, with a cross-prediction-powered interval."""
+
 
 def add_subparser(subparsers: Any) -> None:
-    """Fit an isotonic (monotone) map from the judge's score to the human rating on the run's labelled items; report the
-    calibration error (MAE, ECE) before and after with bootstrap intervals, cross-fitted so the 'after' is honest;
-    test whether each system's residual differs from the others' (Welch, Holm-adjusted); and give the calibrated mean
-    of the unlabelled items, overall and per system, with a cross-prediction-powered interval."""
-    parser = command_parser(subparsers, "calibrate", handle_calibrate, add_subparser.__doc__)
+    """Register ``calibrate`` (described by :data:`DESCRIPTION`) and its arguments."""
+    parser = command_parser(subparsers, "calibrate", handle_calibrate, DESCRIPTION)
     parser.add_argument("run", metavar="RUN", help="a run directory (or its results.jsonl)")
     parser.add_argument(
         "--labels",

@@ -22,13 +22,15 @@ from debate_eval.tasks.analysis.cascade import (
 )
 from debate_eval.tasks.cli.main import command_parser
 
+DESCRIPTION = """Over finished runs of the same items (cheapest judge first), choose each judge's confidence threshold
+on a labelled calibration split so that the agreement with the human labels on the items the cascade decides is at least
+--alpha with probability at least 1 - --delta (Trust or Escalate: fixed-sequence testing with exact binomial bounds);
+report on the held-out split."""
+
 
 def add_subparser(subparsers: Any) -> None:
-    """Over finished runs of the same items (cheapest judge first), choose each judge's confidence threshold on a
-    labelled calibration split so that the agreement with the human labels on the items the cascade decides is at
-    least --alpha with probability at least 1 - --delta (Trust or Escalate: fixed-sequence testing with exact
-    binomial bounds); report on the held-out split."""
-    parser = command_parser(subparsers, "cascade", handle_cascade, add_subparser.__doc__)
+    """Register ``cascade`` (described by :data:`DESCRIPTION`) and its arguments."""
+    parser = command_parser(subparsers, "cascade", handle_cascade, DESCRIPTION)
     parser.add_argument("runs", nargs="+", metavar="RUN", help="run directories of the same items, cheapest first")
     parser.add_argument("--alpha", type=float, required=True, help="target agreement on the decided items, e.g. 0.8")
     parser.add_argument(

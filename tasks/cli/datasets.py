@@ -13,6 +13,9 @@ from debate_eval.tasks.data.datasets import describe_source
 from debate_eval.tasks.data.packaged import has_packaged_copy
 from debate_eval.tasks.data.registry import PAIRWISE, PAIRWISE_LABELS, DatasetSpec, all_datasets
 
+DESCRIPTION = """List every registered dataset: its aspects with their human scales, task type, meta-evaluation level,
+inputs, licence, and where its file is read from now."""
+
 
 def format_aspects(spec: DatasetSpec) -> str:
     """``coherence (1-5), fluency (1-5)``; a pairwise set's aspect shows its labels."""
@@ -79,9 +82,8 @@ def _datasets(args: argparse.Namespace) -> int:
 
 
 def add_subparser(subparsers: Any) -> None:
-    """List every registered dataset: its aspects with their human scales, task type, meta-evaluation level, inputs,
-    licence, and where its file is read from now."""
-    parser = command_parser(subparsers, "datasets", _datasets, add_subparser.__doc__)
+    """Register ``datasets`` (described by :data:`DESCRIPTION`) and its arguments."""
+    parser = command_parser(subparsers, "datasets", _datasets, DESCRIPTION)
     parser.add_argument("--data-dir", help="data folder to look in (default: $DEBATE_EVAL_DATA_DIR)")
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="machine-readable output")

@@ -22,13 +22,14 @@ from debate_eval.tasks.engine.rundir import RunDir
 
 WEIGHTS_FILE = "weights.json"
 DEV_FILE = "dev.jsonl"
+DESCRIPTION = """Per dataset/aspect, fit weights on a dev split of the human ratings (by group when the data has groups)
+and score the test split; writes a run directory meta-eval reads (its results.jsonl holds the test items only) and
+weights.json."""
 
 
 def add_subparser(subparsers: Any) -> None:
-    """Per dataset/aspect, fit weights on a dev split of the human ratings (by group when the data has groups) and score
-    the test split; writes a run directory meta-eval reads (its results.jsonl holds the test items only) and
-    weights.json."""
-    parser = command_parser(subparsers, "ensemble", handle_ensemble, add_subparser.__doc__)
+    """Register ``ensemble`` (described by :data:`DESCRIPTION`) and its arguments."""
+    parser = command_parser(subparsers, "ensemble", handle_ensemble, DESCRIPTION)
     parser.add_argument("runs", nargs="+", metavar="RUN", help="run directories (or results.jsonl) on the same items")
     parser.add_argument("--out", required=True, help="the ensemble's run directory")
     parser.add_argument(

@@ -33,11 +33,13 @@ from debate_eval.tasks.cli.main import command_parser
 from debate_eval.tasks.data.templates import parse_scale
 from debate_eval.tasks.engine.record import Record
 
+DESCRIPTION = """Import a paper's released judge outputs; the project's parser is applied and the raw text kept. Rows
+that match no item of the dataset are listed, never skipped silently."""
+
 
 def add_subparser(subparsers: Any) -> None:
-    """Import a paper's released judge outputs; the project's parser is applied and the raw text kept. Rows that match
-    no item of the dataset are listed, never skipped silently."""
-    parser = command_parser(subparsers, "import", handle_import, add_subparser.__doc__)
+    """Register ``import`` (described by :data:`DESCRIPTION`) and its arguments."""
+    parser = command_parser(subparsers, "import", handle_import, DESCRIPTION)
     parser.add_argument("format", choices=list(FORMATS), metavar="FORMAT", help=f"one of {', '.join(FORMATS)}")
     parser.add_argument("files", nargs="+", metavar="FILE", help="released result files")
     parser.add_argument("--out", required=True, help="a new run directory to write")

@@ -15,12 +15,14 @@ from debate_eval.debates.kit.combine import COMBINES, MAJORITY
 from debate_eval.tasks.analysis.jury import SPLITS, UNSCORED
 from debate_eval.tasks.cli.main import command_parser
 
+DESCRIPTION = """Per item, the jurors' scores or verdicts combined by mean or majority; a split jury left unscored (or
+given the combination's own answer); the jurors' agreement recorded as the confidence, so 'debate-eval cascade JURY
+STRONGER' escalates the split ones. Writes a run directory."""
+
 
 def add_subparser(subparsers: Any) -> None:
-    """Per item, the jurors' scores or verdicts combined by mean or majority; a split jury left unscored (or given the
-    combination's own answer); the jurors' agreement recorded as the confidence, so 'debate-eval cascade JURY
-    STRONGER' escalates the split ones. Writes a run directory."""
-    parser = command_parser(subparsers, "jury", handle_jury, add_subparser.__doc__)
+    """Register ``jury`` (described by :data:`DESCRIPTION`) and its arguments."""
+    parser = command_parser(subparsers, "jury", handle_jury, DESCRIPTION)
     parser.add_argument("runs", nargs="+", metavar="RUN", help="the jurors' run directories, of the same items")
     parser.add_argument(
         "--out", required=True, help="the jury's run directory: a new one (one holding results is refused)"

@@ -10,12 +10,14 @@ from debate_eval.tasks.analysis.label_choice import CHOICES, DEFAULT_LABELS, STR
 from debate_eval.tasks.analysis.report.label_page import label_page
 from debate_eval.tasks.cli.main import command_parser
 
+DESCRIPTION = """Write one HTML file that opens offline: --n items of the run, each with its judged texts, a rating
+control on the run's scale (a verdict for pairwise runs) and the judge's transcript collapsed. Progress stays in the
+browser; the page downloads labels.jsonl, which meta-eval, calibrate and the systems' PPI read with --labels FILE."""
+
 
 def add_subparser(subparsers: Any) -> None:
-    """Write one HTML file that opens offline: --n items of the run, each with its judged texts, a rating control on the
-    run's scale (a verdict for pairwise runs) and the judge's transcript collapsed. Progress stays in the browser;
-    the page downloads labels.jsonl, which meta-eval, calibrate and the systems' PPI read with --labels FILE."""
-    parser = command_parser(subparsers, "label", handle_label, add_subparser.__doc__)
+    """Register ``label`` (described by :data:`DESCRIPTION`) and its arguments."""
+    parser = command_parser(subparsers, "label", handle_label, DESCRIPTION)
     parser.add_argument("run", metavar="RUN", help="a run directory (or its results.jsonl)")
     parser.add_argument(
         "--n", type=int, default=DEFAULT_LABELS, help=f"items to label (default {DEFAULT_LABELS}; all if fewer)"

@@ -121,7 +121,8 @@ def command_parser(
     subparsers: Any, name: str, handler: Callable[[argparse.Namespace], int], description: str | None, **options: Any
 ) -> argparse.ArgumentParser:
     """Register command ``name``: its line of --help from :data:`COMMANDS`, ``description`` at the top of its own
-    --help, ``handler`` run on its parsed arguments (``options``: more of ``add_parser``'s, such as ``usage``)."""
+    --help (the module's ``DESCRIPTION``, a string of its own: ``python -OO`` drops docstrings), ``handler`` run on
+    its parsed arguments (``options``: more of ``add_parser``'s, such as ``usage``)."""
     parser = subparsers.add_parser(name, help=COMMANDS[name][1], description=description, **options)
     parser.set_defaults(handler=handler)
     return parser

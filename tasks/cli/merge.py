@@ -13,12 +13,14 @@ from typing import Any
 
 from debate_eval.tasks.cli.main import command_parser
 
+DESCRIPTION = """Write one run directory from shard directories of one configuration (run --shard K/N): the
+configurations must match, an item finished in two shards counts once, a failed line is superseded by a finished one.
+meta-eval, report and show read the result as any run."""
+
 
 def add_subparser(subparsers: Any) -> None:
-    """Write one run directory from shard directories of one configuration (run --shard K/N): the configurations must
-    match, an item finished in two shards counts once, a failed line is superseded by a finished one. meta-eval,
-    report and show read the result as any run."""
-    parser = command_parser(subparsers, "merge", handle_merge, add_subparser.__doc__)
+    """Register ``merge`` (described by :data:`DESCRIPTION`) and its arguments."""
+    parser = command_parser(subparsers, "merge", handle_merge, DESCRIPTION)
     parser.add_argument("out", metavar="OUT", help="a new run directory to write")
     parser.add_argument("shards", nargs="+", metavar="SHARD_DIR", help="the shard run directories")
 

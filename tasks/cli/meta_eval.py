@@ -65,6 +65,10 @@ from debate_eval.tasks.cli.main import command_parser
 from debate_eval.tasks.engine.reread import mixed_versions_warning
 
 ALL_REFERENCES = "all"
+DESCRIPTION = """Correlations between predicted and human scores (per group, averaged, for SummEval and Topical-Chat,
+and pooled for Topical-Chat; per item for FED), beside the published row for the run's method and dataset; pairwise runs
+get accuracy, Cohen's kappa, macro-F1, and consistency/agreement with --swap. Later files and later lines win for a
+repeated item."""
 
 
 def handle_meta_eval(args: argparse.Namespace) -> int:
@@ -168,11 +172,8 @@ def _warn_parsers(records: Any, where: str) -> None:
 
 
 def add_subparser(subparsers: Any) -> None:
-    """Correlations between predicted and human scores (per group, averaged, for SummEval and Topical-Chat, and pooled
-    for Topical-Chat; per item for FED), beside the published row for the run's method and dataset; pairwise runs get
-    accuracy, Cohen's kappa, macro-F1, and consistency/agreement with --swap. Later files and later lines win for a
-    repeated item."""
-    parser = command_parser(subparsers, "meta-eval", handle_meta_eval, add_subparser.__doc__)
+    """Register ``meta-eval`` (described by :data:`DESCRIPTION`) and its arguments."""
+    parser = command_parser(subparsers, "meta-eval", handle_meta_eval, DESCRIPTION)
     parser.add_argument("results", nargs="+", metavar="RUN", help="run directories (or their results.jsonl)")
     parser.add_argument(
         "--labels",

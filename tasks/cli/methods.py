@@ -9,11 +9,13 @@ from typing import Any
 from debate_eval.debates.base import Method, all_methods, method_options, method_source
 from debate_eval.tasks.cli.main import command_parser
 
+DESCRIPTION = """List every method 'run --method NAME' accepts: built-ins and the plugins installed through the entry
+point group debate_eval.methods."""
+
 
 def add_subparser(subparsers: Any) -> None:
-    """List every method 'run --method NAME' accepts: built-ins and the plugins installed through the entry point group
-    debate_eval.methods."""
-    parser = command_parser(subparsers, "methods", handle_methods, add_subparser.__doc__)
+    """Register ``methods`` (described by :data:`DESCRIPTION`) and its arguments."""
+    parser = command_parser(subparsers, "methods", handle_methods, DESCRIPTION)
     parser.add_argument("--json", action="store_true", help="a JSON list of objects instead of text")
 
 

@@ -1,8 +1,5 @@
-"""``debate-eval parse TEXT``: run the project's parser on one raw answer and say which rule decided.
-
-``TEXT`` is the answer itself, or ``-`` to read it from standard input. ``--scale LO-HI`` (default 1-5) and
-``--aspect NAME`` are what a run passes to the score parser; ``--verdict`` parses a pairwise verdict instead.
-"""
+"""``debate-eval parse TEXT``: run the project's parser on one raw answer and say which rule decided (the
+arguments' help says what a run passes to it)."""
 
 from __future__ import annotations
 
@@ -16,10 +13,12 @@ from debate_eval.debates.scoring.verdicts import parse_verdict
 from debate_eval.tasks.cli.main import command_parser
 from debate_eval.tasks.data.templates import parse_scale
 
+DESCRIPTION = """Parse one judge answer exactly as a run does, and print the value and the rule."""
+
 
 def add_subparser(subparsers: Any) -> None:
-    """Parse one judge answer exactly as a run does, and print the value and the rule."""
-    parser = command_parser(subparsers, "parse", handle_parse, add_subparser.__doc__)
+    """Register ``parse`` (described by :data:`DESCRIPTION`) and its arguments."""
+    parser = command_parser(subparsers, "parse", handle_parse, DESCRIPTION)
     parser.add_argument("text", metavar="TEXT", help="the raw answer ('-' reads it from standard input)")
     parser.add_argument("--scale", default="1-5", metavar="LO-HI", help="the score scale (default 1-5)")
     parser.add_argument("--aspect", help="the aspect, accepted as a score label (e.g. coherence)")

@@ -8,11 +8,13 @@ from typing import Any
 from debate_eval.agents.personas import ROLES, format_personas, list_personas
 from debate_eval.tasks.cli.main import command_parser
 
+DESCRIPTION = """Print every built-in persona (the system messages of the Scorer, the Critics, the Tie-breaker,
+ChatEval's referees, ...) with its role; a persona name is what --critic and --chateval-roles take."""
+
 
 def add_subparser(subparsers: Any) -> None:
-    """Print every built-in persona (the system messages of the Scorer, the Critics, the Tie-breaker, ChatEval's
-    referees, ...) with its role; a persona name is what --critic and --chateval-roles take."""
-    parser = command_parser(subparsers, "personas", handle_personas, add_subparser.__doc__)
+    """Register ``personas`` (described by :data:`DESCRIPTION`) and its arguments."""
+    parser = command_parser(subparsers, "personas", handle_personas, DESCRIPTION)
     parser.add_argument("--role", choices=ROLES, help="only this role")
 
 

@@ -1,10 +1,6 @@
-"""``debate-eval plan-labels RUN --width W``: how many human labels a target interval width needs.
-
-From a pilot run (a few outputs with a human rating beside the judge's scores), per dataset/aspect and system:
-the human labels a 95 % interval of the system's mean human score at most ``W`` wide needs from the ratings
-alone, and with the judge's scores of every output by prediction-powered inference (PPI++'s variance with the
-pilot's spreads and judge-human covariance; :func:`debate_eval.tasks.analysis.ppi.plan_labels`).
-"""
+"""``debate-eval plan-labels RUN --width W``: how many human labels a target interval width needs (what it
+prints: :data:`DESCRIPTION`; PPI++'s variance with the pilot's spreads and judge-human covariance:
+:func:`debate_eval.tasks.analysis.ppi.plan_labels`)."""
 
 from __future__ import annotations
 
@@ -16,12 +12,14 @@ from typing import Any
 from debate_eval.agents.errors import UserError
 from debate_eval.tasks.cli.main import command_parser
 
+DESCRIPTION = """From a pilot run's outputs that carry a human rating beside the judge's score: per system, how many
+human labels a 95% interval of its mean human score at most --width wide needs from the ratings alone (t interval) and
+with the judge's scores of every output (prediction-powered inference, PPI++)."""
+
 
 def add_subparser(subparsers: Any) -> None:
-    """From a pilot run's outputs that carry a human rating beside the judge's score: per system, how many human labels
-    a 95% interval of its mean human score at most --width wide needs from the ratings alone (t interval) and with
-    the judge's scores of every output (prediction-powered inference, PPI++)."""
-    parser = command_parser(subparsers, "plan-labels", handle_plan_labels, add_subparser.__doc__)
+    """Register ``plan-labels`` (described by :data:`DESCRIPTION`) and its arguments."""
+    parser = command_parser(subparsers, "plan-labels", handle_plan_labels, DESCRIPTION)
     parser.add_argument("run", metavar="RUN", help="the pilot run directory (or its results.jsonl)")
     parser.add_argument("--width", type=float, required=True, help="the target width of the 95%% interval")
     parser.add_argument(

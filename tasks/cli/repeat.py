@@ -33,11 +33,13 @@ from debate_eval.tasks.engine.run_config import RunConfig
 from debate_eval.tasks.engine.runner import build_tasks, default_concurrency
 from debate_eval.tasks.engine.session import Session, SessionOptions, evaluate_one
 
+DESCRIPTION = """The DEBATE paper's due-diligence check (Appendix E.1): evaluate a few random items many times with the
+response cache off and count the items whose final score changed."""
+
 
 def add_subparser(subparsers: Any) -> None:
-    """The DEBATE paper's due-diligence check (Appendix E.1): evaluate a few random items many times with the response
-    cache off and count the items whose final score changed."""
-    parser = command_parser(subparsers, "repeat", handle_repeat, add_subparser.__doc__)
+    """Register ``repeat`` (described by :data:`DESCRIPTION`) and its arguments."""
+    parser = command_parser(subparsers, "repeat", handle_repeat, DESCRIPTION)
     group = parser.add_argument_group("what to evaluate")
     group.add_argument("--dataset", required=True)
     group.add_argument("--aspect", required=True)

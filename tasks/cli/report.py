@@ -10,12 +10,14 @@ from debate_eval.tasks.analysis.report import write_report
 from debate_eval.tasks.cli.main import command_parser
 from debate_eval.tasks.engine.rundir import refuse_run_file
 
+DESCRIPTION = """Write one HTML file that opens offline: each run's settings, models, tokens and cost, the
+meta-evaluation with bootstrap intervals beside the papers' numbers, plots, and every item with its transcript. Several
+runs of the same items are compared side by side."""
+
 
 def add_subparser(subparsers: Any) -> None:
-    """Write one HTML file that opens offline: each run's settings, models, tokens and cost, the meta-evaluation with
-    bootstrap intervals beside the papers' numbers, plots, and every item with its transcript. Several runs of the
-    same items are compared side by side."""
-    parser = command_parser(subparsers, "report", handle_report, add_subparser.__doc__)
+    """Register ``report`` (described by :data:`DESCRIPTION`) and its arguments."""
+    parser = command_parser(subparsers, "report", handle_report, DESCRIPTION)
     parser.add_argument("runs", nargs="+", metavar="RUN", help="run directories (or their results.jsonl)")
     parser.add_argument("--out", default="report.html", help="the HTML file to write (default: report.html)")
     parser.add_argument("--title", help="the page title (default: the runs' labels)")

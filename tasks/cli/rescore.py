@@ -40,6 +40,9 @@ from debate_eval.tasks.engine.record import Record
 from debate_eval.tasks.engine.reread import reread_line
 from debate_eval.tasks.engine.rundir import RunDir, iter_json_lines, results_file
 
+DESCRIPTION = """Read every stored answer of a run again with the current score parser, exactly as a run reads it, and
+write the re-parsed records; no model is called."""
+
 
 def reserve_backup(results: Path) -> Path:
     """A new file for the copy of ``results`` made before it is rewritten: ``<name>.bak-<time>``, or with ``-2``,
@@ -57,9 +60,8 @@ def reserve_backup(results: Path) -> Path:
 
 
 def add_subparser(subparsers: Any) -> None:
-    """Read every stored answer of a run again with the current score parser, exactly as a run reads it, and write the
-    re-parsed records; no model is called."""
-    parser = command_parser(subparsers, "rescore", handle_rescore, add_subparser.__doc__)
+    """Register ``rescore`` (described by :data:`DESCRIPTION`) and its arguments."""
+    parser = command_parser(subparsers, "rescore", handle_rescore, DESCRIPTION)
     parser.add_argument("results", help="a results.jsonl (its config.json must be beside it)")
     parser.add_argument("--data-dir", help="dataset folder (to know the texts under evaluation)")
     parser.add_argument("--dry-run", action="store_true", help="report what would change, write nothing")
@@ -96,11 +98,6 @@ def _load_config(results: Path) -> dict[str, Any]:
         raise UserError(f"{path}: not a debate-eval config.json (missing result_config)") from None
 
 
-def _read_records(results: Path) -> list[Record]:
-    """Every line of ``results`` as a ``Record`` (a line that is none: one line naming it, exit 2)."""
-    return [Record.from_json(obj, path=results, line=number) for number, obj in iter_json_lines(results)]
-
-
 def handle_rescore(args: argparse.Namespace) -> int:
     """Rescore a results file in place (keeping a backup)."""
     results = results_file(args.results)
@@ -115,7 +112,8 @@ def handle_rescore(args: argparse.Namespace) -> int:
         )
     restore_dataset(config)  # a run on the user's own file: register it again from config.json
     inputs = {item.item_id: item.inputs for item in load_items(config["dataset"], resolve_data_dir(args.data_dir))}
-    records = _read_records(results)
+    # every line as a Record (a line that is none: one line naming it, exit 2)
+    records = [Record.from_json(obj, path=results, line=number) for number, obj in iter_json_lines(results)]
     size_read = results.stat().st_size
     rescored: list[Record] = []
     changed = 0

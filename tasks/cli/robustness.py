@@ -49,12 +49,14 @@ from debate_eval.tasks.engine.results import write_json_atomic
 from debate_eval.tasks.engine.rundir import RunDir
 from debate_eval.tasks.engine.runner import run
 
+DESCRIPTION = """Run a method per language (--languages, xDial-Eval) or on N paraphrases of each judged response
+(--paraphrases) and report per variant the correlation with the humans and how far the scores move; writes
+OUT/robustness.csv, robustness.json and robustness.png. Reruns resume."""
+
 
 def add_subparser(subparsers: Any) -> None:
-    """Run a method per language (--languages, xDial-Eval) or on N paraphrases of each judged response (--paraphrases)
-    and report per variant the correlation with the humans and how far the scores move; writes OUT/robustness.csv,
-    robustness.json and robustness.png. Reruns resume."""
-    parser = command_parser(subparsers, "robustness", handle_robustness, add_subparser.__doc__)
+    """Register ``robustness`` (described by :data:`DESCRIPTION`) and its arguments."""
+    parser = command_parser(subparsers, "robustness", handle_robustness, DESCRIPTION)
     add_run_arguments(parser)
     for action in parser._actions:  # --aspect: the dataset's only aspect when not given (xDial-Eval: overall)
         if "--aspect" in action.option_strings:

@@ -34,8 +34,13 @@ from debate_eval.tasks.engine.request import FLAGS, RunRequest, field_kind, fiel
 
 if TYPE_CHECKING:  # the engine loads when a run starts (``run --help`` stays fast)
     from debate_eval.tasks.engine.record import Record
-    from debate_eval.tasks.engine.run_config import RunConfig, RunOptions
+    from debate_eval.tasks.engine.run_config import RunConfig
     from debate_eval.tasks.engine.runner import RunSummary, Tally
+
+DESCRIPTION = """Evaluate one dataset/aspect with DEBATE (or a baseline) and write results.jsonl, config.json and
+summary.json into the run directory. Models: with no API key ($OPENAI_API_KEY) and no base URL (--base-url,
+$OPENAI_BASE_URL), every role uses the embedded local model (SmolLM2-135M served by llama.cpp, offline: it tests the
+pipeline, it judges at chance); give a key or a base URL to use an OpenAI-compatible endpoint."""
 
 
 def add_request_flags(parser: argparse.ArgumentParser, *sections: str) -> None:
@@ -155,15 +160,12 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def add_subparser(subparsers: Any) -> None:
-    """Evaluate one dataset/aspect with DEBATE (or a baseline) and write results.jsonl, config.json and summary.json
-    into the run directory. Models: with no API key ($OPENAI_API_KEY) and no base URL (--base-url, $OPENAI_BASE_URL),
-    every role uses the embedded local model (SmolLM2-135M served by llama.cpp, offline: it tests the pipeline, it
-    judges at chance); give a key or a base URL to use an OpenAI-compatible endpoint."""
+    """Register ``run`` (described by :data:`DESCRIPTION`) and its arguments."""
     parser = command_parser(
         subparsers,
         "run",
         handle_run,
-        add_subparser.__doc__,
+        DESCRIPTION,
         usage="debate-eval run --dataset NAME|FILE --aspect NAME [--method NAME] [options]",
     )
     add_run_arguments(parser)
@@ -203,13 +205,6 @@ def build_run_config(args: argparse.Namespace) -> RunConfig:
     from debate_eval.tasks.engine import build
 
     return build.build_run_config(request_from_args(args))
-
-
-def build_run_options(args: argparse.Namespace, config: RunConfig) -> RunOptions:
-    """The flags' ``RunOptions`` (``engine.build.build_run_options``)."""
-    from debate_eval.tasks.engine import build
-
-    return build.build_run_options(request_from_args(args), config)
 
 
 def handle_run(args: argparse.Namespace) -> int:

@@ -17,13 +17,15 @@ from typing import Any
 from debate_eval.tasks.analysis.select import DEFAULT_DEV_SHARE, DEFAULT_LEVEL, Selection
 from debate_eval.tasks.cli.main import command_parser
 
+DESCRIPTION = """Candidate runs of the same items, the simplest first: the one with the best agreement with the human
+labels on a development split is compared with the simplest on a held-out split (McNemar, or the paired test of
+meta-eval --compare); it is chosen only when significantly better, otherwise the simplest is kept. Tokens (and dollars)
+per item beside each."""
+
 
 def add_subparser(subparsers: Any) -> None:
-    """Candidate runs of the same items, the simplest first: the one with the best agreement with the human labels on a
-    development split is compared with the simplest on a held-out split (McNemar, or the paired test of meta-eval
-    --compare); it is chosen only when significantly better, otherwise the simplest is kept. Tokens (and dollars) per
-    item beside each."""
-    parser = command_parser(subparsers, "select", handle_select, add_subparser.__doc__)
+    """Register ``select`` (described by :data:`DESCRIPTION`) and its arguments."""
+    parser = command_parser(subparsers, "select", handle_select, DESCRIPTION)
     parser.add_argument(
         "runs", nargs="*", metavar="RUN", help="candidate run directories of the same items (or --candidate)"
     )
@@ -74,14 +76,12 @@ def add_candidate_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="a TOML file of the options the candidates share (flags given here win over it)",
     )
-    for section in (flags.SELECTION_FLAGS, flags.METHOD_FLAGS, flags.MODEL_FLAGS, flags.REQUEST_FLAGS):
+    sections = (flags.SELECTION_FLAGS, flags.METHOD_FLAGS, flags.MODEL_FLAGS, flags.REQUEST_FLAGS)
+    for section in (*sections, flags.EXECUTION_FLAGS):
         shared = parser.add_argument_group(f"shared by the candidates: {section}")
         for name, flag in flags_of(section):
             if name not in SELECT_OWN:
                 add_request_flag(shared, name, flag)
-    execution = parser.add_argument_group(f"shared by the candidates: {flags.EXECUTION_FLAGS}")
-    for name, flag in flags_of(flags.EXECUTION_FLAGS):
-        add_request_flag(execution, name, flag)
 
 
 def handle_candidates(args: argparse.Namespace) -> int:

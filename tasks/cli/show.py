@@ -19,19 +19,19 @@ from debate_eval.agents.redaction import environment_snapshot
 from debate_eval.debates.base import get_method
 from debate_eval.tasks.cli.main import command_parser
 from debate_eval.tasks.data.printable import escaped
-from debate_eval.tasks.engine.aspects import KEY_SEPARATOR
 from debate_eval.tasks.engine.record import Record
 from debate_eval.tasks.engine.resume_index import last_line_of
-from debate_eval.tasks.engine.rundir import RunDir, ScanEnd, iter_numbered_file, lines_at, results_file
+from debate_eval.tasks.engine.rundir import KEY_SEPARATOR, RunDir, ScanEnd, iter_numbered_file, lines_at, results_file
 
 WIDTH = 100
+DESCRIPTION = """Without --item: the run's template and one line per item (human score, score, Critic agreement, rounds,
+parse status). With --item: that item's whole transcript, message by message, with the score parsed from each answer and
+the rule that found it."""
 
 
 def add_subparser(subparsers: Any) -> None:
-    """Without --item: the run's template and one line per item (human score, score, Critic agreement, rounds, parse
-    status). With --item: that item's whole transcript, message by message, with the score parsed from each answer
-    and the rule that found it."""
-    parser = command_parser(subparsers, "show", handle_show, add_subparser.__doc__)
+    """Register ``show`` (described by :data:`DESCRIPTION`) and its arguments."""
+    parser = command_parser(subparsers, "show", handle_show, DESCRIPTION)
     parser.add_argument("run_dir", help="a run directory (or its results.jsonl)")
     parser.add_argument("--item", help="item id (or a unique prefix / its position in the list, 1-based)")
     parser.add_argument("--full", action="store_true", help="do not shorten long messages")
@@ -77,57 +77,35 @@ def config_lines(config: Mapping[str, Any], *, template: bool) -> list[str]:
     return lines
 
 
-class _Finder:
-    """Which record ``--item KEY`` names, decided as the records go by: the last whose item id is ``KEY``,
-    else the one at position ``KEY``, else the one item whose id starts with ``KEY``. Keeps what each rule
-    found (a record, or where it is), never the records passed over."""
-
-    def __init__(self, key: str) -> None:
-        self.key = key
-        self.position = int(key) if key.isdigit() else None
-        self.exact: Any = None
-        self.at: Any = None
-        self.prefixed: set[str | int] = set()
-        self.prefix: Any = None
-        self.count = 0
-
-    def see(self, record: Record, found: Any) -> None:
-        """Take ``record`` (its ``found``: the record itself or where it is) into account."""
-        self.count += 1
-        if record.item_id == self.key:
-            self.exact = found
-        if self.count == self.position:
-            self.at = found
-        if str(record.item_id).startswith(self.key):
-            self.prefixed.add(record.item_id)
-            self.prefix = found if len(self.prefixed) == 1 else None
-
-    def result(self) -> Any:
-        """What the rules found, or a one-line ``UserError``."""
-        for found in (self.exact, self.at, self.prefix):
-            if found is not None:
-                return found
-        many = len(self.prefixed)
-        hint = f"{many} items start with it" if many else "no item has that id"
-        raise UserError(f"--item {self.key!r}: {hint}; run `debate-eval show DIR` to list the items")
-
-
 def find_in_file(path: Path, key: str) -> Record:
-    """The record of a results file whose item id is ``key``, starts with it uniquely, or sits at position
-    ``key``: the records are read without their messages, and the one found is read again whole (every
-    configured secret masked). An exact item id is looked up in the resume index
-    when it describes the file (one line read, whatever the file's size); anything else scans the file."""
+    """The record of a results file that ``--item KEY`` names: the last whose item id is ``key``, else the one at
+    position ``key``, else the one item whose id starts with ``key``. An exact item id is looked up in the resume
+    index when it describes the file (one line read, whatever the file's size); anything else scans the records
+    without their messages, keeping only where each rule's line starts. The line found is read again whole
+    (every configured secret masked)."""
     offset = last_line_of(path, key, separator=KEY_SEPARATOR)
     if offset is not None:
         with contextlib.suppress(ValueError, UserError):  # not a line's start after all: the index is ignored
             record = next((record for _, record in lines_at(path, [offset], redact=True)), None)
             if record is not None and record.item_id == key:
                 return record
-    finder = _Finder(key)
+    position = int(key) if key.isdigit() else None
+    exact = at = prefix = None  # where the line each rule found starts
+    prefixed: set[str | int] = set()
     end = ScanEnd()
-    for _, record in iter_numbered_file(path, end, redact=True, messages=False):
-        finder.see(record, end.line_start)
-    offset = finder.result()
+    records = iter_numbered_file(path, end, redact=True, messages=False)
+    for count, (_, record) in enumerate(records, start=1):
+        if record.item_id == key:
+            exact = end.line_start
+        if count == position:
+            at = end.line_start
+        if str(record.item_id).startswith(key):
+            prefixed.add(record.item_id)
+            prefix = end.line_start if len(prefixed) == 1 else None
+    offset = next((found for found in (exact, at, prefix) if found is not None), None)
+    if offset is None:
+        hint = f"{len(prefixed)} items start with it" if prefixed else "no item has that id"
+        raise UserError(f"--item {key!r}: {hint}; run `debate-eval show DIR` to list the items")
     return next(record for _, record in lines_at(path, [offset], redact=True))
 
 
@@ -313,12 +291,10 @@ def _format_messages(record: Record, blocks: list[str], full: bool) -> str:
         answer = entry.get("answer_format")
         if answer:
             meta.append(f"{answer.get('mode')} {answer.get('kind')}, cap {_fmt(answer.get('max_tokens'))}")
-        score = entry.get("score")
-        if score:
-            meta.append(f"score {_fmt(score.get('value'))} [{score.get('status')}/{score.get('method')}]")
-        verdict = entry.get("verdict")
-        if verdict:
-            meta.append(f"verdict {_fmt(verdict.get('value'))} [{verdict.get('status')}/{verdict.get('method')}]")
+        for kind in ("score", "verdict"):  # what the entry's answer was parsed into
+            parsed = entry.get(kind)
+            if parsed:
+                meta.append(f"{kind} {_fmt(parsed.get('value'))} [{parsed.get('status')}/{parsed.get('method')}]")
         title = f"--- [{entry.get('index')}] {entry.get('agent')}{arrow}{relay}"
         if meta:
             title += "  (" + ", ".join(meta) + ")"

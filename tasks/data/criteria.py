@@ -15,7 +15,7 @@ from importlib import resources
 from debate_eval.agents.errors import UserError
 from debate_eval.debates.scoring.scores import ScoreRange
 from debate_eval.tasks.data.registry import get_dataset
-from debate_eval.tasks.data.templates import Template
+from debate_eval.tasks.data.templates import Template, _aspect_label
 
 FRAME = ("templates", "_criteria", "single.txt")
 
@@ -54,7 +54,7 @@ def criteria_template(dataset: str, aspect: str, criteria: str, scale: ScoreRang
         given=_listing(inputs),
         judged=judged,
         inputs=_listing(inputs),
-        Aspect=" ".join(_label(word) for word in aspect.replace("-", " ").replace("_", " ").split()),
+        Aspect=_aspect_label(aspect),
         aspect=aspect.replace("_", " "),
         low=f"{scale.low:g}",
         high=f"{scale.high:g}",

@@ -131,12 +131,8 @@ def _fetch_bytes(spec: DatasetSpec, target_dir: Path, *, timeout: float, opener:
         problem = f"{host} could not be reached ({exc.reason})"
     except (OSError, http.client.HTTPException) as exc:
         problem = f"{host} could not be reached ({str(exc) or type(exc).__name__})"
-    raise UserError(_download_failed_message(spec, target_dir, problem))
-
-
-def _download_failed_message(spec: DatasetSpec, target_dir: Path, problem: str) -> str:
     layout = ", ".join(dict.fromkeys(s.relative_path for s in DATASETS.values()))  # fed_turn, fed_dialogue: one file
-    return (
+    raise UserError(
         f"could not download {spec.name}: {problem}; copy the files by hand into {target_dir} with the "
         f"layout {layout}, or point --data-dir / {DATA_DIR_ENV} at a folder that has them"
     )

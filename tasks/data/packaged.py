@@ -33,29 +33,24 @@ def has_packaged_copy(spec: DatasetSpec) -> bool:
     return spec.shipped and (resources.files(PACKAGE) / FOLDER / packaged_name(spec)).is_file()
 
 
+@cache
 def packaged_bytes(spec: DatasetSpec) -> bytes:
-    """The decompressed, verified bytes of the packaged copy of ``spec``.
+    """The decompressed, verified bytes of the packaged copy of ``spec`` (read once a process).
 
     Raises :class:`UserError` (one line) when the set does not ship, the copy is missing, cannot be
     decompressed, or its git blob id differs from upstream's.
     """
-    return _verified(spec.name, spec.file_name, spec.git_blob_id, spec.shipped)
-
-
-@cache
-def _verified(name: str, file_name: str, blob_id: str, shipped: bool) -> bytes:
-    label = f"packaged copy {PACKAGE.replace('.', '/')}/{FOLDER}/{file_name}.xz"
-    if not shipped:
-        raise UserError(f"dataset {name} does not ship with the package; run `debate-eval data download`")
-    resource = resources.files(PACKAGE) / FOLDER / f"{file_name}.xz"
+    label = packaged_label(spec)
+    if not spec.shipped:
+        raise UserError(f"dataset {spec.name} does not ship with the package; run `debate-eval data download`")
     try:
-        compressed = resource.read_bytes()
+        compressed = (resources.files(PACKAGE) / FOLDER / packaged_name(spec)).read_bytes()
     except OSError:
         raise UserError(
-            f"{label} of {name} is missing from the installed package; reinstall debate-eval or run "
+            f"{label} of {spec.name} is missing from the installed package; reinstall debate-eval or run "
             "`debate-eval data download`"
         ) from None
-    return decompress_verified(compressed, name=name, blob_id=blob_id, label=label)
+    return decompress_verified(compressed, name=spec.name, blob_id=spec.git_blob_id, label=label)
 
 
 def decompress_verified(compressed: bytes, *, name: str, blob_id: str, label: str) -> bytes:

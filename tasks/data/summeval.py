@@ -11,12 +11,7 @@ from pathlib import Path
 from debate_eval.tasks.data.registry import GROUP_LEVEL, DatasetSpec, Item, register_dataset
 from debate_eval.tasks.data.rows import Row, check_unique, read_json_rows
 
-ASPECTS = {
-    "coherence": (1.0, 5.0),
-    "consistency": (1.0, 5.0),
-    "fluency": (1.0, 5.0),
-    "relevance": (1.0, 5.0),
-}
+ASPECTS = dict.fromkeys(("coherence", "consistency", "fluency", "relevance"), (1.0, 5.0))
 
 
 def unieval_item(

@@ -163,9 +163,8 @@ def infer_scale(text: str, aspect: str) -> ScoreRange | None:
 
     Looks for the aspect's name followed by a range in parentheses, as G-Eval writes it:
     ``Coherence (1-5) - ...``, ``Fluency (1-3):``, ``Groundedness (0-1)`` (case-insensitive; ``_`` in the
-    aspect may be written as a blank). The first such mention wins. The value is what the text says,
-    even where it differs from the human scale (the DEBATE authors' Topical-Chat prompts say
-    ``Coherence (1-5)`` for ratings made on 1-3).
+    aspect may be written as a blank). The first such mention wins, as the text says it (even against the
+    human scale: see the module docstring).
     """
     words = [re.escape(word) for word in re.split(r"[_\s-]+", aspect.strip()) if word]
     if not words:
@@ -207,14 +206,6 @@ def _split_front_matter(raw: str, source: str) -> tuple[dict[str, str] | None, s
     raise UserError(f"template {source}: the front matter opened by '---' on line 1 is never closed by '---'")
 
 
-def _read_text(path: Path) -> str:
-    """The text of a template file; a missing, unreadable or non-UTF-8 file is one line naming it a template."""
-    try:
-        return decode_text(path, read_bytes(path))
-    except UserError as exc:
-        raise UserError(f"template {exc}") from None
-
-
 def _parse_template(
     raw: str,
     *,
@@ -243,8 +234,7 @@ def _parse_template(
         if sorted(declared_inputs) != sorted(placeholders):
             raise UserError(
                 f"template {source}: front matter says inputs: {', '.join(declared_inputs)}, "
-                "but the text uses "
-                f"{', '.join(placeholders) or 'no placeholders'}"
+                f"but the text uses {', '.join(placeholders) or 'no placeholders'}"
             )
     if scale is None and meta.get("scale"):
         try:
@@ -266,13 +256,9 @@ def _parse_template(
     return Template(dataset=dataset, aspect=aspect, text=body, scale=scale, placeholders=placeholders, source=source)
 
 
-def _builtin_dir(dataset: str) -> Traversable:
+def _builtin_dir(dataset: str = "") -> Traversable:
+    """The folder of ``dataset``'s built-in templates (all of them: the folder of the folders)."""
     return resources.files("debate_eval.tasks") / "templates" / dataset
-
-
-def _builtin_datasets() -> list[str]:
-    root = resources.files("debate_eval.tasks") / "templates"
-    return sorted(entry.name for entry in root.iterdir() if entry.is_dir() and not entry.name.startswith(("_", ".")))
 
 
 def builtin_aspects(dataset: str) -> list[str]:
@@ -280,7 +266,8 @@ def builtin_aspects(dataset: str) -> list[str]:
 
     Raises :class:`UserError` listing the datasets that have templates when ``dataset`` has none.
     """
-    datasets = _builtin_datasets()
+    folders = _builtin_dir().iterdir()
+    datasets = sorted(entry.name for entry in folders if entry.is_dir() and not entry.name.startswith(("_", ".")))
     dataset = template_set(dataset)
     if dataset not in datasets:
         raise UserError(
@@ -318,17 +305,15 @@ def load_template_file(
     scale: ScoreRange | None = None,
     universal_newlines: bool = False,
 ) -> Template:
-    """Load a user's template file (``--template FILE``) for ``aspect``; front matter is optional.
-
-    Without front matter the file's text is used unchanged. The scale is, in order: ``scale``, the front
-    matter's ``scale``, :func:`infer_scale` on the text, the built-in template's scale for
-    ``dataset``/``aspect``. Raises :class:`UserError` (naming the path) for a missing, unreadable, non-UTF-8
-    or empty file, an unknown placeholder, a front matter that contradicts ``aspect``/``dataset``, or when
-    no scale can be found. ``universal_newlines`` (``--fidelity authors-code``): CRLF and CR line endings
-    become LF, as Python's ``open(path).read()`` in the authors' scripts gave them.
-    """
+    """Load a user's template file (``--template FILE``) for ``aspect``: its format, its scale and
+    ``universal_newlines`` (``--fidelity authors-code``) as the module docstring says. Raises :class:`UserError`
+    (naming the path) for a missing, unreadable, non-UTF-8 or empty file, an unknown placeholder, a front matter
+    that contradicts ``aspect``/``dataset``, or when no scale can be found."""
     path = Path(path)
-    raw = _read_text(path)
+    try:  # a missing, unreadable or non-UTF-8 file is one line naming it a template
+        raw = decode_text(path, read_bytes(path))
+    except UserError as exc:
+        raise UserError(f"template {exc}") from None
     if universal_newlines:
         raw = as_universal_newlines(raw)
     return _parse_template(raw, source=str(path), aspect=aspect, dataset=dataset, scale=scale, fallback_scale=True)

@@ -13,12 +13,7 @@ from debate_eval.tasks.data.registry import GROUP_LEVEL, DatasetSpec, Item, regi
 from debate_eval.tasks.data.rows import Row, read_json_rows
 from debate_eval.tasks.data.summeval import unieval_item
 
-ASPECTS = {
-    "naturalness": (1.0, 3.0),
-    "coherence": (1.0, 3.0),
-    "engagingness": (1.0, 3.0),
-    "groundedness": (0.0, 1.0),
-}
+ASPECTS = {**dict.fromkeys(("naturalness", "coherence", "engagingness"), (1.0, 3.0)), "groundedness": (0.0, 1.0)}
 
 
 def topical_chat_context_id(source: str) -> str:

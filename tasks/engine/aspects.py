@@ -5,8 +5,8 @@ A multi-aspect run is one run directory whose configuration is a ``MultiAspectCo
 evaluates every item once per aspect (DialEvalML: one call per aspect; any other method: one whole
 evaluation per aspect); each result line is an ordinary single-aspect record (its ``aspect``, its
 ``human_score``), so ``meta-eval``, ``show`` and ``report`` read the run per aspect. Resume is keyed by item
-and aspect. A run with one aspect is exactly the run it always was (same hash, keyed by item), so run
-directories of earlier versions resume unchanged.
+and aspect (``rundir.result_key``). A run with one aspect is exactly the run it always was (same hash, keyed by
+item), so run directories of earlier versions resume unchanged.
 
 ``config.json``'s ``result_config`` keeps the first aspect's fields at the top (dataset, protocol,
 template, ...: what the readers of a single-aspect run look for) with ``aspect`` = ``"a,b,c"``, and adds
@@ -24,7 +24,6 @@ from debate_eval.tasks.data.datasets import check_aspect, get_dataset
 from debate_eval.tasks.engine.run_config import RunConfig
 
 ALL = "all"
-KEY_SEPARATOR = "\x1f"  # between item id and aspect in a multi-aspect run's resume key
 
 
 def split_aspects(dataset: str, text: str) -> list[str]:
@@ -101,8 +100,3 @@ def build_for_aspects(text: str, dataset: str, build: Callable[[str], RunConfig]
 def per_aspect(config: RunConfig) -> tuple[RunConfig, ...]:
     """The single-aspect configurations a run evaluates (itself when it has one aspect)."""
     return getattr(config, "aspect_configs", ()) or (config,)
-
-
-def result_key(item_id: str, aspect: str, multi: bool) -> str:
-    """The resume key of one result: the item id, or item id and aspect in a multi-aspect run."""
-    return f"{item_id}{KEY_SEPARATOR}{aspect}" if multi else item_id

@@ -217,7 +217,7 @@ def model_overrides(request: RunRequest) -> ModelOverrides:
         role_models=dict(request.role_model),
         role_base_urls=dict(request.role_base_url),
         role_providers=dict(request.role_provider),
-        no_seed=request.no_seed or _authors_code_without_seed(request),
+        no_seed=request.no_seed or (request.seed is None and authors_code_request(request)),  # their code sent none
         timeout_s=request.timeout,
         gguf_path=request.gguf,
         literal=authors_code_request(request),
@@ -234,11 +234,6 @@ def authors_code_request(request: RunRequest) -> bool:
     if sampled is not None:
         method = get_method(sampled)
     return "fidelity" in getattr(method.config_type, "__dataclass_fields__", {})
-
-
-def _authors_code_without_seed(request: RunRequest) -> bool:
-    """``fidelity="authors-code"`` and no seed given: their code sent no seed."""
-    return request.seed is None and authors_code_request(request)
 
 
 def default_out_of(dataset: str, aspect: str, method: str) -> Path:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -31,14 +32,15 @@ CHECKSUMS = "checksums"
 SHORT = 12  # hex digits of a field's hash: enough to tell an edit, short enough to read
 
 
-def _fields(value: Any, prefix: str = "") -> dict[str, Any]:
-    """Every leaf value of a JSON document by its dotted path (an empty object or list is a leaf)."""
-    if isinstance(value, dict) and value:
+def leaf_values(value: Any, separator: str = ".", prefix: str = "") -> dict[str, Any]:
+    """Every leaf value of a JSON document by its path, its keys joined by ``separator`` (an empty object or a
+    list is a leaf): ``{"a": {"b": 1}}`` -> ``{"a.b": 1}``."""
+    if isinstance(value, Mapping) and value:
         found: dict[str, Any] = {}
         for key, item in value.items():
-            found.update(_fields(item, f"{prefix}{key}."))
+            found.update(leaf_values(item, separator, f"{prefix}{key}{separator}"))
         return found
-    return {prefix.rstrip("."): value}
+    return {prefix.rstrip(separator): value}
 
 
 def _short_hash(value: Any) -> str:
@@ -53,7 +55,7 @@ def _body(document: dict[str, Any]) -> dict[str, Any]:
 def sealed(document: dict[str, Any]) -> dict[str, Any]:
     """``document`` with its ``checksums`` (any old ones replaced)."""
     body = _body(document)
-    fields = {path: _short_hash(value) for path, value in _fields(body).items()}
+    fields = {path: _short_hash(value) for path, value in leaf_values(body).items()}
     return {**body, CHECKSUMS: {"sha256": stable_hash(body), "fields": fields}}
 
 
@@ -68,7 +70,7 @@ def edited_fields(document: dict[str, Any]) -> list[str] | None:
     if stable_hash(body) == sums.get("sha256"):
         return []
     recorded: dict[str, Any] = sums["fields"]
-    now = {path: _short_hash(value) for path, value in _fields(body).items()}
+    now = {path: _short_hash(value) for path, value in leaf_values(body).items()}
     edited = [path for path in set(recorded) | set(now) if recorded.get(path) != now.get(path)]
     edited.sort(key=lambda path: (not path.startswith("result_config."), path))  # what changes results first
     return edited or [CHECKSUMS]

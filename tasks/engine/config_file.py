@@ -26,7 +26,7 @@ from typing import Any
 
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.redaction import REDACTED, redact
-from debate_eval.tasks.engine.request import RunRequest, field_names
+from debate_eval.tasks.engine.request import RunRequest
 
 _BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 
@@ -78,16 +78,9 @@ def request_toml(request: RunRequest) -> str:
     from debate_eval.debates.base import check_option_names
 
     check_option_names(name for name, value in request.method_options.items() if value is not None)
-    lines = []
-    given = request.given()
-    for name in field_names():
-        if name == "method_options" or name not in given:
-            continue
-        lines.append(f"{_key(name)} = {_value(_masked(name, given[name]))}")
-    for name, value in request.method_options.items():
-        if value is not None:
-            lines.append(f"{_key(name)} = {_value(_masked(name, value))}")
-    return "\n".join(lines) + "\n"
+    values = [(name, value) for name, value in request.given().items() if name != "method_options"]  # field order
+    values += [(name, value) for name, value in request.method_options.items() if value is not None]
+    return "\n".join(f"{_key(name)} = {_value(_masked(name, value))}" for name, value in values) + "\n"
 
 
 _SECRET_KEY = re.compile(r"(api_?key|token|secret|password|passwd)$", re.IGNORECASE)

@@ -81,7 +81,6 @@ _CORE = (
     "error",
 )
 _FINISHED = ("parse_method", "parse_reason", "reasked", "agreed", "rounds", "stop_reason", "decided_by", "details")
-_USAGE = ("usage", "llm_calls", "cached_calls", "transcript")
 _OPTIONAL = ("score_normalized", "redactions", "confidence")
 # the record's fields that a method fills itself, through its outcome's ``details`` under the same name (a
 # normalized score); the engine names no method

@@ -38,10 +38,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO
 
 from debate_eval.agents.errors import UserError
-from debate_eval.agents.redaction import redact_record
 from debate_eval.debates.scoring import PARSER_VERSION
 from debate_eval.tasks.engine.record import Record
-from debate_eval.tasks.engine.rundir import ResultsWriteError, fsync_directory
+from debate_eval.tasks.engine.rundir import ResultsWriteError, fsync_directory, written_line
 
 if TYPE_CHECKING:
     from debate_eval.debates.method import Method
@@ -218,10 +217,7 @@ def reread_older(
                     done.confirmed += 1
                     target.write(raw)
                     continue
-                line, masked = redact_record(new.to_json())  # as every line written: no configured secret
-                if masked:
-                    line["redactions"] = (new.redactions or 0) + masked
-                target.write((json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8"))
+                target.write(written_line(new.to_json()))  # as every line written: no configured secret
                 done.reread[record.parser_version] += 1
             target.flush()
             os.fsync(target.fileno())

@@ -34,9 +34,7 @@ from typing import Any
 
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.models.fd_budget import open_file_limit
-from debate_eval.agents.redaction import redact_record
 from debate_eval.tasks.engine.config_checksum import edit_note, result_config_edited
-from debate_eval.tasks.engine.lock import RunLock, owner_text
 from debate_eval.tasks.engine.record import Record, validate_record
 from debate_eval.tasks.engine.resume_index import IndexEntry, KeyIndex, discard_index, load_index, save_index
 from debate_eval.tasks.engine.rundir import (
@@ -45,9 +43,11 @@ from debate_eval.tasks.engine.rundir import (
     ScanEnd,
     fsync_directory,
     iter_json_lines,
+    line_record,
     record_result_key,
     repair_tail,
     write_json_atomic,
+    written_line,
 )
 from debate_eval.tasks.engine.tally import Tally
 
@@ -107,7 +107,7 @@ class ResultsStore:
         self.tally_exact = True  # every record in ``tally`` is still the run's record of its key
         self._index_ok = False  # the index describes the file (it was read or loaded without an error)
         self._fd: int | None = None
-        self.lock = self._take_lock()
+        self.lock = self.run_dir.take_lock("; use another --out")
         try:
             self._check_writable(self.results_path)
             self._check_or_write_config(config)
@@ -154,27 +154,6 @@ class ResultsStore:
         self._index_ok = False
         self._read_index(None, use_saved=False)
 
-    def _take_lock(self) -> RunLock:
-        """Create the folder and take its lock: the up-front check that the folder is writable."""
-        try:
-            self.out_dir.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise UserError(f"{self.out_dir}: cannot create the output directory: {exc.strerror}") from None
-        lock = RunLock(self.out_dir)
-        try:
-            lock.acquire()
-        except OSError as exc:
-            raise UserError(
-                f"{self.out_dir}: the output directory is not writable ({exc.strerror}); use another --out"
-            ) from None
-        if lock.took_over:
-            print(
-                f"debate-eval: note: {self.out_dir}: took over the lock of a run that is no longer running "
-                f"({owner_text(lock.took_over)})",
-                file=sys.stderr,
-            )
-        return lock
-
     def _check_writable(self, path: Path) -> None:
         """An existing results file must take appends (the folder's own check was taking the lock)."""
         if not path.exists():
@@ -190,14 +169,9 @@ class ResultsStore:
         A file edited by hand (``config_checksum``) is restored when this is the run's own configuration (the
         same config hash; the edited file is kept beside it) and refused otherwise, naming the edited fields.
         """
-        if self.config_path.exists():
-            try:
-                existing = json.loads(self.config_path.read_text(encoding="utf-8"))
-            except (json.JSONDecodeError, UnicodeDecodeError):
-                raise UserError(f"{self.config_path}: not valid JSON; use a new --out directory") from None
-            if not isinstance(existing, dict):
-                raise UserError(f"{self.config_path}: not a debate-eval config.json; use a new --out directory")
-            has_results = self.results_path.exists() and self.results_path.stat().st_size > 0
+        existing = self.run_dir.run_config(advice="; use a new --out directory")
+        if existing is not None:
+            has_results = self.run_dir.has_results()
             edited = edit_note(self.config_path, existing)
             if existing.get("config_hash") != self.config_hash and has_results:
                 if edited:
@@ -227,7 +201,7 @@ class ResultsStore:
         self.run_dir.write_config(dict(config))
 
     def key(self, record: Record) -> str:
-        """A record's resume key: its item id, with its aspect in a multi-aspect run (``aspects.result_key``)."""
+        """A record's resume key: its item id, with its aspect in a multi-aspect run (``rundir.result_key``)."""
         return record_result_key(record, self.by_aspect)
 
     def done_ids(self) -> set[str]:
@@ -275,7 +249,7 @@ class ResultsStore:
         try:
             with tmp.open("wb") as handle, self.results_path.open("rb") as source:
                 for raw in source:  # every kept line byte for byte, one at a time
-                    key = self.key(_key_record(raw)) if raw.strip() else None
+                    key = self.key(line_record(raw, self.results_path)) if raw.strip() else None
                     if key is not None and key not in retry:
                         offsets[key] = handle.tell()
                         handle.write(raw if raw.endswith(b"\n") else raw + b"\n")
@@ -303,12 +277,8 @@ class ResultsStore:
         On a write error (a full disk) a partly written line is cut off again, so the file keeps only whole
         lines, and a one-line ``ResultsWriteError`` says how many results are saved.
         """
-        line = record.to_json() if isinstance(record, Record) else dict(record)
-        line, masked = redact_record(line)  # the last check: no configured secret is ever written
-        if masked:
-            line["redactions"] = int(line.get("redactions") or 0) + masked
-        data = (json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8")
-        self._write_line(data, record if isinstance(record, Record) else Record.from_json(line))
+        data = written_line(record.to_json() if isinstance(record, Record) else dict(record))  # secrets masked
+        self._write_line(data, record if isinstance(record, Record) else Record.from_json(json.loads(data)))
 
     def append_raw(self, raw: bytes, record: Record) -> None:
         """Append a line written by another results store of this run (a worker's: checked and redacted there)
@@ -383,11 +353,6 @@ class ResultsStore:
             discard_index(self.results_path)
         finally:
             self.lock.release()
-
-
-def _key_record(raw: bytes) -> Record:
-    """The record of a line already checked when the store was opened (for its key)."""
-    return Record.from_json(json.loads(raw))
 
 
 def write_advice(exc: OSError) -> str:

@@ -316,18 +316,20 @@ def read_index_document(results_path: Path) -> dict[str, Any] | None:
         return None
 
 
+def _current_index(results_path: Path) -> dict[str, Any] | None:
+    """The index document of ``results_path`` when it is of this format and describes the file as it is now."""
+    document = read_index_document(results_path)
+    if document is None or document.get("format") != FORMAT or document.get("results") != stamp(results_path):
+        return None
+    return document
+
+
 def load_index(results_path: Path, *, config_hash: str, by_aspect: bool) -> SavedIndex | None:
     """The saved index of ``results_path`` when it describes the file as it is now, for this configuration
     hash and kind of key; None otherwise (no index, another file version, unreadable or inconsistent)."""
     try:
-        document = read_index_document(results_path)
-        if (
-            document is None
-            or document.get("format") != FORMAT
-            or document.get("config_hash") != config_hash
-            or document.get("by_aspect") is not by_aspect
-            or document.get("results") != stamp(results_path)
-        ):
+        document = _current_index(results_path)
+        if document is None or document.get("config_hash") != config_hash or document.get("by_aspect") is not by_aspect:
             return None
         keys, states = document["keys"], document["states"]
         offsets, versions = document["offsets"], document["parser_versions"]
@@ -359,10 +361,8 @@ def last_line_of(results_path: Path, item_id: str, *, separator: str) -> int | N
     ``show --item`` uses it to read one line instead of scanning the file.
     """
     try:
-        document = read_index_document(results_path)
-        if document is None or document.get("format") != FORMAT or document.get("results") != stamp(results_path):
-            return None
-        if document["duplicates"] is not False:
+        document = _current_index(results_path)
+        if document is None or document["duplicates"] is not False:
             return None
         keys, offsets = document["keys"], document["offsets"]
         if len(keys) != len(offsets):

@@ -7,13 +7,15 @@ The engine, the API (``load_run``), ``show``, ``rescore``, ``meta-eval``, ``repo
 directory through :class:`RunDir`:
 
 - ``config`` / ``summary``: the JSON documents (``{}`` when absent, one line when unreadable;
-  ``config_if_readable()``: None for a reader that goes on without it); ``write_config`` seals the document
+  ``config_if_readable()``: None for a reader that goes on without it; ``run_config()``: the document a resumed
+  run checks and a merge copies, with their own messages); ``write_config`` seals the document
   with its checksums (``config_checksum``) and writes it atomically;
 - ``iter_records()``: the records of ``results.jsonl``, one at a time (the file is never held whole), each
   checked by ``Record.from_json`` (one line naming file, line and field when a line is unusable); a last line
   cut short by a crash is skipped with a notice;
 - ``latest_records()``: the latest record per key (a resumed run may repeat an item);
-- ``lock()``: the directory's run lock (``lock.py``); ``write_json_atomic``: a temporary file and a rename.
+- ``lock()``: the directory's run lock (``lock.py``); ``take_lock()``: the folder created and its lock taken;
+  ``write_json_atomic``: a temporary file and a rename.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from typing import Any
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.redaction import redact_record
 from debate_eval.tasks.engine.config_checksum import sealed
-from debate_eval.tasks.engine.lock import RunLock
+from debate_eval.tasks.engine.lock import RunLock, owner_text
 from debate_eval.tasks.engine.record import Record, validate_record
 
 CONFIG_FILE = "config.json"
@@ -38,6 +40,7 @@ RESULTS_FILE = "results.jsonl"
 SUMMARY_FILE = "summary.json"
 INDEX_FILE = "results.index.json"  # the resume index (resume_index.py), beside the results file
 RUN_FILES = (CONFIG_FILE, RESULTS_FILE, SUMMARY_FILE, INDEX_FILE)
+KEY_SEPARATOR = "\x1f"  # between item id and aspect in a multi-aspect run's resume key
 
 
 def refuse_run_file(path: str | os.PathLike[str], flag: str = "--out") -> None:
@@ -59,6 +62,7 @@ class ScanEnd:
 
     good_end: int = 0
     line_start: int = 0  # the byte offset of the line just read
+    line: bytes = b""  # the line just read, as the file holds it
 
 
 def iter_json_lines(path: Path, end: ScanEnd | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -85,7 +89,7 @@ def iter_json_lines(path: Path, end: ScanEnd | None = None) -> Iterator[tuple[in
                     raise UserError(f"{path}: line {number} is not valid JSON; fix or remove that line") from None
                 if not isinstance(obj, dict):
                     raise UserError(f"{path}: line {number} is not a JSON object")
-                end.line_start = end.good_end
+                end.line_start, end.line = end.good_end, raw
                 end.good_end += len(raw)
                 yield number, obj
             else:
@@ -209,6 +213,25 @@ class RunDir:
             return None
         return value if isinstance(value, dict) else None
 
+    def run_config(self, *, advice: str = "", merging: bool = False) -> dict[str, Any] | None:
+        """``config.json`` for a reader that checks or copies the run's configuration (None when absent; with
+        ``merging``, a shard to merge, it must be there and carry its ``config_hash``). A file that cannot be
+        read, is not JSON or is no JSON object is a one-line ``UserError`` naming it, ending with ``advice``."""
+        path = self.config_path
+        if not path.is_file():
+            if merging:
+                raise UserError(f"{self.path}: not a run directory (no {CONFIG_FILE})")
+            return None
+        try:
+            document = json.loads(path.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise UserError(f"{path}: cannot read it ({exc.strerror}){advice}") from None
+        except ValueError:
+            raise UserError(f"{path}: not valid JSON{advice}") from None
+        if not isinstance(document, dict) or (merging and not document.get("config_hash")):
+            raise UserError(f"{path}: not a debate-eval config.json{' (no config_hash)' if merging else ''}{advice}")
+        return document
+
     @property
     def summary(self) -> dict[str, Any]:
         """``summary.json`` (``{}`` when absent)."""
@@ -264,6 +287,27 @@ class RunDir:
         with self.results_path.open("rb") as handle:
             handle.seek(offset)
             return Record.from_json(json.loads(handle.readline()), path=self.results_path)
+
+    def take_lock(self, advice: str = "") -> RunLock:
+        """Create the folder and take its run lock: the up-front check that it is writable (a one-line
+        ``UserError`` otherwise, ending with ``advice``); the lock of a run no longer running is taken over,
+        with a note on stderr."""
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UserError(f"{self.path}: cannot create the output directory: {exc.strerror}") from None
+        lock = self.lock()
+        try:
+            lock.acquire()
+        except OSError as exc:
+            raise UserError(f"{self.path}: the output directory is not writable ({exc.strerror}){advice}") from None
+        if lock.took_over:
+            print(
+                f"debate-eval: note: {self.path}: took over the lock of a run that is no longer running "
+                f"({owner_text(lock.took_over)})",
+                file=sys.stderr,
+            )
+        return lock
 
     def lock(self) -> RunLock:
         """The directory's run lock (not yet taken: ``acquire()`` it or use it as a context manager)."""
@@ -334,20 +378,46 @@ def finished_keys(out_dir: Path, config_hash: str, multi: bool) -> set[str]:
     line (what a Ray task is given)."""
     if out_dir.is_file():
         return set(out_dir.read_text(encoding="utf-8").splitlines())
-    keys: set[str] = set()
-    path = RunDir(out_dir).results_path
+    lines = complete_lines(RunDir(out_dir).results_path)
+    return {record_result_key(record, multi) for _, record in lines if record.config_hash == config_hash and record.ok}
+
+
+def complete_lines(path: Path) -> Iterator[tuple[bytes, Record]]:
+    """The complete lines of a results file (a line still being written is none) with their records, without
+    transcripts, one at a time (none when there is no file)."""
     if not path.is_file():
-        return keys
+        return
     with path.open("rb") as handle:
         for raw in handle:
-            if not raw.endswith(b"\n") or not raw.strip():
-                continue
-            record = Record.from_json(json.loads(raw), path=path, messages=False)
-            if record.config_hash == config_hash and record.ok:
-                keys.add(record_result_key(record, multi))
-    return keys
+            if raw.endswith(b"\n") and raw.strip():
+                yield raw, line_record(raw, path)
+
+
+def line_record(raw: bytes, path: Path | str | None = None) -> Record:
+    """The record of a line a run wrote (a worker's, a line kept by a rewrite), checked, without its
+    transcript (what a run indexes and counts)."""
+    try:
+        obj = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise UserError(f"{path or 'a worker'}: a line is not valid JSON") from None
+    return Record.from_json(obj, path=path, messages=False)
+
+
+def written_line(line: dict[str, Any]) -> bytes:
+    """A results line as every writer writes it: one JSON object and its newline, every configured secret
+    masked first (the last check: none is ever written), the masks counted in ``redactions``."""
+    masked_line, masked = redact_record(line)
+    if masked:
+        masked_line["redactions"] = int(masked_line.get("redactions") or 0) + masked
+    return (json.dumps(masked_line, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def result_key(item_id: str, aspect: str, multi: bool) -> str:
+    """The resume key of one result: the item id, or item id and aspect in a multi-aspect run
+    (``engine.aspects``)."""
+    return f"{item_id}{KEY_SEPARATOR}{aspect}" if multi else item_id
 
 
 def record_result_key(record: Record, multi: bool) -> str:
-    """A record's key among the run's results: its item's, with its aspect in a multi-aspect run."""
-    return f"{record.key}\x1f{record.aspect}" if multi else record.key
+    """A record's key among the run's results (``result_key``)."""
+    return result_key(record.key, record.aspect, multi)

@@ -198,10 +198,6 @@ class Session:
             found = self._evaluators[id(config)] = (config, swapping(config.evaluator()), config_hash)
         return found
 
-    def config_hash(self, config: RunConfig | None = None) -> str:
-        """The hash the records of ``config`` carry: the store's when there is one, else the config's."""
-        return self._method(config or self.config)[2]
-
     async def judge(self, task: EvaluationTask, item: Item, config: RunConfig | None = None) -> Record:
         """``item`` (its ``task`` rendered) through the method of ``config`` (default: the session's): the
         record, a failed one when the method raised. It is not appended (``append``)."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from debate_eval.agents.errors import UserError
 from debate_eval.agents.models.providers import Provider, register_provider
 from debate_eval.agents.models.providers.model_objects import ModelObjects
 from debate_eval.agents.models.settings import ModelSettings
@@ -25,8 +26,6 @@ def register_model(model: Any) -> str:
     """Register a model object (``a_generate`` or ``generate`` of one text) for this process: the model name
     (``--model``) that reaches it."""
     if not callable(getattr(model, "a_generate", None)) and not callable(getattr(model, "generate", None)):
-        from debate_eval.agents.errors import UserError
-
         raise UserError(f"{type(model).__name__} has no generate(prompt) or a_generate(prompt): not a model object")
     return _MODELS.register(model)
 

@@ -9,20 +9,10 @@ from typing import Any
 
 from autogen_core.models import CreateResult
 
-from debate_eval.agents.models.http_usage import current_call
 from debate_eval.agents.models.providers.inspect_models import HOST, Host, resolve_model
 from debate_eval.agents.models.providers.one_call_client import OneCallClient, message_role, message_text
-from debate_eval.agents.models.settings import ModelSettings
 
 SAMPLING_FIELDS = ("temperature", "top_p", "frequency_penalty", "presence_penalty", "seed")
-
-
-def generate_config(settings: ModelSettings, max_tokens: int | None = None) -> Any:
-    """inspect's ``GenerateConfig`` of a role's sampling (temperature, top_p, penalties, seed, completion cap)."""
-    from inspect_ai.model import GenerateConfig
-
-    sampling = {name: getattr(settings.sampling, name) for name in SAMPLING_FIELDS}
-    return GenerateConfig(**sampling, max_tokens=settings.sampling.max_tokens if max_tokens is None else max_tokens)
 
 
 def chat_messages(messages: Sequence[Any]) -> list[Any]:
@@ -38,9 +28,13 @@ class InspectModelClient(OneCallClient):
 
     async def create(self, messages: Sequence[Any], **kwargs: Any) -> Any:
         """One ``generate`` of the role's inspect model, on the inspect eval's loop when a scorer opened
-        ``calls_from_here``; the answer as AutoGen's ``CreateResult`` with inspect's usage."""
-        extra = dict(kwargs.get("extra_create_args") or {})
-        config = generate_config(self.settings, extra.get("max_tokens"))
+        ``calls_from_here``, with the role's sampling (temperature, top_p, penalties, seed, completion cap); the
+        answer as AutoGen's ``CreateResult`` with inspect's usage."""
+        from inspect_ai.model import GenerateConfig
+
+        sampling = {name: getattr(self.settings.sampling, name) for name in SAMPLING_FIELDS}
+        cap = dict(kwargs.get("extra_create_args") or {}).get("max_tokens")
+        config = GenerateConfig(**sampling, max_tokens=self.settings.sampling.max_tokens if cap is None else cap)
         host = HOST.get()
         if host is None or host.loop is asyncio.get_running_loop():
             output = await self._generate(messages, config)
@@ -49,10 +43,8 @@ class InspectModelClient(OneCallClient):
         usage = output.usage
         prompt = int(usage.input_tokens) if usage is not None else 0
         completion = int(usage.output_tokens) if usage is not None else 0
-        meta = current_call()
-        if meta is not None and usage is not None:
-            meta.cached_prompt_tokens = int(usage.input_tokens_cache_read or 0)
-        call_usage = self.add_usage(prompt, completion)
+        cached = int(usage.input_tokens_cache_read or 0) if usage is not None else None
+        call_usage = self.add_usage(prompt, completion, cached)
         finish = output.choices[0].stop_reason if output.choices else "stop"
         return CreateResult(
             finish_reason=_finish_reason(finish),

@@ -11,7 +11,7 @@ from typing import Any
 from autogen_core.models import CreateResult
 
 from debate_eval.agents.models.chat_client import token_logprobs
-from debate_eval.agents.models.http_usage import cached_tokens, current_call
+from debate_eval.agents.models.http_usage import cached_tokens
 from debate_eval.agents.models.providers.litellm_provider import LOCAL_COST_MAP
 from debate_eval.agents.models.providers.one_call_client import OneCallClient, message_role, message_text
 from debate_eval.agents.models.rate_client import note_rate_limit_headers
@@ -77,11 +77,8 @@ class LiteLLMClient(OneCallClient):
         usage = getattr(response, "usage", None)
         prompt = int(getattr(usage, "prompt_tokens", 0) or 0)
         completion = int(getattr(usage, "completion_tokens", 0) or 0)
-        meta = current_call()
-        if meta is not None and usage is not None:
-            details = usage.model_dump() if hasattr(usage, "model_dump") else {}
-            meta.cached_prompt_tokens = cached_tokens(details)
-        call_usage = self.add_usage(prompt, completion)
+        details = usage.model_dump() if hasattr(usage, "model_dump") else {}
+        call_usage = self.add_usage(prompt, completion, cached_tokens(details) if usage is not None else None)
         choice = response.choices[0]
         finish = str(choice.finish_reason or "stop")
         return CreateResult(

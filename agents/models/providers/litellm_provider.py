@@ -37,7 +37,3 @@ class LiteLLMProvider(Provider):
         from debate_eval.agents.models.providers.litellm_client import LiteLLMClient
 
         return LiteLLMClient(settings, base_url, self.create_args(settings))
-
-    def endpoint_identity(self, settings: ModelSettings, embedded: Any) -> Any:
-        """None: a user's endpoint, named by its LiteLLM model name."""
-        return None

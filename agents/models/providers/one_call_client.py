@@ -10,6 +10,7 @@ from typing import Any
 
 from autogen_core.models import AssistantMessage, ChatCompletionClient, CreateResult, RequestUsage, SystemMessage
 
+from debate_eval.agents.models.http_usage import current_call
 from debate_eval.agents.models.providers.openai import GENERIC_MODEL_INFO
 from debate_eval.agents.models.settings import ModelSettings
 
@@ -35,8 +36,12 @@ class OneCallClient(ChatCompletionClient):
         self.settings = settings  # the role's settings (None: a client that keeps its own, ``LiteralClient``)
         self._usage = self._last = RequestUsage(prompt_tokens=0, completion_tokens=0)
 
-    def add_usage(self, prompt: int, completion: int) -> RequestUsage:
-        """Count one call's tokens into the total; the call's own usage."""
+    def add_usage(self, prompt: int, completion: int, cached: int | None = None) -> RequestUsage:
+        """Count one call's tokens into the total (``cached``, when known: its cached prompt tokens, noted in the
+        current call's ``CallMeta``); the call's own usage."""
+        meta = current_call()
+        if meta is not None and cached is not None:
+            meta.cached_prompt_tokens = cached
         self._usage = RequestUsage(
             prompt_tokens=self._usage.prompt_tokens + prompt,
             completion_tokens=self._usage.completion_tokens + completion,
@@ -55,13 +60,11 @@ class OneCallClient(ChatCompletionClient):
     async def close(self) -> None:
         """Nothing to close: the other library keeps its own clients (a client over an SDK closes it)."""
 
-    def actual_usage(self) -> RequestUsage:
-        """Tokens of every call so far."""
-        return self._usage
-
     def total_usage(self) -> RequestUsage:
         """Tokens of every call so far."""
         return self._usage
+
+    actual_usage = total_usage
 
     def count_tokens(self, messages: Sequence[Any], **kwargs: Any) -> int:
         """A rough count (four characters a token): nothing here trims a context by tokens."""
@@ -72,11 +75,8 @@ class OneCallClient(ChatCompletionClient):
         return 1_000_000
 
     @property
-    def capabilities(self) -> Any:  # type: ignore[override]
-        """A plain text model."""
-        return GENERIC_MODEL_INFO
-
-    @property
     def model_info(self) -> Any:
         """A plain text model."""
         return GENERIC_MODEL_INFO
+
+    capabilities = model_info  # type: ignore[assignment]

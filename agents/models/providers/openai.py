@@ -62,12 +62,14 @@ class OpenAIWireProvider(Provider):
         settings, and requests that hold only model, messages and the set fields (AutoGen's client always
         adds ``"stream": false``).
         """
+        sdk_client = self.sdk_client(settings, base_url, http_client)
         if settings.sampling.literal:
-            return self.build_literal_client(settings, base_url, http_client)
+            from debate_eval.agents.models.exact_body_client import LiteralClient
+
+            return LiteralClient(sdk_client, settings.model, self.create_args(settings))
         from debate_eval.agents.models.sdk_body_passthrough import plain_body_chat_client
 
         create_args = {"model": settings.model, **self.create_args(settings)}
-        sdk_client = self.sdk_client(settings, base_url, http_client)
         kwargs = {"sdk_client": sdk_client, "create_args": create_args}
         field = self.session_body_field(base_url)
         if field is not None:
@@ -78,14 +80,6 @@ class OpenAIWireProvider(Provider):
         """The body field that carries a debate's session key to this endpoint (``affinity.py``), or None: only
         the OpenAI API reads one (``prompt_cache_key``); other servers get the key in headers only."""
         return None
-
-    def build_literal_client(self, settings: ModelSettings, base_url: str | None, http_client: Any) -> Any:
-        """``LiteralClient`` over the OpenAI SDK with the key, URL, timeout, options and HTTP client above."""
-        from debate_eval.agents.models.exact_body_client import LiteralClient
-
-        return LiteralClient(
-            self.sdk_client(settings, base_url, http_client), settings.model, self.create_args(settings)
-        )
 
     async def get_json(self, settings: ModelSettings, base_url: str | None, http_client: Any, route: str) -> Any:
         """The JSON answer to ``GET route`` (relative to ``base_url``, or an absolute URL) through the SDK's

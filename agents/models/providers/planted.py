@@ -40,11 +40,6 @@ _PLANTED_SIDE = re.compile(r"\[\[([AB])\]\]|Response ([AB]) is")
 PARAPHRASE_OPENING = "Rewrite the text below in"
 
 
-def _text(request: Request) -> str:
-    """All the request's message texts, in order."""
-    return "\n".join(str(m.get("content", "")) for m in request.get("messages") or [])
-
-
 def judged_text(prompt: str) -> str | None:
     """The judged text of a single-score prompt laid out as the built-in templates do, or None."""
     form = list(_FORM.finditer(prompt))
@@ -74,14 +69,6 @@ def _last_line(text: str) -> str:
     return lines[-1] if lines else ""
 
 
-def _score_reply(score: float) -> str:
-    return f"Step by step: I weighed the text against the criteria.\nScore: {score:g}"
-
-
-def _verdict_reply(side: str) -> str:
-    return f"Response {side} serves the request better.\nVerdict: [[{side}]]"
-
-
 def _planted(
     single: Callable[[str, Request], float], pairwise: Callable[[str, str, Request], str]
 ) -> Callable[[Request], str]:
@@ -98,12 +85,15 @@ def _planted(
             return "The judgment follows the criteria. NO ISSUE"
         if role not in JUDGING_ROLES:
             return default_reply(request)
-        prompt = _text(request)
+        prompt = "\n".join(str(m.get("content", "")) for m in messages)  # every message's text, in order
         pair = responses(prompt)
         if pair is not None:
-            return _verdict_reply(pairwise(pair[0], pair[1], request))
+            side = pairwise(pair[0], pair[1], request)
+            return f"Response {side} serves the request better.\nVerdict: [[{side}]]"
         text = judged_text(prompt)
-        return _score_reply(single(text, request)) if text is not None else default_reply(request)
+        if text is None:
+            return default_reply(request)
+        return f"Step by step: I weighed the text against the criteria.\nScore: {single(text, request):g}"
 
     return reply
 

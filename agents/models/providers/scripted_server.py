@@ -108,15 +108,11 @@ def register_replies(*tables: ScriptedReplies) -> None:
         PAIRWISE_REPLIES.update(table.pairwise_replies)
 
 
-def _system_and_first(request: Request) -> tuple[str, str]:
-    messages = request.get("messages") or []
-    system = next((str(m.get("content", "")) for m in messages if m.get("role") == "system"), "")
-    return system, str(messages[0].get("content", "")) if messages else ""
-
-
 def role_of_request(request: Request) -> str:
     """The role a request reveals, by the registered tables (``scorer`` when none recognises it)."""
-    system, first = _system_and_first(request)
+    messages = request.get("messages") or []
+    system = next((str(m.get("content", "")) for m in messages if m.get("role") == "system"), "")
+    first = str(messages[0].get("content", "")) if messages else ""
     # a rule for "no system message and nothing else" comes after the ones that also read the first message
     rules = sorted((rule for table in _TABLES for rule in table.roles), key=lambda r: r.no_system and not r.first_has)
     return next((rule.role for rule in rules if rule.matches(system, first)), SCORER)
@@ -141,22 +137,16 @@ def default_reply(request: Request) -> str:
     return DEFAULT_REPLIES.get(role, DEFAULT_REPLIES[SCORER])
 
 
-def requested_schema(request: Request) -> Mapping[str, Any] | None:
-    """The JSON schema a request asks for: OpenAI's ``response_format`` or llama.cpp's ``json_schema``."""
+def structured_reply(text: str, request: Request) -> str:
+    """``text`` as the JSON object the request's schema (OpenAI's ``response_format`` or llama.cpp's
+    ``json_schema``) asks for (``rationale`` and ``score`` or ``verdict``, read from the scripted text: its last
+    number on the scale, its last [[X]]), or ``text`` itself when the request asks for none."""
     response_format = request.get("response_format")
     if isinstance(response_format, Mapping) and response_format.get("type") == "json_schema":
         schema = (response_format.get("json_schema") or {}).get("schema")
-        return schema if isinstance(schema, Mapping) else None
-    schema = request.get("json_schema")
-    return schema if isinstance(schema, Mapping) else None
-
-
-def structured_reply(text: str, request: Request) -> str:
-    """``text`` as the JSON object the request's schema asks for (``rationale`` and ``score`` or ``verdict``,
-    read from the scripted text: its last number on the scale, its last [[X]]), or ``text`` itself when the
-    request asks for none."""
-    schema = requested_schema(request)
-    if schema is None:
+    else:
+        schema = request.get("json_schema")
+    if not isinstance(schema, Mapping):
         return text
     properties = schema.get("properties") or {}
     answer: dict[str, Any] = {}

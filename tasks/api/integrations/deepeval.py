@@ -148,18 +148,14 @@ class DebateConversationalMetric(_Judged, BaseConversationalMetric):
     def measure(self, test_case: ConversationalTestCase, *args: Any, **kwargs: Any) -> float | None:
         """Judge the conversation's last assistant turn; the score in [0, 1] (None: see ``error``)."""
         dialogue = dialogue_inputs(test_case)
-        if dialogue is None:
-            return self._missing()
-        response, inputs = dialogue
-        return self._take(self.judge.score(response, **inputs))
+        return self._missing() if dialogue is None else self._take(self.judge.score(dialogue[0], **dialogue[1]))
 
     async def a_measure(self, test_case: ConversationalTestCase, *args: Any, **kwargs: Any) -> float | None:
         """``measure`` for deepeval's event loop."""
         dialogue = dialogue_inputs(test_case)
         if dialogue is None:
             return self._missing()
-        response, inputs = dialogue
-        return self._take(await self.judge.score_async(response, **inputs))
+        return self._take(await self.judge.score_async(dialogue[0], **dialogue[1]))
 
     def _missing(self) -> None:
         self.score, self.reason, self.judgment = None, None, None

@@ -21,7 +21,7 @@ from debate_eval.agents.models.wrappers import RetryListener, print_retry
 from debate_eval.agents.redaction import environment_snapshot
 from debate_eval.agents.telemetry import run_result, worker_trace
 from debate_eval.tasks.data.datasets import Item, item_source, load_items, select_positions
-from debate_eval.tasks.engine.aspects import per_aspect, result_key
+from debate_eval.tasks.engine.aspects import per_aspect
 from debate_eval.tasks.engine.backends.shards import in_shard
 from debate_eval.tasks.engine.concurrency import run_all
 from debate_eval.tasks.engine.heap import collector_for_run
@@ -29,7 +29,7 @@ from debate_eval.tasks.engine.progress import Progress
 from debate_eval.tasks.engine.reread import ParserVersions, reread_run
 from debate_eval.tasks.engine.results import ResultsStore
 from debate_eval.tasks.engine.run_config import DEFAULT_REMOTE_CONCURRENCY, RunConfig, RunOptions, config_document
-from debate_eval.tasks.engine.rundir import ResultsWriteError, finished_keys
+from debate_eval.tasks.engine.rundir import ResultsWriteError, finished_keys, result_key
 from debate_eval.tasks.engine.session import Session, SessionOptions, open_store
 from debate_eval.tasks.engine.summary import RunSummary, SystemsComparison, run_span_of, start_line
 from debate_eval.tasks.engine.task_builder import TaskBuilder

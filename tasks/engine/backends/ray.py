@@ -33,7 +33,7 @@ from debate_eval.agents.errors import UserError
 from debate_eval.agents.telemetry import trace_carrier
 from debate_eval.tasks.engine.backends.workers import DONE, ERROR, LOST, POLL_S, RECORDS, Backend, _Tail
 from debate_eval.tasks.engine.run_config import RunConfig, RunOptions
-from debate_eval.tasks.engine.rundir import RunDir
+from debate_eval.tasks.engine.rundir import KEY_SEPARATOR, RunDir
 
 LOCAL = "local"
 
@@ -76,14 +76,13 @@ def shard_task(
         thread = threading.Thread(target=body, name="debate-eval-ray-shard", daemon=True)
         thread.start()
         tail = _Tail(RunDir(task_options.out_dir).results_path)
-        while thread.is_alive():
+        running = True
+        while running:  # a last look at the file once the shard has ended
+            running = thread.is_alive()
             thread.join(POLL_S)
             batch = list(tail.new_lines())
             if batch:
                 yield {"records": batch}
-        batch = list(tail.new_lines())
-        if batch:
-            yield {"records": batch}
         if failure:
             error = failure[0]
             yield {"error": str(error) if isinstance(error, UserError) else f"{type(error).__name__}: {error}"}
@@ -116,7 +115,7 @@ class RayBackend(Backend):
 
         own_file = own_file_spec(self.config.dataset)
         shard = options.shard
-        mine = [key for key in done if in_shard(key.split("\x1f", 1)[0], shard)]
+        mine = [key for key in done if in_shard(key.split(KEY_SEPARATOR, 1)[0], shard)]
         task_options = dataclasses.replace(options, skip_done_of=None)
         generation = self.generation.get(k, 0) + 1
         self.generation[k] = generation

@@ -14,20 +14,17 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
-import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
-from debate_eval.tasks.engine.lock import RunLock
 from debate_eval.tasks.engine.record import Record
 from debate_eval.tasks.engine.results import _differences
-from debate_eval.tasks.engine.rundir import RunDir, record_result_key, results_file_name
+from debate_eval.tasks.engine.rundir import RunDir, ScanEnd, record_result_key, results_file_name
 from debate_eval.tasks.engine.tally import Tally
 
 _SHARD = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
@@ -57,56 +54,20 @@ def shard_dir_name(shard: tuple[int, int]) -> str:
     return f"shard-{shard[0]}-of-{shard[1]}"
 
 
-def iter_lines(path: Path) -> Iterator[tuple[int, bytes, Record]]:
-    """The lines of a results file, one at a time: line number (from 1), raw bytes (with the newline) and the
-    checked record. A last line cut short by a crash is skipped with a notice."""
-    with path.open("rb") as handle:
-        for number, raw in enumerate(handle, start=1):
-            if not raw.strip():
-                continue
-            try:
-                obj = json.loads(raw)
-            except (json.JSONDecodeError, UnicodeDecodeError):
-                if not raw.endswith(b"\n"):
-                    print(
-                        f"warning: {path}: line {number} is incomplete (an interrupted write); skipped", file=sys.stderr
-                    )
-                    return
-                raise UserError(f"{path}: line {number} is not valid JSON; fix or remove that line") from None
-            if not isinstance(obj, dict):
-                raise UserError(f"{path}: line {number} is not a JSON object")
-            yield number, raw if raw.endswith(b"\n") else raw + b"\n", Record.from_json(obj, path=path, line=number)
-
-
 def _shard_lines(
     directories: Sequence[Path], config_hash: str, report: MergeReport | None = None
 ) -> Iterator[tuple[int, int, bytes, Record]]:
     """The lines of the shards' results files written under ``config_hash``, in order, each with its
-    directory's index and its line number; with ``report``, the other lines are counted (``other_config``)."""
+    directory's index, its line number and its bytes (with the newline); with ``report``, the other lines are
+    counted (``other_config``). Each line is checked; a last line cut short by a crash is skipped with a notice."""
     for index, directory in enumerate(directories):
-        path = RunDir(directory).results_path
-        if not path.is_file():
-            continue
-        for number, raw, record in iter_lines(path):
+        end = ScanEnd()
+        for number, record in RunDir(directory).iter_numbered(end):
             if record.config_hash != config_hash:
                 if report is not None:
                     report.other_config += 1
                 continue
-            yield index, number, raw, record
-
-
-def read_config(directory: Path) -> dict[str, Any]:
-    """A shard directory's ``config.json`` (one line when it is missing or unreadable)."""
-    path = RunDir(directory).config_path
-    if not path.is_file():
-        raise UserError(f"{directory}: not a run directory (no {path.name})")
-    try:
-        config = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError, UnicodeDecodeError):
-        raise UserError(f"{path}: not valid JSON") from None
-    if not isinstance(config, dict) or not config.get("config_hash"):
-        raise UserError(f"{path}: not a debate-eval config.json (no config_hash)")
-    return config
+            yield index, number, end.line if end.line.endswith(b"\n") else end.line + b"\n", record
 
 
 def check_same_configuration(directories: Sequence[Path], configs: Sequence[dict[str, Any]]) -> str:
@@ -175,7 +136,7 @@ def merge_shards(out_dir: Path, directories: Sequence[Path]) -> MergeReport:
         raise UserError("merge: a shard directory is given twice")
     if Path(out_dir).resolve() in resolved:
         raise UserError(f"{out_dir}: the output directory is one of the shard directories; use a new one")
-    configs = [read_config(d) for d in directories]
+    configs = [RunDir(d).run_config(merging=True) for d in directories]
     config_hash = check_same_configuration(directories, configs)
     report = MergeReport(out_dir=Path(out_dir))
     report.shards = [_shard_of_config(c) for c in configs]
@@ -203,17 +164,9 @@ def merge_shards(out_dir: Path, directories: Sequence[Path]) -> MergeReport:
             winner[key] = (index, number, finished)
 
     out = Path(out_dir)
+    run_dir = RunDir(out)
+    lock = run_dir.take_lock()
     try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise UserError(f"{out}: cannot create the output directory: {exc.strerror}") from None
-    lock = RunLock(out)
-    try:
-        lock.acquire()
-    except OSError as exc:
-        raise UserError(f"{out}: the output directory is not writable ({exc.strerror})") from None
-    try:
-        run_dir = RunDir(out)
         target = run_dir.results_path
         if target.exists() and target.stat().st_size:
             raise UserError(f"{out}: already holds {results_file_name()}; merge into a new directory")
@@ -237,10 +190,8 @@ def merge_shards(out_dir: Path, directories: Sequence[Path]) -> MergeReport:
         except OSError as exc:
             tmp.unlink(missing_ok=True)
             raise UserError(f"{target}: cannot write the merged results ({exc.strerror})") from None
-        document = _without_seal(configs[0])
-        options = dict(document.get("run_options") or {})
-        options.pop("shard", None)
-        options.pop("workers", None)
+        document = dict(configs[0])  # write_config seals it anew
+        options = {k: v for k, v in (document.get("run_options") or {}).items() if k not in ("shard", "workers")}
         options["out_dir"] = str(out)
         document["run_options"] = options
         document["merged_from"] = [str(d) for d in directories]
@@ -249,13 +200,6 @@ def merge_shards(out_dir: Path, directories: Sequence[Path]) -> MergeReport:
     finally:
         lock.release()
     return report
-
-
-def _without_seal(document: dict[str, Any]) -> dict[str, Any]:
-    """A config document without its checksums (``sealed`` adds them again)."""
-    from debate_eval.tasks.engine.config_checksum import CHECKSUMS
-
-    return {key: value for key, value in document.items() if key != CHECKSUMS}
 
 
 def _shard_of_config(config: dict[str, Any]) -> list[int] | None:

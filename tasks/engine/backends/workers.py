@@ -29,7 +29,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import json
 import multiprocessing
 import os
 import shutil
@@ -49,7 +48,7 @@ from debate_eval.tasks.engine.lock import RunLock
 from debate_eval.tasks.engine.record import Record
 from debate_eval.tasks.engine.results import ResultsStore
 from debate_eval.tasks.engine.run_config import RunConfig, RunOptions, config_document
-from debate_eval.tasks.engine.rundir import RunDir, record_result_key
+from debate_eval.tasks.engine.rundir import RunDir, complete_lines, line_record, record_result_key, result_key
 
 WORKERS_DIR = "workers"
 MAX_RESTARTS = 3  # a worker that dies more often than this stops the run
@@ -116,15 +115,6 @@ class _Tail:
                 yield raw + b"\n"
 
 
-def line_record(raw: bytes, path: Path | str | None = None) -> Record:
-    """The record of a worker's line, checked, without its transcript (what the parent indexes and counts)."""
-    try:
-        obj = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise UserError(f"{path or 'a worker'}: a line is not valid JSON") from None
-    return Record.from_json(obj, path=path, messages=False)
-
-
 def _worker_main(
     config: RunConfig,
     options: RunOptions,
@@ -183,8 +173,7 @@ class Backend:
     ``start(k, options, done)`` starts shard ``k`` (``options``: ``options_of_worker``'s; ``done``: the keys
     finished so far); ``events()`` yields what happened since the last call, as ``(k, kind, value)``:
     ``RECORDS`` (a list of results lines, as bytes), ``DONE``, ``LOST`` (killed: started again) or ``ERROR``
-    (its one-line message: the run stops); ``stop()`` ends what still runs; ``clean`` says whether every line
-    was handed over.
+    (its one-line message: the run stops); ``stop()`` ends what still runs.
     """
 
     name = "worker"
@@ -268,7 +257,6 @@ async def run_workers(
     processes) into ``options.out_dir`` (see the module docstring); returns the run's ``RunSummary`` as
     ``runner.run`` does."""
     from debate_eval.tasks.data.datasets import item_source, load_items, select_positions
-    from debate_eval.tasks.engine.aspects import result_key
     from debate_eval.tasks.engine.progress import Progress
     from debate_eval.tasks.engine.reread import ParserVersions, reread_run
     from debate_eval.tasks.engine.summary import RunSummary, run_span_of, start_line
@@ -425,7 +413,7 @@ def _drain_leftovers(out_dir: Path, store: ResultsStore, done: set[str], multi: 
         lock = RunLock(directory)
         lock.acquire()  # a worker of another run still at work: a one-line UserError naming it
         try:
-            for raw, record in _stream(RunDir(directory).results_path):
+            for raw, record in complete_lines(RunDir(directory).results_path):
                 key = record_result_key(record, multi)
                 if record.config_hash != store.config_hash or key in done or record.error:
                     continue
@@ -434,13 +422,3 @@ def _drain_leftovers(out_dir: Path, store: ResultsStore, done: set[str], multi: 
         finally:
             lock.release()
     shutil.rmtree(root, ignore_errors=True)
-
-
-def _stream(path: Path) -> Iterator[tuple[bytes, Record]]:
-    """The complete lines of a results file with their records (without transcripts), one at a time."""
-    if not path.is_file():
-        return
-    with path.open("rb") as handle:
-        for raw in handle:
-            if raw.endswith(b"\n") and raw.strip():
-                yield raw, line_record(raw, path)

@@ -33,8 +33,3 @@ def current_record(obj: Mapping[str, Any]) -> Mapping[str, Any]:
             out[key] = value
     out.setdefault("method", method)
     return out
-
-
-def method_of(obj: Mapping[str, Any]) -> str:
-    """The method a result line's JSON object names, read as ``current_record`` reads it."""
-    return str(obj.get("method") or obj.get("protocol") or DEFAULT_METHOD)

@@ -7,6 +7,7 @@ import argparse
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -74,3 +75,21 @@ def test_aspects_is_a_hidden_name_of_datasets_brief(capsys: pytest.CaptureFixtur
     assert capsys.readouterr().out == brief
     listed = next(x for x in build_parser(None)._actions if x.dest == "command")._choices_actions
     assert "aspects" not in {action.dest for action in listed}
+
+
+def test_descriptions_survive_python_OO() -> None:
+    """``python -OO`` drops docstrings: a command's description is a string of its own, so it stays."""
+    done = subprocess.run(
+        [sys.executable, "-OO", "-m", "debate_eval.tasks.cli.main", "run", "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "every role uses the embedded local model" in " ".join(done.stdout.split())
+    code = (
+        "import sys\nsys.path.insert(0, sys.argv[1])\nfrom test_help import parsers\n"
+        "print([name for name, parser in parsers().items() if not parser.description])\n"
+    )
+    here = str(Path(__file__).parent)
+    done = subprocess.run([sys.executable, "-OO", "-c", code, here], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

@@ -11,7 +11,11 @@ from pathlib import Path
 import pytest
 
 from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAIServer
+from debate_eval.debates.base import all_methods
 
+# the scripted server knows only the Scorer: G-Eval's Evaluator answers once its method registered its replies,
+# which another test may or may not have done before this one
+all_methods()
 ROOT = Path(__file__).resolve().parents[3]
 
 

@@ -12,9 +12,8 @@ import pytest
 
 from debate_eval.tasks.cli.main import main
 from debate_eval.tasks.engine import rundir
-from debate_eval.tasks.engine.aspects import KEY_SEPARATOR
 from debate_eval.tasks.engine.resume_index import last_line_of
-from debate_eval.tasks.engine.rundir import INDEX_FILE
+from debate_eval.tasks.engine.rundir import INDEX_FILE, KEY_SEPARATOR
 
 ITEMS = 8
 

@@ -129,3 +129,27 @@ def test_an_output_file_is_never_one_of_a_runs_own_files(tmp_path: Path, capsys:
         assert main(argv) == 2
         assert "a file of the run directory" in capsys.readouterr().err
     assert (run / RESULTS_FILE).read_text(encoding="utf-8") == lines
+
+
+def test_a_resumed_run_and_a_merge_read_config_json_through_the_run_directory(tmp_path: Path) -> None:
+    """The results store's check and merge's read of a shard name the file and what is wrong with it."""
+    from debate_eval.agents.errors import UserError
+    from debate_eval.tasks.engine.backends.shards import merge_shards
+    from debate_eval.tasks.engine.results import ResultsStore
+
+    run = tmp_path / "run"
+    run.mkdir()
+    with pytest.raises(UserError, match=f"^{run}: not a run directory \\(no {CONFIG_FILE}\\)$"):
+        merge_shards(tmp_path / "merged", [run])
+    cases = [
+        ("{not json", "not valid JSON", "not valid JSON"),
+        ("[1, 2]", "not a debate-eval config.json", "not a debate-eval config.json \\(no config_hash\\)"),
+        ('{"result_config": {}}', None, "not a debate-eval config.json \\(no config_hash\\)"),
+    ]
+    for text, resumed, merged in cases:
+        (run / CONFIG_FILE).write_text(text, encoding="utf-8")
+        if resumed is not None:
+            with pytest.raises(UserError, match=f"^{run / CONFIG_FILE}: {resumed}; use a new --out directory$"):
+                ResultsStore(run, {"config_hash": "abc"}, "abc")
+        with pytest.raises(UserError, match=f"^{run / CONFIG_FILE}: {merged}$"):
+            merge_shards(tmp_path / "merged", [run])

@@ -2,8 +2,8 @@
 
 - ``provider.py``: the provider (``AnthropicProvider``: key, URL, request options, AutoGen's
   ``AnthropicChatCompletionClient``; extra ``[anthropic]``);
-- ``cache_usage.py``: ``CacheCountedClient``, a call's prompt tokens with the cached ones counted in;
-- ``forced_tool.py``: ``ToolAnswerClient``, a structured answer asked for through a forced tool call;
+- ``clients.py``: ``CacheCountedClient``, a call's prompt tokens with the cached ones counted in, and
+  ``ToolAnswerClient``, a structured answer asked for through a forced tool call;
 - ``messages_response.py``: the run's HTTP client's check of a Messages API answer (prompt-cache usage, empty
   answers).
 

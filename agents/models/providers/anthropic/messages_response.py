@@ -13,7 +13,7 @@ Messages API ``message`` it does two things:
   Anthropic's cache-read price). Cache writes are priced as ordinary input: Anthropic bills them at 1.25x
   (5-minute cache) or 2x (1-hour cache) the input price, so the estimate is low by that share of them. The
   two cache counts that ``input_tokens`` leaves out are noted as ``CallMeta.uncounted_prompt_tokens``; the
-  Anthropic provider adds them to the call's prompt tokens (``cache_usage.py``).
+  Anthropic provider adds them to the call's prompt tokens (``CacheCountedClient``, ``clients.py``).
 - **Empty answers**: a ``message`` with no content blocks, or none but empty text blocks (no ``tool_use``),
   raises ``EmptyAnswerError``, as an empty chat completion does (``responses.py``): final, not retried, never
   cached; the item fails in one line and a rerun asks again.
@@ -50,18 +50,6 @@ def _messages_answer(request: httpx2.Request, response: httpx2.Response) -> dict
     return body if isinstance(body, dict) and body.get("type") == "message" else None
 
 
-def note_cache_usage(usage: Any) -> None:
-    """Write a ``message``'s cache counts into the current call's ``CallMeta`` (nothing when none is open):
-    ``cached_prompt_tokens`` = cache reads, ``uncounted_prompt_tokens`` = cache reads + cache writes."""
-    meta = current_call()
-    if meta is None or not isinstance(usage, dict):
-        return
-    read = token_count(usage.get("cache_read_input_tokens"))
-    written = token_count(usage.get("cache_creation_input_tokens"))
-    meta.cached_prompt_tokens = read
-    meta.uncounted_prompt_tokens = read + written
-
-
 def _blocks(body: dict[str, Any]) -> list[dict[str, Any]]:
     content = body.get("content")
     return [block for block in content if isinstance(block, dict)] if isinstance(content, list) else []
@@ -84,23 +72,23 @@ class RefusedAnswerError(EmptyAnswerError):
     partial text it holds (even "Score: 5") is no answer; final, never cached, recorded with its reason."""
 
 
-def answer_text(body: dict[str, Any]) -> str:
-    """The text of an answer's text blocks."""
-    return "".join(str(block.get("text") or "") for block in _blocks(body) if block.get("type") == "text")
-
-
 def check_messages_answer(request: httpx2.Request, response: httpx2.Response) -> None:
-    """Response observer (``http_client.ResponseObserver``): note a Messages API answer's cache usage and
-    raise ``EmptyAnswerError`` when it holds no answer."""
+    """Response observer (``http_client.ResponseObserver``): note a Messages API answer's cache usage in the
+    current call's ``CallMeta`` (``cached_prompt_tokens``: cache reads; ``uncounted_prompt_tokens``: reads and
+    writes) and raise ``EmptyAnswerError`` when it holds no answer."""
     body = _messages_answer(request, response)
     if body is None:
         return
-    note_cache_usage(body.get("usage"))
+    meta, usage = current_call(), body.get("usage")
+    if meta is not None and isinstance(usage, dict):
+        meta.cached_prompt_tokens = token_count(usage.get("cache_read_input_tokens"))
+        meta.uncounted_prompt_tokens = meta.cached_prompt_tokens + token_count(usage.get("cache_creation_input_tokens"))
     stop = body.get("stop_reason")
     if stop is not None and stop not in ANSWERED_STOP_REASONS:  # a refusal: its partial text is no answer
+        partial = sum(len(str(block.get("text") or "")) for block in _blocks(body) if block.get("type") == "text")
         raise RefusedAnswerError(
             f"the model at {public_url(str(request.url))} did not answer (stop_reason={stop}; "
-            f"{len(answer_text(body))} characters of partial text not used); a rerun asks again",
+            f"{partial} characters of partial text not used); a rerun asks again",
             request,
             str(stop),
         )

@@ -15,7 +15,7 @@
 - Usage: ``output_tokens`` become completion tokens; prompt tokens are ``input_tokens`` plus the prompt
   cache's reads and writes (``cache_read_input_tokens``, ``cache_creation_input_tokens``), which Anthropic's
   ``input_tokens`` leaves out, and the cache reads are the call's cached prompt tokens (read by the HTTP layer,
-  ``messages_response.py``; added by ``CacheCountedClient``, ``cache_usage.py``). No cache is
+  ``messages_response.py``; added by ``CacheCountedClient``, ``clients.py``). No cache is
   requested (no ``cache_control``), but the API may report cached tokens on its own.
 - An empty answer (no content block, or only empty text blocks) is ``EmptyAnswerError``, as for chat
   completions (``messages_response.py``).
@@ -26,7 +26,7 @@
 - ``--structured-output`` (answer formats, ``agents/models/answer_format.py``): the Messages API has no
   response schema, so a scoring answer is asked for through a tool whose input schema is the answer's
   (``{"rationale", "score"}`` or ``{"rationale", "verdict"}``), forced with ``tool_choice`` ``any`` (the one
-  tool); ``ToolAnswerClient`` (``forced_tool.py``) turns the tool call back into the answer's text (its input
+  tool); ``ToolAnswerClient`` (``clients.py``) turns the tool call back into the answer's text (its input
   as JSON), so agents, transcripts and the strict JSON parse see a plain JSON answer. A grammar cannot be
   sent to this API.
 """
@@ -138,8 +138,7 @@ class AnthropicProvider(Provider):
             # Claude of the Messages API takes tools, which --structured-output asks its answers through
             info = {**client.model_info, "function_calling": True}
             client = BaseAnthropicChatCompletionClient(**kwargs, model_info=info)
-        from debate_eval.agents.models.providers.anthropic.cache_usage import CacheCountedClient  # AutoGen: when used
-        from debate_eval.agents.models.providers.anthropic.forced_tool import ToolAnswerClient
+        from debate_eval.agents.models.providers.anthropic.clients import CacheCountedClient, ToolAnswerClient
         from debate_eval.agents.models.providers.errors import OpenAIErrors
 
         return ToolAnswerClient(OpenAIErrors(CacheCountedClient(client), openai_error), ANSWER_TOOL)
