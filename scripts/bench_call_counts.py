@@ -5,15 +5,17 @@ not. This script counts them with ``sys.setprofile`` in the judge's event-loop t
 a coroutine's every resumption included, and every call of a built-in), against the scripted endpoint
 (``tests/support/rate_limited_server.py``) in a process of its own, and groups them by package:
 
-- **stack**: one bare call through the judge's own client stack (``ClientPool.shared``: recording, retries,
-  rate limiter, answer check, the project's OpenAI client, the SDK, the HTTP client and its observers), the
+- **stack**: one bare call through the judge's own client stack (``ClientPool.shared``: retries, rate
+  limiter, answer check, the project's OpenAI client, the SDK, the HTTP client and its observers), the
   call ``scripts/bench_judge_api.py --cpu-only`` subtracts;
 - **raw**: the same call through ``openai.AsyncOpenAI`` with its own HTTP client, as the raw side of
   ``scripts/bench_throughput.py`` makes it;
 - **item**: one DEBATE item under ``Judge`` (n = 2: five model calls), divided by its five calls.
 
 ``--top N`` also lists the N functions of the project, the HTTP stack and the SDK with the most calls per
-model call (stack and item), to compare two builds function by function.
+model call (stack and item), to compare two builds function by function. ``--only-items URL`` scores the
+items against an endpoint started apart and counts nothing, for an instruction count under
+``valgrind --tool=callgrind``, which does not depend on the machine's load either (``only_items``).
 
 Usage (from the repository root)::
 
@@ -135,6 +137,18 @@ def measure(base_url: str, calls: int, items: int) -> dict[str, tuple[Counter[An
     return counts
 
 
+def only_items(base_url: str, items: int) -> None:
+    """Score 3 warm-up and ``items`` DEBATE items against ``base_url``, counting nothing: run under
+    ``valgrind --tool=callgrind`` (the endpoint started outside it), twice with different ``items``, the
+    difference of the instruction counts over the difference of the items is the instructions per item,
+    whatever the machine's load."""
+    import debate_eval
+
+    with debate_eval.Judge(method="debate", **judge_options(base_url)) as judge:
+        for i in range(3 + items):
+            judge.score(f"Summary number {i}.", source=SOURCE)
+
+
 def main() -> None:
     """Count and print."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -142,7 +156,11 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=20, help="DEBATE items counted")
     parser.add_argument("--top", type=int, default=0, help="also list this many functions by calls")
     parser.add_argument("--save", type=Path, help="write every function's calls per model call here (JSON)")
+    parser.add_argument("--only-items", metavar="URL", help="only score 3 + --items items against URL, uncounted")
     args = parser.parse_args()
+    if args.only_items:
+        only_items(args.only_items, args.items)
+        return
     with EndpointProcess(["--latency", "0", "--max-lifetime", "3600"]) as endpoint:
         counts = measure(endpoint.base_url, args.calls, args.items)
     grouped = {side: by_group(calls, per) for side, (calls, per) in counts.items()}
