@@ -46,7 +46,7 @@ def _encoder(model: str) -> tuple[str, Counter]:
         except Exception:  # unknown model, no file and no network, no offline package: try the next
             continue
         # a debate sends its history again at every call: each text is encoded once while it is recent
-        return encoding.name, functools.lru_cache(maxsize=2048)(
+        return encoding.name, functools.lru_cache(maxsize=1024)(
             lambda text, enc=encoding: len(enc.encode(text, disallowed_special=()))
         )
     return CHARS, _chars
