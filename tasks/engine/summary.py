@@ -14,10 +14,13 @@ from debate_eval.agents.telemetry import run_span
 from debate_eval.tasks.engine.accounting import load_prices
 from debate_eval.tasks.engine.reread import Reread
 from debate_eval.tasks.engine.run_config import RunConfig, RunOptions
+from debate_eval.tasks.engine.rundir import ResultsWriteError
 from debate_eval.tasks.engine.tally import Tally
 
 if TYPE_CHECKING:
     from opentelemetry import trace
+
+    from debate_eval.tasks.engine.results import ResultsStore
 
 # what the caller's analysis makes of the run's records when some name a system (or have no human rating): the
 # summary's per-system comparison (``tasks/analysis``; the engine does not import it, its caller passes it)
@@ -42,6 +45,7 @@ class RunSummary:
     # per aspect, the systems' means and paired comparisons or win rates (analysis.systems.run_systems)
     systems: dict[str, Any] | None = None
     reread: Reread | None = None  # records of an older parser read again on resume (engine/reread.py)
+    workers: int | None = None  # the shards a --workers or --ray run ran as (None: in this process)
 
     def add_costs(self, config: RunConfig) -> None:
         """``cost_usd`` (this invocation's) and ``total_cost_usd`` at today's prices (``accounting``); a role
@@ -70,7 +74,26 @@ class RunSummary:
                 "elapsed_s": round(self.elapsed_s, 3),
                 **({"reread": self.reread.to_dict()} if self.reread else {}),
             },
+            **({"workers": self.workers} if self.workers is not None else {}),
         }
+
+    def write(
+        self, config: RunConfig, store: ResultsStore, systems: SystemsComparison | None, *, failing: bool
+    ) -> None:
+        """The run's totals over every record of its configuration, its systems and costs, into the run
+        directory's ``summary.json``, as every backend ends (a write error is raised unless another error,
+        ``failing``, is already on its way)."""
+        store.recount()  # a retried or repeated item was counted: the whole run again (``close`` did, mostly)
+        self.total = store.tally
+        if self.total.systems and systems is not None:  # a record names a system or has no human rating
+            # what the comparison reads of each record (no transcripts), read again from the file
+            self.systems = systems([record.systems_row() for record in store.run_records(messages=False)])
+        self.add_costs(config)
+        try:
+            store.run_dir.write_summary(self.to_dict())
+        except ResultsWriteError:
+            if not failing:  # the error already on its way (a full disk, Ctrl-C) is the one to report
+                raise
 
 
 def start_line(config: RunConfig, summary: RunSummary) -> str:

@@ -27,9 +27,8 @@ from debate_eval.tasks.engine.concurrency import run_all
 from debate_eval.tasks.engine.heap import collector_for_run
 from debate_eval.tasks.engine.progress import Progress
 from debate_eval.tasks.engine.reread import ParserVersions, reread_run
-from debate_eval.tasks.engine.results import ResultsStore
 from debate_eval.tasks.engine.run_config import DEFAULT_REMOTE_CONCURRENCY, RunConfig, RunOptions, config_document
-from debate_eval.tasks.engine.rundir import ResultsWriteError, finished_keys, result_key
+from debate_eval.tasks.engine.rundir import finished_keys, result_key
 from debate_eval.tasks.engine.session import Session, SessionOptions, open_store
 from debate_eval.tasks.engine.summary import RunSummary, SystemsComparison, run_span_of, start_line
 from debate_eval.tasks.engine.task_builder import TaskBuilder
@@ -166,7 +165,7 @@ async def run_in_process(
             progress.close()
         await session.close()  # the store: flushed, its index saved, the lock released
         summary.elapsed_s = time.perf_counter() - started
-        _write_summary(summary, config, store, systems, failing)
+        summary.write(config, store, systems, failing=failing)
     return summary
 
 
@@ -188,24 +187,6 @@ def session_options(
         clients=clients,
         work_dir=options.out_dir,
     )
-
-
-def _write_summary(
-    summary: RunSummary, config: RunConfig, store: ResultsStore, systems: SystemsComparison | None, failing: bool
-) -> None:
-    """The run's totals over every record of its configuration, its systems and costs, into ``summary.json``
-    (a write error is raised unless another error is already on its way)."""
-    store.recount()  # a retried or repeated item was counted: the whole run again (``close`` did, mostly)
-    summary.total = store.tally
-    if summary.total.systems and systems is not None:  # a record names a system or has no human rating
-        # what the comparison reads of each record (no transcripts), read again from the file
-        summary.systems = systems([record.systems_row() for record in store.run_records(messages=False)])
-    summary.add_costs(config)
-    try:
-        store.run_dir.write_summary(summary.to_dict())
-    except ResultsWriteError:
-        if not failing:  # the error already on its way (a full disk, Ctrl-C) is the one to report
-            raise
 
 
 async def _run_pending(

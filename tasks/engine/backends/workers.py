@@ -39,7 +39,7 @@ import time
 from collections.abc import Iterator
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.telemetry import run_result, trace_carrier
@@ -49,6 +49,9 @@ from debate_eval.tasks.engine.record import Record
 from debate_eval.tasks.engine.results import ResultsStore
 from debate_eval.tasks.engine.run_config import RunConfig, RunOptions, config_document
 from debate_eval.tasks.engine.rundir import RunDir, complete_lines, line_record, record_result_key, result_key
+
+if TYPE_CHECKING:
+    from debate_eval.tasks.engine.summary import SystemsComparison
 
 WORKERS_DIR = "workers"
 MAX_RESTARTS = 3  # a worker that dies more often than this stops the run
@@ -252,13 +255,16 @@ async def run_workers(
     stream: TextIO | None = None,
     backend: Backend | None = None,
     shards: int | None = None,
+    systems: SystemsComparison | None = None,
 ) -> Any:
     """Run ``config`` as ``shards`` shards (default ``options.workers``) on ``backend`` (default: local
     processes) into ``options.out_dir`` (see the module docstring); returns the run's ``RunSummary`` as
-    ``runner.run`` does."""
+    ``runner.run`` does. The run directory is opened (``session.open_store``) and its summary written
+    (``RunSummary.write``, with ``systems``) as a run in this process does."""
     from debate_eval.tasks.data.datasets import item_source, load_items, select_positions
     from debate_eval.tasks.engine.progress import Progress
     from debate_eval.tasks.engine.reread import ParserVersions, reread_run
+    from debate_eval.tasks.engine.session import open_store
     from debate_eval.tasks.engine.summary import RunSummary, run_span_of, start_line
 
     stream = sys.stderr if stream is None else stream
@@ -275,14 +281,15 @@ async def run_workers(
     count, note = worker_count(shards or options.workers, items, (os.cpu_count() or 1) if local else None)
     if note:
         print(f"debate-eval: note: {note}", file=stream)
-    versions = ParserVersions()  # the parser versions of the records already in the file
-    store = ResultsStore(
+    # the run directory opened as in this process: an earlier version's moved, an endpoint move checked
+    store = open_store(
         options.out_dir,
+        config,
         config_document(config, options),
-        config.config_hash(),
         by_aspect=multi,
-        on_record=versions.add,
+        allow_endpoint_change=options.allow_endpoint_change,
     )
+    versions = ParserVersions.of_index(store.entries().values())  # the parser versions of the run's records
     progress: Progress | None = None
     failed: dict[str, tuple[bytes, Record]] = {}
     done: set[str] = set()
@@ -369,13 +376,10 @@ async def run_workers(
         if clean:
             shutil.rmtree(options.out_dir / WORKERS_DIR, ignore_errors=True)
         summary.elapsed_s = time.perf_counter() - started
-        store.recount()  # ``close`` did, unless the file could not be read again
-        summary.total = store.tally  # the run's records, earlier invocations included
-        summary.add_costs(config)
-        with contextlib.suppress(Exception):
-            RunDir(options.out_dir).write_summary({**summary.to_dict(), "workers": count})
         run_result(span, finished=summary.now.finished, failed=summary.now.failed)
         spans.__exit__(*((type(error), error, error.__traceback__) if error else (None, None, None)))
+        summary.workers = count
+        summary.write(config, store, systems, failing=error is not None)
     return summary
 
 

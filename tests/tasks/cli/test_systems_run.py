@@ -159,3 +159,37 @@ def test_an_imported_summeval_run_gets_the_system_level_correlation(
     assert level["kendall"] == pytest.approx(stats.kendalltau(means["score"], means["human_score"]).statistic)
     assert level["pearson"] == pytest.approx(stats.pearsonr(means["score"], means["human_score"]).statistic)
     assert level["ci95"] == "too few groups (n=3)"
+
+
+# what a --workers run's summary.json holds otherwise than the in-process run of the same items: the worker
+# count, this invocation's wall time, and its transport and rate limiters (the calls are made, counted and
+# rate-limited in the worker processes; the parent that writes the summary makes none)
+BACKEND_FIELDS = {"workers"}
+INVOCATION_FIELDS = {"elapsed_s", "transport", "rate_limits"}
+
+
+def comparable(summary: dict[str, Any]) -> dict[str, Any]:
+    """``summary.json`` without the fields a backend legitimately changes (``BACKEND_FIELDS``,
+    ``INVOCATION_FIELDS``)."""
+    kept = {key: value for key, value in summary.items() if key not in BACKEND_FIELDS}
+    kept["this_invocation"] = {k: v for k, v in summary["this_invocation"].items() if k not in INVOCATION_FIELDS}
+    return kept
+
+
+def test_a_workers_run_writes_the_systems_block_of_the_in_process_run(
+    isolated_env: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = write_csv(isolated_env / "outputs.csv", outputs_rows())
+    fields = "source=article,output=summary,human=rating,system=sys,id=id"
+    args = ["run", "--dataset", str(data), "--fields", fields, "--aspect", "quality", "--scale", "1-5", *COMMON]
+    args.append("--no-cache")  # the second run would find the first one's answers in the response cache
+    summaries = {}
+    for name, backend in (("in_process", []), ("workers", ["--workers", "2"])):
+        out = isolated_env / name
+        assert main([*args, "--criteria", "Is the summary complete?", "--out", str(out), *backend]) == 0
+        summaries[name] = json.loads((out / "summary.json").read_text())
+    printed = capsys.readouterr().out
+    assert summaries["workers"]["workers"] == 2
+    assert set(summaries["workers"]["systems"]["quality"]["systems"]) == set(LENGTHS)
+    assert comparable(summaries["workers"]) == comparable(summaries["in_process"])
+    assert printed.count("quality: per system, mean judge score, 95% CI") == 2  # both runs print it
