@@ -3,7 +3,7 @@ span: shared by the backends (in this process, ``--workers``, ``--ray``) and the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from debate_eval.agents.models.wrappers import TransportStats
 from debate_eval.agents.telemetry import run_span
 from debate_eval.tasks.engine.accounting import load_prices
+from debate_eval.tasks.engine.record import Record
 from debate_eval.tasks.engine.reread import Reread
 from debate_eval.tasks.engine.run_config import RunConfig, RunOptions
 from debate_eval.tasks.engine.rundir import ResultsWriteError
@@ -85,15 +86,23 @@ class RunSummary:
         ``failing``, is already on its way)."""
         store.recount()  # a retried or repeated item was counted: the whole run again (``close`` did, mostly)
         self.total = store.tally
-        if self.total.systems and systems is not None:  # a record names a system or has no human rating
-            # what the comparison reads of each record (no transcripts), read again from the file
-            self.systems = systems([record.systems_row() for record in store.run_records(messages=False)])
+        self.systems = compared_systems(self.total, lambda: store.run_records(messages=False), systems)
         self.add_costs(config)
         try:
             store.run_dir.write_summary(self.to_dict())
         except ResultsWriteError:
             if not failing:  # the error already on its way (a full disk, Ctrl-C) is the one to report
                 raise
+
+
+def compared_systems(
+    total: Tally, records: Callable[[], Iterable[Record]], systems: SystemsComparison | None
+) -> dict[str, Any] | None:
+    """The summary's systems block over a run's ``records`` (read without transcripts, only when needed), when
+    ``total`` says a record names a system or has no human rating and the caller gave a comparison."""
+    if not total.systems or systems is None:
+        return None
+    return systems([record.systems_row() for record in records()])
 
 
 def start_line(config: RunConfig, summary: RunSummary) -> str:

@@ -176,20 +176,43 @@ def comparable(summary: dict[str, Any]) -> dict[str, Any]:
     return kept
 
 
+SYSTEMS_RUN = ["--fields", "source=article,output=summary,human=rating,system=sys,id=id", "--aspect", "quality"]
+# the second run would find the first one's answers in the response cache
+SYSTEMS_RUN += ["--scale", "1-5", "--criteria", "Is the summary complete?", *COMMON, "--no-cache"]
+
+
 def test_a_workers_run_writes_the_systems_block_of_the_in_process_run(
     isolated_env: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     data = write_csv(isolated_env / "outputs.csv", outputs_rows())
-    fields = "source=article,output=summary,human=rating,system=sys,id=id"
-    args = ["run", "--dataset", str(data), "--fields", fields, "--aspect", "quality", "--scale", "1-5", *COMMON]
-    args.append("--no-cache")  # the second run would find the first one's answers in the response cache
     summaries = {}
     for name, backend in (("in_process", []), ("workers", ["--workers", "2"])):
         out = isolated_env / name
-        assert main([*args, "--criteria", "Is the summary complete?", "--out", str(out), *backend]) == 0
+        assert main(["run", "--dataset", str(data), *SYSTEMS_RUN, "--out", str(out), *backend]) == 0
         summaries[name] = json.loads((out / "summary.json").read_text())
     printed = capsys.readouterr().out
     assert summaries["workers"]["workers"] == 2
     assert set(summaries["workers"]["systems"]["quality"]["systems"]) == set(LENGTHS)
     assert comparable(summaries["workers"]) == comparable(summaries["in_process"])
     assert printed.count("quality: per system, mean judge score, 95% CI") == 2  # both runs print it
+
+
+def test_merged_shards_write_the_systems_block_of_the_in_process_run(
+    isolated_env: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = write_csv(isolated_env / "outputs.csv", outputs_rows())
+    run = ["run", "--dataset", str(data), *SYSTEMS_RUN]
+    assert main([*run, "--out", str(isolated_env / "in_process")]) == 0
+    shards = [str(isolated_env / f"shard{k}") for k in range(2)]
+    for k, shard in enumerate(shards):
+        assert main([*run, "--shard", f"{k}/2", "--out", shard]) == 0
+    assert main(["merge", str(isolated_env / "merged"), *shards]) == 0
+    capsys.readouterr()
+    single = json.loads((isolated_env / "in_process" / "summary.json").read_text())
+    merged = json.loads((isolated_env / "merged" / "summary.json").read_text())
+    assert merged["merged_from"] == shards
+    # a merge runs nothing: its summary has the run's totals and systems, no invocation of its own
+    single.pop("this_invocation")
+    merged.pop("merged_from")
+    assert set(merged["systems"]["quality"]["systems"]) == set(LENGTHS)
+    assert merged == single
