@@ -177,7 +177,10 @@ def session_options(
     clients: Mapping[str, ChatCompletionClient] | None,
 ) -> SessionOptions:
     """What the run's session opens its models with: the run options, the network options and the calls in
-    flight of ``run_concurrency``, the retry listener and the caller's client objects."""
+    flight of ``run_concurrency``, the retry listener and the caller's client objects. A ``--workers``
+    process checks the served models against the run directory it works for (``skip_done_of``), whose
+    ``config.json`` keeps them, not against its own directory, removed when the run ends (a Ray task, given
+    a file of keys, may run on another machine than its run directory: it checks its own)."""
     shared = ("use_cache", "cache_dir", "reset_cache", "preflight", "batch", "allow_endpoint_change")
     return SessionOptions(
         **{name: getattr(options, name) for name in shared},
@@ -186,6 +189,7 @@ def session_options(
         on_retry=on_retry,
         clients=clients,
         work_dir=options.out_dir,
+        served_models_dir=options.skip_done_of if options.skip_done_of and options.skip_done_of.is_dir() else None,
     )
 
 
