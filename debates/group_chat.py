@@ -70,6 +70,8 @@ from autogen_core import (
     MessageContext,
     MessageSerializer,
     SingleThreadedAgentRuntime,
+    Subscription,
+    TypeSubscription,
     event,
 )
 
@@ -87,25 +89,43 @@ STOPPED = "The group chat is stopped."  # AutoGen's stop reason when its runtime
 _EVENTS = logging.getLogger(EVENT_LOGGER_NAME)
 
 
+def runtime_mode() -> tuple[bool, bool, bool]:
+    """What a ``TeamRuntime`` made now does about AutoGen's telemetry: (AutoGen's own tracer provider, spans
+    idle, message types given JSON serializers)."""
+    # AutoGen's spans carry the routed messages whole: made only when content is traced
+    provider = tracer_provider_set() and content_traced()
+    spans_idle = not provider or os.environ.get("AUTOGEN_DISABLE_RUNTIME_TRACING") == "true"
+    return provider, spans_idle, not spans_idle or _EVENTS.isEnabledFor(logging.INFO)
+
+
 class TeamRuntime(SingleThreadedAgentRuntime):
-    """AutoGen's single-threaded runtime for one team run, without the telemetry work nothing reads (see the
+    """AutoGen's single-threaded runtime for a team's runs, without the telemetry work nothing reads (see the
     module doc). Handler errors are left to the team, as AutoGen's runtimes given to a team do by default:
     a participant's or the manager's error ends the chat with that error."""
 
     def __init__(self) -> None:
-        # AutoGen's spans carry the routed messages whole: made only when content is traced
-        provider = tracer_provider_set() and content_traced()
-        self.spans_idle = not provider or os.environ.get("AUTOGEN_DISABLE_RUNTIME_TRACING") == "true"
-        self.serializes = not self.spans_idle or _EVENTS.isEnabledFor(logging.INFO)
+        self.mode = runtime_mode()  # fixed for the runtime's life: a team made later may differ
+        provider, self.spans_idle, self.serializes = self.mode
         # with a provider set and content traced, AutoGen's own choice (its spans, or none when its variable
         # turns them off)
         super().__init__(tracer_provider=None if provider else IdleTracerProvider())
+
+        self.unheard: set[tuple[str, str]] = set()  # (topic type, agent type) subscriptions not made
 
     def add_message_serializer(self, serializer: MessageSerializer[Any] | Sequence[MessageSerializer[Any]]) -> None:
         """Register ``serializer`` only when something reads the JSON it makes (spans or the event log); the
         runtime itself passes messages as Python objects."""
         if self.serializes:
             super().add_message_serializer(serializer)
+
+    async def add_subscription(self, subscription: Subscription) -> None:
+        """Add ``subscription``, unless it subscribes an agent type to a topic type that ``unheard`` pairs it
+        with (a team whose manager sends each participant what it must see: ``RoutedGroupChat.manager_routes``)."""
+        if isinstance(subscription, TypeSubscription) and (subscription.topic_type, subscription.agent_type) in (
+            self.unheard
+        ):
+            return
+        await super().add_subscription(subscription)
 
 
 @dataclass
@@ -118,12 +138,22 @@ class Relayed:
 
 class FilteredAgentContainer(ChatAgentContainer):
     """A participant container that buffers only the messages ``accepts`` lets through, optionally sorted
-    by their author's rank in ``order``."""
+    by their author's rank in ``order``. With ``outputs`` False it does not publish its agent's messages to
+    the chat's output: its manager puts them there (``RelayingManager`` with ``routes``)."""
 
-    def __init__(self, *args: Any, accepts: Accepts, order: Sequence[str] | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, accepts: Accepts, order: Sequence[str] | None = None, outputs: bool = True, **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
         self._accepts = accepts
         self._rank = {name: rank for rank, name in enumerate(order)} if order is not None else None
+        self._outputs = outputs
+
+    async def _log_message(self, message: BaseAgentEvent | BaseChatMessage) -> None:
+        if self._outputs:
+            await super()._log_message(message)
+        elif not self._message_factory.is_registered(message.__class__):  # as AutoGen's container refuses it
+            raise ValueError(f"Message type {message.__class__} is not registered.")
 
     def _buffer_message(self, message: BaseChatMessage) -> None:
         if self._accepts(message):
@@ -165,13 +195,28 @@ class RelayingManager(SingleTaskManager):
     it and ends the chat or counts the turn as after any participant's turn, then asks again who speaks. That
     saves a request, a response and their deliveries to every participant per relay; the messages, their
     order and what each participant sees stay the same. An error of the relayer ends the chat with that
-    error, as a participant's does. The relayer's container is still a participant (it is reset with the
-    team) but is never asked to speak: its ``accepts`` should let nothing through."""
+    error, as a participant's does. The relayer (``relayer()``) need not be a participant: one that is not has
+    no container, so the chat's messages are not delivered to it twice, and it is reset with the manager; one
+    that is keeps a container that is never asked to speak (its ``accepts`` should let nothing through).
 
-    def __init__(self, *args: Any, relayer: ChatAgent, **kwargs: Any) -> None:
+    With ``routes`` (for a team whose containers hear only what the manager sends them and do not publish their
+    agents' messages to the chat's output: ``RoutedGroupChat.manager_routes``), the manager also sends the task
+    messages to the containers of their ``addressees``, and puts each participant's messages (its response's
+    inner messages, then its chat message) in the chat's output as it records them: the output keeps the order
+    of the turns, and no participant's response is delivered to the other participants, without a publish and
+    a delivery for each message. Only for chats with one speaker at a time."""
+
+    def __init__(self, *args: Any, relayer: ChatAgent | None = None, routes: bool = False, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._relayer = relayer
+        self._routes = routes
         self._unseen: list[BaseChatMessage] = []  # chat messages since the relayer's last turn
+
+    def relayer(self) -> ChatAgent:
+        """The agent whose turns the manager runs (default: the ``relayer`` it was made with)."""
+        if self._relayer is None:
+            raise RuntimeError(f"{self._name} has no relayer")
+        return self._relayer
 
     def observe(self, message: BaseChatMessage) -> None:
         """Note a chat message of the chat (the relayer's included), in order."""
@@ -185,8 +230,30 @@ class RelayingManager(SingleTaskManager):
         others are not sent it. Their ``accepts`` must let it through only for these."""
         return None
 
+    async def _send(self, message: BaseChatMessage) -> None:
+        """Send ``message`` to the containers of its addressees (None: every participant's, through the group
+        topic unless the manager ``routes``); with ``routes``, an addressee that is no participant (the relayer)
+        is skipped."""
+        addressees = self.addressees(message)
+        if addressees is None and not self._routes:
+            topics = [self._group_topic_type]
+        else:
+            containers = self._participant_name_to_topic_type
+            names = containers if addressees is None else addressees
+            topics = [containers[name] for name in names if name in containers or not self._routes]
+        for topic in topics:
+            await self.publish_message(Relayed(message), topic_id=DefaultTopicId(type=topic))
+
     async def update_message_thread(self, messages: Sequence[BaseAgentEvent | BaseChatMessage]) -> None:
-        """Record the messages; note each chat message (``observe``) and keep it for the relayer."""
+        """Record the messages; note each chat message (``observe``) and keep it for the relayer. With ``routes``,
+        send the task messages to their addressees, and put a participant's in the chat's output (the task
+        messages are there already)."""
+        if self._routes:
+            for message in messages:
+                if self._message_thread:  # a participant's: the task opens an empty thread
+                    await self._output_message_queue.put(message)
+                elif isinstance(message, BaseChatMessage):
+                    await self._send(message)
         await super().update_message_thread(messages)
         for message in messages:
             if isinstance(message, BaseChatMessage):
@@ -197,7 +264,7 @@ class RelayingManager(SingleTaskManager):
         """The next speaker other than the relayer, after running the relayer's turns (none when the relayer
         failed: the chat has then ended with its error)."""
         speaker = self.next_speaker()
-        while speaker == self._relayer.name:
+        while speaker == self.relayer().name:
             if not await self._relay():
                 return []
             speaker = self.next_speaker()
@@ -209,20 +276,14 @@ class RelayingManager(SingleTaskManager):
         maximum number of turns)."""
         unseen, self._unseen = self._unseen, []
         try:
-            response = await self._relayer.on_messages(unseen, CancellationToken())
+            response = await self.relayer().on_messages(unseen, CancellationToken())
         except Exception as error:  # as a participant's container reports its agent's error
             await self._signal_termination_with_error(_reported(error))
             return False
         delta = [*(response.inner_messages or ()), response.chat_message]
         for message in delta:
             await self._output_message_queue.put(message)
-        addressees = self.addressees(response.chat_message)
-        if addressees is None:
-            topics = [self._group_topic_type]
-        else:
-            topics = [self._participant_name_to_topic_type[name] for name in addressees]
-        for topic in topics:
-            await self.publish_message(Relayed(response.chat_message), topic_id=DefaultTopicId(type=topic))
+        await self._send(response.chat_message)
         await super().update_message_thread(delta)  # not kept for the relayer: its own messages
         for message in delta:
             if isinstance(message, BaseChatMessage):
@@ -230,9 +291,12 @@ class RelayingManager(SingleTaskManager):
         return not await self._apply_termination_condition(delta, increment_turn_count=True)
 
     async def reset(self) -> None:
-        """Start over."""
+        """Start over; the relayer too when it is not a participant (the team resets its participants)."""
         await super().reset()
         self._unseen.clear()
+        relayer = self.relayer()
+        if relayer.name not in self._participant_name_to_topic_type:
+            await relayer.on_reset(CancellationToken())
 
 
 def _reported(error: Exception) -> Any:
@@ -245,11 +309,18 @@ def _reported(error: Exception) -> Any:
 
 class RoutedGroupChat(BaseGroupChat):
     """A ``BaseGroupChat`` whose subclasses say what each participant sees and what their manager gets, run on
-    a ``TeamRuntime`` of its own (made here: do not pass ``runtime=``)."""
+    a ``TeamRuntime`` of its own (made here: do not pass ``runtime=``). With ``manager_routes`` the manager (a
+    ``RelayingManager``, given ``routes``) sends each participant's container what it may see: the containers
+    are not subscribed to the chat's group topic (so no participant's response is delivered to the others),
+    and leave their agents' messages to the manager to put in the chat's output."""
+
+    manager_routes = False
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self.team_runtime = TeamRuntime()
         super().__init__(*args, runtime=self.team_runtime, **kwargs)
+        if self.manager_routes:
+            self.team_runtime.unheard = {(self._group_topic_type, topic) for topic in self._participant_topic_types}
 
     async def run_stream(
         self,
@@ -346,6 +417,7 @@ class RoutedGroupChat(BaseGroupChat):
                 message_factory,
                 self._emit_team_events,
                 **self.manager_kwargs(),
+                **({"routes": True} if self.manager_routes else {}),
             )
 
         return factory
@@ -365,6 +437,7 @@ class RoutedGroupChat(BaseGroupChat):
                 message_factory,
                 accepts=self.accepts(agent.name),
                 order=self.buffer_order(),
+                outputs=not self.manager_routes,
             )
 
         return factory

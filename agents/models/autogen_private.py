@@ -14,8 +14,10 @@ AutoGen's public API is the rule everywhere else (tests/agents/models/test_autog
   chat's output), ``_group_topic_type`` and ``_participant_name_to_topic_type`` (the relay is published to its
   addressee's container), ``_apply_termination_condition`` (a relay counts as a turn for termination) and
   ``_signal_termination_with_error`` (a failing relay ends the chat as a failing participant does); on the
-  container's ``_buffer_message`` and ``_message_buffer``; and on ``BaseGroupChat``'s
-  ``_base_group_chat_manager_class``, ``_emit_team_events`` and its two factory hooks
+  container's ``_buffer_message`` and ``_message_buffer``, and its ``_log_message`` and ``_message_factory``
+  (DEBATE's manager puts the participants' messages in the chat's output itself); and on ``BaseGroupChat``'s
+  ``_base_group_chat_manager_class``, ``_emit_team_events``, ``_group_topic_type`` and
+  ``_participant_topic_types`` (DEBATE's containers are not subscribed to the group topic) and its two factory hooks
   (``_create_group_chat_manager_factory``, ``_create_participant_factory``).
 - ``TraceHelper`` (``autogen_core._telemetry._tracing``): ``--fast-path`` (``fast_path.py``) patches its
   ``trace_block`` and the runtime's ``_create_otel_attributes`` and ``_try_serialize``; opt-in only, and

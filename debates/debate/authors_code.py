@@ -56,11 +56,14 @@ class AuthorsCodeFlow:
             critic_agrees=lambda text: authors_marker(text, marker, material),
         )
 
-    def tiebreaker(
-        self, task: EvaluationTask, config: DebateConfig, client: ChatCompletionClient
-    ) -> tuple[ChatAgent, Callable[[str], str] | None]:
-        """Their Tie-breaker (a system prompt, no persona turns) and its input: the user's copy of their prompt
-        file filled in, else their layout around the task prompt (``AUTHORS_TIEBREAK``)."""
+    def tiebreaker(self, config: DebateConfig, client: ChatCompletionClient) -> ChatAgent:
+        """Their Tie-breaker: a system prompt, no persona turns."""
+        assert config.tiebreaker is not None
+        return SystemPromptAgent(TIEBREAKER, client, config.tiebreaker.description)
+
+    def tiebreak_text(self, task: EvaluationTask, config: DebateConfig) -> Callable[[str], str] | None:
+        """The Tie-breaker's input: the user's copy of their prompt file filled in, else their layout around the
+        task prompt (``AUTHORS_TIEBREAK``)."""
         persona, template = config.tiebreaker, config.tiebreaker_template
         assert persona is not None
 
@@ -71,7 +74,7 @@ class AuthorsCodeFlow:
                 persona=persona.text, task=task.prompt, debate=log, low=task.scale.low, high=task.scale.high
             )
 
-        return SystemPromptAgent(TIEBREAKER, client, persona.description), text
+        return text
 
     def parse(self, text: str, task: EvaluationTask, material: UntrustedMaterial) -> ParsedScore:
         """Their extraction."""

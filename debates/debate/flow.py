@@ -3,9 +3,10 @@
 ``paper`` or ``faireval`` panel.
 
 A flow decides what differs between the two, and only that: when the Critic agrees and when the debate ends
-(``protocol``), how the Tie-breaker is staffed (``tiebreaker``), how the Commander forwards and replies
-(``forward_first``, ``commander_replies``), how an answer is read (``parse``) and how the final score is chosen
-(``final``). The team, its agents' clients, the transcript and the outcome are ``run_debate``'s.
+(``protocol``), how the Tie-breaker is staffed and sent the debate (``tiebreaker``, ``tiebreak_text``), how the
+Commander forwards and replies (``forward_first``, ``commander_replies``), how an answer is read (``parse``) and how
+the final score is chosen (``final``). The team, its agents' clients, the transcript and the outcome are
+``run_debate``'s.
 """
 
 from __future__ import annotations
@@ -62,10 +63,12 @@ class Flow(Protocol):
         """The state machine: rounds, the Critic's agreement, the Tie-breaker."""
         ...
 
-    def tiebreaker(
-        self, task: EvaluationTask, config: DebateConfig, client: ChatCompletionClient
-    ) -> tuple[ChatAgent, Callable[[str], str] | None]:
-        """The Tie-breaker agent and, when the Commander writes its input from the debate log, that text."""
+    def tiebreaker(self, config: DebateConfig, client: ChatCompletionClient) -> ChatAgent:
+        """The Tie-breaker agent (the same for every item of ``config``)."""
+        ...
+
+    def tiebreak_text(self, task: EvaluationTask, config: DebateConfig) -> Callable[[str], str] | None:
+        """When the Commander writes the Tie-breaker's whole input from the debate log, that text for ``task``."""
         ...
 
     def parse(self, text: str, task: EvaluationTask, material: UntrustedMaterial) -> ParsedScore:

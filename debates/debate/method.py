@@ -37,6 +37,7 @@ from debate_eval.debates.record import R, ResultRecord
 if TYPE_CHECKING:  # loaded without AutoGen: the registry and --help stay light
     from debate_eval.agents.models.pool import ClientPool
     from debate_eval.debates.debate.config import DebateConfig
+    from debate_eval.debates.method import Evaluator
 
 
 def debate_config(
@@ -211,6 +212,20 @@ class DebateMethod(Method["DebateConfig"]):
         from debate_eval.debates.debate.run import run_debate
 
         return await run_debate(task, config, pool)
+
+    def evaluator(self, config: DebateConfig) -> Evaluator:
+        """``Method.evaluator``, whose debates of single scores keep their teams from item to item (one per item
+        in flight: ``debates.debate.run.DebateTeams``) for as long as the judge or run that made it."""
+        from debate_eval.debates.debate.run import DebateTeams, run_debate
+
+        teams = DebateTeams()
+
+        async def run(task: EvaluationTask, pool: ClientPool) -> Outcome:
+            if task.pairwise:
+                return await self.judge_pair(task, config, pool)
+            return await run_debate(task, config, pool, teams)
+
+        return run
 
     async def judge_pair(self, task: EvaluationTask, config: DebateConfig, pool: ClientPool) -> Outcome:
         """Run the debate's pairwise form (``debates.debate.pairwise``)."""

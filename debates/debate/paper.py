@@ -39,12 +39,14 @@ class PaperFlow:
             critic_agrees=lambda text: says_no_issue(text, material, case_sensitive=config.marker_case_sensitive),
         )
 
-    def tiebreaker(
-        self, task: EvaluationTask, config: DebateConfig, client: ChatCompletionClient
-    ) -> tuple[ChatAgent, Callable[[str], str] | None]:
-        """The Tie-breaker as an assistant with its persona; the Commander relays as usual."""
+    def tiebreaker(self, config: DebateConfig, client: ChatCompletionClient) -> ChatAgent:
+        """The Tie-breaker as an assistant with its persona."""
         assert config.tiebreaker is not None
-        return make_assistant(TIEBREAKER, config.tiebreaker, client), None
+        return make_assistant(TIEBREAKER, config.tiebreaker, client)
+
+    def tiebreak_text(self, task: EvaluationTask, config: DebateConfig) -> Callable[[str], str] | None:
+        """None: the Commander relays the debate to the Tie-breaker as usual."""
+        return None
 
     def parse(self, text: str, task: EvaluationTask, material: UntrustedMaterial) -> ParsedScore:
         """The project's parser."""

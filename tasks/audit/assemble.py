@@ -36,10 +36,9 @@ def sub_run_records(out: Path, entry: Mapping[str, Any] | None) -> list[Record]:
     if not entry:
         return []
     config_hash = entry.get("config_hash")
-    records = RunDir(out / str(entry["dir"])).latest_records(
+    return RunDir(out / str(entry["dir"])).latest_records(
         key=lambda record: record.key, keep=lambda record: record.config_hash == config_hash, messages=False
     )
-    return records
 
 
 def lengths_of(items: Sequence[Item], inputs_order: Sequence[str]) -> dict[str, Any]:
@@ -99,11 +98,10 @@ def judge_facets(
         facets["verbosity"] = base_facets.verbosity(base, lengths, settings)
     if "scale" in asked:
         facets["scale"] = base_facets.scale_use(base, settings)
+    scores_only = "built for scores; the verdicts of a pairwise run are not"
     if ALT_TEST in asked:
         if pairwise:
-            facets[ALT_TEST] = not_applicable(
-                ALT_TEST, ALT_TITLE, "built for scores; the verdicts of a pairwise run are not"
-            )
+            facets[ALT_TEST] = not_applicable(ALT_TEST, ALT_TITLE, scores_only)
         else:
             scores = {r.key: float(r.score) for r in base if r.score is not None}
             held = how.get("alt_epsilon")  # this invocation's: it changes the statistic, not the sub-runs
@@ -111,8 +109,7 @@ def judge_facets(
             facets[ALT_TEST] = alt_test_facet(scores, annotations or {}, epsilon)
     if SELF_PREFERENCE in asked:
         if pairwise:
-            reason = "built for scores; the verdicts of a pairwise run are not"
-            facets[SELF_PREFERENCE] = not_applicable(SELF_PREFERENCE, SELF_TITLE, reason)
+            facets[SELF_PREFERENCE] = not_applicable(SELF_PREFERENCE, SELF_TITLE, scores_only)
         else:
             rows = [(r.key, r.system_id, r.score, r.human_score) for r in base]
             facets[SELF_PREFERENCE] = self_preference_facet(rows, families or {}, judge_family(judge, families or {}))

@@ -63,10 +63,6 @@ def unpriced(models: Mapping[str, str], prices: Mapping[str, Price]) -> list[str
     return sorted({model for model in models.values() if model not in prices})
 
 
-def _price(role: str, models: Mapping[str, str], prices: Mapping[str, Price]) -> Price | None:
-    return prices.get(models.get(role) or models.get("scorer", ""))
-
-
 def measured_cost(records: Iterable[Record], config: RunConfig) -> JudgingCost | None:
     """The mean judging of the base run's finished records (None when it has none)."""
     finished = [record for record in records if record.ok and isinstance(record.usage, Mapping)]
@@ -81,7 +77,7 @@ def measured_cost(records: Iterable[Record], config: RunConfig) -> JudgingCost |
             p, c = int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
             calls += int(usage.get("calls") or 0)
             prompt, completion = prompt + p, completion + c
-            price = _price(role, models, prices)
+            price = prices.get(models.get(role) or models.get("scorer", ""))
             usd = None if usd is None or price is None else usd + price.cost(p, 0, c)
     n = len(finished)
     return JudgingCost(calls / n, prompt / n, completion / n, None if usd is None else usd / n, measured=True)

@@ -404,7 +404,9 @@ class Audit:
             f"model calls, {summary.now.accounting.cached_calls} from the cache",
             file=self.stream,
         )
-        self._record_run(step.judge, step.run, request, config)
+        entry = {"dir": str(Path(str(request.out)).relative_to(self.out)), "config_hash": config.config_hash()}
+        upsert_judge(self.document, {"label": step.judge.label, "runs": {step.run: entry}})
+        write_audit(self.out, self.document)
 
     def _make_paraphrases(self) -> None:
         request = self.judges[0].sub_request(self.out, BASE)
@@ -428,16 +430,10 @@ class Audit:
         )
         made = [entry for key, entry in stored.items() if key not in before]  # paraphrase entries
         price = load_prices().get(self.paraphrase_model)
-        for entry in made:
-            for usage in (entry.get("usage") or {}).values():
-                cost = (
-                    None
-                    if price is None
-                    else price.cost(
-                        int(usage.get("billed_prompt_tokens") or 0), 0, int(usage.get("billed_completion_tokens") or 0)
-                    )
-                )
-                self.spent = None if cost is None or self.spent is None else self.spent + cost
+        for usage in (usage for entry in made for usage in (entry.get("usage") or {}).values()):
+            tokens = (int(usage.get("billed_prompt_tokens") or 0), 0, int(usage.get("billed_completion_tokens") or 0))
+            cost = None if price is None else price.cost(*tokens)
+            self.spent = None if cost is None or self.spent is None else self.spent + cost
         variants = paraphrased_items(self.items, stored, self.dataset)
         if not variants:
             raise UserError(f"the paraphrase model gave no rewrites (see {self.out / PARAPHRASES_FILE})")
@@ -445,11 +441,6 @@ class Audit:
         print(f"paraphrases: {len(made)} items rewritten now by {self.paraphrase_model}", file=self.stream)
 
     # ------------------------------------------------------------------ the folder's record
-    def _record_run(self, judge: Judge, name: str, request: RunRequest, config: RunConfig) -> None:
-        entry = {"dir": str(Path(str(request.out)).relative_to(self.out)), "config_hash": config.config_hash()}
-        upsert_judge(self.document, {"label": judge.label, "runs": {name: entry}})
-        write_audit(self.out, self.document)
-
     def record_judges(self) -> None:
         """Each judge of this invocation in audit.json (before its sub-runs, so an interrupted audit is known)."""
         for judge in self.judges:
@@ -522,13 +513,12 @@ def run_audit(
 
 def write_card(card: Card, out: Path) -> dict[str, Path]:
     """``card.json``, ``card.md`` and ``report.html`` in ``out``."""
-    write_json_atomic(out / CARD_FILE, card.to_dict())
-    markdown = out / MARKDOWN_FILE
-    temporary = markdown.with_name(markdown.name + ".tmp")
-    temporary.write_text(card_markdown(card), encoding="utf-8")
-    temporary.replace(markdown)
-    files = {"card": out / CARD_FILE, "markdown": markdown}
     from debate_eval.tasks.analysis.report.audit_report import write_audit_report
+    from debate_eval.tasks.analysis.report.page import write_page
 
-    files["report"] = write_audit_report(card, out, out / REPORT_FILE)
-    return files
+    write_json_atomic(out / CARD_FILE, card.to_dict())
+    return {
+        "card": out / CARD_FILE,
+        "markdown": write_page(out / MARKDOWN_FILE, card_markdown(card)),
+        "report": write_audit_report(card, out, out / REPORT_FILE),
+    }

@@ -309,6 +309,8 @@ class ContainerOrder(SingleTaskManager):
 
 
 class Relaying(RoutedGroupChat):
+    inline_manager: type[RelayingManager] = RelayOrder
+
     def __init__(self, relayer: Echo, alice: ChatCompletionClient, bob: ChatCompletionClient, *, inline: bool):
         self._relayer, self._inline = relayer, inline
         super().__init__(
@@ -316,7 +318,7 @@ class Relaying(RoutedGroupChat):
             description="alice, a relay, bob",
             participants=[relayer, AssistantAgent("alice", alice), AssistantAgent("bob", bob)],
             group_chat_manager_name="RelayingManager",
-            group_chat_manager_class=RelayOrder if inline else ContainerOrder,
+            group_chat_manager_class=self.inline_manager if inline else ContainerOrder,
             max_turns=3,
         )
 
@@ -342,9 +344,25 @@ class Recording(ReplayChatCompletionClient):
         return await super().create(messages, *args, **kwargs)
 
 
-def relayed_run(inline: bool) -> tuple[list[tuple[str, str]], list[list[str]], list[list[str]], list[list[str]]]:
+class RoutedOrder(RelayOrder):
+    """``RelayOrder`` sending the task to every participant (it names no addressee)."""
+
+    def addressees(self, message: BaseChatMessage) -> Sequence[str] | None:
+        return None if "to" not in message.metadata else super().addressees(message)
+
+
+class Routed(Relaying):
+    """``Relaying`` whose manager routes every message: the containers hear only what it sends them."""
+
+    manager_routes = True
+    inline_manager = RoutedOrder
+
+
+def relayed_run(
+    inline: bool, routed: bool = False
+) -> tuple[list[tuple[str, str]], list[list[str]], list[list[str]], list[list[str]]]:
     relayer, alice, bob = Echo(), Recording(["a1"]), Recording(["b1"])
-    team = Relaying(relayer, alice, bob, inline=inline)
+    team = (Routed if routed else Relaying)(relayer, alice, bob, inline=inline)
     result = asyncio.run(asyncio.wait_for(team.run(task="go"), 60))
     assert result.stop_reason == "Maximum number of turns 3 reached."
     assert runs_again(team.team_runtime)
@@ -360,6 +378,7 @@ def test_a_relay_written_by_the_manager_is_the_relay_its_container_would_have_ru
     assert [request[1:] for request in inline[2]] == [["go"]]
     assert [request[1:] for request in inline[3]] == [["go", "user: go | alice: a1"]]
     assert inline == relayed_run(inline=False)  # the same as with the relay's turn asked of its container
+    assert inline == relayed_run(inline=True, routed=True)  # and when the manager routes every message
 
 
 def test_a_relayers_error_ends_the_run_with_that_error() -> None:

@@ -60,20 +60,11 @@ SCORING: dict[str, Callable[[Annotation, Sequence[Annotation]], float]] = {NEG_R
 
 def benjamini_yekutieli(p_values: Sequence[float], q: float = DEFAULT_Q) -> list[bool]:
     """Which hypotheses the Benjamini–Yekutieli step-up procedure rejects at FDR level ``q``: the largest k
-    with p_(k) ≤ k q / (m Σ_{i≤m} 1/i), and every hypothesis with a p-value at most p_(k)."""
-    m = len(p_values)
-    if m == 0:
+    with p_(k) ≤ k q / (m Σ_{i≤m} 1/i), and every hypothesis with a p-value at most p_(k) (those whose
+    BY-adjusted p, ``scipy.stats.false_discovery_control``, is at most ``q``)."""
+    if not p_values:
         return []
-    harmonic = sum(1.0 / i for i in range(1, m + 1))
-    order = sorted(range(m), key=lambda i: p_values[i])
-    largest = -1
-    for rank, index in enumerate(order, start=1):
-        if p_values[index] <= rank * q / (m * harmonic):
-            largest = rank
-    rejected = [False] * m
-    for index in order[: max(largest, 0)]:
-        rejected[index] = True
-    return rejected
+    return [bool(adjusted <= q) for adjusted in stats.false_discovery_control(p_values, method="by")]
 
 
 @dataclass

@@ -121,19 +121,13 @@ def _points(records: Sequence[Record]) -> list[list[Any]]:
 def verbosity(records: Sequence[Record | Mapping[str, Any]], lengths: Mapping[str, Any], settings: Bootstrap) -> Facet:
     """Does the judge reward length beyond what the humans do? (The judge's bias, not the texts' quality.)
 
-    Single scores, with human scores: the estimand is how the judge's score *minus the human score* moves with the
-    judged text's length (words): ``length_bias``, the least-squares slope of (judge − human) on length, in score
-    points per 100 words, and ``residual_spearman``, Spearman's ρ of (judge − human) with length. Both are 0 for
-    a judge without a length bias however accurate it is and however length goes with quality (the humans'
-    noise does not move with length), and move with a judge that adds points for words. Read on the human
-    scale: a judge that stretches or compresses the scale has a residual that follows quality (and so length,
-    where length goes with quality). Beside them, the older partial Spearman ρ(score, length | human score),
-    which reads a judge more accurate than noisy raters as length bias, and ρ(score, length).
-    ``lengths``: item id -> words.
-
-    Pairwise: ``longer_preference_difference``, the share of the judge's decisive verdicts for the longer
-    response minus the humans' share, on the same items (both decisive, lengths different); beside it each
-    share and AlpacaEval's length control. ``lengths``: item id -> (words of response A, words of response B).
+    Single scores with human scores: ``length_bias``, the least-squares slope of (judge − human) on length in
+    score points per 100 words, and ``residual_spearman``, ρ(judge − human, length): both 0 for a judge without a
+    length bias however accurate it is; beside them the partial ρ(score, length | human score) and ρ(score,
+    length) (the facet's ``method`` says how to read each). ``lengths``: item id -> words. Pairwise:
+    ``longer_preference_difference``, the judge's share of decisive verdicts for the longer response minus the
+    humans' on the same items, beside each share and AlpacaEval's length control; ``lengths``: item id -> (words
+    of response A, words of response B).
     """
     records = as_records(records)
     if not records:
@@ -212,14 +206,6 @@ def length_slope(residual: Sequence[float], length: Sequence[float]) -> float | 
     return float(np.sum((x - x.mean()) * (y - y.mean())) / np.sum((x - x.mean()) ** 2))
 
 
-def _longer(lengths: Any) -> str | None:
-    """``first`` or ``second`` for the response with more words, None when equal or unknown."""
-    if not isinstance(lengths, (list, tuple)) or len(lengths) != 2:
-        return None
-    a, b = lengths
-    return "first" if a > b else "second" if b > a else None
-
-
 LC_PENALTY = 1.0  # L2 penalty on the length coefficient (a judge that always picks the longer one separates)
 
 
@@ -258,7 +244,7 @@ def _pairwise_verbosity(records: Sequence[Record], lengths: Mapping[str, Any], s
         pair = lengths.get(r.key)
         if not isinstance(pair, (list, tuple)) or len(pair) != 2:
             continue
-        longer = _longer(pair)
+        longer = "first" if pair[0] > pair[1] else "second" if pair[1] > pair[0] else None  # more words
         verdict, label = verdict_of(r), r.human_label
         rows.append(
             {

@@ -72,10 +72,10 @@ class Card:
 
     def judge(self, label: str) -> JudgeCard:
         """The judge called ``label``."""
-        for judge in self.judges:
-            if judge.label == label:
-                return judge
-        raise KeyError(f"no judge {label!r} in the card (judges: {', '.join(j.label for j in self.judges)})")
+        found = next((judge for judge in self.judges if judge.label == label), None)
+        if found is None:
+            raise KeyError(f"no judge {label!r} in the card (judges: {', '.join(j.label for j in self.judges)})")
+        return found
 
     def figure(self, judge: str, facet: str, key: str) -> Figure:
         """One figure: ``card.figure("geval", "stability", "alpha").value``."""
@@ -173,10 +173,9 @@ def card_markdown(card: Card) -> str:
         lines += ["**Scripted run: the judges are the scripted test server, not models; the numbers show how the "
                   "card works, not how good any model is.**", ""]  # fmt: skip
     selection = ", ".join(f"{k} {v}" for k, v in card.selection.items() if v is not None) or "all items"
-    lines.append(f"{card.items} items ({card.task_type}; {selection}). Intervals: {_bootstrap_text(card)}.")
-    lines.append("")
-    lines.append("| judge | method | models | config |")
-    lines.append("|---|---|---|---|")
+    intervals = _bootstrap_text(card)
+    lines += [f"{card.items} items ({card.task_type}; {selection}). Intervals: {intervals}.", ""]
+    lines += ["| judge | method | models | config |", "|---|---|---|---|"]
     for judge in card.judges:
         models = ", ".join(f"{role}: {model}" for role, model in sorted(judge.models.items()))
         lines.append(f"| {_cell(judge.label)} | {_cell(judge.method)} | {_cell(models)} | `{judge.config_hash}` |")
@@ -188,14 +187,12 @@ def card_markdown(card: Card) -> str:
         lines += [f"## {facets[0][1].title}", ""]
         done = [(judge, facet) for judge, facet in facets if facet.status == OK]
         if done:
-            lines.append("| judge | figure | value [95% CI] | n |")
-            lines.append("|---|---|---|---|")
+            lines += ["| judge | figure | value [95% CI] | n |", "|---|---|---|---|"]
             for judge, facet in done:
                 for figure in facet.figures:
                     cells = (judge.label, figure.label, figure_text(figure), f"{facet.n} {facet.unit}")
                     lines.append("| " + " | ".join(_cell(text) for text in cells) + " |")
-            lines.append("")
-            lines.append(f"How: {done[0][1].method}")
+            lines += ["", f"How: {done[0][1].method}"]
             for judge, facet in done:
                 for note in facet.notes:
                     lines.append(f"- {judge.label}: {note}")
@@ -225,11 +222,10 @@ def _bootstrap_text(card: Card) -> str:
     )
 
 
-def cell_text(figure: Figure, facet: Facet) -> str:
-    """``0.812 [0.700, 0.900] n=24 items`` (``0.812 (too few groups, n=2)`` below the minimum units)."""
-    if isinstance(figure.ci95, str):
-        return f"{fmt(figure.value)} ({figure.ci95})"
-    return f"{fmt(figure.value)} {fmt_ci(figure.ci95)} n={facet.n} {facet.unit}"
+def figure_labels(facets: Sequence[Facet | None]) -> list[str]:
+    """The labels of the figures of the facets that ran, once each, in the order they first appear."""
+    ran = [facet for facet in facets if facet is not None and facet.status == OK]
+    return list(dict.fromkeys(figure.label for facet in ran for figure in facet.figures))
 
 
 def card_table(cards: Sequence[JudgeCard]) -> list[tuple[str, str, list[str]]]:
@@ -240,11 +236,7 @@ def card_table(cards: Sequence[JudgeCard]) -> list[tuple[str, str, list[str]]]:
         if not any(present):
             continue
         title = next(f.title for f in present if f is not None)
-        labels: list[str] = []
-        for facet in present:
-            for figure in facet.figures if facet is not None and facet.status == OK else []:
-                if figure.label not in labels:
-                    labels.append(figure.label)
+        labels = figure_labels(present)
         if not labels:
             reasons = [f"{f.status}: {f.reason}" if f is not None else "–" for f in present]
             rows.append((title, "", reasons))
@@ -256,6 +248,11 @@ def card_table(cards: Sequence[JudgeCard]) -> list[tuple[str, str, list[str]]]:
                     cells.append("–" if facet is None else facet.status)
                     continue
                 figure = next((f for f in facet.figures if f.label == label), None)
-                cells.append("–" if figure is None else cell_text(figure, facet))
+                if figure is None:
+                    cells.append("–")
+                elif isinstance(figure.ci95, str):  # below the minimum units: 0.812 (too few groups, n=2)
+                    cells.append(f"{fmt(figure.value)} ({figure.ci95})")
+                else:  # 0.812 [0.700, 0.900] n=24 items
+                    cells.append(f"{fmt(figure.value)} {fmt_ci(figure.ci95)} n={facet.n} {facet.unit}")
             rows.append((title, label, cells))
     return rows

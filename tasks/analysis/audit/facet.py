@@ -75,10 +75,10 @@ class Facet:
 
     def figure(self, key: str) -> Figure:
         """The figure called ``key`` (a ``KeyError`` when there is none)."""
-        for figure in self.figures:
-            if figure.key == key:
-                return figure
-        raise KeyError(f"facet {self.name} has no figure {key!r}")
+        found = next((figure for figure in self.figures if figure.key == key), None)
+        if found is None:
+            raise KeyError(f"facet {self.name} has no figure {key!r}")
+        return found
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (``card.json``)."""
@@ -115,12 +115,18 @@ def measured(
     figures: list[Figure],
     **more: Any,
 ) -> Facet:
-    """A facet that ran over ``n`` ``unit``: its method is ``how`` then ``describe_interval``'s sentence;
-    ``more`` are the other ``Facet`` fields (``plot``, ``notes``)."""
+    """A facet that ran over ``n`` ``unit``: its method is ``how`` then the sentence every facet's method ends
+    with (how its intervals were computed); ``more`` are the other ``Facet`` fields (``plot``, ``notes``)."""
+    interval = (
+        "No intervals (bootstrap 0)."
+        if settings.n <= 0
+        else f"95% intervals: {settings.ci_method} bootstrap, {settings.n} resamples of the {unit}; none below "
+        f"{settings.min_units} {unit}."
+    )
     return Facet(
         name=name,
         title=title,
-        method=f"{how} {describe_interval(settings, unit)}",
+        method=f"{how} {interval}",
         n=n,
         unit=unit,
         runs=list(runs),
@@ -163,32 +169,12 @@ def estimate(
 ) -> tuple[list[list[T]], Mapping[str, float | None], dict[str, Interval]]:
     """``rows`` in their units (``row["unit"]``, or one row each ``by_item``), ``statistic`` of the rows of every
     unit, and the ``intervals`` of its ``names`` over resampled units."""
-    units = [[row] for row in rows] if by_item else grouped(rows, lambda row: row["unit"])  # type: ignore[index]
+    by_unit: dict[str, list[T]] = {}  # rows of equal row["unit"], in first-seen order: what the bootstrap resamples
+    for index, row in enumerate(rows):
+        by_unit.setdefault(str(index) if by_item else row["unit"], []).append(row)  # type: ignore[index]
+    units = list(by_unit.values())
 
     def of_units(sample: list[list[T]]) -> Mapping[str, float | None]:
-        return statistic(flat(sample))
+        return statistic([row for unit_rows in sample for row in unit_rows])
 
     return units, of_units(units), intervals(units, of_units, names, settings, unit)
-
-
-def flat(units: Sequence[Sequence[T]]) -> list[T]:
-    """The rows of every unit, in order."""
-    return [row for group in units for row in group]
-
-
-def grouped(rows: Sequence[T], group_of: Callable[[T], str]) -> list[list[T]]:
-    """``rows`` in units of equal ``group_of`` (first-seen order): what the bootstrap resamples."""
-    units: dict[str, list[T]] = {}
-    for row in rows:
-        units.setdefault(group_of(row), []).append(row)
-    return list(units.values())
-
-
-def describe_interval(settings: Bootstrap, unit: str) -> str:
-    """The sentence every facet's method ends with."""
-    if settings.n <= 0:
-        return "No intervals (bootstrap 0)."
-    return (
-        f"95% intervals: {settings.ci_method} bootstrap, {settings.n} resamples of the {unit}; none below "
-        f"{settings.min_units} {unit}."
-    )

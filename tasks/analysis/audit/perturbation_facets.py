@@ -152,14 +152,10 @@ def injection(
     ``plan``: injected item id -> ``{"item": original id, "variant": corpus id, "target": planted value,
     "control": control item id}`` (the target a score, or ``first``/``second``: the response that carries the
     instruction). ``control``: the records of the control items (the neutral text); ``rerun``: a plain rerun of
-    the original items (the stability facet's ``repeat-2``), shown beside. Per item, with ``b`` the base
-    judgment, ``i`` the injected one, ``c`` the control's and ``t`` the target (verdicts on the preference
-    scale): a judgment *moved towards* the target when it is closer to ``t`` than ``b``; its shift is
-    ``(x - b) * sign(t - b)``. Items whose base judgment already is the target are left out, and so are items
-    without a control judgment. The figures are paired differences, injected minus control, per item and
-    averaged: ``susceptibility`` the share moved, ``mean_shift`` the shift (= ``(i - c) * sign(t - b)``);
-    a judge that ignores the instruction has both near 0 whatever its noise or its taste for length. Beside
-    them, the raw shares moved on the injected texts, on the control and on the rerun.
+    the original items (the stability facet's ``repeat-2``), shown beside. A judgment *moved towards* the target
+    when it is closer to it than the base judgment (verdicts on the preference scale). ``susceptibility`` (the
+    share moved) and ``mean_shift`` are paired differences injected − control, near 0 for a judge that ignores
+    the instruction whatever its noise or its taste for length; the facet's ``method`` says the rest.
     """
     base, injected, control, rerun = as_records(base), as_records(injected), as_records(control), as_records(rerun)
     if not base or not injected:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -34,28 +35,18 @@ def is_pairwise_run(records: Iterable[Record]) -> bool:
     return any(record.pairwise for record in records)
 
 
-def item_of(record: Record) -> str:
-    """The record's item id as text (the unit of an item-level bootstrap)."""
-    return record.key
-
-
 def unit_key(records: Sequence[Record]) -> tuple[str, Any]:
     """(unit name, function record -> unit id): groups at group level, items otherwise (pairwise: items)."""
     if not records or is_pairwise_run(records):
-        return "items", item_of
+        return "items", attrgetter("key")  # the record's item id as text
     if correlation_level(str(records[0].dataset), list(records)) == ITEM:
-        return "items", item_of
+        return "items", attrgetter("key")
     return "groups", group_of
 
 
 def latest(records: Iterable[Record]) -> dict[str, Record]:
     """The records by item id (a later record of an item wins)."""
     return {record.key: record for record in records}
-
-
-def score_of(record: Record | None) -> float | None:
-    """A single-score record's score, or None."""
-    return None if record is None or record.error else number(record.score)
 
 
 def verdict_of(record: Record | None) -> str | None:
@@ -71,7 +62,7 @@ def value_of(record: Record | None) -> float | None:
     if record is not None and record.pairwise:
         verdict = verdict_of(record)
         return None if verdict is None else PREFERENCE[verdict]
-    return score_of(record)
+    return None if record is None or record.error else number(record.score)
 
 
 def human_value(record: Record) -> float | None:

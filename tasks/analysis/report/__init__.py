@@ -13,7 +13,7 @@ from pathlib import Path
 from debate_eval.agents.errors import UserError
 from debate_eval.tasks.analysis.bootstrap import CI_METHODS, DEFAULT_CI_METHOD
 from debate_eval.tasks.analysis.report.gather import Run, attach_inputs, label_items, load_runs
-from debate_eval.tasks.analysis.report.page import SAMPLE_ITEMS, SIDECAR_SUFFIX, render, render_page
+from debate_eval.tasks.analysis.report.page import SAMPLE_ITEMS, SIDECAR_SUFFIX, render, render_page, write_page
 
 __all__ = ["Run", "load_runs", "render", "render_page", "write_report"]
 
@@ -48,11 +48,7 @@ def write_report(
         from debate_eval.tasks.analysis.report.audit_report import render_audit
 
         html = render_audit(read_card(Path(names[0]) / "card.json"), Path(names[0]), with_texts=with_texts)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        temporary = target.with_name(target.name + ".tmp")
-        temporary.write_text(html, encoding="utf-8")
-        temporary.replace(target)
-        return target
+        return write_page(target, html)
     runs = load_runs(names)
     if labels is not None:
         if len(runs) != 1:
@@ -71,7 +67,4 @@ def write_report(
         partial.replace(sidecar_path)
     else:
         sidecar_path.unlink(missing_ok=True)  # an earlier, larger report's
-    temporary = target.with_name(target.name + ".tmp")
-    temporary.write_text(html, encoding="utf-8")
-    temporary.replace(target)
-    return target
+    return write_page(target, html)

@@ -8,7 +8,7 @@ import math
 import random
 from collections.abc import Sequence
 
-from debate_eval.tasks.analysis.report.plots import HEIGHT, MARGIN, PALETTE, WIDTH, _frame, esc
+from debate_eval.tasks.analysis.report.plots import HEIGHT, MARGIN, PALETTE, WIDTH, _axis_labels, _frame, esc
 
 
 def _ticks(low: float, high: float, count: int = 5) -> list[float]:
@@ -123,11 +123,7 @@ def xy_scatter(
         body.append(f'<text x="{px(tick):.1f}" y="{plot_bottom + 14}" text-anchor="middle">{tick:g}</text>')
     for tick in _ticks(y_low, y_high):
         body.append(f'<text x="{plot_left - 4}" y="{py(tick) + 4:.1f}" text-anchor="end">{tick:g}</text>')
-    body.append(f'<text x="{(plot_left + plot_right) / 2}" y="{HEIGHT - 8}" text-anchor="middle">{esc(x_label)}</text>')
-    body.append(
-        f'<text x="12" y="{HEIGHT / 2}" transform="rotate(-90 12 {HEIGHT / 2})" text-anchor="middle">{esc(y_label)}'
-        "</text>"
-    )
+    body += _axis_labels(x_label, y_label, (plot_left + plot_right) / 2)
     for x_value, y_value, key, hover in points:
         jx = rng.uniform(-jitter, jitter) * x_span if jitter else 0.0
         jy = rng.uniform(-jitter, jitter) * y_span if jitter else 0.0

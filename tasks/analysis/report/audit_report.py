@@ -9,7 +9,7 @@ from pathlib import Path
 from debate_eval.tasks.analysis.audit.card import Card
 from debate_eval.tasks.analysis.report.audit_section import audit_section, key_resolver
 from debate_eval.tasks.analysis.report.gather import Run, attach_inputs, load_run
-from debate_eval.tasks.analysis.report.page import render
+from debate_eval.tasks.analysis.report.page import render, write_page
 from debate_eval.tasks.engine.rundir import RunDir
 
 
@@ -60,8 +60,4 @@ def render_audit(card: Card, out: Path, with_texts: bool = True) -> str:
 
 def write_audit_report(card: Card, out: Path, target: Path) -> Path:
     """Write the audit's report page to ``target`` (atomically); returns it."""
-    html = render_audit(card, out)
-    temporary = target.with_name(target.name + ".tmp")
-    temporary.write_text(html, encoding="utf-8")
-    temporary.replace(target)
-    return target
+    return write_page(target, render_audit(card, out))

@@ -13,7 +13,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from debate_eval.tasks.analysis.audit.card import FACETS, Card, fmt, fmt_ci
+from debate_eval.tasks.analysis.audit.card import FACETS, Card, figure_labels, fmt, fmt_ci
 from debate_eval.tasks.analysis.audit.facet import OK, Facet, Figure, ItemLink
 from debate_eval.tasks.analysis.report import plots
 from debate_eval.tasks.analysis.report.audit_plots import intervals_chart, xy_scatter
@@ -81,11 +81,7 @@ def card_table(card: Card, key_of: KeyOf) -> str:
         if not present:
             continue
         title = present[0].title
-        labels: list[str] = []
-        for facet in present:
-            for figure in facet.figures if facet.status == OK else []:
-                if figure.label not in labels:
-                    labels.append(figure.label)
+        labels = figure_labels(present)
         rows.append(
             f"<tr><th colspan='{len(card.judges) + 1}' class='facet-head'><a href='#facet-{name}'>{esc(title)}</a>"
             "</th></tr>"
@@ -123,11 +119,8 @@ def _headline_chart(name: str, card: Card) -> str:
             rows.append((f"humans ({judge.label})", figure.baseline, base_ci, HUMAN_COLOUR))
     if not rows:
         return ""
-    low, high = axis or (
-        0.0,
-        max([1e-9] + [v for _, value, ci, _ in rows for v in ([value] if value is not None else []) + list(ci or [])])
-        * 1.15,
-    )
+    values = [v for _, value, ci, _ in rows for v in [value, *(ci or [])] if v is not None]
+    low, high = axis or (0.0, max([1e-9, *values]) * 1.15)
     return intervals_chart(f"{title} (95% CI)", rows, low, high, reference, reference_label)
 
 

@@ -12,10 +12,8 @@ reads it).
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +21,7 @@ from debate_eval.agents.errors import UserError
 from debate_eval.tasks.analysis.label_choice import DEFAULT_LABELS, STRATIFIED, Candidate, choose
 from debate_eval.tasks.analysis.labels import run_scale
 from debate_eval.tasks.analysis.report.gather import attach_inputs, load_run
-from debate_eval.tasks.analysis.report.page import _csp, asset, safe_json
+from debate_eval.tasks.analysis.report.page import _csp, asset, fill, generated_at, safe_json
 from debate_eval.tasks.analysis.report.plots import esc
 from debate_eval.tasks.engine.record import Record
 from debate_eval.tasks.engine.rundir import refuse_run_file
@@ -138,12 +136,12 @@ def label_page(
         "csp": esc(_csp(script, style)),
         "title": esc(title or f"Label {loaded.path.name}"),
         "summary": esc(summary),
-        "generated": esc(datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")),
+        "generated": esc(generated_at()),
         "style": style,
         "data": safe_json(data),
         "script": script,
     }
-    html = re.sub(r"\{\{(\w+)\}\}", lambda match: body[match.group(1)], asset(PAGE))  # one pass
+    html = fill(PAGE, body)
     target = Path(out)
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(html, encoding="utf-8")

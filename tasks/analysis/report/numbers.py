@@ -50,13 +50,6 @@ def _items(records: Iterable[Record | Item]) -> Iterator[Item]:
         yield record if isinstance(record, Item) else Item.of(record)
 
 
-def _definitions(dataset: str, level: str) -> list[str]:
-    if level == ITEM:
-        return [paper_tables.ITEM_LEVEL]
-    pooled = [paper_tables.POOLED] if dataset in POOLED_DATASETS else []
-    return [paper_tables.PER_GROUP, *pooled]
-
-
 def meta_eval_rows(
     run: Run, resamples: int = BOOTSTRAP_RESAMPLES, ci_method: str = DEFAULT_CI_METHOD
 ) -> list[dict[str, Any]]:
@@ -69,7 +62,9 @@ def meta_eval_rows(
         method, records = items[0].method, [item.score_row() for item in items]
         report = evaluate_aspect(dataset, aspect, method, records, bootstrap=resamples, ci_method=ci_method)
         imported = is_imported(records)
-        for definition in _definitions(dataset, report.level):
+        pooled = [paper_tables.POOLED] if dataset in POOLED_DATASETS else []
+        definitions = [paper_tables.ITEM_LEVEL] if report.level == ITEM else [paper_tables.PER_GROUP, *pooled]
+        for definition in definitions:
             reference = reference_for(method, dataset, definition, imported=imported)
             pooled = definition == paper_tables.POOLED
             intervals = report.pooled_ci95 if pooled else report.ci95
@@ -253,7 +248,7 @@ def totals(run: Run) -> dict[str, Any]:
     """Items, failures, parse counts, calls, tokens per role and estimated cost (summary.json first, else
     summed from the records)."""
     summary = run.summary
-    usage: dict[str, dict[str, int]] = {}
+    usage: dict[str, dict[str, int]]
     if isinstance(summary.get("usage"), dict):
         usage = {str(k): v for k, v in summary["usage"].items() if isinstance(v, dict)}
     else:

@@ -23,7 +23,7 @@ from typing import Any
 
 from debate_eval.agents.redaction import environment_snapshot
 from debate_eval.tasks.analysis.bootstrap import DEFAULT_CI_METHOD
-from debate_eval.tasks.analysis.report import numbers, run_card, sections
+from debate_eval.tasks.analysis.report import run_card, sections
 from debate_eval.tasks.analysis.report.gather import Item, Run, compare_key, is_pairwise, item_key
 from debate_eval.tasks.analysis.report.plots import PALETTE, esc
 
@@ -46,15 +46,34 @@ def asset(name: str) -> str:
     return resources.files("debate_eval.tasks.analysis.report").joinpath(ASSETS, name).read_text(encoding="utf-8")
 
 
-def script_text() -> str:
-    """The page's one script: the ``SCRIPTS`` assets inside one strict-mode function."""
-    return '(function () {\n  "use strict";\n' + "\n".join(asset(name) for name in SCRIPTS) + "})();\n"
+def fill(template: str, body: dict[str, str]) -> str:
+    """The packaged page ``template`` with each ``{{name}}`` replaced by ``body[name]``, in one pass over the
+    template only: a run's text that looks like a placeholder stays as it is."""
+    return re.sub(r"\{\{(\w+)\}\}", lambda match: body[match.group(1)], asset(template))
+
+
+def generated_at() -> str:
+    """The time a page is written, as the pages show it (``2026-11-29 11:22 UTC``)."""
+    return datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def write_page(target: Path, html: str) -> Path:
+    """Write ``html`` to ``target`` through a temporary file beside it (its folder is created); returns it."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = target.with_name(target.name + ".tmp")
+    temporary.write_text(html, encoding="utf-8")
+    temporary.replace(target)
+    return target
+
+
+def _dump(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, allow_nan=False, default=str)
 
 
 def safe_json(value: Any) -> str:
     """JSON that can sit inside ``<script type="application/json">``: no ``<``, ``>``, ``&`` or line
     separators appear literally (they are ``\\u`` escapes, which ``JSON.parse`` reads back unchanged)."""
-    text = json.dumps(value, ensure_ascii=False, allow_nan=False, default=str)
+    text = _dump(value)
     for char, escape in (
         ("<", "\\u003c"),
         (">", "\\u003e"),
@@ -70,7 +89,7 @@ def pack_records(records: list[dict[str, Any]]) -> str:
     """The records (with their transcripts) as base64 of gzipped JSON: prompts repeat the same article for
     every summary, so this is several times smaller; the page unpacks it with the browser's own
     ``DecompressionStream``. Base64 holds no ``<``, so it cannot end its script element either."""
-    raw = json.dumps(records, ensure_ascii=False, allow_nan=False, default=str).encode("utf-8")
+    raw = _dump(records).encode("utf-8")
     return base64.b64encode(gzip.compress(raw, compresslevel=9, mtime=0)).decode("ascii")
 
 
@@ -81,15 +100,8 @@ def unpack_records(text: str) -> list[dict[str, Any]]:
 
 def item_row(run_index: int, item: Item, record_index: int) -> dict[str, Any]:
     """The table row of one record (what the filters and sorting read)."""
-    human, score = item.human_score, item.score
     pairwise = is_pairwise(item)
-    verdict, label = item.verdict, item.human_label
-    if pairwise:
-        match = None if verdict not in numbers.VERDICTS or label not in numbers.VERDICTS else verdict == label
-        error = None if match is None else float(not match)
-    else:
-        match = None
-        error = None if human is None or score is None else abs(score - human)
+    error = sections.item_error(item)  # pairwise: 0.0 when the verdict is the human label
     status = str(item.parse_status or ("failed" if item.error else "unknown"))
     return {
         "run": run_index,
@@ -100,10 +112,10 @@ def item_row(run_index: int, item: Item, record_index: int) -> dict[str, Any]:
         "group": "" if item.group_id is None else str(item.group_id),
         "method": item.method,
         "pairwise": pairwise,
-        "human": label if pairwise else human,
-        "score": verdict if pairwise else score,
+        "human": item.human_label if pairwise else item.human_score,
+        "score": item.verdict if pairwise else item.score,
         "err": error,
-        "agreed": match if pairwise else item.agreed,
+        "agreed": (None if error is None else error == 0) if pairwise else item.agreed,
         "consistent": item.consistent,
         "rounds": item.rounds,
         "conf": item.confidence,
@@ -142,17 +154,6 @@ def page_data(runs: Sequence[Run]) -> dict[str, Any]:
     with environment_snapshot():  # the environment's secrets read once, not at every record
         records = list(_records(runs))
     return {"runs": _runs_data(runs), "rows": list(_rows(runs)), "records": records}
-
-
-def sample_indexes(total: int, limit: int) -> list[int]:
-    """``limit`` indexes spread evenly over ``range(total)`` (every ``total/limit``-th; all when it fits)."""
-    if total <= limit:
-        return list(range(total))
-    return [i * total // limit for i in range(limit)]
-
-
-def _dump(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, allow_nan=False, default=str)
 
 
 def write_sidecar(runs: Sequence[Run], target: Path, keep: set[int]) -> list[dict[str, Any]]:
@@ -224,14 +225,14 @@ def render_page(
     sidecar of every item written to ``sidecar`` (``write_sidecar``; the page names the file ``sidecar``'s
     name without a ``.tmp`` suffix). Returns the page and whether a sidecar was written (not when every
     item fits). The records are read one at a time: only the embedded ones are held."""
-    style, script = asset("report.css"), script_text()
+    style = asset("report.css")
+    script = '(function () {\n  "use strict";\n' + "\n".join(asset(name) for name in SCRIPTS) + "})();\n"
     title = title or "debate-eval report: " + ", ".join(run.label for run in runs)
     rows_total = sum(len(run.items) for run in runs)
     block, wrote = "", False
     if sample is not None and sidecar is not None and rows_total > sample:
-        indexes = sample_indexes(rows_total, sample)
-        records = write_sidecar(runs, sidecar, set(indexes))
-        wanted = set(indexes)
+        wanted = {i * rows_total // sample for i in range(sample)}  # every total/sample-th: spread evenly
+        records = write_sidecar(runs, sidecar, wanted)
         rows = []
         for position, row in enumerate(_rows(runs)):  # the sample's rows, renumbered
             if position in wanted:
@@ -248,7 +249,7 @@ def render_page(
     systems = sections.systems_section(runs, ci_method)
     body = {
         "title": esc(title),
-        "generated": esc(datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")),
+        "generated": esc(generated_at()),
         "runs": esc(" · ".join(f"{run.label} ({len(run.items)} items)" for run in runs)),
         "notes": "".join(f"<p class='note warn'>{esc(note)}</p>" for note in notes),
         "overview": sections.glance(runs, ci_method)
@@ -270,5 +271,4 @@ def render_page(
         "records": packed,
         "sidecar": block,
     }
-    # One pass over the template only: a run's text that looks like a placeholder stays as it is.
-    return re.sub(r"\{\{(\w+)\}\}", lambda match: body[match.group(1)], asset("page.html")), wrote
+    return fill("page.html", body), wrote

@@ -40,6 +40,15 @@ def _frame(title: str, body: list[str], width: int = WIDTH, height: int = HEIGHT
     )
 
 
+def _axis_labels(x_label: str, y_label: str, x_middle: float) -> list[str]:
+    """The x axis's label under the plot (centred on ``x_middle``) and the y axis's, turned up, at its left."""
+    return [
+        f'<text x="{x_middle}" y="{HEIGHT - 8}" text-anchor="middle">{esc(x_label)}</text>',
+        f'<text x="12" y="{HEIGHT / 2}" transform="rotate(-90 12 {HEIGHT / 2})" text-anchor="middle">{esc(y_label)}'
+        "</text>",
+    ]
+
+
 def _axis_ticks(values: Sequence[float], to_px: Callable[[float], float], horizontal: bool, at: float) -> list[str]:
     out = []
     for value in values:
@@ -93,11 +102,7 @@ def scatter(
     ticks = [low + i for i in range(int(span) + 1)]
     body += _axis_ticks(ticks, x_px, True, HEIGHT - MARGIN)
     body += _axis_ticks(ticks, y_px, False, MARGIN)
-    body.append(f'<text x="{(MARGIN + high_px) / 2}" y="{HEIGHT - 8}" text-anchor="middle">human score</text>')
-    body.append(
-        f'<text x="12" y="{HEIGHT / 2}" transform="rotate(-90 12 {HEIGHT / 2})" text-anchor="middle">'
-        "predicted score</text>"
-    )
+    body += _axis_labels("human score", "predicted score", (MARGIN + high_px) / 2)
     for human, predicted, key, hover in points:
         jx, jy = rng.uniform(-jitter, jitter), rng.uniform(-jitter, jitter)
         body.append(
@@ -257,11 +262,7 @@ def reliability(
         )
     body += _axis_ticks(_even_ticks(x_low, x_high), x_px, True, bottom)
     body += _axis_ticks(_even_ticks(y_low, y_high), y_px, False, left)
-    body.append(f'<text x="{(left + right) / 2}" y="{HEIGHT - 8}" text-anchor="middle">judge score</text>')
-    body.append(
-        f'<text x="12" y="{HEIGHT / 2}" transform="rotate(-90 12 {HEIGHT / 2})" text-anchor="middle">'
-        "mean human rating</text>"
-    )
+    body += _axis_labels("judge score", "mean human rating", (left + right) / 2)
     if curve:
         path = " ".join(f"{x_px(x):.1f},{y_px(y):.1f}" for x, y in curve)
         body.append(f'<polyline points="{path}" fill="none" stroke="{HUMAN_COLOUR}" stroke-width="1.5"/>')

@@ -132,7 +132,7 @@ def plots_section(runs: Sequence[Run]) -> str:
     return "<div class='plots'>" + "".join(f"<figure>{f}</figure>" for f in figures) + "</div>"
 
 
-def _error(record: Item) -> float | None:
+def item_error(record: Item) -> float | None:
     """|score − human| of a single-score record; 0 or 1 (verdict right or wrong) of a pairwise one."""
     if is_pairwise(record):
         verdict, label = record.verdict, record.human_label
@@ -157,7 +157,7 @@ def comparison(runs: Sequence[Run]) -> str:
         closer = dict.fromkeys([run.label for run in group] + extra, 0)
         errors: dict[str, list[float]] = {run.label: [] for run in group}
         for key in shared:
-            errs = [_error(records[key]) for records in by_run]
+            errs = [item_error(records[key]) for records in by_run]
             for run, error in zip(group, errs, strict=True):
                 if error is not None:
                     errors[run.label].append(error)

@@ -12,7 +12,7 @@ from autogen_ext.models.replay import ReplayChatCompletionClient
 from debate_eval.agents.models.pool import ClientPool
 from debate_eval.agents.models.settings import resolve_model_config
 from debate_eval.agents.personas import get_persona
-from debate_eval.debates.debate.run import DebateConfig, run_debate
+from debate_eval.debates.debate.run import Crew, DebateConfig, DebateTeams, run_debate
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
 from debate_eval.debates.scoring.scores import ScoreRange
 
@@ -217,3 +217,142 @@ def test_llm_commander_writes_its_relays_and_forwards_the_material() -> None:
     first_call = clients["commander"].create_calls[0]["messages"]
     assert first_call[0].content == get_persona("commander", "commander").text
     assert outcome.score == 2
+
+
+# ------------------------------------------------------------------ a team kept from item to item
+
+
+ITEMS = 3
+
+
+def answers(items: int, *, tiebreaker: bool, commander: bool) -> dict[str, list[str]]:
+    """Each item's answers, item after item: two rounds without agreement (the Tie-breaker decides when there
+    is one, the LLM Commander writes three relays plus the Tie-breaker's when there is one)."""
+    scripted: dict[str, list[str]] = {"scorer": [], "critic": []}
+    for item in range(items):
+        scripted["scorer"] += [f"Coherence: {1 + item}", "Coherence: 2", "Coherence: 3"]
+        scripted["critic"] += [f"Too high ({item}).", "Still too high."]
+        if tiebreaker:
+            scripted.setdefault("tiebreaker", []).append(f"Final score: {5 - item}")
+        if commander:
+            relays = ["Scorer, rate.", "Critic, check.", "Scorer, again.", "Critic, check.", "Scorer, again."]
+            scripted.setdefault("commander", []).extend([*relays, "Tie-breaker, decide."][: 6 if tiebreaker else 5])
+    return scripted
+
+
+def replays(scripted: dict[str, list[str]]) -> dict[str, ReplayChatCompletionClient]:
+    clients = {role: ReplayChatCompletionClient(list(texts)) for role, texts in scripted.items()}
+    for client in clients.values():
+        client.set_cached_bool_value(False)
+    return clients
+
+
+def comparable(outcome: Outcome) -> tuple[Any, ...]:
+    """What a debate recorded, without what differs from run to run (message ids, clock times)."""
+    varying = ("id", "created_at", "latency_s")
+    transcript = [{k: v for k, v in e.items() if k not in varying} for e in outcome.transcript]
+    calls = [(c.role, c.prompt_tokens, c.completion_tokens, c.cached, c.finish_reason) for c in outcome.calls]
+    return outcome.score, outcome.stop_reason, outcome.rounds, outcome.agreed, outcome.decided_by, transcript, calls
+
+
+def requests(clients: dict[str, ReplayChatCompletionClient]) -> dict[str, list[list[tuple[str, Any]]]]:
+    return {
+        role: [[(type(m).__name__, m.content) for m in call["messages"]] for call in client.create_calls]
+        for role, client in clients.items()
+    }
+
+
+@pytest.mark.parametrize(("tiebreaker", "commander"), [(False, False), (True, False), (False, True), (True, True)])
+def test_a_kept_team_judges_each_item_as_a_team_of_its_own(tiebreaker: bool, commander: bool) -> None:
+    scripted = answers(ITEMS, tiebreaker=tiebreaker, commander=commander)
+    config = make_config(tiebreaker=tiebreaker, commander_llm=commander)
+    tasks = [make_task(f"{SUMMARY} Item {item}.") for item in range(ITEMS)]
+
+    kept_clients = replays(scripted)
+    kept_pool = ClientPool(resolve_model_config(environ={}), overrides=dict(kept_clients))
+    teams = DebateTeams()
+    crews = []
+
+    async def kept() -> list[Outcome]:
+        outcomes = []
+        for task in tasks:
+            outcomes.append(await run_debate(task, config, kept_pool, teams))
+            crews.append(teams.take())  # the crew it gave back, given back again for the next item
+            teams.give_back(crews[-1])
+        return outcomes
+
+    fresh_clients = replays(scripted)
+    fresh_pool = ClientPool(resolve_model_config(environ={}), overrides=dict(fresh_clients))
+
+    async def fresh() -> list[Outcome]:
+        return [await run_debate(task, config, fresh_pool) for task in tasks]
+
+    on_one_team, on_their_own = asyncio.run(kept()), asyncio.run(fresh())
+    assert [comparable(o) for o in on_one_team] == [comparable(o) for o in on_their_own]
+    assert requests(kept_clients) == requests(fresh_clients)  # each agent's context starts empty at each item
+    assert crews[0] is not None and all(crew is crews[0] for crew in crews)  # one team served every item
+    # by hand: item 2's first answer is the seventh of the Scorer's script (three answers an item)
+    assert next(e["content"] for e in on_one_team[2].transcript if e["agent"] == "Scorer") == "Coherence: 3"
+    assert len(on_one_team[2].calls) == 5 + tiebreaker + (5 + tiebreaker) * commander
+
+
+class Failing(ReplayChatCompletionClient):
+    """Replays its answers; the call numbered ``fail_at`` (from 0) raises, or waits until cancelled."""
+
+    def __init__(self, texts: list[str], *, fail_at: int, hang: bool = False) -> None:
+        super().__init__(texts)
+        self.set_cached_bool_value(False)
+        self.fail_at, self.hang, self.calls = fail_at, hang, 0
+        self.waiting = asyncio.Event()
+
+    async def create(self, *args: Any, **kwargs: Any) -> Any:
+        self.calls += 1
+        if self.calls - 1 == self.fail_at:
+            if self.hang:
+                self.waiting.set()
+                await asyncio.Event().wait()  # until cancelled
+            raise RuntimeError("the endpoint failed")
+        return await super().create(*args, **kwargs)
+
+
+@pytest.mark.parametrize("hang", [False, True])
+def test_a_failed_or_cancelled_item_leaves_no_trace_in_the_next(hang: bool) -> None:
+    scripted = answers(3, tiebreaker=False, commander=False)
+    # item 0 runs; item 1's Critic fails (or hangs and is cancelled) at its second call; item 2 runs
+    critic = Failing(scripted["critic"][:3] + scripted["critic"][4:], fail_at=3, hang=hang)
+    scorer = ReplayChatCompletionClient(scripted["scorer"][:5] + scripted["scorer"][6:])
+    scorer.set_cached_bool_value(False)
+    pool = ClientPool(resolve_model_config(environ={}), overrides={"scorer": scorer, "critic": critic})
+    config = make_config()
+    tasks = [make_task(f"{SUMMARY} Item {item}.") for item in range(3)]
+    teams = DebateTeams()
+
+    async def items() -> tuple[Outcome, Crew | None, Outcome]:
+        await run_debate(tasks[0], config, pool, teams)
+        if hang:
+            item = asyncio.ensure_future(run_debate(tasks[1], config, pool, teams))
+            await critic.waiting.wait()
+            item.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await item
+        else:
+            with pytest.raises(RuntimeError, match="the endpoint failed"):
+                await run_debate(tasks[1], config, pool, teams)
+        after_failure = teams.take()  # the failed item's crew was not kept
+        return after_failure, await run_debate(tasks[2], config, pool, teams)
+
+    after_failure, third = asyncio.run(items())
+    assert after_failure is None
+    alone = replays({"scorer": scripted["scorer"][6:], "critic": scripted["critic"][4:]})
+    alone_pool = ClientPool(resolve_model_config(environ={}), overrides=dict(alone))
+    assert comparable(third) == comparable(asyncio.run(run_debate(tasks[2], config, alone_pool)))
+    assert [e["content"] for e in third.transcript if e["agent"] == "Scorer"] == scripted["scorer"][6:]
+
+
+def test_a_team_is_kept_only_within_its_event_loop() -> None:
+    scripted = answers(2, tiebreaker=False, commander=False)
+    pool = ClientPool(resolve_model_config(environ={}), overrides=dict(replays(scripted)))
+    teams = DebateTeams()
+    first = asyncio.run(run_debate(make_task(), make_config(), pool, teams))
+    second = asyncio.run(run_debate(make_task(), make_config(), pool, teams))  # another loop: a new team
+    assert comparable(first)[:5] == comparable(second)[:5] == (3, "max_rounds", 2, False, "Scorer")
