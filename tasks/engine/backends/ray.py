@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.telemetry import trace_carrier
-from debate_eval.tasks.engine.backends.workers import DONE, ERROR, LOST, POLL_S, RECORDS, Backend, _Tail
+from debate_eval.tasks.engine.backends.workers import DONE, ERROR, INVOCATION, LOST, POLL_S, RECORDS, Backend, _Tail
 from debate_eval.tasks.engine.run_config import RunConfig, RunOptions
 from debate_eval.tasks.engine.rundir import KEY_SEPARATOR, RunDir
 
@@ -59,7 +59,8 @@ def shard_task(
 ) -> Iterator[dict]:
     """The body of one Ray task (a generator): the runner over one shard into a temporary directory, its new
     result lines yielded in batches as they are written. First yields ``{"pid": ...}``; a ``UserError`` (or a
-    bug) ends it with ``{"error": ...}``. ``trace_context``: the run's W3C trace context when it is traced."""
+    bug) ends it with ``{"error": ...}``, a shard run to its end with ``{"invocation": ...}`` (its summary's
+    ``this_invocation``). ``trace_context``: the run's W3C trace context when it is traced."""
     from debate_eval.tasks.engine.backends.in_process import run_shard
 
     yield {"pid": os.getpid()}
@@ -89,6 +90,8 @@ def shard_task(
         if failure:
             error = failure[0]
             yield {"error": str(error) if isinstance(error, UserError) else f"{type(error).__name__}: {error}"}
+        else:  # the shard's requests and rate limiters, for the run's summary
+            yield {"invocation": RunDir(task_options.out_dir).summary.get("this_invocation", {})}
     finally:
         shutil.rmtree(directory, ignore_errors=True)
 
@@ -140,6 +143,8 @@ class RayBackend(Backend):
                         self.on_start(k, int(message["pid"]))
                 elif "records" in message:
                     self.events_queue.put((k, generation, RECORDS, message["records"]))
+                elif "invocation" in message:
+                    self.events_queue.put((k, generation, INVOCATION, message["invocation"]))
                 elif "error" in message:
                     self.events_queue.put((k, generation, ERROR, message["error"]))
                     return

@@ -19,6 +19,10 @@ into one run directory.
 - ``--rpm``/``--tpm`` are divided evenly among the workers. Budgets learnt from rate-limit headers are learnt
   by each worker on its own (each sees the provider's remaining budget, which all of them spend).
 - The response cache (``diskcache``: SQLite with its own locking) is shared by the workers as by separate runs.
+- The run directory is opened and its summary written as a run in this process does (``session.open_store``,
+  ``RunSummary.write``); the summary counts the requests and retries of each worker that ended (its own
+  summary's ``this_invocation``) and lists their rate limiters. Each worker checks the weights its endpoints
+  serve against the run directory's ``config.json`` (``SessionOptions.served_models_dir``).
 - A traced run (``agents/telemetry.py``) has its span in the parent; each worker gets the run's W3C trace
   context with its arguments, sets up its tracer provider from the ``OTEL_*`` environment it inherits, and
   its spans (its shard's run, items, rounds, calls) are children of the parent's run span, in one trace.
@@ -167,7 +171,7 @@ def end_with_parent(parent_pid: int | None) -> None:
     threading.Thread(target=watch, name="debate-eval-parent-watch", daemon=True).start()
 
 
-DONE, LOST, ERROR, RECORDS = "done", "lost", "error", "records"
+DONE, LOST, ERROR, RECORDS, INVOCATION = "done", "lost", "error", "records", "invocation"
 
 
 class Backend:
@@ -175,8 +179,9 @@ class Backend:
 
     ``start(k, options, done)`` starts shard ``k`` (``options``: ``options_of_worker``'s; ``done``: the keys
     finished so far); ``events()`` yields what happened since the last call, as ``(k, kind, value)``:
-    ``RECORDS`` (a list of results lines, as bytes), ``DONE``, ``LOST`` (killed: started again) or ``ERROR``
-    (its one-line message: the run stops); ``stop()`` ends what still runs.
+    ``RECORDS`` (a list of results lines, as bytes), ``INVOCATION`` (the ``this_invocation`` block of the
+    shard's ``summary.json``, as it ends: its requests and rate limiters), ``DONE``, ``LOST`` (killed: started
+    again) or ``ERROR`` (its one-line message: the run stops); ``stop()`` ends what still runs.
     """
 
     name = "worker"
@@ -233,6 +238,7 @@ class ProcessBackend(Backend):
             worker.process.join()
             worker.process = None
             if code == 0:
+                yield worker.k, INVOCATION, RunDir(worker.options.out_dir).summary.get("this_invocation", {})
                 yield worker.k, DONE, None
             elif code > 0:  # an error of its own (exit status 2: a UserError), not a kill
                 message = _message(worker.errors)
@@ -337,6 +343,9 @@ async def run_workers(
                 if kind == RECORDS:
                     for raw in value:
                         take(raw)
+                elif kind == INVOCATION:  # the shard's calls, made in its process: counted in this summary
+                    summary.transport.add(value.get("transport", {}))
+                    summary.rate_limits += value.get("rate_limits", [])
                 elif kind == DONE:
                     running.discard(k)
                 elif kind == ERROR:
