@@ -217,7 +217,7 @@ class RetryingClient(DelegatingClient):
         while True:
             self.stats.requests += 1
             try:
-                return await super().create(messages, **kwargs)
+                return await self.inner.create(messages, **kwargs)
             except Exception as error:
                 reason = retry_reason(error)
                 final = reason is None or (self.is_final is not None and self.is_final(error))

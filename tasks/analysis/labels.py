@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ from typing import Any
 
 from debate_eval.agents.errors import UserError
 from debate_eval.tasks.analysis.records import RecordLike, ScoreRow, score_row, score_rows
+from debate_eval.tasks.data.rows import finite_number
 from debate_eval.tasks.engine.record import VERDICTS
 from debate_eval.tasks.engine.rundir import RunDir, results_file
 
@@ -149,7 +149,7 @@ def _parse_line(
     if (rating is None) == (verdict is None):
         raise UserError(f"{where}: give either a rating (a number) or a verdict ({', '.join(VERDICTS)})")
     if rating is not None:
-        if isinstance(rating, bool) or not isinstance(rating, int | float) or not math.isfinite(rating):
+        if finite_number(rating) is None:
             raise UserError(f"{where}: rating must be a number, not {rating!r}")
         if scale is not None and not scale[0] <= rating <= scale[1]:
             raise UserError(f"{where}: rating {rating:g} is off the run's scale {scale[0]:g}-{scale[1]:g}")

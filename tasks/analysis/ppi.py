@@ -16,11 +16,13 @@ with fewer than ``MIN_UNITS`` rated outputs the PPI and human-only intervals hol
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from debate_eval.agents.errors import UserError
 from debate_eval.tasks.analysis.bootstrap import LEVEL, MIN_UNITS, normal_quantile, too_few_units
 from debate_eval.tasks.analysis.records import RecordLike, number, score_row
 
@@ -222,7 +224,10 @@ def human_only_labels(sd_human: float, width: float) -> int:
 
     if sd_human <= 0:
         return 2
-    n = max(2, int(np.ceil((2 * normal_quantile() * sd_human / width) ** 2)))  # the z answer; t needs a few more
+    ratio = 2 * normal_quantile() * sd_human / width
+    if not math.isfinite(ratio * ratio):  # a float's ``**`` raises OverflowError here
+        raise UserError(f"--width {width:g}: so narrow an interval needs more labels than a float can count")
+    n = max(2, math.ceil(ratio * ratio))  # the z answer; t needs a few more
     while n < MAX_PLANNED and 2 * float(stats.t.ppf(0.5 + LEVEL / 2.0, n - 1)) * sd_human / np.sqrt(n) > width:
         n += 1
     return n

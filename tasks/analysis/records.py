@@ -10,12 +10,12 @@ carry ``verdict`` / ``human_label`` (``"first"``, ``"second"``, ``"tie"`` or nul
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
+from debate_eval.tasks.data.rows import finite_number
 from debate_eval.tasks.engine.record import VERDICTS, Record
 from debate_eval.tasks.engine.rundir import iter_numbered_file
 from debate_eval.tasks.engine.rundir import results_file as results_path  # a results file, or a run's results.jsonl
@@ -101,8 +101,7 @@ def has_human_rating(record: RecordLike) -> bool:
     row = score_row(record)
     if row.pairwise:
         return row.human_label in VERDICTS
-    value = row.human_score
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    return finite_number(row.human_score) is not None
 
 
 def require_human_ratings(records: Sequence[RecordLike], where: str) -> None:
@@ -141,11 +140,11 @@ def group_of(record: RecordLike) -> str:
 
 
 def number(value: Any) -> float | None:
-    """A finite float, or None for null / NaN / infinity."""
-    if value is None:
+    """A finite float, or None for null / NaN / infinity (and a whole number too large for a float)."""
+    try:
+        return None if value is None else finite_number(float(value))
+    except OverflowError:
         return None
-    result = float(value)
-    return result if math.isfinite(result) else None
 
 
 def partition(records: Iterable[RecordLike]) -> dict[PartKey, list[ScoreRow]]:

@@ -374,17 +374,20 @@ class Judge:
         """Judge many outputs, ``concurrency`` at a time, in the order given: each row an output (text) or a
         mapping with ``output`` and any of ``source``, ``reference``, ``context``, ``id``, ``system``;
         ``progress``: a bar on stderr."""
-        return _blocking(self._score_many(list(rows), concurrency, progress))
+        return _blocking(self._score_many(rows, concurrency, progress))
 
     async def score_many_async(
         self, rows: Iterable[Mapping[str, Any] | str], concurrency: int = 8, progress: bool = False
     ) -> list[Judgment]:
         """``score_many`` for code that runs an event loop."""
-        return await _awaited(self._score_many(list(rows), concurrency, progress))
+        return await _awaited(self._score_many(rows, concurrency, progress))
 
     async def _score_many(
-        self, rows: list[Mapping[str, Any] | str], concurrency: int, progress: bool
+        self, rows: Iterable[Mapping[str, Any] | str], concurrency: int, progress: bool
     ) -> list[Judgment]:
+        if isinstance(rows, str):  # not a row per character
+            raise UserError("score_many: rows is one text, not a list of them: judge one text with score()")
+        rows = list(rows)
         if concurrency < 1:
             raise UserError(f"score_many: concurrency={concurrency}: give 1 or more")
         if self.record_to is not None:
@@ -440,7 +443,7 @@ class Judge:
             raise UserError(f"Judge.score: system must be text, got {type(system).__name__}")
         given = {"context": context, "source": source, "reference": reference, "output": output}
         for name, value in given.items():
-            if value is not None and not isinstance(value, str):
+            if (value is not None or name == "output") and not isinstance(value, str):
                 raise UserError(f"Judge.score: {name} must be text, got {type(value).__name__}")
             if value is not None:
                 _check_text("Judge.score", name, value, required=name in ("output", "source"))

@@ -22,6 +22,7 @@ DESCRIPTION = """Fit an isotonic (monotone) map from the judge's score to the hu
 report the calibration error (MAE, ECE) before and after with bootstrap intervals, cross-fitted so the 'after' is
 honest; test whether each system's residual differs from the others' (Welch, Holm-adjusted); and give the calibrated
 mean of the unlabelled items, overall and per system, with a cross-prediction-powered interval."""
+CALIBRATED_FIELDS = ("item_id", "system_id", "score", "calibrated")  # a line of --out
 
 
 def add_subparser(subparsers: Any) -> None:
@@ -66,6 +67,7 @@ def handle_calibrate(args: argparse.Namespace) -> int:
         raise UserError(f"--bootstrap {args.bootstrap}: give a number of resamples >= 0")
     if args.out:
         refuse_run_file(args.out)
+        _refuse_other_file(Path(args.out))
     records = load_results([results_path(args.run)])
     if args.labels:
         records = labelled_run_rows(records, args.labels, args.run)
@@ -86,12 +88,31 @@ def handle_calibrate(args: argparse.Namespace) -> int:
         rows = [row for row in (other if other is not None else records) if number(row.score) is not None]
         calibrated = calibration.map([float(row.score) for row in rows])  # type: ignore[arg-type]
         lines = [
-            json.dumps({"item_id": row.key, "system_id": row.system_id, "score": row.score, "calibrated": float(value)})
+            json.dumps(dict(zip(CALIBRATED_FIELDS, (row.key, row.system_id, row.score, float(value)), strict=True)))
             for row, value in zip(rows, calibrated, strict=True)
         ]
         Path(args.out).write_text("".join(line + "\n" for line in lines), encoding="utf-8")
         print(f"calibrated scores of {len(lines)} items: {args.out}", file=sys.stderr if args.json else sys.stdout)
     return 0
+
+
+def _refuse_other_file(target: Path) -> None:
+    """A one-line ``UserError`` when ``target`` exists and its first line is not one ``--out`` writes (an earlier
+    file of calibrated scores is replaced; a data or labels file is kept)."""
+    try:
+        with target.open("rb") as handle:
+            first = handle.readline()
+    except (FileNotFoundError, IsADirectoryError):
+        return
+    try:
+        ours = not first.strip() or tuple(json.loads(first)) == CALIBRATED_FIELDS
+    except (ValueError, TypeError):
+        ours = False
+    if not ours:
+        raise UserError(
+            f"--out {target}: already exists and is not a file of calibrated scores written by debate-eval "
+            "calibrate; give another --out (or move that file away)"
+        )
 
 
 def _with_ci(entry: dict[str, Any], name: str) -> str:

@@ -30,6 +30,7 @@ from typing import Any
 from debate_eval.agents.errors import UserError
 from debate_eval.debates.base import get_method
 from debate_eval.tasks.analysis.imports import FORMATS
+from debate_eval.tasks.analysis.jury import METHOD as JURY
 from debate_eval.tasks.cli.main import command_parser
 from debate_eval.tasks.data.datasets import load_items, resolve_data_dir
 from debate_eval.tasks.data.own_file import restore_dataset
@@ -78,8 +79,14 @@ def _load_config(results: Path) -> dict[str, Any]:
         raise UserError(
             f"{edited}; rescore reads the run's settings from it: rerun the run's own command to restore it"
         )
+    result_config = config.get("result_config")
+    if isinstance(result_config, dict) and result_config.get("protocol") == JURY:
+        jurors = ", ".join(str(juror) for juror in result_config.get("jurors") or [])
+        raise UserError(
+            f"{results}: a jury's verdicts are combined from its jurors' runs ({jurors}), not read from a judge's "
+            "text: rescore each juror's run, then run `debate-eval jury` again"
+        )
     try:
-        result_config = config["result_config"]
         return {
             "dataset": result_config["dataset"],
             "aspect": result_config["aspect"],

@@ -8,7 +8,6 @@ import csv
 import hashlib
 import io
 import json
-import math
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
@@ -25,6 +24,7 @@ from debate_eval.tasks.data.rows import (
     SCALE_TOLERANCE,
     decode_text,
     describe,
+    finite_number,
     latin1_hint,
     parse_csv,
     parse_json,
@@ -192,9 +192,11 @@ class _Validator:
         if value is None or isinstance(value, bool) or not isinstance(value, (int, float)):
             self.fail(index, column, f"expected a number, got {describe(value) if column in row else 'nothing'}")
             return None
-        if not math.isfinite(value):
-            self.fail(index, column, f"expected a finite number, got {value}")
+        number = finite_number(value)
+        if number is None:
+            self.fail(index, column, f"expected a finite number, got {describe(value)}")
             return None
+        value = number
         if scale is not None and not scale[0] - SCALE_TOLERANCE <= value <= scale[1] + SCALE_TOLERANCE:
             self.fail(index, column, f"{value:g} is outside the scale {scale[0]:g}-{scale[1]:g} (--scale)")
             return None

@@ -26,6 +26,7 @@ from debate_eval.agents.errors import UserError
 
 SCALE_TOLERANCE = 1e-9
 _SHOWN_TEXT_CHARS = 60
+_SHOWN_DIGITS = 20  # a longer whole number is described by its length
 _FIELD: Any = object()  # "read the value from the row"
 
 
@@ -251,9 +252,10 @@ class Row:
                 raise self.error(name, f"expected a number, got {describe(value)}") from None
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise self.error(name, f"expected a number, got {describe(value)}")
-        if not math.isfinite(value):
-            raise self.error(name, f"expected a finite number, got {value}")
-        return float(value)
+        number = finite_number(value)
+        if number is None:
+            raise self.error(name, f"expected a finite number, got {describe(value)}")
+        return number
 
     def on_scale(self, name: str, value: float, scale: tuple[float, float]) -> float:
         """``value`` unless it lies outside ``scale``."""
@@ -293,6 +295,18 @@ def check_unique(row: Row, seen: dict[Any, int], key: Any, fields: Iterable[str]
         )
 
 
+def finite_number(value: Any) -> float | None:
+    """``value`` as a finite float when it is a number (not a boolean), else None: NaN, infinity and a whole
+    number too large for a float (JSON and TOML read ``1`` followed by 400 zeros as an int) are None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None
+
+
 def describe(value: Any) -> str:
     """A short JSON-style description of a value for error messages."""
     if value is None:
@@ -306,4 +320,6 @@ def describe(value: Any) -> str:
         return "an object"
     if isinstance(value, list):
         return "a list"
+    if isinstance(value, int) and abs(value) >= 10**_SHOWN_DIGITS:
+        return f"a whole number of {len(str(abs(value)))} digits"
     return repr(value)

@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, replace
@@ -70,7 +71,7 @@ from debate_eval.tasks.data.placeholders import (
     placeholders_of,
     template_set,
 )
-from debate_eval.tasks.data.rows import decode_text, read_bytes
+from debate_eval.tasks.data.rows import decode_text, describe, read_bytes
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
@@ -147,12 +148,14 @@ def _aspect_label(aspect: str) -> str:
 def parse_scale(text: str) -> ScoreRange:
     """Parse a score range such as ``"1-5"``, ``"0-1"`` or ``"1 - 3"`` (an en dash works too).
 
-    Raises :class:`UserError` unless the text is two non-negative numbers, the first below the second.
+    Raises :class:`UserError` unless the text is two non-negative finite numbers, the first below the second.
     """
     match = _SCALE_RE.match(text) if isinstance(text, str) else None
     if match is None:
         raise UserError(f"invalid scale {text!r}: write it as LOW-HIGH, for example 1-5 or 0-1")
     low, high = float(match.group(1)), float(match.group(2))
+    if high == math.inf:  # 400 digits read as a float
+        raise UserError(f"invalid scale {describe(text)}: the high end is too large for a number")
     if not low < high:
         raise UserError(f"invalid scale {text!r}: the low end must be below the high end")
     return ScoreRange(low, high)

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
-from debate_eval.agents.redaction import REDACTED, redact
+from debate_eval.agents.redaction import REDACTED, redact, url_secrets
 from debate_eval.tasks.engine.request import RunRequest
 
 _BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
@@ -92,7 +92,10 @@ def _masked(name: str, value: Any) -> Any:
     if _SECRET_KEY.search(name) and isinstance(value, str) and value:
         return REDACTED
     if isinstance(value, str):
-        return redact(value)
+        text = redact(value)
+        for secret in url_secrets(value):  # a ``--base-url``'s credentials, which a run registers as secrets
+            text = text.replace(secret, REDACTED)
+        return text
     if isinstance(value, Mapping):
         return {key: _masked(str(key), item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):

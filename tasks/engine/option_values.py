@@ -3,12 +3,12 @@ otherwise. ``RunRequest`` gives every field a kind (``request.check_value``)."""
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from debate_eval.agents.errors import UserError
+from debate_eval.tasks.data.rows import finite_number
 
 # How a field's value is checked (``check_value``); the kind of every field is in its metadata.
 TEXT, PATH, INT, POSITIVE_INT, NON_NEGATIVE_INT, FLOAT, POSITIVE_FLOAT, SWITCH, MAPPING, SCALE, OPTIONS = (
@@ -54,11 +54,12 @@ def checked(kind: str, value: Any, label: str) -> Any:
             raise fail("a whole number >= 0")
         return value
     if kind in (FLOAT, POSITIVE_FLOAT):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        number = finite_number(value)
+        if number is None:
             raise fail("a number")
-        if kind == POSITIVE_FLOAT and not value > 0:
+        if kind == POSITIVE_FLOAT and not number > 0:
             raise fail("a number > 0")
-        return float(value)
+        return number
     if kind == SCALE:
         if isinstance(value, str):
             return value

@@ -13,6 +13,7 @@ Lines of older formats are read through ``compat`` (the only module that knows t
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -399,8 +400,14 @@ class Record(Keyed):
 
 
 def as_float(value: Any) -> float | None:
-    """A number as a float (NaN and infinity kept), None for anything else (null, booleans, text)."""
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    """A number as a float (NaN and infinity kept; a whole number too large for a float is infinity), None for
+    anything else (null, booleans, text)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
 
 
 def _odd(entry: Any) -> Message:

@@ -101,6 +101,18 @@ def test_dump_config_masks_a_key_shaped_value(isolated_env: Path, cli: Callable[
     assert FAKE_KEY not in outcome.output and "criteria = " in outcome.stdout
 
 
+def test_dump_config_masks_the_credentials_of_a_base_url(
+    isolated_env: Path, cli: Callable[[list[str]], Outcome]
+) -> None:
+    """A --base-url's user, password and query key are the run's secrets (a run masks them): the dump too."""
+    url = "http://bob:hunter2pass@127.0.0.1:9/v1?api-key=querysecret99"
+    argv = ["run", "--dataset", "summeval", "--aspect", "coherence", "--model", "m", "--base-url", url]
+    outcome = cli([*argv, "--dump-config", "--out", str(isolated_env / "out")])
+    assert outcome.code == 0, outcome.output
+    assert "hunter2pass" not in outcome.output and "querysecret99" not in outcome.output  # were printed in clear
+    assert 'base_url = "http://bob:[redacted]@127.0.0.1:9/v1?api-key=[redacted]"' in outcome.stdout
+
+
 def test_a_served_model_fingerprint_is_redacted_stripped_and_capped() -> None:
     from debate_eval.agents.models.served_model import MAX_FINGERPRINT_CHARS, from_openai_models
 

@@ -15,7 +15,6 @@ compared on the instructions they share. Every problem is one ``UserError`` line
 from __future__ import annotations
 
 import hashlib
-import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from debate_eval.debates.scoring.verdicts import FIRST, SECOND, TIE, ParsedVerdi
 from debate_eval.tasks.analysis.imports.common import ImportResult, no_call_fields, read_json_rows, transcript_entry
 from debate_eval.tasks.analysis.imports.confidence import preference_confidence
 from debate_eval.tasks.data.pairwise import ASPECT
+from debate_eval.tasks.data.rows import finite_number
 
 FORMAT = "alpaca-eval"
 #: ``rescore`` has no judge text to read again: the verdicts are the release's own decisions
@@ -42,16 +42,14 @@ def instruction_id(instruction: str) -> str:
 
 def read_preference(value: Any) -> float | None:
     """AlpacaEval's preference as a number in [1, 2] (0 is a draw: 1.5), None when there is none."""
-    if isinstance(value, bool):
-        return None
     if isinstance(value, str):
         try:
             value = float(value.strip())
         except ValueError:
             return None
-    if not isinstance(value, (int, float)) or not math.isfinite(value):
+    value = finite_number(value)
+    if value is None:
         return None
-    value = float(value)
     if value == 0.0:
         return DRAW
     return value if 1.0 <= value <= 2.0 else None

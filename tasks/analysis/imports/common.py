@@ -22,7 +22,7 @@ from debate_eval.debates.scoring.scores import ParsedScore, ScoreRange, parse_sc
 from debate_eval.debates.scoring.untrusted import UntrustedMaterial
 from debate_eval.debates.scoring.verdicts import ParsedVerdict, parse_verdict, planted_verdicts
 from debate_eval.tasks.data.datasets import Item, get_dataset, load_items
-from debate_eval.tasks.engine.rundir import RunDir
+from debate_eval.tasks.engine.rundir import RunDir, written_line
 
 SHOWN_UNMATCHED = 5
 
@@ -50,9 +50,10 @@ class ImportResult:
 
 
 def read_text(path: Path) -> str:
-    """A UTF-8 file's text; a missing or undecodable file is one ``UserError`` line."""
+    """A UTF-8 file's text (a byte-order mark an editor adds is dropped, as every data file's); a missing or
+    undecodable file is one ``UserError`` line."""
     try:
-        return Path(path).read_text(encoding="utf-8")
+        return Path(path).read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         raise UserError(f"{path}: no such file") from None
     except UnicodeDecodeError:
@@ -196,7 +197,8 @@ def check_new_out(out_dir: Path) -> None:
 
 
 def write_run(out_dir: Path, config: dict[str, Any], records: Sequence[dict[str, Any]]) -> Path:
-    """Write ``config.json`` and ``results.jsonl`` into a new (or empty) ``out_dir``; never overwrite results."""
+    """Write ``config.json`` and ``results.jsonl`` into a new (or empty) ``out_dir``; never overwrite results.
+    Each line is written as a run writes it (``written_line``: every configured secret masked)."""
     run_dir = RunDir(out_dir)
     results = run_dir.results_path
     check_new_out(out_dir)
@@ -208,9 +210,9 @@ def write_run(out_dir: Path, config: dict[str, Any], records: Sequence[dict[str,
         record.update(config_hash=config["config_hash"])
     run_dir.write_config(config, seal=False)
     tmp = results.with_suffix(".jsonl.tmp")
-    with tmp.open("w", encoding="utf-8") as handle:
+    with tmp.open("wb") as handle:
         for record in records:
-            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+            handle.write(written_line(record))
     tmp.replace(results)
     return results
 

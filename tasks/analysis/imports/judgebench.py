@@ -22,7 +22,6 @@ the row (counted from 1) and the field.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,7 +36,7 @@ from debate_eval.tasks.analysis.imports.confidence import margin_confidence, ord
 from debate_eval.tasks.analysis.imports.jsonl import read_jsonl_rows
 from debate_eval.tasks.data.judgebench import NAME as DATASET
 from debate_eval.tasks.data.pairwise import ASPECT, pairwise_item
-from debate_eval.tasks.data.rows import id_text
+from debate_eval.tasks.data.rows import finite_number, id_text
 
 FORMAT = "judgebench"
 #: ``rescore`` has no judge text to read again: the verdicts are the release's own decisions
@@ -158,11 +157,7 @@ def _scores(path: Path, number: int, index: int, judgment: Mapping[str, Any]) ->
     value = judgment.get("scores")
     if value is None:
         return None
-    ok = (
-        isinstance(value, list)
-        and len(value) == 2
-        and all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in value)
-    )
+    ok = isinstance(value, list) and len(value) == 2 and all(finite_number(v) is not None for v in value)
     if not ok:
         raise UserError(
             f"{_where(path, number)}: field 'judgments[{index}].judgment.scores' is {str(value)[:60]!r}, "

@@ -31,12 +31,16 @@ from debate_eval.agents.models.wrappers import (
     retry_after_seconds,
     retry_reason,
 )
+from debate_eval.debates.base import all_methods
 
 try:  # the transport library of the installed OpenAI SDK (openai 3 ships httpx2)
     import httpx2 as httpx
 except ImportError:  # pragma: no cover - older SDKs
     import httpx  # type: ignore[no-redef]
 
+# the scripted server knows only the Scorer: the one-number answers below are G-Eval's Evaluator's, which it
+# gives once the methods registered their replies (whichever test runs first)
+all_methods()
 MESSAGES = [UserMessage(content="Rate this. Score:", source="user")]
 
 

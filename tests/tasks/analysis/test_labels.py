@@ -45,6 +45,7 @@ def _file(tmp_path: Path, *lines: object) -> Path:
         ([{"item_id": "a", "score": 2}], "field score is not a labels field"),
         ([{"item_id": "a"}], "give either a rating (a number) or a verdict"),
         ([{"item_id": "a", "rating": "high"}], "rating must be a number, not 'high'"),
+        ([{"item_id": "a", "rating": 10**400}], "line 1 (counted from 1): rating must be a number, not 1000"),
         ([{"item_id": "a", "verdict": "first"}], "verdict given for a single-score item"),
         ([{"item_id": "a", "rating": 2, "aspect": "fluency"}], "aspect 'fluency' is not one the run judged"),
     ],

@@ -10,7 +10,7 @@ from analysis_factories import group, only, rec, write_jsonl
 
 from debate_eval.agents.errors import UserError
 from debate_eval.tasks.analysis.meta_eval import meta_evaluate
-from debate_eval.tasks.analysis.records import load_results
+from debate_eval.tasks.analysis.records import load_results, number
 
 
 def test_last_record_wins_for_duplicated_item_ids(tmp_path: Path) -> None:
@@ -73,3 +73,8 @@ def test_missing_file_and_bad_records_raise_user_error(tmp_path: Path) -> None:
     path.write_text(json.dumps({"item_id": "a", "dataset": "summeval"}) + "\n", encoding="utf-8")
     with pytest.raises(UserError, match="aspect"):
         load_results([path])
+
+
+def test_a_number_too_large_for_a_float_is_no_number() -> None:
+    """A hand-edited results line with a 400-digit score is read as no score, like infinity (was a traceback)."""
+    assert number(10**400) is None and number(float("inf")) is None and number(3) == 3.0 and number(None) is None

@@ -158,8 +158,8 @@ def row(preference: object, instruction: str = "i", **extra: object) -> dict[str
 
 
 def test_preferences_as_strings_numbers_null_and_draws(tmp_path: Path) -> None:
-    assert [read_preference(v) for v in ("2", 1.25, None, 0, "1.5", 3, "x", True)] == [
-        2.0, 1.25, None, 1.5, 1.5, None, None, None,
+    assert [read_preference(v) for v in ("2", 1.25, None, 0, "1.5", 3, "x", True, 10**400)] == [
+        2.0, 1.25, None, 1.5, 1.5, None, None, None, None,
     ]  # fmt: skip
     rows = [row("2", "a"), row(1.0, "b"), row(None, "c"), row(0, "d")]
     result, _, _ = import_file(write(tmp_path / "a.json", rows), {})
@@ -167,6 +167,11 @@ def test_preferences_as_strings_numbers_null_and_draws(tmp_path: Path) -> None:
     entry = baseline_win_rates(records)["systems"]["m"]
     assert entry["n_total"] == 3 and entry["win_rate"] == pytest.approx(100 * (1 + 0 + 0.5) / 3)
     assert [r.verdict for r in records] == ["second", "first", None, "tie"]
+    with_bom = tmp_path / "bom.json"  # an editor's byte-order mark is read (was: 'not valid JSON ... BOM')
+    with_bom.write_bytes(b"\xef\xbb\xbf" + json.dumps(rows).encode())
+    assert [(r["score"], r["verdict"]) for r in import_file(with_bom, {})[0].records] == [
+        (2.0, "second"), (1.0, "first"), (None, None), (1.5, "tie"),
+    ]  # fmt: skip
     odd = [row(2.0, "a"), row("high", "b"), row(1.0, "c"), row(7, "d"), row(None, "e")]
     result, _, _ = import_file(write(tmp_path / "odd.json", odd), {})
     assert result.notes[-1].endswith(

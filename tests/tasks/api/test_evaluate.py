@@ -131,6 +131,10 @@ def test_without_the_datasets_package_the_extra_is_named(api_env: Path, monkeypa
     ("change", "line"),
     [
         ({"y": "high"}, 'row 2 (counted from 1): column "y": expected a number, got "high"'),
+        (
+            {"y": 10**400},
+            'row 2 (counted from 1): column "y": expected a finite number, got a whole number of 401 digits',
+        ),
         ({"summ": None}, 'row 2 (counted from 1): column "summ": empty'),
         ({"summ": ["a", "list"]}, None),  # a value of the wrong type
     ],

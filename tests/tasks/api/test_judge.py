@@ -56,6 +56,10 @@ def test_async_twins_score_many_and_a_running_loop(api_env: Path) -> None:
         assert [j.id for j in many[:5]] == [f"r{i}" for i in range(5)] and all(j.ok for j in many)
         with pytest.raises(UserError, match=r"row 1 \(counted from 1\): unknown key\(s\) human"):
             judge.score_many([{"output": "x", "human": 3}])
+        with pytest.raises(UserError, match=r"^score_many: rows is one text, not a list of them"):
+            judge.score_many("A bare output.")  # was judged as one row per character
+        with pytest.raises(UserError, match=r"^Judge.score: output must be text, got NoneType$"):
+            judge.score(None)  # type: ignore[arg-type]  # was: the template's '{{output}}' had no value
     finally:
         judge.close()
     judge.close()  # idempotent

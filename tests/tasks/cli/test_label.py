@@ -70,6 +70,15 @@ def test_label_page_meta_eval_and_calibrate_read_the_labels(isolated_env: Path, 
     written = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     knots = dict(zip(calibration["map"]["knots"], calibration["map"]["values"], strict=True))
     assert len(written) == 60 and all(line["calibrated"] == pytest.approx(knots[line["score"]]) for line in written)
+    capsys.readouterr()
+    assert main(["calibrate", str(run), "--labels", str(labels), "--bootstrap", "0", "--out", str(out)]) == 0  # again
+    before = labels.read_bytes()  # --out naming the labels (or a data) file: kept and refused (was overwritten)
+    assert main(["calibrate", str(run), "--labels", str(labels), "--bootstrap", "0", "--out", str(labels)]) == 2
+    assert capsys.readouterr().err == (
+        f"debate-eval: error: --out {labels}: already exists and is not a file of calibrated scores written by "
+        "debate-eval calibrate; give another --out (or move that file away)\n"
+    )
+    assert labels.read_bytes() == before
 
     # the report's reliability diagram: per judge score, the mean label of its items (counted by hand)
     assert main(["report", str(run), "--labels", str(labels), "--out", str(isolated_env / "r.html")]) == 0

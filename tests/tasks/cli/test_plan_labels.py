@@ -97,6 +97,10 @@ def test_bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture) ->
     assert (
         capsys.readouterr().err == "debate-eval: error: --width 0: give a positive interval width on the score scale\n"
     )
+    assert main(["plan-labels", str(run), "--width", "1e-300"]) == 2  # (2 * 1.96 * sd / 1e-300) ** 2 > 1.8e308
+    assert capsys.readouterr().err == (
+        "debate-eval: error: --width 1e-300: so narrow an interval needs more labels than a float can count\n"
+    )
     unrated = tmp_path / "unrated"
     unrated.mkdir()
     lines = (run / "results.jsonl").read_text().splitlines()

@@ -114,3 +114,26 @@ def test_two_rescores_in_one_second_keep_both_backups(
     backups = sorted(path.name for path in out.glob("results.jsonl.bak-*"))
     assert backups == ["results.jsonl.bak-20261127-120000", "results.jsonl.bak-20261127-120000-2"]
     assert (out / "results.jsonl.bak-20261127-120000").read_bytes() == original
+
+
+def test_a_jury_run_is_refused_in_one_line_naming_its_jurors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A jury's verdicts come from its jurors' runs (was: its own config.json called not debate-eval's)."""
+    jurors = []
+    for model in ("planted-length", "planted-copy"):
+        jurors.append(tmp_path / model)
+        argv = ["run", "--dataset", "summeval", "--aspect", "coherence", "--method", "geval", "--provider", "scripted"]
+        assert main([*argv, "--model", model, "--limit", "2", "--out", str(jurors[-1]), "--no-progress"]) == 0
+    jury = tmp_path / "jury"
+    assert main(["jury", *map(str, jurors), "--out", str(jury)]) == 0
+    before = (jury / "results.jsonl").read_bytes()
+    capsys.readouterr()
+    assert main(["rescore", str(jury)]) == 2
+    error = capsys.readouterr().err
+    assert error == (
+        f"debate-eval: error: {jury / 'results.jsonl'}: a jury's verdicts are combined from its jurors' runs "
+        f"({jurors[0]}, {jurors[1]}), not read from a judge's text: rescore each juror's run, then run "
+        "`debate-eval jury` again\n"
+    )
+    assert (jury / "results.jsonl").read_bytes() == before

@@ -263,7 +263,10 @@ def test_parse_scale(text: str, expected: ScoreRange) -> None:
     assert parse_scale(str(expected)) == expected
 
 
-@pytest.mark.parametrize("text", ["", "5", "1-", "5-1", "3-3", "one-five", "1-5-7", "1..5", "-1-5"])
+@pytest.mark.parametrize(
+    "text",
+    ["", "5", "1-", "5-1", "3-3", "one-five", "1-5-7", "1..5", "-1-5", "1-" + "9" * 400],  # > a float's max
+)
 def test_parse_scale_rejects(text: str) -> None:
     with pytest.raises(UserError, match="scale"):
         parse_scale(text)

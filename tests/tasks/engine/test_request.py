@@ -33,6 +33,7 @@ def test_names_split_into_fields_and_method_options() -> None:
         ({"limit": True}, "run.toml: limit: expected a whole number, got True"),
         ({"max_retries": -1}, "run.toml: max_retries: expected a whole number >= 0"),
         ({"temperature": "hot"}, "run.toml: temperature: expected a number, got 'hot'"),
+        ({"temperature": 10**400}, "run.toml: temperature: expected a number, got 1000"),
         ({"batch_wait": 0}, "run.toml: batch_wait: expected a number > 0"),
         ({"no_cache": "yes"}, "run.toml: no_cache: expected true or false, got 'yes'"),
         ({"dataset": 3}, "run.toml: dataset: expected text, got 3"),

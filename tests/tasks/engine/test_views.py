@@ -61,6 +61,7 @@ def test_the_item_takes_only_finite_numbers_and_booleans_the_row_keeps_the_line(
     assert row.score == math.inf and row.consistent == 1
     assert item.score is None and item.agreed is None and item.consistent is None
     assert finite(True) is None and finite("3") is None and finite(2) == 2.0
+    assert finite(10**400) is None and Item.of(Record.from_json(_line(score=-(10**400)))).score is None
 
 
 def test_a_swapped_pair_gives_its_orders_to_every_view() -> None:

@@ -129,6 +129,10 @@ def test_any_output_row_is_served(tmp_path: Path) -> None:
         (output_row("1", "A>B"), "row 2 (counted from 1): field 'judgments'"),
         (output_row("1", "A>B", judgment(1)), "row 2 (counted from 1): field 'judgments[0].decision'"),
         (output_row("1", "A>B", judgment("A>B", [1.0])), "'judgments[0].judgment.scores'"),
+        (
+            output_row("1", "A>B", judgment("A>B", [10**400, 1])),
+            "row 2 (counted from 1): field 'judgments[0].judgment.scores'",
+        ),
         ({"label": "A>B", "judgments": []}, "row 2 (counted from 1): field 'pair_id'"),
     ],
 )
@@ -136,6 +140,13 @@ def test_bad_rows_are_one_line_naming_the_row(tmp_path: Path, row: dict[str, obj
     path = write_lines(tmp_path / "out.jsonl", [output_row("0", "A>B", judgment("A>B")), row])
     with pytest.raises(UserError, match=re.escape(message)):
         read_judgebench(path)
+
+
+def test_a_byte_order_mark_is_read(tmp_path: Path) -> None:
+    """A file an editor saved with a BOM reads as without it (was: 'line 1 is not valid JSON')."""
+    path = write_lines(tmp_path / "out.jsonl", [output_row("1", "A>B", judgment("A>B"), judgment("B>A"))])
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    assert [pair.points for pair in read_judgebench(path, path)] == [2]  # both orders right: +1 +1
 
 
 def test_outputs_are_checked_against_the_pairs_file(tmp_path: Path) -> None:
@@ -172,3 +183,17 @@ def test_import_writes_a_run_that_rescore_refuses(tmp_path: Path, capsys: pytest
     assert [row["details"]["judgebench"]["points"] for row in lines] == [0, 0]
     assert main(["rescore", str(out), "--dry-run"]) == 2
     assert "nothing to read again" in capsys.readouterr().err
+
+
+def test_an_imported_run_holds_no_configured_secret(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A secret of the environment quoted in a released judgment is masked in results.jsonl, as a run's lines
+    are (it was written in clear)."""
+    from debate_eval.tasks.cli.main import main
+
+    monkeypatch.setenv("MY_SERVICE_TOKEN", "envtokenvalue12345")
+    quoting = {"judgment": {"judge_model": "j", "prompt": "p", "response": "key envtokenvalue12345"}, "decision": "A>B"}
+    path = write_lines(tmp_path / "out.jsonl", [output_row("1", "A>B", quoting, judgment("B>A"))])
+    assert main(["import", "judgebench", str(path), "--out", str(tmp_path / "run")]) == 0
+    written = (tmp_path / "run" / "results.jsonl").read_text(encoding="utf-8")
+    assert "envtokenvalue12345" not in written and "key [redacted]" in written
+    assert json.loads(written)["redactions"] == 1
