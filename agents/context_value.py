@@ -3,19 +3,32 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
-from contextvars import ContextVar
-from typing import TypeVar
+from contextvars import ContextVar, Token
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
 
-@contextlib.contextmanager
-def bound(variable: ContextVar[T], value: T) -> Iterator[T]:
+class _Bound(contextlib.AbstractContextManager[T]):
+    """The block of ``bound`` (a class rather than a generator: it is entered several times per model call)."""
+
+    __slots__ = ("_token", "_value", "_variable")
+
+    def __init__(self, variable: ContextVar[T], value: T) -> None:
+        self._variable = variable
+        self._value = value
+        self._token: Token[T] | None = None
+
+    def __enter__(self) -> T:
+        self._token = self._variable.set(self._value)
+        return self._value
+
+    def __exit__(self, *exc: Any) -> None:
+        assert self._token is not None
+        self._variable.reset(self._token)
+
+
+def bound(variable: ContextVar[T], value: T) -> _Bound[T]:
     """Within the block, and in the tasks it starts, ``variable`` holds ``value`` (yielded); on leaving, even by
     an exception, it holds what it held before."""
-    token = variable.set(value)
-    try:
-        yield value
-    finally:
-        variable.reset(token)
+    return _Bound(variable, value)

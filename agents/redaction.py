@@ -63,8 +63,10 @@ def environment_secrets(environ: Mapping[str, str] | None = None) -> set[str]:
     """The secrets an environment holds (``os.environ`` by default): the values of secret-named variables and
     the credentials of URLs."""
     env = os.environ if environ is None else environ
-    values = {value for name, value in env.items() if _SECRET_NAME.search(name) and len(value) >= MIN_SECRET_CHARS}
-    for value in env.values():
+    values: set[str] = set()
+    for name, value in env.items():  # one pass: each read of ``os.environ`` decodes every variable
+        if len(value) >= MIN_SECRET_CHARS and _SECRET_NAME.search(name):
+            values.add(value)
         if "://" in value and ("@" in value or "?" in value):
             values.update(url_secrets(value))
     return values
@@ -92,8 +94,23 @@ def _longest_first(values: frozenset[str]) -> tuple[str, ...]:
 def redact_counted(text: str, environ: Mapping[str, str] | None = None) -> tuple[str, int]:
     """``text`` with every secret and anything shaped like a key masked, and how many were masked."""
     text, count = _masked(text, secret_values(environ))
+    if not may_hold_key_shape(text):
+        return text, count
     text, shapes = _KEY_SHAPES.subn(_mask_shape, text)
     return text, count + shapes
+
+
+# the characters ``re.IGNORECASE`` matches to a letter of the key shapes' prefixes that ``str.lower`` does not
+# lower to that letter (the regular expression engine's own equivalences; tests/agents/test_redaction.py checks
+# every code point)
+_IGNORECASE_EXTRAS = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s"})
+
+
+def may_hold_key_shape(text: str) -> bool:
+    """False when ``text`` cannot hold anything shaped like a key: each shape begins with ``sk-``, ``AIza`` or
+    ``Bearer`` in any case, and scanning for those words is much cheaper than the shapes' expression."""
+    folded = (text if text.isascii() else text.translate(_IGNORECASE_EXTRAS)).lower()
+    return "sk-" in folded or "aiza" in folded or "bearer" in folded
 
 
 def _masked(text: str, values: Iterable[str]) -> tuple[str, int]:

@@ -77,4 +77,4 @@ class AnswerCheckClient(DelegatingClient):
 
     async def create(self, messages: Sequence[LLMMessage], **kwargs: Any) -> CreateResult:  # type: ignore[override]
         """Forward the request; check and redact its answer."""
-        return checked_answer(await super().create(messages, **kwargs))
+        return checked_answer(await self.inner.create(messages, **kwargs))

@@ -98,7 +98,7 @@ class LimitedClient(DelegatingClient):
     async def create(self, messages: Sequence[LLMMessage], **kwargs: Any) -> CreateResult:  # type: ignore[override]
         """Forward the request once a slot is free."""
         async with self.limit.semaphore():
-            return await super().create(messages, **kwargs)
+            return await self.inner.create(messages, **kwargs)
 
 
 # ------------------------------------------------------------------------------------------------ cache

@@ -78,7 +78,7 @@ class RateLimitedClient(DelegatingClient):
         ticket = await self.limiter.acquire(estimate)
         try:
             with open_ticket(ticket):
-                result = await super().create(messages, **kwargs)
+                result = await self.inner.create(messages, **kwargs)
         except BaseException as error:
             status = getattr(error, "status_code", None)
             if ticket.headers is None and isinstance(error, openai.APIStatusError):

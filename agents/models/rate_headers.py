@@ -159,8 +159,10 @@ def _raw_retry_after(headers: Mapping[str, str], now: float) -> tuple[float | No
 
 def parse_rate_limit_headers(headers: Mapping[str, str], now: float | None = None) -> RateLimitHeaders:
     """Read the rate-limit headers of a response (either style); ``now``: epoch seconds (default: the clock)."""
-    now = time.time() if now is None else now
     lowered = {str(key).lower(): str(value) for key, value in headers.items()}
+    if not any(name.startswith(RATE_LIMIT_PREFIXES) for name in lowered):
+        return NO_RATE_LIMIT_HEADERS  # most answers (every endpoint without limits): nothing to read
+    now = time.time() if now is None else now
     retry_after, retry_source = retry_after_source(lowered, now)
     anthropic = {kind: _window(lowered, ANTHROPIC_NAMES, kind, now) for kind in ANTHROPIC_KINDS}
     if any(window != LimitWindow() for window in anthropic.values()):
@@ -181,6 +183,9 @@ def parse_rate_limit_headers(headers: Mapping[str, str], now: float | None = Non
 
 
 ANTHROPIC_KINDS = ("requests", "tokens", "input-tokens", "output-tokens")
+# how every header ``parse_rate_limit_headers`` reads begins (lower case), and what it returns without one
+RATE_LIMIT_PREFIXES = ("x-ratelimit-", "anthropic-ratelimit-", "retry-after")
+NO_RATE_LIMIT_HEADERS = RateLimitHeaders()
 
 
 OPENAI_NAMES = "x-ratelimit-{field}-{kind}"  # a reset: a duration

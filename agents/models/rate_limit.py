@@ -338,7 +338,8 @@ class RateLimiter:
         slots, queue = self._primitives()
         waited_from = self._clock()
         async with slots:
-            await slots.wait_for(lambda: self.in_flight < max(1, math.floor(self.window)))
+            if self.in_flight >= max(1, math.floor(self.window)):  # else no wait: skip making one
+                await slots.wait_for(lambda: self.in_flight < max(1, math.floor(self.window)))
             self.in_flight += 1
             self.stats.peak_in_flight = max(self.stats.peak_in_flight, self.in_flight)
         try:

@@ -109,7 +109,7 @@ class ObservedClient(DelegatingClient):
         with model_call(self.role, self.model, self.provider, messages) as span:
             with observing_call() as meta, role_call(self.role):
                 try:
-                    result = await super().create(messages, **kwargs)
+                    result = await self.inner.create(messages, **kwargs)
                 except UnusableAnswerError as refused:
                     self._record(refused.result, started, meta, span)
                     raise

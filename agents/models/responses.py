@@ -58,23 +58,23 @@ def check_chat_completion(request: httpx2.Request, response: httpx2.Response) ->
     content = answer_body(request, response, CHAT_PATH)
     if content is None:
         return
-    where = f"the endpoint {public_url(str(request.url))} answered HTTP 200 with"
-    kind = response.headers.get("content-type", "").split(";")[0].strip() or "no content type"
     if not content.strip():
-        raise BadResponseError(f"{where} an empty body ({kind})", request)
+        raise BadResponseError(f"{_answered(request)} an empty body ({_kind(response)})", request)
     try:
         body: Any = json.loads(content)
     except (ValueError, UnicodeDecodeError):
         raise BadResponseError(
-            f"{where} a body that is not JSON ({kind}, {len(content)} bytes: {snippet(content)})", request
+            f"{_answered(request)} a body that is not JSON ({_kind(response)}, {len(content)} bytes: "
+            f"{snippet(content)})",
+            request,
         ) from None
     if not isinstance(body, dict):
-        raise BadResponseError(f"{where} JSON that is not an object: {snippet(content)}", request)
+        raise BadResponseError(f"{_answered(request)} JSON that is not an object: {snippet(content)}", request)
     choices = body.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
         error = body.get("error")
         detail = f"an error: {snippet(json.dumps(error).encode())}" if error else f"no choices: {snippet(content)}"
-        raise BadResponseError(f"{where} JSON without a completion ({detail})", request)
+        raise BadResponseError(f"{_answered(request)} JSON without a completion ({detail})", request)
     message = choices[0].get("message")
     if not isinstance(message, dict):
         message = {}
@@ -88,6 +88,15 @@ def check_chat_completion(request: httpx2.Request, response: httpx2.Response) ->
         request,
         finish,
     )
+
+
+def _answered(request: httpx2.Request) -> str:
+    """The start of a ``BadResponseError`` message (formatted only when the check fails)."""
+    return f"the endpoint {public_url(str(request.url))} answered HTTP 200 with"
+
+
+def _kind(response: httpx2.Response) -> str:
+    return response.headers.get("content-type", "").split(";")[0].strip() or "no content type"
 
 
 CHAT_OBSERVERS = (check_chat_completion, note_chat_usage)  # what an OpenAI-style chat endpoint's answers pass

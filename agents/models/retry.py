@@ -91,6 +91,17 @@ class TransportStats:
             }
         return data
 
+    def add(self, counts: dict[str, Any]) -> None:
+        """Count another process's requests (its ``to_dict()``), as a ``--workers`` parent counts its workers'."""
+        self.requests += counts.get("requests", 0)
+        self.retries.update(counts.get("retries_by_reason", {}))
+        self.failures.update(counts.get("failed_requests", {}))
+        batch = counts.get("batch", {})
+        self.batches += batch.get("batches", 0)
+        self.batches_resumed += batch.get("resumed", 0)
+        self.batch_requests += batch.get("requests", 0)
+        self.batch_failed_lines += batch.get("failed_lines", 0)
+
 
 def retry_reason(error: BaseException) -> str | None:
     """Why ``error`` is worth retrying ("429", "5xx", "timeout", "connection"), or None if it is final."""
@@ -206,7 +217,7 @@ class RetryingClient(DelegatingClient):
         while True:
             self.stats.requests += 1
             try:
-                return await super().create(messages, **kwargs)
+                return await self.inner.create(messages, **kwargs)
             except Exception as error:
                 reason = retry_reason(error)
                 final = reason is None or (self.is_final is not None and self.is_final(error))

@@ -15,6 +15,8 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from autogen_core.models import AssistantMessage, SystemMessage, UserMessage
+
 TOKENS_PER_MESSAGE = 3  # OpenAI's chat format: <|start|>role\n ... <|end|>
 TOKENS_PER_REPLY = 3  # <|start|>assistant<|message|>
 CHARS_PER_TOKEN = 3.5  # English prose in cl100k/o200k is about 4 characters a token: round towards more tokens
@@ -43,7 +45,10 @@ def _encoder(model: str) -> tuple[str, Counter]:
             encoding = make()
         except Exception:  # unknown model, no file and no network, no offline package: try the next
             continue
-        return encoding.name, lambda text, enc=encoding: len(enc.encode(text, disallowed_special=()))
+        # a debate sends its history again at every call: each text is encoded once while it is recent
+        return encoding.name, functools.lru_cache(maxsize=1024)(
+            lambda text, enc=encoding: len(enc.encode(text, disallowed_special=()))
+        )
     return CHARS, _chars
 
 
@@ -59,7 +64,11 @@ def count_text_tokens(text: str, model: str = "gpt-4o") -> int:
 
 def message_text(message: Any) -> str:
     """The text of a chat message: an OpenAI-style dict, or an AutoGen ``LLMMessage`` (its ``content``)."""
-    content = message.get("content") if isinstance(message, Mapping) else getattr(message, "content", "")
+    kind = type(message)
+    if kind is UserMessage or kind is AssistantMessage or kind is SystemMessage:  # no mapping: no ABC check
+        content = message.content
+    else:
+        content = message.get("content") if isinstance(message, Mapping) else getattr(message, "content", "")
     if isinstance(content, str):
         return content
     if isinstance(content, Iterable):

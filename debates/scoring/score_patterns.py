@@ -142,6 +142,11 @@ def normalise_with_map(text: str) -> tuple[str, list[int] | None]:
     as Latin), without markdown emphasis and with dashes unified, so patterns see plain text; and for each
     of its characters the index in ``text`` it came from (None: the same text)."""
     folded, origin = fold_with_map(text)
+    if "*" not in folded and "`" not in folded and "_" not in folded:  # most answers: nothing to drop
+        clean = folded.translate(_DASHES)
+        if clean == text:
+            return clean, None
+        return clean, list(origin) if origin is not None else list(range(len(clean)))
     kept = [i for i, char in enumerate(folded) if char not in "*`"]
     step = "".join(folded[i] for i in kept)
     dropped = {i for match in _UNDERSCORES.finditer(step) for i in range(*match.span())}

@@ -65,10 +65,18 @@ def canonical_words(text: str) -> list[tuple[str, int, int]]:
     words: list[list[Any]] = []
     for match in _TOKEN.finditer(folded):
         token = match.group(0)
-        glue = bool(words) and _DETACHED_CONTRACTION.match(token) is not None
-        start, end = match.start(), match.end()
+        start, end = match.span()
         if origin is not None:
             start, end = origin[start], origin[end - 1] + 1
+        if token.isascii() and token.isalnum():  # most words: one piece, no apostrophe, no contraction
+            piece = token.lower()
+            if piece in _ISSUE and words and words[-1][0] == "no":
+                words[-1][0] = _MARKER_WORD
+                words[-1][2] = end
+            else:
+                words.append([_MARKER_WORD if piece == "noissues" else piece, start, end])
+            continue
+        glue = bool(words) and _DETACHED_CONTRACTION.match(token) is not None
         for index, piece in enumerate(_PIECE.findall(token.casefold().translate(_APOSTROPHES))):
             if index == 0 and glue:
                 words[-1][0] += piece
@@ -140,10 +148,11 @@ class UntrustedMaterial:
 
     def _blank_copied_runs(self, message: str) -> str:
         words = canonical_words(message)
+        plain = [word for word, _, _ in words]
         k = self.min_words
         spans: list[tuple[int, int]] = []  # character spans of copied words, in order
         for start in range(len(words) - k + 1):
-            if tuple(word for word, _, _ in words[start : start + k]) in self._grams:
+            if tuple(plain[start : start + k]) in self._grams:
                 for _, begin, end in words[start : start + k]:
                     if spans and begin <= spans[-1][1]:
                         spans[-1] = (spans[-1][0], max(spans[-1][1], end))

@@ -4,7 +4,9 @@ A *unit* is what is resampled with replacement: a group (SummEval document, Topi
 group-level statistics, an item for item-level ones and for pairwise metrics. Every resample has as many units
 as the data. A statistic that is undefined on a resample (e.g. all resampled groups constant) leaves that
 resample out; an interval needs at least half of the resamples to be defined, else it is ``None``.
-The generator is seeded (``SEED``), so the same data and ``n`` give the same interval every time.
+The generator is seeded (``SEED``), so the same data and ``n`` give the same interval every time: callers draw
+the resamples from the units in a canonical order (by group, then item id: ``records.resampling_key``), not
+the order of a run's ``results.jsonl``, which is the order its items finished in and varies with the concurrency.
 
 - **Minimum units** (:func:`too_few_units`): with fewer than ``MIN_UNITS`` (10) units no interval and no p-value
   is computed; the place of the number holds the reason, e.g. ``"too few groups (n=2)"``. A bootstrap over
@@ -261,8 +263,12 @@ def paired_bootstrap(
     method: str = DEFAULT_CI_METHOD,
     unit: str = "groups",
     min_units: int = MIN_UNITS,
+    resampled: Sequence[T] | None = None,
 ) -> list[PairedDifference]:
     """Δ = B − A of each named statistic, resampling the shared ``units`` together for both runs.
+
+    ``resampled``: the same units in the order to draw the resamples from (the canonical order of the module
+    docstring; default ``units`` as given); A, B and Δ are the statistics of ``units``.
 
     The same resample of units feeds both statistics, so what the two runs share (the items' difficulty)
     cancels. ``ci95`` is the 95 % interval of the resampled Δ (``method``: percentile or scipy's BCa);
@@ -283,7 +289,7 @@ def paired_bootstrap(
                 for k in names
             }
 
-        draws, bca_bounds = _resampled(units, deltas, names, n, seed, method)
+        draws, bca_bounds = _resampled(units if resampled is None else resampled, deltas, names, n, seed, method)
     out = []
     for name in names:
         a_value, b_value = full_a.get(name), full_b.get(name)

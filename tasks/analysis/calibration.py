@@ -59,7 +59,7 @@ from debate_eval.tasks.analysis.bootstrap import (
 )
 from debate_eval.tasks.analysis.labels import scale_of_run
 from debate_eval.tasks.analysis.ppi import t_interval
-from debate_eval.tasks.analysis.records import RecordLike, number, score_row
+from debate_eval.tasks.analysis.records import RecordLike, number, resampling_key, score_row
 from debate_eval.tasks.analysis.system_pairs import holm
 from debate_eval.tasks.engine.rundir import RunDir, read_json_object
 
@@ -309,7 +309,10 @@ def calibrate_records(
         raise UserError(
             f"calibrate reads one judge on one aspect; these records hold {len(parts)} dataset/aspect/method parts"
         )
-    labelled = [r for r in rows if number(r.score) is not None and number(r.human_score) is not None]
+    # in the canonical order (by group, then item id): the seeded folds and resamples draw positions in this list
+    labelled = sorted(
+        (r for r in rows if number(r.score) is not None and number(r.human_score) is not None), key=resampling_key
+    )
     if len(labelled) < MIN_UNITS:
         raise UserError(
             f"calibrate needs at least {MIN_UNITS} items with a judge score and a human rating; found {len(labelled)}"

@@ -57,7 +57,7 @@ from debate_eval.tasks.analysis.correlations import (
     correlations,
 )
 from debate_eval.tasks.analysis.pairwise_metrics import METRICS, NO_VERDICT, judged, metrics
-from debate_eval.tasks.analysis.records import RecordLike, ScoreRow, group_of, number, score_row
+from debate_eval.tasks.analysis.records import RecordLike, ScoreRow, group_of, number, resampling_key, score_row
 from debate_eval.tasks.analysis.system_pairs import holm
 
 POOLED_PREFIX = "pooled_"
@@ -323,16 +323,22 @@ def compare_runs(
             only_b=len(items_b) - len(shared),
             ci_method=ci_method,
         )
+        # the resamples are drawn from the units of the pairs in the canonical order (by group, then item id)
+        ordered = sorted(shared, key=lambda pair: resampling_key(pair[0])) if n > 0 else shared
         if any(a.pairwise for a, _ in shared):
             names: Sequence[str] = METRICS
+            resampled = _pairwise_units(comparison, ordered, missing)[0]
             units, stat_a, stat_b = _pairwise_units(comparison, shared, missing)
             comparison.mcnemar = mcnemar(units, min_units)
         else:
             names = STATISTICS
+            resampled = _single_units(comparison, ordered)[0]
             units, stat_a, stat_b = _single_units(comparison, shared)
         options = {"method": ci_method, "min_units": min_units}
         if units:
-            comparison.differences = paired_bootstrap(units, stat_a, stat_b, names, n, unit=comparison.unit, **options)
+            comparison.differences = paired_bootstrap(
+                units, stat_a, stat_b, names, n, unit=comparison.unit, resampled=resampled, **options
+            )
             if comparison.level == GROUP:
                 comparison.differences = _with_t_tests(comparison.differences, units, min_units)
         if comparison.level == GROUP and comparison.dataset in POOLED_DATASETS:
@@ -340,7 +346,14 @@ def compare_runs(
             if pooled:
                 pooled_names = [f"{POOLED_PREFIX}{name}" for name in STATISTICS]
                 comparison.differences += paired_bootstrap(
-                    pooled, _pooled_stat(0), _pooled_stat(1), pooled_names, n, unit="groups", **options
+                    pooled,
+                    _pooled_stat(0),
+                    _pooled_stat(1),
+                    pooled_names,
+                    n,
+                    unit="groups",
+                    resampled=_pooled_units(ordered),
+                    **options,
                 )
         comparisons.append(comparison)
     adjust_family(comparisons)

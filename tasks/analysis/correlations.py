@@ -31,7 +31,15 @@ import numpy as np
 from scipy import stats
 
 from debate_eval.tasks.analysis.bootstrap import DEFAULT_CI_METHOD, MIN_UNITS, Intervals, bootstrap_ci
-from debate_eval.tasks.analysis.records import RecordLike, ScoreRow, group_of, number, score_row, score_rows
+from debate_eval.tasks.analysis.records import (
+    RecordLike,
+    ScoreRow,
+    group_of,
+    number,
+    resampling_key,
+    score_row,
+    score_rows,
+)
 
 STATISTICS = ("spearman", "kendall", "pearson")
 GROUP, ITEM = "group", "item"
@@ -177,8 +185,9 @@ def evaluate_aspect(
     item_pairs = pairs(rows)
     overall = correlations(item_pairs) or {}
     options = {"n": bootstrap, "method": ci_method, "min_units": min_units}
+    ordered = sorted(rows, key=resampling_key)  # what the resamples are drawn from (the records' order does not matter)
     if level == ITEM:
-        ci95 = bootstrap_ci(item_pairs, correlations, STATISTICS, unit="items", **options) if bootstrap else None
+        ci95 = bootstrap_ci(pairs(ordered), correlations, STATISTICS, unit="items", **options) if bootstrap else None
         figures: dict[str, float | None] = dict(overall)
         counts: dict[str, Any] = dict(n_groups=0, n_skipped=0, ci95=ci95, pooled_ci95=ci95, n_scored=len(item_pairs))
     else:
@@ -186,14 +195,18 @@ def evaluate_aspect(
         per_group = [correlations(group) for group in group_pairs]
         used = [values for values in per_group if values is not None]
         figures = average_of_groups(used)
+        ordered_pairs = [pairs(group) for group in by_group(ordered).values()] if bootstrap else []
         pooled_ci95: Intervals = None
         if bootstrap and dataset in POOLED_DATASETS:
-            scored_groups = [group for group in group_pairs if group]
+            scored_groups = [group for group in ordered_pairs if group]
             pooled_ci95 = bootstrap_ci(scored_groups, _pooled, STATISTICS, unit="groups", **options)
+        resampled = [values for values in map(correlations, ordered_pairs) if values is not None]
         counts = {
             "n_groups": len(used),
             "n_skipped": len(per_group) - len(used),
-            "ci95": bootstrap_ci(used, average_of_groups, STATISTICS, unit="groups", **options) if bootstrap else None,
+            "ci95": bootstrap_ci(resampled, average_of_groups, STATISTICS, unit="groups", **options)
+            if bootstrap
+            else None,
             "pooled_ci95": pooled_ci95,
             "n_scored": sum(len(group) for group in group_pairs),
         }

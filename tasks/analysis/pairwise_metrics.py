@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from debate_eval.tasks.analysis.bootstrap import DEFAULT_CI_METHOD, MIN_UNITS, Intervals, bootstrap_ci, too_few_units
-from debate_eval.tasks.analysis.records import VERDICTS, RecordLike, score_row
+from debate_eval.tasks.analysis.records import VERDICTS, RecordLike, resampling_key, score_row, score_rows
 
 METRICS = ("accuracy", "kappa", "macro_f1", "consistency", "agreement")
 NO_VERDICT = "none"  # a missing verdict counted as wrong (never equal to a human label)
@@ -135,7 +135,13 @@ def evaluate_pairwise(
     ci95: Intervals = None
     if bootstrap:
         ci95 = too_few_units(scored, "items", min_units) or bootstrap_ci(
-            items, metrics, METRICS, bootstrap, method=ci_method, unit="items", min_units=min_units
+            [judged(row) for row in sorted(score_rows(records), key=resampling_key)],
+            metrics,
+            METRICS,
+            bootstrap,
+            method=ci_method,
+            unit="items",
+            min_units=min_units,
         )
     swapped = [c for *_, c in items if c is not None]
     return PairwiseReport(

@@ -39,6 +39,7 @@ __all__ = [
     "protocol_of",
     "record_key",
     "require_human_ratings",
+    "resampling_key",
     "results_path",
     "score_rows",
 ]
@@ -137,6 +138,13 @@ def group_of(record: RecordLike) -> str:
     row = score_row(record)
     group = row.group_id
     return str(group) if group not in (None, "") else f"item:{row.item_id}"
+
+
+def resampling_key(record: RecordLike) -> tuple[str, str]:
+    """(group, item id): the canonical order bootstrap resamples are drawn from (``sorted(rows,
+    key=resampling_key)``). Not the order of ``results.jsonl``, which is the order the items finished in (it
+    varies with the concurrency), so a seeded interval is a function of the records alone."""
+    return group_of(record), str(score_row(record).item_id)
 
 
 def number(value: Any) -> float | None:

@@ -92,12 +92,14 @@ def systems_of(records: Iterable[RecordLike]) -> list[str]:
 
 
 def _mean_interval(values: np.ndarray, n: int, method: str, min_units: int) -> Interval:
-    """The bootstrap 95 % interval of the mean of ``values`` (resampling the items)."""
+    """The bootstrap 95 % interval of the mean of ``values`` (resampling the items, drawn from the values sorted:
+    the order the records came in does not matter)."""
     if n <= 0:
         return None
     withheld = too_few_units(len(values), "items", min_units)
     if withheld:
         return withheld
+    values = np.sort(values)
     if method == BCA:
         intervals = bootstrap_ci(
             list(values), lambda v: {"mean": float(np.mean(v))}, ("mean",), n=n, method=method, unit="items"
@@ -193,8 +195,9 @@ def system_level(
     everything = list(range(len(groups)))
     judge_mean, human_mean, n_items = means(everything)
     values = statistic(everything) or {}
+    by_group_id = sorted(everything, key=groups.__getitem__)  # the resampled groups, in the order of their ids
     documents = (
-        bootstrap_ci(everything, statistic, STATISTICS, n=bootstrap, method=ci_method, min_units=min_units)
+        bootstrap_ci(by_group_id, statistic, STATISTICS, n=bootstrap, method=ci_method, min_units=min_units)
         if bootstrap
         else None
     )

@@ -27,9 +27,10 @@ def add_subparser(subparsers: Any) -> None:
 
 def handle_merge(args: argparse.Namespace) -> int:
     """Merge and print what was written."""
+    from debate_eval.tasks.analysis.end_of_run import compare_systems
     from debate_eval.tasks.engine.backends.shards import merge_shards
 
-    report = merge_shards(Path(args.out), [Path(s) for s in args.shards])
+    report = merge_shards(Path(args.out), [Path(s) for s in args.shards], systems=compare_systems)
     for line in report.lines():
         print(line)
     print(f"next: debate-eval meta-eval {args.out}")

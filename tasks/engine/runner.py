@@ -38,8 +38,8 @@ async def run(
         if options.ray:
             from debate_eval.tasks.engine.backends.ray import run_ray
 
-            return await run_ray(config, options, stream=stream)
+            return await run_ray(config, options, stream=stream, systems=systems)
         from debate_eval.tasks.engine.backends.workers import run_workers
 
-        return await run_workers(config, options, stream=stream)
+        return await run_workers(config, options, stream=stream, systems=systems)
     return await run_in_process(config, options, clients=clients, stream=stream, on_retry=on_retry, systems=systems)

@@ -65,7 +65,8 @@ class SessionOptions:
     client objects used as given; ``shared_limits``: each endpoint's limiter from the process-wide registry
     (a ``Judge``'s); ``allow_endpoint_change``: accept other weights behind a recorded endpoint; ``work_dir``:
     where providers keep their files (the run directory; None: a temporary folder removed on close when a
-    provider needs one)."""
+    provider needs one); ``served_models_dir``: the run directory whose ``config.json`` records the weights
+    the endpoints serve (None: the store's; a ``--workers`` process's: the run directory it works for)."""
 
     use_cache: bool = True
     cache_dir: Path | None = None
@@ -79,6 +80,7 @@ class SessionOptions:
     shared_limits: bool = False
     allow_endpoint_change: bool = False
     work_dir: Path | None = None
+    served_models_dir: Path | None = None
 
 
 def open_store(
@@ -178,7 +180,8 @@ class Session:
             if options.preflight:
                 await pool.preflight(roles)
             if self.store is not None:  # the weights each endpoint serves, as recorded (a change refused)
-                check_served_models(self.store.out_dir, roles, pool.served_models, allow=options.allow_endpoint_change)
+                recorded_in = options.served_models_dir or self.store.out_dir
+                check_served_models(recorded_in, roles, pool.served_models, allow=options.allow_endpoint_change)
         except BaseException:
             await self.close_models()
             raise

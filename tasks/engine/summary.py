@@ -3,7 +3,7 @@ span: shared by the backends (in this process, ``--workers``, ``--ray``) and the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,12 +12,16 @@ from typing import TYPE_CHECKING, Any
 from debate_eval.agents.models.wrappers import TransportStats
 from debate_eval.agents.telemetry import run_span
 from debate_eval.tasks.engine.accounting import load_prices
+from debate_eval.tasks.engine.record import Record
 from debate_eval.tasks.engine.reread import Reread
 from debate_eval.tasks.engine.run_config import RunConfig, RunOptions
+from debate_eval.tasks.engine.rundir import ResultsWriteError
 from debate_eval.tasks.engine.tally import Tally
 
 if TYPE_CHECKING:
     from opentelemetry import trace
+
+    from debate_eval.tasks.engine.results import ResultsStore
 
 # what the caller's analysis makes of the run's records when some name a system (or have no human rating): the
 # summary's per-system comparison (``tasks/analysis``; the engine does not import it, its caller passes it)
@@ -42,6 +46,7 @@ class RunSummary:
     # per aspect, the systems' means and paired comparisons or win rates (analysis.systems.run_systems)
     systems: dict[str, Any] | None = None
     reread: Reread | None = None  # records of an older parser read again on resume (engine/reread.py)
+    workers: int | None = None  # the shards a --workers or --ray run ran as (None: in this process)
 
     def add_costs(self, config: RunConfig) -> None:
         """``cost_usd`` (this invocation's) and ``total_cost_usd`` at today's prices (``accounting``); a role
@@ -70,7 +75,34 @@ class RunSummary:
                 "elapsed_s": round(self.elapsed_s, 3),
                 **({"reread": self.reread.to_dict()} if self.reread else {}),
             },
+            **({"workers": self.workers} if self.workers is not None else {}),
         }
+
+    def write(
+        self, config: RunConfig, store: ResultsStore, systems: SystemsComparison | None, *, failing: bool
+    ) -> None:
+        """The run's totals over every record of its configuration, its systems and costs, into the run
+        directory's ``summary.json``, as every backend ends (a write error is raised unless another error,
+        ``failing``, is already on its way)."""
+        store.recount()  # a retried or repeated item was counted: the whole run again (``close`` did, mostly)
+        self.total = store.tally
+        self.systems = compared_systems(self.total, lambda: store.run_records(messages=False), systems)
+        self.add_costs(config)
+        try:
+            store.run_dir.write_summary(self.to_dict())
+        except ResultsWriteError:
+            if not failing:  # the error already on its way (a full disk, Ctrl-C) is the one to report
+                raise
+
+
+def compared_systems(
+    total: Tally, records: Callable[[], Iterable[Record]], systems: SystemsComparison | None
+) -> dict[str, Any] | None:
+    """The summary's systems block over a run's ``records`` (read without transcripts, only when needed), when
+    ``total`` says a record names a system or has no human rating and the caller gave a comparison."""
+    if not total.systems or systems is None:
+        return None
+    return systems([record.systems_row() for record in records()])
 
 
 def start_line(config: RunConfig, summary: RunSummary) -> str:

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import re
+import sys
+
 import pytest
 
 from debate_eval.agents.models.settings import EmbeddedSettings, ModelConfig, ModelSettings
 from debate_eval.agents.redaction import (
     environment_snapshot,
+    may_hold_key_shape,
     redact,
     redact_counted,
     redact_record,
@@ -99,3 +103,25 @@ def test_inside_a_snapshot_the_environment_is_read_once(monkeypatch: pytest.Monk
 
 def _not_again(environ: object = None) -> set[str]:
     raise AssertionError("the environment was read again inside the snapshot")
+
+
+def test_the_cheap_key_shape_check_never_misses_a_shape() -> None:
+    """``may_hold_key_shape`` may skip the key shapes' expression only where that expression finds nothing: for
+    every code point the regular expression engine matches to a letter of ``sk-``, ``AIza`` or ``Bearer``
+    ignoring case (the long s, the Kelvin sign, the dotted and dotless i ...), the prefix spelled with it still
+    passes the check, and a key spelled with it is still masked."""
+    letters = re.compile("[abeikrsz]", re.IGNORECASE)
+    variants = [chr(code) for code in range(sys.maxunicode + 1) if letters.fullmatch(chr(code))]
+    assert {"\u017f", "\u212a", "\u0130", "\u0131"} <= set(variants)  # the engine's own equivalences
+    checked = 0
+    for prefix, tail in (("sk-", "abcdef123456"), ("aiza", "B" * 24), ("bearer", " tok.abcdefgh123")):
+        for position, letter in enumerate(prefix):
+            for char in variants:
+                if letter == "-" or not re.fullmatch(letter, char, re.IGNORECASE):
+                    continue
+                spelled = prefix[:position] + char + prefix[position + 1 :]
+                assert may_hold_key_shape(f"see {spelled}{tail} here"), spelled
+                assert redact_counted(f"see {spelled}{tail} here", {})[1] == 1, spelled
+                checked += 1
+    assert checked == 12 * 2 + 4  # by hand: 12 letters in both ASCII cases; the long s, Kelvin, both i's
+    assert not may_hold_key_shape("Score: 4. The summary is coherent, with “quotes” and ß.")

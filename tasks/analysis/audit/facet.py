@@ -168,13 +168,21 @@ def estimate(
     by_item: bool = False,
 ) -> tuple[list[list[T]], Mapping[str, float | None], dict[str, Interval]]:
     """``rows`` in their units (``row["unit"]``, or one row each ``by_item``), ``statistic`` of the rows of every
-    unit, and the ``intervals`` of its ``names`` over resampled units."""
-    by_unit: dict[str, list[T]] = {}  # rows of equal row["unit"], in first-seen order: what the bootstrap resamples
-    for index, row in enumerate(rows):
-        by_unit.setdefault(str(index) if by_item else row["unit"], []).append(row)  # type: ignore[index]
-    units = list(by_unit.values())
+    unit, and the ``intervals`` of its ``names`` over resampled units. The resamples are drawn from the units in
+    a canonical order (by unit, then by item id within a unit), not the order the records finished in."""
+
+    def in_units(ordered: Sequence[T]) -> list[list[T]]:
+        by_unit: dict[str, list[T]] = {}  # rows of equal row["unit"], in first-seen order
+        for index, row in enumerate(ordered):
+            by_unit.setdefault(str(index) if by_item else row["unit"], []).append(row)  # type: ignore[index]
+        return list(by_unit.values())
 
     def of_units(sample: list[list[T]]) -> Mapping[str, float | None]:
         return statistic([row for unit_rows in sample for row in unit_rows])
 
-    return units, of_units(units), intervals(units, of_units, names, settings, unit)
+    def canonical(row: T) -> tuple[str, str]:
+        return "" if by_item else str(row["unit"]), str(row["id"])  # type: ignore[index]
+
+    units = in_units(rows)
+    resampled = in_units(sorted(rows, key=canonical))
+    return units, of_units(units), intervals(resampled, of_units, names, settings, unit)

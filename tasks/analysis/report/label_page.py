@@ -110,7 +110,8 @@ def label_page(
         raise UserError(f"{run}: judged for several aspects ({', '.join(sorted(aspects))}); a label page is for one")
     aspect = next(iter(aspects))
     scale = None if pairwise else run_scale(loaded.config, aspect)
-    chosen = choose(candidates, n, how=how, seed=seed)
+    by_id = sorted(range(len(candidates)), key=lambda index: candidates[index].key)  # not the finishing order
+    chosen = sorted(by_id[index] for index in choose([candidates[i] for i in by_id], n, how=how, seed=seed))
     wanted = {index: rank for rank, index in enumerate(chosen)}
     items: list[dict[str, Any]] = [{}] * len(chosen)
     finished = (record for record in loaded.iter_records() if record.ok)

@@ -27,9 +27,8 @@ from debate_eval.tasks.engine.concurrency import run_all
 from debate_eval.tasks.engine.heap import collector_for_run
 from debate_eval.tasks.engine.progress import Progress
 from debate_eval.tasks.engine.reread import ParserVersions, reread_run
-from debate_eval.tasks.engine.results import ResultsStore
 from debate_eval.tasks.engine.run_config import DEFAULT_REMOTE_CONCURRENCY, RunConfig, RunOptions, config_document
-from debate_eval.tasks.engine.rundir import ResultsWriteError, finished_keys, result_key
+from debate_eval.tasks.engine.rundir import finished_keys, result_key
 from debate_eval.tasks.engine.session import Session, SessionOptions, open_store
 from debate_eval.tasks.engine.summary import RunSummary, SystemsComparison, run_span_of, start_line
 from debate_eval.tasks.engine.task_builder import TaskBuilder
@@ -166,7 +165,7 @@ async def run_in_process(
             progress.close()
         await session.close()  # the store: flushed, its index saved, the lock released
         summary.elapsed_s = time.perf_counter() - started
-        _write_summary(summary, config, store, systems, failing)
+        summary.write(config, store, systems, failing=failing)
     return summary
 
 
@@ -178,7 +177,10 @@ def session_options(
     clients: Mapping[str, ChatCompletionClient] | None,
 ) -> SessionOptions:
     """What the run's session opens its models with: the run options, the network options and the calls in
-    flight of ``run_concurrency``, the retry listener and the caller's client objects."""
+    flight of ``run_concurrency``, the retry listener and the caller's client objects. A ``--workers``
+    process checks the served models against the run directory it works for (``skip_done_of``), whose
+    ``config.json`` keeps them, not against its own directory, removed when the run ends (a Ray task, given
+    a file of keys, may run on another machine than its run directory: it checks its own)."""
     shared = ("use_cache", "cache_dir", "reset_cache", "preflight", "batch", "allow_endpoint_change")
     return SessionOptions(
         **{name: getattr(options, name) for name in shared},
@@ -187,25 +189,8 @@ def session_options(
         on_retry=on_retry,
         clients=clients,
         work_dir=options.out_dir,
+        served_models_dir=options.skip_done_of if options.skip_done_of and options.skip_done_of.is_dir() else None,
     )
-
-
-def _write_summary(
-    summary: RunSummary, config: RunConfig, store: ResultsStore, systems: SystemsComparison | None, failing: bool
-) -> None:
-    """The run's totals over every record of its configuration, its systems and costs, into ``summary.json``
-    (a write error is raised unless another error is already on its way)."""
-    store.recount()  # a retried or repeated item was counted: the whole run again (``close`` did, mostly)
-    summary.total = store.tally
-    if summary.total.systems and systems is not None:  # a record names a system or has no human rating
-        # what the comparison reads of each record (no transcripts), read again from the file
-        summary.systems = systems([record.systems_row() for record in store.run_records(messages=False)])
-    summary.add_costs(config)
-    try:
-        store.run_dir.write_summary(summary.to_dict())
-    except ResultsWriteError:
-        if not failing:  # the error already on its way (a full disk, Ctrl-C) is the one to report
-            raise
 
 
 async def _run_pending(

@@ -27,13 +27,16 @@ import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.telemetry import trace_carrier
-from debate_eval.tasks.engine.backends.workers import DONE, ERROR, LOST, POLL_S, RECORDS, Backend, _Tail
+from debate_eval.tasks.engine.backends.workers import DONE, ERROR, INVOCATION, LOST, POLL_S, RECORDS, Backend, _Tail
 from debate_eval.tasks.engine.run_config import RunConfig, RunOptions
 from debate_eval.tasks.engine.rundir import KEY_SEPARATOR, RunDir
+
+if TYPE_CHECKING:
+    from debate_eval.tasks.engine.summary import SystemsComparison
 
 LOCAL = "local"
 
@@ -56,7 +59,8 @@ def shard_task(
 ) -> Iterator[dict]:
     """The body of one Ray task (a generator): the runner over one shard into a temporary directory, its new
     result lines yielded in batches as they are written. First yields ``{"pid": ...}``; a ``UserError`` (or a
-    bug) ends it with ``{"error": ...}``. ``trace_context``: the run's W3C trace context when it is traced."""
+    bug) ends it with ``{"error": ...}``, a shard run to its end with ``{"invocation": ...}`` (its summary's
+    ``this_invocation``). ``trace_context``: the run's W3C trace context when it is traced."""
     from debate_eval.tasks.engine.backends.in_process import run_shard
 
     yield {"pid": os.getpid()}
@@ -86,6 +90,8 @@ def shard_task(
         if failure:
             error = failure[0]
             yield {"error": str(error) if isinstance(error, UserError) else f"{type(error).__name__}: {error}"}
+        else:  # the shard's requests and rate limiters, for the run's summary
+            yield {"invocation": RunDir(task_options.out_dir).summary.get("this_invocation", {})}
     finally:
         shutil.rmtree(directory, ignore_errors=True)
 
@@ -137,6 +143,8 @@ class RayBackend(Backend):
                         self.on_start(k, int(message["pid"]))
                 elif "records" in message:
                     self.events_queue.put((k, generation, RECORDS, message["records"]))
+                elif "invocation" in message:
+                    self.events_queue.put((k, generation, INVOCATION, message["invocation"]))
                 elif "error" in message:
                     self.events_queue.put((k, generation, ERROR, message["error"]))
                     return
@@ -191,12 +199,15 @@ def cluster_cpus(ray: Any) -> int:
     return max(1, int(ray.cluster_resources().get("CPU", 1)))
 
 
-async def run_ray(config: RunConfig, options: RunOptions, *, stream: Any = None) -> Any:
+async def run_ray(
+    config: RunConfig, options: RunOptions, *, stream: Any = None, systems: SystemsComparison | None = None
+) -> Any:
     """Run ``config`` as Ray tasks (``options.ray``: the address; ``options.workers`` > 1: the number of shards,
-    else one per CPU of the cluster); returns the ``RunSummary``."""
+    else one per CPU of the cluster) through ``run_workers``, which opens the run directory and writes its
+    summary (with ``systems``) as a run in this process does; returns the ``RunSummary``."""
     from debate_eval.tasks.engine.backends.workers import run_workers
 
     ray = import_ray()
     start_ray(ray, options.ray or LOCAL)
     shards = options.workers if options.workers > 1 else cluster_cpus(ray)
-    return await run_workers(config, options, stream=stream, backend=RayBackend(config), shards=shards)
+    return await run_workers(config, options, stream=stream, backend=RayBackend(config), shards=shards, systems=systems)

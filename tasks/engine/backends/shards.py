@@ -25,6 +25,7 @@ from debate_eval.agents.errors import UserError
 from debate_eval.tasks.engine.record import Record
 from debate_eval.tasks.engine.results import _differences
 from debate_eval.tasks.engine.rundir import RunDir, ScanEnd, record_result_key, results_file_name
+from debate_eval.tasks.engine.summary import SystemsComparison, compared_systems
 from debate_eval.tasks.engine.tally import Tally
 
 _SHARD = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
@@ -122,11 +123,13 @@ class MergeReport:
         return out
 
 
-def merge_shards(out_dir: Path, directories: Sequence[Path]) -> MergeReport:
+def merge_shards(out_dir: Path, directories: Sequence[Path], systems: SystemsComparison | None = None) -> MergeReport:
     """Write one run directory ``out_dir`` from the shard directories (see the module docstring).
 
     ``out_dir`` must be new or empty (no ``results.jsonl``); it is written under its run lock, the results
-    into a temporary file renamed into place, so an interrupted merge leaves no half file.
+    into a temporary file renamed into place, so an interrupted merge leaves no half file. Its ``summary.json``
+    holds the merged run's totals and, as a run's does, its systems block (``systems``: the caller's
+    comparison, asked when a record names a system).
     """
     if not directories:
         raise UserError("merge: give at least one shard directory")
@@ -196,7 +199,9 @@ def merge_shards(out_dir: Path, directories: Sequence[Path]) -> MergeReport:
         document["run_options"] = options
         document["merged_from"] = [str(d) for d in directories]
         run_dir.write_config(document)
-        run_dir.write_summary({**total.to_dict(None), "merged_from": document["merged_from"]})
+        compared = compared_systems(total, lambda: run_dir.iter_records(messages=False), systems)
+        summary = {**total.to_dict(None), **({"systems": compared} if compared else {})}
+        run_dir.write_summary({**summary, "merged_from": document["merged_from"]})
     finally:
         lock.release()
     return report

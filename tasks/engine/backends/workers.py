@@ -19,6 +19,10 @@ into one run directory.
 - ``--rpm``/``--tpm`` are divided evenly among the workers. Budgets learnt from rate-limit headers are learnt
   by each worker on its own (each sees the provider's remaining budget, which all of them spend).
 - The response cache (``diskcache``: SQLite with its own locking) is shared by the workers as by separate runs.
+- The run directory is opened and its summary written as a run in this process does (``session.open_store``,
+  ``RunSummary.write``); the summary counts the requests and retries of each worker that ended (its own
+  summary's ``this_invocation``) and lists their rate limiters. Each worker checks the weights its endpoints
+  serve against the run directory's ``config.json`` (``SessionOptions.served_models_dir``).
 - A traced run (``agents/telemetry.py``) has its span in the parent; each worker gets the run's W3C trace
   context with its arguments, sets up its tracer provider from the ``OTEL_*`` environment it inherits, and
   its spans (its shard's run, items, rounds, calls) are children of the parent's run span, in one trace.
@@ -39,7 +43,7 @@ import time
 from collections.abc import Iterator
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.telemetry import run_result, trace_carrier
@@ -49,6 +53,9 @@ from debate_eval.tasks.engine.record import Record
 from debate_eval.tasks.engine.results import ResultsStore
 from debate_eval.tasks.engine.run_config import RunConfig, RunOptions, config_document
 from debate_eval.tasks.engine.rundir import RunDir, complete_lines, line_record, record_result_key, result_key
+
+if TYPE_CHECKING:
+    from debate_eval.tasks.engine.summary import SystemsComparison
 
 WORKERS_DIR = "workers"
 MAX_RESTARTS = 3  # a worker that dies more often than this stops the run
@@ -164,7 +171,7 @@ def end_with_parent(parent_pid: int | None) -> None:
     threading.Thread(target=watch, name="debate-eval-parent-watch", daemon=True).start()
 
 
-DONE, LOST, ERROR, RECORDS = "done", "lost", "error", "records"
+DONE, LOST, ERROR, RECORDS, INVOCATION = "done", "lost", "error", "records", "invocation"
 
 
 class Backend:
@@ -172,8 +179,9 @@ class Backend:
 
     ``start(k, options, done)`` starts shard ``k`` (``options``: ``options_of_worker``'s; ``done``: the keys
     finished so far); ``events()`` yields what happened since the last call, as ``(k, kind, value)``:
-    ``RECORDS`` (a list of results lines, as bytes), ``DONE``, ``LOST`` (killed: started again) or ``ERROR``
-    (its one-line message: the run stops); ``stop()`` ends what still runs.
+    ``RECORDS`` (a list of results lines, as bytes), ``INVOCATION`` (the ``this_invocation`` block of the
+    shard's ``summary.json``, as it ends: its requests and rate limiters), ``DONE``, ``LOST`` (killed: started
+    again) or ``ERROR`` (its one-line message: the run stops); ``stop()`` ends what still runs.
     """
 
     name = "worker"
@@ -230,6 +238,7 @@ class ProcessBackend(Backend):
             worker.process.join()
             worker.process = None
             if code == 0:
+                yield worker.k, INVOCATION, RunDir(worker.options.out_dir).summary.get("this_invocation", {})
                 yield worker.k, DONE, None
             elif code > 0:  # an error of its own (exit status 2: a UserError), not a kill
                 message = _message(worker.errors)
@@ -252,13 +261,16 @@ async def run_workers(
     stream: TextIO | None = None,
     backend: Backend | None = None,
     shards: int | None = None,
+    systems: SystemsComparison | None = None,
 ) -> Any:
     """Run ``config`` as ``shards`` shards (default ``options.workers``) on ``backend`` (default: local
     processes) into ``options.out_dir`` (see the module docstring); returns the run's ``RunSummary`` as
-    ``runner.run`` does."""
+    ``runner.run`` does. The run directory is opened (``session.open_store``) and its summary written
+    (``RunSummary.write``, with ``systems``) as a run in this process does."""
     from debate_eval.tasks.data.datasets import item_source, load_items, select_positions
     from debate_eval.tasks.engine.progress import Progress
     from debate_eval.tasks.engine.reread import ParserVersions, reread_run
+    from debate_eval.tasks.engine.session import open_store
     from debate_eval.tasks.engine.summary import RunSummary, run_span_of, start_line
 
     stream = sys.stderr if stream is None else stream
@@ -275,14 +287,15 @@ async def run_workers(
     count, note = worker_count(shards or options.workers, items, (os.cpu_count() or 1) if local else None)
     if note:
         print(f"debate-eval: note: {note}", file=stream)
-    versions = ParserVersions()  # the parser versions of the records already in the file
-    store = ResultsStore(
+    # the run directory opened as in this process: an earlier version's moved, an endpoint move checked
+    store = open_store(
         options.out_dir,
+        config,
         config_document(config, options),
-        config.config_hash(),
         by_aspect=multi,
-        on_record=versions.add,
+        allow_endpoint_change=options.allow_endpoint_change,
     )
+    versions = ParserVersions.of_index(store.entries().values())  # the parser versions of the run's records
     progress: Progress | None = None
     failed: dict[str, tuple[bytes, Record]] = {}
     done: set[str] = set()
@@ -330,6 +343,9 @@ async def run_workers(
                 if kind == RECORDS:
                     for raw in value:
                         take(raw)
+                elif kind == INVOCATION:  # the shard's calls, made in its process: counted in this summary
+                    summary.transport.add(value.get("transport", {}))
+                    summary.rate_limits += value.get("rate_limits", [])
                 elif kind == DONE:
                     running.discard(k)
                 elif kind == ERROR:
@@ -369,13 +385,10 @@ async def run_workers(
         if clean:
             shutil.rmtree(options.out_dir / WORKERS_DIR, ignore_errors=True)
         summary.elapsed_s = time.perf_counter() - started
-        store.recount()  # ``close`` did, unless the file could not be read again
-        summary.total = store.tally  # the run's records, earlier invocations included
-        summary.add_costs(config)
-        with contextlib.suppress(Exception):
-            RunDir(options.out_dir).write_summary({**summary.to_dict(), "workers": count})
         run_result(span, finished=summary.now.finished, failed=summary.now.failed)
         spans.__exit__(*((type(error), error, error.__traceback__) if error else (None, None, None)))
+        summary.workers = count
+        summary.write(config, store, systems, failing=error is not None)
     return summary
 
 

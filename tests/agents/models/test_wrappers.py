@@ -7,6 +7,7 @@ import email.utils
 import random
 import threading
 import time
+from collections import Counter
 from typing import Any
 
 import openai
@@ -30,12 +31,16 @@ from debate_eval.agents.models.wrappers import (
     retry_after_seconds,
     retry_reason,
 )
+from debate_eval.debates.base import all_methods
 
 try:  # the transport library of the installed OpenAI SDK (openai 3 ships httpx2)
     import httpx2 as httpx
 except ImportError:  # pragma: no cover - older SDKs
     import httpx  # type: ignore[no-redef]
 
+# the scripted server knows only the Scorer: the one-number answers below are G-Eval's Evaluator's, which it
+# gives once the methods registered their replies (whichever test runs first)
+all_methods()
 MESSAGES = [UserMessage(content="Rate this. Score:", source="user")]
 
 
@@ -311,3 +316,19 @@ def test_a_final_network_error_is_not_retried_even_when_an_sdk_wraps_it() -> Non
             raise openai.APIConnectionError(request=request) from inner  # as the anthropic SDK wraps it
     except openai.APIConnectionError as wrapped:
         assert retry_reason(wrapped) is None
+
+
+def test_transport_stats_add_another_process_counts() -> None:
+    """A --workers parent sums its workers' counters (their ``to_dict()``), here two by hand."""
+    parent = TransportStats(requests=3, retries=Counter({"429": 1}))
+    worker = TransportStats(requests=5, retries=Counter({"429": 2, "5xx": 1}), failures=Counter({"Timeout": 1}))
+    worker.batches, worker.batch_requests, worker.batch_failed_lines = 2, 7, 1
+    parent.add(worker.to_dict())
+    parent.add(TransportStats(requests=1).to_dict())
+    assert parent.to_dict() == {
+        "requests": 9,
+        "retries": 4,
+        "retries_by_reason": {"429": 3, "5xx": 1},
+        "failed_requests": {"Timeout": 1},
+        "batch": {"batches": 2, "resumed": 0, "requests": 7, "failed_lines": 1},
+    }

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import json
 import math
+import random
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from debate_eval.tasks.analysis.correlations import AspectReport
 
@@ -84,3 +87,31 @@ def write_jsonl(path: Path, records: list[dict[str, Any]], tail: str = "") -> Pa
 def only(report: dict[str, dict[str, AspectReport]], dataset: str = "summeval") -> AspectReport:
     (entry,) = report[dataset].values()
     return entry
+
+
+def flat(value: Any, path: str = "") -> dict[str, Any]:
+    """A nested structure of dicts and lists as {path: leaf}."""
+    if isinstance(value, dict):
+        return {k: v for key, item in value.items() for k, v in flat(item, f"{path}.{key}").items()}
+    if isinstance(value, (list, tuple)):
+        return {k: v for i, item in enumerate(value) for k, v in flat(item, f"{path}[{i}]").items()}
+    return {path: value}
+
+
+def assert_same_figures(after: Any, before: Any) -> None:
+    """The same structure and leaves, floats equal to the rounding of a sum taken in another order (1e-12
+    relative): what a figure computed on the same records in another order may differ by, no more."""
+    a, b = flat(after), flat(before)
+    assert a.keys() == b.keys()
+    for key, value in b.items():
+        if isinstance(value, float) and isinstance(a[key], float):
+            assert a[key] == pytest.approx(value, rel=1e-12, abs=1e-15, nan_ok=True), key
+        else:
+            assert a[key] == value, key
+
+
+def shuffled(records: list[Any], seed: int = 5) -> list[Any]:
+    """The records in another order (a run's results.jsonl is in the order its items finished)."""
+    out = list(records)
+    random.Random(seed).shuffle(out)
+    return out

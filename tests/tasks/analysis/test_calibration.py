@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from analysis_factories import assert_same_figures, shuffled
 
 from debate_eval.agents.errors import UserError
 from debate_eval.tasks.analysis.calibration import (
@@ -37,6 +38,16 @@ def _records(offset_system: str | None = None, n: int = 60, labelled: int = 40, 
                         "system_id": system, "score": float(score[i]),
                         "human_score": float(human[i]) if i < labelled else None})  # fmt: skip
     return out
+
+
+def test_the_calibration_does_not_depend_on_the_order_of_the_records() -> None:
+    """The folds and resamples are drawn over the items in the order of their ids: the same figures (to the
+    rounding of a float sum taken in another order) whatever order the records come in."""
+    records = _records(offset_system="B")
+    before = calibrate_records(records, bootstrap=200, seed=3).to_dict()
+    after = calibrate_records(shuffled(records), bootstrap=200, seed=3).to_dict()
+    assert after["error_after"] == before["error_after"]  # resampled: the same draws on the same items
+    assert_same_figures(after, before)
 
 
 def test_the_monotone_map_is_sklearns_isotonic_regression() -> None:
@@ -87,7 +98,8 @@ def test_the_transfer_test_is_welch_holm_on_cross_fitted_residuals() -> None:
     from statsmodels.stats.multitest import multipletests
 
     records = [r for r in _records(offset_system="B") if r["human_score"] is not None]
-    calibration = calibrate_records(records, bootstrap=0, seed=11)
+    calibration = calibrate_records(shuffled(records), bootstrap=0, seed=11)
+    records.sort(key=lambda r: r["item_id"])  # the folds are drawn over the items by id (no groups here)
     assert calibration.flagged == ["B"]
     x = np.array([r["score"] for r in records])
     y = np.array([r["human_score"] for r in records])
@@ -117,7 +129,7 @@ def test_the_transfer_test_is_welch_holm_on_cross_fitted_residuals() -> None:
 def test_the_cross_fitted_error_is_recomputed_by_sklearn() -> None:
     from sklearn.isotonic import IsotonicRegression
 
-    records = [r for r in _records() if r["human_score"] is not None]
+    records = sorted((r for r in _records() if r["human_score"] is not None), key=lambda r: r["item_id"])
     x = np.array([r["score"] for r in records])
     y = np.array([r["human_score"] for r in records])
     fold = np.array(_folds(len(x), 5, 2))
@@ -125,7 +137,7 @@ def test_the_cross_fitted_error_is_recomputed_by_sklearn() -> None:
     for part in range(5):
         fit = IsotonicRegression(out_of_bounds="clip").fit(x[fold != part], y[fold != part])
         predicted[fold == part] = fit.predict(x[fold == part])
-    calibration = calibrate_records(records, bootstrap=0, seed=2)
+    calibration = calibrate_records(shuffled(records), bootstrap=0, seed=2)  # any order: the folds are by item id
     assert calibration.error_after["mae"] == pytest.approx(np.abs(y - predicted).mean())
     assert calibration.error_before["mae"] == pytest.approx(np.abs(y - x).mean())
 

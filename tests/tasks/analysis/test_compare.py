@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from analysis_factories import group, rec
+from analysis_factories import assert_same_figures, group, rec, shuffled
 from constructed_cases import copy_and_abstain, identical_plus_constant, small_gain
 
 from debate_eval.tasks.analysis.bootstrap import SEED, percentile_interval
@@ -219,3 +219,13 @@ def test_small_p_values_are_printed_in_scientific_form() -> None:
         "0.500", "0.012", "0.001", "6.1e-05", "4.2e-09", "<1e-15", "-"
     ]  # fmt: skip
     assert fmt_pvalue("too few items (n=5)") == "too few items (n=5)"
+
+
+def test_intervals_do_not_depend_on_the_order_of_the_records() -> None:
+    """The shared items are resampled by group, then item id, not in the order either run's records came in."""
+    for run_a, run_b in (small_gain(), copy_and_abstain()):
+        (before,) = compare_runs(run_a, run_b, n=300)
+        (after,) = compare_runs(shuffled(run_a, 1), shuffled(run_b, 2), n=300)
+        for old, new in zip(before.differences, after.differences, strict=True):
+            assert (new.statistic, new.ci95, new.p_value) == (old.statistic, old.ci95, old.p_value)
+            assert_same_figures(new.to_dict(), old.to_dict())  # A, B, Δ and the t-test: to the rounding

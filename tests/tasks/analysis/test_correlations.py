@@ -6,7 +6,7 @@ import json
 import math
 
 import pytest
-from analysis_factories import group, kendall_tau_b, only, pearson, spearman
+from analysis_factories import assert_same_figures, group, kendall_tau_b, only, pearson, shuffled, spearman
 
 from debate_eval.tasks.analysis.formatting import format_json
 from debate_eval.tasks.analysis.meta_eval import meta_evaluate
@@ -124,3 +124,18 @@ def test_single_non_debate_protocol_keeps_plain_aspect() -> None:
     report = meta_evaluate(group("d1", [1, 2, 3], [1, 2, 3], protocol="geval"))
     assert set(report["summeval"]) == {"coherence"}
     assert report["summeval"]["coherence"].protocol == "geval"
+
+
+def test_intervals_do_not_depend_on_the_order_of_the_records() -> None:
+    """A run's results.jsonl is in the order its items finished; the groups and items are resampled in the order
+    of their ids: the same intervals bit for bit (group level with the pooled definition, and item level)."""
+    from constructed_cases import small_gain, topical_chat
+
+    for records in (small_gain()[0], topical_chat()):
+        before = json.loads(format_json(meta_evaluate(records, bootstrap=300)))
+        after = json.loads(format_json(meta_evaluate(shuffled(records), bootstrap=300)))
+        assert_same_figures(after, before)
+        for dataset, aspects in before.items():
+            for aspect, report in aspects.items():
+                for key in ("ci95", "pooled_ci95"):
+                    assert after[dataset][aspect][key] == report[key], (dataset, aspect, key)

@@ -30,3 +30,16 @@ def test_lowest_confidence_reads_the_records_confidence(tmp_path: Path) -> None:
     data = html.split('id="label-data">')[1].split("</script>")[0]  # no text ends the data block early
     assert json.loads(data)["items"][0]["inputs"] == [["output", f"text {page.item_ids[0][1:]} </script>"]]
     assert "<b>" not in html
+
+
+def test_the_choice_does_not_depend_on_the_order_the_items_finished_in(tmp_path: Path) -> None:
+    """The seeded draw is over the items by id: the same items whatever the order of results.jsonl."""
+    run = _run(tmp_path / "run")
+    results = run / "results.jsonl"
+    lines = results.read_text(encoding="utf-8").splitlines(keepends=True)
+    for how in ("random", "stratified", "lowest-confidence"):
+        results.write_text("".join(lines), encoding="utf-8")
+        before = label_page(run, tmp_path / f"{how}-a.html", n=5, how=how, seed=4).item_ids
+        results.write_text("".join(lines[::-1]), encoding="utf-8")
+        after = label_page(run, tmp_path / f"{how}-b.html", n=5, how=how, seed=4).item_ids
+        assert sorted(after) == sorted(before), how

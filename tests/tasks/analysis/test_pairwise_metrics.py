@@ -93,3 +93,15 @@ def test_swap_all_ties_gives_zero_consistency() -> None:
     entry = meta_evaluate(records)["pandalm"]["preference"]
     assert entry.consistency == 0.0
     assert entry.agreement is None
+
+
+def test_intervals_do_not_depend_on_the_order_of_the_records() -> None:
+    """The items are resampled in the order of their ids, not the order the records came in."""
+    from analysis_factories import shuffled
+    from constructed_cases import copy_and_abstain
+
+    records = copy_and_abstain()[0]
+    (before,) = meta_evaluate(records, bootstrap=300)["faireval"].values()
+    (after,) = meta_evaluate(shuffled(records), bootstrap=300)["faireval"].values()
+    assert isinstance(before, PairwiseReport) and after.ci95 == before.ci95
+    assert after.accuracy == before.accuracy and after.kappa == before.kappa

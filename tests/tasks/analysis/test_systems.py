@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from analysis_factories import assert_same_figures, shuffled
 from scipy import stats
 
 from debate_eval.tasks.analysis.bootstrap import SEED
@@ -268,3 +269,21 @@ def test_bca_intervals_of_the_system_means() -> None:
     assert bca["mean"] == percentile["mean"] and bca["ci95"] != percentile["ci95"]
     assert bca["ci95"][0] < bca["mean"] < bca["ci95"][1]
     assert abs(bca["ci95"][0] - percentile["ci95"][0]) < 0.2 and abs(bca["ci95"][1] - percentile["ci95"][1]) < 0.2
+
+
+def test_intervals_do_not_depend_on_the_order_of_the_records() -> None:
+    """The resamples are drawn from the documents by id and from the values sorted, not in the order the records
+    came in: the same intervals bit for bit, the other figures to the rounding of a sum in another order."""
+    verdicts = ["first", "second", "tie", None]
+    pairwise = [pairwise_record(i, f"S{i % 3}", f"S{(i + 1) % 3}", verdicts[i % 4]) for i in range(60)]
+    for records, of in (
+        (constructed(), lambda r: system_level(r, bootstrap=300)),
+        (known_winner(), lambda r: compare_systems(r, bootstrap=300)),
+        (pairwise, lambda r: win_rates(r, bootstrap=300)),
+    ):
+        before, after = of(records), of(shuffled(records))
+        assert_same_figures(after, before)
+        resampled = ["ci95_documents"] if "ci95_documents" in before else []
+        assert [after[key] for key in resampled] == [before[key] for key in resampled]
+        for name, entry in before.get("systems", {}).items():
+            assert after["systems"][name].get("ci95") == entry.get("ci95"), name

@@ -5,6 +5,7 @@ reruns resume with no call, several judges share a folder, the budget stops befo
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 from typing import Any
 
@@ -228,3 +229,44 @@ def test_commands_of_one_run_pointed_at_an_audit_folder_name_its_sub_runs(
     assert "is not a report page written by debate-eval report" in capsys.readouterr().err
     assert rows.read_text(encoding="utf-8") == "{}\n"
     assert main(["report", str(out), "--out", str(out / "report.html")]) == 0  # its own page is replaced
+
+
+def figures_of(document: dict[str, Any]) -> dict[tuple[str, str, str], dict[str, Any]]:
+    """Every figure of the card by (judge, facet, figure key)."""
+    return {
+        (judge["label"], name, entry["key"]): entry
+        for judge in document["judges"]
+        for name, facet in judge["facets"].items()
+        for entry in facet.get("figures") or []
+    }
+
+
+@pytest.mark.parametrize(("make_args", "model"), [(single_args, "planted-noisy"), (pairwise_args, "planted-noisy")])
+def test_the_card_does_not_depend_on_the_order_the_items_finished_in(
+    isolated_env: Path, make_args: Any, model: str
+) -> None:
+    """A sub-run's results.jsonl is in the order its items finished (concurrency); the same records in another
+    order (the lines shuffled, the card rebuilt from the frozen sub-runs, no model call) give the same intervals,
+    bit for bit, and the same values (to the rounding of a float sum taken in another order)."""
+    out = isolated_env / "order"
+    args = make_args(isolated_env, model, out, "--method", "geval", "--repeats", "2")
+    assert main(args) == 0
+    before = figures_of(card(out))
+    shuffled = 0
+    for results in sorted(out.rglob("results.jsonl")):
+        lines = results.read_text(encoding="utf-8").splitlines(keepends=True)
+        random.Random(7).shuffle(lines)
+        shuffled += len(lines) > 1
+        results.write_text("".join(lines), encoding="utf-8")
+    assert shuffled >= 3  # base, repeat-2 and a perturbed sub-run at least
+    assert main(args) == 0
+    after = figures_of(card(out))
+    assert after.keys() == before.keys() and len(before) >= 8
+    intervals = [key for key, entry in before.items() if isinstance(entry["ci95"], list)]
+    assert len(intervals) >= 5  # the resampled figures this test is about
+    for key, entry in before.items():
+        assert after[key]["ci95"] == entry["ci95"], key
+        assert after[key]["baseline_ci95"] == entry["baseline_ci95"], key
+        for field in ("value", "baseline"):
+            expected = entry[field] if entry[field] is None else pytest.approx(entry[field], rel=1e-12, abs=1e-15)
+            assert after[key][field] == expected, (key, field)

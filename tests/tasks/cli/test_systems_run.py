@@ -159,3 +159,60 @@ def test_an_imported_summeval_run_gets_the_system_level_correlation(
     assert level["kendall"] == pytest.approx(stats.kendalltau(means["score"], means["human_score"]).statistic)
     assert level["pearson"] == pytest.approx(stats.pearsonr(means["score"], means["human_score"]).statistic)
     assert level["ci95"] == "too few groups (n=3)"
+
+
+# what a --workers run's summary.json holds otherwise than the in-process run of the same items: the worker
+# count, this invocation's wall time and its rate limiters (one per worker process)
+BACKEND_FIELDS = {"workers"}
+INVOCATION_FIELDS = {"elapsed_s", "rate_limits"}
+
+
+def comparable(summary: dict[str, Any]) -> dict[str, Any]:
+    """``summary.json`` without the fields a backend legitimately changes (``BACKEND_FIELDS``,
+    ``INVOCATION_FIELDS``)."""
+    kept = {key: value for key, value in summary.items() if key not in BACKEND_FIELDS}
+    kept["this_invocation"] = {k: v for k, v in summary["this_invocation"].items() if k not in INVOCATION_FIELDS}
+    return kept
+
+
+SYSTEMS_RUN = ["--fields", "source=article,output=summary,human=rating,system=sys,id=id", "--aspect", "quality"]
+# no endpoint check, which each worker makes; the second run would find the first one's answers in the cache
+SYSTEMS_RUN += ["--scale", "1-5", "--criteria", "Is the summary complete?", *COMMON, "--no-preflight", "--no-cache"]
+
+
+def test_a_workers_run_writes_the_systems_block_of_the_in_process_run(
+    isolated_env: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = write_csv(isolated_env / "outputs.csv", outputs_rows())
+    summaries = {}
+    for name, backend in (("in_process", []), ("workers", ["--workers", "2"])):
+        out = isolated_env / name
+        assert main(["run", "--dataset", str(data), *SYSTEMS_RUN, "--out", str(out), *backend]) == 0
+        summaries[name] = json.loads((out / "summary.json").read_text())
+    printed = capsys.readouterr().out
+    assert summaries["workers"]["workers"] == 2
+    assert summaries["workers"]["this_invocation"]["transport"]["requests"] == 3 * N_SOURCES  # a call an output
+    assert set(summaries["workers"]["systems"]["quality"]["systems"]) == set(LENGTHS)
+    assert comparable(summaries["workers"]) == comparable(summaries["in_process"])
+    assert printed.count("quality: per system, mean judge score, 95% CI") == 2  # both runs print it
+
+
+def test_merged_shards_write_the_systems_block_of_the_in_process_run(
+    isolated_env: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = write_csv(isolated_env / "outputs.csv", outputs_rows())
+    run = ["run", "--dataset", str(data), *SYSTEMS_RUN]
+    assert main([*run, "--out", str(isolated_env / "in_process")]) == 0
+    shards = [str(isolated_env / f"shard{k}") for k in range(2)]
+    for k, shard in enumerate(shards):
+        assert main([*run, "--shard", f"{k}/2", "--out", shard]) == 0
+    assert main(["merge", str(isolated_env / "merged"), *shards]) == 0
+    capsys.readouterr()
+    single = json.loads((isolated_env / "in_process" / "summary.json").read_text())
+    merged = json.loads((isolated_env / "merged" / "summary.json").read_text())
+    assert merged["merged_from"] == shards
+    # a merge runs nothing: its summary has the run's totals and systems, no invocation of its own
+    single.pop("this_invocation")
+    merged.pop("merged_from")
+    assert set(merged["systems"]["quality"]["systems"]) == set(LENGTHS)
+    assert merged == single

@@ -30,6 +30,8 @@ from debate_eval.tasks.engine.results import read_jsonl
 URL_ERA_RUN = Path(__file__).parent / "data" / "url_era_run"
 URL_ERA_HASH = "bfdcbb6fe6b2bad2"
 WHAT = ["--dataset", "summeval", "--aspect", "coherence", "--max-rounds", "1", "--model", "scripted"]
+# a run in this process, and the parent of --workers (which opens the run directory the same way)
+BACKENDS = [pytest.param([], id="in_process"), pytest.param(["--workers", "2"], id="workers")]
 
 
 @pytest.mark.parametrize(
@@ -62,15 +64,16 @@ def _resume(out: Path, url: str, *extra: str) -> int:
     return main(["run", *WHAT, "--base-url", url, "--limit", "2", "--out", str(out), "--no-progress", *extra])
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_a_url_era_directory_resumes_at_another_spelling_with_no_call(
-    isolated_env: Path, capsys: pytest.CaptureFixture[str]
+    isolated_env: Path, capsys: pytest.CaptureFixture[str], backend: list[str]
 ) -> None:
     out = isolated_env / "run"
     shutil.copytree(URL_ERA_RUN, out)
     before = read_jsonl(out / "results.jsonl")
     assert {r["config_hash"] for r in before} == {URL_ERA_HASH}
 
-    assert _resume(out, "http://127.0.0.1:9/v1", "--no-preflight") == 0
+    assert _resume(out, "http://127.0.0.1:9/v1", "--no-preflight", *backend) == 0
     err = capsys.readouterr().err
     assert f"written by an earlier version (config hash {URL_ERA_HASH})" in err
     assert "the endpoint URL no longer counts" in err
@@ -86,26 +89,49 @@ def test_a_url_era_directory_resumes_at_another_spelling_with_no_call(
     assert document["models"]["roles"]["scorer"]["base_url"] == "http://127.0.0.1:9/v1"  # where it runs now
     assert [c["how"] for c in document["endpoint_changes"]] == ["the same server", "the same server"]
 
-    assert _resume(out, "http://localhost:10/v1", "--no-preflight") == 0  # and back, on yet another port
+    assert _resume(out, "http://localhost:10/v1", "--no-preflight", *backend) == 0  # and back, on yet another port
     assert "earlier version" not in capsys.readouterr().err
 
 
-def test_another_server_needs_allow_endpoint_change(isolated_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_another_server_needs_allow_endpoint_change(
+    isolated_env: Path, capsys: pytest.CaptureFixture[str], backend: list[str]
+) -> None:
     out = isolated_env / "run"
     shutil.copytree(URL_ERA_RUN, out)
-    assert _resume(out, "http://other-host.invalid:8000/v1", "--no-preflight") == 2
+    assert _resume(out, "http://other-host.invalid:8000/v1", "--no-preflight", *backend) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 2 and "Traceback" not in "".join(err)  # the migration's note, then the one-line refusal
     assert "the critic's endpoint was http://localhost:33233/v1 and is now http://other-host.invalid:8000/v1" in err[1]
     assert "--allow-endpoint-change" in err[1]
     assert len(read_jsonl(out / "results.jsonl")) == 2  # nothing lost
 
-    assert _resume(out, "http://other-host.invalid:8000/v1", "--no-preflight", "--allow-endpoint-change") == 0
+    assert _resume(out, "http://other-host.invalid:8000/v1", "--no-preflight", "--allow-endpoint-change", *backend) == 0
     assert "accepted by --allow-endpoint-change" in capsys.readouterr().err
     document = json.loads((out / "config.json").read_text(encoding="utf-8"))
     assert {c["how"] for c in document["endpoint_changes"]} == {"accepted by --allow-endpoint-change"}
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert summary["this_invocation"]["llm_calls"] == 0 and summary["finished"] == 2
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_current_directory_moved_to_another_server_is_refused(
+    isolated_env: Path, capsys: pytest.CaptureFixture[str], backend: list[str]
+) -> None:
+    out = isolated_env / "run"
+    with ScriptedOpenAIServer() as server:
+        assert (
+            main(["run", *WHAT, "--base-url", server.base_url, "--limit", "1", "--out", str(out), "--no-progress"]) == 0
+        )
+    capsys.readouterr()
+    moved = "http://other-host.invalid:8000/v1"
+    assert _resume(out, moved, "--no-preflight", "--limit", "1", *backend) == 2  # nothing pending, still refused
+    err = capsys.readouterr().err
+    assert f"the critic's endpoint was {server.base_url} and is now {moved}" in err and "--allow-endpoint-change" in err
+    assert _resume(out, moved, "--no-preflight", "--limit", "1", "--allow-endpoint-change", *backend) == 0
+    document = json.loads((out / "config.json").read_text(encoding="utf-8"))
+    assert document["models"]["roles"]["scorer"]["base_url"] == moved
+    assert {c["how"] for c in document["endpoint_changes"]} == {"accepted by --allow-endpoint-change"}
 
 
 def test_a_new_run_at_localhost_extends_at_127_0_0_1(isolated_env: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -18,6 +18,8 @@ from debate_eval.tasks.engine.results import read_jsonl
 URL_ERA_RUN = Path(__file__).parent / "data" / "url_era_run"  # written before served models were recorded
 WHAT = ["--dataset", "summeval", "--aspect", "coherence", "--max-rounds", "1", "--model", "scripted"]
 ROLES = ("critic", "scorer")
+# a run in this process, and --workers (each worker checks the weights against the run directory's record)
+BACKENDS = [pytest.param([], id="in_process"), pytest.param(["--workers", "2"], id="workers")]
 
 
 def _run(out: Path, server: ScriptedOpenAIServer, limit: int, *extra: str) -> int:
@@ -90,6 +92,26 @@ def test_other_weights_are_refused_then_accepted_with_the_flag(
         ("scorer", "served model", "/w/A", "/w/B"),
     ]
     assert {c["how"] for c in changes} == {"accepted by --allow-endpoint-change"}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_other_weights_are_recorded_and_refused_on_every_backend(
+    isolated_env: Path, capsys: pytest.CaptureFixture[str], backend: list[str]
+) -> None:
+    out = isolated_env / "run"
+    with ScriptedOpenAIServer(model_entries=_weights("/w/A")) as server:
+        assert _run(out, server, 2, *backend) == 0
+        assert _served(out) == {role: {"fingerprint": "/w/A", "source": "vllm root"} for role in ROLES}
+        results = (out / "results.jsonl").read_bytes()
+        server.model_entries = _weights("/w/B")  # the same name, other weights, the same URL
+        capsys.readouterr()
+        assert _run(out, server, 6, *backend) == 2
+        err = capsys.readouterr().err
+        assert "endpoint served /w/A (vllm root) and now serves /w/B (vllm root)" in err and "Traceback" not in err
+        assert (out / "results.jsonl").read_bytes() == results  # no item judged by the other weights
+        assert _run(out, server, 6, "--allow-endpoint-change", *backend) == 0
+    assert {role: served["fingerprint"] for role, served in _served(out).items()} == dict.fromkeys(ROLES, "/w/B")
+    assert len(read_jsonl(out / "results.jsonl")) == 6
 
 
 def test_a_move_to_another_port_keeps_the_recorded_weights(

@@ -23,6 +23,8 @@ from debate_eval.tasks.engine.results import read_jsonl
 LEGACY_RUN = Path(__file__).parent / "data" / "legacy_run_0afcb53"
 ENDPOINT = ["--base-url", "http://127.0.0.1:9/v1", "--model", "scripted"]
 SUMMEVAL = ["--dataset", "summeval", "--aspect", "coherence", *ENDPOINT]
+# a run in this process, and the parent of --workers (which opens the run directory the same way)
+BACKENDS = [pytest.param([], id="in_process"), pytest.param(["--workers", "2"], id="workers")]
 # (arguments of `run`, the config hash commit 0afcb53 gave them)
 GOLDEN = [
     (SUMMEVAL, "f9eb877706a19fca"),
@@ -74,14 +76,16 @@ def test_an_unused_roles_model_no_longer_changes_the_hash(isolated_env: Path, mo
     assert sorted(plain["debate"].result_config()["models"]) == ["critic", "scorer"]
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_a_run_directory_of_the_previous_version_resumes_with_no_call(
-    isolated_env: Path, capsys: pytest.CaptureFixture[str]
+    isolated_env: Path, capsys: pytest.CaptureFixture[str], backend: list[str]
 ) -> None:
     out = isolated_env / "legacy"
     shutil.copytree(LEGACY_RUN, out)
     before = read_jsonl(out / "results.jsonl")
     assert {r["config_hash"] for r in before} == {"f9eb877706a19fca"} and len(before) == 3
     argv = ["run", *SUMMEVAL, "--limit", "3", "--out", str(out), "--no-preflight", "--no-progress", "--no-cache"]
+    argv += backend
 
     assert main(argv) == 0
     err = capsys.readouterr().err
@@ -101,9 +105,10 @@ def test_a_run_directory_of_the_previous_version_resumes_with_no_call(
     assert "earlier version" not in capsys.readouterr().err
 
 
-def test_another_configuration_is_still_refused(isolated_env: Path) -> None:
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_another_configuration_is_still_refused(isolated_env: Path, backend: list[str]) -> None:
     out = isolated_env / "legacy"
     shutil.copytree(LEGACY_RUN, out)
-    argv = ["run", *SUMMEVAL, "--max-rounds", "3", "--limit", "3", "--out", str(out), "--no-preflight"]
+    argv = ["run", *SUMMEVAL, "--max-rounds", "3", "--limit", "3", "--out", str(out), "--no-preflight", *backend]
     assert main(argv) == 2
     assert {r["config_hash"] for r in read_jsonl(out / "results.jsonl")} == {"f9eb877706a19fca"}
