@@ -81,7 +81,7 @@ def test_a_run_without_dataset_or_aspect_says_so(isolated_env: Path, capsys: pyt
 def test_dump_config_prints_no_key_as_security_md_says(isolated_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A config file's ``api_key = ...`` is refused in one line naming the option, not its value, and nothing is
     printed; a --base-url's password that --dump-config prints is masked. docs/security.md says both."""
-    key, password = "sk-abcdefghijklmnopqrstuvwx1234", "sk-zyxwvutsrqponmlk98765"
+    key, password = "sk-FAKE-dump-config-not-a-key-0000", "sk-FAKE-base-url-not-a-password-0000"
     base = 'dataset = "summeval"\naspect = "coherence"\nmethod = "geval"\n'
     with_key = isolated_env / "key.toml"
     with_key.write_text(base + f'api_key = "{key}"\n', encoding="utf-8")
