@@ -80,11 +80,14 @@ def test_a_signalled_workers_parent_leaves_no_child(
     try:
         assert wait_for_lines(out / "results.jsonl", 2, process) >= 2  # appended by the parent
         assert gate.wait_held(process)
-        children = wait_children(process.pid, 3)  # two workers and multiprocessing's resource tracker
-        assert len(children) >= 3, children
+        # The two workers, then every descendant at the moment of the signal: multiprocessing's resource
+        # tracker too when it has started (it starts on first need, so a count including it would wait on timing).
+        children = wait_children(process.pid, 2)
+        assert len(children) >= 2, children
+        children |= children_of(process.pid)
         process.send_signal(signal.SIGTERM if how == "SIGTERM" else signal.SIGKILL)
         process.wait(timeout=120)
-        assert wait_gone(children) == set()  # the workers and the tracker ended (they held its output open)
+        assert wait_gone(children) == set()  # every one ended (a tracker held the parent's output open)
         stdout, stderr = process.communicate(timeout=60)
     finally:
         gate.set()
