@@ -31,13 +31,6 @@ NO_SCALE = ScoreRange(0, 1)  # a pairwise template has no scale; the type wants 
 _PLACEHOLDER = r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}"
 
 
-def _placeholders(text: str) -> tuple[str, ...]:
-    seen: dict[str, None] = {}
-    for match in re.finditer(_PLACEHOLDER, text):
-        seen.setdefault(match.group(1), None)
-    return tuple(seen)
-
-
 def pairwise_template(aspect: str = PREFERENCE, path: Path | None = None) -> Template:
     """P for a pairwise run: the built-in ``task.txt``, or the text of the file at ``path``.
 
@@ -52,7 +45,7 @@ def pairwise_template(aspect: str = PREFERENCE, path: Path | None = None) -> Tem
         except (OSError, UnicodeDecodeError) as error:
             raise UserError(f"template file {path}: cannot read it as UTF-8 text ({type(error).__name__})") from None
         source = str(path)
-    names = _placeholders(text)
+    names = tuple(dict.fromkeys(re.findall(_PLACEHOLDER, text)))  # in order of first use
     unknown = [name for name in names if name not in PAIRWISE_INPUTS]
     if unknown:
         shown = ", ".join("{{" + name + "}}" for name in unknown)

@@ -255,8 +255,7 @@ class RunDir:
         """The records of ``results.jsonl`` in file order, one at a time (none when there is no file); with
         ``redact``, every configured secret masked (a file of an earlier version may hold one); without
         ``messages``, the records' transcripts left out (``Record.from_json``)."""
-        for _, record in self.iter_numbered(end, redact=redact, messages=messages):
-            yield record
+        return (record for _, record in self.iter_numbered(end, redact=redact, messages=messages))
 
     def iter_numbered(
         self, end: ScanEnd | None = None, *, redact: bool = False, messages: bool = True
