@@ -146,7 +146,7 @@ class ResultsStore:
 
     def reread_index(self) -> None:
         """Index the file again after it was rewritten under this store's lock (its lines moved: the records
-        an older parser read, re-read by ``reread.reread_older``): every line read and checked, and the run's
+        an older parser read, re-read by ``reread.reread_run``): every line read and checked, and the run's
         totals counted again from them."""
         self._index = KeyIndex()
         self._duplicates = False

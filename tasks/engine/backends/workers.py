@@ -269,7 +269,7 @@ async def run_workers(
     (``RunSummary.write``, with ``systems``) as a run in this process does."""
     from debate_eval.tasks.data.datasets import item_source, load_items, select_positions
     from debate_eval.tasks.engine.progress import Progress
-    from debate_eval.tasks.engine.reread import ParserVersions, reread_run
+    from debate_eval.tasks.engine.reread import reread_run
     from debate_eval.tasks.engine.session import open_store
     from debate_eval.tasks.engine.summary import RunSummary, run_span_of, start_line
 
@@ -295,7 +295,6 @@ async def run_workers(
         by_aspect=multi,
         allow_endpoint_change=options.allow_endpoint_change,
     )
-    versions = ParserVersions.of_index(store.entries().values())  # the parser versions of the run's records
     progress: Progress | None = None
     failed: dict[str, tuple[bytes, Record]] = {}
     done: set[str] = set()
@@ -321,9 +320,7 @@ async def run_workers(
 
     try:
         # records an older parser read are read again from their transcripts first (engine/reread.py)
-        summary.reread = reread_run(
-            store, versions, configs, lambda: load_items(config.dataset, options.data_dir), stream
-        )
+        summary.reread = reread_run(store, configs, lambda: load_items(config.dataset, options.data_dir), stream)
         done |= store.done_ids()
         _drain_leftovers(options.out_dir, store, done, multi)  # a parent killed before it appended them
         pending = [key for key in keys if key not in done]
