@@ -303,20 +303,21 @@ async def run_workers(
     spans = contextlib.ExitStack()  # the run's span, when traced: the shards' spans are its children
     span = None
 
-    def take(raw: bytes) -> None:
-        record = line_record(raw)
-        key = record_result_key(record, multi)
-        if key in done or record.config_hash != store.config_hash:
-            return
-        if record.error:
-            failed[key] = (raw, record)  # appended at the end unless a retry finishes it
-            return
-        failed.pop(key, None)
-        done.add(key)
-        store.append_raw(raw, record)  # the worker's line as it is (and counted in the run's totals)
-        summary.now.add(record)
-        if progress is not None:
-            progress.update(record, summary.now)
+    def take(lines: list[bytes]) -> None:
+        for raw in lines:
+            record = line_record(raw)
+            key = record_result_key(record, multi)
+            if key in done or record.config_hash != store.config_hash:
+                continue
+            if record.error:
+                failed[key] = (raw, record)  # appended at the end unless a retry finishes it
+                continue
+            failed.pop(key, None)
+            done.add(key)
+            store.append_raw(raw, record)  # the worker's line as it is (and counted in the run's totals)
+            summary.now.add(record)
+            if progress is not None:
+                progress.update(record, summary.now)
 
     try:
         # records an older parser read are read again from their transcripts first (engine/reread.py)
@@ -338,8 +339,7 @@ async def run_workers(
             await asyncio.sleep(POLL_S)
             for k, kind, value in backend.events():
                 if kind == RECORDS:
-                    for raw in value:
-                        take(raw)
+                    take(value)
                 elif kind == INVOCATION:  # the shard's calls, made in its process: counted in this summary
                     summary.transport.add(value.get("transport", {}))
                     summary.rate_limits += value.get("rate_limits", [])
@@ -369,8 +369,7 @@ async def run_workers(
         with contextlib.suppress(Exception):
             for _, kind, value in backend.events():
                 if kind == RECORDS:
-                    for raw in value:
-                        take(raw)
+                    take(value)
         for key, (raw, record) in failed.items():
             if key not in done:
                 with contextlib.suppress(Exception):
