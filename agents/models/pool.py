@@ -1,6 +1,6 @@
 """The one place that turns model settings into AutoGen model clients.
 
-``ClientPool`` builds one client stack per distinct set of settings and credentials (see ``client_wrappers``
+``ClientPool`` builds one client stack per distinct set of settings and credentials (see ``wrappers``
 for the layers), shares it between debates, and hands each debate an ``ObservedClient`` per role. The
 innermost client is the role's provider's (``agents/models/providers``: OpenAI-compatible, Azure, Anthropic,
 Gemini, Ollama, embedded, scripted), built over the run's HTTP client (``ClientPool.http_client``: the
