@@ -63,22 +63,13 @@ from typing import TYPE_CHECKING
 
 from debate_eval.agents.errors import UserError
 from debate_eval.debates.scoring.scores import ScoreRange
-from debate_eval.tasks.data.placeholders import (
-    DATASET_INPUTS,
-    KNOWN_PLACEHOLDERS,
-    PLACEHOLDER_RE,
-    check_placeholders,
-    placeholders_of,
-    template_set,
-)
+from debate_eval.tasks.data.placeholders import PLACEHOLDER_RE, check_placeholders, placeholders_of, template_set
 from debate_eval.tasks.data.rows import decode_text, describe, read_bytes
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
 
 __all__ = [
-    "DATASET_INPUTS",
-    "KNOWN_PLACEHOLDERS",
     "Template",
     "as_universal_newlines",
     "builtin_aspects",
