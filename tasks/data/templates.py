@@ -71,7 +71,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Template",
-    "as_universal_newlines",
     "builtin_aspects",
     "builtin_template",
     "infer_scale",
@@ -308,14 +307,9 @@ def load_template_file(
         raw = decode_text(path, read_bytes(path))
     except UserError as exc:
         raise UserError(f"template {exc}") from None
-    if universal_newlines:
-        raw = as_universal_newlines(raw)
+    if universal_newlines:  # what reading the file in Python's text mode gives
+        raw = raw.replace("\r\n", "\n").replace("\r", "\n")
     return _parse_template(raw, source=str(path), aspect=aspect, dataset=dataset, scale=scale, fallback_scale=True)
-
-
-def as_universal_newlines(text: str) -> str:
-    """``text`` with every CRLF and lone CR turned into LF (what reading a file in Python's text mode gives)."""
-    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def resolve_template(

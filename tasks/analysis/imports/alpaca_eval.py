@@ -35,11 +35,6 @@ PROTOCOL = "geval"  # one judge call per pair
 DRAW = 1.5
 
 
-def instruction_id(instruction: str) -> str:
-    """A short stable id of an instruction (the group the systems share)."""
-    return hashlib.sha1(instruction.encode("utf-8")).hexdigest()[:12]
-
-
 def read_preference(value: Any) -> float | None:
     """AlpacaEval's preference as a number in [1, 2] (0 is a draw: 1.5), None when there is none."""
     if isinstance(value, str):
@@ -88,7 +83,7 @@ def import_file(path: Path, options: dict[str, Any]) -> tuple[ImportResult, str,
     missing: list[int] = []  # rows (counted from 1) without a preference in [1, 2]
     for number, row in enumerate(rows, start=1):
         instruction = _text(path, number, row, "instruction")
-        group = instruction_id(instruction)
+        group = hashlib.sha1(instruction.encode("utf-8")).hexdigest()[:12]  # the instruction's short stable id
         if group in seen:
             raise UserError(
                 f"{path}: row {number} (counted from 1): field 'instruction' repeats row {seen[group]}'s instruction"

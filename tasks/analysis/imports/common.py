@@ -60,18 +60,13 @@ def read_text(path: Path) -> str:
         raise UserError(f"{path}: not UTF-8 text") from None
 
 
-def read_json(path: Path) -> Any:
-    """A JSON file's content; a missing or malformed file is one ``UserError`` line."""
-    text = read_text(path)
+def read_json_rows(path: Path) -> list[dict[str, Any]]:
+    """A JSON file holding a list of objects; anything else (a missing or malformed file too) is one ``UserError``
+    line (rows counted from 1)."""
     try:
-        return json.loads(text)
+        data = json.loads(read_text(path))
     except json.JSONDecodeError as exc:
         raise UserError(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
-
-
-def read_json_rows(path: Path) -> list[dict[str, Any]]:
-    """A JSON file holding a list of objects; anything else is one ``UserError`` line (rows counted from 1)."""
-    data = read_json(path)
     if not isinstance(data, list):
         raise UserError(f"{path}: expected a JSON list of rows, got {type(data).__name__}")
     for number, row in enumerate(data, start=1):
@@ -135,7 +130,7 @@ def no_call_fields() -> dict[str, Any]:
 
 def base_record(item: Item, aspect: str, protocol: str, source: Mapping[str, Any]) -> dict[str, Any]:
     """The fields every imported record has (identity, human rating, where it came from)."""
-    record: dict[str, Any] = {
+    return {
         "item_id": item.item_id,
         "dataset": item.dataset,
         "aspect": aspect,
@@ -151,7 +146,6 @@ def base_record(item: Item, aspect: str, protocol: str, source: Mapping[str, Any
             else {"human_score": item.human_scores.get(aspect)}
         ),
     }
-    return record
 
 
 def score_fields(parsed: ParsedScore, value: float | None = None) -> dict[str, Any]:

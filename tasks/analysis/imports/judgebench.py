@@ -22,7 +22,7 @@ the row (counted from 1) and the field.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -54,12 +54,6 @@ def flip_decision(decision: str | None) -> str | None:
     return {"A>B": "B>A", "B>A": "A>B"}.get(decision, decision) if isinstance(decision, str) else decision
 
 
-def judgebench_points(label: str, decisions: Iterable[str | None]) -> int:
-    """JudgeBench's per-pair sum: +1 per decision equal to ``label``, −1 per decision equal to its flip."""
-    flipped = flip_decision(label)
-    return sum(1 if decision == label else -1 if decision == flipped else 0 for decision in decisions)
-
-
 @dataclass(frozen=True)
 class JudgeBenchPair:
     """One pair as a judge's output file gives it, with its decisions put in the pair's order.
@@ -86,8 +80,9 @@ class JudgeBenchPair:
 
     @property
     def points(self) -> int:
-        """JudgeBench's per-pair sum over the decisions (see :func:`judgebench_points`)."""
-        return judgebench_points(self.label, self.decisions)
+        """JudgeBench's per-pair sum: +1 per decision equal to the label, −1 per decision equal to its flip."""
+        flipped = flip_decision(self.label)
+        return sum(1 if decision == self.label else -1 if decision == flipped else 0 for decision in self.decisions)
 
     @property
     def correct(self) -> bool:
