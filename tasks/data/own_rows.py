@@ -229,10 +229,8 @@ def validate_rows(rows: list[dict[str, Any]], columns: list[str], *, source: Pat
 
     def first_at(item_id: str, index: int) -> int | None:
         """The row an id was first seen at (None: a new id, remembered)."""
-        first = seen_ids.get(item_id)
-        if first is None:
-            seen_ids[item_id] = index
-        return first
+        first = seen_ids.setdefault(item_id, index)
+        return None if first == index else first
 
     items = [item for index, row in enumerate(rows) if (item := reader.item(index, row, first_at)) is not None]
     reader.check.raise_if_any(len(rows))
