@@ -22,7 +22,7 @@ the row (counted from 1) and the field.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -136,18 +136,21 @@ def _text(path: Path, number: int, row: Mapping[str, Any], name: str, *, require
     return value
 
 
-def _pair_id(path: Path, number: int, row: Mapping[str, Any]) -> str:
-    value = id_text(row.get("pair_id"))
-    if value is None:
-        raise UserError(f"{_where(path, number)}: field 'pair_id' is missing or not an id")
-    return value
-
-
-def _label(path: Path, number: int, row: Mapping[str, Any]) -> str:
-    value = row.get("label")
-    if value not in LABELS:
-        raise UserError(f"{_where(path, number)}: field 'label' is {value!r}, expected A>B or B>A")
-    return str(value)
+def _pair_rows(path: Path) -> Iterator[tuple[int, dict[str, Any], str, str]]:
+    """Each row of a JudgeBench pairs or outputs file: its line (from 1), the row, its ``pair_id`` (once in
+    the file) and its label, both checked."""
+    seen: set[str] = set()
+    for number, row in read_jsonl_rows(path):
+        pair_id = id_text(row.get("pair_id"))
+        if pair_id is None:
+            raise UserError(f"{_where(path, number)}: field 'pair_id' is missing or not an id")
+        if pair_id in seen:
+            raise UserError(f"{_where(path, number)}: pair_id {pair_id!r} appears twice")
+        seen.add(pair_id)
+        label = row.get("label")
+        if label not in LABELS:
+            raise UserError(f"{_where(path, number)}: field 'label' is {label!r}, expected A>B or B>A")
+        yield number, row, pair_id, str(label)
 
 
 def _scores(path: Path, number: int, index: int, judgment: Mapping[str, Any]) -> tuple[float, float] | None:
@@ -215,11 +218,7 @@ def read_judgebench_pairs(path: Path) -> dict[str, dict[str, Any]]:
     """The pairs file's rows by ``pair_id`` (each checked: ``pair_id``, ``source``, ``label``, ``question``,
     ``response_A``, ``response_B``); a repeated ``pair_id`` is an error."""
     pairs: dict[str, dict[str, Any]] = {}
-    for number, row in read_jsonl_rows(Path(path)):
-        pair_id = _pair_id(path, number, row)
-        if pair_id in pairs:
-            raise UserError(f"{_where(path, number)}: pair_id {pair_id!r} appears twice")
-        _label(path, number, row)
+    for number, row, pair_id, _ in _pair_rows(Path(path)):
         for name in ("source", "question"):
             _text(path, number, row, name)
         for name in ("response_A", "response_B"):
@@ -240,13 +239,7 @@ def read_judgebench(outputs: Path, pairs: Path | None = None) -> list[JudgeBench
     outputs = Path(outputs)
     known = read_judgebench_pairs(Path(pairs)) if pairs is not None else None
     result: list[JudgeBenchPair] = []
-    seen: set[str] = set()
-    for number, row in read_jsonl_rows(outputs):
-        pair_id = _pair_id(outputs, number, row)
-        if pair_id in seen:
-            raise UserError(f"{_where(outputs, number)}: pair_id {pair_id!r} appears twice")
-        seen.add(pair_id)
-        label = _label(outputs, number, row)
+    for number, row, pair_id, label in _pair_rows(outputs):
         base: Mapping[str, Any] = row
         if known is not None:
             if pair_id not in known:
