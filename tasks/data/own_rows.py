@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import io
 import json
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -93,9 +92,7 @@ def undecodable_row(path: Path, data: bytes) -> str | None:
     is_csv = table_suffix(path) == ".csv"
     try:
         if is_csv:
-            reader = csv.DictReader(io.StringIO(text, newline=""))
-            rows: list[Any] = list(reader)
-            header = list(reader.fieldnames or [])
+            rows, header = parse_csv(path, text)
         else:
             rows = parse_jsonl_rows(path, text) if table_suffix(path) == ".jsonl" else json.loads(text)
             header = []

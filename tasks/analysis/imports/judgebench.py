@@ -1,9 +1,8 @@
 """JudgeBench (Tan et al. 2024): response pairs with an objective label, and a judge's released outputs.
 
-**Pairs** (``data/dataset=judgebench,response_model=...jsonl``): one JSON object per line with ``pair_id``,
-``original_id``, ``source`` (``mmlu-pro-<subject>``, ``livebench-reasoning``, ``livebench-math``,
-``livecodebench``), ``question``, ``response_model``, ``response_A``, ``response_B`` and ``label`` (``A>B`` or
-``B>A``: which response is objectively correct).
+**Pairs** (``data/dataset=judgebench,response_model=...jsonl``): one JSON object per line, as
+:mod:`debate_eval.tasks.data.judgebench` describes (``pair_id``, ``source``, ``question``, ``response_A``,
+``response_B``, ``label`` ``A>B`` or ``B>A``, ...).
 
 **Outputs** (``outputs/...,judge_name=...,judge_model=...jsonl``): the same rows plus ``judge_name`` and
 ``judgments``, a list of one or two judgments: the pair as given, then with A and B swapped. Each is
