@@ -209,8 +209,7 @@ def _jsonl_lines(path: Path) -> Iterator[str]:
             line = raw.decode("utf-8")
             if number == 0:
                 line = line.removeprefix("\ufeff")
-            line = line[:-1] if line.endswith("\n") else line
-            line = line[:-1] if line.endswith("\r") else line
+            line = line.removesuffix("\n").removesuffix("\r")
             if _OTHER_BREAKS.search(line):
                 raise _ReadWhole
             if line.strip():

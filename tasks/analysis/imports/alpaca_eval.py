@@ -127,17 +127,13 @@ def import_file(path: Path, options: dict[str, Any]) -> tuple[ImportResult, str,
             "transcript": [transcript_entry(0, EVALUATOR, "evaluator", f"preference: {row['preference']!r}")],
         }
         result.records.append(record)
-    result.notes.append(
-        f"{path}: {system} against {baseline}, {len(rows)} instructions"
-        + (
-            f"; {len(missing)} without a preference in [1, 2] (left out of the win rate; rows counted from 1: "
-            + ", ".join(map(str, missing[:10]))
-            + (" ..." if len(missing) > 10 else "")
-            + ")"
-            if missing
-            else ""
+    note = f"{path}: {system} against {baseline}, {len(rows)} instructions"
+    if missing:
+        shown = ", ".join(map(str, missing[:10])) + (" ..." if len(missing) > 10 else "")
+        note += (
+            f"; {len(missing)} without a preference in [1, 2] (left out of the win rate; rows counted from 1: {shown})"
         )
-    )
+    result.notes.append(note)
     return result, ASPECT, None
 
 

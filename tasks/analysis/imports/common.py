@@ -21,7 +21,7 @@ from debate_eval.agents.errors import UserError
 from debate_eval.debates.scoring.scores import ParsedScore, ScoreRange, parse_score
 from debate_eval.debates.scoring.untrusted import UntrustedMaterial
 from debate_eval.debates.scoring.verdicts import ParsedVerdict, parse_verdict, planted_verdicts
-from debate_eval.tasks.data.datasets import Item, get_dataset, load_items
+from debate_eval.tasks.data.datasets import Item, load_items
 from debate_eval.tasks.engine.rundir import RunDir, written_line
 
 SHOWN_UNMATCHED = 5
@@ -77,7 +77,6 @@ def read_json_rows(path: Path) -> list[dict[str, Any]]:
 
 def items_by_id(dataset: str, data_dir: str | None) -> dict[str, Item]:
     """The dataset's items by id (the dataset must be registered)."""
-    get_dataset(dataset)
     return {item.item_id: item for item in load_items(dataset, data_dir)}
 
 
