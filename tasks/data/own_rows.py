@@ -4,7 +4,6 @@ name file, row and column, and the items made of the rows (``RowItems``)."""
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import json
 from collections.abc import Callable, Mapping
@@ -96,7 +95,7 @@ def undecodable_row(path: Path, data: bytes) -> str | None:
         else:
             rows = parse_jsonl_rows(path, text) if table_suffix(path) == ".jsonl" else json.loads(text)
             header = []
-    except (csv.Error, UserError, ValueError, RecursionError):
+    except (UserError, ValueError, RecursionError):  # parse_csv words a csv.Error as a UserError
         return None
     where = "counted from 1, the header line not counted" if is_csv else "counted from 1"
 

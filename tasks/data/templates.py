@@ -50,6 +50,7 @@ inputs is never scanned again: a summary that contains ``{{Document}}`` stays li
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
@@ -237,10 +238,8 @@ def _parse_template(
     if scale is None:
         scale = infer_scale(body, aspect)
     if scale is None and fallback_scale and dataset is not None:
-        try:
+        with contextlib.suppress(UserError):
             scale = builtin_template(dataset, aspect).scale
-        except UserError:
-            scale = None
     if scale is None:
         raise UserError(
             f"template {source}: cannot tell the score range for {aspect}; give it with --scale "
