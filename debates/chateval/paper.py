@@ -10,7 +10,7 @@ of the current turn, and after the turn all answers join every history in the re
 answers; the referees' histories get the summary only.
 
 A referee whose final answer has no score of its own is asked again (``REASK``, at most ``REASK_LIMIT``
-times). Scores are read from a referee's own verdict line (``scoring.referee_scores.referee_score``).
+times). Scores are read from a referee's own verdict line (``referee_scores.referee_score``).
 """
 
 from __future__ import annotations
