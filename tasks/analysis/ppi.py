@@ -17,6 +17,7 @@ with fewer than ``MIN_UNITS`` rated outputs the PPI and human-only intervals hol
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from collections.abc import Sequence
 from typing import Any
 
@@ -252,17 +253,13 @@ def ppi_width(n: int, outputs: int | None, sd_human: float, sd_judge: float, cov
 def ppi_labels(width: float, outputs: int | None, sd_human: float, sd_judge: float, covariance: float) -> int | None:
     """The fewest labels whose PPI++ interval (:func:`ppi_width`) is at most ``width`` wide (None: not reachable
     with ``outputs`` judged outputs)."""
-    limit = MAX_PLANNED if outputs is None else outputs
-    low, high = 2, limit
-    if ppi_width(high, outputs, sd_human, sd_judge, covariance) > width:
+    counts = range(2, (MAX_PLANNED if outputs is None else outputs) + 1)
+    if ppi_width(counts[-1], outputs, sd_human, sd_judge, covariance) > width:
         return None
-    while low < high:  # the width falls as labels are added
-        middle = (low + high) // 2
-        if ppi_width(middle, outputs, sd_human, sd_judge, covariance) <= width:
-            high = middle
-        else:
-            low = middle + 1
-    return low
+    # the width falls as labels are added: the first count whose width is within ``width``
+    return counts[
+        bisect_left(counts, True, key=lambda n: ppi_width(n, outputs, sd_human, sd_judge, covariance) <= width)
+    ]
 
 
 def plan_labels(records: Sequence[RecordLike], width: float, outputs: int | None = None) -> dict[str, Any]:

@@ -213,25 +213,17 @@ def select_judge(
 
 
 def _value(comparison: Comparison, statistic: str, side: str) -> float | None:
-    for difference in comparison.differences:
-        if difference.statistic == statistic:
-            value = getattr(difference, side)
-            return None if value is None else float(value)
-    return None
+    found = next((d for d in comparison.differences if d.statistic == statistic), None)
+    return None if found is None or getattr(found, side) is None else float(getattr(found, side))
 
 
 def _p(comparison: Comparison, statistic: str, pairwise: bool) -> tuple[float | None, str]:
     """The held-out test's p and its name; a withheld p (too few units) names why in the test's name."""
     if pairwise and comparison.mcnemar is not None:
-        value = comparison.mcnemar.p_value
-        if isinstance(value, float):
-            return value, "McNemar"
-        return None, f"McNemar ({value or 'no test'})"
-    for difference in comparison.differences:
-        if difference.statistic == statistic:
-            value = difference.p_reported
-            name = "paired t-test" if difference.p_ttest is not None else "paired bootstrap"
-            if isinstance(value, float):
-                return value, name
-            return None, f"{name} ({value or 'no test'})"
-    return None, "paired test (no test)"
+        value, name = comparison.mcnemar.p_value, "McNemar"
+    else:
+        found = next((d for d in comparison.differences if d.statistic == statistic), None)
+        if found is None:
+            return None, "paired test (no test)"
+        value, name = found.p_reported, "paired t-test" if found.p_ttest is not None else "paired bootstrap"
+    return (value, name) if isinstance(value, float) else (None, f"{name} ({value or 'no test'})")
