@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from debate_eval.agents.errors import UserError
+from debate_eval.tasks.analysis.labelled import DEFAULT_TOLERANCE, align, confidence_value
 
 DEFAULT_GRID = 2001  # candidate thresholds (threshold_grid)
 DEFAULT_MIN_DECIDED = 30  # a threshold is tested only with this many calibration items above it (the authors')
@@ -390,8 +391,6 @@ def cascade_runs(
 ) -> CascadeReport:
     """The cascade of ``runs`` (``LabelledJudge`` objects, cheapest first) calibrated on ``calibration_share``
     of the labelled items (a seeded random split) and reported on the rest."""
-    from debate_eval.tasks.analysis.labelled import DEFAULT_TOLERANCE, align, confidence_value
-
     check_levels(alpha, delta)
     if not 0 < calibration_share < 1:
         raise UserError(f"--calibration must be between 0 and 1 (exclusive), not {calibration_share}")

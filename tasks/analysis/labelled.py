@@ -21,7 +21,8 @@ from typing import Any
 import numpy as np
 
 from debate_eval.agents.errors import UserError
-from debate_eval.tasks.analysis.records import is_pairwise, latest_records, results_path
+from debate_eval.tasks.analysis.labels import combined, read_run_labels
+from debate_eval.tasks.analysis.records import is_pairwise, latest_records, load_results, results_path
 from debate_eval.tasks.engine.rundir import RunDir
 
 DEFAULT_TOLERANCE = 0.5
@@ -90,9 +91,6 @@ def _usd_per_token(directory: Path, total_tokens: int) -> float | None:
 def labels_of_file(path: str | Path, run: str | Path) -> dict[str, Answer]:
     """The labels of a ``labels.jsonl`` file (``analysis.labels``, the one reader: every line checked against
     ``run``'s items and scale) by item key: the mean of an item's ratings, or its annotators' majority verdict."""
-    from debate_eval.tasks.analysis.labels import combined, read_run_labels
-    from debate_eval.tasks.analysis.records import load_results
-
     records = load_results([results_path(run)])
     aspects = {str(row.aspect) for row in records}
     found: dict[str, Answer] = {}

@@ -25,7 +25,7 @@ import numpy as np
 
 from debate_eval.agents.errors import UserError
 from debate_eval.tasks.analysis.bootstrap import LEVEL, MIN_UNITS, normal_quantile, too_few_units
-from debate_eval.tasks.analysis.records import RecordLike, number, score_row
+from debate_eval.tasks.analysis.records import RecordLike, group_of, number, partition, score_row
 
 PPI_EXTRA = "pip install 'debate-eval[ppi]'"
 METHOD = "PPI++ (ppi-python: power-tuned lambda)"
@@ -128,8 +128,6 @@ Groups = dict[str, list[tuple[float, float | None]]]  # group -> (judge score, h
 
 def groups_of(records: Sequence[RecordLike]) -> Groups:
     """The scored outputs of one system's records by group: (judge score, human rating or None)."""
-    from debate_eval.tasks.analysis.records import group_of
-
     out: Groups = {}
     for record in records:
         row = score_row(record)
@@ -272,7 +270,6 @@ def plan_labels(records: Sequence[RecordLike], width: float, outputs: int | None
     "correlation", "outputs", "human_only", "with_judge"}}}}``; ``with_judge`` None when ``outputs`` cannot reach
     the width; a system with fewer than 3 pilot labels gets ``"too few pilot labels (n=…)"``.
     """
-    from debate_eval.tasks.analysis.records import partition
     from debate_eval.tasks.analysis.systems import ALL_SYSTEMS, natural_key, system_of
 
     parts: dict[str, Any] = {}
