@@ -69,6 +69,9 @@ def load_judge(path: str | Path, name: str | None = None) -> LabelledJudge:
         if human is not None:
             labels[key] = human
     directory = Path(path) if Path(path).is_dir() else source.parent
+    summary = RunDir(directory).summary if RunDir(directory).summary_path.is_file() else {}
+    cost, total_tokens = summary.get("estimated_cost_usd"), sum(tokens.values())
+    priced = isinstance(cost, int | float) and not isinstance(cost, bool) and total_tokens > 0
     return LabelledJudge(
         name=name or directory.name,
         pairwise=pairwise,
@@ -76,16 +79,8 @@ def load_judge(path: str | Path, name: str | None = None) -> LabelledJudge:
         confidence=confidence,
         tokens=tokens,
         labels=labels,
-        usd_per_token=_usd_per_token(directory, sum(tokens.values())),
+        usd_per_token=float(cost) / total_tokens if priced else None,  # type: ignore[arg-type]
     )
-
-
-def _usd_per_token(directory: Path, total_tokens: int) -> float | None:
-    run_dir = RunDir(directory)
-    cost = run_dir.summary.get("estimated_cost_usd") if run_dir.summary_path.is_file() else None
-    if not isinstance(cost, int | float) or isinstance(cost, bool) or total_tokens <= 0:
-        return None
-    return float(cost) / total_tokens
 
 
 def labels_of_file(path: str | Path, run: str | Path) -> dict[str, Answer]:

@@ -23,7 +23,7 @@ item.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -31,6 +31,7 @@ import numpy as np
 from debate_eval.agents.errors import UserError
 from debate_eval.tasks.analysis.compare import Comparison, compare_runs
 from debate_eval.tasks.analysis.labelled import LabelledJudge, load_judge
+from debate_eval.tasks.analysis.labels import with_label
 from debate_eval.tasks.analysis.records import ScoreRow, group_of, iter_checked, results_path
 
 DEFAULT_DEV_SHARE = 0.5
@@ -114,11 +115,7 @@ def _rows(path: Any, labels: Mapping[str, Any] | None) -> dict[str, ScoreRow]:
     for record in iter_checked(results_path(path)):
         row = ScoreRow.of(record)
         if labels is not None:  # the file's labels are the human ratings (as meta-eval --labels reads them)
-            value = labels.get(row.key)
-            if row.pairwise:
-                row = replace(row, human_label=value if isinstance(value, str) else None)
-            else:
-                row = replace(row, human_score=float(value) if isinstance(value, int | float) else None)
+            row = with_label(row, labels.get(row.key))
         latest[f"{row.key}\t{row.aspect}"] = row
     return latest
 
