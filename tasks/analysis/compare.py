@@ -221,13 +221,11 @@ def paired_t_p(differences: Sequence[float]) -> float | None:
 def _with_t_tests(differences: list[PairedDifference], units: Sequence[Any], min_units: int) -> list[PairedDifference]:
     """The group-level differences with ``p_ttest``: the paired t-test on the per-group differences B − A of
     each statistic (the reported Δ is their mean); the minimum-units text below ``min_units`` groups."""
-    out = []
-    for difference in differences:
-        withheld = too_few_units(len(units), "groups", min_units)
-        per_group = [b[difference.statistic] - a[difference.statistic] for a, b, _ in units]
-        p: float | str | None = withheld or paired_t_p(per_group)
-        out.append(replace(difference, p_ttest=p))
-    return out
+    withheld = too_few_units(len(units), "groups", min_units)
+    return [
+        replace(d, p_ttest=withheld or paired_t_p([b[d.statistic] - a[d.statistic] for a, b, _ in units]))
+        for d in differences
+    ]
 
 
 def _verdict(value: Any, missing: str) -> str | None:

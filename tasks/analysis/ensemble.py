@@ -244,20 +244,19 @@ def fit_aspect(
     x_dev = np.array([matrix[i] for i in dev_items])
     y_dev = np.array([float(base[i].human_score) for i in dev_items])
     groups = [group_of(base[i]) for i in dev_items] if split_by == "group" else None
-    rhos: list[float | None]
+    weights, rhos = correlation_weights(x_dev, y_dev, groups)  # the dev rho are reported for either weighting
+    intercept = 0.0
     if weighting == "regression":
         weights, intercept = regression_weights(x_dev, y_dev)
-        _, rhos = correlation_weights(x_dev, y_dev, groups)
-    else:
-        (weights, rhos), intercept = correlation_weights(x_dev, y_dev, groups), 0.0
     labels = [s.label for s in submetrics]
     records = [
         _record(base[i], float(np.dot(weights, matrix[i]) + intercept), labels, matrix[i], i in dev) for i in shared
     ]
     test = [r for r in records if r["split"] == "test"]
-    test_corr: dict[str, dict[str, float] | None] = {}
-    for index, label in enumerate(labels):
-        test_corr[label] = correlations([(float(matrix[i][index]), float(base[i].human_score)) for i in test_items])
+    test_corr = {
+        label: correlations([(float(matrix[i][index]), float(base[i].human_score)) for i in test_items])
+        for index, label in enumerate(labels)
+    }
     test_corr["ensemble"] = correlations(pairs(test))
     return AspectFit(
         dataset, aspect, labels, weights, intercept, dev_items, test_items,
