@@ -185,20 +185,19 @@ def difference_estimate(first: Groups, second: Groups, min_units: int = MIN_UNIT
         y, y_hat = np.array([d for d, _ in labelled]), np.array([j for _, j in labelled])
         estimate, se = _ppi_mean_se(y, y_hat, np.array(unlabelled))
         n_rated, n_unrated, paired = len(labelled), len(unlabelled), True
-        df = n_rated - 1
+        ci95, p_value = t_test_interval(estimate, se, n_rated - 1)
     else:
         sides = [_arrays([o for outs in side.values() for o in outs]) for side in (first, second)]
         if any(len(y) == 0 or len(u) == 0 for y, _, u in sides):
             return None
         n_rated, n_unrated, paired = sum(len(y) for y, _, _ in sides), sum(len(u) for _, _, u in sides), False
-        withheld = too_few_units(min(len(y) for y, _, _ in sides), "rated items", max(min_units, 2))
-        if withheld:
-            return {"paired": False, "n_rated": n_rated, "n_unrated": n_unrated, "difference": None,
-                    "ci95": withheld, "p_value": withheld, "human_only": human_only}  # fmt: skip
-        (ma, sa), (mb, sb) = (_ppi_mean_se(*side) for side in sides)
-        estimate, se = ma - mb, float(np.hypot(sa, sb))
-        df = min(len(y) for y, _, _ in sides) - 1
-    ci95, p_value = t_test_interval(estimate, se, df)
+        fewest = min(len(y) for y, _, _ in sides)
+        estimate, ci95 = None, too_few_units(fewest, "rated items", max(min_units, 2))
+        p_value: Any = ci95
+        if ci95 is None:
+            (ma, sa), (mb, sb) = (_ppi_mean_se(*side) for side in sides)
+            estimate = ma - mb
+            ci95, p_value = t_test_interval(estimate, float(np.hypot(sa, sb)), fewest - 1)
     return {
         "paired": paired,
         "n_rated": n_rated,
