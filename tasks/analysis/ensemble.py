@@ -114,14 +114,6 @@ def load_submetric(name: str | Path) -> Submetric:
     return Submetric(label=label, path=path.parent, records=by_part, config=config)
 
 
-def unique_labels(submetrics: Sequence[Submetric]) -> None:
-    """Label each submetric by its method, with its folder name when two share one."""
-    labels = [s.label for s in submetrics]
-    for submetric in submetrics:
-        if labels.count(submetric.label) > 1:
-            submetric.label = f"{submetric.label}({submetric.path.name})"
-
-
 def has_score(record: RecordLike) -> bool:
     """Whether a submetric's record has a score (raw or normalised) to combine."""
     row = score_row(record)
@@ -295,7 +287,10 @@ def fit_ensemble(
     if len(runs) < 2:
         raise UserError(f"ensemble: give at least two runs (submetrics), got {len(runs)}")
     submetrics = [load_submetric(run) for run in runs]
-    unique_labels(submetrics)
+    labels = [s.label for s in submetrics]
+    for submetric in submetrics:  # labelled by the method, with the folder's name where two share a method
+        if labels.count(submetric.label) > 1:
+            submetric.label = f"{submetric.label}({submetric.path.name})"
     parts = [key for key in submetrics[0].records if all(key in s.records for s in submetrics[1:])]
     if not parts:
         raise UserError("ensemble: the runs share no dataset/aspect (they must judge the same items)")
