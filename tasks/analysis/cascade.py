@@ -276,12 +276,9 @@ class Simulation:
     def mean(self, what: str) -> float:
         """The mean over splits of ``agreement`` (over splits that decided something), ``cost``, or a share
         (a judge's name or ``abstained``)."""
-        if what == "agreement":
-            values = [s.test.agreement for s in self.splits if s.test.agreement is not None]
-        elif what == "cost":
-            values = [s.test.cost_per_item for s in self.splits if s.test.cost_per_item is not None]
-        else:
-            values = [s.test.shares()[what] for s in self.splits]
+        figures = {"agreement": lambda test: test.agreement, "cost": lambda test: test.cost_per_item}
+        read = figures.get(what, lambda test: test.shares()[what])
+        values = [value for split in self.splits if (value := read(split.test)) is not None]
         return float(np.mean(values)) if values else float("nan")
 
 
