@@ -69,9 +69,10 @@ def load_judge(path: str | Path, name: str | None = None) -> LabelledJudge:
         if human is not None:
             labels[key] = human
     directory = Path(path) if Path(path).is_dir() else source.parent
-    summary = RunDir(directory).summary if RunDir(directory).summary_path.is_file() else {}
-    cost, total_tokens = summary.get("estimated_cost_usd"), sum(tokens.values())
-    priced = isinstance(cost, int | float) and not isinstance(cost, bool) and total_tokens > 0
+    run_dir, total_tokens = RunDir(directory), sum(tokens.values())
+    cost = run_dir.summary.get("estimated_cost_usd") if run_dir.summary_path.is_file() else None
+    if not isinstance(cost, int | float) or isinstance(cost, bool) or total_tokens <= 0:
+        cost = None  # not priced
     return LabelledJudge(
         name=name or directory.name,
         pairwise=pairwise,
@@ -79,7 +80,7 @@ def load_judge(path: str | Path, name: str | None = None) -> LabelledJudge:
         confidence=confidence,
         tokens=tokens,
         labels=labels,
-        usd_per_token=float(cost) / total_tokens if priced else None,  # type: ignore[arg-type]
+        usd_per_token=None if cost is None else float(cost) / total_tokens,
     )
 
 
