@@ -284,9 +284,7 @@ class RunDir:
 
     def record_at(self, offset: int) -> Record:
         """The record of the line that starts at byte ``offset`` of ``results.jsonl``."""
-        with self.results_path.open("rb") as handle:
-            handle.seek(offset)
-            return Record.from_json(json.loads(handle.readline()), path=self.results_path)
+        return next(record for _, record in lines_at(self.results_path, [offset]))
 
     def take_lock(self, advice: str = "") -> RunLock:
         """Create the folder and take its run lock: the up-front check that it is writable (a one-line

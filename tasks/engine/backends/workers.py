@@ -241,7 +241,10 @@ class ProcessBackend(Backend):
                 yield worker.k, INVOCATION, RunDir(worker.options.out_dir).summary.get("this_invocation", {})
                 yield worker.k, DONE, None
             elif code > 0:  # an error of its own (exit status 2: a UserError), not a kill
-                message = _message(worker.errors)
+                try:  # the error it sent before it ended, if any
+                    message = str(worker.errors.recv()) if worker.errors is not None and worker.errors.poll() else None
+                except (EOFError, OSError):
+                    message = None
                 yield worker.k, ERROR, message or f"ended with exit status {code} before it ran (see its error above)"
             else:
                 yield worker.k, LOST, f"exit status {code}"
@@ -402,14 +405,6 @@ def _start(context: Any, worker: _Worker, config: RunConfig) -> None:
     )
     worker.process.start()
     send.close()
-
-
-def _message(errors: Connection | None) -> str | None:
-    """The error a worker sent before it ended (None: it sent none)."""
-    try:
-        return str(errors.recv()) if errors is not None and errors.poll() else None
-    except (EOFError, OSError):
-        return None
 
 
 def _drain_leftovers(out_dir: Path, store: ResultsStore, done: set[str], multi: bool) -> None:
