@@ -55,7 +55,7 @@ def write_report(
     refuse_foreign_file(target, "a report page written by debate-eval report", holds_mark(MARK))
     if len(names) == 1 and (Path(names[0]) / "card.json").is_file():  # an audit folder: its judge card page
         from debate_eval.tasks.analysis.audit.card import read_card
-        from debate_eval.tasks.analysis.report.audit_report import render_audit
+        from debate_eval.tasks.analysis.report.audit_section import render_audit
 
         html = render_audit(read_card(Path(names[0]) / "card.json"), Path(names[0]), with_texts=with_texts)
         return write_page(target, html)

@@ -21,7 +21,7 @@ from debate_eval.agents.errors import UserError
 from debate_eval.tasks.analysis.label_choice import DEFAULT_LABELS, STRATIFIED, Candidate, choose
 from debate_eval.tasks.analysis.labels import run_scale
 from debate_eval.tasks.analysis.report.gather import attach_inputs, load_run
-from debate_eval.tasks.analysis.report.page import _csp, asset, fill, generated_at, holds_mark, safe_json
+from debate_eval.tasks.analysis.report.page import _csp, asset, fill, generated_at, holds_mark, safe_json, write_page
 from debate_eval.tasks.analysis.report.plots import esc
 from debate_eval.tasks.engine.record import Record
 from debate_eval.tasks.engine.rundir import refuse_foreign_file, refuse_run_file
@@ -142,10 +142,7 @@ def label_page(
         "data": safe_json(data),
         "script": script,
     }
-    html = fill(PAGE, body)
-    target = Path(out)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(html, encoding="utf-8")
+    target = write_page(Path(out), fill(PAGE, body))
     return LabelPage(target, tuple(item["item_id"] for item in items), how)
 
 

@@ -25,7 +25,7 @@ from debate_eval.agents.redaction import environment_snapshot
 from debate_eval.tasks.analysis.bootstrap import DEFAULT_CI_METHOD
 from debate_eval.tasks.analysis.report import run_card, sections
 from debate_eval.tasks.analysis.report.gather import Item, Run, compare_key, is_pairwise, item_key
-from debate_eval.tasks.analysis.report.plots import PALETTE, esc
+from debate_eval.tasks.analysis.report.plots import esc, run_colour
 
 ASSETS = "assets"
 SAMPLE_ITEMS = 2000  # records a page embeds; a larger run embeds a sample, the full table goes in a sidecar
@@ -142,7 +142,7 @@ def item_row(run_index: int, item: Item, record_index: int) -> dict[str, Any]:
 
 def _runs_data(runs: Sequence[Run]) -> list[dict[str, Any]]:
     return [
-        {"label": run.label, "method": run.method, "task": run.task_type, "colour": PALETTE[i % len(PALETTE)]}
+        {"label": run.label, "method": run.method, "task": run.task_type, "colour": run_colour(i)}
         for i, run in enumerate(runs)
     ]
 

@@ -47,7 +47,7 @@ def _score_plots(runs: Sequence[Run]) -> list[str]:
                 for r in records
                 if (h := number(r.human_score)) is not None and (s := number(r.score)) is not None
             ]
-            colour = plots.PALETTE[index % len(plots.PALETTE)]
+            colour = plots.run_colour(index)
             figures.append(plots.scatter(f"{run.label}: predicted vs human{suffix}", points, low, high, colour))
             diagram = _reliability(run, records, suffix, colour)
             if diagram:
@@ -57,7 +57,7 @@ def _score_plots(runs: Sequence[Run]) -> list[str]:
         dists |= {run.label: numbers.score_distribution(records, "score") for _, run, records in subsets}
         bins = sorted({b for d in dists.values() for b in d})
         series = {name: [100 * d.get(b, 0) / (sum(d.values()) or 1) for b in bins] for name, d in dists.items()}
-        colours = [plots.HUMAN_COLOUR] * rated + [plots.PALETTE[index % len(plots.PALETTE)] for index, _, _ in subsets]
+        colours = [plots.HUMAN_COLOUR] * rated + [plots.run_colour(index) for index, _, _ in subsets]
         figures.append(plots.grouped_bars(f"score distribution (% of scores){suffix}", bins, series, colours))
     return figures
 
@@ -104,7 +104,7 @@ def plots_section(runs: Sequence[Run]) -> str:
                     f"{run.label}: verdicts (no human labels)",
                     kinds,
                     {run.label: [100 * counts[kind] / len(pairwise) for kind in kinds]},
-                    [plots.PALETTE[runs.index(run) % len(plots.PALETTE)]],
+                    [plots.run_colour(runs.index(run))],
                     x_label="verdict",
                 )
             )
