@@ -185,10 +185,10 @@ def comparison(runs: Sequence[Run]) -> str:
     return "".join(parts)
 
 
-def _cell(cell: dict[str, Any]) -> str:
-    text = f"{esc(cell['symbol'])} {fmt(cell['value'])}" + ci_html(cell.get("ci"))
-    if cell.get("paper") is not None:
-        text += f" <span class='paperlabel'>(paper {fmt(cell['paper'])})</span>"
+def _cell(symbol: str, value: float | None, ci: Any, paper: float | None) -> str:
+    text = f"{esc(symbol)} {fmt(value)}" + ci_html(ci)
+    if paper is not None:
+        text += f" <span class='paperlabel'>(paper {fmt(paper)})</span>"
     return text
 
 
@@ -201,18 +201,17 @@ def glance(runs: Sequence[Run], ci_method: str = DEFAULT_CI_METHOD) -> str:
     for index, run in enumerate(runs):
         totals = numbers.totals(run)
         stats = [
-            f"{esc(row['aspect'])} ({esc(row['definition_name'])}): " + ", ".join(_cell(c) for c in row["cells"])
+            f"{esc(row['aspect'])} ({esc(row['definition_name'])}): "
+            + ", ".join(_cell(c["symbol"], c["value"], c.get("ci"), c.get("paper")) for c in row["cells"])
             for row in numbers.meta_eval_rows(run, ci_method=ci_method)
         ] + [
             f"{esc(row['aspect'])}: "
             + ", ".join(
                 _cell(
-                    {
-                        "symbol": name,
-                        "value": row.get(key),
-                        "ci": row["ci95"] if isinstance(row.get("ci95"), str) else (row.get("ci95") or {}).get(key),
-                        "paper": (row.get("paper") or {}).get(key),
-                    }
+                    name,
+                    row.get(key),
+                    row["ci95"] if isinstance(row.get("ci95"), str) else (row.get("ci95") or {}).get(key),
+                    (row.get("paper") or {}).get(key),
                 )
                 for key, name in (("accuracy", "acc"), ("kappa", "κ"), ("consistency", "consistency"))
             )
