@@ -48,15 +48,6 @@ class RunSummary:
     reread: Reread | None = None  # records of an older parser read again on resume (engine/reread.py)
     workers: int | None = None  # the shards a --workers or --ray run ran as (None: in this process)
 
-    def add_costs(self, config: RunConfig) -> None:
-        """``cost_usd`` (this invocation's) and ``total_cost_usd`` at today's prices (``accounting``); a role
-        outside ROLES (G-Eval's evaluator, a ChatEval referee) uses the Scorer's model."""
-        roles = {*config.roles(), "evaluator", *self.now.accounting.roles, *self.total.accounting.roles}
-        models = {role: config.models.for_role(role).model for role in roles}
-        prices = load_prices()
-        self.cost_usd = self.now.accounting.cost(models, prices)
-        self.total_cost_usd = self.total.accounting.cost(models, prices)
-
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready summary (``summary.json``): the run's totals, and this invocation apart."""
         now = self.now.to_dict(self.cost_usd)
@@ -87,7 +78,12 @@ class RunSummary:
         store.recount()  # a retried or repeated item was counted: the whole run again (``close`` did, mostly)
         self.total = store.tally
         self.systems = compared_systems(self.total, lambda: store.run_records(messages=False), systems)
-        self.add_costs(config)
+        # this invocation's and the run's costs at today's prices (``accounting``); a role outside ROLES (G-Eval's
+        # evaluator, a ChatEval referee) uses the Scorer's model
+        roles = {*config.roles(), "evaluator", *self.now.accounting.roles, *self.total.accounting.roles}
+        models, prices = {role: config.models.for_role(role).model for role in roles}, load_prices()
+        self.cost_usd = self.now.accounting.cost(models, prices)
+        self.total_cost_usd = self.total.accounting.cost(models, prices)
         try:
             store.run_dir.write_summary(self.to_dict())
         except ResultsWriteError:
