@@ -31,7 +31,7 @@ from typing import Any
 
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.redaction import redact_record
-from debate_eval.tasks.engine.config_checksum import sealed
+from debate_eval.tasks.engine.config_checksum import fields_text, sealed
 from debate_eval.tasks.engine.lock import RunLock, owner_text
 from debate_eval.tasks.engine.record import Record, validate_record
 
@@ -330,7 +330,7 @@ def results_file(name: str | os.PathLike[str]) -> Path:
     results = RunDir(path).results_path
     if not results.is_file() and (path / AUDIT_FILE).is_file():
         found = sorted(str(sub.parent) for sub in path.glob(f"*/*/{RESULTS_FILE}"))
-        named = ", ".join(found[:3]) + (f" and {len(found) - 3} more" if len(found) > 3 else "")
+        named = fields_text(found, 3)
         raise UserError(
             f"{path}: an audit folder (debate-eval audit), not a run; its sub-runs are the run directories "
             f"{path / 'JUDGE' / 'RUN'}: " + (named or "none has results yet")
