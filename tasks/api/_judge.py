@@ -455,7 +455,7 @@ class Judge:
                 shown = ", ".join(missing)
                 raise UserError(f"Judge.score: the template {config.template.source} shows {shown}: give it")
         record = await self._judge(config, inputs, id, pairwise=False, system=system)
-        return self._judgment(record, config)
+        return Judgment.of(record, config, self._usage(record))
 
     async def _compare(
         self,
@@ -474,7 +474,7 @@ class Judge:
             _check_text("Judge.compare", name, value, required=False)
         config = self._config(PAIR_INPUTS, swap=bool(swap), pairwise=True)
         record = await self._judge(config, given, id, pairwise=True)
-        return self._pair_judgment(record, config)
+        return PairJudgment.of(record, config, self._usage(record))
 
     async def _judge(
         self, config: Any, inputs: dict[str, str], item_id: str | None, *, pairwise: bool, system: str | None = None
@@ -559,9 +559,3 @@ class Judge:
         accounting.add_item(usage)
         cost = accounting.cost(self._models(usage), self._session.prices if self._session else {})
         return record.prompt_tokens(), record.completion_tokens(), cost
-
-    def _judgment(self, record: Record, config: Any) -> Judgment:
-        return Judgment.of(record, config, self._usage(record))
-
-    def _pair_judgment(self, record: Record, config: Any) -> PairJudgment:
-        return PairJudgment.of(record, config, self._usage(record))

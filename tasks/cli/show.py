@@ -9,7 +9,6 @@ import argparse
 import contextlib
 import textwrap
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -128,69 +127,40 @@ def _orders(record: Record) -> str:
     return f"{_fmt(verdicts.get('original'))}/{_fmt(verdicts.get('swapped'))}"
 
 
-@dataclass(slots=True)
-class Row:
-    """What the table shows of one record, as text (the record itself is not kept)."""
-
-    item: str
-    aspect: str
-    pairwise: bool
-    human: str
-    score: str
-    label: str
-    verdict: str
-    agreed: str
-    rounds: str
-    confidence: str
-    status: str
-    orders: str
-    consistent: str
-
-    @classmethod
-    def of(cls, record: Record) -> Row:
-        """The row of a record."""
-        consistent = ""
-        if record.consistent is not None:
-            consistent = "  consistent" if record.consistent else "  inconsistent"
-        return cls(
-            item=_fmt(record.item_id),
-            aspect=_fmt(record.aspect),
-            pairwise=record.pairwise,
-            human=_fmt(record.human_score),
-            score=_fmt(record.score),
-            label=_fmt(record.human_label),
-            verdict=_fmt(record.verdict),
-            agreed=_fmt(record.agreed),
-            rounds=_fmt(record.rounds),
-            confidence="-" if record.confidence is None else f"{record.confidence:.2f}",
-            status=_status(record),
-            orders=_orders(record),
-            consistent=consistent,
-        )
+def _row(record: Record) -> tuple[str, str, bool, str, str]:
+    """What the table shows of one record, as text (the record itself is not kept): its id, its aspect, whether
+    it is pairwise, and the rest of its line in a table of verdicts and in a table of scores."""
+    rounds, status = _fmt(record.rounds), _status(record)
+    confidence = "-" if record.confidence is None else f"{record.confidence:.2f}"
+    consistent = ""
+    if record.consistent is not None:
+        consistent = "  consistent" if record.consistent else "  inconsistent"
+    verdicts = (
+        f"{_fmt(record.human_label):>7} {_fmt(record.verdict):>7} {_orders(record):>13} {rounds:>6} "
+        f"{confidence:>5}  {status}{consistent}"
+    )
+    scores = (
+        f"{_fmt(record.human_score):>6} {_fmt(record.score):>6} {_fmt(record.agreed):>6} {rounds:>6} "
+        f"{confidence:>5}  {status}"
+    )
+    return _fmt(record.item_id), _fmt(record.aspect), record.pairwise, verdicts, scores
 
 
 def table_lines(records: Iterable[Record]) -> Iterator[str]:
     """The lines of ``format_table``; each record is read once and only its row is kept."""
-    rows = [Row.of(record) for record in records]
-    if rows and all(row.pairwise for row in rows):
+    rows = [_row(record) for record in records]
+    if rows and all(pairwise for _, _, pairwise, _, _ in rows):
         yield f"{'#':>4}  {'item':<44} {'human':>7} {'verdict':>7} {'orders':>13} {'rounds':>6} {'conf':>5}  status"
-        for number, row in enumerate(rows, start=1):
-            yield (
-                f"{number:>4}  {row.item[:44]:<44} {row.label:>7} {row.verdict:>7} {row.orders:>13} {row.rounds:>6} "
-                f"{row.confidence:>5}  {row.status}{row.consistent}"
-            )
+        for number, (item, _, _, verdicts, _) in enumerate(rows, start=1):
+            yield f"{number:>4}  {item[:44]:<44} {verdicts}"
     else:
         yield f"{'#':>4}  {'item':<58} {'human':>6} {'score':>6} {'agreed':>6} {'rounds':>6} {'conf':>5}  status"
-        several_aspects = len({row.aspect for row in rows}) > 1  # a multi-aspect run (--aspect a,b / all)
-        for number, row in enumerate(rows, start=1):
-            label = row.item
+        several_aspects = len({aspect for _, aspect, _, _, _ in rows}) > 1  # a multi-aspect run (--aspect a,b / all)
+        for number, (label, aspect, _, _, scores) in enumerate(rows, start=1):
             if several_aspects:  # the aspect stays whole; a long id gives way (SummEval's ids are 52 characters)
-                tag = f" [{row.aspect}]"
+                tag = f" [{aspect}]"
                 label = label[: max(0, 58 - len(tag))] + tag
-            yield (
-                f"{number:>4}  {label[:58]:<58} {row.human:>6} {row.score:>6} {row.agreed:>6} {row.rounds:>6} "
-                f"{row.confidence:>5}  {row.status}"
-            )
+            yield f"{number:>4}  {label[:58]:<58} {scores}"
     yield f"{len(rows)} items; `debate-eval show DIR --item N` prints one transcript"
 
 
