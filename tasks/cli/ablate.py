@@ -154,14 +154,6 @@ def cell_row(
     return row
 
 
-def write_csv(path: Path, rows: Sequence[dict[str, Any]]) -> None:
-    """Write the ablation table."""
-    with path.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=CSV_COLUMNS, restval="", extrasaction="ignore")
-        writer.writeheader()
-        writer.writerows(rows)  # None and a missing column are written empty
-
-
 async def run_cells(
     cells: Sequence[Cell],
     configs: dict[Cell, RunConfig],
@@ -228,7 +220,10 @@ def handle_ablate(args: argparse.Namespace) -> int:
     item_ids = selected_item_ids(request)
     rows = asyncio.run(run_cells(cells, configs, request, out_dir, item_ids))
     out_dir.mkdir(parents=True, exist_ok=True)
-    write_csv(out_dir / "ablation.csv", rows)
+    with (out_dir / "ablation.csv").open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=CSV_COLUMNS, restval="", extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(rows)  # None and a missing column are written empty
     good = [row for row in rows if not row["error"]]
     plot_ablation(good, dataset, aspect, out_dir / "ablation.png", rounds=plot_rounds(grid, request))
     print(f"wrote {out_dir / 'ablation.csv'} and {out_dir / 'ablation.png'}")

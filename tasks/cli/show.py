@@ -36,30 +36,21 @@ def add_subparser(subparsers: Any) -> None:
     parser.add_argument("--full", action="store_true", help="do not shorten long messages")
 
 
-def _results_path(run_dir: str) -> Path:
-    path = results_file(run_dir)
-    if not path.is_file():
-        raise UserError(f"{path}: no results file (run `debate-eval run ... --out DIR` first)")
-    return path
-
-
 def handle_show(args: argparse.Namespace) -> int:
     """Print the item table or one transcript (a file of an earlier version may hold a secret: every record
     is read with the configured secrets masked)."""
-    path = _results_path(args.run_dir)
+    path = results_file(args.run_dir)
+    if not path.is_file():
+        raise UserError(f"{path}: no results file (run `debate-eval run ... --out DIR` first)")
     with environment_snapshot():  # the environment's secrets read once, not at every record
-        return _show(args, path)
-
-
-def _show(args: argparse.Namespace, path: Path) -> int:
-    for line in config_lines(RunDir.of_results(path).config_if_readable() or {}, template=args.item is None):
-        print(line)
-    if args.item is None:
-        records = (record for _, record in iter_numbered_file(path, redact=True, messages=False))
-        for line in table_lines(records):
-            print(escaped(line, lines=True))
-    else:
-        print(escaped(format_transcript(find_in_file(path, args.item), full=args.full), lines=True))
+        for line in config_lines(RunDir.of_results(path).config_if_readable() or {}, template=args.item is None):
+            print(line)
+        if args.item is None:
+            records = (record for _, record in iter_numbered_file(path, redact=True, messages=False))
+            for line in table_lines(records):
+                print(escaped(line, lines=True))
+        else:
+            print(escaped(format_transcript(find_in_file(path, args.item), full=args.full), lines=True))
     return 0
 
 
@@ -230,18 +221,14 @@ def _confidence_line(record: Record) -> str:
     return f"\nconfidence {record.confidence:.2f}" + (f" ({basis})" if basis else "")
 
 
-def _method_view(record: Record, full: bool) -> str | None:
-    try:
-        method = get_method(record.method)
-    except UserError:  # a plugin's record with the plugin not installed: its messages still show
-        return None
-    return method.record_view(record, full)
-
-
 def _format_messages(record: Record, blocks: list[str], full: bool) -> str:
     if record.error:
         blocks.append(f"ERROR: {record.error}")
-    view = _method_view(record, full)  # the method's own block (e.g. Fennec's tree), before the messages
+    try:  # the method's own block (e.g. Fennec's tree), before the messages
+        method = get_method(record.method)
+    except UserError:  # a plugin's record with the plugin not installed: its messages still show
+        method = None
+    view = method.record_view(record, full) if method is not None else None
     if view:
         blocks.append(view)
     order = None
