@@ -22,6 +22,15 @@ from types import ModuleType
 
 from debate_eval.agents.errors import UserError
 
+# Each integration's module and the extra that installs its library ("": none needed)
+MODULES: dict[str, str] = {
+    "debate_eval.integrations.inspect": "inspect",
+    "debate_eval.integrations.inspect_log": "inspect",
+    "debate_eval.integrations.deepeval": "deepeval",
+    "debate_eval.integrations.mlflow": "mlflow",
+    "debate_eval.integrations.promptfoo": "",
+}
+
 
 def require(module: str, extra: str) -> ModuleType:
     """Import ``module`` (an optional extra's library), or raise a one-line ``UserError`` naming the extra."""
