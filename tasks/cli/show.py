@@ -107,27 +107,19 @@ def _fmt(value: Any) -> str:
     return escaped(value)  # a field of the data or the record: no control character reaches the terminal
 
 
-def _status(record: Record) -> str:
-    return "error: " + escaped(record.error)[:60] if record.error else _fmt(record.parse_status)
-
-
-def _orders(record: Record) -> str:
-    verdicts = record.verdicts or {}
-    if not verdicts:
-        return "-"
-    return f"{_fmt(verdicts.get('original'))}/{_fmt(verdicts.get('swapped'))}"
-
-
 def _row(record: Record) -> tuple[str, str, bool, str, str]:
     """What the table shows of one record, as text (the record itself is not kept): its id, its aspect, whether
     it is pairwise, and the rest of its line in a table of verdicts and in a table of scores."""
-    rounds, status = _fmt(record.rounds), _status(record)
+    rounds = _fmt(record.rounds)
+    status = "error: " + escaped(record.error)[:60] if record.error else _fmt(record.parse_status)
+    both = record.verdicts or {}  # the verdicts of both orders (--swap)
+    orders = f"{_fmt(both.get('original'))}/{_fmt(both.get('swapped'))}" if both else "-"
     confidence = "-" if record.confidence is None else f"{record.confidence:.2f}"
     consistent = ""
     if record.consistent is not None:
         consistent = "  consistent" if record.consistent else "  inconsistent"
     verdicts = (
-        f"{_fmt(record.human_label):>7} {_fmt(record.verdict):>7} {_orders(record):>13} {rounds:>6} "
+        f"{_fmt(record.human_label):>7} {_fmt(record.verdict):>7} {orders:>13} {rounds:>6} "
         f"{confidence:>5}  {status}{consistent}"
     )
     scores = (
@@ -209,16 +201,11 @@ def format_transcript(record: Record, *, full: bool = False) -> str:
         f"item {_fmt(record.item_id)}  [{record.dataset}/{record.aspect}, {record.method}{kind}]\n"
         f"human {_fmt(human)}   {answer} ({record.parse_status}, {_finished(record, record.parse_method)})   "
         f"agreed {_fmt(record.agreed)}   rounds {_fmt(record.rounds)}   stop {_finished(record, record.stop_reason)}"
-    ) + _confidence_line(record)
+    )
+    if record.confidence is not None:  # and how it was derived
+        basis = (record.details or {}).get("confidence_basis")
+        head += f"\nconfidence {record.confidence:.2f}" + (f" ({basis})" if basis else "")
     return _format_messages(record, _pairwise_blocks(record, head, full) if record.pairwise else [head], full)
-
-
-def _confidence_line(record: Record) -> str:
-    """The record's confidence and how it was derived (nothing for a record without one)."""
-    if record.confidence is None:
-        return ""
-    basis = (record.details or {}).get("confidence_basis")
-    return f"\nconfidence {record.confidence:.2f}" + (f" ({basis})" if basis else "")
 
 
 def _format_messages(record: Record, blocks: list[str], full: bool) -> str:
