@@ -1,14 +1,9 @@
 """``debate-eval ablate``: Figure 2 of the paper as a command.
 
-The grid's cells and what the command writes: :data:`DESCRIPTION` (the command's --help).
-
-Grid keys: ``max_rounds`` (n), ``critic`` (a persona name or file), ``method`` (debate, multiagent,
-tiebreaker, both, geval, ...), ``commander`` (fixed, llm) and ``branches`` (Fennec's k; other methods ignore
-it). Cells that describe the same configuration are run once: every ``max_rounds`` value of ``geval`` or
-``chateval`` (which have no Critic) is one cell, and cells whose resolved configurations are equal
-(``--critic`` overrides a method's own Critic, so ``multiagent`` with
-``devils-advocate`` is ``debate``, and ``tiebreaker`` with ``devils-advocate`` is ``both``) share one run:
-such a cell still has its row, with ``same_as`` naming the cell whose run it repeats.
+The grid's cells and what the command writes: :data:`DESCRIPTION` (the command's --help). The grid's keys, and
+the cells run once (a method without a Critic has one cell for every ``max_rounds``; cells whose resolved
+configurations are equal share one run): ``ablate_grid``; a cell sharing a run still has its row, with
+``same_as`` naming the cell whose run it repeats.
 
 Only the selected items count: a cell directory that holds results of other items (an earlier ablation
 with more ``--docs``) is meta-evaluated on this selection only, so every row describes the same items. A

@@ -1,9 +1,9 @@
 """The grid of ``debate-eval ablate``: ``--grid KEY=V1,V2`` parsed into cells (one run configuration each),
 and the cells whose resolved configurations are equal found, so that they share one run.
 
-Grid keys are the names of the options they vary (``method``, ``critic``, ``max_rounds``, ``branches``) and
-``commander`` (fixed, llm: ``--commander-llm`` off and on); ``protocol`` and ``rounds``, their earlier
-names, are still read.
+Grid keys are the names of the options they vary (``method``, ``critic``: a persona name or file,
+``max_rounds``, ``branches``: Fennec's k, which other methods ignore) and ``commander`` (fixed, llm:
+``--commander-llm`` off and on); ``protocol`` and ``rounds``, their earlier names, are still read.
 """
 
 from __future__ import annotations
@@ -130,7 +130,8 @@ def cell_config(cell: Cell, base: RunRequest) -> RunConfig:
 def shared_runs(cells: Sequence[Cell], configs: dict[Cell, RunConfig]) -> dict[Cell, Cell | None]:
     """For every cell, the earlier cell whose run it shares (None: the cell is run itself): what a cell's run
     actually is, its result configuration without the protocol's name, is equal (such cells make the same
-    calls and give the same results: ``multiagent`` with ``--critic devils-advocate`` is ``debate``)."""
+    calls and give the same results: ``--critic`` overrides a method's own Critic, so ``multiagent`` with
+    ``devils-advocate`` is ``debate``, and ``tiebreaker`` with ``devils-advocate`` is ``both``)."""
     first: dict[str, Cell] = {}
     same_as: dict[Cell, Cell | None] = {}
     for cell in cells:
