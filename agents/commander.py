@@ -97,11 +97,6 @@ class CommanderAgent(BaseChatAgent):
         """The Commander only sends text messages."""
         return (TextMessage,)
 
-    @property
-    def debate_log(self) -> list[tuple[str, str]]:
-        """Every Scorer, Critic and Tie-breaker turn so far, in order."""
-        return list(self._log)
-
     async def on_messages(self, messages: Sequence[BaseChatMessage], cancellation_token: CancellationToken) -> Response:
         """Remember the new messages, then send the relay the protocol asks for."""
         for message in messages:

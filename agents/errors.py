@@ -1,5 +1,6 @@
-"""The one exception type the command line turns into a clear one-line message, and the scrubbing of secrets
-out of every exception the package raises or re-raises.
+"""The one exception type the command line turns into a clear one-line message, the check that an optional
+dependency (an extra) is installed, and the scrubbing of secrets out of every exception the package raises or
+re-raises.
 
 Secrets are masked where an exception is built, not where it is printed: a ``UserError``'s message and the
 model layer's own errors are redacted in their constructors, and a provider's error that passes the client
@@ -10,6 +11,7 @@ Python API as on the command line.
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Iterator
 from typing import Any, TypeVar
 
@@ -37,6 +39,13 @@ class UserError(RedactedError):
     and, where it can, what to do about it. The command line prints it on one line, without a traceback,
     and exits with a non-zero status. Secrets (API keys) are masked when it is built.
     """
+
+
+def require(module: str, extra: str, what: str) -> None:
+    """A one-line ``UserError`` when ``module`` (an optional dependency, the package's extra ``extra``) is not
+    installed: ``WHAT needs MODULE: pip install 'debate-eval[EXTRA]'``."""
+    if importlib.util.find_spec(module) is None:
+        raise UserError(f"{what} needs {module}, which is not installed: pip install 'debate-eval[{extra}]'")
 
 
 def error_chain(error: BaseException | None) -> Iterator[BaseException]:

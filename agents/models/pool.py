@@ -1,6 +1,6 @@
 """The one place that turns model settings into AutoGen model clients.
 
-``ClientPool`` builds one client stack per distinct set of settings and credentials (see ``client_wrappers``
+``ClientPool`` builds one client stack per distinct set of settings and credentials (see ``wrappers``
 for the layers), shares it between debates, and hands each debate an ``ObservedClient`` per role. The
 innermost client is the role's provider's (``agents/models/providers``: OpenAI-compatible, Azure, Anthropic,
 Gemini, Ollama, embedded, scripted), built over the run's HTTP client (``ClientPool.http_client``: the
@@ -125,10 +125,8 @@ def enable_fast_path() -> bool:
 
 @dataclass
 class _Stack:
-    raw: ChatCompletionClient
-    shared: ChatCompletionClient
-    settings: ModelSettings
-    base_url: str | None
+    raw: ChatCompletionClient  # the provider's client (closed with the pool)
+    shared: ChatCompletionClient  # the whole stack over it
 
 
 class ClientPool:
@@ -327,7 +325,7 @@ class ClientPool:
         if self.cache is not None and not own_layers:  # the library's own cache answers (inspect's cache)
             fallbacks = (older_namespace,) if older_namespace else ()
             shared = ChatCompletionCache(shared, NamespacedStore(self.cache, namespace, fallbacks))
-        return _Stack(raw=raw, shared=shared, settings=settings, base_url=base_url)
+        return _Stack(raw=raw, shared=shared)
 
     def limiter_for(self, settings: ModelSettings, base_url: str | None) -> RateLimiter:
         """The rate limiter of ``settings``' endpoint and model, shared by every role and stack that uses them."""

@@ -310,8 +310,8 @@ class RateLimiter:
         self._clock = clock
         self._sleep = sleep
         self._started = clock()
-        self.requests: Bucket | None = _hand_bucket(rpm, self._started)
-        self.tokens: Bucket | None = _hand_bucket(tpm, self._started)
+        self.requests: Bucket | None = _full_bucket(rpm, self._started, by_hand=True) if rpm else None
+        self.tokens: Bucket | None = _full_bucket(tpm, self._started, by_hand=True) if tpm else None
         self.blocked_until = 0.0
         self.sent_calls = 0.0
         self.sent_tokens = 0.0
@@ -548,10 +548,6 @@ class RateLimiter:
 def _full_bucket(limit: float, now: float, by_hand: bool = False) -> Bucket:
     """A bucket of ``limit`` a minute, full at ``now``."""
     return Bucket(limit=limit, rate=limit / WINDOW_S, level=limit, updated=now, by_hand=by_hand)
-
-
-def _hand_bucket(per_minute: float | None, now: float) -> Bucket | None:
-    return _full_bucket(per_minute, now, by_hand=True) if per_minute else None
 
 
 def _short(value: float) -> str:

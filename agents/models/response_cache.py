@@ -34,20 +34,18 @@ _RESET: set[Path] = set()  # folders this process has already moved aside
 def damage_text(directory: Path, error: sqlite3.DatabaseError) -> str:
     """What is wrong with the cache in ``directory``, in a few words with the file's name."""
     what = str(error).strip() or type(error).__name__
-    if "locked" in what:
-        return f"{directory / CACHE_FILE}: the response cache is busy ({what})"
-    return f"{directory / CACHE_FILE}: the response cache is damaged ({what})"
+    return f"{directory / CACHE_FILE}: the response cache is {'busy' if 'locked' in what else 'damaged'} ({what})"
 
 
 def reset_response_cache(directory: Path) -> Path | None:
     """Move the cache folder aside (never delete it); where it went, or None when there was none."""
     if not directory.exists():
         return None
-    target = directory.with_name(f"{directory.name}.reset-{time.strftime('%Y%m%d-%H%M%S')}")
-    suffix = 1
+    stamped = f"{directory.name}.reset-{time.strftime('%Y%m%d-%H%M%S')}"
+    target, suffix = directory.with_name(stamped), 1
     while target.exists():
         suffix += 1
-        target = target.with_name(f"{directory.name}.reset-{time.strftime('%Y%m%d-%H%M%S')}-{suffix}")
+        target = directory.with_name(f"{stamped}-{suffix}")
     try:
         directory.rename(target)
     except OSError as exc:

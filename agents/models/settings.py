@@ -294,12 +294,12 @@ def _resolve_role(role: str, cli: ModelOverrides, env: Mapping[str, str]) -> Mod
     """One role's settings: its provider first (the role's own, then every role's, then openai with an OpenAI
     key or URL, else embedded), then the provider's variables for key and URL."""
     prefix = f"DEBATE_EVAL_{role.upper()}_"
-    chosen = _first(
-        cli.role_providers.get(role),
-        env.get(prefix + "PROVIDER") or None,
-        cli.provider,
-        env.get("DEBATE_EVAL_PROVIDER") or None,
-    )
+
+    def setting(name: str, role_value: Any, value: Any, *variables: str) -> Any:
+        """The role's own flag, its ``prefix + name`` variable, every role's flag, then ``variables``."""
+        return _first(role_value, env.get(prefix + name) or None, value, *(env.get(v) or None for v in variables))
+
+    chosen = setting("PROVIDER", cli.role_providers.get(role), cli.provider, "DEBATE_EVAL_PROVIDER")
     if chosen is None:
         openai_provider = get_provider(OPENAI)
         variables = (
@@ -312,21 +312,10 @@ def _resolve_role(role: str, cli: ModelOverrides, env: Mapping[str, str]) -> Mod
         remote = remote or cli.role_base_urls.get(role) is not None or cli.base_url is not None
         chosen = OPENAI if remote else EMBEDDED
     provider = get_provider(chosen)
-    base_url = _first(
-        cli.role_base_urls.get(role),
-        env.get(prefix + "BASE_URL") or None,
-        cli.base_url,
-        *(env.get(name) or None for name in provider.url_variables),
-    )
+    base_url = setting("BASE_URL", cli.role_base_urls.get(role), cli.base_url, *provider.url_variables)
     base_url, replica_urls = split_urls(base_url)
     key_env = next((name for name in (prefix + "API_KEY", *provider.key_variables) if env.get(name)), None)
-    model = _first(
-        cli.role_models.get(role),
-        env.get(prefix + "MODEL") or None,
-        cli.model,
-        env.get("DEBATE_EVAL_MODEL") or None,
-        env.get("OPENAI_MODEL") or None,
-    )
+    model = setting("MODEL", cli.role_models.get(role), cli.model, "DEBATE_EVAL_MODEL", "OPENAI_MODEL")
     seed = None if cli.no_seed else _first(cli.seed, _env_number(env, "DEBATE_EVAL_SEED", int), PAPER_SEED)
     top_p = _first(cli.top_p, _env_number(env, "DEBATE_EVAL_TOP_P", float))
     sampling = SamplingSettings(

@@ -22,8 +22,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from debate_eval.agents.errors import UserError
-from debate_eval.agents.extras import require
+from debate_eval.agents.errors import UserError, require
 from debate_eval.tasks.analysis.end_of_run import compare_systems
 from debate_eval.tasks.analysis.formatting import PAIRWISE_COLUMNS
 from debate_eval.tasks.analysis.meta_eval import meta_evaluate

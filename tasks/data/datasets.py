@@ -110,10 +110,6 @@ def item_source(dataset: str, data_dir: str | Path | None = None) -> ItemSource:
 
 
 def select_items(items: Sequence[Item], *, limit: int | None = None, docs: int | None = None) -> list[Item]:
-    """A subset of ``items`` in file order.
-
-    ``docs=K`` keeps the first K groups (in order of first appearance) with all their items; ``limit=N``
-    then keeps the first N items. Both must be positive integers when given (``select_positions`` chooses
-    the same items of an ``ItemSource`` one at a time).
-    """
+    """The items of ``items`` that ``select_positions`` keeps, in file order: ``docs=K`` the first K groups with
+    all their items, then ``limit=N`` the first N of those (both positive whole numbers when given)."""
     return [items[position] for position, _ in select_positions(ListSource(items), limit=limit, docs=docs)]

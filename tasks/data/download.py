@@ -94,7 +94,10 @@ def _choose_specs(names: Sequence[str] | None, specs: Mapping[str, DatasetSpec] 
 
 def _fetch_one(spec: DatasetSpec, target_dir: Path, *, force: bool, timeout: float, opener: Opener) -> DownloadReport:
     path = target_dir / spec.relative_path
-    existing = _existing_blob_id(path)
+    try:
+        existing = git_blob_id(path.read_bytes()) if path.exists() else None
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read the existing file: {exc.strerror or exc}") from None
     if existing == spec.git_blob_id and not force:
         return DownloadReport(spec.name, path, ALREADY_PRESENT, existing, path.stat().st_size)
     data = _fetch_bytes(spec, target_dir, timeout=timeout, opener=opener)
@@ -107,16 +110,6 @@ def _fetch_one(spec: DatasetSpec, target_dir: Path, *, force: bool, timeout: flo
     _write_atomically(path, data)
     status = REPLACED if existing is not None and existing != spec.git_blob_id else DOWNLOADED
     return DownloadReport(spec.name, path, status, actual, len(data))
-
-
-def _existing_blob_id(path: Path) -> str | None:
-    """The blob id of the file at ``path``, or None when there is no file."""
-    if not path.exists():
-        return None
-    try:
-        return git_blob_id(path.read_bytes())
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read the existing file: {exc.strerror or exc}") from None
 
 
 def _fetch_bytes(spec: DatasetSpec, target_dir: Path, *, timeout: float, opener: Opener) -> bytes:

@@ -42,11 +42,8 @@ DIALOGUE_QUALITIES: Mapping[str, tuple[float, float]] = {
     "Inquisitive": (0.0, 2.0),
     "Overall": (0.0, 4.0),
 }
-ANNOTATORS = 5
 TURN = "turn"
 DIALOGUE = "dialogue"
-LICENCE = "none stated upstream (Shikib/fed, DSincerity/FED_Replication); not shipped"
-ATTRIBUTION = "Mehri & Eskenazi 2020, Unsupervised Evaluation of Interactive Dialog with DialoGPT (FED)"
 
 
 def aspect_name(quality: str) -> str:
@@ -123,8 +120,8 @@ def _spec(name: str, level: str, qualities: Mapping[str, tuple[float, float]], d
         ),
         git_blob_id="92ce01c6811f72c0a8b8b75a628f71dfc3a60c3b",
         size_bytes=832_081,
-        licence=LICENCE,
-        attribution=ATTRIBUTION,
+        licence="none stated upstream (Shikib/fed, DSincerity/FED_Replication); not shipped",
+        attribution="Mehri & Eskenazi 2020, Unsupervised Evaluation of Interactive Dialog with DialoGPT (FED)",
         options={"level": level},
     )
 

@@ -6,8 +6,8 @@ line with ``pair_id``, ``original_id``, ``source`` (``mmlu-pro-<subject>``, ``li
 ``livebench-math``, ``livecodebench``), ``question``, ``response_model``, ``response_A``, ``response_B`` and
 ``label`` (``A>B`` or ``B>A``: which response is correct). Item ids are the ``pair_id``s; ``system_id`` is the
 ``source`` (JudgeBench reports per source); the label ``A>B`` is ``first``, ``B>A`` is ``second`` (JudgeBench
-has no ties). Any other JudgeBench pairs file (another response model's) is read by
-:func:`load_judgebench_file`, and by ``debate-eval import judgebench``.
+has no ties). Any other JudgeBench pairs file (another response model's) is read as ``--dataset judgebench:PATH``,
+and by ``debate-eval import judgebench``.
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ LABELS = {"A>B": "first", "B>A": "second"}
 FIELDS = ("source", "question", "response_A", "response_B")  # system, question, the two responses
 
 
-def load_judgebench_file(path: Path, dataset: str = NAME) -> list[Item]:
-    """The pairs of a JudgeBench pairs (or outputs) file as pairwise items of ``dataset``."""
+def load_judgebench(path: Path, *, spec: DatasetSpec, data: bytes | None = None) -> list[Item]:
+    """Load the pairs of a JudgeBench pairs (or outputs) file as pairwise items of ``spec``."""
     items: list[Item] = []
     seen: dict[str, int] = {}
     for index, raw in enumerate(read_jsonl_rows(path)):
@@ -35,13 +35,8 @@ def load_judgebench_file(path: Path, dataset: str = NAME) -> list[Item]:
         label = row.get("label")
         if label not in LABELS:
             raise row.error("label", f"expected A>B or B>A, got {describe(label)}")
-        items.append(row_pair(row, dataset, pair_id, LABELS[label], FIELDS))
+        items.append(row_pair(row, spec.name, pair_id, LABELS[label], FIELDS))
     return items
-
-
-def load_judgebench(path: Path, *, spec: DatasetSpec, data: bytes | None = None) -> list[Item]:
-    """Load JudgeBench's GPT-4o pairs."""
-    return load_judgebench_file(path, spec.name)
 
 
 SPEC = register_dataset(

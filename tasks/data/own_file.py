@@ -127,8 +127,8 @@ def register_own_file(
     # validates the whole file now, before anything is evaluated, one row at a time; what the run needs to
     # choose its items (their ids and groups) is kept, the items are read again as the run takes them
     scan = scanned(spec, path)
-    spec = replace(spec, git_blob_id=file_blob_id(path), size_bytes=path.stat().st_size)
-    spec = replace(spec, inputs=scan.shape, level=GROUP_LEVEL if scan.grouped else ITEM_LEVEL)
+    level = ITEM_LEVEL if scan.groups is None else GROUP_LEVEL
+    spec = replace(spec, git_blob_id=file_blob_id(path), size_bytes=path.stat().st_size, inputs=scan.shape, level=level)
     if task_type == SINGLE and resolved_scale is None:  # not checked; shown by `datasets` as the range seen
         spec = replace(spec, aspects={aspect: scan.rated})
     return register_own_file_spec(spec)
@@ -209,8 +209,7 @@ def _jsonl_lines(path: Path) -> Iterator[str]:
             line = raw.decode("utf-8")
             if number == 0:
                 line = line.removeprefix("\ufeff")
-            line = line[:-1] if line.endswith("\n") else line
-            line = line[:-1] if line.endswith("\r") else line
+            line = line.removesuffix("\n").removesuffix("\r")
             if _OTHER_BREAKS.search(line):
                 raise _ReadWhole
             if line.strip():
@@ -244,9 +243,9 @@ def _csv_rows(path: Path) -> Iterator[tuple[list[str], Iterator[dict[str, Any]]]
 
 @dataclass
 class FileScan:
-    """What checking an own file row by row keeps: the ids and groups of its items (compactly), the names of
-    their inputs, whether any group holds several items and the range of the ratings seen; ``items`` only
-    when the file was read whole (a ``.json`` file, or a rare case the row-by-row reading leaves to it)."""
+    """What checking an own file row by row keeps: the ids and groups of its items (compactly; no groups when
+    each item is its own), the names of their inputs and the range of the ratings seen; ``items`` only when
+    the file was read whole (a ``.json`` file, or a rare case the row-by-row reading leaves to it)."""
 
     version: tuple[int, ...]
     columns: list[str]
@@ -254,7 +253,6 @@ class FileScan:
     ids: Sequence[str]
     groups: Sequence[str] | None  # None: each item is its own group
     shape: tuple[str, ...]
-    grouped: bool
     rated: tuple[float, float] | None
     items: list[Item] | None = None
 
@@ -297,7 +295,7 @@ def scan_file(path: Path, spec: DatasetSpec, version: tuple[int, ...]) -> FileSc
 
 def _scan_of(items: Iterable[Item], spec: DatasetSpec, **found: Any) -> FileScan:
     """The ``FileScan`` of ``items``, taken one at a time (``found``: what the reading knows of the file): their
-    ids and groups, whether any group holds several items, the range of the ratings of the spec's aspect."""
+    ids and groups (when any group holds several items), the range of the ratings of the spec's aspect."""
     aspect = spec.options["aspect"]
     ids, groups = CompactStrings(), CompactStrings()
     grouped = False
@@ -311,9 +309,7 @@ def _scan_of(items: Iterable[Item], spec: DatasetSpec, **found: Any) -> FileScan
             low = score if low is None or score < low else low
             high = score if high is None or score > high else high
     rated = None if low is None or high is None else (low, high)
-    return FileScan(
-        ids=ids.freeze(), groups=groups.freeze() if grouped else None, grouped=grouped, rated=rated, **found
-    )
+    return FileScan(ids=ids.freeze(), groups=groups.freeze() if grouped else None, rated=rated, **found)
 
 
 def _scan_rows(path: Path, spec: DatasetSpec, version: tuple[int, ...]) -> FileScan:

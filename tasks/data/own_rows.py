@@ -4,9 +4,7 @@ name file, row and column, and the items made of the rows (``RowItems``)."""
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 import json
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -93,13 +91,11 @@ def undecodable_row(path: Path, data: bytes) -> str | None:
     is_csv = table_suffix(path) == ".csv"
     try:
         if is_csv:
-            reader = csv.DictReader(io.StringIO(text, newline=""))
-            rows: list[Any] = list(reader)
-            header = list(reader.fieldnames or [])
+            rows, header = parse_csv(path, text)
         else:
             rows = parse_jsonl_rows(path, text) if table_suffix(path) == ".jsonl" else json.loads(text)
             header = []
-    except (csv.Error, UserError, ValueError, RecursionError):
+    except (UserError, ValueError, RecursionError):  # parse_csv words a csv.Error as a UserError
         return None
     where = "counted from 1, the header line not counted" if is_csv else "counted from 1"
 
@@ -229,10 +225,8 @@ def validate_rows(rows: list[dict[str, Any]], columns: list[str], *, source: Pat
 
     def first_at(item_id: str, index: int) -> int | None:
         """The row an id was first seen at (None: a new id, remembered)."""
-        first = seen_ids.get(item_id)
-        if first is None:
-            seen_ids[item_id] = index
-        return first
+        first = seen_ids.setdefault(item_id, index)
+        return None if first == index else first
 
     items = [item for index, row in enumerate(rows) if (item := reader.item(index, row, first_at)) is not None]
     reader.check.raise_if_any(len(rows))

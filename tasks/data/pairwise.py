@@ -15,10 +15,8 @@ from debate_eval.tasks.data.rows import Row
 
 PAIRWISE_INPUTS = ("question", "input", "output_a", "output_b")
 ASPECT = "preference"
-#: Pairwise sets have no score scale; their aspect maps to None (the labels are :data:`PAIRWISE_LABELS`).
-ASPECTS: dict[str, Any] = {ASPECT: None}
 SPEC_FIELDS: dict[str, Any] = {
-    "aspects": ASPECTS,
+    "aspects": {ASPECT: None},  # no score scale: the labels are PAIRWISE_LABELS
     "inputs": PAIRWISE_INPUTS,
     "kind": "instruction",
     "task_type": PAIRWISE,

@@ -50,6 +50,7 @@ inputs is never scanned again: a summary that contains ``{{Document}}`` stays li
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
@@ -63,24 +64,14 @@ from typing import TYPE_CHECKING
 
 from debate_eval.agents.errors import UserError
 from debate_eval.debates.scoring.scores import ScoreRange
-from debate_eval.tasks.data.placeholders import (
-    DATASET_INPUTS,
-    KNOWN_PLACEHOLDERS,
-    PLACEHOLDER_RE,
-    check_placeholders,
-    placeholders_of,
-    template_set,
-)
+from debate_eval.tasks.data.placeholders import PLACEHOLDER_RE, check_placeholders, placeholders_of, template_set
 from debate_eval.tasks.data.rows import decode_text, describe, read_bytes
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
 
 __all__ = [
-    "DATASET_INPUTS",
-    "KNOWN_PLACEHOLDERS",
     "Template",
-    "as_universal_newlines",
     "builtin_aspects",
     "builtin_template",
     "infer_scale",
@@ -247,10 +238,8 @@ def _parse_template(
     if scale is None:
         scale = infer_scale(body, aspect)
     if scale is None and fallback_scale and dataset is not None:
-        try:
+        with contextlib.suppress(UserError):
             scale = builtin_template(dataset, aspect).scale
-        except UserError:
-            scale = None
     if scale is None:
         raise UserError(
             f"template {source}: cannot tell the score range for {aspect}; give it with --scale "
@@ -317,14 +306,9 @@ def load_template_file(
         raw = decode_text(path, read_bytes(path))
     except UserError as exc:
         raise UserError(f"template {exc}") from None
-    if universal_newlines:
-        raw = as_universal_newlines(raw)
+    if universal_newlines:  # what reading the file in Python's text mode gives
+        raw = raw.replace("\r\n", "\n").replace("\r", "\n")
     return _parse_template(raw, source=str(path), aspect=aspect, dataset=dataset, scale=scale, fallback_scale=True)
-
-
-def as_universal_newlines(text: str) -> str:
-    """``text`` with every CRLF and lone CR turned into LF (what reading a file in Python's text mode gives)."""
-    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def resolve_template(

@@ -33,20 +33,15 @@ OVERALL_SCALE = (0.0, 4.0)
 _UPSTREAM = "https://github.com/e0397123/xDial-Eval/raw/638036c6/data"
 
 
-def read_csv_rows(path: Path, data: bytes | None = None) -> list[dict[str, str]]:
-    """The rows of a CSV file with a header line."""
-    rows, _ = parse_csv(path, decode_text(path, read_bytes(path) if data is None else data))
-    if not rows:
-        raise UserError(f"{path}: the file has no data rows")
-    return rows
-
-
 def load_xdial(
     path: Path, *, spec: DatasetSpec, data: bytes | None = None, level: str = TURN, language: str = DEFAULT_LANGUAGE
 ) -> list[Item]:
     """Load one level of xDial-Eval's FED in ``language``."""
     items: list[Item] = []
-    for index, raw in enumerate(read_csv_rows(path, data)):
+    rows, _ = parse_csv(path, decode_text(path, read_bytes(path) if data is None else data))
+    if not rows:
+        raise UserError(f"{path}: the file has no data rows")
+    for index, raw in enumerate(rows):
         row = Row(path, index, raw, noun="column")
         if level == TURN:
             inputs = {"context": row.text(f"{language}_ctx"), "response": row.text(f"{language}_res")}

@@ -9,7 +9,7 @@ from typing import Any
 
 from autogen_core.models import CreateResult
 
-from debate_eval.agents.models.providers.callable_models import registered_model
+from debate_eval.agents.models.providers.callable_models import MODEL_OBJECTS
 from debate_eval.agents.models.providers.one_call_client import OneCallClient, message_role, message_text
 
 
@@ -24,7 +24,7 @@ class CallableModelClient(OneCallClient):
 
     async def create(self, messages: Sequence[Any], **kwargs: Any) -> CreateResult:
         """The object's answer to the messages as one prompt."""
-        model = registered_model(self.settings.model)
+        model = MODEL_OBJECTS.registered(self.settings.model)
         prompt = prompt_text(messages)
         if callable(getattr(model, "a_generate", None)):
             answer = await model.a_generate(prompt)

@@ -19,7 +19,7 @@ from debate_eval.agents.models.providers.model_objects import ModelObjects
 from debate_eval.agents.models.settings import ModelSettings
 
 OBJECT_PREFIX = "deepeval-model:"
-_MODELS = ModelObjects(OBJECT_PREFIX)
+MODEL_OBJECTS = ModelObjects(OBJECT_PREFIX)  # the registered objects (``registered``: one, or a UserError)
 
 
 def register_model(model: Any) -> str:
@@ -27,12 +27,7 @@ def register_model(model: Any) -> str:
     (``--model``) that reaches it."""
     if not callable(getattr(model, "a_generate", None)) and not callable(getattr(model, "generate", None)):
         raise UserError(f"{type(model).__name__} has no generate(prompt) or a_generate(prompt): not a model object")
-    return _MODELS.register(model)
-
-
-def registered_model(name: str) -> Any:
-    """The model object registered under ``name`` (a one-line ``UserError`` when none is)."""
-    return _MODELS.registered(name)
+    return MODEL_OBJECTS.register(model)
 
 
 @register_provider
@@ -53,7 +48,7 @@ class DeepEvalModelProvider(Provider):
     def endpoint_identity(self, settings: ModelSettings, embedded: Any) -> Any:
         """The object's model name, where it gives one (``get_model_name``), so two objects of one model
         share cached answers; else the registration key."""
-        model = _MODELS.get(settings.model)
+        model = MODEL_OBJECTS.get(settings.model)
         name = getattr(model, "get_model_name", None)
         try:
             return {"model": str(name()) if callable(name) else settings.model}

@@ -13,6 +13,8 @@ from debate_eval.agents.models.providers.inspect_models import HOST, Host, resol
 from debate_eval.agents.models.providers.one_call_client import OneCallClient, message_role, message_text
 
 SAMPLING_FIELDS = ("temperature", "top_p", "frequency_penalty", "presence_penalty", "seed")
+# inspect's stop reason -> AutoGen's finish reason (any other: "unknown")
+FINISH_REASONS = {"stop": "stop", "max_tokens": "length", "model_length": "length", "content_filter": "content_filter"}
 
 
 def chat_messages(messages: Sequence[Any]) -> list[Any]:
@@ -47,7 +49,7 @@ class InspectModelClient(OneCallClient):
         call_usage = self.add_usage(prompt, completion, cached)
         finish = output.choices[0].stop_reason if output.choices else "stop"
         return CreateResult(
-            finish_reason=_finish_reason(finish),
+            finish_reason=FINISH_REASONS.get(finish, "unknown"),
             content=output.completion,
             usage=call_usage,
             cached=False,
@@ -56,13 +58,6 @@ class InspectModelClient(OneCallClient):
     async def _generate(self, messages: Sequence[Any], config: Any) -> Any:
         model = resolve_model(self.settings.model)
         return await model.generate(chat_messages(messages), config=config)
-
-
-def _finish_reason(stop_reason: str) -> str:
-    """inspect's stop reason as AutoGen's finish reason."""
-    return {"stop": "stop", "max_tokens": "length", "model_length": "length", "content_filter": "content_filter"}.get(
-        stop_reason, "unknown"
-    )
 
 
 async def _run_on(host: Host, work: Any) -> Any:

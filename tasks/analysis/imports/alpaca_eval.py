@@ -35,11 +35,6 @@ PROTOCOL = "geval"  # one judge call per pair
 DRAW = 1.5
 
 
-def instruction_id(instruction: str) -> str:
-    """A short stable id of an instruction (the group the systems share)."""
-    return hashlib.sha1(instruction.encode("utf-8")).hexdigest()[:12]
-
-
 def read_preference(value: Any) -> float | None:
     """AlpacaEval's preference as a number in [1, 2] (0 is a draw: 1.5), None when there is none."""
     if isinstance(value, str):
@@ -88,7 +83,7 @@ def import_file(path: Path, options: dict[str, Any]) -> tuple[ImportResult, str,
     missing: list[int] = []  # rows (counted from 1) without a preference in [1, 2]
     for number, row in enumerate(rows, start=1):
         instruction = _text(path, number, row, "instruction")
-        group = instruction_id(instruction)
+        group = hashlib.sha1(instruction.encode("utf-8")).hexdigest()[:12]  # the instruction's short stable id
         if group in seen:
             raise UserError(
                 f"{path}: row {number} (counted from 1): field 'instruction' repeats row {seen[group]}'s instruction"
@@ -132,17 +127,13 @@ def import_file(path: Path, options: dict[str, Any]) -> tuple[ImportResult, str,
             "transcript": [transcript_entry(0, EVALUATOR, "evaluator", f"preference: {row['preference']!r}")],
         }
         result.records.append(record)
-    result.notes.append(
-        f"{path}: {system} against {baseline}, {len(rows)} instructions"
-        + (
-            f"; {len(missing)} without a preference in [1, 2] (left out of the win rate; rows counted from 1: "
-            + ", ".join(map(str, missing[:10]))
-            + (" ..." if len(missing) > 10 else "")
-            + ")"
-            if missing
-            else ""
+    note = f"{path}: {system} against {baseline}, {len(rows)} instructions"
+    if missing:
+        shown = ", ".join(map(str, missing[:10])) + (" ..." if len(missing) > 10 else "")
+        note += (
+            f"; {len(missing)} without a preference in [1, 2] (left out of the win rate; rows counted from 1: {shown})"
         )
-    )
+    result.notes.append(note)
     return result, ASPECT, None
 
 

@@ -21,7 +21,7 @@ from debate_eval.agents.errors import UserError
 from debate_eval.debates.scoring.scores import ParsedScore, ScoreRange, parse_score
 from debate_eval.debates.scoring.untrusted import UntrustedMaterial
 from debate_eval.debates.scoring.verdicts import ParsedVerdict, parse_verdict, planted_verdicts
-from debate_eval.tasks.data.datasets import Item, get_dataset, load_items
+from debate_eval.tasks.data.datasets import Item, load_items
 from debate_eval.tasks.engine.rundir import RunDir, written_line
 
 SHOWN_UNMATCHED = 5
@@ -60,18 +60,13 @@ def read_text(path: Path) -> str:
         raise UserError(f"{path}: not UTF-8 text") from None
 
 
-def read_json(path: Path) -> Any:
-    """A JSON file's content; a missing or malformed file is one ``UserError`` line."""
-    text = read_text(path)
+def read_json_rows(path: Path) -> list[dict[str, Any]]:
+    """A JSON file holding a list of objects; anything else (a missing or malformed file too) is one ``UserError``
+    line (rows counted from 1)."""
     try:
-        return json.loads(text)
+        data = json.loads(read_text(path))
     except json.JSONDecodeError as exc:
         raise UserError(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
-
-
-def read_json_rows(path: Path) -> list[dict[str, Any]]:
-    """A JSON file holding a list of objects; anything else is one ``UserError`` line (rows counted from 1)."""
-    data = read_json(path)
     if not isinstance(data, list):
         raise UserError(f"{path}: expected a JSON list of rows, got {type(data).__name__}")
     for number, row in enumerate(data, start=1):
@@ -82,7 +77,6 @@ def read_json_rows(path: Path) -> list[dict[str, Any]]:
 
 def items_by_id(dataset: str, data_dir: str | None) -> dict[str, Item]:
     """The dataset's items by id (the dataset must be registered)."""
-    get_dataset(dataset)
     return {item.item_id: item for item in load_items(dataset, data_dir)}
 
 
@@ -135,7 +129,7 @@ def no_call_fields() -> dict[str, Any]:
 
 def base_record(item: Item, aspect: str, protocol: str, source: Mapping[str, Any]) -> dict[str, Any]:
     """The fields every imported record has (identity, human rating, where it came from)."""
-    record: dict[str, Any] = {
+    return {
         "item_id": item.item_id,
         "dataset": item.dataset,
         "aspect": aspect,
@@ -151,7 +145,6 @@ def base_record(item: Item, aspect: str, protocol: str, source: Mapping[str, Any
             else {"human_score": item.human_scores.get(aspect)}
         ),
     }
-    return record
 
 
 def score_fields(parsed: ParsedScore, value: float | None = None) -> dict[str, Any]:

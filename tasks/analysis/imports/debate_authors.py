@@ -42,8 +42,7 @@ ROW_FIELDS = ("doc_id", "system_id", "source", "reference", "system_output", "sc
 def answer_field(path: Path, rows: list[dict[str, Any]], given: str | None) -> str:
     """``given``, else the one string field outside :data:`ROW_FIELDS` (checked on every row)."""
     if given:
-        missing = [n for n, row in enumerate(rows, start=1) if not isinstance(row.get(given), str)]
-        if len(missing) == len(rows):
+        if not any(isinstance(row.get(given), str) for row in rows):
             raise UserError(f"{path}: no row has a text field {given!r} (--answer-field)")
         return given
     candidates = sorted({k for row in rows for k, v in row.items() if k not in ROW_FIELDS and isinstance(v, str)})

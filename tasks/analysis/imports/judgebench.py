@@ -1,9 +1,8 @@
 """JudgeBench (Tan et al. 2024): response pairs with an objective label, and a judge's released outputs.
 
-**Pairs** (``data/dataset=judgebench,response_model=...jsonl``): one JSON object per line with ``pair_id``,
-``original_id``, ``source`` (``mmlu-pro-<subject>``, ``livebench-reasoning``, ``livebench-math``,
-``livecodebench``), ``question``, ``response_model``, ``response_A``, ``response_B`` and ``label`` (``A>B`` or
-``B>A``: which response is objectively correct).
+**Pairs** (``data/dataset=judgebench,response_model=...jsonl``): one JSON object per line, as
+:mod:`debate_eval.tasks.data.judgebench` describes (``pair_id``, ``source``, ``question``, ``response_A``,
+``response_B``, ``label`` ``A>B`` or ``B>A``, ...).
 
 **Outputs** (``outputs/...,judge_name=...,judge_model=...jsonl``): the same rows plus ``judge_name`` and
 ``judgments``, a list of one or two judgments: the pair as given, then with A and B swapped. Each is
@@ -22,7 +21,7 @@ the row (counted from 1) and the field.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -54,20 +53,15 @@ def flip_decision(decision: str | None) -> str | None:
     return {"A>B": "B>A", "B>A": "A>B"}.get(decision, decision) if isinstance(decision, str) else decision
 
 
-def judgebench_points(label: str, decisions: Iterable[str | None]) -> int:
-    """JudgeBench's per-pair sum: +1 per decision equal to ``label``, −1 per decision equal to its flip."""
-    flipped = flip_decision(label)
-    return sum(1 if decision == label else -1 if decision == flipped else 0 for decision in decisions)
-
-
 @dataclass(frozen=True)
 class JudgeBenchPair:
     """One pair as a judge's output file gives it, with its decisions put in the pair's order.
 
     ``decisions[0]`` is the judgment of the pair as given, ``decisions[1]`` the swapped judgment flipped back
     (absent when the file holds one judgment); ``scores[i]`` the reward scores of judgment ``i`` as
-    ``(score of response A, score of response B)`` in the pair's order, None without scores. ``row`` is the
-    output file's line (counted from 1).
+    ``(score of response A, score of response B)`` in the pair's order, None without scores; ``responses[i]``
+    the raw text of judgment ``i`` (the judge's response, its scores, its decision). ``row`` is the output
+    file's line (counted from 1).
     """
 
     pair_id: str
@@ -81,11 +75,13 @@ class JudgeBenchPair:
     question: str = ""
     response_a: str = ""
     response_b: str = ""
+    responses: tuple[str, ...] = ()
 
     @property
     def points(self) -> int:
-        """JudgeBench's per-pair sum over the decisions (see :func:`judgebench_points`)."""
-        return judgebench_points(self.label, self.decisions)
+        """JudgeBench's per-pair sum: +1 per decision equal to the label, −1 per decision equal to its flip."""
+        flipped = flip_decision(self.label)
+        return sum(1 if decision == self.label else -1 if decision == flipped else 0 for decision in self.decisions)
 
     @property
     def correct(self) -> bool:
@@ -139,18 +135,21 @@ def _text(path: Path, number: int, row: Mapping[str, Any], name: str, *, require
     return value
 
 
-def _pair_id(path: Path, number: int, row: Mapping[str, Any]) -> str:
-    value = id_text(row.get("pair_id"))
-    if value is None:
-        raise UserError(f"{_where(path, number)}: field 'pair_id' is missing or not an id")
-    return value
-
-
-def _label(path: Path, number: int, row: Mapping[str, Any]) -> str:
-    value = row.get("label")
-    if value not in LABELS:
-        raise UserError(f"{_where(path, number)}: field 'label' is {value!r}, expected A>B or B>A")
-    return str(value)
+def _pair_rows(path: Path) -> Iterator[tuple[int, dict[str, Any], str, str]]:
+    """Each row of a JudgeBench pairs or outputs file: its line (from 1), the row, its ``pair_id`` (once in
+    the file) and its label, both checked."""
+    seen: set[str] = set()
+    for number, row in read_jsonl_rows(path):
+        pair_id = id_text(row.get("pair_id"))
+        if pair_id is None:
+            raise UserError(f"{_where(path, number)}: field 'pair_id' is missing or not an id")
+        if pair_id in seen:
+            raise UserError(f"{_where(path, number)}: pair_id {pair_id!r} appears twice")
+        seen.add(pair_id)
+        label = row.get("label")
+        if label not in LABELS:
+            raise UserError(f"{_where(path, number)}: field 'label' is {label!r}, expected A>B or B>A")
+        yield number, row, pair_id, str(label)
 
 
 def _scores(path: Path, number: int, index: int, judgment: Mapping[str, Any]) -> tuple[float, float] | None:
@@ -166,8 +165,17 @@ def _scores(path: Path, number: int, index: int, judgment: Mapping[str, Any]) ->
     return float(value[0]), float(value[1])
 
 
-def _judgments(path: Path, number: int, row: Mapping[str, Any]) -> tuple[list, list, str | None]:
-    """(decisions in their own order, scores in their own order, judge model) of one output row."""
+def _response_text(judgment: Mapping[str, Any], decision: Any) -> str:
+    """A judgment's raw text for the transcript: the judge's response, its reward scores and its decision."""
+    response, scores = judgment.get("response"), judgment.get("scores")
+    text = response if isinstance(response, str) and response.strip() else ""
+    if scores is not None:
+        text = (text + "\n" if text else "") + f"scores (this order's A, B): {scores}"
+    return f"{text}\n\ndecision: {decision}" if text else f"decision: {decision}"
+
+
+def _judgments(path: Path, number: int, row: Mapping[str, Any]) -> tuple[list, list, list[str], str | None]:
+    """(decisions, scores and raw texts, each in the judgment's own order; judge model) of one output row."""
     judgments = row.get("judgments")
     if not isinstance(judgments, list) or not 1 <= len(judgments) <= 2:
         got = f"{len(judgments)} judgments" if isinstance(judgments, list) else type(judgments).__name__
@@ -177,11 +185,13 @@ def _judgments(path: Path, number: int, row: Mapping[str, Any]) -> tuple[list, l
         )
     decisions: list[str | None] = []
     scores: list[tuple[float, float] | None] = []
+    texts: list[str] = []
     models = []
     for index, entry in enumerate(judgments):
         if entry is None:
             decisions.append(None)
             scores.append(None)
+            texts.append(_response_text({}, None))
             continue
         if not isinstance(entry, dict):
             raise UserError(f"{_where(path, number)}: field 'judgments[{index}]' is not an object or null")
@@ -197,20 +207,17 @@ def _judgments(path: Path, number: int, row: Mapping[str, Any]) -> tuple[list, l
             raise UserError(f"{_where(path, number)}: field 'judgments[{index}].judgment' is not an object")
         inner = inner or {}
         scores.append(_scores(path, number, index, inner))
+        texts.append(_response_text(inner, decision))
         if isinstance(inner.get("judge_model"), str):
             models.append(inner["judge_model"])
-    return decisions, scores, (models[0] if models else None)
+    return decisions, scores, texts, (models[0] if models else None)
 
 
 def read_judgebench_pairs(path: Path) -> dict[str, dict[str, Any]]:
     """The pairs file's rows by ``pair_id`` (each checked: ``pair_id``, ``source``, ``label``, ``question``,
     ``response_A``, ``response_B``); a repeated ``pair_id`` is an error."""
     pairs: dict[str, dict[str, Any]] = {}
-    for number, row in read_jsonl_rows(Path(path)):
-        pair_id = _pair_id(path, number, row)
-        if pair_id in pairs:
-            raise UserError(f"{_where(path, number)}: pair_id {pair_id!r} appears twice")
-        _label(path, number, row)
+    for number, row, pair_id, _ in _pair_rows(Path(path)):
         for name in ("source", "question"):
             _text(path, number, row, name)
         for name in ("response_A", "response_B"):
@@ -231,13 +238,7 @@ def read_judgebench(outputs: Path, pairs: Path | None = None) -> list[JudgeBench
     outputs = Path(outputs)
     known = read_judgebench_pairs(Path(pairs)) if pairs is not None else None
     result: list[JudgeBenchPair] = []
-    seen: set[str] = set()
-    for number, row in read_jsonl_rows(outputs):
-        pair_id = _pair_id(outputs, number, row)
-        if pair_id in seen:
-            raise UserError(f"{_where(outputs, number)}: pair_id {pair_id!r} appears twice")
-        seen.add(pair_id)
-        label = _label(outputs, number, row)
+    for number, row, pair_id, label in _pair_rows(outputs):
         base: Mapping[str, Any] = row
         if known is not None:
             if pair_id not in known:
@@ -248,7 +249,7 @@ def read_judgebench(outputs: Path, pairs: Path | None = None) -> list[JudgeBench
                     f"{_where(outputs, number)}: label {label} differs from the pairs file's {base['label']} "
                     f"(row {base['row']} of {pairs})"
                 )
-        decisions, scores, model = _judgments(outputs, number, row)
+        decisions, scores, texts, model = _judgments(outputs, number, row)
         if len(decisions) == 2:
             decisions[1] = flip_decision(decisions[1])
             scores[1] = None if scores[1] is None else (scores[1][1], scores[1][0])
@@ -266,6 +267,7 @@ def read_judgebench(outputs: Path, pairs: Path | None = None) -> list[JudgeBench
                 question=str(base.get("question") or ""),
                 response_a=str(base.get("response_A") or ""),
                 response_b=str(base.get("response_B") or ""),
+                responses=tuple(texts),
             )
         )
     if not result:
@@ -284,7 +286,7 @@ def _parsed(decision: str | None, order: str) -> ParsedVerdict:
     return ParsedVerdict(verdict, "parsed", "judgebench_decision", f"{order} order: {decision} means {verdict}.")
 
 
-def pair_record(pair: JudgeBenchPair, source_file: Path, responses: Sequence[str]) -> dict[str, Any]:
+def pair_record(pair: JudgeBenchPair, source_file: Path) -> dict[str, Any]:
     """The run record of one judged pair: the verdict of both orders as a ``--swap`` run combines them (the
     agreeing verdict, a tie when they disagree), ``verdicts`` and ``consistent``, and in ``details.judgebench``
     the raw decisions (in the pair's order), JudgeBench's points, the reward scores and their margin; its
@@ -308,7 +310,7 @@ def pair_record(pair: JudgeBenchPair, source_file: Path, responses: Sequence[str
     else:
         combined = parsed[0]
     source = {"format": FORMAT, "file": str(source_file), "row": pair.row}
-    confidence = _confidence(pair, responses, fields.get("consistent"))
+    confidence = _confidence(pair, fields.get("consistent"))
     record = base_record(item, ASPECT, PROTOCOL, source)
     record.update(verdict_fields(combined, item))
     record.update(fields)
@@ -331,13 +333,13 @@ def pair_record(pair: JudgeBenchPair, source_file: Path, responses: Sequence[str
         **({"confidence": round(confidence[0], 6)} if confidence else {}),
         transcript=[
             {**transcript_entry(index, EVALUATOR, "evaluator", text), "order": order}
-            for index, (text, order) in enumerate(zip(responses, ORDERS, strict=False))
+            for index, (text, order) in enumerate(zip(pair.responses, ORDERS, strict=False))
         ],
     )
     return record
 
 
-def _confidence(pair: JudgeBenchPair, responses: Sequence[str], consistent: bool | None) -> tuple[float, str] | None:
+def _confidence(pair: JudgeBenchPair, consistent: bool | None) -> tuple[float, str] | None:
     """How sure the released judge was (``imports.confidence``): a reward model's margin, else the two orders'
     agreement and verdict strength."""
     if pair.margin is not None:
@@ -347,25 +349,7 @@ def _confidence(pair: JudgeBenchPair, responses: Sequence[str], consistent: bool
         return value, f"reward margin {pair.margin:+.3g}: sigmoid(|margin|) = {value:.3f}"
     if len(pair.decisions) < 2:
         return None
-    return orders_confidence(consistent, [verdict_strength(text) for text in responses])
-
-
-def _responses(path: Path) -> dict[str, list[str]]:
-    """Each output row's judge responses (the raw texts), by pair_id."""
-    found: dict[str, list[str]] = {}
-    for _, row in read_jsonl_rows(path):
-        texts = []
-        for entry in row.get("judgments") or []:
-            inner = entry.get("judgment") if isinstance(entry, dict) else None
-            response = inner.get("response") if isinstance(inner, dict) else None
-            scores = inner.get("scores") if isinstance(inner, dict) else None
-            text = response if isinstance(response, str) and response.strip() else ""
-            if scores is not None:
-                text = (text + "\n" if text else "") + f"scores (this order's A, B): {scores}"
-            decision = entry.get("decision") if isinstance(entry, dict) else None
-            texts.append(f"{text}\n\ndecision: {decision}" if text else f"decision: {decision}")
-        found[str(row.get("pair_id"))] = texts
-    return found
+    return orders_confidence(consistent, [verdict_strength(text) for text in pair.responses])
 
 
 def import_files(paths: Sequence[Path], options: Mapping[str, Any]) -> tuple[ImportResult, str, None]:
@@ -377,7 +361,6 @@ def import_files(paths: Sequence[Path], options: Mapping[str, Any]) -> tuple[Imp
         )
     pairs_file, outputs = (paths[0], paths[1]) if len(paths) == 2 else (None, paths[0])
     pairs = read_judgebench(outputs, pairs_file)
-    responses = _responses(outputs)
     judges = sorted({pair.judge_model or pair.judge_name or "unknown judge" for pair in pairs})
     score = judgebench_score(pairs)
     result = ImportResult(
@@ -386,5 +369,5 @@ def import_files(paths: Sequence[Path], options: Mapping[str, Any]) -> tuple[Imp
             f"{score:.2f} % ({sum(p.correct for p in pairs)} of {len(pairs)} pairs right)"
         ]
     )
-    result.records = [pair_record(pair, outputs, responses.get(pair.pair_id, [])) for pair in pairs]
+    result.records = [pair_record(pair, outputs) for pair in pairs]
     return result, ASPECT, None
