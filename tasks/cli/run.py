@@ -29,7 +29,7 @@ from debate_eval.tasks.data.datasets import get_dataset
 from debate_eval.tasks.engine import flags
 from debate_eval.tasks.engine.config_file import read_request_file, request_toml
 from debate_eval.tasks.engine.flags import Flag
-from debate_eval.tasks.engine.option_values import FLOAT, INT, NON_NEGATIVE_INT, POSITIVE_INT, SWITCH
+from debate_eval.tasks.engine.option_values import FLOAT, INT, NON_NEGATIVE_INT, POSITIVE_FLOAT, POSITIVE_INT, SWITCH
 from debate_eval.tasks.engine.request import FLAGS, RunRequest, field_kind, field_names, flags_of
 
 if TYPE_CHECKING:  # the engine loads when a run starts (``run --help`` stays fast)
@@ -84,6 +84,7 @@ FLAG_TYPES: dict[str, Callable[[str], Any]] = {
     POSITIVE_INT: positive_int,
     NON_NEGATIVE_INT: non_negative_int,
     FLOAT: float,
+    POSITIVE_FLOAT: float,  # then checked > 0 (``check_value``): the message says what was expected
 }
 
 
