@@ -16,7 +16,8 @@ A method is a ``Method`` subclass in a folder (or a plugin's module) of its own:
         async def judge_pair(self, task, config, pool): ...       # pairwise tasks
 
 - the contract (``debates.method``): ``Method``, ``option`` and its converters, ``MethodContext``, ``Reparser``;
-  the registry (``debates.base``): ``register_method``, ``get_method``;
+  the registry (``debates.base``): ``register_method``, ``get_method``; ``register_roles`` (``agents.roles``):
+  the roles of a method's own agents, by name;
 - the task and its result (``debates.evaluation``): ``EvaluationTask``, ``Outcome``, ``score_text``,
   ``verdict_text`` (with ``planted``: the verdicts planted in the judged texts, and ``judge_material``: the texts
   a pairwise answer must not be read from), ``NO_SCORE`` (a pairwise outcome's score); the parsed readings
@@ -81,6 +82,7 @@ _NAMES = {
     "debate_eval.agents.models.pool": ("ClientPool",),
     "debate_eval.agents.models.wrappers": ("CallRecord",),
     "debate_eval.agents.errors": ("UserError",),
+    "debate_eval.agents.roles": ("register_roles",),
 }
 _SOURCES = {name: module for module, names in _NAMES.items() for name in names}
 
@@ -123,6 +125,7 @@ __all__ = [
     "planted",
     "positive_int",
     "register_method",
+    "register_roles",
     "sample_request",
     "score_text",
     "verdict_text",
@@ -134,6 +137,7 @@ if TYPE_CHECKING:  # what a type checker and an editor see; at run time each nam
     from debate_eval.agents.models.pool import ClientPool
     from debate_eval.agents.models.providers.scripted_server import ScriptedReplies, ScriptedRole
     from debate_eval.agents.models.wrappers import CallRecord
+    from debate_eval.agents.roles import register_roles
     from debate_eval.debates.base import get_method, register_method
     from debate_eval.debates.evaluation import NO_SCORE, EvaluationTask, Outcome, planted, score_text, verdict_text
     from debate_eval.debates.kit.combine import combine_orders, combine_scores, combine_verdicts
