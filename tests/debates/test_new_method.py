@@ -99,9 +99,9 @@ def test_its_agent_answers_are_matched_to_their_calls(isolated_env: Path, tiny_m
 
 def test_the_docs_offline_test_passes(isolated_env: Path, tiny_method: dict[str, str]) -> None:
     """The plugin's own test, as the docs page writes it, passes against the method."""
-    path = isolated_env / "test_tiny.py"
-    path.write_text(tiny_method["tests/test_tiny.py"], encoding="utf-8")
-    spec = importlib.util.spec_from_file_location("test_tiny", path)
+    path = isolated_env / "test_method.py"
+    path.write_text(tiny_method["tests/test_method.py"], encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("test_method", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
