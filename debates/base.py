@@ -91,6 +91,7 @@ M = TypeVar("M")
 def register_method(method: M) -> M:
     """Register a ``Method`` instance, or (as a class decorator) an instance of a ``Method`` subclass made
     with no arguments. Returns its argument unchanged."""
+    _BUILTINS.load()  # first, so that a built-in's name is refused here (a built-in registering is a no-op)
     instance = method() if isinstance(method, type) else method
     if not isinstance(instance, Method):
         raise TypeError(f"register_method: {method!r} is not a Method")
