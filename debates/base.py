@@ -31,7 +31,6 @@ from debate_eval.debates.method import (
     Reparser,
     deciding_parse,
     implemented_task_types,
-    install_option_names_check,
     non_negative_int,
     option,
     positive_int,
@@ -220,9 +219,6 @@ def check_option_names(names: Iterable[str]) -> None:
             close = difflib.get_close_matches(name, list(known), n=3)
             hint = f"; did you mean {' or '.join(close)}?" if close else f"; method options: {', '.join(known)}"
             raise UserError(f"unknown method option {name!r}{hint}")
-
-
-install_option_names_check(check_option_names)  # Method.parse_options refuses unknown names with this
 
 
 def method_options(method: Method[Any]) -> list[dict[str, Any]]:

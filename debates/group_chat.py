@@ -388,59 +388,25 @@ class RoutedGroupChat(BaseGroupChat):
         """Extra keyword arguments for the manager."""
         return {}
 
-    def _create_group_chat_manager_factory(
-        self,
-        name: str,
-        group_topic_type: str,
-        output_topic_type: str,
-        participant_topic_types: list[str],
-        participant_names: list[str],
-        participant_descriptions: list[str],
-        output_message_queue: OutputQueue,
-        termination_condition: Any,
-        max_turns: int | None,
-        message_factory: MessageFactory,
-    ) -> Callable[[], Any]:
+    def _create_group_chat_manager_factory(self, **arguments: Any) -> Callable[[], Any]:
+        """The manager made from AutoGen's arguments (``name``, ``group_topic_type``, ..., given by keyword, as
+        ``BaseGroupChat`` passes them) with the team's ``manager_kwargs`` (and ``routes``)."""
         manager_class: Any = self._base_group_chat_manager_class
-
-        def factory() -> Any:
-            return manager_class(
-                name,
-                group_topic_type,
-                output_topic_type,
-                participant_topic_types,
-                participant_names,
-                participant_descriptions,
-                output_message_queue,
-                termination_condition,
-                max_turns,
-                message_factory,
-                self._emit_team_events,
-                **self.manager_kwargs(),
-                **({"routes": True} if self.manager_routes else {}),
-            )
-
-        return factory
+        extra = {"emit_team_events": self._emit_team_events, **({"routes": True} if self.manager_routes else {})}
+        return lambda: manager_class(**arguments, **extra, **self.manager_kwargs())
 
     def _create_participant_factory(
-        self,
-        parent_topic_type: str,
-        output_topic_type: str,
-        agent: Any,
-        message_factory: MessageFactory,
+        self, parent_topic_type: str, output_topic_type: str, agent: Any, message_factory: MessageFactory
     ) -> Callable[[], ChatAgentContainer]:
-        def factory() -> ChatAgentContainer:
-            return FilteredAgentContainer(
-                parent_topic_type,
-                output_topic_type,
-                agent,
-                message_factory,
-                accepts=self.accepts(agent.name),
-                order=self.buffer_order(),
-                outputs=not self.manager_routes,
-            )
-
-        return factory
+        return lambda: FilteredAgentContainer(
+            parent_topic_type,
+            output_topic_type,
+            agent,
+            message_factory,
+            accepts=self.accepts(agent.name),
+            order=self.buffer_order(),
+            outputs=not self.manager_routes,
+        )
 
 
 SETTLE_ROUNDS = 50  # event-loop rounds a message already queued for the stream needs at most to come out

@@ -57,22 +57,6 @@ Evaluator = Callable[[EvaluationTask, "ClientPool"], Awaitable[Outcome]]
 OPTION_KEY = "debate_eval.option"  # where ``option`` keeps a field's declaration in its metadata
 
 
-def _refuse_unknown(names: Iterable[str]) -> None:
-    raise UserError(f"unknown method option {next(iter(names))!r}")
-
-
-# How a name no method's ``Options`` declares is refused: the registry (``debates.base``, which imports this
-# module) installs its check, which names the nearest declared options, when it loads.
-_option_names_check: Callable[[Iterable[str]], None] = _refuse_unknown
-
-
-def install_option_names_check(check: Callable[[Iterable[str]], None]) -> None:
-    """Make ``check`` (a ``UserError`` for the first of the names no registered method declares) the check of
-    ``Method.parse_options``; the registry installs its own."""
-    global _option_names_check
-    _option_names_check = check
-
-
 class OptionError(ValueError):
     """A value an option refuses; the message says what was expected (``expected an integer >= 1, got 0``)."""
 
@@ -249,7 +233,9 @@ class Method(Generic[ConfigT]):
         own = self.declared_options()
         unknown = [name for name in values if name not in own]
         if unknown:
-            _option_names_check(unknown)
+            from debate_eval.debates.base import check_option_names  # the registry, which imports this module
+
+            check_option_names(unknown)
         return self.Options(**{name: own[name].check(value) for name, value in values.items() if name in own})
 
     def configure(self, values: Mapping[str, Any], ctx: MethodContext) -> ConfigT:

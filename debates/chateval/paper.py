@@ -10,7 +10,7 @@ of the current turn, and after the turn all answers join every history in the re
 answers; the referees' histories get the summary only.
 
 A referee whose final answer has no score of its own is asked again (``REASK``, at most ``REASK_LIMIT``
-times). Scores are read from a referee's own verdict line (``scoring.referee_scores.referee_score``).
+times). Scores are read from a referee's own verdict line (``referee_scores.referee_score``).
 """
 
 from __future__ import annotations
@@ -52,12 +52,6 @@ def referee_system_message(persona: Persona, name: str) -> str:
     return f"{persona.text}\n\n{NAME_LINE.format(name=name)}"
 
 
-def panel_prompt(task: EvaluationTask, count: int) -> str:
-    """The message every referee starts from: the task prompt and the panel instructions."""
-    instructions = PANEL_INSTRUCTIONS.format(count=count, low=task.scale.low, high=task.scale.high)
-    return f"{task.prompt}\n\n{instructions}"
-
-
 async def run_paper_panel(
     task: EvaluationTask,
     config: ChatEvalConfig,
@@ -94,7 +88,10 @@ async def run_paper_panel(
         )
         for name, persona in persona_of.items()
     }
-    first = TextMessage(source=USER, content=opening or panel_prompt(task, len(referees)))
+    if not opening:  # what every referee starts from: the task prompt and the panel instructions
+        instructions = PANEL_INSTRUCTIONS.format(count=len(referees), low=task.scale.low, high=task.scale.high)
+        opening = f"{task.prompt}\n\n{instructions}"
+    first = TextMessage(source=USER, content=opening)
     summarizer = None
     if config.uses_summarizer:
         summarizer = AssistantAgent(

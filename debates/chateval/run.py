@@ -2,7 +2,7 @@
 
 Final score: the mean of the referees' final scores, each read from the referee's *last* answer (after a
 re-ask in ``paper`` mode; the last turn's accepted answer in ``authors-code`` mode) by
-``scoring.referee_scores.referee_score``; a referee without a score on the scale is excluded; with no score at all the
+``referee_scores.referee_score``; a referee without a score on the scale is excluded; with no score at all the
 outcome has no score (parse status ``no_score``). Referees and summarizer use the Scorer's model settings
 unless the role has a client of its own (``panel._client``).
 """

@@ -6,8 +6,8 @@ their extraction (with ``--reproduce-authors-bugs``, taken at their ``[-2]`` ind
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from autogen_agentchat.base import ChatAgent
 from autogen_agentchat.messages import BaseChatMessage
@@ -37,15 +37,14 @@ if TYPE_CHECKING:
     from debate_eval.debates.method import Reparser
 
 
+@dataclass
 class AuthorsCodeFlow:
-    """``--fidelity authors-code``, following the released script of ``branch``."""
+    """``--fidelity authors-code``, following the released script of ``branch`` (their official script, or
+    their tiebreaker branch)."""
 
-    forward_first = True
-    commander_replies = True
-
-    def __init__(self, branch: AuthorsBranch) -> None:
-        """The released script followed (their official script, or their tiebreaker branch)."""
-        self.branch = branch
+    branch: AuthorsBranch
+    forward_first: ClassVar[bool] = True
+    commander_replies: ClassVar[bool] = True
 
     def protocol(self, config: DebateConfig, material: UntrustedMaterial) -> DebateProtocol:
         """Their turn order; the Critic agrees with their case-sensitive marker substring."""

@@ -25,7 +25,7 @@ from debate_eval.agents.models.wrappers import CallRecord
 from debate_eval.agents.roles import COMMANDER, CRITIC, SCORER, TIEBREAKER, USER, Relay, make_assistant
 from debate_eval.debates.debate.config import DebateConfig
 from debate_eval.debates.debate.paper import PaperFlow, read_decider
-from debate_eval.debates.debate.team import run_team
+from debate_eval.debates.debate.team import MultiAgentsDebate, run_on
 from debate_eval.debates.evaluation import EvaluationTask, Outcome, planted
 from debate_eval.debates.kit.reask import Reask
 from debate_eval.debates.kit.transcript import pairwise_transcript
@@ -86,7 +86,8 @@ async def run_debate_pairwise(task: EvaluationTask, config: DebateConfig, pool: 
         answer_hint=answer_hint(),
         llm=llm,
     )
-    messages = await run_team([commander, *agents.values()], protocol, task.prompt, commander_llm=config.commander_llm)
+    team = MultiAgentsDebate([commander, *agents.values()], protocol)  # a team of its own
+    messages = await run_on(team, task.prompt, commander_llm=config.commander_llm)
 
     decider = protocol.decided_by
     request = Reask.for_verdict(

@@ -138,10 +138,3 @@ async def run_on(
     if team.protocol.stop_reason is None:
         raise RuntimeError(f"the debate ended without a verdict: {result.stop_reason}")
     return list(result.messages)
-
-
-async def run_team(
-    participants: Sequence[ChatAgent], protocol: DebateProtocol, prompt: str, *, commander_llm: bool
-) -> list[BaseAgentEvent | BaseChatMessage]:
-    """Run one debate on a team of its own and return its messages (``run_on``)."""
-    return await run_on(MultiAgentsDebate(participants, protocol), prompt, commander_llm=commander_llm)

@@ -11,16 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from debate_eval.debates.kit.combine import PREFERENCE
 from debate_eval.debates.scoring.scores import ParsedScore
 from debate_eval.debates.scoring.verdicts import FIRST, SECOND, TIE, ParsedVerdict, no_verdict
 
 MEAN = "branch_mean"
 PREFERENCE_SUM = "preference_sum"
-_VOTE = {FIRST: 1, SECOND: -1, TIE: 0}
-
-
-def _numbers(values: Sequence[float]) -> str:
-    return ", ".join(f"{v:g}" for v in values)
 
 
 def merge_scores(parses: Sequence[ParsedScore]) -> ParsedScore:
@@ -31,13 +27,13 @@ def merge_scores(parses: Sequence[ParsedScore]) -> ParsedScore:
     if not values:
         return ParsedScore(None, "no_score", MEAN, f"No branch gave a score ({len(parses)} branches).")
     mean = sum(values) / len(values)
-    reason = f"Mean of {len(values)} criterion scores ({_numbers(values)}){note}."
+    reason = f"Mean of {len(values)} criterion scores ({', '.join(f'{v:g}' for v in values)}){note}."
     return ParsedScore(mean, "parsed", MEAN, reason)
 
 
 def merge_verdicts(verdicts: Sequence[ParsedVerdict]) -> ParsedVerdict:
     """The item's verdict: the sign of the summed per-criterion preferences."""
-    votes = [_VOTE[v.value] for v in verdicts if v.ok and v.value in _VOTE]
+    votes = [PREFERENCE[v.value] for v in verdicts if v.ok and v.value in PREFERENCE]
     if not votes:
         return no_verdict(f"No verdict: no branch gave a preference ({len(verdicts)} branches).")
     total = sum(votes)

@@ -94,21 +94,6 @@ def corrections(records: Iterable[ResultRecord]) -> list[dict[str, Any]]:
     return found
 
 
-def correction_summary(records: Iterable[ResultRecord]) -> str | None:
-    """The run summary's correction line (None when the run corrected nothing)."""
-    found = corrections(records)
-    if not found:
-        return None
-    made = [c for c in found if c.get("corrected")]
-    line = f"corrections: {len(made)} of {len(found)} checked"
-    gains = [c["rescore"]["gain"] for c in made if isinstance(c.get("rescore"), dict)]
-    scored = [g for g in gains if g is not None]
-    if gains:
-        mean = f"{sum(scored) / len(scored):+.3f}" if scored else "n/a"
-        line += f"; re-judged {len(gains)}, mean gain {mean} ({len(scored)} with a gain)"
-    return line
-
-
 def branches_verdict(entries: Sequence[dict[str, Any]], decided_by: str, parse: Any) -> Any:
     """One order's verdict re-read (``rescore``): the summed preferences of its branch judgments."""
     from debate_eval.debates.fennec.merge import merge_verdicts
@@ -169,9 +154,18 @@ class FennecMethod(Method[FennecConfig]):
         return {"branches": config.branches, "correct": config.correct}
 
     def summary_lines(self, records: Iterable[ResultRecord]) -> list[str]:
-        """Lines the run summary adds: corrections made and the mean gain."""
-        line = correction_summary(records)
-        return [line] if line else []
+        """Lines the run summary adds: corrections made and the mean gain (none when the run corrected nothing)."""
+        found = corrections(records)
+        if not found:
+            return []
+        made = [c for c in found if c.get("corrected")]
+        line = f"corrections: {len(made)} of {len(found)} checked"
+        gains = [c["rescore"]["gain"] for c in made if isinstance(c.get("rescore"), dict)]
+        scored = [g for g in gains if g is not None]
+        if gains:
+            mean = f"{sum(scored) / len(scored):+.3f}" if scored else "n/a"
+            line += f"; re-judged {len(gains)}, mean gain {mean} ({len(scored)} with a gain)"
+        return [line]
 
     def record_view(self, record: ResultRecord, full: bool = False) -> str | None:
         """The branches as a tree (``debate-eval show``)."""

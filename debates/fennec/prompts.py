@@ -20,6 +20,7 @@ Placeholders ``{name}`` are filled in one pass: text inserted from the items is 
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 
@@ -35,14 +36,9 @@ JUDGED_KEYS = ("summary", "response", "output", "dialogue")
 HIDDEN = "[the text under evaluation is not shown at this step]"
 
 
-def prompt_text(name: str) -> str:
-    """The text of the prompt file ``name`` (trailing whitespace removed)."""
-    return prompt_file("debate_eval.debates.fennec", name)
-
-
-def prompt_table(name: str) -> dict[str, str]:
-    """A JSON prompt file as a dict (its ``_about`` note left out)."""
-    return prompt_file_table("debate_eval.debates.fennec", name)
+# a prompt file of this package by name: its text (trailing whitespace removed), or a JSON one as a dict
+prompt_text = functools.partial(prompt_file, "debate_eval.debates.fennec")
+prompt_table = functools.partial(prompt_file_table, "debate_eval.debates.fennec")
 
 
 def fill(template: str, values: Mapping[str, object]) -> str:

@@ -34,14 +34,14 @@ from debate_eval.debates.base import (
     with_parse,
 )
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
-from debate_eval.debates.geval.config import (
+from debate_eval.debates.geval.scripted import SCRIPTED_REPLIES
+from debate_eval.debates.geval.single import (
     DEFAULT_TOP_LOGPROBS,
     GEvalConfig,
+    run_geval,
     sample_record_fields,
     samples_warning,
 )
-from debate_eval.debates.geval.scripted import SCRIPTED_REPLIES
-from debate_eval.debates.geval.single import run_geval
 from debate_eval.debates.kit.confidence import Confidence, agreement, answer_scores
 from debate_eval.debates.pairwise.scripted import PAIRWISE_PROMPTS
 from debate_eval.debates.record import R, ResultRecord, details_of

@@ -1,15 +1,17 @@
 """How G-Eval judges a single task: one Evaluator (a fresh AutoGen agent per sample, the Scorer's model
 settings) answers the task prompt; the score is probability-weighted, a sample mean or the parsed answer (the
-method's docstring, ``method.py``). AutoGen is imported when the Evaluator is made."""
+method's docstring, ``method.py``). AutoGen is imported when the Evaluator is made. Also here: the method's
+configuration and how a sample mean is reported (shared by the run, ``rescore`` and the import of G-Eval's
+released results)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from debate_eval.agents.roles import EVALUATOR, USER
 from debate_eval.debates.evaluation import EvaluationTask, Outcome, score_text
-from debate_eval.debates.geval.config import GEvalConfig, sample_parse
-from debate_eval.debates.kit.samples import sample_request
+from debate_eval.debates.kit.samples import identical_samples_warning, sample_request
 from debate_eval.debates.scoring.scores import ParsedScore
 
 if TYPE_CHECKING:
@@ -18,6 +20,45 @@ if TYPE_CHECKING:
 
     from debate_eval.agents.models.pool import ClientPool
     from debate_eval.agents.models.wrappers import CallRecord
+
+DEFAULT_TOP_LOGPROBS = 10
+
+
+@dataclass(frozen=True)
+class GEvalConfig:
+    """How the single-agent baseline scores (config.json: every field)."""
+
+    use_logprobs: bool = True
+    top_logprobs: int = DEFAULT_TOP_LOGPROBS
+    samples: int = 1
+
+
+def sample_parse(parsed_values: list[float | None], n_samples: int) -> ParsedScore:
+    """How a sample mean was parsed, over the samples: ``18/20 parsed; the score is the mean of the parsed
+    samples`` (status ``parsed``), or ``0/20 parsed: no sample has a score`` (``no_score``)."""
+    values = [v for v in parsed_values if v is not None]
+    status = f"{len(values)}/{n_samples} parsed"
+    if not values:
+        return ParsedScore(None, "no_score", "sample_mean", f"{status}: no sample has a score")
+    mean = sum(values) / len(values)
+    return ParsedScore(mean, "parsed", "sample_mean", f"{status}; the score is the mean of the parsed samples")
+
+
+def sample_record_fields(parsed_values: list[float | None], n_samples: int) -> dict[str, Any]:
+    """``score`` (mean of the parsed samples) and parse fields that report the samples, e.g. ``18/20 parsed``
+    (a live ``--geval-samples`` run, its ``rescore``, and imported G-Eval results)."""
+    parsed = sample_parse(parsed_values, n_samples)
+    return {
+        "score": parsed.value,
+        "parse_status": parsed.status,
+        "parse_method": parsed.method,
+        "parse_reason": parsed.reason,
+    }
+
+
+def samples_warning(config: GEvalConfig, temperature: float) -> str | None:
+    """A one-line warning when ``samples`` > 1 would give identical answers (temperature 0), else None."""
+    return identical_samples_warning("--geval-samples", config.samples, temperature, "G-Eval's sampling")
 
 
 async def ask_evaluator(

@@ -69,3 +69,14 @@ class SamplePool:
         """``pool.for_debate`` with this sample's client (``shared``); ``observe``: ``pool.observe``'s keywords
         (``answer``, ``items``, ``scale``)."""
         return self._pool.observe(self.shared(role, variant, sampling), role, log, **observe)
+
+
+def identical_samples_warning(flag: str, samples: int, temperature: float, purpose: str) -> str | None:
+    """The run-start warning when ``samples`` > 1 samples (``flag``) at temperature 0 would be identical
+    answers, naming what a higher temperature is for (``purpose``); None otherwise."""
+    if samples > 1 and temperature == 0:
+        return (
+            f"warning: {flag} {samples} at temperature 0 gives {samples} identical answers (greedy decoding; only "
+            f"the seed differs): set --temperature above 0 for {purpose}"
+        )
+    return None

@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -27,14 +28,9 @@ PAIRWISE_INPUTS = ("question", "input", "output_a", "output_b")
 NO_INPUT = "(none)"  # what P shows when the item has no additional input
 
 
-def prompt_text(name: str) -> str:
-    """The text of the prompt file ``name`` (trailing whitespace removed)."""
-    return prompt_file("debate_eval.debates.pairwise", name)
-
-
-def prompt_table(name: str) -> dict[str, str]:
-    """A JSON prompt file as a dict (its ``_about`` note left out)."""
-    return prompt_file_table("debate_eval.debates.pairwise", name)
+# a prompt file of this package by name: its text (trailing whitespace removed), or a JSON one as a dict
+prompt_text = functools.partial(prompt_file, "debate_eval.debates.pairwise")
+prompt_table = functools.partial(prompt_file_table, "debate_eval.debates.pairwise")
 
 
 def task_inputs(inputs: Mapping[str, str]) -> dict[str, str]:

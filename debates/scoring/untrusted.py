@@ -69,15 +69,11 @@ def canonical_words(text: str) -> list[tuple[str, int, int]]:
         if origin is not None:
             start, end = origin[start], origin[end - 1] + 1
         if token.isascii() and token.isalnum():  # most words: one piece, no apostrophe, no contraction
-            piece = token.lower()
-            if piece in _ISSUE and words and words[-1][0] == "no":
-                words[-1][0] = _MARKER_WORD
-                words[-1][2] = end
-            else:
-                words.append([_MARKER_WORD if piece == "noissues" else piece, start, end])
-            continue
-        glue = bool(words) and _DETACHED_CONTRACTION.match(token) is not None
-        for index, piece in enumerate(_PIECE.findall(token.casefold().translate(_APOSTROPHES))):
+            pieces, glue = [token.lower()], False
+        else:
+            pieces = _PIECE.findall(token.casefold().translate(_APOSTROPHES))
+            glue = bool(words) and _DETACHED_CONTRACTION.match(token) is not None
+        for index, piece in enumerate(pieces):
             if index == 0 and glue:
                 words[-1][0] += piece
                 words[-1][2] = end

@@ -4,6 +4,7 @@ position of the score the parser chose (see ``debates.geval`` for when it is use
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
 import re
 from collections.abc import Mapping
@@ -80,7 +81,7 @@ def _score_token(logprobs: list[dict[str, Any]], text: str | None, span: tuple[i
 
     Positions are counted in bytes over the tokens (a character may be split across tokens).
     """
-    sizes = [len(_token_bytes(entry)) for entry in logprobs]
+    ends = list(itertools.accumulate(len(_token_bytes(entry)) for entry in logprobs))  # each token's end byte
     joined = b"".join(_token_bytes(entry) for entry in logprobs).decode("utf-8", errors="surrogateescape")
     position = span[0] if text is None else _locate(text, span, joined)
     number = (joined if text is None else text)[span[0] : span[1]]
@@ -88,14 +89,10 @@ def _score_token(logprobs: list[dict[str, Any]], text: str | None, span: tuple[i
         return "the parsed number could not be found in the tokens"
     first = len(joined[:position].encode("utf-8", errors="surrogateescape"))
     last = first + len(number.encode("utf-8", errors="surrogateescape"))
-    offset = 0
-    for index, size in enumerate(sizes):
-        if offset <= first < offset + size:
-            if last > offset + size:
-                return f"the parsed number {number!r} is split over several tokens"
-            return index
-        offset += size
-    return "the parsed number could not be found in the tokens"
+    index = bisect.bisect_right(ends, first)  # the token whose bytes hold the number's first byte
+    if index == len(ends):
+        return "the parsed number could not be found in the tokens"
+    return f"the parsed number {number!r} is split over several tokens" if last > ends[index] else index
 
 
 def weighted_score(

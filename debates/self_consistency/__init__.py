@@ -1,2 +1,2 @@
-"""``self-consistency``: K samples of any method's judge, combined (``method``: the registration; ``rescore``:
-a sample's vote, and re-reading the samples' transcripts)."""
+"""``self-consistency``: K samples of any method's judge, combined (``method``: the registration, a sample's
+vote, and re-reading the samples' transcripts)."""

@@ -48,12 +48,8 @@ def persona_bars(rows: Sequence[dict[str, Any]], rounds: int | None) -> dict[str
     """The middle panel: ρ per Critic persona, debates at n = ``rounds`` without Tie-breaker or LLM Commander."""
     by_critic: dict[str, float | None] = {}
     for row in rows:
-        if (
-            _has_critic(row)
-            and _rounds_of(row) == rounds
-            and not (row.get("tiebreaker") is True or str(row.get("tiebreaker")).lower() == "true")
-            and row.get("commander") != "llm"
-        ):
+        plain = str(row.get("tiebreaker")).lower() != "true" and row.get("commander") != "llm"  # True or "true"
+        if _has_critic(row) and _rounds_of(row) == rounds and plain:
             by_critic.setdefault(str(row["critic"]), _number(row.get("spearman")))
     return by_critic
 

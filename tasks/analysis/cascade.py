@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from debate_eval.agents.errors import UserError
+from debate_eval.tasks.analysis.labelled import DEFAULT_TOLERANCE, align, confidence_value
 
 DEFAULT_GRID = 2001  # candidate thresholds (threshold_grid)
 DEFAULT_MIN_DECIDED = 30  # a threshold is tested only with this many calibration items above it (the authors')
@@ -275,12 +276,9 @@ class Simulation:
     def mean(self, what: str) -> float:
         """The mean over splits of ``agreement`` (over splits that decided something), ``cost``, or a share
         (a judge's name or ``abstained``)."""
-        if what == "agreement":
-            values = [s.test.agreement for s in self.splits if s.test.agreement is not None]
-        elif what == "cost":
-            values = [s.test.cost_per_item for s in self.splits if s.test.cost_per_item is not None]
-        else:
-            values = [s.test.shares()[what] for s in self.splits]
+        figures = {"agreement": lambda test: test.agreement, "cost": lambda test: test.cost_per_item}
+        read = figures.get(what, lambda test: test.shares()[what])
+        values = [value for split in self.splits if (value := read(split.test)) is not None]
         return float(np.mean(values)) if values else float("nan")
 
 
@@ -390,8 +388,6 @@ def cascade_runs(
 ) -> CascadeReport:
     """The cascade of ``runs`` (``LabelledJudge`` objects, cheapest first) calibrated on ``calibration_share``
     of the labelled items (a seeded random split) and reported on the rest."""
-    from debate_eval.tasks.analysis.labelled import DEFAULT_TOLERANCE, align, confidence_value
-
     check_levels(alpha, delta)
     if not 0 < calibration_share < 1:
         raise UserError(f"--calibration must be between 0 and 1 (exclusive), not {calibration_share}")

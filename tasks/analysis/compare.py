@@ -156,38 +156,34 @@ def _single_units(comparison: Comparison, shared: list[tuple[ScoreRow, ScoreRow]
             usable.append((a, b))
     level = correlation_level(comparison.dataset, [a for a, _ in usable] or [a for a, _ in shared])
     comparison.level = level
-    if level == ITEM:
+    units: list[Any] = []
+    if level == ITEM:  # a unit: (score A, score B, human); the statistic: the correlations over the items
         units = [(number(a.score), number(b.score), number(a.human_score)) for a, b in usable]
-        comparison.unit, comparison.n_used, comparison.items_used = "items", len(units), len(units)
-        comparison.dropped = dict(dropped)
+        comparison.unit, comparison.items_used = "items", len(units)
+    else:  # a unit: (A's correlations, B's correlations, items) of a group; the statistic: their average
+        groups: dict[str, list[tuple[ScoreRow, ScoreRow]]] = {}
+        for a, b in usable:
+            groups.setdefault(group_of(a), []).append((a, b))
+        for group in groups.values():
+            corr_a = correlations([(number(a.score), number(a.human_score)) for a, _ in group])
+            corr_b = correlations([(number(b.score), number(a.human_score)) for a, b in group])
+            if corr_a is None and corr_b is None:
+                dropped["groups_undefined_both"] += 1
+            elif corr_a is None:
+                dropped["groups_undefined_a"] += 1
+            elif corr_b is None:
+                dropped["groups_undefined_b"] += 1
+            else:
+                units.append((corr_a, corr_b, len(group)))
+        comparison.unit, comparison.items_used = "groups", sum(size for *_, size in units)
+    comparison.n_used, comparison.dropped = len(units), dict(dropped)
 
-        def item_stat(side: int) -> Any:
+    def statistic(side: int) -> Any:
+        if level == ITEM:
             return lambda sample: correlations([(u[side], u[2]) for u in sample])
-
-        return units, item_stat(0), item_stat(1)
-    groups: dict[str, list[tuple[ScoreRow, ScoreRow]]] = {}
-    for a, b in usable:
-        groups.setdefault(group_of(a), []).append((a, b))
-    units = []
-    for group in groups.values():
-        corr_a = correlations([(number(a.score), number(a.human_score)) for a, _ in group])
-        corr_b = correlations([(number(b.score), number(a.human_score)) for a, b in group])
-        if corr_a is None and corr_b is None:
-            dropped["groups_undefined_both"] += 1
-        elif corr_a is None:
-            dropped["groups_undefined_a"] += 1
-        elif corr_b is None:
-            dropped["groups_undefined_b"] += 1
-        else:
-            units.append((corr_a, corr_b, len(group)))
-    comparison.unit, comparison.n_used = "groups", len(units)
-    comparison.items_used = sum(size for *_, size in units)
-    comparison.dropped = dict(dropped)
-
-    def group_stat(side: int) -> Any:
         return lambda sample: average_of_groups([unit[side] for unit in sample])
 
-    return units, group_stat(0), group_stat(1)
+    return units, statistic(0), statistic(1)
 
 
 def _pooled_units(shared: list[tuple[ScoreRow, ScoreRow]]) -> list[list[tuple[float, float, float]]]:
@@ -225,13 +221,11 @@ def paired_t_p(differences: Sequence[float]) -> float | None:
 def _with_t_tests(differences: list[PairedDifference], units: Sequence[Any], min_units: int) -> list[PairedDifference]:
     """The group-level differences with ``p_ttest``: the paired t-test on the per-group differences B − A of
     each statistic (the reported Δ is their mean); the minimum-units text below ``min_units`` groups."""
-    out = []
-    for difference in differences:
-        withheld = too_few_units(len(units), "groups", min_units)
-        per_group = [b[difference.statistic] - a[difference.statistic] for a, b, _ in units]
-        p: float | str | None = withheld or paired_t_p(per_group)
-        out.append(replace(difference, p_ttest=p))
-    return out
+    withheld = too_few_units(len(units), "groups", min_units)
+    return [
+        replace(d, p_ttest=withheld or paired_t_p([b[d.statistic] - a[d.statistic] for a, b, _ in units]))
+        for d in differences
+    ]
 
 
 def _verdict(value: Any, missing: str) -> str | None:

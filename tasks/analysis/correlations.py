@@ -103,13 +103,8 @@ def correlation_level(dataset: str, records: Sequence[RecordLike]) -> str:
 
 def pairs(records: Iterable[RecordLike]) -> Pairs:
     """(predicted, human) for the records that have both."""
-    out = []
-    for record in records:
-        row = score_row(record)
-        predicted, human = number(row.score), number(row.human_score)
-        if predicted is not None and human is not None:
-            out.append((predicted, human))
-    return out
+    both = ((number(row.score), number(row.human_score)) for row in map(score_row, records))
+    return [(predicted, human) for predicted, human in both if predicted is not None and human is not None]
 
 
 def _average_ranks(values: np.ndarray) -> np.ndarray:

@@ -114,14 +114,6 @@ def load_submetric(name: str | Path) -> Submetric:
     return Submetric(label=label, path=path.parent, records=by_part, config=config)
 
 
-def unique_labels(submetrics: Sequence[Submetric]) -> None:
-    """Label each submetric by its method, with its folder name when two share one."""
-    labels = [s.label for s in submetrics]
-    for submetric in submetrics:
-        if labels.count(submetric.label) > 1:
-            submetric.label = f"{submetric.label}({submetric.path.name})"
-
-
 def has_score(record: RecordLike) -> bool:
     """Whether a submetric's record has a score (raw or normalised) to combine."""
     row = score_row(record)
@@ -244,20 +236,19 @@ def fit_aspect(
     x_dev = np.array([matrix[i] for i in dev_items])
     y_dev = np.array([float(base[i].human_score) for i in dev_items])
     groups = [group_of(base[i]) for i in dev_items] if split_by == "group" else None
-    rhos: list[float | None]
+    weights, rhos = correlation_weights(x_dev, y_dev, groups)  # the dev rho are reported for either weighting
+    intercept = 0.0
     if weighting == "regression":
         weights, intercept = regression_weights(x_dev, y_dev)
-        _, rhos = correlation_weights(x_dev, y_dev, groups)
-    else:
-        (weights, rhos), intercept = correlation_weights(x_dev, y_dev, groups), 0.0
     labels = [s.label for s in submetrics]
     records = [
         _record(base[i], float(np.dot(weights, matrix[i]) + intercept), labels, matrix[i], i in dev) for i in shared
     ]
     test = [r for r in records if r["split"] == "test"]
-    test_corr: dict[str, dict[str, float] | None] = {}
-    for index, label in enumerate(labels):
-        test_corr[label] = correlations([(float(matrix[i][index]), float(base[i].human_score)) for i in test_items])
+    test_corr = {
+        label: correlations([(float(matrix[i][index]), float(base[i].human_score)) for i in test_items])
+        for index, label in enumerate(labels)
+    }
     test_corr["ensemble"] = correlations(pairs(test))
     return AspectFit(
         dataset, aspect, labels, weights, intercept, dev_items, test_items,
@@ -296,7 +287,10 @@ def fit_ensemble(
     if len(runs) < 2:
         raise UserError(f"ensemble: give at least two runs (submetrics), got {len(runs)}")
     submetrics = [load_submetric(run) for run in runs]
-    unique_labels(submetrics)
+    labels = [s.label for s in submetrics]
+    for submetric in submetrics:  # labelled by the method, with the folder's name where two share a method
+        if labels.count(submetric.label) > 1:
+            submetric.label = f"{submetric.label}({submetric.path.name})"
     parts = [key for key in submetrics[0].records if all(key in s.records for s in submetrics[1:])]
     if not parts:
         raise UserError("ensemble: the runs share no dataset/aspect (they must judge the same items)")

@@ -12,10 +12,10 @@ from typing import Any
 
 from debate_eval.agents.errors import UserError
 from debate_eval.tasks.analysis.bootstrap import is_withheld
-from debate_eval.tasks.analysis.correlations import ITEM, POOLED_DATASETS, AspectReport, mean
+from debate_eval.tasks.analysis.correlations import ITEM, POOLED_DATASETS, STATISTICS, AspectReport, mean
 from debate_eval.tasks.analysis.judgebench import judgebench_lines
 from debate_eval.tasks.analysis.meta_eval import Report
-from debate_eval.tasks.analysis.pairwise_metrics import PairwiseReport
+from debate_eval.tasks.analysis.pairwise_metrics import METRICS, PairwiseReport
 from debate_eval.tasks.analysis.paper_tables import (
     DEFINITION_STATISTICS,
     DEFINITIONS,
@@ -32,40 +32,14 @@ from debate_eval.tasks.analysis.records import DEFAULT_PROTOCOL
 from debate_eval.tasks.analysis.references import REFERENCE_NAMES, Reference, no_reference_reason, reference_for
 from debate_eval.tasks.analysis.systems import comparison_lines, system_level_lines, win_rate_lines
 
-JSON_FIELDS = (
-    "spearman",
-    "kendall",
-    "pearson",
-    "pooled_spearman",
-    "pooled_kendall",
-    "pooled_pearson",
-    "n_items",
-    "n_missing",
-    "n_unrated",
-    "n_groups",
-    "n_skipped",
-    "protocol",
-    "level",
-    "ci95",
-    "pooled_ci95",
-    "system_level",
-    "systems",
-)
-PAIRWISE_COLUMNS = ("accuracy", "kappa", "macro_f1", "consistency", "agreement")
-PAIRWISE_JSON_FIELDS = (
-    "task_type",
-    *PAIRWISE_COLUMNS,
-    "n_items",
-    "n_missing",
-    "n_unlabelled",
-    "n_swapped",
-    "n_consistent",
-    "protocol",
-    "ci95",
-    "systems",
-    "judgebench",
-)
 SYSTEM_FIELDS = ("system_level", "systems")
+# The fields of a part in the JSON, in this order (AspectReport's and PairwiseReport's names).
+FIGURES = (*STATISTICS, *(f"pooled_{name}" for name in STATISTICS))
+COUNTS = ("n_items", "n_missing", "n_unrated", "n_groups", "n_skipped")
+JSON_FIELDS = (*FIGURES, *COUNTS, "protocol", "level", "ci95", "pooled_ci95", *SYSTEM_FIELDS)
+PAIRWISE_COLUMNS = METRICS
+PAIRWISE_COUNTS = ("n_items", "n_missing", "n_unlabelled", "n_swapped", "n_consistent")
+PAIRWISE_JSON_FIELDS = ("task_type", *METRICS, *PAIRWISE_COUNTS, "protocol", "ci95", "systems", "judgebench")
 OPTIONAL_FIELDS = (*SYSTEM_FIELDS, "judgebench")  # left out of the JSON when absent
 LABEL_WIDTH = 38
 

@@ -159,20 +159,6 @@ def coverage_shortfall(
     return "; ".join(found) if found else None
 
 
-def _reports(entry: AspectReport | PairwiseReport, statistic: str) -> bool:
-    """Whether ``entry`` is a part a bar on ``statistic`` applies to."""
-    if statistic.startswith(SYSTEM_PREFIX):
-        return isinstance(entry, AspectReport)
-    return hasattr(entry, statistic)
-
-
-def _figure(entry: AspectReport | PairwiseReport, statistic: str) -> float | None:
-    if statistic.startswith(SYSTEM_PREFIX):
-        level = getattr(entry, "system_level", None) or {}
-        return level.get(statistic.removeprefix(SYSTEM_PREFIX))
-    return getattr(entry, statistic)
-
-
 def _interval(entry: AspectReport | PairwiseReport, statistic: str) -> Any:
     if statistic.startswith(SYSTEM_PREFIX):
         intervals = (getattr(entry, "system_level", None) or {}).get("ci95")
@@ -200,22 +186,24 @@ def check_bars(
     """
     failures: list[str] = []
     for statistic, bar in bars.items():
+        system = statistic.startswith(SYSTEM_PREFIX)  # a system-level bar applies to the parts of single scores
         parts = [
             (f"{dataset}/{key}", entry)
             for dataset, aspects in report.items()
             for key, entry in aspects.items()
-            if _reports(entry, statistic)
+            if (isinstance(entry, AspectReport) if system else hasattr(entry, statistic))
         ]
         if not parts:
             raise UserError(f"--fail-under {statistic}: no dataset/aspect of these runs reports {statistic}")
         for name, entry in parts:
-            value = _figure(entry, statistic)
-            if statistic.startswith(SYSTEM_PREFIX) and not getattr(entry, "system_level", None):
+            level = getattr(entry, "system_level", None) or {}
+            if system and not level:
                 failures.append(
                     f"{name} {statistic} {COVERAGE_MARK} fewer than {MIN_SYSTEMS} systems with rated, scored items, "
                     f"no system-level figure (a system-level bar needs at least {MIN_GATE_SYSTEMS})"
                 )
                 continue
+            value = level.get(statistic.removeprefix(SYSTEM_PREFIX)) if system else getattr(entry, statistic)
             if value is None:
                 failures.append(f"{name} {statistic} undefined (bar {bar:g})")
                 continue

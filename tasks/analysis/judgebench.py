@@ -33,22 +33,13 @@ FLIPPED = {"first": "second", "second": "first"}
 CATEGORIES = ("mmlu-pro", "livebench-reasoning", "livebench-math", "livecodebench")
 
 
-def is_judgebench(rows: Iterable[ScoreRow]) -> bool:
-    """Whether these records are judgments of JudgeBench pairs."""
-    return any((row.dataset == DATASET or row.dataset.startswith(DATASET + ":")) and row.pairwise for row in rows)
-
-
-def order_verdicts(row: ScoreRow) -> tuple[str | None, ...]:
-    """The verdict of each order judged: both orders of a ``--swap`` record, else its one verdict."""
-    return row.verdicts if row.verdicts is not None else (row.verdict,)
-
-
 def points(row: ScoreRow) -> int | None:
     """JudgeBench's per-pair sum, None for a pair without a first/second label."""
     label = row.human_label
     if label not in FLIPPED:
         return None
-    return sum(1 if v == label else -1 if v == FLIPPED[label] else 0 for v in order_verdicts(row))
+    orders = row.verdicts if row.verdicts is not None else (row.verdict,)  # both orders of a --swap record
+    return sum(1 if v == label else -1 if v == FLIPPED[label] else 0 for v in orders)
 
 
 def category(source: str | None) -> str:
@@ -86,8 +77,8 @@ def judgebench_figures(records: Iterable[RecordLike]) -> dict[str, Any] | None:
     """JudgeBench's figures (overall, ``categories`` and ``sources``), None unless the records are on JudgeBench
     pairs."""
     rows = [score_row(record) for record in records]
-    if not is_judgebench(rows):
-        return None
+    if not any(row.pairwise and (row.dataset == DATASET or row.dataset.startswith(DATASET + ":")) for row in rows):
+        return None  # not judgments of JudgeBench pairs
     rows = [row for row in rows if row.pairwise]
     by_source: dict[str, list[ScoreRow]] = {}
     for row in rows:

@@ -21,7 +21,8 @@ from typing import Any
 import numpy as np
 
 from debate_eval.agents.errors import UserError
-from debate_eval.tasks.analysis.records import is_pairwise, latest_records, results_path
+from debate_eval.tasks.analysis.labels import combined, read_run_labels
+from debate_eval.tasks.analysis.records import is_pairwise, latest_records, load_results, results_path
 from debate_eval.tasks.engine.rundir import RunDir
 
 DEFAULT_TOLERANCE = 0.5
@@ -68,6 +69,10 @@ def load_judge(path: str | Path, name: str | None = None) -> LabelledJudge:
         if human is not None:
             labels[key] = human
     directory = Path(path) if Path(path).is_dir() else source.parent
+    run_dir, total_tokens = RunDir(directory), sum(tokens.values())
+    cost = run_dir.summary.get("estimated_cost_usd") if run_dir.summary_path.is_file() else None
+    if not isinstance(cost, int | float) or isinstance(cost, bool) or total_tokens <= 0:
+        cost = None  # not priced
     return LabelledJudge(
         name=name or directory.name,
         pairwise=pairwise,
@@ -75,24 +80,13 @@ def load_judge(path: str | Path, name: str | None = None) -> LabelledJudge:
         confidence=confidence,
         tokens=tokens,
         labels=labels,
-        usd_per_token=_usd_per_token(directory, sum(tokens.values())),
+        usd_per_token=None if cost is None else float(cost) / total_tokens,
     )
-
-
-def _usd_per_token(directory: Path, total_tokens: int) -> float | None:
-    run_dir = RunDir(directory)
-    cost = run_dir.summary.get("estimated_cost_usd") if run_dir.summary_path.is_file() else None
-    if not isinstance(cost, int | float) or isinstance(cost, bool) or total_tokens <= 0:
-        return None
-    return float(cost) / total_tokens
 
 
 def labels_of_file(path: str | Path, run: str | Path) -> dict[str, Answer]:
     """The labels of a ``labels.jsonl`` file (``analysis.labels``, the one reader: every line checked against
     ``run``'s items and scale) by item key: the mean of an item's ratings, or its annotators' majority verdict."""
-    from debate_eval.tasks.analysis.labels import combined, read_run_labels
-    from debate_eval.tasks.analysis.records import load_results
-
     records = load_results([results_path(run)])
     aspects = {str(row.aspect) for row in records}
     found: dict[str, Answer] = {}

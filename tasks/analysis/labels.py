@@ -202,15 +202,16 @@ def apply_labels(records: Iterable[RecordLike], labels: Iterable[Label]) -> list
     """The records' rows with the labels as their human ratings: a labelled record gets the combined label
     (:func:`combined`) as ``human_score`` or ``human_label``; every other record gets none."""
     given = combined(labels)
-    out = []
-    for record in records:
-        row = score_row(record)
-        value = given.get((row.key, str(row.aspect)), given.get((row.key, None)))
-        if row.pairwise:
-            out.append(dataclasses.replace(row, human_label=value if isinstance(value, str) else None))
-        else:
-            out.append(dataclasses.replace(row, human_score=value if isinstance(value, float) else None))
-    return out
+    rows = [score_row(record) for record in records]
+    return [with_label(row, given.get((row.key, str(row.aspect)), given.get((row.key, None)))) for row in rows]
+
+
+def with_label(row: ScoreRow, value: Any) -> ScoreRow:
+    """``row`` with ``value`` as its human label: its ``human_label`` (a verdict, pairwise) or its
+    ``human_score`` (a number); none when ``value`` is not of that kind."""
+    if row.pairwise:
+        return dataclasses.replace(row, human_label=value if isinstance(value, str) else None)
+    return dataclasses.replace(row, human_score=float(value) if isinstance(value, int | float) else None)
 
 
 def read_run_labels(path: str | Path, records: Sequence[RecordLike], run: str | Path) -> list[Label]:

@@ -17,6 +17,7 @@ with fewer than ``MIN_UNITS`` rated outputs the PPI and human-only intervals hol
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,7 +25,7 @@ import numpy as np
 
 from debate_eval.agents.errors import UserError
 from debate_eval.tasks.analysis.bootstrap import LEVEL, MIN_UNITS, normal_quantile, too_few_units
-from debate_eval.tasks.analysis.records import RecordLike, number, score_row
+from debate_eval.tasks.analysis.records import RecordLike, group_of, number, partition, score_row
 
 PPI_EXTRA = "pip install 'debate-eval[ppi]'"
 METHOD = "PPI++ (ppi-python: power-tuned lambda)"
@@ -127,8 +128,6 @@ Groups = dict[str, list[tuple[float, float | None]]]  # group -> (judge score, h
 
 def groups_of(records: Sequence[RecordLike]) -> Groups:
     """The scored outputs of one system's records by group: (judge score, human rating or None)."""
-    from debate_eval.tasks.analysis.records import group_of
-
     out: Groups = {}
     for record in records:
         row = score_row(record)
@@ -186,20 +185,19 @@ def difference_estimate(first: Groups, second: Groups, min_units: int = MIN_UNIT
         y, y_hat = np.array([d for d, _ in labelled]), np.array([j for _, j in labelled])
         estimate, se = _ppi_mean_se(y, y_hat, np.array(unlabelled))
         n_rated, n_unrated, paired = len(labelled), len(unlabelled), True
-        df = n_rated - 1
+        ci95, p_value = t_test_interval(estimate, se, n_rated - 1)
     else:
         sides = [_arrays([o for outs in side.values() for o in outs]) for side in (first, second)]
         if any(len(y) == 0 or len(u) == 0 for y, _, u in sides):
             return None
         n_rated, n_unrated, paired = sum(len(y) for y, _, _ in sides), sum(len(u) for _, _, u in sides), False
-        withheld = too_few_units(min(len(y) for y, _, _ in sides), "rated items", max(min_units, 2))
-        if withheld:
-            return {"paired": False, "n_rated": n_rated, "n_unrated": n_unrated, "difference": None,
-                    "ci95": withheld, "p_value": withheld, "human_only": human_only}  # fmt: skip
-        (ma, sa), (mb, sb) = (_ppi_mean_se(*side) for side in sides)
-        estimate, se = ma - mb, float(np.hypot(sa, sb))
-        df = min(len(y) for y, _, _ in sides) - 1
-    ci95, p_value = t_test_interval(estimate, se, df)
+        fewest = min(len(y) for y, _, _ in sides)
+        estimate, ci95 = None, too_few_units(fewest, "rated items", max(min_units, 2))
+        p_value: Any = ci95
+        if ci95 is None:
+            (ma, sa), (mb, sb) = (_ppi_mean_se(*side) for side in sides)
+            estimate = ma - mb
+            ci95, p_value = t_test_interval(estimate, float(np.hypot(sa, sb)), fewest - 1)
     return {
         "paired": paired,
         "n_rated": n_rated,
@@ -252,17 +250,13 @@ def ppi_width(n: int, outputs: int | None, sd_human: float, sd_judge: float, cov
 def ppi_labels(width: float, outputs: int | None, sd_human: float, sd_judge: float, covariance: float) -> int | None:
     """The fewest labels whose PPI++ interval (:func:`ppi_width`) is at most ``width`` wide (None: not reachable
     with ``outputs`` judged outputs)."""
-    limit = MAX_PLANNED if outputs is None else outputs
-    low, high = 2, limit
-    if ppi_width(high, outputs, sd_human, sd_judge, covariance) > width:
+    counts = range(2, (MAX_PLANNED if outputs is None else outputs) + 1)
+    if ppi_width(counts[-1], outputs, sd_human, sd_judge, covariance) > width:
         return None
-    while low < high:  # the width falls as labels are added
-        middle = (low + high) // 2
-        if ppi_width(middle, outputs, sd_human, sd_judge, covariance) <= width:
-            high = middle
-        else:
-            low = middle + 1
-    return low
+    # the width falls as labels are added: the first count whose width is within ``width``
+    return counts[
+        bisect_left(counts, True, key=lambda n: ppi_width(n, outputs, sd_human, sd_judge, covariance) <= width)
+    ]
 
 
 def plan_labels(records: Sequence[RecordLike], width: float, outputs: int | None = None) -> dict[str, Any]:
@@ -275,7 +269,6 @@ def plan_labels(records: Sequence[RecordLike], width: float, outputs: int | None
     "correlation", "outputs", "human_only", "with_judge"}}}}``; ``with_judge`` None when ``outputs`` cannot reach
     the width; a system with fewer than 3 pilot labels gets ``"too few pilot labels (n=…)"``.
     """
-    from debate_eval.tasks.analysis.records import partition
     from debate_eval.tasks.analysis.systems import ALL_SYSTEMS, natural_key, system_of
 
     parts: dict[str, Any] = {}

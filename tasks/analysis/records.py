@@ -22,28 +22,6 @@ from debate_eval.tasks.engine.rundir import results_file as results_path  # a re
 from debate_eval.tasks.engine.views import ScoreRow
 
 DEFAULT_PROTOCOL = "debate"  # debates.base.DEFAULT_METHOD (not imported: analysis loads without AutoGen)
-__all__ = [
-    "DEFAULT_PROTOCOL",
-    "VERDICTS",
-    "RecordLike",
-    "ScoreRow",
-    "aspect_key",
-    "canonical_rows",
-    "group_of",
-    "is_pairwise",
-    "iter_checked",
-    "keyed_parts",
-    "latest_records",
-    "load_results",
-    "number",
-    "partition",
-    "protocol_of",
-    "record_key",
-    "require_human_ratings",
-    "resampling_key",
-    "results_path",
-    "score_rows",
-]
 
 PartKey = tuple[str, str, str]  # (dataset, aspect, protocol)
 
@@ -79,7 +57,7 @@ def load_results(paths: Sequence[Path]) -> list[ScoreRow]:
     for path in paths:
         for record in iter_checked(Path(path)):
             row = ScoreRow.of(record)
-            latest[record_key(row)] = row
+            latest[(str(row.dataset), str(row.aspect), row.method, row.key)] = row
     return list(latest.values())
 
 
@@ -97,19 +75,14 @@ def latest_records(path: str | Path) -> dict[tuple[str, str], Record]:
     return {(record.key, str(record.aspect)): record for record in iter_checked(results_path(path))}
 
 
-def has_human_rating(record: RecordLike) -> bool:
-    """Whether ``record`` carries a human rating: a ``human_score`` (single score) or a ``human_label``
-    (pairwise)."""
-    row = score_row(record)
-    if row.pairwise:
-        return row.human_label in VERDICTS
-    return finite_number(row.human_score) is not None
-
-
 def require_human_ratings(records: Sequence[RecordLike], where: str) -> None:
     """Raise a one-line ``UserError`` when none of ``records`` (``where``: the runs they come from) carries a
     human rating: a run of unrated outputs has nothing to meta-evaluate, which is not a pass."""
-    if not any(has_human_rating(record) for record in records):
+    rated = (
+        row.human_label in VERDICTS if row.pairwise else finite_number(row.human_score) is not None
+        for row in map(score_row, records)
+    )
+    if not any(rated):
         raise UserError(
             f"{where}: no human ratings in its {len(records)} record(s): nothing to meta-evaluate (its scores "
             "are in `debate-eval show` and `report`; map a rating column with --fields human=COLUMN, or "
@@ -120,12 +93,6 @@ def require_human_ratings(records: Sequence[RecordLike], where: str) -> None:
 def is_pairwise(record: RecordLike) -> bool:
     """True for a pairwise (A versus B) record."""
     return score_row(record).pairwise
-
-
-def record_key(record: RecordLike) -> tuple[str, str, str, str]:
-    """The identity of a record: (dataset, aspect, protocol, item_id)."""
-    row = score_row(record)
-    return (str(row.dataset), str(row.aspect), row.method, row.key)
 
 
 def protocol_of(record: RecordLike) -> str:
@@ -175,19 +142,14 @@ def partition(records: Iterable[RecordLike]) -> dict[PartKey, list[ScoreRow]]:
     return {key: canonical_rows(rows) for key, rows in parts.items()}
 
 
-def aspect_key(aspect: str, protocol: str, several_protocols: bool) -> str:
-    """The report key of an aspect: ``aspect``, or ``aspect[protocol]`` for non-debate protocols in a mix."""
-    if several_protocols and protocol != DEFAULT_PROTOCOL:
-        return f"{aspect}[{protocol}]"
-    return aspect
-
-
 def keyed_parts(records: Iterable[RecordLike]) -> dict[str, dict[str, tuple[PartKey, list[ScoreRow]]]]:
-    """dataset → aspect key → ((dataset, aspect, protocol), records), keys as in :func:`aspect_key`."""
+    """dataset → aspect key → ((dataset, aspect, protocol), records); the aspect key is ``aspect``, or
+    ``aspect[protocol]`` for the non-debate protocols when the records mix protocols."""
     parts = partition(records)
     several = len({protocol for _, _, protocol in parts}) > 1
     keyed: dict[str, dict[str, tuple[PartKey, list[ScoreRow]]]] = {}
     for part_key, part in parts.items():
         dataset, aspect, protocol = part_key
-        keyed.setdefault(dataset, {})[aspect_key(aspect, protocol, several)] = (part_key, part)
+        key = f"{aspect}[{protocol}]" if several and protocol != DEFAULT_PROTOCOL else aspect
+        keyed.setdefault(dataset, {})[key] = (part_key, part)
     return keyed

@@ -33,8 +33,14 @@ REFERENCE_LANGUAGE = "english"
 ORIGINAL, PARAPHRASED = "original", "paraphrased"
 
 
-def _scores(rows: Sequence[ScoreRow], aspect: str) -> dict[str, float]:
-    return {row.key: value for row in rows if str(row.aspect) == aspect and (value := number(row.score)) is not None}
+def _scores(rows: Sequence[ScoreRow], aspect: str, rated: bool = False) -> dict[str, float]:
+    """Item key -> score of the aspect's scored rows (``rated``: only the rows without an error that humans rated)."""
+    return {
+        row.key: value
+        for row in rows
+        if str(row.aspect) == aspect and (value := number(row.score)) is not None
+        and (not rated or (not row.error and number(row.human_score) is not None))
+    }  # fmt: skip
 
 
 def _row(mode: str, variant: str, aspect: str, rows: Sequence[ScoreRow]) -> dict[str, Any]:
@@ -59,22 +65,13 @@ def aspects_of(*groups: Sequence[RecordLike]) -> list[str]:
     return list(dict.fromkeys(str(row.aspect) for group in groups for row in score_rows(group)))
 
 
-def _rated(rows: Sequence[ScoreRow], aspect: str) -> dict[str, float]:
-    return {
-        row.key: value
-        for row in rows
-        if str(row.aspect) == aspect and not row.error and (value := number(row.score)) is not None
-        and number(row.human_score) is not None
-    }  # fmt: skip
-
-
 def language_rows(by_language: Mapping[str, Sequence[RecordLike]], reference: str = REFERENCE_LANGUAGE) -> list[dict]:
     """One row per language and aspect, every language correlated on the items all of them scored (and humans
     rated); the difference is taken from ``reference``'s scores of the same items."""
     by_language = {language: score_rows(records) for language, records in by_language.items()}
     rows = []
     for aspect in aspects_of(*by_language.values()):
-        rated = {language: _rated(records, aspect) for language, records in by_language.items()}
+        rated = {language: _scores(records, aspect, rated=True) for language, records in by_language.items()}
         common = [i for i in next(iter(rated.values()), {}) if all(i in scores for scores in rated.values())]
         reference_scores = rated.get(reference, {})
         for language, records in by_language.items():
@@ -150,11 +147,9 @@ def _text(value: Any) -> str:
 
 def format_rows(rows: Sequence[Mapping[str, Any]]) -> str:
     """The table printed on screen."""
-    header = ("variant", "aspect", "items", "scored", "rho", "tau", "r", "|diff|", "compared", "spread")
-    keys = (
-        "variant", "aspect", "items", "scored", "spearman", "kendall", "pearson", "mean_abs_diff", "compared",
-        "mean_spread",
-    )  # fmt: skip
+    shown = {"spearman": "rho", "kendall": "tau", "pearson": "r", "mean_abs_diff": "|diff|", "mean_spread": "spread"}
+    keys = COLUMNS[1:]  # the CSV's columns but the mode
+    header = [shown.get(key, key) for key in keys]
     widths = [max(len(h), *(len(_text(row[k])) for row in rows)) for h, k in zip(header, keys, strict=True)]
     lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True))]
     lines.append("  ".join("-" * w for w in widths))

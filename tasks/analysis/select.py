@@ -23,7 +23,7 @@ item.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -31,6 +31,7 @@ import numpy as np
 from debate_eval.agents.errors import UserError
 from debate_eval.tasks.analysis.compare import Comparison, compare_runs
 from debate_eval.tasks.analysis.labelled import LabelledJudge, load_judge
+from debate_eval.tasks.analysis.labels import with_label
 from debate_eval.tasks.analysis.records import ScoreRow, group_of, iter_checked, results_path
 
 DEFAULT_DEV_SHARE = 0.5
@@ -114,11 +115,7 @@ def _rows(path: Any, labels: Mapping[str, Any] | None) -> dict[str, ScoreRow]:
     for record in iter_checked(results_path(path)):
         row = ScoreRow.of(record)
         if labels is not None:  # the file's labels are the human ratings (as meta-eval --labels reads them)
-            value = labels.get(row.key)
-            if row.pairwise:
-                row = replace(row, human_label=value if isinstance(value, str) else None)
-            else:
-                row = replace(row, human_score=float(value) if isinstance(value, int | float) else None)
+            row = with_label(row, labels.get(row.key))
         latest[f"{row.key}\t{row.aspect}"] = row
     return latest
 
@@ -213,25 +210,17 @@ def select_judge(
 
 
 def _value(comparison: Comparison, statistic: str, side: str) -> float | None:
-    for difference in comparison.differences:
-        if difference.statistic == statistic:
-            value = getattr(difference, side)
-            return None if value is None else float(value)
-    return None
+    found = next((d for d in comparison.differences if d.statistic == statistic), None)
+    return None if found is None or getattr(found, side) is None else float(getattr(found, side))
 
 
 def _p(comparison: Comparison, statistic: str, pairwise: bool) -> tuple[float | None, str]:
     """The held-out test's p and its name; a withheld p (too few units) names why in the test's name."""
     if pairwise and comparison.mcnemar is not None:
-        value = comparison.mcnemar.p_value
-        if isinstance(value, float):
-            return value, "McNemar"
-        return None, f"McNemar ({value or 'no test'})"
-    for difference in comparison.differences:
-        if difference.statistic == statistic:
-            value = difference.p_reported
-            name = "paired t-test" if difference.p_ttest is not None else "paired bootstrap"
-            if isinstance(value, float):
-                return value, name
-            return None, f"{name} ({value or 'no test'})"
-    return None, "paired test (no test)"
+        value, name = comparison.mcnemar.p_value, "McNemar"
+    else:
+        found = next((d for d in comparison.differences if d.statistic == statistic), None)
+        if found is None:
+            return None, "paired test (no test)"
+        value, name = found.p_reported, "paired t-test" if found.p_ttest is not None else "paired bootstrap"
+    return (value, name) if isinstance(value, float) else (None, f"{name} ({value or 'no test'})")

@@ -89,46 +89,39 @@ def pair_test(first: Values, second: Values, min_units: int = MIN_UNITS) -> dict
         differences = a - b
         n = len(differences)
         ci95, p = t_test_interval(float(differences.mean()), float(differences.std(ddof=1) / np.sqrt(n)), n - 1)
-        return {
-            "test": PAIRED,
-            "n_inputs": n,
-            "mean_first": float(a.mean()),
-            "mean_second": float(b.mean()),
-            "difference": float(differences.mean()),
-            "ci95": ci95,
-            "p_value": p,
-            "wins": int(np.sum(differences > 0)),
-            "ties": int(np.sum(differences == 0)),
-            "losses": int(np.sum(differences < 0)),
-        }
+        wins = [int(np.sum(differences > 0)), int(np.sum(differences == 0)), int(np.sum(differences < 0))]
+        return _pair(PAIRED, n, a, b, float(differences.mean()), ci95, p, wins)
     x = np.array([v for values in first.values() for v in values], dtype=float)
     y = np.array([v for values in second.values() for v in values], dtype=float)
     if len(shared) < 2 and (len(x) < 2 or len(y) < 2):
         return None
-    out: dict[str, Any] = {
-        "test": PAIRED if shared else WELCH,
-        "n_inputs": len(shared) if shared else len(x) + len(y),
-        "mean_first": float(x.mean()),
-        "mean_second": float(y.mean()),
-        "difference": float(x.mean() - y.mean()),
-        "ci95": None,
-        "p_value": None,
-        "wins": None,
-        "ties": None,
-        "losses": None,
-    }
+    difference = float(x.mean() - y.mean())
     if shared:  # a few shared groups: below the minimum for a paired test
-        out["ci95"] = out["p_value"] = too_few_units(len(shared), "groups", min_units)
-        return out
+        ci95 = p = too_few_units(len(shared), "groups", min_units)
+        return _pair(PAIRED, len(shared), x, y, difference, ci95, p)
     withheld = too_few_units(min(len(x), len(y)), "items", min_units)
     if withheld:
-        out["ci95"] = out["p_value"] = withheld
-        return out
+        return _pair(WELCH, len(x) + len(y), x, y, difference, withheld, withheld)
     vx, vy = x.var(ddof=1) / len(x), y.var(ddof=1) / len(y)
     se = float(np.sqrt(vx + vy))
     df = (vx + vy) ** 2 / (vx**2 / (len(x) - 1) + vy**2 / (len(y) - 1)) if se > 0 else 1.0
-    out["ci95"], out["p_value"] = t_test_interval(out["difference"], se, df)
-    return out
+    return _pair(WELCH, len(x) + len(y), x, y, difference, *t_test_interval(difference, se, df))
+
+
+def _pair(
+    test: str, n: int, first: np.ndarray, second: np.ndarray, difference: float, ci95: Any, p: Any, wins: Any = None
+) -> dict[str, Any]:
+    """A pair's entry, its keys in the order the JSON shows them (``wins``: wins, ties, losses; paired only)."""
+    return {
+        "test": test,
+        "n_inputs": n,
+        "mean_first": float(first.mean()),
+        "mean_second": float(second.mean()),
+        "difference": difference,
+        "ci95": ci95,
+        "p_value": p,
+        **dict(zip(("wins", "ties", "losses"), wins or (None, None, None), strict=True)),
+    }
 
 
 def adjust(pairs: list[dict[str, Any]], key: str = "p_value", prefix: str = "p") -> None:

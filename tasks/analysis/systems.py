@@ -49,6 +49,7 @@ from debate_eval.tasks.analysis.bootstrap import (
     too_few_units,
 )
 from debate_eval.tasks.analysis.correlations import STATISTICS, correlations
+from debate_eval.tasks.analysis.ppi import difference_estimate, groups_of, ppi_applies, system_estimates
 from debate_eval.tasks.analysis.records import (
     RecordLike,
     ScoreRow,
@@ -58,7 +59,7 @@ from debate_eval.tasks.analysis.records import (
     score_row,
     score_rows,
 )
-from debate_eval.tasks.analysis.system_pairs import WELCH, compare_values
+from debate_eval.tasks.analysis.system_pairs import WELCH, adjust, compare_values, rank_sets
 from debate_eval.tasks.analysis.system_pairs import holm as holm  # kept importable from here
 from debate_eval.tasks.data.printable import escaped
 
@@ -131,9 +132,8 @@ SYSTEM_CI_METHOD = (
 
 
 def fisher_z_se(statistic: str, value: float, n_systems: int) -> float:
-    """The standard error of Fisher's z (atanh) of a correlation over ``n_systems`` points: Pearson
-    ``1/sqrt(n-3)``, Spearman ``sqrt((1 + rho^2/2)/(n-3))`` (Bonett and Wright 2000), Kendall
-    ``sqrt(0.437/(n-4))`` (Fieller, Hartley and Pearson 1957)."""
+    """The standard error of Fisher's z (atanh) of a correlation over ``n_systems`` points, per statistic as
+    :data:`SYSTEM_CI_METHOD` names it."""
     if statistic == "pearson":
         return 1.0 / np.sqrt(n_systems - 3)
     if statistic == "spearman":
@@ -254,8 +254,6 @@ def compare_systems(
     no entry for two systems without a shared input.
     """
     _check_method(ci_method)
-    from debate_eval.tasks.analysis.ppi import groups_of, ppi_applies, system_estimates
-
     by_system: dict[str, list[ScoreRow]] = {}
     for row in score_rows(records):
         if not row.pairwise:
@@ -296,9 +294,6 @@ def _ppi_differences(
     """Add ``ppi`` (:func:`ppi.difference_estimate`, with ``p_holm`` and ``p_bh`` over the pairs that have one) to
     each pair of two systems with rated and unrated outputs; return the rank sets of the systems' PPI means by
     those Holm decisions (None when no pair has a PPI difference)."""
-    from debate_eval.tasks.analysis.ppi import difference_estimate
-    from debate_eval.tasks.analysis.system_pairs import adjust, rank_sets
-
     with_ppi = {name for name, entry in systems.items() if "ppi" in entry}
     for pair in pairs:
         if pair["first"] in with_ppi and pair["second"] in with_ppi:
@@ -425,10 +420,7 @@ def comparison_lines(label: str, block: dict[str, Any] | None) -> list[str]:
                 low, high = ppi_rank["rank_set"]
                 line += f", PPI rank {ppi_rank['rank']} ({low}-{high})" if low != high else f", PPI rank {low}"
         lines.append(line)
-    pairs = block["pairs"]
-    if pairs:
-        lines += pair_lines(label, block)
-    return lines
+    return lines + (pair_lines(label, block) if block["pairs"] else [])
 
 
 def _significant(pairs: Sequence[dict[str, Any]], key: str) -> int:

@@ -53,9 +53,9 @@ def preference(record: Record) -> float | None:
     return VERDICT_PREFERENCE.get(str(record.verdict)) if record.verdict else None
 
 
-def baseline_of(records: Sequence[Record]) -> str | None:
+def baseline_of(records: Sequence[Record | ScoreRow]) -> str | None:
     """The baseline every pairwise record is judged against (its ``system_a``), None when there is none."""
-    pairwise = [r for r in records if r.task_type == "pairwise"]
+    pairwise = [r for r in records if r.pairwise]
     baselines = {r.system_a for r in pairwise}
     if not pairwise or len(baselines) != 1 or None in baselines or any(not r.system_b for r in pairwise):
         return None
@@ -63,14 +63,9 @@ def baseline_of(records: Sequence[Record]) -> str | None:
 
 
 def has_baseline(rows: Sequence[ScoreRow]) -> bool:
-    """Whether the rows are pairwise records against one baseline (checked on the rows before the records,
-    with their texts, are read again for the lengths)."""
-    pairwise = [row for row in rows if row.pairwise]
-    return (
-        bool(pairwise)
-        and len({row.system_a for row in pairwise}) == 1
-        and all(row.system_a and row.system_b for row in pairwise)
-    )
+    """Whether the rows are pairwise records against one named baseline (checked on the rows before the
+    records, with their texts, are read again for the lengths)."""
+    return bool(baseline_of(rows))
 
 
 def head_to_head(preferences: Sequence[float]) -> dict[str, Any]:

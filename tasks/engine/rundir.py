@@ -52,6 +52,15 @@ def refuse_run_file(path: str | os.PathLike[str], flag: str = "--out") -> None:
         raise UserError(f"{flag} {target}: a file of the run directory {target.parent}; write it elsewhere")
 
 
+def refuse_foreign_file(target: Path, what: str, ours: Callable[[Path], bool]) -> None:
+    """A one-line ``UserError`` when the ``--out`` ``target`` exists and ``ours(target)`` is false (it is not
+    ``what``): a file the command wrote earlier is replaced, any other file is kept."""
+    if target.exists() and not ours(target):
+        raise UserError(
+            f"--out {target}: already exists and is not {what}; give another --out (or move that file away)"
+        )
+
+
 class ResultsWriteError(UserError):
     """A result could not be written (disk full, folder gone read-only): the run stops, finished lines stay."""
 
