@@ -200,12 +200,14 @@ def test_a_merged_run_is_priced_as_the_same_run_in_one_process(
     shard_dirs = [isolated_env / f"s{k}" for k in range(2)]
     with ScriptedOpenAIServer() as server:
         assert main(debate_args(server, isolated_env / "whole", critic)) == 0
+        assert main(debate_args(server, isolated_env / "workers", critic, "--workers", "2")) == 0
         for k, out in enumerate(shard_dirs):
             assert main(debate_args(server, out, critic, "--shard", f"{k}/2")) == 0
     assert main(["merge", str(isolated_env / "merged"), *map(str, shard_dirs)]) == 0
-    whole, merged = (json.loads((isolated_env / d / "summary.json").read_text()) for d in ("whole", "merged"))
-    assert merged["usage"] == whole["usage"] and set(merged["usage"]) == {"scorer", "critic"}
-    assert merged["estimated_cost_usd"] == whole["estimated_cost_usd"]
+    summaries = [json.loads((isolated_env / d / "summary.json").read_text()) for d in ("whole", "workers", "merged")]
+    whole, workers, merged = summaries
+    assert merged["usage"] == workers["usage"] == whole["usage"] and set(whole["usage"]) == {"scorer", "critic"}
+    assert merged["estimated_cost_usd"] == workers["estimated_cost_usd"] == whole["estimated_cost_usd"]
     if critic == "unpriced-critic":  # a model without a price: no made-up cost, in one process or merged
         assert merged["estimated_cost_usd"] is None
     else:
