@@ -48,12 +48,6 @@ class RunSummary:
     reread: Reread | None = None  # records of an older parser read again on resume (engine/reread.py)
     workers: int | None = None  # the shards a --workers or --ray run ran as (None: in this process)
 
-    def add_costs(self, config: RunConfig) -> None:
-        """``cost_usd`` (this invocation's) and ``total_cost_usd`` at today's prices (``accounting``); a role
-        outside ROLES (G-Eval's evaluator, a ChatEval referee) uses the Scorer's model."""
-        self.cost_usd = priced(self.now, lambda role: config.models.for_role(role).model)
-        self.total_cost_usd = priced(self.total, lambda role: config.models.for_role(role).model)
-
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready summary (``summary.json``): the run's totals, and this invocation apart."""
         now = self.now.to_dict(self.cost_usd)
@@ -84,7 +78,10 @@ class RunSummary:
         store.recount()  # a retried or repeated item was counted: the whole run again (``close`` did, mostly)
         self.total = store.tally
         self.systems = compared_systems(self.total, lambda: store.run_records(messages=False), systems)
-        self.add_costs(config)
+        # this invocation's and the run's costs at today's prices (``priced``); a role outside ROLES (G-Eval's
+        # evaluator, a ChatEval referee) uses the Scorer's model
+        self.cost_usd = priced(self.now, lambda role: config.models.for_role(role).model)
+        self.total_cost_usd = priced(self.total, lambda role: config.models.for_role(role).model)
         try:
             store.run_dir.write_summary(self.to_dict())
         except ResultsWriteError:

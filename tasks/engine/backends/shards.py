@@ -71,21 +71,6 @@ def _shard_lines(
             yield index, number, end.line if end.line.endswith(b"\n") else end.line + b"\n", record
 
 
-def check_same_configuration(directories: Sequence[Path], configs: Sequence[dict[str, Any]]) -> str:
-    """The configuration hash the directories share; a one-line ``UserError`` naming the first directory that
-    differs and the fields it differs in otherwise."""
-    first = configs[0]
-    for directory, config in zip(directories[1:], configs[1:], strict=True):
-        if config["config_hash"] != first["config_hash"]:
-            differing = ", ".join(_differences(first.get("result_config", {}), config.get("result_config", {})))
-            raise UserError(
-                f"{directory} holds another configuration than {directories[0]} (differs in: "
-                f"{differing or 'the configuration hash only: written by another version'}); merge only the "
-                "shards of one command"
-            )
-    return str(first["config_hash"])
-
-
 @dataclass
 class MergeReport:
     """What a merge wrote: lines kept, finished and failed items, lines left out and why."""
@@ -141,7 +126,16 @@ def merge_shards(out_dir: Path, directories: Sequence[Path], systems: SystemsCom
     if Path(out_dir).resolve() in resolved:
         raise UserError(f"{out_dir}: the output directory is one of the shard directories; use a new one")
     configs = [RunDir(d).run_config(merging=True) for d in directories]
-    config_hash = check_same_configuration(directories, configs)
+    first = configs[0]
+    for directory, config in zip(directories[1:], configs[1:], strict=True):  # one configuration, or one line
+        if config["config_hash"] != first["config_hash"]:
+            differing = ", ".join(_differences(first.get("result_config", {}), config.get("result_config", {})))
+            raise UserError(
+                f"{directory} holds another configuration than {directories[0]} (differs in: "
+                f"{differing or 'the configuration hash only: written by another version'}); merge only the "
+                "shards of one command"
+            )
+    config_hash = str(first["config_hash"])
     report = MergeReport(out_dir=Path(out_dir))
     report.shards = [_shard_of_config(c) for c in configs]
     counts = {s[1] for s in report.shards if s}
