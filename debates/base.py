@@ -223,7 +223,8 @@ def check_option_names(names: Iterable[str]) -> None:
 
 
 def method_options(method: Method[Any]) -> list[dict[str, Any]]:
-    """The method's own options, JSON-ready: name (keyword and TOML key), flags, help, default, choices."""
+    """The method's own options, JSON-ready: name (keyword and TOML key), flags, help, default, choices, and
+    the name of its value (``metavar``, when it declares one)."""
     return [
         {
             "name": option.name,
@@ -232,6 +233,7 @@ def method_options(method: Method[Any]) -> list[dict[str, Any]]:
             "default": option.default,
             "choices": list(option.choices) if option.choices else None,
             "takes_value": not option.switch,
+            "metavar": option.metavar,
         }
         for option in declared_options(method).values()
     ]

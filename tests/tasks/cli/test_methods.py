@@ -76,6 +76,8 @@ def test_the_example_plugin_is_listed_and_selectable(example_plugin: None, capsy
     assert example["task_types"] == ["single"] and str(example["source"]).startswith("plugin ")
     assert [o["flags"] for o in example["options"]] == [["--example-prompt"]]  # type: ignore[union-attr]
     assert base.get_method("example-single").name == "example-single"
+    assert main(["methods"]) == 0  # the listing names the value as the option declares it (metavar="FILE")
+    assert "  --example-prompt FILE: example-single: a system prompt file" in capsys.readouterr().out
 
 
 def test_get_method_loads_only_the_plugin_it_needs(registry: list[metadata.EntryPoint], example_plugin: None) -> None:
