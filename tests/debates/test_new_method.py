@@ -91,7 +91,7 @@ def test_its_agent_answers_are_matched_to_their_calls(isolated_env: Path, tiny_m
         for record in records(isolated_env / out):
             (answer,) = [e for e in record["transcript"] if e["agent"] == "Tiny"]
             assert (answer["role"], answer["cached"], answer["finish_reason"]) == ("scorer", cached, "stop")
-            assert (record["llm_calls"], record["cached_calls"]) == (0, 1) if cached else (1, 0)
+            assert (record["llm_calls"], record["cached_calls"]) == ((0, 1) if cached else (1, 0))
             assert record["usage"]["scorer"]["billed_prompt_tokens"] == (
                 0 if cached else answer["usage"]["prompt_tokens"]
             )
