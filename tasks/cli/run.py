@@ -230,7 +230,7 @@ def handle_run(args: argparse.Namespace) -> int:
     from debate_eval.tasks.engine.runner import run
 
     config, options = build.build_run(request)
-    for warning in build.method_warnings(config):
+    for warning in build.method_warnings(config, request):
         print(f"debate-eval: {warning}", file=sys.stderr)
     summary = asyncio.run(run(config, options, systems=compare_systems))
     print(format_summary(summary, config))
