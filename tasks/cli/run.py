@@ -78,16 +78,6 @@ def add_request_flag(group: Any, name: str, flag: Flag) -> None:
         group.add_argument(alias, dest=name, help=argparse.SUPPRESS)
 
 
-# How a flag's text is converted, by the field's kind (a field's own ``Flag.convert`` wins).
-FLAG_TYPES: dict[str, Callable[[str], Any]] = {
-    INT: int,
-    POSITIVE_INT: positive_int,
-    NON_NEGATIVE_INT: non_negative_int,
-    FLOAT: float,
-    POSITIVE_FLOAT: float,  # then checked > 0 (``check_value``): the message says what was expected
-}
-
-
 def flag_type(convert: Callable[[str], Any]) -> Callable[[str], Any]:
     """argparse type of a method option's ``convert``: a refused value (``OptionError``) is argparse's one-line
     error with the option's own message; text that is no value at all reads as ``invalid NAME value``."""
@@ -100,6 +90,17 @@ def flag_type(convert: Callable[[str], Any]) -> Callable[[str], Any]:
 
     parse.__name__ = getattr(convert, "__name__", "value")
     return parse
+
+
+# How a flag's text is converted, by the field's kind (a field's own ``Flag.convert`` wins); a refused number
+# is named as a method option's is (``expected an integer >= 1, got 0``).
+FLAG_TYPES: dict[str, Callable[[str], Any]] = {
+    INT: int,
+    POSITIVE_INT: flag_type(positive_int),
+    NON_NEGATIVE_INT: flag_type(non_negative_int),
+    FLOAT: float,
+    POSITIVE_FLOAT: float,  # then checked > 0 (``check_value``): the message says what was expected
+}
 
 
 def add_option_flag(group: Any, option: MethodOption) -> None:

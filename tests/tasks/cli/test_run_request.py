@@ -109,6 +109,8 @@ def test_dump_config_prints_no_key_as_security_md_says(isolated_env: Path, capsy
 @pytest.mark.parametrize(
     ("flag", "value", "expected"),
     [
+        ("limit", "0", ">= 1, got 0"),  # the flag once said "invalid positive_int value: '0'"
+        ("max_retries", "-1", ">= 0, got -1"),
         ("timeout", "-1", "expected a number > 0"),  # once accepted: every call then timed out at once
         ("timeout", "0", "expected a number > 0"),
         ("chateval_turns", "0", "expected an integer >= 1, got 0"),  # another method's option, checked all three ways
@@ -134,7 +136,8 @@ def test_a_bad_value_is_refused_the_same_by_flag_file_and_keyword(
     from_file = capsys.readouterr().err
     with pytest.raises(debate_eval.UserError) as from_keyword:
         keyword = tomllib.loads(file.read_text(encoding="utf-8"))  # the file's value, as a keyword
-        debate_eval.evaluate("summeval", aspect="coherence", provider="scripted", limit=1, quiet=True, **keyword)
+        given = {"aspect": "coherence", "provider": "scripted", "limit": 1, "quiet": True, **keyword}
+        debate_eval.evaluate("summeval", **given)
     for message in (from_flag, from_file, str(from_keyword.value)):
         assert expected in message and len(message.strip().splitlines()) == 1, message
     assert not (isolated_env / "run" / "results.jsonl").exists()
