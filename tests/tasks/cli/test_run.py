@@ -8,6 +8,7 @@ only its item, a hang past the timeout, each protocol's message flow, and bad in
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -271,6 +272,17 @@ def test_show_prints_the_transcript(isolated_env: Path, capsys: pytest.CaptureFi
     assert main(["show", str(out), "--item", "1"]) == 0
     text = capsys.readouterr().out
     assert "--- [0] Commander -> Scorer (task)" in text and "--- [3] Critic" in text and "score 3" in text
+
+
+def test_show_says_how_each_critic_message_was_read(isolated_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = isolated_env / "run"
+    with ScriptedOpenAIServer() as server:
+        assert run_cli(server, out, "--no-preflight", limit=1) == 0  # the scripted Critic objects in both rounds
+    capsys.readouterr()
+    assert main(["show", str(out), "--item", "1"]) == 0
+    critic = [line for line in capsys.readouterr().out.splitlines() if re.match(r"--- \[\d+\] Critic ", line)]
+    assert len(critic) == 2 and all(line.endswith("read as an objection)") for line in critic), critic
+    assert [e["agreed"] for e in read_records(out)[0]["transcript"] if e["role"] == "critic"] == [False, False]
 
 
 def test_rescore_reparses_stored_answers_without_model_calls(isolated_env: Path) -> None:
