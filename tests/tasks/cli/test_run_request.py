@@ -141,3 +141,23 @@ def test_a_bad_value_is_refused_the_same_by_flag_file_and_keyword(
     for message in (from_flag, from_file, str(from_keyword.value)):
         assert expected in message and len(message.strip().splitlines()) == 1, message
     assert not (isolated_env / "run" / "results.jsonl").exists()
+
+
+def test_paths_in_a_config_file_are_read_from_the_current_directory(
+    isolated_env: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/quickstart.md: as the same flags are, not from the file's folder."""
+    folder = isolated_env / "sub"
+    folder.mkdir()
+    (folder / "rows.csv").write_text("src,out,h\nThe council met.,A meeting.,3\n", encoding="utf-8")
+    (folder / "run.toml").write_text(
+        'dataset = "rows.csv"\naspect = "faithfulness"\ncriteria = "Is it faithful?"\nscale = "1-5"\n'
+        'fields = "source=src,output=out,human=h"\nprovider = "scripted"\nmethod = "geval"\nout = "made"\n',
+        encoding="utf-8",
+    )
+    monkeypatch.chdir(isolated_env)
+    assert main(["run", "--config", "sub/run.toml", "--no-progress"]) == 2
+    assert "rows.csv: file not found" in capsys.readouterr().err
+    monkeypatch.chdir(folder)
+    assert main(["run", "--config", "run.toml", "--no-progress"]) == 0
+    assert (folder / "made" / "results.jsonl").exists() and not (isolated_env / "made").exists()
