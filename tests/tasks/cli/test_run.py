@@ -128,6 +128,19 @@ def test_a_different_configuration_is_refused(isolated_env: Path, capsys: pytest
     assert len(err) == 1 and "different configuration" in err[0] and "max_rounds" in err[0]
 
 
+def test_a_refused_rerun_shows_the_short_values_that_differ(
+    isolated_env: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = isolated_env / "run"
+    with ScriptedOpenAIServer() as server:
+        assert run_cli(server, out, limit=1) == 0
+        assert run_cli(server, out, "--max-rounds", "1", "--critic", "plain", limit=1) == 2
+    err = capsys.readouterr().err.strip()
+    assert "debate.max_rounds (2 in the run, 1 now)" in err  # the default, then the flag
+    assert 'debate.critic.name ("devils-advocate" in the run, "plain" now)' in err
+    assert "debate.critic.text," in err  # a prompt's text is only named
+
+
 def test_a_failed_endpoint_check_does_not_lock_the_output_folder(
     isolated_env: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
