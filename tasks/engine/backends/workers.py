@@ -325,7 +325,7 @@ async def run_workers(
             store, versions, configs, lambda: load_items(config.dataset, options.data_dir), stream
         )
         done |= store.done_ids()
-        _drain_leftovers(options.out_dir, store, done, multi)  # a parent killed before it appended them
+        drain_leftovers(options.out_dir, store, done, multi)  # a parent killed before it appended them
         pending = [key for key in keys if key not in done]
         summary.selected, summary.already_done = len(keys), len(keys) - len(pending)
         store.prepare_retries(pending)
@@ -416,7 +416,7 @@ def _message(errors: Connection | None) -> str | None:
         return None
 
 
-def _drain_leftovers(out_dir: Path, store: ResultsStore, done: set[str], multi: bool) -> None:
+def drain_leftovers(out_dir: Path, store: ResultsStore, done: set[str], multi: bool) -> None:
     """Append what worker directories left by an earlier run hold (finished lines not in the run directory),
     then remove them. A worker directory whose worker still runs is refused in one line."""
     root = out_dir / WORKERS_DIR
