@@ -194,9 +194,13 @@ def merge_shards(out_dir: Path, directories: Sequence[Path], systems: SystemsCom
             tmp.unlink(missing_ok=True)
             raise UserError(f"{target}: cannot write the merged results ({exc.strerror})") from None
         document = dict(configs[0])  # write_config seals it anew
-        options = {k: v for k, v in (document.get("run_options") or {}).items() if k not in ("shard", "workers")}
-        options["out_dir"] = str(out)
-        document["run_options"] = options
+        # the run options of the one command the shards split: no shard, one worker (a one-process run's)
+        document["run_options"] = {
+            **(document.get("run_options") or {}),
+            "shard": None,
+            "workers": 1,
+            "out_dir": str(out),
+        }
         document["merged_from"] = [str(d) for d in directories]
         run_dir.write_config(document)
         compared = compared_systems(total, lambda: run_dir.iter_records(messages=False), systems)

@@ -74,8 +74,15 @@ def test_shards_merged_equal_the_whole_run(isolated_env: Path, capsys: pytest.Ca
     ids = ids_of(merged / "results.jsonl")
     assert sorted(ids) == sorted(whole) and len(set(ids)) == len(ids)
     config = json.loads((merged / "config.json").read_text(encoding="utf-8"))
-    assert config["config_hash"] == json.loads((isolated_env / "whole" / "config.json").read_text())["config_hash"]
-    assert json.loads((merged / "summary.json").read_text())["finished"] == ITEMS
+    whole_config = json.loads((isolated_env / "whole" / "config.json").read_text())
+    assert config["config_hash"] == whole_config["config_hash"]
+    # the run options are the whole run's (no shard, one worker), but the directory
+    assert {**config["run_options"], "out_dir": None} == {**whole_config["run_options"], "out_dir": None}
+    summary = json.loads((merged / "summary.json").read_text())
+    whole_summary = json.loads((isolated_env / "whole" / "summary.json").read_text())
+    assert summary["finished"] == ITEMS
+    # the whole run's summary fields; no this_invocation (a merge makes no model call), and where it came from
+    assert set(summary) == set(whole_summary) - {"this_invocation"} | {"merged_from"}
     # the merged directory reads as any run: the same correlations as the whole run
     assert main(["meta-eval", str(merged), "--json"]) == 0
     merged_report = json.loads(capsys.readouterr().out)
