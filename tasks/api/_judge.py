@@ -393,29 +393,23 @@ class Judge:
         if self.record_to is not None:
             _one_text_per_id(rows, self.record_to)
         calls = [self._row_call(row, number) for number, row in enumerate(rows, start=1)]
-        limit = asyncio.Semaphore(concurrency)
-        bar = None
-        if progress:
-            from tqdm import tqdm
-
-            bar = tqdm(total=len(calls), unit="item", desc=f"judging {self.aspect}")
-
-        async def one(call: Awaitable[Judgment]) -> Judgment:
-            async with limit:
-                judgment = await call
-            if bar is not None:
-                bar.update(1)
-            return judgment
+        from tqdm import tqdm
 
         from debate_eval.agents.redaction import environment_snapshot
         from debate_eval.tasks.engine.heap import collector_for_run
 
-        try:  # as a run: the collector set for many debates, the environment's secrets read once
-            with collector_for_run(), environment_snapshot():
-                return list(await asyncio.gather(*(one(call) for call in calls)))
-        finally:
-            if bar is not None:
-                bar.close()
+        limit = asyncio.Semaphore(concurrency)
+        bar = tqdm(total=len(calls), unit="item", desc=f"judging {self.aspect}", disable=not progress)
+
+        async def one(call: Awaitable[Judgment]) -> Judgment:
+            async with limit:
+                judgment = await call
+            bar.update(1)
+            return judgment
+
+        # as a run: the collector set for many debates, the environment's secrets read once
+        with bar, collector_for_run(), environment_snapshot():
+            return list(await asyncio.gather(*(one(call) for call in calls)))
 
     def _row_call(self, row: Mapping[str, Any] | str, number: int) -> Coroutine[Any, Any, Judgment]:
         if isinstance(row, str):
@@ -455,7 +449,7 @@ class Judge:
                 shown = ", ".join(missing)
                 raise UserError(f"Judge.score: the template {config.template.source} shows {shown}: give it")
         record = await self._judge(config, inputs, id, pairwise=False, system=system)
-        return self._judgment(record, config)
+        return Judgment.of(record, config, self._usage(record))
 
     async def _compare(
         self,
@@ -474,7 +468,7 @@ class Judge:
             _check_text("Judge.compare", name, value, required=False)
         config = self._config(PAIR_INPUTS, swap=bool(swap), pairwise=True)
         record = await self._judge(config, given, id, pairwise=True)
-        return self._pair_judgment(record, config)
+        return PairJudgment.of(record, config, self._usage(record))
 
     async def _judge(
         self, config: Any, inputs: dict[str, str], item_id: str | None, *, pairwise: bool, system: str | None = None
@@ -559,9 +553,3 @@ class Judge:
         accounting.add_item(usage)
         cost = accounting.cost(self._models(usage), self._session.prices if self._session else {})
         return record.prompt_tokens(), record.completion_tokens(), cost
-
-    def _judgment(self, record: Record, config: Any) -> Judgment:
-        return Judgment.of(record, config, self._usage(record))
-
-    def _pair_judgment(self, record: Record, config: Any) -> PairJudgment:
-        return PairJudgment.of(record, config, self._usage(record))
