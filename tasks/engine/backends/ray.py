@@ -23,6 +23,7 @@ import dataclasses
 import os
 import queue
 import shutil
+import signal
 import socket
 import tempfile
 import threading
@@ -187,14 +188,21 @@ def start_ray(ray: Any, address: str) -> None:
     Ray already started in this process is used as it is."""
     if ray.is_initialized():
         return
-    if address == LOCAL:
-        ray.init(include_dashboard=False, log_to_driver=False, configure_logging=False)
-    else:
-        check_reachable(address)
-        try:
-            ray.init(address=address, log_to_driver=False, configure_logging=False)
-        except ConnectionError as error:
-            raise UserError(f"--ray {address}: cannot reach the Ray cluster ({error})") from None
+    # ray.init puts in a SIGTERM handler of its own, which ends the driver with a stack dump (exit status 134)
+    # instead of the run's way out (the lines appended, one line, 143): ours is put back
+    on_term = signal.getsignal(signal.SIGTERM) if threading.current_thread() is threading.main_thread() else None
+    try:
+        if address == LOCAL:
+            ray.init(include_dashboard=False, log_to_driver=False, configure_logging=False)
+        else:
+            check_reachable(address)
+            try:
+                ray.init(address=address, log_to_driver=False, configure_logging=False)
+            except ConnectionError as error:
+                raise UserError(f"--ray {address}: cannot reach the Ray cluster ({error})") from None
+    finally:
+        if on_term is not None:
+            signal.signal(signal.SIGTERM, on_term)
 
 
 def check_reachable(address: str, timeout_s: float = CONNECT_TIMEOUT_S) -> None:

@@ -232,3 +232,27 @@ def test_an_address_that_takes_no_connection_fails_in_one_line_before_ray_init()
         start_ray(fake_ray, address)
     start_ray(fake_ray, "auto")
     assert [call["address"] for call in inits] == [address, "auto"]
+
+
+def test_starting_ray_keeps_the_runs_sigterm_handler() -> None:
+    """ray.init puts in a SIGTERM handler of its own (a stack dump, exit status 134); the run's stays."""
+    import signal
+    from types import SimpleNamespace
+
+    from debate_eval.tasks.engine.backends.ray import start_ray
+
+    def rays_handler(signum: int, frame: object) -> None:
+        raise AssertionError("Ray's handler")
+
+    def the_runs(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    fake_ray = SimpleNamespace(
+        is_initialized=lambda: False, init=lambda **kwargs: signal.signal(signal.SIGTERM, rays_handler)
+    )
+    previous = signal.signal(signal.SIGTERM, the_runs)
+    try:
+        start_ray(fake_ray, "local")
+        assert signal.getsignal(signal.SIGTERM) is the_runs
+    finally:
+        signal.signal(signal.SIGTERM, previous)
