@@ -136,6 +136,25 @@ def test_a_merge_of_two_configurations_is_refused_naming_the_difference(
     assert not (isolated_env / "m" / "results.jsonl").exists()
 
 
+def test_a_shard_still_running_is_not_merged(isolated_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A merge given a shard whose run still holds its lock refuses in one line, rather than merging part of it."""
+    from debate_eval.tasks.engine.lock import RunLock
+
+    shards = [isolated_env / "a", isolated_env / "b"]
+    with ScriptedOpenAIServer() as server:
+        for k, out in enumerate(shards):
+            assert main(run_args(server, out, "--shard", f"{k}/2")) == 0
+    capsys.readouterr()
+    merged = isolated_env / "m"
+    with RunLock(shards[1]):  # as a run of shard 1 still at work holds it
+        assert main(["merge", str(merged), *map(str, shards)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and err.startswith(f"debate-eval: error: {shards[1]} is still being written")
+    assert f"pid {os.getpid()} on host" in err and not (merged / "results.jsonl").exists()
+    assert main(["merge", str(merged), *map(str, shards)]) == 0  # once it has ended
+    assert len(ids_of(merged / "results.jsonl")) == ITEMS
+
+
 def test_shard_flag_errors_are_one_line(isolated_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["run", "--dataset", "summeval", "--aspect", "coherence", "--shard", "3/3"]) == 2
     err = capsys.readouterr().err.strip()
