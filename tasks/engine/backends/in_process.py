@@ -23,6 +23,7 @@ from debate_eval.agents.telemetry import run_result, worker_trace
 from debate_eval.tasks.data.datasets import Item, item_source, load_items, select_positions
 from debate_eval.tasks.engine.aspects import per_aspect
 from debate_eval.tasks.engine.backends.shards import in_shard
+from debate_eval.tasks.engine.backends.workers import drain_leftovers
 from debate_eval.tasks.engine.concurrency import run_all
 from debate_eval.tasks.engine.heap import collector_for_run
 from debate_eval.tasks.engine.progress import Progress
@@ -108,6 +109,7 @@ async def run_in_process(
         # records an older parser read are read again from their transcripts first (engine/reread.py)
         summary.reread = reread_run(store, configs, lambda: load_items(config.dataset, options.data_dir), stream)
         done = store.done_ids()
+        drain_leftovers(options.out_dir, store, done, multi)  # a --workers parent killed before it appended them
         if options.skip_done_of is not None:  # a worker of --workers: the items its run directory holds finished
             done |= finished_keys(options.skip_done_of, store.config_hash, multi)
 
