@@ -25,7 +25,7 @@ import hashlib
 import json
 import os
 import threading
-from collections.abc import Awaitable, Coroutine, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
@@ -117,8 +117,6 @@ class Judge:
         from debate_eval.tasks.engine.environment import prepare_environment
         from debate_eval.tasks.engine.request import RunRequest
 
-        if isinstance(scale, (tuple, list)):
-            scale = f"{float(scale[0]):g}-{float(scale[1]):g}"
         keywords = {
             "method": method,
             "aspect": aspect,
@@ -385,49 +383,82 @@ class Judge:
     async def _score_many(
         self, rows: Iterable[Mapping[str, Any] | str], concurrency: int, progress: bool
     ) -> list[Judgment]:
-        if isinstance(rows, str):  # not a row per character
-            raise UserError("score_many: rows is one text, not a list of them: judge one text with score()")
+        if isinstance(rows, (str, Mapping)):  # not a row per character, nor per key
+            kind = "text" if isinstance(rows, str) else "mapping"
+            raise UserError(f"score_many: rows is one {kind}, not a list of them: judge one output with score()")
+        if not isinstance(rows, Iterable):
+            raise UserError(f"score_many: rows must be a list of texts or mappings, got {type(rows).__name__}")
         rows = list(rows)
-        if concurrency < 1:
-            raise UserError(f"score_many: concurrency={concurrency}: give 1 or more")
+        if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+            raise UserError(f"score_many: concurrency={concurrency!r}: give a whole number, 1 or more")
         if self.record_to is not None:
             _one_text_per_id(rows, self.record_to)
-        calls = [self._row_call(row, number) for number, row in enumerate(rows, start=1)]
+        # every row checked before the first call: a bad row 21 is refused with nothing judged
+        prepared = [self._row(row, number) for number, row in enumerate(rows, start=1)]
         limit = asyncio.Semaphore(concurrency)
         bar = None
         if progress:
             from tqdm import tqdm
 
-            bar = tqdm(total=len(calls), unit="item", desc=f"judging {self.aspect}")
+            bar = tqdm(total=len(prepared), unit="item", desc=f"judging {self.aspect}")
 
-        async def one(call: Awaitable[Judgment]) -> Judgment:
+        async def one(config: Any, inputs: dict[str, str], item_id: str | None, system: str | None) -> Judgment:
             async with limit:
-                judgment = await call
+                judgment = await self._scored(config, inputs, item_id, system)
             if bar is not None:
                 bar.update(1)
             return judgment
 
         from debate_eval.agents.redaction import environment_snapshot
+        from debate_eval.tasks.engine.concurrency import quiet_after_interrupt
         from debate_eval.tasks.engine.heap import collector_for_run
 
+        tasks = [asyncio.ensure_future(one(*row)) for row in prepared]
         try:  # as a run: the collector set for many debates, the environment's secrets read once
             with collector_for_run(), environment_snapshot():
-                return list(await asyncio.gather(*(one(call) for call in calls)))
+                return list(await asyncio.gather(*tasks))
+        except BaseException:  # as a run stops: an error or Ctrl-C cancels the other calls and awaits them,
+            quiet_after_interrupt()  # so none goes on judging (or appending) behind it, and AutoGen's
+            for task in tasks:  # cancelled tasks report at debug level only
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
         finally:
             if bar is not None:
                 bar.close()
 
-    def _row_call(self, row: Mapping[str, Any] | str, number: int) -> Coroutine[Any, Any, Judgment]:
+    def _row(self, row: Mapping[str, Any] | str, number: int) -> tuple[Any, dict[str, str], str | None, str | None]:
+        """One row of ``score_many`` checked: its configuration, inputs, id and system."""
+        call = f"score_many: row {number} (counted from 1)"
         if isinstance(row, str):
-            return self._score(row)
+            return (*self._single(call, {"output": row}, None), None, None)
         if not isinstance(row, Mapping) or not isinstance(row.get("output"), str):
-            raise UserError(f"score_many: row {number} (counted from 1): expected a text or a mapping with 'output'")
+            raise UserError(f"{call}: expected a text or a mapping with 'output'")
         unknown = sorted(set(row) - {*SINGLE_INPUTS, "id", "system"})
         if unknown:
-            raise UserError(f"score_many: row {number} (counted from 1): unknown key(s) {', '.join(unknown)}")
-        values = {name: row.get(name) for name in ("source", "reference", "context")}
+            raise UserError(f"{call}: unknown key(s) {', '.join(unknown)}")
+        given = {name: row.get(name) for name in SINGLE_INPUTS}
+        item_id = None if row.get("id") is None else str(row["id"])
         system = None if row.get("system") is None else str(row["system"])
-        return self._score(row["output"], **values, id=None if row.get("id") is None else str(row["id"]), system=system)
+        return (*self._single(call, given, system), item_id, system)
+
+    def _single(self, call: str, given: Mapping[str, Any], system: Any) -> tuple[Any, dict[str, str]]:
+        """The configuration and inputs of one output to score, each input checked (``call`` names it)."""
+        if system is not None and not isinstance(system, str):
+            raise UserError(f"{call}: system must be text, got {type(system).__name__}")
+        for name, value in given.items():
+            if (value is not None or name == "output") and not isinstance(value, str):
+                raise UserError(f"{call}: {name} must be text, got {type(value).__name__}")
+            if value is not None:
+                _check_text(call, name, value, required=name in ("output", "source"))
+        config = self._config(self._single_names(given), swap=False)
+        inputs = {name: value for name, value in given.items() if value is not None}
+        if config.template.source and self._request.template:
+            missing = [name for name in config.template.placeholders if name not in inputs]
+            if missing:
+                shown = ", ".join(missing)
+                raise UserError(f"{call}: the template {config.template.source} shows {shown}: give it")
+        return config, inputs
 
     async def _score(
         self,
@@ -439,22 +470,12 @@ class Judge:
         id: str | None = None,
         system: str | None = None,
     ) -> Judgment:
-        if system is not None and not isinstance(system, str):
-            raise UserError(f"Judge.score: system must be text, got {type(system).__name__}")
         given = {"context": context, "source": source, "reference": reference, "output": output}
-        for name, value in given.items():
-            if (value is not None or name == "output") and not isinstance(value, str):
-                raise UserError(f"Judge.score: {name} must be text, got {type(value).__name__}")
-            if value is not None:
-                _check_text("Judge.score", name, value, required=name in ("output", "source"))
-        config = self._config(self._single_names(given), swap=False)
-        inputs = {name: value for name, value in given.items() if value is not None}
-        if config.template.source and self._request.template:
-            missing = [name for name in config.template.placeholders if name not in inputs]
-            if missing:
-                shown = ", ".join(missing)
-                raise UserError(f"Judge.score: the template {config.template.source} shows {shown}: give it")
-        record = await self._judge(config, inputs, id, pairwise=False, system=system)
+        config, inputs = self._single("Judge.score", given, system)
+        return await self._scored(config, inputs, id, system)
+
+    async def _scored(self, config: Any, inputs: dict[str, str], item_id: str | None, system: str | None) -> Judgment:
+        record = await self._judge(config, inputs, item_id, pairwise=False, system=system)
         return self._judgment(record, config)
 
     async def _compare(
@@ -485,6 +506,7 @@ class Judge:
         from debate_eval.agents.telemetry import tracing_content
         from debate_eval.debates.evaluation import EvaluationTask
         from debate_eval.tasks.data.registry import Item
+        from debate_eval.tasks.engine.concurrency import quiet_after_interrupt
         from debate_eval.tasks.engine.pairwise import build_pairwise_task
 
         identity = inputs if system is None else {**inputs, "\x00system": system}  # one system's output, not another's
@@ -525,7 +547,11 @@ class Judge:
         # the environment's secrets read once for the call, not at every message (agents/redaction.py); the
         # texts on spans with trace_content=True, as a run's --trace-content (agents/telemetry.py)
         with environment_snapshot(), tracing_content(self._request.trace_content):
-            judged = await session.judge(task, item, config)
+            try:
+                judged = await session.judge(task, item, config)
+            except asyncio.CancelledError:  # Ctrl-C: AutoGen's tasks left behind report at debug level only
+                quiet_after_interrupt()
+                raise
         judged = judged.replace(details={**(judged.details or {}), "judge_inputs_sha256": digest})
         if session.store is not None:
             session.append(judged)

@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import gc
 import json
+import warnings
 from pathlib import Path
 
 import pytest
@@ -50,3 +52,51 @@ def test_an_empty_output_is_refused_as_run_refuses_an_empty_cell(isolated_env: P
     with pytest.raises(UserError) as run_refused:
         debate_eval.evaluate(str(rows), aspect="helpfulness", criteria="Is the answer helpful?", provider="scripted")
     assert 'column "output"' in str(run_refused.value)
+
+
+def test_score_many_checks_every_row_before_the_first_call(isolated_env: Path) -> None:
+    out = isolated_env / "judged"
+    rows = [{"output": f"Answer {i}.", "id": f"r{i}"} for i in range(6)]
+    rows[2] = {"output": "  ", "id": "blank"}
+    with debate_eval.Judge(**JUDGE, record_to=out) as judge:
+        with pytest.raises(UserError) as refused:
+            judge.score_many(rows, concurrency=2)  # was: rows 1 and 2 judged, then "Judge.score: output is ..."
+        assert (
+            str(refused.value)
+            == "score_many: row 3 (counted from 1): output is whitespace-only text: give the text to judge"
+        )
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with pytest.raises(UserError, match=r"^score_many: row 2 \(counted from 1\): expected a text or"):
+                judge.score_many(["fine", 5])
+            gc.collect()
+        assert not [w for w in caught if "never awaited" in str(w.message)]  # row 1's call was made, not run
+    assert not (out / "results.jsonl").exists() or (out / "results.jsonl").read_text() == ""
+
+
+@pytest.mark.parametrize(
+    ("rows", "concurrency", "message"),
+    [
+        ({"output": "a mapping"}, 8, "rows is one mapping, not a list of them"),  # was: its key 'output' judged
+        (None, 8, "rows must be a list of texts or mappings, got NoneType"),  # was: TypeError
+        (["a"], "2", "concurrency='2': give a whole number, 1 or more"),  # was: TypeError
+        (["a"], 0, "concurrency=0: give a whole number, 1 or more"),
+    ],
+)
+def test_score_many_refuses_what_is_not_rows(isolated_env: Path, rows, concurrency, message: str) -> None:
+    with debate_eval.Judge(**JUDGE) as judge, pytest.raises(UserError) as refused:
+        judge.score_many(rows, concurrency=concurrency)
+    assert str(refused.value).startswith(f"score_many: {message}")
+
+
+@pytest.mark.parametrize("scale", [(1, 2, 3), ("a", "b")])
+def test_a_scale_that_is_not_two_numbers_is_refused_as_evaluate_refuses_it(isolated_env: Path, scale) -> None:
+    expected = f'scale: expected a scale such as "1-5" or (1, 5), got {scale!r}'
+    with pytest.raises(UserError) as refused:  # was: (1, 2, 3) taken as 1-2, ("a", "b") a ValueError
+        debate_eval.Judge(**JUDGE, scale=scale)
+    assert str(refused.value) == f"Judge(): {expected}"
+    with pytest.raises(UserError) as run_refused:
+        debate_eval.evaluate(
+            [{"source": "s", "output": "o"}], aspect="a", criteria="c", provider="scripted", scale=scale
+        )
+    assert str(run_refused.value).endswith(expected)

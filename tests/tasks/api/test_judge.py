@@ -250,3 +250,17 @@ def test_a_judgment_an_older_parser_stored_is_read_again(api_env: Path) -> None:
     read = [(x["score"], x["parser_version"]) for x in lines]
     assert read == [(1.0, PARSER_VERSION - 1), (first.score, PARSER_VERSION)]
     assert [record.score for record in debate_eval.load_run("older").records] == [first.score]
+
+
+def test_the_first_error_in_score_many_stops_its_other_calls(api_env: Path) -> None:
+    options = {"method": "geval", "criteria": CRITERIA, "provider": "scripted", "record_to": "judged"}
+    with debate_eval.Judge(**options) as judge:
+        judge.score("The first text.", source=SOURCE, id="taken")
+    rows = [{"output": f"Summary {i}.", "source": SOURCE, "id": f"r{i}"} for i in range(30)]
+    rows.insert(0, {"output": "Another text.", "source": SOURCE, "id": "taken"})
+    with debate_eval.Judge(**options) as judge:
+        with pytest.raises(UserError, match="id 'taken' was judged on other inputs"):
+            judge.score_many(rows, concurrency=1)  # row 1 fails first; the 30 waiting calls are cancelled
+        judge.score_many([{"output": "Later.", "source": SOURCE, "id": "later"}])  # the loop runs on
+    lines = (api_env / "judged" / "results.jsonl").read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line)["item_id"] for line in lines] == ["taken", "later"]  # was: r0, r1, ... judged too
