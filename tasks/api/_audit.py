@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import os
 from collections.abc import Mapping, Sequence
@@ -98,16 +99,8 @@ def audit(
         ),
         judge_family=judge_family,
     )
-    stream = open(os.devnull, "w", encoding="utf-8") if quiet else None  # noqa: SIM115 - closed below
-
-    def work() -> Card:
-        return run_audit(request, obj, stream=stream).card
-
-    try:
-        return outside_event_loop(work)
-    finally:
-        if stream is not None:
-            stream.close()
+    with open(os.devnull, "w", encoding="utf-8") if quiet else contextlib.nullcontext() as stream:
+        return outside_event_loop(lambda: run_audit(request, obj, stream=stream).card)
 
 
 def load_card(path: str | os.PathLike[str]) -> Card:

@@ -395,37 +395,33 @@ class Judge:
             _one_text_per_id(rows, self.record_to)
         # every row checked before the first call: a bad row 21 is refused with nothing judged
         prepared = [self._row(row, number) for number, row in enumerate(rows, start=1)]
-        limit = asyncio.Semaphore(concurrency)
-        bar = None
-        if progress:
-            from tqdm import tqdm
-
-            bar = tqdm(total=len(prepared), unit="item", desc=f"judging {self.aspect}")
-
-        async def one(config: Any, inputs: dict[str, str], item_id: str | None, system: str | None) -> Judgment:
-            async with limit:
-                judgment = await self._scored(config, inputs, item_id, system)
-            if bar is not None:
-                bar.update(1)
-            return judgment
+        from tqdm import tqdm
 
         from debate_eval.agents.redaction import environment_snapshot
         from debate_eval.tasks.engine.concurrency import quiet_after_interrupt
         from debate_eval.tasks.engine.heap import collector_for_run
 
-        tasks = [asyncio.ensure_future(one(*row)) for row in prepared]
-        try:  # as a run: the collector set for many debates, the environment's secrets read once
-            with collector_for_run(), environment_snapshot():
+        limit = asyncio.Semaphore(concurrency)
+        bar = tqdm(total=len(prepared), unit="item", desc=f"judging {self.aspect}", disable=not progress)
+
+        async def one(config: Any, inputs: dict[str, str], item_id: str | None, system: str | None) -> Judgment:
+            async with limit:
+                judgment = await self._scored(config, inputs, item_id, system)
+            bar.update(1)
+            return judgment
+
+        # as a run: the collector set for many debates, the environment's secrets read once (the tasks made
+        # inside, so that their contexts hold them)
+        with bar, collector_for_run(), environment_snapshot():
+            tasks = [asyncio.ensure_future(one(*row)) for row in prepared]
+            try:
                 return list(await asyncio.gather(*tasks))
-        except BaseException:  # as a run stops: an error or Ctrl-C cancels the other calls and awaits them,
-            quiet_after_interrupt()  # so none goes on judging (or appending) behind it, and AutoGen's
-            for task in tasks:  # cancelled tasks report at debug level only
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-            raise
-        finally:
-            if bar is not None:
-                bar.close()
+            except BaseException:  # as a run stops: an error or Ctrl-C cancels the other calls and awaits
+                quiet_after_interrupt()  # them, so none goes on judging (or appending) behind it, and
+                for task in tasks:  # AutoGen's cancelled tasks report at debug level only
+                    task.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
+                raise
 
     def _row(self, row: Mapping[str, Any] | str, number: int) -> tuple[Any, dict[str, str], str | None, str | None]:
         """One row of ``score_many`` checked: its configuration, inputs, id and system."""
@@ -476,7 +472,7 @@ class Judge:
 
     async def _scored(self, config: Any, inputs: dict[str, str], item_id: str | None, system: str | None) -> Judgment:
         record = await self._judge(config, inputs, item_id, pairwise=False, system=system)
-        return self._judgment(record, config)
+        return Judgment.of(record, config, self._usage(record))
 
     async def _compare(
         self,
@@ -495,7 +491,7 @@ class Judge:
             _check_text("Judge.compare", name, value, required=False)
         config = self._config(PAIR_INPUTS, swap=bool(swap), pairwise=True)
         record = await self._judge(config, given, id, pairwise=True)
-        return self._pair_judgment(record, config)
+        return PairJudgment.of(record, config, self._usage(record))
 
     async def _judge(
         self, config: Any, inputs: dict[str, str], item_id: str | None, *, pairwise: bool, system: str | None = None
@@ -585,9 +581,3 @@ class Judge:
         accounting.add_item(usage)
         cost = accounting.cost(self._models(usage), self._session.prices if self._session else {})
         return record.prompt_tokens(), record.completion_tokens(), cost
-
-    def _judgment(self, record: Record, config: Any) -> Judgment:
-        return Judgment.of(record, config, self._usage(record))
-
-    def _pair_judgment(self, record: Record, config: Any) -> PairJudgment:
-        return PairJudgment.of(record, config, self._usage(record))

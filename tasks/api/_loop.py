@@ -14,33 +14,31 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 
 
-class _Loop:
-    """The event loop every judge of the process runs its calls on, in a daemon thread started on first use."""
+_lock = threading.Lock()
+_loop: asyncio.AbstractEventLoop | None = None
 
-    _lock = threading.Lock()
-    _loop: asyncio.AbstractEventLoop | None = None
 
-    @classmethod
-    def get(cls) -> asyncio.AbstractEventLoop:
-        with cls._lock:
-            if cls._loop is None or cls._loop.is_closed():
-                loop = asyncio.new_event_loop()
-                threading.Thread(target=loop.run_forever, name="debate-eval-judge", daemon=True).start()
-                cls._loop = loop
-            return cls._loop
+def _judges_loop() -> asyncio.AbstractEventLoop:
+    """The judges' loop, started in its daemon thread on first use (and again if it was closed)."""
+    global _loop
+    with _lock:
+        if _loop is None or _loop.is_closed():
+            _loop = asyncio.new_event_loop()
+            threading.Thread(target=_loop.run_forever, name="debate-eval-judge", daemon=True).start()
+        return _loop
 
-    @classmethod
-    def submit(cls, work: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
-        """Run ``work`` on the judges' loop in a copy of the caller's context (its context variables: the
-        caller's current span, an inspect sample's loop for the inspect provider's calls)."""
-        return asyncio.run_coroutine_threadsafe(_in_context(work, contextvars.copy_context()), cls.get())
 
-    @classmethod
-    def in_loop_thread(cls) -> bool:
-        try:
-            return asyncio.get_running_loop() is cls._loop
-        except RuntimeError:
-            return False
+def _submit(work: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+    """Run ``work`` on the judges' loop in a copy of the caller's context (its context variables: the caller's
+    current span, an inspect sample's loop for the inspect provider's calls)."""
+    return asyncio.run_coroutine_threadsafe(_in_context(work, contextvars.copy_context()), _judges_loop())
+
+
+def _in_loop_thread() -> bool:
+    try:
+        return asyncio.get_running_loop() is _loop
+    except RuntimeError:
+        return False
 
 
 async def _in_context(work: Coroutine[Any, Any, T], context: contextvars.Context) -> T:
@@ -50,10 +48,10 @@ async def _in_context(work: Coroutine[Any, Any, T], context: contextvars.Context
 
 def blocking(work: Coroutine[Any, Any, T]) -> T:
     """Run ``work`` on the judges' loop and wait for it (a KeyboardInterrupt cancels it)."""
-    if _Loop.in_loop_thread():
+    if _in_loop_thread():
         work.close()
         raise RuntimeError("a Judge's blocking method was called from its own event loop; await the *_async form")
-    future = _Loop.submit(work)
+    future = _submit(work)
     try:
         return future.result()
     except BaseException:
@@ -63,6 +61,6 @@ def blocking(work: Coroutine[Any, Any, T]) -> T:
 
 async def awaited(work: Coroutine[Any, Any, T]) -> T:
     """Await ``work`` running on the judges' loop from the caller's loop (cancelling the caller cancels it)."""
-    if _Loop.in_loop_thread():
+    if _in_loop_thread():
         return await work
-    return await asyncio.wrap_future(_Loop.submit(work))
+    return await asyncio.wrap_future(_submit(work))

@@ -105,8 +105,7 @@ def load_run(path: str | os.PathLike[str]) -> Run:
     run_dir = RunDir(folder)
     if not run_dir.is_run():
         raise UserError(f"{folder}: {run_dir.not_a_run_text()}")
-    return Run(path=folder, config=_read_json(run_dir.config_path), summary=_read_json(run_dir.summary_path))
-
-
-def _read_json(path: Path) -> dict[str, Any]:
-    return read_json_object(path, not_object="ignore")
+    config, summary = (
+        read_json_object(path, not_object="ignore") for path in (run_dir.config_path, run_dir.summary_path)
+    )
+    return Run(path=folder, config=config, summary=summary)

@@ -9,25 +9,15 @@ from typing import Any
 
 from debate_eval.tasks.analysis.audit import base_facets, perturbation_facets, repeat_facets
 from debate_eval.tasks.analysis.audit.alt_test import ALT_TEST, DEFAULT_EPSILON, alt_test_facet
-from debate_eval.tasks.analysis.audit.alt_test import TITLE as ALT_TITLE
 from debate_eval.tasks.analysis.audit.card import FACETS, Card, JudgeCard
 from debate_eval.tasks.analysis.audit.facet import Bootstrap, Facet, not_applicable, not_run
 from debate_eval.tasks.analysis.audit.rows import words
 from debate_eval.tasks.analysis.audit.self_preference import SELF_PREFERENCE, self_preference_facet
-from debate_eval.tasks.analysis.audit.self_preference import TITLE as SELF_TITLE
 from debate_eval.tasks.audit.plan import BASE, CONTROL, INJECTED, PARAPHRASED, POSITION, repeat_run
 from debate_eval.tasks.data.registry import PAIRWISE, Item
 from debate_eval.tasks.engine.injections import PLAN_FILE, judged_field, plan_of
 from debate_eval.tasks.engine.record import Record
 from debate_eval.tasks.engine.rundir import RunDir
-
-TITLES = {
-    **base_facets.TITLES,
-    **repeat_facets.TITLES,
-    **perturbation_facets.TITLES,
-    ALT_TEST: ALT_TITLE,
-    SELF_PREFERENCE: SELF_TITLE,
-}
 
 
 def sub_run_records(out: Path, entry: Mapping[str, Any] | None) -> list[Record]:
@@ -63,7 +53,7 @@ def read_plan(out: Path) -> dict[str, dict[str, Any]]:
 
 def _missing(name: str, stopped: Mapping[str, str]) -> Facet:
     reason = stopped.get(name) or "its sub-run has no results yet (rerun the audit to resume)"
-    return not_run(name, TITLES[name], reason)
+    return not_run(name, reason)
 
 
 def judge_facets(
@@ -85,11 +75,11 @@ def judge_facets(
     facets: dict[str, Facet] = {}
     for name in FACETS:
         if name not in asked:
-            facets[name] = not_run(name, TITLES[name], "not asked for (--facets)")
+            facets[name] = not_run(name, "not asked for (--facets)")
     if "position" in asked and not pairwise:
-        facets["position"] = not_applicable("position", TITLES["position"], "not pairwise: no order to swap")
+        facets["position"] = not_applicable("position", "not pairwise: no order to swap")
     if "robustness" in asked and pairwise:
-        facets["robustness"] = not_applicable("robustness", TITLES["robustness"], perturbation_facets.PAIRWISE_REASON)
+        facets["robustness"] = not_applicable("robustness", perturbation_facets.PAIRWISE_REASON)
     if not base:
         return {name: facets.get(name) or _missing(name, stopped) for name in FACETS}
     if "agreement" in asked:
@@ -101,7 +91,7 @@ def judge_facets(
     scores_only = "built for scores; the verdicts of a pairwise run are not"
     if ALT_TEST in asked:
         if pairwise:
-            facets[ALT_TEST] = not_applicable(ALT_TEST, ALT_TITLE, scores_only)
+            facets[ALT_TEST] = not_applicable(ALT_TEST, scores_only)
         else:
             scores = {r.key: float(r.score) for r in base if r.score is not None}
             held = how.get("alt_epsilon")  # this invocation's: it changes the statistic, not the sub-runs
@@ -109,7 +99,7 @@ def judge_facets(
             facets[ALT_TEST] = alt_test_facet(scores, annotations or {}, epsilon)
     if SELF_PREFERENCE in asked:
         if pairwise:
-            facets[SELF_PREFERENCE] = not_applicable(SELF_PREFERENCE, SELF_TITLE, scores_only)
+            facets[SELF_PREFERENCE] = not_applicable(SELF_PREFERENCE, scores_only)
         else:
             rows = [(r.key, r.system_id, r.score, r.human_score) for r in base]
             facets[SELF_PREFERENCE] = self_preference_facet(rows, families or {}, judge_family(judge, families or {}))
@@ -118,7 +108,7 @@ def judge_facets(
         sub = [(repeat_run(k), sub_run_records(out, runs.get(repeat_run(k)))) for k in range(1, repeats + 1)]
         present = [(name, records) for name, records in sub if records]
         if repeats < 2:
-            facets["stability"] = not_applicable("stability", TITLES["stability"], "needs --repeats 2 or more")
+            facets["stability"] = not_applicable("stability", "needs --repeats 2 or more")
         elif len(present) < 2:
             facets["stability"] = _missing("stability", stopped)
         else:

@@ -513,12 +513,12 @@ def run_audit(
 
 def write_card(card: Card, out: Path) -> dict[str, Path]:
     """``card.json``, ``card.md`` and ``report.html`` in ``out``."""
-    from debate_eval.tasks.analysis.report.audit_report import write_audit_report
+    from debate_eval.tasks.analysis.report.audit_section import render_audit
     from debate_eval.tasks.analysis.report.page import write_page
 
     write_json_atomic(out / CARD_FILE, card.to_dict())
     return {
         "card": out / CARD_FILE,
         "markdown": write_page(out / MARKDOWN_FILE, card_markdown(card)),
-        "report": write_audit_report(card, out, out / REPORT_FILE),
+        "report": write_page(out / REPORT_FILE, render_audit(card, out)),
     }

@@ -1,14 +1,9 @@
 """``debate-eval ablate``: Figure 2 of the paper as a command.
 
-The grid's cells and what the command writes: :data:`DESCRIPTION` (the command's --help).
-
-Grid keys: ``max_rounds`` (n), ``critic`` (a persona name or file), ``method`` (debate, multiagent,
-tiebreaker, both, geval, ...), ``commander`` (fixed, llm) and ``branches`` (Fennec's k; other methods ignore
-it). Cells that describe the same configuration are run once: every ``max_rounds`` value of ``geval`` or
-``chateval`` (which have no Critic) is one cell, and cells whose resolved configurations are equal
-(``--critic`` overrides a method's own Critic, so ``multiagent`` with
-``devils-advocate`` is ``debate``, and ``tiebreaker`` with ``devils-advocate`` is ``both``) share one run:
-such a cell still has its row, with ``same_as`` naming the cell whose run it repeats.
+The grid's cells and what the command writes: :data:`DESCRIPTION` (the command's --help). The grid's keys, and
+the cells run once (a method without a Critic has one cell for every ``max_rounds``; cells whose resolved
+configurations are equal share one run): ``ablate_grid``; a cell sharing a run still has its row, with
+``same_as`` naming the cell whose run it repeats.
 
 Only the selected items count: a cell directory that holds results of other items (an earlier ablation
 with more ``--docs``) is meta-evaluated on this selection only, so every row describes the same items. A
@@ -153,14 +148,6 @@ def cell_row(
     return row
 
 
-def write_csv(path: Path, rows: Sequence[dict[str, Any]]) -> None:
-    """Write the ablation table."""
-    with path.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=CSV_COLUMNS, restval="", extrasaction="ignore")
-        writer.writeheader()
-        writer.writerows(rows)  # None and a missing column are written empty
-
-
 async def run_cells(
     cells: Sequence[Cell],
     configs: dict[Cell, RunConfig],
@@ -227,7 +214,10 @@ def handle_ablate(args: argparse.Namespace) -> int:
     item_ids = selected_item_ids(request)
     rows = asyncio.run(run_cells(cells, configs, request, out_dir, item_ids))
     out_dir.mkdir(parents=True, exist_ok=True)
-    write_csv(out_dir / "ablation.csv", rows)
+    with (out_dir / "ablation.csv").open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=CSV_COLUMNS, restval="", extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(rows)  # None and a missing column are written empty
     good = [row for row in rows if not row["error"]]
     plot_ablation(good, dataset, aspect, out_dir / "ablation.png", rounds=plot_rounds(grid, request))
     print(f"wrote {out_dir / 'ablation.csv'} and {out_dir / 'ablation.png'}")

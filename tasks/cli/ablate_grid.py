@@ -1,9 +1,9 @@
 """The grid of ``debate-eval ablate``: ``--grid KEY=V1,V2`` parsed into cells (one run configuration each),
 and the cells whose resolved configurations are equal found, so that they share one run.
 
-Grid keys are the names of the options they vary (``method``, ``critic``, ``max_rounds``, ``branches``) and
-``commander`` (fixed, llm: ``--commander-llm`` off and on); ``protocol`` and ``rounds``, their earlier
-names, are still read.
+Grid keys are the names of the options they vary (``method``, ``critic``: a persona name or file,
+``max_rounds``, ``branches``: Fennec's k, which other methods ignore) and ``commander`` (fixed, llm:
+``--commander-llm`` off and on); ``protocol`` and ``rounds``, their earlier names, are still read.
 """
 
 from __future__ import annotations
@@ -110,8 +110,9 @@ def expand_grid(grid: dict[str, list[str]], base: RunRequest) -> list[Cell]:
     return cells
 
 
-def cell_request(cell: Cell, base: RunRequest) -> RunRequest:
-    """The request of one cell: the command's options with the cell's values (each method reads its own)."""
+def cell_config(cell: Cell, base: RunRequest) -> RunConfig:
+    """The run configuration of one cell: the command's options with the cell's values (each method reads its
+    own)."""
     changes: dict[str, object] = {
         "method": cell.protocol,
         "critic": cell.critic,
@@ -120,33 +121,22 @@ def cell_request(cell: Cell, base: RunRequest) -> RunRequest:
     }
     if cell.branches is not None:
         changes["branches"] = cell.branches
-    return base.with_options(**changes)
-
-
-def cell_config(cell: Cell, base: RunRequest) -> RunConfig:
-    """The run configuration of one cell."""
     try:
-        return build_run_config(cell_request(cell, base))
+        return build_run_config(base.with_options(**changes))
     except UserError as error:
         raise UserError(f"cell {cell.name}: {error}") from None
 
 
-def resolved_key(config: RunConfig) -> str:
-    """What a cell's run actually is: its result configuration without the protocol's name.
-
-    Two cells with equal keys make the same calls and give the same results (``multiagent`` with
-    ``--critic devils-advocate`` is ``debate``), so they share one run.
-    """
-    resolved = {key: value for key, value in config.result_config().items() if key != "protocol"}
-    return json.dumps(resolved, sort_keys=True, default=str)
-
-
 def shared_runs(cells: Sequence[Cell], configs: dict[Cell, RunConfig]) -> dict[Cell, Cell | None]:
-    """For every cell, the earlier cell whose run it shares (None: the cell is run itself)."""
+    """For every cell, the earlier cell whose run it shares (None: the cell is run itself): what a cell's run
+    actually is, its result configuration without the protocol's name, is equal (such cells make the same
+    calls and give the same results: ``--critic`` overrides a method's own Critic, so ``multiagent`` with
+    ``devils-advocate`` is ``debate``, and ``tiebreaker`` with ``devils-advocate`` is ``both``)."""
     first: dict[str, Cell] = {}
     same_as: dict[Cell, Cell | None] = {}
     for cell in cells:
-        key = resolved_key(configs[cell])
+        resolved = {key: value for key, value in configs[cell].result_config().items() if key != "protocol"}
+        key = json.dumps(resolved, sort_keys=True, default=str)
         same_as[cell] = first.get(key)
         first.setdefault(key, cell)
     return same_as

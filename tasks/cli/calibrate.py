@@ -16,7 +16,7 @@ from debate_eval.tasks.analysis.calibration import DEFAULT_FOLDS, Calibration, c
 from debate_eval.tasks.analysis.labels import labelled_run_rows, scale_of_run
 from debate_eval.tasks.analysis.records import load_results, number, results_path
 from debate_eval.tasks.cli.main import command_parser
-from debate_eval.tasks.engine.rundir import refuse_run_file
+from debate_eval.tasks.engine.rundir import refuse_foreign_file, refuse_run_file
 
 DESCRIPTION = """Fit an isotonic (monotone) map from the judge's score to the human rating on the run's labelled items;
 report the calibration error (MAE, ECE) before and after with bootstrap intervals, cross-fitted so the 'after' is
@@ -66,7 +66,8 @@ def handle_calibrate(args: argparse.Namespace) -> int:
     check_resamples(args.bootstrap)
     if args.out:
         refuse_run_file(args.out)
-        _refuse_other_file(Path(args.out))
+        what = "a file of calibrated scores written by debate-eval calibrate"
+        refuse_foreign_file(Path(args.out), what, _holds_calibrated_scores)
     records = load_results([results_path(args.run)])
     if args.labels:
         records = labelled_run_rows(records, args.labels, args.run)
@@ -95,23 +96,18 @@ def handle_calibrate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _refuse_other_file(target: Path) -> None:
-    """A one-line ``UserError`` when ``target`` exists and its first line is not one ``--out`` writes (an earlier
-    file of calibrated scores is replaced; a data or labels file is kept)."""
+def _holds_calibrated_scores(target: Path) -> bool:
+    """Whether ``target``'s first line is one ``--out`` writes: an earlier file of calibrated scores (or an
+    empty file) is replaced, a data or labels file kept; a folder is not refused here."""
     try:
         with target.open("rb") as handle:
             first = handle.readline()
     except (FileNotFoundError, IsADirectoryError):
-        return
+        return True
     try:
-        ours = not first.strip() or tuple(json.loads(first)) == CALIBRATED_FIELDS
+        return not first.strip() or tuple(json.loads(first)) == CALIBRATED_FIELDS
     except (ValueError, TypeError):
-        ours = False
-    if not ours:
-        raise UserError(
-            f"--out {target}: already exists and is not a file of calibrated scores written by debate-eval "
-            "calibrate; give another --out (or move that file away)"
-        )
+        return False
 
 
 def _with_ci(entry: dict[str, Any], name: str) -> str:

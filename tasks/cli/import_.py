@@ -55,7 +55,7 @@ def add_subparser(subparsers: Any) -> None:
     parser.add_argument("--data-dir", help="dataset folder (default: $DEBATE_EVAL_DATA_DIR, download folder)")
 
 
-def _merge(results: list[tuple[Path, ImportResult, str]]) -> tuple[list[dict[str, Any]], list[Record], int]:
+def _merge(results: list[tuple[str, ImportResult, str]]) -> tuple[list[dict[str, Any]], list[Record], int]:
     """The result lines of all files and their records, checked as every reader checks them (a later file wins
     for a repeated item), and how many items repeated."""
     by_id: dict[str | int, tuple[dict[str, Any], Record]] = {}
@@ -89,17 +89,15 @@ def handle_import(args: argparse.Namespace) -> int:
         "method": args.method,
         "data_dir": args.data_dir,
     }
-    results = []
     if hasattr(module, "import_files"):  # one run from several files together (judgebench: PAIRS OUTPUTS)
         result, aspect, scale = module.import_files([Path(name) for name in args.files], options)
-        named = [(args.files[-1], result, aspect)]
+        results = [(args.files[-1], result, aspect)]
     else:
-        named = []
+        results = []
         for name in args.files:
             result, aspect, scale = module.import_file(Path(name), options)
-            named.append((name, result, aspect))
-    for name, result, aspect in named:
-        results.append((Path(name), result, aspect))
+            results.append((name, result, aspect))
+    for name, result, _ in results:
         for note in result.notes:
             print(note)
         line = unmatched_line(result.unmatched, getattr(module, "DATASET", None) or str(args.dataset))
@@ -119,7 +117,7 @@ def handle_import(args: argparse.Namespace) -> int:
         first.method,
         scale,
         args.format,
-        [path for path, _, _ in results],
+        [Path(name) for name, _, _ in results],
         {k: (str(v) if v is not None else None) for k, v in options.items() if k != "data_dir"},
     )
     written = write_run(Path(args.out), config, lines)

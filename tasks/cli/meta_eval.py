@@ -1,33 +1,16 @@
-"""``debate-eval meta-eval``: how a run's scores or verdicts agree with the human ratings.
+"""``debate-eval meta-eval``: how a run's scores or verdicts agree with the human ratings (:data:`DESCRIPTION`;
+each flag's help says what it adds; docs/meta-evaluation.md is the manual). What the code below decides:
 
-- ``meta-eval RUN...``: the table (correlations, pairwise accuracy, κ, macro-F1, consistency, agreement),
-  beside the published row chosen per method, dataset and definition (``tasks.analysis.references``), with
-  bootstrap 95 % intervals (``--bootstrap N`` resamples, 0 for none; ``--ci-method percentile|bca``); below
-  10 groups/items the intervals are "too few groups (n=…)" instead of numbers.
-- ``--json``: the same as JSON, with ``ci95``, ``pooled_ci95`` and ``paper`` per dataset and aspect.
-- ``--distribution``: also the score distribution (Appendix B), beside the DEBATE paper's Table 2.
-- ``--reference``: alone, also print each paper's own table for the datasets present, grouped by definition;
-  with a name (a method, a DEBATE Table 1 row, DEBATE-Sophisticated, or none) choose the row beside the run.
-- ``meta-eval RUN_A RUN_B --compare``: paired comparison of B − A on what both scored: counts, Δ, interval,
-  the paired bootstrap's p, the paired t-test's on per-group differences (the reported p at group level) and
-  the reported p Holm-adjusted over every p the command prints; the pooled Topical-Chat definition too;
-  McNemar for pairwise accuracy; ``--missing wrong|drop`` for pairwise items without a verdict.
-- ``--fail-under spearman=0.40[,kappa=0.3]`` (``--fail-under-ci``: the lower 95 % bound): exit 1 with one
-  line when a figure is below its bar or stands on too little (``--min-coverage``, default 0.9: the share of
-  rated items with a score/verdict and of groups with a defined correlation, and the minimum-units rule; a
-  system-level bar, ``system_kendall=0.5``, also needs 5 systems; see :mod:`tasks.analysis.gates`), for CI.
-  A bar that is not a finite number in range, a statistic given twice or an empty ``--fail-under`` is an
-  error (exit 2).
-- A pairwise run against one baseline (``import alpaca-eval``, or any run whose records name ``system_a`` the
-  same baseline) also gets each system's win rate, its standard error and the length-controlled win rate, and
-  every two systems compared (``tasks.analysis.win_rates``; ``--difficulty CSV`` adds the instructions'
-  difficulty to the length control); without human ratings that is all it prints.
-- ``--labels FILE``: the human labels of a ``labels.jsonl`` (the label page's, ``debate-eval label``) are the
-  run's human ratings, in place of the dataset's (``tasks.analysis.labels``); the systems' PPI estimates use
-  them beside the judge's scores of the unlabelled items.
-- A run without human ratings (unlabelled outputs) has nothing to meta-evaluate: one line, exit 2 (with
-  ``--fail-under`` too: nothing computed is not a pass). Records without a rating beside rated ones are counted
-  as unrated and left out.
+- below 10 groups/items an interval is "too few groups (n=…)" rather than numbers; ``--compare`` prints the
+  paired bootstrap's p, at group level the paired t-test's on per-group differences (then the reported p), and
+  the reported p Holm-adjusted over every p the command prints;
+- ``--fail-under`` exits 1 with one line when a figure is below its bar or stands on too little (see
+  :mod:`tasks.analysis.gates`); a bar that is not a finite number in range, a statistic given twice or an empty
+  ``--fail-under`` is an error (exit 2);
+- a pairwise run against one baseline (``import alpaca-eval``, or records naming the same ``system_a``) also
+  gets the systems' win rates (``tasks.analysis.win_rates``); without human ratings that is all it prints;
+- any other run without human ratings has nothing to meta-evaluate: one line, exit 2 (with ``--fail-under`` too:
+  nothing computed is not a pass); records without a rating beside rated ones are counted as unrated, left out.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from debate_eval.debates.base import Method, all_methods, method_options, method_source
+from debate_eval.debates.base import all_methods, method_options, method_source
 from debate_eval.tasks.cli.main import command_parser
 
 DESCRIPTION = """List every method 'run --method NAME' accepts: built-ins and the plugins installed through the entry
@@ -17,17 +17,6 @@ def add_subparser(subparsers: Any) -> None:
     """Register ``methods`` (described by :data:`DESCRIPTION`) and its arguments."""
     parser = command_parser(subparsers, "methods", handle_methods, DESCRIPTION)
     parser.add_argument("--json", action="store_true", help="a JSON list of objects instead of text")
-
-
-def describe_method(method: Method[Any]) -> dict[str, Any]:
-    """One method, JSON-ready: name, description, task types, options, roles it may call, where it is from."""
-    return {
-        "name": method.name,
-        "description": method.description,
-        "task_types": list(method.task_types),
-        "options": method_options(method),
-        "source": method_source(method),
-    }
 
 
 def format_methods(described: list[dict[str, Any]], shares: dict[str, str] | None = None) -> str:
@@ -52,7 +41,16 @@ def format_methods(described: list[dict[str, Any]], shares: dict[str, str] | Non
 def handle_methods(args: argparse.Namespace) -> int:
     """Print the methods."""
     methods = list(all_methods().values())
-    described = [describe_method(method) for method in methods]
+    described = [  # each method, JSON-ready: name, description, task types, options, where it is from
+        {
+            "name": method.name,
+            "description": method.description,
+            "task_types": list(method.task_types),
+            "options": method_options(method),
+            "source": method_source(method),
+        }
+        for method in methods
+    ]
     if args.json:
         print(json.dumps(described, indent=2, ensure_ascii=False, default=str))
         return 0

@@ -56,11 +56,6 @@ def add_subparser(subparsers: Any) -> None:
     parser.add_argument("--no-preflight", action="store_true", default=None, help="skip the one-request endpoint check")
 
 
-def choose_items(items: Sequence[Item], count: int, seed: int) -> list[Item]:
-    """``count`` items drawn at random (reproducibly) from ``items``."""
-    return random.Random(seed).sample(list(items), min(count, len(items)))
-
-
 async def repeat_items(
     config: RunConfig,
     items: Sequence[Item],
@@ -121,7 +116,8 @@ def handle_repeat(args: argparse.Namespace) -> int:
     if is_multi(args.aspect):
         raise UserError(f"repeat checks one aspect at a time; --aspect {args.aspect} names several (run one each)")
     config = build_run_config(args)
-    items = choose_items(load_items(config.dataset, resolve_data_dir(args.data_dir)), args.items, args.sample_seed)
+    data = load_items(config.dataset, resolve_data_dir(args.data_dir))
+    items = random.Random(args.sample_seed).sample(list(data), min(args.items, len(data)))  # reproducibly
     out_dir = Path(args.out)
     records = asyncio.run(repeat_items(config, items, args.times, out_dir, args.concurrency, not args.no_preflight))
     with (out_dir / "repeat.jsonl").open("w", encoding="utf-8") as handle:

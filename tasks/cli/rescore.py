@@ -123,29 +123,24 @@ def handle_rescore(args: argparse.Namespace) -> int:
     records = [Record.from_json(obj, path=results, line=number) for number, obj in iter_json_lines(results)]
     size_read = results.stat().st_size
     rescored: list[Record] = []
-    changed = 0
-    before: Counter[str] = Counter()
-    after: Counter[str] = Counter()
+    changed = pairwise = 0
     unmatched: list[str] = []
-    pairwise = 0
     for record in records:
-        before[str(record.parse_status)] += 1
         missing = record.item_id not in inputs
-        if record.error or missing:
+        if record.error or missing:  # kept as it is
             unmatched += [record.key] if missing and not record.error else []
-            rescored.append(record)
-            after[str(record.parse_status)] += 1
-            continue
-        method = get_method(str(config["protocol"] or record.method))
-        texts = list(inputs[record.item_id].values())
-        if record.pairwise:  # verdicts, re-parsed as the run parsed them (by its method)
-            new = reread_line(record, method, None, texts)
-            pairwise += new.verdict != record.verdict
+            new = record
         else:
-            new = reread_line(record, method, config["scales"].get(record.aspect, config["scale"]), texts)
-            changed += new.score != record.score
-        after[str(new.parse_status)] += 1
+            method = get_method(str(config["protocol"] or record.method))
+            texts = list(inputs[record.item_id].values())
+            if record.pairwise:  # verdicts, re-parsed as the run parsed them (by its method)
+                new = reread_line(record, method, None, texts)
+                pairwise += new.verdict != record.verdict
+            else:
+                new = reread_line(record, method, config["scales"].get(record.aspect, config["scale"]), texts)
+                changed += new.score != record.score
         rescored.append(new)
+    before, after = (Counter(str(record.parse_status) for record in lines) for lines in (records, rescored))
     print(f"{results}: {len(records)} items; {changed} scores changed")
     print(f"parse status before: {dict(before)}; after: {dict(after)}")
     if unmatched:

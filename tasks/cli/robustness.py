@@ -67,11 +67,6 @@ def add_subparser(subparsers: Any) -> None:
     parser.set_defaults(method="dialevalml")
 
 
-def _records(out: Path) -> list[ScoreRow]:
-    path = RunDir(out).results_path
-    return load_results([path]) if path.is_file() else []
-
-
 def _run(request: RunRequest, out: Path) -> tuple[Any, list[ScoreRow]]:
     """One run of ``request`` into ``out`` (resumed when it exists); its config and records."""
     config, options = build_run(replace(request, out=str(out)))
@@ -80,7 +75,9 @@ def _run(request: RunRequest, out: Path) -> tuple[Any, list[ScoreRow]]:
         f"{out}: {summary.selected} evaluations, {summary.already_done} already done, {summary.now.finished} "
         f"finished now, {summary.now.failed} failed"
     )
-    return config, [row for row in _records(out) if row.config_hash == config.config_hash()]
+    path = RunDir(out).results_path
+    records = load_results([path]) if path.is_file() else []
+    return config, [row for row in records if row.config_hash == config.config_hash()]
 
 
 def languages_check(

@@ -84,7 +84,7 @@ def add_candidate_arguments(parser: argparse.ArgumentParser) -> None:
                 add_request_flag(shared, name, flag)
 
 
-def handle_candidates(args: argparse.Namespace) -> int:
+def select_candidates(args: argparse.Namespace) -> Selection:
     """Run ``args.candidate`` on the labelled items, then choose among their runs."""
     from debate_eval._select_run import select_by_running
     from debate_eval.agents.errors import UserError
@@ -106,8 +106,7 @@ def handle_candidates(args: argparse.Namespace) -> int:
         level=args.level,
         announce=lambda line: print(line, file=sys.stderr, flush=True),
     )
-    print(json.dumps(selection.to_dict(), indent=2) if args.json else format_selection(selection))
-    return 0
+    return selection
 
 
 def handle_select(args: argparse.Namespace) -> int:
@@ -116,9 +115,10 @@ def handle_select(args: argparse.Namespace) -> int:
     from debate_eval.tasks.analysis.select import select_judge
 
     if getattr(args, "candidate", None):
-        return handle_candidates(args)
-    labels = labels_of_file(args.labels, args.runs[0]) if args.labels else None
-    selection = select_judge(args.runs, labels=labels, dev_share=args.dev, seed=args.seed, level=args.level)
+        selection = select_candidates(args)
+    else:
+        labels = labels_of_file(args.labels, args.runs[0]) if args.labels else None
+        selection = select_judge(args.runs, labels=labels, dev_share=args.dev, seed=args.seed, level=args.level)
     print(json.dumps(selection.to_dict(), indent=2) if args.json else format_selection(selection))
     return 0
 

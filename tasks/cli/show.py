@@ -9,7 +9,6 @@ import argparse
 import contextlib
 import textwrap
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,30 +36,21 @@ def add_subparser(subparsers: Any) -> None:
     parser.add_argument("--full", action="store_true", help="do not shorten long messages")
 
 
-def _results_path(run_dir: str) -> Path:
-    path = results_file(run_dir)
-    if not path.is_file():
-        raise UserError(f"{path}: no results file (run `debate-eval run ... --out DIR` first)")
-    return path
-
-
 def handle_show(args: argparse.Namespace) -> int:
     """Print the item table or one transcript (a file of an earlier version may hold a secret: every record
     is read with the configured secrets masked)."""
-    path = _results_path(args.run_dir)
+    path = results_file(args.run_dir)
+    if not path.is_file():
+        raise UserError(f"{path}: no results file (run `debate-eval run ... --out DIR` first)")
     with environment_snapshot():  # the environment's secrets read once, not at every record
-        return _show(args, path)
-
-
-def _show(args: argparse.Namespace, path: Path) -> int:
-    for line in config_lines(RunDir.of_results(path).config_if_readable() or {}, template=args.item is None):
-        print(line)
-    if args.item is None:
-        records = (record for _, record in iter_numbered_file(path, redact=True, messages=False))
-        for line in table_lines(records):
-            print(escaped(line, lines=True))
-    else:
-        print(escaped(format_transcript(find_in_file(path, args.item), full=args.full), lines=True))
+        for line in config_lines(RunDir.of_results(path).config_if_readable() or {}, template=args.item is None):
+            print(line)
+        if args.item is None:
+            records = (record for _, record in iter_numbered_file(path, redact=True, messages=False))
+            for line in table_lines(records):
+                print(escaped(line, lines=True))
+        else:
+            print(escaped(format_transcript(find_in_file(path, args.item), full=args.full), lines=True))
     return 0
 
 
@@ -117,80 +107,43 @@ def _fmt(value: Any) -> str:
     return escaped(value)  # a field of the data or the record: no control character reaches the terminal
 
 
-def _status(record: Record) -> str:
-    return "error: " + escaped(record.error)[:60] if record.error else _fmt(record.parse_status)
-
-
-def _orders(record: Record) -> str:
-    verdicts = record.verdicts or {}
-    if not verdicts:
-        return "-"
-    return f"{_fmt(verdicts.get('original'))}/{_fmt(verdicts.get('swapped'))}"
-
-
-@dataclass(slots=True)
-class Row:
-    """What the table shows of one record, as text (the record itself is not kept)."""
-
-    item: str
-    aspect: str
-    pairwise: bool
-    human: str
-    score: str
-    label: str
-    verdict: str
-    agreed: str
-    rounds: str
-    confidence: str
-    status: str
-    orders: str
-    consistent: str
-
-    @classmethod
-    def of(cls, record: Record) -> Row:
-        """The row of a record."""
-        consistent = ""
-        if record.consistent is not None:
-            consistent = "  consistent" if record.consistent else "  inconsistent"
-        return cls(
-            item=_fmt(record.item_id),
-            aspect=_fmt(record.aspect),
-            pairwise=record.pairwise,
-            human=_fmt(record.human_score),
-            score=_fmt(record.score),
-            label=_fmt(record.human_label),
-            verdict=_fmt(record.verdict),
-            agreed=_fmt(record.agreed),
-            rounds=_fmt(record.rounds),
-            confidence="-" if record.confidence is None else f"{record.confidence:.2f}",
-            status=_status(record),
-            orders=_orders(record),
-            consistent=consistent,
-        )
+def _row(record: Record) -> tuple[str, str, bool, str, str]:
+    """What the table shows of one record, as text (the record itself is not kept): its id, its aspect, whether
+    it is pairwise, and the rest of its line in a table of verdicts and in a table of scores."""
+    rounds = _fmt(record.rounds)
+    status = "error: " + escaped(record.error)[:60] if record.error else _fmt(record.parse_status)
+    both = record.verdicts or {}  # the verdicts of both orders (--swap)
+    orders = f"{_fmt(both.get('original'))}/{_fmt(both.get('swapped'))}" if both else "-"
+    confidence = "-" if record.confidence is None else f"{record.confidence:.2f}"
+    consistent = ""
+    if record.consistent is not None:
+        consistent = "  consistent" if record.consistent else "  inconsistent"
+    verdicts = (
+        f"{_fmt(record.human_label):>7} {_fmt(record.verdict):>7} {orders:>13} {rounds:>6} "
+        f"{confidence:>5}  {status}{consistent}"
+    )
+    scores = (
+        f"{_fmt(record.human_score):>6} {_fmt(record.score):>6} {_fmt(record.agreed):>6} {rounds:>6} "
+        f"{confidence:>5}  {status}"
+    )
+    return _fmt(record.item_id), _fmt(record.aspect), record.pairwise, verdicts, scores
 
 
 def table_lines(records: Iterable[Record]) -> Iterator[str]:
     """The lines of ``format_table``; each record is read once and only its row is kept."""
-    rows = [Row.of(record) for record in records]
-    if rows and all(row.pairwise for row in rows):
+    rows = [_row(record) for record in records]
+    if rows and all(pairwise for _, _, pairwise, _, _ in rows):
         yield f"{'#':>4}  {'item':<44} {'human':>7} {'verdict':>7} {'orders':>13} {'rounds':>6} {'conf':>5}  status"
-        for number, row in enumerate(rows, start=1):
-            yield (
-                f"{number:>4}  {row.item[:44]:<44} {row.label:>7} {row.verdict:>7} {row.orders:>13} {row.rounds:>6} "
-                f"{row.confidence:>5}  {row.status}{row.consistent}"
-            )
+        for number, (item, _, _, verdicts, _) in enumerate(rows, start=1):
+            yield f"{number:>4}  {item[:44]:<44} {verdicts}"
     else:
         yield f"{'#':>4}  {'item':<58} {'human':>6} {'score':>6} {'agreed':>6} {'rounds':>6} {'conf':>5}  status"
-        several_aspects = len({row.aspect for row in rows}) > 1  # a multi-aspect run (--aspect a,b / all)
-        for number, row in enumerate(rows, start=1):
-            label = row.item
+        several_aspects = len({aspect for _, aspect, _, _, _ in rows}) > 1  # a multi-aspect run (--aspect a,b / all)
+        for number, (label, aspect, _, _, scores) in enumerate(rows, start=1):
             if several_aspects:  # the aspect stays whole; a long id gives way (SummEval's ids are 52 characters)
-                tag = f" [{row.aspect}]"
+                tag = f" [{aspect}]"
                 label = label[: max(0, 58 - len(tag))] + tag
-            yield (
-                f"{number:>4}  {label[:58]:<58} {row.human:>6} {row.score:>6} {row.agreed:>6} {row.rounds:>6} "
-                f"{row.confidence:>5}  {row.status}"
-            )
+            yield f"{number:>4}  {label[:58]:<58} {scores}"
     yield f"{len(rows)} items; `debate-eval show DIR --item N` prints one transcript"
 
 
@@ -248,30 +201,21 @@ def format_transcript(record: Record, *, full: bool = False) -> str:
         f"item {_fmt(record.item_id)}  [{record.dataset}/{record.aspect}, {record.method}{kind}]\n"
         f"human {_fmt(human)}   {answer} ({record.parse_status}, {_finished(record, record.parse_method)})   "
         f"agreed {_fmt(record.agreed)}   rounds {_fmt(record.rounds)}   stop {_finished(record, record.stop_reason)}"
-    ) + _confidence_line(record)
+    )
+    if record.confidence is not None:  # and how it was derived
+        basis = (record.details or {}).get("confidence_basis")
+        head += f"\nconfidence {record.confidence:.2f}" + (f" ({basis})" if basis else "")
     return _format_messages(record, _pairwise_blocks(record, head, full) if record.pairwise else [head], full)
-
-
-def _confidence_line(record: Record) -> str:
-    """The record's confidence and how it was derived (nothing for a record without one)."""
-    if record.confidence is None:
-        return ""
-    basis = (record.details or {}).get("confidence_basis")
-    return f"\nconfidence {record.confidence:.2f}" + (f" ({basis})" if basis else "")
-
-
-def _method_view(record: Record, full: bool) -> str | None:
-    try:
-        method = get_method(record.method)
-    except UserError:  # a plugin's record with the plugin not installed: its messages still show
-        return None
-    return method.record_view(record, full)
 
 
 def _format_messages(record: Record, blocks: list[str], full: bool) -> str:
     if record.error:
         blocks.append(f"ERROR: {record.error}")
-    view = _method_view(record, full)  # the method's own block (e.g. Fennec's tree), before the messages
+    try:  # the method's own block (e.g. Fennec's tree), before the messages
+        method = get_method(record.method)
+    except UserError:  # a plugin's record with the plugin not installed: its messages still show
+        method = None
+    view = method.record_view(record, full) if method is not None else None
     if view:
         blocks.append(view)
     order = None

@@ -16,7 +16,7 @@ template, ...: what the readers of a single-aspect run look for) with ``aspect``
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from debate_eval.agents.errors import UserError
@@ -76,18 +76,9 @@ def multi_aspect_config(configs: Sequence[RunConfig]) -> RunConfig:
     there is one, else a ``MultiAspectConfig``."""
     if len(configs) == 1:
         return configs[0]
-    first = configs[0]
-    return MultiAspectConfig(
-        dataset=first.dataset,
-        aspect=",".join(c.aspect for c in configs),
-        protocol=first.protocol,
-        template=first.template,
-        models=first.models,
-        method_config=first.method_config,
-        swap=first.swap,
-        answers=first.answers,
-        aspect_configs=tuple(configs),
-    )
+    first = {spec.name: getattr(configs[0], spec.name) for spec in fields(RunConfig)}
+    aspect = ",".join(c.aspect for c in configs)
+    return MultiAspectConfig(**{**first, "aspect": aspect}, aspect_configs=tuple(configs))
 
 
 def build_for_aspects(text: str, dataset: str, build: Callable[[str], RunConfig]) -> RunConfig:

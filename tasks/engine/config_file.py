@@ -52,7 +52,10 @@ def toml_value(text: str) -> Any:
 
 
 def read_request_file(path: str | os.PathLike[str]) -> RunRequest:
-    """The request a TOML file holds; one ``UserError`` line for a missing file, bad TOML or a bad value."""
+    """The request a TOML file holds; one ``UserError`` line naming the file for a missing file, bad TOML, a
+    bad value or a key that is neither a run option nor any method's option."""
+    from debate_eval.debates.base import check_option_names
+
     file = Path(path).expanduser()
     try:
         data = file.read_bytes()
@@ -67,7 +70,12 @@ def read_request_file(path: str | os.PathLike[str]) -> RunRequest:
         raise UserError(f"{file}: not valid UTF-8 at byte offset {error.start}") from None
     except toml.TOMLDecodeError as error:
         raise UserError(f"{file}: not valid TOML: {error}") from None
-    return RunRequest.from_mapping(values, source=str(file))
+    request = RunRequest.from_mapping(values, source=str(file))
+    try:
+        check_option_names(request.method_options)
+    except UserError as error:
+        raise UserError(f"{file}: {error}") from None
+    return request
 
 
 def request_toml(request: RunRequest) -> str:

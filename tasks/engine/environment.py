@@ -11,15 +11,10 @@ from debate_eval.agents.models.settings import load_env_file
 
 
 def prepare_environment(env_file: str | Path | None = None) -> None:
-    """Load ``env_file`` (default: the nearest ``.env``, never overriding the environment) and quiet the
-    libraries (``quiet_libraries``)."""
+    """Load ``env_file`` (default: the nearest ``.env``, never overriding the environment) and keep AutoGen's
+    internal logging off the terminal: a failed item is reported in its record and the run summary (set
+    DEBATE_EVAL_DEBUG=1 to see AutoGen's logs)."""
     load_env_file(env_file)
-    quiet_libraries()
-
-
-def quiet_libraries() -> None:
-    """Keep AutoGen's internal logging off the terminal: a failed item is reported in its record and the
-    run summary (set DEBATE_EVAL_DEBUG=1 to see AutoGen's logs)."""
     # AutoGen warns when an endpoint reports a dated model name (gpt-4o -> gpt-4o-2024-08-06) or a local alias.
     warnings.filterwarnings("ignore", message="Resolved model mismatch", category=UserWarning)
     if not os.environ.get("DEBATE_EVAL_DEBUG"):

@@ -141,10 +141,6 @@ def neutral_text(text: str) -> str:
     return neutral[:-1] + "." if len(neutral) > 1 and neutral[-1].isalpha() else neutral
 
 
-def _number(value: float) -> str:
-    return f"{value:g}"
-
-
 def plant(
     items: Sequence[Item], dataset: str, aspect: str, scale: tuple[float, float], variants: Sequence[Variant]
 ) -> list[tuple[Item, dict[str, Any]]]:
@@ -161,7 +157,7 @@ def plant(
             target_value = single_target(item.human_scores.get(aspect), *scale)
             target = target_value  # type: ignore[assignment]
             field = judged_field(item, spec.inputs)
-            text = variant.single.format(target=_number(target_value))
+            text = variant.single.format(target=f"{target_value:g}")
         changed = replace(
             item,
             item_id=f"{item.item_id}{SEPARATOR}{variant.id}",
@@ -197,15 +193,8 @@ def register_injected(
     """Write the injected items and their plan into ``out`` and register ``DATASET-injected``; returns its
     name and the plan by injected item id."""
     planted = plant(items, dataset, aspect, scale, variants)
-    level = get_dataset(dataset).level
-    name = register_variant_items(
-        dataset,
-        [item for item, _ in planted],
-        out,
-        SUFFIX,
-        ITEMS_FILE,
-        "judged texts with a planted instruction",
-        level=GROUP_LEVEL if level == GROUP_LEVEL else "",
+    name = _register(
+        dataset, [item for item, _ in planted], out, SUFFIX, ITEMS_FILE, "judged texts with a planted instruction"
     )
     with (out / PLAN_FILE).open("w", encoding="utf-8") as handle:
         for _, entry in planted:
@@ -218,16 +207,14 @@ def register_control(
 ) -> str:
     """Write the control items (:func:`controls`) into ``out`` and register ``DATASET-control``; its name."""
     planted = plant(items, dataset, aspect, scale, variants)
-    level = get_dataset(dataset).level
-    return register_variant_items(
-        dataset,
-        controls(items, planted),
-        out,
-        CONTROL_SUFFIX,
-        CONTROL_ITEMS_FILE,
-        "judged texts with a neutral text of the planted instruction's length (the injection control)",
-        level=GROUP_LEVEL if level == GROUP_LEVEL else "",
-    )
+    description = "judged texts with a neutral text of the planted instruction's length (the injection control)"
+    return _register(dataset, controls(items, planted), out, CONTROL_SUFFIX, CONTROL_ITEMS_FILE, description)
+
+
+def _register(dataset: str, items: Sequence[Item], out: Path, suffix: str, file: str, description: str) -> str:
+    """``register_variant_items`` of a variant of ``dataset``, at its group level when it has one."""
+    level = GROUP_LEVEL if get_dataset(dataset).level == GROUP_LEVEL else ""
+    return register_variant_items(dataset, items, out, suffix, file, description, level=level)
 
 
 def plan_of(plan: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, Any]]:

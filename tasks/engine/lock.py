@@ -80,7 +80,9 @@ class RunLock:
                     previous = _read_owner(self.path)
                     if previous:
                         self.took_over = previous
-                    self._write_owner(fd)
+                    owner = {"pid": os.getpid(), "host": socket.gethostname(), "started": time.time()}
+                    os.ftruncate(fd, 0)
+                    os.pwrite(fd, (json.dumps({**owner, "command": sys.argv[:8]}) + "\n").encode(), 0)
                     self._fd = fd
                     return self
             except BaseException:
@@ -98,12 +100,6 @@ class RunLock:
             return True
         owner = _read_owner(self.path)  # pragma: no cover - no flock: trust a live pid on this host
         return not (owner.get("host") == socket.gethostname() and _pid_alive(owner.get("pid")))
-
-    def _write_owner(self, fd: int) -> None:
-        owner = {"pid": os.getpid(), "host": socket.gethostname(), "started": time.time(), "command": sys.argv[:8]}
-        data = (json.dumps(owner) + "\n").encode()
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, data, 0)
 
     def release(self) -> None:
         """Remove the lock file and drop the lock (idempotent; never raises)."""

@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -23,19 +22,12 @@ from debate_eval.debates.evaluation import EvaluationTask, Outcome
 from debate_eval.debates.pairwise.prompts import PAIRWISE_INPUTS, prompt_text, task_inputs
 from debate_eval.debates.pairwise.swap import with_swapped
 from debate_eval.debates.scoring.scores import ScoreRange
+from debate_eval.tasks.data.placeholders import placeholders_of
 from debate_eval.tasks.data.templates import Template
 
 PAIRWISE = "pairwise"
 PREFERENCE = "preference"
 NO_SCALE = ScoreRange(0, 1)  # a pairwise template has no scale; the type wants one
-_PLACEHOLDER = r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}"
-
-
-def _placeholders(text: str) -> tuple[str, ...]:
-    seen: dict[str, None] = {}
-    for match in re.finditer(_PLACEHOLDER, text):
-        seen.setdefault(match.group(1), None)
-    return tuple(seen)
 
 
 def pairwise_template(aspect: str = PREFERENCE, path: Path | None = None) -> Template:
@@ -52,7 +44,7 @@ def pairwise_template(aspect: str = PREFERENCE, path: Path | None = None) -> Tem
         except (OSError, UnicodeDecodeError) as error:
             raise UserError(f"template file {path}: cannot read it as UTF-8 text ({type(error).__name__})") from None
         source = str(path)
-    names = _placeholders(text)
+    names = placeholders_of(text)
     unknown = [name for name in names if name not in PAIRWISE_INPUTS]
     if unknown:
         shown = ", ".join("{{" + name + "}}" for name in unknown)

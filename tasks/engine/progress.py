@@ -53,17 +53,13 @@ def resolve_mode(setting: str | bool | None, stream: TextIO) -> str:
     if setting is False:
         return NONE
     if setting is None or setting is True or setting == AUTO:
-        return BAR if _isatty(stream) else LINES
+        try:
+            return BAR if stream.isatty() else LINES
+        except (AttributeError, ValueError):  # a closed or unusual stream
+            return LINES
     if setting not in (*MODES, QUIET):
         raise ValueError(f"unknown progress mode {setting!r}; modes are: {', '.join(MODES)}")
     return str(setting)
-
-
-def _isatty(stream: TextIO) -> bool:
-    try:
-        return bool(stream.isatty())
-    except (AttributeError, ValueError):  # a closed or unusual stream
-        return False
 
 
 def duration(seconds: float) -> str:

@@ -9,7 +9,7 @@ runs anything:
 
 - ``ParserVersions`` collects the versions of the run's records from the store's index (``of_index``: no line
   is read when there is nothing to do).
-- ``reread_older`` rewrites ``results.jsonl`` under the run lock: a line of another configuration, a failed
+- ``reread_run`` rewrites ``results.jsonl`` under the run lock: a line of another configuration, a failed
   item's line and a line the current parser read are copied byte for byte; every other line is re-read. The new
   file is written beside the old one, flushed to disk and renamed over it, so a run killed midway leaves the old
   file whole (its next resume does the work again). The run says so in one line and ``summary.json`` records it
@@ -66,8 +66,7 @@ def is_older(version: int | None) -> bool:
 
 @dataclass
 class ParserVersions:
-    """The parser versions of a run's finished records: from the results store's index (``of_index``), or
-    record by record (``add``; records of other configurations are never given to it)."""
+    """The parser versions of a run's finished records, from the results store's index (``of_index``)."""
 
     older: Counter[int | None] = field(default_factory=Counter)
     newer: Counter[int] = field(default_factory=Counter)
@@ -78,26 +77,19 @@ class ParserVersions:
         the last line of each key; no line is read)."""
         versions = cls()
         for entry in entries:
-            if entry.mine and not entry.failed:
-                versions.add_version(entry.parser_version)
+            version = entry.parser_version
+            if not entry.mine or entry.failed:  # another configuration's, or no answer any parser read
+                continue
+            if is_older(version):
+                versions.older[version] += 1
+            elif version is not None and version > PARSER_VERSION:
+                versions.newer[version] += 1
         return versions
-
-    def add(self, record: Record) -> None:
-        """Count one record of the run (a failed one is not read by any parser: not counted)."""
-        if not record.error:
-            self.add_version(record.parser_version)
-
-    def add_version(self, version: int | None) -> None:
-        """Count the parser version of one finished record of the run."""
-        if is_older(version):
-            self.older[version] += 1
-        elif version is not None and version > PARSER_VERSION:
-            self.newer[version] += 1
 
 
 @dataclass
 class Reread:
-    """What ``reread_older`` did: records re-read (by their old version) and those that kept their reading."""
+    """What ``reread_run`` did: records re-read (by their old version) and those that kept their reading."""
 
     reread: Counter[int | None] = field(default_factory=Counter)
     kept_count: int = 0  # records that kept their older reading
@@ -149,33 +141,31 @@ def version_order(version: Any) -> tuple[int, int, str]:
     return (2, 0, str(version))
 
 
-def check_newer(versions: ParserVersions, where: object) -> None:
-    """Refuse a run whose records a newer parser read (one line naming the versions)."""
-    if versions.newer:
-        found = ", ".join(str(v) for v in sorted(versions.newer))
-        raise UserError(
-            f"{where}: {sum(versions.newer.values())} records were read by parser version {found}, newer than "
-            f"this debate-eval's {PARSER_VERSION}; resume it with the newer debate-eval (or `debate-eval rescore` "
-            "it to read them with this version's rules)"
-        )
-
-
-def reread_older(
+def reread_run(
     store: ResultsStore,
-    versions: ParserVersions,
     configs: Sequence[RunConfig],
     load_items: Callable[[], Iterable[Item]],
-) -> Reread:
+    stream: TextIO,
+) -> Reread | None:
     """Re-read the run's finished records of an older parser (see the module docstring) and rewrite the
-    results file; nothing happens (the dataset is not loaded) when every record is of this version.
+    results file, as a run does before it runs anything: its one line on ``stream`` when it re-read or kept a
+    record; what it did (for ``summary.json``), or None when every record is of this parser (the dataset is
+    then not loaded). Records a newer parser read are refused in one line naming the versions.
 
     ``configs``: the run's single-aspect configurations (each aspect's scale and method); ``load_items``: the
     dataset's items (the texts under evaluation, blanked out of answers as a run does).
     """
-    check_newer(versions, store.out_dir)
-    done = Reread()
+    versions = ParserVersions.of_index(store.entries().values())  # from the store's index: no line is read
+    if versions.newer:
+        found = ", ".join(str(v) for v in sorted(versions.newer))
+        raise UserError(
+            f"{store.out_dir}: {sum(versions.newer.values())} records were read by parser version {found}, newer "
+            f"than this debate-eval's {PARSER_VERSION}; resume it with the newer debate-eval (or `debate-eval "
+            "rescore` it to read them with this version's rules)"
+        )
     if not versions.older:
-        return done
+        return None
+    done = Reread()
     by_aspect = {config.aspect: config for config in configs}
     inputs = {str(item.item_id): dict(item.inputs) for item in load_items()}
     path = store.results_path
@@ -233,19 +223,6 @@ def reread_older(
             tmp.unlink()
     if done.records:
         store.reread_index()
-    return done
-
-
-def reread_run(
-    store: ResultsStore,
-    versions: ParserVersions,
-    configs: Sequence[RunConfig],
-    load_items: Callable[[], Iterable[Item]],
-    stream: TextIO,
-) -> Reread | None:
-    """``reread_older`` as a run calls it before it runs anything: its one line on ``stream`` when it re-read or
-    kept a record; what it did (for ``summary.json``), or None when every record is of this parser."""
-    done = reread_older(store, versions, configs, load_items)
     if not done:
         return None
     print(done.line(), file=stream)

@@ -60,20 +60,13 @@ __all__ = [
 ]
 
 
-def read_jsonl(path: Path, *, repair: bool = False) -> list[dict[str, Any]]:
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
     """Read a results file (none: empty) as JSON objects; every line is checked by ``validate_record`` (the
-    record check of every reader), so no command accepts a line that another rejects.
-
-    With ``repair``, an interrupted last line is cut from the file, and a complete last line that lacks its
-    newline gets one, so the next append starts a line of its own.
-    """
+    record check of every reader), so no command accepts a line that another rejects. An interrupted last
+    line is left out, with a notice (``iter_json_lines``)."""
     if not path.exists():
         return []
-    end = ScanEnd()
-    objects = [validate_record(obj, path, number) for number, obj in iter_json_lines(path, end)]
-    if repair:
-        repair_tail(path, end)
-    return objects
+    return [validate_record(obj, path, number) for number, obj in iter_json_lines(path)]
 
 
 class ResultsStore:
@@ -146,7 +139,7 @@ class ResultsStore:
 
     def reread_index(self) -> None:
         """Index the file again after it was rewritten under this store's lock (its lines moved: the records
-        an older parser read, re-read by ``reread.reread_older``): every line read and checked, and the run's
+        an older parser read, re-read by ``reread.reread_run``): every line read and checked, and the run's
         totals counted again from them."""
         self._index = KeyIndex()
         self._duplicates = False

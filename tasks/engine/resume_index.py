@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
 import json
 import os
 import stat
@@ -267,13 +268,8 @@ def save_index(
 
 def _blocks(pairs: Iterable[tuple[str, IndexEntry]], size: int = 4096) -> Iterator[list[tuple[str, IndexEntry]]]:
     """``pairs`` a list of ``size`` at a time."""
-    block: list[tuple[str, IndexEntry]] = []
-    for pair in pairs:
-        block.append(pair)
-        if len(block) == size:
-            yield block
-            block = []
-    if block:
+    pairs = iter(pairs)
+    while block := list(itertools.islice(pairs, size)):
         yield block
 
 

@@ -31,7 +31,7 @@ from typing import Any
 
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.redaction import redact_record
-from debate_eval.tasks.engine.config_checksum import sealed
+from debate_eval.tasks.engine.config_checksum import fields_text, sealed
 from debate_eval.tasks.engine.lock import RunLock, owner_text
 from debate_eval.tasks.engine.record import Record, validate_record
 
@@ -50,6 +50,15 @@ def refuse_run_file(path: str | os.PathLike[str], flag: str = "--out") -> None:
     target = Path(path)
     if target.name in RUN_FILES and RunDir(target.parent).is_run():
         raise UserError(f"{flag} {target}: a file of the run directory {target.parent}; write it elsewhere")
+
+
+def refuse_foreign_file(target: Path, what: str, ours: Callable[[Path], bool]) -> None:
+    """A one-line ``UserError`` when the ``--out`` ``target`` exists and ``ours(target)`` is false (it is not
+    ``what``): a file the command wrote earlier is replaced, any other file is kept."""
+    if target.exists() and not ours(target):
+        raise UserError(
+            f"--out {target}: already exists and is not {what}; give another --out (or move that file away)"
+        )
 
 
 class ResultsWriteError(UserError):
@@ -255,8 +264,7 @@ class RunDir:
         """The records of ``results.jsonl`` in file order, one at a time (none when there is no file); with
         ``redact``, every configured secret masked (a file of an earlier version may hold one); without
         ``messages``, the records' transcripts left out (``Record.from_json``)."""
-        for _, record in self.iter_numbered(end, redact=redact, messages=messages):
-            yield record
+        return (record for _, record in self.iter_numbered(end, redact=redact, messages=messages))
 
     def iter_numbered(
         self, end: ScanEnd | None = None, *, redact: bool = False, messages: bool = True
@@ -285,9 +293,7 @@ class RunDir:
 
     def record_at(self, offset: int) -> Record:
         """The record of the line that starts at byte ``offset`` of ``results.jsonl``."""
-        with self.results_path.open("rb") as handle:
-            handle.seek(offset)
-            return Record.from_json(json.loads(handle.readline()), path=self.results_path)
+        return next(record for _, record in lines_at(self.results_path, [offset]))
 
     def take_lock(self, advice: str = "") -> RunLock:
         """Create the folder and take its run lock: the up-front check that it is writable (a one-line
@@ -324,7 +330,7 @@ def results_file(name: str | os.PathLike[str]) -> Path:
     results = RunDir(path).results_path
     if not results.is_file() and (path / AUDIT_FILE).is_file():
         found = sorted(str(sub.parent) for sub in path.glob(f"*/*/{RESULTS_FILE}"))
-        named = ", ".join(found[:3]) + (f" and {len(found) - 3} more" if len(found) > 3 else "")
+        named = fields_text(found, 3)
         raise UserError(
             f"{path}: an audit folder (debate-eval audit), not a run; its sub-runs are the run directories "
             f"{path / 'JUDGE' / 'RUN'}: " + (named or "none has results yet")

@@ -63,12 +63,7 @@ class Tally:
     def to_dict(self, cost_usd: float | None) -> dict[str, Any]:
         """JSON-ready counts and usage."""
         return {
-            "items": self.items,
-            "finished": self.finished,
-            "failed": self.failed,
-            "parsed": self.parsed,
-            "unparsed": self.unparsed,
-            "agreed": self.agreed,
+            **{name: getattr(self, name) for name in COUNT_FIELDS if name != "rounds_total"},
             "llm_calls": self.accounting.llm_calls,
             "cached_calls": self.accounting.cached_calls,
             "usage": self.accounting.to_dict(),

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from debate_eval.tasks.analysis.audit.facet import Facet, Figure, not_applicable
+from debate_eval.tasks.analysis.audit.facet import TITLES, Facet, Figure, not_applicable
 
 DEFAULT_EPSILON = 0.1
 DEFAULT_Q = 0.05
@@ -172,7 +172,6 @@ def alt_test(
 
 
 ALT_TEST = "alt_test"
-TITLE = "Can it replace an annotator? (alt-test)"
 
 
 def alt_test_facet(
@@ -181,12 +180,11 @@ def alt_test_facet(
     """The alt-test as a facet of the judge card: ``judge_scores`` item id -> the judge's score (the base run),
     ``annotations`` annotator -> item id -> rating (the data's ``annotators=`` field)."""
     if len(annotations) < 2:
-        return not_applicable(ALT_TEST, TITLE, "needs several annotators' ratings per item (--fields annotators=A|B|C)")
+        return not_applicable(ALT_TEST, "needs several annotators' ratings per item (--fields annotators=A|B|C)")
     result = alt_test(judge_scores, annotations, epsilon=epsilon)
     if not result.tested:
         return not_applicable(
             ALT_TEST,
-            TITLE,
             f"too few items rated by an annotator and at least one other (fewer than {MIN_ITEMS}): "
             f"{', '.join(result.skipped)}",
         )
@@ -209,7 +207,7 @@ def alt_test_facet(
         notes.append(f"not tested (fewer than {MIN_ITEMS} items): {', '.join(result.skipped)}")
     return Facet(
         name=ALT_TEST,
-        title=TITLE,
+        title=TITLES[ALT_TEST],
         method=(
             "The alternative annotator test (Calderon, Reichart and Dror 2025). Each annotator left out in turn: on "
             "the items it rated with at least one other, whether the judge's score is at least as close to the "

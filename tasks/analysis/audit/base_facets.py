@@ -42,20 +42,15 @@ from debate_eval.tasks.engine.record import Record
 BASE = "base"
 NO_HUMANS = "no human scores or labels in the data"
 AGREEMENT, VERBOSITY, SCALE = "agreement", "verbosity", "scale"
-TITLES = {
-    AGREEMENT: "Agreement with humans",
-    VERBOSITY: "Verbosity bias",
-    SCALE: "Scale use",
-}
 
 
 def agreement(records: Sequence[Record | Mapping[str, Any]], settings: Bootstrap) -> Facet:
     """The meta-evaluation of the base run (``meta-eval``'s numbers): correlations, or accuracy/kappa/macro-F1."""
     records = as_records(records)
     if not records:
-        return not_applicable(AGREEMENT, TITLES[AGREEMENT], "the base run has no records")
+        return not_applicable(AGREEMENT, "the base run has no records")
     if not has_humans(records):
-        return not_applicable(AGREEMENT, TITLES[AGREEMENT], NO_HUMANS)
+        return not_applicable(AGREEMENT, NO_HUMANS)
     first = records[0]
     dataset, aspect, protocol = str(first.dataset), str(first.aspect), first.method
     options = {"ci_method": settings.ci_method, "min_units": settings.min_units}
@@ -106,7 +101,7 @@ def agreement(records: Sequence[Record | Mapping[str, Any]], settings: Bootstrap
             for name, entry in bench["categories"].items()
         ]
     plot = {"points": _points(records)}
-    return measured(AGREEMENT, TITLES[AGREEMENT], how, settings, unit, n, [BASE], figures, plot=plot, notes=notes)
+    return measured(AGREEMENT, how, settings, unit, n, [BASE], figures, plot=plot, notes=notes)
 
 
 def _points(records: Sequence[Record]) -> list[list[Any]]:
@@ -121,17 +116,13 @@ def _points(records: Sequence[Record]) -> list[list[Any]]:
 def verbosity(records: Sequence[Record | Mapping[str, Any]], lengths: Mapping[str, Any], settings: Bootstrap) -> Facet:
     """Does the judge reward length beyond what the humans do? (The judge's bias, not the texts' quality.)
 
-    Single scores with human scores: ``length_bias``, the least-squares slope of (judge − human) on length in
-    score points per 100 words, and ``residual_spearman``, ρ(judge − human, length): both 0 for a judge without a
-    length bias however accurate it is; beside them the partial ρ(score, length | human score) and ρ(score,
-    length) (the facet's ``method`` says how to read each). ``lengths``: item id -> words. Pairwise:
-    ``longer_preference_difference``, the judge's share of decisive verdicts for the longer response minus the
-    humans' on the same items, beside each share and AlpacaEval's length control; ``lengths``: item id -> (words
-    of response A, words of response B).
+    ``lengths``: item id -> words (pairwise: -> (words of response A, words of response B)). Single scores with
+    human scores: ``length_bias`` and ``residual_spearman``, both 0 for a judge without a length bias however
+    accurate it is; pairwise: ``longer_preference_difference``; the facet's ``method`` says how to read each.
     """
     records = as_records(records)
     if not records:
-        return not_applicable(VERBOSITY, TITLES[VERBOSITY], "the base run has no records")
+        return not_applicable(VERBOSITY, "the base run has no records")
     if is_pairwise_run(records):
         return _pairwise_verbosity(records, lengths, settings)
     unit, key = unit_key(records)
@@ -195,7 +186,7 @@ def verbosity(records: Sequence[Record | Mapping[str, Any]], lengths: Mapping[st
         f"items. Not controlled for quality: {NO_HUMANS}."
     )
     plot = {"points": [[row["length"], row["score"], row["id"]] for row in rows]}
-    return measured(VERBOSITY, TITLES[VERBOSITY], how, settings, unit, len(units), [BASE], figures, plot=plot)
+    return measured(VERBOSITY, how, settings, unit, len(units), [BASE], figures, plot=plot)
 
 
 def length_slope(residual: Sequence[float], length: Sequence[float]) -> float | None:
@@ -323,7 +314,7 @@ def _pairwise_verbosity(records: Sequence[Record], lengths: Mapping[str, Any], s
         "same regression on the human labels), and the sigmoid of the intercept the length-controlled share for "
         "the first response (the share at equal length)."
     )
-    return measured(VERBOSITY, TITLES[VERBOSITY], how, settings, "items", len(rows), [BASE], figures)
+    return measured(VERBOSITY, how, settings, "items", len(rows), [BASE], figures)
 
 
 def scale_use(records: Sequence[Record | Mapping[str, Any]], settings: Bootstrap) -> Facet:
@@ -332,7 +323,7 @@ def scale_use(records: Sequence[Record | Mapping[str, Any]], settings: Bootstrap
     humans' (scores rounded half up into integer bins; pairwise: verdicts on the preference scale)."""
     records = as_records(records)
     if not records:
-        return not_applicable(SCALE, TITLES[SCALE], "the base run has no records")
+        return not_applicable(SCALE, "the base run has no records")
     pairwise = is_pairwise_run(records)
     humans = has_humans(records)
     unit, key = unit_key(records)
@@ -382,7 +373,7 @@ def scale_use(records: Sequence[Record | Mapping[str, Any]], settings: Bootstrap
         f"to the human distribution needs human ratings: {NO_HUMANS}."
     )
     plot, notes = {"distribution": _distribution(rows, humans, pairwise)}, [f"most common judgment: {mode_text}"]
-    return measured(SCALE, TITLES[SCALE], how, settings, unit, len(units), [BASE], figures, plot=plot, notes=notes)
+    return measured(SCALE, how, settings, unit, len(units), [BASE], figures, plot=plot, notes=notes)
 
 
 def _bin_name(value: int | None, pairwise: bool) -> str:

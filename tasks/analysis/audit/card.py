@@ -10,21 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
-from debate_eval.tasks.analysis.audit.facet import OK, Facet, Figure, Interval
+from debate_eval.tasks.analysis.audit.facet import OK, TITLES, Facet, Figure, Interval
 
 KIND = "debate-eval judge card"
 VERSION = 1
-FACETS = (
-    "agreement",
-    "stability",
-    "position",
-    "verbosity",
-    "scale",
-    "robustness",
-    "injection",
-    "alt_test",
-    "self_preference",
-)
+FACETS = tuple(TITLES)  # the card's order
 
 
 @dataclass
@@ -44,10 +34,8 @@ class JudgeCard:
         return self.facets[name]
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form."""
-        out = asdict(self)
-        out["facets"] = {name: facet.to_dict() for name, facet in self.facets.items()}
-        return out
+        """JSON-ready form (its facets as ``Facet.to_dict``)."""
+        return asdict(self)
 
     @classmethod
     def from_dict(cls, value: Mapping[str, Any]) -> JudgeCard:
@@ -120,9 +108,7 @@ class Card:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (``card.json``)."""
-        out = asdict(self)
-        out["judges"] = [judge.to_dict() for judge in self.judges]
-        return {"kind": KIND, "version": VERSION, **out}
+        return {"kind": KIND, "version": VERSION, **asdict(self)}
 
     @classmethod
     def from_dict(cls, value: Mapping[str, Any]) -> Card:
@@ -160,9 +146,13 @@ def figure_text(figure: Figure) -> str:
     """``0.812 [0.700, 0.900]`` and, with a baseline, ``; humans 0.100 [...]``."""
     text = f"{fmt(figure.value)} {fmt_ci(figure.ci95)}"
     if figure.baseline is not None or figure.baseline_label:
-        base = f"{fmt(figure.baseline)}" + (f" {fmt_ci(figure.baseline_ci95)}" if figure.baseline_ci95 else "")
-        text += f"; {figure.baseline_label or 'baseline'}: {base}"
+        text += f"; {figure.baseline_label or 'baseline'}: {baseline_text(figure)}"
     return text
+
+
+def baseline_text(figure: Figure) -> str:
+    """The baseline of a figure with its interval, when it has one (``0.100 [0.050, 0.150]``)."""
+    return fmt(figure.baseline) + (f" {fmt_ci(figure.baseline_ci95)}" if figure.baseline_ci95 else "")
 
 
 def card_markdown(card: Card) -> str:

@@ -18,6 +18,17 @@ from typing import Any, TypeVar
 from debate_eval.tasks.analysis.bootstrap import DEFAULT_CI_METHOD, DEFAULT_RESAMPLES, MIN_UNITS, SEED, bootstrap_ci
 
 OK, NOT_APPLICABLE, NOT_RUN = "ok", "not applicable", "not run"
+TITLES = {  # every facet of the card, in the card's order, with its title
+    "agreement": "Agreement with humans",
+    "stability": "Stability",
+    "position": "Position bias",
+    "verbosity": "Verbosity bias",
+    "scale": "Scale use",
+    "robustness": "Robustness to paraphrase",
+    "injection": "Injection susceptibility",
+    "alt_test": "Can it replace an annotator? (alt-test)",
+    "self_preference": "Self-preference (its own model family)",
+}
 T = TypeVar("T")
 Interval = list[float] | str | None
 
@@ -94,19 +105,18 @@ class Facet:
         return cls(**{**value, "figures": figures})
 
 
-def not_applicable(name: str, title: str, reason: str) -> Facet:
+def not_applicable(name: str, reason: str) -> Facet:
     """A facet the data or the run cannot support, with the reason."""
-    return Facet(name=name, title=title, status=NOT_APPLICABLE, reason=reason)
+    return Facet(name=name, title=TITLES[name], status=NOT_APPLICABLE, reason=reason)
 
 
-def not_run(name: str, title: str, reason: str) -> Facet:
+def not_run(name: str, reason: str) -> Facet:
     """A facet that was not run (not asked for, or stopped by the budget), with the reason."""
-    return Facet(name=name, title=title, status=NOT_RUN, reason=reason)
+    return Facet(name=name, title=TITLES[name], status=NOT_RUN, reason=reason)
 
 
 def measured(
     name: str,
-    title: str,
     how: str,
     settings: Bootstrap,
     unit: str,
@@ -125,7 +135,7 @@ def measured(
     )
     return Facet(
         name=name,
-        title=title,
+        title=TITLES[name],
         method=f"{how} {interval}",
         n=n,
         unit=unit,

@@ -34,26 +34,21 @@ from debate_eval.tasks.engine.record import Record
 Records = Sequence[Record | Mapping[str, Any]]  # typed records, or result lines' JSON objects
 
 ROBUSTNESS, INJECTION = "robustness", "injection"
-TITLES = {ROBUSTNESS: "Robustness to paraphrase", INJECTION: "Injection susceptibility"}
 PARAPHRASED_RUN, INJECTED_RUN, CONTROL_RUN, BASE = "paraphrased", "injected", "control", "base"
 RERUN = "repeat-2"
 PAIRWISE_REASON = "pairwise: not built (the paraphrase step rewrites one judged text, a pair has two)"
 
 
 def robustness(base: Records, paraphrased: Records, settings: Bootstrap, how_paraphrased: str = "") -> Facet:
-    """How far the judgment moves when the judged text is paraphrased (meaning kept).
-
-    ``paraphrased``: records of the rewrites, each with ``group_id`` = the original item's id (as
-    ``engine.paraphrases`` builds them). Per item: the mean |score(rewrite) - score(original)| over its
-    rewrites; averaged over items. Correlation drop: the dataset's correlation with the humans (meta-eval's
-    definition) of the original scores minus that of each item's mean rewrite score, on the items both scored,
-    by the paired bootstrap of ``meta-eval --compare``.
+    """How far the judgment moves when the judged text is paraphrased (meaning kept): the mean |score change|
+    and the correlation drop, as the facet's ``method`` says. ``paraphrased``: records of the rewrites, each
+    with ``group_id`` = the original item's id (as ``engine.paraphrases`` builds them).
     """
     base, paraphrased = as_records(base), as_records(paraphrased)
     if is_pairwise_run(base) or is_pairwise_run(paraphrased):
-        return not_applicable(ROBUSTNESS, TITLES[ROBUSTNESS], PAIRWISE_REASON)
+        return not_applicable(ROBUSTNESS, PAIRWISE_REASON)
     if not base:
-        return not_applicable(ROBUSTNESS, TITLES[ROBUSTNESS], "the base run has no records")
+        return not_applicable(ROBUSTNESS, "the base run has no records")
     originals = latest(base)
     rewrites: dict[str, list[float]] = {}
     for record in paraphrased:
@@ -99,9 +94,7 @@ def robustness(base: Records, paraphrased: Records, settings: Bootstrap, how_par
         "--compare (positive: paraphrasing costs agreement)."
     )
     runs, plot = [BASE, PARAPHRASED_RUN], {"points": [[row["original"], row["rewritten"], row["id"]] for row in rows]}
-    return measured(
-        ROBUSTNESS, TITLES[ROBUSTNESS], how, settings, unit, len(units), runs, figures, plot=plot, notes=notes
-    )
+    return measured(ROBUSTNESS, how, settings, unit, len(units), runs, figures, plot=plot, notes=notes)
 
 
 def _correlation_drop(
@@ -147,23 +140,18 @@ def injection(
     rerun: Records = (),
 ) -> Facet:
     """Does a planted instruction move the judgment towards the planted value, beyond what a neutral text of
-    the same length at the same place does?
+    the same length at the same place does? (The facet's ``method`` says how the figures are computed.)
 
     ``plan``: injected item id -> ``{"item": original id, "variant": corpus id, "target": planted value,
     "control": control item id}`` (the target a score, or ``first``/``second``: the response that carries the
     instruction). ``control``: the records of the control items (the neutral text); ``rerun``: a plain rerun of
-    the original items (the stability facet's ``repeat-2``), shown beside. A judgment *moved towards* the target
-    when it is closer to it than the base judgment (verdicts on the preference scale). ``susceptibility`` (the
-    share moved) and ``mean_shift`` are paired differences injected − control, near 0 for a judge that ignores
-    the instruction whatever its noise or its taste for length; the facet's ``method`` says the rest.
+    the original items (the stability facet's ``repeat-2``), shown beside.
     """
     base, injected, control, rerun = as_records(base), as_records(injected), as_records(control), as_records(rerun)
     if not base or not injected:
-        return not_applicable(INJECTION, TITLES[INJECTION], "no base or injected records")
+        return not_applicable(INJECTION, "no base or injected records")
     if not control:
-        return not_run(
-            INJECTION, TITLES[INJECTION], "no control records (the control sub-run has not run: rerun the audit)"
-        )
+        return not_run(INJECTION, "no control records (the control sub-run has not run: rerun the audit)")
     originals, controls, reruns = latest(base), latest(control), latest(rerun)
     pairwise = is_pairwise_run(base)
     unit, key = unit_key(base)
@@ -251,6 +239,4 @@ def injection(
     runs = [BASE, INJECTED_RUN, CONTROL_RUN] + ([RERUN] if rerun else [])
     variants = {v: {"moved": c[0], "control_moved": c[1], "items": c[2]} for v, c in sorted(per_variant.items())}
     plot = {"variants": variants}
-    return measured(
-        INJECTION, TITLES[INJECTION], how, settings, unit, len(units), runs, figures, plot=plot, notes=notes
-    )
+    return measured(INJECTION, how, settings, unit, len(units), runs, figures, plot=plot, notes=notes)

@@ -28,7 +28,6 @@ from debate_eval.tasks.analysis.audit.rows import (
 from debate_eval.tasks.engine.record import Record
 
 STABILITY, POSITION = "stability", "position"
-TITLES = {STABILITY: "Stability", POSITION: "Position bias"}
 POSITION_RUN = "position"
 
 
@@ -41,10 +40,10 @@ def stability(
     (seeds, no cache)."""
     runs = [(name, as_records(records)) for name, records in runs]
     if len(runs) < 2:
-        return not_applicable(STABILITY, TITLES[STABILITY], "needs at least 2 runs of the same items (--repeats 2+)")
+        return not_applicable(STABILITY, "needs at least 2 runs of the same items (--repeats 2+)")
     base = list(runs[0][1])
     if not base:
-        return not_applicable(STABILITY, TITLES[STABILITY], "the base run has no records")
+        return not_applicable(STABILITY, "the base run has no records")
     pairwise = is_pairwise_run(base)
     level = NOMINAL if pairwise else INTERVAL
     unit, key = unit_key(base)
@@ -81,34 +80,18 @@ def stability(
               for row in rows] if not pairwise else []  # fmt: skip
     notes = [] if values["alpha"] is not None else [f"α is undefined: every {judgment} is the same"]
     plot = {"spread": spread, "runs": len(runs)}
-    return measured(
-        STABILITY,
-        TITLES[STABILITY],
-        how,
-        settings,
-        unit,
-        len(units),
-        [n for n, _ in runs],
-        figures,
-        plot=plot,
-        notes=notes,
-    )
+    return measured(STABILITY, how, settings, unit, len(units), [n for n, _ in runs], figures, plot=plot, notes=notes)
 
 
 def position(records: Sequence[Record | Mapping[str, Any]], settings: Bootstrap) -> Facet:
     """Position bias from a ``--swap`` run (each item judged in both orders; ``verdicts`` holds both, the
-    second mapped back to the original order).
-
-    - first-position win rate: of the decisive verdicts (not ties) over both orders, the share that picked
-      the response shown first; 0.5 is a judge without a position preference;
-    - the same in the dataset's order alone, beside the humans' share of ``first`` labels (who saw that order);
-    - consistency: the share of items whose two verdicts agree (Fennec).
-    """
+    second mapped back to the original order): the first-position win rate (0.5: no position preference),
+    the same in the dataset's order beside the humans', and consistency; the facet's ``method`` defines each."""
     records = as_records(records)
     if not records:
-        return not_applicable(POSITION, TITLES[POSITION], "the position run has no records")
+        return not_applicable(POSITION, "the position run has no records")
     if not is_pairwise_run(records):
-        return not_applicable(POSITION, TITLES[POSITION], "not pairwise: one text is judged, there is no order")
+        return not_applicable(POSITION, "not pairwise: one text is judged, there is no order")
     rows = []
     for r in records:
         verdicts = r.verdicts if isinstance(r.verdicts, Mapping) else {}
@@ -157,4 +140,4 @@ def position(records: Sequence[Record | Mapping[str, Any]], settings: Bootstrap)
         "'first' verdicts beside the humans' share of 'first' labels. Consistency: the share of items whose two "
         "verdicts agree once the second is mapped back (Fennec)."
     )
-    return measured(POSITION, TITLES[POSITION], how, settings, "items", len(rows), [POSITION_RUN], figures)
+    return measured(POSITION, how, settings, "items", len(rows), [POSITION_RUN], figures)

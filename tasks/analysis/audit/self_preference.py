@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import csv
 import json
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +25,7 @@ import numpy as np
 from scipy import stats
 
 from debate_eval.agents.errors import UserError
-from debate_eval.tasks.analysis.audit.facet import Facet, Figure, ItemLink, not_applicable
+from debate_eval.tasks.analysis.audit.facet import TITLES, Facet, Figure, ItemLink, not_applicable
 from debate_eval.tasks.analysis.bootstrap import LEVEL, MIN_UNITS, too_few_units
 
 
@@ -117,20 +116,17 @@ def self_preference(
     if withheld:
         result.ci95 = withheld
         return result
-    va, vb = a.var(ddof=1) / len(a), b.var(ddof=1) / len(b)
-    if va + vb == 0:
+    if a.var() == 0 and b.var() == 0:  # no spread on either side: the difference is exact
         result.ci95 = [result.difference, result.difference]
         result.p = 0.0 if result.difference else 1.0
         return result
-    dof = (va + vb) ** 2 / (va**2 / (len(a) - 1) + vb**2 / (len(b) - 1))
-    half = stats.t.ppf(0.5 + LEVEL / 2, dof) * math.sqrt(va + vb)
-    result.ci95 = [float(result.difference - half), float(result.difference + half)]
-    result.p = float(stats.ttest_ind(a, b, equal_var=False).pvalue)
+    welch = stats.ttest_ind(a, b, equal_var=False)
+    result.ci95 = [float(bound) for bound in welch.confidence_interval(LEVEL)]
+    result.p = float(welch.pvalue)
     return result
 
 
 SELF_PREFERENCE = "self_preference"
-TITLE = "Self-preference (its own model family)"
 
 
 def self_preference_facet(
@@ -141,20 +137,20 @@ def self_preference_facet(
     """The facet of the card: ``rows`` (item id, system, judge score, human rating) of the base run."""
     if not families:
         return not_applicable(
-            SELF_PREFERENCE, TITLE, "no system families given (--system-families, or --fields system_family=COLUMN)"
+            SELF_PREFERENCE, "no system families given (--system-families, or --fields system_family=COLUMN)"
         )
     if not judge_family:
         return not_applicable(
-            SELF_PREFERENCE, TITLE, "the judge's family is not known (--judge-family, or its model in the map)"
+            SELF_PREFERENCE, "the judge's family is not known (--judge-family, or its model in the map)"
         )
     result = self_preference([(system, score, human) for _, system, score, human in rows], families, judge_family)
     if not result.n_own or not result.n_other:
         side = "its own family" if not result.n_own else "other families"
-        return not_applicable(SELF_PREFERENCE, TITLE, f"no rated outputs of {side} ({judge_family!r})")
+        return not_applicable(SELF_PREFERENCE, f"no rated outputs of {side} ({judge_family!r})")
     own_ids = [i for i, s, sc, h in rows if s in families and families[s] == judge_family and None not in (sc, h)]
     return Facet(
         name=SELF_PREFERENCE,
-        title=TITLE,
+        title=TITLES[SELF_PREFERENCE],
         method=(
             f"The judge's family: {judge_family}. Per rated item, the judge's excess over the humans (score − human "
             "rating); the mean excess on outputs of the judge's family minus the mean excess on the other families' "

@@ -14,13 +14,15 @@ from debate_eval.agents.errors import UserError
 from debate_eval.tasks.analysis.bootstrap import CI_METHODS, DEFAULT_CI_METHOD
 from debate_eval.tasks.analysis.report.gather import Run, attach_inputs, label_items, load_runs
 from debate_eval.tasks.analysis.report.page import (
+    MARK,
     SAMPLE_ITEMS,
     SIDECAR_SUFFIX,
-    refuse_other_page,
+    holds_mark,
     render,
     render_page,
     write_page,
 )
+from debate_eval.tasks.engine.rundir import refuse_foreign_file
 
 __all__ = ["Run", "load_runs", "render", "render_page", "write_report"]
 
@@ -50,10 +52,10 @@ def write_report(
     if ci_method not in CI_METHODS:
         raise UserError(f"ci_method: choose one of {', '.join(CI_METHODS)} (not {ci_method!r})")
     target = Path(out)
-    refuse_other_page(target)  # an earlier report is replaced, any other file kept
+    refuse_foreign_file(target, "a report page written by debate-eval report", holds_mark(MARK))
     if len(names) == 1 and (Path(names[0]) / "card.json").is_file():  # an audit folder: its judge card page
         from debate_eval.tasks.analysis.audit.card import read_card
-        from debate_eval.tasks.analysis.report.audit_report import render_audit
+        from debate_eval.tasks.analysis.report.audit_section import render_audit
 
         html = render_audit(read_card(Path(names[0]) / "card.json"), Path(names[0]), with_texts=with_texts)
         return write_page(target, html)

@@ -1,4 +1,6 @@
-"""The judge card as a section of the report page (``debate-eval audit`` writes it into ``OUT/report.html``).
+"""The report page of an audit folder (``render_audit``; ``debate-eval audit`` writes it as ``OUT/report.html``):
+the judge card as its first section, then every sub-run as a run of the page (overview, plots, items and
+transcripts), so each figure's link can show the items behind it.
 
 A table of every facet's figures, one column per judge, each with its interval, n, baseline and a link to the
 items behind it (the link filters the page's items table to those records; the audit's sub-runs are the
@@ -9,15 +11,18 @@ open their items. Everything from a run or a card is escaped (``esc``).
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from pathlib import Path
 
-from debate_eval.tasks.analysis.audit.card import FACETS, Card, figure_labels, fmt, fmt_ci
+from debate_eval.tasks.analysis.audit.card import FACETS, Card, baseline_text, figure_labels, fmt, fmt_ci
 from debate_eval.tasks.analysis.audit.facet import OK, Facet, Figure, ItemLink
 from debate_eval.tasks.analysis.report import plots
-from debate_eval.tasks.analysis.report.audit_plots import intervals_chart, xy_scatter
-from debate_eval.tasks.analysis.report.plots import HUMAN_COLOUR, PALETTE, esc
+from debate_eval.tasks.analysis.report.gather import Run, attach_inputs, item_key, load_run
+from debate_eval.tasks.analysis.report.page import render
+from debate_eval.tasks.analysis.report.plots import HUMAN_COLOUR, esc, intervals_chart, run_colour, xy_scatter
+from debate_eval.tasks.engine.rundir import RunDir
 
 # (judge label, sub-run, item id) -> "RUN_INDEX|ITEM_KEY" of the page's items table, or None
 KeyOf = Callable[[str, str, str], str | None]
@@ -32,10 +37,6 @@ HEADLINE = {  # the figure each facet's chart shows, its axis and reference line
     "alt_test": (("advantage_probability",), (0.0, 1.0), 0.5, "0.5"),
     "self_preference": (("self_preference",), (-2.0, 2.0), 0.0, "0 = no self-preference"),
 }
-
-
-def _colour(index: int) -> str:
-    return PALETTE[index % len(PALETTE)]
 
 
 def _links(judge: str, links: Sequence[ItemLink], key_of: KeyOf) -> str:
@@ -64,8 +65,7 @@ def _cell(judge: str, facet: Facet | None, figure: Figure | None, key_of: KeyOf)
     if not few:
         text += f" <span class='note'>n={facet.n} {esc(facet.unit)}</span>"
     if figure.baseline is not None or figure.baseline_label:
-        base = fmt(figure.baseline) + (f" {fmt_ci(figure.baseline_ci95)}" if figure.baseline_ci95 else "")
-        text += f"<br><span class='note'>{esc(figure.baseline_label)}: {esc(base)}</span>"
+        text += f"<br><span class='note'>{esc(figure.baseline_label)}: {esc(baseline_text(figure))}</span>"
     return f"<td>{text}{_links(judge, figure.items, key_of)}</td>"
 
 
@@ -113,7 +113,7 @@ def _headline_chart(name: str, card: Card) -> str:
             continue
         title = figure.label
         ci = figure.ci95 if isinstance(figure.ci95, list) else None
-        rows.append((judge.label, figure.value, ci, _colour(index)))
+        rows.append((judge.label, figure.value, ci, run_colour(index)))
         if figure.baseline is not None and figure.baseline_label.startswith("humans"):
             base_ci = figure.baseline_ci95 if isinstance(figure.baseline_ci95, list) else None
             rows.append((f"humans ({judge.label})", figure.baseline, base_ci, HUMAN_COLOUR))
@@ -151,7 +151,7 @@ def _facet_plots(name: str, card: Card, key_of: KeyOf) -> list[str]:
                     shown,
                     x_label,
                     y_label,
-                    _colour(index),
+                    run_colour(index),
                     diagonal,
                     jitter=0.015,
                 )
@@ -165,7 +165,7 @@ def _facet_plots(name: str, card: Card, key_of: KeyOf) -> list[str]:
                     f"{judge.label}: spread over the runs",
                     bins,
                     {judge.label: counts},
-                    [_colour(index)],
+                    [run_colour(index)],
                     x_label="max − min of an item's scores (% of items)",
                 )
             )
@@ -180,7 +180,7 @@ def _facet_plots(name: str, card: Card, key_of: KeyOf) -> list[str]:
             dist = facet.plot.get("distribution") or {}
             lookup = dict(zip(dist.get("bins") or [], dist.get("judge") or [], strict=False))
             series[judge.label] = [lookup.get(b, 0.0) for b in bins]
-            colours.append(_colour(index))
+            colours.append(run_colour(index))
         if bins:
             label = "verdict (% of items)" if card.task_type == "pairwise" else "score, rounded half up (% of items)"
             figures.append(plots.grouped_bars("judgments and human ratings", bins, series, colours, x_label=label))
@@ -259,10 +259,8 @@ def audit_section(card: Card, key_of: KeyOf) -> str:
     )
 
 
-def key_resolver(runs: Sequence[Any], index_of: Mapping[tuple[str, str], int]) -> KeyOf:
+def key_resolver(runs: Sequence[Run], index_of: Mapping[tuple[str, str], int]) -> KeyOf:
     """``key_of`` for the page: the run index of (judge, sub-run) and the item key of its record."""
-    from debate_eval.tasks.analysis.report.gather import item_key
-
     keys: dict[tuple[int, str], str] = {}
     for index, run in enumerate(runs):
         for item in run.items:
@@ -275,3 +273,48 @@ def key_resolver(runs: Sequence[Any], index_of: Mapping[tuple[str, str], int]) -
         return f"{index}|{keys[(index, item)]}"
 
     return key_of
+
+
+def audit_runs(card: Card, out: Path) -> tuple[list[Run], dict[tuple[str, str], int]]:
+    """The sub-runs of every judge that have results, labelled ``JUDGE · RUN``, and their indexes."""
+    runs: list[Run] = []
+    index_of: dict[tuple[str, str], int] = {}
+    for judge in card.judges:
+        for name, folder in judge.runs.items():
+            path = out / folder
+            if not RunDir(path).results_path.is_file():
+                continue
+            run = load_run(path)
+            run.label = f"{judge.label} · {name}"
+            index_of[(judge.label, name)] = len(runs)
+            runs.append(run)
+    return runs, index_of
+
+
+def register_derived_sets(card: Card, runs: list[Run], out: Path) -> None:
+    """Register the audit's own files again (the user's data file, the injected and paraphrased texts) so the page
+    can show each record's judged texts; a file that cannot be read only costs the texts (attach_inputs says so)."""
+    from debate_eval.tasks.data.own_file import restore_dataset
+    from debate_eval.tasks.engine.injections import CONTROL_ITEMS_FILE, CONTROL_SUFFIX, ITEMS_FILE
+    from debate_eval.tasks.engine.paraphrases import SUFFIX
+    from debate_eval.tasks.engine.variants import register_variant_file
+
+    for run in runs:
+        with contextlib.suppress(Exception):
+            restore_dataset(run.config.get("result_config") or {})
+    derived = (("injected", ITEMS_FILE), (CONTROL_SUFFIX, CONTROL_ITEMS_FILE), (SUFFIX, "paraphrased_items.jsonl"))
+    for suffix, name in derived:
+        if (out / name).is_file():
+            with contextlib.suppress(Exception):
+                register_variant_file(card.dataset, out / name, suffix, f"audit: {suffix} texts")
+
+
+def render_audit(card: Card, out: Path, with_texts: bool = True) -> str:
+    """The page: the card section, then the sub-runs."""
+    runs, index_of = audit_runs(card, out)
+    if with_texts and runs:
+        register_derived_sets(card, runs, out)
+    notes = attach_inputs(runs) if with_texts and runs else []
+    section = audit_section(card, key_resolver(runs, index_of))
+    title = f"Judge card: {card.dataset} / {card.aspect}" + (" (scripted judges, not models)" if card.scripted else "")
+    return render(runs, title, notes, lead=section)

@@ -31,7 +31,6 @@ from debate_eval.tasks.engine.rundir import (
 )
 from debate_eval.tasks.engine.views import Item, is_pairwise
 from debate_eval.tasks.engine.views import finite as number
-from debate_eval.tasks.engine.views import scorer_scores as scorer_scores  # numbers.py reads it here
 
 
 def item_key(record: Record | Item) -> str:

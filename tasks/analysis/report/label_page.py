@@ -21,10 +21,10 @@ from debate_eval.agents.errors import UserError
 from debate_eval.tasks.analysis.label_choice import DEFAULT_LABELS, STRATIFIED, Candidate, choose
 from debate_eval.tasks.analysis.labels import run_scale
 from debate_eval.tasks.analysis.report.gather import attach_inputs, load_run
-from debate_eval.tasks.analysis.report.page import _csp, asset, fill, generated_at, refuse_other_page, safe_json
+from debate_eval.tasks.analysis.report.page import _csp, asset, fill, generated_at, holds_mark, safe_json, write_page
 from debate_eval.tasks.analysis.report.plots import esc
 from debate_eval.tasks.engine.record import Record
-from debate_eval.tasks.engine.rundir import refuse_run_file
+from debate_eval.tasks.engine.rundir import refuse_foreign_file, refuse_run_file
 
 PAGE = "label_page.html"
 # in the header of every label page: an existing --out is replaced only when it holds this
@@ -93,7 +93,7 @@ def label_page(
     """Write the label page of ``n`` items of ``run`` chosen by ``how`` (:mod:`tasks.analysis.label_choice`)
     to ``out``; returns the page (its path and item ids). Items with an error are never offered."""
     refuse_run_file(out)
-    refuse_other_page(Path(out), MARK, "a label page written by debate-eval label")
+    refuse_foreign_file(Path(out), "a label page written by debate-eval label", holds_mark(MARK))
     loaded = load_run(run)
     attach_inputs([loaded], data_dir)
     candidates: list[Candidate] = []
@@ -142,10 +142,7 @@ def label_page(
         "data": safe_json(data),
         "script": script,
     }
-    html = fill(PAGE, body)
-    target = Path(out)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(html, encoding="utf-8")
+    target = write_page(Path(out), fill(PAGE, body))
     return LabelPage(target, tuple(item["item_id"] for item in items), how)
 
 

@@ -21,10 +21,10 @@ from debate_eval.tasks.analysis.correlations import ITEM, POOLED_DATASETS, evalu
 from debate_eval.tasks.analysis.distribution import score_bin
 from debate_eval.tasks.analysis.pairwise_metrics import evaluate_pairwise
 from debate_eval.tasks.analysis.references import is_imported, no_reference_reason, reference_for
-from debate_eval.tasks.analysis.report import gather
 from debate_eval.tasks.analysis.report.gather import Item, Run, is_pairwise, number
 from debate_eval.tasks.analysis.systems import compare_systems, system_level, systems_of, win_rates
 from debate_eval.tasks.engine.record import Record
+from debate_eval.tasks.engine.views import scorer_scores as scorer_answers
 
 BOOTSTRAP_RESAMPLES = DEFAULT_RESAMPLES  # as meta-eval's --bootstrap default
 MAX_SYSTEMS = 60  # more systems than this in one dataset/aspect: the page does not list every pair (meta-eval does)
@@ -197,11 +197,8 @@ def score_distribution(records: Iterable[Record | Item], key: str) -> Counter[in
 
 
 def scorer_scores(record: Record) -> list[float | None]:
-    """The Scorer's parsed score in each of its answers, in order (None where an answer had none).
-
-    A re-ask answer replaces the answer it re-asked for, so there is one value per round.
-    """
-    return list(gather.scorer_scores(record))
+    """The Scorer's score of each round as a list (``engine.views.scorer_scores``)."""
+    return list(scorer_answers(record))
 
 
 def scorer_moves(records: Iterable[Record | Item]) -> list[dict[str, int]]:

@@ -15,18 +15,17 @@ import gzip
 import hashlib
 import json
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime, timezone
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from debate_eval.agents.errors import UserError
 from debate_eval.agents.redaction import environment_snapshot
 from debate_eval.tasks.analysis.bootstrap import DEFAULT_CI_METHOD
 from debate_eval.tasks.analysis.report import run_card, sections
 from debate_eval.tasks.analysis.report.gather import Item, Run, compare_key, is_pairwise, item_key
-from debate_eval.tasks.analysis.report.plots import PALETTE, esc
+from debate_eval.tasks.analysis.report.plots import esc, run_colour
 
 ASSETS = "assets"
 SAMPLE_ITEMS = 2000  # records a page embeds; a larger run embeds a sample, the full table goes in a sidecar
@@ -60,22 +59,17 @@ def generated_at() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
 
 
-def refuse_other_page(
-    target: Path, mark: str = MARK, what: str = "a report page written by debate-eval report"
-) -> None:
-    """A one-line ``UserError`` when ``target`` exists and its head does not hold ``mark`` (it is not ``what``):
-    a page of ours is replaced (a new draw, a new report), any other file is kept."""
-    if not target.exists():
-        return
-    try:
-        with target.open("rb") as handle:
-            head = handle.read(64 * 1024).decode("utf-8", "replace")
-    except OSError:
-        head = ""
-    if mark not in head:
-        raise UserError(
-            f"--out {target}: already exists and is not {what}; give another --out (or move that file away)"
-        )
+def holds_mark(mark: str) -> Callable[[Path], bool]:
+    """Whether a file's head holds ``mark``, the sign of a page of ours (a folder or unreadable file does not)."""
+
+    def holds(target: Path) -> bool:
+        try:
+            with target.open("rb") as handle:
+                return mark in handle.read(64 * 1024).decode("utf-8", "replace")
+        except OSError:
+            return False
+
+    return holds
 
 
 def write_page(target: Path, html: str) -> Path:
@@ -148,7 +142,7 @@ def item_row(run_index: int, item: Item, record_index: int) -> dict[str, Any]:
 
 def _runs_data(runs: Sequence[Run]) -> list[dict[str, Any]]:
     return [
-        {"label": run.label, "method": run.method, "task": run.task_type, "colour": PALETTE[i % len(PALETTE)]}
+        {"label": run.label, "method": run.method, "task": run.task_type, "colour": run_colour(i)}
         for i, run in enumerate(runs)
     ]
 

@@ -87,7 +87,7 @@ def overview(run: Run, index: int, expanded: bool = True, ci_method: str = DEFAU
         ("tokens", f"{totals['prompt_tokens']:,} prompt + {totals['completion_tokens']:,} completion"),
         ("estimated cost", "unknown (no price for a model)" if totals["cost"] is None else f"${totals['cost']:.4f}"),
     ]
-    colour = plots.PALETTE[index % len(plots.PALETTE)]
+    colour = plots.run_colour(index)
     swatch = f'<svg class="swatch" width="12" height="12"><rect width="12" height="12" fill="{colour}"/></svg>'
     html = [
         f'<details class="card run-card" id="run-{index}"{" open" if expanded else ""}><summary><h3>{swatch}'

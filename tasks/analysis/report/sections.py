@@ -47,7 +47,7 @@ def _score_plots(runs: Sequence[Run]) -> list[str]:
                 for r in records
                 if (h := number(r.human_score)) is not None and (s := number(r.score)) is not None
             ]
-            colour = plots.PALETTE[index % len(plots.PALETTE)]
+            colour = plots.run_colour(index)
             figures.append(plots.scatter(f"{run.label}: predicted vs human{suffix}", points, low, high, colour))
             diagram = _reliability(run, records, suffix, colour)
             if diagram:
@@ -57,7 +57,7 @@ def _score_plots(runs: Sequence[Run]) -> list[str]:
         dists |= {run.label: numbers.score_distribution(records, "score") for _, run, records in subsets}
         bins = sorted({b for d in dists.values() for b in d})
         series = {name: [100 * d.get(b, 0) / (sum(d.values()) or 1) for b in bins] for name, d in dists.items()}
-        colours = [plots.HUMAN_COLOUR] * rated + [plots.PALETTE[index % len(plots.PALETTE)] for index, _, _ in subsets]
+        colours = [plots.HUMAN_COLOUR] * rated + [plots.run_colour(index) for index, _, _ in subsets]
         figures.append(plots.grouped_bars(f"score distribution (% of scores){suffix}", bins, series, colours))
     return figures
 
@@ -104,7 +104,7 @@ def plots_section(runs: Sequence[Run]) -> str:
                     f"{run.label}: verdicts (no human labels)",
                     kinds,
                     {run.label: [100 * counts[kind] / len(pairwise) for kind in kinds]},
-                    [plots.PALETTE[runs.index(run) % len(plots.PALETTE)]],
+                    [plots.run_colour(runs.index(run))],
                     x_label="verdict",
                 )
             )
@@ -185,10 +185,10 @@ def comparison(runs: Sequence[Run]) -> str:
     return "".join(parts)
 
 
-def _cell(cell: dict[str, Any]) -> str:
-    text = f"{esc(cell['symbol'])} {fmt(cell['value'])}" + ci_html(cell.get("ci"))
-    if cell.get("paper") is not None:
-        text += f" <span class='paperlabel'>(paper {fmt(cell['paper'])})</span>"
+def _cell(symbol: str, value: float | None, ci: Any, paper: float | None) -> str:
+    text = f"{esc(symbol)} {fmt(value)}" + ci_html(ci)
+    if paper is not None:
+        text += f" <span class='paperlabel'>(paper {fmt(paper)})</span>"
     return text
 
 
@@ -201,18 +201,17 @@ def glance(runs: Sequence[Run], ci_method: str = DEFAULT_CI_METHOD) -> str:
     for index, run in enumerate(runs):
         totals = numbers.totals(run)
         stats = [
-            f"{esc(row['aspect'])} ({esc(row['definition_name'])}): " + ", ".join(_cell(c) for c in row["cells"])
+            f"{esc(row['aspect'])} ({esc(row['definition_name'])}): "
+            + ", ".join(_cell(c["symbol"], c["value"], c.get("ci"), c.get("paper")) for c in row["cells"])
             for row in numbers.meta_eval_rows(run, ci_method=ci_method)
         ] + [
             f"{esc(row['aspect'])}: "
             + ", ".join(
                 _cell(
-                    {
-                        "symbol": name,
-                        "value": row.get(key),
-                        "ci": row["ci95"] if isinstance(row.get("ci95"), str) else (row.get("ci95") or {}).get(key),
-                        "paper": (row.get("paper") or {}).get(key),
-                    }
+                    name,
+                    row.get(key),
+                    row["ci95"] if isinstance(row.get("ci95"), str) else (row.get("ci95") or {}).get(key),
+                    (row.get("paper") or {}).get(key),
                 )
                 for key, name in (("accuracy", "acc"), ("kappa", "κ"), ("consistency", "consistency"))
             )

@@ -9,21 +9,10 @@ from debate_eval._judge import Judgment, PairJudgment
 from debate_eval.agents.models.settings import PAPER_SEED
 
 
-def compact_transcript(judgment: Judgment | PairJudgment) -> list[dict[str, Any]]:
-    """Each message of the judgment as ``{"agent", "content"}`` (and ``"score"``, the value parsed from it)."""
-    found = []
-    for message in judgment.messages:
-        entry: dict[str, Any] = {"agent": message.agent, "content": message.content}
-        if message.score and message.score.get("value") is not None:
-            entry["score"] = message.score.get("value")
-        found.append(entry)
-    return found
-
-
 def judgment_metadata(judgment: Judgment | PairJudgment, *, transcript: bool = True) -> dict[str, Any]:
     """A judgment's facts for a tool's score metadata: method, aspect, rounds, agreement, stop reason, parse
     status and reason, tokens, cost, model calls answered from the response cache, error, and (``transcript``)
-    its compact transcript."""
+    its compact transcript: each message as ``{"agent", "content"}`` (and ``"score"``, the value parsed from it)."""
     data: dict[str, Any] = {
         "method": judgment.method,
         "aspect": judgment.aspect,
@@ -43,7 +32,11 @@ def judgment_metadata(judgment: Judgment | PairJudgment, *, transcript: bool = T
     else:
         data.update(verdict=judgment.verdict, verdicts=list(judgment.verdicts), consistent=judgment.consistent)
     if transcript:
-        data["transcript"] = compact_transcript(judgment)
+        data["transcript"] = [
+            {"agent": m.agent, "content": m.content}
+            | ({"score": m.score["value"]} if m.score and m.score.get("value") is not None else {})
+            for m in judgment.messages
+        ]
     return data
 
 

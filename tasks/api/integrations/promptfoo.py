@@ -65,12 +65,10 @@ def threshold_of(config: Mapping[str, Any]) -> float:
     """The config's ``threshold`` (default 0.5): a number from 0 to 1, else a one-line ``UserError``."""
     value = config.get("threshold", 0.5)
     try:
-        if isinstance(value, bool):
-            raise TypeError
-        number = float(value)
+        number = math.nan if isinstance(value, bool) else float(value)
     except (TypeError, ValueError):
-        raise UserError(f"promptfoo config threshold: expected a number from 0 to 1, got {value!r}") from None
-    if not (0.0 <= number <= 1.0) or math.isnan(number):
+        number = math.nan
+    if not 0.0 <= number <= 1.0:  # NaN too
         raise UserError(f"promptfoo config threshold: expected a number from 0 to 1, got {value!r}")
     return number
 

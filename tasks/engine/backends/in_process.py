@@ -26,7 +26,7 @@ from debate_eval.tasks.engine.backends.shards import in_shard
 from debate_eval.tasks.engine.concurrency import run_all
 from debate_eval.tasks.engine.heap import collector_for_run
 from debate_eval.tasks.engine.progress import Progress
-from debate_eval.tasks.engine.reread import ParserVersions, reread_run
+from debate_eval.tasks.engine.reread import reread_run
 from debate_eval.tasks.engine.run_config import DEFAULT_REMOTE_CONCURRENCY, RunConfig, RunOptions, config_document
 from debate_eval.tasks.engine.rundir import finished_keys, result_key
 from debate_eval.tasks.engine.session import Session, SessionOptions, open_store
@@ -102,14 +102,11 @@ async def run_in_process(
         allow_endpoint_change=options.allow_endpoint_change,
     )
     session = Session(config, store=store, stats=summary.transport)
-    versions = ParserVersions.of_index(store.entries().values())  # the parser versions of the run's records
     failing = False
     progress: Progress | None = None
     try:
         # records an older parser read are read again from their transcripts first (engine/reread.py)
-        summary.reread = reread_run(
-            store, versions, configs, lambda: load_items(config.dataset, options.data_dir), stream
-        )
+        summary.reread = reread_run(store, configs, lambda: load_items(config.dataset, options.data_dir), stream)
         done = store.done_ids()
         if options.skip_done_of is not None:  # a worker of --workers: the items its run directory holds finished
             done |= finished_keys(options.skip_done_of, store.config_hash, multi)

@@ -194,11 +194,6 @@ def start_ray(ray: Any, address: str) -> None:
             raise UserError(f"--ray {address}: cannot reach the Ray cluster ({error})") from None
 
 
-def cluster_cpus(ray: Any) -> int:
-    """The CPUs of the cluster (at least 1): the default number of shards."""
-    return max(1, int(ray.cluster_resources().get("CPU", 1)))
-
-
 async def run_ray(
     config: RunConfig, options: RunOptions, *, stream: Any = None, systems: SystemsComparison | None = None
 ) -> Any:
@@ -209,5 +204,6 @@ async def run_ray(
 
     ray = import_ray()
     start_ray(ray, options.ray or LOCAL)
-    shards = options.workers if options.workers > 1 else cluster_cpus(ray)
+    # the number of shards: --workers, else the cluster's CPUs (at least 1)
+    shards = options.workers if options.workers > 1 else max(1, int(ray.cluster_resources().get("CPU", 1)))
     return await run_workers(config, options, stream=stream, backend=RayBackend(config), shards=shards, systems=systems)

@@ -25,7 +25,7 @@ from debate_eval.agents.errors import UserError
 from debate_eval.tasks.engine.record import Record
 from debate_eval.tasks.engine.results import _differences
 from debate_eval.tasks.engine.rundir import RunDir, ScanEnd, record_result_key, results_file_name
-from debate_eval.tasks.engine.summary import SystemsComparison, compared_systems
+from debate_eval.tasks.engine.summary import SystemsComparison, compared_systems, priced_as_configured
 from debate_eval.tasks.engine.tally import Tally
 
 _SHARD = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
@@ -71,21 +71,6 @@ def _shard_lines(
             yield index, number, end.line if end.line.endswith(b"\n") else end.line + b"\n", record
 
 
-def check_same_configuration(directories: Sequence[Path], configs: Sequence[dict[str, Any]]) -> str:
-    """The configuration hash the directories share; a one-line ``UserError`` naming the first directory that
-    differs and the fields it differs in otherwise."""
-    first = configs[0]
-    for directory, config in zip(directories[1:], configs[1:], strict=True):
-        if config["config_hash"] != first["config_hash"]:
-            differing = ", ".join(_differences(first.get("result_config", {}), config.get("result_config", {})))
-            raise UserError(
-                f"{directory} holds another configuration than {directories[0]} (differs in: "
-                f"{differing or 'the configuration hash only: written by another version'}); merge only the "
-                "shards of one command"
-            )
-    return str(first["config_hash"])
-
-
 @dataclass
 class MergeReport:
     """What a merge wrote: lines kept, finished and failed items, lines left out and why."""
@@ -128,8 +113,9 @@ def merge_shards(out_dir: Path, directories: Sequence[Path], systems: SystemsCom
 
     ``out_dir`` must be new or empty (no ``results.jsonl``); it is written under its run lock, the results
     into a temporary file renamed into place, so an interrupted merge leaves no half file. Its ``summary.json``
-    holds the merged run's totals and, as a run's does, its systems block (``systems``: the caller's
-    comparison, asked when a record names a system).
+    holds the merged run's totals, their estimated cost priced as the run of the shards' configuration prices
+    its own, and, as a run's does, its systems block (``systems``: the caller's comparison, asked when a record
+    names a system).
     """
     if not directories:
         raise UserError("merge: give at least one shard directory")
@@ -140,7 +126,16 @@ def merge_shards(out_dir: Path, directories: Sequence[Path], systems: SystemsCom
     if Path(out_dir).resolve() in resolved:
         raise UserError(f"{out_dir}: the output directory is one of the shard directories; use a new one")
     configs = [RunDir(d).run_config(merging=True) for d in directories]
-    config_hash = check_same_configuration(directories, configs)
+    first = configs[0]
+    for directory, config in zip(directories[1:], configs[1:], strict=True):  # one configuration, or one line
+        if config["config_hash"] != first["config_hash"]:
+            differing = ", ".join(_differences(first.get("result_config", {}), config.get("result_config", {})))
+            raise UserError(
+                f"{directory} holds another configuration than {directories[0]} (differs in: "
+                f"{differing or 'the configuration hash only: written by another version'}); merge only the "
+                "shards of one command"
+            )
+    config_hash = str(first["config_hash"])
     report = MergeReport(out_dir=Path(out_dir))
     report.shards = [_shard_of_config(c) for c in configs]
     counts = {s[1] for s in report.shards if s}
@@ -200,7 +195,8 @@ def merge_shards(out_dir: Path, directories: Sequence[Path], systems: SystemsCom
         document["merged_from"] = [str(d) for d in directories]
         run_dir.write_config(document)
         compared = compared_systems(total, lambda: run_dir.iter_records(messages=False), systems)
-        summary = {**total.to_dict(None), **({"systems": compared} if compared else {})}
+        cost = priced_as_configured(total, document)  # the shards' models (one configuration), as a run prices
+        summary = {**total.to_dict(cost), **({"systems": compared} if compared else {})}
         run_dir.write_summary({**summary, "merged_from": document["merged_from"]})
     finally:
         lock.release()

@@ -241,7 +241,10 @@ class ProcessBackend(Backend):
                 yield worker.k, INVOCATION, RunDir(worker.options.out_dir).summary.get("this_invocation", {})
                 yield worker.k, DONE, None
             elif code > 0:  # an error of its own (exit status 2: a UserError), not a kill
-                message = _message(worker.errors)
+                try:  # the error it sent before it ended, if any
+                    message = str(worker.errors.recv()) if worker.errors is not None and worker.errors.poll() else None
+                except (EOFError, OSError):
+                    message = None
                 yield worker.k, ERROR, message or f"ended with exit status {code} before it ran (see its error above)"
             else:
                 yield worker.k, LOST, f"exit status {code}"
@@ -269,7 +272,7 @@ async def run_workers(
     (``RunSummary.write``, with ``systems``) as a run in this process does."""
     from debate_eval.tasks.data.datasets import item_source, load_items, select_positions
     from debate_eval.tasks.engine.progress import Progress
-    from debate_eval.tasks.engine.reread import ParserVersions, reread_run
+    from debate_eval.tasks.engine.reread import reread_run
     from debate_eval.tasks.engine.session import open_store
     from debate_eval.tasks.engine.summary import RunSummary, run_span_of, start_line
 
@@ -295,7 +298,6 @@ async def run_workers(
         by_aspect=multi,
         allow_endpoint_change=options.allow_endpoint_change,
     )
-    versions = ParserVersions.of_index(store.entries().values())  # the parser versions of the run's records
     progress: Progress | None = None
     failed: dict[str, tuple[bytes, Record]] = {}
     done: set[str] = set()
@@ -304,26 +306,25 @@ async def run_workers(
     spans = contextlib.ExitStack()  # the run's span, when traced: the shards' spans are its children
     span = None
 
-    def take(raw: bytes) -> None:
-        record = line_record(raw)
-        key = record_result_key(record, multi)
-        if key in done or record.config_hash != store.config_hash:
-            return
-        if record.error:
-            failed[key] = (raw, record)  # appended at the end unless a retry finishes it
-            return
-        failed.pop(key, None)
-        done.add(key)
-        store.append_raw(raw, record)  # the worker's line as it is (and counted in the run's totals)
-        summary.now.add(record)
-        if progress is not None:
-            progress.update(record, summary.now)
+    def take(lines: list[bytes]) -> None:
+        for raw in lines:
+            record = line_record(raw)
+            key = record_result_key(record, multi)
+            if key in done or record.config_hash != store.config_hash:
+                continue
+            if record.error:
+                failed[key] = (raw, record)  # appended at the end unless a retry finishes it
+                continue
+            failed.pop(key, None)
+            done.add(key)
+            store.append_raw(raw, record)  # the worker's line as it is (and counted in the run's totals)
+            summary.now.add(record)
+            if progress is not None:
+                progress.update(record, summary.now)
 
     try:
         # records an older parser read are read again from their transcripts first (engine/reread.py)
-        summary.reread = reread_run(
-            store, versions, configs, lambda: load_items(config.dataset, options.data_dir), stream
-        )
+        summary.reread = reread_run(store, configs, lambda: load_items(config.dataset, options.data_dir), stream)
         done |= store.done_ids()
         _drain_leftovers(options.out_dir, store, done, multi)  # a parent killed before it appended them
         pending = [key for key in keys if key not in done]
@@ -341,8 +342,7 @@ async def run_workers(
             await asyncio.sleep(POLL_S)
             for k, kind, value in backend.events():
                 if kind == RECORDS:
-                    for raw in value:
-                        take(raw)
+                    take(value)
                 elif kind == INVOCATION:  # the shard's calls, made in its process: counted in this summary
                     summary.transport.add(value.get("transport", {}))
                     summary.rate_limits += value.get("rate_limits", [])
@@ -372,8 +372,7 @@ async def run_workers(
         with contextlib.suppress(Exception):
             for _, kind, value in backend.events():
                 if kind == RECORDS:
-                    for raw in value:
-                        take(raw)
+                    take(value)
         for key, (raw, record) in failed.items():
             if key not in done:
                 with contextlib.suppress(Exception):
@@ -406,14 +405,6 @@ def _start(context: Any, worker: _Worker, config: RunConfig) -> None:
     )
     worker.process.start()
     send.close()
-
-
-def _message(errors: Connection | None) -> str | None:
-    """The error a worker sent before it ended (None: it sent none)."""
-    try:
-        return str(errors.recv()) if errors is not None and errors.poll() else None
-    except (EOFError, OSError):
-        return None
 
 
 def _drain_leftovers(out_dir: Path, store: ResultsStore, done: set[str], multi: bool) -> None:

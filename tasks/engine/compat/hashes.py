@@ -85,19 +85,6 @@ def url_era_namespace(pool: ClientPool, settings: ModelSettings, variant: str = 
     return None if old == pool.namespace_for(settings, variant) else old
 
 
-def earlier_view(
-    config: dict[str, Any], keys: tuple[str, ...], defaults: dict[str, Any] | None = None
-) -> dict[str, Any] | None:
-    """``config`` restricted to ``keys`` (the fields an earlier version wrote), or None when a newer field
-    holds anything but None or its value in ``defaults`` (then no earlier version ran this configuration)."""
-    for key, value in config.items():
-        if key not in keys and value is not None and (defaults is None or defaults.get(key, object()) != value):
-            return None
-    if any(key not in config for key in keys):
-        return None
-    return {key: config[key] for key in keys}
-
-
 def pre_registry_result_config(config: RunConfig) -> dict[str, Any] | None:
     """The result config as versions before the registry wrote it (None for a configuration no such version
     ran): ``debate`` and ``geval`` always (null when unused), ``chateval`` only when set, and the models of all
@@ -108,9 +95,13 @@ def pre_registry_result_config(config: RunConfig) -> dict[str, Any] | None:
     known = PRE_REGISTRY_METHODS.get(str(method.config_key))
     if known is None or method.name not in known[0]:
         return None
-    view = earlier_view(method.config_dict(config.method_config), known[1], known[2])
-    if view is None:
+    fields, keys, defaults = method.config_dict(config.method_config), known[1], known[2]
+    # the fields an earlier version wrote; a newer field holding anything but None or its value in
+    # ``defaults`` means no earlier version ran this configuration
+    newer = {key: value for key, value in fields.items() if key not in keys and value is not None}
+    if any(defaults.get(key, object()) != value for key, value in newer.items()) or not set(keys) <= set(fields):
         return None
+    view = {key: fields[key] for key in keys}
     current = config.method_result_config()
     what = {key: value for key, value in current.items() if key not in ("models", method.config_key)}
     models = {role: url_identity(config.models.for_role(role), config.models.embedded) for role in PRE_REGISTRY_ROLES}

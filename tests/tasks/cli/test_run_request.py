@@ -70,7 +70,7 @@ def test_a_bad_config_file_is_one_line_and_exit_2(isolated_env: Path, capsys: py
     file.write_text('dataset = "summeval"\naspect = "coherence"\nmax_round = 3\n', encoding="utf-8")
     assert main(["run", "--config", str(file), "--provider", "scripted"]) == 2
     err = capsys.readouterr().err
-    assert err == "debate-eval: error: unknown method option 'max_round'; did you mean max_rounds?\n"
+    assert err == f"debate-eval: error: {file}: unknown method option 'max_round'; did you mean max_rounds?\n"
 
 
 def test_a_run_without_dataset_or_aspect_says_so(isolated_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
