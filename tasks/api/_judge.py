@@ -43,6 +43,15 @@ SINGLE_INPUTS = SINGLE_INPUT_ORDER  # context, source, reference, output (the te
 PAIR_INPUTS = PAIRWISE_INPUT_ORDER  # question, input, output_a, output_b
 DEFAULT_IN_FLIGHT = 64  # calls in flight per endpoint and model (the shared window's bound) without concurrency=
 _BUILD_LOCK = threading.Lock()  # a judge's configuration is built with its inputs registered under DATASET
+_TEXTS = "give the texts to score(), compare() or score_many()"
+_RUN_ONLY = {  # the run options a judge has no use for (they were ignored), each with what takes its place
+    **dict.fromkeys(("dataset", "data_dir", "fields", "labels", "language", "limit", "docs"), _TEXTS),
+    "out": "record_to=DIR keeps the judgments",
+    "swap": "compare(..., swap=True) judges both orders",
+    **dict.fromkeys(("progress", "quiet", "no_progress"), "score_many(..., progress=True) shows a bar"),
+    **dict.fromkeys(("shard", "workers", "ray"), "a judge's calls run in this process, concurrency= at a time"),
+    **dict.fromkeys(("batch", "batch_max_requests", "batch_wait", "batch_poll"), "a judge sends each call at once"),
+}
 
 
 def _inputs_digest(inputs: Mapping[str, str], exclude: str) -> str:
@@ -130,6 +139,11 @@ class Judge:
             **method_options,
         }
         config_file = keywords.pop("config", None)  # a --config TOML file under the keywords, as evaluate's
+        for name in method_options:  # a file's dataset, out, ... are left to runs of the same file
+            if name in _RUN_ONLY:
+                raise UserError(
+                    f"Judge(): {name} is an option of a run over a dataset, not of a judge: {_RUN_ONLY[name]}"
+                )
         given = {name: value for name, value in keywords.items() if value is not None}
         self._request = RunRequest.from_mapping({**given, "dataset": DATASET}, source="Judge()")
         if config_file is not None:
@@ -219,34 +233,30 @@ class Judge:
             )
 
     async def _open_session(self, config: Any) -> Any:
-        from debate_eval.agents.models.rate_limit import RateOptions
+        from debate_eval.agents.models.wrappers import print_retry
         from debate_eval.tasks.engine import build
+        from debate_eval.tasks.engine.backends.in_process import network_options, session_options
         from debate_eval.tasks.engine.run_config import config_document
-        from debate_eval.tasks.engine.session import Session, SessionOptions, open_store
+        from debate_eval.tasks.engine.session import Session, open_store
 
         request = self._request
+        run_options = build.build_run_options(request, config)  # the run's checks and options, one reading
         store = None
         if self.record_to is not None:
-            document = config_document(config, build.build_run_options(request, config))
             store = open_store(  # takes the lock
                 self.record_to,
                 config,
-                document,
+                config_document(config, run_options),
                 config_hash=self._hashes[id(config)],
                 allow_endpoint_change=request.allow_endpoint_change,
                 earlier_versions=False,
             )
             self._store_config = config
-        options = SessionOptions(
-            use_cache=not request.no_cache,
-            cache_dir=Path(request.cache_dir) if request.cache_dir else None,
-            reset_cache=request.reset_cache,
-            preflight=not request.no_preflight,
-            rate=RateOptions(request.rpm, request.tpm, request.concurrency or DEFAULT_IN_FLIGHT),
-            shared_limits=True,
-            allow_endpoint_change=request.allow_endpoint_change,
-            work_dir=self.record_to,
-        )
+        concurrency = request.concurrency or DEFAULT_IN_FLIGHT
+        options = session_options(run_options, network_options(run_options), concurrency, print_retry, None)
+        # each endpoint's limiter from the process-wide registry; provider files in record_to, else a folder
+        # removed on close; no Batch API (a config file's batch = true is left to its runs)
+        options = replace(options, shared_limits=True, work_dir=self.record_to, served_models_dir=None, batch=None)
         return await Session.open(config, options, store=store)
 
     async def aclose(self) -> None:

@@ -264,3 +264,38 @@ def test_the_first_error_in_score_many_stops_its_other_calls(api_env: Path) -> N
         judge.score_many([{"output": "Later.", "source": SOURCE, "id": "later"}])  # the loop runs on
     lines = (api_env / "judged" / "results.jsonl").read_text(encoding="utf-8").splitlines()
     assert [json.loads(line)["item_id"] for line in lines] == ["taken", "later"]  # was: r0, r1, ... judged too
+
+
+def test_a_judge_opens_its_models_with_the_run_options(api_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    options = {"method": "geval", "criteria": CRITERIA, "model": "m", "no_cache": True}
+    rows = [{"source": SOURCE, "output": "Approved."}]
+    monkeypatch.setenv("DEBATE_EVAL_SESSION_KEYS", "0")  # as for a run: no session key header
+    with ScriptedOpenAIServer() as server:
+        debate_eval.evaluate(rows, aspect="coherence", scale="1-5", base_url=server.base_url, **options)
+        with debate_eval.Judge(base_url=server.base_url, **options) as judge:
+            assert judge.score("Approved.", source=SOURCE).ok
+        assert len(server.requests) == 4  # each: the endpoint check, then the item's one call
+        assert server.requests[1] == server.requests[3]  # the same request for the same item
+        assert not any("x-session-id" in headers for headers in server.headers)  # was: the judge sent it
+    monkeypatch.delenv("DEBATE_EVAL_SESSION_KEYS")
+    with ScriptedOpenAIServer() as server:
+        judge = debate_eval.Judge(base_url=server.base_url, max_answer_bytes=8, **options)
+        with judge, pytest.raises(UserError, match="over the cap of 8 bytes per answer"):
+            judge.score("Approved.", source=SOURCE)  # was: the cap given was not applied
+
+
+@pytest.mark.parametrize(
+    ("option", "instead"),
+    [
+        ("limit", "give the texts to score()"),
+        ("out", "record_to=DIR"),
+        ("swap", "compare(..., swap=True)"),
+        ("workers", "in this process"),
+        ("progress", "score_many(..., progress=True)"),
+    ],
+)
+def test_a_run_option_a_judge_has_no_use_for_is_refused(api_env: Path, option: str, instead: str) -> None:
+    with pytest.raises(UserError) as refused:  # was: ignored
+        debate_eval.Judge(method="geval", criteria=CRITERIA, provider="scripted", **{option: "x"})
+    assert str(refused.value).startswith(f"Judge(): {option} is an option of a run over a dataset, not of a judge: ")
+    assert instead in str(refused.value)
