@@ -101,9 +101,10 @@ class Judge:
     The keywords are ``evaluate``'s: ``method`` (default ``debate``), ``aspect``, ``criteria`` (one sentence,
     with ``scale``) or ``template`` (a G-Eval-style file with ``{{source}}``, ``{{output}}``, ``{{reference}}``,
     ``{{context}}``), ``model`` / ``provider`` (and ``base_url``, ``temperature``, ``max_tokens``, ...: every
-    ``debate-eval run`` option), ``roles`` (a model per role, ``{"critic": "gpt-4o"}``) and the method's
-    options (``max_rounds=3``); ``config=FILE`` reads a ``--config`` TOML file first (the keywords given here
-    win, their defaults too: pass ``method=None`` to take the file's method).
+    ``debate-eval run`` option but those of a dataset, a run directory and scale-out, refused), ``roles`` (a
+    model per role, ``{"critic": "gpt-4o"}``) and the method's options (``max_rounds=3``); ``config=FILE``
+    reads a ``--config`` TOML file first (the keywords given here win, their defaults too: pass ``method=None``
+    to take the file's method).
     ``record_to``: a run directory the judgments are appended to (and resumed
     from); without it nothing is written. ``concurrency`` bounds the calls in flight per endpoint and model.
     Bad options raise ``UserError`` with the command's one-line message. Close it (``close()``, ``with`` or
@@ -196,6 +197,14 @@ class Judge:
                     "{{context}})"
                 )
             inputs, task_type = (SINGLE_INPUTS if names == ("template",) else names), "single"
+        from debate_eval.debates.base import get_method
+
+        kinds = get_method(request.method or "debate").task_types
+        if task_type not in kinds:  # was worded for a dataset: "dataset judge is pairwise"
+            raise UserError(
+                f"Judge.{'compare' if pairwise else 'score'}: method {request.method} judges {' and '.join(kinds)} "
+                "items only (`debate-eval methods` lists each method's task types)"
+            )
         spec = DatasetSpec(
             name=DATASET,
             relative_path="",
@@ -243,14 +252,17 @@ class Judge:
         run_options = build.build_run_options(request, config)  # the run's checks and options, one reading
         store = None
         if self.record_to is not None:
-            store = open_store(  # takes the lock
-                self.record_to,
-                config,
-                config_document(config, run_options),
-                config_hash=self._hashes[id(config)],
-                allow_endpoint_change=request.allow_endpoint_change,
-                earlier_versions=False,
-            )
+            try:
+                store = open_store(  # takes the lock
+                    self.record_to,
+                    config,
+                    config_document(config, run_options),
+                    config_hash=self._hashes[id(config)],
+                    allow_endpoint_change=request.allow_endpoint_change,
+                    earlier_versions=False,
+                )
+            except UserError as error:  # the directory in use, or another configuration's: a judge's is record_to
+                raise UserError(str(error).replace("--out", "record_to")) from None
             self._store_config = config
         concurrency = request.concurrency or DEFAULT_IN_FLIGHT
         options = session_options(run_options, network_options(run_options), concurrency, print_retry, None)

@@ -299,3 +299,24 @@ def test_a_run_option_a_judge_has_no_use_for_is_refused(api_env: Path, option: s
         debate_eval.Judge(method="geval", criteria=CRITERIA, provider="scripted", **{option: "x"})
     assert str(refused.value).startswith(f"Judge(): {option} is an option of a run over a dataset, not of a judge: ")
     assert instead in str(refused.value)
+
+
+def test_refusals_name_the_judge_s_own_words(api_env: Path) -> None:
+    with debate_eval.Judge(method="dialevalml", criteria=CRITERIA, provider="scripted") as judge:
+        assert judge.score("Approved.", source=SOURCE).ok
+        with pytest.raises(UserError) as refused:  # was: "...; dataset judge is pairwise"
+            judge.compare("Yes.", "No.")
+    assert str(refused.value).startswith("Judge.compare: method dialevalml judges single items only (")
+    options = {"method": "geval", "criteria": CRITERIA, "provider": "scripted", "record_to": "judged"}
+    with debate_eval.Judge(**options) as first, debate_eval.Judge(**options) as second:
+        first.score("One.")
+        with pytest.raises(UserError) as busy:
+            second.score("Two.")
+    with debate_eval.Judge(**options, temperature=0.5) as other, pytest.raises(UserError) as differs:
+        other.score("Two.")
+    assert "judged is in use by another debate-eval run" in str(busy.value)
+    assert "judged holds results of a different configuration" in str(differs.value)
+    assert all(
+        "use another record_to" in str(e.value) or "use a new record_to" in str(e.value) for e in (busy, differs)
+    )
+    assert not any("--out" in str(e.value) for e in (busy, differs))  # was: "use another --out"
