@@ -127,15 +127,18 @@ class Judge:
         from debate_eval.tasks.engine.environment import prepare_environment
         from debate_eval.tasks.engine.request import RunRequest
 
+        for name, value in (("record_to", record_to), ("config", method_options.get("config"))):
+            if value is not None and not isinstance(value, (str, os.PathLike)):  # was: a TypeError
+                raise UserError(f"Judge(): {name}: expected a path, got {value!r}")
         keywords = {
             "method": method,
             "aspect": aspect,
             "criteria": criteria,
-            "template": os.fspath(template) if template is not None else None,
+            "template": template,  # the run request checks paths and mappings ("critic=gpt-4o" too)
             "scale": scale,
             "model": model,
             "provider": provider,
-            "role_model": dict(roles) if roles else None,
+            "role_model": roles or None,
             "out": os.fspath(record_to) if record_to is not None else None,
             **method_options,
         }

@@ -100,3 +100,29 @@ def test_a_scale_that_is_not_two_numbers_is_refused_as_evaluate_refuses_it(isola
             [{"source": "s", "output": "o"}], aspect="a", criteria="c", provider="scripted", scale=scale
         )
     assert str(run_refused.value).endswith(expected)
+
+
+@pytest.mark.parametrize(
+    ("keywords", "message"),
+    [
+        ({"record_to": 5}, "Judge(): record_to: expected a path, got 5"),  # were TypeErrors
+        ({"template": 5, "criteria": None}, "Judge(): template: expected a path, got 5"),
+        ({"config": 5}, "Judge(): config: expected a path, got 5"),
+        ({"roles": 5}, "Judge(): role_model: expected a mapping of names to values, got 5"),
+    ],
+)
+def test_a_keyword_of_the_wrong_type_is_refused_in_one_line(isolated_env: Path, keywords, message: str) -> None:
+    with pytest.raises(UserError) as refused:
+        debate_eval.Judge(**{**JUDGE, **keywords})
+    assert str(refused.value) == message
+
+
+def test_roles_as_text_are_read_as_the_role_model_flag_reads_them(isolated_env: Path) -> None:
+    models = []
+    for roles in ("critic=other-critic", {"critic": "other-critic"}):
+        out = isolated_env / f"judged-{len(models)}"
+        with debate_eval.Judge(**{**JUDGE, "method": "debate"}, roles=roles, record_to=out) as judge:
+            judge.score("An answer.")  # was: a ValueError for the text
+        roles_used = json.loads((out / "config.json").read_text(encoding="utf-8"))["models"]["roles"]
+        models.append({role: settings["model"] for role, settings in roles_used.items()})
+    assert models[0] == models[1] and models[0]["critic"] == "other-critic" != models[0]["scorer"]
