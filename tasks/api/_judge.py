@@ -25,6 +25,7 @@ import hashlib
 import json
 import os
 import threading
+import weakref
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -165,6 +166,7 @@ class Judge:
         self._session: Any = None  # the Session (engine/session.py), opened at the first call
         self._started: asyncio.Lock | None = None
         self._store_config: Any = None
+        self._release: weakref.finalize | None = None
         self._closed = False
         if criteria is not None or template is not None:
             self._config(self._single_names({"output": ""}), swap=False)  # bad options fail here, not at a call
@@ -267,6 +269,8 @@ class Judge:
             except UserError as error:  # the directory in use, or another configuration's: a judge's is record_to
                 raise UserError(str(error).replace("--out", "record_to")) from None
             self._store_config = config
+            # a judge dropped unclosed (a notebook cell run again) lets go of record_to: its lock and index
+            self._release = weakref.finalize(self, store.close)
         concurrency = request.concurrency or DEFAULT_IN_FLIGHT
         options = session_options(run_options, network_options(run_options), concurrency, print_retry, None)
         # each endpoint's limiter from the process-wide registry; provider files in record_to, else a folder
@@ -282,6 +286,8 @@ class Judge:
         if self._closed:
             return
         self._closed = True
+        if self._release is not None:
+            self._release.detach()
         session, self._session = self._session, None
         if session is None:
             return

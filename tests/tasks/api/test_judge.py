@@ -6,6 +6,7 @@ and local test servers (127.0.0.1)."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import tempfile
 import threading
@@ -320,3 +321,15 @@ def test_refusals_name_the_judge_s_own_words(api_env: Path) -> None:
         "use another record_to" in str(e.value) or "use a new record_to" in str(e.value) for e in (busy, differs)
     )
     assert not any("--out" in str(e.value) for e in (busy, differs))  # was: "use another --out"
+
+
+def test_a_judge_dropped_unclosed_lets_go_of_its_record_to(api_env: Path) -> None:
+    options = {"method": "geval", "criteria": CRITERIA, "provider": "scripted", "record_to": "judged"}
+    judge = debate_eval.Judge(**options)
+    judge.score("One.")
+    judge = debate_eval.Judge(**options)  # a notebook cell run again: the first judge is dropped, never closed
+    gc.collect()
+    with judge:
+        assert judge.score("Two.").ok  # was: "judged is in use by another debate-eval run" (this process)
+    lines = (api_env / "judged" / "results.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 2
