@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+import logging
 import tempfile
 import threading
 from pathlib import Path
@@ -17,7 +18,7 @@ from support.rate_limited_server import Latency, RateLimitedServer
 
 import debate_eval
 from debate_eval import UserError
-from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAIServer, default_reply
+from debate_eval.agents.models.providers.scripted_server import Fault, ScriptedOpenAIServer, default_reply
 from debate_eval.agents.models.shared_limits import limiter_key, shared_limiters
 
 CRITERIA = "Is the summary faithful to the article?"
@@ -333,3 +334,28 @@ def test_a_judge_dropped_unclosed_lets_go_of_its_record_to(api_env: Path) -> Non
         assert judge.score("Two.").ok  # was: "judged is in use by another debate-eval run" (this process)
     lines = (api_env / "judged" / "results.jsonl").read_text(encoding="utf-8").splitlines()
     assert len(lines) == 2
+
+
+def test_a_cancelled_score_many_leaves_no_task_reports(api_env: Path, caplog: pytest.LogCaptureFixture) -> None:
+    rows = [{"output": f"Summary {i}.", "source": SOURCE} for i in range(4)]
+    with ScriptedOpenAIServer(faults=[Fault(hang_s=1.0)] * len(rows)) as server:
+        judge = debate_eval.Judge(
+            criteria=CRITERIA, base_url=server.base_url, model="m", no_cache=True, no_preflight=True
+        )
+
+        async def interrupted() -> None:  # a Ctrl-C while every debate waits for its first answer
+            call = asyncio.ensure_future(judge.score_many_async(rows, concurrency=len(rows)))
+            for _ in range(1000):
+                if server.count >= len(rows):
+                    break
+                await asyncio.sleep(0.01)
+            call.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await call
+
+        with caplog.at_level(logging.WARNING, logger="asyncio"):
+            asyncio.run(interrupted())
+            judge.close()
+            gc.collect()
+    assert server.count >= len(rows)
+    assert not [r for r in caplog.records if r.name == "asyncio"]  # was: "Task was destroyed but it is pending!"
