@@ -79,6 +79,19 @@ def _check_text(call: str, name: str, value: str, *, required: bool) -> None:
         raise UserError(f"{call}: {name} is {'empty' if not value else 'whitespace-only text'}: give the text to judge")
 
 
+def _item_id(call: str, value: Any) -> str | None:
+    """``id`` as text (a whole number as its digits), refused as ``run`` refuses an id cell: not text, empty or
+    whitespace-only (such an id made a line every reader of the directory refuses)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise UserError(f"{call}: id must be text, got {type(value).__name__}")
+    text = str(value)
+    if not text.strip():
+        raise UserError(f"{call}: id is {'empty' if not text else 'whitespace-only text'}: give text, or no id")
+    return text
+
+
 def _one_text_per_id(rows: Iterable[Mapping[str, Any] | str], record_to: Path) -> None:
     """Refuse rows that give one ``id`` to other texts (a second ``score(id=...)`` on other inputs is refused
     too): both would be judged and recorded under that id."""
@@ -465,7 +478,7 @@ class Judge:
         if unknown:
             raise UserError(f"{call}: unknown key(s) {', '.join(unknown)}")
         given = {name: row.get(name) for name in SINGLE_INPUTS}
-        item_id = None if row.get("id") is None else str(row["id"])
+        item_id = _item_id(call, row.get("id"))
         system = None if row.get("system") is None else str(row["system"])
         return (*self._single(call, given, system), item_id, system)
 
@@ -499,7 +512,7 @@ class Judge:
     ) -> Judgment:
         given = {"context": context, "source": source, "reference": reference, "output": output}
         config, inputs = self._single("Judge.score", given, system)
-        return await self._scored(config, inputs, id, system)
+        return await self._scored(config, inputs, _item_id("Judge.score", id), system)
 
     async def _scored(self, config: Any, inputs: dict[str, str], item_id: str | None, system: str | None) -> Judgment:
         record = await self._judge(config, inputs, item_id, pairwise=False, system=system)
@@ -521,7 +534,7 @@ class Judge:
                 raise UserError(f"Judge.compare: {name} must be text, got {type(value).__name__}")
             _check_text("Judge.compare", name, value, required=False)
         config = self._config(PAIR_INPUTS, swap=bool(swap), pairwise=True)
-        record = await self._judge(config, given, id, pairwise=True)
+        record = await self._judge(config, given, _item_id("Judge.compare", id), pairwise=True)
         return PairJudgment.of(record, config, self._usage(record))
 
     async def _judge(
@@ -538,7 +551,7 @@ class Judge:
 
         identity = inputs if system is None else {**inputs, "\x00system": system}  # one system's output, not another's
         digest = hashlib.sha256(json.dumps(identity, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
-        item_id = str(item_id) if item_id is not None else f"sha256:{digest[:16]}"
+        item_id = item_id if item_id is not None else f"sha256:{digest[:16]}"
         await self._start(config)
         config_hash = self._hashes[id(config)]
         store = self._session.store

@@ -126,3 +126,26 @@ def test_roles_as_text_are_read_as_the_role_model_flag_reads_them(isolated_env: 
         roles_used = json.loads((out / "config.json").read_text(encoding="utf-8"))["models"]["roles"]
         models.append({role: settings["model"] for role, settings in roles_used.items()})
     assert models[0] == models[1] and models[0]["critic"] == "other-critic" != models[0]["scorer"]
+
+
+@pytest.mark.parametrize(
+    ("item_id", "problem"),
+    [("", "id is empty"), ("  ", "id is whitespace-only text"), (["x"], "id must be text, got list")],
+)
+def test_an_id_run_would_refuse_is_refused_and_the_directory_stays_readable(
+    isolated_env: Path, item_id, problem: str
+) -> None:
+    out = isolated_env / "judged"
+    with debate_eval.Judge(**JUDGE, record_to=out) as judge:
+        judge.score("A first answer.", id="kept")
+        with pytest.raises(UserError, match=f"^Judge.score: {problem}"):
+            judge.score("An answer.", id=item_id)  # was: a line with item_id "" that no reader accepts
+        with pytest.raises(UserError, match=f"^Judge.compare: {problem}"):
+            judge.compare("Yes.", "No.", id=item_id)
+        with pytest.raises(UserError, match=rf"^score_many: row 1 \(counted from 1\): {problem}"):
+            judge.score_many([{"output": "An answer.", "id": item_id}])
+    assert [r.item_id for r in debate_eval.load_run(out).records] == ["kept"]
+    rows = isolated_env / "rows.jsonl"
+    rows.write_text(json.dumps({"source": "The text.", "output": "An answer.", "id": item_id}) + "\n", encoding="utf-8")
+    with pytest.raises(UserError, match='column "id"'):  # as run refuses such a cell
+        debate_eval.evaluate(str(rows), aspect="helpfulness", criteria="Is the answer helpful?", provider="scripted")
