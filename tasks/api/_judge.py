@@ -167,7 +167,12 @@ class Judge:
         if config_file is not None:
             from debate_eval.tasks.engine.config_file import read_request_file
 
-            self._request = read_request_file(config_file).updated(self._request)
+            request = read_request_file(config_file).updated(self._request)
+            # the file's run options (its fields, limit, shard, ...) serve its runs: left out, as Judge() refuses
+            # them (its dataset is the judge's, out is record_to's)
+            blank = RunRequest()
+            unused = {name: getattr(blank, name) for name in _RUN_ONLY if name not in ("dataset", "out")}
+            self._request = replace(request, **unused, out=self._request.out)
         if "," in str(aspect) or aspect == "all":
             raise UserError("Judge(): give one aspect (a run judges several with --aspect a,b)")
         prepare_environment(self._request.env_file)

@@ -359,3 +359,14 @@ def test_a_cancelled_score_many_leaves_no_task_reports(api_env: Path, caplog: py
             gc.collect()
     assert server.count >= len(rows)
     assert not [r for r in caplog.records if r.name == "asyncio"]  # was: "Task was destroyed but it is pending!"
+
+
+def test_a_run_s_config_file_serves_a_judge_too(api_env: Path) -> None:
+    (api_env / "run.toml").write_text(
+        'dataset = "rows.jsonl"\nfields = "source=article,output=summary"\nlimit = 2\nshard = "1/2"\n'
+        'out = "runs/rows"\nmethod = "geval"\ncriteria = "Is the summary faithful?"\n',
+        encoding="utf-8",
+    )
+    with debate_eval.Judge(method=None, criteria=None, provider="scripted", config="run.toml") as judge:
+        judgment = judge.score("Approved.", source=SOURCE)  # was: "--fields and --labels are for your own file"
+    assert judgment.ok and judgment.method == "geval" and not (api_env / "runs").exists()
