@@ -43,6 +43,7 @@ DATASET = "judge"  # the dataset name of a judge's records
 SINGLE_INPUTS = SINGLE_INPUT_ORDER  # context, source, reference, output (the text judged last)
 PAIR_INPUTS = PAIRWISE_INPUT_ORDER  # question, input, output_a, output_b
 DEFAULT_IN_FLIGHT = 64  # calls in flight per endpoint and model (the shared window's bound) without concurrency=
+CANCEL_WAIT_S = 10.0  # the longest a cancelled call waits for its model calls' tasks to stop
 _BUILD_LOCK = threading.Lock()  # a judge's configuration is built with its inputs registered under DATASET
 _TEXTS = "give the texts to score(), compare() or score_many()"
 _RUN_ONLY = {  # the run options a judge has no use for (they were ignored), each with what takes its place
@@ -547,6 +548,7 @@ class Judge:
     ) -> Record:
         """One item through the method: the stored judgment when ``record_to`` holds it, else a new one
         (appended there whole, once finished)."""
+        from debate_eval.agents.models.recording import tracking_call_tasks
         from debate_eval.agents.redaction import environment_snapshot
         from debate_eval.agents.telemetry import tracing_content
         from debate_eval.debates.evaluation import EvaluationTask
@@ -591,11 +593,17 @@ class Judge:
         session = self._session
         # the environment's secrets read once for the call, not at every message (agents/redaction.py); the
         # texts on spans with trace_content=True, as a run's --trace-content (agents/telemetry.py)
-        with environment_snapshot(), tracing_content(self._request.trace_content):
+        calls: set[asyncio.Task[Any]] = set()  # the model calls in flight, in AutoGen's tasks too
+        with environment_snapshot(), tracing_content(self._request.trace_content), tracking_call_tasks(calls):
             try:
                 judged = await session.judge(task, item, config)
-            except asyncio.CancelledError:  # Ctrl-C: AutoGen's tasks left behind report at debug level only
-                quiet_after_interrupt()
+            except asyncio.CancelledError:  # Ctrl-C: no call goes on (or retries) behind it, and AutoGen's
+                quiet_after_interrupt()  # tasks left behind report at debug level only
+                others = [call for call in calls if call is not asyncio.current_task()]
+                for call in others:
+                    call.cancel()
+                if others:  # awaited (bounded: a call that ignored its cancellation does not hold this one)
+                    await asyncio.wait(others, timeout=CANCEL_WAIT_S)
                 raise
         judged = judged.replace(details={**(judged.details or {}), "judge_inputs_sha256": digest})
         if session.store is not None:

@@ -336,29 +336,57 @@ def test_a_judge_dropped_unclosed_lets_go_of_its_record_to(api_env: Path) -> Non
     assert len(lines) == 2
 
 
+async def _cancel_while_waiting(judge: debate_eval.Judge, server: ScriptedOpenAIServer, rows: list) -> list[str]:
+    """Cancel ``score_many`` (a Ctrl-C) while every debate's first call waits for its answer (the server hangs);
+    the judges' loop's tasks once it is done with the call (its caller learns of the cancellation first)."""
+    from debate_eval._loop import awaited  # runs a coroutine on the judges' loop
+
+    call = asyncio.ensure_future(judge.score_many_async(rows, concurrency=len(rows)))
+    for _ in range(1000):
+        if server.count >= len(rows):
+            break
+        await asyncio.sleep(0.01)
+    call.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await call
+
+    async def pending() -> list[str]:
+        return [repr(task) for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+
+    for _ in range(1000):
+        left = await awaited(pending())
+        if not [task for task in left if "_score_many" in task]:
+            break
+        await asyncio.sleep(0.001)
+    return left
+
+
 def test_a_cancelled_score_many_leaves_no_task_reports(api_env: Path, caplog: pytest.LogCaptureFixture) -> None:
     rows = [{"output": f"Summary {i}.", "source": SOURCE} for i in range(4)]
     with ScriptedOpenAIServer(faults=[Fault(hang_s=1.0)] * len(rows)) as server:
         judge = debate_eval.Judge(
             criteria=CRITERIA, base_url=server.base_url, model="m", no_cache=True, no_preflight=True
         )
-
-        async def interrupted() -> None:  # a Ctrl-C while every debate waits for its first answer
-            call = asyncio.ensure_future(judge.score_many_async(rows, concurrency=len(rows)))
-            for _ in range(1000):
-                if server.count >= len(rows):
-                    break
-                await asyncio.sleep(0.01)
-            call.cancel()
-            with pytest.raises(asyncio.CancelledError):
-                await call
-
         with caplog.at_level(logging.WARNING, logger="asyncio"):
-            asyncio.run(interrupted())
+            asyncio.run(_cancel_while_waiting(judge, server, rows))
             judge.close()
             gc.collect()
     assert server.count >= len(rows)
     assert not [r for r in caplog.records if r.name == "asyncio"]  # was: "Task was destroyed but it is pending!"
+
+
+def test_a_cancelled_call_stops_its_model_calls(api_env: Path) -> None:
+    rows = [{"output": f"Summary {i}.", "source": SOURCE} for i in range(3)]
+    with ScriptedOpenAIServer(faults=[Fault(hang_s=2.0)] * len(rows)) as server:
+        judge = debate_eval.Judge(
+            criteria=CRITERIA, base_url=server.base_url, model="m", no_cache=True, no_preflight=True
+        )
+        try:
+            left = asyncio.run(_cancel_while_waiting(judge, server, rows))
+        finally:
+            judge.close()
+    # was: AutoGen's tasks still waiting for the answers (then retrying them against the closed pool)
+    assert not [task for task in left if "_process_" in task], left
 
 
 def test_a_run_s_config_file_serves_a_judge_too(api_env: Path) -> None:
