@@ -38,9 +38,7 @@ from debate_eval.tasks.engine.task_builder import TaskBuilder
 def run_concurrency(config: RunConfig, options: RunOptions, pending: int) -> tuple[int, NetworkOptions]:
     """Debates in flight and the network options of a run: ``--concurrency`` (or the default), lowered to what
     the open-file limit leaves room for, with a note on stderr when it is (``agents/models/fd_budget.py``)."""
-    network = NetworkOptions(
-        max_answer_bytes=options.max_answer_bytes, fast_path=options.fast_path, session_keys=session_keys_enabled()
-    )
+    network = network_options(options)
     if options.batch:  # every item in flight at once, so that each round of calls goes out as one batch
         return options.concurrency or pending, network
     fit = fit_concurrency(options.concurrency or default_concurrency(config))
@@ -166,6 +164,14 @@ async def run_in_process(
         summary.elapsed_s = time.perf_counter() - started
         summary.write(config, store, systems, failing=failing)
     return summary
+
+
+def network_options(options: RunOptions) -> NetworkOptions:
+    """The network options of a run or a ``Judge``: its answer cap and ``--fast-path``, and the session keys
+    unless ``$DEBATE_EVAL_SESSION_KEYS`` turns them off."""
+    return NetworkOptions(
+        max_answer_bytes=options.max_answer_bytes, fast_path=options.fast_path, session_keys=session_keys_enabled()
+    )
 
 
 def session_options(
