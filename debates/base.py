@@ -31,6 +31,7 @@ from debate_eval.debates.method import (
     Reparser,
     deciding_parse,
     implemented_task_types,
+    install_option_names_check,
     non_negative_int,
     option,
     positive_int,
@@ -224,6 +225,9 @@ def check_option_names(names: Iterable[str]) -> None:
             raise UserError(f"unknown method option {name!r}{hint}")
         if isinstance(names, Mapping):
             declared_options(all_methods()[known[name][0]])[name].check(names[name])
+
+
+install_option_names_check(check_option_names)  # Method.parse_options checks other names with this
 
 
 def method_options(method: Method[Any]) -> list[dict[str, Any]]:

@@ -57,6 +57,23 @@ Evaluator = Callable[[EvaluationTask, "ClientPool"], Awaitable[Outcome]]
 OPTION_KEY = "debate_eval.option"  # where ``option`` keeps a field's declaration in its metadata
 
 
+def _refuse_unknown(names: Mapping[str, Any]) -> None:
+    raise UserError(f"unknown method option {next(iter(names))!r}")
+
+
+# How the names a method's ``Options`` does not declare are checked: the registry (``debates.base``, which
+# imports this module, so it cannot be imported from here) installs its check, which names the nearest declared
+# options and checks another method's option as that method does, when it loads.
+_option_names_check: Callable[[Mapping[str, Any]], None] = _refuse_unknown
+
+
+def install_option_names_check(check: Callable[[Mapping[str, Any]], None]) -> None:
+    """Make ``check`` (a ``UserError`` for the first name no registered method declares or a value its method
+    refuses) the check of ``Method.parse_options``; the registry installs its own."""
+    global _option_names_check
+    _option_names_check = check
+
+
 class OptionError(ValueError):
     """A value an option refuses; the message says what was expected (``expected an integer >= 1, got 0``)."""
 
@@ -233,9 +250,7 @@ class Method(Generic[ConfigT]):
         own = self.declared_options()
         others = {name: value for name, value in values.items() if name not in own}
         if others:
-            from debate_eval.debates.base import check_option_names  # the registry, which imports this module
-
-            check_option_names(others)
+            _option_names_check(others)
         return self.Options(**{name: own[name].check(value) for name, value in values.items() if name in own})
 
     def configure(self, values: Mapping[str, Any], ctx: MethodContext) -> ConfigT:

@@ -22,8 +22,7 @@ from debate_eval.agents.redaction import environment_snapshot
 from debate_eval.agents.telemetry import run_result, worker_trace
 from debate_eval.tasks.data.datasets import Item, item_source, load_items, select_positions
 from debate_eval.tasks.engine.aspects import per_aspect
-from debate_eval.tasks.engine.backends.shards import in_shard
-from debate_eval.tasks.engine.backends.workers import drain_leftovers
+from debate_eval.tasks.engine.backends.shards import drain_leftovers, in_shard
 from debate_eval.tasks.engine.concurrency import run_all
 from debate_eval.tasks.engine.heap import collector_for_run
 from debate_eval.tasks.engine.progress import Progress

@@ -16,19 +16,21 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import shutil
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
-from debate_eval.tasks.engine.lock import live_owner, owner_text
+from debate_eval.tasks.engine.lock import RunLock, live_owner, owner_text
 from debate_eval.tasks.engine.record import Record
-from debate_eval.tasks.engine.results import _differences
-from debate_eval.tasks.engine.rundir import RunDir, ScanEnd, record_result_key, results_file_name
+from debate_eval.tasks.engine.results import ResultsStore, _differences
+from debate_eval.tasks.engine.rundir import RunDir, ScanEnd, complete_lines, record_result_key, results_file_name
 from debate_eval.tasks.engine.summary import SystemsComparison, compared_systems, priced_as_configured
 from debate_eval.tasks.engine.tally import Tally
 
+WORKERS_DIR = "workers"  # the folder under a run directory holding its --workers shards while they run
 _SHARD = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
 
 
@@ -224,3 +226,24 @@ def _shard_of_config(config: dict[str, Any]) -> list[int] | None:
     if isinstance(shard, list) and len(shard) == 2 and all(isinstance(v, int) for v in shard):
         return [int(shard[0]), int(shard[1])]
     return None
+
+
+def drain_leftovers(out_dir: Path, store: ResultsStore, done: set[str], multi: bool) -> None:
+    """Append what worker directories left by an earlier run hold (finished lines not in the run directory),
+    then remove them. A worker directory whose worker still runs is refused in one line."""
+    root = out_dir / WORKERS_DIR
+    if not root.is_dir():
+        return
+    for directory in sorted(p for p in root.iterdir() if p.is_dir()):
+        lock = RunLock(directory)
+        lock.acquire()  # a worker of another run still at work: a one-line UserError naming it
+        try:
+            for raw, record in complete_lines(RunDir(directory).results_path):
+                key = record_result_key(record, multi)
+                if record.config_hash != store.config_hash or key in done or record.error:
+                    continue
+                done.add(key)
+                store.append_raw(raw, record)
+        finally:
+            lock.release()
+    shutil.rmtree(root, ignore_errors=True)

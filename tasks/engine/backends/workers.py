@@ -48,16 +48,14 @@ from typing import TYPE_CHECKING, Any, TextIO
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.telemetry import run_result, trace_carrier
 from debate_eval.tasks.engine.aspects import per_aspect
-from debate_eval.tasks.engine.lock import RunLock
+from debate_eval.tasks.engine.backends.shards import WORKERS_DIR, drain_leftovers
 from debate_eval.tasks.engine.record import Record
-from debate_eval.tasks.engine.results import ResultsStore
 from debate_eval.tasks.engine.run_config import RunConfig, RunOptions, config_document
-from debate_eval.tasks.engine.rundir import RunDir, complete_lines, line_record, record_result_key, result_key
+from debate_eval.tasks.engine.rundir import RunDir, line_record, record_result_key, result_key
 
 if TYPE_CHECKING:
     from debate_eval.tasks.engine.summary import SystemsComparison
 
-WORKERS_DIR = "workers"
 MAX_RESTARTS = 3  # a worker that dies more often than this stops the run
 POLL_S = 0.1  # how often the parent looks for new worker lines
 PARENT_POLL_S = 1.0  # how often a worker looks whether its parent is still there
@@ -405,24 +403,3 @@ def _start(context: Any, worker: _Worker, config: RunConfig) -> None:
     )
     worker.process.start()
     send.close()
-
-
-def drain_leftovers(out_dir: Path, store: ResultsStore, done: set[str], multi: bool) -> None:
-    """Append what worker directories left by an earlier run hold (finished lines not in the run directory),
-    then remove them. A worker directory whose worker still runs is refused in one line."""
-    root = out_dir / WORKERS_DIR
-    if not root.is_dir():
-        return
-    for directory in sorted(p for p in root.iterdir() if p.is_dir()):
-        lock = RunLock(directory)
-        lock.acquire()  # a worker of another run still at work: a one-line UserError naming it
-        try:
-            for raw, record in complete_lines(RunDir(directory).results_path):
-                key = record_result_key(record, multi)
-                if record.config_hash != store.config_hash or key in done or record.error:
-                    continue
-                done.add(key)
-                store.append_raw(raw, record)
-        finally:
-            lock.release()
-    shutil.rmtree(root, ignore_errors=True)
