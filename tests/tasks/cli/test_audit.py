@@ -270,3 +270,54 @@ def test_the_card_does_not_depend_on_the_order_the_items_finished_in(
         for field in ("value", "baseline"):
             expected = entry[field] if entry[field] is None else pytest.approx(entry[field], rel=1e-12, abs=1e-15)
             assert after[key][field] == expected, (key, field)
+
+
+def test_an_interrupted_audit_resumes_judging_no_finished_item_again_and_gives_the_same_card(
+    isolated_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C after 30 sub-run items (mid-way through the second sub-run), then the same command again: the
+    server is asked only for the judgings no sub-run finished, and the card is the uninterrupted audit's (the
+    same records, whatever order they finished in)."""
+    import os
+    import signal
+
+    from debate_eval.agents.models.providers.planted import script_for
+    from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAIServer
+    from debate_eval.tasks.engine.session import Session
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-AUDIT-RESUME-0123456789")
+    facets = ("--method", "geval", "--facets", "agreement,stability,injection", "--repeats", "2", "--no-cache")
+    judgings = 4 * 24  # base, injected, control and repeat-2 of the 24 items
+
+    def judging_requests(requests: list[dict[str, Any]]) -> int:
+        return sum("Reply with OK." not in json.dumps(request.get("messages")) for request in requests)
+
+    with ScriptedOpenAIServer(reply=script_for("planted-noisy")) as server:
+
+        def args(out: Path) -> list[str]:
+            given = single_args(isolated_env, "planted-noisy", out, *facets)
+            at = given.index("--provider")
+            return [*given[:at], "--base-url", server.base_url, *given[at + 2 :]]
+
+        assert main(args(isolated_env / "whole")) == 0
+        assert judging_requests(server.requests) == judgings
+        appended, append = [0], Session.append
+
+        def interrupting(self: Session, record: Any) -> None:
+            append(self, record)
+            appended[0] += 1
+            if appended[0] == 30:
+                os.kill(os.getpid(), signal.SIGINT)  # as Ctrl-C lands: asyncio cancels the run
+
+        monkeypatch.setattr(Session, "append", interrupting)
+        out = isolated_env / "cut"
+        with pytest.raises(KeyboardInterrupt):
+            main(args(out))
+        monkeypatch.setattr(Session, "append", append)
+        kept = sum(len(path.read_text(encoding="utf-8").splitlines()) for path in out.rglob("results.jsonl"))
+        assert 30 <= kept < judgings and not (out / "card.json").exists()
+        before = len(server.requests)
+        assert main(args(out)) == 0
+        assert judging_requests(server.requests[before:]) == judgings - kept
+    whole = (isolated_env / "whole" / "card.json").read_text(encoding="utf-8")
+    assert card(out) == json.loads(whole.replace(str(isolated_env / "whole"), str(out)))
