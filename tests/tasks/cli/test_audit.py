@@ -321,3 +321,26 @@ def test_an_interrupted_audit_resumes_judging_no_finished_item_again_and_gives_t
         assert judging_requests(server.requests[before:]) == judgings - kept
     whole = (isolated_env / "whole" / "card.json").read_text(encoding="utf-8")
     assert card(out) == json.loads(whole.replace(str(isolated_env / "whole"), str(out)))
+
+
+def test_the_credentials_of_a_base_url_are_in_no_file_of_the_audit_folder(
+    isolated_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """audit.json, the card and its pages record the command that made them: a --base-url's user password and
+    query key are masked there, as everywhere else a run writes."""
+    from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAIServer
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-AUDIT-ENVKEY-0123456789")
+    out = isolated_env / "secret"
+    with ScriptedOpenAIServer() as server:
+        url = server.base_url.replace("http://", "http://user:PROXYPASSWORD42@") + "?api-key=QUERYKEY4242"
+        given = single_args(isolated_env, "scripted", out, "--method", "geval", "--facets", "agreement")
+        at = given.index("--provider")
+        args = [*given[:at], "--base-url", url, *given[at + 2 :]]
+        monkeypatch.setattr("sys.argv", ["debate-eval", *args])  # what the command records
+        assert main(args) == 0
+    assert "--base-url 'http://user:[redacted]@" in card(out)["commands"][0]
+    for path in out.rglob("*"):
+        if path.is_file():
+            text = path.read_text(encoding="utf-8", errors="replace")
+            assert "PROXYPASSWORD42" not in text and "QUERYKEY4242" not in text and "ENVKEY" not in text, path
