@@ -130,6 +130,22 @@ def test_a_run_directory_is_not_an_audit_folder(isolated_env: Path, capsys: pyte
     assert sorted(path.name for path in run.iterdir()) == ["results.jsonl"]
 
 
+def test_a_run_into_an_audit_folder_is_refused(isolated_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``run --out`` an audit folder: one line, and no run file written among the card's sub-runs."""
+    out = isolated_env / "audited"
+    assert main(single_args(isolated_env, "planted-length", out, "--method", "geval", "--facets", "agreement")) == 0
+    held = sorted(path.name for path in out.iterdir())
+    capsys.readouterr()
+    run = ["run", "--dataset", "summeval", "--aspect", "coherence", "--limit", "2", "--provider", "scripted"]
+    assert main([*run, "--out", str(out), "--no-progress"]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert lines == [
+        f"debate-eval: error: {out}: an audit folder (debate-eval audit), not a run directory; give the run another "
+        "--out"
+    ]
+    assert sorted(path.name for path in out.iterdir()) == held
+
+
 def test_budget_needs_a_price_for_every_model(isolated_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = isolated_env / "budget"
     args = single_args(isolated_env, "planted-length", out, "--method", "geval")
