@@ -16,11 +16,14 @@ A method is a ``Method`` subclass in a folder (or a plugin's module) of its own:
         async def judge_pair(self, task, config, pool): ...       # pairwise tasks
 
 - the contract (``debates.method``): ``Method``, ``option`` and its converters, ``MethodContext``, ``Reparser``;
-  the registry (``debates.base``): ``register_method``, ``get_method``;
+  the registry (``debates.base``): ``register_method``, ``get_method``; ``register_roles`` (``agents.roles``):
+  the roles of a method's own agents, by name;
 - the task and its result (``debates.evaluation``): ``EvaluationTask``, ``Outcome``, ``score_text``,
   ``verdict_text`` (with ``planted``: the verdicts planted in the judged texts, and ``judge_material``: the texts
   a pairwise answer must not be read from), ``NO_SCORE`` (a pairwise outcome's score); the parsed readings
-  ``ParsedScore`` and ``ParsedVerdict``;
+  ``ParsedScore`` and ``ParsedVerdict``; the stored record as the hooks see it (``debates.record``):
+  ``ResultRecord``, ``entries`` and ``details_of`` (its transcript entries and its details, as the method wrote
+  them);
 - the helpers (``debates.kit``): asking again for a missing score or verdict (``Reask``, ``ask_again``,
   ``in_context``, ``in_conversation``), K samples of a judge (``SamplePool``, ``sample_request``), combining
   scores and verdicts (``combine_scores``, ``combine_verdicts``, ``combine_orders``), transcripts
@@ -67,6 +70,7 @@ _NAMES = {
         "planted",
         "NO_SCORE",
     ),
+    "debate_eval.debates.record": ("ResultRecord", "details_of", "entries"),
     "debate_eval.debates.pairwise.prompts": ("judge_material",),
     "debate_eval.debates.pairwise.scripted": ("PAIRWISE_PROMPTS",),
     "debate_eval.debates.scoring.scores": ("ParsedScore", "ScoreRange"),
@@ -81,6 +85,7 @@ _NAMES = {
     "debate_eval.agents.models.pool": ("ClientPool",),
     "debate_eval.agents.models.wrappers": ("CallRecord",),
     "debate_eval.agents.errors": ("UserError",),
+    "debate_eval.agents.roles": ("register_roles",),
 }
 _SOURCES = {name: module for module, names in _NAMES.items() for name in names}
 
@@ -100,6 +105,7 @@ __all__ = [
     "ParsedVerdict",
     "Reask",
     "Reparser",
+    "ResultRecord",
     "SamplePool",
     "ScoreRange",
     "ScriptedReplies",
@@ -113,6 +119,8 @@ __all__ = [
     "combine_scores",
     "combine_verdicts",
     "deciding_parse",
+    "details_of",
+    "entries",
     "get_method",
     "in_context",
     "in_conversation",
@@ -123,6 +131,7 @@ __all__ = [
     "planted",
     "positive_int",
     "register_method",
+    "register_roles",
     "sample_request",
     "score_text",
     "verdict_text",
@@ -134,6 +143,7 @@ if TYPE_CHECKING:  # what a type checker and an editor see; at run time each nam
     from debate_eval.agents.models.pool import ClientPool
     from debate_eval.agents.models.providers.scripted_server import ScriptedReplies, ScriptedRole
     from debate_eval.agents.models.wrappers import CallRecord
+    from debate_eval.agents.roles import register_roles
     from debate_eval.debates.base import get_method, register_method
     from debate_eval.debates.evaluation import NO_SCORE, EvaluationTask, Outcome, planted, score_text, verdict_text
     from debate_eval.debates.kit.combine import combine_orders, combine_scores, combine_verdicts
@@ -155,6 +165,7 @@ if TYPE_CHECKING:  # what a type checker and an editor see; at run time each nam
     )
     from debate_eval.debates.pairwise.prompts import judge_material
     from debate_eval.debates.pairwise.scripted import PAIRWISE_PROMPTS
+    from debate_eval.debates.record import ResultRecord, details_of, entries
     from debate_eval.debates.scoring.scores import ParsedScore, ScoreRange
     from debate_eval.debates.scoring.untrusted import UntrustedMaterial
     from debate_eval.debates.scoring.verdicts import ParsedVerdict

@@ -91,6 +91,7 @@ M = TypeVar("M")
 def register_method(method: M) -> M:
     """Register a ``Method`` instance, or (as a class decorator) an instance of a ``Method`` subclass made
     with no arguments. Returns its argument unchanged."""
+    _BUILTINS.load()  # first, so that a built-in's name is refused here (a built-in registering is a no-op)
     instance = method() if isinstance(method, type) else method
     if not isinstance(instance, Method):
         raise TypeError(f"register_method: {method!r} is not a Method")
@@ -222,7 +223,8 @@ def check_option_names(names: Iterable[str]) -> None:
 
 
 def method_options(method: Method[Any]) -> list[dict[str, Any]]:
-    """The method's own options, JSON-ready: name (keyword and TOML key), flags, help, default, choices."""
+    """The method's own options, JSON-ready: name (keyword and TOML key), flags, help, default, choices, and
+    the name of its value (``metavar``, when it declares one)."""
     return [
         {
             "name": option.name,
@@ -231,6 +233,7 @@ def method_options(method: Method[Any]) -> list[dict[str, Any]]:
             "default": option.default,
             "choices": list(option.choices) if option.choices else None,
             "takes_value": not option.switch,
+            "metavar": option.metavar,
         }
         for option in declared_options(method).values()
     ]

@@ -108,11 +108,19 @@ def group_of(record: RecordLike) -> str:
     return str(group) if group not in (None, "") else f"item:{row.item_id}"
 
 
-def resampling_key(record: RecordLike) -> tuple[str, str]:
-    """(group, item id): the canonical order bootstrap resamples are drawn from (``sorted(rows,
-    key=resampling_key)``). Not the order of ``results.jsonl``, which is the order the items finished in (it
-    varies with the concurrency), so a seeded interval is a function of the records alone."""
-    return group_of(record), str(score_row(record).item_id)
+def resampling_key(record: RecordLike) -> tuple[str, ...]:
+    """(group, item id, system, aspect, dataset, method): the canonical order bootstrap resamples are drawn from
+    (``sorted(rows, key=resampling_key)``). Not the order of ``results.jsonl``, which is the order the items
+    finished in (it varies with the concurrency), so a seeded interval is a function of the records alone. After
+    the group and the item come the system and the rest of a record's identity (its resume key's aspect), so
+    records sharing an item id (one item judged for several systems) have an order of their own too."""
+    row = score_row(record)
+    return group_of(row), row.key, row.system_id or "", str(row.aspect), str(row.dataset), row.method
+
+
+def canonical_rows(records: Iterable[RecordLike]) -> list[ScoreRow]:
+    """The rows of ``records`` in the canonical order (:func:`resampling_key`), whatever order they came in."""
+    return sorted(score_rows(records), key=resampling_key)
 
 
 def number(value: Any) -> float | None:
@@ -124,12 +132,14 @@ def number(value: Any) -> float | None:
 
 
 def partition(records: Iterable[RecordLike]) -> dict[PartKey, list[ScoreRow]]:
-    """The records' rows split by (dataset, aspect, protocol), in first-seen order."""
+    """The records' rows split by (dataset, aspect, protocol), the parts in first-seen order, each part's rows in
+    the canonical order (:func:`resampling_key`): what is computed of a part does not depend on the order the
+    items finished in, not even in its last digit."""
     parts: dict[PartKey, list[ScoreRow]] = {}
     for record in records:
         row = score_row(record)
         parts.setdefault((str(row.dataset), str(row.aspect), row.method), []).append(row)
-    return parts
+    return {key: canonical_rows(rows) for key, rows in parts.items()}
 
 
 def keyed_parts(records: Iterable[RecordLike]) -> dict[str, dict[str, tuple[PartKey, list[ScoreRow]]]]:

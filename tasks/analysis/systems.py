@@ -50,7 +50,15 @@ from debate_eval.tasks.analysis.bootstrap import (
 )
 from debate_eval.tasks.analysis.correlations import STATISTICS, correlations
 from debate_eval.tasks.analysis.ppi import difference_estimate, groups_of, ppi_applies, system_estimates
-from debate_eval.tasks.analysis.records import RecordLike, ScoreRow, group_of, number, score_row, score_rows
+from debate_eval.tasks.analysis.records import (
+    RecordLike,
+    ScoreRow,
+    canonical_rows,
+    group_of,
+    number,
+    score_row,
+    score_rows,
+)
 from debate_eval.tasks.analysis.system_pairs import WELCH, adjust, compare_values, rank_sets
 from debate_eval.tasks.analysis.system_pairs import holm as holm  # kept importable from here
 from debate_eval.tasks.data.printable import escaped
@@ -466,7 +474,8 @@ def run_systems(records: Iterable[RecordLike], bootstrap: int = DEFAULT_RESAMPLE
     for row in score_rows(records):
         by_aspect.setdefault(str(row.aspect), []).append(row)
     out = {}
-    for aspect, part in by_aspect.items():
+    for aspect, rows in by_aspect.items():
+        part = canonical_rows(rows)  # not the order the items finished in
         pairwise = any(row.pairwise for row in part)
         block = win_rates(part, bootstrap) if pairwise else compare_systems(part, bootstrap, family=aspect)
         if block is not None:

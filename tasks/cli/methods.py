@@ -33,7 +33,8 @@ def format_methods(described: list[dict[str, Any]], shares: dict[str, str] | Non
         for option in entry["options"]:
             flags = ", ".join(option["flags"])
             if option["takes_value"]:
-                flags += " VALUE" if not option["choices"] else " {" + ",".join(map(str, option["choices"])) + "}"
+                value = option.get("metavar") or "VALUE"
+                flags += f" {value}" if not option["choices"] else " {" + ",".join(map(str, option["choices"])) + "}"
             lines.append(f"{'':<{width + 2}}{flags}: {option['help']}")
     return "\n".join(lines)
 

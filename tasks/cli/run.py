@@ -121,13 +121,22 @@ def add_method_options(parser: argparse.ArgumentParser, methods: Iterable[Method
     """Every method's own options (generated from its ``Options``), one argument group per set of methods
     sharing them, each option once (in the group of the first method declaring it); returns their names.
     Their defaults are None here (an option not given is absent from the run's request; the method applies
-    its own defaults), so flags, a TOML file and keywords meet on equal terms."""
+    its own defaults), so flags, a TOML file and keywords meet on equal terms. An option named as a run option
+    (a plugin's ``temperature``) is left out with one line on stderr: the run option owns the name."""
     groups: dict[Any, list[Method[Any]]] = {}
     for method in methods if methods is not None else all_methods().values():
         groups.setdefault(method.options_key(), []).append(method)
+    reserved = set(field_names())
     names: set[str] = set()
     for members in groups.values():
         new = [option for option in members[0].declared_options().values() if option.name not in names]
+        for option in [option for option in new if option.name in reserved]:
+            print(
+                f"debate-eval: method {members[0].name!r}: option {option.name!r} left out: it is a run option "
+                f"({option.flag}); rename it",
+                file=sys.stderr,
+            )
+        new = [option for option in new if option.name not in reserved]
         if not new:
             continue
         group = parser.add_argument_group(f"options of {', '.join(m.name for m in members)}")

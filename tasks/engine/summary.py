@@ -78,17 +78,28 @@ class RunSummary:
         store.recount()  # a retried or repeated item was counted: the whole run again (``close`` did, mostly)
         self.total = store.tally
         self.systems = compared_systems(self.total, lambda: store.run_records(messages=False), systems)
-        # this invocation's and the run's costs at today's prices (``accounting``); a role outside ROLES (G-Eval's
+        # this invocation's and the run's costs at today's prices (``priced``); a role outside ROLES (G-Eval's
         # evaluator, a ChatEval referee) uses the Scorer's model
-        roles = {*config.roles(), "evaluator", *self.now.accounting.roles, *self.total.accounting.roles}
-        models, prices = {role: config.models.for_role(role).model for role in roles}, load_prices()
-        self.cost_usd = self.now.accounting.cost(models, prices)
-        self.total_cost_usd = self.total.accounting.cost(models, prices)
+        self.cost_usd = priced(self.now, lambda role: config.models.for_role(role).model)
+        self.total_cost_usd = priced(self.total, lambda role: config.models.for_role(role).model)
         try:
             store.run_dir.write_summary(self.to_dict())
         except ResultsWriteError:
             if not failing:  # the error already on its way (a full disk, Ctrl-C) is the one to report
                 raise
+
+
+def priced(tally: Tally, model_of: Callable[[str], str]) -> float | None:
+    """The estimated dollars of ``tally``'s billed tokens at today's prices (``accounting.load_prices``), each
+    role's at the price of its model (``model_of``); None when a role's model has no price."""
+    return tally.accounting.cost({role: model_of(role) for role in tally.accounting.roles}, load_prices())
+
+
+def priced_as_configured(tally: Tally, document: dict[str, Any]) -> float | None:
+    """``priced``, each role at the model a run's ``config.json`` (``document``) gives it, the Scorer's for a
+    role it names none for (as ``ModelConfig.for_role``): what the run of that configuration reports."""
+    roles = (document.get("models") or {}).get("roles") or {}
+    return priced(tally, lambda role: str((roles.get(role) or roles.get("scorer") or {}).get("model") or ""))
 
 
 def compared_systems(

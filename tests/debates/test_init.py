@@ -37,3 +37,14 @@ def test_the_contract_loads_without_autogen() -> None:
     done = subprocess.run([sys.executable, "-c", LIGHT], capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_what_a_method_s_hooks_read_is_in_the_kit() -> None:
+    """A hook (``rescore``, ``record_view``, ``summary_lines``, ``confidence``) is typed by ``ResultRecord`` and
+    reads the method's own JSON with ``entries`` and ``details_of``, as every built-in's does: a plugin gets them
+    from the kit, not from ``debates.record``."""
+    from debate_eval.debates import record
+
+    for name in ("ResultRecord", "entries", "details_of"):
+        assert name in kit.__all__, name
+        assert getattr(kit, name) is getattr(record, name)

@@ -160,3 +160,29 @@ def test_registration_wants_judge_or_judge_pair() -> None:
         with pytest.raises(TypeError, match=message):
             register_method(method)
         assert method.name not in method_names()
+
+
+CLASH_FIRST = """
+from debate_eval.debates import Method, get_method, register_method
+
+class Mine(Method):
+    name, description = "geval", "a method registered in a fresh process, before any method was asked for"
+    async def judge(self, task, config, pool): ...
+
+try:
+    register_method(Mine)
+except ValueError as error:
+    print(error)
+print(type(get_method("geval")).__module__)
+"""
+
+
+def test_a_name_taken_by_a_built_in_is_refused_when_registered_first() -> None:
+    """Registering (in a program or notebook) a built-in's name before any method was asked for is refused at
+    that line, not later as a traceback from ``get_method`` of another method when the built-ins load."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", CLASH_FIRST], capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["method name 'geval' is registered twice", "debate_eval.debates.geval.method"]

@@ -4,7 +4,9 @@ offline on the scripted provider, which answers its own agent with the replies i
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import re
 import sys
 from collections.abc import Iterator
 from importlib import metadata
@@ -13,71 +15,19 @@ from typing import Any
 
 import pytest
 
+from debate_eval.agents import roles
 from debate_eval.debates import base
 from debate_eval.tasks.cli.main import main
 
-SCRIPTED = """
-from debate_eval.debates import PAIRWISE_PROMPTS, ScriptedReplies, ScriptedRole
-
-SYSTEM = "You are Tiny, a judge of few words."
-REPLIES = ScriptedReplies(
-    "tiny",
-    roles=(ScriptedRole("tiny", system_starts=(SYSTEM,)),),
-    replies={"tiny": "Tiny finds it weak.\\nScore: 2"},
-    pairwise_replies={"tiny": "Tiny prefers the second response.\\n[[B]]"},
-)
-SCRIPTED_REPLIES = (PAIRWISE_PROMPTS, REPLIES)
-"""
-
-METHOD = """
-from dataclasses import dataclass
-
-from debate_eval.debates import (
-    NO_SCORE, Method, Outcome, judge_material, option, planted, register_method, score_text, verdict_text,
-)
-from tiny_method.scripted import SCRIPTED_REPLIES, SYSTEM
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "extending" / "method.md"
 
 
-@dataclass(frozen=True)
-class TinyOptions:
-    tiny_note: str = option("", help="tiny: a note kept in the config")
+def docs_files() -> dict[str, str]:
+    """The method's files as the docs page shows them: each Python block whose first line names its file
+    (``# mine/method.py``), by that name."""
+    blocks = re.findall(r"```python\n# (\S+\.py)\n(.*?)```", DOCS.read_text(encoding="utf-8"), re.S)
+    return {name: text for name, text in blocks}
 
-
-async def ask(task, pool):
-    from autogen_agentchat.agents import AssistantAgent
-    from autogen_agentchat.messages import BaseChatMessage, TextMessage
-
-    from debate_eval.debates import build_transcript
-
-    calls = []
-    agent = AssistantAgent("Tiny", model_client=pool.for_debate("scorer", calls), system_message=SYSTEM)
-    result = await agent.run(task=TextMessage(source="user", content=task.prompt))
-    messages = [m for m in result.messages if isinstance(m, BaseChatMessage)]
-    return messages[-1].to_text(), build_transcript(messages, calls, lambda m: None), calls
-
-
-@register_method
-class Tiny(Method[dict]):
-    name = "tiny"
-    description = "A tiny judge: one call, its own system message"
-    Options = TinyOptions
-    scripted_replies = SCRIPTED_REPLIES
-
-    def build_config(self, options, ctx):
-        return {"note": options.tiny_note}
-
-    async def judge(self, task, config, pool):
-        text, transcript, calls = await ask(task, pool)
-        parsed = score_text(text, task, task.material())
-        return Outcome(parsed.value, parsed, "Tiny", "single_answer", transcript, calls)
-
-    async def judge_pair(self, task, config, pool):
-        text, transcript, calls = await ask(task, pool)
-        verdict = verdict_text(text, judge_material(task.untrusted, task.prompt), planted(task))
-        return Outcome(
-            None, NO_SCORE, "Tiny", "single_answer", transcript, calls, verdict=verdict.value, verdict_parse=verdict
-        )
-"""
 
 PAIRS = """id,prompt,answer_1,answer_2,winner
 a,What is the capital of France?,Paris.,Lyon.,A
@@ -86,23 +36,25 @@ b,How many legs has a spider?,Six.,Eight.,B
 
 
 @pytest.fixture
-def tiny_method(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """The method's folder on the path and its one registration line (an entry point); the registry is a
-    private copy, so the method is gone after the test."""
-    folder = tmp_path / "src" / "tiny_method"
+def tiny_method(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
+    """The docs' method folder on the path and its one registration line (an entry point); the registry and
+    the role vocabulary are private copies, so the method is gone after the test."""
+    files = docs_files()
+    folder = tmp_path / "src" / "mine"
     folder.mkdir(parents=True)
     (folder / "__init__.py").write_text("", encoding="utf-8")
-    (folder / "scripted.py").write_text(SCRIPTED, encoding="utf-8")
-    (folder / "method.py").write_text(METHOD, encoding="utf-8")
+    for name in ("mine/scripted.py", "mine/method.py", "mine/judging.py"):
+        (tmp_path / "src" / name).write_text(files[name], encoding="utf-8")
     monkeypatch.syspath_prepend(str(folder.parent))
     base.all_methods()
     monkeypatch.setattr(base, "_REGISTRY", dict(base._REGISTRY))
     monkeypatch.setattr(base, "_PLUGINS_TRIED", set())
     monkeypatch.setattr(base, "_SOURCES", {})
-    entry = metadata.EntryPoint(name="tiny", value="tiny_method.method", group=base.ENTRY_POINT_GROUP)
+    monkeypatch.setattr(roles, "ROLE_OF", dict(roles.ROLE_OF))
+    entry = metadata.EntryPoint(name="tiny", value="mine.method", group=base.ENTRY_POINT_GROUP)
     monkeypatch.setattr(base, "_entry_points", lambda: [entry])
-    yield
-    for name in [m for m in sys.modules if m.startswith("tiny_method")]:
+    yield files
+    for name in [m for m in sys.modules if m == "mine" or m.startswith("mine.")]:
         del sys.modules[name]
 
 
@@ -110,7 +62,7 @@ def records(out: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in (out / "results.jsonl").read_text(encoding="utf-8").splitlines()]
 
 
-def test_a_new_method_runs_offline_in_both_forms(isolated_env: Path, tiny_method: None) -> None:
+def test_a_new_method_runs_offline_in_both_forms(isolated_env: Path, tiny_method: dict[str, str]) -> None:
     common = ["--method", "tiny", "--provider", "scripted", "--no-progress"]
     single = ["run", *common, "--dataset", "summeval", "--aspect", "coherence", "--limit", "2"]
     assert main([*single, "--out", str(isolated_env / "single")]) == 0
@@ -126,3 +78,31 @@ def test_a_new_method_runs_offline_in_both_forms(isolated_env: Path, tiny_method
     assert main(pairwise) == 0
     # its pairwise reply ([[B]]), not the Scorer's ([[A]])
     assert [r["verdict"] for r in records(isolated_env / "pairs")] == ["second", "second"]
+
+
+def test_its_agent_answers_are_matched_to_their_calls(isolated_env: Path, tiny_method: dict[str, str]) -> None:
+    """``Tiny`` is registered as a scorer (``register_roles``), so each of its answers carries its call's cache
+    flag and finish reason, and a run answered from the cache counts no model call and bills no token."""
+    single = ["run", "--method", "tiny", "--provider", "scripted", "--no-progress", "--dataset", "summeval"]
+    single += ["--aspect", "coherence", "--limit", "2"]
+    assert main([*single, "--out", str(isolated_env / "first")]) == 0
+    assert main([*single, "--out", str(isolated_env / "again")]) == 0
+    for out, cached in (("first", False), ("again", True)):
+        for record in records(isolated_env / out):
+            (answer,) = [e for e in record["transcript"] if e["agent"] == "Tiny"]
+            assert (answer["role"], answer["cached"], answer["finish_reason"]) == ("scorer", cached, "stop")
+            assert (record["llm_calls"], record["cached_calls"]) == ((0, 1) if cached else (1, 0))
+            assert record["usage"]["scorer"]["billed_prompt_tokens"] == (
+                0 if cached else answer["usage"]["prompt_tokens"]
+            )
+
+
+def test_the_docs_offline_test_passes(isolated_env: Path, tiny_method: dict[str, str]) -> None:
+    """The plugin's own test, as the docs page writes it, passes against the method."""
+    path = isolated_env / "test_method.py"
+    path.write_text(tiny_method["tests/test_method.py"], encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("test_method", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.test_tiny_offline_in_both_forms()

@@ -25,7 +25,7 @@ from debate_eval.agents.errors import UserError
 from debate_eval.tasks.engine.record import Record
 from debate_eval.tasks.engine.results import _differences
 from debate_eval.tasks.engine.rundir import RunDir, ScanEnd, record_result_key, results_file_name
-from debate_eval.tasks.engine.summary import SystemsComparison, compared_systems
+from debate_eval.tasks.engine.summary import SystemsComparison, compared_systems, priced_as_configured
 from debate_eval.tasks.engine.tally import Tally
 
 _SHARD = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
@@ -113,8 +113,9 @@ def merge_shards(out_dir: Path, directories: Sequence[Path], systems: SystemsCom
 
     ``out_dir`` must be new or empty (no ``results.jsonl``); it is written under its run lock, the results
     into a temporary file renamed into place, so an interrupted merge leaves no half file. Its ``summary.json``
-    holds the merged run's totals and, as a run's does, its systems block (``systems``: the caller's
-    comparison, asked when a record names a system).
+    holds the merged run's totals, their estimated cost priced as the run of the shards' configuration prices
+    its own, and, as a run's does, its systems block (``systems``: the caller's comparison, asked when a record
+    names a system).
     """
     if not directories:
         raise UserError("merge: give at least one shard directory")
@@ -194,7 +195,8 @@ def merge_shards(out_dir: Path, directories: Sequence[Path], systems: SystemsCom
         document["merged_from"] = [str(d) for d in directories]
         run_dir.write_config(document)
         compared = compared_systems(total, lambda: run_dir.iter_records(messages=False), systems)
-        summary = {**total.to_dict(None), **({"systems": compared} if compared else {})}
+        cost = priced_as_configured(total, document)  # the shards' models (one configuration), as a run prices
+        summary = {**total.to_dict(cost), **({"systems": compared} if compared else {})}
         run_dir.write_summary({**summary, "merged_from": document["merged_from"]})
     finally:
         lock.release()

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from analysis_factories import group, only, rec, write_jsonl
 
 from debate_eval.agents.errors import UserError
+from debate_eval.tasks.analysis.bootstrap import SEED
 from debate_eval.tasks.analysis.meta_eval import meta_evaluate
 from debate_eval.tasks.analysis.records import load_results, number
+from debate_eval.tasks.analysis.systems import run_systems
 
 
 def test_last_record_wins_for_duplicated_item_ids(tmp_path: Path) -> None:
@@ -78,3 +82,44 @@ def test_missing_file_and_bad_records_raise_user_error(tmp_path: Path) -> None:
 def test_a_number_too_large_for_a_float_is_no_number() -> None:
     """A hand-edited results line with a 400-digit score is read as no score, like infinity (was a traceback)."""
     assert number(10**400) is None and number(float("inf")) is None and number(3) == 3.0 and number(None) is None
+
+
+def _one_item_for_three_systems(pairwise: bool) -> list[dict]:
+    """12 item ids, each judged for three systems (the same id and group in each): deterministic ratings."""
+    verdicts = ("first", "second", "tie")
+    lines = []
+    for i in range(12):
+        for k, system in enumerate(("sysA", "sysB", "sysC")):
+            line = {"item_id": f"q{i}", "dataset": "mine", "aspect": "quality", "system_id": system}
+            if pairwise:
+                line |= {"task_type": "pairwise", "system_a": system, "system_b": "base"}
+                line |= {"verdict": verdicts[(i * 7 + k * 5) % 3], "human_label": verdicts[(i * 5 + k) % 3]}
+            else:
+                line |= {"score": 1 + (i * 7 + k * 3) % 5, "human_score": 1 + (i * 3 + k * 2) % 5}
+            lines.append(line)
+    return lines
+
+
+@pytest.mark.parametrize("pairwise", [True, False])
+def test_records_sharing_an_item_id_give_the_same_report_in_any_order(pairwise: bool) -> None:
+    lines = _one_item_for_three_systems(pairwise)
+    reports = [
+        json.dumps(dataclasses.asdict(only(meta_evaluate(order, bootstrap=200), "mine")))
+        for order in (lines, lines[::-1], lines[1::2] + lines[::2])
+    ]
+    assert reports[0] == reports[1] == reports[2]
+    # and the run summary's systems block (means, intervals, pairs or win rates) of the same records
+    blocks = [json.dumps(run_systems(order, bootstrap=200)) for order in (lines, lines[::-1], lines[1::2] + lines[::2])]
+    assert blocks[0] == blocks[1] == blocks[2]
+
+
+def test_pairwise_interval_is_drawn_from_items_ordered_by_id_then_system() -> None:
+    lines = _one_item_for_three_systems(pairwise=True)
+    # by hand: the group of an item without one is the item itself, so the order is item id (as text), system
+    ordered = sorted(lines, key=lambda line: (line["item_id"], line["system_id"]))
+    correct = np.array([line["verdict"] == line["human_label"] for line in ordered], dtype=float)
+    draws = np.random.default_rng(SEED).integers(0, len(correct), size=(200, len(correct)))
+    expected = np.percentile(correct[draws].mean(axis=1), [2.5, 97.5])
+    for order in (lines, lines[::-1]):
+        interval = only(meta_evaluate(order, bootstrap=200), "mine").ci95["accuracy"]
+        assert interval == pytest.approx(expected, abs=1e-12)

@@ -15,7 +15,7 @@ import pytest
 from debate_eval.agents.errors import UserError
 from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAIServer
 from debate_eval.debates import base
-from debate_eval.tasks.cli.main import main
+from debate_eval.tasks.cli.main import build_parser, main
 
 BUILT_IN = [
     *("debate", "multiagent", "tiebreaker", "both", "geval", "chateval", "dialevalml", "fennec"),
@@ -76,6 +76,8 @@ def test_the_example_plugin_is_listed_and_selectable(example_plugin: None, capsy
     assert example["task_types"] == ["single"] and str(example["source"]).startswith("plugin ")
     assert [o["flags"] for o in example["options"]] == [["--example-prompt"]]  # type: ignore[union-attr]
     assert base.get_method("example-single").name == "example-single"
+    assert main(["methods"]) == 0  # the listing names the value as the option declares it (metavar="FILE")
+    assert "  --example-prompt FILE: example-single: a system prompt file" in capsys.readouterr().out
 
 
 def test_get_method_loads_only_the_plugin_it_needs(registry: list[metadata.EntryPoint], example_plugin: None) -> None:
@@ -110,6 +112,42 @@ def test_a_plugin_cannot_take_a_built_in_name(
     base.all_methods()
     assert "the name 'debate' is taken by a built-in method" in capsys.readouterr().err
     assert base.get_method("debate").has_critic
+
+
+CLASHING_OPTION = """
+from dataclasses import dataclass
+from debate_eval.debates import Method, option, register_method
+
+@dataclass(frozen=True)
+class ClashOptions:
+    temperature: str = option("warm", help="clash: an option named as a run option")
+    clash_words: str = option("few", help="clash: an option of its own")
+
+@register_method
+class Clash(Method):
+    name, description, Options = "clash", "a plugin with an option named as a run option", ClashOptions
+    def build_config(self, options, ctx): return {}
+    async def judge(self, task, config, pool): ...
+"""
+
+
+def test_a_plugin_option_named_as_a_run_option_costs_one_line_not_the_command(
+    registry: list[metadata.EntryPoint],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A plugin's option ``temperature`` would be a second ``--temperature`` flag (argparse refused the whole
+    parser: a traceback for every command); its flag is left out with one line, the rest of the command works."""
+    (tmp_path / "clash_method.py").write_text(CLASHING_OPTION, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    registry.append(metadata.EntryPoint(name="clash", value="clash_method", group=base.ENTRY_POINT_GROUP))
+    parser = build_parser("run")
+    args = parser.parse_args(["run", "--method", "clash", "--temperature", "0.5", "--clash-words", "many"])
+    assert (args.temperature, args.clash_words) == (0.5, "many")  # the run's float
+    assert capsys.readouterr().err.splitlines() == [
+        "debate-eval: method 'clash': option 'temperature' left out: it is a run option (--temperature); rename it"
+    ]
 
 
 def test_unknown_methods_are_refused_with_the_valid_names(registry: list[metadata.EntryPoint]) -> None:

@@ -168,3 +168,48 @@ def test_a_shard_killed_with_sigkill_resumes_and_merges_without_loss(
     assert main(["merge", str(isolated_env / "m"), *map(str, shard_dirs)]) == 0
     ids = ids_of(isolated_env / "m" / "results.jsonl")
     assert len(ids) == len(set(ids)) == ITEMS
+
+
+#: per million tokens; no cached-input column, so a cached prompt token costs as any prompt token
+PRICES = "model,input_per_million,output_per_million\nscripted,3,15\nscripted-critic,0.5,2\n"
+
+
+def debate_args(server: ScriptedOpenAIServer, out: Path, critic: str, *extra: str) -> list[str]:
+    args = ["run", "--dataset", "summeval", "--aspect", "coherence", "--limit", "6", "--method", "debate"]
+    args += ["--base-url", server.base_url, "--model", "scripted", "--role-model", f"critic={critic}"]
+    return [*args, "--out", str(out), "--no-cache", "--no-progress", "--no-preflight", *extra]
+
+
+def priced_by_hand(results: Path) -> float:
+    """The run's dollars from its records' tokens per role and the PRICES table, summed by hand."""
+    per_million = {"scorer": (3, 15), "critic": (0.5, 2)}
+    total = 0.0
+    for line in results.read_text(encoding="utf-8").splitlines():
+        for role, usage in json.loads(line)["usage"].items():
+            prompt, completion = per_million[role]
+            total += (usage["billed_prompt_tokens"] * prompt + usage["billed_completion_tokens"] * completion) / 1e6
+    return total
+
+
+@pytest.mark.parametrize("critic", ["scripted-critic", "unpriced-critic"])
+def test_a_merged_run_is_priced_as_the_same_run_in_one_process(
+    isolated_env: Path, monkeypatch: pytest.MonkeyPatch, critic: str
+) -> None:
+    (isolated_env / "prices.csv").write_text(PRICES, encoding="utf-8")
+    monkeypatch.setenv("DEBATE_EVAL_PRICES", str(isolated_env / "prices.csv"))
+    shard_dirs = [isolated_env / f"s{k}" for k in range(2)]
+    with ScriptedOpenAIServer() as server:
+        assert main(debate_args(server, isolated_env / "whole", critic)) == 0
+        assert main(debate_args(server, isolated_env / "workers", critic, "--workers", "2")) == 0
+        for k, out in enumerate(shard_dirs):
+            assert main(debate_args(server, out, critic, "--shard", f"{k}/2")) == 0
+    assert main(["merge", str(isolated_env / "merged"), *map(str, shard_dirs)]) == 0
+    summaries = [json.loads((isolated_env / d / "summary.json").read_text()) for d in ("whole", "workers", "merged")]
+    whole, workers, merged = summaries
+    assert merged["usage"] == workers["usage"] == whole["usage"] and set(whole["usage"]) == {"scorer", "critic"}
+    assert merged["estimated_cost_usd"] == workers["estimated_cost_usd"] == whole["estimated_cost_usd"]
+    if critic == "unpriced-critic":  # a model without a price: no made-up cost, in one process or merged
+        assert merged["estimated_cost_usd"] is None
+    else:
+        assert merged["usage"]["critic"]["billed_completion_tokens"] > 0
+        assert merged["estimated_cost_usd"] == pytest.approx(priced_by_hand(isolated_env / "merged" / "results.jsonl"))
