@@ -146,6 +146,18 @@ def test_a_run_into_an_audit_folder_is_refused(isolated_env: Path, capsys: pytes
     assert sorted(path.name for path in out.iterdir()) == held
 
 
+def test_a_shard_of_an_audit_is_refused(isolated_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--shard K/N would judge a part of the items while the card says all of them: refused before anything runs."""
+    out = isolated_env / "sharded"
+    args = single_args(isolated_env, "planted-length", out, "--method", "geval", "--facets", "agreement")
+    assert main([*args, "--shard", "1/2"]) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        "debate-eval: error: --shard 1/2: an audit judges every selected item (its card would stand on one shard and "
+        "say all); split its work with --workers or --ray instead"
+    ]
+    assert not out.exists()
+
+
 def test_budget_needs_a_price_for_every_model(isolated_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = isolated_env / "budget"
     args = single_args(isolated_env, "planted-length", out, "--method", "geval")
