@@ -101,6 +101,8 @@ def test_rerun_resumes_without_calls_and_a_second_method_joins_the_card(
     assert main(args) == 0
     again = capsys.readouterr().out
     assert again.count(" 0 finished now") == 10 and again.count("; 0 model calls") == 10
+    # nothing left to judge costs nothing, though the scripted model has no price
+    assert "  total: 0 calls at most, estimated cost $0.0000" in again and " unknown" not in again
     # each sub-run is an ordinary run directory
     assert main(["meta-eval", str(out / first["judges"][0]["runs"]["base"])]) == 0
     assert main(["show", str(out / first["judges"][1]["runs"]["injected"])]) == 0
