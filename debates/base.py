@@ -14,7 +14,7 @@ a plugin that fails to load is reported in one line on stderr and skipped, never
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from importlib import metadata
 from typing import Any, TypeVar
 
@@ -211,7 +211,9 @@ def method_option_names() -> dict[str, list[str]]:
 
 
 def check_option_names(names: Iterable[str]) -> None:
-    """A ``UserError`` for the first of ``names`` no registered method declares, with the nearest ones."""
+    """A ``UserError`` for the first of ``names`` no registered method declares, with the nearest ones. Given a
+    mapping of names to values, each value is also checked as the first method declaring it checks it, as the
+    command line checks every method's flags whichever method runs."""
     import difflib
 
     known = method_option_names()
@@ -220,6 +222,8 @@ def check_option_names(names: Iterable[str]) -> None:
             close = difflib.get_close_matches(name, list(known), n=3)
             hint = f"; did you mean {' or '.join(close)}?" if close else f"; method options: {', '.join(known)}"
             raise UserError(f"unknown method option {name!r}{hint}")
+        if isinstance(names, Mapping):
+            declared_options(all_methods()[known[name][0]])[name].check(names[name])
 
 
 def method_options(method: Method[Any]) -> list[dict[str, Any]]:

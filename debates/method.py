@@ -227,15 +227,15 @@ class Method(Generic[ConfigT]):
         ``evaluate(**method_options)``), each checked; the others at their defaults.
 
         A name no registered method declares is a ``UserError`` (with the nearest names); a name another method
-        declares is ignored, as on the command line (``--chateval-roles`` does not change a debate), so one set of
-        options can drive several methods (``ablate``'s grid).
+        declares is checked as that method checks it and otherwise ignored, as on the command line (``--chateval-roles``
+        does not change a debate), so one set of options can drive several methods (``ablate``'s grid).
         """
         own = self.declared_options()
-        unknown = [name for name in values if name not in own]
-        if unknown:
+        others = {name: value for name, value in values.items() if name not in own}
+        if others:
             from debate_eval.debates.base import check_option_names  # the registry, which imports this module
 
-            check_option_names(unknown)
+            check_option_names(others)
         return self.Options(**{name: own[name].check(value) for name, value in values.items() if name in own})
 
     def configure(self, values: Mapping[str, Any], ctx: MethodContext) -> ConfigT:

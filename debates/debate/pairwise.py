@@ -28,7 +28,7 @@ from debate_eval.debates.debate.paper import PaperFlow, read_decider
 from debate_eval.debates.debate.team import MultiAgentsDebate, run_on
 from debate_eval.debates.evaluation import EvaluationTask, Outcome, planted
 from debate_eval.debates.kit.reask import Reask
-from debate_eval.debates.kit.transcript import pairwise_transcript
+from debate_eval.debates.kit.transcript import mark_agreement, pairwise_transcript
 from debate_eval.debates.pairwise.prompts import answer_hint, judge_material, pairwise_persona, prompt_table, reask_text
 
 _LLM_KEYS = {Relay.TASK: "llm_task", Relay.REVIEW: "llm_review", Relay.FEEDBACK: "llm_feedback"}
@@ -99,7 +99,9 @@ async def run_debate_pairwise(task: EvaluationTask, config: DebateConfig, pool: 
         parsed,
         decided_by=decider,
         stop_reason=protocol.stop_reason.value,
-        transcript=pairwise_transcript(messages, calls, {SCORER, TIEBREAKER}, judged, markers),
+        transcript=mark_agreement(
+            pairwise_transcript(messages, calls, {SCORER, TIEBREAKER}, judged, markers), protocol.critic_agrees
+        ),
         calls=calls,
         agreed=protocol.agreed,
         rounds=protocol.rounds,

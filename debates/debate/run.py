@@ -35,7 +35,7 @@ from debate_eval.debates.debate.paper import PaperFlow
 from debate_eval.debates.debate.team import MultiAgentsDebate, run_on
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
 from debate_eval.debates.group_chat import runtime_mode
-from debate_eval.debates.kit.transcript import build_transcript
+from debate_eval.debates.kit.transcript import build_transcript, mark_agreement
 from debate_eval.debates.scoring.scores import ParsedScore
 
 
@@ -151,7 +151,7 @@ async def run_debate(
     def parse(message: BaseChatMessage) -> ParsedScore | None:
         return flow.parse(message.to_text(), task, material) if message.source in (SCORER, TIEBREAKER) else None
 
-    transcript = build_transcript(final.messages, calls, parse)
+    transcript = mark_agreement(build_transcript(final.messages, calls, parse), protocol.critic_agrees)
     if teams is not None:
         teams.give_back(crew)
     return Outcome(

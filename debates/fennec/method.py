@@ -8,12 +8,13 @@ grades the corrected text again. Personas do not apply; ``--role-model`` does fo
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from debate_eval.agents.errors import UserError
 from debate_eval.debates.base import Method, MethodContext, OptionError, Reparser, option, register_method, with_parse
 from debate_eval.debates.evaluation import EvaluationTask, Outcome
+from debate_eval.debates.fennec.prompts import PROMPT_FILES, prompt_text
 from debate_eval.debates.fennec.roles import (
     CORRECTOR_ROLE,
     CRITERIA_WRITER_ROLE,
@@ -41,6 +42,10 @@ class FennecConfig:
     correct: bool = False
     correct_below: float | None = None  # None: the middle of the aspect's scale (3 on 1-5)
     rescore_corrected: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready view for config.json (the prompts' texts too: editing them changes the run's hash)."""
+        return {**asdict(self), "prompts": {name: prompt_text(name) for name in PROMPT_FILES}}
 
 
 async def run_fennec(task: EvaluationTask, config: FennecConfig, pool: ClientPool) -> Outcome:

@@ -39,6 +39,18 @@ HIDDEN = "[the text under evaluation is not shown at this step]"
 # a prompt file of this package by name: its text (trailing whitespace removed), or a JSON one as a dict
 prompt_text = functools.partial(prompt_file, "debate_eval.debates.fennec")
 prompt_table = functools.partial(prompt_file_table, "debate_eval.debates.fennec")
+# every prompt file above, recorded in config.json by their texts (editing one changes the run's hash)
+PROMPT_FILES = (
+    "system.json",
+    "criteria.txt",
+    "criteria_reask.txt",
+    "guideline.txt",
+    "judge_single.txt",
+    "judge_pairwise.txt",
+    "correct.txt",
+    "query_pairwise.txt",
+    "goals.json",
+)
 
 
 def fill(template: str, values: Mapping[str, object]) -> str:

@@ -5,7 +5,8 @@ content, models_usage, metadata, created_at), plus what this project adds: the a
 addressee and relay kind of Commander messages, whether the model call was answered from the cache, its
 finish reason (``stop``, ``length`` ...) and how many secrets were masked in its answer, the answer format
 the call was constrained to (``answer_format``: kind, mode, cap; absent for free answers), and, for scoring
-agents, the parsed score and how it was parsed (pairwise: the parsed verdict, ``pairwise_transcript``).
+agents, the parsed score and how it was parsed (pairwise: the parsed verdict, ``pairwise_transcript``); for the
+Critic, whether the debate read its message as NO ISSUE (``agreed``, ``mark_agreement``).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 from autogen_agentchat.messages import BaseAgentEvent, BaseChatMessage
 
 from debate_eval.agents.models.wrappers import CallRecord
-from debate_eval.agents.roles import role_of
+from debate_eval.agents.roles import CRITIC_ROLE, role_of
 from debate_eval.debates.evaluation import verdict_text
 from debate_eval.debates.scoring.scores import ParsedScore
 from debate_eval.debates.scoring.untrusted import UntrustedMaterial
@@ -86,4 +87,13 @@ def pairwise_transcript(
     for entry in transcript:
         if entry["agent"] in judges:
             entry["verdict"] = verdict_text(str(entry["content"]), material, markers).to_dict()
+    return transcript
+
+
+def mark_agreement(transcript: list[dict[str, Any]], agrees: Callable[[str], bool]) -> list[dict[str, Any]]:
+    """``transcript`` with each Critic message's ``agreed``: whether ``agrees`` (the debate's own rule, the one
+    that ends it) reads it as NO ISSUE, so a transcript shows why a debate stopped or went on."""
+    for entry in transcript:
+        if entry["role"] == CRITIC_ROLE:
+            entry["agreed"] = agrees(str(entry["content"]))
     return transcript

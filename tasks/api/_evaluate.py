@@ -82,7 +82,7 @@ async def evaluate_async(
 
     request, obj = prepared_request(data, keywords, config, "debate-eval-")
     run_config, run_options = build.build_run(request, obj)
-    for warning in build.method_warnings(run_config):
+    for warning in build.method_warnings(run_config, request):
         warnings.warn(warning, UserWarning, stacklevel=2)
     await run(run_config, run_options, systems=compare_systems)
     return load_run(run_options.out_dir)

@@ -29,7 +29,7 @@ from debate_eval.tasks.data.datasets import get_dataset
 from debate_eval.tasks.engine import flags
 from debate_eval.tasks.engine.config_file import read_request_file, request_toml
 from debate_eval.tasks.engine.flags import Flag
-from debate_eval.tasks.engine.option_values import FLOAT, INT, NON_NEGATIVE_INT, POSITIVE_INT, SWITCH
+from debate_eval.tasks.engine.option_values import FLOAT, INT, NON_NEGATIVE_INT, POSITIVE_FLOAT, POSITIVE_INT, SWITCH
 from debate_eval.tasks.engine.request import FLAGS, RunRequest, field_kind, field_names, flags_of
 
 if TYPE_CHECKING:  # the engine loads when a run starts (``run --help`` stays fast)
@@ -78,15 +78,6 @@ def add_request_flag(group: Any, name: str, flag: Flag) -> None:
         group.add_argument(alias, dest=name, help=argparse.SUPPRESS)
 
 
-# How a flag's text is converted, by the field's kind (a field's own ``Flag.convert`` wins).
-FLAG_TYPES: dict[str, Callable[[str], Any]] = {
-    INT: int,
-    POSITIVE_INT: positive_int,
-    NON_NEGATIVE_INT: non_negative_int,
-    FLOAT: float,
-}
-
-
 def flag_type(convert: Callable[[str], Any]) -> Callable[[str], Any]:
     """argparse type of a method option's ``convert``: a refused value (``OptionError``) is argparse's one-line
     error with the option's own message; text that is no value at all reads as ``invalid NAME value``."""
@@ -99,6 +90,17 @@ def flag_type(convert: Callable[[str], Any]) -> Callable[[str], Any]:
 
     parse.__name__ = getattr(convert, "__name__", "value")
     return parse
+
+
+# How a flag's text is converted, by the field's kind (a field's own ``Flag.convert`` wins); a refused number
+# is named as a method option's is (``expected an integer >= 1, got 0``).
+FLAG_TYPES: dict[str, Callable[[str], Any]] = {
+    INT: int,
+    POSITIVE_INT: flag_type(positive_int),
+    NON_NEGATIVE_INT: flag_type(non_negative_int),
+    FLOAT: float,
+    POSITIVE_FLOAT: float,  # then checked > 0 (``check_value``): the message says what was expected
+}
 
 
 def add_option_flag(group: Any, option: MethodOption) -> None:
@@ -229,7 +231,7 @@ def handle_run(args: argparse.Namespace) -> int:
     from debate_eval.tasks.engine.runner import run
 
     config, options = build.build_run(request)
-    for warning in build.method_warnings(config):
+    for warning in build.method_warnings(config, request):
         print(f"debate-eval: {warning}", file=sys.stderr)
     summary = asyncio.run(run(config, options, systems=compare_systems))
     print(format_summary(summary, config))

@@ -239,6 +239,8 @@ def _format_messages(record: Record, blocks: list[str], full: bool) -> str:
             parsed = entry.get(kind)
             if parsed:
                 meta.append(f"{kind} {_fmt(parsed.get('value'))} [{parsed.get('status')}/{parsed.get('method')}]")
+        if "agreed" in entry:  # a Critic message: whether the debate read it as NO ISSUE
+            meta.append("read as NO ISSUE" if entry["agreed"] else "read as an objection")
         title = f"--- [{entry.get('index')}] {entry.get('agent')}{arrow}{relay}"
         if meta:
             title += "  (" + ", ".join(meta) + ")"

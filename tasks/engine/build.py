@@ -294,11 +294,23 @@ def dataset_slug(dataset: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", dataset).strip("._") or "dataset"
 
 
-def method_warnings(config: RunConfig) -> list[str]:
-    """The method's one-line warnings for this configuration (e.g. G-Eval's samples at temperature 0), and
-    ``--fidelity authors-code`` with this project's own template (their prompt file makes it their run)."""
+def method_warnings(config: RunConfig, request: RunRequest | None = None) -> list[str]:
+    """The method's one-line warnings for this configuration (e.g. G-Eval's samples at temperature 0),
+    ``--fidelity authors-code`` with this project's own template (their prompt file makes it their run), and,
+    given the ``request``, a model setting for a role the method never calls (``--role-model critic=...`` with
+    G-Eval): it changes nothing, which the user would not otherwise learn."""
     temperature = config.models.for_role("scorer").sampling.temperature
     found = list(config.method.warnings(config.method_config, temperature))
+    if request is not None:
+        calls = config.method.roles(config.method_config)
+        used = {role if role in ROLES else "scorer" for role in calls}  # other roles take the Scorer's settings
+        for name in ("role_model", "role_base_url", "role_provider"):
+            found += [
+                f"--{name.replace('_', '-')} {role}=...: {config.protocol} makes no {role} call (its model roles: "
+                f"{', '.join(calls)}), so this setting changes nothing"
+                for role in getattr(request, name)
+                if role not in used
+            ]
     method, method_config = config.method, config.method_config
     base = getattr(method_config, "base", None)
     if isinstance(base, str) and hasattr(method_config, "base_config"):  # self-consistency: the sampled method's

@@ -216,7 +216,7 @@ class RunRequest:
     no_seed: bool = _option(SWITCH, REQUEST_FLAGS, "send no seed")
     max_tokens: int | None = _option(POSITIVE_INT, REQUEST_FLAGS, "default: none for APIs, 256 for the embedded model")
     timeout: float | None = _option(
-        FLOAT,
+        POSITIVE_FLOAT,
         REQUEST_FLAGS,
         "seconds per request attempt, all of it: connecting, sending, waiting, reading the answer (default 120; "
         "900 for the embedded model)",

@@ -368,10 +368,17 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[written:]
 
 
-def _differences(old: Any, new: Any, prefix: str = "") -> list[str]:
+def _differences(old: Any, new: Any, prefix: str = "", sides: tuple[str, str] = ("in the run", "now")) -> list[str]:
+    """The dotted paths where two result configurations differ; a short value is shown on both ``sides``
+    (``debate.max_rounds (2 in the run, 1 now)``), a long one (a prompt's text) only named."""
     if isinstance(old, dict) and isinstance(new, dict):
         out: list[str] = []
         for key in sorted(set(old) | set(new)):
-            out += _differences(old.get(key), new.get(key), f"{prefix}{key}.")
+            out += _differences(old.get(key), new.get(key), f"{prefix}{key}.", sides)
         return out
-    return [prefix.rstrip(".")] if old != new else []
+    if old == new:
+        return []
+    shown = [json.dumps(value) for value in (old, new)]
+    if max(map(len, shown)) <= 40 and not any(isinstance(value, (dict, list)) for value in (old, new)):
+        return [f"{prefix.rstrip('.')} ({shown[0]} {sides[0]}, {shown[1]} {sides[1]})"]
+    return [prefix.rstrip(".")]

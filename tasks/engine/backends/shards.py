@@ -129,7 +129,10 @@ def merge_shards(out_dir: Path, directories: Sequence[Path], systems: SystemsCom
     first = configs[0]
     for directory, config in zip(directories[1:], configs[1:], strict=True):  # one configuration, or one line
         if config["config_hash"] != first["config_hash"]:
-            differing = ", ".join(_differences(first.get("result_config", {}), config.get("result_config", {})))
+            sides = (f"in {Path(directories[0]).name}", f"in {Path(directory).name}")
+            differing = ", ".join(
+                _differences(first.get("result_config", {}), config.get("result_config", {}), "", sides)
+            )
             raise UserError(
                 f"{directory} holds another configuration than {directories[0]} (differs in: "
                 f"{differing or 'the configuration hash only: written by another version'}); merge only the "

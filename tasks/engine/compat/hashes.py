@@ -1,7 +1,7 @@
 """Config hashes and cache namespaces of development versions before 0.1.0, and moving their run directories.
 Dropped in 0.2.0 (``REMOVED_IN``).
 
-Two earlier hashes are recognised:
+Three earlier hashes are recognised:
 
 - before the method registry, the config hash counted the models of every role, used or not, and each
   method's configuration as it was then (``pre_registry_config_hash``): such a directory is moved when its
@@ -9,7 +9,12 @@ Two earlier hashes are recognised:
 - before URL-free hashing, a user's endpoint entered the hash by its URL (``url_identity``): a directory
   whose ``config.json`` holds a configuration that, with the endpoint URLs taken out (``url_free``), hashes
   to the current one is moved, whatever URL it was run at (the URL is then checked as information by
-  ``tasks/engine/endpoints.py``). Their response-cache namespaces are read too (``url_era_namespace``).
+  ``tasks/engine/endpoints.py``). Their response-cache namespaces are read too (``url_era_namespace``);
+- before Fennec's prompts were recorded, a Fennec configuration was hashed without them
+  (``pre_prompts_config_hash``): such a directory is moved when its hash is that of the very configuration
+  being run with its ``prompts`` taken out. The prompt files shipped with Fennec have not changed since it
+  came, so it is read as judged with today's prompts; a directory run with edited prompt files cannot be told
+  apart from one run with the shipped ones, and is moved too.
 
 Moving a directory, so that it resumes with no re-evaluation:
 
@@ -114,6 +119,24 @@ def pre_registry_config_hash(config: RunConfig) -> str | None:
     return stable_hash(earlier)[:16] if earlier is not None else None
 
 
+def _without_fennec_prompts(result_config: dict[str, Any]) -> dict[str, Any]:
+    """``result_config`` with Fennec's ``prompts`` taken out (of every aspect's too), as earlier versions hashed it."""
+    fennec, aspects = result_config.get("fennec"), result_config.get("aspects")
+    out = dict(result_config)
+    if isinstance(fennec, dict):
+        out["fennec"] = {key: value for key, value in fennec.items() if key != "prompts"}
+    if isinstance(aspects, dict):
+        out["aspects"] = {aspect: _without_fennec_prompts(config) for aspect, config in aspects.items()}
+    return out
+
+
+def pre_prompts_config_hash(config: RunConfig) -> str | None:
+    """The hash a version before Fennec's prompts were recorded gave this configuration (None: not Fennec)."""
+    if config.method.config_key != "fennec":
+        return None
+    return stable_hash(_without_fennec_prompts(config.result_config()))[:16]
+
+
 def move_earlier_run(out_dir: Path, config: RunConfig, document: dict[str, Any]) -> bool:
     """Move ``out_dir`` from an earlier hash of ``config`` to its current one; True when it did. ``document``
     is the current ``config.json`` content. Anything else (no directory, another configuration, an
@@ -127,6 +150,8 @@ def move_earlier_run(out_dir: Path, config: RunConfig, document: dict[str, Any])
         reason = "only the roles the method calls count"
     elif old is not None and _url_era_hash(existing) == new:
         reason = "the endpoint URL no longer counts: provider, model and sampling do, the URL stays in config.json"
+    elif old is not None and old == pre_prompts_config_hash(config):
+        reason = "Fennec's prompt texts now count; it is read as judged with the shipped prompts"
     else:
         return False
     with RunLock(out_dir):  # no run may append while the lines are rewritten

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAIServer
+from debate_eval.debates import fennec
 from debate_eval.tasks.cli.main import main
 from debate_eval.tasks.data.datasets import load_items
 
@@ -123,12 +124,17 @@ def test_single_run_with_correction_stores_texts_and_prints_the_gain(
     assert [(r["score"], r["details"]["correction"]["rescore"]["gain"]) for r in edited] == [(2.5, 1.5)] * 2
     assert all(r["details"]["tree"][0]["score"]["value"] == 3 for r in edited)
     config = json.loads((out / "config.json").read_text(encoding="utf-8"))
-    assert config["result_config"]["fennec"] == {
+    recorded = config["result_config"]["fennec"]
+    assert {key: value for key, value in recorded.items() if key != "prompts"} == {
         "branches": 2,
         "correct": True,
         "correct_below": None,
         "rescore_corrected": True,
     }
+    # every prompt file is recorded by its text (so editing one changes the config hash)
+    folder = Path(fennec.__file__).parent / "prompts"
+    shipped = {path.name: path.read_text(encoding="utf-8").rstrip() for path in folder.iterdir() if path.is_file()}
+    assert recorded["prompts"] == shipped and len(shipped) == 9
     assert set(config["result_config"]["models"]) == {"criteria_writer", "guideline_writer", "judge", "corrector"}
 
 

@@ -8,6 +8,7 @@ only its item, a hang past the timeout, each protocol's message flow, and bad in
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -125,6 +126,19 @@ def test_a_different_configuration_is_refused(isolated_env: Path, capsys: pytest
         assert run_cli(server, out, "--max-rounds", "1", limit=1) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "different configuration" in err[0] and "max_rounds" in err[0]
+
+
+def test_a_refused_rerun_shows_the_short_values_that_differ(
+    isolated_env: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = isolated_env / "run"
+    with ScriptedOpenAIServer() as server:
+        assert run_cli(server, out, limit=1) == 0
+        assert run_cli(server, out, "--max-rounds", "1", "--critic", "plain", limit=1) == 2
+    err = capsys.readouterr().err.strip()
+    assert "debate.max_rounds (2 in the run, 1 now)" in err  # the default, then the flag
+    assert 'debate.critic.name ("devils-advocate" in the run, "plain" now)' in err
+    assert "debate.critic.text," in err  # a prompt's text is only named
 
 
 def test_a_failed_endpoint_check_does_not_lock_the_output_folder(
@@ -271,6 +285,17 @@ def test_show_prints_the_transcript(isolated_env: Path, capsys: pytest.CaptureFi
     assert main(["show", str(out), "--item", "1"]) == 0
     text = capsys.readouterr().out
     assert "--- [0] Commander -> Scorer (task)" in text and "--- [3] Critic" in text and "score 3" in text
+
+
+def test_show_says_how_each_critic_message_was_read(isolated_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = isolated_env / "run"
+    with ScriptedOpenAIServer() as server:
+        assert run_cli(server, out, "--no-preflight", limit=1) == 0  # the scripted Critic objects in both rounds
+    capsys.readouterr()
+    assert main(["show", str(out), "--item", "1"]) == 0
+    critic = [line for line in capsys.readouterr().out.splitlines() if re.match(r"--- \[\d+\] Critic ", line)]
+    assert len(critic) == 2 and all(line.endswith("read as an objection)") for line in critic), critic
+    assert [e["agreed"] for e in read_records(out)[0]["transcript"] if e["role"] == "critic"] == [False, False]
 
 
 def test_rescore_reparses_stored_answers_without_model_calls(isolated_env: Path) -> None:

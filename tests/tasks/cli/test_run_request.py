@@ -4,10 +4,17 @@ after the flag, every field has its flag, and ``--config`` / ``--dump-config`` r
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 import pytest
 
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - the backport, a dependency on 3.10 only
+    import tomli as tomllib
+
+import debate_eval
 from debate_eval.debates.base import method_option_names
 from debate_eval.tasks.cli.main import build_parser, main
 from debate_eval.tasks.cli.run import build_run_config, request_from_args
@@ -97,3 +104,60 @@ def test_dump_config_prints_no_key_as_security_md_says(isolated_env: Path, capsy
     page = " ".join((Path(__file__).parents[3] / "docs" / "security.md").read_text(encoding="utf-8").split())
     assert "`--dump-config` prints no key" in page and "`api_key = ...` is refused as `run` refuses it" in page
     assert "`api_key = ...` is printed `[redacted]`" not in page
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "expected"),
+    [
+        ("limit", "0", ">= 1, got 0"),  # the flag once said "invalid positive_int value: '0'"
+        ("max_retries", "-1", ">= 0, got -1"),
+        ("timeout", "-1", "expected a number > 0"),  # once accepted: every call then timed out at once
+        ("timeout", "0", "expected a number > 0"),
+        ("chateval_turns", "0", "expected an integer >= 1, got 0"),  # another method's option, checked all three ways
+        ("chateval_strategy", '"nope"', "simultaneous-summarizer"),  # argparse words its choices its own way
+    ],
+)
+def test_a_bad_value_is_refused_the_same_by_flag_file_and_keyword(
+    isolated_env: Path, capsys: pytest.CaptureFixture[str], flag: str, value: str, expected: str
+) -> None:
+    """The debate runs here: a value refused on the command line is refused in a ``--config`` file and by
+    ``evaluate()`` too, before any model call, in one line saying what was expected."""
+    base = ["run", "--dataset", "summeval", "--aspect", "coherence", "--provider", "scripted", "--limit", "1"]
+    base += ["--out", str(isolated_env / "run")]
+    try:  # argparse refuses a flag's text with SystemExit(2) and a usage line above its error line
+        code = main([*base, f"--{flag.replace('_', '-')}", value.strip('"')])
+    except SystemExit as stop:
+        code = stop.code
+    assert code == 2
+    from_flag = capsys.readouterr().err.splitlines()[-1]
+    file = isolated_env / "run.toml"
+    file.write_text(f"{flag} = {value}\n", encoding="utf-8")
+    assert main([*base, "--config", str(file)]) == 2
+    from_file = capsys.readouterr().err
+    with pytest.raises(debate_eval.UserError) as from_keyword:
+        keyword = tomllib.loads(file.read_text(encoding="utf-8"))  # the file's value, as a keyword
+        given = {"aspect": "coherence", "provider": "scripted", "limit": 1, "quiet": True, **keyword}
+        debate_eval.evaluate("summeval", **given)
+    for message in (from_flag, from_file, str(from_keyword.value)):
+        assert expected in message and len(message.strip().splitlines()) == 1, message
+    assert not (isolated_env / "run" / "results.jsonl").exists()
+
+
+def test_paths_in_a_config_file_are_read_from_the_current_directory(
+    isolated_env: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/quickstart.md: as the same flags are, not from the file's folder."""
+    folder = isolated_env / "sub"
+    folder.mkdir()
+    (folder / "rows.csv").write_text("src,out,h\nThe council met.,A meeting.,3\n", encoding="utf-8")
+    (folder / "run.toml").write_text(
+        'dataset = "rows.csv"\naspect = "faithfulness"\ncriteria = "Is it faithful?"\nscale = "1-5"\n'
+        'fields = "source=src,output=out,human=h"\nprovider = "scripted"\nmethod = "geval"\nout = "made"\n',
+        encoding="utf-8",
+    )
+    monkeypatch.chdir(isolated_env)
+    assert main(["run", "--config", "sub/run.toml", "--no-progress"]) == 2
+    assert "rows.csv: file not found" in capsys.readouterr().err
+    monkeypatch.chdir(folder)
+    assert main(["run", "--config", "run.toml", "--no-progress"]) == 0
+    assert (folder / "made" / "results.jsonl").exists() and not (isolated_env / "made").exists()

@@ -10,7 +10,13 @@ import pytest
 
 from debate_eval.agents.errors import UserError
 from debate_eval.debates.chateval import ChatEvalConfig
-from debate_eval.tasks.engine.build import build_run_config, build_run_options, dataset_slug, resolve_dataset
+from debate_eval.tasks.engine.build import (
+    build_run_config,
+    build_run_options,
+    dataset_slug,
+    method_warnings,
+    resolve_dataset,
+)
 from debate_eval.tasks.engine.request import FLAGS, RunRequest
 
 
@@ -88,6 +94,28 @@ def test_another_methods_options_are_ignored_and_a_typo_is_named(isolated_env: P
     assert build_run_config(request(method="geval", max_rounds=3)).config_hash() == plain.config_hash()
     with pytest.raises(UserError, match=re.escape("unknown method option 'max_round'; did you mean max_rounds")):
         build_run_config(request(method="debate", max_round=3))
+
+
+@pytest.mark.parametrize(
+    ("method", "roles", "unused"),
+    [
+        ("geval", {"critic": "m", "scorer": "m"}, ["critic"]),  # G-Eval's evaluator takes the Scorer's settings
+        ("chateval", {"scorer": "m", "commander": "m"}, ["commander"]),
+        ("debate", {"critic": "m", "commander": "m", "tiebreaker": "m"}, ["commander", "tiebreaker"]),
+        ("tiebreaker", {"critic": "m", "tiebreaker": "m"}, []),
+        ("fennec", {"judge": "m", "critic": "m"}, ["critic"]),
+    ],
+)
+def test_a_model_setting_for_a_role_the_method_never_calls_is_named(
+    isolated_env: Path, method: str, roles: dict[str, str], unused: list[str]
+) -> None:
+    given = request(method=method, provider="scripted", role_model=roles, role_provider={"critic": "scripted"})
+    found = method_warnings(build_run_config(given), given)
+    expected = [f"--role-model {role}=...: {method} makes no {role} call" for role in unused]
+    if method not in ("debate", "tiebreaker"):  # the debate's variants call the Critic
+        expected.append(f"--role-provider critic=...: {method} makes no critic call")
+    assert [line.split(" (its model roles")[0] for line in found] == expected
+    assert method_warnings(build_run_config(given)) == []  # without the request: the method's own warnings only
 
 
 @pytest.mark.parametrize(

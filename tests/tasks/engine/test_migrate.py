@@ -15,9 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from debate_eval.debates.fennec import method as fennec_method
 from debate_eval.tasks.cli.main import build_parser, main
 from debate_eval.tasks.cli.run import build_run_config
-from debate_eval.tasks.engine.compat.hashes import pre_registry_config_hash
+from debate_eval.tasks.engine.compat.hashes import pre_prompts_config_hash, pre_registry_config_hash
 from debate_eval.tasks.engine.results import read_jsonl
 
 LEGACY_RUN = Path(__file__).parent / "data" / "legacy_run_0afcb53"
@@ -112,3 +113,57 @@ def test_another_configuration_is_still_refused(isolated_env: Path, backend: lis
     argv = ["run", *SUMMEVAL, "--max-rounds", "3", "--limit", "3", "--out", str(out), "--no-preflight", *backend]
     assert main(argv) == 2
     assert {r["config_hash"] for r in read_jsonl(out / "results.jsonl")} == {"f9eb877706a19fca"}
+
+
+# Fennec before its prompts were recorded: the hash the code of main before that change gave this command
+# (``debate-eval run`` with these arguments, ``config.json``'s ``config_hash``)
+FENNEC = ["--dataset", "summeval", "--aspect", "coherence", "--protocol", "fennec", "--provider", "scripted"]
+FENNEC_BEFORE_PROMPTS = "aca4b31a8e7feb91"
+
+
+def fennec_run(out: Path) -> list[str]:
+    return ["run", *FENNEC, "--limit", "2", "--branches", "1", "--out", str(out), "--no-progress", "--no-cache"]
+
+
+def test_a_fennec_hash_before_its_prompts_were_recorded(isolated_env: Path) -> None:
+    config = config_of(FENNEC)
+    assert pre_prompts_config_hash(config) == FENNEC_BEFORE_PROMPTS != config.config_hash()
+    assert pre_prompts_config_hash(config_of(SUMMEVAL)) is None  # another method: nothing to read
+
+
+def test_a_fennec_run_directory_without_prompts_resumes_with_no_call(
+    isolated_env: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A directory written as the code before the prompts were recorded wrote it (``FennecConfig`` without
+    ``to_dict``: every field, no prompts) resumes: its lines get the new hash, no item is judged again."""
+    out = isolated_env / "fennec"
+    with monkeypatch.context() as before:
+        before.delattr(fennec_method.FennecConfig, "to_dict")
+        assert main(fennec_run(out)) == 0
+    document = json.loads((out / "config.json").read_text(encoding="utf-8"))
+    old = document["config_hash"]
+    assert "prompts" not in document["result_config"]["fennec"]
+    assert {r["config_hash"] for r in read_jsonl(out / "results.jsonl")} == {old}
+    capsys.readouterr()
+
+    assert main(fennec_run(out)) == 0
+    assert f"written by an earlier version (config hash {old})" in capsys.readouterr().err
+    document = json.loads((out / "config.json").read_text(encoding="utf-8"))
+    new = config_of([*FENNEC, "--branches", "1"]).config_hash()
+    assert document["config_hash"] == new != old and document["migrated_from"] == {"config_hash": old}
+    assert set(document["result_config"]["fennec"]["prompts"]) >= {"criteria.txt", "guideline.txt"}
+    assert {r["config_hash"] for r in read_jsonl(out / "results.jsonl")} == {new}
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary["this_invocation"]["already_done"] == 2 and summary["this_invocation"]["attempted"] == 0
+    assert summary["this_invocation"]["llm_calls"] == 0 and summary["finished"] == 2
+
+
+def test_a_fennec_rerun_with_an_edited_prompt_is_refused(isolated_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    out = isolated_env / "fennec"
+    assert main(fennec_run(out)) == 0
+    hashes = {r["config_hash"] for r in read_jsonl(out / "results.jsonl")}
+    shipped = fennec_method.prompt_text
+    edited = {"guideline.txt": shipped("guideline.txt") + "\nBe strict."}
+    monkeypatch.setattr(fennec_method, "prompt_text", lambda name: edited.get(name) or shipped(name))
+    assert main(fennec_run(out)) == 2
+    assert {r["config_hash"] for r in read_jsonl(out / "results.jsonl")} == hashes  # nothing mixed in

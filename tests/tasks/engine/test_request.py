@@ -35,6 +35,8 @@ def test_names_split_into_fields_and_method_options() -> None:
         ({"temperature": "hot"}, "run.toml: temperature: expected a number, got 'hot'"),
         ({"temperature": 10**400}, "run.toml: temperature: expected a number, got 1000"),
         ({"batch_wait": 0}, "run.toml: batch_wait: expected a number > 0"),
+        ({"timeout": 0}, "run.toml: timeout: expected a number > 0, got 0"),
+        ({"timeout": -1}, "run.toml: timeout: expected a number > 0, got -1"),
         ({"no_cache": "yes"}, "run.toml: no_cache: expected true or false, got 'yes'"),
         ({"dataset": 3}, "run.toml: dataset: expected text, got 3"),
         ({"out": 3}, "run.toml: out: expected a path, got 3"),

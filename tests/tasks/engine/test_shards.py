@@ -129,6 +129,15 @@ def test_a_merge_of_two_configurations_is_refused_naming_the_difference(
     assert not (isolated_env / "m" / "results.jsonl").exists()
 
 
+def test_a_refused_merge_shows_each_shards_value(isolated_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with ScriptedOpenAIServer() as server:
+        assert main(run_args(server, isolated_env / "a", "--shard", "0/2")) == 0
+        assert main(run_args(server, isolated_env / "b", "--shard", "1/2", "--geval-no-logprobs")) == 0
+    capsys.readouterr()
+    assert main(["merge", str(isolated_env / "m"), str(isolated_env / "a"), str(isolated_env / "b")]) == 2
+    assert "geval.use_logprobs (true in a, false in b)" in capsys.readouterr().err
+
+
 def test_shard_flag_errors_are_one_line(isolated_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["run", "--dataset", "summeval", "--aspect", "coherence", "--shard", "3/3"]) == 2
     err = capsys.readouterr().err.strip()
