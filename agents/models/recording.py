@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
@@ -69,6 +70,31 @@ def recording_calls(log: list[CallRecord]) -> contextlib.AbstractContextManager[
     return bound(_ITEM_CALLS, log)
 
 
+_CALL_TASKS: ContextVar[set[asyncio.Task[Any]] | None] = ContextVar("debate_eval_call_tasks", default=None)
+
+
+def tracking_call_tasks(tasks: set[asyncio.Task[Any]]) -> contextlib.AbstractContextManager[set[asyncio.Task[Any]]]:
+    """Keep in ``tasks``, while it waits for its answer, the task of every model call made in this context.
+
+    AutoGen's agent runtime makes a debate's calls in tasks of its own, which cancelling the debate leaves
+    running (and retrying); a ``Judge``, on a loop other calls share, cancels these instead of every task."""
+    return bound(_CALL_TASKS, tasks)
+
+
+@contextlib.contextmanager
+def _call_task() -> Iterator[None]:
+    """The current task in the ``tracking_call_tasks`` set for the duration of one call."""
+    tasks, task = _CALL_TASKS.get(), asyncio.current_task()
+    if tasks is None or task is None:
+        yield
+        return
+    tasks.add(task)
+    try:
+        yield
+    finally:
+        tasks.discard(task)
+
+
 class ObservedClient(DelegatingClient):
     """Appends a ``CallRecord`` to ``log`` for every completion (one wrapper per debate and role), and to the
     log of ``recording_calls`` when one is active.
@@ -107,7 +133,7 @@ class ObservedClient(DelegatingClient):
         # the transport notes cached prompt tokens and batch answers in ``meta``; it sends the role's session key;
         # the call's span only when the run is traced (agents/telemetry.py)
         with model_call(self.role, self.model, self.provider, messages) as span:
-            with observing_call() as meta, role_call(self.role):
+            with observing_call() as meta, role_call(self.role), _call_task():
                 try:
                     result = await self.inner.create(messages, **kwargs)
                 except UnusableAnswerError as refused:

@@ -25,7 +25,8 @@ import hashlib
 import json
 import os
 import threading
-from collections.abc import Awaitable, Coroutine, Iterable, Mapping
+import weakref
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
@@ -42,7 +43,17 @@ DATASET = "judge"  # the dataset name of a judge's records
 SINGLE_INPUTS = SINGLE_INPUT_ORDER  # context, source, reference, output (the text judged last)
 PAIR_INPUTS = PAIRWISE_INPUT_ORDER  # question, input, output_a, output_b
 DEFAULT_IN_FLIGHT = 64  # calls in flight per endpoint and model (the shared window's bound) without concurrency=
+CANCEL_WAIT_S = 10.0  # the longest a cancelled call waits for its model calls' tasks to stop
 _BUILD_LOCK = threading.Lock()  # a judge's configuration is built with its inputs registered under DATASET
+_TEXTS = "give the texts to score(), compare() or score_many()"
+_RUN_ONLY = {  # the run options a judge has no use for (they were ignored), each with what takes its place
+    **dict.fromkeys(("dataset", "data_dir", "fields", "labels", "language", "limit", "docs"), _TEXTS),
+    "out": "record_to=DIR keeps the judgments",
+    "swap": "compare(..., swap=True) judges both orders",
+    **dict.fromkeys(("progress", "quiet", "no_progress"), "score_many(..., progress=True) shows a bar"),
+    **dict.fromkeys(("shard", "workers", "ray"), "a judge's calls run in this process, concurrency= at a time"),
+    **dict.fromkeys(("batch", "batch_max_requests", "batch_wait", "batch_poll"), "a judge sends each call at once"),
+}
 
 
 def _inputs_digest(inputs: Mapping[str, str], exclude: str) -> str:
@@ -69,6 +80,19 @@ def _check_text(call: str, name: str, value: str, *, required: bool) -> None:
         raise UserError(f"{call}: {name} is {'empty' if not value else 'whitespace-only text'}: give the text to judge")
 
 
+def _item_id(call: str, value: Any) -> str | None:
+    """``id`` as text (a whole number as its digits), refused as ``run`` refuses an id cell: not text, empty or
+    whitespace-only (such an id made a line every reader of the directory refuses)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise UserError(f"{call}: id must be text, got {type(value).__name__}")
+    text = str(value)
+    if not text.strip():
+        raise UserError(f"{call}: id is {'empty' if not text else 'whitespace-only text'}: give text, or no id")
+    return text
+
+
 def _one_text_per_id(rows: Iterable[Mapping[str, Any] | str], record_to: Path) -> None:
     """Refuse rows that give one ``id`` to other texts (a second ``score(id=...)`` on other inputs is refused
     too): both would be judged and recorded under that id."""
@@ -92,9 +116,10 @@ class Judge:
     The keywords are ``evaluate``'s: ``method`` (default ``debate``), ``aspect``, ``criteria`` (one sentence,
     with ``scale``) or ``template`` (a G-Eval-style file with ``{{source}}``, ``{{output}}``, ``{{reference}}``,
     ``{{context}}``), ``model`` / ``provider`` (and ``base_url``, ``temperature``, ``max_tokens``, ...: every
-    ``debate-eval run`` option), ``roles`` (a model per role, ``{"critic": "gpt-4o"}``) and the method's
-    options (``max_rounds=3``); ``config=FILE`` reads a ``--config`` TOML file first (the keywords given here
-    win, their defaults too: pass ``method=None`` to take the file's method).
+    ``debate-eval run`` option but those of a dataset, a run directory and scale-out, refused), ``roles`` (a
+    model per role, ``{"critic": "gpt-4o"}``) and the method's options (``max_rounds=3``); ``config=FILE``
+    reads a ``--config`` TOML file first (the keywords given here win, their defaults too: pass ``method=None``
+    to take the file's method).
     ``record_to``: a run directory the judgments are appended to (and resumed
     from); without it nothing is written. ``concurrency`` bounds the calls in flight per endpoint and model.
     Bad options raise ``UserError`` with the command's one-line message. Close it (``close()``, ``with`` or
@@ -117,27 +142,38 @@ class Judge:
         from debate_eval.tasks.engine.environment import prepare_environment
         from debate_eval.tasks.engine.request import RunRequest
 
-        if isinstance(scale, (tuple, list)):
-            scale = f"{float(scale[0]):g}-{float(scale[1]):g}"
+        for name, value in (("record_to", record_to), ("config", method_options.get("config"))):
+            if value is not None and not isinstance(value, (str, os.PathLike)):  # was: a TypeError
+                raise UserError(f"Judge(): {name}: expected a path, got {value!r}")
         keywords = {
             "method": method,
             "aspect": aspect,
             "criteria": criteria,
-            "template": os.fspath(template) if template is not None else None,
+            "template": template,  # the run request checks paths and mappings ("critic=gpt-4o" too)
             "scale": scale,
             "model": model,
             "provider": provider,
-            "role_model": dict(roles) if roles else None,
+            "role_model": roles or None,
             "out": os.fspath(record_to) if record_to is not None else None,
             **method_options,
         }
         config_file = keywords.pop("config", None)  # a --config TOML file under the keywords, as evaluate's
+        for name in method_options:  # a file's dataset, out, ... are left to runs of the same file
+            if name in _RUN_ONLY:
+                raise UserError(
+                    f"Judge(): {name} is an option of a run over a dataset, not of a judge: {_RUN_ONLY[name]}"
+                )
         given = {name: value for name, value in keywords.items() if value is not None}
         self._request = RunRequest.from_mapping({**given, "dataset": DATASET}, source="Judge()")
         if config_file is not None:
             from debate_eval.tasks.engine.config_file import read_request_file
 
-            self._request = read_request_file(config_file).updated(self._request)
+            request = read_request_file(config_file).updated(self._request)
+            # the file's run options (its fields, limit, shard, ...) serve its runs: left out, as Judge() refuses
+            # them (its dataset is the judge's, out is record_to's)
+            blank = RunRequest()
+            unused = {name: getattr(blank, name) for name in _RUN_ONLY if name not in ("dataset", "out")}
+            self._request = replace(request, **unused, out=self._request.out)
         if "," in str(aspect) or aspect == "all":
             raise UserError("Judge(): give one aspect (a run judges several with --aspect a,b)")
         prepare_environment(self._request.env_file)
@@ -149,6 +185,7 @@ class Judge:
         self._session: Any = None  # the Session (engine/session.py), opened at the first call
         self._started: asyncio.Lock | None = None
         self._store_config: Any = None
+        self._release: weakref.finalize | None = None
         self._closed = False
         if criteria is not None or template is not None:
             self._config(self._single_names({"output": ""}), swap=False)  # bad options fail here, not at a call
@@ -184,6 +221,14 @@ class Judge:
                     "{{context}})"
                 )
             inputs, task_type = (SINGLE_INPUTS if names == ("template",) else names), "single"
+        from debate_eval.debates.base import get_method
+
+        kinds = get_method(request.method or "debate").task_types
+        if task_type not in kinds:  # was worded for a dataset: "dataset judge is pairwise"
+            raise UserError(
+                f"Judge.{'compare' if pairwise else 'score'}: method {request.method} judges {' and '.join(kinds)} "
+                "items only (`debate-eval methods` lists each method's task types)"
+            )
         spec = DatasetSpec(
             name=DATASET,
             relative_path="",
@@ -221,34 +266,35 @@ class Judge:
             )
 
     async def _open_session(self, config: Any) -> Any:
-        from debate_eval.agents.models.rate_limit import RateOptions
+        from debate_eval.agents.models.wrappers import print_retry
         from debate_eval.tasks.engine import build
+        from debate_eval.tasks.engine.backends.in_process import network_options, session_options
         from debate_eval.tasks.engine.run_config import config_document
-        from debate_eval.tasks.engine.session import Session, SessionOptions, open_store
+        from debate_eval.tasks.engine.session import Session, open_store
 
         request = self._request
+        run_options = build.build_run_options(request, config)  # the run's checks and options, one reading
         store = None
         if self.record_to is not None:
-            document = config_document(config, build.build_run_options(request, config))
-            store = open_store(  # takes the lock
-                self.record_to,
-                config,
-                document,
-                config_hash=self._hashes[id(config)],
-                allow_endpoint_change=request.allow_endpoint_change,
-                earlier_versions=False,
-            )
+            try:
+                store = open_store(  # takes the lock
+                    self.record_to,
+                    config,
+                    config_document(config, run_options),
+                    config_hash=self._hashes[id(config)],
+                    allow_endpoint_change=request.allow_endpoint_change,
+                    earlier_versions=False,
+                )
+            except UserError as error:  # the directory in use, or another configuration's: a judge's is record_to
+                raise UserError(str(error).replace("--out", "record_to")) from None
             self._store_config = config
-        options = SessionOptions(
-            use_cache=not request.no_cache,
-            cache_dir=Path(request.cache_dir) if request.cache_dir else None,
-            reset_cache=request.reset_cache,
-            preflight=not request.no_preflight,
-            rate=RateOptions(request.rpm, request.tpm, request.concurrency or DEFAULT_IN_FLIGHT),
-            shared_limits=True,
-            allow_endpoint_change=request.allow_endpoint_change,
-            work_dir=self.record_to,
-        )
+            # a judge dropped unclosed (a notebook cell run again) lets go of record_to: its lock and index
+            self._release = weakref.finalize(self, store.close)
+        concurrency = request.concurrency or DEFAULT_IN_FLIGHT
+        options = session_options(run_options, network_options(run_options), concurrency, print_retry, None)
+        # each endpoint's limiter from the process-wide registry; provider files in record_to, else a folder
+        # removed on close; no Batch API (a config file's batch = true is left to its runs)
+        options = replace(options, shared_limits=True, work_dir=self.record_to, served_models_dir=None, batch=None)
         return await Session.open(config, options, store=store)
 
     async def aclose(self) -> None:
@@ -259,6 +305,8 @@ class Judge:
         if self._closed:
             return
         self._closed = True
+        if self._release is not None:
+            self._release.detach()
         session, self._session = self._session, None
         if session is None:
             return
@@ -385,43 +433,78 @@ class Judge:
     async def _score_many(
         self, rows: Iterable[Mapping[str, Any] | str], concurrency: int, progress: bool
     ) -> list[Judgment]:
-        if isinstance(rows, str):  # not a row per character
-            raise UserError("score_many: rows is one text, not a list of them: judge one text with score()")
+        if isinstance(rows, (str, Mapping)):  # not a row per character, nor per key
+            kind = "text" if isinstance(rows, str) else "mapping"
+            raise UserError(f"score_many: rows is one {kind}, not a list of them: judge one output with score()")
+        if not isinstance(rows, Iterable):
+            raise UserError(f"score_many: rows must be a list of texts or mappings, got {type(rows).__name__}")
         rows = list(rows)
-        if concurrency < 1:
-            raise UserError(f"score_many: concurrency={concurrency}: give 1 or more")
+        if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+            raise UserError(f"score_many: concurrency={concurrency!r}: give a whole number, 1 or more")
         if self.record_to is not None:
             _one_text_per_id(rows, self.record_to)
-        calls = [self._row_call(row, number) for number, row in enumerate(rows, start=1)]
+        # every row checked before the first call: a bad row 21 is refused with nothing judged
+        prepared = [self._row(row, number) for number, row in enumerate(rows, start=1)]
         from tqdm import tqdm
 
         from debate_eval.agents.redaction import environment_snapshot
+        from debate_eval.tasks.engine.concurrency import quiet_after_interrupt
         from debate_eval.tasks.engine.heap import collector_for_run
 
         limit = asyncio.Semaphore(concurrency)
-        bar = tqdm(total=len(calls), unit="item", desc=f"judging {self.aspect}", disable=not progress)
+        bar = tqdm(total=len(prepared), unit="item", desc=f"judging {self.aspect}", disable=not progress)
 
-        async def one(call: Awaitable[Judgment]) -> Judgment:
+        async def one(config: Any, inputs: dict[str, str], item_id: str | None, system: str | None) -> Judgment:
             async with limit:
-                judgment = await call
+                judgment = await self._scored(config, inputs, item_id, system)
             bar.update(1)
             return judgment
 
-        # as a run: the collector set for many debates, the environment's secrets read once
+        # as a run: the collector set for many debates, the environment's secrets read once (the tasks made
+        # inside, so that their contexts hold them)
         with bar, collector_for_run(), environment_snapshot():
-            return list(await asyncio.gather(*(one(call) for call in calls)))
+            tasks = [asyncio.ensure_future(one(*row)) for row in prepared]
+            try:
+                return list(await asyncio.gather(*tasks))
+            except BaseException:  # as a run stops: an error or Ctrl-C cancels the other calls and awaits
+                quiet_after_interrupt()  # them, so none goes on judging (or appending) behind it, and
+                for task in tasks:  # AutoGen's cancelled tasks report at debug level only
+                    task.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
+                raise
 
-    def _row_call(self, row: Mapping[str, Any] | str, number: int) -> Coroutine[Any, Any, Judgment]:
+    def _row(self, row: Mapping[str, Any] | str, number: int) -> tuple[Any, dict[str, str], str | None, str | None]:
+        """One row of ``score_many`` checked: its configuration, inputs, id and system."""
+        call = f"score_many: row {number} (counted from 1)"
         if isinstance(row, str):
-            return self._score(row)
+            return (*self._single(call, {"output": row}, None), None, None)
         if not isinstance(row, Mapping) or not isinstance(row.get("output"), str):
-            raise UserError(f"score_many: row {number} (counted from 1): expected a text or a mapping with 'output'")
+            raise UserError(f"{call}: expected a text or a mapping with 'output'")
         unknown = sorted(set(row) - {*SINGLE_INPUTS, "id", "system"})
         if unknown:
-            raise UserError(f"score_many: row {number} (counted from 1): unknown key(s) {', '.join(unknown)}")
-        values = {name: row.get(name) for name in ("source", "reference", "context")}
+            raise UserError(f"{call}: unknown key(s) {', '.join(unknown)}")
+        given = {name: row.get(name) for name in SINGLE_INPUTS}
+        item_id = _item_id(call, row.get("id"))
         system = None if row.get("system") is None else str(row["system"])
-        return self._score(row["output"], **values, id=None if row.get("id") is None else str(row["id"]), system=system)
+        return (*self._single(call, given, system), item_id, system)
+
+    def _single(self, call: str, given: Mapping[str, Any], system: Any) -> tuple[Any, dict[str, str]]:
+        """The configuration and inputs of one output to score, each input checked (``call`` names it)."""
+        if system is not None and not isinstance(system, str):
+            raise UserError(f"{call}: system must be text, got {type(system).__name__}")
+        for name, value in given.items():
+            if (value is not None or name == "output") and not isinstance(value, str):
+                raise UserError(f"{call}: {name} must be text, got {type(value).__name__}")
+            if value is not None:
+                _check_text(call, name, value, required=name in ("output", "source"))
+        config = self._config(self._single_names(given), swap=False)
+        inputs = {name: value for name, value in given.items() if value is not None}
+        if config.template.source and self._request.template:
+            missing = [name for name in config.template.placeholders if name not in inputs]
+            if missing:
+                shown = ", ".join(missing)
+                raise UserError(f"{call}: the template {config.template.source} shows {shown}: give it")
+        return config, inputs
 
     async def _score(
         self,
@@ -433,22 +516,12 @@ class Judge:
         id: str | None = None,
         system: str | None = None,
     ) -> Judgment:
-        if system is not None and not isinstance(system, str):
-            raise UserError(f"Judge.score: system must be text, got {type(system).__name__}")
         given = {"context": context, "source": source, "reference": reference, "output": output}
-        for name, value in given.items():
-            if (value is not None or name == "output") and not isinstance(value, str):
-                raise UserError(f"Judge.score: {name} must be text, got {type(value).__name__}")
-            if value is not None:
-                _check_text("Judge.score", name, value, required=name in ("output", "source"))
-        config = self._config(self._single_names(given), swap=False)
-        inputs = {name: value for name, value in given.items() if value is not None}
-        if config.template.source and self._request.template:
-            missing = [name for name in config.template.placeholders if name not in inputs]
-            if missing:
-                shown = ", ".join(missing)
-                raise UserError(f"Judge.score: the template {config.template.source} shows {shown}: give it")
-        record = await self._judge(config, inputs, id, pairwise=False, system=system)
+        config, inputs = self._single("Judge.score", given, system)
+        return await self._scored(config, inputs, _item_id("Judge.score", id), system)
+
+    async def _scored(self, config: Any, inputs: dict[str, str], item_id: str | None, system: str | None) -> Judgment:
+        record = await self._judge(config, inputs, item_id, pairwise=False, system=system)
         return Judgment.of(record, config, self._usage(record))
 
     async def _compare(
@@ -467,7 +540,7 @@ class Judge:
                 raise UserError(f"Judge.compare: {name} must be text, got {type(value).__name__}")
             _check_text("Judge.compare", name, value, required=False)
         config = self._config(PAIR_INPUTS, swap=bool(swap), pairwise=True)
-        record = await self._judge(config, given, id, pairwise=True)
+        record = await self._judge(config, given, _item_id("Judge.compare", id), pairwise=True)
         return PairJudgment.of(record, config, self._usage(record))
 
     async def _judge(
@@ -475,15 +548,17 @@ class Judge:
     ) -> Record:
         """One item through the method: the stored judgment when ``record_to`` holds it, else a new one
         (appended there whole, once finished)."""
+        from debate_eval.agents.models.recording import tracking_call_tasks
         from debate_eval.agents.redaction import environment_snapshot
         from debate_eval.agents.telemetry import tracing_content
         from debate_eval.debates.evaluation import EvaluationTask
         from debate_eval.tasks.data.registry import Item
+        from debate_eval.tasks.engine.concurrency import quiet_after_interrupt
         from debate_eval.tasks.engine.pairwise import build_pairwise_task
 
         identity = inputs if system is None else {**inputs, "\x00system": system}  # one system's output, not another's
         digest = hashlib.sha256(json.dumps(identity, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
-        item_id = str(item_id) if item_id is not None else f"sha256:{digest[:16]}"
+        item_id = item_id if item_id is not None else f"sha256:{digest[:16]}"
         await self._start(config)
         config_hash = self._hashes[id(config)]
         store = self._session.store
@@ -518,8 +593,18 @@ class Judge:
         session = self._session
         # the environment's secrets read once for the call, not at every message (agents/redaction.py); the
         # texts on spans with trace_content=True, as a run's --trace-content (agents/telemetry.py)
-        with environment_snapshot(), tracing_content(self._request.trace_content):
-            judged = await session.judge(task, item, config)
+        calls: set[asyncio.Task[Any]] = set()  # the model calls in flight, in AutoGen's tasks too
+        with environment_snapshot(), tracing_content(self._request.trace_content), tracking_call_tasks(calls):
+            try:
+                judged = await session.judge(task, item, config)
+            except asyncio.CancelledError:  # Ctrl-C: no call goes on (or retries) behind it, and AutoGen's
+                quiet_after_interrupt()  # tasks left behind report at debug level only
+                others = [call for call in calls if call is not asyncio.current_task()]
+                for call in others:
+                    call.cancel()
+                if others:  # awaited (bounded: a call that ignored its cancellation does not hold this one)
+                    await asyncio.wait(others, timeout=CANCEL_WAIT_S)
+                raise
         judged = judged.replace(details={**(judged.details or {}), "judge_inputs_sha256": digest})
         if session.store is not None:
             session.append(judged)

@@ -57,6 +57,27 @@ def _pid_alive(pid: Any) -> bool:
     return True
 
 
+def live_owner(directory: Path) -> dict[str, Any] | None:
+    """The owner of ``directory``'s run lock while its run still runs (None: no run holds it), found without
+    writing to the folder (it may be read-only): the lock file's flock asked for, shared, and given back."""
+    try:
+        fd = os.open(directory / LOCK_FILE, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        if fcntl is None:  # pragma: no cover - no flock: trust a live pid on this host
+            owner = _read_owner(directory / LOCK_FILE)
+            alive = owner.get("host") == socket.gethostname() and _pid_alive(owner.get("pid"))
+            return owner if alive else None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return _read_owner(directory / LOCK_FILE)
+        return None
+    finally:
+        os.close(fd)  # and the shared flock with it
+
+
 class RunLock:
     """Use as a context manager, or ``acquire()`` / ``release()``."""
 

@@ -23,6 +23,7 @@ from debate_eval.agents.telemetry import run_result, worker_trace
 from debate_eval.tasks.data.datasets import Item, item_source, load_items, select_positions
 from debate_eval.tasks.engine.aspects import per_aspect
 from debate_eval.tasks.engine.backends.shards import in_shard
+from debate_eval.tasks.engine.backends.workers import drain_leftovers
 from debate_eval.tasks.engine.concurrency import run_all
 from debate_eval.tasks.engine.heap import collector_for_run
 from debate_eval.tasks.engine.progress import Progress
@@ -37,9 +38,7 @@ from debate_eval.tasks.engine.task_builder import TaskBuilder
 def run_concurrency(config: RunConfig, options: RunOptions, pending: int) -> tuple[int, NetworkOptions]:
     """Debates in flight and the network options of a run: ``--concurrency`` (or the default), lowered to what
     the open-file limit leaves room for, with a note on stderr when it is (``agents/models/fd_budget.py``)."""
-    network = NetworkOptions(
-        max_answer_bytes=options.max_answer_bytes, fast_path=options.fast_path, session_keys=session_keys_enabled()
-    )
+    network = network_options(options)
     if options.batch:  # every item in flight at once, so that each round of calls goes out as one batch
         return options.concurrency or pending, network
     fit = fit_concurrency(options.concurrency or default_concurrency(config))
@@ -108,6 +107,7 @@ async def run_in_process(
         # records an older parser read are read again from their transcripts first (engine/reread.py)
         summary.reread = reread_run(store, configs, lambda: load_items(config.dataset, options.data_dir), stream)
         done = store.done_ids()
+        drain_leftovers(options.out_dir, store, done, multi)  # a --workers parent killed before it appended them
         if options.skip_done_of is not None:  # a worker of --workers: the items its run directory holds finished
             done |= finished_keys(options.skip_done_of, store.config_hash, multi)
 
@@ -164,6 +164,14 @@ async def run_in_process(
         summary.elapsed_s = time.perf_counter() - started
         summary.write(config, store, systems, failing=failing)
     return summary
+
+
+def network_options(options: RunOptions) -> NetworkOptions:
+    """The network options of a run or a ``Judge``: its answer cap and ``--fast-path``, and the session keys
+    unless ``$DEBATE_EVAL_SESSION_KEYS`` turns them off."""
+    return NetworkOptions(
+        max_answer_bytes=options.max_answer_bytes, fast_path=options.fast_path, session_keys=session_keys_enabled()
+    )
 
 
 def session_options(

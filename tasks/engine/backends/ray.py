@@ -23,6 +23,8 @@ import dataclasses
 import os
 import queue
 import shutil
+import signal
+import socket
 import tempfile
 import threading
 from collections.abc import Callable, Iterator
@@ -39,6 +41,7 @@ if TYPE_CHECKING:
     from debate_eval.tasks.engine.summary import SystemsComparison
 
 LOCAL = "local"
+CONNECT_TIMEOUT_S = 5.0  # how long a cluster's address may take to accept a connection
 
 
 def import_ray() -> Any:
@@ -185,13 +188,35 @@ def start_ray(ray: Any, address: str) -> None:
     Ray already started in this process is used as it is."""
     if ray.is_initialized():
         return
-    if address == LOCAL:
-        ray.init(include_dashboard=False, log_to_driver=False, configure_logging=False)
-    else:
-        try:
-            ray.init(address=address, log_to_driver=False, configure_logging=False)
-        except ConnectionError as error:
-            raise UserError(f"--ray {address}: cannot reach the Ray cluster ({error})") from None
+    # ray.init puts in a SIGTERM handler of its own, which ends the driver with a stack dump (exit status 134)
+    # instead of the run's way out (the lines appended, one line, 143): ours is put back
+    on_term = signal.getsignal(signal.SIGTERM) if threading.current_thread() is threading.main_thread() else None
+    try:
+        if address == LOCAL:
+            ray.init(include_dashboard=False, log_to_driver=False, configure_logging=False)
+        else:
+            check_reachable(address)
+            try:
+                ray.init(address=address, log_to_driver=False, configure_logging=False)
+            except ConnectionError as error:
+                raise UserError(f"--ray {address}: cannot reach the Ray cluster ({error})") from None
+    finally:
+        if on_term is not None:
+            signal.signal(signal.SIGTERM, on_term)
+
+
+def check_reachable(address: str, timeout_s: float = CONNECT_TIMEOUT_S) -> None:
+    """A one-line ``UserError`` when ``address`` names a host and port (``HOST:PORT``, ``ray://HOST:PORT``) that
+    takes no connection within ``timeout_s``: ``ray.init`` would retry it for minutes without a word."""
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit():  # auto, or a form Ray resolves itself
+        return
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout_s).close()
+    except OSError as error:
+        raise UserError(
+            f"--ray {address}: cannot reach the Ray cluster ({error.strerror or type(error).__name__})"
+        ) from None
 
 
 async def run_ray(

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
+from debate_eval.tasks.engine.lock import live_owner, owner_text
 from debate_eval.tasks.engine.record import Record
 from debate_eval.tasks.engine.results import _differences
 from debate_eval.tasks.engine.rundir import RunDir, ScanEnd, record_result_key, results_file_name
@@ -125,6 +126,13 @@ def merge_shards(out_dir: Path, directories: Sequence[Path], systems: SystemsCom
         raise UserError("merge: a shard directory is given twice")
     if Path(out_dir).resolve() in resolved:
         raise UserError(f"{out_dir}: the output directory is one of the shard directories; use a new one")
+    for directory in directories:  # a shard still running would be merged with part of its items
+        owner = live_owner(directory)
+        if owner is not None:
+            raise UserError(
+                f"{directory} is still being written by a debate-eval run ({owner_text(owner)}); merge it when that "
+                "run has ended"
+            )
     configs = [RunDir(d).run_config(merging=True) for d in directories]
     first = configs[0]
     for directory, config in zip(directories[1:], configs[1:], strict=True):  # one configuration, or one line
@@ -192,9 +200,13 @@ def merge_shards(out_dir: Path, directories: Sequence[Path], systems: SystemsCom
             tmp.unlink(missing_ok=True)
             raise UserError(f"{target}: cannot write the merged results ({exc.strerror})") from None
         document = dict(configs[0])  # write_config seals it anew
-        options = {k: v for k, v in (document.get("run_options") or {}).items() if k not in ("shard", "workers")}
-        options["out_dir"] = str(out)
-        document["run_options"] = options
+        # the run options of the one command the shards split: no shard, one worker (a one-process run's)
+        document["run_options"] = {
+            **(document.get("run_options") or {}),
+            "shard": None,
+            "workers": 1,
+            "out_dir": str(out),
+        }
         document["merged_from"] = [str(d) for d in directories]
         run_dir.write_config(document)
         compared = compared_systems(total, lambda: run_dir.iter_records(messages=False), systems)

@@ -326,7 +326,7 @@ async def run_workers(
         # records an older parser read are read again from their transcripts first (engine/reread.py)
         summary.reread = reread_run(store, configs, lambda: load_items(config.dataset, options.data_dir), stream)
         done |= store.done_ids()
-        _drain_leftovers(options.out_dir, store, done, multi)  # a parent killed before it appended them
+        drain_leftovers(options.out_dir, store, done, multi)  # a parent killed before it appended them
         pending = [key for key in keys if key not in done]
         summary.selected, summary.already_done = len(keys), len(keys) - len(pending)
         store.prepare_retries(pending)
@@ -407,7 +407,7 @@ def _start(context: Any, worker: _Worker, config: RunConfig) -> None:
     send.close()
 
 
-def _drain_leftovers(out_dir: Path, store: ResultsStore, done: set[str], multi: bool) -> None:
+def drain_leftovers(out_dir: Path, store: ResultsStore, done: set[str], multi: bool) -> None:
     """Append what worker directories left by an earlier run hold (finished lines not in the run directory),
     then remove them. A worker directory whose worker still runs is refused in one line."""
     root = out_dir / WORKERS_DIR

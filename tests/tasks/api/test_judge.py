@@ -6,7 +6,9 @@ and local test servers (127.0.0.1)."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
+import logging
 import tempfile
 import threading
 from pathlib import Path
@@ -16,7 +18,7 @@ from support.rate_limited_server import Latency, RateLimitedServer
 
 import debate_eval
 from debate_eval import UserError
-from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAIServer, default_reply
+from debate_eval.agents.models.providers.scripted_server import Fault, ScriptedOpenAIServer, default_reply
 from debate_eval.agents.models.shared_limits import limiter_key, shared_limiters
 
 CRITERIA = "Is the summary faithful to the article?"
@@ -250,3 +252,149 @@ def test_a_judgment_an_older_parser_stored_is_read_again(api_env: Path) -> None:
     read = [(x["score"], x["parser_version"]) for x in lines]
     assert read == [(1.0, PARSER_VERSION - 1), (first.score, PARSER_VERSION)]
     assert [record.score for record in debate_eval.load_run("older").records] == [first.score]
+
+
+def test_the_first_error_in_score_many_stops_its_other_calls(api_env: Path) -> None:
+    options = {"method": "geval", "criteria": CRITERIA, "provider": "scripted", "record_to": "judged"}
+    with debate_eval.Judge(**options) as judge:
+        judge.score("The first text.", source=SOURCE, id="taken")
+    rows = [{"output": f"Summary {i}.", "source": SOURCE, "id": f"r{i}"} for i in range(30)]
+    rows.insert(0, {"output": "Another text.", "source": SOURCE, "id": "taken"})
+    with debate_eval.Judge(**options) as judge:
+        with pytest.raises(UserError, match="id 'taken' was judged on other inputs"):
+            judge.score_many(rows, concurrency=1)  # row 1 fails first; the 30 waiting calls are cancelled
+        judge.score_many([{"output": "Later.", "source": SOURCE, "id": "later"}])  # the loop runs on
+    lines = (api_env / "judged" / "results.jsonl").read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line)["item_id"] for line in lines] == ["taken", "later"]  # was: r0, r1, ... judged too
+
+
+def test_a_judge_opens_its_models_with_the_run_options(api_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    options = {"method": "geval", "criteria": CRITERIA, "model": "m", "no_cache": True}
+    rows = [{"source": SOURCE, "output": "Approved."}]
+    monkeypatch.setenv("DEBATE_EVAL_SESSION_KEYS", "0")  # as for a run: no session key header
+    with ScriptedOpenAIServer() as server:
+        debate_eval.evaluate(rows, aspect="coherence", scale="1-5", base_url=server.base_url, **options)
+        with debate_eval.Judge(base_url=server.base_url, **options) as judge:
+            assert judge.score("Approved.", source=SOURCE).ok
+        assert len(server.requests) == 4  # each: the endpoint check, then the item's one call
+        assert server.requests[1] == server.requests[3]  # the same request for the same item
+        assert not any("x-session-id" in headers for headers in server.headers)  # was: the judge sent it
+    monkeypatch.delenv("DEBATE_EVAL_SESSION_KEYS")
+    with ScriptedOpenAIServer() as server:
+        judge = debate_eval.Judge(base_url=server.base_url, max_answer_bytes=8, **options)
+        with judge, pytest.raises(UserError, match="over the cap of 8 bytes per answer"):
+            judge.score("Approved.", source=SOURCE)  # was: the cap given was not applied
+
+
+@pytest.mark.parametrize(
+    ("option", "instead"),
+    [
+        ("limit", "give the texts to score()"),
+        ("out", "record_to=DIR"),
+        ("swap", "compare(..., swap=True)"),
+        ("workers", "in this process"),
+        ("progress", "score_many(..., progress=True)"),
+    ],
+)
+def test_a_run_option_a_judge_has_no_use_for_is_refused(api_env: Path, option: str, instead: str) -> None:
+    with pytest.raises(UserError) as refused:  # was: ignored
+        debate_eval.Judge(method="geval", criteria=CRITERIA, provider="scripted", **{option: "x"})
+    assert str(refused.value).startswith(f"Judge(): {option} is an option of a run over a dataset, not of a judge: ")
+    assert instead in str(refused.value)
+
+
+def test_refusals_name_the_judge_s_own_words(api_env: Path) -> None:
+    with debate_eval.Judge(method="dialevalml", criteria=CRITERIA, provider="scripted") as judge:
+        assert judge.score("Approved.", source=SOURCE).ok
+        with pytest.raises(UserError) as refused:  # was: "...; dataset judge is pairwise"
+            judge.compare("Yes.", "No.")
+    assert str(refused.value).startswith("Judge.compare: method dialevalml judges single items only (")
+    options = {"method": "geval", "criteria": CRITERIA, "provider": "scripted", "record_to": "judged"}
+    with debate_eval.Judge(**options) as first, debate_eval.Judge(**options) as second:
+        first.score("One.")
+        with pytest.raises(UserError) as busy:
+            second.score("Two.")
+    with debate_eval.Judge(**options, temperature=0.5) as other, pytest.raises(UserError) as differs:
+        other.score("Two.")
+    assert "judged is in use by another debate-eval run" in str(busy.value)
+    assert "judged holds results of a different configuration" in str(differs.value)
+    assert all(
+        "use another record_to" in str(e.value) or "use a new record_to" in str(e.value) for e in (busy, differs)
+    )
+    assert not any("--out" in str(e.value) for e in (busy, differs))  # was: "use another --out"
+
+
+def test_a_judge_dropped_unclosed_lets_go_of_its_record_to(api_env: Path) -> None:
+    options = {"method": "geval", "criteria": CRITERIA, "provider": "scripted", "record_to": "judged"}
+    judge = debate_eval.Judge(**options)
+    judge.score("One.")
+    judge = debate_eval.Judge(**options)  # a notebook cell run again: the first judge is dropped, never closed
+    gc.collect()
+    with judge:
+        assert judge.score("Two.").ok  # was: "judged is in use by another debate-eval run" (this process)
+    lines = (api_env / "judged" / "results.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 2
+
+
+async def _cancel_while_waiting(judge: debate_eval.Judge, server: ScriptedOpenAIServer, rows: list) -> list[str]:
+    """Cancel ``score_many`` (a Ctrl-C) while every debate's first call waits for its answer (the server hangs);
+    the judges' loop's tasks once it is done with the call (its caller learns of the cancellation first)."""
+    from debate_eval._loop import awaited  # runs a coroutine on the judges' loop
+
+    call = asyncio.ensure_future(judge.score_many_async(rows, concurrency=len(rows)))
+    for _ in range(1000):
+        if server.count >= len(rows):
+            break
+        await asyncio.sleep(0.01)
+    call.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await call
+
+    async def pending() -> list[str]:
+        return [repr(task) for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+
+    for _ in range(1000):
+        left = await awaited(pending())
+        if not [task for task in left if "_score_many" in task]:
+            break
+        await asyncio.sleep(0.001)
+    return left
+
+
+def test_a_cancelled_score_many_leaves_no_task_reports(api_env: Path, caplog: pytest.LogCaptureFixture) -> None:
+    rows = [{"output": f"Summary {i}.", "source": SOURCE} for i in range(4)]
+    with ScriptedOpenAIServer(faults=[Fault(hang_s=1.0)] * len(rows)) as server:
+        judge = debate_eval.Judge(
+            criteria=CRITERIA, base_url=server.base_url, model="m", no_cache=True, no_preflight=True
+        )
+        with caplog.at_level(logging.WARNING, logger="asyncio"):
+            asyncio.run(_cancel_while_waiting(judge, server, rows))
+            judge.close()
+            gc.collect()
+    assert server.count >= len(rows)
+    assert not [r for r in caplog.records if r.name == "asyncio"]  # was: "Task was destroyed but it is pending!"
+
+
+def test_a_cancelled_call_stops_its_model_calls(api_env: Path) -> None:
+    rows = [{"output": f"Summary {i}.", "source": SOURCE} for i in range(3)]
+    with ScriptedOpenAIServer(faults=[Fault(hang_s=2.0)] * len(rows)) as server:
+        judge = debate_eval.Judge(
+            criteria=CRITERIA, base_url=server.base_url, model="m", no_cache=True, no_preflight=True
+        )
+        try:
+            left = asyncio.run(_cancel_while_waiting(judge, server, rows))
+        finally:
+            judge.close()
+    # was: AutoGen's tasks still waiting for the answers (then retrying them against the closed pool)
+    assert not [task for task in left if "_process_" in task], left
+
+
+def test_a_run_s_config_file_serves_a_judge_too(api_env: Path) -> None:
+    (api_env / "run.toml").write_text(
+        'dataset = "rows.jsonl"\nfields = "source=article,output=summary"\nlimit = 2\nshard = "1/2"\n'
+        'out = "runs/rows"\nmethod = "geval"\ncriteria = "Is the summary faithful?"\n',
+        encoding="utf-8",
+    )
+    with debate_eval.Judge(method=None, criteria=None, provider="scripted", config="run.toml") as judge:
+        judgment = judge.score("Approved.", source=SOURCE)  # was: "--fields and --labels are for your own file"
+    assert judgment.ok and judgment.method == "geval" and not (api_env / "runs").exists()

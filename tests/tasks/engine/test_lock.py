@@ -92,3 +92,17 @@ def test_retrying_rewrites_atomically_and_keeps_every_other_line_byte_for_byte(t
         "c – ü",
         "b",
     ]
+
+
+def test_live_owner_names_a_held_lock_only_and_writes_nothing(tmp_path: Path) -> None:
+    from debate_eval.tasks.engine.lock import live_owner
+
+    assert live_owner(tmp_path) is None  # no lock file
+    with RunLock(tmp_path):
+        owner = live_owner(tmp_path)
+        assert owner is not None and owner["pid"] == os.getpid()
+        with pytest.raises(UserError, match="in use by another debate-eval run"):
+            RunLock(tmp_path).acquire()  # the holder still holds it: the look took nothing
+    (tmp_path / LOCK_FILE).write_text('{"pid": 1, "host": "elsewhere"}\n')  # left by a run that ended
+    assert live_owner(tmp_path) is None
+    assert sorted(p.name for p in tmp_path.iterdir()) == [LOCK_FILE]

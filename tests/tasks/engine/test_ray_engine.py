@@ -205,3 +205,54 @@ def test_ray_tasks_continue_the_drivers_trace(
     items = [span for span in tasks if span.name == "debate_eval.item geval"]
     assert sorted(span.attributes["debate_eval.item_id"] for span in items) == sorted(ids_of(out / "results.jsonl"))
     assert {span.parent_id for span in items} == {span.span_id for span in shards}
+
+
+def test_an_address_that_takes_no_connection_fails_in_one_line_before_ray_init() -> None:
+    """``ray.init`` retries an unreachable address for minutes without a word; the run says so at once."""
+    import socket
+    from types import SimpleNamespace
+
+    from debate_eval.agents.errors import UserError
+    from debate_eval.tasks.engine.backends.ray import start_ray
+
+    with socket.socket() as probe:  # a port nothing listens on: bound, then closed
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    inits: list[dict[str, object]] = []
+    fake_ray = SimpleNamespace(is_initialized=lambda: False, init=lambda **kwargs: inits.append(kwargs))
+    for address in (f"127.0.0.1:{port}", f"ray://127.0.0.1:{port}"):
+        with pytest.raises(UserError) as caught:
+            start_ray(fake_ray, address)
+        assert str(caught.value) == f"--ray {address}: cannot reach the Ray cluster (Connection refused)"
+    assert inits == []
+    with socket.socket() as listening:  # an address that answers is handed to ray.init as it is
+        listening.bind(("127.0.0.1", 0))
+        listening.listen()
+        address = f"127.0.0.1:{listening.getsockname()[1]}"
+        start_ray(fake_ray, address)
+    start_ray(fake_ray, "auto")
+    assert [call["address"] for call in inits] == [address, "auto"]
+
+
+def test_starting_ray_keeps_the_runs_sigterm_handler() -> None:
+    """ray.init puts in a SIGTERM handler of its own (a stack dump, exit status 134); the run's stays."""
+    import signal
+    from types import SimpleNamespace
+
+    from debate_eval.tasks.engine.backends.ray import start_ray
+
+    def rays_handler(signum: int, frame: object) -> None:
+        raise AssertionError("Ray's handler")
+
+    def the_runs(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    fake_ray = SimpleNamespace(
+        is_initialized=lambda: False, init=lambda **kwargs: signal.signal(signal.SIGTERM, rays_handler)
+    )
+    previous = signal.signal(signal.SIGTERM, the_runs)
+    try:
+        start_ray(fake_ray, "local")
+        assert signal.getsignal(signal.SIGTERM) is the_runs
+    finally:
+        signal.signal(signal.SIGTERM, previous)

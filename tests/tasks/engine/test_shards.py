@@ -74,8 +74,15 @@ def test_shards_merged_equal_the_whole_run(isolated_env: Path, capsys: pytest.Ca
     ids = ids_of(merged / "results.jsonl")
     assert sorted(ids) == sorted(whole) and len(set(ids)) == len(ids)
     config = json.loads((merged / "config.json").read_text(encoding="utf-8"))
-    assert config["config_hash"] == json.loads((isolated_env / "whole" / "config.json").read_text())["config_hash"]
-    assert json.loads((merged / "summary.json").read_text())["finished"] == ITEMS
+    whole_config = json.loads((isolated_env / "whole" / "config.json").read_text())
+    assert config["config_hash"] == whole_config["config_hash"]
+    # the run options are the whole run's (no shard, one worker), but the directory
+    assert {**config["run_options"], "out_dir": None} == {**whole_config["run_options"], "out_dir": None}
+    summary = json.loads((merged / "summary.json").read_text())
+    whole_summary = json.loads((isolated_env / "whole" / "summary.json").read_text())
+    assert summary["finished"] == ITEMS
+    # the whole run's summary fields; no this_invocation (a merge makes no model call), and where it came from
+    assert set(summary) == set(whole_summary) - {"this_invocation"} | {"merged_from"}
     # the merged directory reads as any run: the same correlations as the whole run
     assert main(["meta-eval", str(merged), "--json"]) == 0
     merged_report = json.loads(capsys.readouterr().out)
@@ -127,6 +134,25 @@ def test_a_merge_of_two_configurations_is_refused_naming_the_difference(
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "holds another configuration" in err and "temperature" in err
     assert not (isolated_env / "m" / "results.jsonl").exists()
+
+
+def test_a_shard_still_running_is_not_merged(isolated_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A merge given a shard whose run still holds its lock refuses in one line, rather than merging part of it."""
+    from debate_eval.tasks.engine.lock import RunLock
+
+    shards = [isolated_env / "a", isolated_env / "b"]
+    with ScriptedOpenAIServer() as server:
+        for k, out in enumerate(shards):
+            assert main(run_args(server, out, "--shard", f"{k}/2")) == 0
+    capsys.readouterr()
+    merged = isolated_env / "m"
+    with RunLock(shards[1]):  # as a run of shard 1 still at work holds it
+        assert main(["merge", str(merged), *map(str, shards)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and err.startswith(f"debate-eval: error: {shards[1]} is still being written")
+    assert f"pid {os.getpid()} on host" in err and not (merged / "results.jsonl").exists()
+    assert main(["merge", str(merged), *map(str, shards)]) == 0  # once it has ended
+    assert len(ids_of(merged / "results.jsonl")) == ITEMS
 
 
 def test_a_refused_merge_shows_each_shards_value(isolated_env: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -81,17 +81,23 @@ def test_two_workers_write_every_item_once_and_share_the_cache(
     assert again["cached_calls"] == ITEMS and again["llm_calls"] == 0
 
 
-def test_lines_left_in_a_worker_directory_are_appended_not_run_again(isolated_env: Path) -> None:
+@pytest.mark.parametrize("rerun", [("--workers", "2"), ()], ids=["workers", "in-process"])
+def test_lines_left_in_a_worker_directory_are_appended_not_run_again(
+    isolated_env: Path, rerun: tuple[str, ...]
+) -> None:
+    """A --workers parent killed before it appended a worker's lines: the next run, with --workers or in one
+    process, appends them first and judges only the rest."""
     out = isolated_env / "run"
     with ScriptedOpenAIServer() as server:
         # as if a parent had been killed before appending worker 0's lines: its directory holds shard 0/2
         assert main(run_args(server, worker_dir(out, 0, 2), "--shard", "0/2", "--no-cache")) == 0
         shard0 = ids_of(worker_dir(out, 0, 2) / "results.jsonl")
         before = server.count
-        assert main(run_args(server, out, "--workers", "2", "--no-cache")) == 0
+        assert main(run_args(server, out, *rerun, "--no-cache")) == 0
         assert server.count - before == ITEMS - len(shard0)  # only shard 1's items were judged
     ids = ids_of(out / "results.jsonl")
     assert len(ids) == len(set(ids)) == ITEMS and set(shard0) <= set(ids)
+    assert not (out / WORKERS_DIR).exists()
     assert all(in_shard(i, (0, 2)) for i in shard0)
 
 
