@@ -39,6 +39,7 @@ _SECRET_NAME = re.compile(r"(API_KEY|_KEY|TOKEN|SECRET|PASSWORD|PASSWD)$", re.IG
 _KEY_SHAPES = re.compile(
     r"\b(?:sk-[A-Za-z0-9_\-]{6,}|AIza[0-9A-Za-z_\-]{20,})|\bBearer\s+[A-Za-z0-9_\-\.=+/]{8,}", re.IGNORECASE
 )
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://\S+")
 _registered: set[str] = set()
 _SNAPSHOT: ContextVar[frozenset[str] | None] = ContextVar("debate_eval_environment_secrets", default=None)
 
@@ -57,6 +58,19 @@ def url_secrets(url: str) -> list[str]:
     found = [parts.password or "", parts.username or ""] if "@" in parts.netloc else []
     found += [value for _, value in urllib.parse.parse_qsl(parts.query)]
     return [value for value in found if len(value) >= MIN_SECRET_CHARS]
+
+
+def redact_words(words: Iterable[str]) -> list[str]:
+    """Command-line words as they may be written down (a run's lock, an audit's commands): every secret and
+    key shape masked (``redact``), and the credentials of any URL among them (``--base-url
+    https://user:pw@host/v1?api-key=...``, which a run registers as secrets only once it opens its models)."""
+    masked = []
+    for word in words:
+        for url in _URL.findall(word):
+            for secret in url_secrets(url):
+                word = word.replace(secret, REDACTED)
+        masked.append(redact(word))
+    return masked
 
 
 def environment_secrets(environ: Mapping[str, str] | None = None) -> set[str]:

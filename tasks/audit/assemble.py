@@ -22,13 +22,15 @@ from debate_eval.tasks.engine.rundir import RunDir
 
 def sub_run_records(out: Path, entry: Mapping[str, Any] | None) -> list[Record]:
     """The records of one sub-run (``{"dir", "config_hash"}`` in audit.json) of its configuration, the last
-    line of an item winning; [] when it has none yet."""
+    line of an item winning, by key: not in the order the items finished, so a card rebuilt after an
+    interrupted and resumed audit is the uninterrupted one's, float sums included; [] when it has none yet."""
     if not entry:
         return []
     config_hash = entry.get("config_hash")
-    return RunDir(out / str(entry["dir"])).latest_records(
+    records = RunDir(out / str(entry["dir"])).latest_records(
         key=lambda record: record.key, keep=lambda record: record.config_hash == config_hash, messages=False
     )
+    return sorted(records, key=lambda record: record.key)
 
 
 def lengths_of(items: Sequence[Item], inputs_order: Sequence[str]) -> dict[str, Any]:

@@ -85,6 +85,11 @@ class AuditRequest:
             raise UserError(f"--alt-epsilon must be in [0, 1), got {self.alt_epsilon!r}")
         if self.run.swap:
             raise UserError("--swap: the audit judges both orders itself (the position facet); leave it out")
+        if self.run.shard:
+            raise UserError(
+                f"--shard {self.run.shard}: an audit judges every selected item (its card would stand on one shard "
+                "and say all); split its work with --workers or --ray instead"
+            )
 
     def methods(self) -> list[str]:
         """The methods to audit (``--method a,b``), the default method when none is given."""

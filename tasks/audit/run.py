@@ -286,7 +286,10 @@ class Audit:
             done = len(_done(Path(str(request.out)), config))
         judgings = max(expected - done, 0)
         per = cost.calls * (2 if name == POSITION and self.request.run.no_cache else 1)
-        usd = None if cost.usd is None else judgings * cost.usd * (per / cost.calls if cost.calls else 1)
+        if not judgings:  # nothing left to judge costs nothing, priced or not
+            usd: float | None = 0.0
+        else:
+            usd = None if cost.usd is None else judgings * cost.usd * (per / cost.calls if cost.calls else 1)
         note = (
             "the first order comes from the base run's cache"
             if name == POSITION and not self.request.run.no_cache
@@ -302,7 +305,7 @@ class Audit:
         prompt = len(missing) * count_text_tokens(paraphrase_prompt()) + tokens
         completion = tokens * self.paraphrases
         price = load_prices().get(self.paraphrase_model)
-        usd = None if price is None else price.cost(prompt, 0, completion)
+        usd = 0.0 if not missing else None if price is None else price.cost(prompt, 0, completion)
         return Step(PARAPHRASES_STEP, None, len(missing), float(len(missing)), usd, f"by {self.paraphrase_model}")
 
     def purpose(self, run_name: str) -> str:

@@ -13,6 +13,7 @@ import shlex
 import sys
 from typing import Any
 
+from debate_eval.agents.redaction import redact_words
 from debate_eval.tasks.analysis.audit.alt_test import DEFAULT_EPSILON
 from debate_eval.tasks.analysis.audit.card import FACETS, card_table
 from debate_eval.tasks.analysis.audit.self_preference import read_families
@@ -113,7 +114,7 @@ def add_subparser(subparsers: Any) -> None:
 
 def audit_request(args: argparse.Namespace, argv: list[str] | None = None) -> AuditRequest:
     """The ``AuditRequest`` of the flags (the run options through ``request_from_args``)."""
-    command = "debate-eval " + shlex.join(argv if argv is not None else sys.argv[1:])
+    command = "debate-eval " + shlex.join(redact_words(argv if argv is not None else sys.argv[1:]))
     return AuditRequest(
         run=request_from_args(args),
         facets=tuple(args.facets),

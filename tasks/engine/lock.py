@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from debate_eval.agents.errors import UserError
+from debate_eval.agents.redaction import redact_words
 
 try:
     import fcntl
@@ -103,7 +104,7 @@ class RunLock:
                         self.took_over = previous
                     owner = {"pid": os.getpid(), "host": socket.gethostname(), "started": time.time()}
                     os.ftruncate(fd, 0)
-                    os.pwrite(fd, (json.dumps({**owner, "command": sys.argv[:8]}) + "\n").encode(), 0)
+                    os.pwrite(fd, (json.dumps({**owner, "command": redact_words(sys.argv[:8])}) + "\n").encode(), 0)
                     self._fd = fd
                     return self
             except BaseException:

@@ -321,6 +321,13 @@ class RunDir:
         return RunLock(self.path)
 
 
+def refuse_audit_folder(path: Path) -> None:
+    """A run never writes into an audit folder (its results would sit among the card's sub-runs): a one-line
+    ``UserError``."""
+    if (path / AUDIT_FILE).is_file():
+        raise UserError(f"{path}: an audit folder (debate-eval audit), not a run directory; give the run another --out")
+
+
 def results_file(name: str | os.PathLike[str]) -> Path:
     """A results file as given, or a run directory's ``results.jsonl``. An audit folder (``debate-eval audit
     --out DIR``, no results of its own) is a one-line ``UserError`` naming its sub-runs."""

@@ -52,6 +52,7 @@ from debate_eval.tasks.engine.judged import make_record
 from debate_eval.tasks.engine.record import Record
 from debate_eval.tasks.engine.results import ResultsStore
 from debate_eval.tasks.engine.run_config import RunConfig
+from debate_eval.tasks.engine.rundir import refuse_audit_folder
 
 
 @dataclass(frozen=True)
@@ -95,7 +96,9 @@ def open_store(
 ) -> ResultsStore:
     """The results store of ``out_dir`` for ``config`` (``document``: its ``config.json``), lock taken:
     with ``earlier_versions``, a directory an earlier version hashed otherwise is moved to today's hash
-    first (``engine.compat``); an endpoint that moved is refused unless allowed (``engine.endpoints``)."""
+    first (``engine.compat``); an endpoint that moved is refused unless allowed (``engine.endpoints``), and an
+    audit folder is no run directory."""
+    refuse_audit_folder(out_dir)
     if earlier_versions:
         move_earlier_run(out_dir, config, document)
     check_endpoint_moves(out_dir, config, document, allow=allow_endpoint_change)

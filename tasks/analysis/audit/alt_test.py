@@ -17,11 +17,13 @@ Data: items rated by several annotators, and the judge's score of each. For each
 
 The p-values of the annotators tested are corrected for the false discovery rate by the Benjamini–Yekutieli
 procedure at q = 0.05 (valid under any dependence between the tests, which share items); the **winning rate**
-ω is the share of annotators whose null is rejected, and the judge **passes** when ω ≥ 0.5. The **advantage
-probability** ρ is the mean over annotators of mean(W^f): how often the judge is at least as good a stand-in as
-a randomly chosen annotator (for comparing judges; it does not depend on ε). Annotators with fewer than
+ω is the share of annotators whose null is rejected, and the judge **passes** when ω ≥ 0.5 with at least
+``MIN_ANNOTATORS`` (3, as the paper recommends) annotators tested: with fewer, ω stands on too little to pass
+(of two, one alone makes it 0.5). The **advantage probability** ρ is the mean over annotators of mean(W^f): how
+often the judge is at least as good a stand-in as a randomly chosen annotator (for comparing judges; it does
+not depend on ε). Annotators with fewer than
 ``min_items`` (30, for the t-test's normal approximation, as the paper advises) such items are not tested and
-are listed. The paper recommends at least three annotators.
+are listed.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from debate_eval.tasks.analysis.audit.facet import TITLES, Facet, Figure, not_ap
 DEFAULT_EPSILON = 0.1
 DEFAULT_Q = 0.05
 MIN_ITEMS = 30
+MIN_ANNOTATORS = 3  # annotators tested before the judge can pass
 TIE = 1e-9  # alignment scores this close are equal (a score of 2.9999999999999996 ties with 3)
 NEG_RMSE, ACCURACY = "neg_rmse", "accuracy"
 
@@ -108,8 +111,8 @@ class AltTest:
 
     @property
     def passed(self) -> bool:
-        """ω ≥ 0.5."""
-        return self.winning_rate is not None and self.winning_rate >= 0.5
+        """ω ≥ 0.5 over at least ``MIN_ANNOTATORS`` annotators tested."""
+        return len(self.tested) >= MIN_ANNOTATORS and self.winning_rate is not None and self.winning_rate >= 0.5
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -203,6 +206,8 @@ def alt_test_facet(
                    baseline=entry.annotator_wins, baseline_label=f"{entry.annotator}'s own win share")
         )  # fmt: skip
     notes = [f"{'passes' if result.passed else 'does not pass'}: ω = {result.winning_rate:.2f} with ε = {epsilon:g}"]
+    if len(tested) < MIN_ANNOTATORS:
+        notes[0] += f" over {len(tested)} annotator(s) tested; passing needs at least {MIN_ANNOTATORS}"
     if result.skipped:
         notes.append(f"not tested (fewer than {MIN_ITEMS} items): {', '.join(result.skipped)}")
     return Facet(
@@ -213,7 +218,8 @@ def alt_test_facet(
             "the items it rated with at least one other, whether the judge's score is at least as close to the "
             "others' ratings (negative RMSE) as the annotator's own (W^f), and the reverse (W^h); H0: mean(W^h − W^f)"
             f" ≥ ε = {epsilon:g}, one-sided t-test; Benjamini–Yekutieli FDR control at q = {DEFAULT_Q:g} over the "
-            "annotators. ω: the share of annotators whose H0 is rejected (the judge passes at ω ≥ 0.5); ρ: the mean "
+            f"annotators. ω: the share of annotators whose H0 is rejected (the judge passes at ω ≥ 0.5 with at least "
+            f"{MIN_ANNOTATORS} annotators tested); ρ: the mean "
             "share of items where the judge is at least as good. No bootstrap: the test is the paper's."
         ),
         n=max(entry.n for entry in tested),

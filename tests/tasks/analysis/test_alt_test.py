@@ -83,3 +83,22 @@ def test_a_float_sum_ties_with_the_rating_it_stands_for() -> None:
     assert judge["i0"] != 3.0
     result = alt_test(judge, annotations)
     assert all((a.judge_wins, a.annotator_wins) == (1.0, 1.0) for a in result.annotators)
+
+
+def test_a_winning_rate_of_fewer_than_three_annotators_does_not_pass() -> None:
+    """Two annotators, or three of whom only two rated 30 items with another: ω may be 1, but it stands on too
+    little to pass (of two annotators, one alone makes ω 0.5); the card says why."""
+    from debate_eval.tasks.analysis.audit.alt_test import alt_test_facet
+
+    judge, annotations = _data(0.0, 0.7)
+    two = {name: annotations[name] for name in ANNOTATORS[:2]}
+    few = {**two, ANNOTATORS[2]: dict(list(annotations[ANNOTATORS[2]].items())[:20])}
+    for given, skipped in ((two, []), (few, [ANNOTATORS[2]])):
+        result = alt_test(judge, given, epsilon=0.2)
+        assert len(result.tested) == 2 and result.skipped == skipped
+        assert result.winning_rate == 1.0 and not result.passed
+        facet = alt_test_facet(judge, given, 0.2)
+        assert facet.notes[0] == (
+            "does not pass: ω = 1.00 with ε = 0.2 over 2 annotator(s) tested; passing needs at least 3"
+        )
+    assert alt_test(judge, annotations, epsilon=0.2).passed  # the same judge beside three annotators

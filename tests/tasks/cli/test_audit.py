@@ -101,6 +101,8 @@ def test_rerun_resumes_without_calls_and_a_second_method_joins_the_card(
     assert main(args) == 0
     again = capsys.readouterr().out
     assert again.count(" 0 finished now") == 10 and again.count("; 0 model calls") == 10
+    # nothing left to judge costs nothing, though the scripted model has no price
+    assert "  total: 0 calls at most, estimated cost $0.0000" in again and " unknown" not in again
     # each sub-run is an ordinary run directory
     assert main(["meta-eval", str(out / first["judges"][0]["runs"]["base"])]) == 0
     assert main(["show", str(out / first["judges"][1]["runs"]["injected"])]) == 0
@@ -128,6 +130,34 @@ def test_a_run_directory_is_not_an_audit_folder(isolated_env: Path, capsys: pyte
     assert main(single_args(isolated_env, "planted-length", run, "--method", "geval", "--facets", "agreement")) == 2
     assert "is a run directory (it holds results.jsonl), not an audit folder" in capsys.readouterr().err
     assert sorted(path.name for path in run.iterdir()) == ["results.jsonl"]
+
+
+def test_a_run_into_an_audit_folder_is_refused(isolated_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``run --out`` an audit folder: one line, and no run file written among the card's sub-runs."""
+    out = isolated_env / "audited"
+    assert main(single_args(isolated_env, "planted-length", out, "--method", "geval", "--facets", "agreement")) == 0
+    held = sorted(path.name for path in out.iterdir())
+    capsys.readouterr()
+    run = ["run", "--dataset", "summeval", "--aspect", "coherence", "--limit", "2", "--provider", "scripted"]
+    assert main([*run, "--out", str(out), "--no-progress"]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert lines == [
+        f"debate-eval: error: {out}: an audit folder (debate-eval audit), not a run directory; give the run another "
+        "--out"
+    ]
+    assert sorted(path.name for path in out.iterdir()) == held
+
+
+def test_a_shard_of_an_audit_is_refused(isolated_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--shard K/N would judge a part of the items while the card says all of them: refused before anything runs."""
+    out = isolated_env / "sharded"
+    args = single_args(isolated_env, "planted-length", out, "--method", "geval", "--facets", "agreement")
+    assert main([*args, "--shard", "1/2"]) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        "debate-eval: error: --shard 1/2: an audit judges every selected item (its card would stand on one shard and "
+        "say all); split its work with --workers or --ray instead"
+    ]
+    assert not out.exists()
 
 
 def test_budget_needs_a_price_for_every_model(isolated_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -270,3 +300,77 @@ def test_the_card_does_not_depend_on_the_order_the_items_finished_in(
         for field in ("value", "baseline"):
             expected = entry[field] if entry[field] is None else pytest.approx(entry[field], rel=1e-12, abs=1e-15)
             assert after[key][field] == expected, (key, field)
+
+
+def test_an_interrupted_audit_resumes_judging_no_finished_item_again_and_gives_the_same_card(
+    isolated_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C after 30 sub-run items (mid-way through the second sub-run), then the same command again: the
+    server is asked only for the judgings no sub-run finished, and the card is the uninterrupted audit's (the
+    same records, whatever order they finished in)."""
+    import os
+    import signal
+
+    from debate_eval.agents.models.providers.planted import script_for
+    from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAIServer
+    from debate_eval.tasks.engine.session import Session
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-AUDIT-RESUME-0123456789")
+    facets = ("--method", "geval", "--facets", "agreement,stability,injection", "--repeats", "2", "--no-cache")
+    judgings = 4 * 24  # base, injected, control and repeat-2 of the 24 items
+
+    def judging_requests(requests: list[dict[str, Any]]) -> int:
+        return sum("Reply with OK." not in json.dumps(request.get("messages")) for request in requests)
+
+    with ScriptedOpenAIServer(reply=script_for("planted-noisy")) as server:
+
+        def args(out: Path) -> list[str]:
+            given = single_args(isolated_env, "planted-noisy", out, *facets)
+            at = given.index("--provider")
+            return [*given[:at], "--base-url", server.base_url, *given[at + 2 :]]
+
+        assert main(args(isolated_env / "whole")) == 0
+        assert judging_requests(server.requests) == judgings
+        appended, append = [0], Session.append
+
+        def interrupting(self: Session, record: Any) -> None:
+            append(self, record)
+            appended[0] += 1
+            if appended[0] == 30:
+                os.kill(os.getpid(), signal.SIGINT)  # as Ctrl-C lands: asyncio cancels the run
+
+        monkeypatch.setattr(Session, "append", interrupting)
+        out = isolated_env / "cut"
+        with pytest.raises(KeyboardInterrupt):
+            main(args(out))
+        monkeypatch.setattr(Session, "append", append)
+        kept = sum(len(path.read_text(encoding="utf-8").splitlines()) for path in out.rglob("results.jsonl"))
+        assert 30 <= kept < judgings and not (out / "card.json").exists()
+        before = len(server.requests)
+        assert main(args(out)) == 0
+        assert judging_requests(server.requests[before:]) == judgings - kept
+    whole = (isolated_env / "whole" / "card.json").read_text(encoding="utf-8")
+    assert card(out) == json.loads(whole.replace(str(isolated_env / "whole"), str(out)))
+
+
+def test_the_credentials_of_a_base_url_are_in_no_file_of_the_audit_folder(
+    isolated_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """audit.json, the card and its pages record the command that made them: a --base-url's user password and
+    query key are masked there, as everywhere else a run writes."""
+    from debate_eval.agents.models.providers.scripted_server import ScriptedOpenAIServer
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-AUDIT-ENVKEY-0123456789")
+    out = isolated_env / "secret"
+    with ScriptedOpenAIServer() as server:
+        url = server.base_url.replace("http://", "http://user:PROXYPASSWORD42@") + "?api-key=QUERYKEY4242"
+        given = single_args(isolated_env, "scripted", out, "--method", "geval", "--facets", "agreement")
+        at = given.index("--provider")
+        args = [*given[:at], "--base-url", url, *given[at + 2 :]]
+        monkeypatch.setattr("sys.argv", ["debate-eval", *args])  # what the command records
+        assert main(args) == 0
+    assert "--base-url 'http://user:[redacted]@" in card(out)["commands"][0]
+    for path in out.rglob("*"):
+        if path.is_file():
+            text = path.read_text(encoding="utf-8", errors="replace")
+            assert "PROXYPASSWORD42" not in text and "QUERYKEY4242" not in text and "ENVKEY" not in text, path

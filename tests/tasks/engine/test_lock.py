@@ -30,6 +30,16 @@ def test_a_second_holder_is_refused_with_the_owner_named(tmp_path: Path) -> None
         assert again.took_over is None
 
 
+def test_the_command_the_lock_keeps_holds_no_credentials(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A lock left behind by a killed run stays in the folder: the command it names is masked."""
+    url = "https://user:PROXYPASSWORD42@gateway.example/v1?api-key=QUERYKEY4242"
+    monkeypatch.setattr(sys, "argv", ["debate-eval", "run", "--base-url", url, "--model", "m"])
+    with RunLock(tmp_path):
+        text = (tmp_path / LOCK_FILE).read_text(encoding="utf-8")
+    assert "PROXYPASSWORD42" not in text and "QUERYKEY4242" not in text
+    assert json.loads(text)["command"][3] == "https://user:[redacted]@gateway.example/v1?api-key=[redacted]"
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
 def test_the_lock_of_a_killed_run_is_stale_and_taken_over(tmp_path: Path) -> None:
     code = (
