@@ -112,9 +112,10 @@ def add_subparser(subparsers: Any) -> None:
     group.add_argument("--judge-family", help="self-preference: the judge's model family (default: from the map)")
 
 
-def audit_request(args: argparse.Namespace, argv: list[str] | None = None) -> AuditRequest:
-    """The ``AuditRequest`` of the flags (the run options through ``request_from_args``)."""
-    command = "debate-eval " + shlex.join(redact_words(argv if argv is not None else sys.argv[1:]))
+def audit_request(args: argparse.Namespace) -> AuditRequest:
+    """The ``AuditRequest`` of the flags (the run options through ``request_from_args``), recording the command
+    given to ``main`` (else the program's own arguments)."""
+    command = "debate-eval " + shlex.join(redact_words(getattr(args, "words", sys.argv[1:])))
     return AuditRequest(
         run=request_from_args(args),
         facets=tuple(args.facets),

@@ -204,6 +204,7 @@ def main(argv: list[str] | None = None, *, as_program: bool | None = None) -> in
     the line, so that program stops too."""
     words = sys.argv[1:] if argv is None else list(argv)
     args = build_parser(command_of(words)).parse_args(words)
+    args.words = words  # the command as given (an audit records it), not the calling process's sys.argv
     interrupted: list[bool] = []
     with terminating_as_interrupt() as terminated:
         code = _main(args, terminated, interrupted)

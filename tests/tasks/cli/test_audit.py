@@ -374,3 +374,17 @@ def test_the_credentials_of_a_base_url_are_in_no_file_of_the_audit_folder(
         if path.is_file():
             text = path.read_text(encoding="utf-8", errors="replace")
             assert "PROXYPASSWORD42" not in text and "QUERYKEY4242" not in text and "ENVKEY" not in text, path
+
+
+def test_the_command_recorded_is_the_argv_given_to_main_not_the_process_s(
+    isolated_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``main([...])`` called from Python (a script, a notebook) records its own arguments in audit.json and on
+    the card, not those of the process that called it."""
+    out = isolated_env / "called"
+    args = single_args(isolated_env, "planted-length", out, "--method", "geval", "--facets", "agreement")
+    monkeypatch.setattr("sys.argv", ["python", "notebook.py", "--unrelated"])
+    assert main(args) == 0
+    expected = "debate-eval " + " ".join(args)  # no word of these needs quoting (a hand-written shlex.join)
+    assert card(out)["commands"] == [expected]
+    assert expected in (out / "audit.json").read_text(encoding="utf-8")
