@@ -60,7 +60,7 @@ from debate_eval.tasks.engine.paraphrases import (
 from debate_eval.tasks.engine.request import RunRequest
 from debate_eval.tasks.engine.results import write_json_atomic
 from debate_eval.tasks.engine.run_config import RunConfig
-from debate_eval.tasks.engine.rundir import RunDir
+from debate_eval.tasks.engine.rundir import RunDir, refuse_nested_audit
 from debate_eval.tasks.engine.runner import run
 
 CARD_FILE, MARKDOWN_FILE, REPORT_FILE = "card.json", "card.md", "report.html"
@@ -501,6 +501,7 @@ def run_audit(
     as ``evaluate`` does. Progress lines go to ``stream`` (default standard output), the budget's stop to
     ``err`` (default standard error)."""
     audit = Audit(request, stream or sys.stdout, err or sys.stderr, data)
+    refuse_nested_audit(audit.out)
     audit.out.mkdir(parents=True, exist_ok=True)
     with RunLock(audit.out):
         audit.prepare()

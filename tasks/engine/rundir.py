@@ -328,6 +328,14 @@ def refuse_audit_folder(path: Path) -> None:
         raise UserError(f"{path}: an audit folder (debate-eval audit), not a run directory; give the run another --out")
 
 
+def refuse_nested_audit(out: Path) -> None:
+    """An audit folder is never a judge's folder or a sub-run of another (``AUDIT/JUDGE``, ``AUDIT/JUDGE/RUN``):
+    a one-line ``UserError`` naming the audit folder ``out`` is inside."""
+    for folder in out.absolute().parents[:2]:
+        if (folder / AUDIT_FILE).is_file():
+            raise UserError(f"{out}: inside the audit folder {folder}; give the audit its own --out")
+
+
 def results_file(name: str | os.PathLike[str]) -> Path:
     """A results file as given, or a run directory's ``results.jsonl``. An audit folder (``debate-eval audit
     --out DIR``, no results of its own) is a one-line ``UserError`` naming its sub-runs."""

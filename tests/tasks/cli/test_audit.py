@@ -388,3 +388,23 @@ def test_the_command_recorded_is_the_argv_given_to_main_not_the_process_s(
     expected = "debate-eval " + " ".join(args)  # no word of these needs quoting (a hand-written shlex.join)
     assert card(out)["commands"] == [expected]
     assert expected in (out / "audit.json").read_text(encoding="utf-8")
+
+
+def test_an_audit_into_a_judge_folder_of_an_audit_is_refused(
+    isolated_env: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--out AUDIT/JUDGE`` (or deeper) would start an audit nested in another: one line naming the audit folder,
+    and nothing written."""
+    out = isolated_env / "outer"
+    args = single_args(isolated_env, "planted-length", out, "--method", "geval", "--facets", "agreement")
+    assert main(args) == 0
+    judge = next(path for path in out.iterdir() if path.is_dir())
+    for inner in (judge, judge / "base"):
+        held = sorted(path.relative_to(out) for path in out.rglob("*"))
+        capsys.readouterr()
+        at = args.index("--out")
+        assert main([*args[:at], "--out", str(inner), *args[at + 2 :]]) == 2
+        assert capsys.readouterr().err.strip().splitlines() == [
+            f"debate-eval: error: {inner}: inside the audit folder {out}; give the audit its own --out"
+        ]
+        assert sorted(path.relative_to(out) for path in out.rglob("*")) == held
