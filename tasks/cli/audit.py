@@ -11,8 +11,10 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
+from dataclasses import fields
 from typing import Any
 
+from debate_eval.agents.errors import UserError
 from debate_eval.agents.redaction import redact_words
 from debate_eval.tasks.analysis.audit.alt_test import DEFAULT_EPSILON
 from debate_eval.tasks.analysis.audit.card import FACETS, card_table
@@ -24,7 +26,7 @@ from debate_eval.tasks.cli.run import (
     add_run_arguments,
     request_from_args,
 )
-from debate_eval.tasks.engine.config_file import request_toml
+from debate_eval.tasks.engine.config_file import read_config_file, request_toml
 
 DESCRIPTION = """Audit a judge configuration on your data: its agreement with the human ratings, its stability when
 asked again, position and verbosity bias, scale use, robustness to paraphrase and susceptibility to instructions planted
@@ -63,24 +65,21 @@ def add_subparser(subparsers: Any) -> None:
     group.add_argument(
         "--facets",
         type=_names,
-        default=FACETS,
         help=f"which facets, comma-separated (default all: {', '.join(FACETS)})",
     )
     group.add_argument(
         "--repeats",
         type=_positive,
-        default=DEFAULT_REPEATS,
         help=f"stability: runs of the same items, the first being the base run (default {DEFAULT_REPEATS})",
     )
     group.add_argument(
         "--paraphrases",
         type=_positive,
-        default=DEFAULT_PARAPHRASES,
         help=f"robustness: rewrites of each judged text (default {DEFAULT_PARAPHRASES})",
     )
     group.add_argument("--paraphrase-model", help="robustness: the model that rewrites (default: the judge's model)")
     group.add_argument(
-        "--injections", type=_names, default=(), help="injection: corpus variants to use, comma-separated (default all)"
+        "--injections", type=_names, help="injection: corpus variants to use, comma-separated (default all)"
     )
     group.add_argument(
         "--budget-usd",
@@ -91,15 +90,13 @@ def add_subparser(subparsers: Any) -> None:
     group.add_argument(
         "--bootstrap",
         type=int,
-        default=DEFAULT_RESAMPLES,
         help=f"resamples per interval (default {DEFAULT_RESAMPLES}; at most {MAX_RESAMPLES:,})",
     )
-    group.add_argument("--ci-method", choices=CI_METHODS, default=DEFAULT_CI_METHOD, help="interval method")
+    group.add_argument("--ci-method", choices=CI_METHODS, help=f"interval method (default {DEFAULT_CI_METHOD})")
     group.add_argument("--label", help="the judge's name on the card and its folder (default: METHOD[_MODEL])")
     group.add_argument(
         "--alt-epsilon",
         type=float,
-        default=DEFAULT_EPSILON,
         help=f"alt-test: the judge's cost-benefit allowance epsilon (default {DEFAULT_EPSILON:g}; the paper suggests "
         "0.2 for expert annotators, 0.15 skilled, 0.1 crowd workers); the annotators come from --fields "
         "annotators=A|B|C",
@@ -112,26 +109,57 @@ def add_subparser(subparsers: Any) -> None:
     group.add_argument("--judge-family", help="self-preference: the judge's model family (default: from the map)")
 
 
+OWN_OPTIONS = {  # the audit's options (AuditRequest's fields) and the kind of value a --config file gives
+    "facets": tuple, "repeats": int, "paraphrases": int, "paraphrase_model": str, "injections": tuple,
+    "budget_usd": float, "bootstrap": int, "ci_method": str, "label": str, "alt_epsilon": float,
+    "system_families": dict, "judge_family": str,
+}  # fmt: skip
+_KIND_NAMES = {tuple: "names (a list of text or a comma-separated text)", int: "a whole number", float: "a number",
+               str: "text", dict: "a table of system = family (or the --system-families text)"}  # fmt: skip
+
+
+def _from_file(values: dict[str, Any], source: str) -> dict[str, Any]:
+    """The audit's options a ``--config`` file gives, as their flags give them; one line naming the file and
+    the key for a value of another kind."""
+    found = {}
+    for name, value in values.items():
+        kind = OWN_OPTIONS[name]
+        if isinstance(value, str) and kind in (tuple, dict):
+            value = _names(value) if kind is tuple else read_families(value)
+        elif kind is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        texts = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+        if (
+            not isinstance(value, list if kind is tuple else kind)
+            or isinstance(value, bool)
+            or any(not isinstance(text, str) for text in texts)
+        ):
+            raise UserError(f"{source}: {name}: expected {_KIND_NAMES[kind]}, got {value!r}")
+        found[name] = tuple(value.items()) if kind is dict else tuple(value) if kind is tuple else value
+    return found
+
+
 def audit_request(args: argparse.Namespace) -> AuditRequest:
-    """The ``AuditRequest`` of the flags (the run options through ``request_from_args``), recording the command
-    given to ``main`` (else the program's own arguments)."""
+    """The ``AuditRequest`` of the flags (the run options through ``request_from_args``) over the ``--config``
+    file's, recording the command given to ``main`` (else the program's own arguments)."""
     command = "debate-eval " + shlex.join(redact_words(getattr(args, "words", sys.argv[1:])))
-    return AuditRequest(
-        run=request_from_args(args),
-        facets=tuple(args.facets),
-        repeats=args.repeats,
-        paraphrases=args.paraphrases,
-        paraphrase_model=args.paraphrase_model,
-        injections=tuple(args.injections),
-        budget_usd=args.budget_usd,
-        bootstrap=args.bootstrap,
-        ci_method=args.ci_method,
-        label=args.label,
-        commands=(command,),
-        alt_epsilon=args.alt_epsilon,
-        system_families=tuple(read_families(args.system_families).items()) if args.system_families else (),
-        judge_family=args.judge_family,
-    )
+    config = getattr(args, "config", None)
+    own = _from_file(read_config_file(config, OWN_OPTIONS)[1], str(config)) if config else {}
+    for name in OWN_OPTIONS:
+        if getattr(args, name, None) is not None:
+            own[name] = getattr(args, name)
+    if isinstance(own.get("system_families"), str):
+        own["system_families"] = tuple(read_families(own["system_families"]).items())
+    return AuditRequest(run=request_from_args(args, OWN_OPTIONS), commands=(command,), **own)
+
+
+def own_options(request: AuditRequest) -> dict[str, Any]:
+    """The audit's options ``request`` sets off their defaults (what ``--dump-config`` prints after the run's)."""
+    defaults = {spec.name: spec.default for spec in fields(AuditRequest)}
+    found = {name: getattr(request, name) for name in OWN_OPTIONS if getattr(request, name) != defaults[name]}
+    if "system_families" in found:
+        found["system_families"] = dict(found["system_families"])
+    return found
 
 
 def handle_audit(args: argparse.Namespace) -> int:
@@ -140,7 +168,7 @@ def handle_audit(args: argparse.Namespace) -> int:
 
     request = audit_request(args)
     if getattr(args, "dump_config", False):
-        print(request_toml(request.run), end="")
+        print(request_toml(request.run, own_options(request)), end="")
         return 0
     result = run_audit(request)
     print(format_card(result.card))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,7 +27,7 @@ from debate_eval.debates.base import (
 from debate_eval.tasks.cli.main import command_parser
 from debate_eval.tasks.data.datasets import get_dataset
 from debate_eval.tasks.engine import flags
-from debate_eval.tasks.engine.config_file import read_request_file, request_toml
+from debate_eval.tasks.engine.config_file import read_config_file, request_toml
 from debate_eval.tasks.engine.flags import Flag
 from debate_eval.tasks.engine.option_values import FLOAT, INT, NON_NEGATIVE_INT, POSITIVE_FLOAT, POSITIVE_INT, SWITCH
 from debate_eval.tasks.engine.request import FLAGS, RunRequest, field_kind, field_names, flags_of
@@ -198,8 +198,9 @@ def add_config_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def request_from_args(args: argparse.Namespace) -> RunRequest:
-    """The ``RunRequest`` of the flags given (a flag not given is None), over the ``--config`` file's."""
+def request_from_args(args: argparse.Namespace, own: Collection[str] = ()) -> RunRequest:
+    """The ``RunRequest`` of the flags given (a flag not given is None), over the ``--config`` file's (whose
+    keys named in ``own`` are the command's own options, not the run's)."""
     values: dict[str, Any] = {}
     for name in field_names():
         value = getattr(args, name, None)
@@ -208,7 +209,7 @@ def request_from_args(args: argparse.Namespace) -> RunRequest:
     options = {name: getattr(args, name) for name in method_option_names() if getattr(args, name, None) is not None}
     from_flags = RunRequest.from_mapping({**values, "method_options": options}, source=FLAGS)
     config = getattr(args, "config", None)
-    return read_request_file(config).updated(from_flags) if config else from_flags
+    return read_config_file(config, own)[0].updated(from_flags) if config else from_flags
 
 
 def build_run_config(args: argparse.Namespace) -> RunConfig:

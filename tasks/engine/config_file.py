@@ -20,7 +20,7 @@ import math
 import os
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +54,12 @@ def toml_value(text: str) -> Any:
 def read_request_file(path: str | os.PathLike[str]) -> RunRequest:
     """The request a TOML file holds; one ``UserError`` line naming the file for a missing file, bad TOML, a
     bad value or a key that is neither a run option nor any method's option."""
+    return read_config_file(path)[0]
+
+
+def read_config_file(path: str | os.PathLike[str], own: Collection[str] = ()) -> tuple[RunRequest, dict[str, Any]]:
+    """:func:`read_request_file`, with the values of the keys named in ``own`` (a command's own options, such
+    as the audit's ``repeats``; ``-`` read as ``_``) set apart, by name."""
     from debate_eval.debates.base import check_option_names
 
     file = Path(path).expanduser()
@@ -70,24 +76,28 @@ def read_request_file(path: str | os.PathLike[str]) -> RunRequest:
         raise UserError(f"{file}: not valid UTF-8 at byte offset {error.start}") from None
     except toml.TOMLDecodeError as error:
         raise UserError(f"{file}: not valid TOML: {error}") from None
+    values = {str(name).replace("-", "_"): value for name, value in values.items()}
+    own_values = {name: values.pop(name) for name in own if name in values}
     request = RunRequest.from_mapping(values, source=str(file))
     try:
         check_option_names(request.method_options)
     except UserError as error:
         raise UserError(f"{file}: {error}") from None
-    return request
+    return request, own_values
 
 
-def request_toml(request: RunRequest) -> str:
-    """The TOML text of the options ``request`` sets (``--dump-config``); reading it back gives the same
-    request. Validated as a run validates it (an option no method declares is the run's ``UserError``), and
-    with secrets masked: a key named like one (``api_key``, ``token``, ...) and any configured or key-shaped
-    value (``agents/redaction.py``) is written ``[redacted]``."""
+def request_toml(request: RunRequest, own: Mapping[str, Any] | None = None) -> str:
+    """The TOML text of the options ``request`` sets (``--dump-config``), then a command's ``own`` options
+    (:func:`read_config_file`); reading it back gives the same request. Validated as a run validates it (an
+    option no method declares is the run's ``UserError``), and with secrets masked: a key named like one
+    (``api_key``, ``token``, ...) and any configured or key-shaped value (``agents/redaction.py``) is written
+    ``[redacted]``."""
     from debate_eval.debates.base import check_option_names
 
     check_option_names(name for name, value in request.method_options.items() if value is not None)
     values = [(name, value) for name, value in request.given().items() if name != "method_options"]  # field order
     values += [(name, value) for name, value in request.method_options.items() if value is not None]
+    values += list((own or {}).items())
     return "\n".join(f"{_key(name)} = {_value(_masked(name, value))}" for name, value in values) + "\n"
 
 

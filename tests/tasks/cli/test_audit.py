@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -408,3 +409,58 @@ def test_an_audit_into_a_judge_folder_of_an_audit_is_refused(
             f"debate-eval: error: {inner}: inside the audit folder {out}; give the audit its own --out"
         ]
         assert sorted(path.relative_to(out) for path in out.rglob("*")) == held
+
+
+AUDIT_FLAGS = [
+    "--dataset", "summeval", "--aspect", "coherence", "--limit", "12", "--method", "geval", "--provider", "scripted",
+    "--repeats", "4", "--facets", "agreement,stability", "--paraphrases", "3", "--budget-usd", "2.5",
+    "--alt-epsilon", "0.15", "--ci-method", "percentile", "--label", "mine", "--system-families", "a=openai,b=meta",
+]  # fmt: skip
+
+
+def dumped(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    capsys.readouterr()
+    assert main(["audit", *argv, "--dump-config"]) == 0
+    return capsys.readouterr().out
+
+
+def test_dump_config_then_config_gives_the_same_audit(isolated_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--dump-config prints the audit's own options beside the run's, and --config reads them back to the same
+    request; a flag wins over the file."""
+    from debate_eval.tasks.audit.plan import AuditRequest
+    from debate_eval.tasks.cli.audit import OWN_OPTIONS, audit_request
+    from debate_eval.tasks.cli.main import build_parser
+
+    assert {spec.name for spec in fields(AuditRequest)} - set(OWN_OPTIONS) == {"run", "commands"}  # none left out
+
+    text = dumped(capsys, *AUDIT_FLAGS)
+    lines = text.splitlines()
+    assert "repeats = 4" in lines and 'facets = ["agreement", "stability"]' in lines and "budget_usd = 2.5" in lines
+    assert 'system_families = { a = "openai", b = "meta" }' in lines and 'label = "mine"' in lines
+    assert not any(line.startswith(("bootstrap", "injections", "judge_family")) for line in lines)  # at defaults
+    file = isolated_env / "audit.toml"
+    file.write_text(text, encoding="utf-8")
+    assert dumped(capsys, "--config", str(file)) == text
+    parser = build_parser("audit")
+    from_flags = audit_request(parser.parse_args(["audit", *AUDIT_FLAGS]))
+    from_file = audit_request(parser.parse_args(["audit", "--config", str(file)]))
+    assert replace(from_file, commands=()) == replace(from_flags, commands=())
+    assert "repeats = 2" in dumped(capsys, "--config", str(file), "--repeats", "2").splitlines()
+
+
+@pytest.mark.parametrize(
+    ("line", "error"),
+    [
+        ("repeets = 4", "unknown method option 'repeets'"),
+        ('repeats = "four"', "repeats: expected a whole number, got 'four'"),
+        ("facets = [1]", "facets: expected names (a list of text or a comma-separated text), got [1]"),
+    ],
+)
+def test_a_bad_audit_key_in_a_config_file_names_the_file(
+    isolated_env: Path, capsys: pytest.CaptureFixture[str], line: str, error: str
+) -> None:
+    file = isolated_env / "bad.toml"
+    file.write_text(f'dataset = "summeval"\naspect = "coherence"\n{line}\n', encoding="utf-8")
+    assert main(["audit", "--config", str(file), "--provider", "scripted", "--dump-config"]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"debate-eval: error: {file}: ") and error in lines[0], lines
