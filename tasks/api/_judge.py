@@ -56,10 +56,16 @@ _RUN_ONLY = {  # the run options a judge has no use for (they were ignored), eac
 }
 
 
+def inputs_digest(inputs: Mapping[str, str], system: str | None) -> str:
+    """The SHA-256 of a judgment's inputs and system (``details.judge_inputs_sha256``; one system's output
+    is not another's)."""
+    identity = inputs if system is None else {**inputs, "\x00system": system}
+    return hashlib.sha256(json.dumps(identity, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
+
+
 def _inputs_digest(inputs: Mapping[str, str], exclude: str) -> str:
     """A short SHA-256 of ``inputs`` without ``exclude`` (the inputs several systems' outputs share)."""
-    shared = {name: value for name, value in inputs.items() if name != exclude}
-    return hashlib.sha256(json.dumps(shared, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()[:16]
+    return inputs_digest({name: value for name, value in inputs.items() if name != exclude}, None)[:16]
 
 
 # ------------------------------------------------------------------------------------------ the judge
@@ -556,8 +562,7 @@ class Judge:
         from debate_eval.tasks.engine.concurrency import quiet_after_interrupt
         from debate_eval.tasks.engine.pairwise import build_pairwise_task
 
-        identity = inputs if system is None else {**inputs, "\x00system": system}  # one system's output, not another's
-        digest = hashlib.sha256(json.dumps(identity, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
+        digest = inputs_digest(inputs, system)
         item_id = item_id if item_id is not None else f"sha256:{digest[:16]}"
         await self._start(config)
         config_hash = self._hashes[id(config)]
