@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
-import json
 import os
 import threading
 import weakref
@@ -31,88 +29,29 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
+from debate_eval._judge_inputs import (
+    RUN_ONLY,
+    SINGLE_INPUTS,
+    check_text,
+    inputs_digest,
+    item_id_of,
+    judgment_digest,
+    one_text_per_id,
+)
 from debate_eval._loop import awaited as _awaited
 from debate_eval._loop import blocking as _blocking
 from debate_eval.agents.errors import UserError
-from debate_eval.tasks.data.own_rows import PAIRWISE_INPUT_ORDER, SINGLE_INPUT_ORDER
+from debate_eval.tasks.data.own_rows import PAIRWISE_INPUT_ORDER
 from debate_eval.tasks.engine.record import Record
 from debate_eval.tasks.engine.views import Judgment, PairJudgment
 
 T = TypeVar("T")
 DATASET = "judge"  # the dataset name of a judge's records
-SINGLE_INPUTS = SINGLE_INPUT_ORDER  # context, source, reference, output (the text judged last)
 PAIR_INPUTS = PAIRWISE_INPUT_ORDER  # question, input, output_a, output_b
 DEFAULT_IN_FLIGHT = 64  # calls in flight per endpoint and model (the shared window's bound) without concurrency=
 CANCEL_WAIT_S = 10.0  # the longest a cancelled call waits for its model calls' tasks to stop
 _BUILD_LOCK = threading.Lock()  # a judge's configuration is built with its inputs registered under DATASET
-_TEXTS = "give the texts to score(), compare() or score_many()"
-_RUN_ONLY = {  # the run options a judge has no use for (they were ignored), each with what takes its place
-    **dict.fromkeys(("dataset", "data_dir", "fields", "labels", "language", "limit", "docs"), _TEXTS),
-    "out": "record_to=DIR keeps the judgments",
-    "swap": "compare(..., swap=True) judges both orders",
-    **dict.fromkeys(("progress", "quiet", "no_progress"), "score_many(..., progress=True) shows a bar"),
-    **dict.fromkeys(("shard", "workers", "ray"), "a judge's calls run in this process, concurrency= at a time"),
-    **dict.fromkeys(("batch", "batch_max_requests", "batch_wait", "batch_poll"), "a judge sends each call at once"),
-}
-
-
-def inputs_digest(inputs: Mapping[str, str], system: str | None) -> str:
-    """The SHA-256 of a judgment's inputs and system (``details.judge_inputs_sha256``; one system's output
-    is not another's)."""
-    identity = inputs if system is None else {**inputs, "\x00system": system}
-    return hashlib.sha256(json.dumps(identity, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
-
-
-def _inputs_digest(inputs: Mapping[str, str], exclude: str) -> str:
-    """A short SHA-256 of ``inputs`` without ``exclude`` (the inputs several systems' outputs share)."""
-    return inputs_digest({name: value for name, value in inputs.items() if name != exclude}, None)[:16]
-
-
 # ------------------------------------------------------------------------------------------ the judge
-
-
-def _check_text(call: str, name: str, value: str, *, required: bool) -> None:
-    """Refuse text a run's input file could not hold: a lone surrogate (not encodable as UTF-8), or, for an
-    input a run requires (``output``, a given ``source``), empty or whitespace-only text, as ``run`` refuses
-    such a cell."""
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError as error:
-        raise UserError(
-            f"{call}: {name} is not valid text: a lone surrogate {value[error.start]!r} at character "
-            f"{error.start + 1} (counted from 1)"
-        ) from None
-    if required and not value.strip():
-        raise UserError(f"{call}: {name} is {'empty' if not value else 'whitespace-only text'}: give the text to judge")
-
-
-def _item_id(call: str, value: Any) -> str | None:
-    """``id`` as text (a whole number as its digits), refused as ``run`` refuses an id cell: not text, empty or
-    whitespace-only (such an id made a line every reader of the directory refuses)."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (str, int)):
-        raise UserError(f"{call}: id must be text, got {type(value).__name__}")
-    text = str(value)
-    if not text.strip():
-        raise UserError(f"{call}: id is {'empty' if not text else 'whitespace-only text'}: give text, or no id")
-    return text
-
-
-def _one_text_per_id(rows: Iterable[Mapping[str, Any] | str], record_to: Path) -> None:
-    """Refuse rows that give one ``id`` to other texts (a second ``score(id=...)`` on other inputs is refused
-    too): both would be judged and recorded under that id."""
-    seen: dict[str, tuple[int, Any]] = {}
-    for number, row in enumerate(rows, start=1):
-        if not isinstance(row, Mapping) or row.get("id") is None:
-            continue
-        texts = tuple(row.get(name) for name in (*SINGLE_INPUTS, "system"))
-        first = seen.setdefault(str(row["id"]), (number, texts))
-        if first[1] != texts:
-            raise UserError(
-                f"score_many: rows {first[0]} and {number} (counted from 1) give the id {str(row['id'])!r} to other "
-                f"texts; {record_to} would hold both: give each its own id"
-            )
 
 
 class Judge:
@@ -165,9 +104,9 @@ class Judge:
         }
         config_file = keywords.pop("config", None)  # a --config TOML file under the keywords, as evaluate's
         for name in method_options:  # a file's dataset, out, ... are left to runs of the same file
-            if name in _RUN_ONLY:
+            if name in RUN_ONLY:
                 raise UserError(
-                    f"Judge(): {name} is an option of a run over a dataset, not of a judge: {_RUN_ONLY[name]}"
+                    f"Judge(): {name} is an option of a run over a dataset, not of a judge: {RUN_ONLY[name]}"
                 )
         given = {name: value for name, value in keywords.items() if value is not None}
         self._request = RunRequest.from_mapping({**given, "dataset": DATASET}, source="Judge()")
@@ -178,7 +117,7 @@ class Judge:
             # the file's run options (its fields, limit, shard, ...) serve its runs: left out, as Judge() refuses
             # them (its dataset is the judge's, out is record_to's)
             blank = RunRequest()
-            unused = {name: getattr(blank, name) for name in _RUN_ONLY if name not in ("dataset", "out")}
+            unused = {name: getattr(blank, name) for name in RUN_ONLY if name not in ("dataset", "out")}
             self._request = replace(request, **unused, out=self._request.out)
         if "," in str(aspect) or aspect == "all":
             raise UserError("Judge(): give one aspect (a run judges several with --aspect a,b)")
@@ -448,7 +387,7 @@ class Judge:
         if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
             raise UserError(f"score_many: concurrency={concurrency!r}: give a whole number, 1 or more")
         if self.record_to is not None:
-            _one_text_per_id(rows, self.record_to)
+            one_text_per_id(rows, self.record_to)
         # every row checked before the first call: a bad row 21 is refused with nothing judged
         prepared = [self._row(row, number) for number, row in enumerate(rows, start=1)]
         from tqdm import tqdm
@@ -490,7 +429,7 @@ class Judge:
         if unknown:
             raise UserError(f"{call}: unknown key(s) {', '.join(unknown)}")
         given = {name: row.get(name) for name in SINGLE_INPUTS}
-        item_id = _item_id(call, row.get("id"))
+        item_id = item_id_of(call, row.get("id"))
         system = None if row.get("system") is None else str(row["system"])
         return (*self._single(call, given, system), item_id, system)
 
@@ -502,7 +441,7 @@ class Judge:
             if (value is not None or name == "output") and not isinstance(value, str):
                 raise UserError(f"{call}: {name} must be text, got {type(value).__name__}")
             if value is not None:
-                _check_text(call, name, value, required=name in ("output", "source"))
+                check_text(call, name, value, required=name in ("output", "source"))
         config = self._config(self._single_names(given), swap=False)
         inputs = {name: value for name, value in given.items() if value is not None}
         if config.template.source and self._request.template:
@@ -524,7 +463,7 @@ class Judge:
     ) -> Judgment:
         given = {"context": context, "source": source, "reference": reference, "output": output}
         config, inputs = self._single("Judge.score", given, system)
-        return await self._scored(config, inputs, _item_id("Judge.score", id), system)
+        return await self._scored(config, inputs, item_id_of("Judge.score", id), system)
 
     async def _scored(self, config: Any, inputs: dict[str, str], item_id: str | None, system: str | None) -> Judgment:
         record = await self._judge(config, inputs, item_id, pairwise=False, system=system)
@@ -544,9 +483,9 @@ class Judge:
         for name, value in given.items():
             if not isinstance(value, str):
                 raise UserError(f"Judge.compare: {name} must be text, got {type(value).__name__}")
-            _check_text("Judge.compare", name, value, required=False)
+            check_text("Judge.compare", name, value, required=False)
         config = self._config(PAIR_INPUTS, swap=bool(swap), pairwise=True)
-        record = await self._judge(config, given, _item_id("Judge.compare", id), pairwise=True)
+        record = await self._judge(config, given, item_id_of("Judge.compare", id), pairwise=True)
         return PairJudgment.of(record, config, self._usage(record))
 
     async def _judge(
@@ -562,7 +501,7 @@ class Judge:
         from debate_eval.tasks.engine.concurrency import quiet_after_interrupt
         from debate_eval.tasks.engine.pairwise import build_pairwise_task
 
-        digest = inputs_digest(inputs, system)
+        digest = judgment_digest(inputs, system)
         item_id = item_id if item_id is not None else f"sha256:{digest[:16]}"
         await self._start(config)
         config_hash = self._hashes[id(config)]
@@ -588,7 +527,7 @@ class Judge:
             item_id=item_id,
             dataset=DATASET,
             # outputs of several systems on the same inputs form one group: their paired comparison's unit
-            group_id=item_id if system is None else "inputs:" + _inputs_digest(inputs, exclude="output"),
+            group_id=item_id if system is None else "inputs:" + inputs_digest(inputs, exclude="output"),
             system_id=system or "",
             inputs=inputs,
             human_scores={},

@@ -37,6 +37,7 @@ from debate_eval.tasks.analysis.jury import METHOD as JURY
 from debate_eval.tasks.cli.main import command_parser
 from debate_eval.tasks.data.datasets import load_items, resolve_data_dir
 from debate_eval.tasks.data.own_file import restore_dataset
+from debate_eval.tasks.data.own_rows import PAIRWISE_INPUT_ORDER
 from debate_eval.tasks.data.placeholders import PLACEHOLDER_RE
 from debate_eval.tasks.data.templates import parse_scale
 from debate_eval.tasks.engine.config_checksum import edit_note
@@ -121,7 +122,7 @@ def judge_inputs(record: Record, template: str) -> dict[str, str] | None:
     """The texts a ``Judge`` judged for ``record``, read back out of the first message holding the prompt
     ``template`` rendered (a Judge's folder holds no items, only the digest of each judgment's inputs), or
     None when no reading gives that digest back (an input the template does not show)."""
-    from debate_eval._judge import PAIR_INPUTS, inputs_digest
+    from debate_eval._judge_inputs import judgment_digest
 
     names = PLACEHOLDER_RE.findall(template)
     parts = PLACEHOLDER_RE.split(template)[::2]  # the text around the placeholders (split keeps their names)
@@ -133,9 +134,9 @@ def judge_inputs(record: Record, template: str) -> dict[str, str] | None:
         found = re.search(pattern, message.content, re.DOTALL)
         shown = found.groupdict() if found else {}
         # a pairwise judgment's inputs: all four, one not given shown as "(none)" and the others as ""
-        pair = dict.fromkeys(PAIR_INPUTS, "") | {key: "" if text == NO_INPUT else text for key, text in shown.items()}
+        pair = dict.fromkeys(PAIRWISE_INPUT_ORDER, "") | {key: "" if text == NO_INPUT else text for key, text in shown.items()}
         for texts in (shown, pair) if found else ():
-            if inputs_digest(texts, record.system_id or None) == digest:
+            if judgment_digest(texts, record.system_id or None) == digest:
                 return texts
     return None
 
