@@ -134,7 +134,8 @@ def judge_inputs(record: Record, template: str) -> dict[str, str] | None:
         found = re.search(pattern, message.content, re.DOTALL)
         shown = found.groupdict() if found else {}
         # a pairwise judgment's inputs: all four, one not given shown as "(none)" and the others as ""
-        pair = dict.fromkeys(PAIRWISE_INPUT_ORDER, "") | {key: "" if text == NO_INPUT else text for key, text in shown.items()}
+        given = {key: "" if text == NO_INPUT else text for key, text in shown.items()}
+        pair = dict.fromkeys(PAIRWISE_INPUT_ORDER, "") | given
         for texts in (shown, pair) if found else ():
             if judgment_digest(texts, record.system_id or None) == digest:
                 return texts
