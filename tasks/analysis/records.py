@@ -85,8 +85,9 @@ def require_human_ratings(records: Sequence[RecordLike], where: str) -> None:
     if not any(rated):
         raise UserError(
             f"{where}: no human ratings in its {len(records)} record(s): nothing to meta-evaluate (its scores "
-            "are in `debate-eval show` and `report`; map a rating column with --fields human=COLUMN, or "
-            "label=COLUMN for pairwise, to meta-evaluate)"
+            "are in `debate-eval show` and `report`; to meta-evaluate, map a rating column with --fields "
+            "human=COLUMN, or label=COLUMN for pairwise, or label items with `debate-eval label` and give its "
+            "labels.jsonl as --labels)"
         )
 
 

@@ -35,8 +35,8 @@ from debate_eval._judge_inputs import (
     check_text,
     inputs_digest,
     item_id_of,
+    judgment_digest,
     one_text_per_id,
-    sha256_of,
 )
 from debate_eval._loop import awaited as _awaited
 from debate_eval._loop import blocking as _blocking
@@ -501,8 +501,7 @@ class Judge:
         from debate_eval.tasks.engine.concurrency import quiet_after_interrupt
         from debate_eval.tasks.engine.pairwise import build_pairwise_task
 
-        identity = inputs if system is None else {**inputs, "\x00system": system}  # one system's output, not another's
-        digest = sha256_of(identity)
+        digest = judgment_digest(inputs, system)
         item_id = item_id if item_id is not None else f"sha256:{digest[:16]}"
         await self._start(config)
         config_hash = self._hashes[id(config)]

@@ -30,6 +30,12 @@ def sha256_of(value: Mapping[str, Any]) -> str:
     return hashlib.sha256(json.dumps(value, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
 
 
+def judgment_digest(inputs: Mapping[str, str], system: str | None) -> str:
+    """The SHA-256 of a judgment's inputs and system (``details.judge_inputs_sha256``; one system's output
+    is not another's)."""
+    return sha256_of(inputs if system is None else {**inputs, "\x00system": system})
+
+
 def inputs_digest(inputs: Mapping[str, str], exclude: str) -> str:
     """A short SHA-256 of ``inputs`` without ``exclude`` (the inputs several systems' outputs share)."""
     return sha256_of({name: value for name, value in inputs.items() if name != exclude})[:16]

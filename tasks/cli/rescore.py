@@ -4,7 +4,8 @@ For each item, every transcript entry's score is parsed again, then the run's me
 recomputes the item's score: by default the deciding answer read back from the transcript (the Scorer's
 last answer, the Tie-breaker's verdict, or the G-Eval answer; after a re-ask, the re-ask's answer when the
 first had no score). Parsing is exactly as a run does: what the agent copied from the texts under evaluation is
-blanked out first, so the dataset is loaded to know those texts. ``score``, ``parse_status``,
+blanked out first, so the dataset is loaded to know those texts (a ``Judge``'s folder has none: each judgment's
+texts are read back out of its prompt, ``judge_inputs``). ``score``, ``parse_status``,
 ``parse_method`` and ``parse_reason`` are rewritten, and every transcript entry's parsed score too, and each
 re-read record names the current ``parser_version`` (``tasks/engine/reread.py`` holds the re-reading, shared
 with a resumed run). The old file is kept as ``results.jsonl.bak-<time>`` (``-2``, ``-3``... when that name is taken:
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import time
 from collections import Counter
@@ -29,11 +31,14 @@ from typing import Any
 
 from debate_eval.agents.errors import UserError
 from debate_eval.debates.base import get_method
+from debate_eval.debates.pairwise.prompts import NO_INPUT
 from debate_eval.tasks.analysis.imports import FORMATS
 from debate_eval.tasks.analysis.jury import METHOD as JURY
 from debate_eval.tasks.cli.main import command_parser
 from debate_eval.tasks.data.datasets import load_items, resolve_data_dir
 from debate_eval.tasks.data.own_file import restore_dataset
+from debate_eval.tasks.data.own_rows import PAIRWISE_INPUT_ORDER
+from debate_eval.tasks.data.placeholders import PLACEHOLDER_RE
 from debate_eval.tasks.data.templates import parse_scale
 from debate_eval.tasks.engine.config_checksum import edit_note
 from debate_eval.tasks.engine.lock import RunLock
@@ -100,9 +105,41 @@ def _load_config(results: Path) -> dict[str, Any]:
                 for aspect, part in (result_config.get("aspects") or {}).items()
                 if part["template"]["scale"]
             },
+            # the prompt templates, to read a Judge's texts back out of its prompts (judge_inputs)
+            "templates": {
+                aspect: part["template"].get("text") or ""
+                for aspect, part in {
+                    result_config["aspect"]: result_config,
+                    **(result_config.get("aspects") or {}),
+                }.items()
+            },
         }
     except (KeyError, TypeError):
         raise UserError(f"{path}: not a debate-eval config.json (missing result_config)") from None
+
+
+def judge_inputs(record: Record, template: str) -> dict[str, str] | None:
+    """The texts a ``Judge`` judged for ``record``, read back out of the first message holding the prompt
+    ``template`` rendered (a Judge's folder holds no items, only the digest of each judgment's inputs), or
+    None when no reading gives that digest back (an input the template does not show)."""
+    from debate_eval._judge_inputs import judgment_digest
+
+    names = PLACEHOLDER_RE.findall(template)
+    parts = PLACEHOLDER_RE.split(template)[::2]  # the text around the placeholders (split keeps their names)
+    pattern = re.escape(parts[0])
+    for number, (name, text) in enumerate(zip(names, parts[1:], strict=True)):
+        pattern += (f"(?P={name})" if name in names[:number] else f"(?P<{name}>.*?)") + re.escape(text)
+    digest = (record.details or {}).get("judge_inputs_sha256")
+    for message in record.transcript if names else ():
+        found = re.search(pattern, message.content, re.DOTALL)
+        shown = found.groupdict() if found else {}
+        # a pairwise judgment's inputs: all four, one not given shown as "(none)" and the others as ""
+        given = {key: "" if text == NO_INPUT else text for key, text in shown.items()}
+        pair = dict.fromkeys(PAIRWISE_INPUT_ORDER, "") | given
+        for texts in (shown, pair) if found else ():
+            if judgment_digest(texts, record.system_id or None) == digest:
+                return texts
+    return None
 
 
 def handle_rescore(args: argparse.Namespace) -> int:
@@ -118,9 +155,15 @@ def handle_rescore(args: argparse.Namespace) -> int:
             "decisions (codes or preferences), not a judge's text: there is nothing to read again"
         )
     restore_dataset(config)  # a run on the user's own file: register it again from config.json
-    inputs = {item.item_id: item.inputs for item in load_items(config["dataset"], resolve_data_dir(args.data_dir))}
     # every line as a Record (a line that is none: one line naming it, exit 2)
     records = [Record.from_json(obj, path=results, line=number) for number, obj in iter_json_lines(results)]
+    from debate_eval._judge import DATASET as JUDGE
+
+    if config["dataset"] == JUDGE:  # a Judge's folder: each judgment's texts read back out of its prompt
+        read = ((record, judge_inputs(record, config["templates"][record.aspect])) for record in records)
+        inputs = {record.item_id: texts for record, texts in read if texts is not None}
+    else:
+        inputs = {item.item_id: item.inputs for item in load_items(config["dataset"], resolve_data_dir(args.data_dir))}
     size_read = results.stat().st_size
     rescored: list[Record] = []
     changed = pairwise = 0
@@ -146,7 +189,12 @@ def handle_rescore(args: argparse.Namespace) -> int:
     if unmatched:
         shown = ", ".join(unmatched[:5])
         dataset = config["dataset"]
-        print(f"{len(unmatched)} items match no item of {dataset} and were left as they are (first five: {shown})")
+        why = (
+            "have texts their prompts do not show in full (an input the template leaves out)"
+            if dataset == JUDGE
+            else f"match no item of {dataset}"
+        )
+        print(f"{len(unmatched)} items {why} and were left as they are (first five: {shown})")
     if pairwise:
         print(f"{pairwise} pairwise verdicts changed")
     if args.dry_run:

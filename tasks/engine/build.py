@@ -275,7 +275,7 @@ def build_run_options(request: RunRequest, config: RunConfig) -> RunOptions:
         batch=batch,
         max_answer_bytes=request.max_answer_bytes or DEFAULT_MAX_ANSWER_BYTES,
         shard=shard,
-        workers=request.workers or 1,
+        workers=request.workers,
         ray=request.ray or None,
     )
 

@@ -126,7 +126,7 @@ class RunOptions:
     tpm: float | None = None  # --tpm: a token budget per minute
     allow_endpoint_change: bool = False  # resume at another server than the results were made at (endpoints.py)
     shard: tuple[int, int] | None = None  # --shard K/N: only the items of shard K of N (engine/backends/shards.py)
-    workers: int = 1  # --workers N: processes, each over shard k/N of the items (engine/backends/workers.py)
+    workers: int | None = None  # --workers N: processes, each over shard k/N (backends/workers.py); None: not given
     ray: str | None = None  # --ray [ADDRESS]: the shards as Ray tasks (engine/backends/ray.py)
     skip_done_of: Path | None = None  # a worker's run directory: its finished items are not run again
     trace_content: bool = False  # --trace-content: judged texts and answers on the spans, when traced (telemetry)

@@ -32,7 +32,7 @@ async def run(
     display's, default ``sys.stderr`` as it is when the run starts; ``on_retry``: told of every retry as it
     happens, ``agents/models/retry.py``; by default the progress display shows each as one line; ``systems``:
     the summary's per-system comparison, given by the caller's analysis, asked when a record names a system)."""
-    if options.workers > 1 or options.ray:  # processes or Ray tasks over shards, into this run directory
+    if (options.workers or 1) > 1 or options.ray:  # processes or Ray tasks over shards, into this run directory
         if clients:
             raise UserError("--workers and --ray run the models in other processes: they take no client objects")
         if options.ray:

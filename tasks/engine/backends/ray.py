@@ -222,13 +222,13 @@ def check_reachable(address: str, timeout_s: float = CONNECT_TIMEOUT_S) -> None:
 async def run_ray(
     config: RunConfig, options: RunOptions, *, stream: Any = None, systems: SystemsComparison | None = None
 ) -> Any:
-    """Run ``config`` as Ray tasks (``options.ray``: the address; ``options.workers`` > 1: the number of shards,
-    else one per CPU of the cluster) through ``run_workers``, which opens the run directory and writes its
+    """Run ``config`` as Ray tasks (``options.ray``: the address; ``options.workers``, when given: the number of
+    shards, else one per CPU of the cluster) through ``run_workers``, which opens the run directory and writes its
     summary (with ``systems``) as a run in this process does; returns the ``RunSummary``."""
     from debate_eval.tasks.engine.backends.workers import run_workers
 
     ray = import_ray()
     start_ray(ray, options.ray or LOCAL)
     # the number of shards: --workers, else the cluster's CPUs (at least 1)
-    shards = options.workers if options.workers > 1 else max(1, int(ray.cluster_resources().get("CPU", 1)))
+    shards = options.workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
     return await run_workers(config, options, stream=stream, backend=RayBackend(config), shards=shards, systems=systems)

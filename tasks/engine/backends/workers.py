@@ -285,7 +285,7 @@ async def run_workers(
     chosen = select_positions(item_source(config.dataset, options.data_dir), limit=options.limit, docs=options.docs)
     keys = [result_key(item_id, c.aspect, multi) for _, item_id in chosen for c in configs]
     items = len(keys) // len(configs)
-    count, note = worker_count(shards or options.workers, items, (os.cpu_count() or 1) if local else None)
+    count, note = worker_count(shards or options.workers or 1, items, (os.cpu_count() or 1) if local else None)
     if note:
         print(f"debate-eval: note: {note}", file=stream)
     # the run directory opened as in this process: an earlier version's moved, an endpoint move checked

@@ -137,3 +137,31 @@ def test_a_jury_run_is_refused_in_one_line_naming_its_jurors(
         "`debate-eval jury` again\n"
     )
     assert (jury / "results.jsonl").read_bytes() == before
+
+
+@pytest.mark.parametrize("pairwise", [False, True], ids=["score", "compare"])
+def test_a_judges_folder_is_rescored_from_its_prompts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], pairwise: bool
+) -> None:
+    """A ``Judge(record_to=...)`` folder has no dataset (was: "unknown dataset 'judge'"): each judgment's texts
+    are read back out of its prompt, checked against the digest its record keeps, and its answers read again."""
+    from debate_eval import Judge
+
+    out = tmp_path / "judged"
+    judge = Judge(method="debate", provider="scripted", criteria="Is it right?", record_to=out, max_rounds=1)
+    try:
+        if pairwise:
+            judge.compare("Answer one.", "Answer two.", question="What? {{output_a}}")
+        else:
+            judge.score_many(
+                [{"output": "out {{source}} one", "source": "src", "system": "A"}, {"output": "2", "source": "s"}]
+            )
+    finally:
+        judge.close()
+    recorded = lines(out)
+    as_older_parser(out)
+    assert lines(out) != recorded
+    capsys.readouterr()
+    assert main(["rescore", str(out)]) == 0
+    assert "left as they are" not in capsys.readouterr().out
+    assert lines(out) == recorded

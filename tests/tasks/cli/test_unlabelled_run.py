@@ -108,3 +108,21 @@ def test_pairwise_file_without_labels(isolated_env: Path, capsys: pytest.Capture
     capsys.readouterr()
     assert main(["meta-eval", str(out)]) == 2
     assert "no human ratings in its 4 record(s)" in capsys.readouterr().err
+
+
+def test_a_judges_folder_without_ratings_is_told_how_to_label_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A ``Judge(record_to=...)`` folder has no --fields to map a rating column with: meta-eval's one line
+    also names the label page and ``--labels``, and with labels given the folder is meta-evaluated."""
+    from debate_eval import Judge
+
+    out = tmp_path / "judged"
+    with Judge(method="geval", provider="scripted", criteria="Is it right?", scale=(1, 5), record_to=out) as judge:
+        judge.score_many([{"output": f"Output {i}.", "id": f"i{i}"} for i in range(4)])
+    capsys.readouterr()
+    assert main(["meta-eval", str(out)]) == 2
+    assert "`debate-eval label` and give its labels.jsonl as --labels" in capsys.readouterr().err
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text("".join(json.dumps({"item_id": f"i{i}", "rating": i + 1}) + "\n" for i in range(4)))
+    assert main(["meta-eval", str(out), "--labels", str(labels), "--json"]) == 0

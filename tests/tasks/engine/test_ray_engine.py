@@ -93,6 +93,20 @@ def test_ray_tasks_append_every_item_once(
     assert main(["meta-eval", str(out), "--json"]) == 0
 
 
+@pytest.mark.parametrize(("workers", "shards"), [(["--workers", "1"], 1), ([], 2)], ids=["workers-1", "no-workers"])
+def test_an_explicit_workers_count_is_the_number_of_ray_shards(
+    ray_instance: object, isolated_env: Path, workers: list[str], shards: int
+) -> None:
+    """``--workers 1`` under ``--ray`` is one shard; no ``--workers`` is one shard per CPU of the cluster (two)."""
+    out = isolated_env / "run"
+    with ScriptedOpenAIServer() as server:
+        args = [*run_args(server, out, "--ray", *workers)]
+        args[args.index("--limit") + 1] = "4"
+        assert main(args) == 0
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary["finished"] == 4 and summary["workers"] == shards
+
+
 def test_a_lost_ray_task_is_submitted_again_without_duplicates(
     ray_instance: object, isolated_env: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
