@@ -11,11 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from debate_eval._evaluate import Data, evaluate, outside_event_loop, prepared_request
-from debate_eval.tasks.analysis.audit.alt_test import DEFAULT_EPSILON
-from debate_eval.tasks.analysis.audit.card import FACETS, Card, read_card
-from debate_eval.tasks.analysis.audit.self_preference import read_families
-from debate_eval.tasks.analysis.bootstrap import DEFAULT_CI_METHOD, DEFAULT_RESAMPLES
-from debate_eval.tasks.audit.plan import DEFAULT_PARAPHRASES, DEFAULT_REPEATS
+from debate_eval.tasks.analysis.audit.card import Card, read_card
+from debate_eval.tasks.audit.plan import OWN_OPTIONS, audit_request_over_file
 
 SOURCE = "audit()"
 # the run keywords audit shares with evaluate (every other run option comes in ``options``)
@@ -38,16 +35,16 @@ def audit(
     template: str | os.PathLike[str] | None = None,
     criteria: str | None = None,
     scale: str | tuple[float, float] | None = None,
-    facets: Sequence[str] = FACETS,
-    repeats: int = DEFAULT_REPEATS,
-    paraphrases: int = DEFAULT_PARAPHRASES,
+    facets: Sequence[str] | None = None,
+    repeats: int | None = None,
+    paraphrases: int | None = None,
     paraphrase_model: str | None = None,
-    injections: Sequence[str] = (),
+    injections: Sequence[str] | None = None,
     budget_usd: float | None = None,
-    bootstrap: int = DEFAULT_RESAMPLES,
-    ci_method: str = DEFAULT_CI_METHOD,
+    bootstrap: int | None = None,
+    ci_method: str | None = None,
     label: str | None = None,
-    alt_epsilon: float = DEFAULT_EPSILON,
+    alt_epsilon: float | None = None,
     system_families: Mapping[str, str] | str | None = None,
     judge_family: str | None = None,
     config: str | os.PathLike[str] | None = None,
@@ -62,7 +59,10 @@ def audit(
     own keywords are the command's flags (``facets``, ``repeats``, ``paraphrases``, ``paraphrase_model``,
     ``injections``, ``budget_usd``, ``bootstrap``, ``ci_method``, ``label``; ``alt_epsilon`` for the alt-test,
     which reads the data's ``annotators`` field; ``system_families``, a system -> family mapping or the
-    command's text or file, and ``judge_family`` for the self-preference facet). Without ``out`` the audit goes
+    command's text or file, and ``judge_family`` for the self-preference facet), which ``config=`` gives too (a
+    keyword wins over the file). Not given (None), each is the command's default: every facet, ``repeats=3``,
+    ``paraphrases=1``, every injection variant, no budget, ``bootstrap=1000``, ``ci_method="percentile"``,
+    ``alt_epsilon=0.1``. Without ``out`` the audit goes
     into a new temporary folder (``card.json`` there); with it, a rerun resumes and another model audited into
     the same folder joins the card. ``quiet``: no progress lines on standard output.
 
@@ -71,33 +71,16 @@ def audit(
     ``UserError`` with the command's one-line message. Works inside a running event loop too (on a worker
     thread, as ``evaluate``).
     """
-    from debate_eval.tasks.audit.plan import AuditRequest
     from debate_eval.tasks.audit.run import run_audit
 
     keywords = {name: value for name, value in locals().items() if name in RUN_KEYWORDS}
     if method is not None and not isinstance(method, str):
         keywords["method"] = ",".join(method)
     keywords.update(options)
-    run_request, obj = prepared_request(data, keywords, config, "debate-eval-audit-")
-    request = AuditRequest(
-        run=run_request,
-        facets=tuple(facets),
-        repeats=repeats,
-        paraphrases=paraphrases,
-        paraphrase_model=paraphrase_model,
-        injections=tuple(injections),
-        budget_usd=budget_usd,
-        bootstrap=bootstrap,
-        ci_method=ci_method,
-        label=label,
-        commands=(f"debate_eval.audit(out={str(run_request.out)!r}, ...)",),
-        alt_epsilon=alt_epsilon,
-        system_families=tuple(
-            (
-                read_families(system_families) if isinstance(system_families, str) else dict(system_families or {})
-            ).items()
-        ),
-        judge_family=judge_family,
+    run_request, obj = prepared_request(data, keywords, config, "debate-eval-audit-", OWN_OPTIONS)
+    given = {name: value for name, value in locals().items() if name in OWN_OPTIONS}
+    request = audit_request_over_file(
+        run_request, given, config, f"debate_eval.audit(out={str(run_request.out)!r}, ...)"
     )
     with open(os.devnull, "w", encoding="utf-8") if quiet else contextlib.nullcontext() as stream:
         return outside_event_loop(lambda: run_audit(request, obj, stream=stream).card)

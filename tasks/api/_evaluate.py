@@ -13,11 +13,11 @@ import concurrent.futures
 import os
 import tempfile
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar, Union
 
 from debate_eval._run import Run, load_run
-from debate_eval.tasks.engine.config_file import read_request_file
+from debate_eval.tasks.engine.config_file import read_config_file
 from debate_eval.tasks.engine.request import RunRequest
 
 if TYPE_CHECKING:
@@ -30,10 +30,14 @@ T = TypeVar("T")
 
 
 def make_request(
-    data: Data | None, keywords: Mapping[str, Any], config: str | os.PathLike[str] | None
+    data: Data | None,
+    keywords: Mapping[str, Any],
+    config: str | os.PathLike[str] | None,
+    own: Collection[str] = (),
 ) -> tuple[RunRequest, object]:
-    """The ``RunRequest`` of ``evaluate``'s keywords over a ``config`` file's options, and the data object
-    (None when ``data`` is a dataset name or a path, which goes into the request)."""
+    """The ``RunRequest`` of ``evaluate``'s keywords over a ``config`` file's options (its keys named in ``own``,
+    a command's own options, left out), and the data object (None when ``data`` is a dataset name or a path,
+    which goes into the request)."""
     given = {name: value for name, value in keywords.items() if value is not None}
     obj: object = None
     if isinstance(data, (str, os.PathLike)):
@@ -42,18 +46,22 @@ def make_request(
         obj = data
     request = RunRequest.from_mapping(given, source=SOURCE)
     if config is not None:
-        request = read_request_file(config).updated(request)
+        request = read_config_file(config, own)[0].updated(request)
     return request, obj
 
 
 def prepared_request(
-    data: Data | None, keywords: Mapping[str, Any], config: str | os.PathLike[str] | None, temp_prefix: str
+    data: Data | None,
+    keywords: Mapping[str, Any],
+    config: str | os.PathLike[str] | None,
+    temp_prefix: str,
+    own: Collection[str] = (),
 ) -> tuple[RunRequest, object]:
     """``make_request``, then its env file loaded and, without ``out``, a new temporary folder (``temp_prefix``
     starts its name) as ``out``."""
     from debate_eval.tasks.engine.environment import prepare_environment
 
-    request, obj = make_request(data, keywords, config)
+    request, obj = make_request(data, keywords, config, own)
     prepare_environment(request.env_file)
     if not request.out:
         request = request.with_options(out=tempfile.mkdtemp(prefix=temp_prefix))

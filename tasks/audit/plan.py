@@ -23,14 +23,17 @@ paraphrases and the injected texts. ``DIR/audit.json`` records them and each jud
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from debate_eval.agents.errors import UserError
 from debate_eval.tasks.analysis.audit.alt_test import DEFAULT_EPSILON
 from debate_eval.tasks.analysis.audit.card import FACETS
+from debate_eval.tasks.analysis.audit.self_preference import read_families
 from debate_eval.tasks.analysis.bootstrap import CI_METHODS, DEFAULT_CI_METHOD, DEFAULT_RESAMPLES, check_resamples
 from debate_eval.tasks.engine.build import dataset_slug, method_name
 from debate_eval.tasks.engine.request import RunRequest
@@ -101,6 +104,64 @@ class AuditRequest:
         if self.run.out:
             return Path(self.run.out)
         return Path("runs") / f"audit_{dataset_slug(str(self.run.dataset))}_{dataset_slug(str(self.run.aspect))}"
+
+
+OWN_OPTIONS = {  # the audit's options (AuditRequest's fields) and the kind of value a config file gives
+    "facets": tuple, "repeats": int, "paraphrases": int, "paraphrase_model": str, "injections": tuple,
+    "budget_usd": float, "bootstrap": int, "ci_method": str, "label": str, "alt_epsilon": float,
+    "system_families": dict, "judge_family": str,
+}  # fmt: skip
+_KIND_NAMES = {tuple: "names (a list of text or a comma-separated text)", int: "a whole number", float: "a number",
+               str: "text", dict: "a table of system = family (or the --system-families text)"}  # fmt: skip
+
+
+def split_names(text: str) -> tuple[str, ...]:
+    """The names of a comma-separated text (``--facets a,b``)."""
+    return tuple(name.strip() for name in text.split(",") if name.strip())
+
+
+def _as_field(name: str, value: Any) -> Any:
+    """``value`` as ``AuditRequest``'s field ``name`` holds it (a system -> family mapping or its text as pairs)."""
+    if OWN_OPTIONS[name] is dict:
+        return tuple((read_families(value) if isinstance(value, str) else dict(value)).items())
+    return tuple(value) if OWN_OPTIONS[name] is tuple else value
+
+
+def options_from_file(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The audit's options a config file gives (``debate-eval audit --config``, ``debate_eval.audit(config=)``),
+    as their flags give them; one line naming the file and the key for a value of another kind or out of range."""
+    from debate_eval.tasks.engine.config_file import read_config_file
+
+    found = {}
+    for name, value in read_config_file(path, OWN_OPTIONS)[1].items():
+        kind = OWN_OPTIONS[name]
+        if isinstance(value, str) and kind in (tuple, dict):
+            value = split_names(value) if kind is tuple else read_families(value)
+        elif kind is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        texts = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+        if (
+            not isinstance(value, list if kind is tuple else kind)
+            or isinstance(value, bool)
+            or any(not isinstance(text, str) for text in texts)
+        ):
+            raise UserError(f"{path}: {name}: expected {_KIND_NAMES[kind]}, got {value!r}")
+        found[name] = _as_field(name, value)
+        try:  # its range, as AuditRequest checks it
+            AuditRequest(run=RunRequest(), **{name: found[name]})
+        except UserError as error:
+            raise UserError(f"{path}: {name}: {error}") from None
+    return found
+
+
+def audit_request_over_file(
+    run: RunRequest, given: Mapping[str, Any], config: str | os.PathLike[str] | None, command: str
+) -> AuditRequest:
+    """The ``AuditRequest`` of the audit's options ``given`` (None: not given) over the ``config`` file's
+    (:func:`options_from_file`), the rest at their defaults; ``command`` is how it was asked (for the card)."""
+    own = options_from_file(config) if config else {}
+    own.update({name: _as_field(name, value) for name, value in given.items() if value is not None})
+    return AuditRequest(run=run, commands=(command,), **own)
 
 
 @dataclass(frozen=True)

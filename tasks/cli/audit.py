@@ -14,29 +14,30 @@ import sys
 from dataclasses import fields
 from typing import Any
 
-from debate_eval.agents.errors import UserError
 from debate_eval.agents.redaction import redact_words
 from debate_eval.tasks.analysis.audit.alt_test import DEFAULT_EPSILON
 from debate_eval.tasks.analysis.audit.card import FACETS, card_table
-from debate_eval.tasks.analysis.audit.self_preference import read_families
 from debate_eval.tasks.analysis.bootstrap import CI_METHODS, DEFAULT_CI_METHOD, DEFAULT_RESAMPLES, MAX_RESAMPLES
-from debate_eval.tasks.audit.plan import DEFAULT_PARAPHRASES, DEFAULT_REPEATS, AuditRequest
+from debate_eval.tasks.audit.plan import (
+    DEFAULT_PARAPHRASES,
+    DEFAULT_REPEATS,
+    OWN_OPTIONS,
+    AuditRequest,
+    audit_request_over_file,
+    split_names,
+)
 from debate_eval.tasks.cli.main import command_parser
 from debate_eval.tasks.cli.run import (
     add_run_arguments,
     request_from_args,
 )
-from debate_eval.tasks.engine.config_file import read_config_file, request_toml
+from debate_eval.tasks.engine.config_file import request_toml
 
 DESCRIPTION = """Audit a judge configuration on your data: its agreement with the human ratings, its stability when
 asked again, position and verbosity bias, scale use, robustness to paraphrase and susceptibility to instructions planted
 in the judged text, each with a bootstrap interval and its n. Writes OUT/card.json, OUT/card.md and OUT/report.html;
 every sub-run is an ordinary run directory under OUT (show, meta-eval, report read it) and a rerun resumes. The calls
 each facet needs are printed before anything runs."""
-
-
-def _names(text: str) -> tuple[str, ...]:
-    return tuple(name.strip() for name in text.split(",") if name.strip())
 
 
 def _positive(text: str) -> int:
@@ -64,7 +65,7 @@ def add_subparser(subparsers: Any) -> None:
     group = parser.add_argument_group("audit")
     group.add_argument(
         "--facets",
-        type=_names,
+        type=split_names,
         help=f"which facets, comma-separated (default all: {', '.join(FACETS)})",
     )
     group.add_argument(
@@ -79,7 +80,7 @@ def add_subparser(subparsers: Any) -> None:
     )
     group.add_argument("--paraphrase-model", help="robustness: the model that rewrites (default: the judge's model)")
     group.add_argument(
-        "--injections", type=_names, help="injection: corpus variants to use, comma-separated (default all)"
+        "--injections", type=split_names, help="injection: corpus variants to use, comma-separated (default all)"
     )
     group.add_argument(
         "--budget-usd",
@@ -109,48 +110,12 @@ def add_subparser(subparsers: Any) -> None:
     group.add_argument("--judge-family", help="self-preference: the judge's model family (default: from the map)")
 
 
-OWN_OPTIONS = {  # the audit's options (AuditRequest's fields) and the kind of value a --config file gives
-    "facets": tuple, "repeats": int, "paraphrases": int, "paraphrase_model": str, "injections": tuple,
-    "budget_usd": float, "bootstrap": int, "ci_method": str, "label": str, "alt_epsilon": float,
-    "system_families": dict, "judge_family": str,
-}  # fmt: skip
-_KIND_NAMES = {tuple: "names (a list of text or a comma-separated text)", int: "a whole number", float: "a number",
-               str: "text", dict: "a table of system = family (or the --system-families text)"}  # fmt: skip
-
-
-def _from_file(values: dict[str, Any], source: str) -> dict[str, Any]:
-    """The audit's options a ``--config`` file gives, as their flags give them; one line naming the file and
-    the key for a value of another kind."""
-    found = {}
-    for name, value in values.items():
-        kind = OWN_OPTIONS[name]
-        if isinstance(value, str) and kind in (tuple, dict):
-            value = _names(value) if kind is tuple else read_families(value)
-        elif kind is float and isinstance(value, int) and not isinstance(value, bool):
-            value = float(value)
-        texts = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
-        if (
-            not isinstance(value, list if kind is tuple else kind)
-            or isinstance(value, bool)
-            or any(not isinstance(text, str) for text in texts)
-        ):
-            raise UserError(f"{source}: {name}: expected {_KIND_NAMES[kind]}, got {value!r}")
-        found[name] = tuple(value.items()) if kind is dict else tuple(value) if kind is tuple else value
-    return found
-
-
 def audit_request(args: argparse.Namespace) -> AuditRequest:
     """The ``AuditRequest`` of the flags (the run options through ``request_from_args``) over the ``--config``
     file's, recording the command given to ``main`` (else the program's own arguments)."""
     command = "debate-eval " + shlex.join(redact_words(getattr(args, "words", sys.argv[1:])))
-    config = getattr(args, "config", None)
-    own = _from_file(read_config_file(config, OWN_OPTIONS)[1], str(config)) if config else {}
-    for name in OWN_OPTIONS:
-        if getattr(args, name, None) is not None:
-            own[name] = getattr(args, name)
-    if isinstance(own.get("system_families"), str):
-        own["system_families"] = tuple(read_families(own["system_families"]).items())
-    return AuditRequest(run=request_from_args(args, OWN_OPTIONS), commands=(command,), **own)
+    given = {name: getattr(args, name, None) for name in OWN_OPTIONS}
+    return audit_request_over_file(request_from_args(args, OWN_OPTIONS), given, getattr(args, "config", None), command)
 
 
 def own_options(request: AuditRequest) -> dict[str, Any]:

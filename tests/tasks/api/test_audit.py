@@ -84,3 +84,37 @@ def test_audit_inside_a_running_event_loop(api_env: Path) -> None:
 def test_bad_input_is_the_commands_one_line(api_env: Path) -> None:
     with pytest.raises(debate_eval.UserError, match="--facets: unknown facet nope"):
         debate_eval.audit("summeval", aspect="coherence", provider="scripted", facets=["nope"])
+
+
+def test_audit_reads_its_own_options_from_the_config_file(api_env: Path) -> None:
+    """``config=`` gives the audit's own keys as ``debate-eval audit --config`` does; a keyword wins over the file."""
+    keys = {"dataset": "summeval", "aspect": "coherence", "method": "geval", "provider": "scripted", "label": "x"}
+    file, out = api_env / "audit.toml", api_env / "audit"
+    file.write_text("".join(f'{key} = "{value}"\n' for key, value in keys.items()) + "limit = 3\nrepeats = 2\n")
+    card = debate_eval.audit(config=file, facets=["stability"], label="mine", out=out, no_progress=True, quiet=True)
+    assert [judge.label for judge in card.judges] == ["mine"]
+    assert (out / "mine" / "repeat-2").is_dir() and not (out / "mine" / "repeat-3").exists()  # repeats = 2
+
+
+@pytest.mark.parametrize(("line", "error"), [("repeats = 0", "repeats: "), ("budget_usd = -1", "budget_usd: ")])
+def test_an_out_of_range_audit_value_in_the_config_file_names_the_file(api_env: Path, line: str, error: str) -> None:
+    file = api_env / "bad.toml"
+    file.write_text(f'dataset = "summeval"\naspect = "coherence"\nprovider = "scripted"\n{line}\n', encoding="utf-8")
+    with pytest.raises(debate_eval.UserError) as raised:
+        debate_eval.audit(config=file, repeats=2, quiet=True)  # the file's value is refused, though overridden
+    assert str(raised.value).startswith(f"{file}: {error}"), raised.value
+
+
+def test_the_docstring_states_the_effective_defaults() -> None:
+    """The audit's keywords default to None (not given: the file's value, else the request's default); the
+    docstring states those defaults, the request's own."""
+    from dataclasses import fields
+
+    from debate_eval.tasks.audit.plan import AuditRequest
+
+    defaults = {spec.name: spec.default for spec in fields(AuditRequest)}
+    text = " ".join((debate_eval.audit.__doc__ or "").split())
+    for name in ("repeats", "paraphrases", "bootstrap", "alt_epsilon"):
+        assert f"``{name}={defaults[name]}``" in text, name
+    assert f'``ci_method="{defaults["ci_method"]}"``' in text and defaults["injections"] == ()
+    assert defaults["budget_usd"] is None and len(defaults["facets"]) == 9 and "every facet" in text

@@ -454,6 +454,9 @@ def test_dump_config_then_config_gives_the_same_audit(isolated_env: Path, capsys
         ("repeets = 4", "unknown method option 'repeets'"),
         ('repeats = "four"', "repeats: expected a whole number, got 'four'"),
         ("facets = [1]", "facets: expected names (a list of text or a comma-separated text), got [1]"),
+        ("repeats = 0", "repeats: --repeats and --paraphrases must be whole numbers >= 1"),
+        ("alt_epsilon = 2", "alt_epsilon: --alt-epsilon must be in [0, 1), got 2.0"),
+        ('facets = ["nope"]', "facets: --facets: unknown facet nope"),
     ],
 )
 def test_a_bad_audit_key_in_a_config_file_names_the_file(
