@@ -62,9 +62,9 @@ def audit(
     command's text or file, and ``judge_family`` for the self-preference facet), which ``config=`` gives too (a
     keyword wins over the file). Not given (None), each is the command's default: every facet, ``repeats=3``,
     ``paraphrases=1``, every injection variant, no budget, ``bootstrap=1000``, ``ci_method="percentile"``,
-    ``alt_epsilon=0.1``. Without ``out`` the audit goes
-    into a new temporary folder (``card.json`` there); with it, a rerun resumes and another model audited into
-    the same folder joins the card. ``quiet``: no progress lines on standard output.
+    ``alt_epsilon=0.1``. Without ``out`` the audit goes into a new temporary folder (``card.json`` there); with
+    it, a rerun resumes and another model audited into the same folder joins the card. ``quiet``: no progress
+    lines on standard output.
 
     Returns the card: ``card.figure("geval", "injection", "susceptibility").value``, ``card.to_pandas()`` (one
     row per judge, facet and figure), ``card.to_markdown()``, ``card.judges[0].facets``. Bad input raises
