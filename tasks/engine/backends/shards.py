@@ -202,11 +202,11 @@ def merge_shards(out_dir: Path, directories: Sequence[Path], systems: SystemsCom
             tmp.unlink(missing_ok=True)
             raise UserError(f"{target}: cannot write the merged results ({exc.strerror})") from None
         document = dict(configs[0])  # write_config seals it anew
-        # the run options of the one command the shards split: no shard, one worker (a one-process run's)
+        # the run options of the one command the shards split: no shard, no --workers (a one-process run's)
         document["run_options"] = {
             **(document.get("run_options") or {}),
             "shard": None,
-            "workers": 1,
+            "workers": None,
             "out_dir": str(out),
         }
         document["merged_from"] = [str(d) for d in directories]
