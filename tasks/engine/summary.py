@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from debate_eval.agents.models.wrappers import TransportStats
 from debate_eval.agents.telemetry import run_span
-from debate_eval.tasks.engine.accounting import load_prices
+from debate_eval.tasks.engine.accounting import PriceTable, load_prices
 from debate_eval.tasks.engine.record import Record
 from debate_eval.tasks.engine.reread import Reread
 from debate_eval.tasks.engine.run_config import RunConfig, RunOptions
@@ -80,8 +80,13 @@ class RunSummary:
         self.systems = compared_systems(self.total, lambda: store.run_records(messages=False), systems)
         # this invocation's and the run's costs at today's prices (``priced``); a role outside ROLES (G-Eval's
         # evaluator, a ChatEval referee) uses the Scorer's model
-        self.cost_usd = priced(self.now, lambda role: config.models.for_role(role).model)
-        self.total_cost_usd = priced(self.total, lambda role: config.models.for_role(role).model)
+        prices = load_prices()  # read once for both
+
+        def model_of(role: str) -> str:
+            return config.models.for_role(role).model
+
+        self.cost_usd = priced(self.now, model_of, prices)
+        self.total_cost_usd = priced(self.total, model_of, prices)
         try:
             store.run_dir.write_summary(self.to_dict())
         except ResultsWriteError:
@@ -89,10 +94,12 @@ class RunSummary:
                 raise
 
 
-def priced(tally: Tally, model_of: Callable[[str], str]) -> float | None:
-    """The estimated dollars of ``tally``'s billed tokens at today's prices (``accounting.load_prices``), each
-    role's at the price of its model (``model_of``); None when a role's model has no price."""
-    return tally.accounting.cost({role: model_of(role) for role in tally.accounting.roles}, load_prices())
+def priced(tally: Tally, model_of: Callable[[str], str], prices: PriceTable | None = None) -> float | None:
+    """The estimated dollars of ``tally``'s billed tokens at ``prices`` (default: today's,
+    ``accounting.load_prices``), each role's at the price of its model (``model_of``); None when a role's model
+    has no price."""
+    roles = {role: model_of(role) for role in tally.accounting.roles}
+    return tally.accounting.cost(roles, prices if prices is not None else load_prices())
 
 
 def priced_as_configured(tally: Tally, document: dict[str, Any]) -> float | None:
