@@ -21,6 +21,7 @@ included.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import re
 import shutil
@@ -118,20 +119,30 @@ def _load_config(results: Path) -> dict[str, Any]:
         raise UserError(f"{path}: not a debate-eval config.json (missing result_config)") from None
 
 
+@functools.cache
+def _rendered_pattern(template: str) -> re.Pattern[str] | None:
+    """A pattern matching ``template`` rendered, each placeholder a named group (a repeated one must repeat its
+    text); None for a template without placeholders. Built once per template, not once per record."""
+    names = PLACEHOLDER_RE.findall(template)
+    if not names:
+        return None
+    parts = PLACEHOLDER_RE.split(template)[::2]  # the text around the placeholders (split keeps their names)
+    pattern = re.escape(parts[0])
+    for number, (name, text) in enumerate(zip(names, parts[1:], strict=True)):
+        pattern += (f"(?P={name})" if name in names[:number] else f"(?P<{name}>.*?)") + re.escape(text)
+    return re.compile(pattern, re.DOTALL)
+
+
 def judge_inputs(record: Record, template: str) -> dict[str, str] | None:
     """The texts a ``Judge`` judged for ``record``, read back out of the first message holding the prompt
     ``template`` rendered (a Judge's folder holds no items, only the digest of each judgment's inputs), or
     None when no reading gives that digest back (an input the template does not show)."""
     from debate_eval._judge_inputs import judgment_digest
 
-    names = PLACEHOLDER_RE.findall(template)
-    parts = PLACEHOLDER_RE.split(template)[::2]  # the text around the placeholders (split keeps their names)
-    pattern = re.escape(parts[0])
-    for number, (name, text) in enumerate(zip(names, parts[1:], strict=True)):
-        pattern += (f"(?P={name})" if name in names[:number] else f"(?P<{name}>.*?)") + re.escape(text)
+    pattern = _rendered_pattern(template)
     digest = (record.details or {}).get("judge_inputs_sha256")
-    for message in record.transcript if names else ():
-        found = re.search(pattern, message.content, re.DOTALL)
+    for message in record.transcript if pattern is not None else ():
+        found = pattern.search(message.content)
         shown = found.groupdict() if found else {}
         # a pairwise judgment's inputs: all four, one not given shown as "(none)" and the others as ""
         given = {key: "" if text == NO_INPUT else text for key, text in shown.items()}
