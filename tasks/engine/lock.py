@@ -57,6 +57,11 @@ def _pid_alive(pid: Any) -> bool:
     return True
 
 
+def _runs_here(owner: dict[str, Any]) -> bool:
+    """Whether a lock's ``owner`` is a live process of this host (how a lock is judged without flock)."""
+    return owner.get("host") == socket.gethostname() and _pid_alive(owner.get("pid"))
+
+
 def live_owner(directory: Path) -> dict[str, Any] | None:
     """The owner of ``directory``'s run lock while its run still runs (None: no run holds it), found without
     writing to the folder (it may be read-only): the lock file's flock asked for, shared, and given back."""
@@ -67,8 +72,7 @@ def live_owner(directory: Path) -> dict[str, Any] | None:
     try:
         if fcntl is None:  # pragma: no cover - no flock: trust a live pid on this host
             owner = _read_owner(directory / LOCK_FILE)
-            alive = owner.get("host") == socket.gethostname() and _pid_alive(owner.get("pid"))
-            return owner if alive else None
+            return owner if _runs_here(owner) else None
         try:
             fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -120,8 +124,7 @@ class RunLock:
             except BlockingIOError:
                 return False
             return True
-        owner = _read_owner(self.path)  # pragma: no cover - no flock: trust a live pid on this host
-        return not (owner.get("host") == socket.gethostname() and _pid_alive(owner.get("pid")))
+        return not _runs_here(_read_owner(self.path))  # pragma: no cover - no flock: trust a live pid on this host
 
     def release(self) -> None:
         """Remove the lock file and drop the lock (idempotent; never raises)."""
